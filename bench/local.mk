@@ -1,0 +1,1 @@
+# bench/: fragment of the top-level Makefile.am

@@ -1,0 +1,1 @@
+# cost_model/: fragment of the top-level Makefile.am

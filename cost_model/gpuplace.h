@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * gpuplace.h - the public interface of the gpuplace engine library.
+ *
+ * Everything a caller needs is behind opaque handles with the gp_ prefix.
+ * Error model: functions return 0 (GP_OK) or a negative gp_err code; when a
+ * gp_error_t pointer is passed, a human-readable detail (naming file, line
+ * and key for configuration errors) is written into it.  gp_strerror()
+ * returns static strings.
+ *
+ * Thread safety: a gp_cluster_t is immutable after it is loaded and may be
+ * read from any number of threads at once.  Functions that build or destroy
+ * an object must not run concurrently with readers of that object.
+ */
+#ifndef GPUPLACE_H
+#define GPUPLACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes.  Every function that can fail returns 0 or one of these. */
+typedef enum gp_err {
+	GP_OK = 0,
+	GP_ENOMEM = -1,      /* out of memory */
+	GP_EINVAL = -2,      /* invalid argument from the caller */
+	GP_ECONFIG = -3,     /* invalid configuration (detail names file:line key) */
+	GP_EIO = -4,         /* a file could not be read or written */
+	GP_ENOENT = -5,      /* a named object (node, rack, file) does not exist */
+	GP_ERANGE = -6,      /* a number is out of its allowed range */
+	GP_EJSON = -7,       /* malformed or schema-violating JSON */
+	GP_ENET = -8,        /* network / telemetry transport failure */
+	GP_ESTALE = -9,      /* data older than its staleness limit */
+	GP_ENOFIT = -10,     /* no placement satisfies the request */
+	GP_ELIMIT = -11,     /* a fixed capacity limit of gpuplace was exceeded */
+	GP_EHWLOC = -12,     /* hwloc could not load or describe a topology */
+	GP_EINTERNAL = -13,  /* a bug caught at run time */
+} gp_err_t;
+
+/* Caller-owned buffer for error detail (like flux_error_t). */
+typedef struct gp_error {
+	char text[1024];
+} gp_error_t;
+
+/* Static description of an error code; never NULL, never freed. */
+const char *gp_strerror(int err);
+
+/* Opaque cluster model (static facts: nodes, GPUs, fabric, racks, ...). */
+typedef struct gp_cluster gp_cluster_t;
+/* Opaque dynamic state (free GPUs, node states, running jobs, power). */
+typedef struct gp_state gp_state_t;
+
+/*
+ * Load a cluster model from a Slurm configuration directory: slurm.conf,
+ * topology.conf (optional), gres.conf (optional) and gpuplace.conf.
+ * On success *out is a new model the caller frees with gp_cluster_destroy().
+ * On failure *out is NULL, nothing is leaked, and err (may be NULL) names
+ * the file, line and key that is wrong.
+ */
+int gp_cluster_load_conf_dir(const char *dir, gp_cluster_t **out, gp_error_t *err);
+
+/*
+ * Load a cluster model and, if the document has a "state" section and
+ * state_out is not NULL, its dynamic state from a JSON file (the
+ * "simulated cluster state" format, see doc/gpuplace.conf.5).
+ * *state_out is set to NULL when there is no state section.
+ * Both objects are owned by the caller.
+ */
+int gp_cluster_load_json(const char *path, gp_cluster_t **out,
+                         gp_state_t **state_out, gp_error_t *err);
+
+/*
+ * Write a cluster model (and state, if not NULL) as JSON to path
+ * ("-" for standard output).  The output loads back with
+ * gp_cluster_load_json() into an equal model.
+ */
+int gp_cluster_save_json(const gp_cluster_t *c, const gp_state_t *s,
+                         const char *path, gp_error_t *err);
+
+/* Free a model.  gp_cluster_destroy(NULL) is a no-op. */
+void gp_cluster_destroy(gp_cluster_t *c);
+
+/* Print a human summary of the model to f. */
+int gp_cluster_print_summary(const gp_cluster_t *c, FILE *f);
+
+/* Number of nodes / GPUs in a model. */
+int gp_cluster_node_count(const gp_cluster_t *c);
+long gp_cluster_gpu_count(const gp_cluster_t *c);
+
+/*
+ * New state for a model: every node up, no GPU allocated, no job.
+ * Owned by the caller, freed with gp_state_destroy().
+ */
+int gp_state_create(const gp_cluster_t *c, gp_state_t **out);
+void gp_state_destroy(gp_state_t *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUPLACE_H */

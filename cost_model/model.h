@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * model.h - the cluster model and state as the engine sees them (internal).
+ *
+ * This is the contract every module reads: the loaders (conf files, JSON)
+ * fill it, the cost model, power model, engine, simulator and plugin read
+ * it.  A loaded gp_cluster is immutable; objects refer to each other by
+ * index (int32_t, -1 = none) into the arrays of the cluster, never by
+ * pointer, so a model can be copied, saved and shared between threads.
+ *
+ * Memory: every array below is malloc'd and owned by the gp_cluster; it is
+ * released only by gp_cluster_destroy().  Names are fixed-size arrays so a
+ * node costs no separate allocation (16k-node models stay compact).
+ *
+ * Units: bandwidth in GB/s (10^9 bytes per second, unidirectional per
+ * direction of a link), latency in microseconds, power in watts unless the
+ * field name says kW, time in seconds since the Unix epoch.
+ */
+#ifndef GP_MODEL_H
+#define GP_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpuplace.h"
+
+#define GP_NAME_MAX 64           /* node, switch, rack, ... names incl. NUL */
+#define GP_MAX_GPUS_PER_NODE 16  /* DGX-2 has 16; bitmasks are uint32_t */
+#define GP_MAX_LEVELS 8          /* fabric levels: 0 = node<->leaf links */
+#define GP_MAX_PARTITIONS 64     /* node partition membership is a uint64_t */
+#define GP_PATH_MAX 1024
+
+/* ---- static facts ---------------------------------------------------- */
+
+/* A GPU model, keyed by the gres type written in slurm.conf (gpu:TYPE:N).
+ * gpuplace.conf: GpuProfile=NAME TFLOPS= HBMGBps= NVLinkGBps= TDPWatts=
+ * IdleWatts= [MinCapWatts=] */
+typedef struct gp_gpu_profile {
+	char name[GP_NAME_MAX];
+	double tflops_bf16;     /* dense bf16 TFLOP/s */
+	double hbm_gbps;        /* HBM bandwidth, GB/s */
+	double nvlink_gbps;     /* NVLink bandwidth per GPU per direction; 0 = no NVLink */
+	double tdp_w;           /* board power limit at full speed, W */
+	double idle_w;          /* idle power, W */
+	double min_cap_w;       /* lowest settable power cap, W (0 = tdp_w/2) */
+} gp_gpu_profile_t;
+
+/* The GPU layout inside one node model, shared by all nodes that have the
+ * same gres.conf lines (deduplicated by the loader). */
+typedef struct gp_gres_layout {
+	int ngpus;
+	/* gres.conf Links= semantics: links[i][j] = -1 for i == j, 0 no direct
+	 * NVLink, n > 0 number of NVLinks between GPU i and GPU j. */
+	int8_t links[GP_MAX_GPUS_PER_NODE][GP_MAX_GPUS_PER_NODE];
+	bool has_links;         /* Links= given (else derived from the profile) */
+	/* NVLink island (connected component of links > 0) of each GPU, 0-based;
+	 * without Links=: one island of all GPUs when the GPU profile has NVLink
+	 * (NVSwitch node), else one island per GPU (PCIe). */
+	uint8_t island[GP_MAX_GPUS_PER_NODE];
+	int nislands;
+	char cores[GP_MAX_GPUS_PER_NODE][32]; /* gres.conf Cores= as written, "" if none */
+} gp_gres_layout_t;
+
+/* Node state flags (also used in gp_state). */
+enum {
+	GP_NODE_UP = 0,
+	GP_NODE_DOWN = 1u << 0,
+	GP_NODE_DRAIN = 1u << 1,
+	GP_NODE_RESERVED = 1u << 2,
+};
+
+typedef struct gp_node {
+	char name[GP_NAME_MAX];
+	int32_t ngpus;          /* from slurm.conf Gres=gpu[:TYPE]:N */
+	int32_t profile;        /* index into profiles, -1 = unknown GPU type */
+	int32_t layout;         /* index into layouts, -1 = no gres.conf lines */
+	int32_t leaf;           /* index of the lowest switch listing it, -1 = none */
+	int32_t rack;           /* index into racks, -1 = none */
+	int32_t nvl_domain;     /* cross-node NVLink domain, -1 = none */
+	int32_t rails;          /* scale-out NICs (rails), gpuplace.conf Rails= */
+	double nic_gbps;        /* per-NIC bandwidth, GB/s */
+	double base_w;          /* node power without GPUs (rack NodeBaseWatts) */
+	uint32_t weight;        /* slurm.conf Weight (default 1) */
+	int32_t cpus;           /* CPUs (or Sockets*CoresPerSocket*ThreadsPerCore) */
+	int64_t real_memory_mb; /* RealMemory */
+	char *features;         /* slurm.conf Features/Feature as written, malloc'd, may be NULL */
+	uint64_t partitions;    /* bit i set = member of partitions[i] */
+	uint32_t order;         /* position in Slurm's node order (slurm.conf order) */
+} gp_node_t;
+
+/* topology.conf SwitchName line. The tree is rooted: a forest in
+ * topology.conf (no top switch) gets a synthetic root named "(top)" with
+ * disconnected = true, meaning jobs cannot span its children. */
+typedef struct gp_switch {
+	char name[GP_NAME_MAX];
+	int32_t parent;         /* -1 = the root */
+	int32_t level;          /* 0 = leaf (holds nodes); parent = 1 + max(children) */
+	int32_t *children;      /* switch indices, malloc'd */
+	int32_t nchildren;
+	int32_t *nodes;         /* node indices directly under it, malloc'd */
+	int32_t nnodes;
+	/* All nodes in the subtree are node_order[first .. first+count-1] of the
+	 * cluster (a DFS order), so subtree membership is a range check. */
+	int32_t first;
+	int32_t count;
+	double link_speed;      /* LinkSpeed as written (Slurm: site units), 0 if absent */
+	bool disconnected;      /* synthetic root over a forest */
+} gp_switch_t;
+
+/* Per-level fabric facts from gpuplace.conf:
+ * FabricLevel=N LinkGBps= Oversubscription= LatencyUs=
+ * Level 0 describes the node<->leaf links (the NICs), level L >= 1 the links
+ * from level L-1 switches up into level L switches; oversub is the
+ * downlink:uplink bandwidth ratio of the switches at level L-1 (1.0 = full
+ * fat-tree, 2.0 = 2:1). */
+typedef struct gp_fabric_level {
+	double link_gbps;
+	double oversub;
+	double latency_us;      /* per hop through this level */
+	bool set;               /* given in gpuplace.conf */
+} gp_fabric_level_t;
+
+/* NVLink domain spanning nodes (NVL72 rack): NVLinkDomain=NAME Nodes=LIST
+ * [GBps=per-GPU bandwidth, default the GPU profile's nvlink_gbps] */
+typedef struct gp_nvl_domain {
+	char name[GP_NAME_MAX];
+	int32_t *nodes;
+	int32_t nnodes;
+	int32_t ngpus;
+	double gbps_per_gpu;
+} gp_nvl_domain_t;
+
+/* Rack=NAME Nodes=LIST PowerCapKW= CoolingKW= NodeBaseWatts= */
+typedef struct gp_rack {
+	char name[GP_NAME_MAX];
+	int32_t *nodes;
+	int32_t nnodes;
+	double power_cap_kw;
+	double cooling_kw;
+	double node_base_w;
+} gp_rack_t;
+
+/* PartitionName line of slurm.conf. */
+typedef struct gp_partition {
+	char name[GP_NAME_MAX];
+	int32_t *nodes;
+	int32_t nnodes;
+	bool is_default;
+	bool up;
+	uint32_t max_time_min;  /* UINT32_MAX = INFINITE */
+} gp_partition_t;
+
+/* Storage=NAME Scope=node|rack|cluster WriteGBps= [ReadGBps=] [Nodes=LIST]
+ * write_gbps is per node (scope node), per rack (scope rack) or aggregate
+ * (scope cluster). nodes == NULL means every node reaches it. */
+typedef enum gp_scope {
+	GP_SCOPE_NODE = 0,
+	GP_SCOPE_RACK = 1,
+	GP_SCOPE_CLUSTER = 2,
+} gp_scope_t;
+
+typedef struct gp_storage {
+	char name[GP_NAME_MAX];
+	gp_scope_t scope;
+	double write_gbps;
+	double read_gbps;
+	int32_t *nodes;         /* NULL = all nodes */
+	int32_t nnodes;
+} gp_storage_t;
+
+/* Telemetry=NAME Type=prometheus|redfish|file URL= (or Path= for file)
+ * [Query=] [RackLabel=] [Racks=LIST] [Nodes=LIST] [Interval=s] [Timeout=s]
+ * [Stale=s] [AuthType=none|bearer|basic] [AuthFile=] [CAFile=] */
+typedef enum gp_telemetry_kind {
+	GP_TELEMETRY_PROMETHEUS = 0,
+	GP_TELEMETRY_REDFISH = 1,
+	GP_TELEMETRY_FILE = 2,
+} gp_telemetry_kind_t;
+
+typedef enum gp_auth_kind {
+	GP_AUTH_NONE = 0,
+	GP_AUTH_BEARER = 1,
+	GP_AUTH_BASIC = 2,
+} gp_auth_kind_t;
+
+typedef struct gp_telemetry {
+	char name[GP_NAME_MAX];
+	gp_telemetry_kind_t kind;
+	char url[GP_PATH_MAX];      /* URL, or file path for kind file */
+	char query[GP_PATH_MAX];    /* Prometheus PromQL, "" otherwise */
+	char rack_label[GP_NAME_MAX]; /* Prometheus label naming the rack ("rack") */
+	int32_t *racks;             /* redfish: racks whose PDU this URL measures */
+	int32_t nracks;
+	int32_t *nodes;             /* redfish: nodes whose chassis this URL measures */
+	int32_t nnodes;
+	double interval_s;          /* default 10 */
+	double timeout_s;           /* default 2 */
+	double stale_s;             /* default 60 */
+	gp_auth_kind_t auth;
+	char auth_file[GP_PATH_MAX];
+	char ca_file[GP_PATH_MAX];
+} gp_telemetry_t;
+
+/* Site-wide settings from gpuplace.conf top-level keys (defaults in
+ * parentheses; every default is documented in gpuplace.conf(5)). */
+typedef struct gp_site {
+	double default_grad_bytes;      /* DefaultGradientBytes: all-reduce size of a job without hints */
+	double node_failures_per_1k_days; /* NodeFailureRate: failures per 1,000 node-days */
+	double power_margin;            /* PowerMargin: fraction of a rack cap kept free */
+	double telemetry_stale_s;       /* TelemetryStale: default staleness limit */
+} gp_site_t;
+
+struct gp_cluster {
+	char name[GP_NAME_MAX];          /* slurm.conf ClusterName */
+	char conf_dir[GP_PATH_MAX];      /* where it was loaded from ("" for JSON) */
+
+	gp_gpu_profile_t *profiles;  int32_t nprofiles;
+	gp_gres_layout_t *layouts;   int32_t nlayouts;
+	gp_node_t *nodes;            int32_t nnodes;
+	gp_switch_t *switches;       int32_t nswitches;
+	int32_t root;                    /* root switch index, -1 if no topology */
+	int32_t nlevels;                 /* switch levels (leaf = 0 .. root level) */
+	int32_t *node_order;             /* DFS order of nodes under the root (nnodes) */
+	int32_t *node_pos;               /* inverse: node index -> position in node_order */
+	gp_fabric_level_t levels[GP_MAX_LEVELS];
+	gp_nvl_domain_t *nvl;        int32_t nnvl;
+	gp_rack_t *racks;            int32_t nracks;
+	gp_partition_t *parts;       int32_t nparts;
+	gp_storage_t *storage;       int32_t nstorage;
+	gp_telemetry_t *telemetry;   int32_t ntelemetry;
+	gp_site_t site;
+
+	/* name -> node index hash (open addressing), built by gp__cluster_index() */
+	int32_t *name_hash;
+	uint32_t name_hash_size;         /* power of two, > 2 * nnodes */
+};
+
+/* ---- dynamic state ---------------------------------------------------- */
+
+/* A running job as the state knows it. */
+typedef struct gp_job_alloc {
+	uint32_t job_id;
+	int64_t end_time;         /* expected end (start + time limit), epoch s */
+	int32_t *nodes;           /* node indices, malloc'd */
+	uint32_t *gpu_mask;       /* per node: bit g = GPU g of that node is this job's */
+	int32_t nnodes;
+	double load;              /* expected GPU power fraction of TDP (0..1], default 1 */
+} gp_job_alloc_t;
+
+typedef struct gp_rack_power {
+	double measured_w;        /* last measured draw, W; < 0 = never measured */
+	int64_t sample_time;      /* epoch s of that sample; 0 = none */
+	char source[GP_NAME_MAX]; /* telemetry name that produced it */
+} gp_rack_power_t;
+
+struct gp_state {
+	int64_t time;             /* snapshot time, epoch s */
+	int32_t nnodes;           /* == cluster nnodes */
+	uint32_t *node_flags;     /* GP_NODE_* per node */
+	uint32_t *alloc_mask;     /* per node: bit g = GPU g allocated */
+	gp_job_alloc_t *jobs;
+	int32_t njobs;
+	gp_rack_power_t *rack_power; /* per rack (cluster nracks) */
+	int32_t nracks;
+};
+
+/* ---- internal helpers shared by modules (gp__ prefix, not exported) ---- */
+
+/* Write a formatted message into err (if not NULL); returns code. */
+int gp__errorf(gp_error_t *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Strict number parsing: the whole string must be a number in [min, max].
+ * Returns 0 or GP_EINVAL (not a number) / GP_ERANGE (out of range). */
+int gp__parse_long(const char *s, long min, long max, long *out);
+int gp__parse_double(const char *s, double min, double max, double *out);
+
+/* Node lookup by name (after gp__cluster_index()); -1 if absent. */
+int32_t gp__node_find(const gp_cluster_t *c, const char *name);
+/* Build the name hash; 0 or GP_ENOMEM. */
+int gp__cluster_index(gp_cluster_t *c);
+
+/* Allocate an empty cluster (all counts 0, root -1, site defaults set). */
+gp_cluster_t *gp__cluster_new(void);
+
+/* Number of set bits in a GPU mask. */
+static inline int gp__popcount(uint32_t m) { return __builtin_popcount(m); }
+
+#endif /* GP_MODEL_H */

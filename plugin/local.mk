@@ -1,0 +1,1 @@
+# plugin/: fragment of the top-level Makefile.am

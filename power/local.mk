@@ -1,0 +1,1 @@
+# power/: fragment of the top-level Makefile.am

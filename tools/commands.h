@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* commands.h - sub-commands of the gpuplace command.  Each takes the
+ * arguments after its own name (argv[0] is the sub-command name) and
+ * returns the process exit status: 0 success, 1 failure, 2 usage error. */
+#ifndef GP_COMMANDS_H
+#define GP_COMMANDS_H
+
+int gp_cmd_cluster(int argc, char **argv);  /* tools/cmd_cluster.c */
+
+#endif

@@ -1,0 +1,1 @@
+# tools/: fragment of the top-level Makefile.am
