@@ -1,1 +1,3 @@
-# plugin/: fragment of the top-level Makefile.am
+# plugin/: the Slurm side, and the tests that run against real Slurm daemons.
+EXTRA_DIST += tests/slurm
+TESTS += tests/slurm_baseline.sh
