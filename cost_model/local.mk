@@ -8,3 +8,6 @@ tests_test_number_SOURCES = tests/test_number.c
 tests_test_number_CFLAGS = $(TEST_CFLAGS)
 tests_test_number_LDADD = $(TEST_LIBS)
 TESTS += tests/test_number
+
+# doc/: manual pages (gpuplace(1), gpuplace.conf(5)).
+dist_man_MANS += doc/gpuplace.1 doc/gpuplace.conf.5
