@@ -13,6 +13,7 @@
 #   JOB_SUBMIT  JobSubmitPlugins value    (default: none)
 #   PLUGIN_DIR  extra PluginDir entry     (default: none)
 #   SCHED_PARAMS  extra SchedulerParameters (default: none)
+#   SPANK_PLUGINS SPANK plugin .so paths for plugstack.conf (default: none)
 #   CTLPORT, BASEPORT  ports              (default 16817, 17000)
 #
 # Requires root (slurmd runs jobs as root here) and Debian's slurmctld,
@@ -75,10 +76,13 @@ ReturnToService=2
 SlurmdParameters=config_overrides
 ${JOB_SUBMIT:+JobSubmitPlugins=$JOB_SUBMIT}
 ${SCHED_PARAMS:+SchedulerParameters=$SCHED_PARAMS}
+PlugStackConfig=$D/etc/plugstack.conf
 NodeName=n[1-$half] NodeHostname=n[1-$half] NodeAddr=127.0.1.[1-$half] Port=[$((BASEPORT + 1))-$((BASEPORT + half))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=leafA,nvlA,rackA State=UNKNOWN
 NodeName=n[$((half + 1))-$N] NodeHostname=n[$((half + 1))-$N] NodeAddr=127.0.1.[$((half + 1))-$N] Port=[$((BASEPORT + half + 1))-$((BASEPORT + N))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=leafB,nvlB,rackB State=UNKNOWN
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
+	: >"$D/etc/plugstack.conf"
+	for p in ${SPANK_PLUGINS:-}; do echo "required $p" >>"$D/etc/plugstack.conf"; done
 	{
 		echo "AutoDetect=off"
 		echo "NodeName=n[1-$N] Name=gpu Type=a100 File=$D/dev/nvidia[0-$last]"
