@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* policy.c - policy presets and SchedulerParameters gpuplace_* keys. */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "policy.h"
+
+/*
+ * Presets.  The weights are policy choices, not measured constants: they
+ * say how many "units of relative slowdown" one broken free domain or one
+ * full rack headroom is worth.
+ *   balanced      step time first, then keep large domains whole, then power.
+ *   pack          fragmentation weighs as much as a 100 % slowdown: fill
+ *                 partly used domains before opening a whole one.
+ *   performance   step time only; never waits for a better set.
+ *   power-save    avoid tight racks, allow power caps, wider power margin.
+ */
+static const gp_policy_t presets[] = {
+	{ "balanced", 1.0, 0.25, 0.1, 0.05, 1.0, 1800, 0.05, false, 8 },
+	{ "pack", 1.0, 1.0, 0.05, 0.05, 1.0, 3600, 0.02, false, 8 },
+	{ "performance", 1.0, 0.0, 0.0, 0.05, 1.0, 0, 0.0, false, 8 },
+	{ "power-save", 1.0, 0.25, 1.0, 0.10, 1.0, 1800, 0.05, true, 8 },
+};
+
+const char *const gp__policy_presets[] = { "balanced", "pack", "performance", "power-save", NULL };
+
+int gp__policy_preset(const char *name, gp_policy_t *p, gp_error_t *err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		if (name && !strcasecmp(name, presets[i].name)) {
+			*p = presets[i];
+			return GP_OK;
+		}
+	return gp__errorf(err, GP_ENOENT,
+	                  "unknown policy '%s' (presets: balanced, pack, performance, power-save)",
+	                  name ? name : "");
+}
+
+void gp__policy_default(const gp_cluster_t *c, gp_policy_t *p)
+{
+	*p = presets[0];
+	if (c)
+		p->power_margin = c->site.power_margin;
+}
+
+struct key {
+	const char *name;
+	size_t offset;     /* of a double, or of the bool/int below */
+	double min, max;
+	char type;         /* 'd' double, 'b' bool, 'i' int */
+};
+
+#define DOUBLE_KEY(n, f, lo, hi) { n, offsetof(gp_policy_t, f), lo, hi, 'd' }
+static const struct key keys[] = {
+	DOUBLE_KEY("gpuplace_w_step", w_step, 0, 1e6),
+	DOUBLE_KEY("gpuplace_w_frag", w_frag, 0, 1e6),
+	DOUBLE_KEY("gpuplace_w_power", w_power, 0, 1e6),
+	DOUBLE_KEY("gpuplace_power_margin", power_margin, 0, 0.9),
+	DOUBLE_KEY("gpuplace_max_overhead", max_overhead, 0, 1),
+	DOUBLE_KEY("gpuplace_max_wait", max_wait_s, 0, 30 * 86400.0),
+	DOUBLE_KEY("gpuplace_wait_gain", wait_gain, 0, 1),
+	{ "gpuplace_allow_power_cap", offsetof(gp_policy_t, allow_power_cap), 0, 1, 'b' },
+	{ "gpuplace_topk", offsetof(gp_policy_t, topk), 1, 64, 'i' },
+};
+
+/* Split "k=v" (at most len chars of it) into key and value buffers. */
+static int split(const char *item, size_t len, char *k, size_t klen, char *v, size_t vlen)
+{
+	const char *eq = memchr(item, '=', len);
+	size_t kl = eq ? (size_t)(eq - item) : len, vl = eq ? len - kl - 1 : 0;
+
+	if (kl >= klen || vl >= vlen)
+		return -1;
+	memcpy(k, item, kl);
+	k[kl] = '\0';
+	if (eq)
+		memcpy(v, eq + 1, vl);
+	v[vl] = '\0';
+	return eq ? 0 : 1;
+}
+
+static int apply(gp_policy_t *p, const char *k, const char *v, const char *source, gp_error_t *err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		char *field = (char *)p + keys[i].offset;
+		double d;
+		long l;
+
+		if (strcasecmp(k, keys[i].name))
+			continue;
+		switch (keys[i].type) {
+		case 'd':
+			if (gp__parse_double(v, keys[i].min, keys[i].max, &d))
+				return gp__errorf(err, GP_ECONFIG, "%s: %s: '%s' is not a number in [%g, %g]",
+				                  source, keys[i].name, v, keys[i].min, keys[i].max);
+			memcpy(field, &d, sizeof(d));
+			return GP_OK;
+		case 'b':
+			if (!strcasecmp(v, "yes") || !strcmp(v, "1") || !strcasecmp(v, "true"))
+				*(bool *)field = true;
+			else if (!strcasecmp(v, "no") || !strcmp(v, "0") || !strcasecmp(v, "false"))
+				*(bool *)field = false;
+			else
+				return gp__errorf(err, GP_ECONFIG, "%s: %s: '%s' is not yes or no",
+				                  source, keys[i].name, v);
+			return GP_OK;
+		default:
+			if (gp__parse_long(v, (long)keys[i].min, (long)keys[i].max, &l))
+				return gp__errorf(err, GP_ECONFIG, "%s: %s: '%s' is not a whole number in [%ld, %ld]",
+				                  source, keys[i].name, v, (long)keys[i].min, (long)keys[i].max);
+			*(int *)field = (int)l;
+			return GP_OK;
+		}
+	}
+	return gp__errorf(err, GP_ECONFIG, "%s: unknown key '%s'", source, k);
+}
+
+int gp__policy_parse(const char *params, const char *source, gp_policy_t *p, gp_error_t *err)
+{
+	gp_policy_t tmp;
+	char k[64], v[256];
+	const char *s, *end;
+	int pass, rc;
+
+	if (!p)
+		return gp__errorf(err, GP_EINVAL, "policy: no policy to fill");
+	if (!source)
+		source = "policy";
+	tmp = *p;
+	if (!params)
+		return GP_OK;
+	/* pass 0: the preset, pass 1: the keys that adjust it */
+	for (pass = 0; pass < 2; pass++) {
+		for (s = params; *s; s = *end ? end + 1 : end) {
+			size_t len;
+
+			end = strchr(s, ',');
+			if (!end)
+				end = s + strlen(s);
+			len = (size_t)(end - s);
+			if (!len || strncasecmp(s, "gpuplace_", 9))
+				continue;
+			rc = split(s, len, k, sizeof(k), v, sizeof(v));
+			if (rc < 0)
+				return gp__errorf(err, GP_ECONFIG, "%s: '%.*s' is too long", source, (int)len, s);
+			if (rc > 0)
+				return gp__errorf(err, GP_ECONFIG, "%s: %s: a value is required (%s=VALUE)",
+				                  source, k, k);
+			if (!strcasecmp(k, "gpuplace_policy")) {
+				if (pass == 0) {
+					double margin = tmp.power_margin;
+					gp_error_t perr;
+
+					if (gp__policy_preset(v, &tmp, &perr))
+						return gp__errorf(err, GP_ECONFIG, "%s: gpuplace_policy: %s", source,
+						                  perr.text);
+					/* the site's margin (gpuplace.conf) survives a preset
+					 * unless the preset asks for a wider one */
+					if (margin > tmp.power_margin)
+						tmp.power_margin = margin;
+				}
+				continue;
+			}
+			if (pass == 1 && (rc = apply(&tmp, k, v, source, err)))
+				return rc;
+		}
+	}
+	*p = tmp;
+	return GP_OK;
+}
