@@ -59,6 +59,9 @@ void gp_cluster_destroy(gp_cluster_t *c)
 	free(c->parts);
 	free(c->storage);
 	free(c->telemetry);
+	for (i = 0; i < c->nwarnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
 	free(c->name_hash);
 	free(c);
 }

@@ -87,6 +87,15 @@ void gp_cluster_destroy(gp_cluster_t *c);
 /* Print a human summary of the model to f. */
 int gp_cluster_print_summary(const gp_cluster_t *c, FILE *f);
 
+/*
+ * Warnings recorded while loading a model (e.g. "topology.conf:7: Nodes:
+ * node 'n3' is already under switch 's1'; ignored under 's2'").  The string is
+ * owned by the model and valid until gp_cluster_destroy(); NULL when i is
+ * out of range.
+ */
+int gp_cluster_warning_count(const gp_cluster_t *c);
+const char *gp_cluster_warning(const gp_cluster_t *c, int i);
+
 /* Number of nodes / GPUs in a model. */
 int gp_cluster_node_count(const gp_cluster_t *c);
 long gp_cluster_gpu_count(const gp_cluster_t *c);

@@ -230,6 +230,11 @@ struct gp_cluster {
 	gp_telemetry_t *telemetry;   int32_t ntelemetry;
 	gp_site_t site;
 
+	/* Loader warnings (e.g. a node listed under two switches), malloc'd
+	 * strings; read with gp_cluster_warning_count()/gp_cluster_warning(). */
+	char **warnings;
+	int32_t nwarnings;
+
 	/* name -> node index hash (open addressing), built by gp__cluster_index() */
 	int32_t *name_hash;
 	uint32_t name_hash_size;         /* power of two, > 2 * nnodes */

@@ -1,0 +1,593 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * conf.c - the Slurm-style line reader every configuration loader uses,
+ * strict value helpers, host list expansion and a small name table.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <slurm/slurm.h>
+
+#include "conf.h"
+
+int gp__resize(void *arrp, size_t old_nelem, size_t nelem, size_t sz)
+{
+	void **pp = arrp;
+	void *p;
+
+	if (nelem == 0)
+		nelem = 1;
+	if (nelem > SIZE_MAX / sz)
+		return GP_ENOMEM;
+	p = realloc(*pp, nelem * sz);
+	if (!p)
+		return GP_ENOMEM;
+	if (nelem > old_nelem)
+		memset((char *)p + old_nelem * sz, 0, (nelem - old_nelem) * sz);
+	*pp = p;
+	return GP_OK;
+}
+
+int gp__conf_err(gp_error_t *err, const gp__conf_loc_t *loc, const char *key,
+                 const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return gp__errorf(err, GP_ECONFIG, "%s:%d: %s: %s", loc->path, loc->line, key, msg);
+}
+
+bool gp__conf_is(const gp__conf_kv_t *kv, const char *key)
+{
+	return strcasecmp(kv->key, key) == 0;
+}
+
+/* ---- the reader ----------------------------------------------------------- */
+
+typedef struct reader {
+	gp__conf_paths_t *paths;
+	const char *dir;
+	gp__conf_line_fn fn;
+	void *arg;
+	gp__conf_kv_t *kv;
+	int kvcap;
+} reader_t;
+
+static const char *pool_add(gp__conf_paths_t *pool, const char *path)
+{
+	char *s;
+
+	if (gp__resize(&pool->paths, (size_t)pool->npaths, (size_t)pool->npaths + 1,
+	               sizeof(*pool->paths)))
+		return NULL;
+	s = strdup(path);
+	if (!s)
+		return NULL;
+	pool->paths[pool->npaths++] = s;
+	return s;
+}
+
+void gp__conf_paths_free(gp__conf_paths_t *pool)
+{
+	int i;
+
+	if (!pool)
+		return;
+	for (i = 0; i < pool->npaths; i++)
+		free(pool->paths[i]);
+	free(pool->paths);
+	pool->paths = NULL;
+	pool->npaths = 0;
+}
+
+/* Whole file into a NUL-terminated buffer; returns 0 or an errno value. */
+static int slurp(const char *path, char **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL, *nb;
+	size_t cap = 0, n = 0, r;
+	int e;
+
+	*out = NULL;
+	if (!f)
+		return errno;
+	for (;;) {
+		if (cap - n < 4096) {
+			if (cap >= GP_CONF_MAX_FILE) {
+				free(buf);
+				fclose(f);
+				return EFBIG;
+			}
+			cap = cap ? cap * 2 : 8192;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return ENOMEM;
+			}
+			buf = nb;
+		}
+		r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	e = ferror(f) ? EIO : 0;
+	fclose(f);
+	if (e) {
+		free(buf);
+		return e;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static int read_file(reader_t *r, const char *name, int depth, bool optional,
+                     const gp__conf_loc_t *from, gp_error_t *err);
+
+/*
+ * Split a logical line (comments removed, continuations joined; modified in
+ * place) into Key=Value pairs and hand it on, or follow an Include.
+ */
+static int do_line(reader_t *r, char *s, const gp__conf_loc_t *loc, int depth,
+                   gp_error_t *err)
+{
+	gp__conf_line_t line = { .loc = *loc };
+	char *p = s;
+	int rc;
+
+	for (;;) {
+		char *tok, *w, *eq = NULL;
+		bool inq = false;
+
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		tok = w = p;
+		for (; *p; p++) {
+			if (*p == '"') {
+				inq = !inq;
+				continue;
+			}
+			if (!inq && isspace((unsigned char)*p))
+				break;
+			if (!inq && *p == '=' && !eq)
+				eq = w;
+			*w++ = *p;
+		}
+		if (*p)
+			p++;
+		*w = '\0';
+		if (inq)
+			return gp__conf_err(err, loc, tok, "unterminated quote");
+		if (!eq && line.n == 0 && strcasecmp(tok, "Include") == 0) {
+			char *fname = p, *q;
+
+			while (*fname && isspace((unsigned char)*fname))
+				fname++;
+			/* the file name: the rest of the line, unquoted, trimmed */
+			for (q = w = fname; *q; q++)
+				if (*q != '"')
+					*w++ = *q;
+			*w = '\0';
+			while (w > fname && isspace((unsigned char)w[-1]))
+				*--w = '\0';
+			if (!*fname)
+				return gp__conf_err(err, loc, "Include", "missing file name");
+			if (depth + 1 >= GP_CONF_INCLUDE_DEPTH)
+				return gp__conf_err(err, loc, "Include",
+				                    "'%s' nested more than %d deep", fname,
+				                    GP_CONF_INCLUDE_DEPTH);
+			return read_file(r, fname, depth + 1, false, loc, err);
+		}
+		if (!eq || eq == tok)
+			return gp__conf_err(err, loc, tok, "expected Key=Value");
+		*eq = '\0';
+		if (line.n == r->kvcap) {
+			if (gp__resize(&r->kv, (size_t)r->kvcap, (size_t)r->kvcap * 2 + 8,
+			               sizeof(*r->kv)))
+				return gp__errorf(err, GP_ENOMEM, "out of memory");
+			r->kvcap = r->kvcap * 2 + 8;
+		}
+		r->kv[line.n].key = tok;
+		r->kv[line.n].val = eq + 1;
+		line.n++;
+	}
+	if (line.n == 0)
+		return GP_OK;
+	line.kv = r->kv;
+	rc = r->fn(r->arg, &line, err);
+	return rc;
+}
+
+static int read_file(reader_t *r, const char *name, int depth, bool optional,
+                     const gp__conf_loc_t *from, gp_error_t *err)
+{
+	char pathbuf[GP_PATH_MAX];
+	gp__conf_loc_t loc;
+	const char *path;
+	char *buf = NULL, *lb = NULL, *p, *end;
+	size_t len = 0, lblen = 0;
+	int e, rc = GP_OK, lineno = 0;
+
+	if (name[0] == '/')
+		e = snprintf(pathbuf, sizeof(pathbuf), "%s", name);
+	else
+		e = snprintf(pathbuf, sizeof(pathbuf), "%s/%s", r->dir, name);
+	if (e < 0 || (size_t)e >= sizeof(pathbuf)) {
+		if (from)
+			return gp__conf_err(err, from, "Include", "path '%s' is too long", name);
+		return gp__errorf(err, GP_ECONFIG, "%s/%s: path is too long", r->dir, name);
+	}
+	path = pool_add(r->paths, pathbuf);
+	if (!path)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	e = slurp(path, &buf, &len);
+	if (e) {
+		if (e == ENOENT && optional)
+			return GP_CONF_ABSENT;
+		if (e == ENOMEM)
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		if (from)
+			return gp__conf_err(err, from, "Include", "cannot read '%s': %s", path,
+			                    strerror(e));
+		return gp__errorf(err, GP_ECONFIG, "%s: cannot read: %s", path, strerror(e));
+	}
+	if ((p = memchr(buf, '\0', len)) != NULL) {
+		for (end = buf, lineno = 1; end < p; end++)
+			lineno += *end == '\n';
+		loc.path = path;
+		loc.line = lineno;
+		rc = gp__conf_err(err, &loc, "(line)", "contains a NUL byte");
+		free(buf);
+		return rc;
+	}
+	lb = malloc(len + 1);
+	if (!lb) {
+		free(buf);
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	}
+	loc.path = path;
+	loc.line = 0;
+	p = buf;
+	while (*p) {
+		char *q;
+		bool inq = false, cont;
+
+		end = strchr(p, '\n');
+		if (!end)
+			end = p + strlen(p);
+		lineno++;
+		if (lblen == 0)
+			loc.line = lineno;
+		/* comment: '#' outside quotes */
+		for (q = p; q < end; q++) {
+			if (*q == '"')
+				inq = !inq;
+			else if (*q == '#' && !inq)
+				break;
+		}
+		while (q > p && isspace((unsigned char)q[-1]))
+			q--;
+		cont = q > p && q[-1] == '\\';
+		if (cont)
+			q--;
+		memcpy(lb + lblen, p, (size_t)(q - p));
+		lblen += (size_t)(q - p);
+		if (cont) {
+			lb[lblen++] = ' ';
+		} else {
+			lb[lblen] = '\0';
+			rc = do_line(r, lb, &loc, depth, err);
+			lblen = 0;
+			if (rc)
+				break;
+		}
+		p = *end ? end + 1 : end;
+	}
+	if (!rc && lblen) {
+		lb[lblen] = '\0';
+		rc = do_line(r, lb, &loc, depth, err);
+	}
+	free(lb);
+	free(buf);
+	return rc;
+}
+
+int gp__conf_read(gp__conf_paths_t *paths, const char *dir, const char *name,
+                  bool optional, gp__conf_line_fn fn, void *arg, gp_error_t *err)
+{
+	reader_t r = { .paths = paths, .dir = dir, .fn = fn, .arg = arg };
+	int rc;
+
+	rc = read_file(&r, name, 0, optional, NULL, err);
+	free(r.kv);
+	return rc;
+}
+
+/* ---- values --------------------------------------------------------------- */
+
+static int number_err(const gp__conf_loc_t *loc, const char *key, const char *val,
+                      int rc, double min, double max, gp_error_t *err)
+{
+	double v;
+	char *end;
+
+	if (rc == GP_EINVAL)
+		return gp__conf_err(err, loc, key, "'%s' is not a number", val);
+	v = strtod(val, &end);
+	if (v < 0 && min >= 0)
+		return gp__conf_err(err, loc, key, "'%s' is negative", val);
+	return gp__conf_err(err, loc, key, "'%s' is out of range [%g, %g]", val, min, max);
+}
+
+int gp__conf_double(const gp__conf_loc_t *loc, const char *key, const char *val,
+                    double min, double max, double *out, gp_error_t *err)
+{
+	int rc = gp__parse_double(val, min, max, out);
+
+	return rc ? number_err(loc, key, val, rc, min, max, err) : GP_OK;
+}
+
+int gp__conf_long(const gp__conf_loc_t *loc, const char *key, const char *val,
+                  long min, long max, long *out, gp_error_t *err)
+{
+	int rc = gp__parse_long(val, min, max, out);
+
+	return rc ? number_err(loc, key, val, rc, (double)min, (double)max, err) : GP_OK;
+}
+
+int gp__conf_str(const gp__conf_loc_t *loc, const char *key, const char *val,
+                 char *buf, size_t size, bool empty_ok, gp_error_t *err)
+{
+	size_t n = strlen(val);
+
+	if (!n && !empty_ok)
+		return gp__conf_err(err, loc, key, "empty value");
+	if (n >= size)
+		return gp__conf_err(err, loc, key, "'%.40s...' is longer than %zu characters",
+		                    val, size - 1);
+	memcpy(buf, val, n + 1);
+	return GP_OK;
+}
+
+/* ---- host lists ------------------------------------------------------------- */
+
+int gp__conf_hostlist(const gp__conf_loc_t *loc, const char *key, const char *list,
+                      gp__conf_host_fn fn, void *arg, gp_error_t *err)
+{
+	hostlist_t hl;
+	char *h;
+	int rc = GP_OK;
+
+	if (!*list)
+		return gp__conf_err(err, loc, key, "empty host list");
+	/* the brackets and separators slurm_hostlist_create accepts, nothing
+	 * that could be mistaken for a name character set */
+	hl = slurm_hostlist_create(list);
+	if (!hl)
+		return gp__conf_err(err, loc, key, "'%s' is not a valid host list", list);
+	if (slurm_hostlist_count(hl) > GP_CONF_MAX_HOSTS) {
+		slurm_hostlist_destroy(hl);
+		return gp__conf_err(err, loc, key, "'%s' names more than %d hosts", list,
+		                    GP_CONF_MAX_HOSTS);
+	}
+	while ((h = slurm_hostlist_shift(hl)) != NULL) {
+		if (strlen(h) >= GP_NAME_MAX)
+			rc = gp__conf_err(err, loc, key, "name '%.40s...' is longer than %d characters",
+			                  h, GP_NAME_MAX - 1);
+		else if (!*h || strpbrk(h, "[]\""))
+			rc = gp__conf_err(err, loc, key, "'%s' is not a valid host list", list);
+		else
+			rc = fn(arg, h, err);
+		free(h);
+		if (rc)
+			break;
+	}
+	slurm_hostlist_destroy(hl);
+	return rc;
+}
+
+typedef struct nodes_acc {
+	const gp_cluster_t *c;
+	const gp__conf_loc_t *loc;
+	const char *key;
+	int32_t *v;
+	int32_t n, cap;
+	uint8_t *seen;          /* per node, lazily allocated for dedupe */
+} nodes_acc_t;
+
+static int nodes_add(void *arg, const char *name, gp_error_t *err)
+{
+	nodes_acc_t *a = arg;
+	int32_t i = gp__node_find(a->c, name);
+
+	if (i < 0)
+		return gp__conf_err(err, a->loc, a->key, "unknown node '%s'", name);
+	if (a->seen[i])
+		return GP_OK;
+	a->seen[i] = 1;
+	if (a->n == a->cap) {
+		int32_t nc = a->cap ? a->cap * 2 : 16;
+
+		if (gp__resize(&a->v, (size_t)a->cap, (size_t)nc, sizeof(*a->v)))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		a->cap = nc;
+	}
+	a->v[a->n++] = i;
+	return GP_OK;
+}
+
+int gp__conf_nodes(const gp_cluster_t *c, const gp__conf_loc_t *loc,
+                   const char *key, const char *list, int32_t **out,
+                   int32_t *n, gp_error_t *err)
+{
+	nodes_acc_t a = { .c = c, .loc = loc, .key = key };
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	a.seen = calloc((size_t)c->nnodes + 1, 1);
+	if (!a.seen)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	rc = gp__conf_hostlist(loc, key, list, nodes_add, &a, err);
+	free(a.seen);
+	if (rc) {
+		free(a.v);
+		return rc;
+	}
+	*out = a.v;
+	*n = a.n;
+	return GP_OK;
+}
+
+/* ---- warnings --------------------------------------------------------------- */
+
+int gp__cluster_warnf(gp_cluster_t *c, const char *fmt, ...)
+{
+	char buf[1024], *s;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (gp__resize(&c->warnings, (size_t)c->nwarnings, (size_t)c->nwarnings + 1,
+	               sizeof(*c->warnings)))
+		return GP_ENOMEM;
+	s = strdup(buf);
+	if (!s)
+		return GP_ENOMEM;
+	c->warnings[c->nwarnings++] = s;
+	return GP_OK;
+}
+
+int gp_cluster_warning_count(const gp_cluster_t *c)
+{
+	return c ? c->nwarnings : 0;
+}
+
+const char *gp_cluster_warning(const gp_cluster_t *c, int i)
+{
+	if (!c || i < 0 || i >= c->nwarnings)
+		return NULL;
+	return c->warnings[i];
+}
+
+/* ---- name table ------------------------------------------------------------- */
+
+static uint32_t str_hash(const char *s, bool nocase)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++) {
+		h ^= nocase ? (unsigned char)tolower((unsigned char)*s) : (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+int gp__nametab_init(gp__nametab_t *t, bool nocase)
+{
+	memset(t, 0, sizeof(*t));
+	t->nocase = nocase;
+	t->size = 16;
+	t->names = calloc(t->size, sizeof(*t->names));
+	t->idx = calloc(t->size, sizeof(*t->idx));
+	if (!t->names || !t->idx) {
+		gp__nametab_free(t);
+		return GP_ENOMEM;
+	}
+	return GP_OK;
+}
+
+static bool name_eq(const gp__nametab_t *t, const char *a, const char *b)
+{
+	return t->nocase ? strcasecmp(a, b) == 0 : strcmp(a, b) == 0;
+}
+
+static void tab_put(gp__nametab_t *t, char *name, int32_t i)
+{
+	uint32_t mask = t->size - 1, h = str_hash(name, t->nocase) & mask;
+
+	while (t->names[h])
+		h = (h + 1) & mask;
+	t->names[h] = name;
+	t->idx[h] = i;
+	t->used++;
+}
+
+int gp__nametab_add(gp__nametab_t *t, const char *name, int32_t i, int32_t *dup)
+{
+	int32_t old = gp__nametab_find(t, name);
+	char *copy;
+
+	*dup = old;
+	if (old >= 0)
+		return GP_OK;
+	if (2 * (t->used + 1) > t->size) {
+		gp__nametab_t nt = { .nocase = t->nocase, .size = t->size * 2 };
+		uint32_t k;
+
+		nt.names = calloc(nt.size, sizeof(*nt.names));
+		nt.idx = calloc(nt.size, sizeof(*nt.idx));
+		if (!nt.names || !nt.idx) {
+			free(nt.names);
+			free(nt.idx);
+			return GP_ENOMEM;
+		}
+		for (k = 0; k < t->size; k++)
+			if (t->names[k])
+				tab_put(&nt, t->names[k], t->idx[k]);
+		free(t->names); /* the strings moved to nt */
+		free(t->idx);
+		*t = nt;
+	}
+	copy = strdup(name);
+	if (!copy)
+		return GP_ENOMEM;
+	tab_put(t, copy, i);
+	return GP_OK;
+}
+
+int32_t gp__nametab_find(const gp__nametab_t *t, const char *name)
+{
+	uint32_t mask, h;
+
+	if (!t->size)
+		return -1;
+	mask = t->size - 1;
+	h = str_hash(name, t->nocase) & mask;
+	while (t->names[h]) {
+		if (name_eq(t, t->names[h], name))
+			return t->idx[h];
+		h = (h + 1) & mask;
+	}
+	return -1;
+}
+
+void gp__nametab_free(gp__nametab_t *t)
+{
+	uint32_t k;
+
+	for (k = 0; k < t->size && t->names; k++)
+		free(t->names[k]);
+	free(t->names);
+	free(t->idx);
+	t->names = NULL;
+	t->idx = NULL;
+	t->size = 0;
+	t->used = 0;
+}

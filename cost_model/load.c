@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * load.c - gp_cluster_load_conf_dir(): slurm.conf, topology.conf, gres.conf
+ * and gpuplace.conf into one model.
+ *
+ * Parse, validate, then commit: everything is built in a fresh gp_cluster
+ * that the caller sees only when every file and every cross-reference is
+ * valid; on any error it is destroyed and *out stays NULL.  Order matters:
+ * slurm.conf gives the nodes (and their index), topology.conf the levels
+ * that FabricLevel= is checked against, gres.conf the GPU layouts, and
+ * gpuplace.conf the profiles the node GPU types resolve to at the end.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "conf.h"
+
+/* NVLink islands of a layout: connected components of links > 0 when
+ * Links= is given, else one island (NVSwitch node) or one per GPU (PCIe). */
+static void layout_islands(gp_gres_layout_t *g, bool nvlink)
+{
+	int map[GP_MAX_GPUS_PER_NODE];
+	int a, b, changed;
+
+	g->nislands = 0;
+	memset(g->island, 0, sizeof(g->island));
+	if (!g->has_links) {
+		for (a = 0; a < g->ngpus; a++)
+			g->island[a] = nvlink ? 0 : (uint8_t)a;
+		g->nislands = g->ngpus == 0 ? 0 : (nvlink ? 1 : g->ngpus);
+		return;
+	}
+	for (a = 0; a < g->ngpus; a++)
+		g->island[a] = (uint8_t)a;
+	do { /* label propagation over at most 16 x 16 */
+		changed = 0;
+		for (a = 0; a < g->ngpus; a++)
+			for (b = 0; b < g->ngpus; b++)
+				if (a != b && (g->links[a][b] > 0 || g->links[b][a] > 0) &&
+				    g->island[b] < g->island[a]) {
+					g->island[a] = g->island[b];
+					changed = 1;
+				}
+	} while (changed);
+	for (a = 0; a < GP_MAX_GPUS_PER_NODE; a++)
+		map[a] = -1;
+	for (a = 0; a < g->ngpus; a++) {
+		if (map[g->island[a]] < 0)
+			map[g->island[a]] = g->nislands++;
+		g->island[a] = (uint8_t)map[g->island[a]];
+	}
+}
+
+static uint32_t layout_hash(const gp_gres_layout_t *g)
+{
+	const unsigned char *p[3] = { (const void *)g->links, g->island, (const void *)g->cores };
+	size_t len[3] = { sizeof(g->links), sizeof(g->island), sizeof(g->cores) }, i, k;
+	uint32_t h = 2166136261u ^ (uint32_t)g->ngpus ^ ((uint32_t)g->has_links << 8);
+
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < len[k]; i++) {
+			h ^= p[k][i];
+			h *= 16777619u;
+		}
+	return h;
+}
+
+static bool layout_eq(const gp_gres_layout_t *a, const gp_gres_layout_t *b)
+{
+	return a->ngpus == b->ngpus && a->has_links == b->has_links &&
+	       a->nislands == b->nislands && !memcmp(a->links, b->links, sizeof(a->links)) &&
+	       !memcmp(a->island, b->island, sizeof(a->island)) &&
+	       !memcmp(a->cores, b->cores, sizeof(a->cores));
+}
+
+/* Islands per node, then one shared layout per distinct content. */
+static int build_layouts(gp__load_t *ld, gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	uint32_t size = 16, mask, h;
+	int32_t *tab, i, cap = 0;
+
+	if (!ld->gres)
+		return GP_OK;
+	while (size < 2u * (uint32_t)c->nnodes + 1)
+		size <<= 1;
+	mask = size - 1;
+	tab = malloc(size * sizeof(*tab));
+	if (!tab)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	memset(tab, 0xff, size * sizeof(*tab));
+	for (i = 0; i < c->nnodes; i++) {
+		gp_gres_layout_t *g = &ld->gres[i];
+		int32_t p = c->nodes[i].profile;
+
+		if (g->ngpus == 0)
+			continue;
+		layout_islands(g, p >= 0 && c->profiles[p].nvlink_gbps > 0);
+		h = layout_hash(g) & mask;
+		while (tab[h] >= 0 && !layout_eq(&c->layouts[tab[h]], g))
+			h = (h + 1) & mask;
+		if (tab[h] < 0) {
+			if (c->nlayouts == cap) {
+				int32_t nc = cap ? cap * 2 : 8;
+
+				if (gp__resize(&c->layouts, (size_t)cap, (size_t)nc, sizeof(*c->layouts))) {
+					free(tab);
+					return gp__errorf(err, GP_ENOMEM, "out of memory");
+				}
+				cap = nc;
+			}
+			c->layouts[c->nlayouts] = *g;
+			tab[h] = c->nlayouts++;
+		}
+		c->nodes[i].layout = tab[h];
+	}
+	free(tab);
+	return GP_OK;
+}
+
+/* GPU types to profiles, defaults that depend on other lines. */
+static int resolve_nodes(gp__load_t *ld, gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	int32_t i, p, def = -1, warned[8], nwarned = 0, w;
+	double nic = c->levels[0].set ? c->levels[0].link_gbps : 0;
+
+	for (p = 0; p < c->nprofiles; p++)
+		if (ld->default_profile[0] && !strcasecmp(c->profiles[p].name, ld->default_profile))
+			def = p;
+	for (i = 0; i < c->nnodes; i++) {
+		gp_node_t *n = &c->nodes[i];
+		const char *type = ld->node_type[i];
+
+		if (n->rails < 0)
+			n->rails = 1;
+		n->nic_gbps = ld->nic_gbps[i] >= 0 ? ld->nic_gbps[i] : nic;
+		n->profile = -1;
+		if (n->ngpus == 0)
+			continue;
+		if (!type[0]) {
+			n->profile = def;
+			continue;
+		}
+		for (p = 0; p < c->nprofiles; p++)
+			if (!strcasecmp(c->profiles[p].name, type))
+				break;
+		if (p < c->nprofiles) {
+			n->profile = p;
+			continue;
+		}
+		/* not an error: the model just knows nothing about this GPU;
+		 * one warning per type (node_type entries are per node) */
+		for (w = 0; w < nwarned; w++)
+			if (!strcasecmp(ld->node_type[warned[w]], type))
+				break;
+		if (w < nwarned)
+			continue;
+		if (nwarned < (int32_t)(sizeof(warned) / sizeof(warned[0])))
+			warned[nwarned++] = i;
+		if (gp__cluster_warnf(c, "%s:%d: Gres: GPU type '%s' of node '%s' has no "
+		                      "GpuProfile in gpuplace.conf; its GPUs get no profile",
+		                      ld->node_loc[i].path, ld->node_loc[i].line, type, n->name))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < c->nnvl; i++) {
+		gp_nvl_domain_t *d = &c->nvl[i];
+
+		d->gbps_per_gpu = ld->nvl_gbps[i];
+		if (d->gbps_per_gpu >= 0)
+			continue;
+		d->gbps_per_gpu = 0;
+		for (p = 0; p < d->nnodes; p++)
+			if (c->nodes[d->nodes[p]].profile >= 0) {
+				d->gbps_per_gpu = c->profiles[c->nodes[d->nodes[p]].profile].nvlink_gbps;
+				break;
+			}
+	}
+	for (i = 0; i < c->ntelemetry; i++)
+		if (c->telemetry[i].stale_s < 0)
+			c->telemetry[i].stale_s = c->site.telemetry_stale_s;
+	return GP_OK;
+}
+
+static void load_free(gp__load_t *ld)
+{
+	int32_t i;
+
+	for (i = 0; ld->part && i < ld->c->nparts; i++)
+		free(ld->part[i].nodes);
+	for (i = 0; ld->sw && i < ld->nsw; i++) {
+		free(ld->sw[i].switches);
+		free(ld->sw[i].nodes);
+	}
+	for (i = 0; ld->tel && i < ld->c->ntelemetry; i++)
+		free(ld->tel[i].racks);
+	free(ld->part);
+	free(ld->sw);
+	free(ld->tel);
+	free(ld->node_loc);
+	free(ld->node_type);
+	free(ld->gres);
+	free(ld->gres_loc);
+	free(ld->nic_gbps);
+	free(ld->nvl_gbps);
+	free(ld->rack_loc);
+	free(ld->nvl_loc);
+	gp__conf_paths_free(&ld->paths);
+}
+
+int gp_cluster_load_conf_dir(const char *dir, gp_cluster_t **out, gp_error_t *err)
+{
+	gp__load_t ld = { 0 };
+	int rc;
+
+	if (!out)
+		return gp__errorf(err, GP_EINVAL, "gp_cluster_load_conf_dir: out is NULL");
+	*out = NULL;
+	if (!dir || !*dir)
+		return gp__errorf(err, GP_EINVAL, "gp_cluster_load_conf_dir: no directory");
+	if (strlen(dir) >= GP_PATH_MAX - 32)
+		return gp__errorf(err, GP_ECONFIG, "%s: path is too long", dir);
+	ld.dir = dir;
+	ld.c = gp__cluster_new();
+	if (!ld.c)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	snprintf(ld.c->conf_dir, sizeof(ld.c->conf_dir), "%s", dir);
+	if ((rc = gp__load_slurm(&ld, err)) || (rc = gp__load_topology(&ld, err)) ||
+	    (rc = gp__load_gres(&ld, err)) || (rc = gp__load_gpuplace(&ld, err)) ||
+	    (rc = resolve_nodes(&ld, err)) || (rc = build_layouts(&ld, err)))
+		goto error;
+	load_free(&ld);
+	*out = ld.c;
+	return GP_OK;
+error:
+	load_free(&ld);
+	gp_cluster_destroy(ld.c);
+	/* every configuration problem is GP_ECONFIG; memory stays ENOMEM */
+	return rc == GP_ENOMEM ? GP_ENOMEM : GP_ECONFIG;
+}

@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * load_gpuplace.c - gpuplace.conf: what Slurm's files do not say (GPU
+ * profiles, fabric bandwidths, NIC rails, NVLink domains, racks with power
+ * caps, storage, telemetry sources, site settings).  Every key is listed
+ * here; anything else is an error.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "conf.h"
+
+typedef struct gpp_ctx {
+	gp__load_t *ld;
+	gp__nametab_t profiles, nvl, racks, storage, telemetry;
+	gp__conf_loc_t level_loc[GP_MAX_LEVELS];
+	gp__conf_loc_t *profile_loc, *storage_loc, *telemetry_loc;
+} gpp_ctx_t;
+
+/* A key of an object line: its spelling and the value found (NULL if absent). */
+typedef struct okey {
+	const char *name;
+	const char *val;
+} okey_t;
+
+/* Match the keys of l (after the first) against keys[]; unknown = error. */
+static int match_keys(const gp__conf_line_t *l, okey_t *keys, int nkeys, gp_error_t *err)
+{
+	int i, k;
+
+	for (k = 0; k < nkeys; k++)
+		keys[k].val = NULL;
+	for (i = 1; i < l->n; i++) {
+		for (k = 0; k < nkeys; k++)
+			if (gp__conf_is(&l->kv[i], keys[k].name)) {
+				keys[k].val = l->kv[i].val;
+				break;
+			}
+		if (k == nkeys)
+			return gp__conf_err(err, &l->loc, l->kv[i].key, "unknown key");
+	}
+	return GP_OK;
+}
+
+static int required(const gp__conf_line_t *l, const okey_t *k, const char *what,
+                    gp_error_t *err)
+{
+	if (k->val)
+		return GP_OK;
+	return gp__conf_err(err, &l->loc, k->name, "required key missing (%s '%s')", what,
+	                    l->kv[0].val);
+}
+
+/* Optional double: keeps *out (the default) when absent. */
+static int opt_double(const gp__conf_line_t *l, const okey_t *k, double min, double max,
+                      double *out, gp_error_t *err)
+{
+	if (!k->val)
+		return GP_OK;
+	return gp__conf_double(&l->loc, k->name, k->val, min, max, out, err);
+}
+
+/* Append one element to an object array and its name table; checks the
+ * name and duplicates.  Returns the new index through *idx. */
+static int new_object(const gp__conf_line_t *l, const char *what, gp__nametab_t *tab,
+                      void *arrp, int32_t *n, size_t sz, gp__conf_loc_t **locs,
+                      int32_t *idx, gp_error_t *err)
+{
+	const char *name = l->kv[0].val;
+	int32_t dup;
+	int rc;
+
+	if (!*name)
+		return gp__conf_err(err, &l->loc, what, "empty name");
+	if (strlen(name) >= GP_NAME_MAX)
+		return gp__conf_err(err, &l->loc, what, "name '%.40s...' is longer than %d characters",
+		                    name, GP_NAME_MAX - 1);
+	if ((rc = gp__nametab_add(tab, name, *n, &dup)))
+		return gp__errorf(err, rc, "out of memory");
+	if (dup >= 0)
+		return gp__conf_err(err, &l->loc, what, "duplicate name '%s' (first at %s:%d)", name,
+		                    (*locs)[dup].path, (*locs)[dup].line);
+	if (gp__resize(arrp, (size_t)*n, (size_t)*n + 1, sz) ||
+	    gp__resize(locs, (size_t)*n, (size_t)*n + 1, sizeof(**locs)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	(*locs)[*n] = l->loc;
+	*idx = (*n)++;
+	/* every object struct starts with its name */
+	snprintf(*(char **)arrp + (size_t)*idx * sz, GP_NAME_MAX, "%s", name);
+	return GP_OK;
+}
+
+static int line_profile(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
+{
+	gp_cluster_t *c = x->ld->c;
+	okey_t k[] = { { "TFLOPS", NULL }, { "HBMGBps", NULL }, { "NVLinkGBps", NULL }, { "TDPWatts", NULL },
+		       { "IdleWatts", NULL }, { "MinCapWatts", NULL } };
+	gp_gpu_profile_t *p;
+	int32_t i;
+	int rc, j;
+
+	if ((rc = match_keys(l, k, 6, err)))
+		return rc;
+	for (j = 0; j < 5; j++)
+		if ((rc = required(l, &k[j], "GpuProfile", err)))
+			return rc;
+	if ((rc = new_object(l, "GpuProfile", &x->profiles, &c->profiles, &c->nprofiles,
+	                     sizeof(*c->profiles), &x->profile_loc, &i, err)))
+		return rc;
+	p = &c->profiles[i];
+	if ((rc = opt_double(l, &k[0], 0, 1e6, &p->tflops_bf16, err)) ||
+	    (rc = opt_double(l, &k[1], 0, 1e6, &p->hbm_gbps, err)) ||
+	    (rc = opt_double(l, &k[2], 0, 1e6, &p->nvlink_gbps, err)) ||
+	    (rc = opt_double(l, &k[3], 1, 1e5, &p->tdp_w, err)) ||
+	    (rc = opt_double(l, &k[4], 0, 1e5, &p->idle_w, err)) ||
+	    (rc = opt_double(l, &k[5], 0, 1e5, &p->min_cap_w, err)))
+		return rc;
+	if (p->idle_w > p->tdp_w)
+		return gp__conf_err(err, &l->loc, "IdleWatts", "'%s' is above TDPWatts '%s'",
+		                    k[4].val, k[3].val);
+	if (p->min_cap_w > p->tdp_w)
+		return gp__conf_err(err, &l->loc, "MinCapWatts", "'%s' is above TDPWatts '%s'",
+		                    k[5].val, k[3].val);
+	return GP_OK;
+}
+
+static int line_level(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
+{
+	gp_cluster_t *c = x->ld->c;
+	okey_t k[] = { { "LinkGBps", NULL }, { "Oversubscription", NULL }, { "LatencyUs", NULL } };
+	long n, max = c->nlevels < GP_MAX_LEVELS - 1 ? c->nlevels : GP_MAX_LEVELS - 1;
+	gp_fabric_level_t *f;
+	int rc;
+
+	if ((rc = gp__conf_long(&l->loc, "FabricLevel", l->kv[0].val, 0, max, &n, err)))
+		return rc;
+	if ((rc = match_keys(l, k, 3, err)) || (rc = required(l, &k[0], "FabricLevel", err)))
+		return rc;
+	f = &c->levels[n];
+	if (f->set)
+		return gp__conf_err(err, &l->loc, "FabricLevel", "duplicate level %ld (first at %s:%d)",
+		                    n, x->level_loc[n].path, x->level_loc[n].line);
+	x->level_loc[n] = l->loc;
+	f->oversub = 1.0;
+	f->latency_us = 0.5; /* default of gpuplace.conf(5) */
+	if ((rc = opt_double(l, &k[0], 1e-6, 1e6, &f->link_gbps, err)) ||
+	    (rc = opt_double(l, &k[1], 1, 1e3, &f->oversub, err)) ||
+	    (rc = opt_double(l, &k[2], 0, 1e6, &f->latency_us, err)))
+		return rc;
+	f->set = true;
+	return GP_OK;
+}
+
+typedef struct node_set {
+	gp__load_t *ld;
+	const gp__conf_loc_t *loc;
+	long rails;             /* < 0: keep */
+	double nic;             /* < 0: keep */
+} node_set_t;
+
+static int set_node(void *arg, const char *name, gp_error_t *err)
+{
+	node_set_t *s = arg;
+	int32_t i = gp__node_find(s->ld->c, name);
+
+	if (i < 0)
+		return gp__conf_err(err, s->loc, "NodeName", "unknown node '%s'", name);
+	if (s->rails >= 0)
+		s->ld->c->nodes[i].rails = (int32_t)s->rails;
+	if (s->nic >= 0)
+		s->ld->nic_gbps[i] = s->nic;
+	return GP_OK;
+}
+
+static int line_node(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
+{
+	okey_t k[] = { { "Rails", NULL }, { "NicGBps", NULL } };
+	node_set_t s = { .ld = x->ld, .loc = &l->loc, .rails = -1, .nic = -1 };
+	int rc;
+
+	if ((rc = match_keys(l, k, 2, err)))
+		return rc;
+	if (k[0].val && (rc = gp__conf_long(&l->loc, "Rails", k[0].val, 0, 64, &s.rails, err)))
+		return rc;
+	if ((rc = opt_double(l, &k[1], 1e-6, 1e6, &s.nic, err)))
+		return rc;
+	return gp__conf_hostlist(&l->loc, "NodeName", l->kv[0].val, set_node, &s, err);
+}
+
+static int line_nvl(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
+{
+	gp__load_t *ld = x->ld;
+	gp_cluster_t *c = ld->c;
+	okey_t k[] = { { "Nodes", NULL }, { "GBps", NULL } };
+	gp_nvl_domain_t *d;
+	int32_t i, j;
+	int rc;
+
+	if ((rc = match_keys(l, k, 2, err)) || (rc = required(l, &k[0], "NVLinkDomain", err)))
+		return rc;
+	if (gp__resize(&ld->nvl_gbps, (size_t)c->nnvl, (size_t)c->nnvl + 1,
+	               sizeof(*ld->nvl_gbps)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	if ((rc = new_object(l, "NVLinkDomain", &x->nvl, &c->nvl, &c->nnvl, sizeof(*c->nvl),
+	                     &ld->nvl_loc, &i, err)))
+		return rc;
+	d = &c->nvl[i];
+	ld->nvl_gbps[i] = -1;
+	if ((rc = opt_double(l, &k[1], 1e-6, 1e6, &ld->nvl_gbps[i], err)))
+		return rc;
+	if ((rc = gp__conf_nodes(c, &l->loc, "Nodes", k[0].val, &d->nodes, &d->nnodes, err)))
+		return rc;
+	for (j = 0; j < d->nnodes; j++) {
+		gp_node_t *n = &c->nodes[d->nodes[j]];
+
+		if (n->nvl_domain >= 0)
+			return gp__conf_err(err, &l->loc, "Nodes",
+			                    "node '%s' is already in NVLink domain '%s' (%s:%d)", n->name,
+			                    c->nvl[n->nvl_domain].name, ld->nvl_loc[n->nvl_domain].path,
+			                    ld->nvl_loc[n->nvl_domain].line);
+		n->nvl_domain = i;
+		d->ngpus += n->ngpus;
+	}
+	return GP_OK;
+}
+
+static int line_rack(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
+{
+	gp__load_t *ld = x->ld;
+	gp_cluster_t *c = ld->c;
+	okey_t k[] = { { "Nodes", NULL }, { "PowerCapKW", NULL }, { "CoolingKW", NULL }, { "NodeBaseWatts", NULL } };
+	gp_rack_t *r;
+	int32_t i, j;
+	int rc;
+
+	if ((rc = match_keys(l, k, 4, err)) || (rc = required(l, &k[0], "Rack", err)) ||
+	    (rc = required(l, &k[1], "Rack", err)))
+		return rc;
+	if ((rc = new_object(l, "Rack", &x->racks, &c->racks, &c->nracks, sizeof(*c->racks),
+	                     &ld->rack_loc, &i, err)))
+		return rc;
+	r = &c->racks[i];
+	if ((rc = opt_double(l, &k[1], 0, 1e6, &r->power_cap_kw, err)))
+		return rc;
+	r->cooling_kw = r->power_cap_kw;
+	if ((rc = opt_double(l, &k[2], 0, 1e6, &r->cooling_kw, err)) ||
+	    (rc = opt_double(l, &k[3], 0, 1e5, &r->node_base_w, err)))
+		return rc;
+	if ((rc = gp__conf_nodes(c, &l->loc, "Nodes", k[0].val, &r->nodes, &r->nnodes, err)))
+		return rc;
+	for (j = 0; j < r->nnodes; j++) {
+		gp_node_t *n = &c->nodes[r->nodes[j]];
+
+		if (n->rack >= 0)
+			return gp__conf_err(err, &l->loc, "Nodes",
+			                    "node '%s' is already in rack '%s' (%s:%d)", n->name,
+			                    c->racks[n->rack].name, ld->rack_loc[n->rack].path,
+			                    ld->rack_loc[n->rack].line);
+		n->rack = i;
+		n->base_w = r->node_base_w;
+	}
+	return GP_OK;
+}
+
+static int line_storage(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
+{
+	gp_cluster_t *c = x->ld->c;
+	okey_t k[] = { { "Scope", NULL }, { "WriteGBps", NULL }, { "ReadGBps", NULL }, { "Nodes", NULL } };
+	gp_storage_t *s;
+	int32_t i;
+	int rc;
+
+	if ((rc = match_keys(l, k, 4, err)) || (rc = required(l, &k[0], "Storage", err)) ||
+	    (rc = required(l, &k[1], "Storage", err)))
+		return rc;
+	if ((rc = new_object(l, "Storage", &x->storage, &c->storage, &c->nstorage,
+	                     sizeof(*c->storage), &x->storage_loc, &i, err)))
+		return rc;
+	s = &c->storage[i];
+	if (!strcasecmp(k[0].val, "node"))
+		s->scope = GP_SCOPE_NODE;
+	else if (!strcasecmp(k[0].val, "rack"))
+		s->scope = GP_SCOPE_RACK;
+	else if (!strcasecmp(k[0].val, "cluster"))
+		s->scope = GP_SCOPE_CLUSTER;
+	else
+		return gp__conf_err(err, &l->loc, "Scope", "'%s' is not node, rack or cluster",
+		                    k[0].val);
+	if ((rc = opt_double(l, &k[1], 0, 1e7, &s->write_gbps, err)))
+		return rc;
+	s->read_gbps = s->write_gbps;
+	if ((rc = opt_double(l, &k[2], 0, 1e7, &s->read_gbps, err)))
+		return rc;
+	if (k[3].val)
+		return gp__conf_nodes(c, &l->loc, "Nodes", k[3].val, &s->nodes, &s->nnodes, err);
+	return GP_OK;
+}
+
+static int line_telemetry(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
+{
+	gp__load_t *ld = x->ld;
+	gp_cluster_t *c = ld->c;
+	enum { TYPE, URL, PATH, QUERY, LABEL, RACKS, NODES, INTERVAL, TIMEOUT, STALE, AUTH,
+	       AUTHFILE, CAFILE, NKEYS };
+	okey_t k[NKEYS] = { { "Type", NULL }, { "URL", NULL }, { "Path", NULL }, { "Query", NULL }, { "RackLabel", NULL },
+			    { "Racks", NULL }, { "Nodes", NULL }, { "Interval", NULL }, { "Timeout", NULL }, { "Stale", NULL },
+			    { "AuthType", NULL }, { "AuthFile", NULL }, { "CAFile", NULL } };
+	gp__load_telemetry_t *lt;
+	gp_telemetry_t *t;
+	int32_t i;
+	int rc;
+
+	if ((rc = match_keys(l, k, NKEYS, err)) || (rc = required(l, &k[TYPE], "Telemetry", err)))
+		return rc;
+	/* ld->tel first: it must cover every entry counted in ntelemetry */
+	if (gp__resize(&ld->tel, (size_t)c->ntelemetry, (size_t)c->ntelemetry + 1,
+	               sizeof(*ld->tel)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	if ((rc = new_object(l, "Telemetry", &x->telemetry, &c->telemetry, &c->ntelemetry,
+	                     sizeof(*c->telemetry), &x->telemetry_loc, &i, err)))
+		return rc;
+	t = &c->telemetry[i];
+	lt = &ld->tel[i];
+	lt->loc = l->loc;
+	if (!strcasecmp(k[TYPE].val, "prometheus"))
+		t->kind = GP_TELEMETRY_PROMETHEUS;
+	else if (!strcasecmp(k[TYPE].val, "redfish"))
+		t->kind = GP_TELEMETRY_REDFISH;
+	else if (!strcasecmp(k[TYPE].val, "file"))
+		t->kind = GP_TELEMETRY_FILE;
+	else
+		return gp__conf_err(err, &l->loc, "Type", "'%s' is not prometheus, redfish or file",
+		                    k[TYPE].val);
+	if (t->kind == GP_TELEMETRY_FILE) {
+		if (k[URL].val && !k[PATH].val)
+			k[PATH].val = k[URL].val;
+		else if (k[URL].val)
+			return gp__conf_err(err, &l->loc, "URL", "not used with Type=file (Path= is)");
+		if ((rc = required(l, &k[PATH], "Telemetry", err)) ||
+		    (rc = gp__conf_str(&l->loc, "Path", k[PATH].val, t->url, sizeof(t->url), false,
+		                       err)))
+			return rc;
+	} else {
+		if (k[PATH].val)
+			return gp__conf_err(err, &l->loc, "Path", "only used with Type=file");
+		if ((rc = required(l, &k[URL], "Telemetry", err)) ||
+		    (rc = gp__conf_str(&l->loc, "URL", k[URL].val, t->url, sizeof(t->url), false,
+		                       err)))
+			return rc;
+	}
+	if (k[QUERY].val &&
+	    (rc = gp__conf_str(&l->loc, "Query", k[QUERY].val, t->query, sizeof(t->query), true,
+	                       err)))
+		return rc;
+	snprintf(t->rack_label, sizeof(t->rack_label), "rack");
+	if (k[LABEL].val && (rc = gp__conf_str(&l->loc, "RackLabel", k[LABEL].val, t->rack_label,
+	                                       sizeof(t->rack_label), false, err)))
+		return rc;
+	t->interval_s = 10.0;
+	t->timeout_s = 2.0;
+	t->stale_s = -1.0; /* TelemetryStale, applied at the end */
+	if ((rc = opt_double(l, &k[INTERVAL], 1e-3, 86400, &t->interval_s, err)) ||
+	    (rc = opt_double(l, &k[TIMEOUT], 1e-3, 3600, &t->timeout_s, err)) ||
+	    (rc = opt_double(l, &k[STALE], 1e-3, 1e9, &t->stale_s, err)))
+		return rc;
+	t->auth = GP_AUTH_NONE;
+	if (k[AUTH].val) {
+		if (!strcasecmp(k[AUTH].val, "none"))
+			t->auth = GP_AUTH_NONE;
+		else if (!strcasecmp(k[AUTH].val, "bearer"))
+			t->auth = GP_AUTH_BEARER;
+		else if (!strcasecmp(k[AUTH].val, "basic"))
+			t->auth = GP_AUTH_BASIC;
+		else
+			return gp__conf_err(err, &l->loc, "AuthType", "'%s' is not none, bearer or basic",
+			                    k[AUTH].val);
+	}
+	if (t->auth != GP_AUTH_NONE && !k[AUTHFILE].val)
+		return gp__conf_err(err, &l->loc, "AuthFile", "required key missing (AuthType=%s)",
+		                    k[AUTH].val);
+	if ((k[AUTHFILE].val && (rc = gp__conf_str(&l->loc, "AuthFile", k[AUTHFILE].val,
+	                                           t->auth_file, sizeof(t->auth_file), false,
+	                                           err))) ||
+	    (k[CAFILE].val && (rc = gp__conf_str(&l->loc, "CAFile", k[CAFILE].val, t->ca_file,
+	                                         sizeof(t->ca_file), false, err))))
+		return rc;
+	if (k[NODES].val &&
+	    (rc = gp__conf_nodes(c, &l->loc, "Nodes", k[NODES].val, &t->nodes, &t->nnodes, err)))
+		return rc;
+	if (k[RACKS].val && !(lt->racks = strdup(k[RACKS].val)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	return GP_OK;
+}
+
+static int line_global(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
+{
+	gp__load_t *ld = x->ld;
+	gp_site_t *s = &ld->c->site;
+	int i, rc = GP_OK;
+
+	for (i = 0; i < l->n && !rc; i++) {
+		const gp__conf_kv_t *kv = &l->kv[i];
+
+		if (gp__conf_is(kv, "DefaultGradientBytes"))
+			rc = gp__conf_double(&l->loc, "DefaultGradientBytes", kv->val, 0, 1e15,
+			                     &s->default_grad_bytes, err);
+		else if (gp__conf_is(kv, "NodeFailureRate"))
+			rc = gp__conf_double(&l->loc, "NodeFailureRate", kv->val, 0, 1e6,
+			                     &s->node_failures_per_1k_days, err);
+		else if (gp__conf_is(kv, "PowerMargin"))
+			rc = gp__conf_double(&l->loc, "PowerMargin", kv->val, 0, 0.99, &s->power_margin,
+			                     err);
+		else if (gp__conf_is(kv, "TelemetryStale"))
+			rc = gp__conf_double(&l->loc, "TelemetryStale", kv->val, 1e-3, 1e9,
+			                     &s->telemetry_stale_s, err);
+		else if (gp__conf_is(kv, "DefaultGpuProfile")) {
+			rc = gp__conf_str(&l->loc, "DefaultGpuProfile", kv->val, ld->default_profile,
+			                  sizeof(ld->default_profile), false, err);
+			ld->default_profile_loc = l->loc;
+		} else
+			rc = gp__conf_err(err, &l->loc, kv->key, "unknown key");
+	}
+	return rc;
+}
+
+static int gpp_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
+{
+	gpp_ctx_t *x = arg;
+	const gp__conf_kv_t *k0 = &l->kv[0];
+
+	if (gp__conf_is(k0, "GpuProfile"))
+		return line_profile(x, l, err);
+	if (gp__conf_is(k0, "FabricLevel"))
+		return line_level(x, l, err);
+	if (gp__conf_is(k0, "NodeName"))
+		return line_node(x, l, err);
+	if (gp__conf_is(k0, "NVLinkDomain"))
+		return line_nvl(x, l, err);
+	if (gp__conf_is(k0, "Rack"))
+		return line_rack(x, l, err);
+	if (gp__conf_is(k0, "Storage"))
+		return line_storage(x, l, err);
+	if (gp__conf_is(k0, "Telemetry"))
+		return line_telemetry(x, l, err);
+	return line_global(x, l, err);
+}
+
+typedef struct rack_acc {
+	gpp_ctx_t *x;
+	gp_telemetry_t *t;
+	const gp__conf_loc_t *loc;
+} rack_acc_t;
+
+static int add_rack(void *arg, const char *name, gp_error_t *err)
+{
+	rack_acc_t *a = arg;
+	gp_telemetry_t *t = a->t;
+	int32_t r = gp__nametab_find(&a->x->racks, name), j;
+
+	if (r < 0)
+		return gp__conf_err(err, a->loc, "Racks", "unknown rack '%s'", name);
+	for (j = 0; j < t->nracks; j++)
+		if (t->racks[j] == r)
+			return GP_OK;
+	if (gp__resize(&t->racks, (size_t)t->nracks, (size_t)t->nracks + 1, sizeof(*t->racks)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	t->racks[t->nracks++] = r;
+	return GP_OK;
+}
+
+int gp__load_gpuplace(gp__load_t *ld, gp_error_t *err)
+{
+	gpp_ctx_t x = { .ld = ld };
+	gp_cluster_t *c = ld->c;
+	int32_t i;
+	int rc = GP_ENOMEM;
+
+	ld->nic_gbps = malloc(((size_t)c->nnodes + 1) * sizeof(*ld->nic_gbps));
+	if (!ld->nic_gbps || gp__nametab_init(&x.profiles, true) ||
+	    gp__nametab_init(&x.nvl, false) || gp__nametab_init(&x.racks, false) ||
+	    gp__nametab_init(&x.storage, false) || gp__nametab_init(&x.telemetry, false)) {
+		gp__errorf(err, rc, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < c->nnodes; i++)
+		ld->nic_gbps[i] = -1;
+	rc = gp__conf_read(&ld->paths, ld->dir, "gpuplace.conf", false, gpp_line, &x, err);
+	if (rc)
+		goto out;
+	for (i = 0; i < c->ntelemetry; i++) {
+		rack_acc_t a = { .x = &x, .t = &c->telemetry[i], .loc = &ld->tel[i].loc };
+
+		if (!ld->tel[i].racks)
+			continue;
+		rc = gp__conf_hostlist(a.loc, "Racks", ld->tel[i].racks, add_rack, &a, err);
+		if (rc)
+			goto out;
+	}
+	if (ld->default_profile[0] && gp__nametab_find(&x.profiles, ld->default_profile) < 0) {
+		rc = gp__conf_err(err, &ld->default_profile_loc, "DefaultGpuProfile",
+		                  "unknown GPU profile '%s'", ld->default_profile);
+		goto out;
+	}
+	rc = GP_OK;
+out:
+	gp__nametab_free(&x.profiles);
+	gp__nametab_free(&x.nvl);
+	gp__nametab_free(&x.racks);
+	gp__nametab_free(&x.storage);
+	gp__nametab_free(&x.telemetry);
+	free(x.profile_loc);
+	free(x.storage_loc);
+	free(x.telemetry_loc);
+	return rc;
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * load_gres.c - gres.conf: [NodeName=LIST] Name=gpu [Type=] [File=LIST]
+ * [Count=N] [Cores=] [CPUs=] [Links=] and AutoDetect=.
+ *
+ * The GPU lines of each node are collected into a per-node layout (one
+ * entry per GPU in line order); load.c later computes NVLink islands and
+ * shares identical layouts.  The GPUs gres.conf describes for a node must
+ * match slurm.conf's Gres count for it.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <slurm/slurm.h>
+
+#include "conf.h"
+
+typedef struct gres_line {
+	gp__load_t *ld;
+	const gp__conf_loc_t *loc;
+	int ngpus;              /* GPUs this line describes */
+	const char *cores;      /* "" if none */
+	int8_t links[GP_MAX_GPUS_PER_NODE];
+	int nlinks;             /* -1 = no Links= */
+} gres_line_t;
+
+static int count_files(const gp__conf_loc_t *loc, const char *key, const char *val,
+                       long *n, gp_error_t *err)
+{
+	hostlist_t hl;
+
+	if (!*val)
+		return gp__conf_err(err, loc, key, "empty value");
+	hl = slurm_hostlist_create(val);
+	if (!hl)
+		return gp__conf_err(err, loc, key, "'%s' is not a valid file list", val);
+	*n = slurm_hostlist_count(hl);
+	slurm_hostlist_destroy(hl);
+	if (*n < 1 || *n > GP_MAX_GPUS_PER_NODE)
+		return gp__conf_err(err, loc, key, "'%s' names %ld files (1 to %d allowed)", val, *n,
+		                    GP_MAX_GPUS_PER_NODE);
+	return GP_OK;
+}
+
+static int parse_links(const gp__conf_loc_t *loc, const char *val, gres_line_t *g,
+                       gp_error_t *err)
+{
+	char buf[256], *p, *q;
+	long v;
+
+	if (strlen(val) >= sizeof(buf) || !*val)
+		return gp__conf_err(err, loc, "Links", "'%.40s' is not a list of link counts", val);
+	memcpy(buf, val, strlen(val) + 1);
+	g->nlinks = 0;
+	for (p = buf; p; p = q) {
+		q = strchr(p, ',');
+		if (q)
+			*q++ = '\0';
+		if (g->nlinks == GP_MAX_GPUS_PER_NODE)
+			return gp__conf_err(err, loc, "Links", "'%s' has more than %d values", val,
+			                    GP_MAX_GPUS_PER_NODE);
+		if (gp__parse_long(p, -1, 127, &v))
+			return gp__conf_err(err, loc, "Links", "'%s' is not a number in [-1, 127]", p);
+		g->links[g->nlinks++] = (int8_t)v;
+	}
+	return GP_OK;
+}
+
+static int apply_node(gres_line_t *g, int32_t i, gp_error_t *err)
+{
+	gp__load_t *ld = g->ld;
+	gp_node_t *n = &ld->c->nodes[i];
+	gp_gres_layout_t *l = &ld->gres[i];
+	int k, j, idx;
+
+	if (l->ngpus == 0)
+		ld->gres_loc[i] = *g->loc;
+	if (l->ngpus + g->ngpus > n->ngpus)
+		return gp__conf_err(err, g->loc, "NodeName",
+		                    "node '%s' has %d GPUs in gres.conf up to here but %d in "
+		                    "slurm.conf (%s:%d)", n->name, l->ngpus + g->ngpus,
+		                    (int)n->ngpus, ld->node_loc[i].path, ld->node_loc[i].line);
+	for (k = 0; k < g->ngpus; k++) {
+		idx = l->ngpus++;
+		snprintf(l->cores[idx], sizeof(l->cores[idx]), "%s", g->cores);
+		if (g->nlinks < 0)
+			continue;
+		if (g->nlinks != n->ngpus)
+			return gp__conf_err(err, g->loc, "Links",
+			                    "%d values but node '%s' has %d GPUs", g->nlinks, n->name,
+			                    (int)n->ngpus);
+		for (j = 0; j < g->nlinks; j++)
+			if ((g->links[j] == -1) != (j == idx))
+				return gp__conf_err(err, g->loc, "Links",
+				                    "-1 must be at position %d only (GPU %d of node '%s')",
+				                    idx, idx, n->name);
+		memcpy(l->links[idx], g->links, (size_t)g->nlinks);
+	}
+	return GP_OK;
+}
+
+static int apply_host(void *arg, const char *name, gp_error_t *err)
+{
+	gres_line_t *g = arg;
+	int32_t i = gp__node_find(g->ld->c, name);
+
+	if (i < 0)
+		return gp__conf_err(err, g->loc, "NodeName", "unknown node '%s'", name);
+	return apply_node(g, i, err);
+}
+
+static int gres_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
+{
+	gp__load_t *ld = arg;
+	gp_cluster_t *c = ld->c;
+	gres_line_t g = { .ld = ld, .loc = &l->loc, .cores = "", .nlinks = -1 };
+	const char *nodes = NULL, *name = NULL, *file = NULL, *count = NULL, *links = NULL;
+	bool multi = false, autodetect = false;
+	long n = 1;
+	int i, rc;
+
+	for (i = 0; i < l->n; i++) {
+		const gp__conf_kv_t *kv = &l->kv[i];
+
+		if (gp__conf_is(kv, "NodeName"))
+			nodes = kv->val;
+		else if (gp__conf_is(kv, "Name"))
+			name = kv->val;
+		else if (gp__conf_is(kv, "File"))
+			file = kv->val;
+		else if (gp__conf_is(kv, "MultipleFiles")) {
+			file = kv->val;
+			multi = true;
+		} else if (gp__conf_is(kv, "Count"))
+			count = kv->val;
+		else if (gp__conf_is(kv, "Cores"))
+			g.cores = kv->val;
+		else if (gp__conf_is(kv, "Links"))
+			links = kv->val;
+		else if (gp__conf_is(kv, "AutoDetect"))
+			autodetect = true;
+		else if (!gp__conf_is(kv, "Type") && !gp__conf_is(kv, "CPUs") &&
+		         !gp__conf_is(kv, "Flags"))
+			return gp__conf_err(err, &l->loc, kv->key, "unknown key");
+	}
+	if (!name) {
+		if (autodetect)
+			return GP_OK;
+		return gp__conf_err(err, &l->loc, "Name", "required key missing");
+	}
+	if (strcasecmp(name, "gpu") != 0)
+		return GP_OK; /* mps, shard, other gres: not GPUs */
+	if (file) {
+		rc = count_files(&l->loc, multi ? "MultipleFiles" : "File", file, &n, err);
+		if (rc)
+			return rc;
+		if (multi)
+			n = 1; /* one GPU behind several device files */
+	} else if (count) {
+		rc = gp__conf_long(&l->loc, "Count", count, 1, GP_MAX_GPUS_PER_NODE, &n, err);
+		if (rc)
+			return rc;
+	}
+	g.ngpus = (int)n;
+	if (strlen(g.cores) >= sizeof(ld->gres->cores[0]))
+		return gp__conf_err(err, &l->loc, "Cores", "'%.40s...' is longer than %zu characters",
+		                    g.cores, sizeof(ld->gres->cores[0]) - 1);
+	if (links) {
+		if (g.ngpus != 1)
+			return gp__conf_err(err, &l->loc, "Links",
+			                    "only allowed on a line describing one GPU (this one has %d)",
+			                    g.ngpus);
+		rc = parse_links(&l->loc, links, &g, err);
+		if (rc)
+			return rc;
+	}
+	if (!ld->gres) {
+		ld->gres = calloc((size_t)c->nnodes + 1, sizeof(*ld->gres));
+		ld->gres_loc = calloc((size_t)c->nnodes + 1, sizeof(*ld->gres_loc));
+		if (!ld->gres || !ld->gres_loc)
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+	}
+	if (nodes)
+		return gp__conf_hostlist(&l->loc, "NodeName", nodes, apply_host, &g, err);
+	/* no NodeName: every node that has GPUs in slurm.conf */
+	for (i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].ngpus > 0 && (rc = apply_node(&g, i, err)))
+			return rc;
+	return GP_OK;
+}
+
+int gp__load_gres(gp__load_t *ld, gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	int32_t i;
+	int rc, g, rows;
+
+	rc = gp__conf_read(&ld->paths, ld->dir, "gres.conf", true, gres_line, ld, err);
+	if (rc == GP_CONF_ABSENT)
+		return GP_OK;
+	if (rc || !ld->gres)
+		return rc;
+	for (i = 0; i < c->nnodes; i++) {
+		gp_gres_layout_t *l = &ld->gres[i];
+
+		if (l->ngpus == 0)
+			continue;
+		if (l->ngpus != c->nodes[i].ngpus)
+			return gp__conf_err(err, &ld->gres_loc[i], "NodeName",
+			                    "node '%s' has %d GPUs in gres.conf but %d in slurm.conf "
+			                    "(%s:%d)", c->nodes[i].name, l->ngpus, (int)c->nodes[i].ngpus,
+			                    ld->node_loc[i].path, ld->node_loc[i].line);
+		for (g = rows = 0; g < l->ngpus; g++)
+			rows += l->links[g][g] == -1;
+		if (rows && rows != l->ngpus)
+			return gp__conf_err(err, &ld->gres_loc[i], "Links",
+			                    "given for %d of the %d GPUs of node '%s'", rows, l->ngpus,
+			                    c->nodes[i].name);
+		l->has_links = rows > 0;
+	}
+	return GP_OK;
+}

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * load_slurm.c - the parts of slurm.conf the model needs: ClusterName,
+ * NodeName lines (with NodeName=DEFAULT) and PartitionName lines (with
+ * PartitionName=DEFAULT).  Every other key is Slurm's business and ignored;
+ * only malformed values of keys read here are errors.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "conf.h"
+
+/* What a NodeName line sets; NodeName=DEFAULT keeps one of these. */
+typedef struct node_attr {
+	int32_t ngpus;
+	char type[GP_NAME_MAX];
+	long cpus;              /* 0 = Sockets * CoresPerSocket * ThreadsPerCore */
+	long sockets, cores, threads;
+	long real_memory;
+	long weight;
+	char *features;         /* malloc'd or NULL */
+} node_attr_t;
+
+typedef struct part_attr {
+	char *nodes;            /* malloc'd or NULL */
+	bool is_default;
+	bool up;
+	uint32_t max_time_min;
+} part_attr_t;
+
+typedef struct slurm_ctx {
+	gp__load_t *ld;
+	node_attr_t ndef;
+	part_attr_t pdef;
+	/* the NodeName line being expanded */
+	const node_attr_t *cur;
+	const gp__conf_loc_t *cur_loc;
+} slurm_ctx_t;
+
+static void node_attr_init(node_attr_t *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sockets = a->cores = a->threads = 1;
+	a->real_memory = 1; /* Slurm's default RealMemory */
+	a->weight = 1;
+}
+
+static int dup_str(char **dst, const char *src, gp_error_t *err)
+{
+	char *s = src ? strdup(src) : NULL;
+
+	if (src && !s)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	free(*dst);
+	*dst = s;
+	return GP_OK;
+}
+
+/*
+ * Gres=gpu:N | gpu:TYPE:N | gpu | gpu:TYPE, optionally with a "(S:0-1)"
+ * socket suffix, comma-separated with other gres that are ignored.
+ */
+static int parse_gres(const gp__conf_loc_t *loc, const char *val, node_attr_t *a,
+                      gp_error_t *err)
+{
+	char buf[1024], *item, *p, *f[4], *type, *count;
+	int depth = 0, nf, total = 0;
+	bool typed_seen = false;
+	long n;
+	int rc;
+
+	if (strlen(val) >= sizeof(buf))
+		return gp__conf_err(err, loc, "Gres", "'%.40s...' is too long", val);
+	memcpy(buf, val, strlen(val) + 1);
+	/* commas inside parentheses belong to the socket suffix */
+	for (p = buf; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && depth > 0)
+			depth--;
+		else if (*p == ',' && depth == 0)
+			*p = '\n';
+	}
+	a->ngpus = 0;
+	a->type[0] = '\0';
+	for (item = buf; item; item = p) {
+		p = strchr(item, '\n');
+		if (p)
+			*p++ = '\0';
+		if (!*item)
+			continue;
+		if ((f[0] = strchr(item, '(')) != NULL)
+			*f[0] = '\0';
+		for (nf = 0, f[0] = item; nf < 4;) {
+			char *colon = strchr(f[nf], ':');
+
+			nf++;
+			if (!colon)
+				break;
+			*colon = '\0';
+			if (nf < 4)
+				f[nf] = colon + 1;
+		}
+		if (strcasecmp(f[0], "gpu") != 0)
+			continue;
+		if (nf > 3)
+			return gp__conf_err(err, loc, "Gres", "'%s' is not gpu[:TYPE][:COUNT]", val);
+		type = count = NULL;
+		if (nf == 3) {
+			type = f[1];
+			count = f[2];
+		} else if (nf == 2) {
+			if (gp__parse_long(f[1], 0, LONG_MAX, &n) == GP_EINVAL)
+				type = f[1];
+			else
+				count = f[1];
+		}
+		n = 1;
+		if (count && (rc = gp__conf_long(loc, "Gres", count, 0, GP_MAX_GPUS_PER_NODE, &n,
+		                                 err)))
+			return rc;
+		if (type) {
+			if (!*type)
+				return gp__conf_err(err, loc, "Gres", "'%s' has an empty GPU type", val);
+			if (typed_seen && strcasecmp(a->type, type) != 0)
+				return gp__conf_err(err, loc, "Gres",
+				                    "'%s' mixes GPU types (one type per node)", val);
+			rc = gp__conf_str(loc, "Gres", type, a->type, sizeof(a->type), false, err);
+			if (rc)
+				return rc;
+			typed_seen = true;
+		}
+		total += (int)n;
+		if (total > GP_MAX_GPUS_PER_NODE)
+			return gp__conf_err(err, loc, "Gres", "'%s' gives more than %d GPUs per node",
+			                    val, GP_MAX_GPUS_PER_NODE);
+	}
+	a->ngpus = total;
+	return GP_OK;
+}
+
+static int node_key(const gp__conf_loc_t *loc, const gp__conf_kv_t *kv, node_attr_t *a,
+                    gp_error_t *err)
+{
+	if (gp__conf_is(kv, "CPUs") || gp__conf_is(kv, "Procs"))
+		return gp__conf_long(loc, "CPUs", kv->val, 1, 1L << 24, &a->cpus, err);
+	if (gp__conf_is(kv, "Sockets"))
+		return gp__conf_long(loc, "Sockets", kv->val, 1, 1L << 16, &a->sockets, err);
+	if (gp__conf_is(kv, "CoresPerSocket"))
+		return gp__conf_long(loc, "CoresPerSocket", kv->val, 1, 1L << 16, &a->cores, err);
+	if (gp__conf_is(kv, "ThreadsPerCore"))
+		return gp__conf_long(loc, "ThreadsPerCore", kv->val, 1, 1L << 10, &a->threads, err);
+	if (gp__conf_is(kv, "RealMemory"))
+		return gp__conf_long(loc, "RealMemory", kv->val, 0, INT64_MAX, &a->real_memory, err);
+	if (gp__conf_is(kv, "Weight"))
+		return gp__conf_long(loc, "Weight", kv->val, 0, UINT32_MAX, &a->weight, err);
+	if (gp__conf_is(kv, "Gres"))
+		return parse_gres(loc, kv->val, a, err);
+	if (gp__conf_is(kv, "Feature") || gp__conf_is(kv, "Features"))
+		return dup_str(&a->features, kv->val, err);
+	return GP_OK; /* a key the model does not need */
+}
+
+static int add_node(void *arg, const char *name, gp_error_t *err)
+{
+	slurm_ctx_t *s = arg;
+	gp__load_t *ld = s->ld;
+	gp_cluster_t *c = ld->c;
+	const node_attr_t *a = s->cur;
+	gp_node_t *n;
+
+	if (c->nnodes == ld->node_cap) {
+		int32_t nc = ld->node_cap ? ld->node_cap * 2 : 64;
+
+		if (gp__resize(&c->nodes, (size_t)ld->node_cap, (size_t)nc, sizeof(*c->nodes)) ||
+		    gp__resize(&ld->node_loc, (size_t)ld->node_cap, (size_t)nc,
+		               sizeof(*ld->node_loc)) ||
+		    gp__resize(&ld->node_type, (size_t)ld->node_cap, (size_t)nc,
+		               sizeof(*ld->node_type)))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		ld->node_cap = nc;
+	}
+	if (c->nnodes >= INT32_MAX / 4)
+		return gp__conf_err(err, s->cur_loc, "NodeName", "too many nodes");
+	n = &c->nodes[c->nnodes];
+	memset(n, 0, sizeof(*n));
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->ngpus = a->ngpus;
+	n->profile = n->layout = n->leaf = n->rack = n->nvl_domain = -1;
+	n->rails = -1; /* gpuplace.conf default applied at the end */
+	n->weight = (uint32_t)a->weight;
+	n->cpus = (int32_t)(a->cpus ? a->cpus
+	                            : (a->sockets * a->cores * a->threads > (1L << 24)
+	                                       ? (1L << 24)
+	                                       : a->sockets * a->cores * a->threads));
+	n->real_memory_mb = a->real_memory;
+	n->order = (uint32_t)c->nnodes;
+	if (a->features && !(n->features = strdup(a->features)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	ld->node_loc[c->nnodes] = *s->cur_loc;
+	snprintf(ld->node_type[c->nnodes], GP_NAME_MAX, "%s", a->type);
+	c->nnodes++;
+	return GP_OK;
+}
+
+static int node_line(slurm_ctx_t *s, const gp__conf_line_t *l, gp_error_t *err)
+{
+	node_attr_t a = s->ndef;
+	int i, rc = GP_OK;
+
+	a.features = NULL;
+	if (s->ndef.features && !(a.features = strdup(s->ndef.features)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	for (i = 1; i < l->n && !rc; i++)
+		rc = node_key(&l->loc, &l->kv[i], &a, err);
+	if (rc)
+		goto out;
+	if (strcasecmp(l->kv[0].val, "DEFAULT") == 0) {
+		free(s->ndef.features);
+		s->ndef = a;
+		return GP_OK;
+	}
+	s->cur = &a;
+	s->cur_loc = &l->loc;
+	rc = gp__conf_hostlist(&l->loc, "NodeName", l->kv[0].val, add_node, s, err);
+out:
+	free(a.features);
+	return rc;
+}
+
+/* Slurm time: MIN, MIN:SEC, H:MIN:SEC, D-H, D-H:MIN, D-H:MIN:SEC, INFINITE. */
+static int parse_time(const gp__conf_loc_t *loc, const char *val, uint32_t *out,
+                      gp_error_t *err)
+{
+	char buf[64], *p, *f[3];
+	long days = 0, v[3] = { 0, 0, 0 }, secs;
+	int nf = 0, i;
+
+	if (!strcasecmp(val, "INFINITE") || !strcasecmp(val, "UNLIMITED")) {
+		*out = UINT32_MAX;
+		return GP_OK;
+	}
+	if (strlen(val) >= sizeof(buf) || !*val)
+		goto bad;
+	memcpy(buf, val, strlen(val) + 1);
+	p = buf;
+	if ((f[0] = strchr(buf, '-')) != NULL) {
+		*f[0] = '\0';
+		if (gp__parse_long(buf, 0, 365L * 100, &days))
+			goto bad;
+		p = f[0] + 1;
+	}
+	f[nf++] = p;
+	while ((p = strchr(p, ':')) != NULL) {
+		if (nf == 3)
+			goto bad;
+		*p++ = '\0';
+		f[nf++] = p;
+	}
+	for (i = 0; i < nf; i++)
+		if (gp__parse_long(f[i], 0, 1L << 24, &v[i]))
+			goto bad;
+	if (strchr(val, '-')) /* D-H, D-H:M, D-H:M:S */
+		secs = v[0] * 3600 + (nf > 1 ? v[1] * 60 : 0) + (nf > 2 ? v[2] : 0);
+	else if (nf == 3) /* H:M:S */
+		secs = v[0] * 3600 + v[1] * 60 + v[2];
+	else /* M or M:S */
+		secs = v[0] * 60 + (nf > 1 ? v[1] : 0);
+	secs += days * 86400;
+	/* Slurm rounds seconds up to whole minutes */
+	*out = (uint32_t)((secs + 59) / 60);
+	return GP_OK;
+bad:
+	return gp__conf_err(err, loc, "MaxTime", "'%s' is not a Slurm time", val);
+}
+
+static int part_line(slurm_ctx_t *s, const gp__conf_line_t *l, gp_error_t *err)
+{
+	gp__load_t *ld = s->ld;
+	gp_cluster_t *c = ld->c;
+	part_attr_t a = s->pdef;
+	bool is_def = strcasecmp(l->kv[0].val, "DEFAULT") == 0;
+	gp_partition_t *p;
+	int i, rc = GP_OK;
+
+	a.nodes = NULL;
+	if (s->pdef.nodes && !(a.nodes = strdup(s->pdef.nodes)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	for (i = 1; i < l->n && !rc; i++) {
+		const gp__conf_kv_t *kv = &l->kv[i];
+
+		if (gp__conf_is(kv, "Nodes")) {
+			rc = dup_str(&a.nodes, kv->val, err);
+		} else if (gp__conf_is(kv, "Default")) {
+			if (!strcasecmp(kv->val, "YES"))
+				a.is_default = true;
+			else if (!strcasecmp(kv->val, "NO"))
+				a.is_default = false;
+			else
+				rc = gp__conf_err(err, &l->loc, "Default", "'%s' is not YES or NO",
+				                  kv->val);
+		} else if (gp__conf_is(kv, "State")) {
+			if (!strcasecmp(kv->val, "UP"))
+				a.up = true;
+			else if (!strcasecmp(kv->val, "DOWN") || !strcasecmp(kv->val, "INACTIVE") ||
+			         !strcasecmp(kv->val, "DRAIN"))
+				a.up = false;
+			else
+				rc = gp__conf_err(err, &l->loc, "State",
+				                  "'%s' is not UP, DOWN, INACTIVE or DRAIN", kv->val);
+		} else if (gp__conf_is(kv, "MaxTime")) {
+			rc = parse_time(&l->loc, kv->val, &a.max_time_min, err);
+		}
+	}
+	if (rc)
+		goto out;
+	if (is_def) {
+		free(s->pdef.nodes);
+		s->pdef = a;
+		return GP_OK;
+	}
+	for (i = 0; i < c->nparts; i++)
+		if (strcmp(c->parts[i].name, l->kv[0].val) == 0) {
+			rc = gp__conf_err(err, &l->loc, "PartitionName",
+			                  "duplicate partition '%s' (first at %s:%d)", l->kv[0].val,
+			                  ld->part[i].loc.path, ld->part[i].loc.line);
+			goto out;
+		}
+	if (c->nparts >= GP_MAX_PARTITIONS) {
+		rc = gp__conf_err(err, &l->loc, "PartitionName",
+		                  "more than %d partitions", GP_MAX_PARTITIONS);
+		goto out;
+	}
+	if (gp__resize(&c->parts, (size_t)c->nparts, (size_t)c->nparts + 1, sizeof(*c->parts)) ||
+	    gp__resize(&ld->part, (size_t)c->nparts, (size_t)c->nparts + 1, sizeof(*ld->part))) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		goto out;
+	}
+	p = &c->parts[c->nparts];
+	rc = gp__conf_str(&l->loc, "PartitionName", l->kv[0].val, p->name, sizeof(p->name),
+	                  false, err);
+	if (rc)
+		goto out;
+	p->is_default = a.is_default;
+	p->up = a.up;
+	p->max_time_min = a.max_time_min;
+	ld->part[c->nparts].loc = l->loc;
+	ld->part[c->nparts].nodes = a.nodes;
+	a.nodes = NULL;
+	c->nparts++;
+out:
+	free(a.nodes);
+	return rc;
+}
+
+static int slurm_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
+{
+	slurm_ctx_t *s = arg;
+	int i;
+
+	if (gp__conf_is(&l->kv[0], "NodeName"))
+		return node_line(s, l, err);
+	if (gp__conf_is(&l->kv[0], "PartitionName"))
+		return part_line(s, l, err);
+	for (i = 0; i < l->n; i++)
+		if (gp__conf_is(&l->kv[i], "ClusterName"))
+			return gp__conf_str(&l->loc, "ClusterName", l->kv[i].val, s->ld->c->name,
+			                    sizeof(s->ld->c->name), false, err);
+	return GP_OK; /* global keys belong to Slurm */
+}
+
+/* Node lists of the partitions, once every node is known. */
+static int resolve_partitions(gp__load_t *ld, gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	int32_t i, j;
+	int rc;
+
+	for (i = 0; i < c->nparts; i++) {
+		gp_partition_t *p = &c->parts[i];
+		const char *list = ld->part[i].nodes;
+
+		if (!list || !*list)
+			continue;
+		if (!strcasecmp(list, "ALL")) {
+			p->nodes = malloc(((size_t)c->nnodes + 1) * sizeof(*p->nodes));
+			if (!p->nodes)
+				return gp__errorf(err, GP_ENOMEM, "out of memory");
+			for (j = 0; j < c->nnodes; j++)
+				p->nodes[j] = j;
+			p->nnodes = c->nnodes;
+		} else {
+			rc = gp__conf_nodes(c, &ld->part[i].loc, "Nodes", list, &p->nodes,
+			                    &p->nnodes, err);
+			if (rc)
+				return rc;
+		}
+		for (j = 0; j < p->nnodes; j++)
+			c->nodes[p->nodes[j]].partitions |= UINT64_C(1) << i;
+	}
+	return GP_OK;
+}
+
+int gp__load_slurm(gp__load_t *ld, gp_error_t *err)
+{
+	slurm_ctx_t s = { .ld = ld };
+	gp_cluster_t *c = ld->c;
+	int32_t i, first;
+	int rc;
+
+	node_attr_init(&s.ndef);
+	s.pdef.up = true;
+	s.pdef.max_time_min = UINT32_MAX;
+	rc = gp__conf_read(&ld->paths, ld->dir, "slurm.conf", false, slurm_line, &s, err);
+	free(s.ndef.features);
+	free(s.pdef.nodes);
+	if (rc)
+		return rc;
+	if (gp__cluster_index(c))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	/* the hash finds the first of equal names: a later one is a duplicate */
+	for (i = 0; i < c->nnodes; i++)
+		if ((first = gp__node_find(c, c->nodes[i].name)) != i)
+			return gp__conf_err(err, &ld->node_loc[i], "NodeName",
+			                    "duplicate node '%s' (first at %s:%d)", c->nodes[i].name,
+			                    ld->node_loc[first].path, ld->node_loc[first].line);
+	return resolve_partitions(ld, err);
+}
