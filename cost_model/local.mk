@@ -16,7 +16,3 @@ dist_man_MANS += doc/gpuplace.1 doc/gpuplace.conf.5
 libgpuplace_core_la_SOURCES += \
 	cost_model/conf.c cost_model/conf.h cost_model/load.c cost_model/load_slurm.c \
 	cost_model/load_topology.c cost_model/load_gres.c cost_model/load_gpuplace.c
-
-# JSON model format, summary, shared derivation, synthetic clusters.
-libgpuplace_core_la_SOURCES += cost_model/json.c cost_model/finish.c cost_model/summary.c \
-	cost_model/synth.c cost_model/synth.h
