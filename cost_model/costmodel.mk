@@ -1,1 +1,5 @@
 # cost_model/: fragment of the top-level Makefile.am
+
+# communication cost model
+libgpuplace_core_la_SOURCES += cost_model/cost.h cost_model/cost.c \
+	cost_model/jobspec.c cost_model/cost_shape.c

@@ -1,0 +1,1280 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cost.c - the communication cost model: collectives in alpha-beta form on
+ * the actual placement, and the step time of a training job.
+ *
+ * How a dimension (TP, CP, EP, DP, PP) is costed: all its groups run at the
+ * same time, so they share the NICs of each node and the uplinks of each
+ * switch.  Pass 1 walks every group once: it finds the NVLink units the
+ * group spans (a node's NVLink island, or a cross-node NVLink domain), the
+ * rails each unit uses, and adds the bytes the group must push through each
+ * node's NICs and out of each switch subtree (for a ring: one edge out of
+ * every unit and out of every subtree boundary the cyclic unit sequence
+ * crosses; for all-to-all: n_s (n - n_s) / n of the buffer out of a subtree
+ * holding n_s members).  The job's share of a switch's uplinks is the NIC
+ * bandwidth of its own nodes under that switch divided by the cumulative
+ * oversubscription up to that level (every node of the subtree busy).  Pass
+ * 2 gives each group latency + max(NVLink time, the most loaded resource's
+ * time) for each algorithm that applies and keeps the fastest; the
+ * dimension takes the slowest group.
+ *
+ * Every constant cites its source; see notes/calibration.md for the
+ * context of each number.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+
+/* ---- constants -------------------------------------------------------- */
+
+/* Effective fraction of NVLink line rate NCCL reaches, from the per-link
+ * bandwidth NCCL's topology search uses (NVIDIA/nccl src/graph/topo.h):
+ * SM80 20.0, SM90 20.6, SM100 40.1 GB/s per link of 25/25/50 GB/s line rate.
+ * H100: 18 x 20.6 = 370.8 GB/s ~ measured ring busbw 365-370 (nccl #1455). */
+#define ETA_NVL_AMPERE (20.0 / 25.0)
+#define ETA_NVL_HOPPER (20.6 / 25.0)
+#define ETA_NVL_BLACKWELL (40.1 / 50.0)
+/* NVLS efficiency factor, NVIDIA/nccl src/graph/tuning.cc (Hopper 0.85,
+ * Blackwell 0.74).  Combined with the in-network-reduction algbw factor
+ * n/(n+1) (nccl-tests doc/PERFORMANCE.md; PR #239) this gives 8xH100
+ * algbw 280 / busbw 490 vs. measured 273 / 480 (nccl #1455, nccl-tests #212). */
+#define NVLS_EFF_HOPPER 0.85
+#define NVLS_EFF_BLACKWELL 0.74
+/* NIC: NDR 400 Gb/s = 50 GB/s line rate; "46-48 GB/s per NIC" (nccl-tests
+ * #290), "48-49 GB/s" (nccl-tests #267): 48 / 50. */
+#define ETA_NET (48.0 / 50.0)
+/* A node without NIC facts: NCCL's default NET bandwidth, 12 GB/s
+ * (NVIDIA/nccl src/graph/topo.h, "NET default 12 (100 Gb)"). */
+#define NET_DEFAULT_GBPS 12.0
+/* GPU-to-GPU over PCIe (different NVLink islands, or no NVLink): effective
+ * 25.6 GB/s for Gen4 and 51.2 GB/s for Gen5 x16 at 0.8 efficiency (SimAI
+ * astra-sim/system/calbusbw.h). */
+#define PCIE_GEN4_GBPS 25.6
+#define PCIE_GEN5_GBPS 51.2
+/* NCCL latencies for the Simple protocol (large messages), microseconds,
+ * NVIDIA/nccl src/graph/tuning.cc: base {Tree 8.4, Ring 8.4}; per step
+ * NVLink {Tree 4.0, Ring 3.4}, PCI {Tree 4.0, Ring 5.7}, NET {Tree 14,
+ * Ring 14}; NVLS 25.  Multi-node ring latency x1.4 on >= SM80 ("plateau
+ * effect"). */
+#define LAT_BASE_US 8.4
+#define LAT_NVL_RING_US 3.4
+#define LAT_NVL_TREE_US 4.0
+#define LAT_PCI_RING_US 5.7
+#define LAT_PCI_TREE_US 4.0
+#define LAT_NET_US 14.0
+#define LAT_NVLS_US 25.0
+#define RING_PLATEAU 1.4
+/* Tree bandwidth ~0.92 of ring bus bandwidth, NCCL model refinement
+ * (notes/calibration.md sec. 1.2); NCCL converts tree busbw to algbw with
+ * ratio 0.5 (src/graph/tuning.cc). */
+#define TREE_BW_FRACTION 0.92
+/* Per-link latency when gpuplace.conf gives none: SimAI's ns-3 topology
+ * default of 500 ns per NIC/switch link (aliyun/SimAI gen_Topo_Template.py). */
+#define HOP_LAT_DEFAULT_US 0.5
+/* Model FLOP utilisation when only FLOPs are given: Llama 3 405B training
+ * reached 38-43 % BF16 MFU (Dubey et al. 2024, Table 4). */
+#define DEFAULT_EFFICIENCY 0.4
+/* Backward pass ~2/3 of a step's compute (2x the forward FLOPs; Narayanan et
+ * al. SC'21 sec. 3): the window DP communication can hide in. */
+#define BACKWARD_FRACTION (2.0 / 3.0)
+
+enum { GEN_OTHER = 0, GEN_AMPERE, GEN_HOPPER, GEN_BLACKWELL };
+
+/* ---- names ------------------------------------------------------------ */
+
+const char *gp__dim_name(int dim)
+{
+	static const char *const n[GP_NDIMS] = { "tp", "cp", "ep", "dp", "pp" };
+
+	return dim >= 0 && dim < GP_NDIMS ? n[dim] : "?";
+}
+
+static const char *const coll_names[] = { "allreduce", "allgather", "reducescatter",
+                                          "alltoall", "sendrecv" };
+static const char *const algo_names[] = { "auto", "ring", "tree", "nvls", "hier", "direct" };
+
+const char *gp__coll_name(gp_coll_t coll)
+{
+	return (unsigned)coll < 5 ? coll_names[coll] : "?";
+}
+
+const char *gp__algo_name(gp_algo_t algo)
+{
+	return (unsigned)algo < 6 ? algo_names[algo] : "?";
+}
+
+/* Compare ignoring '_' and '-' and case: all_reduce == AllReduce. */
+static bool name_eq(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == '_' || *a == '-')
+			a++;
+		while (*b == '_' || *b == '-')
+			b++;
+		if (!*a || !*b)
+			return !*a && !*b;
+		if ((*a | 0x20) != (*b | 0x20))
+			return false;
+		a++;
+		b++;
+	}
+}
+
+int gp__coll_parse(const char *s, gp_coll_t *out)
+{
+	int i;
+
+	for (i = 0; s && i < 5; i++)
+		if (name_eq(s, coll_names[i])) {
+			*out = (gp_coll_t)i;
+			return GP_OK;
+		}
+	return GP_EINVAL;
+}
+
+int gp__algo_parse(const char *s, gp_algo_t *out)
+{
+	int i;
+
+	for (i = 0; s && i < 6; i++)
+		if (name_eq(s, algo_names[i])) {
+			*out = (gp_algo_t)i;
+			return GP_OK;
+		}
+	return GP_EINVAL;
+}
+
+double gp__busbw_factor(gp_coll_t coll, int n)
+{
+	if (n <= 1)
+		return coll == GP_COLL_SENDRECV ? 1.0 : 0.0;
+	switch (coll) {
+	case GP_COLL_ALLREDUCE:
+		return 2.0 * (n - 1) / n;
+	case GP_COLL_ALLGATHER:
+	case GP_COLL_REDUCESCATTER:
+	case GP_COLL_ALLTOALL:
+		return (double)(n - 1) / n;
+	default:
+		return 1.0;
+	}
+}
+
+/* ---- GPU generation --------------------------------------------------- */
+
+static int gpu_gen(const gp_gpu_profile_t *p)
+{
+	const char *n;
+
+	if (!p || p->nvlink_gbps <= 0)
+		return GEN_OTHER;
+	n = p->name;
+	if ((n[0] | 0x20) == 'g' && ((n[1] | 0x20) == 'b' || (n[1] | 0x20) == 'h'))
+		n++; /* GB200, GH200 */
+	if ((n[0] | 0x20) == 'b' || p->nvlink_gbps >= 900)
+		return GEN_BLACKWELL;
+	if ((n[0] | 0x20) == 'h' || p->nvlink_gbps >= 450)
+		return GEN_HOPPER;
+	return GEN_AMPERE;
+}
+
+static double eta_nvl(int gen)
+{
+	switch (gen) {
+	case GEN_BLACKWELL: return ETA_NVL_BLACKWELL;
+	case GEN_HOPPER: return ETA_NVL_HOPPER;
+	default: return ETA_NVL_AMPERE;
+	}
+}
+
+static double nvls_eff(int gen)
+{
+	return gen == GEN_BLACKWELL ? NVLS_EFF_BLACKWELL : gen == GEN_HOPPER ? NVLS_EFF_HOPPER : 0;
+}
+
+/* ---- scratch ---------------------------------------------------------- */
+
+/* What pass 1 records about one group for pass 2. */
+struct grp {
+	int32_t n;          /* members */
+	int32_t units;      /* NVLink units spanned */
+	int32_t gmax;       /* most members in one unit */
+	int32_t lca_level;  /* highest switch level a ring / pair edge climbs to (-1 none) */
+	double bmin;        /* slowest intra-unit bandwidth, bytes/s */
+	double bnvls;       /* NVLS algbw base, bytes/s (0 = no NVLS) */
+	double pxn_bytes;   /* misaligned bytes forwarded over NVLink to another rail */
+	double intra_bytes; /* all-to-all / send-recv bytes inside units per rank */
+	bool pcie;          /* intra path is PCIe */
+};
+
+struct gp_cost_scratch {
+	int32_t max_gpus, nnodes, nswitches, nunits;
+	uint32_t stamp;
+	/* per rank */
+	int32_t *rank_p;
+	uint8_t *rank_gpu;
+	/* per placement node */
+	int32_t *p_node, *p_unit, *p_leaf;
+	double *p_cap;
+	double *p_load;     /* 2 per placement node: ring, hierarchical pattern */
+	/* per unit (node index, or nnodes + NVLink domain) */
+	uint32_t *u_stamp, *u_isl, *u_rails;
+	int32_t *u_cnt, *u_p;
+	int32_t *ulist;
+	/* per switch */
+	uint32_t *sw_stamp, *sw_gstamp;
+	int32_t *sw_cnt;
+	double *sw_w, *sw_cap;
+	double *sw_load;    /* 2 per switch: ring, hierarchical pattern */
+	int32_t *touched, ntouched;
+	int32_t *gtouched;
+	/* per group */
+	struct grp *grp;
+	/* ideal placement */
+	int32_t *inodes;
+	uint32_t *imask;
+};
+
+void gp__cost_scratch_destroy(gp_cost_scratch_t *s)
+{
+	if (!s)
+		return;
+	free(s->rank_p);
+	free(s->rank_gpu);
+	free(s->p_node);
+	free(s->p_unit);
+	free(s->p_leaf);
+	free(s->p_cap);
+	free(s->p_load);
+	free(s->u_stamp);
+	free(s->u_isl);
+	free(s->u_rails);
+	free(s->u_cnt);
+	free(s->u_p);
+	free(s->ulist);
+	free(s->sw_stamp);
+	free(s->sw_gstamp);
+	free(s->sw_cnt);
+	free(s->sw_w);
+	free(s->sw_cap);
+	free(s->sw_load);
+	free(s->touched);
+	free(s->gtouched);
+	free(s->grp);
+	free(s->inodes);
+	free(s->imask);
+	free(s);
+}
+
+int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratch_t **out)
+{
+	gp_cost_scratch_t *s;
+	size_t g, nu, ns, nn;
+
+	if (!out)
+		return GP_EINVAL;
+	*out = NULL;
+	if (!c || max_gpus < 1)
+		return GP_EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return GP_ENOMEM;
+	s->max_gpus = max_gpus;
+	s->nnodes = c->nnodes;
+	s->nswitches = c->nswitches;
+	s->nunits = c->nnodes + c->nnvl;
+	g = (size_t)max_gpus;
+	nu = (size_t)s->nunits + 1;
+	ns = (size_t)c->nswitches + 1;
+	nn = (size_t)c->nnodes + 1;
+	s->rank_p = calloc(g, sizeof(*s->rank_p));
+	s->rank_gpu = calloc(g, sizeof(*s->rank_gpu));
+	s->p_node = calloc(g, sizeof(*s->p_node));
+	s->p_unit = calloc(g, sizeof(*s->p_unit));
+	s->p_leaf = calloc(g, sizeof(*s->p_leaf));
+	s->p_cap = calloc(g, sizeof(*s->p_cap));
+	s->p_load = calloc(2 * g, sizeof(*s->p_load));
+	s->u_stamp = calloc(nu, sizeof(*s->u_stamp));
+	s->u_isl = calloc(nu, sizeof(*s->u_isl));
+	s->u_rails = calloc(nu, sizeof(*s->u_rails));
+	s->u_cnt = calloc(nu, sizeof(*s->u_cnt));
+	s->u_p = calloc(nu, sizeof(*s->u_p));
+	s->ulist = calloc(g, sizeof(*s->ulist));
+	s->sw_stamp = calloc(ns, sizeof(*s->sw_stamp));
+	s->sw_gstamp = calloc(ns, sizeof(*s->sw_gstamp));
+	s->sw_cnt = calloc(ns, sizeof(*s->sw_cnt));
+	s->sw_w = calloc(ns, sizeof(*s->sw_w));
+	s->sw_cap = calloc(ns, sizeof(*s->sw_cap));
+	s->sw_load = calloc(2 * ns, sizeof(*s->sw_load));
+	s->touched = calloc(ns, sizeof(*s->touched));
+	s->gtouched = calloc(ns, sizeof(*s->gtouched));
+	s->grp = calloc(g, sizeof(*s->grp));
+	s->inodes = calloc(nn, sizeof(*s->inodes));
+	s->imask = calloc(nn, sizeof(*s->imask));
+	if (!s->rank_p || !s->rank_gpu || !s->p_node || !s->p_unit || !s->p_leaf || !s->p_cap || !s->p_load ||
+	    !s->u_stamp || !s->u_isl || !s->u_rails || !s->u_cnt || !s->u_p || !s->ulist ||
+	    !s->sw_stamp || !s->sw_gstamp || !s->sw_cnt || !s->sw_w || !s->sw_cap || !s->sw_load ||
+	    !s->touched || !s->gtouched || !s->grp || !s->inodes || !s->imask) {
+		gp__cost_scratch_destroy(s);
+		return GP_ENOMEM;
+	}
+	*out = s;
+	return GP_OK;
+}
+
+/* A fresh stamp; on wrap-around every stamp array is cleared. */
+static uint32_t next_stamp(gp_cost_scratch_t *s)
+{
+	if (++s->stamp == 0) {
+		memset(s->u_stamp, 0, ((size_t)s->nunits + 1) * sizeof(*s->u_stamp));
+		memset(s->sw_stamp, 0, ((size_t)s->nswitches + 1) * sizeof(*s->sw_stamp));
+		memset(s->sw_gstamp, 0, ((size_t)s->nswitches + 1) * sizeof(*s->sw_gstamp));
+		s->stamp = 1;
+	}
+	return s->stamp;
+}
+
+/* ---- placement facts -------------------------------------------------- */
+
+static const gp_gpu_profile_t *node_profile(const gp_cluster_t *c, int32_t node)
+{
+	int32_t p = c->nodes[node].profile;
+
+	return p >= 0 && p < c->nprofiles ? &c->profiles[p] : NULL;
+}
+
+static int gpu_island(const gp_cluster_t *c, int32_t node, int gpu)
+{
+	const gp_node_t *n = &c->nodes[node];
+	const gp_gpu_profile_t *pr = node_profile(c, node);
+
+	if (n->layout >= 0 && n->layout < c->nlayouts)
+		return c->layouts[n->layout].island[gpu];
+	return pr && pr->nvlink_gbps > 0 ? 0 : gpu;
+}
+
+static int gpu_rail(const gp_node_t *n, int gpu)
+{
+	int r = n->rails > 0 ? n->rails : 1;
+	int g = n->ngpus > 0 ? n->ngpus : 1;
+
+	return r >= g ? gpu % 32 : (gpu * r / g) % 32;
+}
+
+/* Cumulative oversubscription from the leaves up to fabric level l. */
+static double taper(const gp_cluster_t *c, int l)
+{
+	double t = 1.0;
+	int k;
+
+	for (k = 1; k <= l && k < GP_MAX_LEVELS; k++)
+		if (c->levels[k].set && c->levels[k].oversub > 0)
+			t *= c->levels[k].oversub;
+	return t;
+}
+
+/* Latency of a path from a node up to switch level L and back down to
+ * another node: the links of fabric levels 0..L, each twice; microseconds. */
+static double path_lat_us(const gp_cluster_t *c, int L)
+{
+	double t = 0;
+	int k;
+
+	for (k = 0; k <= L && k < GP_MAX_LEVELS; k++)
+		t += 2.0 * (c->levels[k].set && c->levels[k].latency_us > 0 ?
+		            c->levels[k].latency_us : HOP_LAT_DEFAULT_US);
+	return t;
+}
+
+/* Set up rank and per-node facts of a placement; 0 or an error. */
+static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scratch_t *s,
+                   int32_t *gpus_out, gp_error_t *err)
+{
+	int32_t p, G = 0, sw;
+	uint32_t st;
+
+	if (!pl || pl->n < 1 || !pl->nodes || !pl->gpu_mask)
+		return gp__errorf(err, GP_EINVAL, "empty placement");
+	if (s->nnodes != c->nnodes || s->nswitches != c->nswitches ||
+	    s->nunits != c->nnodes + c->nnvl)
+		return gp__errorf(err, GP_EINVAL, "scratch was made for another cluster");
+	if (pl->n > s->max_gpus)
+		return gp__errorf(err, GP_ELIMIT, "placement has %d nodes, scratch sized for %d GPUs",
+		                  (int)pl->n, (int)s->max_gpus);
+	st = next_stamp(s);
+	s->ntouched = 0;
+	for (p = 0; p < pl->n; p++) {
+		int32_t node = pl->nodes[p];
+		const gp_node_t *n;
+		uint32_t m, rails = 0;
+		int g;
+		double nic;
+
+		if (node < 0 || node >= c->nnodes)
+			return gp__errorf(err, GP_EINVAL, "placement node index %d out of range",
+			                  (int)node);
+		n = &c->nodes[node];
+		m = pl->gpu_mask[p];
+		if (!m || (n->ngpus < 32 && (m >> n->ngpus)))
+			return gp__errorf(err, GP_EINVAL, "node '%s': GPU mask 0x%x invalid for %d GPUs",
+			                  n->name, m, (int)n->ngpus);
+		if (s->u_stamp[node] == st)
+			return gp__errorf(err, GP_EINVAL, "node '%s' listed twice", n->name);
+		s->u_stamp[node] = st;
+		if (G + gp__popcount(m) > s->max_gpus)
+			return gp__errorf(err, GP_ELIMIT, "placement has more than %d GPUs",
+			                  (int)s->max_gpus);
+		for (g = 0; g < 32; g++)
+			if (m & (1u << g)) {
+				s->rank_p[G] = p;
+				s->rank_gpu[G] = (uint8_t)g;
+				G++;
+				rails |= 1u << gpu_rail(n, g);
+			}
+		s->p_node[p] = node;
+		s->p_unit[p] = n->nvl_domain >= 0 && n->nvl_domain < c->nnvl ?
+		               c->nnodes + n->nvl_domain : node;
+		s->p_leaf[p] = n->leaf >= 0 && n->leaf < c->nswitches ? n->leaf : -1;
+		nic = n->nic_gbps > 0 && n->rails > 0 ? n->nic_gbps * ETA_NET : NET_DEFAULT_GBPS;
+		s->p_cap[p] = gp__popcount(rails) * nic * 1e9;
+		/* the job's NIC bandwidth under every switch above the node */
+		for (sw = s->p_leaf[p]; sw >= 0; sw = c->switches[sw].parent) {
+			if (s->sw_stamp[sw] != st) {
+				s->sw_stamp[sw] = st;
+				s->sw_w[sw] = 0;
+				s->touched[s->ntouched++] = sw;
+			}
+			s->sw_w[sw] += s->p_cap[p];
+		}
+	}
+	for (p = 0; p < s->ntouched; p++) {
+		sw = s->touched[p];
+		s->sw_cap[sw] = s->sw_w[sw] / taper(c, c->switches[sw].level + 1);
+	}
+	*gpus_out = G;
+	return GP_OK;
+}
+
+/* Walk from leaves a and b up to their lowest common switch, adding the
+ * ring / hierarchical volumes to the uplink load of every switch on a's
+ * side below it.  Returns the level of the common switch, 0 when neither
+ * node hangs under a switch, -2 when they only meet at a disconnected root
+ * (or never). */
+static int climb(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t a, int32_t b,
+                 double vr, double vh)
+{
+	const gp_switch_t *sw = c->switches;
+
+	if (a < 0 && b < 0)
+		return 0;
+	if (a < 0 || b < 0)
+		return -2;
+	while (a != b) {
+		if (sw[a].level <= sw[b].level) {
+			s->sw_load[2 * a] += vr;
+			s->sw_load[2 * a + 1] += vh;
+			a = sw[a].parent;
+		} else {
+			b = sw[b].parent;
+		}
+		if (a < 0 || b < 0)
+			return -2;
+	}
+	if (sw[a].disconnected)
+		return -2;
+	return sw[a].level;
+}
+
+/* Units of one group: fills s->ulist / u_* and the group's bandwidths. */
+static void group_units(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, int32_t st,
+                        struct grp *gr, uint32_t *rails_and, uint32_t *rails_or)
+{
+	uint32_t gst = next_stamp(s);
+	int32_t i, nu = 0, n = gr->n;
+	double bmin = INFINITY, bnvls = INFINITY;
+
+	for (i = 0; i < n; i++) {
+		int32_t m = r + i * st, p = s->rank_p[m], u = s->p_unit[p], node = s->p_node[p];
+		int gpu = s->rank_gpu[m];
+
+		if (s->u_stamp[u] != gst) {
+			s->u_stamp[u] = gst;
+			s->u_cnt[u] = 0;
+			s->u_isl[u] = 0;
+			s->u_rails[u] = 0;
+			s->u_p[u] = p;
+			s->ulist[nu++] = u;
+		}
+		s->u_cnt[u]++;
+		s->u_isl[u] |= 1u << (gpu_island(c, node, gpu) & 31);
+		s->u_rails[u] |= 1u << gpu_rail(&c->nodes[node], gpu);
+	}
+	gr->units = nu;
+	*rails_and = ~0u;
+	*rails_or = 0;
+	for (i = 0; i < nu; i++) {
+		int32_t u = s->ulist[i], node = s->p_node[s->u_p[u]];
+		const gp_gpu_profile_t *pr = node_profile(c, node);
+		int gen = gpu_gen(pr);
+		double b = 0, bn = 0;
+
+		if (u >= c->nnodes) {
+			/* cross-node NVLink domain */
+			const gp_nvl_domain_t *d = &c->nvl[u - c->nnodes];
+
+			b = (d->gbps_per_gpu > 0 ? d->gbps_per_gpu : pr ? pr->nvlink_gbps : 0) *
+			    eta_nvl(gen);
+		} else if (pr && pr->nvlink_gbps > 0 && gp__popcount(s->u_isl[u]) <= 1) {
+			b = pr->nvlink_gbps * eta_nvl(gen);
+		}
+		if (b > 0) {
+			bn = b * nvls_eff(gen);
+		} else {
+			b = gen >= GEN_HOPPER ? PCIE_GEN5_GBPS : PCIE_GEN4_GBPS;
+			gr->pcie = true;
+		}
+		if (b < bmin)
+			bmin = b;
+		if (bn < bnvls)
+			bnvls = bn;
+		if (s->u_cnt[u] > gr->gmax)
+			gr->gmax = s->u_cnt[u];
+		*rails_and &= s->u_rails[u];
+		*rails_or |= s->u_rails[u];
+	}
+	gr->bmin = bmin * 1e9;
+	gr->bnvls = gr->pcie ? 0 : bnvls * 1e9;
+}
+
+/* Fraction of a unit-to-unit edge that must change rails. */
+static double rail_mismatch(uint32_t ra, uint32_t rb)
+{
+	int a = gp__popcount(ra), b = gp__popcount(rb);
+
+	if (ra == rb)
+		return 0;
+	return 1.0 - (double)gp__popcount(ra & rb) / (double)(a > b ? a : b);
+}
+
+struct dimres {
+	double time_s;
+	gp_algo_t algo;
+	int32_t units;
+	int32_t ngroups;
+	int32_t bottleneck;
+	int32_t misaligned;
+	int32_t max_level;
+};
+
+/* Time of one group for one algorithm; < 0 if it does not apply. */
+static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t coll,
+                         gp_algo_t a, double S, double K, const double tau[2])
+{
+	int n = gr->n, N = gr->units, g = gr->gmax;
+	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0;
+	double ai_ring = gr->pcie ? LAT_PCI_RING_US : LAT_NVL_RING_US;
+	double ai_tree = gr->pcie ? LAT_PCI_TREE_US : LAT_NVL_TREE_US;
+	double an = LAT_NET_US + path_lat_us(c, gr->lca_level < 0 ? 0 : gr->lca_level);
+	double bw, lat;
+
+	if (coll == GP_COLL_SENDRECV) {
+		if (a != GP_ALGO_DIRECT)
+			return -1;
+		lat = N > 1 ? an : ai_ring;
+		bw = gr->intra_bytes / gr->bmin;
+		if (N > 1 && tau[0] > bw)
+			bw = tau[0];
+		return K * lat * 1e-6 + bw;
+	}
+	if (coll == GP_COLL_ALLTOALL) {
+		if (a != GP_ALGO_DIRECT)
+			return -1;
+		lat = LAT_BASE_US + (N > 1 ? an : ai_ring);
+		bw = (N > 1 ? gr->intra_bytes : S * (n - 1) / n) / gr->bmin;
+		if (N > 1 && tau[0] > bw)
+			bw = tau[0];
+		return K * lat * 1e-6 + bw;
+	}
+	switch (a) {
+	case GP_ALGO_RING: {
+		double steps = vf * (n - 1), inter = N > 1 ? vf * (N - 1) : 0;
+
+		lat = (steps - inter) * ai_ring + inter * an;
+		if (N > 1)
+			lat *= RING_PLATEAU;
+		lat += LAT_BASE_US;
+		bw = vf * (n - 1) / n * S / gr->bmin;
+		if (N > 1 && tau[0] > bw)
+			bw = tau[0];
+		return K * lat * 1e-6 + bw;
+	}
+	case GP_ALGO_TREE: {
+		double tbw;
+
+		if (coll != GP_COLL_ALLREDUCE)
+			return -1;
+		lat = LAT_BASE_US + 2.0 * ((g - 1) * ai_tree + (N > 1 ? log2((double)N) * an : 0));
+		/* tree moves ~2S per rank at 0.92 of the ring's bus bandwidth */
+		tbw = 2.0 * S / (TREE_BW_FRACTION * gr->bmin);
+		if (N > 1 && tau[0] * n / ((n - 1) * TREE_BW_FRACTION) > tbw)
+			tbw = tau[0] * n / ((n - 1) * TREE_BW_FRACTION);
+		return K * lat * 1e-6 + tbw;
+	}
+	case GP_ALGO_NVLS:
+		if (coll != GP_COLL_ALLREDUCE || N > 1 || gr->bnvls <= 0)
+			return -1;
+		/* in-network reduction: algbw = B_nvls * n / (n + 1) */
+		return K * (LAT_BASE_US + LAT_NVLS_US) * 1e-6 +
+		       S / (gr->bnvls * n / (n + 1.0));
+	case GP_ALGO_HIER: {
+		double intra;
+
+		if (N <= 1)
+			return -1;
+		/* reduce-scatter inside each unit, all-reduce across units over the
+		 * rails, all-gather back; NCCL pipelines the phases by chunks, so
+		 * the bandwidth term is the slower of the NVLink and the network
+		 * phases (notes/calibration.md sec. 1.2 consequence for busbw). */
+		intra = vf * (g - 1) / g * S / gr->bmin + gr->pxn_bytes / gr->bmin;
+		lat = LAT_BASE_US + vf * (g - 1) * ai_ring + vf * (N - 1) * an;
+		bw = intra > tau[1] ? intra : tau[1];
+		return K * lat * 1e-6 + bw;
+	}
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Cost of a dimension: groups of sz ranks with stride st (bases: ranks r
+ * with (r / st) % sz == 0, members r + i st), each doing `count`
+ * collectives of `bytes` per rank per step in total.  cyclic: send/recv
+ * pairs wrap around (nccl-tests sendrecv).
+ */
+static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int32_t npl,
+                    int32_t st, int32_t sz, gp_coll_t coll, gp_algo_t force, double S,
+                    double K, bool cyclic, struct dimres *res, gp_error_t *err)
+{
+	int32_t r, i, ng = 0, k, bott[2] = { -2, -2 };
+	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, tau[2] = { 0, 0 };
+
+	memset(res, 0, sizeof(*res));
+	res->bottleneck = -2;
+	res->max_level = -1;
+	res->algo = GP_ALGO_AUTO;
+	if (sz <= 1 || S <= 0 || G % sz)
+		return GP_OK;
+	for (i = 0; i < 2 * npl; i++)
+		s->p_load[i] = 0;
+	for (i = 0; i < s->ntouched; i++) {
+		s->sw_load[2 * s->touched[i]] = 0;
+		s->sw_load[2 * s->touched[i] + 1] = 0;
+	}
+
+	/* pass 1: units of every group and the load it puts on NICs and uplinks */
+	for (r = 0; r < G; r++) {
+		struct grp *gr;
+		uint32_t rand_, ror;
+		int32_t n = sz, nu;
+
+		if ((r / st) % sz)
+			continue;
+		gr = &s->grp[ng++];
+		memset(gr, 0, sizeof(*gr));
+		gr->n = n;
+		gr->lca_level = -1;
+		group_units(c, s, r, st, gr, &rand_, &ror);
+		nu = gr->units;
+		if (nu > res->units)
+			res->units = nu;
+
+		if (coll == GP_COLL_SENDRECV) {
+			int32_t last = cyclic ? n : n - 1;
+
+			for (i = 0; i < last; i++) {
+				int32_t ma = r + i * st, mb = r + ((i + 1) % n) * st;
+				int32_t pa = s->rank_p[ma], pb = s->rank_p[mb];
+				const gp_node_t *na = &c->nodes[s->p_node[pa]];
+				const gp_node_t *nb = &c->nodes[s->p_node[pb]];
+				int lv;
+
+				if (s->p_unit[pa] == s->p_unit[pb]) {
+					gr->intra_bytes = S;
+					continue;
+				}
+				s->p_load[2 * pa] += S;
+				lv = climb(c, s, s->p_leaf[pa], s->p_leaf[pb], S, 0);
+				if (lv == -2)
+					goto disconnected;
+				if (gpu_rail(na, s->rank_gpu[ma]) != gpu_rail(nb, s->rank_gpu[mb])) {
+					if (lv == 0 && s->p_leaf[pa] >= 0)
+						s->sw_load[2 * s->p_leaf[pa]] += S;
+					gr->intra_bytes = S; /* PXN hop over NVLink */
+					if (lv < 1)
+						lv = 1;
+					res->misaligned++;
+				}
+				if (lv > gr->lca_level)
+					gr->lca_level = lv;
+			}
+			continue;
+		}
+		if (nu == 1)
+			continue;
+		if (rand_ != ror)
+			res->misaligned++;
+		if (coll == GP_COLL_ALLTOALL) {
+			uint32_t sst = next_stamp(s);
+			int32_t ngt = 0, sw;
+
+			for (i = 0; i < n; i++) {
+				int32_t m = r + i * st, p = s->rank_p[m], u = s->p_unit[p];
+
+				s->p_load[2 * p] += S * (double)(n - s->u_cnt[u]) / n;
+				if (S * (double)(s->u_cnt[u] - 1) / n > gr->intra_bytes)
+					gr->intra_bytes = S * (double)(s->u_cnt[u] - 1) / n;
+				for (sw = s->p_leaf[p]; sw >= 0; sw = c->switches[sw].parent) {
+					if (s->sw_gstamp[sw] != sst) {
+						s->sw_gstamp[sw] = sst;
+						s->sw_cnt[sw] = 0;
+						s->gtouched[ngt++] = sw;
+					}
+					s->sw_cnt[sw]++;
+				}
+			}
+			for (k = 0; k < ngt; k++) {
+				int32_t ns;
+
+				sw = s->gtouched[k];
+				ns = s->sw_cnt[sw];
+				if (ns < n)
+					s->sw_load[2 * sw] += S * (double)ns * (n - ns) / n;
+			}
+			/* the lowest switch holding every member */
+			sw = s->p_leaf[s->rank_p[r]];
+			while (sw >= 0 && s->sw_cnt[sw] != n)
+				sw = c->switches[sw].parent;
+			if (sw < 0 && ngt > 0)
+				goto disconnected;
+			if (sw >= 0 && c->switches[sw].disconnected)
+				goto disconnected;
+			gr->lca_level = sw >= 0 ? c->switches[sw].level : 0;
+			if (rand_ != ror && gr->lca_level < 1)
+				gr->lca_level = 1;
+			continue;
+		}
+		/* ring-style: one edge out of every unit, in the cyclic unit order */
+		{
+			double vr = vf * (double)(n - 1) / n * S;    /* flat ring edge */
+			double vh = vf * (double)(nu - 1) / nu * S;  /* hierarchical edge */
+
+			for (i = 0; i < n; i++) {
+				int32_t p = s->rank_p[r + i * st], u = s->p_unit[p];
+
+				s->p_load[2 * p] += vr / s->u_cnt[u];
+				s->p_load[2 * p + 1] += vh / s->u_cnt[u];
+			}
+			for (i = 0; i < nu; i++) {
+				int32_t ua = s->ulist[i], ub = s->ulist[(i + 1) % nu];
+				int32_t la = s->p_leaf[s->u_p[ua]], lb = s->p_leaf[s->u_p[ub]];
+				double f = rail_mismatch(s->u_rails[ua], s->u_rails[ub]);
+				int lv = climb(c, s, la, lb, vr, vh);
+
+				if (lv == -2)
+					goto disconnected;
+				if (f > 0) {
+					/* cross-rail: over NVLink to the right NIC (PXN) and,
+					 * in a rail-optimized fabric, up through the spine */
+					gr->pxn_bytes += f * vh;
+					if (lv == 0 && la >= 0) {
+						s->sw_load[2 * la] += f * vr;
+						s->sw_load[2 * la + 1] += f * vh;
+					}
+					if (lv < 1)
+						lv = 1;
+				}
+				if (lv > gr->lca_level)
+					gr->lca_level = lv;
+			}
+		}
+	}
+	res->ngroups = ng;
+
+	/* the most loaded resource of each pattern */
+	for (i = 0; i < npl; i++)
+		for (k = 0; k < 2; k++)
+			if (s->p_load[2 * i + k] > 0 && s->p_load[2 * i + k] / s->p_cap[i] > tau[k]) {
+				tau[k] = s->p_load[2 * i + k] / s->p_cap[i];
+				bott[k] = -1;
+			}
+	for (i = 0; i < s->ntouched; i++) {
+		int32_t sw = s->touched[i];
+
+		for (k = 0; k < 2; k++)
+			if (s->sw_load[2 * sw + k] > 0 && s->sw_cap[sw] > 0 &&
+			    s->sw_load[2 * sw + k] / s->sw_cap[sw] > tau[k]) {
+				tau[k] = s->sw_load[2 * sw + k] / s->sw_cap[sw];
+				bott[k] = sw;
+			}
+	}
+
+	/* pass 2: each group's fastest algorithm; the dimension waits for the slowest */
+	for (k = 0; k < ng; k++) {
+		const struct grp *gr = &s->grp[k];
+		static const gp_algo_t cand[] = { GP_ALGO_RING, GP_ALGO_TREE, GP_ALGO_NVLS,
+		                                  GP_ALGO_HIER, GP_ALGO_DIRECT };
+		double best = -1, t;
+		gp_algo_t ba = GP_ALGO_AUTO;
+		size_t j;
+
+		for (j = 0; j < sizeof(cand) / sizeof(cand[0]); j++) {
+			if (force != GP_ALGO_AUTO && cand[j] != force)
+				continue;
+			t = group_time(c, gr, coll, cand[j], S, K, tau);
+			if (t >= 0 && (best < 0 || t < best)) {
+				best = t;
+				ba = cand[j];
+			}
+		}
+		if (best < 0)
+			return gp__errorf(err, GP_EINVAL, "algorithm %s does not apply to %s on %d "
+			                  "ranks in %d NVLink unit(s)", gp__algo_name(force),
+			                  gp__coll_name(coll), (int)gr->n, (int)gr->units);
+		if (best > res->time_s) {
+			res->time_s = best;
+			res->algo = ba;
+			res->bottleneck = gr->units > 1 ?
+			                  bott[ba == GP_ALGO_HIER ? 1 : 0] : -2;
+		}
+		if (gr->lca_level > res->max_level)
+			res->max_level = gr->lca_level;
+	}
+	return GP_OK;
+
+disconnected:
+	return gp__errorf(err, GP_ENOFIT, "placement spans switches that are not connected");
+}
+
+/* ---- job profile ------------------------------------------------------ */
+
+static const int8_t default_order[4] = { GP_DIM_TP, GP_DIM_CP, GP_DIM_DP, GP_DIM_PP };
+
+void gp__job_profile_init(gp_job_profile_t *job)
+{
+	memset(job, 0, sizeof(*job));
+	job->grad_bytes = 2.0;
+}
+
+void gp__job_profile_default(const gp_cluster_t *c, int gpus, gp_job_profile_t *job)
+{
+	gp__job_profile_init(job);
+	job->gpus = gpus;
+	job->deg[GP_DIM_DP] = gpus;
+	job->bytes[GP_DIM_DP] = c && c->site.default_grad_bytes > 0 ?
+	                        c->site.default_grad_bytes : 1e9;
+	job->is_default = true;
+}
+
+/* Derived quantities of a profile for G GPUs. */
+struct resolved {
+	int32_t deg[GP_NDIMS];
+	int32_t stride[GP_NDIMS];
+	double bytes[GP_NDIMS];
+	double count[GP_NDIMS];
+	gp_coll_t coll[GP_NDIMS];
+	double compute_s;       /* pure compute */
+	double bubble;          /* (p - 1) / m */
+};
+
+static int resolve(const gp_cluster_t *c, const gp_job_profile_t *job, int32_t G,
+                   int32_t first_node, struct resolved *rv, gp_error_t *err)
+{
+	int32_t prod = 1, st = 1, d, i;
+	const int8_t *order = job->order;
+	double m, b = job->micro_batch, sq = job->seq, h = job->hidden, l = job->layers;
+	double eb = job->grad_bytes > 0 ? job->grad_bytes : 2.0, bsh, lpp;
+
+	memset(rv, 0, sizeof(*rv));
+	if (job->gpus > 0 && job->gpus != G)
+		return gp__errorf(err, GP_EINVAL, "job has %d GPUs, placement has %d",
+		                  (int)job->gpus, (int)G);
+	for (d = 0; d < GP_NDIMS; d++) {
+		if (job->deg[d] < 0)
+			return gp__errorf(err, GP_EINVAL, "%s degree is negative", gp__dim_name(d));
+		rv->deg[d] = job->deg[d] > 0 ? job->deg[d] : 1;
+	}
+	prod = rv->deg[GP_DIM_TP] * rv->deg[GP_DIM_CP] * rv->deg[GP_DIM_PP];
+	if (job->deg[GP_DIM_DP] <= 0) {
+		if (G % prod)
+			return gp__errorf(err, GP_EINVAL, "tp*cp*pp = %d does not divide %d GPUs",
+			                  (int)prod, (int)G);
+		rv->deg[GP_DIM_DP] = G / prod;
+	}
+	if (prod * rv->deg[GP_DIM_DP] != G)
+		return gp__errorf(err, GP_EINVAL, "tp*cp*pp*dp = %d, but the job has %d GPUs",
+		                  (int)(prod * rv->deg[GP_DIM_DP]), (int)G);
+	if (rv->deg[GP_DIM_DP] % rv->deg[GP_DIM_EP])
+		return gp__errorf(err, GP_EINVAL, "ep = %d does not divide dp = %d",
+		                  (int)rv->deg[GP_DIM_EP], (int)rv->deg[GP_DIM_DP]);
+	if (!order[0] && !order[1] && !order[2] && !order[3])
+		order = default_order;
+	for (i = 0; i < 4; i++) {
+		d = order[i];
+		rv->stride[d] = st;
+		st *= rv->deg[d];
+	}
+	rv->stride[GP_DIM_EP] = rv->stride[GP_DIM_DP]; /* EP: inner part of DP */
+
+	m = job->microbatches > 0 ? job->microbatches : rv->deg[GP_DIM_PP];
+	bsh = b * sq * h;
+	lpp = l / rv->deg[GP_DIM_PP];
+	rv->coll[GP_DIM_TP] = GP_COLL_ALLREDUCE;
+	rv->coll[GP_DIM_CP] = GP_COLL_ALLGATHER;
+	rv->coll[GP_DIM_EP] = GP_COLL_ALLTOALL;
+	rv->coll[GP_DIM_DP] = GP_COLL_ALLREDUCE;
+	rv->coll[GP_DIM_PP] = GP_COLL_SENDRECV;
+	/* Megatron PTD-P (Narayanan et al. SC'21 sec. 3.2): TP does 4
+	 * all-reduces of b*s*h elements per layer per microbatch (2 fwd, 2 bwd) */
+	rv->count[GP_DIM_TP] = 4.0 * m * lpp;
+	rv->bytes[GP_DIM_TP] = rv->count[GP_DIM_TP] * bsh * eb;
+	/* CP: all-gather of K and V per layer (fwd), reduce-scatter of their
+	 * gradients (bwd), TP-sharded: 2 b s h / t elements each */
+	rv->count[GP_DIM_CP] = 2.0 * m * lpp;
+	rv->bytes[GP_DIM_CP] = rv->count[GP_DIM_CP] * 2.0 * bsh / rv->deg[GP_DIM_TP] * eb;
+	/* EP: dispatch and combine all-to-alls in fwd and bwd per layer over the
+	 * rank's tokens times the experts per token */
+	rv->count[GP_DIM_EP] = 4.0 * m * lpp;
+	rv->bytes[GP_DIM_EP] = rv->count[GP_DIM_EP] * bsh / rv->deg[GP_DIM_CP] *
+	                       (job->topk > 0 ? job->topk : 1.0) * eb;
+	/* DP: one gradient all-reduce of P / (t p) parameters (ZeRO-1/2 moves the
+	 * same volume; ZeRO SC'20 sec. 7) */
+	rv->count[GP_DIM_DP] = 1;
+	rv->bytes[GP_DIM_DP] = job->params / (rv->deg[GP_DIM_TP] * rv->deg[GP_DIM_PP]) * eb;
+	/* PP: b s h activations forward and gradients backward per microbatch,
+	 * scattered over the t TP ranks (Megatron scatter/gather) */
+	rv->count[GP_DIM_PP] = 2.0 * m;
+	rv->bytes[GP_DIM_PP] = 2.0 * m * bsh / rv->deg[GP_DIM_TP] * eb;
+	for (d = 0; d < GP_NDIMS; d++) {
+		if (job->bytes[d] > 0)
+			rv->bytes[d] = job->bytes[d];
+		if (rv->count[d] < 1)
+			rv->count[d] = 1;
+	}
+	rv->bubble = (rv->deg[GP_DIM_PP] - 1) / m;
+	if (job->compute_s > 0) {
+		rv->compute_s = job->compute_s;
+	} else if (job->flops > 0 && first_node >= 0) {
+		const gp_gpu_profile_t *pr = node_profile(c, first_node);
+		double eff = job->efficiency > 0 ? job->efficiency : DEFAULT_EFFICIENCY;
+
+		if (!pr || pr->tflops_bf16 <= 0)
+			return gp__errorf(err, GP_EINVAL, "flops given but GPU type of node '%s' "
+			                  "has no TFLOPS", c->nodes[first_node].name);
+		rv->compute_s = job->flops / (G * pr->tflops_bf16 * 1e12 * eff);
+	}
+	return GP_OK;
+}
+
+int gp__cost_eval(const gp_cluster_t *c, const gp_job_profile_t *job,
+                  const gp_placement_t *pl, gp_cost_scratch_t *s,
+                  double ideal_step_s, gp_cost_t *out, gp_error_t *err)
+{
+	struct resolved rv;
+	struct dimres dr;
+	int32_t G, d, i;
+	uint32_t st;
+	int rc, lca = -1;
+	double dp_exposed;
+
+	if (!out)
+		return GP_EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!c || !job || !s)
+		return gp__errorf(err, GP_EINVAL, "missing cluster, job or scratch");
+	if ((rc = prepare(c, pl, s, &G, err)) < 0)
+		return rc;
+	if ((rc = resolve(c, job, G, pl->nodes[0], &rv, err)) < 0)
+		return rc;
+	out->gpus = G;
+	out->nodes = pl->n;
+	out->top_level = -1;
+	for (d = 0; d < GP_NDIMS; d++) {
+		gp_cost_group_t *cg = &out->group[d];
+		double f;
+
+		cg->degree = rv.deg[d];
+		cg->ngroups = G / rv.deg[d];
+		cg->bytes = rv.deg[d] > 1 ? rv.bytes[d] : 0;
+		cg->count = rv.deg[d] > 1 ? rv.count[d] : 0;
+		cg->bottleneck = -2;
+		if (rv.deg[d] <= 1 || rv.bytes[d] <= 0)
+			continue;
+		rc = eval_dim(c, s, G, pl->n, rv.stride[d], rv.deg[d], rv.coll[d], GP_ALGO_AUTO,
+		              rv.bytes[d], rv.count[d], false, &dr, err);
+		if (rc < 0)
+			return rc;
+		cg->ngroups = dr.ngroups;
+		cg->units = dr.units;
+		cg->time_s = dr.time_s;
+		cg->algo = dr.algo;
+		cg->bottleneck = dr.bottleneck;
+		f = gp__busbw_factor(rv.coll[d], rv.deg[d]);
+		cg->busbw_gbps = dr.time_s > 0 ? f * rv.bytes[d] / dr.time_s / 1e9 : 0;
+		out->misaligned += dr.misaligned;
+		out->comm_s += dr.time_s;
+	}
+	/* exposure: TP, CP, EP and PP sit on the critical path; DP overlaps
+	 * with backward up to the given fraction and the backward window */
+	for (d = 0; d < GP_NDIMS; d++)
+		if (d != GP_DIM_DP)
+			out->group[d].exposed_s = out->group[d].time_s;
+	{
+		double t = out->group[GP_DIM_DP].time_s;
+		double ov = job->dp_overlap < 0 ? 0 : job->dp_overlap > 1 ? 1 : job->dp_overlap;
+
+		dp_exposed = (1.0 - ov) * t;
+		if (t - BACKWARD_FRACTION * rv.compute_s > dp_exposed)
+			dp_exposed = t - BACKWARD_FRACTION * rv.compute_s;
+		out->group[GP_DIM_DP].exposed_s = dp_exposed;
+	}
+	for (d = 0; d < GP_NDIMS; d++)
+		out->exposed_s += out->group[d].exposed_s;
+	out->compute_s = rv.compute_s * (1.0 + rv.bubble);
+	out->step_s = out->compute_s + out->exposed_s;
+	out->overhead = out->step_s > 0 ? out->exposed_s / out->step_s : 0;
+
+	/* placement shape: leaves, lowest common switch, longest path */
+	st = next_stamp(s);
+	for (i = 0; i < pl->n; i++) {
+		int32_t lf = s->p_leaf[i], a, b;
+
+		if (lf >= 0 && s->sw_gstamp[lf] != st) {
+			s->sw_gstamp[lf] = st;
+			out->n_leaves++;
+		}
+		if (i == 0) {
+			lca = lf;
+			continue;
+		}
+		a = lca;
+		b = lf;
+		while (a >= 0 && b >= 0 && a != b) {
+			if (c->switches[a].level <= c->switches[b].level)
+				a = c->switches[a].parent;
+			else
+				b = c->switches[b].parent;
+		}
+		lca = a == b ? a : -1;
+	}
+	out->top_level = lca >= 0 ? c->switches[lca].level : -1;
+	out->hops = pl->n > 1 ? 2 * ((out->top_level >= 0 ? out->top_level : 0) + 1) : 0;
+	out->ideal_step_s = ideal_step_s > 0 ? ideal_step_s : 0;
+	out->slowdown = ideal_step_s > 0 && out->step_s > 0 ? out->step_s / ideal_step_s : 1.0;
+	return GP_OK;
+}
+
+/* ---- ideal placement -------------------------------------------------- */
+
+static bool same_type(const gp_cluster_t *c, int32_t a, int32_t b)
+{
+	return c->nodes[a].profile == c->nodes[b].profile && c->nodes[a].ngpus == c->nodes[b].ngpus;
+}
+
+/* Fill s->inodes/imask with `need` nodes like `like` from a node list;
+ * returns how many it found. */
+static int32_t take_nodes(const gp_cluster_t *c, gp_cost_scratch_t *s, const int32_t *list,
+                          int32_t nlist, int32_t like, int32_t need, int32_t gpn, int32_t G)
+{
+	int32_t i, k = 0, left = G;
+
+	for (i = 0; i < nlist && k < need; i++) {
+		int32_t node = list ? list[i] : i, g;
+
+		if (!same_type(c, node, like))
+			continue;
+		g = left < gpn ? left : gpn;
+		s->inodes[k] = node;
+		s->imask[k] = g >= 32 ? ~0u : (1u << g) - 1;
+		left -= g;
+		k++;
+	}
+	return k;
+}
+
+int gp__cost_ideal(const gp_cluster_t *c, const gp_job_profile_t *job, int32_t like,
+                   gp_cost_scratch_t *s, double *ideal_step_s, gp_error_t *err)
+{
+	int32_t G, gpn, need, i, best_sw = -1;
+	gp_placement_t pl;
+	gp_cost_t cost;
+	double best = INFINITY;
+	int rc, tried = 0;
+
+	if (!ideal_step_s)
+		return GP_EINVAL;
+	*ideal_step_s = 0;
+	if (!c || !job || !s || job->gpus < 1)
+		return gp__errorf(err, GP_EINVAL, "ideal placement needs the job's GPU count");
+	if (like < 0)
+		for (i = 0; i < c->nnodes && like < 0; i++)
+			if (c->nodes[i].ngpus > 0)
+				like = i;
+	if (like < 0 || like >= c->nnodes || c->nodes[like].ngpus < 1)
+		return gp__errorf(err, GP_EINVAL, "no node with GPUs to model the job on");
+	G = job->gpus;
+	gpn = c->nodes[like].ngpus;
+	if (job->gpus_per_node > 0 && job->gpus_per_node < gpn)
+		gpn = job->gpus_per_node;
+	need = (G + gpn - 1) / gpn;
+	pl.nodes = s->inodes;
+	pl.gpu_mask = s->imask;
+
+	/* a cross-node NVLink domain that holds the whole job */
+	for (i = 0; i < c->nnvl; i++) {
+		if (take_nodes(c, s, c->nvl[i].nodes, c->nvl[i].nnodes, like, need, gpn, G) < need)
+			continue;
+		pl.n = need;
+		if (gp__cost_eval(c, job, &pl, s, 0, &cost, NULL) == GP_OK && cost.step_s < best)
+			best = cost.step_s;
+		tried++;
+		break;
+	}
+	/* the lowest switch subtree with enough such nodes */
+	if (c->node_order && c->root >= 0) {
+		for (i = 0; i < c->nswitches; i++) {
+			const gp_switch_t *sw = &c->switches[i];
+
+			if (sw->count < need || sw->first < 0 || sw->first + sw->count > c->nnodes)
+				continue;
+			if (best_sw >= 0 && sw->level >= c->switches[best_sw].level)
+				continue;
+			if (take_nodes(c, s, c->node_order + sw->first, sw->count, like, need, gpn,
+			               G) < need)
+				continue;
+			best_sw = i;
+		}
+		if (best_sw >= 0) {
+			const gp_switch_t *sw = &c->switches[best_sw];
+
+			take_nodes(c, s, c->node_order + sw->first, sw->count, like, need, gpn, G);
+			pl.n = need;
+			rc = gp__cost_eval(c, job, &pl, s, 0, &cost, err);
+			if (rc < 0)
+				return rc;
+			if (cost.step_s < best)
+				best = cost.step_s;
+			tried++;
+		}
+	}
+	if (!tried) {
+		if (take_nodes(c, s, NULL, c->nnodes, like, need, gpn, G) < need)
+			return gp__errorf(err, GP_ENOFIT, "the cluster has fewer than %d nodes like '%s'",
+			                  (int)need, c->nodes[like].name);
+		pl.n = need;
+		rc = gp__cost_eval(c, job, &pl, s, 0, &cost, err);
+		if (rc < 0)
+			return rc;
+		best = cost.step_s;
+	}
+	*ideal_step_s = best;
+	return GP_OK;
+}
+
+/* ---- a single collective ---------------------------------------------- */
+
+int gp__cost_collective(const gp_cluster_t *c, const gp_placement_t *pl, gp_coll_t coll,
+                        gp_algo_t algo, double bytes, gp_cost_scratch_t *s,
+                        gp_coll_result_t *out, gp_error_t *err)
+{
+	struct dimres dr;
+	int32_t G;
+	int rc;
+
+	if (!out)
+		return GP_EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!c || !s || bytes <= 0)
+		return gp__errorf(err, GP_EINVAL, "collective needs a cluster, scratch and a size");
+	if ((rc = prepare(c, pl, s, &G, err)) < 0)
+		return rc;
+	if (G < 2)
+		return gp__errorf(err, GP_EINVAL, "a collective needs at least 2 GPUs");
+	rc = eval_dim(c, s, G, pl->n, 1, G, coll, algo, bytes, 1, true, &dr, err);
+	if (rc < 0)
+		return rc;
+	out->time_s = dr.time_s;
+	out->algo = dr.algo;
+	out->units = dr.units;
+	out->algbw_gbps = dr.time_s > 0 ? bytes / dr.time_s / 1e9 : 0;
+	out->busbw_gbps = out->algbw_gbps * gp__busbw_factor(coll, G);
+	return GP_OK;
+}
+
+/* ---- printing --------------------------------------------------------- */
+
+static const char *bottleneck_name(const gp_cost_group_t *g)
+{
+	return g->bottleneck == -1 ? "nic" : g->bottleneck >= 0 ? "uplink" : "nvlink";
+}
+
+int gp__cost_print_text(const gp_cost_t *cost, const gp_job_profile_t *job, FILE *f)
+{
+	int d;
+
+	(void)job;
+	fprintf(f, "placement: %d GPUs on %d nodes, %d leaf switches, top level %d, %d hops%s\n",
+	        (int)cost->gpus, (int)cost->nodes, (int)cost->n_leaves, (int)cost->top_level,
+	        (int)cost->hops, cost->misaligned ? ", rail-misaligned" : "");
+	fprintf(f, "%-5s %6s %7s %6s %12s %10s %12s %12s %10s %-6s %s\n", "group", "degree",
+	        "groups", "units", "bytes/step", "count", "time_s", "exposed_s", "busbw",
+	        "algo", "limit");
+	for (d = 0; d < GP_NDIMS; d++) {
+		const gp_cost_group_t *g = &cost->group[d];
+
+		if (g->degree <= 1)
+			continue;
+		fprintf(f, "%-5s %6d %7d %6d %12.4g %10.4g %12.6g %12.6g %10.2f %-6s %s\n",
+		        gp__dim_name(d), (int)g->degree, (int)g->ngroups, (int)g->units, g->bytes,
+		        g->count, g->time_s, g->exposed_s, g->busbw_gbps,
+		        g->time_s > 0 ? gp__algo_name(g->algo) : "-",
+		        g->time_s > 0 ? bottleneck_name(g) : "-");
+	}
+	fprintf(f, "compute_s %.6g  comm_s %.6g  exposed_s %.6g  step_s %.6g  overhead %.4f\n",
+	        cost->compute_s, cost->comm_s, cost->exposed_s, cost->step_s, cost->overhead);
+	if (cost->ideal_step_s > 0)
+		fprintf(f, "ideal_step_s %.6g  slowdown %.4f\n", cost->ideal_step_s, cost->slowdown);
+	return ferror(f) ? GP_EIO : GP_OK;
+}
+
+int gp__cost_print_json(const gp_cost_t *cost, const gp_job_profile_t *job, FILE *f)
+{
+	int d, first = 1;
+
+	(void)job;
+	fprintf(f, "{\"gpus\":%d,\"nodes\":%d,\"leaves\":%d,\"top_level\":%d,\"hops\":%d,"
+	        "\"misaligned\":%d,\"groups\":{", (int)cost->gpus, (int)cost->nodes,
+	        (int)cost->n_leaves, (int)cost->top_level, (int)cost->hops, (int)cost->misaligned);
+	for (d = 0; d < GP_NDIMS; d++) {
+		const gp_cost_group_t *g = &cost->group[d];
+
+		if (g->degree <= 1)
+			continue;
+		fprintf(f, "%s\"%s\":{\"degree\":%d,\"groups\":%d,\"units\":%d,\"bytes\":%.17g,"
+		        "\"count\":%.17g,\"time_s\":%.17g,\"exposed_s\":%.17g,\"busbw_gbps\":%.17g,"
+		        "\"algo\":\"%s\",\"limit\":\"%s\"}", first ? "" : ",", gp__dim_name(d),
+		        (int)g->degree, (int)g->ngroups, (int)g->units, g->bytes, g->count,
+		        g->time_s, g->exposed_s, g->busbw_gbps,
+		        g->time_s > 0 ? gp__algo_name(g->algo) : "none",
+		        g->time_s > 0 ? bottleneck_name(g) : "none");
+		first = 0;
+	}
+	fprintf(f, "},\"compute_s\":%.17g,\"comm_s\":%.17g,\"exposed_s\":%.17g,\"step_s\":%.17g,"
+	        "\"overhead\":%.17g,\"ideal_step_s\":%.17g,\"slowdown\":%.17g}\n",
+	        cost->compute_s, cost->comm_s, cost->exposed_s, cost->step_s, cost->overhead,
+	        cost->ideal_step_s, cost->slowdown);
+	return ferror(f) ? GP_EIO : GP_OK;
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * jobspec.c - job hint strings ("gpus=64,tp=8,pp=2,params=70e9") to a
+ * gp_job_profile_t and back.  Shared by `gpuplace model`, the placement
+ * CLI and the Slurm plugin (hints from sbatch options / GPUPLACE_*).
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cost.h"
+
+#define SPEC_MAX 1024
+
+enum kind { K_INT, K_DBL, K_FRAC, K_ORDER };
+
+struct key {
+	const char *name;
+	enum kind kind;
+	size_t off;              /* offset in gp_job_profile_t */
+	long max;                /* for K_INT */
+};
+
+#define OFF(f) offsetof(gp_job_profile_t, f)
+
+static const struct key keys[] = {
+	{ "gpus", K_INT, OFF(gpus), 1L << 24 },
+	{ "nodes", K_INT, OFF(nodes), 1L << 24 },
+	{ "gpus_per_node", K_INT, OFF(gpus_per_node), GP_MAX_GPUS_PER_NODE },
+	{ "tp", K_INT, OFF(deg[GP_DIM_TP]), 1L << 24 },
+	{ "cp", K_INT, OFF(deg[GP_DIM_CP]), 1L << 24 },
+	{ "ep", K_INT, OFF(deg[GP_DIM_EP]), 1L << 24 },
+	{ "dp", K_INT, OFF(deg[GP_DIM_DP]), 1L << 24 },
+	{ "pp", K_INT, OFF(deg[GP_DIM_PP]), 1L << 24 },
+	{ "order", K_ORDER, OFF(order), 0 },
+	{ "params", K_DBL, OFF(params), 0 },
+	{ "grad_bytes", K_DBL, OFF(grad_bytes), 0 },
+	{ "mbs", K_DBL, OFF(micro_batch), 0 },
+	{ "seq", K_DBL, OFF(seq), 0 },
+	{ "hidden", K_DBL, OFF(hidden), 0 },
+	{ "layers", K_DBL, OFF(layers), 0 },
+	{ "microbatches", K_DBL, OFF(microbatches), 0 },
+	{ "topk", K_DBL, OFF(topk), 0 },
+	{ "tp_bytes", K_DBL, OFF(bytes[GP_DIM_TP]), 0 },
+	{ "cp_bytes", K_DBL, OFF(bytes[GP_DIM_CP]), 0 },
+	{ "ep_bytes", K_DBL, OFF(bytes[GP_DIM_EP]), 0 },
+	{ "dp_bytes", K_DBL, OFF(bytes[GP_DIM_DP]), 0 },
+	{ "pp_bytes", K_DBL, OFF(bytes[GP_DIM_PP]), 0 },
+	{ "step_s", K_DBL, OFF(compute_s), 0 },
+	{ "flops", K_DBL, OFF(flops), 0 },
+	{ "eff", K_FRAC, OFF(efficiency), 0 },
+	{ "overlap", K_FRAC, OFF(dp_overlap), 0 },
+};
+
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+/* "tp-cp-dp-pp": the four non-EP dimensions innermost first. */
+static int parse_order(const char *v, int8_t order[4])
+{
+	static const int dims[4] = { GP_DIM_TP, GP_DIM_CP, GP_DIM_DP, GP_DIM_PP };
+	unsigned seen = 0;
+	int i = 0, d, j;
+
+	while (*v) {
+		if (i >= 4)
+			return GP_EINVAL;
+		for (j = 0, d = -1; j < 4; j++)
+			if (!strncmp(v, gp__dim_name(dims[j]), 2) && (v[2] == '-' || !v[2]))
+				d = dims[j];
+		if (d < 0 || (seen & (1u << d)))
+			return GP_EINVAL;
+		seen |= 1u << d;
+		order[i++] = (int8_t)d;
+		v += 2;
+		if (*v == '-' && v[1])
+			v++;
+		else if (*v)
+			return GP_EINVAL;
+	}
+	return i == 4 ? GP_OK : GP_EINVAL;
+}
+
+static int set_key(const struct key *k, const char *val, gp_job_profile_t *job, gp_error_t *err)
+{
+	char *base = (char *)job;
+	long l;
+	double d;
+	int rc;
+
+	switch (k->kind) {
+	case K_INT:
+		rc = gp__parse_long(val, 1, k->max, &l);
+		if (rc < 0)
+			return gp__errorf(err, rc, "job hint %s: '%s' is not an integer in 1..%ld",
+			                  k->name, val, k->max);
+		*(int32_t *)(base + k->off) = (int32_t)l;
+		return GP_OK;
+	case K_DBL:
+		rc = gp__parse_double(val, 0, 1e30, &d);
+		if (rc == GP_OK && d <= 0)
+			rc = GP_ERANGE;
+		if (rc < 0)
+			return gp__errorf(err, rc, "job hint %s: '%s' is not a positive number",
+			                  k->name, val);
+		*(double *)(base + k->off) = d;
+		return GP_OK;
+	case K_FRAC:
+		rc = gp__parse_double(val, 0, 1, &d);
+		if (rc < 0)
+			return gp__errorf(err, rc, "job hint %s: '%s' is not a number in 0..1",
+			                  k->name, val);
+		*(double *)(base + k->off) = d;
+		return GP_OK;
+	case K_ORDER:
+		if (parse_order(val, job->order) < 0)
+			return gp__errorf(err, GP_EINVAL, "job hint order: '%s' is not a permutation "
+			                  "of tp, cp, dp, pp joined by '-' (innermost first)", val);
+		return GP_OK;
+	}
+	return GP_EINTERNAL;
+}
+
+static int check(const gp_job_profile_t *job, gp_error_t *err)
+{
+	long prod = 1;
+	int d;
+
+	for (d = 0; d < GP_NDIMS; d++)
+		if (d != GP_DIM_EP && job->deg[d] > 0)
+			prod *= job->deg[d];
+	if (job->gpus > 0) {
+		if (job->deg[GP_DIM_DP] > 0 && prod != job->gpus)
+			return gp__errorf(err, GP_EINVAL, "job hint dp: tp*cp*pp*dp = %ld but gpus = %d",
+			                  prod, (int)job->gpus);
+		if (prod > job->gpus || job->gpus % prod)
+			return gp__errorf(err, GP_EINVAL, "job hint gpus: %d is not a multiple of "
+			                  "tp*cp*pp = %ld", (int)job->gpus, prod);
+		if (job->nodes > 0 && job->gpus_per_node > 0 &&
+		    (long)job->nodes * job->gpus_per_node != job->gpus)
+			return gp__errorf(err, GP_EINVAL, "job hint gpus: %d != nodes %d x "
+			                  "gpus_per_node %d", (int)job->gpus, (int)job->nodes,
+			                  (int)job->gpus_per_node);
+	}
+	if (job->deg[GP_DIM_EP] > 1 && job->deg[GP_DIM_DP] > 0 &&
+	    job->deg[GP_DIM_DP] % job->deg[GP_DIM_EP])
+		return gp__errorf(err, GP_EINVAL, "job hint ep: %d does not divide dp = %d",
+		                  (int)job->deg[GP_DIM_EP], (int)job->deg[GP_DIM_DP]);
+	return GP_OK;
+}
+
+int gp__job_profile_parse(const char *spec, gp_job_profile_t *job, gp_error_t *err)
+{
+	char buf[SPEC_MAX];
+	char *p, *next;
+	unsigned long seen = 0;
+	int rc;
+
+	if (!job)
+		return gp__errorf(err, GP_EINVAL, "no job profile to fill");
+	gp__job_profile_init(job);
+	if (!spec)
+		return gp__errorf(err, GP_EINVAL, "no job hint string");
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", spec) >= sizeof(buf))
+		return gp__errorf(err, GP_ERANGE, "job hint string longer than %d bytes",
+		                  SPEC_MAX - 1);
+	for (p = buf; p; p = next) {
+		char *eq;
+		size_t i;
+
+		next = strchr(p, ',');
+		if (next)
+			*next++ = '\0';
+		if (!*p) {
+			if (!next && p == buf)
+				break; /* empty string: no hints */
+			rc = gp__errorf(err, GP_EINVAL, "job hint: empty item");
+			goto fail;
+		}
+		eq = strchr(p, '=');
+		if (!eq) {
+			rc = gp__errorf(err, GP_EINVAL, "job hint %s: expected key=value", p);
+			goto fail;
+		}
+		*eq = '\0';
+		for (i = 0; i < NKEYS; i++)
+			if (!strcmp(p, keys[i].name))
+				break;
+		if (i == NKEYS) {
+			rc = gp__errorf(err, GP_EINVAL, "job hint %s: unknown key", p);
+			goto fail;
+		}
+		if (seen & (1ul << i)) {
+			rc = gp__errorf(err, GP_EINVAL, "job hint %s: given twice", p);
+			goto fail;
+		}
+		seen |= 1ul << i;
+		if ((rc = set_key(&keys[i], eq + 1, job, err)) < 0)
+			goto fail;
+	}
+	if ((rc = check(job, err)) < 0)
+		goto fail;
+	return GP_OK;
+fail:
+	gp__job_profile_init(job);
+	return rc;
+}
+
+int gp__job_profile_format(const gp_job_profile_t *job, char *buf, size_t len)
+{
+	const char *base = (const char *)job;
+	size_t i, used = 0;
+	int n;
+
+	if (!job || !buf || !len)
+		return GP_EINVAL;
+	buf[0] = '\0';
+	for (i = 0; i < NKEYS; i++) {
+		const struct key *k = &keys[i];
+		const char *sep = used ? "," : "";
+
+		n = 0;
+		switch (k->kind) {
+		case K_INT:
+			if (*(const int32_t *)(base + k->off) > 0)
+				n = snprintf(buf + used, len - used, "%s%s=%d", sep, k->name,
+				             (int)*(const int32_t *)(base + k->off));
+			break;
+		case K_DBL:
+		case K_FRAC:
+			if (*(const double *)(base + k->off) > 0 &&
+			    !(k->off == OFF(grad_bytes) && job->grad_bytes == 2.0))
+				n = snprintf(buf + used, len - used, "%s%s=%.17g", sep, k->name,
+				             *(const double *)(base + k->off));
+			break;
+		case K_ORDER:
+			if (job->order[0] || job->order[1] || job->order[2] || job->order[3])
+				n = snprintf(buf + used, len - used, "%s%s=%s-%s-%s-%s", sep, k->name,
+				             gp__dim_name(job->order[0]), gp__dim_name(job->order[1]),
+				             gp__dim_name(job->order[2]), gp__dim_name(job->order[3]));
+			break;
+		}
+		if (n < 0 || (size_t)n >= len - used)
+			return GP_ERANGE;
+		used += (size_t)n;
+	}
+	return GP_OK;
+}
