@@ -288,6 +288,21 @@ int gp__cluster_index(gp_cluster_t *c);
 /* Allocate an empty cluster (all counts 0, root -1, site defaults set). */
 gp_cluster_t *gp__cluster_new(void);
 
+/* Derive everything both loaders derive the same way (cost_model/finish.c):
+ * the name hash (duplicate names are an error), node rack / NVLink domain /
+ * partitions / leaf from the object node lists, switch parents from the
+ * child lists, the root (a synthetic disconnected "(top)" over several top
+ * switches), levels, nlevels, the DFS node order with every switch's
+ * [first, first+count) range, NVLink domain GPU counts, and GPU layout
+ * islands.  Call after the lists are filled; 0 or a gp_err code with the
+ * detail in err.  Safe to call again. */
+int gp__cluster_finish(gp_cluster_t *c, gp_error_t *err);
+
+/* gp_cluster_load_json() on a document in memory (buf[len] must be '\0');
+ * name is used in error messages.  Same ownership as gp_cluster_load_json. */
+int gp__cluster_load_json_buf(const char *name, const char *buf, size_t len,
+                              gp_cluster_t **out, gp_state_t **state_out, gp_error_t *err);
+
 /* Number of set bits in a GPU mask. */
 static inline int gp__popcount(uint32_t m) { return __builtin_popcount(m); }
 

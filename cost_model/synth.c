@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* synth.c - synthetic rail-optimized leaf/spine clusters (see synth.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "synth.h"
+
+/*
+ * GPU profiles the generator knows.  Tags as in notes/calibration.md:
+ * [S] read in the source, [S2] faithful secondary, [R] recalled/vendor.
+ */
+static const struct synth_gpu {
+	const char *name;
+	double tflops, hbm, nvlink, tdp, idle, min_cap;
+	double node_base_w;     /* node power without its GPUs */
+	int32_t cpus;
+	int64_t mem_mb;
+} synth_gpus[] = {
+	/* H100 SXM: 989 dense bf16 TFLOP/s, 3.35 TB/s HBM3 [R: NVIDIA H100
+	 * datasheet]; NVLink "450 GB/s is the line rate" per direction
+	 * (sjeaugey, NVIDIA/nccl-tests #212) [S]; 700 W TDP (Llama 3 sec.
+	 * 3.3.1) [S2]; idle ~70 W [R]; caps swept down to 200 W (arXiv
+	 * 2604.11391) [S abstract].  DGX H100 ~10.2 kW per system [R] ->
+	 * 10200 - 8 x 700 = 4600 W without GPUs; 2 x Xeon 8480C = 224 threads,
+	 * 2 TB DDR5 (RA-11333-001) [NVIDIA]. */
+	{ "h100", 989.0, 3350.0, 450.0, 700.0, 70.0, 200.0, 4600.0, 224, 2048000 },
+	/* H200: H100 compute, 4.8 TB/s HBM3e [R: NVIDIA H200 datasheet];
+	 * 8-GPU NVLS peak 475 GB/s like H100 (nccl-tests #272) [S]. */
+	{ "h200", 989.0, 4800.0, 450.0, 700.0, 70.0, 200.0, 4600.0, 224, 2048000 },
+	/* A100 SXM: 312 bf16 TFLOP/s, 2039 GB/s [R: datasheet]; NVLink 300 GB/s
+	 * (calculon systems/a100_80g.json) [S]; 400 W (calibration sec. 4) [R];
+	 * DGX A100 6.5 kW max [R]. */
+	{ "a100", 312.0, 2039.0, 300.0, 400.0, 50.0, 100.0, 3300.0, 256, 1024000 },
+	/* B200: 2250 dense bf16 TFLOP/s, 8 TB/s [R: NVIDIA DGX B200 datasheet];
+	 * NVLink 5 1.8 TB/s per GPU = 900 GB/s per direction (GB200 SuperPOD
+	 * RA) [NVIDIA]; 1000 W [R]; DGX B200 ~14.3 kW [R]. */
+	{ "b200", 2250.0, 8000.0, 900.0, 1000.0, 100.0, 200.0, 6300.0, 224, 4096000 },
+	/* GB200 (4 per compute tray): NVL72 ~120 kW per rack, 18 trays x
+	 * ~6.5 kW [R: calibration sec. 4] -> 4 x 1200 W + 1700 W per tray. */
+	{ "gb200", 2500.0, 8000.0, 900.0, 1200.0, 100.0, 200.0, 1700.0, 144, 960000 },
+};
+
+/* NDR InfiniBand 400 Gb/s = 50 GB/s per link, one NIC per GPU (rail)
+ * (RA-11333-001, notes/real-topologies.md) [NVIDIA]; measured 46-49 GB/s
+ * per NIC (nccl-tests #290, #267) [S] is the cost model's business. */
+#define SYNTH_LINK_GBPS 50.0
+/* 500 ns per NIC/switch link (SimAI gen_Topo_Template.py) [S]. */
+#define SYNTH_HOP_US 0.5
+/* Node-local NVMe checkpoint target: 4 x Gen4 NVMe in RAID 0 [R: estimate]. */
+#define SYNTH_NVME_WRITE_GBPS 10.0
+#define SYNTH_NVME_READ_GBPS 25.0
+/* Shared parallel file system: Selene write 273 GB/s, read 1 TB/s
+ * (calibration sec. 3) [S2]. */
+#define SYNTH_PFS_WRITE_GBPS 273.0
+#define SYNTH_PFS_READ_GBPS 1000.0
+
+void gp__synth_defaults(gp_synth_params_t *p)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "synth");
+	snprintf(p->gpu_type, sizeof(p->gpu_type), "h100");
+	p->gpus_per_node = 8;
+	p->nodes_per_leaf = 32;         /* "SUs of 32 DGX H100 systems" (RA-11333-001) */
+	p->leaves_per_spine_group = 16; /* B200 SuperPOD adds a core layer from 16 SUs */
+	p->oversub = 1.0;               /* "full fat-tree" (RA-11333-001) */
+}
+
+static const struct synth_gpu *find_gpu(const char *type)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(synth_gpus) / sizeof(synth_gpus[0]); i++)
+		if (!strcasecmp(type, synth_gpus[i].name))
+			return &synth_gpus[i];
+	return NULL;
+}
+
+int gp__synth_check(const gp_synth_params_t *p, gp_error_t *err)
+{
+	if (!p)
+		return gp__errorf(err, GP_EINVAL, "no parameters");
+	if (p->nodes < 1 || p->nodes > 1000000)
+		return gp__errorf(err, GP_EINVAL, "nodes: %d is not in [1, 1000000]", (int)p->nodes);
+	if (p->gpus_per_node < 1 || p->gpus_per_node > GP_MAX_GPUS_PER_NODE)
+		return gp__errorf(err, GP_EINVAL, "gpus-per-node: %d is not in [1, %d]",
+		                  (int)p->gpus_per_node, GP_MAX_GPUS_PER_NODE);
+	if (!find_gpu(p->gpu_type))
+		return gp__errorf(err, GP_EINVAL,
+		                  "gpu-type: '%s' is not one of h100, h200, a100, b200, gb200",
+		                  p->gpu_type);
+	if (p->nodes_per_leaf < 1)
+		return gp__errorf(err, GP_EINVAL, "nodes-per-leaf: %d is not >= 1",
+		                  (int)p->nodes_per_leaf);
+	if (p->leaves_per_spine_group < 1)
+		return gp__errorf(err, GP_EINVAL, "leaves-per-spine-group: %d is not >= 1",
+		                  (int)p->leaves_per_spine_group);
+	if (p->nodes_per_rack < 0)
+		return gp__errorf(err, GP_EINVAL, "nodes-per-rack: %d is negative",
+		                  (int)p->nodes_per_rack);
+	if (p->nvl_domain_nodes < 0)
+		return gp__errorf(err, GP_EINVAL, "nvl-domain-nodes: %d is negative",
+		                  (int)p->nvl_domain_nodes);
+	if (!(p->rack_kw >= 0 && p->rack_kw <= 1e6))
+		return gp__errorf(err, GP_EINVAL, "rack-kw: %g is not in [0, 1e6]", p->rack_kw);
+	if (!(p->oversub >= 1.0 && p->oversub <= 64.0))
+		return gp__errorf(err, GP_EINVAL, "oversub: %g is not in [1, 64]", p->oversub);
+	if (!p->name[0])
+		return gp__errorf(err, GP_EINVAL, "name: empty");
+	return GP_OK;
+}
+
+/* Everything both the in-memory builder and the conf writer derive. */
+struct geo {
+	const struct synth_gpu *gpu;
+	int32_t nodes, gpus, npl, lpg, npr, nvld;
+	int32_t nleaves, ngroups, nracks, nnvl;
+	int nlevels;                /* 1 leaf only, 2 spine root, 3 core root */
+	int wnode, wleaf, wgroup, wrack, wnvl;
+	double node_peak_w, rack_kw;
+	uint64_t seed;
+};
+
+static int digits(int32_t n)
+{
+	int d = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d;
+}
+
+static int32_t ceil_div(int32_t a, int32_t b)
+{
+	return (a + b - 1) / b;
+}
+
+static void geo_init(struct geo *g, const gp_synth_params_t *p)
+{
+	memset(g, 0, sizeof(*g));
+	g->gpu = find_gpu(p->gpu_type);
+	g->nodes = p->nodes;
+	g->gpus = p->gpus_per_node;
+	g->npl = p->nodes_per_leaf;
+	g->lpg = p->leaves_per_spine_group;
+	g->nvld = p->nvl_domain_nodes;
+	g->npr = p->nodes_per_rack ? p->nodes_per_rack : (g->nvld ? g->nvld : 4);
+	g->nleaves = ceil_div(g->nodes, g->npl);
+	g->ngroups = ceil_div(g->nleaves, g->lpg);
+	g->nlevels = g->nleaves == 1 ? 1 : (g->ngroups == 1 ? 2 : 3);
+	g->nracks = ceil_div(g->nodes, g->npr);
+	g->nnvl = g->nvld ? ceil_div(g->nodes, g->nvld) : 0;
+	g->wnode = digits(g->nodes) < 4 ? 4 : digits(g->nodes);
+	g->wleaf = digits(g->nleaves) < 3 ? 3 : digits(g->nleaves);
+	g->wgroup = digits(g->ngroups) < 2 ? 2 : digits(g->ngroups);
+	g->wrack = digits(g->nracks) < 4 ? 4 : digits(g->nracks);
+	g->wnvl = digits(g->nnvl) < 3 ? 3 : digits(g->nnvl);
+	g->node_peak_w = g->gpus * g->gpu->tdp + g->gpu->node_base_w;
+	g->rack_kw = p->rack_kw > 0 ? p->rack_kw : g->npr * g->node_peak_w / 1000.0;
+	g->seed = p->seed;
+}
+
+/* splitmix64: a seeded, stateless value per rack. */
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ULL;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	return x ^ (x >> 31);
+}
+
+/* Rack cap in kW: the nominal cap, or with a seed between 85 % and 115 %
+ * of it in 0.1 kW steps (real sites have unevenly provisioned racks). */
+static double rack_cap(const struct geo *g, int32_t r)
+{
+	uint64_t v;
+
+	if (!g->seed)
+		return g->rack_kw;
+	v = mix(g->seed ^ ((uint64_t)r * 0x100000001B3ULL));
+	return round(g->rack_kw * (0.85 + 0.30 * (double)(v >> 11) / 9007199254740992.0) * 10.0)
+	       / 10.0;
+}
+
+static void node_name(const struct geo *g, int32_t i, char *buf, size_t size)
+{
+	snprintf(buf, size, "gpu%0*d", g->wnode, (int)(i + 1));
+}
+
+/* Hostlist expression for nodes [a, b] (0-based, inclusive). */
+static void node_range(const struct geo *g, int32_t a, int32_t b, char *buf, size_t size)
+{
+	if (a == b)
+		node_name(g, a, buf, size);
+	else
+		snprintf(buf, size, "gpu[%0*d-%0*d]", g->wnode, (int)(a + 1), g->wnode, (int)(b + 1));
+}
+
+static int32_t min32(int32_t a, int32_t b)
+{
+	return a < b ? a : b;
+}
+
+static int32_t *range_list(int32_t a, int32_t n)
+{
+	int32_t *v = malloc(((size_t)n + 1) * sizeof(*v)), i;
+
+	if (v)
+		for (i = 0; i < n; i++)
+			v[i] = a + i;
+	return v;
+}
+
+int gp__synth_build(const gp_synth_params_t *p, gp_cluster_t **out, gp_error_t *err)
+{
+	gp_cluster_t *c = NULL;
+	struct geo g;
+	int32_t i, s;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!out)
+		return gp__errorf(err, GP_EINVAL, "no output pointer");
+	if ((rc = gp__synth_check(p, err)) < 0)
+		return rc;
+	geo_init(&g, p);
+	rc = GP_ENOMEM;
+	if (!(c = gp__cluster_new()))
+		goto nomem;
+	snprintf(c->name, sizeof(c->name), "%s", p->name);
+
+	c->profiles = calloc(1, sizeof(*c->profiles));
+	c->layouts = calloc(1, sizeof(*c->layouts));
+	if (!c->profiles || !c->layouts)
+		goto nomem;
+	c->nprofiles = 1;
+	snprintf(c->profiles[0].name, GP_NAME_MAX, "%s", g.gpu->name);
+	c->profiles[0].tflops_bf16 = g.gpu->tflops;
+	c->profiles[0].hbm_gbps = g.gpu->hbm;
+	c->profiles[0].nvlink_gbps = g.gpu->nvlink;
+	c->profiles[0].tdp_w = g.gpu->tdp;
+	c->profiles[0].idle_w = g.gpu->idle;
+	c->profiles[0].min_cap_w = g.gpu->min_cap;
+	c->nlayouts = 1;
+	c->layouts[0].ngpus = g.gpus;
+
+	c->nodes = calloc((size_t)g.nodes, sizeof(*c->nodes));
+	if (!c->nodes)
+		goto nomem;
+	c->nnodes = g.nodes;
+	for (i = 0; i < g.nodes; i++) {
+		gp_node_t *n = &c->nodes[i];
+
+		node_name(&g, i, n->name, sizeof(n->name));
+		n->ngpus = g.gpus;
+		n->profile = 0;
+		n->layout = 0;
+		n->rails = g.gpus;              /* one NIC per GPU: rail-optimized */
+		n->nic_gbps = SYNTH_LINK_GBPS;
+		n->base_w = g.gpu->node_base_w;
+		n->weight = 1;
+		n->cpus = g.gpu->cpus;
+		n->real_memory_mb = g.gpu->mem_mb;
+		n->order = (uint32_t)i;
+	}
+
+	/* switches: leaves, then spine groups, then the core */
+	c->nswitches = g.nleaves + (g.nlevels >= 2 ? g.ngroups : 0) + (g.nlevels == 3 ? 1 : 0);
+	c->switches = calloc((size_t)c->nswitches, sizeof(*c->switches));
+	if (!c->switches)
+		goto nomem;
+	for (s = 0; s < g.nleaves; s++) {
+		gp_switch_t *w = &c->switches[s];
+		int32_t a = s * g.npl;
+
+		snprintf(w->name, GP_NAME_MAX, "su%0*d", g.wleaf, (int)(s + 1));
+		w->nnodes = min32(g.npl, g.nodes - a);
+		if (!(w->nodes = range_list(a, w->nnodes)))
+			goto nomem;
+		w->link_speed = SYNTH_LINK_GBPS;
+	}
+	if (g.nlevels >= 2)
+		for (s = 0; s < g.ngroups; s++) {
+			gp_switch_t *w = &c->switches[g.nleaves + s];
+			int32_t a = s * g.lpg;
+
+			snprintf(w->name, GP_NAME_MAX, "spine%0*d", g.wgroup, (int)(s + 1));
+			w->nchildren = min32(g.lpg, g.nleaves - a);
+			if (!(w->children = range_list(a, w->nchildren)))
+				goto nomem;
+			w->link_speed = SYNTH_LINK_GBPS;
+		}
+	if (g.nlevels == 3) {
+		gp_switch_t *w = &c->switches[c->nswitches - 1];
+
+		snprintf(w->name, GP_NAME_MAX, "core");
+		w->nchildren = g.ngroups;
+		if (!(w->children = range_list(g.nleaves, g.ngroups)))
+			goto nomem;
+		w->link_speed = SYNTH_LINK_GBPS;
+	}
+	for (i = 0; i < g.nlevels; i++) {
+		c->levels[i].link_gbps = SYNTH_LINK_GBPS;
+		c->levels[i].oversub = i == 1 ? p->oversub : 1.0;
+		c->levels[i].latency_us = SYNTH_HOP_US;
+		c->levels[i].set = true;
+	}
+
+	c->racks = calloc((size_t)g.nracks, sizeof(*c->racks));
+	if (!c->racks)
+		goto nomem;
+	c->nracks = g.nracks;
+	for (s = 0; s < g.nracks; s++) {
+		gp_rack_t *r = &c->racks[s];
+		int32_t a = s * g.npr;
+
+		snprintf(r->name, GP_NAME_MAX, "r%0*d", g.wrack, (int)(s + 1));
+		r->nnodes = min32(g.npr, g.nodes - a);
+		if (!(r->nodes = range_list(a, r->nnodes)))
+			goto nomem;
+		r->power_cap_kw = rack_cap(&g, s);
+		r->cooling_kw = r->power_cap_kw;
+		r->node_base_w = g.gpu->node_base_w;
+	}
+	if (g.nnvl) {
+		c->nvl = calloc((size_t)g.nnvl, sizeof(*c->nvl));
+		if (!c->nvl)
+			goto nomem;
+		c->nnvl = g.nnvl;
+		for (s = 0; s < g.nnvl; s++) {
+			gp_nvl_domain_t *d = &c->nvl[s];
+			int32_t a = s * g.nvld;
+
+			snprintf(d->name, GP_NAME_MAX, "nvl%0*d", g.wnvl, (int)(s + 1));
+			d->nnodes = min32(g.nvld, g.nodes - a);
+			if (!(d->nodes = range_list(a, d->nnodes)))
+				goto nomem;
+			d->gbps_per_gpu = g.gpu->nvlink;
+		}
+	}
+
+	c->parts = calloc(1, sizeof(*c->parts));
+	if (!c->parts)
+		goto nomem;
+	c->nparts = 1;
+	snprintf(c->parts[0].name, GP_NAME_MAX, "gpu");
+	c->parts[0].is_default = true;
+	c->parts[0].up = true;
+	c->parts[0].max_time_min = UINT32_MAX;
+	c->parts[0].nnodes = g.nodes;
+	if (!(c->parts[0].nodes = range_list(0, g.nodes)))
+		goto nomem;
+
+	c->storage = calloc(2, sizeof(*c->storage));
+	if (!c->storage)
+		goto nomem;
+	c->nstorage = 2;
+	snprintf(c->storage[0].name, GP_NAME_MAX, "nvme");
+	c->storage[0].scope = GP_SCOPE_NODE;
+	c->storage[0].write_gbps = SYNTH_NVME_WRITE_GBPS;
+	c->storage[0].read_gbps = SYNTH_NVME_READ_GBPS;
+	snprintf(c->storage[1].name, GP_NAME_MAX, "pfs");
+	c->storage[1].scope = GP_SCOPE_CLUSTER;
+	c->storage[1].write_gbps = SYNTH_PFS_WRITE_GBPS;
+	c->storage[1].read_gbps = SYNTH_PFS_READ_GBPS;
+
+	if ((rc = gp__cluster_finish(c, err)) < 0)
+		goto error;
+	*out = c;
+	return GP_OK;
+nomem:
+	rc = gp__errorf(err, GP_ENOMEM, "out of memory building a %d-node cluster", (int)p->nodes);
+error:
+	gp_cluster_destroy(c);
+	return rc;
+}
+
+/* ---- configuration files ---------------------------------------------- */
+
+static FILE *open_conf(const char *dir, const char *file, char *path, size_t size,
+                       gp_error_t *err)
+{
+	FILE *f;
+
+	snprintf(path, size, "%s/%s", dir, file);
+	if (!(f = fopen(path, "w")))
+		gp__errorf(err, GP_EIO, "%s: %s", path, strerror(errno));
+	return f;
+}
+
+static int close_conf(FILE *f, const char *path, gp_error_t *err)
+{
+	int bad = ferror(f);
+
+	if (fclose(f) != 0 || bad)
+		return gp__errorf(err, GP_EIO, "%s: write failed", path);
+	return GP_OK;
+}
+
+static void write_slurm_conf(FILE *f, const struct geo *g, const gp_synth_params_t *p)
+{
+	char nl[128];
+
+	node_range(g, 0, g->nodes - 1, nl, sizeof(nl));
+	fprintf(f, "# slurm.conf for a synthetic %d-node cluster (gpuplace synth)\n",
+	        (int)g->nodes);
+	fprintf(f, "ClusterName=%s\n", p->name);
+	fprintf(f, "SlurmctldHost=localhost\nSelectType=select/cons_tres\n"
+	        "TopologyPlugin=topology/tree\nGresTypes=gpu\n\n");
+	fprintf(f, "NodeName=DEFAULT CPUs=%d RealMemory=%lld Gres=gpu:%s:%d State=UNKNOWN\n",
+	        (int)g->gpu->cpus, (long long)g->gpu->mem_mb, g->gpu->name, (int)g->gpus);
+	fprintf(f, "NodeName=%s\n\n", nl);
+	fprintf(f, "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n");
+}
+
+static void write_topology_conf(FILE *f, const struct geo *g)
+{
+	char nl[128];
+	int32_t s;
+
+	fprintf(f, "# Rail-optimized leaf/spine fabric: one leaf switch per scalable unit\n"
+	        "# of %d nodes (its rail leaves), %d units per spine group%s.\n",
+	        (int)g->npl, (int)g->lpg, g->nlevels == 3 ? ", a core above" : "");
+	for (s = 0; s < g->nleaves; s++) {
+		int32_t a = s * g->npl, b = min32(a + g->npl, g->nodes) - 1;
+
+		node_range(g, a, b, nl, sizeof(nl));
+		fprintf(f, "SwitchName=su%0*d Nodes=%s LinkSpeed=%g\n", g->wleaf, (int)(s + 1), nl,
+		        SYNTH_LINK_GBPS);
+	}
+	if (g->nlevels >= 2)
+		for (s = 0; s < g->ngroups; s++) {
+			int32_t a = s * g->lpg, b = min32(a + g->lpg, g->nleaves) - 1;
+
+			if (a == b)
+				fprintf(f, "SwitchName=spine%0*d Switches=su%0*d LinkSpeed=%g\n",
+				        g->wgroup, (int)(s + 1), g->wleaf, (int)(a + 1), SYNTH_LINK_GBPS);
+			else
+				fprintf(f, "SwitchName=spine%0*d Switches=su[%0*d-%0*d] LinkSpeed=%g\n",
+				        g->wgroup, (int)(s + 1), g->wleaf, (int)(a + 1), g->wleaf,
+				        (int)(b + 1), SYNTH_LINK_GBPS);
+		}
+	if (g->nlevels == 3) {
+		if (g->ngroups == 1)
+			fprintf(f, "SwitchName=core Switches=spine%0*d LinkSpeed=%g\n", g->wgroup, 1,
+			        SYNTH_LINK_GBPS);
+		else
+			fprintf(f, "SwitchName=core Switches=spine[%0*d-%0*d] LinkSpeed=%g\n",
+			        g->wgroup, 1, g->wgroup, (int)g->ngroups, SYNTH_LINK_GBPS);
+	}
+}
+
+static void write_gres_conf(FILE *f, const struct geo *g)
+{
+	fprintf(f, "# Every node: %d %s GPUs behind NVSwitch\n", (int)g->gpus, g->gpu->name);
+	if (g->gpus == 1)
+		fprintf(f, "Name=gpu Type=%s File=/dev/nvidia0\n", g->gpu->name);
+	else
+		fprintf(f, "Name=gpu Type=%s File=/dev/nvidia[0-%d]\n", g->gpu->name,
+		        (int)g->gpus - 1);
+}
+
+/* Shortest "%g" text that reads back as the same double. */
+static const char *num(char *buf, size_t size, double v)
+{
+	int prec;
+
+	for (prec = 15; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
+static void write_gpuplace_conf(FILE *f, const struct geo *g, const gp_synth_params_t *p)
+{
+	const struct synth_gpu *u = g->gpu;
+	char nl[128], b1[32], b2[32];
+	int32_t s;
+	int l;
+
+	fprintf(f, "# gpuplace.conf for a synthetic cluster (gpuplace synth)\n");
+	fprintf(f, "DefaultGradientBytes=1e9 NodeFailureRate=3.8 PowerMargin=0.05 "
+	        "TelemetryStale=60\n\n");
+	fprintf(f, "GpuProfile=%s TFLOPS=%g HBMGBps=%g NVLinkGBps=%g TDPWatts=%g IdleWatts=%g "
+	        "MinCapWatts=%g\n\n", u->name, u->tflops, u->hbm, u->nvlink, u->tdp, u->idle,
+	        u->min_cap);
+	for (l = 0; l < g->nlevels; l++)
+		fprintf(f, "FabricLevel=%d LinkGBps=%g Oversubscription=%s LatencyUs=%g\n", l,
+		        SYNTH_LINK_GBPS, num(b1, sizeof(b1), l == 1 ? p->oversub : 1.0),
+		        SYNTH_HOP_US);
+	node_range(g, 0, g->nodes - 1, nl, sizeof(nl));
+	fprintf(f, "\nNodeName=%s Rails=%d NicGBps=%g\n\n", nl, (int)g->gpus, SYNTH_LINK_GBPS);
+	for (s = 0; s < g->nnvl; s++) {
+		int32_t a = s * g->nvld, b = min32(a + g->nvld, g->nodes) - 1;
+
+		node_range(g, a, b, nl, sizeof(nl));
+		fprintf(f, "NVLinkDomain=nvl%0*d Nodes=%s GBps=%g\n", g->wnvl, (int)(s + 1), nl,
+		        u->nvlink);
+	}
+	if (g->nnvl)
+		fprintf(f, "\n");
+	for (s = 0; s < g->nracks; s++) {
+		int32_t a = s * g->npr, b = min32(a + g->npr, g->nodes) - 1;
+		double cap = rack_cap(g, s);
+
+		node_range(g, a, b, nl, sizeof(nl));
+		fprintf(f, "Rack=r%0*d Nodes=%s PowerCapKW=%s CoolingKW=%s NodeBaseWatts=%g\n",
+		        g->wrack, (int)(s + 1), nl, num(b1, sizeof(b1), cap),
+		        num(b2, sizeof(b2), cap), u->node_base_w);
+	}
+	fprintf(f, "\nStorage=nvme Scope=node WriteGBps=%g ReadGBps=%g\n", SYNTH_NVME_WRITE_GBPS,
+	        SYNTH_NVME_READ_GBPS);
+	fprintf(f, "Storage=pfs Scope=cluster WriteGBps=%g ReadGBps=%g\n", SYNTH_PFS_WRITE_GBPS,
+	        SYNTH_PFS_READ_GBPS);
+}
+
+int gp__synth_write_conf(const gp_synth_params_t *p, const char *dir, gp_error_t *err)
+{
+	char path[GP_PATH_MAX + 32];
+	struct geo g;
+	FILE *f;
+	int rc;
+
+	if (!dir)
+		return gp__errorf(err, GP_EINVAL, "no directory");
+	if ((rc = gp__synth_check(p, err)) < 0)
+		return rc;
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+		return gp__errorf(err, GP_EIO, "%s: %s", dir, strerror(errno));
+	geo_init(&g, p);
+
+	if (!(f = open_conf(dir, "slurm.conf", path, sizeof(path), err)))
+		return GP_EIO;
+	write_slurm_conf(f, &g, p);
+	if ((rc = close_conf(f, path, err)) < 0)
+		return rc;
+	if (!(f = open_conf(dir, "topology.conf", path, sizeof(path), err)))
+		return GP_EIO;
+	write_topology_conf(f, &g);
+	if ((rc = close_conf(f, path, err)) < 0)
+		return rc;
+	if (!(f = open_conf(dir, "gres.conf", path, sizeof(path), err)))
+		return GP_EIO;
+	write_gres_conf(f, &g);
+	if ((rc = close_conf(f, path, err)) < 0)
+		return rc;
+	if (!(f = open_conf(dir, "gpuplace.conf", path, sizeof(path), err)))
+		return GP_EIO;
+	write_gpuplace_conf(f, &g, p);
+	return close_conf(f, path, err);
+}
