@@ -1,0 +1,1101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * candidates.c - candidate node sets, smallest enclosing domain first.
+ *
+ * One search:
+ *  1. one pass over the nodes decides eligibility and the GPUs each node
+ *     can give the job ("usable"), counting why nodes were left out so
+ *     GP_ENOFIT can say so;
+ *  2. per matching-OR alternative, prefix sums of usable GPUs / eligible
+ *     nodes / whole (idle) nodes over the DFS node order give every switch
+ *     subtree's totals in O(1); NVLink domains are summed from their lists;
+ *  3. the domains that can hold the job are taken smallest first (NVLink
+ *     domain, leaf, higher levels; tightest surplus first within a rank); a
+ *     switch with a child that fits alone is skipped because its best-fit
+ *     set is that child's;
+ *  4. inside a domain the selection recurses into the tightest child that
+ *     fits alone, else fills children with the most usable GPUs first; on
+ *     the nodes of a leaf it is best fit: the node whose usable GPUs
+ *     match the remaining need most closely, partially used nodes before
+ *     idle ones, and only whole nodes when nothing fits.  If the tree-shaped
+ *     pass misses the node-count limits, a flat best-fit pass over the whole
+ *     domain (which is exact for these limits) is tried;
+ *  5. GPU indices are picked per node inside the tightest NVLink island
+ *     that holds them.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "candidates.h"
+
+/* One pool slot: a candidate and the arrays it points to. */
+typedef struct slot {
+	gp_candidate_t cand;
+	int32_t *nodes;
+	uint32_t *mask;
+	uint32_t hash;
+} slot_t;
+
+typedef struct domain {
+	int32_t rank;        /* 0 nvl, 1 + level for switches, big for the cluster */
+	int32_t idx;
+	int32_t surplus;     /* usable GPUs beyond the request */
+	int32_t kind;
+} domain_t;
+
+struct gp_search_ws {
+	const gp_cluster_t *c;
+	int kmax;
+	int32_t n;
+	/* per node */
+	int8_t *ubase;        /* usable GPUs before the constraint, 0 = ineligible */
+	int8_t *usable;       /* usable for the current alternative */
+	uint32_t *freem;      /* free GPU mask */
+	uint64_t *fmask;      /* constraint feature bits */
+	uint8_t *whole;       /* up and nothing allocated */
+	uint8_t *excl;        /* excluded by --exclude */
+	uint32_t *taken;      /* == stamp: taken by the current selection */
+	int32_t *take;        /* GPUs taken on the node */
+	/* prefix sums over node_order positions, n + 1 */
+	int32_t *pg, *pn, *pw, *ptot;
+	/* per switch / rack / nvl stamps and accumulators */
+	uint32_t *sw_stamp, *rk_stamp, *nv_stamp;
+	int32_t *sw_acc, *nv_acc;
+	int32_t *nv_gpus;     /* total GPUs of each nvl domain */
+	uint32_t stamp;
+	/* island masks per layout */
+	uint32_t (*isl)[GP_MAX_GPUS_PER_NODE];
+	int *nisl;
+	/* domains */
+	domain_t *dom;
+	/* scratch: bump stack of ints and keys */
+	int32_t *scratch;
+	size_t scratch_cap, scratch_top;
+	uint64_t *keys;
+	/* current selection */
+	int32_t *sel;
+	int32_t nsel;
+	/* pool */
+	slot_t *slots;        /* kmax + 1 */
+	slot_t **pool;        /* kmax + 1 pointers; pool[npool] is the spare */
+	int npool;
+	gp_candidate_t *out;
+	uint32_t seq;
+};
+
+/* Per-search parameters shared by the helpers. */
+typedef struct ctx {
+	const gp_cluster_t *c;
+	const gp_state_t *s;
+	const gp_request_t *r;
+	gp_search_ws_t *ws;
+	int32_t min_needed;   /* at least this many nodes (>= 1) */
+	int32_t picked;       /* nodes in the selection */
+	int32_t req_lo, req_hi; /* position range of required nodes, -1 none */
+	int32_t req_nvl;      /* common nvl domain of required nodes, -2 mixed / none */
+} ctx_t;
+
+void gp__search_ws_destroy(gp_search_ws_t *ws)
+{
+	int i;
+
+	if (!ws)
+		return;
+	free(ws->ubase);
+	free(ws->usable);
+	free(ws->freem);
+	free(ws->fmask);
+	free(ws->whole);
+	free(ws->excl);
+	free(ws->taken);
+	free(ws->take);
+	free(ws->pg);
+	free(ws->pn);
+	free(ws->pw);
+	free(ws->ptot);
+	free(ws->sw_stamp);
+	free(ws->rk_stamp);
+	free(ws->nv_stamp);
+	free(ws->sw_acc);
+	free(ws->nv_acc);
+	free(ws->nv_gpus);
+	free(ws->isl);
+	free(ws->nisl);
+	free(ws->dom);
+	free(ws->scratch);
+	free(ws->keys);
+	free(ws->sel);
+	if (ws->slots)
+		for (i = 0; i <= ws->kmax; i++) {
+			free(ws->slots[i].nodes);
+			free(ws->slots[i].mask);
+		}
+	free(ws->slots);
+	free(ws->pool);
+	free(ws->out);
+	free(ws);
+}
+
+int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out,
+                         gp_error_t *err)
+{
+	gp_search_ws_t *ws;
+	size_t n, ns, i, nn1;
+	int32_t l, g, p;
+
+	*out = NULL;
+	if (!c || kmax < 1 || kmax > 64)
+		return gp__errorf(err, GP_EINVAL, "search workspace: k must be 1..64 (got %d)", kmax);
+	ws = calloc(1, sizeof(*ws));
+	if (!ws)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	ws->c = c;
+	ws->kmax = kmax;
+	ws->n = c->nnodes;
+	n = c->nnodes > 0 ? (size_t)c->nnodes : 1;
+	ns = c->nswitches > 0 ? (size_t)c->nswitches : 1;
+	nn1 = n + 1;
+	ws->ubase = calloc(n, 1);
+	ws->usable = calloc(n, 1);
+	ws->freem = calloc(n, sizeof(*ws->freem));
+	ws->fmask = calloc(n, sizeof(*ws->fmask));
+	ws->whole = calloc(n, 1);
+	ws->excl = calloc(n, 1);
+	ws->taken = calloc(n, sizeof(*ws->taken));
+	ws->take = calloc(n, sizeof(*ws->take));
+	ws->pg = calloc(nn1, sizeof(int32_t));
+	ws->pn = calloc(nn1, sizeof(int32_t));
+	ws->pw = calloc(nn1, sizeof(int32_t));
+	ws->ptot = calloc(nn1, sizeof(int32_t));
+	ws->sw_stamp = calloc(ns, sizeof(uint32_t));
+	ws->sw_acc = calloc(ns, sizeof(int32_t));
+	ws->rk_stamp = calloc(c->nracks > 0 ? (size_t)c->nracks : 1, sizeof(uint32_t));
+	ws->nv_stamp = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, sizeof(uint32_t));
+	ws->nv_acc = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, sizeof(int32_t));
+	ws->nv_gpus = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, sizeof(int32_t));
+	ws->isl = calloc(c->nlayouts > 0 ? (size_t)c->nlayouts : 1, sizeof(*ws->isl));
+	ws->nisl = calloc(c->nlayouts > 0 ? (size_t)c->nlayouts : 1, sizeof(int));
+	ws->dom = calloc((size_t)c->nnvl + ns + 1, sizeof(*ws->dom));
+	ws->scratch_cap = ns + 2 * n + 16;
+	ws->scratch = calloc(ws->scratch_cap, sizeof(int32_t));
+	ws->keys = calloc(n, sizeof(uint64_t));
+	ws->sel = calloc(n, sizeof(int32_t));
+	ws->slots = calloc((size_t)kmax + 1, sizeof(*ws->slots));
+	ws->pool = calloc((size_t)kmax + 1, sizeof(*ws->pool));
+	ws->out = calloc((size_t)kmax, sizeof(*ws->out));
+	if (!ws->ubase || !ws->usable || !ws->freem || !ws->fmask || !ws->whole || !ws->excl ||
+	    !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw || !ws->ptot ||
+	    !ws->sw_stamp || !ws->sw_acc || !ws->rk_stamp || !ws->nv_stamp || !ws->nv_acc ||
+	    !ws->nv_gpus || !ws->isl || !ws->nisl || !ws->dom || !ws->scratch || !ws->keys ||
+	    !ws->sel || !ws->slots || !ws->pool || !ws->out)
+		goto nomem;
+	for (i = 0; i <= (size_t)kmax; i++) {
+		ws->slots[i].nodes = calloc(n, sizeof(int32_t));
+		ws->slots[i].mask = calloc(n, sizeof(uint32_t));
+		if (!ws->slots[i].nodes || !ws->slots[i].mask)
+			goto nomem;
+	}
+	/* static facts: GPUs per position, island masks, nvl GPU totals */
+	for (i = 0; i < (size_t)c->nnodes; i++)
+		ws->ptot[i + 1] = ws->ptot[i] + c->nodes[c->node_order[i]].ngpus;
+	for (l = 0; l < c->nlayouts; l++) {
+		const gp_gres_layout_t *lay = &c->layouts[l];
+		int nis = lay->nislands > 0 ? lay->nislands : 1;
+
+		if (nis > GP_MAX_GPUS_PER_NODE)
+			nis = GP_MAX_GPUS_PER_NODE;
+		ws->nisl[l] = nis;
+		for (g = 0; g < lay->ngpus && g < GP_MAX_GPUS_PER_NODE; g++) {
+			int k = lay->nislands > 0 ? lay->island[g] : 0;
+
+			if (k >= nis)
+				k = nis - 1;
+			ws->isl[l][k] |= 1u << g;
+		}
+	}
+	for (l = 0; l < c->nnvl; l++)
+		for (p = 0; p < c->nvl[l].nnodes; p++)
+			ws->nv_gpus[l] += c->nodes[c->nvl[l].nodes[p]].ngpus;
+	*out = ws;
+	return GP_OK;
+nomem:
+	gp__search_ws_destroy(ws);
+	return gp__errorf(err, GP_ENOMEM, "out of memory");
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int32_t *scratch_push(gp_search_ws_t *ws, size_t n)
+{
+	int32_t *p;
+
+	if (ws->scratch_top + n > ws->scratch_cap)
+		return NULL;
+	p = ws->scratch + ws->scratch_top;
+	ws->scratch_top += n;
+	return p;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_dom(const void *a, const void *b)
+{
+	const domain_t *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->surplus != y->surplus)
+		return x->surplus < y->surplus ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const gp_candidate_t *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score < y->score ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * In-place sort that never allocates (glibc's qsort may malloc a merge
+ * buffer): insertion sort for short arrays, heapsort otherwise.  Every
+ * comparator here is a total order, so the result is deterministic.
+ */
+static void swap_bytes(char *a, char *b, size_t size)
+{
+	char t;
+
+	while (size--) {
+		t = *a;
+		*a++ = *b;
+		*b++ = t;
+	}
+}
+
+static void sift(char *base, size_t root, size_t n, size_t size,
+                 int (*cmp)(const void *, const void *))
+{
+	size_t child;
+
+	while ((child = 2 * root + 1) < n) {
+		if (child + 1 < n && cmp(base + child * size, base + (child + 1) * size) < 0)
+			child++;
+		if (cmp(base + root * size, base + child * size) >= 0)
+			return;
+		swap_bytes(base + root * size, base + child * size, size);
+		root = child;
+	}
+}
+
+static void sort_any(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char *base = v;
+	size_t i, j;
+
+	if (n < 2)
+		return;
+	if (n <= 24) {
+		for (i = 1; i < n; i++)
+			for (j = i; j > 0 && cmp(base + (j - 1) * size, base + j * size) > 0; j--)
+				swap_bytes(base + (j - 1) * size, base + j * size, size);
+		return;
+	}
+	for (i = n / 2; i-- > 0;)
+		sift(base, i, n, size, cmp);
+	for (i = n - 1; i > 0; i--) {
+		swap_bytes(base, base + i * size, size);
+		sift(base, 0, i, size, cmp);
+	}
+}
+
+/* Sort key of a node for best fit: usable, then free GPUs (an exact match
+ * first), then partially used before idle, then node index. */
+static uint64_t node_key(const gp_search_ws_t *ws, int32_t i)
+{
+	uint64_t u = (uint64_t)ws->usable[i], f = (uint64_t)gp__popcount(ws->freem[i]);
+
+	return (u << 37) | (f << 32) | ((uint64_t)ws->whole[i] << 31) | (uint64_t)i;
+}
+
+#define KEY_NODE(k) ((int32_t)((k) & 0x7fffffffu))
+#define KEY_U(k) ((int32_t)((k) >> 37))
+
+static void take_node(ctx_t *x, int32_t i, int32_t t)
+{
+	gp_search_ws_t *ws = x->ws;
+
+	ws->taken[i] = ws->stamp;
+	ws->take[i] = t;
+	ws->sel[ws->nsel++] = i;
+	x->picked++;
+}
+
+/* Largest number of GPUs the next node may take given the nodes still
+ * needed after it. */
+static int32_t next_cap(const ctx_t *x, int32_t R)
+{
+	int32_t left = x->min_needed - x->picked - 1;
+
+	if (left < 0)
+		left = 0;
+	return R - left > 1 ? R - left : 1;
+}
+
+/*
+ * Best fit over keys[0..n) (sorted): takes up to R GPUs under the node
+ * limits and returns how many it took.
+ */
+static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_request_t *r = x->r;
+	int32_t got = 0;
+
+	sort_any(keys, (size_t)n, sizeof(*keys), cmp_u64);
+	while (R > 0) {
+		int32_t cap, want, lo, hi, mid, j, u;
+		bool last;
+
+		if (r->max_nodes && x->picked >= r->max_nodes)
+			break;
+		last = r->max_nodes && x->picked == r->max_nodes - 1;
+		cap = next_cap(x, R);
+		if (r->gpus_per_node)
+			cap = r->gpus_per_node;
+		want = last ? R : cap;
+		if (cap > R)
+			cap = R;
+		/* smallest usable >= want */
+		lo = 0;
+		hi = n;
+		while (lo < hi) {
+			mid = (lo + hi) / 2;
+			if (KEY_U(keys[mid]) < want)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (j = lo; j < n && ws->taken[KEY_NODE(keys[j])] == ws->stamp; j++)
+			;
+		if (j == n) {
+			if (last || r->gpus_per_node)
+				break;
+			/* none fits: the largest, partially used / lowest index first */
+			for (j = n - 1; j >= 0 && ws->taken[KEY_NODE(keys[j])] == ws->stamp; j--)
+				;
+			if (j < 0)
+				break;
+			u = KEY_U(keys[j]);
+			while (j > 0 && KEY_U(keys[j - 1]) == u)
+				j--;
+			while (ws->taken[KEY_NODE(keys[j])] == ws->stamp)
+				j++;
+		}
+		u = KEY_U(keys[j]);
+		if (u > cap)
+			u = cap;
+		take_node(x, KEY_NODE(keys[j]), u);
+		R -= u;
+		got += u;
+	}
+	return got;
+}
+
+/* Greedy over a node list (eligible, not yet taken). */
+static int32_t greedy_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos, int32_t R)
+{
+	gp_search_ws_t *ws = x->ws;
+	int32_t i, n = 0, v;
+
+	for (i = 0; i < nn; i++) {
+		v = by_pos ? x->c->node_order[nodes[0] + i] : nodes[i];
+		if (ws->usable[v] > 0 && ws->taken[v] != ws->stamp)
+			ws->keys[n++] = node_key(ws, v);
+	}
+	if (!n)
+		return 0;
+	return greedy(x, ws->keys, n, R);
+}
+
+static int32_t sw_gpus(const gp_search_ws_t *ws, const gp_switch_t *w)
+{
+	return ws->pg[w->first + w->count] - ws->pg[w->first];
+}
+
+static int32_t sw_nodes(const gp_search_ws_t *ws, const gp_switch_t *w)
+{
+	return ws->pn[w->first + w->count] - ws->pn[w->first];
+}
+
+/* Does a domain with g usable GPUs on n eligible nodes hold the job? */
+static bool fits(const ctx_t *x, int32_t g, int32_t n)
+{
+	const gp_request_t *r = x->r;
+
+	if (g < r->gpus || n < x->min_needed)
+		return false;
+	if (r->gpus_per_node && n < r->gpus / r->gpus_per_node)
+		return false;
+	return true;
+}
+
+static bool sw_has_required(const ctx_t *x, const gp_switch_t *w)
+{
+	if (x->req_lo < 0)
+		return true;
+	return x->req_lo >= w->first && x->req_hi < w->first + w->count;
+}
+
+/* Tree-shaped selection inside switch sw; returns GPUs taken. */
+static int32_t pick_switch(ctx_t *x, int32_t sw, int32_t R)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_switch_t *w = &x->c->switches[sw];
+	int32_t got = 0, i, j, best = -1, bestg = 0, *order, g;
+	size_t mark;
+
+	if (R <= 0)
+		return 0;
+	if (w->nchildren == 0)
+		return greedy_list(x, w->nodes, w->nnodes, false, R);
+	/* the tightest child that holds the rest alone */
+	for (i = 0; i < w->nchildren; i++) {
+		const gp_switch_t *ch = &x->c->switches[w->children[i]];
+
+		g = sw_gpus(ws, ch);
+		if (g >= R && sw_nodes(ws, ch) >= x->min_needed - x->picked &&
+		    (best < 0 || g < bestg)) {
+			best = w->children[i];
+			bestg = g;
+		}
+	}
+	if (best >= 0) {
+		got = pick_switch(x, best, R);
+		R -= got;
+	}
+	if (R > 0) {
+		/* fill from the children with the most usable GPUs */
+		mark = ws->scratch_top;
+		order = scratch_push(ws, (size_t)w->nchildren);
+		if (!order)
+			return got;
+		for (i = 0; i < w->nchildren; i++) {
+			int32_t ci = w->children[i];
+
+			g = sw_gpus(ws, &x->c->switches[ci]);
+			/* insertion by descending usable, then index */
+			for (j = i; j > 0; j--) {
+				int32_t pj = order[j - 1];
+				int32_t gj = sw_gpus(ws, &x->c->switches[pj]);
+
+				if (gj > g || (gj == g && pj < ci))
+					break;
+				order[j] = pj;
+			}
+			order[j] = ci;
+		}
+		for (i = 0; i < w->nchildren && R > 0; i++) {
+			if (order[i] == best)
+				continue;
+			g = pick_switch(x, order[i], R);
+			R -= g;
+			got += g;
+		}
+		ws->scratch_top = mark;
+	}
+	if (R > 0 && w->nnodes > 0)
+		got += greedy_list(x, w->nodes, w->nnodes, false, R);
+	return got;
+}
+
+/* Start a selection: a new stamp and the required nodes taken first. */
+static int32_t begin_selection(ctx_t *x, int32_t *R)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_request_t *r = x->r;
+	int32_t i, v, t;
+
+	if (++ws->stamp == 0) {
+		memset(ws->taken, 0, (size_t)ws->n * sizeof(*ws->taken));
+		ws->stamp = 1;
+	}
+	ws->nsel = 0;
+	x->picked = 0;
+	*R = r->gpus;
+	for (i = 0; i < r->nrequired; i++) {
+		v = r->required[i];
+		t = r->gpus_per_node ? r->gpus_per_node : next_cap(x, *R);
+		if (t > ws->usable[v])
+			t = ws->usable[v];
+		if (t > *R)
+			t = *R;
+		if (t <= 0)
+			return -1;
+		take_node(x, v, t);
+		*R -= t;
+	}
+	return 0;
+}
+
+static bool selection_ok(const ctx_t *x, int32_t R)
+{
+	const gp_request_t *r = x->r;
+
+	return R == 0 && x->picked >= x->min_needed &&
+	       (!r->max_nodes || x->picked <= r->max_nodes);
+}
+
+/* Choose t GPUs of free mask f on node i: inside the tightest island that
+ * holds them, else from the islands with the most free GPUs first. */
+static uint32_t choose_gpus(const gp_search_ws_t *ws, int32_t i, uint32_t f, int32_t t)
+{
+	const gp_node_t *nd = &ws->c->nodes[i];
+	uint32_t m = 0, full, im;
+	int nis, k, best = -1, bestn = 0, n;
+	uint32_t one[1];
+	const uint32_t *isl;
+
+	full = nd->ngpus >= 32 ? 0xffffffffu : ((1u << nd->ngpus) - 1);
+	if (nd->layout >= 0 && ws->nisl[nd->layout] > 0) {
+		isl = ws->isl[nd->layout];
+		nis = ws->nisl[nd->layout];
+	} else {
+		one[0] = full;
+		isl = one;
+		nis = 1;
+	}
+	for (k = 0; k < nis; k++) {
+		n = gp__popcount(f & isl[k]);
+		if (n >= t && (best < 0 || n < bestn)) {
+			best = k;
+			bestn = n;
+		}
+	}
+	if (best >= 0) {
+		im = f & isl[best];
+		while (t-- > 0) {
+			m |= im & -im;
+			im &= im - 1;
+		}
+		return m;
+	}
+	while (t > 0) {
+		best = -1;
+		bestn = 0;
+		for (k = 0; k < nis; k++) {
+			n = gp__popcount(f & isl[k] & ~m);
+			if (n > bestn) {
+				best = k;
+				bestn = n;
+			}
+		}
+		if (best < 0)
+			break;
+		im = f & isl[best] & ~m;
+		while (t > 0 && im) {
+			m |= im & -im;
+			im &= im - 1;
+			t--;
+		}
+	}
+	/* GPUs outside any island (should not happen) */
+	im = f & ~m;
+	while (t-- > 0 && im) {
+		m |= im & -im;
+		im &= im - 1;
+	}
+	return m;
+}
+
+static int islands_of(const gp_search_ws_t *ws, int32_t i, uint32_t m)
+{
+	const gp_node_t *nd = &ws->c->nodes[i];
+	int k, n = 0;
+
+	if (nd->layout < 0)
+		return m ? 1 : 0;
+	for (k = 0; k < ws->nisl[nd->layout]; k++)
+		if (m & ws->isl[nd->layout][k])
+			n++;
+	return n;
+}
+
+/* Fill slot from the current selection and measure it. */
+static void describe(ctx_t *x, slot_t *sl, int kind, int32_t domain, int alt)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	gp_candidate_t *cd = &sl->cand;
+	int32_t i, v, lo = -1, hi = -1, lf, nv, ntot;
+	uint32_t h = 2166136261u;
+	bool any_noleaf = false;
+
+	memcpy(sl->nodes, ws->sel, (size_t)ws->nsel * sizeof(int32_t));
+	sort_any(sl->nodes, (size_t)ws->nsel, sizeof(int32_t), cmp_i32);
+	memset(cd, 0, sizeof(*cd));
+	cd->nodes = sl->nodes;
+	cd->gpu_mask = sl->mask;
+	cd->nnodes = ws->nsel;
+	cd->kind = (gp_domain_kind_t)kind;
+	cd->domain = domain;
+	cd->alt = alt;
+	cd->top_switch = -1;
+	cd->level = -1;
+	if (++ws->stamp == 0) {
+		memset(ws->taken, 0, (size_t)ws->n * sizeof(*ws->taken));
+		ws->stamp = 1;
+	}
+	/* The selection stamp is spent now; the per-object stamps below share
+	 * the counter so a new value never matches an old mark. */
+	nv = -2;
+	for (i = 0; i < cd->nnodes; i++) {
+		const gp_node_t *nd;
+		int32_t pos;
+
+		v = sl->nodes[i];
+		nd = &c->nodes[v];
+		sl->mask[i] = choose_gpus(ws, v, ws->freem[v], ws->take[v]);
+		cd->ngpus += gp__popcount(sl->mask[i]);
+		if (islands_of(ws, v, sl->mask[i]) > 1)
+			cd->split_nodes++;
+		if (ws->whole[v] && ws->take[v] < nd->ngpus)
+			cd->frag++;
+		h = (h ^ (uint32_t)v) * 16777619u;
+		h = (h ^ sl->mask[i]) * 16777619u;
+		pos = c->node_pos[v];
+		if (lo < 0 || pos < lo)
+			lo = pos;
+		if (pos > hi)
+			hi = pos;
+		lf = nd->leaf;
+		if (lf < 0) {
+			any_noleaf = true;
+		} else {
+			if (ws->sw_stamp[lf] != ws->stamp) {
+				ws->sw_stamp[lf] = ws->stamp;
+				ws->sw_acc[lf] = 0;
+				cd->nleaves++;
+			}
+			ws->sw_acc[lf] += ws->take[v];
+		}
+		if (nd->rack >= 0 && ws->rk_stamp[nd->rack] != ws->stamp) {
+			ws->rk_stamp[nd->rack] = ws->stamp;
+			cd->nracks++;
+		}
+		if (nd->nvl_domain >= 0) {
+			if (ws->nv_stamp[nd->nvl_domain] != ws->stamp) {
+				ws->nv_stamp[nd->nvl_domain] = ws->stamp;
+				ws->nv_acc[nd->nvl_domain] = 0;
+			}
+			ws->nv_acc[nd->nvl_domain] += ws->take[v];
+		}
+		if (i == 0)
+			nv = nd->nvl_domain;
+		else if (nv != nd->nvl_domain)
+			nv = -1;
+	}
+	cd->one_nvl = nv >= 0;
+	sl->hash = h;
+	/* broken leaves and NVLink domains */
+	for (i = 0; i < cd->nnodes; i++) {
+		const gp_node_t *nd = &c->nodes[sl->nodes[i]];
+
+		lf = nd->leaf;
+		if (lf >= 0 && ws->sw_stamp[lf] == ws->stamp) {
+			const gp_switch_t *w = &c->switches[lf];
+
+			ws->sw_stamp[lf] = ws->stamp - 1; /* count once */
+			ntot = ws->ptot[w->first + w->count] - ws->ptot[w->first];
+			if (ws->pw[w->first + w->count] - ws->pw[w->first] == w->count &&
+			    ws->sw_acc[lf] < ntot)
+				cd->frag += 4;
+		}
+		if (nd->nvl_domain >= 0 && ws->nv_stamp[nd->nvl_domain] == ws->stamp) {
+			const gp_nvl_domain_t *d = &c->nvl[nd->nvl_domain];
+			int32_t j, allw = 1;
+
+			ws->nv_stamp[nd->nvl_domain] = ws->stamp - 1;
+			for (j = 0; j < d->nnodes; j++)
+				if (!ws->whole[d->nodes[j]])
+					allw = 0;
+			if (allw && ws->nv_acc[nd->nvl_domain] < ws->nv_gpus[nd->nvl_domain])
+				cd->frag += 4;
+		}
+	}
+	/* the lowest switch enclosing every node */
+	if (!any_noleaf && cd->nnodes > 0) {
+		int32_t sw = c->nodes[sl->nodes[0]].leaf;
+
+		while (sw >= 0) {
+			const gp_switch_t *w = &c->switches[sw];
+
+			if (w->first <= lo && hi < w->first + w->count)
+				break;
+			sw = w->parent;
+		}
+		if (sw >= 0 && !c->switches[sw].disconnected) {
+			cd->top_switch = sw;
+			cd->level = c->switches[sw].level;
+		}
+	}
+}
+
+int gp__score_default(void *arg, const gp_candidate_t *cd, double *score)
+{
+	double span;
+
+	(void)arg;
+	if (cd->one_nvl)
+		span = 0;
+	else if (cd->level >= 0)
+		span = 1 + cd->level;
+	else
+		span = 1 + GP_MAX_LEVELS;
+	*score = 1e6 * span + 1e4 * (cd->nleaves > 1 ? cd->nleaves - 1 : 0) +
+	         1e2 * (cd->nnodes - 1) + 10.0 * cd->frag + 5.0 * cd->split_nodes +
+	         (cd->nracks > 1 ? cd->nracks - 1 : 0);
+	return GP_OK;
+}
+
+/* Score the spare slot and keep it if it is among the best kmax.  Returns
+ * 1 if kept, 0 if dropped (duplicate or worse), or a gp_err code. */
+static int offer(ctx_t *x, gp_score_fn score, void *arg, gp_error_t *err)
+{
+	gp_search_ws_t *ws = x->ws;
+	slot_t *sp = ws->pool[ws->npool], *t;
+	int i, worst, rc;
+
+	for (i = 0; i < ws->npool; i++) {
+		slot_t *o = ws->pool[i];
+
+		if (o->hash == sp->hash && o->cand.nnodes == sp->cand.nnodes &&
+		    !memcmp(o->nodes, sp->nodes, (size_t)sp->cand.nnodes * sizeof(int32_t)) &&
+		    !memcmp(o->mask, sp->mask, (size_t)sp->cand.nnodes * sizeof(uint32_t)))
+			return 0;
+	}
+	sp->cand.seq = ws->seq++;
+	rc = score(arg, &sp->cand, &sp->cand.score);
+	if (rc)
+		return gp__errorf(err, rc < 0 ? rc : GP_EINTERNAL,
+		                  "scoring a candidate failed (%s)", gp_strerror(rc));
+	if (ws->npool < ws->kmax) {
+		ws->npool++;
+		return 1;
+	}
+	worst = 0;
+	for (i = 1; i < ws->npool; i++)
+		if (cmp_cand(&ws->pool[i]->cand, &ws->pool[worst]->cand) > 0)
+			worst = i;
+	if (cmp_cand(&sp->cand, &ws->pool[worst]->cand) >= 0)
+		return 0;
+	t = ws->pool[worst];
+	ws->pool[worst] = sp;
+	ws->pool[ws->npool] = t;
+	return 1;
+}
+
+/* Select inside one domain; fills the spare slot.  true on success. */
+static bool select_in(ctx_t *x, const domain_t *d)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	int32_t R;
+
+	if (d->kind == GP_DOM_SWITCH) {
+		if (begin_selection(x, &R) < 0)
+			return false;
+		R -= pick_switch(x, d->idx, R);
+		if (selection_ok(x, R))
+			return true;
+		/* flat best fit over the subtree */
+		if (begin_selection(x, &R) < 0)
+			return false;
+		{
+			const gp_switch_t *w = &c->switches[d->idx];
+			int32_t first = w->first;
+
+			R -= greedy_list(x, &first, w->count, true, R);
+		}
+		return selection_ok(x, R);
+	}
+	if (begin_selection(x, &R) < 0)
+		return false;
+	if (d->kind == GP_DOM_NVL) {
+		R -= greedy_list(x, c->nvl[d->idx].nodes, c->nvl[d->idx].nnodes, false, R);
+	} else {
+		int32_t first = 0;
+
+		R -= greedy_list(x, &first, ws->n, true, R);
+	}
+	return selection_ok(x, R);
+}
+
+/* One alternative: domains smallest first, up to k new candidates. */
+static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg,
+                      bool *any_fit, gp_error_t *err)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	int32_t i, j, nd = 0, v, added = 0;
+	int rc;
+
+	/* prefix sums over the DFS order */
+	for (i = 0; i < c->nnodes; i++) {
+		v = c->node_order[i];
+		ws->pg[i + 1] = ws->pg[i] + ws->usable[v];
+		ws->pn[i + 1] = ws->pn[i] + (ws->usable[v] > 0);
+		ws->pw[i + 1] = ws->pw[i] + ws->whole[v];
+	}
+	/* NVLink domains */
+	for (i = 0; i < c->nnvl; i++) {
+		const gp_nvl_domain_t *d = &c->nvl[i];
+		int32_t g = 0, n = 0;
+
+		if (x->r->nrequired && x->req_nvl != i)
+			continue;
+		for (j = 0; j < d->nnodes; j++) {
+			g += ws->usable[d->nodes[j]];
+			n += ws->usable[d->nodes[j]] > 0;
+		}
+		if (fits(x, g, n))
+			ws->dom[nd++] = (domain_t){0, i, g - x->r->gpus, GP_DOM_NVL};
+	}
+	/* switches; skip those whose best fit is a child's */
+	for (i = 0; i < c->nswitches; i++) {
+		const gp_switch_t *w = &c->switches[i];
+		bool child_fits = false;
+
+		if (w->disconnected || !sw_has_required(x, w) ||
+		    !fits(x, sw_gpus(ws, w), sw_nodes(ws, w)))
+			continue;
+		for (j = 0; j < w->nchildren && !child_fits; j++) {
+			const gp_switch_t *ch = &c->switches[w->children[j]];
+
+			child_fits = sw_has_required(x, ch) && fits(x, sw_gpus(ws, ch), sw_nodes(ws, ch));
+		}
+		*any_fit = true;
+		if (child_fits)
+			continue;
+		ws->dom[nd++] = (domain_t){1 + w->level, i, sw_gpus(ws, w) - x->r->gpus,
+		                           GP_DOM_SWITCH};
+	}
+	if (c->root < 0 && fits(x, ws->pg[c->nnodes], ws->pn[c->nnodes]))
+		ws->dom[nd++] = (domain_t){1 << 20, -1, ws->pg[c->nnodes] - x->r->gpus,
+		                           GP_DOM_CLUSTER};
+	if (nd)
+		*any_fit = true;
+	sort_any(ws->dom, (size_t)nd, sizeof(*ws->dom), cmp_dom);
+	for (i = 0; i < nd && added < k; i++) {
+		if (!select_in(x, &ws->dom[i]))
+			continue;
+		describe(x, ws->pool[ws->npool], ws->dom[i].kind, ws->dom[i].idx,
+		         x->r->constraint && x->r->constraint->match >= 0 ? alt : -1);
+		rc = offer(x, score, arg, err);
+		if (rc < 0)
+			return rc;
+		added += rc;
+	}
+	return GP_OK;
+}
+
+/* Why node i is not eligible (before the constraint), or NULL. */
+static const char *node_reason(const ctx_t *x, int32_t i, int32_t part, int8_t *u, uint32_t *fm)
+{
+	const gp_node_t *nd = &x->c->nodes[i];
+	const gp_request_t *r = x->r;
+	uint32_t full = nd->ngpus >= 32 ? 0xffffffffu : ((1u << nd->ngpus) - 1);
+	uint32_t flags = x->s->node_flags[i], alloc = x->s->alloc_mask[i] & full;
+	int32_t f;
+
+	*u = 0;
+	*fm = full & ~alloc;
+	if (part >= 0 && !(nd->partitions & (1ull << part)))
+		return "not in the partition";
+	if (flags & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED))
+		return "down, drained or reserved";
+	if (x->ws->excl[i])
+		return "excluded";
+	f = gp__popcount(*fm);
+	if (r->exclusive && alloc)
+		return "in use (--exclusive needs an idle node)";
+	if (r->gpus_per_node) {
+		if (f < r->gpus_per_node)
+			return "too few free GPUs";
+		f = r->gpus_per_node;
+	}
+	if (f <= 0)
+		return "too few free GPUs";
+	if (f > r->gpus)
+		f = r->gpus;
+	*u = (int8_t)f;
+	return NULL;
+}
+
+int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_request_t *r,
+                          int k, gp_score_fn score, void *score_arg, gp_search_ws_t *ws,
+                          const gp_candidate_t **cands, int *ncands, gp_error_t *err)
+{
+	ctx_t x;
+	int32_t part, i, j, v;
+	int32_t n_part = 0, n_state = 0, n_excl = 0, n_gpus = 0, n_feat = 0, n_ok = 0, usable = 0;
+	const gp_constraint_t *kc = r->constraint;
+	int nalts = kc ? kc->nalts : 1, alt, rc;
+	bool any_fit = false, req_bad = false;
+	char why[256] = "";
+
+	*cands = NULL;
+	*ncands = 0;
+	if (!c || !s || !ws || ws->c != c || s->nnodes != c->nnodes)
+		return gp__errorf(err, GP_EINVAL, "search: workspace or state is for another cluster");
+	if (k < 1 || k > ws->kmax)
+		return gp__errorf(err, GP_EINVAL, "search: k must be 1..%d (got %d)", ws->kmax, k);
+	rc = gp__request_check(r, c, err);
+	if (rc)
+		return rc;
+	if (!score)
+		score = gp__score_default;
+	memset(&x, 0, sizeof(x));
+	x.c = c;
+	x.s = s;
+	x.r = r;
+	x.ws = ws;
+	x.min_needed = r->min_nodes > r->nrequired ? r->min_nodes : r->nrequired;
+	if (x.min_needed < 1)
+		x.min_needed = 1;
+	ws->npool = 0;
+	ws->seq = 0;
+	ws->scratch_top = 0;
+	for (i = 0; i <= ws->kmax; i++)
+		ws->pool[i] = &ws->slots[i];
+	part = gp__request_partition(r, c);
+	memset(ws->excl, 0, (size_t)ws->n);
+	for (i = 0; i < r->nexcluded; i++)
+		ws->excl[r->excluded[i]] = 1;
+	/* eligibility pass */
+	for (i = 0; i < c->nnodes; i++) {
+		const char *why_node;
+		uint32_t full = c->nodes[i].ngpus >= 32 ? 0xffffffffu : ((1u << c->nodes[i].ngpus) - 1);
+
+		why_node = node_reason(&x, i, part, &ws->ubase[i], &ws->freem[i]);
+		ws->whole[i] = !(s->node_flags[i] & (GP_NODE_DOWN | GP_NODE_DRAIN)) &&
+		               !(s->alloc_mask[i] & full) && c->nodes[i].ngpus > 0;
+		if (why_node) {
+			switch (why_node[0]) {
+			case 'n': n_part++; break;
+			case 'd': n_state++; break;
+			case 'e': n_excl++; break;
+			default: n_gpus++; break;
+			}
+			continue;
+		}
+		if (kc) {
+			ws->fmask[i] = gp__constraint_node_mask(kc, c->nodes[i].features);
+			for (alt = 0; alt < nalts; alt++)
+				if (gp__constraint_eval(kc, ws->fmask[i], alt))
+					break;
+			if (alt == nalts) {
+				n_feat++;
+				ws->ubase[i] = 0;
+				continue;
+			}
+		}
+		n_ok++;
+		usable += ws->ubase[i];
+	}
+	/* required nodes */
+	x.req_lo = x.req_hi = -1;
+	x.req_nvl = -2;
+	for (i = 0; i < r->nrequired; i++) {
+		int8_t u;
+		uint32_t fm;
+		const char *why_node;
+		int32_t pos;
+
+		v = r->required[i];
+		why_node = node_reason(&x, v, part, &u, &fm);
+		if (!why_node && !ws->ubase[v])
+			why_node = "lacks the features of --constraint";
+		if (why_node) {
+			snprintf(why, sizeof(why), "required node '%s' is %s", c->nodes[v].name,
+			         why_node);
+			req_bad = true;
+			break;
+		}
+		pos = c->node_pos[v];
+		if (x.req_lo < 0 || pos < x.req_lo)
+			x.req_lo = pos;
+		if (pos > x.req_hi)
+			x.req_hi = pos;
+		if (i == 0)
+			x.req_nvl = c->nodes[v].nvl_domain;
+		else if (x.req_nvl != c->nodes[v].nvl_domain)
+			x.req_nvl = -2;
+	}
+	for (alt = 0; alt < nalts && !req_bad; alt++) {
+		for (i = 0; i < c->nnodes; i++)
+			ws->usable[i] = (kc && ws->ubase[i] &&
+			                 !gp__constraint_eval(kc, ws->fmask[i], alt)) ? 0 : ws->ubase[i];
+		for (j = 0; j < r->nrequired; j++)
+			if (!ws->usable[r->required[j]])
+				break;
+		if (j < r->nrequired)
+			continue;
+		rc = search_alt(&x, alt, k, score, score_arg, &any_fit, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (ws->npool == 0) {
+		char need[64] = "";
+		char pname[GP_NAME_MAX + 16] = "";
+
+		if (r->gpus_per_node)
+			snprintf(need, sizeof(need), " (%d per node)", (int)r->gpus_per_node);
+		if (part >= 0)
+			snprintf(pname, sizeof(pname), " in partition '%s'", c->parts[part].name);
+		if (!req_bad) {
+			if (usable < r->gpus)
+				snprintf(why, sizeof(why), "only %d usable GPUs on %d eligible nodes",
+				         (int)usable, (int)n_ok);
+			else if (!any_fit)
+				snprintf(why, sizeof(why),
+				         "%d usable GPUs on %d eligible nodes, but no connected fabric "
+				         "domain%s holds the job within its node limits",
+				         (int)usable, (int)n_ok,
+				         kc && kc->match >= 0 ? " with one matching-OR alternative" : "");
+			else
+				snprintf(why, sizeof(why),
+				         "%d usable GPUs on %d eligible nodes, but no set meets the "
+				         "node count limits", (int)usable, (int)n_ok);
+		}
+		return gp__errorf(err, GP_ENOFIT,
+		                  "no placement for %d GPUs%s%s: %s; of %d nodes %d are not in the "
+		                  "partition, %d down/drained/reserved, %d excluded, %d lack the "
+		                  "constraint%s%s, %d have too few free GPUs%s",
+		                  (int)r->gpus, need, pname, why, (int)c->nnodes, (int)n_part,
+		                  (int)n_state, (int)n_excl, (int)n_feat, kc ? " " : "",
+		                  kc ? kc->text : "", (int)n_gpus,
+		                  r->exclusive ? " or are in use (--exclusive)" : "");
+	}
+	for (i = 0; i < ws->npool; i++)
+		ws->out[i] = ws->pool[i]->cand;
+	sort_any(ws->out, (size_t)ws->npool, sizeof(*ws->out), cmp_cand);
+	*cands = ws->out;
+	*ncands = ws->npool;
+	return GP_OK;
+}

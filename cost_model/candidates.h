@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * candidates.h - candidate node sets for a job request (internal).
+ *
+ * The search finds the smallest fabric domains that can hold the job and
+ * proposes one best-fit node set inside each, smallest domain first:
+ * cross-node NVLink domain, then leaf switch, then each higher switch level
+ * up to the root (a disconnected synthetic root over a forest never holds a
+ * job that spans its children).  Each candidate is scored by a callback
+ * (the cost model, or gp__score_default) and the list comes back sorted by
+ * score, lower first, ties broken by the order of generation (which is
+ * deterministic: domain size, then tightest fit, then index).
+ *
+ * Everything a search needs lives in a gp_search_ws_t made once per
+ * cluster: the search itself allocates nothing.  A workspace serves one
+ * search at a time (one per thread).
+ */
+#ifndef GP_CANDIDATES_H
+#define GP_CANDIDATES_H
+
+#include <stdint.h>
+
+#include "model.h"
+#include "request.h"
+
+/* The kind of domain a candidate was chosen inside. */
+typedef enum gp_domain_kind {
+	GP_DOM_NVL = 0,      /* a cross-node NVLink domain (domain = nvl index) */
+	GP_DOM_SWITCH = 1,   /* a switch subtree (domain = switch index) */
+	GP_DOM_CLUSTER = 2,  /* no topology: the whole cluster (domain = -1) */
+} gp_domain_kind_t;
+
+typedef struct gp_candidate {
+	const int32_t *nodes;     /* node indices, ascending; owned by the workspace */
+	const uint32_t *gpu_mask; /* per node: the job's GPUs on it; owned by the workspace */
+	int32_t nnodes;
+	int32_t ngpus;
+	gp_domain_kind_t kind;    /* the domain searched */
+	int32_t domain;           /* nvl or switch index, -1 for the cluster */
+	int32_t top_switch;       /* lowest switch enclosing all nodes, -1 if none */
+	int32_t level;            /* its level (0 = leaf), -1 if none */
+	bool one_nvl;             /* all nodes in one cross-node NVLink domain */
+	int32_t nleaves;          /* leaf switches spanned */
+	int32_t nracks;           /* racks touched */
+	int32_t split_nodes;      /* nodes whose GPUs span more than one NVLink island */
+	/*
+	 * Fragmentation cost: what the candidate breaks of what was whole.
+	 *   frag = broken_nodes + 4 * broken_leaves + 4 * broken_nvl
+	 * broken_nodes: nodes with every GPU free before and some but not all
+	 *   of them taken;
+	 * broken_leaves / broken_nvl: leaf switches / NVLink domains whose
+	 *   nodes were all up and completely free before and of which the
+	 *   candidate takes some but not all GPUs.
+	 * Taking a whole node, leaf or domain breaks nothing.
+	 */
+	int32_t frag;
+	int32_t alt;              /* matching-OR alternative, -1 if the constraint has none */
+	double score;             /* from the scoring callback, lower is better */
+	uint32_t seq;             /* generation order (the tie-break) */
+} gp_candidate_t;
+
+/*
+ * Score one candidate: write it to *score (lower is better) and return 0,
+ * or return a negative gp_err code to abort the search (the code is
+ * returned by gp__candidates_search).  arg is the caller's.
+ */
+typedef int (*gp_score_fn)(void *arg, const gp_candidate_t *cand, double *score);
+
+/*
+ * The score without the cost model, from the shape of the set alone:
+ *   1e6 * span + 1e4 * (nleaves - 1) + 1e2 * (nnodes - 1) + 10 * frag
+ *   + 5 * split_nodes + (nracks - 1)
+ * where span = 0 for one NVLink domain, 1 + level of the enclosing switch
+ * otherwise, and 1 + nlevels when no switch encloses the set.  arg unused.
+ */
+int gp__score_default(void *arg, const gp_candidate_t *cand, double *score);
+
+typedef struct gp_search_ws gp_search_ws_t;
+
+/*
+ * Make a workspace for searches on c returning up to kmax candidates
+ * (1..64).  c must outlive it.  *out is NULL on failure; free with
+ * gp__search_ws_destroy() (NULL is a no-op).
+ */
+int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out,
+                         gp_error_t *err);
+void gp__search_ws_destroy(gp_search_ws_t *ws);
+
+/*
+ * Search up to k (1..kmax) candidates for r on cluster c in state s.
+ * score NULL means gp__score_default.  On success *cands points to *ncands
+ * (>= 1) candidates sorted by score, valid until the next search with ws.
+ * GP_ENOFIT when nothing fits, with the reason in err (how many nodes each
+ * rule excluded, or that no connected domain holds the job); GP_EINVAL for
+ * an invalid request (gp__request_check).
+ */
+int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_request_t *r,
+                          int k, gp_score_fn score, void *score_arg, gp_search_ws_t *ws,
+                          const gp_candidate_t **cands, int *ncands, gp_error_t *err);
+
+#endif /* GP_CANDIDATES_H */

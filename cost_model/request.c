@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* request.c - building and checking a job request. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+
+#include "request.h"
+
+void gp__request_init(gp_request_t *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->gpus = 1;
+	r->partition = -1;
+}
+
+void gp__request_clear(gp_request_t *r)
+{
+	if (!r)
+		return;
+	free(r->required);
+	free(r->excluded);
+	gp__constraint_destroy(r->constraint);
+	gp__request_init(r);
+}
+
+/* Expand a host list into node indices of c (deduplicated, in list order). */
+static int expand_hostlist(const gp_cluster_t *c, const char *what, const char *list,
+                           int32_t **out, int32_t *nout, gp_error_t *err)
+{
+	hostlist_t hl = NULL;
+	int32_t *v = NULL, n = 0, i, j;
+	char *h;
+	int count, rc = GP_OK;
+
+	*out = NULL;
+	*nout = 0;
+	if (!list || !*list)
+		return GP_OK;
+	hl = slurm_hostlist_create(list);
+	if (!hl)
+		return gp__errorf(err, GP_EINVAL, "%s: '%s' is not a valid host list", what, list);
+	count = slurm_hostlist_count(hl);
+	if (count <= 0 || count > c->nnodes + 1024) {
+		rc = gp__errorf(err, count <= 0 ? GP_EINVAL : GP_ENOENT,
+		                "%s: '%s' names %d hosts but the cluster has %d nodes", what,
+		                list, count, (int)c->nnodes);
+		goto out;
+	}
+	v = malloc((size_t)count * sizeof(*v));
+	if (!v) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		goto out;
+	}
+	while ((h = slurm_hostlist_shift(hl)) != NULL) {
+		i = gp__node_find(c, h);
+		if (i < 0) {
+			rc = gp__errorf(err, GP_ENOENT, "%s: unknown node '%s'", what, h);
+			free(h);
+			goto out;
+		}
+		free(h);
+		for (j = 0; j < n; j++)
+			if (v[j] == i)
+				break;
+		if (j == n && n < count)
+			v[n++] = i;
+	}
+	*out = v;
+	*nout = n;
+	v = NULL;
+out:
+	free(v);
+	slurm_hostlist_destroy(hl);
+	return rc;
+}
+
+int gp__request_set_required(gp_request_t *r, const gp_cluster_t *c, const char *hostlist,
+                             gp_error_t *err)
+{
+	int32_t *v, n;
+	int rc = expand_hostlist(c, "--nodelist", hostlist, &v, &n, err);
+
+	if (rc)
+		return rc;
+	free(r->required);
+	r->required = v;
+	r->nrequired = n;
+	return GP_OK;
+}
+
+int gp__request_set_excluded(gp_request_t *r, const gp_cluster_t *c, const char *hostlist,
+                             gp_error_t *err)
+{
+	int32_t *v, n;
+	int rc = expand_hostlist(c, "--exclude", hostlist, &v, &n, err);
+
+	if (rc)
+		return rc;
+	free(r->excluded);
+	r->excluded = v;
+	r->nexcluded = n;
+	return GP_OK;
+}
+
+int gp__request_set_constraint(gp_request_t *r, const char *expr, gp_error_t *err)
+{
+	gp_constraint_t *k = NULL;
+	int rc;
+
+	if (expr && *expr) {
+		rc = gp__constraint_parse(expr, &k, err);
+		if (rc)
+			return rc;
+	}
+	gp__constraint_destroy(r->constraint);
+	r->constraint = k;
+	return GP_OK;
+}
+
+int gp__request_set_partition(gp_request_t *r, const gp_cluster_t *c, const char *name,
+                              gp_error_t *err)
+{
+	int32_t i;
+
+	if (!name || !*name) {
+		r->partition = -1;
+		return GP_OK;
+	}
+	for (i = 0; i < c->nparts; i++)
+		if (strcmp(c->parts[i].name, name) == 0) {
+			r->partition = i;
+			return GP_OK;
+		}
+	return gp__errorf(err, GP_ENOENT, "partition '%s' does not exist", name);
+}
+
+int32_t gp__request_partition(const gp_request_t *r, const gp_cluster_t *c)
+{
+	int32_t i;
+
+	if (r->partition >= 0)
+		return r->partition;
+	for (i = 0; i < c->nparts; i++)
+		if (c->parts[i].is_default)
+			return i;
+	return -1;
+}
+
+int gp__request_check(const gp_request_t *r, const gp_cluster_t *c, gp_error_t *err)
+{
+	int32_t p, i, j, nodes;
+
+	if (r->gpus < 1)
+		return gp__errorf(err, GP_EINVAL, "the job requests %d GPUs; at least 1 is needed",
+		                  (int)r->gpus);
+	if (r->min_nodes < 0 || r->max_nodes < 0 || r->gpus_per_node < 0)
+		return gp__errorf(err, GP_EINVAL, "negative node or GPUs-per-node count");
+	if (r->max_nodes && r->min_nodes > r->max_nodes)
+		return gp__errorf(err, GP_EINVAL, "minimum nodes (%d) exceeds maximum nodes (%d)",
+		                  (int)r->min_nodes, (int)r->max_nodes);
+	if (r->min_nodes > r->gpus)
+		return gp__errorf(err, GP_EINVAL,
+		                  "%d nodes cannot each get a GPU of a %d-GPU job",
+		                  (int)r->min_nodes, (int)r->gpus);
+	if (r->gpus_per_node) {
+		if (r->gpus_per_node > GP_MAX_GPUS_PER_NODE)
+			return gp__errorf(err, GP_EINVAL, "%d GPUs per node exceeds the %d a node can have",
+			                  (int)r->gpus_per_node, GP_MAX_GPUS_PER_NODE);
+		if (r->gpus % r->gpus_per_node)
+			return gp__errorf(err, GP_EINVAL,
+			                  "%d GPUs is not a multiple of %d GPUs per node",
+			                  (int)r->gpus, (int)r->gpus_per_node);
+		nodes = r->gpus / r->gpus_per_node;
+		if (nodes < r->min_nodes || (r->max_nodes && nodes > r->max_nodes))
+			return gp__errorf(err, GP_EINVAL,
+			                  "%d GPUs at %d per node is %d nodes, outside the %d-%d "
+			                  "nodes requested", (int)r->gpus, (int)r->gpus_per_node,
+			                  (int)nodes, (int)r->min_nodes, (int)r->max_nodes);
+	}
+	if (r->max_nodes && r->nrequired > r->max_nodes)
+		return gp__errorf(err, GP_EINVAL, "--nodelist names %d nodes but at most %d are allowed",
+		                  (int)r->nrequired, (int)r->max_nodes);
+	if (r->nrequired > r->gpus)
+		return gp__errorf(err, GP_EINVAL,
+		                  "--nodelist names %d nodes but the job has only %d GPUs",
+		                  (int)r->nrequired, (int)r->gpus);
+	for (i = 0; i < r->nrequired; i++) {
+		if (r->required[i] < 0 || r->required[i] >= c->nnodes)
+			return gp__errorf(err, GP_EINVAL, "--nodelist: bad node index %d",
+			                  (int)r->required[i]);
+		for (j = 0; j < r->nexcluded; j++)
+			if (r->excluded[j] == r->required[i])
+				return gp__errorf(err, GP_EINVAL,
+				                  "node '%s' is both in --nodelist and --exclude",
+				                  c->nodes[r->required[i]].name);
+	}
+	for (j = 0; j < r->nexcluded; j++)
+		if (r->excluded[j] < 0 || r->excluded[j] >= c->nnodes)
+			return gp__errorf(err, GP_EINVAL, "--exclude: bad node index %d",
+			                  (int)r->excluded[j]);
+	if (r->partition >= c->nparts || r->partition < -1)
+		return gp__errorf(err, GP_EINVAL, "bad partition index %d", (int)r->partition);
+	p = gp__request_partition(r, c);
+	if (p < 0 && c->nparts > 0)
+		return gp__errorf(err, GP_EINVAL, "no partition given and the cluster has no "
+		                  "default partition");
+	if (p >= 0 && r->time_limit_min && c->parts[p].max_time_min != UINT32_MAX &&
+	    r->time_limit_min > c->parts[p].max_time_min)
+		return gp__errorf(err, GP_EINVAL,
+		                  "time limit %u min exceeds partition '%s' MaxTime of %u min",
+		                  r->time_limit_min, c->parts[p].name, c->parts[p].max_time_min);
+	return GP_OK;
+}
