@@ -171,8 +171,11 @@ static int do_line(reader_t *r, char *s, const gp__conf_loc_t *loc, int depth,
 		if (*p)
 			p++;
 		*w = '\0';
-		if (inq)
+		if (inq) {
+			if (eq)
+				*eq = '\0';
 			return gp__conf_err(err, loc, tok, "unterminated quote");
+		}
 		if (!eq && line.n == 0 && strcasecmp(tok, "Include") == 0) {
 			char *fname = p, *q;
 

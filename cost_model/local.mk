@@ -29,3 +29,10 @@ tests_test_synth_SOURCES = tests/test_synth.c
 tests_test_synth_CFLAGS = $(TEST_CFLAGS)
 tests_test_synth_LDADD = $(TEST_LIBS)
 TESTS += tests/test_json tests/test_synth
+
+check_PROGRAMS += tests/test_conf
+tests_test_conf_SOURCES = tests/test_conf.c
+tests_test_conf_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
+tests_test_conf_CFLAGS = $(TEST_CFLAGS)
+tests_test_conf_LDADD = $(TEST_LIBS)
+TESTS += tests/test_conf

@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_conf.c - gp_cluster_load_conf_dir(): the rich example under
+ * tests/data/conf/rich, small valid variants, and one table row per error
+ * (each row writes a conf dir into a temporary directory and checks the
+ * exact "FILE:LINE: Key: message" text).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "model.h"
+
+#ifndef GP_SRCDIR
+#define GP_SRCDIR "."
+#endif
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static char tmpdir[256];
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!text) {
+		unlink(path);
+		return;
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int setup_tmp(void **state)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "%s/gp-test-conf-XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown_tmp(void **state)
+{
+	static const char *names[] = { "slurm.conf", "topology.conf", "gres.conf",
+		                       "gpuplace.conf", "extra.conf" };
+	char path[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
+		unlink(path);
+	}
+	return rmdir(tmpdir);
+}
+
+/* The base conf dir every table row starts from: 4 nodes, 4 GPUs each. */
+static const char *base_slurm =
+	"ClusterName=t\n"
+	"NodeName=DEFAULT Gres=gpu:h100:4\n"
+	"NodeName=n[1-4]\n"
+	"PartitionName=p Nodes=n[1-4] Default=YES\n";
+static const char *base_topology =
+	"SwitchName=s1 Nodes=n[1-2]\n"
+	"SwitchName=s2 Nodes=n[3-4]\n"
+	"SwitchName=top Switches=s[1-2]\n";
+static const char *base_gres =
+	"NodeName=n[1-4] Name=gpu Type=h100 File=/dev/nvidia[0-3]\n";
+static const char *base_gpuplace =
+	"GpuProfile=h100 TFLOPS=989 HBMGBps=3350 NVLinkGBps=450 TDPWatts=700 IdleWatts=70\n"
+	"FabricLevel=0 LinkGBps=50\n"
+	"Rack=r1 Nodes=n[1-2] PowerCapKW=10\n"
+	"Rack=r2 Nodes=n[3-4] PowerCapKW=10\n";
+
+#define KEEP ((const char *)1) /* table: use the base text */
+
+typedef struct conf_set {
+	const char *slurm, *topology, *gres, *gpuplace, *extra;
+} conf_set_t;
+
+static void write_set(const conf_set_t *s)
+{
+	write_file(tmpdir, "slurm.conf", s->slurm == KEEP ? base_slurm : s->slurm);
+	write_file(tmpdir, "topology.conf", s->topology == KEEP ? base_topology : s->topology);
+	write_file(tmpdir, "gres.conf", s->gres == KEEP ? base_gres : s->gres);
+	write_file(tmpdir, "gpuplace.conf", s->gpuplace == KEEP ? base_gpuplace : s->gpuplace);
+	write_file(tmpdir, "extra.conf", s->extra == KEEP ? NULL : s->extra);
+}
+
+static gp_cluster_t *load_set(const conf_set_t *s)
+{
+	gp_cluster_t *c = (gp_cluster_t *)1;
+	gp_error_t err = { { 0 } };
+	int rc;
+
+	write_set(s);
+	rc = gp_cluster_load_conf_dir(tmpdir, &c, &err);
+	if (rc)
+		print_message("# unexpected error: %s\n", err.text);
+	assert_int_equal(rc, GP_OK);
+	assert_non_null(c);
+	return c;
+}
+
+static bool has_warning(const gp_cluster_t *c, const char *sub)
+{
+	int i;
+
+	for (i = 0; i < gp_cluster_warning_count(c); i++)
+		if (strstr(gp_cluster_warning(c, i), sub))
+			return true;
+	return false;
+}
+
+/* Every subtree is a contiguous range of the DFS order. */
+static void check_tree(const gp_cluster_t *c)
+{
+	int32_t i, s;
+
+	for (i = 0; i < c->nnodes; i++) {
+		assert_int_equal(c->node_order[c->node_pos[i]], i);
+		assert_true(c->node_pos[i] >= 0 && c->node_pos[i] < c->nnodes);
+	}
+	if (c->root < 0)
+		return;
+	assert_int_equal(c->switches[c->root].first, 0);
+	assert_int_equal(c->switches[c->root].count, c->nnodes);
+	assert_int_equal(c->switches[c->root].parent, -1);
+	assert_int_equal(c->nlevels, c->switches[c->root].level + 1);
+	for (i = 0; i < c->nnodes; i++) {
+		int32_t pos = c->node_pos[i];
+
+		assert_true(c->nodes[i].leaf >= 0);
+		/* the node lies inside the range of its leaf and every ancestor */
+		for (s = c->nodes[i].leaf; s >= 0; s = c->switches[s].parent)
+			assert_true(pos >= c->switches[s].first &&
+			            pos < c->switches[s].first + c->switches[s].count);
+	}
+	for (s = 0; s < c->nswitches; s++) {
+		const gp_switch_t *w = &c->switches[s];
+		int32_t sum = w->nnodes, k, lvl = 0;
+
+		for (k = 0; k < w->nchildren; k++) {
+			const gp_switch_t *ch = &c->switches[w->children[k]];
+
+			assert_int_equal(ch->parent, s);
+			sum += ch->count;
+			if (ch->level + 1 > lvl)
+				lvl = ch->level + 1;
+		}
+		assert_int_equal(w->count, sum);
+		assert_int_equal(w->level, lvl);
+	}
+}
+
+static int32_t find_switch(const gp_cluster_t *c, const char *name)
+{
+	int32_t i;
+
+	for (i = 0; i < c->nswitches; i++)
+		if (!strcmp(c->switches[i].name, name))
+			return i;
+	return -1;
+}
+
+/* ---- the rich example ---------------------------------------------------- */
+
+static void test_rich(void **state)
+{
+	const char *top = getenv("GP_TOP_SRCDIR") ? getenv("GP_TOP_SRCDIR") : GP_SRCDIR;
+	char dir[1024];
+	gp_cluster_t *c = NULL;
+	gp_error_t err = { { 0 } };
+	int32_t i, dgx01, pcie1, odd1, cpu1, spine1;
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/tests/data/conf/rich", top);
+	rc = gp_cluster_load_conf_dir(dir, &c, &err);
+	if (rc)
+		print_message("# %s\n", err.text);
+	assert_int_equal(rc, GP_OK);
+	assert_string_equal(c->name, "rich test");           /* quoted value */
+	assert_string_equal(c->conf_dir, dir);
+	assert_int_equal(c->nnodes, 15);
+	assert_int_equal(gp_cluster_node_count(c), 15);
+	assert_int_equal(gp_cluster_gpu_count(c), 8 * 8 + 4 * 4 + 2);
+	/* node index = slurm.conf order */
+	assert_string_equal(c->nodes[0].name, "dgx01");
+	assert_string_equal(c->nodes[8].name, "pcie1");
+	assert_string_equal(c->nodes[14].name, "cpu2");
+	for (i = 0; i < c->nnodes; i++) {
+		assert_int_equal(c->nodes[i].order, i);
+		assert_int_equal(gp__node_find(c, c->nodes[i].name), i);
+	}
+	dgx01 = gp__node_find(c, "dgx01");
+	pcie1 = gp__node_find(c, "pcie1");
+	odd1 = gp__node_find(c, "odd1");
+	cpu1 = gp__node_find(c, "cpu1");
+	/* NodeName=DEFAULT (with a continuation line) and overrides */
+	assert_int_equal(c->nodes[dgx01].ngpus, 8);
+	assert_int_equal(c->nodes[dgx01].cpus, 64);
+	assert_int_equal(c->nodes[dgx01].real_memory_mb, 512000);
+	assert_int_equal(c->nodes[dgx01].weight, 5);
+	assert_string_equal(c->nodes[dgx01].features, "h100,nvswitch");
+	assert_int_equal(c->nodes[pcie1].ngpus, 4);   /* gpu:l40s:4(S:0-1),tmpdisk:100 */
+	assert_int_equal(c->nodes[pcie1].weight, 2);
+	assert_int_equal(c->nodes[cpu1].ngpus, 0);
+	assert_int_equal(c->nodes[cpu1].profile, -1);
+	assert_int_equal(c->nodes[cpu1].layout, -1);
+	/* profiles: case-insensitive type match; undefined type -> -1 + warning */
+	assert_int_equal(c->nprofiles, 2);
+	assert_string_equal(c->profiles[c->nodes[dgx01].profile].name, "h100");
+	assert_string_equal(c->profiles[c->nodes[pcie1].profile].name, "L40S");
+	assert_true(c->profiles[0].min_cap_w == 200.0);
+	assert_int_equal(c->nodes[odd1].profile, -1);
+	assert_true(has_warning(c, "slurm.conf:10: Gres: GPU type 'mystery' of node 'odd1'"));
+	/* topology: 4 leaves, 2 spines, 1 core; dgx01 listed twice -> warning */
+	assert_int_equal(c->nswitches, 7);
+	assert_int_equal(c->nlevels, 3);
+	assert_string_equal(c->switches[c->root].name, "core");
+	assert_false(c->switches[c->root].disconnected);
+	assert_true(c->switches[c->root].link_speed == 400.0);
+	assert_string_equal(c->switches[c->nodes[dgx01].leaf].name, "leaf1");
+	assert_true(has_warning(c, "topology.conf:4: Nodes: node 'dgx01' is already under "
+	                           "switch 'leaf1'; ignored under 'leaf4'"));
+	assert_int_equal(gp_cluster_warning_count(c), 2);
+	assert_null(gp_cluster_warning(c, 2));
+	assert_null(gp_cluster_warning(c, -1));
+	spine1 = find_switch(c, "spine1");
+	assert_int_equal(c->switches[spine1].level, 1);
+	assert_int_equal(c->switches[spine1].count, 8);
+	assert_int_equal(c->switches[find_switch(c, "leaf4")].nnodes, 2);
+	check_tree(c);
+	/* fabric levels */
+	assert_true(c->levels[0].set && c->levels[1].set && c->levels[2].set);
+	assert_true(c->levels[1].oversub == 2.0 && c->levels[1].latency_us == 0.7);
+	assert_true(c->levels[0].oversub == 1.0 && c->levels[0].latency_us == 0.5);
+	assert_false(c->levels[3].set);
+	/* per-node fabric: NicGBps defaults to FabricLevel 0 */
+	assert_int_equal(c->nodes[dgx01].rails, 8);
+	assert_true(c->nodes[dgx01].nic_gbps == 50.0);
+	assert_true(c->nodes[pcie1].nic_gbps == 25.0);
+	assert_int_equal(c->nodes[cpu1].rails, 1);
+	/* GPU layouts: shared, islands from Links= or from the profile */
+	assert_int_equal(c->nlayouts, 3);
+	assert_int_equal(c->nodes[dgx01].layout, c->nodes[gp__node_find(c, "dgx08")].layout);
+	assert_int_equal(c->layouts[c->nodes[dgx01].layout].nislands, 1);
+	assert_false(c->layouts[c->nodes[dgx01].layout].has_links);
+	assert_string_equal(c->layouts[c->nodes[dgx01].layout].cores[7], "0-63");
+	{
+		const gp_gres_layout_t *g = &c->layouts[c->nodes[pcie1].layout];
+
+		assert_true(g->has_links);
+		assert_int_equal(g->nislands, 3);
+		assert_int_equal(g->island[0], g->island[1]);
+		assert_int_not_equal(g->island[1], g->island[2]);
+		assert_int_equal(g->links[0][1], 2);
+		assert_int_equal(g->links[2][2], -1);
+		assert_string_equal(g->cores[2], "16-31");
+	}
+	assert_int_equal(c->layouts[c->nodes[odd1].layout].nislands, 2); /* no profile: PCIe */
+	/* NVLink domains */
+	assert_int_equal(c->nnvl, 2);
+	assert_int_equal(c->nvl[0].ngpus, 32);
+	assert_true(c->nvl[0].gbps_per_gpu == 450.0); /* profile default */
+	assert_true(c->nvl[1].gbps_per_gpu == 900.0);
+	assert_int_equal(c->nodes[dgx01].nvl_domain, 0);
+	assert_int_equal(c->nodes[pcie1].nvl_domain, -1);
+	/* racks (from an Include) */
+	assert_int_equal(c->nracks, 3);
+	assert_true(c->racks[0].cooling_kw == 40.0);
+	assert_true(c->racks[1].cooling_kw == 45.0); /* defaults to the cap */
+	assert_int_equal(c->racks[2].nnodes, 7);
+	assert_int_equal(c->nodes[cpu1].rack, 2);
+	assert_true(c->nodes[cpu1].base_w == 600.0);
+	/* partitions (from an Include), DEFAULT line, ALL, times */
+	assert_int_equal(c->nparts, 3);
+	assert_true(c->parts[0].is_default && c->parts[0].up);
+	assert_int_equal(c->parts[0].max_time_min, 1440);
+	assert_int_equal(c->parts[0].nnodes, 13);
+	assert_int_equal(c->parts[1].nnodes, 15);
+	assert_int_equal(c->parts[1].max_time_min, UINT32_MAX);
+	assert_false(c->parts[2].up);
+	assert_int_equal(c->parts[2].max_time_min, 30);
+	assert_true(c->nodes[cpu1].partitions == ((1u << 1) | (1u << 2)));
+	assert_true(c->nodes[dgx01].partitions == ((1u << 0) | (1u << 1)));
+	/* storage, telemetry, site */
+	assert_int_equal(c->nstorage, 2);
+	assert_null(c->storage[0].nodes);
+	assert_true(c->storage[0].read_gbps == 5.0);
+	assert_int_equal(c->storage[1].scope, GP_SCOPE_CLUSTER);
+	assert_int_equal(c->storage[1].nnodes, 8);
+	assert_int_equal(c->ntelemetry, 3);
+	assert_int_equal(c->telemetry[0].kind, GP_TELEMETRY_PROMETHEUS);
+	assert_string_equal(c->telemetry[0].query, "sum by (rack) (pdu_watts)");
+	assert_string_equal(c->telemetry[0].rack_label, "rack");
+	assert_int_equal(c->telemetry[0].nracks, 2);
+	assert_true(c->telemetry[0].stale_s == 90.0);  /* TelemetryStale */
+	assert_true(c->telemetry[0].interval_s == 10.0);
+	assert_int_equal(c->telemetry[1].auth, GP_AUTH_BEARER);
+	assert_int_equal(c->telemetry[1].nnodes, 2);
+	assert_true(c->telemetry[1].stale_s == 30.0);
+	assert_int_equal(c->telemetry[2].kind, GP_TELEMETRY_FILE);
+	assert_string_equal(c->telemetry[2].url, "/var/lib/gpuplace/power.json");
+	assert_true(c->site.default_grad_bytes == 2e9);
+	assert_true(c->site.node_failures_per_1k_days == 4.5);
+	assert_true(c->site.power_margin == 0.1);
+	gp_cluster_destroy(c);
+	gp_cluster_destroy(NULL);
+}
+
+/* ---- small valid variants ------------------------------------------------ */
+
+static void test_forest_gets_synthetic_root(void **state)
+{
+	conf_set_t s = { KEEP, "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[3-4]\n", KEEP,
+		         KEEP, KEEP };
+	gp_cluster_t *c = load_set(&s);
+
+	assert_int_equal(c->nswitches, 3);
+	assert_string_equal(c->switches[c->root].name, "(top)");
+	assert_true(c->switches[c->root].disconnected);
+	assert_int_equal(c->switches[c->root].nchildren, 2);
+	assert_int_equal(c->nlevels, 2);
+	check_tree(c);
+	gp_cluster_destroy(c);
+}
+
+static void test_no_topology_no_gres(void **state)
+{
+	conf_set_t s = { KEEP, NULL, NULL, KEEP, KEEP };
+	gp_cluster_t *c = load_set(&s);
+	int32_t i;
+
+	assert_int_equal(c->nswitches, 0);
+	assert_int_equal(c->root, -1);
+	assert_int_equal(c->nlevels, 0);
+	assert_int_equal(c->nlayouts, 0);
+	for (i = 0; i < c->nnodes; i++) {
+		assert_int_equal(c->node_order[i], i);
+		assert_int_equal(c->nodes[i].leaf, -1);
+		assert_int_equal(c->nodes[i].layout, -1);
+	}
+	check_tree(c);
+	gp_cluster_destroy(c);
+}
+
+/* Untyped gres takes DefaultGpuProfile; keys are case-insensitive;
+ * Include with a quoted name; continuation; comments after values. */
+static void test_syntax_variants(void **state)
+{
+	conf_set_t s = {
+		"clustername=\"a b # not a comment\"\n"
+		"NODENAME=n[1-4] \\\n"
+		"   gres=gpu:4   # four untyped GPUs\n",
+		"switchname=top nodes=n[1-4]\n",
+		"Name=gpu Count=4\n",
+		"defaultgpuprofile=H100\n"
+		"Include \"extra.conf\"\n",
+		"gpuprofile=h100 tflops=1 hbmgbps=1 nvlinkgbps=0 tdpwatts=700 idlewatts=70\n",
+	};
+	gp_cluster_t *c = load_set(&s);
+
+	assert_string_equal(c->name, "a b # not a comment");
+	assert_int_equal(c->nnodes, 4);
+	assert_int_equal(c->nodes[3].ngpus, 4);
+	assert_int_equal(c->nodes[3].profile, 0);
+	assert_int_equal(c->nlayouts, 1);
+	assert_int_equal(c->layouts[0].nislands, 4); /* profile without NVLink */
+	assert_int_equal(gp_cluster_warning_count(c), 0);
+	assert_int_equal(c->nparts, 0);
+	gp_cluster_destroy(c);
+}
+
+/* ---- errors: one row each --------------------------------------------------- */
+
+typedef struct err_case {
+	const char *what;
+	conf_set_t set;
+	const char *msg; /* expected substring, after "<tmpdir>/" */
+} err_case_t;
+
+#define PROFILE "GpuProfile=h100 TFLOPS=989 HBMGBps=3350 NVLinkGBps=450 TDPWatts=700 IdleWatts=70\n"
+
+static const err_case_t err_cases[] = {
+	{ "unknown key", { KEEP, KEEP, KEEP, PROFILE "Bogus=1\n", KEEP },
+	  "gpuplace.conf:2: Bogus: unknown key" },
+	{ "unknown key on an object line",
+	  { KEEP, KEEP, KEEP, PROFILE "Rack=r1 Nodes=n1 PowerCapKW=1 Colour=red\n", KEEP },
+	  "gpuplace.conf:2: Colour: unknown key" },
+	{ "bad number", { KEEP, KEEP, KEEP, PROFILE "Rack=r1 Nodes=n[1-4] PowerCapKW=abc\n", KEEP },
+	  "gpuplace.conf:2: PowerCapKW: 'abc' is not a number" },
+	{ "negative number", { KEEP, KEEP, KEEP, "PowerMargin=-0.5\n", KEEP },
+	  "gpuplace.conf:1: PowerMargin: '-0.5' is negative" },
+	{ "number out of range", { KEEP, KEEP, KEEP, "PowerMargin=2\n", KEEP },
+	  "gpuplace.conf:1: PowerMargin: '2' is out of range [0, 0.99]" },
+	{ "nan is not a number", { KEEP, KEEP, KEEP, "NodeFailureRate=nan\n", KEEP },
+	  "gpuplace.conf:1: NodeFailureRate: 'nan' is not a number" },
+	{ "line after a continuation",
+	  { KEEP, KEEP, KEEP, "GpuProfile=h100 TFLOPS=989 HBMGBps=3350 \\\n NVLinkGBps=450 "
+	    "TDPWatts=700 IdleWatts=70\n\n# comment\nTelemetryStale=x\n", KEEP },
+	  "gpuplace.conf:5: TelemetryStale: 'x' is not a number" },
+	{ "duplicate node",
+	  { "NodeName=DEFAULT Gres=gpu:h100:4\nNodeName=n[1-4]\n\nNodeName=n3\n", KEEP, KEEP, KEEP,
+	    KEEP },
+	  "slurm.conf:4: NodeName: duplicate node 'n3' (first at " },
+	{ "node in two racks",
+	  { KEEP, KEEP, KEEP, "Rack=r1 Nodes=n[1-2] PowerCapKW=10\nRack=r2 Nodes=n[2-4] PowerCapKW=10\n",
+	    KEEP },
+	  "gpuplace.conf:2: Nodes: node 'n2' is already in rack 'r1' (" },
+	{ "node in two NVLink domains",
+	  { KEEP, KEEP, KEEP, "NVLinkDomain=a Nodes=n[1-2]\nNVLinkDomain=b Nodes=n[2-3]\n", KEEP },
+	  "gpuplace.conf:2: Nodes: node 'n2' is already in NVLink domain 'a' (" },
+	{ "switch cycle",
+	  { KEEP, "SwitchName=s1 Nodes=n[1-4] Switches=top\nSwitchName=s2\nSwitchName=top Switches=s[1-2]\n",
+	    KEEP, KEEP, KEEP },
+	  "topology.conf:3: Switches: switch cycle: 's1' is below itself" },
+	{ "switch listing itself",
+	  { KEEP, "SwitchName=s1 Nodes=n[1-4] Switches=s1\n", KEEP, KEEP, KEEP },
+	  "topology.conf:1: Switches: switch cycle: 's1' is below itself" },
+	{ "switch with two parents",
+	  { KEEP, "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[3-4]\n"
+	          "SwitchName=top Switches=s[1-2]\nSwitchName=other Switches=s1\n", KEEP, KEEP, KEEP },
+	  "topology.conf:4: Switches: switch 's1' listed under two parents ('top' and 'other')" },
+	{ "unknown switch",
+	  { KEEP, "SwitchName=s1 Nodes=n[1-4]\nSwitchName=top Switches=s[1-2]\n", KEEP, KEEP, KEEP },
+	  "topology.conf:2: Switches: unknown switch 's2'" },
+	{ "duplicate switch",
+	  { KEEP, "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s1 Nodes=n[3-4]\n", KEEP, KEEP, KEEP },
+	  "topology.conf:2: SwitchName: duplicate switch 's1' (first at " },
+	{ "unknown key in topology.conf",
+	  { KEEP, "SwitchName=s1 Nodes=n[1-4] Speed=1\n", KEEP, KEEP, KEEP },
+	  "topology.conf:1: Speed: unknown key" },
+	{ "node missing from the switch tree",
+	  { "NodeName=DEFAULT Gres=gpu:h100:4\nNodeName=n[1-4]\nNodeName=n5\n", KEEP, KEEP, KEEP,
+	    KEEP },
+	  "slurm.conf:3: NodeName: node 'n5' is missing from the switch tree (topology.conf)" },
+	{ "unknown node in topology.conf",
+	  { KEEP, "SwitchName=s1 Nodes=n[1-5]\n", KEEP, KEEP, KEEP },
+	  "topology.conf:1: Nodes: unknown node 'n5'" },
+	{ "gres count below slurm.conf",
+	  { KEEP, KEEP, "\nNodeName=n[1-4] Name=gpu Type=h100 File=/dev/nvidia[0-2]\n", KEEP, KEEP },
+	  "gres.conf:2: NodeName: node 'n1' has 3 GPUs in gres.conf but 4 in slurm.conf (" },
+	{ "gres count above slurm.conf",
+	  { KEEP, KEEP, "NodeName=n[1-4] Name=gpu File=/dev/nvidia[0-3]\nNodeName=n2 Name=gpu Count=1\n",
+	    KEEP, KEEP },
+	  "gres.conf:2: NodeName: node 'n2' has 5 GPUs in gres.conf up to here but 4 in slurm.conf (" },
+	{ "Links on a multi-GPU line",
+	  { KEEP, KEEP, "NodeName=n[1-4] Name=gpu File=/dev/nvidia[0-3] Links=-1,1,1,1\n", KEEP, KEEP },
+	  "gres.conf:1: Links: only allowed on a line describing one GPU (this one has 4)" },
+	{ "Links with the wrong length",
+	  { KEEP, KEEP, "NodeName=n[1-4] Name=gpu File=/dev/nvidia0 Links=-1,1\n", KEEP, KEEP },
+	  "gres.conf:1: Links: 2 values but node 'n1' has 4 GPUs" },
+	{ "rack without a cap", { KEEP, KEEP, KEEP, PROFILE "Rack=r2 Nodes=n[3-4]\n", KEEP },
+	  "gpuplace.conf:2: PowerCapKW: required key missing (Rack 'r2')" },
+	{ "unknown node in a rack", { KEEP, KEEP, KEEP, "Rack=r2 Nodes=n[3-9] PowerCapKW=1\n", KEEP },
+	  "gpuplace.conf:1: Nodes: unknown node 'n5'" },
+	{ "unknown node in a partition",
+	  { "NodeName=n[1-4] Gres=gpu:4\nPartitionName=p Nodes=n[1-4],x1\n", KEEP, KEEP, KEEP, KEEP },
+	  "slurm.conf:2: Nodes: unknown node 'x1'" },
+	{ "bad host list", { KEEP, KEEP, KEEP, "Rack=r2 Nodes=n[3-1] PowerCapKW=1\n", KEEP },
+	  "gpuplace.conf:1: Nodes: 'n[3-1]' is not a valid host list" },
+	{ "missing gpuplace.conf", { KEEP, KEEP, KEEP, NULL, KEEP },
+	  "gpuplace.conf: cannot read: No such file or directory" },
+	{ "missing slurm.conf", { NULL, KEEP, KEEP, KEEP, KEEP },
+	  "slurm.conf: cannot read: No such file or directory" },
+	{ "missing required key",
+	  { KEEP, KEEP, KEEP, "GpuProfile=h100 TFLOPS=989 HBMGBps=1 NVLinkGBps=1 IdleWatts=70\n", KEEP },
+	  "gpuplace.conf:1: TDPWatts: required key missing (GpuProfile 'h100')" },
+	{ "duplicate object name",
+	  { KEEP, KEEP, KEEP, PROFILE "gpuprofile=H100 TFLOPS=1 HBMGBps=1 NVLinkGBps=1 TDPWatts=1 IdleWatts=0\n",
+	    KEEP },
+	  "gpuplace.conf:2: GpuProfile: duplicate name 'H100' (first at " },
+	{ "FabricLevel above the tree",
+	  { KEEP, KEEP, KEEP, "FabricLevel=3 LinkGBps=1\n", KEEP },
+	  "gpuplace.conf:1: FabricLevel: '3' is out of range [0, 2]" },
+	{ "unknown default profile", { KEEP, KEEP, KEEP, "DefaultGpuProfile=b200\n", KEEP },
+	  "gpuplace.conf:1: DefaultGpuProfile: unknown GPU profile 'b200'" },
+	{ "unknown rack in telemetry",
+	  { KEEP, KEEP, KEEP, "Telemetry=t Type=redfish URL=http://x Racks=r9\n", KEEP },
+	  "gpuplace.conf:1: Racks: unknown rack 'r9'" },
+	{ "telemetry without URL", { KEEP, KEEP, KEEP, "Telemetry=t Type=prometheus\n", KEEP },
+	  "gpuplace.conf:1: URL: required key missing (Telemetry 't')" },
+	{ "bad enum", { KEEP, KEEP, KEEP, "Storage=s Scope=galaxy WriteGBps=1\n", KEEP },
+	  "gpuplace.conf:1: Scope: 'galaxy' is not node, rack or cluster" },
+	{ "bad gres count", { "NodeName=n[1-4] Gres=gpu:h100:x\n", KEEP, KEEP, KEEP, KEEP },
+	  "slurm.conf:1: Gres: 'x' is not a number" },
+	{ "too many GPUs", { "NodeName=n[1-4] Gres=gpu:h100:17\n", KEEP, KEEP, KEEP, KEEP },
+	  "slurm.conf:1: Gres: '17' is out of range [0, 16]" },
+	{ "bad MaxTime",
+	  { "NodeName=n[1-4] Gres=gpu:4\nPartitionName=p Nodes=n1 MaxTime=soon\n", KEEP, KEEP, KEEP,
+	    KEEP },
+	  "slurm.conf:2: MaxTime: 'soon' is not a Slurm time" },
+	{ "unterminated quote", { KEEP, KEEP, KEEP, "\n\nDefaultGpuProfile=\"h100\n", KEEP },
+	  "gpuplace.conf:3: DefaultGpuProfile: unterminated quote" },
+	{ "not Key=Value", { KEEP, KEEP, KEEP, "PowerMargin 0.1\n", KEEP },
+	  "gpuplace.conf:1: PowerMargin: expected Key=Value" },
+	{ "missing Include file", { KEEP, KEEP, KEEP, PROFILE "Include nowhere.conf\n", KEEP },
+	  "gpuplace.conf:2: Include: cannot read '" },
+	{ "error inside an Include",
+	  { KEEP, KEEP, KEEP, "Include extra.conf\n", "\nRack=r1 Nodes=n1\n" },
+	  "extra.conf:2: PowerCapKW: required key missing (Rack 'r1')" },
+	{ "Include of itself", { KEEP, KEEP, KEEP, "Include gpuplace.conf\n", KEEP },
+	  "gpuplace.conf:1: Include: 'gpuplace.conf' nested more than 16 deep" },
+};
+
+static void test_errors(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(err_cases) / sizeof(err_cases[0]); i++) {
+		const err_case_t *e = &err_cases[i];
+		gp_cluster_t *c = (gp_cluster_t *)1;
+		gp_error_t err = { { 0 } };
+		char want[1024];
+		int rc;
+
+		write_set(&e->set);
+		rc = gp_cluster_load_conf_dir(tmpdir, &c, &err);
+		snprintf(want, sizeof(want), "%s/%s", tmpdir, e->msg);
+		if (rc != GP_ECONFIG || !strstr(err.text, want))
+			print_message("# case '%s': rc %d, got \"%s\"\n#   want \"%s\"\n", e->what, rc,
+			              err.text, want);
+		assert_int_equal(rc, GP_ECONFIG);
+		assert_null(c);
+		assert_non_null(strstr(err.text, want));
+	}
+}
+
+static void test_bad_arguments(void **state)
+{
+	gp_cluster_t *c = (gp_cluster_t *)1;
+	gp_error_t err;
+
+	assert_int_equal(gp_cluster_load_conf_dir(NULL, &c, &err), GP_EINVAL);
+	assert_null(c);
+	assert_int_equal(gp_cluster_load_conf_dir(tmpdir, NULL, NULL), GP_EINVAL);
+	c = (gp_cluster_t *)1;
+	assert_int_equal(gp_cluster_load_conf_dir("/nonexistent/gp", &c, NULL), GP_ECONFIG);
+	assert_null(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rich),
+		cmocka_unit_test(test_forest_gets_synthetic_root),
+		cmocka_unit_test(test_no_topology_no_gres),
+		cmocka_unit_test(test_syntax_variants),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_bad_arguments),
+	};
+
+	return cmocka_run_group_tests_name("conf", tests, setup_tmp, teardown_tmp);
+}
