@@ -201,5 +201,9 @@ int gp_cluster_print_summary(const gp_cluster_t *c, FILE *f)
 	if (noleaf && c->root >= 0)
 		fprintf(f, "Note: %ld node%s outside the switch tree\n", noleaf,
 		        noleaf == 1 ? "" : "s");
+	if (c->nwarnings)
+		fprintf(f, "Warnings: %d\n", (int)c->nwarnings);
+	for (i = 0; i < c->nwarnings; i++)
+		fprintf(f, "  %s\n", c->warnings[i]);
 	return ferror(f) ? GP_EIO : GP_OK;
 }

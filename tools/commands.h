@@ -6,5 +6,6 @@
 #define GP_COMMANDS_H
 
 int gp_cmd_cluster(int argc, char **argv);  /* tools/cmd_cluster.c */
+int gp_cmd_synth(int argc, char **argv);    /* tools/cmd_synth.c */
 
 #endif

@@ -16,6 +16,7 @@ struct command {
 /* One line per sub-command, in the order `gpuplace --help` lists them. */
 static const struct command commands[] = {
 	{ "cluster", gp_cmd_cluster, "show, check or export a cluster model" },
+	{ "synth", gp_cmd_synth, "generate a synthetic cluster (conf files or JSON)" },
 };
 
 static void usage(FILE *f)

@@ -2,3 +2,4 @@
 bin_PROGRAMS += gpuplace
 gpuplace_SOURCES = tools/gpuplace.c tools/commands.h
 gpuplace_LDADD = $(GP_LIBS)
+gpuplace_SOURCES += tools/cmd_cluster.c tools/cmd_synth.c
