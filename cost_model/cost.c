@@ -55,17 +55,24 @@
  * astra-sim/system/calbusbw.h). */
 #define PCIE_GEN4_GBPS 25.6
 #define PCIE_GEN5_GBPS 51.2
-/* NCCL latencies for the Simple protocol (large messages), microseconds,
- * NVIDIA/nccl src/graph/tuning.cc: base {Tree 8.4, Ring 8.4}; per step
- * NVLink {Tree 4.0, Ring 3.4}, PCI {Tree 4.0, Ring 5.7}, NET {Tree 14,
- * Ring 14}; NVLS 25.  Multi-node ring latency x1.4 on >= SM80 ("plateau
- * effect"). */
-#define LAT_BASE_US 8.4
-#define LAT_NVL_RING_US 3.4
-#define LAT_NVL_TREE_US 4.0
-#define LAT_PCI_RING_US 5.7
-#define LAT_PCI_TREE_US 4.0
-#define LAT_NET_US 14.0
+/* NCCL latencies per protocol, microseconds, NVIDIA/nccl src/graph/tuning.cc:
+ * base {LL, LL128, Simple}: Tree {6.8, 14.0, 8.4}, Ring {6.6, 14.0, 8.4};
+ * per step NVLink Tree {0.6, 1.25, 4.0}, Ring {0.6, 1.9, 3.4}; PCI Tree
+ * {1.0, 1.9, 4.0}, Ring {1.0, 2.5, 5.7}; NET Tree {5.0, 8.5, 14}, Ring
+ * {2.7, 4.0, 14.0}; NVLS (Simple) 25.  Multi-node Simple ring latency x1.4
+ * on >= SM80 ("plateau effect").  Payload efficiency: LL sends 4 bytes of
+ * data with every 4-byte flag (1/2), LL128 120 of every 128 bytes. */
+struct proto {
+	const char *name;
+	double base_ring, base_tree, nvl_ring, nvl_tree, pci_ring, pci_tree, net_ring, net_tree;
+	double bw;
+};
+static const struct proto protos[] = {
+	{ "simple", 8.4, 8.4, 3.4, 4.0, 5.7, 4.0, 14.0, 14.0, 1.0 },
+	{ "ll128", 14.0, 14.0, 1.9, 1.25, 2.5, 1.9, 4.0, 8.5, 120.0 / 128.0 },
+	{ "ll", 6.6, 6.8, 0.6, 0.6, 1.0, 1.0, 2.7, 5.0, 0.5 },
+};
+#define NPROTOS 3
 #define LAT_NVLS_US 25.0
 #define RING_PLATEAU 1.4
 /* Tree bandwidth ~0.92 of ring bus bandwidth, NCCL model refinement
@@ -570,33 +577,36 @@ struct dimres {
 	int32_t max_level;
 };
 
-/* Time of one group for one algorithm; < 0 if it does not apply. */
+/* Time of one group for one algorithm and protocol; < 0 if it does not apply. */
 static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t coll,
-                         gp_algo_t a, double S, double K, const double tau[2])
+                         gp_algo_t a, const struct proto *pr, double S, double K,
+                         const double tau[2])
 {
 	int n = gr->n, N = gr->units, g = gr->gmax;
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0;
-	double ai_ring = gr->pcie ? LAT_PCI_RING_US : LAT_NVL_RING_US;
-	double ai_tree = gr->pcie ? LAT_PCI_TREE_US : LAT_NVL_TREE_US;
-	double an = LAT_NET_US + path_lat_us(c, gr->lca_level < 0 ? 0 : gr->lca_level);
+	double ai_ring = gr->pcie ? pr->pci_ring : pr->nvl_ring;
+	double ai_tree = gr->pcie ? pr->pci_tree : pr->nvl_tree;
+	double hop = path_lat_us(c, gr->lca_level < 0 ? 0 : gr->lca_level);
+	double an = pr->net_ring + hop, ant = pr->net_tree + hop;
+	double bmin = gr->bmin * pr->bw, t0 = tau[0] / pr->bw, t1 = tau[1] / pr->bw;
 	double bw, lat;
 
 	if (coll == GP_COLL_SENDRECV) {
 		if (a != GP_ALGO_DIRECT)
 			return -1;
 		lat = N > 1 ? an : ai_ring;
-		bw = gr->intra_bytes / gr->bmin;
-		if (N > 1 && tau[0] > bw)
-			bw = tau[0];
+		bw = gr->intra_bytes / bmin;
+		if (N > 1 && t0 > bw)
+			bw = t0;
 		return K * lat * 1e-6 + bw;
 	}
 	if (coll == GP_COLL_ALLTOALL) {
 		if (a != GP_ALGO_DIRECT)
 			return -1;
-		lat = LAT_BASE_US + (N > 1 ? an : ai_ring);
-		bw = (N > 1 ? gr->intra_bytes : S * (n - 1) / n) / gr->bmin;
-		if (N > 1 && tau[0] > bw)
-			bw = tau[0];
+		lat = pr->base_ring + (N > 1 ? an : ai_ring);
+		bw = (N > 1 ? gr->intra_bytes : S * (n - 1) / n) / bmin;
+		if (N > 1 && t0 > bw)
+			bw = t0;
 		return K * lat * 1e-6 + bw;
 	}
 	switch (a) {
@@ -604,12 +614,12 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 		double steps = vf * (n - 1), inter = N > 1 ? vf * (N - 1) : 0;
 
 		lat = (steps - inter) * ai_ring + inter * an;
-		if (N > 1)
+		if (N > 1 && pr == &protos[0])
 			lat *= RING_PLATEAU;
-		lat += LAT_BASE_US;
-		bw = vf * (n - 1) / n * S / gr->bmin;
-		if (N > 1 && tau[0] > bw)
-			bw = tau[0];
+		lat += pr->base_ring;
+		bw = vf * (n - 1) / n * S / bmin;
+		if (N > 1 && t0 > bw)
+			bw = t0;
 		return K * lat * 1e-6 + bw;
 	}
 	case GP_ALGO_TREE: {
@@ -617,18 +627,18 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 
 		if (coll != GP_COLL_ALLREDUCE)
 			return -1;
-		lat = LAT_BASE_US + 2.0 * ((g - 1) * ai_tree + (N > 1 ? log2((double)N) * an : 0));
+		lat = pr->base_tree + 2.0 * ((g - 1) * ai_tree + (N > 1 ? log2((double)N) * ant : 0));
 		/* tree moves ~2S per rank at 0.92 of the ring's bus bandwidth */
-		tbw = 2.0 * S / (TREE_BW_FRACTION * gr->bmin);
-		if (N > 1 && tau[0] * n / ((n - 1) * TREE_BW_FRACTION) > tbw)
-			tbw = tau[0] * n / ((n - 1) * TREE_BW_FRACTION);
+		tbw = 2.0 * S / (TREE_BW_FRACTION * bmin);
+		if (N > 1 && t0 * n / ((n - 1) * TREE_BW_FRACTION) > tbw)
+			tbw = t0 * n / ((n - 1) * TREE_BW_FRACTION);
 		return K * lat * 1e-6 + tbw;
 	}
 	case GP_ALGO_NVLS:
-		if (coll != GP_COLL_ALLREDUCE || N > 1 || gr->bnvls <= 0)
+		if (coll != GP_COLL_ALLREDUCE || N > 1 || gr->bnvls <= 0 || pr != &protos[0])
 			return -1;
 		/* in-network reduction: algbw = B_nvls * n / (n + 1) */
-		return K * (LAT_BASE_US + LAT_NVLS_US) * 1e-6 +
+		return K * (pr->base_ring + LAT_NVLS_US) * 1e-6 +
 		       S / (gr->bnvls * n / (n + 1.0));
 	case GP_ALGO_HIER: {
 		double intra;
@@ -639,9 +649,9 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 		 * rails, all-gather back; NCCL pipelines the phases by chunks, so
 		 * the bandwidth term is the slower of the NVLink and the network
 		 * phases (notes/calibration.md sec. 1.2 consequence for busbw). */
-		intra = vf * (g - 1) / g * S / gr->bmin + gr->pxn_bytes / gr->bmin;
-		lat = LAT_BASE_US + vf * (g - 1) * ai_ring + vf * (N - 1) * an;
-		bw = intra > tau[1] ? intra : tau[1];
+		intra = vf * (g - 1) / g * S / bmin + gr->pxn_bytes / bmin;
+		lat = pr->base_ring + vf * (g - 1) * ai_ring + vf * (N - 1) * an;
+		bw = intra > t1 ? intra : t1;
 		return K * lat * 1e-6 + bw;
 	}
 	default:
@@ -832,12 +842,16 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		size_t j;
 
 		for (j = 0; j < sizeof(cand) / sizeof(cand[0]); j++) {
+			int pi;
+
 			if (force != GP_ALGO_AUTO && cand[j] != force)
 				continue;
-			t = group_time(c, gr, coll, cand[j], S, K, tau);
-			if (t >= 0 && (best < 0 || t < best)) {
-				best = t;
-				ba = cand[j];
+			for (pi = 0; pi < NPROTOS; pi++) {
+				t = group_time(c, gr, coll, cand[j], &protos[pi], S, K, tau);
+				if (t >= 0 && (best < 0 || t < best)) {
+					best = t;
+					ba = cand[j];
+				}
 			}
 		}
 		if (best < 0)
@@ -1002,6 +1016,35 @@ int gp__cost_eval(const gp_cluster_t *c, const gp_job_profile_t *job,
 	out->gpus = G;
 	out->nodes = pl->n;
 	out->top_level = -1;
+	/* placement shape: leaves, lowest common switch, longest path */
+	st = next_stamp(s);
+	for (i = 0; i < pl->n; i++) {
+		int32_t lf = s->p_leaf[i], a, b;
+
+		if (lf >= 0 && s->sw_gstamp[lf] != st) {
+			s->sw_gstamp[lf] = st;
+			out->n_leaves++;
+		}
+		if (i == 0) {
+			lca = lf;
+			continue;
+		}
+		a = lca;
+		b = lf;
+		while (a >= 0 && b >= 0 && a != b) {
+			if (c->switches[a].level <= c->switches[b].level)
+				a = c->switches[a].parent;
+			else
+				b = c->switches[b].parent;
+		}
+		lca = a == b ? a : -1;
+		if (lca < 0 && (lf >= 0 || s->p_leaf[0] >= 0))
+			break;
+	}
+	if ((lca < 0 && out->n_leaves > 0) || (lca >= 0 && c->switches[lca].disconnected))
+		return gp__errorf(err, GP_ENOFIT, "placement spans switches that are not connected");
+	out->top_level = lca >= 0 ? c->switches[lca].level : -1;
+	out->hops = pl->n > 1 ? 2 * ((out->top_level >= 0 ? out->top_level : 0) + 1) : 0;
 	for (d = 0; d < GP_NDIMS; d++) {
 		gp_cost_group_t *cg = &out->group[d];
 		double f;
@@ -1047,31 +1090,6 @@ int gp__cost_eval(const gp_cluster_t *c, const gp_job_profile_t *job,
 	out->step_s = out->compute_s + out->exposed_s;
 	out->overhead = out->step_s > 0 ? out->exposed_s / out->step_s : 0;
 
-	/* placement shape: leaves, lowest common switch, longest path */
-	st = next_stamp(s);
-	for (i = 0; i < pl->n; i++) {
-		int32_t lf = s->p_leaf[i], a, b;
-
-		if (lf >= 0 && s->sw_gstamp[lf] != st) {
-			s->sw_gstamp[lf] = st;
-			out->n_leaves++;
-		}
-		if (i == 0) {
-			lca = lf;
-			continue;
-		}
-		a = lca;
-		b = lf;
-		while (a >= 0 && b >= 0 && a != b) {
-			if (c->switches[a].level <= c->switches[b].level)
-				a = c->switches[a].parent;
-			else
-				b = c->switches[b].parent;
-		}
-		lca = a == b ? a : -1;
-	}
-	out->top_level = lca >= 0 ? c->switches[lca].level : -1;
-	out->hops = pl->n > 1 ? 2 * ((out->top_level >= 0 ? out->top_level : 0) + 1) : 0;
 	out->ideal_step_s = ideal_step_s > 0 ? ideal_step_s : 0;
 	out->slowdown = ideal_step_s > 0 && out->step_s > 0 ? out->step_s / ideal_step_s : 1.0;
 	return GP_OK;

@@ -1,0 +1,651 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_cost.c - the communication cost model: hand-computed golden cases,
+ * published calibration points, placement properties, hint parsing. */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "cost_fixture.h"
+
+#ifndef COST_DATA_DIR
+#define COST_DATA_DIR "tests/data/cost"
+#endif
+
+static FILE *open_data(const char *name)
+{
+	char path[GP_PATH_MAX];
+	const char *top = getenv("GP_TOP_SRCDIR");
+	FILE *f;
+
+	if (top)
+		snprintf(path, sizeof(path), "%s/tests/data/cost/%s", top, name);
+	else
+		snprintf(path, sizeof(path), "%s/%s", COST_DATA_DIR, name);
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	return f;
+}
+
+/* Collective time of one row of a data file. */
+static gp_coll_result_t run_coll(const char *gpu, int nodes, uint32_t mask, int npl, double ov1,
+                                 double nic, const char *coll, const char *algo, double bytes)
+{
+	gp_cost_shape_t sh;
+	gp_cluster_t *c;
+	gp_cost_scratch_t *s = NULL;
+	cf_placement_t p;
+	gp_coll_t co;
+	gp_algo_t al;
+	gp_coll_result_t r;
+	gp_error_t err = { "" };
+
+	gp__cost_shape_defaults(&sh);
+	snprintf(sh.gpu, sizeof(sh.gpu), "%s", gpu);
+	sh.nodes = nodes;
+	sh.nodes_per_leaf = npl;
+	sh.oversub[1] = ov1;
+	if (nic > 0)
+		sh.nic_gbps = nic;
+	c = cf_cluster_shape(&sh);
+	assert_int_equal(gp__cost_scratch_new(c, 256, &s), GP_OK);
+	assert_int_equal(gp__coll_parse(coll, &co), GP_OK);
+	assert_int_equal(gp__algo_parse(algo, &al), GP_OK);
+	cf_place_range(&p, 0, 1, nodes, mask);
+	if (gp__cost_collective(c, &p.pl, co, al, bytes, s, &r, &err) != GP_OK)
+		fail_msg("%s %s on %d nodes: %s", coll, algo, nodes, err.text);
+	gp__cost_scratch_destroy(s);
+	gp_cluster_destroy(c);
+	return r;
+}
+
+static void test_golden_collectives(void **unused)
+{
+	FILE *f = open_data("collectives.golden");
+	char line[512];
+	int rows = 0;
+
+	(void)unused;
+	while (fgets(line, sizeof(line), f)) {
+		char gpu[32], mask[32], coll[32], algo[32];
+		int nodes, npl;
+		double ov, bytes, want;
+		gp_coll_result_t r;
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		assert_int_equal(sscanf(line, "%31s %d %31s %d %lf %31s %31s %lf %lf", gpu, &nodes,
+		                        mask, &npl, &ov, coll, algo, &bytes, &want), 9);
+		r = run_coll(gpu, nodes, (uint32_t)strtoul(mask, NULL, 16), npl, ov, 0, coll, algo,
+		             bytes);
+		if (fabs(r.time_s * 1e6 - want) > 1e-4 * want)
+			fail_msg("golden: %s got %.3f us, want %.3f us", line, r.time_s * 1e6, want);
+		rows++;
+	}
+	fclose(f);
+	assert_true(rows >= 7);
+}
+
+static void test_calibration(void **unused)
+{
+	FILE *f = open_data("calibration.golden");
+	char line[512];
+	int rows = 0;
+
+	(void)unused;
+	while (fgets(line, sizeof(line), f)) {
+		char gpu[32], mask[32], coll[32], algo[32], what[32], src[64];
+		int nodes;
+		double nic, bytes, lo, hi, got;
+		gp_coll_result_t r;
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		assert_int_equal(sscanf(line, "%31s %d %31s %lf %31s %31s %lf %31s %lf %lf %63s", gpu,
+		                        &nodes, mask, &nic, coll, algo, &bytes, what, &lo, &hi, src),
+		                 11);
+		r = run_coll(gpu, nodes, (uint32_t)strtoul(mask, NULL, 16), 0, 0, nic, coll, algo,
+		             bytes);
+		got = strcmp(what, "time_us") == 0 ? r.time_s * 1e6 : r.busbw_gbps;
+		if (got < lo || got > hi)
+			fail_msg("calibration (%s): %s %s on %d x %s: %s %.1f not in [%.1f, %.1f]", src,
+			         coll, algo, nodes, mask, what, got, lo, hi);
+		rows++;
+	}
+	fclose(f);
+	assert_true(rows >= 10);
+}
+
+/* ---- job evaluation helpers ------------------------------------------- */
+
+static double step_of(const gp_cluster_t *c, const gp_job_profile_t *job, const cf_placement_t *p,
+                      gp_cost_t *out)
+{
+	gp_cost_scratch_t *s = NULL;
+	gp_cost_t tmp;
+	gp_error_t err = { "" };
+
+	if (!out)
+		out = &tmp;
+	assert_int_equal(gp__cost_scratch_new(c, 4096, &s), GP_OK);
+	if (gp__cost_eval(c, job, &p->pl, s, 0, out, &err) != GP_OK)
+		fail_msg("eval: %s", err.text);
+	gp__cost_scratch_destroy(s);
+	return out->step_s;
+}
+
+static void parse_ok(const char *spec, gp_job_profile_t *job)
+{
+	gp_error_t err = { "" };
+
+	if (gp__job_profile_parse(spec, job, &err) != GP_OK)
+		fail_msg("parse '%s': %s", spec, err.text);
+}
+
+/* Jobs the property tests run (each over 64 GPUs). */
+static const char *const jobs64[] = {
+	"",  /* default profile */
+	"gpus=64,tp=8,params=7e9,step_s=1,mbs=1,seq=4096,hidden=4096,layers=32",
+	"gpus=64,tp=8,pp=2,params=70e9,step_s=5,mbs=1,seq=4096,hidden=8192,layers=80,overlap=0.5",
+	"gpus=64,tp=4,ep=4,params=20e9,step_s=2,mbs=2,seq=4096,hidden=4096,layers=24,topk=2",
+	"gpus=64,dp_bytes=4e9,step_s=0.5,overlap=0.8",
+};
+
+static void job_for(const gp_cluster_t *c, const char *spec, gp_job_profile_t *job)
+{
+	if (!*spec)
+		gp__job_profile_default(c, 64, job);
+	else
+		parse_ok(spec, job);
+}
+
+/* 32 nodes, 4 per leaf, 2 leaves per spine, core above; 2:1 at level 1. */
+static gp_cluster_t *fabric(double ov1, double ov2)
+{
+	gp_cost_shape_t sh;
+
+	gp__cost_shape_defaults(&sh);
+	sh.nodes = 32;
+	sh.nodes_per_leaf = 4;
+	sh.leaves_per_spine = 2;
+	sh.oversub[1] = ov1;
+	sh.oversub[2] = ov2;
+	return cf_cluster_shape(&sh);
+}
+
+static void test_spreading_never_faster(void **unused)
+{
+	gp_cluster_t *c;
+	size_t j;
+	int ov;
+
+	(void)unused;
+	for (ov = 1; ov <= 2; ov++) {
+		c = fabric(ov, 1.0);
+		for (j = 0; j < sizeof(jobs64) / sizeof(jobs64[0]); j++) {
+			gp_job_profile_t job;
+			cf_placement_t p;
+			double t[4];
+			int k;
+
+			job_for(c, jobs64[j], &job);
+			cf_place_range(&p, 0, 1, 8, 0xff);    /* 2 leaves under one spine */
+			t[0] = step_of(c, &job, &p, NULL);
+			cf_place_range(&p, 0, 2, 8, 0xff);    /* 4 leaves, 2 spines */
+			t[1] = step_of(c, &job, &p, NULL);
+			cf_place_range(&p, 0, 4, 8, 0xff);    /* 8 leaves, 4 spines */
+			t[2] = step_of(c, &job, &p, NULL);
+			cf_place_range(&p, 0, 2, 16, 0x0f);   /* half nodes, 16 nodes */
+			t[3] = step_of(c, &job, &p, NULL);
+			for (k = 1; k < 4; k++)
+				if (t[k] < t[k - 1] * (1 - 1e-12))
+					fail_msg("job '%s' oversub %d: spread %d (%.6g s) faster than "
+					         "%d (%.6g s)", jobs64[j], ov, k, t[k], k - 1, t[k - 1]);
+			assert_true(t[2] > t[0]);
+		}
+		gp_cluster_destroy(c);
+	}
+}
+
+static void test_tp_cross_node(void **unused)
+{
+	gp_cluster_t *c = cf_cluster("h100", 16, 8, 0, 0);
+	gp_job_profile_t job;
+	cf_placement_t p;
+	gp_cost_t in, half, spread;
+
+	(void)unused;
+	parse_ok("gpus=8,tp=8,mbs=1,seq=4096,hidden=8192,layers=80,step_s=1", &job);
+	cf_place_range(&p, 0, 1, 1, 0xff);
+	step_of(c, &job, &p, &in);
+	cf_place_range(&p, 0, 1, 2, 0x0f);
+	step_of(c, &job, &p, &half);
+	cf_place_range(&p, 0, 1, 8, 0x01);
+	step_of(c, &job, &p, &spread);
+	assert_int_equal(in.group[GP_DIM_TP].units, 1);
+	assert_int_equal(half.group[GP_DIM_TP].units, 2);
+	/* 4+4 over the network: at least 1.4x; one GPU per node: at least 5x */
+	if (!(half.group[GP_DIM_TP].time_s > 1.4 * in.group[GP_DIM_TP].time_s))
+		fail_msg("TP 4+4 %.6g s vs inside %.6g s", half.group[GP_DIM_TP].time_s,
+		         in.group[GP_DIM_TP].time_s);
+	if (!(spread.group[GP_DIM_TP].time_s > 5 * in.group[GP_DIM_TP].time_s))
+		fail_msg("TP 8x1 %.6g s vs inside %.6g s", spread.group[GP_DIM_TP].time_s,
+		         in.group[GP_DIM_TP].time_s);
+	assert_true(in.overhead < half.overhead);
+	gp_cluster_destroy(c);
+}
+
+static void test_oversub_never_helps(void **unused)
+{
+	static const double ovs[] = { 1.0, 1.5, 2.0, 3.0, 4.0 };
+	size_t j, k;
+
+	(void)unused;
+	for (j = 0; j < sizeof(jobs64) / sizeof(jobs64[0]); j++) {
+		double prev = 0, first = 0;
+
+		for (k = 0; k < sizeof(ovs) / sizeof(ovs[0]); k++) {
+			gp_cluster_t *c = fabric(ovs[k], ovs[k]);
+			gp_job_profile_t job;
+			cf_placement_t p;
+			double t;
+
+			job_for(c, jobs64[j], &job);
+			cf_place_range(&p, 0, 4, 8, 0xff); /* one node per leaf */
+			t = step_of(c, &job, &p, NULL);
+			if (t < prev * (1 - 1e-12))
+				fail_msg("job '%s': oversub %.1f gives %.6g s < %.6g s", jobs64[j],
+				         ovs[k], t, prev);
+			if (!k)
+				first = t;
+			prev = t;
+			gp_cluster_destroy(c);
+		}
+		if (!(prev > first))
+			fail_msg("job '%s': 4:1 not slower than 1:1", jobs64[j]);
+	}
+}
+
+static void test_rail_alignment(void **unused)
+{
+	static const int npls[] = { 0, 2 };
+	size_t j, k;
+
+	(void)unused;
+	for (k = 0; k < 2; k++) {
+		gp_cluster_t *c = cf_cluster("h100", 4, 8, npls[k], 0);
+
+		for (j = 0; j < sizeof(jobs64) / sizeof(jobs64[0]); j++) {
+			gp_job_profile_t job;
+			cf_placement_t p;
+			gp_cost_t a, m;
+			char spec[256];
+			int32_t nodes[2] = { 0, 1 };
+
+			/* the same job on 8 GPUs: 4 + 4 */
+			if (!*jobs64[j])
+				gp__job_profile_default(c, 8, &job);
+			else {
+				const char *rest = strchr(jobs64[j], ',');
+
+				snprintf(spec, sizeof(spec), "gpus=8%s", rest);
+				if (strstr(spec, "tp=8"))
+					memcpy(strstr(spec, "tp=8"), "tp=4", 4);
+				if (strstr(spec, "ep=4"))
+					memcpy(strstr(spec, "ep=4"), "ep=2", 4);
+				parse_ok(spec, &job);
+			}
+			cf_place(&p, nodes, 2, 0x0f);
+			step_of(c, &job, &p, &a);
+			p.mask[1] = 0xf0;
+			step_of(c, &job, &p, &m);
+			assert_int_equal(a.misaligned, 0);
+			assert_true(m.misaligned > 0);
+			if (!(m.step_s > a.step_s))
+				fail_msg("job '%s' npl %d: misaligned %.6g s not slower than %.6g s",
+				         spec, npls[k], m.step_s, a.step_s);
+		}
+		gp_cluster_destroy(c);
+	}
+}
+
+static void test_nvl_domain(void **unused)
+{
+	gp_cost_shape_t sh;
+	gp_cluster_t *c;
+	gp_job_profile_t job;
+	cf_placement_t p;
+	gp_cost_t in, out;
+
+	(void)unused;
+	gp__cost_shape_defaults(&sh);
+	snprintf(sh.gpu, sizeof(sh.gpu), "gb200");
+	sh.nodes = 36;
+	sh.gpus_per_node = 4;
+	sh.nvl_nodes = 18;
+	sh.nodes_per_leaf = 18;
+	c = cf_cluster_shape(&sh);
+	parse_ok("gpus=16,tp=16,mbs=1,seq=8192,hidden=8192,layers=16,step_s=1", &job);
+	cf_place_range(&p, 0, 1, 4, 0xf);           /* one NVLink domain */
+	step_of(c, &job, &p, &in);
+	{
+		int32_t nodes[4] = { 16, 17, 18, 19 }; /* two domains */
+
+		cf_place(&p, nodes, 4, 0xf);
+	}
+	step_of(c, &job, &p, &out);
+	assert_int_equal(in.group[GP_DIM_TP].units, 1);
+	assert_int_equal(out.group[GP_DIM_TP].units, 2);
+	/* hierarchical over 2 x 8 NICs vs NVLS inside the domain */
+	if (!(out.group[GP_DIM_TP].time_s > 1.2 * in.group[GP_DIM_TP].time_s))
+		fail_msg("TP across domains %.6g s vs inside %.6g s", out.group[GP_DIM_TP].time_s,
+		         in.group[GP_DIM_TP].time_s);
+	gp_cluster_destroy(c);
+}
+
+static void test_default_profile(void **unused)
+{
+	gp_cluster_t *c = fabric(2.0, 1.0);
+	gp_job_profile_t job;
+	cf_placement_t p;
+	gp_cost_t a, b;
+
+	(void)unused;
+	gp__job_profile_default(c, 16, &job);
+	assert_true(job.is_default);
+	assert_int_equal(job.deg[GP_DIM_DP], 16);
+	assert_true(job.bytes[GP_DIM_DP] == c->site.default_grad_bytes);
+	cf_place_range(&p, 0, 1, 2, 0xff);
+	step_of(c, &job, &p, &a);
+	cf_place_range(&p, 0, 8, 2, 0xff);
+	step_of(c, &job, &p, &b);
+	assert_true(a.step_s > 0);
+	assert_true(b.step_s > a.step_s);
+	assert_true(a.overhead == 1.0); /* no compute known: all exposed */
+	assert_int_equal(a.n_leaves, 1);
+	assert_int_equal(b.n_leaves, 2);
+	assert_true(b.hops > a.hops);
+	/* a single GPU has nothing to communicate */
+	gp__job_profile_default(c, 1, &job);
+	cf_place_range(&p, 0, 1, 1, 0x1);
+	step_of(c, &job, &p, &a);
+	assert_true(a.step_s == 0 && a.exposed_s == 0);
+	gp_cluster_destroy(c);
+}
+
+static void test_ideal(void **unused)
+{
+	gp_cluster_t *c = fabric(2.0, 2.0);
+	gp_cost_scratch_t *s = NULL;
+	gp_job_profile_t job;
+	cf_placement_t p;
+	gp_cost_t a;
+	gp_error_t err = { "" };
+	double ideal = -1;
+	size_t j;
+
+	(void)unused;
+	assert_int_equal(gp__cost_scratch_new(c, 256, &s), GP_OK);
+	for (j = 0; j < sizeof(jobs64) / sizeof(jobs64[0]); j++) {
+		job_for(c, jobs64[j], &job);
+		if (gp__cost_ideal(c, &job, -1, s, &ideal, &err) != GP_OK)
+			fail_msg("ideal: %s", err.text);
+		assert_true(ideal > 0);
+		cf_place_range(&p, 1, 3, 8, 0xff);
+		assert_int_equal(gp__cost_eval(c, &job, &p.pl, s, ideal, &a, &err), GP_OK);
+		assert_true(a.ideal_step_s == ideal);
+		assert_true(a.slowdown >= 1.0);
+		assert_true(fabs(a.slowdown - a.step_s / ideal) < 1e-12);
+		cf_place_range(&p, 0, 1, 8, 0xff);
+		assert_int_equal(gp__cost_eval(c, &job, &p.pl, s, ideal, &a, &err), GP_OK);
+		assert_true(fabs(a.step_s - ideal) <= 1e-12 * ideal);
+	}
+	job.gpus = 0;
+	assert_int_equal(gp__cost_ideal(c, &job, -1, s, &ideal, &err), GP_EINVAL);
+	job.gpus = 8 * 33;
+	assert_int_equal(gp__cost_ideal(c, &job, -1, s, &ideal, &err), GP_ENOFIT);
+	gp__cost_scratch_destroy(s);
+	gp_cluster_destroy(c);
+}
+
+static void test_eval_errors(void **unused)
+{
+	gp_cluster_t *c = fabric(1.0, 1.0);
+	gp_cost_scratch_t *s = NULL, *small = NULL;
+	gp_job_profile_t job;
+	cf_placement_t p;
+	gp_cost_t out;
+	gp_error_t err = { "" };
+	int32_t twice[2] = { 3, 3 }, bad[1] = { 32 };
+
+	(void)unused;
+	assert_int_equal(gp__cost_scratch_new(NULL, 8, &s), GP_EINVAL);
+	assert_null(s);
+	assert_int_equal(gp__cost_scratch_new(c, 0, &s), GP_EINVAL);
+	assert_int_equal(gp__cost_scratch_new(c, 64, &s), GP_OK);
+	assert_int_equal(gp__cost_scratch_new(c, 8, &small), GP_OK);
+	gp__cost_scratch_destroy(NULL);
+	parse_ok("gpus=16,tp=8", &job);
+	cf_place_range(&p, 0, 1, 1, 0xff);
+	assert_int_equal(gp__cost_eval(c, &job, &p.pl, s, 0, &out, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "16"));
+	cf_place(&p, twice, 2, 0xff);
+	assert_int_equal(gp__cost_eval(c, &job, &p.pl, s, 0, &out, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "twice"));
+	cf_place(&p, bad, 1, 0xff);
+	assert_int_equal(gp__cost_eval(c, &job, &p.pl, s, 0, &out, &err), GP_EINVAL);
+	cf_place_range(&p, 0, 1, 2, 0x1ff);
+	assert_int_equal(gp__cost_eval(c, &job, &p.pl, s, 0, &out, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "mask"));
+	cf_place_range(&p, 0, 1, 2, 0);
+	assert_int_equal(gp__cost_eval(c, &job, &p.pl, s, 0, &out, &err), GP_EINVAL);
+	cf_place_range(&p, 0, 1, 2, 0xff);
+	assert_int_equal(gp__cost_eval(c, &job, &p.pl, small, 0, &out, &err), GP_ELIMIT);
+	gp__job_profile_init(&job);
+	job.gpus = 16;
+	job.deg[GP_DIM_TP] = 3;
+	assert_int_equal(gp__cost_eval(c, &job, &p.pl, s, 0, &out, &err), GP_EINVAL);
+	/* a forest: the core is a synthetic disconnected root */
+	parse_ok("gpus=16", &job);
+	c->switches[c->root].disconnected = true;
+	cf_place_range(&p, 0, 16, 2, 0xff);
+	assert_int_equal(gp__cost_eval(c, &job, &p.pl, s, 0, &out, &err), GP_ENOFIT);
+	cf_place_range(&p, 0, 1, 2, 0xff);
+	assert_int_equal(gp__cost_eval(c, &job, &p.pl, s, 0, &out, &err), GP_OK);
+	gp__cost_scratch_destroy(s);
+	gp__cost_scratch_destroy(small);
+	gp_cluster_destroy(c);
+}
+
+static void test_jobspec_table(void **unused)
+{
+	static const struct {
+		const char *spec;
+		int rc;
+		const char *key; /* named in the error, or NULL */
+	} cases[] = {
+		{ "gpus=64,tp=8,pp=2,params=70e9", GP_OK, NULL },
+		{ "", GP_OK, NULL },
+		{ "gpus=16,tp=8,dp=2,order=tp-dp-cp-pp", GP_OK, NULL },
+		{ "gpus=64,tp=4,ep=8,dp=16,overlap=1,eff=0.5,flops=1e18", GP_OK, NULL },
+		{ "gpus=16,nodes=2,gpus_per_node=8", GP_OK, NULL },
+		{ "gpus=0", GP_ERANGE, "gpus" },
+		{ "gpus=x", GP_EINVAL, "gpus" },
+		{ "tp=8,tp=4", GP_EINVAL, "tp" },
+		{ "colour=red", GP_EINVAL, "colour" },
+		{ "tp", GP_EINVAL, "tp" },
+		{ "gpus=64,,tp=8", GP_EINVAL, "empty" },
+		{ "params=-1", GP_ERANGE, "params" },
+		{ "params=0", GP_ERANGE, "params" },
+		{ "params=nan", GP_EINVAL, "params" },
+		{ "overlap=1.5", GP_ERANGE, "overlap" },
+		{ "order=tp-dp-pp", GP_EINVAL, "order" },
+		{ "order=tp-tp-dp-pp", GP_EINVAL, "order" },
+		{ "order=tp-ep-dp-pp", GP_EINVAL, "order" },
+		{ "gpus=64,tp=8,pp=4,dp=4", GP_EINVAL, "dp" },
+		{ "gpus=60,tp=8", GP_EINVAL, "gpus" },
+		{ "gpus=16,nodes=3,gpus_per_node=8", GP_EINVAL, "gpus" },
+		{ "gpus=64,dp=8,tp=8,ep=3", GP_EINVAL, "ep" },
+		{ "gpus_per_node=17", GP_ERANGE, "gpus_per_node" },
+	};
+	size_t i;
+
+	(void)unused;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gp_job_profile_t job;
+		gp_error_t err = { "" };
+		int rc = gp__job_profile_parse(cases[i].spec, &job, &err);
+
+		if (rc != cases[i].rc)
+			fail_msg("'%s': rc %d, want %d (%s)", cases[i].spec, rc, cases[i].rc, err.text);
+		if (cases[i].key && !strstr(err.text, cases[i].key))
+			fail_msg("'%s': error '%s' does not name '%s'", cases[i].spec, err.text,
+			         cases[i].key);
+		if (rc != GP_OK) {
+			assert_int_equal(job.gpus, 0); /* left reset */
+			assert_true(job.grad_bytes == 2.0);
+		}
+	}
+	assert_int_equal(gp__job_profile_parse(NULL, NULL, NULL), GP_EINVAL);
+}
+
+static void test_jobspec_roundtrip(void **unused)
+{
+	static const char *const specs[] = {
+		"gpus=64,tp=8,pp=2,params=70e9,mbs=1,seq=4096,hidden=8192,layers=80,overlap=0.25",
+		"gpus=16,tp=2,cp=2,dp=4,order=tp-dp-cp-pp,dp_bytes=3e9,step_s=0.7",
+		"gpus=64,tp=4,ep=8,topk=2,grad_bytes=4,flops=1e18,eff=0.35",
+	};
+	size_t i;
+
+	(void)unused;
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		gp_job_profile_t a, b;
+		char buf[1024], small[8];
+
+		parse_ok(specs[i], &a);
+		assert_int_equal(gp__job_profile_format(&a, buf, sizeof(buf)), GP_OK);
+		parse_ok(buf, &b);
+		assert_memory_equal(&a, &b, sizeof(a));
+		assert_int_equal(gp__job_profile_format(&a, small, sizeof(small)), GP_ERANGE);
+	}
+}
+
+/* Rank order: with TP outermost instead of innermost, TP groups span nodes. */
+static void test_rank_order(void **unused)
+{
+	gp_cluster_t *c = cf_cluster("h100", 4, 8, 0, 0);
+	gp_job_profile_t job;
+	cf_placement_t p;
+	gp_cost_t inner, outer;
+
+	(void)unused;
+	parse_ok("gpus=32,tp=8,params=7e9,mbs=1,seq=4096,hidden=4096,layers=32,step_s=1", &job);
+	cf_place_range(&p, 0, 1, 4, 0xff);
+	step_of(c, &job, &p, &inner);
+	parse_ok("gpus=32,tp=8,params=7e9,mbs=1,seq=4096,hidden=4096,layers=32,step_s=1,"
+	         "order=dp-cp-pp-tp", &job);
+	step_of(c, &job, &p, &outer);
+	assert_int_equal(inner.group[GP_DIM_TP].units, 1);
+	assert_int_equal(outer.group[GP_DIM_TP].units, 4);
+	assert_int_equal(inner.group[GP_DIM_DP].units, 4);
+	assert_int_equal(outer.group[GP_DIM_DP].units, 1);
+	assert_true(outer.step_s > inner.step_s);
+	gp_cluster_destroy(c);
+}
+
+static void test_json_output(void **unused)
+{
+	gp_cluster_t *c = fabric(1.0, 1.0);
+	gp_job_profile_t job;
+	cf_placement_t p;
+	gp_cost_t a;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct json_tokener *tok;
+	struct json_object *root, *v, *g;
+
+	(void)unused;
+	parse_ok("gpus=32,tp=8,pp=2,params=7e9,mbs=1,seq=4096,hidden=4096,layers=32,step_s=1",
+	         &job);
+	cf_place_range(&p, 0, 1, 4, 0xff);
+	step_of(c, &job, &p, &a);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(gp__cost_print_json(&a, &job, f), GP_OK);
+	assert_int_equal(gp__cost_print_text(&a, &job, f), GP_OK);
+	fclose(f);
+	tok = json_tokener_new();
+	root = json_tokener_parse_ex(tok, buf, (int)(strchr(buf, '\n') - buf));
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(root, "step_s", &v));
+	assert_true(fabs(json_object_get_double(v) - a.step_s) <= 1e-12 * a.step_s);
+	assert_true(json_object_object_get_ex(root, "groups", &g));
+	assert_true(json_object_object_get_ex(g, "tp", &v));
+	assert_true(json_object_object_get_ex(g, "pp", &v));
+	assert_true(json_object_object_get_ex(g, "dp", &v));
+	assert_false(json_object_object_get_ex(g, "ep", &v));
+	assert_non_null(strstr(buf, "overhead"));
+	json_object_put(root);
+	json_tokener_free(tok);
+	free(buf);
+	gp_cluster_destroy(c);
+}
+
+static void test_shape_errors(void **unused)
+{
+	gp_cost_shape_t sh;
+	gp_cluster_t *c = (gp_cluster_t *)&sh;
+	gp_error_t err = { "" };
+
+	(void)unused;
+	gp__cost_shape_defaults(&sh);
+	snprintf(sh.gpu, sizeof(sh.gpu), "tpu");
+	assert_int_equal(gp__cost_shape_build(&sh, &c, &err), GP_EINVAL);
+	assert_null(c);
+	assert_non_null(strstr(err.text, "gpu"));
+	gp__cost_shape_defaults(&sh);
+	sh.nodes = 0;
+	assert_int_equal(gp__cost_shape_build(&sh, &c, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "nodes"));
+	gp__cost_shape_defaults(&sh);
+	sh.gpus_per_node = 17;
+	assert_int_equal(gp__cost_shape_build(&sh, &c, &err), GP_EINVAL);
+	gp__cost_shape_defaults(&sh);
+	sh.oversub[1] = 0.5;
+	assert_int_equal(gp__cost_shape_build(&sh, &c, &err), GP_EINVAL);
+	assert_false(gp__cost_gpu_builtin("tpu", NULL));
+	assert_true(gp__cost_gpu_builtin("H100", NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_golden_collectives),
+		cmocka_unit_test(test_calibration),
+		cmocka_unit_test(test_spreading_never_faster),
+		cmocka_unit_test(test_tp_cross_node),
+		cmocka_unit_test(test_oversub_never_helps),
+		cmocka_unit_test(test_rail_alignment),
+		cmocka_unit_test(test_nvl_domain),
+		cmocka_unit_test(test_default_profile),
+		cmocka_unit_test(test_ideal),
+		cmocka_unit_test(test_eval_errors),
+		cmocka_unit_test(test_jobspec_table),
+		cmocka_unit_test(test_jobspec_roundtrip),
+		cmocka_unit_test(test_rank_order),
+		cmocka_unit_test(test_json_output),
+		cmocka_unit_test(test_shape_errors),
+	};
+
+	return cmocka_run_group_tests_name("cost", tests, NULL, NULL);
+}
