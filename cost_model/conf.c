@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <slurm/slurm.h>
 
@@ -93,14 +96,28 @@ void gp__conf_paths_free(gp__conf_paths_t *pool)
 /* Whole file into a NUL-terminated buffer; returns 0 or an errno value. */
 static int slurp(const char *path, char **out, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
 	char *buf = NULL, *nb;
 	size_t cap = 0, n = 0, r;
-	int e;
+	struct stat st;
+	FILE *f;
+	int fd, e;
 
 	*out = NULL;
-	if (!f)
+	/* O_NONBLOCK: opening a FIFO must not hang; a directory, FIFO or device
+	 * (an Include of /dev/zero) is no configuration file */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return EINVAL;
+	}
+	f = fdopen(fd, "rb");
+	if (!f) {
+		e = errno;
+		close(fd);
+		return e;
+	}
 	for (;;) {
 		if (cap - n < 4096) {
 			if (cap >= GP_CONF_MAX_FILE) {
@@ -246,8 +263,9 @@ static int read_file(reader_t *r, const char *name, int depth, bool optional,
 			return gp__errorf(err, GP_ENOMEM, "out of memory");
 		if (from)
 			return gp__conf_err(err, from, "Include", "cannot read '%s': %s", path,
-			                    strerror(e));
-		return gp__errorf(err, GP_ECONFIG, "%s: cannot read: %s", path, strerror(e));
+			                    e == EINVAL ? "not a regular file" : strerror(e));
+		return gp__errorf(err, GP_ECONFIG, "%s: cannot read: %s", path,
+		                  e == EINVAL ? "not a regular file" : strerror(e));
 	}
 	if ((p = memchr(buf, '\0', len)) != NULL) {
 		for (end = buf, lineno = 1; end < p; end++)
@@ -410,7 +428,7 @@ typedef struct nodes_acc {
 	const char *key;
 	int32_t *v;
 	int32_t n, cap;
-	uint8_t *seen;          /* per node, lazily allocated for dedupe */
+	uint8_t *seen;          /* bit per node: already in the list */
 } nodes_acc_t;
 
 static int nodes_add(void *arg, const char *name, gp_error_t *err)
@@ -420,9 +438,9 @@ static int nodes_add(void *arg, const char *name, gp_error_t *err)
 
 	if (i < 0)
 		return gp__conf_err(err, a->loc, a->key, "unknown node '%s'", name);
-	if (a->seen[i])
+	if (a->seen[i >> 3] & (1u << (i & 7)))
 		return GP_OK;
-	a->seen[i] = 1;
+	a->seen[i >> 3] |= (uint8_t)(1u << (i & 7));
 	if (a->n == a->cap) {
 		int32_t nc = a->cap ? a->cap * 2 : 16;
 
@@ -443,7 +461,7 @@ int gp__conf_nodes(const gp_cluster_t *c, const gp__conf_loc_t *loc,
 
 	*out = NULL;
 	*n = 0;
-	a.seen = calloc((size_t)c->nnodes + 1, 1);
+	a.seen = calloc((size_t)c->nnodes / 8 + 1, 1);
 	if (!a.seen)
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	rc = gp__conf_hostlist(loc, key, list, nodes_add, &a, err);

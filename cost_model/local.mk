@@ -36,3 +36,10 @@ tests_test_conf_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_conf_CFLAGS = $(TEST_CFLAGS)
 tests_test_conf_LDADD = $(TEST_LIBS)
 TESTS += tests/test_conf
+
+check_PROGRAMS += tests/fuzz_conf
+tests_fuzz_conf_SOURCES = tests/fuzz_conf.c tests/fuzz_driver.c
+tests_fuzz_conf_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_conf_LDADD = $(GP_LIBS)
+TESTS += tests/fuzz_conf.sh
+EXTRA_DIST += tests/fuzz_conf.sh

@@ -7,5 +7,6 @@
 
 int gp_cmd_cluster(int argc, char **argv);  /* tools/cmd_cluster.c */
 int gp_cmd_synth(int argc, char **argv);    /* tools/cmd_synth.c */
+int gp_cmd_conf(int argc, char **argv);     /* tools/cmd_conf.c */
 
 #endif

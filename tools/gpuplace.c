@@ -17,6 +17,7 @@ struct command {
 static const struct command commands[] = {
 	{ "cluster", gp_cmd_cluster, "show, check or export a cluster model" },
 	{ "synth", gp_cmd_synth, "generate a synthetic cluster (conf files or JSON)" },
+	{ "conf", gp_cmd_conf, "write slurm.conf node lines, topology.conf and gres.conf" },
 };
 
 static void usage(FILE *f)

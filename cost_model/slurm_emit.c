@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* slurm_emit.c - slurm.conf node lines, topology.conf and gres.conf from
+ * the cluster model. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <slurm/slurm.h>
+
+#include "conf.h"
+#include "slurm_emit.h"
+
+#define FEATURES_MAX 4096
+
+int gp__domain_feature(const char *prefix, const char *name, char *buf, size_t len)
+{
+	size_t n = strlen(prefix), i;
+
+	if (n + strlen(name) + 1 > len)
+		return GP_ELIMIT;
+	memcpy(buf, prefix, n);
+	for (i = 0; name[i]; i++) {
+		char ch = name[i];
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		          (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '.';
+
+		buf[n++] = ok ? ch : '_';
+	}
+	buf[n] = '\0';
+	return GP_OK;
+}
+
+/* Append ",item" (or "item") to buf of len bytes holding *used. */
+static int append(char *buf, size_t len, size_t *used, const char *item)
+{
+	int n;
+
+	if (!*item)
+		return GP_OK;
+	n = snprintf(buf + *used, len - *used, "%s%s", *used ? "," : "", item);
+	if (n < 0 || (size_t)n >= len - *used)
+		return GP_ELIMIT;
+	*used += (size_t)n;
+	return GP_OK;
+}
+
+int gp__node_domain_features(const gp_cluster_t *c, int32_t n, char *buf, size_t len)
+{
+	const gp_node_t *node = &c->nodes[n];
+	char feat[GP_NAME_MAX + 16];
+	size_t used = 0;
+	int32_t s;
+	int rc;
+
+	buf[0] = '\0';
+	for (s = node->leaf; s >= 0; s = c->switches[s].parent) {
+		if (c->switches[s].parent < 0 && s != node->leaf)
+			break; /* the root: every node has it */
+		if (c->switches[s].disconnected)
+			break;
+		if ((rc = gp__domain_feature(GP_FEATURE_SWITCH, c->switches[s].name, feat, sizeof(feat))) ||
+		    (rc = append(buf, len, &used, feat)))
+			return rc;
+	}
+	if (node->nvl_domain >= 0 &&
+	    ((rc = gp__domain_feature(GP_FEATURE_NVL, c->nvl[node->nvl_domain].name, feat, sizeof(feat))) ||
+	     (rc = append(buf, len, &used, feat))))
+		return rc;
+	if (node->rack >= 0 &&
+	    ((rc = gp__domain_feature(GP_FEATURE_RACK, c->racks[node->rack].name, feat, sizeof(feat))) ||
+	     (rc = append(buf, len, &used, feat))))
+		return rc;
+	return GP_OK;
+}
+
+/* ---- compressed host lists ------------------------------------------- */
+
+/* Ranged form ("n[1-4]") of names[0..n-1] in that order, malloc'd. */
+static char *ranged(char *const *names, int32_t n)
+{
+	hostlist_t hl = slurm_hostlist_create("");
+	char *s, *out;
+	int32_t i;
+
+	if (!hl)
+		return NULL;
+	for (i = 0; i < n; i++)
+		slurm_hostlist_push_host(hl, names[i]);
+	s = slurm_hostlist_ranged_string_malloc(hl);
+	slurm_hostlist_destroy(hl);
+	if (!s)
+		return NULL;
+	out = strdup(s);
+	free(s);
+	return out;
+}
+
+/* Ranged form of the nodes idx[0..n-1] of c. */
+static char *ranged_nodes(const gp_cluster_t *c, const int32_t *idx, int32_t n)
+{
+	char **names = malloc(((size_t)n + 1) * sizeof(*names)), *s;
+	int32_t i;
+
+	if (!names)
+		return NULL;
+	for (i = 0; i < n; i++)
+		names[i] = (char *)c->nodes[idx[i]].name;
+	s = ranged(names, n);
+	free(names);
+	return s;
+}
+
+/* ---- slurm.conf node lines ------------------------------------------- */
+
+struct strv {
+	char **v;
+	int32_t n, cap;
+};
+
+static int strv_add(void *arg, const char *name, gp_error_t *err)
+{
+	struct strv *sv = arg;
+
+	if (sv->n == sv->cap) {
+		int32_t cap = sv->cap ? sv->cap * 2 : 64;
+		char **v = realloc(sv->v, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		sv->v = v;
+		sv->cap = cap;
+	}
+	if (!(sv->v[sv->n] = strdup(name)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	sv->n++;
+	return GP_OK;
+}
+
+static void strv_free(struct strv *sv)
+{
+	int32_t i;
+
+	for (i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	memset(sv, 0, sizeof(*sv));
+}
+
+/* Keys whose value is a host list parallel to NodeName. */
+static const char *const parallel_keys[] = { "NodeHostname", "NodeAddr", "Port" };
+#define NPARALLEL 3
+
+struct emit_ctx {
+	const gp_cluster_t *c;
+	FILE *f;
+};
+
+static void put_kv(FILE *f, const char *key, const char *val)
+{
+	if (strpbrk(val, " \t#") || !*val)
+		fprintf(f, " %s=\"%s\"", key, val);
+	else
+		fprintf(f, " %s=%s", key, val);
+}
+
+static void put_line(FILE *f, const gp__conf_line_t *line)
+{
+	int i;
+
+	for (i = 0; i < line->n; i++) {
+		if (i == 0)
+			fprintf(f, "%s=%s", line->kv[i].key, line->kv[i].val);
+		else
+			put_kv(f, line->kv[i].key, line->kv[i].val);
+	}
+	fputc('\n', f);
+}
+
+/* Write nodes [from, to) of one NodeName line as one line. */
+static int put_group(struct emit_ctx *ec, const gp__conf_line_t *line, struct strv *names,
+                     struct strv *par, const int32_t *idx, int32_t from, int32_t to,
+                     const char *domain, gp_error_t *err)
+{
+	const gp_node_t *node = &ec->c->nodes[idx[from]];
+	char *s, features[FEATURES_MAX];
+	size_t used = 0;
+	int i, k;
+
+	if (!(s = ranged(names->v + from, to - from)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	fprintf(ec->f, "NodeName=%s", s);
+	free(s);
+	for (i = 1; i < line->n; i++) {
+		const gp__conf_kv_t *kv = &line->kv[i];
+
+		if (gp__conf_is(kv, "Feature") || gp__conf_is(kv, "Features"))
+			continue;
+		for (k = 0; k < NPARALLEL; k++)
+			if (gp__conf_is(kv, parallel_keys[k]) && par[k].n > 1)
+				break;
+		if (k < NPARALLEL) {
+			if (!(s = ranged(par[k].v + from, to - from)))
+				return gp__errorf(err, GP_ENOMEM, "out of memory");
+			put_kv(ec->f, kv->key, s);
+			free(s);
+		} else {
+			put_kv(ec->f, kv->key, kv->val);
+		}
+	}
+	features[0] = '\0';
+	if ((node->features && append(features, sizeof(features), &used, node->features)) ||
+	    append(features, sizeof(features), &used, domain))
+		return gp__errorf(err, GP_ELIMIT, "%s: features of node %s are longer than %d characters",
+		                  line->loc.path, node->name, FEATURES_MAX - 1);
+	if (*features)
+		put_kv(ec->f, "Features", features);
+	fputc('\n', ec->f);
+	return GP_OK;
+}
+
+static int node_line(void *arg, const gp__conf_line_t *line, gp_error_t *err)
+{
+	struct emit_ctx *ec = arg;
+	struct strv names = { 0 }, par[NPARALLEL] = { { 0 } };
+	char (*dom)[FEATURES_MAX] = NULL;
+	int32_t *idx = NULL, i, start;
+	int rc = GP_OK, k, j;
+
+	if (line->n < 1 || !gp__conf_is(&line->kv[0], "NodeName"))
+		return GP_OK;
+	if (!strcasecmp(line->kv[0].val, "DEFAULT")) {
+		put_line(ec->f, line);
+		return GP_OK;
+	}
+	if ((rc = gp__conf_hostlist(&line->loc, "NodeName", line->kv[0].val, strv_add, &names, err)))
+		goto out;
+	for (j = 1; j < line->n; j++)
+		for (k = 0; k < NPARALLEL; k++)
+			if (gp__conf_is(&line->kv[j], parallel_keys[k])) {
+				strv_free(&par[k]);
+				if ((rc = gp__conf_hostlist(&line->loc, parallel_keys[k], line->kv[j].val,
+				                            strv_add, &par[k], err)))
+					goto out;
+				if (par[k].n != 1 && par[k].n != names.n) {
+					rc = gp__conf_err(err, &line->loc, parallel_keys[k],
+					                  "%d values for %d nodes", par[k].n, names.n);
+					goto out;
+				}
+			}
+	idx = malloc(((size_t)names.n + 1) * sizeof(*idx));
+	dom = malloc(((size_t)names.n + 1) * sizeof(*dom));
+	if (!idx || !dom) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < names.n; i++) {
+		if ((idx[i] = gp__node_find(ec->c, names.v[i])) < 0) {
+			rc = gp__conf_err(err, &line->loc, "NodeName", "node '%s' is not in the model",
+			                  names.v[i]);
+			goto out;
+		}
+		if (gp__node_domain_features(ec->c, idx[i], dom[i], sizeof(dom[i]))) {
+			rc = gp__conf_err(err, &line->loc, "NodeName", "domain features of '%s' are too long",
+			                  names.v[i]);
+			goto out;
+		}
+	}
+	/* one line per run of nodes with the same domain features */
+	for (start = 0, i = 1; i <= names.n; i++) {
+		if (i < names.n && !strcmp(dom[i], dom[start]) &&
+		    !strcmp(ec->c->nodes[idx[i]].features ? ec->c->nodes[idx[i]].features : "",
+		            ec->c->nodes[idx[start]].features ? ec->c->nodes[idx[start]].features : ""))
+			continue;
+		if ((rc = put_group(ec, line, &names, par, idx, start, i, dom[start], err)))
+			goto out;
+		start = i;
+	}
+out:
+	strv_free(&names);
+	for (k = 0; k < NPARALLEL; k++)
+		strv_free(&par[k]);
+	free(idx);
+	free(dom);
+	return rc;
+}
+
+/* Without slurm.conf: the lines the model can say, one per run of nodes
+ * with equal attributes. */
+static int nodes_from_model(const gp_cluster_t *c, FILE *f, gp_error_t *err)
+{
+	char dom[FEATURES_MAX], prev[FEATURES_MAX], features[FEATURES_MAX], *s;
+	int32_t i, start = 0;
+
+	for (i = 0; i <= c->nnodes; i++) {
+		const gp_node_t *a, *b;
+
+		if (i < c->nnodes &&
+		    gp__node_domain_features(c, i, dom, sizeof(dom)))
+			return gp__errorf(err, GP_ELIMIT, "domain features of '%s' are too long", c->nodes[i].name);
+		if (i > start) {
+			a = &c->nodes[start];
+			b = i < c->nnodes ? &c->nodes[i] : NULL;
+			if (b && !strcmp(dom, prev) && a->ngpus == b->ngpus && a->profile == b->profile &&
+			    a->cpus == b->cpus && a->real_memory_mb == b->real_memory_mb &&
+			    a->weight == b->weight &&
+			    !strcmp(a->features ? a->features : "", b->features ? b->features : ""))
+				continue;
+			{
+				int32_t *idx = malloc((size_t)(i - start) * sizeof(*idx));
+				size_t used = 0;
+				int32_t k;
+
+				if (!idx)
+					return gp__errorf(err, GP_ENOMEM, "out of memory");
+				for (k = start; k < i; k++)
+					idx[k - start] = k;
+				s = ranged_nodes(c, idx, i - start);
+				free(idx);
+				if (!s)
+					return gp__errorf(err, GP_ENOMEM, "out of memory");
+				fprintf(f, "NodeName=%s", s);
+				free(s);
+				if (a->cpus > 0)
+					fprintf(f, " CPUs=%d", a->cpus);
+				if (a->real_memory_mb > 0)
+					fprintf(f, " RealMemory=%lld", (long long)a->real_memory_mb);
+				if (a->ngpus > 0) {
+					if (a->profile >= 0)
+						fprintf(f, " Gres=gpu:%s:%d", c->profiles[a->profile].name, a->ngpus);
+					else
+						fprintf(f, " Gres=gpu:%d", a->ngpus);
+				}
+				if (a->weight != 1)
+					fprintf(f, " Weight=%u", a->weight);
+				features[0] = '\0';
+				if ((a->features && append(features, sizeof(features), &used, a->features)) ||
+				    append(features, sizeof(features), &used, prev))
+					return gp__errorf(err, GP_ELIMIT, "features of '%s' are too long", a->name);
+				if (*features)
+					put_kv(f, "Features", features);
+				fputc('\n', f);
+			}
+			start = i;
+		}
+		if (i < c->nnodes)
+			memcpy(prev, dom, sizeof(prev));
+	}
+	return GP_OK;
+}
+
+int gp__emit_slurm_nodes(const gp_cluster_t *c, const char *dir, FILE *f, gp_error_t *err)
+{
+	gp__conf_paths_t paths = { NULL, 0 };
+	struct emit_ctx ec = { c, f };
+	int rc;
+
+	fprintf(f, "# NodeName lines for slurm.conf with gpuplace's topology-domain features\n"
+	           "# (gpsw_ = switch, gpnvl_ = NVLink domain, gprack_ = rack); they replace\n"
+	           "# the NodeName lines of %s/slurm.conf.\n", dir ? dir : "the site's");
+	if (!dir)
+		return nodes_from_model(c, f, err);
+	rc = gp__conf_read(&paths, dir, "slurm.conf", false, node_line, &ec, err);
+	gp__conf_paths_free(&paths);
+	return rc;
+}
+
+/* ---- topology.conf ---------------------------------------------------- */
+
+int gp__emit_topology(const gp_cluster_t *c, FILE *f, gp_error_t *err)
+{
+	int32_t level, s, k;
+
+	fprintf(f, "# topology.conf (topology/tree) of cluster %s\n", c->name);
+	for (level = 0; level < c->nlevels || (level == 0 && c->nswitches); level++) {
+		for (s = 0; s < c->nswitches; s++) {
+			const gp_switch_t *sw = &c->switches[s];
+			char *list;
+
+			if (sw->level != level || sw->disconnected)
+				continue;
+			fprintf(f, "SwitchName=%s", sw->name);
+			if (sw->nchildren > 0) {
+				char **names = malloc((size_t)sw->nchildren * sizeof(*names));
+
+				if (!names)
+					return gp__errorf(err, GP_ENOMEM, "out of memory");
+				for (k = 0; k < sw->nchildren; k++)
+					names[k] = (char *)c->switches[sw->children[k]].name;
+				list = ranged(names, sw->nchildren);
+				free(names);
+				if (!list)
+					return gp__errorf(err, GP_ENOMEM, "out of memory");
+				fprintf(f, " Switches=%s", list);
+				free(list);
+			}
+			if (sw->nnodes > 0) {
+				if (!(list = ranged_nodes(c, sw->nodes, sw->nnodes)))
+					return gp__errorf(err, GP_ENOMEM, "out of memory");
+				fprintf(f, " Nodes=%s", list);
+				free(list);
+			}
+			if (sw->link_speed > 0)
+				fprintf(f, " LinkSpeed=%g", sw->link_speed);
+			fputc('\n', f);
+		}
+	}
+	return GP_OK;
+}
+
+/* ---- gres.conf -------------------------------------------------------- */
+
+struct gres_group {
+	int32_t layout, profile, ngpus;
+	int32_t *nodes;
+	int32_t n, cap;
+};
+
+int gp__emit_gres(const gp_cluster_t *c, FILE *f, gp_error_t *err)
+{
+	struct gres_group *g = NULL;
+	int32_t ng = 0, i, j, gpu, peer;
+	int rc = GP_OK;
+
+	for (i = 0; i < c->nnodes; i++) {
+		const gp_node_t *n = &c->nodes[i];
+
+		if (n->ngpus <= 0)
+			continue;
+		for (j = 0; j < ng; j++)
+			if (g[j].layout == n->layout && g[j].profile == n->profile && g[j].ngpus == n->ngpus)
+				break;
+		if (j == ng) {
+			struct gres_group *ngr = realloc(g, ((size_t)ng + 1) * sizeof(*g));
+
+			if (!ngr) {
+				rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+				goto out;
+			}
+			g = ngr;
+			memset(&g[ng], 0, sizeof(g[ng]));
+			g[ng].layout = n->layout;
+			g[ng].profile = n->profile;
+			g[ng].ngpus = n->ngpus;
+			ng++;
+		}
+		if (g[j].n == g[j].cap) {
+			int32_t cap = g[j].cap ? g[j].cap * 2 : 64, *nn = realloc(g[j].nodes, (size_t)cap * sizeof(int32_t));
+
+			if (!nn) {
+				rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+				goto out;
+			}
+			g[j].nodes = nn;
+			g[j].cap = cap;
+		}
+		g[j].nodes[g[j].n++] = i;
+	}
+	fprintf(f, "# gres.conf of cluster %s (GPU device files assumed /dev/nvidiaN)\n", c->name);
+	for (j = 0; j < ng; j++) {
+		const gp_gres_layout_t *lay = g[j].layout >= 0 ? &c->layouts[g[j].layout] : NULL;
+		char *list = ranged_nodes(c, g[j].nodes, g[j].n), type[GP_NAME_MAX + 8] = "";
+
+		if (!list) {
+			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (g[j].profile >= 0)
+			snprintf(type, sizeof(type), " Type=%s", c->profiles[g[j].profile].name);
+		if (!lay || (!lay->has_links && !lay->cores[0][0])) {
+			fprintf(f, "NodeName=%s Name=gpu%s File=/dev/nvidia[0-%d]\n", list, type, g[j].ngpus - 1);
+			free(list);
+			continue;
+		}
+		for (gpu = 0; gpu < g[j].ngpus; gpu++) {
+			fprintf(f, "NodeName=%s Name=gpu%s File=/dev/nvidia%d", list, type, gpu);
+			if (lay->cores[gpu][0])
+				fprintf(f, " Cores=%s", lay->cores[gpu]);
+			if (lay->has_links) {
+				fprintf(f, " Links=");
+				for (peer = 0; peer < g[j].ngpus; peer++)
+					fprintf(f, "%s%d", peer ? "," : "", lay->links[gpu][peer]);
+			}
+			fputc('\n', f);
+		}
+		free(list);
+	}
+out:
+	for (j = 0; j < ng; j++)
+		free(g[j].nodes);
+	free(g);
+	return rc;
+}

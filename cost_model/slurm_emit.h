@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slurm_emit.h - Slurm configuration written from the cluster model
+ * (internal): the node lines of slurm.conf with topology-domain features,
+ * topology.conf, and gres.conf with Links= and Cores=.
+ *
+ * Domain features are how job_submit/gpuplace keeps a job inside one
+ * domain when it cannot pin nodes: a matching-OR constraint over them,
+ * e.g. --constraint='[gpsw_leaf1|gpsw_leaf2]', makes Slurm take every node
+ * of the job from one alternative.  Every node gets
+ *   gpsw_<switch>   for each switch above it, except the root (which every
+ *                   node shares),
+ *   gpnvl_<domain>  for its cross-node NVLink domain,
+ *   gprack_<rack>   for its rack,
+ * with characters other than letters, digits, '_', '-' and '.' replaced
+ * by '_'.
+ */
+#ifndef GP_SLURM_EMIT_H
+#define GP_SLURM_EMIT_H
+
+#include <stdio.h>
+
+#include "model.h"
+
+#define GP_FEATURE_SWITCH "gpsw_"
+#define GP_FEATURE_NVL "gpnvl_"
+#define GP_FEATURE_RACK "gprack_"
+
+/* The feature of a domain: prefix + sanitised name, into buf (len bytes).
+ * Returns 0 or GP_ELIMIT when it does not fit. */
+int gp__domain_feature(const char *prefix, const char *name, char *buf, size_t len);
+
+/* Comma-separated domain features of node n (no leading comma; "" when the
+ * node is in no domain).  0 or GP_ELIMIT. */
+int gp__node_domain_features(const gp_cluster_t *c, int32_t n, char *buf, size_t len);
+
+/*
+ * The NodeName lines of dir/slurm.conf with the domain features added:
+ * each line is split where the domain features change, its parallel
+ * NodeHostname=, NodeAddr= and Port= lists split with it, every other key
+ * kept as written, Features= = the node's features + its domain features.
+ * NodeName=DEFAULT lines are kept.  Without a conf dir (dir NULL, e.g. a
+ * model loaded from JSON) minimal lines are written from the model.
+ * 0, or GP_ECONFIG / GP_EIO / GP_ELIMIT / GP_ENOMEM with err filled.
+ */
+int gp__emit_slurm_nodes(const gp_cluster_t *c, const char *dir, FILE *f, gp_error_t *err);
+
+/* topology.conf of the model's switch tree (a synthetic root is not written). */
+int gp__emit_topology(const gp_cluster_t *c, FILE *f, gp_error_t *err);
+
+/* gres.conf: one line per GPU with File=/dev/nvidiaN, Cores= and Links=
+ * where the layout has them, nodes of the same layout and type grouped. */
+int gp__emit_gres(const gp_cluster_t *c, FILE *f, gp_error_t *err);
+
+#endif /* GP_SLURM_EMIT_H */

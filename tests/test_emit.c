@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_emit.c - `gpuplace conf`: the slurm.conf node lines, topology.conf and
+ * gres.conf written from a model load back into the same model, now with
+ * the topology-domain features on every node; feature names are sanitised.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "slurm_emit.h"
+
+static const char *srcdir(void)
+{
+	const char *s = getenv("GP_TOP_SRCDIR");
+
+	return s ? s : ".";
+}
+
+static void copy_file(const char *from, const char *to, bool drop_nodes)
+{
+	FILE *in = fopen(from, "r"), *out = fopen(to, "w");
+	char line[8192];
+	bool dropping = false;
+
+	assert_non_null(in);
+	assert_non_null(out);
+	while (fgets(line, sizeof(line), in)) {
+		const char *p = line + strspn(line, " \t");
+		size_t n = strlen(line);
+		bool continued = n >= 2 && line[n - 2] == '\\' && line[n - 1] == '\n';
+
+		/* a NodeName line and the lines that continue it */
+		if (dropping || (drop_nodes && !strncasecmp(p, "NodeName=", 9))) {
+			dropping = continued;
+			continue;
+		}
+		fputs(line, out);
+	}
+	fclose(in);
+	fclose(out);
+}
+
+static void emit_to(const gp_cluster_t *c, const char *dir, const char *path, const char *mode,
+                    int (*fn)(const gp_cluster_t *, const char *, FILE *, gp_error_t *))
+{
+	FILE *f = fopen(path, mode);
+	gp_error_t err;
+
+	assert_non_null(f);
+	if (fn(c, dir, f, &err))
+		fail_msg("%s: %s", path, err.text);
+	fclose(f);
+}
+
+static int emit_topology(const gp_cluster_t *c, const char *dir, FILE *f, gp_error_t *err)
+{
+	return gp__emit_topology(c, f, err);
+}
+
+static int emit_gres(const gp_cluster_t *c, const char *dir, FILE *f, gp_error_t *err)
+{
+	return gp__emit_gres(c, f, err);
+}
+
+static bool has_feature(const char *list, const char *feat)
+{
+	size_t n = strlen(feat);
+	const char *p = list;
+
+	while (p && (p = strstr(p, feat))) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static void roundtrip(const char *example)
+{
+	char src[4096], tmp[] = "/tmp/gp-emit-XXXXXX", a[8192], b[8192];
+	gp_cluster_t *c1, *c2;
+	struct dirent *de;
+	gp_error_t err;
+	DIR *d;
+	int32_t i, g, h;
+
+	snprintf(src, sizeof(src), "%s/etc/%s", srcdir(), example);
+	if (gp_cluster_load_conf_dir(src, &c1, &err))
+		fail_msg("%s: %s", src, err.text);
+	assert_non_null(mkdtemp(tmp));
+	/* every file as it is, but the three that are written from the model */
+	assert_non_null(d = opendir(src));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "topology.conf") ||
+		    !strcmp(de->d_name, "gres.conf"))
+			continue;
+		snprintf(a, sizeof(a), "%s/%s", src, de->d_name);
+		snprintf(b, sizeof(b), "%s/%s", tmp, de->d_name);
+		copy_file(a, b, !strcmp(de->d_name, "slurm.conf"));
+	}
+	closedir(d);
+	snprintf(b, sizeof(b), "%s/slurm.conf", tmp);
+	emit_to(c1, src, b, "a", gp__emit_slurm_nodes);
+	snprintf(b, sizeof(b), "%s/topology.conf", tmp);
+	emit_to(c1, src, b, "w", emit_topology);
+	snprintf(b, sizeof(b), "%s/gres.conf", tmp);
+	emit_to(c1, src, b, "w", emit_gres);
+
+	if (gp_cluster_load_conf_dir(tmp, &c2, &err))
+		fail_msg("%s written from %s does not load: %s", tmp, example, err.text);
+	assert_int_equal(c2->nnodes, c1->nnodes);
+	assert_int_equal(c2->nswitches, c1->nswitches);
+	assert_int_equal(c2->nlevels, c1->nlevels);
+	for (i = 0; i < c1->nnodes; i++) {
+		const gp_node_t *n1 = &c1->nodes[i], *n2 = &c2->nodes[i];
+		char dom[4096], *tok, *save = NULL;
+
+		assert_string_equal(n2->name, n1->name);
+		assert_int_equal(n2->ngpus, n1->ngpus);
+		assert_int_equal(n2->weight, n1->weight);
+		assert_int_equal(n2->cpus, n1->cpus);
+		if (n1->profile >= 0)
+			assert_string_equal(c2->profiles[n2->profile].name, c1->profiles[n1->profile].name);
+		if (n1->leaf >= 0)
+			assert_string_equal(c2->switches[n2->leaf].name, c1->switches[n1->leaf].name);
+		assert_int_equal(n2->rack, n1->rack);
+		assert_int_equal(n2->nvl_domain, n1->nvl_domain);
+		if (n1->layout >= 0) {
+			const gp_gres_layout_t *l1 = &c1->layouts[n1->layout], *l2 = &c2->layouts[n2->layout];
+
+			assert_int_equal(l2->nislands, l1->nislands);
+			assert_int_equal(l2->has_links, l1->has_links);
+			for (g = 0; g < n1->ngpus; g++) {
+				assert_string_equal(l2->cores[g], l1->cores[g]);
+				for (h = 0; h < n1->ngpus; h++)
+					assert_int_equal(l2->links[g][h], l1->links[g][h]);
+			}
+		}
+		/* the original features survive, the domain features are added */
+		if (n1->features) {
+			snprintf(dom, sizeof(dom), "%s", n1->features);
+			for (tok = strtok_r(dom, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+				assert_true(has_feature(n2->features, tok));
+		}
+		assert_int_equal(gp__node_domain_features(c1, i, dom, sizeof(dom)), GP_OK);
+		for (tok = strtok_r(dom, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if (!has_feature(n2->features, tok))
+				fail_msg("%s: node %s lacks %s in '%s'", example, n2->name, tok, n2->features);
+	}
+	gp_cluster_destroy(c1);
+	gp_cluster_destroy(c2);
+	/* leave nothing behind */
+	assert_non_null(d = opendir(tmp));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(b, sizeof(b), "%s/%s", tmp, de->d_name);
+		unlink(b);
+	}
+	closedir(d);
+	rmdir(tmp);
+}
+
+static void test_roundtrip_superpod(void **unused) { roundtrip("superpod-h100"); }
+static void test_roundtrip_nvl72(void **unused) { roundtrip("nvl72-gb200"); }
+static void test_roundtrip_mixed(void **unused) { roundtrip("mixed-pcie"); }
+
+static void test_feature_names(void **unused)
+{
+	char buf[32];
+
+	assert_int_equal(gp__domain_feature("gpsw_", "leaf-1.a", buf, sizeof(buf)), GP_OK);
+	assert_string_equal(buf, "gpsw_leaf-1.a");
+	/* operators of Slurm's constraint syntax never reach a feature name */
+	assert_int_equal(gp__domain_feature("gprack_", "r&1|[x]*2,(y)", buf, sizeof(buf)), GP_OK);
+	assert_string_equal(buf, "gprack_r_1__x__2__y_");
+	assert_int_equal(gp__domain_feature("gpsw_", "a-name-that-is-far-too-long-for-it", buf, sizeof(buf)),
+	                 GP_ELIMIT);
+}
+
+static void test_domain_features_of_a_node(void **unused)
+{
+	char src[4096], buf[1024];
+	gp_cluster_t *c;
+	gp_error_t err;
+	int32_t n;
+
+	snprintf(src, sizeof(src), "%s/etc/nvl72-gb200", srcdir());
+	if (gp_cluster_load_conf_dir(src, &c, &err))
+		fail_msg("%s", err.text);
+	n = 0;
+	assert_int_equal(gp__node_domain_features(c, n, buf, sizeof(buf)), GP_OK);
+	/* leaf switch, NVLink domain and rack of the first node, never the root */
+	assert_non_null(strstr(buf, "gpnvl_"));
+	assert_non_null(strstr(buf, "gprack_"));
+	assert_non_null(strstr(buf, "gpsw_"));
+	assert_null(strstr(buf, c->switches[c->root].name));
+	assert_int_equal(gp__node_domain_features(c, n, buf, 8), GP_ELIMIT);
+	gp_cluster_destroy(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_feature_names),
+		cmocka_unit_test(test_domain_features_of_a_node),
+		cmocka_unit_test(test_roundtrip_superpod),
+		cmocka_unit_test(test_roundtrip_nvl72),
+		cmocka_unit_test(test_roundtrip_mixed),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_conf.c - `gpuplace conf`: Slurm configuration from the cluster model. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "model.h"
+#include "slurm_emit.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: gpuplace conf (--conf-dir DIR | --json FILE) [--what nodes|topology|gres|all]\n"
+	        "\n"
+	        "Write what Slurm needs from the cluster model:\n"
+	        "  nodes     the NodeName lines of slurm.conf with topology-domain features\n"
+	        "            (gpsw_SWITCH, gpnvl_DOMAIN, gprack_RACK) that job_submit/gpuplace\n"
+	        "            uses to keep a job inside one domain\n"
+	        "  topology  topology.conf (topology/tree)\n"
+	        "  gres      gres.conf with Cores= and Links=\n"
+	        "  all       the three, each under a comment naming its file (default)\n");
+}
+
+int gp_cmd_conf(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "conf-dir", required_argument, NULL, 'c' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "what", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL, *json = NULL, *what = "all";
+	gp_cluster_t *c = NULL;
+	gp_error_t err = { "" };
+	int opt, rc = GP_OK;
+	bool all;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': dir = optarg; break;
+		case 'j': json = optarg; break;
+		case 'w': what = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default:
+			fprintf(stderr, "gpuplace conf: unknown or incomplete option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc || (!dir == !json)) {
+		fprintf(stderr, "gpuplace conf: give exactly one of --conf-dir or --json\n");
+		usage(stderr);
+		return 2;
+	}
+	all = !strcmp(what, "all");
+	if (!all && strcmp(what, "nodes") && strcmp(what, "topology") && strcmp(what, "gres")) {
+		fprintf(stderr, "gpuplace conf: --what '%s': use nodes, topology, gres or all\n", what);
+		return 2;
+	}
+	rc = dir ? gp_cluster_load_conf_dir(dir, &c, &err) : gp_cluster_load_json(json, &c, NULL, &err);
+	if (rc) {
+		fprintf(stderr, "gpuplace conf: %s\n", err.text);
+		return 1;
+	}
+	if (all || !strcmp(what, "nodes")) {
+		if (all)
+			printf("##### slurm.conf #####\n");
+		rc = gp__emit_slurm_nodes(c, dir, stdout, &err);
+	}
+	if (!rc && (all || !strcmp(what, "topology"))) {
+		if (all)
+			printf("\n##### topology.conf #####\n");
+		rc = gp__emit_topology(c, stdout, &err);
+	}
+	if (!rc && (all || !strcmp(what, "gres"))) {
+		if (all)
+			printf("\n##### gres.conf #####\n");
+		rc = gp__emit_gres(c, stdout, &err);
+	}
+	gp_cluster_destroy(c);
+	if (rc) {
+		fprintf(stderr, "gpuplace conf: %s\n", err.text);
+		return 1;
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
