@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -537,6 +538,86 @@ static void test_errors(void **state)
 	}
 }
 
+/* ---- scale: 16,384 nodes in the shape of a large site ----------------------- */
+
+static void write_large(int nodes)
+{
+	static const char *names[] = { "slurm.conf", "topology.conf", "gres.conf",
+		                       "gpuplace.conf" };
+	FILE *f[4];
+	char path[512];
+	int i, g, j, leaves = nodes / 32;
+
+	for (i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
+		f[i] = fopen(path, "w");
+		assert_non_null(f[i]);
+	}
+	fprintf(f[0], "ClusterName=large\nNodeName=DEFAULT Sockets=2 CoresPerSocket=56 "
+	              "ThreadsPerCore=2 RealMemory=2000000 Gres=gpu:h100:8\n");
+	fprintf(f[3], "GpuProfile=h100 TFLOPS=989 HBMGBps=3350 NVLinkGBps=450 TDPWatts=700 "
+	              "IdleWatts=70\nFabricLevel=0 LinkGBps=50\nFabricLevel=1 LinkGBps=50\n"
+	              "FabricLevel=2 LinkGBps=50 Oversubscription=2\n"
+	              "NodeName=n[00001-%05d] Rails=8\n", nodes);
+	/* 32 nodes per leaf switch, 16 leaves per spine, one core */
+	for (i = 0; i < leaves; i++) {
+		fprintf(f[0], "NodeName=n[%05d-%05d] Features=su%d\n", i * 32 + 1, i * 32 + 32, i);
+		fprintf(f[1], "SwitchName=leaf%03d Nodes=n[%05d-%05d]\n", i, i * 32 + 1, i * 32 + 32);
+		for (g = 0; g < 8; g++) {
+			fprintf(f[2], "NodeName=n[%05d-%05d] Name=gpu Type=h100 File=/dev/nvidia%d "
+			              "Cores=%d-%d Links=", i * 32 + 1, i * 32 + 32, g, g * 14, g * 14 + 13);
+			for (j = 0; j < 8; j++)
+				fprintf(f[2], "%s%d", j ? "," : "", j == g ? -1 : 18);
+			fprintf(f[2], "\n");
+		}
+	}
+	for (i = 0; i < leaves / 16; i++)
+		fprintf(f[1], "SwitchName=spine%02d Switches=leaf[%03d-%03d]\n", i, i * 16,
+		        i * 16 + 15);
+	fprintf(f[1], "SwitchName=core Switches=spine[00-%02d]\n", leaves / 16 - 1);
+	/* racks of 4 nodes */
+	for (i = 0; i < nodes / 4; i++)
+		fprintf(f[3], "Rack=r%04d Nodes=n[%05d-%05d] PowerCapKW=45 NodeBaseWatts=4600\n", i,
+		        i * 4 + 1, i * 4 + 4);
+	fprintf(f[0], "PartitionName=gpu Nodes=ALL Default=YES\n");
+	for (i = 0; i < 4; i++)
+		assert_int_equal(fclose(f[i]), 0);
+}
+
+static void test_large(void **state)
+{
+	const int nodes = 16384;
+	struct timespec t0, t1;
+	gp_cluster_t *c = NULL;
+	gp_error_t err = { { 0 } };
+	double secs;
+	int rc;
+
+	write_large(nodes);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = gp_cluster_load_conf_dir(tmpdir, &c, &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rc)
+		print_message("# %s\n", err.text);
+	assert_int_equal(rc, GP_OK);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	print_message("# %d nodes loaded in %.3f s\n", nodes, secs);
+	assert_int_equal(c->nnodes, nodes);
+	assert_int_equal(gp_cluster_gpu_count(c), 8L * nodes);
+	assert_int_equal(c->nswitches, nodes / 32 + nodes / 32 / 16 + 1);
+	assert_int_equal(c->nlevels, 3);
+	assert_int_equal(c->nracks, nodes / 4);
+	assert_int_equal(c->nlayouts, 1);
+	assert_int_equal(c->layouts[0].nislands, 1);
+	assert_int_equal(c->parts[0].nnodes, nodes);
+	assert_int_equal(gp__node_find(c, "n16384"), nodes - 1);
+	check_tree(c);
+	gp_cluster_destroy(c);
+	/* the brief's bound, generous for slow CI; skipped under valgrind */
+	if (!getenv("GP_TEST_NO_TIMING"))
+		assert_true(secs < 2.0);
+}
+
 static void test_bad_arguments(void **state)
 {
 	gp_cluster_t *c = (gp_cluster_t *)1;
@@ -559,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_variants),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_large),
 	};
 
 	return cmocka_run_group_tests_name("conf", tests, setup_tmp, teardown_tmp);
