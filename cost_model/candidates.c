@@ -42,7 +42,8 @@ typedef struct domain {
 	int32_t rank;        /* 0 nvl, 1 + level for switches, big for the cluster */
 	int32_t idx;
 	int32_t surplus;     /* usable GPUs beyond the request */
-	int32_t kind;
+	int16_t kind;
+	int16_t child_fits;  /* a child switch holds the job by its totals */
 } domain_t;
 
 struct gp_search_ws {
@@ -62,8 +63,10 @@ struct gp_search_ws {
 	int32_t *pg, *pn, *pw, *ptot;
 	/* per switch / rack / nvl stamps and accumulators */
 	uint32_t *sw_stamp, *rk_stamp, *nv_stamp;
+	uint32_t *sw_ok, ok_stamp;   /* == ok_stamp: the switch (or a child) yielded a set */
 	int32_t *sw_acc, *nv_acc;
 	int32_t *nv_gpus;     /* total GPUs of each nvl domain */
+	uint8_t *nv_split;    /* nvl domain straddles disconnected parts of the fabric */
 	uint32_t stamp;
 	/* island masks per layout */
 	uint32_t (*isl)[GP_MAX_GPUS_PER_NODE];
@@ -116,11 +119,13 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->pw);
 	free(ws->ptot);
 	free(ws->sw_stamp);
+	free(ws->sw_ok);
 	free(ws->rk_stamp);
 	free(ws->nv_stamp);
 	free(ws->sw_acc);
 	free(ws->nv_acc);
 	free(ws->nv_gpus);
+	free(ws->nv_split);
 	free(ws->isl);
 	free(ws->nisl);
 	free(ws->dom);
@@ -136,6 +141,20 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->pool);
 	free(ws->out);
 	free(ws);
+}
+
+/* The top of the connected part of the fabric holding node v: the root,
+ * a child of a disconnected root, or -1 (no topology / not in the tree). */
+static int32_t connected_top(const gp_cluster_t *c, int32_t v)
+{
+	int32_t sw = c->nodes[v].leaf;
+
+	if (c->root < 0 || sw < 0)
+		return -1;
+	while (c->switches[sw].parent >= 0 &&
+	       !c->switches[c->switches[sw].parent].disconnected)
+		sw = c->switches[sw].parent;
+	return sw;
 }
 
 int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out,
@@ -171,10 +190,12 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out,
 	ws->ptot = calloc(nn1, sizeof(int32_t));
 	ws->sw_stamp = calloc(ns, sizeof(uint32_t));
 	ws->sw_acc = calloc(ns, sizeof(int32_t));
+	ws->sw_ok = calloc(ns, sizeof(uint32_t));
 	ws->rk_stamp = calloc(c->nracks > 0 ? (size_t)c->nracks : 1, sizeof(uint32_t));
 	ws->nv_stamp = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, sizeof(uint32_t));
 	ws->nv_acc = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, sizeof(int32_t));
 	ws->nv_gpus = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, sizeof(int32_t));
+	ws->nv_split = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, 1);
 	ws->isl = calloc(c->nlayouts > 0 ? (size_t)c->nlayouts : 1, sizeof(*ws->isl));
 	ws->nisl = calloc(c->nlayouts > 0 ? (size_t)c->nlayouts : 1, sizeof(int));
 	ws->dom = calloc((size_t)c->nnvl + ns + 1, sizeof(*ws->dom));
@@ -187,8 +208,8 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out,
 	ws->out = calloc((size_t)kmax, sizeof(*ws->out));
 	if (!ws->ubase || !ws->usable || !ws->freem || !ws->fmask || !ws->whole || !ws->excl ||
 	    !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw || !ws->ptot ||
-	    !ws->sw_stamp || !ws->sw_acc || !ws->rk_stamp || !ws->nv_stamp || !ws->nv_acc ||
-	    !ws->nv_gpus || !ws->isl || !ws->nisl || !ws->dom || !ws->scratch || !ws->keys ||
+	    !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp || !ws->nv_stamp || !ws->nv_acc ||
+	    !ws->nv_gpus || !ws->nv_split || !ws->isl || !ws->nisl || !ws->dom || !ws->scratch || !ws->keys ||
 	    !ws->sel || !ws->slots || !ws->pool || !ws->out)
 		goto nomem;
 	for (i = 0; i <= (size_t)kmax; i++) {
@@ -215,9 +236,20 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out,
 			ws->isl[l][k] |= 1u << g;
 		}
 	}
-	for (l = 0; l < c->nnvl; l++)
-		for (p = 0; p < c->nvl[l].nnodes; p++)
-			ws->nv_gpus[l] += c->nodes[c->nvl[l].nodes[p]].ngpus;
+	for (l = 0; l < c->nnvl; l++) {
+		int32_t top0 = -2;
+
+		for (p = 0; p < c->nvl[l].nnodes; p++) {
+			int32_t v = c->nvl[l].nodes[p], top = connected_top(c, v);
+
+			ws->nv_gpus[l] += c->nodes[v].ngpus;
+			/* Slurm's tree topology cannot allocate across the
+			 * disconnected parts, NVLink or not */
+			if (p && top != top0)
+				ws->nv_split[l] = 1;
+			top0 = top;
+		}
+	}
 	*out = ws;
 	return GP_OK;
 nomem:
@@ -867,16 +899,17 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg,
 		const gp_nvl_domain_t *d = &c->nvl[i];
 		int32_t g = 0, n = 0;
 
-		if (x->r->nrequired && x->req_nvl != i)
+		if ((x->r->nrequired && x->req_nvl != i) || ws->nv_split[i])
 			continue;
 		for (j = 0; j < d->nnodes; j++) {
 			g += ws->usable[d->nodes[j]];
 			n += ws->usable[d->nodes[j]] > 0;
 		}
 		if (fits(x, g, n))
-			ws->dom[nd++] = (domain_t){0, i, g - x->r->gpus, GP_DOM_NVL};
+			ws->dom[nd++] = (domain_t){0, i, g - x->r->gpus, GP_DOM_NVL, 0};
 	}
-	/* switches; skip those whose best fit is a child's */
+	/* switches (a switch with a child that fits is tried only if no such
+	 * child yields a set: its best fit would be that child's) */
 	for (i = 0; i < c->nswitches; i++) {
 		const gp_switch_t *w = &c->switches[i];
 		bool child_fits = false;
@@ -889,21 +922,37 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg,
 
 			child_fits = sw_has_required(x, ch) && fits(x, sw_gpus(ws, ch), sw_nodes(ws, ch));
 		}
-		*any_fit = true;
-		if (child_fits)
-			continue;
 		ws->dom[nd++] = (domain_t){1 + w->level, i, sw_gpus(ws, w) - x->r->gpus,
-		                           GP_DOM_SWITCH};
+		                           GP_DOM_SWITCH, child_fits};
 	}
 	if (c->root < 0 && fits(x, ws->pg[c->nnodes], ws->pn[c->nnodes]))
 		ws->dom[nd++] = (domain_t){1 << 20, -1, ws->pg[c->nnodes] - x->r->gpus,
-		                           GP_DOM_CLUSTER};
+		                           GP_DOM_CLUSTER, 0};
 	if (nd)
 		*any_fit = true;
 	sort_any(ws->dom, (size_t)nd, sizeof(*ws->dom), cmp_dom);
+	if (++ws->ok_stamp == 0) {
+		memset(ws->sw_ok, 0, (size_t)(c->nswitches > 0 ? c->nswitches : 1) * sizeof(uint32_t));
+		ws->ok_stamp = 1;
+	}
 	for (i = 0; i < nd && added < k; i++) {
-		if (!select_in(x, &ws->dom[i]))
+		const domain_t *d = &ws->dom[i];
+
+		if (d->kind == GP_DOM_SWITCH && d->child_fits) {
+			const gp_switch_t *w = &c->switches[d->idx];
+
+			for (j = 0; j < w->nchildren; j++)
+				if (ws->sw_ok[w->children[j]] == ws->ok_stamp)
+					break;
+			if (j < w->nchildren) {
+				ws->sw_ok[d->idx] = ws->ok_stamp;
+				continue;
+			}
+		}
+		if (!select_in(x, d))
 			continue;
+		if (d->kind == GP_DOM_SWITCH)
+			ws->sw_ok[d->idx] = ws->ok_stamp;
 		describe(x, ws->pool[ws->npool], ws->dom[i].kind, ws->dom[i].idx,
 		         x->r->constraint && x->r->constraint->match >= 0 ? alt : -1);
 		rc = offer(x, score, arg, err);

@@ -1,0 +1,955 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_candidates.c - job requests, --constraint expressions and candidate
+ * node sets: every rule of the request holds on every candidate, smallest
+ * domain first, matching OR, NVLink islands, fragmentation, scoring order,
+ * and a randomized check against a brute-force feasibility oracle.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "candidates.h"
+#include "engine_fixture.h"
+#include "request.h"
+
+/* ---- constraint expressions ------------------------------------------- */
+
+static const struct {
+	const char *expr;
+	const char *features;   /* node Features= */
+	int alt;
+	bool expect;
+	int nalts;
+} eval_cases[] = {
+	{ "a", "a,b", 0, true, 1 },
+	{ "c", "a,b", 0, false, 1 },
+	{ "a", NULL, 0, false, 1 },
+	{ "ab", "a,b", 0, false, 1 },          /* whole names only */
+	{ "a", "ab,b", 0, false, 1 },
+	{ "a&b", "a", 0, false, 1 },
+	{ "a&b", "b,a", 0, true, 1 },
+	{ "a|c", "c", 0, true, 1 },
+	{ "a|c", "b", 0, false, 1 },
+	/* left to right, equal precedence, as Slurm: (a|b)&c */
+	{ "a|b&c", "a", 0, false, 1 },
+	{ "a|b&c", "a,c", 0, true, 1 },
+	{ "c&b|a", "a", 0, true, 1 },
+	{ "(a&b)|c", "c", 0, true, 1 },
+	{ "a&(b|c)", "a,c", 0, true, 1 },
+	{ "a&(b|c)", "b,c", 0, false, 1 },
+	{ "((a))", "a", 0, true, 1 },
+	{ "[r1|r2]", "r1", 0, true, 2 },
+	{ "[r1|r2]", "r1", 1, false, 2 },
+	{ "[r1|r2]", "r2", 1, true, 2 },
+	{ "gpu&[r1|r2|r3]", "gpu,r3", 2, true, 3 },
+	{ "gpu&[r1|r2|r3]", "r3", 2, false, 3 },
+	{ "[r1|r2]&gpu", "r1", 0, false, 2 },
+	{ "[(a&b)|c]", "a,b", 0, true, 2 },
+	{ "[(a&b)|c]", "a", 0, false, 2 },
+	{ "h100.sxm-5_x:y", "h100.sxm-5_x:y", 0, true, 1 },
+};
+
+static void test_constraint_eval(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(eval_cases) / sizeof(eval_cases[0]); i++) {
+		gp_constraint_t *k = NULL;
+		gp_error_t err = { "" };
+		int rc = gp__constraint_parse(eval_cases[i].expr, &k, &err);
+
+		if (rc)
+			print_error("case %zu '%s': %s\n", i, eval_cases[i].expr, err.text);
+		assert_int_equal(rc, GP_OK);
+		assert_int_equal(k->nalts, eval_cases[i].nalts);
+		if (gp__constraint_eval(k, gp__constraint_node_mask(k, eval_cases[i].features),
+		                        eval_cases[i].alt) != eval_cases[i].expect) {
+			print_error("case %zu '%s' on '%s' alt %d: expected %d\n", i,
+			            eval_cases[i].expr, eval_cases[i].features ? eval_cases[i].features : "",
+			            eval_cases[i].alt, eval_cases[i].expect);
+			fail();
+		}
+		gp__constraint_destroy(k);
+	}
+}
+
+static void test_constraint_alt_text(void **state)
+{
+	gp_constraint_t *k = NULL;
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(gp__constraint_parse("gpu&[r1|(a&b)]", &k, NULL), GP_OK);
+	gp__constraint_alt_text(k, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "r1");
+	gp__constraint_alt_text(k, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "(a&b)");
+	gp__constraint_alt_text(k, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	gp__constraint_destroy(k);
+	gp__constraint_destroy(NULL);
+}
+
+static const struct {
+	const char *expr;
+	const char *msg;        /* expected in the error text */
+} error_cases[] = {
+	{ "", "empty expression" },
+	{ "a*2", "node counts" },
+	{ "[a*2&b*4]", "node counts" },
+	{ "*2", "before '*'" },
+	{ "a,b", "',' is not an operator" },
+	{ ",a", "',' is not an operator" },
+	{ "a&", "missing feature name at the end" },
+	{ "&a", "missing feature name at character 1" },
+	{ "a||b", "missing feature name at character 3" },
+	{ "(a|b", "missing ')'" },
+	{ "a)", "unbalanced ')'" },
+	{ "()", "missing feature name" },
+	{ "[a|b", "missing ']'" },
+	{ "a]", "unbalanced ']'" },
+	{ "[a&b]", "'&' inside brackets" },
+	{ "[a|b]&[c|d]", "only one matching-OR" },
+	{ "[[a|b]]", "cannot be nested" },
+	{ "(a&[b|c])", "inside parentheses" },
+	{ "a b", "invalid character" },
+	{ "a!b", "invalid character" },
+	{ "a(b)", "missing operator" },
+};
+
+static void test_constraint_errors(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(error_cases) / sizeof(error_cases[0]); i++) {
+		gp_constraint_t *k = (gp_constraint_t *)&k;
+		gp_error_t err = { "" };
+		int rc = gp__constraint_parse(error_cases[i].expr, &k, &err);
+
+		if (rc != GP_EINVAL || !strstr(err.text, error_cases[i].msg)) {
+			print_error("case '%s': rc %d, message '%s', expected '%s'\n",
+			            error_cases[i].expr, rc, err.text, error_cases[i].msg);
+			fail();
+		}
+		assert_null(k);
+	}
+	/* 65 distinct names */
+	{
+		char buf[65 * 4 + 1];
+		size_t at = 0;
+		gp_constraint_t *k;
+		gp_error_t err;
+		int i2;
+
+		for (i2 = 0; i2 < 65; i2++)
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%sf%d", i2 ? "|" : "", i2);
+		assert_int_equal(gp__constraint_parse(buf, &k, &err), GP_EINVAL);
+		assert_non_null(strstr(err.text, "more than 64 distinct"));
+	}
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+static gp_cluster_t *build(const fx_params_t *p)
+{
+	gp_cluster_t *c = NULL;
+	gp_error_t err = { "" };
+
+	if (fx_build(p, &c, &err))
+		print_error("fixture: %s\n", err.text);
+	assert_non_null(c);
+	return c;
+}
+
+static void test_request_lists(void **state)
+{
+	fx_params_t p = { .nnodes = 8, .gpus = 8, .nodes_per_leaf = 4 };
+	gp_cluster_t *c;
+	gp_request_t r;
+	gp_error_t err;
+
+	(void)state;
+	c = build(&p);
+	gp__request_init(&r);
+	assert_int_equal(gp__request_set_required(&r, c, "n[0-2],n5,n1", &err), GP_OK);
+	assert_int_equal(r.nrequired, 4);
+	assert_int_equal(r.required[0], 0);
+	assert_int_equal(r.required[3], 5);
+	assert_int_equal(gp__request_set_excluded(&r, c, "n[6-7]", &err), GP_OK);
+	assert_int_equal(r.nexcluded, 2);
+	assert_int_equal(gp__request_set_excluded(&r, c, "n[6-9]", &err), GP_ENOENT);
+	assert_non_null(strstr(err.text, "--exclude: unknown node 'n8'"));
+	assert_int_equal(r.nexcluded, 2); /* unchanged on error */
+	assert_int_equal(gp__request_set_partition(&r, c, "nope", &err), GP_ENOENT);
+	assert_non_null(strstr(err.text, "partition 'nope'"));
+	assert_int_equal(gp__request_set_partition(&r, c, "debug", &err), GP_OK);
+	assert_int_equal(r.partition, 1);
+	assert_int_equal(gp__request_set_constraint(&r, "a*4", &err), GP_EINVAL);
+	assert_null(r.constraint);
+	assert_int_equal(gp__request_set_constraint(&r, "a|b", &err), GP_OK);
+	assert_non_null(r.constraint);
+	gp__request_clear(&r);
+	assert_null(r.required);
+	assert_int_equal(r.partition, -1);
+	gp__request_clear(&r);
+	gp_cluster_destroy(c);
+}
+
+static const struct {
+	int gpus, min_nodes, max_nodes, gpn;
+	const char *required, *excluded, *partition;
+	uint32_t time_limit;
+	int rc;
+	const char *msg;
+} check_cases[] = {
+	{ 8, 0, 0, 0, NULL, NULL, NULL, 0, GP_OK, NULL },
+	{ 0, 0, 0, 0, NULL, NULL, NULL, 0, GP_EINVAL, "at least 1" },
+	{ 8, 3, 2, 0, NULL, NULL, NULL, 0, GP_EINVAL, "minimum nodes (3) exceeds maximum nodes (2)" },
+	{ 2, 3, 0, 0, NULL, NULL, NULL, 0, GP_EINVAL, "3 nodes cannot each get a GPU" },
+	{ 12, 0, 0, 8, NULL, NULL, NULL, 0, GP_EINVAL, "not a multiple of 8" },
+	{ 16, 0, 1, 8, NULL, NULL, NULL, 0, GP_EINVAL, "outside the 0-1 nodes" },
+	{ 8, 0, 0, 17, NULL, NULL, NULL, 0, GP_EINVAL, "17 GPUs per node" },
+	{ 8, 0, 1, 0, "n[0-1]", NULL, NULL, 0, GP_EINVAL, "at most 1 are allowed" },
+	{ 1, 0, 0, 0, "n[0-1]", NULL, NULL, 0, GP_EINVAL, "only 1 GPUs" },
+	{ 8, 0, 0, 0, "n1", "n[0-2]", NULL, 0, GP_EINVAL, "'n1' is both in --nodelist and --exclude" },
+	{ 8, 0, 0, 0, NULL, NULL, "debug", 61, GP_EINVAL, "exceeds partition 'debug' MaxTime of 60" },
+	{ 8, 0, 0, 0, NULL, NULL, "debug", 60, GP_OK, NULL },
+};
+
+static void test_request_check(void **state)
+{
+	fx_params_t p = { .nnodes = 8, .gpus = 8, .nodes_per_leaf = 4 };
+	gp_cluster_t *c;
+	size_t i;
+
+	(void)state;
+	c = build(&p);
+	for (i = 0; i < sizeof(check_cases) / sizeof(check_cases[0]); i++) {
+		gp_request_t r;
+		gp_error_t err = { "" };
+		int rc;
+
+		gp__request_init(&r);
+		r.gpus = check_cases[i].gpus;
+		r.min_nodes = check_cases[i].min_nodes;
+		r.max_nodes = check_cases[i].max_nodes;
+		r.gpus_per_node = check_cases[i].gpn;
+		r.time_limit_min = check_cases[i].time_limit;
+		assert_int_equal(gp__request_set_required(&r, c, check_cases[i].required, &err), 0);
+		assert_int_equal(gp__request_set_excluded(&r, c, check_cases[i].excluded, &err), 0);
+		assert_int_equal(gp__request_set_partition(&r, c, check_cases[i].partition, &err), 0);
+		rc = gp__request_check(&r, c, &err);
+		if (rc != check_cases[i].rc ||
+		    (check_cases[i].msg && !strstr(err.text, check_cases[i].msg))) {
+			print_error("check case %zu: rc %d '%s', expected %d '%s'\n", i, rc, err.text,
+			            check_cases[i].rc, check_cases[i].msg ? check_cases[i].msg : "");
+			fail();
+		}
+		gp__request_clear(&r);
+	}
+	gp_cluster_destroy(c);
+}
+
+/* ---- invariants every candidate must satisfy ------------------------------ */
+
+static int32_t top_of(const gp_cluster_t *c, int32_t node)
+{
+	int32_t sw = c->nodes[node].leaf;
+
+	if (sw < 0)
+		return -1;
+	while (c->switches[sw].parent >= 0 && !c->switches[c->switches[sw].parent].disconnected)
+		sw = c->switches[sw].parent;
+	return sw;
+}
+
+/* Returns NULL or what the candidate violates. */
+static const char *violation(const gp_cluster_t *c, const gp_state_t *s, const gp_request_t *r,
+                             const gp_candidate_t *cd)
+{
+	int32_t part = gp__request_partition(r, c), i, j, total = 0;
+	int alt = cd->alt < 0 ? 0 : cd->alt;
+
+	if (cd->nnodes < 1)
+		return "empty";
+	if (r->min_nodes && cd->nnodes < r->min_nodes)
+		return "fewer nodes than --nodes minimum";
+	if (r->max_nodes && cd->nnodes > r->max_nodes)
+		return "more nodes than --nodes maximum";
+	if (r->constraint && r->constraint->match >= 0 && cd->alt < 0)
+		return "matching OR without an alternative";
+	for (i = 0; i < cd->nnodes; i++) {
+		int32_t v = cd->nodes[i];
+		const gp_node_t *nd = &c->nodes[v];
+		uint32_t full = (1u << nd->ngpus) - 1, m = cd->gpu_mask[i];
+
+		if (i && cd->nodes[i - 1] >= v)
+			return "node list not ascending / duplicate";
+		if (part >= 0 && !(nd->partitions & (1ull << part)))
+			return "node outside the partition";
+		if (s->node_flags[v] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED))
+			return "down/drained/reserved node";
+		for (j = 0; j < r->nexcluded; j++)
+			if (r->excluded[j] == v)
+				return "excluded node";
+		if (!m)
+			return "node without GPUs";
+		if (m & ~full)
+			return "GPU index beyond the node";
+		if (m & s->alloc_mask[v])
+			return "GPU already allocated";
+		if (r->exclusive && s->alloc_mask[v])
+			return "--exclusive on a node in use";
+		if (r->gpus_per_node && gp__popcount(m) != r->gpus_per_node)
+			return "wrong GPUs per node";
+		if (r->constraint &&
+		    !gp__constraint_eval(r->constraint,
+		                         gp__constraint_node_mask(r->constraint, nd->features), alt))
+			return "constraint not met";
+		if (c->root >= 0 && top_of(c, v) != top_of(c, cd->nodes[0]))
+			return "spans disconnected parts of the fabric";
+		total += gp__popcount(m);
+	}
+	if (total != r->gpus || cd->ngpus != r->gpus)
+		return "wrong GPU total";
+	for (j = 0; j < r->nrequired; j++) {
+		for (i = 0; i < cd->nnodes; i++)
+			if (cd->nodes[i] == r->required[j])
+				break;
+		if (i == cd->nnodes)
+			return "required node missing";
+	}
+	return NULL;
+}
+
+static int search(const gp_cluster_t *c, const gp_state_t *s, const gp_request_t *r,
+                  gp_search_ws_t *ws, const gp_candidate_t **cands, int *n, gp_error_t *err)
+{
+	int rc = gp__candidates_search(c, s, r, 8, NULL, NULL, ws, cands, n, err);
+	int i;
+
+	if (rc == GP_OK) {
+		assert_true(*n >= 1 && *n <= 8);
+		for (i = 0; i < *n; i++) {
+			const char *why = violation(c, s, r, &(*cands)[i]);
+
+			if (why) {
+				print_error("candidate %d: %s\n", i, why);
+				fail();
+			}
+			if (i)
+				assert_true((*cands)[i - 1].score <= (*cands)[i].score);
+		}
+	}
+	return rc;
+}
+
+/* ---- placement properties ------------------------------------------------ */
+
+/* Busy nodes of a 2-leaf x 4-node x 8-GPU cluster, and the expected shape. */
+static const struct {
+	const char *name;
+	uint32_t alloc[8];
+	int gpus, gpn;
+	int exp_nleaves;        /* of the best candidate */
+	int exp_leaf;           /* leaf switch index of the best, -1 = any */
+	int exp_nnodes;
+} shape_cases[] = {
+	{ "fits leaf1 only", { 0xff, 0xff, 0, 0, 0, 0, 0, 0 }, 24, 0, 1, 1, 3 },
+	{ "fits both, tighter leaf0", { 0xff, 0, 0, 0, 0x0f, 0, 0, 0 }, 24, 0, 1, 0, 3 },
+	{ "fits none, spans two", { 0xff, 0xff, 0, 0, 0xff, 0, 0, 0 }, 40, 0, 2, -1, 5 },
+	{ "partial nodes first", { 0x0f, 0, 0, 0, 0, 0, 0, 0 }, 4, 0, 1, 0, 1 },
+	{ "exact free match", { 0x3f, 0x0f, 0, 0, 0xff, 0xff, 0xff, 0xff }, 4, 4, 1, 0, 1 },
+	{ "per node spread", { 0, 0, 0, 0, 0, 0, 0, 0 }, 8, 2, 1, -1, 4 },
+};
+
+static void test_smallest_domain(void **state)
+{
+	fx_params_t p = { .nnodes = 8, .gpus = 8, .nodes_per_leaf = 4, .leaves_per_spine = 2 };
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_search_ws_t *ws;
+	gp_error_t err;
+	size_t i;
+
+	(void)state;
+	c = build(&p);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+	for (i = 0; i < sizeof(shape_cases) / sizeof(shape_cases[0]); i++) {
+		gp_request_t r;
+		const gp_candidate_t *cd;
+		int n, j, rc;
+
+		memcpy(s->alloc_mask, shape_cases[i].alloc, sizeof(shape_cases[i].alloc));
+		gp__request_init(&r);
+		r.gpus = shape_cases[i].gpus;
+		r.gpus_per_node = shape_cases[i].gpn;
+		rc = search(c, s, &r, ws, &cd, &n, &err);
+		if (rc)
+			print_error("%s: %s\n", shape_cases[i].name, err.text);
+		assert_int_equal(rc, GP_OK);
+		if (cd[0].nleaves != shape_cases[i].exp_nleaves ||
+		    cd[0].nnodes != shape_cases[i].exp_nnodes ||
+		    (shape_cases[i].exp_leaf >= 0 && cd[0].top_switch != shape_cases[i].exp_leaf)) {
+			print_error("%s: best spans %d leaves, %d nodes, switch %d\n",
+			            shape_cases[i].name, cd[0].nleaves, cd[0].nnodes, cd[0].top_switch);
+			fail();
+		}
+		/* a job that fits one leaf never spans two */
+		if (shape_cases[i].exp_nleaves == 1)
+			for (j = 0; j < n; j++)
+				assert_int_equal(cd[j].nleaves, 1);
+		gp__request_clear(&r);
+	}
+	/* partial node chosen, exact match: case "exact free match" picked n1 */
+	memcpy(s->alloc_mask, shape_cases[4].alloc, sizeof(shape_cases[4].alloc));
+	{
+		gp_request_t r;
+		const gp_candidate_t *cd;
+		int n;
+
+		gp__request_init(&r);
+		r.gpus = 4;
+		assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+		assert_int_equal(cd[0].nodes[0], 1);
+		assert_int_equal(cd[0].gpu_mask[0], 0xf0);
+		assert_int_equal(cd[0].frag, 0);
+		/* exclusive: only idle nodes, leaf 0 has n2, n3 */
+		r.exclusive = true;
+		assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+		assert_true(cd[0].nodes[0] == 2 || cd[0].nodes[0] == 3);
+		/* breaking an idle node and, with the leaf all busy elsewhere, counted */
+		assert_true(cd[0].frag >= 1);
+		gp__request_clear(&r);
+	}
+	gp__search_ws_destroy(ws);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
+static void test_forest_and_nvl(void **state)
+{
+	/* 2 leaves of 4 nodes x 4 GPUs, a forest under the synthetic root, and
+	 * cross-node NVLink domains of 2 nodes */
+	fx_params_t p = { .nnodes = 8, .gpus = 4, .nodes_per_leaf = 4, .forest = true,
+	                  .nvl_nodes = 2 };
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_search_ws_t *ws;
+	gp_error_t err = { "" };
+	gp_request_t r;
+	const gp_candidate_t *cd;
+	int n;
+
+	(void)state;
+	c = build(&p);
+	assert_true(c->root >= 0 && c->switches[c->root].disconnected);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+	gp__request_init(&r);
+	/* 8 GPUs: one NVLink domain (2 nodes) is the smallest domain */
+	r.gpus = 8;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	assert_true(cd[0].one_nvl);
+	assert_int_equal(cd[0].kind, GP_DOM_NVL);
+	/* two whole nodes and the whole NVLink domain taken, one idle leaf broken */
+	assert_int_equal(cd[0].frag, 4);
+	/* 20 GPUs: more than one leaf (16), and the root is disconnected */
+	r.gpus = 20;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_ENOFIT);
+	assert_non_null(strstr(err.text, "no connected fabric domain"));
+	/* required nodes in two different trees */
+	r.gpus = 8;
+	assert_int_equal(gp__request_set_required(&r, c, "n0,n7", &err), GP_OK);
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_ENOFIT);
+	/* k out of range */
+	assert_int_equal(gp__candidates_search(c, s, &r, 9, NULL, NULL, ws, &cd, &n, &err),
+	                 GP_EINVAL);
+	gp__request_clear(&r);
+	gp__search_ws_destroy(ws);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
+static void test_matching_or(void **state)
+{
+	static const char *const feat[8] = { "r1", "r1", "r1", "r1,x", "r2", "r2", "r2", "r2,x" };
+	fx_params_t p = { .nnodes = 8, .gpus = 8, .nodes_per_leaf = 8, .features = feat };
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_search_ws_t *ws;
+	gp_error_t err = { "" };
+	gp_request_t r;
+	const gp_candidate_t *cd;
+	int n, i, j, alts_seen = 0;
+
+	(void)state;
+	c = build(&p);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+	gp__request_init(&r);
+	r.gpus = 24;
+	assert_int_equal(gp__request_set_constraint(&r, "[r1|r2]", &err), GP_OK);
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	for (i = 0; i < n; i++) {
+		const char *want = cd[i].alt == 0 ? "r1" : "r2";
+
+		alts_seen |= 1 << cd[i].alt;
+		for (j = 0; j < cd[i].nnodes; j++)
+			assert_non_null(strstr(c->nodes[cd[i].nodes[j]].features, want));
+	}
+	assert_int_equal(alts_seen, 3);
+	/* 40 GPUs: the union has 64, each alternative only 32 */
+	r.gpus = 40;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_ENOFIT);
+	assert_non_null(strstr(err.text, "matching-OR"));
+	/* plain OR may mix */
+	assert_int_equal(gp__request_set_constraint(&r, "r1|r2", &err), GP_OK);
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	assert_int_equal(cd[0].alt, -1);
+	/* AND: only n3 and n7 */
+	r.gpus = 16;
+	assert_int_equal(gp__request_set_constraint(&r, "x&(r1|r2)", &err), GP_OK);
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	assert_int_equal(cd[0].nnodes, 2);
+	assert_int_equal(cd[0].nodes[0], 3);
+	assert_int_equal(cd[0].nodes[1], 7);
+	r.gpus = 17;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_ENOFIT);
+	assert_non_null(strstr(err.text, "6 lack the constraint x&(r1|r2)"));
+	gp__request_clear(&r);
+	gp__search_ws_destroy(ws);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
+/* One 8-GPU node with islands {0-3} and {4-7}. */
+static const struct {
+	uint32_t alloc;
+	int gpus;
+	uint32_t mask;
+	int split;
+} island_cases[] = {
+	{ 0x00, 4, 0x0f, 0 },
+	{ 0x03, 4, 0xf0, 0 },   /* island 0 has only 2 free */
+	{ 0x03, 2, 0x0c, 0 },   /* tightest island that holds 2 */
+	{ 0x11, 3, 0x0e, 0 },
+	{ 0x03, 6, 0xfc, 1 },   /* cannot stay in one island */
+	{ 0x81, 5, 0x3e, 1 },   /* 3 + 2, the first of equal islands first */
+};
+
+static void test_islands(void **state)
+{
+	fx_params_t p = { .nnodes = 1, .gpus = 8, .two_islands = true };
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_search_ws_t *ws;
+	gp_error_t err = { "" };
+	size_t i;
+
+	(void)state;
+	c = build(&p);
+	assert_int_equal(c->layouts[7].nislands, 2);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+	for (i = 0; i < sizeof(island_cases) / sizeof(island_cases[0]); i++) {
+		gp_request_t r;
+		const gp_candidate_t *cd;
+		int n;
+
+		gp__request_init(&r);
+		r.gpus = island_cases[i].gpus;
+		s->alloc_mask[0] = island_cases[i].alloc;
+		assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+		if (cd[0].gpu_mask[0] != island_cases[i].mask ||
+		    cd[0].split_nodes != island_cases[i].split) {
+			print_error("island case %zu: mask %#x split %d\n", i, cd[0].gpu_mask[0],
+			            cd[0].split_nodes);
+			fail();
+		}
+		assert_int_equal(cd[0].kind, GP_DOM_CLUSTER);
+	}
+	gp__search_ws_destroy(ws);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
+/* ---- scoring callback ------------------------------------------------------ */
+
+static int score_by_first_node_desc(void *arg, const gp_candidate_t *cd, double *score)
+{
+	int *calls = arg;
+
+	(*calls)++;
+	*score = -(double)cd->nodes[0];
+	return 0;
+}
+
+static int score_fails(void *arg, const gp_candidate_t *cd, double *score)
+{
+	(void)arg;
+	(void)cd;
+	*score = 0;
+	return GP_ENOMEM;
+}
+
+static int score_const(void *arg, const gp_candidate_t *cd, double *score)
+{
+	(void)arg;
+	(void)cd;
+	*score = 1.0;
+	return 0;
+}
+
+static void test_scoring(void **state)
+{
+	fx_params_t p = { .nnodes = 16, .gpus = 8, .nodes_per_leaf = 2, .leaves_per_spine = 4 };
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_search_ws_t *ws;
+	gp_error_t err = { "" };
+	gp_request_t r;
+	const gp_candidate_t *cd;
+	int n, i, calls = 0;
+	int32_t first[8];
+
+	(void)state;
+	c = build(&p);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+	gp__request_init(&r);
+	r.gpus = 16;
+	assert_int_equal(gp__candidates_search(c, s, &r, 8, score_by_first_node_desc, &calls, ws,
+	                                       &cd, &n, &err), GP_OK);
+	assert_true(n >= 2);
+	assert_true(calls >= n);
+	for (i = 1; i < n; i++)
+		assert_true(cd[i - 1].nodes[0] > cd[i].nodes[0]);
+	/* equal scores: generation order, identical on a repeated search */
+	assert_int_equal(gp__candidates_search(c, s, &r, 8, score_const, NULL, ws, &cd, &n, &err),
+	                 GP_OK);
+	for (i = 0; i < n; i++) {
+		first[i] = cd[i].nodes[0];
+		if (i)
+			assert_true(cd[i - 1].seq < cd[i].seq);
+	}
+	assert_int_equal(gp__candidates_search(c, s, &r, 8, score_const, NULL, ws, &cd, &n, &err),
+	                 GP_OK);
+	for (i = 0; i < n; i++)
+		assert_int_equal(cd[i].nodes[0], first[i]);
+	/* k = 1 keeps the best */
+	assert_int_equal(gp__candidates_search(c, s, &r, 1, score_by_first_node_desc, &calls, ws,
+	                                       &cd, &n, &err), GP_OK);
+	assert_int_equal(n, 1);
+	/* a failing callback aborts with its code */
+	assert_int_equal(gp__candidates_search(c, s, &r, 8, score_fails, NULL, ws, &cd, &n, &err),
+	                 GP_ENOMEM);
+	assert_non_null(strstr(err.text, "scoring a candidate failed"));
+	gp__request_clear(&r);
+	gp__search_ws_destroy(ws);
+	assert_int_equal(gp__search_ws_create(c, 0, &ws, &err), GP_EINVAL);
+	assert_null(ws);
+	gp__search_ws_destroy(NULL);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
+static void test_enofit_reasons(void **state)
+{
+	fx_params_t p = { .nnodes = 6, .gpus = 4, .nodes_per_leaf = 6 };
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_search_ws_t *ws;
+	gp_error_t err = { "" };
+	gp_request_t r;
+	const gp_candidate_t *cd;
+	int n;
+
+	(void)state;
+	c = build(&p);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+	s->node_flags[0] = GP_NODE_DOWN;
+	s->node_flags[1] = GP_NODE_DRAIN;
+	s->alloc_mask[2] = 0x0f;
+	s->alloc_mask[3] = 0x01;
+	gp__request_init(&r);
+	assert_int_equal(gp__request_set_excluded(&r, c, "n4", &err), GP_OK);
+	r.gpus = 8;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_ENOFIT);
+	assert_non_null(strstr(err.text, "only 7 usable GPUs on 2 eligible nodes"));
+	assert_non_null(strstr(err.text, "2 down/drained/reserved, 1 excluded"));
+	assert_non_null(strstr(err.text, "1 have too few free GPUs"));
+	r.gpus = 7;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	r.max_nodes = 1;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_ENOFIT);
+	assert_non_null(strstr(err.text, "node count limits"));
+	r.max_nodes = 0;
+	assert_int_equal(gp__request_set_required(&r, c, "n1", &err), GP_OK);
+	gp__request_set_excluded(&r, c, NULL, &err);
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_ENOFIT);
+	assert_non_null(strstr(err.text, "required node 'n1' is down, drained or reserved"));
+	gp__request_clear(&r);
+	/* partition debug = n0, n3; exclusive needs idle nodes */
+	assert_int_equal(gp__request_set_partition(&r, c, "debug", &err), GP_OK);
+	r.gpus = 2;
+	r.exclusive = true;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_ENOFIT);
+	assert_non_null(strstr(err.text, "in partition 'debug'"));
+	assert_non_null(strstr(err.text, "4 are not in the partition"));
+	r.exclusive = false;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	assert_int_equal(cd[0].nodes[0], 3);
+	gp__request_clear(&r);
+	gp__search_ws_destroy(ws);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
+/* ---- randomized against a brute-force oracle ------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state % n);
+}
+
+/* Usable GPUs of node v for r and alternative alt (0 = ineligible). */
+static int oracle_usable(const gp_cluster_t *c, const gp_state_t *s, const gp_request_t *r,
+                         int32_t v, int alt)
+{
+	const gp_node_t *nd = &c->nodes[v];
+	int32_t part = gp__request_partition(r, c), j;
+	uint32_t full = (1u << nd->ngpus) - 1;
+	int f = gp__popcount(full & ~s->alloc_mask[v]);
+
+	if (part >= 0 && !(nd->partitions & (1ull << part)))
+		return 0;
+	if (s->node_flags[v])
+		return 0;
+	for (j = 0; j < r->nexcluded; j++)
+		if (r->excluded[j] == v)
+			return 0;
+	if (r->constraint &&
+	    !gp__constraint_eval(r->constraint, gp__constraint_node_mask(r->constraint, nd->features),
+	                         alt))
+		return 0;
+	if (r->exclusive && (s->alloc_mask[v] & full))
+		return 0;
+	if (r->gpus_per_node)
+		return f >= r->gpus_per_node ? r->gpus_per_node : 0;
+	return f < r->gpus ? f : r->gpus;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	return *(const int *)b - *(const int *)a;
+}
+
+/* Can the job be placed inside one connected part of the fabric (a top
+ * switch under the root, or the whole cluster without topology)? */
+static bool oracle(const gp_cluster_t *c, const gp_state_t *s, const gp_request_t *r)
+{
+	int nalts = r->constraint ? r->constraint->nalts : 1, alt;
+	int32_t g, v, j;
+
+	for (alt = 0; alt < nalts; alt++)
+		for (g = -1; g < c->nswitches; g++) {
+			int u[16], nu = 0, req_sum = 0, nreq = r->nrequired, lo, hi, k, sum;
+			bool ok = true;
+
+			if (c->root < 0 && g >= 0)
+				continue;
+			if (c->root >= 0) {
+				/* g must be a top switch of a connected subtree */
+				if (g < 0 || c->switches[g].disconnected)
+					continue;
+				if (c->switches[g].parent >= 0 &&
+				    !c->switches[c->switches[g].parent].disconnected)
+					continue;
+			}
+			for (v = 0; v < c->nnodes; v++) {
+				bool in = c->root < 0 || top_of(c, v) == g, req = false;
+				int x = in ? oracle_usable(c, s, r, v, alt) : 0;
+
+				for (j = 0; j < nreq; j++)
+					if (r->required[j] == v)
+						req = true;
+				if (req) {
+					if (!x)
+						ok = false;
+					req_sum += x;
+				} else if (x) {
+					u[nu++] = x;
+				}
+			}
+			if (!ok)
+				continue;
+			if (r->gpus_per_node) {
+				int need = r->gpus / r->gpus_per_node;
+
+				if (nu + nreq >= need)
+					return true;
+				continue;
+			}
+			qsort(u, (size_t)nu, sizeof(int), cmp_desc);
+			lo = r->min_nodes > nreq ? r->min_nodes : nreq;
+			if (lo < 1)
+				lo = 1;
+			hi = nu + nreq;
+			if (r->max_nodes && hi > r->max_nodes)
+				hi = r->max_nodes;
+			if (hi > r->gpus)
+				hi = r->gpus;
+			if (lo > hi)
+				continue;
+			sum = req_sum;
+			for (k = 0; k < hi - nreq; k++)
+				sum += u[k];
+			if (sum >= r->gpus)
+				return true;
+		}
+	return false;
+}
+
+static const char *const rand_constraints[] = {
+	NULL, NULL, "a", "a|b", "a&b", "[a|b]", "c&[a|b]", "(a|c)&b", "[a|(b&c)|d]",
+};
+static const char *const rand_features[] = { NULL, "a", "b", "a,b", "c", "a,c", "b,c,d", "d" };
+
+static void test_randomized(void **state)
+{
+	int inst, valid = 0, feasible = 0, placed = 0;
+
+	(void)state;
+	for (inst = 0; valid < 400 && inst < 4000; inst++) {
+		int ngpus[16];
+		const char *feat[16];
+		fx_params_t p;
+		gp_cluster_t *c;
+		gp_state_t *s;
+		gp_search_ws_t *ws;
+		gp_request_t r;
+		gp_error_t err = { "" };
+		const gp_candidate_t *cd;
+		int n, rc, total = 0, topo = (int)rnd(4);
+		int32_t i;
+		bool want;
+
+		memset(&p, 0, sizeof(p));
+		p.nnodes = 1 + (int)rnd(16);
+		for (i = 0; i < p.nnodes; i++) {
+			static const int g[] = { 1, 2, 4, 8 };
+
+			ngpus[i] = g[rnd(4)];
+			feat[i] = rand_features[rnd(8)];
+			total += ngpus[i];
+		}
+		p.ngpus = ngpus;
+		p.features = feat;
+		p.two_islands = rnd(2);
+		p.nvl_nodes = rnd(3) == 0 ? 2 + (int)rnd(3) : 0;
+		if (topo > 0) {
+			p.nodes_per_leaf = 1 + (int)rnd(5);
+			p.leaves_per_spine = topo >= 2 ? 1 + (int)rnd(3) : 0;
+			p.forest = topo == 3 || rnd(3) == 0;
+		}
+		c = build(&p);
+		assert_int_equal(gp_state_create(c, &s), GP_OK);
+		for (i = 0; i < c->nnodes; i++) {
+			uint32_t full = (1u << c->nodes[i].ngpus) - 1;
+
+			if (rnd(2))
+				s->alloc_mask[i] = (uint32_t)rnd(1u << 16) & full;
+			if (rnd(10) == 0)
+				s->node_flags[i] = rnd(2) ? GP_NODE_DOWN : GP_NODE_DRAIN;
+		}
+		assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+		gp__request_init(&r);
+		r.gpus = 1 + (int)rnd((uint32_t)(total < 24 ? total : 24));
+		if (rnd(3) == 0)
+			r.gpus_per_node = 1 << rnd(3);
+		if (rnd(4) == 0)
+			r.min_nodes = (int)rnd(4);
+		if (rnd(4) == 0)
+			r.max_nodes = 1 + (int)rnd(4);
+		r.exclusive = rnd(6) == 0;
+		if (rnd(8) == 0)
+			r.partition = 1;
+		if (rnd(4) == 0) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "n%u", rnd((uint32_t)c->nnodes));
+			assert_int_equal(gp__request_set_required(&r, c, name, &err), GP_OK);
+		}
+		if (rnd(4) == 0) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "n%u", rnd((uint32_t)c->nnodes));
+			assert_int_equal(gp__request_set_excluded(&r, c, name, &err), GP_OK);
+		}
+		assert_int_equal(gp__request_set_constraint(&r, rand_constraints[rnd(9)], &err), 0);
+		if (gp__request_check(&r, c, &err) == GP_OK) {
+			valid++;
+			want = oracle(c, s, &r);
+			feasible += want;
+			rc = search(c, s, &r, ws, &cd, &n, &err);
+			if (rc != (want ? GP_OK : GP_ENOFIT)) {
+				print_error("instance %d: %d nodes topo %d, %d GPUs gpn %d nodes %d-%d "
+				            "excl %d req %d exc %d constraint '%s': rc %d, oracle %d (%s)\n",
+				            inst, c->nnodes, topo, r.gpus, r.gpus_per_node, r.min_nodes,
+				            r.max_nodes, r.exclusive, r.nrequired, r.nexcluded,
+				            r.constraint ? r.constraint->text : "", rc, want, err.text);
+				fail();
+			}
+			if (rc == GP_ENOFIT)
+				assert_non_null(strstr(err.text, "no placement for"));
+			else
+				placed++;
+		}
+		gp__request_clear(&r);
+		gp__search_ws_destroy(ws);
+		gp_state_destroy(s);
+		gp_cluster_destroy(c);
+	}
+	print_message("# %d valid random instances, %d feasible, %d placed\n", valid, feasible,
+	              placed);
+	assert_true(valid >= 200);
+	assert_true(feasible >= 50 && valid - feasible >= 50);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_constraint_eval),
+		cmocka_unit_test(test_constraint_alt_text),
+		cmocka_unit_test(test_constraint_errors),
+		cmocka_unit_test(test_request_lists),
+		cmocka_unit_test(test_request_check),
+		cmocka_unit_test(test_smallest_domain),
+		cmocka_unit_test(test_forest_and_nvl),
+		cmocka_unit_test(test_matching_or),
+		cmocka_unit_test(test_islands),
+		cmocka_unit_test(test_scoring),
+		cmocka_unit_test(test_enofit_reasons),
+		cmocka_unit_test(test_randomized),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
