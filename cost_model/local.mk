@@ -50,3 +50,4 @@ tests_fuzz_json_CFLAGS = $(TEST_CFLAGS)
 tests_fuzz_json_LDADD = $(GP_LIBS)
 TESTS += tests/fuzz_json.sh
 EXTRA_DIST += tests/fuzz_json.sh
+dist_man_MANS += doc/gpuplace-json.5
