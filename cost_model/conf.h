@@ -58,8 +58,9 @@ typedef int (*gp__conf_line_fn)(void *arg, const gp__conf_line_t *line,
  * Read dir/name and call fn for each line (Include handled inside).
  * paths: pool the opened paths are added to (caller frees with
  * gp__conf_paths_free).  optional: a missing file returns GP_CONF_ABSENT.
- * Returns 0, GP_CONF_ABSENT, GP_ECONFIG / GP_EIO (err filled) or the
- * callback's error.
+ * Returns 0, GP_CONF_ABSENT, GP_ECONFIG (err filled: "PATH: cannot read:
+ * REASON" for a missing or unreadable file, "PATH:LINE: Key: message" for
+ * syntax), GP_ENOMEM, or the callback's error.  fn and arg are borrowed.
  */
 int gp__conf_read(gp__conf_paths_t *paths, const char *dir, const char *name,
                   bool optional, gp__conf_line_fn fn, void *arg, gp_error_t *err);

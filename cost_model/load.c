@@ -125,7 +125,7 @@ static int build_layouts(gp__load_t *ld, gp_error_t *err)
 static int resolve_nodes(gp__load_t *ld, gp_error_t *err)
 {
 	gp_cluster_t *c = ld->c;
-	int32_t i, p, def = -1, warned[8], nwarned = 0, w;
+	int32_t i, p, def = -1, warned[64], nwarned = 0, w;
 	double nic = c->levels[0].set ? c->levels[0].link_gbps : 0;
 
 	for (p = 0; p < c->nprofiles; p++)
@@ -157,10 +157,9 @@ static int resolve_nodes(gp__load_t *ld, gp_error_t *err)
 		for (w = 0; w < nwarned; w++)
 			if (!strcasecmp(ld->node_type[warned[w]], type))
 				break;
-		if (w < nwarned)
-			continue;
-		if (nwarned < (int32_t)(sizeof(warned) / sizeof(warned[0])))
-			warned[nwarned++] = i;
+		if (w < nwarned || nwarned == (int32_t)(sizeof(warned) / sizeof(warned[0])))
+			continue; /* warned already, or enough said */
+		warned[nwarned++] = i;
 		if (gp__cluster_warnf(c, "%s:%d: Gres: GPU type '%s' of node '%s' has no "
 		                      "GpuProfile in gpuplace.conf; its GPUs get no profile",
 		                      ld->node_loc[i].path, ld->node_loc[i].line, type, n->name))
