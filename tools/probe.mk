@@ -1,1 +1,11 @@
 # tools/: fragment of the top-level Makefile.am
+# Node discovery with hwloc: `gpuplace probe` and `gpuplace cluster merge`.
+libgpuplace_core_la_SOURCES += tools/discover.c tools/discover.h
+gpuplace_SOURCES += tools/cmd_probe.c tools/cmd_cluster_merge.c
+
+check_PROGRAMS += tests/test_probe
+tests_test_probe_SOURCES = tests/test_probe.c
+tests_test_probe_CFLAGS = $(TEST_CFLAGS)
+tests_test_probe_LDADD = $(TEST_LIBS)
+TESTS += tests/test_probe
+EXTRA_DIST += tests/data/probe

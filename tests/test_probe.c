@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_probe.c - node discovery (tools/discover.c) on real hwloc topologies
+ * from $GP_SHARED_DATA/hwloc, on synthetic ones from tests/data/probe, the
+ * JSON fragment and `gpuplace cluster merge`. */
+#include "config.h"
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "discover.h"
+
+static char shared[PATH_MAX];
+static char srcdata[PATH_MAX];
+
+static void paths_init(void)
+{
+	const char *s = getenv("GP_SHARED_DATA"), *t = getenv("GP_TOP_SRCDIR");
+
+	snprintf(shared, sizeof(shared), "%s/hwloc", s && *s ? s : "/work/shared/data");
+	snprintf(srcdata, sizeof(srcdata), "%s/tests/data/probe", t && *t ? t : ".");
+}
+
+/* Load dir/file, or skip the test when the file is absent. */
+static gp_probe_t *load_or_skip(const char *dir, const char *file, const char *node)
+{
+	char path[PATH_MAX * 2];
+	gp_error_t err = { "" };
+	gp_probe_t *p = NULL;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (access(path, R_OK)) {
+		print_message("# SKIP %s is absent (set GP_SHARED_DATA to the shared data directory)\n",
+		              path);
+		skip();
+	}
+	rc = gp__probe_load(path, node, &p, &err);
+	if (rc)
+		print_message("# %s: %s\n", path, err.text);
+	assert_int_equal(rc, GP_OK);
+	assert_non_null(p);
+	assert_string_equal(p->node, node);
+	return p;
+}
+
+/* Properties every result must have, whatever the machine. */
+static void check_invariants(const gp_probe_t *p)
+{
+	int g, h, k;
+
+	assert_int_equal(p->layout.ngpus, p->ngpus);
+	assert_true(p->ngpus >= 0 && p->ngpus <= GP_MAX_GPUS_PER_NODE);
+	for (g = 0; g < p->ngpus; g++) {
+		/* one GPU per PCI function, sorted: cuda0+nvml0+PCI counted once */
+		if (g)
+			assert_true(strcmp(p->gpus[g - 1].bus_id, p->gpus[g].bus_id) < 0);
+		assert_true(p->layout.island[g] < p->layout.nislands);
+		for (h = 0; h < p->ngpus; h++) {
+			assert_int_equal(p->layout.links[g][h], p->layout.links[h][g]);
+			if (g == h)
+				assert_int_equal(p->layout.links[g][h], -1);
+			else if (p->layout.links[g][h] > 0)
+				assert_int_equal(p->layout.island[g], p->layout.island[h]);
+		}
+		if (p->gpus[g].rail >= 0)
+			assert_true(p->gpus[g].rail < p->nnics);
+		else
+			assert_int_equal(p->nnics, 0);
+	}
+	/* islands numbered in order of their lowest GPU */
+	for (g = 0, k = 0; g < p->ngpus; g++) {
+		assert_true(p->layout.island[g] <= k);
+		if (p->layout.island[g] == k)
+			k++;
+	}
+	assert_int_equal(k, p->layout.nislands);
+}
+
+static void test_dgx2(void **unused)
+{
+	gp_probe_t *p = load_or_skip(shared, "nvidiaDGX2.xml", "dgx01");
+	char feat[64];
+	int g, h;
+
+	check_invariants(p);
+	assert_int_equal(p->ngpus, 16);
+	/* GPU-GPU bandwidth is 0 in the file: every link goes to an NVSwitch,
+	 * 6 x 25000 MB/s per V100; one fabric, one island */
+	assert_true(p->nvlink);
+	assert_true(p->nvswitch);
+	assert_true(p->layout.has_links);
+	assert_int_equal(p->layout.nislands, 1);
+	assert_true(p->link_mbps == 25000.0);
+	for (g = 0; g < 16; g++) {
+		assert_string_equal(p->gpus[g].backend, "NVML");
+		assert_string_equal(p->gpus[g].type, "v100");
+		assert_non_null(strstr(p->gpus[g].model, "V100"));
+		assert_int_equal(p->gpus[g].cpu_links, 0);
+		assert_true(p->gpus[g].cores[0] != '\0');
+		/* the XML's PCI localities put buses 2b-67 on socket 0, ae-e7 on 1 */
+		assert_int_equal(p->gpus[g].numa, g < 8 ? 0 : 1);
+		for (h = 0; h < 16; h++)
+			if (g != h)
+				assert_int_equal(p->layout.links[g][h], 6);
+	}
+	assert_string_not_equal(p->gpus[0].cores, p->gpus[15].cores);
+	assert_string_equal(p->gpus[0].file, "/dev/nvidia0");
+	assert_string_equal(p->gpus[15].file, "/dev/nvidia15");
+	assert_int_equal(p->nnics, 0);
+	assert_int_equal(gp__probe_features(p, feat, sizeof(feat)), GP_OK);
+	assert_string_equal(feat, "nvl16");
+	gp__probe_destroy(p);
+}
+
+static void test_power8(void **unused)
+{
+	gp_probe_t *p = load_or_skip(shared, "power8gpudistances.xml", "p8n1");
+	char feat[64];
+	int g;
+
+	check_invariants(p);
+	assert_int_equal(p->ngpus, 4); /* cuda, nvml, opencl and PCI: 4, not 12 */
+	assert_true(p->nvlink);
+	assert_false(p->nvswitch);
+	/* P100: NVLink 1, 20000 MB/s per link; 40000 between pair members =
+	 * 2 links, and 2 links to the CPU of each GPU */
+	assert_true(p->link_mbps == 20000.0);
+	assert_int_equal(p->layout.nislands, 2);
+	assert_int_equal(p->layout.island[0], p->layout.island[1]);
+	assert_int_equal(p->layout.island[2], p->layout.island[3]);
+	assert_int_not_equal(p->layout.island[0], p->layout.island[2]);
+	assert_int_equal(p->layout.links[0][1], 2);
+	assert_int_equal(p->layout.links[2][3], 2);
+	assert_int_equal(p->layout.links[0][2], 0);
+	assert_int_equal(p->layout.links[1][3], 0);
+	for (g = 0; g < 4; g++) {
+		assert_string_equal(p->gpus[g].type, "p100");
+		assert_string_equal(p->gpus[g].backend, "NVML");
+		assert_int_equal(p->gpus[g].cpu_links, 2);
+	}
+	assert_int_equal(gp__probe_features(p, feat, sizeof(feat)), GP_OK);
+	assert_string_equal(feat, "nvl2");
+	gp__probe_destroy(p);
+}
+
+static void test_wholeio_hca(void **unused)
+{
+	gp_probe_t *p = load_or_skip(shared, "32em64t-2n8c2t-pci-wholeio.xml", "x1");
+	char feat[64];
+	int g;
+
+	check_invariants(p);
+	/* the K40m (CUDA) and the AMD GPU (OpenCL); the two M2075 3D
+	 * controllers no backend lists are left out and counted */
+	assert_int_equal(p->ngpus, 2);
+	assert_int_equal(p->nignored, 2);
+	assert_string_equal(p->gpus[0].backend, "CUDA");
+	assert_string_equal(p->gpus[0].type, "k40m");
+	assert_string_equal(p->gpus[0].file, "/dev/nvidia0");
+	assert_string_equal(p->gpus[1].backend, "OpenCL");
+	assert_string_equal(p->gpus[1].file, ""); /* AMD: no File= guessed */
+	/* no NVML: NVLinks unknown, so no Links= claimed */
+	assert_false(p->layout.has_links);
+	assert_false(p->nvlink);
+	assert_int_equal(p->layout.nislands, 2);
+	assert_int_equal(p->nnics, 1);
+	assert_string_equal(p->nics[0].name, "mlx5_0");
+	assert_string_equal(p->nics[0].netdev, "ib0");
+	for (g = 0; g < 2; g++) {
+		assert_int_equal(p->gpus[g].rail, 0);
+		assert_int_equal(p->gpus[g].rail_affinity, GP_PROBE_AFF_PIX);
+	}
+	assert_int_equal(gp__probe_features(p, feat, sizeof(feat)), GP_OK);
+	assert_string_equal(feat, "rails1");
+	gp__probe_destroy(p);
+}
+
+static void test_no_gpu(void **unused)
+{
+	static const char *const files[] = {
+		"96em64t-4n4d3ca2co-pci.xml", /* only a BMC VGA (AMD ES1000) */
+		"nvidia-dgx-gb10.xml",        /* no I/O objects at all */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		gp_probe_t *p = load_or_skip(shared, files[i], "cpu1");
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		check_invariants(p);
+		assert_int_equal(p->ngpus, 0);
+		assert_non_null(f);
+		assert_int_equal(gp__probe_write_conf(p, f, NULL), GP_OK);
+		fclose(f);
+		assert_non_null(strstr(buf, "no GPU found on cpu1"));
+		assert_null(strstr(buf, "Name=gpu"));
+		free(buf);
+		gp__probe_destroy(p);
+	}
+}
+
+static void test_switch_gpu_hca(void **unused)
+{
+	static const struct {
+		const char *file;
+		double link_mbps;
+		int links01, links23;
+	} cases[] = {
+		/* 100000 and 50000 MB/s: multiples of A100's 25000 -> 4 and 2 */
+		{ "switch-gpu-hca.xml", 25000, 4, 2 },
+		/* 60000 and 30000: not multiples -> smallest nonzero -> 2 and 1 */
+		{ "odd-bandwidth.xml", 30000, 2, 1 },
+	};
+	size_t i;
+	int g;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gp_probe_t *p = load_or_skip(srcdata, cases[i].file, "hgx1");
+		char feat[64];
+
+		check_invariants(p);
+		assert_int_equal(p->ngpus, 4); /* nvml + cuda per GPU, counted once */
+		assert_true(p->link_mbps == cases[i].link_mbps);
+		assert_int_equal(p->layout.links[0][1], cases[i].links01);
+		assert_int_equal(p->layout.links[2][3], cases[i].links23);
+		assert_int_equal(p->layout.links[1][2], 0);
+		assert_int_equal(p->layout.nislands, 2);
+		assert_int_equal(p->nnics, 2);
+		/* each GPU's rail is the HCA behind its own PCIe switch */
+		for (g = 0; g < 4; g++) {
+			assert_int_equal(p->gpus[g].rail, g / 2);
+			assert_int_equal(p->gpus[g].rail_affinity, GP_PROBE_AFF_PIX);
+			assert_int_equal(p->gpus[g].numa, g / 2);
+			assert_string_equal(p->gpus[g].cores, g < 2 ? "0-3" : "4-7");
+		}
+		assert_string_equal(p->nics[1].name, "mlx5_1");
+		assert_int_equal(p->nics[1].numa, 1);
+		assert_int_equal(gp__probe_features(p, feat, sizeof(feat)), GP_OK);
+		assert_string_equal(feat, "nvl2,rails2");
+		gp__probe_destroy(p);
+	}
+}
+
+static void test_load_errors(void **unused)
+{
+	static const struct {
+		const char *path; /* relative to srcdata when not absolute */
+		const char *node;
+		int rc;
+		const char *msg;
+	} cases[] = {
+		{ "/nonexistent/topo.xml", "n1", GP_EIO, "/nonexistent/topo.xml" },
+		{ "make-xml.py", "n1", GP_EHWLOC, "hwloc" },
+		{ "too-many-gpus.xml", "n1", GP_ELIMIT, "more than 16 GPUs" },
+		{ "switch-gpu-hca.xml",
+		  "a-node-name-that-is-much-longer-than-sixty-three-characters-allowed", GP_EINVAL,
+		  "longer than" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char path[PATH_MAX * 2];
+		gp_error_t err = { "" };
+		gp_probe_t *p = (gp_probe_t *)&err; /* must be reset to NULL */
+
+		if (cases[i].path[0] == '/')
+			snprintf(path, sizeof(path), "%s", cases[i].path);
+		else
+			snprintf(path, sizeof(path), "%s/%s", srcdata, cases[i].path);
+		assert_int_equal(gp__probe_load(path, cases[i].node, &p, &err), cases[i].rc);
+		assert_null(p);
+		assert_non_null(strstr(err.text, cases[i].msg));
+	}
+	assert_int_equal(gp__probe_load(NULL, "n1", NULL, NULL), GP_EINVAL);
+	gp__probe_destroy(NULL);
+}
+
+/* This machine: whatever it has, the probe works; on a build machine
+ * without a GPU it says so. */
+static void test_live_machine(void **unused)
+{
+	gp_error_t err = { "" };
+	gp_probe_t *p = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_int_equal(gp__probe_load(NULL, "here", &p, &err), GP_OK);
+	check_invariants(p);
+	assert_string_equal(p->source, "");
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(gp__probe_write_conf(p, f, &err), GP_OK);
+	fclose(f);
+	if (p->ngpus == 0)
+		assert_non_null(strstr(buf, "no GPU found on here"));
+	else
+		assert_non_null(strstr(buf, "NodeName=here Name=gpu"));
+	free(buf);
+	gp__probe_destroy(p);
+}
+
+static void test_gres_lines(void **unused)
+{
+	gp_probe_t *p = load_or_skip(srcdata, "switch-gpu-hca.xml", "hgx1");
+	char line[512];
+
+	assert_int_equal(gp__probe_gres_body(p, 0, line, sizeof(line)), GP_OK);
+	assert_string_equal(line, "Name=gpu Type=a100 File=/dev/nvidia0 Cores=0-3 Links=-1,4,0,0");
+	assert_int_equal(gp__probe_gres_body(p, 3, line, sizeof(line)), GP_OK);
+	assert_string_equal(line, "Name=gpu Type=a100 File=/dev/nvidia3 Cores=4-7 Links=0,0,2,-1");
+	assert_int_equal(gp__probe_gres_body(p, 0, line, 20), GP_ELIMIT);
+	assert_int_equal(gp__probe_gres_body(p, 4, line, sizeof(line)), GP_EINVAL);
+	assert_int_equal(gp__probe_gres_body(p, -1, line, sizeof(line)), GP_EINVAL);
+	gp__probe_destroy(p);
+}
+
+static void test_json_roundtrip(void **unused)
+{
+	static const char *const files[] = { "switch-gpu-hca.xml", "odd-bandwidth.xml" };
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		gp_probe_t *p = load_or_skip(srcdata, files[i], "hgx1"), *q = NULL;
+		gp_error_t err = { "" };
+		char *text = NULL, *again = NULL;
+		int g;
+
+		assert_int_equal(gp__probe_to_json(p, &text, &err), GP_OK);
+		assert_int_equal(gp__probe_from_json(text, strlen(text), "t.json", &q, &err), GP_OK);
+		assert_string_equal(q->node, p->node);
+		assert_int_equal(q->ngpus, p->ngpus);
+		assert_int_equal(q->nnics, p->nnics);
+		assert_int_equal(q->layout.nislands, p->layout.nislands);
+		assert_int_equal(q->layout.has_links, p->layout.has_links);
+		assert_memory_equal(q->layout.links, p->layout.links, sizeof(p->layout.links));
+		assert_memory_equal(q->layout.island, p->layout.island, sizeof(p->layout.island));
+		for (g = 0; g < p->ngpus; g++) {
+			assert_string_equal(q->gpus[g].bus_id, p->gpus[g].bus_id);
+			assert_string_equal(q->gpus[g].cores, p->gpus[g].cores);
+			assert_int_equal(q->gpus[g].rail, p->gpus[g].rail);
+			assert_int_equal(q->gpus[g].rail_affinity, p->gpus[g].rail_affinity);
+		}
+		/* writing the parsed fragment again gives the same text */
+		assert_int_equal(gp__probe_to_json(q, &again, &err), GP_OK);
+		assert_string_equal(again, text);
+		free(text);
+		free(again);
+		gp__probe_destroy(p);
+		gp__probe_destroy(q);
+	}
+}
+
+#define FRAG_HEAD "{\"gpuplace_probe\":1,\"node\":\"n1\","
+#define GPU0 "{\"bus_id\":\"0000:03:00.0\",\"type\":\"a100\",\"island\":0}"
+#define GPU1 "{\"bus_id\":\"0000:04:00.0\",\"type\":\"a100\",\"island\":0}"
+
+static void test_json_errors(void **unused)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		const char *msg;
+	} cases[] = {
+		{ "", GP_EJSON, "unexpected end" },
+		{ "{\"gpuplace_probe\":1,", GP_EJSON, "unexpected end" },
+		{ "[1,2]", GP_EJSON, "not a JSON object" },
+		{ "{\"gpuplace_probe\":2,\"node\":\"n1\",\"gpus\":[],\"nislands\":0,\"nics\":[]}",
+		  GP_EJSON, "out of range" },
+		{ "{\"gpuplace_probe\":1,\"gpus\":[],\"nislands\":0,\"nics\":[]}", GP_EJSON,
+		  "\"node\" missing" },
+		{ "{\"gpuplace_probe\":1,\"node\":\"\",\"gpus\":[],\"nislands\":0,\"nics\":[]}",
+		  GP_EJSON, "empty" },
+		{ "{\"gpuplace_probe\":1,\"node\":7,\"gpus\":[],\"nislands\":0,\"nics\":[]}",
+		  GP_EJSON, "wrong type" },
+		{ FRAG_HEAD "\"gpus\":{},\"nislands\":0,\"nics\":[]}", GP_EJSON, "wrong type" },
+		{ FRAG_HEAD "\"gpus\":[],\"nislands\":0,\"nics\":[]} x", GP_EJSON, "text after" },
+		{ FRAG_HEAD "\"gpus\":[" GPU0 "," GPU1 "],\"nislands\":1,\"nics\":[],"
+		  "\"links\":[[-1,2],[2]]}", GP_EJSON, "not 2 x 2" },
+		{ FRAG_HEAD "\"gpus\":[" GPU0 "," GPU1 "],\"nislands\":1,\"nics\":[],"
+		  "\"links\":[[0,2],[2,-1]]}", GP_EJSON, "links[0][0]" },
+		{ FRAG_HEAD "\"gpus\":[" GPU0 "," GPU1 "],\"nislands\":1,\"nics\":[],"
+		  "\"links\":[[-1,200],[2,-1]]}", GP_EJSON, "links[0][1]" },
+		{ FRAG_HEAD "\"gpus\":[" GPU0 "," GPU1 "],\"nislands\":1,\"nics\":[],"
+		  "\"links\":[[-1,\"2\"],[2,-1]]}", GP_EJSON, "not an integer" },
+		{ FRAG_HEAD "\"gpus\":[{\"bus_id\":\"x\",\"type\":\"a100\",\"island\":1}],"
+		  "\"nislands\":1,\"nics\":[]}", GP_EJSON, "\"island\"" },
+		{ FRAG_HEAD "\"gpus\":[{\"bus_id\":\"x\",\"type\":\"a 100\",\"island\":0}],"
+		  "\"nislands\":1,\"nics\":[]}", GP_EJSON, "not usable in gres.conf" },
+		{ FRAG_HEAD "\"gpus\":[{\"bus_id\":\"x\",\"type\":\"a100\",\"island\":0,"
+		  "\"cores\":\"0-3;rm\"}],\"nislands\":1,\"nics\":[]}", GP_EJSON,
+		  "not usable in gres.conf" },
+		{ FRAG_HEAD "\"gpus\":[{\"bus_id\":\"x\",\"type\":\"a100\",\"island\":0,\"rail\":0}],"
+		  "\"nislands\":1,\"nics\":[]}", GP_EJSON, "rail 0 but 0 NICs" },
+		{ FRAG_HEAD "\"gpus\":[{\"bus_id\":\"0000:03:00.0000000000\",\"type\":\"a100\","
+		  "\"island\":0}],\"nislands\":1,\"nics\":[]}", GP_ELIMIT, "longer than" },
+		{ FRAG_HEAD "\"gpus\":[" GPU0 "],\"nislands\":1}", GP_EJSON, "\"nics\" missing" },
+		{ FRAG_HEAD "\"gpus\":[" GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0
+		  "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 ","
+		  GPU0 "," GPU0 "],\"nislands\":1,\"nics\":[]}", GP_ELIMIT, "more than 16" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gp_error_t err = { "" };
+		gp_probe_t *q = (gp_probe_t *)&err;
+		int rc = gp__probe_from_json(cases[i].text, strlen(cases[i].text), "f.json", &q,
+		                             &err);
+
+		if (rc != cases[i].rc || !strstr(err.text, cases[i].msg))
+			print_message("# case %zu: rc %d, '%s'\n", i, rc, err.text);
+		assert_int_equal(rc, cases[i].rc);
+		assert_null(q);
+		assert_non_null(strstr(err.text, "f.json"));
+		assert_non_null(strstr(err.text, cases[i].msg));
+	}
+}
+
+/* Count lines of buf that start with prefix. */
+static int count_lines(const char *buf, const char *prefix)
+{
+	const char *s = buf;
+	int n = 0;
+
+	while (s && *s) {
+		if (!strncmp(s, prefix, strlen(prefix)))
+			n++;
+		s = strchr(s, '\n');
+		if (s)
+			s++;
+	}
+	return n;
+}
+
+static void test_merge(void **unused)
+{
+	static const char *const names[] = { "hgx03", "hgx01", "hgx02", "p8n1", "hgx10" };
+	gp_probe_t *p[5], *last;
+	gp_error_t err = { "" };
+	char *buf = NULL, line[512], want[600];
+	size_t len = 0, i;
+	FILE *f;
+
+	for (i = 0; i < 5; i++) {
+		/* four identical nodes and one different: round-trip through JSON
+		 * as the command does */
+		gp_probe_t *t = load_or_skip(srcdata, i == 3 ? "odd-bandwidth.xml" : "switch-gpu-hca.xml",
+		                             names[i]);
+		char *text = NULL;
+
+		assert_int_equal(gp__probe_to_json(t, &text, &err), GP_OK);
+		assert_int_equal(gp__probe_from_json(text, strlen(text), names[i], &p[i], &err), GP_OK);
+		free(text);
+		gp__probe_destroy(t);
+	}
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(gp__probe_merge(p, 5, f, &err), GP_OK);
+	fclose(f);
+	/* one hostlist for the identical nodes, one per GPU line */
+	assert_int_equal(gp__probe_gres_body(p[0], 1, line, sizeof(line)), GP_OK);
+	snprintf(want, sizeof(want), "NodeName=hgx[01-03,10] %s\n", line);
+	assert_non_null(strstr(buf, want));
+	assert_int_equal(count_lines(buf, "NodeName=hgx[01-03,10] Name=gpu"), 4);
+	assert_int_equal(count_lines(buf, "NodeName=p8n1 Name=gpu"), 4);
+	assert_int_equal(count_lines(buf, "NodeName=hgx[01-03,10] Rails=2"), 0);
+	/* both groups have 2 HCAs: one Rails line for all five nodes */
+	assert_int_equal(count_lines(buf, "NodeName=hgx[01-03,10],p8n1 Rails=2"), 1);
+	assert_non_null(strstr(buf, "Gres=gpu:a100:4 Features=nvl2,rails2"));
+
+	/* a node given twice is an error that names it */
+	last = p[4];
+	p[4] = p[1];
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(gp__probe_merge(p, 5, f, &err), GP_EINVAL);
+	fclose(f);
+	assert_non_null(strstr(err.text, "hgx01"));
+	free(buf);
+	for (i = 0; i < 4; i++)
+		gp__probe_destroy(p[i]);
+	gp__probe_destroy(last);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dgx2),
+		cmocka_unit_test(test_power8),
+		cmocka_unit_test(test_wholeio_hca),
+		cmocka_unit_test(test_no_gpu),
+		cmocka_unit_test(test_switch_gpu_hca),
+		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_live_machine),
+		cmocka_unit_test(test_gres_lines),
+		cmocka_unit_test(test_json_roundtrip),
+		cmocka_unit_test(test_json_errors),
+		cmocka_unit_test(test_merge),
+	};
+
+	paths_init();
+	return cmocka_run_group_tests_name("probe", tests, NULL, NULL);
+}
