@@ -51,6 +51,8 @@ int gp_cmd_cluster(int argc, char **argv)
 		return 2;
 	}
 	action = argv[1];
+	if (!strcmp(action, "merge")) /* tools/cmd_cluster_merge.c */
+		return gp_cmd_cluster_merge(argc - 1, argv + 1);
 	if (strcmp(action, "show") && strcmp(action, "check") && strcmp(action, "export")) {
 		fprintf(stderr, "gpuplace cluster: unknown action '%s'\n", action);
 		usage(stderr);
