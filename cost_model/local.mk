@@ -23,6 +23,8 @@ tests_test_conf_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_conf_CFLAGS = $(TEST_CFLAGS)
 tests_test_conf_LDADD = $(TEST_LIBS)
 TESTS += tests/test_conf
+TESTS += tests/test_conf_valgrind.sh
+EXTRA_DIST += tests/test_conf_valgrind.sh
 
 check_PROGRAMS += tests/fuzz_conf
 tests_fuzz_conf_SOURCES = tests/fuzz_conf.c tests/fuzz_driver.c
