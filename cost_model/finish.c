@@ -319,7 +319,8 @@ static void finish_layouts(gp_cluster_t *c)
 			changed = 0;
 			for (a = 0; a < g->ngpus; a++)
 				for (b = 0; b < g->ngpus; b++)
-					if (a != b && g->links[a][b] > 0 && g->island[b] < g->island[a]) {
+					if (a != b && (g->links[a][b] > 0 || g->links[b][a] > 0) &&
+					    g->island[b] < g->island[a]) {
 						g->island[a] = g->island[b];
 						changed = 1;
 					}

@@ -958,11 +958,38 @@ static int load_telemetry(struct jx *x, json_object *m)
 	return rc;
 }
 
+/* Loader warnings recorded with the model (e.g. by the conf loader). */
+static int load_warnings(struct jx *x, json_object *m)
+{
+	gp_cluster_t *c = x->c;
+	json_object *a;
+	char p[JPATH];
+	size_t n, i;
+	int rc;
+
+	if ((rc = j_array(x, m, "model", "warnings", false, &a, &n)) < 0 ||
+	    (rc = alloc_n(x, (void **)&c->warnings, n, sizeof(*c->warnings))) < 0)
+		return rc;
+	for (i = 0; i < n; i++) {
+		json_object *v = json_object_array_get_idx(a, i);
+
+		ipath(p, "model.warnings", i);
+		if (!json_object_is_type(v, json_type_string))
+			return jfail(x, p, "expected a string, got %s", tname(v));
+		if (strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v))
+			return jfail(x, p, "contains a NUL character");
+		if (!(c->warnings[i] = strdup(json_object_get_string(v))))
+			return gp__errorf(x->err, GP_ENOMEM, "out of memory");
+		c->nwarnings = (int32_t)i + 1;
+	}
+	return GP_OK;
+}
+
 static int load_model(struct jx *x, json_object *m)
 {
 	static const char *const keys[] = { "name", "site", "profiles", "layouts",
 		"fabric_levels", "nodes", "switches", "nvl_domains", "racks", "partitions",
-		"storage", "telemetry", NULL };
+		"storage", "telemetry", "warnings", NULL };
 	gp_error_t ferr;
 	int rc;
 
@@ -980,7 +1007,8 @@ static int load_model(struct jx *x, json_object *m)
 	    (rc = load_switches(x, m)) < 0 ||
 	    (rc = load_parts(x, m)) < 0 ||
 	    (rc = load_storage(x, m)) < 0 ||
-	    (rc = load_telemetry(x, m)) < 0)
+	    (rc = load_telemetry(x, m)) < 0 ||
+	    (rc = load_warnings(x, m)) < 0)
 		return rc;
 	if ((rc = gp__cluster_finish(x->c, &ferr)) < 0)
 		return gp__errorf(x->err, rc == GP_ENOMEM ? rc : GP_EJSON, "%s: model: %s", x->file,
@@ -1642,6 +1670,9 @@ static json_object *save_model(struct jw *w, const gp_cluster_t *c)
 			jadd(w, o, "auth_file", json_object_new_string(t->auth_file));
 			jadd(w, o, "ca_file", json_object_new_string(t->ca_file));
 		}
+	if ((a = jadd(w, m, "warnings", json_object_new_array())))
+		for (i = 0; i < c->nwarnings; i++)
+			jpush(w, a, json_object_new_string(c->warnings[i]));
 	return m;
 }
 

@@ -536,6 +536,41 @@ static void test_io_and_args(void **unused)
 	assert_non_null(strstr(err.text, "not an object"));
 }
 
+/* The example sites and the rich test configuration: conf dir -> JSON ->
+ * model is the same model, and gp__cluster_finish() derives from the conf
+ * loader's lists exactly what the conf loader derived itself. */
+static void test_conf_sites(void **unused)
+{
+	static const char *const dirs[] = { "etc/superpod-h100", "etc/nvl72-gb200",
+		"etc/mixed-pcie", "tests/data/conf/rich" };
+	const char *src = getenv("GP_TOP_SRCDIR");
+	size_t k;
+
+	if (!src || !*src)
+		skip();
+	for (k = 0; k < sizeof(dirs) / sizeof(dirs[0]); k++) {
+		gp_cluster_t *c = NULL, *c2 = NULL, *c3 = NULL;
+		gp_error_t err = { "" };
+		char dir[600];
+
+		snprintf(dir, sizeof(dir), "%s/%s", src, dirs[k]);
+		if (gp_cluster_load_conf_dir(dir, &c, &err))
+			fail_msg("%s: %s", dirs[k], err.text);
+		round_trip(c, NULL, &c2, NULL);
+		assert_same_model(c, c2);
+		assert_int_equal(c2->nwarnings, c->nwarnings);
+		/* finish again on the conf-loaded model: nothing changes */
+		if (gp_cluster_load_conf_dir(dir, &c3, &err))
+			fail_msg("%s: %s", dirs[k], err.text);
+		if (gp__cluster_finish(c3, &err))
+			fail_msg("%s: finish: %s", dirs[k], err.text);
+		assert_same_model(c, c3);
+		gp_cluster_destroy(c);
+		gp_cluster_destroy(c2);
+		gp_cluster_destroy(c3);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_io_and_args),
+		cmocka_unit_test(test_conf_sites),
 	};
 
 	return cmocka_run_group_tests_name("json", tests, setup_dir, teardown_dir);
