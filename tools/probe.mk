@@ -9,3 +9,5 @@ tests_test_probe_CFLAGS = $(TEST_CFLAGS)
 tests_test_probe_LDADD = $(TEST_LIBS)
 TESTS += tests/test_probe
 EXTRA_DIST += tests/data/probe
+TESTS += tests/probe_cmd.sh
+EXTRA_DIST += tests/probe_cmd.sh
