@@ -2,3 +2,6 @@
 noinst_PROGRAMS += bench/bench_load
 bench_bench_load_SOURCES = bench/bench_load.c
 bench_bench_load_LDADD = $(GP_LIBS)
+noinst_PROGRAMS += bench/bench_candidates
+bench_bench_candidates_SOURCES = bench/bench_candidates.c
+bench_bench_candidates_LDADD = $(GP_LIBS)

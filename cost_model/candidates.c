@@ -39,12 +39,46 @@ typedef struct slot {
 } slot_t;
 
 typedef struct domain {
-	int32_t rank;        /* 0 nvl, 1 + level for switches, big for the cluster */
-	int32_t idx;
-	int32_t surplus;     /* usable GPUs beyond the request */
-	int16_t kind;
-	int16_t child_fits;  /* a child switch holds the job by its totals */
+	int32_t idx;         /* nvl or switch index, -1 for the cluster */
+	int32_t kind;        /* gp_domain_kind_t */
+	bool child_fits;     /* a child switch holds the job by its totals */
 } domain_t;
+
+/*
+ * Domains are sorted as one 64-bit key: rank (0 NVLink domain, 1 + level
+ * for a switch, 15 the whole cluster) in bits 60-63, the surplus of usable
+ * GPUs over the request in bits 32-59, child_fits in bit 31, the index in
+ * bits 0-30.  Ascending keys: smallest domain, then tightest, then index.
+ */
+#define DOM_RANK_CLUSTER 15u
+
+static uint64_t dom_key(uint32_t rank, int32_t surplus, bool child_fits, int32_t idx)
+{
+	uint64_t sp = surplus < 0 ? 0 : (uint64_t)surplus;
+
+	if (sp > 0x0fffffffu)
+		sp = 0x0fffffffu;
+	return ((uint64_t)rank << 60) | (sp << 32) | ((uint64_t)child_fits << 31) |
+	       (uint64_t)(idx < 0 ? 0 : idx);
+}
+
+static domain_t dom_decode(uint64_t key)
+{
+	domain_t d;
+	uint32_t rank = (uint32_t)(key >> 60);
+
+	d.idx = (int32_t)(key & 0x7fffffffu);
+	d.child_fits = (key >> 31) & 1;
+	if (rank == 0) {
+		d.kind = GP_DOM_NVL;
+	} else if (rank == DOM_RANK_CLUSTER) {
+		d.kind = GP_DOM_CLUSTER;
+		d.idx = -1;
+	} else {
+		d.kind = GP_DOM_SWITCH;
+	}
+	return d;
+}
 
 struct gp_search_ws {
 	const gp_cluster_t *c;
@@ -52,7 +86,10 @@ struct gp_search_ws {
 	int32_t n;
 	/* per node */
 	int8_t *ubase;        /* usable GPUs before the constraint, 0 = ineligible */
-	int8_t *usable;       /* usable for the current alternative */
+	int8_t *usable;       /* usable for the current alternative: ubase or ualt */
+	int8_t *ualt;
+	uint32_t *full;       /* static: mask of the node's GPUs */
+	uint64_t *parts;      /* static: partition bits */
 	uint32_t *freem;      /* free GPU mask */
 	uint64_t *fmask;      /* constraint feature bits */
 	uint8_t *whole;       /* up and nothing allocated */
@@ -72,7 +109,7 @@ struct gp_search_ws {
 	uint32_t (*isl)[GP_MAX_GPUS_PER_NODE];
 	int *nisl;
 	/* domains */
-	domain_t *dom;
+	uint64_t *dom;        /* domain keys (dom_key) */
 	/* scratch: bump stack of ints and keys */
 	int32_t *scratch;
 	size_t scratch_cap, scratch_top;
@@ -107,7 +144,9 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	if (!ws)
 		return;
 	free(ws->ubase);
-	free(ws->usable);
+	free(ws->ualt);
+	free(ws->full);
+	free(ws->parts);
 	free(ws->freem);
 	free(ws->fmask);
 	free(ws->whole);
@@ -177,7 +216,10 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out,
 	ns = c->nswitches > 0 ? (size_t)c->nswitches : 1;
 	nn1 = n + 1;
 	ws->ubase = calloc(n, 1);
-	ws->usable = calloc(n, 1);
+	ws->ualt = calloc(n, 1);
+	ws->full = calloc(n, sizeof(*ws->full));
+	ws->parts = calloc(n, sizeof(*ws->parts));
+	ws->usable = ws->ubase;
 	ws->freem = calloc(n, sizeof(*ws->freem));
 	ws->fmask = calloc(n, sizeof(*ws->fmask));
 	ws->whole = calloc(n, 1);
@@ -206,7 +248,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out,
 	ws->slots = calloc((size_t)kmax + 1, sizeof(*ws->slots));
 	ws->pool = calloc((size_t)kmax + 1, sizeof(*ws->pool));
 	ws->out = calloc((size_t)kmax, sizeof(*ws->out));
-	if (!ws->ubase || !ws->usable || !ws->freem || !ws->fmask || !ws->whole || !ws->excl ||
+	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->freem || !ws->fmask || !ws->whole || !ws->excl ||
 	    !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw || !ws->ptot ||
 	    !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp || !ws->nv_stamp || !ws->nv_acc ||
 	    !ws->nv_gpus || !ws->nv_split || !ws->isl || !ws->nisl || !ws->dom || !ws->scratch || !ws->keys ||
@@ -218,7 +260,14 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out,
 		if (!ws->slots[i].nodes || !ws->slots[i].mask)
 			goto nomem;
 	}
-	/* static facts: GPUs per position, island masks, nvl GPU totals */
+	/* static facts: GPU masks, partitions, GPUs per position, island
+	 * masks, nvl GPU totals */
+	for (i = 0; i < (size_t)c->nnodes; i++) {
+		int32_t ng = c->nodes[i].ngpus;
+
+		ws->full[i] = ng >= 32 ? 0xffffffffu : ng <= 0 ? 0 : ((1u << ng) - 1);
+		ws->parts[i] = c->nodes[i].partitions;
+	}
 	for (i = 0; i < (size_t)c->nnodes; i++)
 		ws->ptot[i + 1] = ws->ptot[i] + c->nodes[c->node_order[i]].ngpus;
 	for (l = 0; l < c->nlayouts; l++) {
@@ -268,31 +317,6 @@ static int32_t *scratch_push(gp_search_ws_t *ws, size_t n)
 	p = ws->scratch + ws->scratch_top;
 	ws->scratch_top += n;
 	return p;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_i32(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_dom(const void *a, const void *b)
-{
-	const domain_t *x = a, *y = b;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->surplus != y->surplus)
-		return x->surplus < y->surplus ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 static int cmp_cand(const void *a, const void *b)
@@ -356,11 +380,65 @@ static void sort_any(void *v, size_t n, size_t size, int (*cmp)(const void *, co
 	}
 }
 
+/* Typed variants of the same for the hot arrays (no callback). */
+#define DEFINE_SORT(NAME, T)                                                  \
+	static void NAME(T *a, size_t n)                                      \
+	{                                                                     \
+		size_t i, j, root, child;                                     \
+		T t;                                                          \
+                                                                              \
+		if (n <= 24) {                                                \
+			for (i = 1; i < n; i++) {                             \
+				t = a[i];                                     \
+				for (j = i; j > 0 && a[j - 1] > t; j--)       \
+					a[j] = a[j - 1];                      \
+				a[j] = t;                                     \
+			}                                                     \
+			return;                                               \
+		}                                                             \
+		for (i = n / 2; i-- > 0;)                                     \
+			for (root = i; (child = 2 * root + 1) < n; root = child) { \
+				if (child + 1 < n && a[child] < a[child + 1]) \
+					child++;                              \
+				if (a[root] >= a[child])                      \
+					break;                                \
+				t = a[root];                                  \
+				a[root] = a[child];                           \
+				a[child] = t;                                 \
+			}                                                     \
+		for (i = n - 1; i > 0; i--) {                                 \
+			t = a[0];                                             \
+			a[0] = a[i];                                          \
+			a[i] = t;                                             \
+			for (root = 0; (child = 2 * root + 1) < i; root = child) { \
+				if (child + 1 < i && a[child] < a[child + 1]) \
+					child++;                              \
+				if (a[root] >= a[child])                      \
+					break;                                \
+				t = a[root];                                  \
+				a[root] = a[child];                           \
+				a[child] = t;                                 \
+			}                                                     \
+		}                                                             \
+	}
+
+DEFINE_SORT(sort_u64, uint64_t)
+DEFINE_SORT(sort_i32, int32_t)
+
+/* Population count without relying on a popcnt instruction (the default
+ * x86-64 target lacks it and the builtin becomes a library call). */
+static inline int pc32(uint32_t m)
+{
+	m = m - ((m >> 1) & 0x55555555u);
+	m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+	return (int)((((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
 /* Sort key of a node for best fit: usable, then free GPUs (an exact match
  * first), then partially used before idle, then node index. */
 static uint64_t node_key(const gp_search_ws_t *ws, int32_t i)
 {
-	uint64_t u = (uint64_t)ws->usable[i], f = (uint64_t)gp__popcount(ws->freem[i]);
+	uint64_t u = (uint64_t)ws->usable[i], f = (uint64_t)pc32(ws->freem[i]);
 
 	return (u << 37) | (f << 32) | ((uint64_t)ws->whole[i] << 31) | (uint64_t)i;
 }
@@ -399,7 +477,7 @@ static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 	const gp_request_t *r = x->r;
 	int32_t got = 0;
 
-	sort_any(keys, (size_t)n, sizeof(*keys), cmp_u64);
+	sort_u64(keys, (size_t)n);
 	while (R > 0) {
 		int32_t cap, want, lo, hi, mid, j, u;
 		bool last;
@@ -613,7 +691,7 @@ static uint32_t choose_gpus(const gp_search_ws_t *ws, int32_t i, uint32_t f, int
 		nis = 1;
 	}
 	for (k = 0; k < nis; k++) {
-		n = gp__popcount(f & isl[k]);
+		n = pc32(f & isl[k]);
 		if (n >= t && (best < 0 || n < bestn)) {
 			best = k;
 			bestn = n;
@@ -631,7 +709,7 @@ static uint32_t choose_gpus(const gp_search_ws_t *ws, int32_t i, uint32_t f, int
 		best = -1;
 		bestn = 0;
 		for (k = 0; k < nis; k++) {
-			n = gp__popcount(f & isl[k] & ~m);
+			n = pc32(f & isl[k] & ~m);
 			if (n > bestn) {
 				best = k;
 				bestn = n;
@@ -679,7 +757,7 @@ static void describe(ctx_t *x, slot_t *sl, int kind, int32_t domain, int alt)
 	bool any_noleaf = false;
 
 	memcpy(sl->nodes, ws->sel, (size_t)ws->nsel * sizeof(int32_t));
-	sort_any(sl->nodes, (size_t)ws->nsel, sizeof(int32_t), cmp_i32);
+	sort_i32(sl->nodes, (size_t)ws->nsel);
 	memset(cd, 0, sizeof(*cd));
 	cd->nodes = sl->nodes;
 	cd->gpu_mask = sl->mask;
@@ -703,7 +781,7 @@ static void describe(ctx_t *x, slot_t *sl, int kind, int32_t domain, int alt)
 		v = sl->nodes[i];
 		nd = &c->nodes[v];
 		sl->mask[i] = choose_gpus(ws, v, ws->freem[v], ws->take[v]);
-		cd->ngpus += gp__popcount(sl->mask[i]);
+		cd->ngpus += pc32(sl->mask[i]);
 		if (islands_of(ws, v, sl->mask[i]) > 1)
 			cd->split_nodes++;
 		if (ws->whole[v] && ws->take[v] < nd->ngpus)
@@ -906,7 +984,7 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg,
 			n += ws->usable[d->nodes[j]] > 0;
 		}
 		if (fits(x, g, n))
-			ws->dom[nd++] = (domain_t){0, i, g - x->r->gpus, GP_DOM_NVL, 0};
+			ws->dom[nd++] = dom_key(0, g - x->r->gpus, false, i);
 	}
 	/* switches (a switch with a child that fits is tried only if no such
 	 * child yields a set: its best fit would be that child's) */
@@ -922,21 +1000,21 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg,
 
 			child_fits = sw_has_required(x, ch) && fits(x, sw_gpus(ws, ch), sw_nodes(ws, ch));
 		}
-		ws->dom[nd++] = (domain_t){1 + w->level, i, sw_gpus(ws, w) - x->r->gpus,
-		                           GP_DOM_SWITCH, child_fits};
+		ws->dom[nd++] = dom_key(1 + (uint32_t)w->level, sw_gpus(ws, w) - x->r->gpus,
+		                        child_fits, i);
 	}
 	if (c->root < 0 && fits(x, ws->pg[c->nnodes], ws->pn[c->nnodes]))
-		ws->dom[nd++] = (domain_t){1 << 20, -1, ws->pg[c->nnodes] - x->r->gpus,
-		                           GP_DOM_CLUSTER, 0};
+		ws->dom[nd++] = dom_key(DOM_RANK_CLUSTER, ws->pg[c->nnodes] - x->r->gpus, false, -1);
 	if (nd)
 		*any_fit = true;
-	sort_any(ws->dom, (size_t)nd, sizeof(*ws->dom), cmp_dom);
+	sort_u64(ws->dom, (size_t)nd);
 	if (++ws->ok_stamp == 0) {
 		memset(ws->sw_ok, 0, (size_t)(c->nswitches > 0 ? c->nswitches : 1) * sizeof(uint32_t));
 		ws->ok_stamp = 1;
 	}
 	for (i = 0; i < nd && added < k; i++) {
-		const domain_t *d = &ws->dom[i];
+		domain_t dd = dom_decode(ws->dom[i]);
+		const domain_t *d = &dd;
 
 		if (d->kind == GP_DOM_SWITCH && d->child_fits) {
 			const gp_switch_t *w = &c->switches[d->idx];
@@ -953,7 +1031,7 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg,
 			continue;
 		if (d->kind == GP_DOM_SWITCH)
 			ws->sw_ok[d->idx] = ws->ok_stamp;
-		describe(x, ws->pool[ws->npool], ws->dom[i].kind, ws->dom[i].idx,
+		describe(x, ws->pool[ws->npool], d->kind, d->idx,
 		         x->r->constraint && x->r->constraint->match >= 0 ? alt : -1);
 		rc = offer(x, score, arg, err);
 		if (rc < 0)
@@ -980,7 +1058,7 @@ static const char *node_reason(const ctx_t *x, int32_t i, int32_t part, int8_t *
 		return "down, drained or reserved";
 	if (x->ws->excl[i])
 		return "excluded";
-	f = gp__popcount(*fm);
+	f = pc32(*fm);
 	if (r->exclusive && alloc)
 		return "in use (--exclusive needs an idle node)";
 	if (r->gpus_per_node) {
@@ -1036,36 +1114,63 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 	memset(ws->excl, 0, (size_t)ws->n);
 	for (i = 0; i < r->nexcluded; i++)
 		ws->excl[r->excluded[i]] = 1;
-	/* eligibility pass */
-	for (i = 0; i < c->nnodes; i++) {
-		const char *why_node;
-		uint32_t full = c->nodes[i].ngpus >= 32 ? 0xffffffffu : ((1u << c->nodes[i].ngpus) - 1);
+	/* eligibility pass: static facts from the workspace's compact copies */
+	{
+		uint64_t pbit = part >= 0 ? UINT64_C(1) << part : 0;
+		const uint32_t bad = GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED;
+		int32_t gpn = r->gpus_per_node, cap = r->gpus < 127 ? r->gpus : 127;
 
-		why_node = node_reason(&x, i, part, &ws->ubase[i], &ws->freem[i]);
-		ws->whole[i] = !(s->node_flags[i] & (GP_NODE_DOWN | GP_NODE_DRAIN)) &&
-		               !(s->alloc_mask[i] & full) && c->nodes[i].ngpus > 0;
-		if (why_node) {
-			switch (why_node[0]) {
-			case 'n': n_part++; break;
-			case 'd': n_state++; break;
-			case 'e': n_excl++; break;
-			default: n_gpus++; break;
-			}
-			continue;
-		}
-		if (kc) {
-			ws->fmask[i] = gp__constraint_node_mask(kc, c->nodes[i].features);
-			for (alt = 0; alt < nalts; alt++)
-				if (gp__constraint_eval(kc, ws->fmask[i], alt))
-					break;
-			if (alt == nalts) {
-				n_feat++;
-				ws->ubase[i] = 0;
+		for (i = 0; i < c->nnodes; i++) {
+			uint32_t full = ws->full[i], alloc = s->alloc_mask[i] & full;
+			uint32_t fl = s->node_flags[i], fm = full & ~alloc;
+			int32_t f;
+
+			ws->freem[i] = fm;
+			ws->whole[i] = !(fl & (GP_NODE_DOWN | GP_NODE_DRAIN)) && !alloc && full;
+			ws->ubase[i] = 0;
+			if (pbit && !(ws->parts[i] & pbit)) {
+				n_part++;
 				continue;
 			}
+			if (fl & bad) {
+				n_state++;
+				continue;
+			}
+			if (ws->excl[i] || (r->exclusive && alloc)) {
+				if (ws->excl[i])
+					n_excl++;
+				else
+					n_gpus++;
+				continue;
+			}
+			f = pc32(fm);
+			if (gpn) {
+				if (f < gpn) {
+					n_gpus++;
+					continue;
+				}
+				f = gpn;
+			}
+			if (f <= 0) {
+				n_gpus++;
+				continue;
+			}
+			if (f > cap)
+				f = cap;
+			if (kc) {
+				ws->fmask[i] = gp__constraint_node_mask(kc, c->nodes[i].features);
+				for (alt = 0; alt < nalts; alt++)
+					if (gp__constraint_eval(kc, ws->fmask[i], alt))
+						break;
+				if (alt == nalts) {
+					n_feat++;
+					continue;
+				}
+			}
+			ws->ubase[i] = (int8_t)f;
+			n_ok++;
+			usable += f;
 		}
-		n_ok++;
-		usable += ws->ubase[i];
 	}
 	/* required nodes */
 	x.req_lo = x.req_hi = -1;
@@ -1097,9 +1202,16 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 			x.req_nvl = -2;
 	}
 	for (alt = 0; alt < nalts && !req_bad; alt++) {
-		for (i = 0; i < c->nnodes; i++)
-			ws->usable[i] = (kc && ws->ubase[i] &&
-			                 !gp__constraint_eval(kc, ws->fmask[i], alt)) ? 0 : ws->ubase[i];
+		if (nalts == 1) {
+			/* the constraint (if any) is already in ubase */
+			ws->usable = ws->ubase;
+		} else {
+			ws->usable = ws->ualt;
+			for (i = 0; i < c->nnodes; i++)
+				ws->usable[i] = (ws->ubase[i] &&
+				                 !gp__constraint_eval(kc, ws->fmask[i], alt)) ? 0
+				                                                              : ws->ubase[i];
+		}
 		for (j = 0; j < r->nrequired; j++)
 			if (!ws->usable[r->required[j]])
 				break;
