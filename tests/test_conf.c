@@ -383,6 +383,41 @@ static void test_syntax_variants(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* Gres= and MaxTime= forms Slurm accepts, one row each. */
+static void test_slurm_values(void **state)
+{
+	static const struct {
+		const char *gres;
+		int ngpus;
+		bool profiled;      /* resolves to GpuProfile h100 */
+		const char *max_time;
+		uint32_t minutes;
+	} rows[] = {
+		{ "gpu:h100:4", 4, true, "30", 30 },
+		{ "gpu", 1, false, "10:30", 11 },            /* MIN:SEC, rounded up */
+		{ "gpu:H100", 1, true, "2:30:00", 150 },      /* H:MIN:SEC */
+		{ "gpu:h100:2(S:0,1),gpu:h100:2", 4, true, "1-12", 2160 }, /* D-H */
+		{ "tmpdisk:100,gpu:8(S:0-1)", 8, false, "1-0:30", 1470 },  /* D-H:MIN */
+		{ "gpu:h100:0", 0, false, "UNLIMITED", UINT32_MAX },
+		{ "mps:100", 0, false, "0", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char slurm[256];
+		conf_set_t set = { slurm, KEEP, NULL, KEEP, KEEP };
+		gp_cluster_t *c;
+
+		snprintf(slurm, sizeof(slurm), "NodeName=n[1-4] Gres=%s\n"
+		         "PartitionName=p Nodes=n[1-4] MaxTime=%s\n", rows[i].gres, rows[i].max_time);
+		c = load_set(&set);
+		assert_int_equal(c->nodes[2].ngpus, rows[i].ngpus);
+		assert_int_equal(c->nodes[2].profile >= 0, rows[i].profiled);
+		assert_int_equal(c->parts[0].max_time_min, rows[i].minutes);
+		gp_cluster_destroy(c);
+	}
+}
+
 /* ---- errors: one row each --------------------------------------------------- */
 
 typedef struct err_case {
@@ -640,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_forest_gets_synthetic_root),
 		cmocka_unit_test(test_no_topology_no_gres),
 		cmocka_unit_test(test_syntax_variants),
+		cmocka_unit_test(test_slurm_values),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_large),
