@@ -52,5 +52,6 @@ check "identical nodes share one host list" \
 check "gpuplace.conf Rails line for all" 'grep -q "^NodeName=gn\[01-03\],odd1 Rails=2$" "$t/merged"'
 
 # 9: a node given twice is refused
-"$gp" cluster merge "$t/gn01.json" "$t/gn01.json" >/dev/null 2>"$t/err"; rc=$?
-check "duplicate node: exit 1 naming it" '[ $rc -eq 1 ] && grep -q "gn01 is given twice" "$t/err"'
+"$gp" cluster merge --out "$t/dup" "$t/gn01.json" "$t/gn01.json" >/dev/null 2>"$t/err"; rc=$?
+check "duplicate node: exit 1 naming it, nothing written" \
+	'[ $rc -eq 1 ] && grep -q "gn01 is given twice" "$t/err" && [ ! -e "$t/dup" ]'

@@ -66,8 +66,10 @@ int gp_cmd_cluster_merge(int argc, char **argv)
 	const char *out = NULL;
 	gp_error_t err = { "" };
 	gp_probe_t **p = NULL;
-	FILE *f = stdout;
-	int c, i, n = 0, status = 1;
+	FILE *f = stdout, *mem;
+	char *text = NULL;
+	size_t len = 0;
+	int c, i, rc, n = 0, status = 1;
 
 	optind = 1;
 	opterr = 1;
@@ -91,23 +93,29 @@ int gp_cmd_cluster_merge(int argc, char **argv)
 	for (i = optind; i < argc; i++, n++)
 		if (load_fragment(argv[i], &p[n], &err))
 			goto out;
-	if (out && !(f = fopen(out, "w"))) {
-		gp__errorf(&err, GP_EIO, "%s: %s", out, strerror(errno));
-		f = stdout;
+	/* merge into memory first: on any error nothing is written */
+	mem = open_memstream(&text, &len);
+	if (!mem) {
+		gp__errorf(&err, GP_ENOMEM, "out of memory");
 		goto out;
 	}
-	if (gp__probe_merge(p, n, f, &err))
+	rc = gp__probe_merge(p, n, mem, &err);
+	if (fclose(mem) && !rc)
+		rc = gp__errorf(&err, GP_ENOMEM, "out of memory");
+	if (rc)
 		goto out;
+	if (out && !(f = fopen(out, "w"))) {
+		gp__errorf(&err, GP_EIO, "%s: %s", out, strerror(errno));
+		goto out;
+	}
+	fwrite(text, 1, len, f);
 	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
-		f = stdout;
 		gp__errorf(&err, GP_EIO, "%s: write error", out ? out : "standard output");
 		goto out;
 	}
-	f = stdout;
 	status = 0;
 out:
-	if (f != stdout)
-		fclose(f);
+	free(text);
 	if (status)
 		fprintf(stderr, "gpuplace cluster merge: %s\n", err.text);
 	for (i = 0; i < n; i++)
