@@ -25,6 +25,8 @@ typedef struct gres_line {
 	const char *cores;      /* "" if none */
 	int8_t links[GP_MAX_GPUS_PER_NODE];
 	int nlinks;             /* -1 = no Links= */
+	int32_t unknown;        /* names not in slurm.conf (skipped) */
+	char first_unknown[GP_NAME_MAX];
 } gres_line_t;
 
 static int count_files(const gp__conf_loc_t *loc, const char *key, const char *val,
@@ -107,8 +109,13 @@ static int apply_host(void *arg, const char *name, gp_error_t *err)
 	gres_line_t *g = arg;
 	int32_t i = gp__node_find(g->ld->c, name);
 
-	if (i < 0)
-		return gp__conf_err(err, g->loc, "NodeName", "unknown node '%s'", name);
+	if (i < 0) {
+		/* a gres.conf shared between clusters names other clusters'
+		 * nodes; slurmd also reads only its own lines */
+		if (g->unknown++ == 0)
+			snprintf(g->first_unknown, sizeof(g->first_unknown), "%s", name);
+		return GP_OK;
+	}
 	return apply_node(g, i, err);
 }
 
@@ -183,8 +190,15 @@ static int gres_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
 		if (!ld->gres || !ld->gres_loc)
 			return gp__errorf(err, GP_ENOMEM, "out of memory");
 	}
-	if (nodes)
-		return gp__conf_hostlist(&l->loc, "NodeName", nodes, apply_host, &g, err);
+	if (nodes) {
+		rc = gp__conf_hostlist(&l->loc, "NodeName", nodes, apply_host, &g, err);
+		if (!rc && g.unknown &&
+		    gp__cluster_warnf(c, "%s:%d: NodeName: %d node(s) not in slurm.conf ignored "
+		                      "(the first is '%s')", l->loc.path, l->loc.line,
+		                      (int)g.unknown, g.first_unknown))
+			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		return rc;
+	}
 	/* no NodeName: every node that has GPUs in slurm.conf */
 	for (i = 0; i < c->nnodes; i++)
 		if (c->nodes[i].ngpus > 0 && (rc = apply_node(&g, i, err)))

@@ -383,6 +383,25 @@ static void test_syntax_variants(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* gres.conf shared between clusters: other nodes are skipped with one
+ * warning per line; a line without NodeName covers every GPU node. */
+static void test_gres_shared(void **state)
+{
+	conf_set_t set = { "NodeName=n[1-4] Gres=gpu:h100:2\nNodeName=c1\n", NULL,
+		           "NodeName=other[1-100] Name=gpu Count=8\n"
+		           "Name=gpu File=/dev/nvidia[0-1] Cores=0-7\n", KEEP, KEEP };
+	gp_cluster_t *c = load_set(&set);
+
+	assert_int_equal(gp_cluster_warning_count(c), 1);
+	assert_true(has_warning(c, "gres.conf:1: NodeName: 100 node(s) not in slurm.conf "
+	                           "ignored (the first is 'other1')"));
+	assert_int_equal(c->nlayouts, 1);
+	assert_int_equal(c->nodes[3].layout, 0);
+	assert_int_equal(c->nodes[4].layout, -1);
+	assert_string_equal(c->layouts[0].cores[1], "0-7");
+	gp_cluster_destroy(c);
+}
+
 /* Gres= and MaxTime= forms Slurm accepts, one row each. */
 static void test_slurm_values(void **state)
 {
@@ -676,6 +695,7 @@ int main(void)
 		cmocka_unit_test(test_no_topology_no_gres),
 		cmocka_unit_test(test_syntax_variants),
 		cmocka_unit_test(test_slurm_values),
+		cmocka_unit_test(test_gres_shared),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_large),
