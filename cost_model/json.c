@@ -1770,7 +1770,8 @@ int gp_cluster_save_json(const gp_cluster_t *c, const gp_state_t *s, const char 
 	if (s)
 		jadd(&w, root, "state", save_state(&w, c, s));
 	text = w.nomem ? NULL : json_object_to_json_string_length(root,
-	        JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	        JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+	        JSON_C_TO_STRING_NOSLASHESCAPE, &len);
 	if (!text) {
 		json_object_put(root);
 		return gp__errorf(err, GP_ENOMEM, "out of memory writing %s", path);
