@@ -310,7 +310,8 @@ int gp__load_topology(gp__load_t *ld, gp_error_t *err)
 	rc = gp__conf_read(&ld->paths, ld->dir, "topology.conf", true, topo_line, &t, err);
 	if (rc == GP_CONF_ABSENT) {
 		rc = GP_OK;
-	} else if (rc == GP_OK) {
+	} else if (rc == GP_OK && c->nswitches > 0) {
+		/* (a topology.conf with no SwitchName line counts as absent) */
 		ld->has_topology = true;
 		rc = resolve(&t, err);
 	}

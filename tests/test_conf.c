@@ -340,8 +340,12 @@ static void test_forest_gets_synthetic_root(void **state)
 static void test_no_topology_no_gres(void **state)
 {
 	conf_set_t s = { KEEP, NULL, NULL, KEEP, KEEP };
+	conf_set_t empty = { KEEP, "# no switches\n", NULL, KEEP, KEEP };
 	gp_cluster_t *c = load_set(&s);
 	int32_t i;
+
+	gp_cluster_destroy(c);
+	c = load_set(&empty); /* a comment-only topology.conf counts as absent */
 
 	assert_int_equal(c->nswitches, 0);
 	assert_int_equal(c->root, -1);
