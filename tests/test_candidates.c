@@ -438,6 +438,48 @@ static void test_smallest_domain(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* The tree-shaped fill takes the leaf with more usable GPUs first, whose
+ * nodes are small; under --nodes=1-3 only the flat pass over the spine finds
+ * the three whole nodes n3, n4, n5. */
+static void test_node_limit_fallback(void **state)
+{
+	fx_params_t p = { .nnodes = 8, .gpus = 8, .nodes_per_leaf = 4 };
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_search_ws_t *ws;
+	gp_error_t err = { "" };
+	gp_request_t r;
+	const gp_candidate_t *cd;
+	int n;
+
+	(void)state;
+	c = build(&p);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+	s->alloc_mask[0] = s->alloc_mask[1] = s->alloc_mask[2] = 0x0f;
+	s->alloc_mask[6] = s->alloc_mask[7] = 0xff;
+	gp__request_init(&r);
+	r.gpus = 24;
+	r.max_nodes = 3;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	assert_int_equal(cd[0].nnodes, 3);
+	assert_int_equal(cd[0].nodes[0], 3);
+	assert_int_equal(cd[0].nodes[1], 4);
+	assert_int_equal(cd[0].nodes[2], 5);
+	assert_int_equal(cd[0].nleaves, 2);
+	r.max_nodes = 2;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_ENOFIT);
+	/* --nodes=5-: at least five nodes, so the 4-free nodes are used too */
+	r.max_nodes = 0;
+	r.min_nodes = 5;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	assert_true(cd[0].nnodes >= 5);
+	gp__request_clear(&r);
+	gp__search_ws_destroy(ws);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
 static void test_forest_and_nvl(void **state)
 {
 	/* 2 leaves of 4 nodes x 4 GPUs, a forest under the synthetic root, and
@@ -887,7 +929,7 @@ static void test_randomized(void **state)
 			r.gpus_per_node = 1 << rnd(3);
 		if (rnd(4) == 0)
 			r.min_nodes = (int)rnd(4);
-		if (rnd(4) == 0)
+		if (rnd(3) == 0)
 			r.max_nodes = 1 + (int)rnd(4);
 		r.exclusive = rnd(6) == 0;
 		if (rnd(8) == 0)
@@ -943,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_request_lists),
 		cmocka_unit_test(test_request_check),
 		cmocka_unit_test(test_smallest_domain),
+		cmocka_unit_test(test_node_limit_fallback),
 		cmocka_unit_test(test_forest_and_nvl),
 		cmocka_unit_test(test_matching_or),
 		cmocka_unit_test(test_islands),
