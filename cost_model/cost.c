@@ -215,7 +215,8 @@ struct grp {
 	double bnvls;       /* NVLS algbw base, bytes/s (0 = no NVLS) */
 	double pxn_bytes;   /* misaligned bytes forwarded over NVLink to another rail */
 	double intra_bytes; /* all-to-all / send-recv bytes inside units per rank */
-	bool pcie;          /* intra path is PCIe */
+	int32_t pcie;       /* intra path is PCIe */
+	int32_t spare;      /* keeps the struct free of padding (compared with memcmp) */
 };
 
 struct gp_cost_scratch {
@@ -223,10 +224,12 @@ struct gp_cost_scratch {
 	uint32_t stamp;
 	/* per rank */
 	int32_t *rank_p;
-	uint8_t *rank_gpu;
+	uint8_t *rank_gpu, *rank_isl, *rank_rail;
 	/* per placement node */
 	int32_t *p_node, *p_unit, *p_leaf;
 	double *p_cap;
+	double *p_bw;       /* 3 per placement node: NVLink unit, NVLS, PCIe GB/s */
+	uint32_t *p_isl;    /* per placement node: islands its GPUs are in */
 	double *p_load;     /* 2 per placement node: ring, hierarchical pattern */
 	/* per unit (node index, or nnodes + NVLink domain) */
 	uint32_t *u_stamp, *u_isl, *u_rails;
@@ -252,10 +255,14 @@ void gp__cost_scratch_destroy(gp_cost_scratch_t *s)
 		return;
 	free(s->rank_p);
 	free(s->rank_gpu);
+	free(s->rank_isl);
+	free(s->rank_rail);
 	free(s->p_node);
 	free(s->p_unit);
 	free(s->p_leaf);
 	free(s->p_cap);
+	free(s->p_bw);
+	free(s->p_isl);
 	free(s->p_load);
 	free(s->u_stamp);
 	free(s->u_isl);
@@ -300,10 +307,14 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 	nn = (size_t)c->nnodes + 1;
 	s->rank_p = calloc(g, sizeof(*s->rank_p));
 	s->rank_gpu = calloc(g, sizeof(*s->rank_gpu));
+	s->rank_isl = calloc(g, sizeof(*s->rank_isl));
+	s->rank_rail = calloc(g, sizeof(*s->rank_rail));
 	s->p_node = calloc(g, sizeof(*s->p_node));
 	s->p_unit = calloc(g, sizeof(*s->p_unit));
 	s->p_leaf = calloc(g, sizeof(*s->p_leaf));
 	s->p_cap = calloc(g, sizeof(*s->p_cap));
+	s->p_bw = calloc(3 * g, sizeof(*s->p_bw));
+	s->p_isl = calloc(g, sizeof(*s->p_isl));
 	s->p_load = calloc(2 * g, sizeof(*s->p_load));
 	s->u_stamp = calloc(nu, sizeof(*s->u_stamp));
 	s->u_isl = calloc(nu, sizeof(*s->u_isl));
@@ -322,7 +333,7 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 	s->grp = calloc(g, sizeof(*s->grp));
 	s->inodes = calloc(nn, sizeof(*s->inodes));
 	s->imask = calloc(nn, sizeof(*s->imask));
-	if (!s->rank_p || !s->rank_gpu || !s->p_node || !s->p_unit || !s->p_leaf || !s->p_cap || !s->p_load ||
+	if (!s->rank_p || !s->rank_gpu || !s->rank_isl || !s->rank_rail || !s->p_node || !s->p_unit || !s->p_leaf || !s->p_cap || !s->p_bw || !s->p_isl || !s->p_load ||
 	    !s->u_stamp || !s->u_isl || !s->u_rails || !s->u_cnt || !s->u_p || !s->ulist ||
 	    !s->sw_stamp || !s->sw_gstamp || !s->sw_cnt || !s->sw_w || !s->sw_cap || !s->sw_load ||
 	    !s->touched || !s->gtouched || !s->grp || !s->inodes || !s->imask) {
@@ -435,17 +446,33 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 		if (G + gp__popcount(m) > s->max_gpus)
 			return gp__errorf(err, GP_ELIMIT, "placement has more than %d GPUs",
 			                  (int)s->max_gpus);
-		for (g = 0; g < 32; g++)
-			if (m & (1u << g)) {
-				s->rank_p[G] = p;
-				s->rank_gpu[G] = (uint8_t)g;
-				G++;
-				rails |= 1u << gpu_rail(n, g);
-			}
+		s->p_isl[p] = 0;
+		for (; m; m &= m - 1) {
+			g = __builtin_ctz(m);
+			s->rank_p[G] = p;
+			s->rank_gpu[G] = (uint8_t)g;
+			s->rank_isl[G] = (uint8_t)(gpu_island(c, node, g) & 31);
+			s->rank_rail[G] = (uint8_t)gpu_rail(n, g);
+			rails |= 1u << s->rank_rail[G];
+			s->p_isl[p] |= 1u << s->rank_isl[G];
+			G++;
+		}
 		s->p_node[p] = node;
 		s->p_unit[p] = n->nvl_domain >= 0 && n->nvl_domain < c->nnvl ?
 		               c->nnodes + n->nvl_domain : node;
 		s->p_leaf[p] = n->leaf >= 0 && n->leaf < c->nswitches ? n->leaf : -1;
+		{
+			const gp_gpu_profile_t *pr = node_profile(c, node);
+			int gen = gpu_gen(pr);
+			double b = pr ? pr->nvlink_gbps : 0;
+
+			if (n->nvl_domain >= 0 && n->nvl_domain < c->nnvl &&
+			    c->nvl[n->nvl_domain].gbps_per_gpu > 0)
+				b = c->nvl[n->nvl_domain].gbps_per_gpu;
+			s->p_bw[3 * p] = b * eta_nvl(gen);
+			s->p_bw[3 * p + 1] = b * eta_nvl(gen) * nvls_eff(gen);
+			s->p_bw[3 * p + 2] = gen >= GEN_HOPPER ? PCIE_GEN5_GBPS : PCIE_GEN4_GBPS;
+		}
 		nic = n->nic_gbps > 0 && n->rails > 0 ? n->nic_gbps * ETA_NET : NET_DEFAULT_GBPS;
 		s->p_cap[p] = gp__popcount(rails) * nic * 1e9;
 		/* the job's NIC bandwidth under every switch above the node */
@@ -501,57 +528,54 @@ static void group_units(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, 
                         struct grp *gr, uint32_t *rails_and, uint32_t *rails_or)
 {
 	uint32_t gst = next_stamp(s);
-	int32_t i, nu = 0, n = gr->n;
+	int32_t i, nu = 0, n = gr->n, lastp = -1, u = -1;
 	double bmin = INFINITY, bnvls = INFINITY;
 
 	for (i = 0; i < n; i++) {
-		int32_t m = r + i * st, p = s->rank_p[m], u = s->p_unit[p], node = s->p_node[p];
-		int gpu = s->rank_gpu[m];
+		int32_t m = r + i * st, p = s->rank_p[m];
 
-		if (s->u_stamp[u] != gst) {
-			s->u_stamp[u] = gst;
-			s->u_cnt[u] = 0;
-			s->u_isl[u] = 0;
-			s->u_rails[u] = 0;
-			s->u_p[u] = p;
-			s->ulist[nu++] = u;
+		if (p != lastp) {
+			/* ranks are block by node: most members repeat the last node */
+			lastp = p;
+			u = s->p_unit[p];
+			if (s->u_stamp[u] != gst) {
+				s->u_stamp[u] = gst;
+				s->u_cnt[u] = 0;
+				s->u_isl[u] = 0;
+				s->u_rails[u] = 0;
+				s->u_p[u] = p;
+				s->ulist[nu++] = u;
+			}
 		}
 		s->u_cnt[u]++;
-		s->u_isl[u] |= 1u << (gpu_island(c, node, gpu) & 31);
-		s->u_rails[u] |= 1u << gpu_rail(&c->nodes[node], gpu);
+		s->u_isl[u] |= 1u << s->rank_isl[m];
+		s->u_rails[u] |= 1u << s->rank_rail[m];
 	}
 	gr->units = nu;
 	*rails_and = ~0u;
 	*rails_or = 0;
 	for (i = 0; i < nu; i++) {
-		int32_t u = s->ulist[i], node = s->p_node[s->u_p[u]];
-		const gp_gpu_profile_t *pr = node_profile(c, node);
-		int gen = gpu_gen(pr);
+		int32_t uu = s->ulist[i], p = s->u_p[uu];
+		uint32_t isl = s->u_isl[uu];
 		double b = 0, bn = 0;
 
-		if (u >= c->nnodes) {
-			/* cross-node NVLink domain */
-			const gp_nvl_domain_t *d = &c->nvl[u - c->nnodes];
-
-			b = (d->gbps_per_gpu > 0 ? d->gbps_per_gpu : pr ? pr->nvlink_gbps : 0) *
-			    eta_nvl(gen);
-		} else if (pr && pr->nvlink_gbps > 0 && gp__popcount(s->u_isl[u]) <= 1) {
-			b = pr->nvlink_gbps * eta_nvl(gen);
-		}
-		if (b > 0) {
-			bn = b * nvls_eff(gen);
+		/* NVLink when the unit is a cross-node domain or the group's GPUs
+		 * on the node share one island; else PCIe */
+		if (s->p_bw[3 * p] > 0 && (uu >= c->nnodes || !(isl & (isl - 1)))) {
+			b = s->p_bw[3 * p];
+			bn = s->p_bw[3 * p + 1];
 		} else {
-			b = gen >= GEN_HOPPER ? PCIE_GEN5_GBPS : PCIE_GEN4_GBPS;
-			gr->pcie = true;
+			b = s->p_bw[3 * p + 2];
+			gr->pcie = 1;
 		}
 		if (b < bmin)
 			bmin = b;
 		if (bn < bnvls)
 			bnvls = bn;
-		if (s->u_cnt[u] > gr->gmax)
-			gr->gmax = s->u_cnt[u];
-		*rails_and &= s->u_rails[u];
-		*rails_or |= s->u_rails[u];
+		if (s->u_cnt[uu] > gr->gmax)
+			gr->gmax = s->u_cnt[uu];
+		*rails_and &= s->u_rails[uu];
+		*rails_or |= s->u_rails[uu];
 	}
 	gr->bmin = bmin * 1e9;
 	gr->bnvls = gr->pcie ? 0 : bnvls * 1e9;
@@ -686,17 +710,38 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 	}
 
 	/* pass 1: units of every group and the load it puts on NICs and uplinks */
-	for (r = 0; r < G; r++) {
+	for (r = 0; r < G; r = (r + 1) % st ? r + 1 : r + 1 + st * (sz - 1)) {
 		struct grp *gr;
 		uint32_t rand_, ror;
 		int32_t n = sz, nu;
 
-		if ((r / st) % sz)
-			continue;
 		gr = &s->grp[ng++];
 		memset(gr, 0, sizeof(*gr));
 		gr->n = n;
 		gr->lca_level = -1;
+		/* fast path: ranks are block by node, so a group whose first and
+		 * last members share a node lies inside it */
+		{
+			int32_t pf = s->rank_p[r];
+			uint32_t isl = s->p_isl[pf];
+
+			if (pf == s->rank_p[r + (n - 1) * st] && !(isl & (isl - 1))) {
+				gr->units = 1;
+				gr->gmax = n;
+				if (s->p_bw[3 * pf] > 0) {
+					gr->bmin = s->p_bw[3 * pf] * 1e9;
+					gr->bnvls = s->p_bw[3 * pf + 1] * 1e9;
+				} else {
+					gr->bmin = s->p_bw[3 * pf + 2] * 1e9;
+					gr->pcie = 1;
+				}
+				if (coll == GP_COLL_SENDRECV)
+					gr->intra_bytes = S;
+				if (res->units < 1)
+					res->units = 1;
+				continue;
+			}
+		}
 		group_units(c, s, r, st, gr, &rand_, &ror);
 		nu = gr->units;
 		if (nu > res->units)
@@ -781,12 +826,27 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		{
 			double vr = vf * (double)(n - 1) / n * S;    /* flat ring edge */
 			double vh = vf * (double)(nu - 1) / nu * S;  /* hierarchical edge */
+			bool has_dom = false;
 
-			for (i = 0; i < n; i++) {
+			for (i = 0; i < nu; i++) {
+				int32_t u = s->ulist[i], p = s->u_p[u];
+
+				if (u < c->nnodes) {
+					/* a node unit: its edge leaves through that node */
+					s->p_load[2 * p] += vr;
+					s->p_load[2 * p + 1] += vh;
+				} else {
+					has_dom = true;
+				}
+			}
+			/* a cross-node domain's edge leaves through all its nodes */
+			for (i = 0; has_dom && i < n; i++) {
 				int32_t p = s->rank_p[r + i * st], u = s->p_unit[p];
 
-				s->p_load[2 * p] += vr / s->u_cnt[u];
-				s->p_load[2 * p + 1] += vh / s->u_cnt[u];
+				if (u >= c->nnodes) {
+					s->p_load[2 * p] += vr / s->u_cnt[u];
+					s->p_load[2 * p + 1] += vh / s->u_cnt[u];
+				}
 			}
 			for (i = 0; i < nu; i++) {
 				int32_t ua = s->ulist[i], ub = s->ulist[(i + 1) % nu];
@@ -841,6 +901,9 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		gp_algo_t ba = GP_ALGO_AUTO;
 		size_t j;
 
+		/* most groups of a dimension look alike: same facts, same time */
+		if (k > 0 && !memcmp(gr, &s->grp[k - 1], sizeof(*gr)))
+			continue;
 		for (j = 0; j < sizeof(cand) / sizeof(cand[0]); j++) {
 			int pi;
 
