@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "discover.h"
+#include "gpuplace.h"
+#include "model.h"
 
 static char shared[PATH_MAX];
 static char srcdata[PATH_MAX];
@@ -493,6 +495,102 @@ static void test_merge(void **unused)
 	gp__probe_destroy(last);
 }
 
+static void write_text(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX * 2];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The merged lines are what the project's own loader reads: a conf dir made
+ * from them loads, and every node gets the probed Links= matrix, islands and
+ * Cores= back. */
+static void test_merged_conf_loads(void **unused)
+{
+	static const char *const names[] = { "gn01", "gn02", "odd1" };
+	char dir[] = "/tmp/gp-probe-XXXXXX", path[PATH_MAX * 2];
+	gp_probe_t *p[3];
+	gp_error_t err = { "" };
+	gp_cluster_t *c = NULL;
+	char *buf = NULL;
+	size_t len = 0, i;
+	int g;
+	FILE *f;
+
+	for (i = 0; i < 3; i++)
+		p[i] = load_or_skip(srcdata, i == 2 ? "odd-bandwidth.xml" : "switch-gpu-hca.xml",
+		                    names[i]);
+	assert_non_null(mkdtemp(dir));
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(gp__probe_merge(p, 3, f, &err), GP_OK);
+	fclose(f);
+	/* the merge output is gres.conf lines, then gpuplace.conf lines, both
+	 * with comments; give each file all of it minus the other's lines */
+	{
+		char *gres = strdup(buf), *gpc = strdup(buf), *cut;
+
+		assert_non_null(gres);
+		assert_non_null(gpc);
+		cut = strstr(gres, "# gpuplace.conf");
+		assert_non_null(cut);
+		*cut = '\0';
+		write_text(dir, "gres.conf", gres);
+		cut = strstr(gpc, "# gpuplace.conf");
+		memmove(gpc, cut, strlen(cut) + 1);
+		cut = strstr(gpc, "# slurm.conf");
+		assert_non_null(cut);
+		*cut = '\0';
+		write_text(dir, "gpuplace.conf", "GpuProfile=a100 TFLOPS=312 HBMGBps=1555 "
+		           "NVLinkGBps=300 TDPWatts=400 IdleWatts=50\n");
+		snprintf(path, sizeof(path), "%s/gpuplace.conf", dir);
+		f = fopen(path, "a");
+		assert_non_null(f);
+		fputs(gpc, f);
+		fclose(f);
+		free(gres);
+		free(gpc);
+	}
+	write_text(dir, "slurm.conf", "ClusterName=t\nNodeName=gn[01-02],odd1 CPUs=8 "
+	           "Gres=gpu:a100:4\nPartitionName=all Nodes=ALL Default=YES\n");
+	if (gp_cluster_load_conf_dir(dir, &c, &err))
+		print_message("# %s\n%s", err.text, buf);
+	assert_non_null(c);
+	assert_int_equal(c->nnodes, 3);
+	for (i = 0; i < 3; i++) {
+		const gp_node_t *n = &c->nodes[gp__node_find(c, names[i])];
+		const gp_gres_layout_t *L;
+
+		assert_true(n->layout >= 0);
+		L = &c->layouts[n->layout];
+		assert_int_equal(L->ngpus, 4);
+		assert_true(L->has_links);
+		assert_memory_equal(L->links, p[i]->layout.links, sizeof(L->links));
+		assert_int_equal(L->nislands, p[i]->layout.nislands);
+		assert_int_equal(n->rails, p[i]->nnics);
+		for (g = 0; g < 4; g++) {
+			assert_int_equal(L->island[g], p[i]->layout.island[g]);
+			assert_string_equal(L->cores[g], p[i]->gpus[g].cores);
+		}
+	}
+	gp_cluster_destroy(c);
+	free(buf);
+	for (i = 0; i < 3; i++)
+		gp__probe_destroy(p[i]);
+	for (i = 0; i < 3; i++) {
+		static const char *const files[] = { "gres.conf", "gpuplace.conf", "slurm.conf" };
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		assert_int_equal(unlink(path), 0);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -507,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_json_errors),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_merged_conf_loads),
 	};
 
 	paths_init();
