@@ -55,6 +55,13 @@ static int expand_hostlist(const gp_cluster_t *c, const char *what, const char *
 		goto out;
 	}
 	while ((h = slurm_hostlist_shift(hl)) != NULL) {
+		/* libslurm passes an unbalanced range through as a name */
+		if (!*h || strpbrk(h, "[]\",")) {
+			rc = gp__errorf(err, GP_EINVAL, "%s: '%s' is not a valid host list", what,
+			                list);
+			free(h);
+			goto out;
+		}
 		i = gp__node_find(c, h);
 		if (i < 0) {
 			rc = gp__errorf(err, GP_ENOENT, "%s: unknown node '%s'", what, h);

@@ -190,6 +190,9 @@ static void test_request_lists(void **state)
 	assert_int_equal(gp__request_set_excluded(&r, c, "n[6-9]", &err), GP_ENOENT);
 	assert_non_null(strstr(err.text, "--exclude: unknown node 'n8'"));
 	assert_int_equal(r.nexcluded, 2); /* unchanged on error */
+	assert_int_equal(gp__request_set_excluded(&r, c, "n[1-", &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "not a valid host list"));
+	assert_int_equal(r.nexcluded, 2);
 	assert_int_equal(gp__request_set_partition(&r, c, "nope", &err), GP_ENOENT);
 	assert_non_null(strstr(err.text, "partition 'nope'"));
 	assert_int_equal(gp__request_set_partition(&r, c, "debug", &err), GP_OK);
