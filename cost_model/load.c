@@ -213,6 +213,7 @@ static void load_free(gp__load_t *ld)
 int gp_cluster_load_conf_dir(const char *dir, gp_cluster_t **out, gp_error_t *err)
 {
 	gp__load_t ld = { 0 };
+	size_t n;
 	int rc;
 
 	if (!out)
@@ -222,11 +223,15 @@ int gp_cluster_load_conf_dir(const char *dir, gp_cluster_t **out, gp_error_t *er
 		return gp__errorf(err, GP_EINVAL, "gp_cluster_load_conf_dir: no directory");
 	if (strlen(dir) >= GP_PATH_MAX - 32)
 		return gp__errorf(err, GP_ECONFIG, "%s: path is too long", dir);
-	ld.dir = dir;
 	ld.c = gp__cluster_new();
 	if (!ld.c)
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	/* "etc/x/" names its files etc/x/slurm.conf, not etc/x//slurm.conf */
 	snprintf(ld.c->conf_dir, sizeof(ld.c->conf_dir), "%s", dir);
+	n = strlen(ld.c->conf_dir);
+	while (n > 1 && ld.c->conf_dir[n - 1] == '/')
+		ld.c->conf_dir[--n] = '\0';
+	ld.dir = ld.c->conf_dir;
 	if ((rc = gp__load_slurm(&ld, err)) || (rc = gp__load_topology(&ld, err)) ||
 	    (rc = gp__load_gres(&ld, err)) || (rc = gp__load_gpuplace(&ld, err)) ||
 	    (rc = resolve_nodes(&ld, err)) || (rc = build_layouts(&ld, err)))
