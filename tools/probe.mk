@@ -11,3 +11,10 @@ TESTS += tests/test_probe
 EXTRA_DIST += tests/data/probe
 TESTS += tests/probe_cmd.sh
 EXTRA_DIST += tests/probe_cmd.sh
+
+check_PROGRAMS += tests/fuzz_probe
+tests_fuzz_probe_SOURCES = tests/fuzz_probe.c tests/fuzz_driver.c
+tests_fuzz_probe_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_probe_LDADD = $(GP_LIBS)
+TESTS += tests/fuzz_probe.sh
+EXTRA_DIST += tests/fuzz_probe.sh
