@@ -8,8 +8,50 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model.h"
+
+/* Whatever loads must save, load again and save to the same bytes. */
+static void check_round_trip(const gp_cluster_t *c, const gp_state_t *s)
+{
+	static char a[64], b[80];
+	gp_cluster_t *c2 = NULL;
+	gp_state_t *s2 = NULL;
+	gp_error_t err;
+	FILE *fa, *fb;
+	int ca, cb;
+
+	if (!a[0]) {
+		int fd;
+
+		snprintf(a, sizeof(a), "/tmp/gp-fuzz-json-XXXXXX");
+		if ((fd = mkstemp(a)) < 0)
+			abort();
+		close(fd);
+		snprintf(b, sizeof(b), "%s.b", a);
+	}
+	if (gp_cluster_save_json(c, s, a, &err) ||
+	    gp_cluster_load_json(a, &c2, s ? &s2 : NULL, &err) ||
+	    gp_cluster_save_json(c2, s2, b, &err))
+		abort();
+	fa = fopen(a, "rb");
+	fb = fopen(b, "rb");
+	if (!fa || !fb)
+		abort();
+	do {
+		ca = fgetc(fa);
+		cb = fgetc(fb);
+		if (ca != cb)
+			abort();
+	} while (ca != EOF);
+	fclose(fa);
+	fclose(fb);
+	unlink(a);
+	unlink(b);
+	gp_state_destroy(s2);
+	gp_cluster_destroy(c2);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -37,6 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (s && s->nnodes != c->nnodes)
 			abort();
+		check_round_trip(c, s);
 	} else if ((c || s) || !err.text[0]) {
 		abort();   /* failures leave nothing behind and always say why */
 	}

@@ -226,11 +226,13 @@ static char *slurp(const char *path)
 static void test_conf_equivalent(void **unused)
 {
 	static const struct { int32_t nodes, gpus, nvl; const char *type; double kw, ovs;
-		uint64_t seed; } cases[] = {
-		{ 5, 8, 0, "h100", 0, 1, 0 },
-		{ 130, 8, 0, "h100", 0, 2, 0 },
-		{ 700, 8, 0, "h200", 45.5, 1.5, 9 },
-		{ 90, 4, 18, "gb200", 0, 1, 0 },
+		uint64_t seed; int32_t npl, lpg, npr; } cases[] = {
+		{ 5, 8, 0, "h100", 0, 1, 0, 32, 16, 0 },
+		{ 130, 8, 0, "h100", 0, 2, 0, 32, 16, 0 },
+		{ 700, 8, 0, "h200", 45.5, 1.5, 9, 32, 16, 0 },
+		{ 90, 4, 18, "gb200", 0, 1, 0, 32, 16, 0 },
+		{ 29, 1, 0, "a100", 0, 1.25, 4, 4, 2, 3 },      /* ragged leaves, racks, core */
+		{ 50, 16, 7, "b200", 100, 3, 0, 9, 1, 5 },       /* one leaf per spine group */
 	};
 	const char *t = getenv("TMPDIR");
 	size_t k;
@@ -251,6 +253,9 @@ static void test_conf_equivalent(void **unused)
 		p.rack_kw = cases[k].kw;
 		p.oversub = cases[k].ovs;
 		p.seed = cases[k].seed;
+		p.nodes_per_leaf = cases[k].npl;
+		p.leaves_per_spine_group = cases[k].lpg;
+		p.nodes_per_rack = cases[k].npr;
 		snprintf(p.gpu_type, sizeof(p.gpu_type), "%s", cases[k].type);
 		assert_int_equal(gp__synth_build(&p, &c, &err), GP_OK);
 		if (gp__synth_write_conf(&p, dir, &err))
