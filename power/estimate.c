@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* estimate.c - estimated rack draw and headroom against power and cooling. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "power.h"
+
+double gp_power_clock_real(void *arg)
+{
+	struct timespec ts;
+
+	(void)arg;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double gp_power_gpu_watts(const gp_gpu_profile_t *p, double load)
+{
+	if (!p)
+		/* Unknown GPU type: assume an H100 SXM at its 700 W TDP whatever
+		 * the load (Llama 3 paper sec. 3.3.1, notes/calibration.md sec. 4).
+		 * This is an assumption chosen to err high; give the node a
+		 * GpuProfile in gpuplace.conf to replace it. */
+		return GP_POWER_UNKNOWN_GPU_W;
+	if (!(load >= 0.0))
+		load = 0.0;
+	if (load > 1.0)
+		load = 1.0;
+	return p->idle_w + load * (p->tdp_w - p->idle_w);
+}
+
+/* Load of the job owning GPU g of node n in s; -1 when no job names it. */
+static double owner_load(const gp_state_t *s, int32_t n, int g)
+{
+	int32_t j, k;
+
+	for (j = 0; j < s->njobs; j++) {
+		const gp_job_alloc_t *a = &s->jobs[j];
+
+		for (k = 0; k < a->nnodes; k++)
+			if (a->nodes[k] == n && a->gpu_mask && (a->gpu_mask[k] >> g) & 1u)
+				/* load 0 in a state means "not given": default 1 (model.h) */
+				return a->load > 0.0 ? a->load : 1.0;
+	}
+	return -1.0;
+}
+
+double gp_power_estimate_rack(const gp_cluster_t *c, const gp_state_t *s, int32_t rack)
+{
+	const gp_rack_t *r;
+	double w = 0.0;
+	int32_t i;
+
+	if (!c || rack < 0 || rack >= c->nracks)
+		return (double)GP_EINVAL;
+	if (s && s->nnodes != c->nnodes)
+		s = NULL;
+	r = &c->racks[rack];
+	for (i = 0; i < r->nnodes; i++) {
+		int32_t ni = r->nodes[i];
+		const gp_node_t *n;
+		const gp_gpu_profile_t *p;
+		int g;
+
+		if (ni < 0 || ni >= c->nnodes)
+			continue;
+		n = &c->nodes[ni];
+		p = n->profile >= 0 && n->profile < c->nprofiles ? &c->profiles[n->profile] : NULL;
+		w += n->base_w > 0.0 ? n->base_w : r->node_base_w;
+		for (g = 0; g < n->ngpus && g < GP_MAX_GPUS_PER_NODE; g++) {
+			double load;
+
+			if (!s || !((s->alloc_mask[ni] >> g) & 1u)) {
+				w += gp_power_gpu_watts(p, 0.0);
+				continue;
+			}
+			load = owner_load(s, ni, g);
+			/* allocated but no job names it: assume full TDP */
+			w += gp_power_gpu_watts(p, load < 0.0 ? 1.0 : load);
+		}
+	}
+	return w;
+}
+
+int gp_power_headroom(const gp_cluster_t *c, const gp_state_t *s,
+                      const gp_power_snapshot_t *snap, int32_t rack, double extra_w,
+                      double now, gp_power_headroom_t *out)
+{
+	const gp_rack_t *r;
+	gp_power_sample_t smp = { .watts = -1.0 };
+	double margin, power_lim, cool_lim;
+
+	if (!out)
+		return GP_EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->measured_w = -1.0;
+	out->age_s = -1.0;
+	snprintf(out->source, sizeof(out->source), "estimate");
+	if (!c)
+		return GP_EINVAL;
+	if (rack < 0 || rack >= c->nracks)
+		return GP_ENOENT;
+	r = &c->racks[rack];
+
+	if (snap && rack < snap->nracks) {
+		smp = snap->racks[rack];
+	} else if (!snap && s && s->rack_power && rack < s->nracks &&
+	           s->rack_power[rack].sample_time > 0 && s->rack_power[rack].measured_w >= 0) {
+		smp.watts = s->rack_power[rack].measured_w;
+		smp.time = (double)s->rack_power[rack].sample_time;
+		smp.stale_s = c->site.telemetry_stale_s;
+		snprintf(smp.source, sizeof(smp.source), "%s", s->rack_power[rack].source);
+	}
+
+	margin = c->site.power_margin;
+	if (!(margin >= 0.0) || margin >= 1.0)
+		margin = 0.0;
+	out->margin = margin;
+	out->cap_w = r->power_cap_kw * 1000.0;
+	/* CoolingKW defaults to PowerCapKW (gpuplace.conf(5)); 0 = not given */
+	out->cooling_w = r->cooling_kw > 0.0 ? r->cooling_kw * 1000.0 : out->cap_w;
+	power_lim = out->cap_w * (1.0 - margin);
+	cool_lim = out->cooling_w * (1.0 - margin);
+	out->binding = cool_lim < power_lim ? GP_LIMIT_COOLING : GP_LIMIT_POWER;
+	out->limit_w = out->binding == GP_LIMIT_COOLING ? cool_lim : power_lim;
+	out->estimated_w = gp_power_estimate_rack(c, s, rack);
+	out->extra_w = extra_w;
+
+	if (smp.watts >= 0.0 && smp.time > 0.0) {
+		out->measured_w = smp.watts;
+		out->age_s = now - smp.time;
+		if (out->age_s < 0.0)
+			out->age_s = 0.0; /* a clock step back: treat the sample as new */
+		snprintf(out->source, sizeof(out->source), "%s", smp.source[0] ? smp.source : "state");
+		if (out->age_s <= smp.stale_s) {
+			out->basis = GP_BASIS_MEASURED;
+			out->used_w = smp.watts;
+		} else {
+			/* Stale: the conservative estimate, but never below what was
+			 * last measured. */
+			out->basis = GP_BASIS_STALE;
+			out->stale = true;
+			out->used_w = fmax(out->estimated_w, smp.watts);
+		}
+	} else {
+		out->basis = GP_BASIS_ESTIMATE;
+		out->used_w = out->estimated_w;
+	}
+	out->headroom_w = out->limit_w - out->used_w - extra_w;
+	return GP_OK;
+}
