@@ -19,3 +19,6 @@ tests_test_candidates_SOURCES = tests/test_candidates.c tests/engine_fixture.c t
 tests_test_candidates_CFLAGS = $(TEST_CFLAGS)
 tests_test_candidates_LDADD = $(TEST_LIBS)
 TESTS += tests/test_candidates
+
+# gpuplace model
+gpuplace_SOURCES += tools/cmd_model.c

@@ -10,5 +10,6 @@ int gp_cmd_synth(int argc, char **argv);    /* tools/cmd_synth.c */
 int gp_cmd_conf(int argc, char **argv);     /* tools/cmd_conf.c */
 int gp_cmd_probe(int argc, char **argv);    /* tools/cmd_probe.c */
 int gp_cmd_cluster_merge(int argc, char **argv); /* tools/cmd_cluster_merge.c */
+int gp_cmd_model(int argc, char **argv);    /* tools/cmd_model.c */
 
 #endif

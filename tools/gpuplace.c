@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "synth", gp_cmd_synth, "generate a synthetic cluster (conf files or JSON)" },
 	{ "conf", gp_cmd_conf, "write slurm.conf node lines, topology.conf and gres.conf" },
 	{ "probe", gp_cmd_probe, "discover this node's GPUs, NVLinks and NICs with hwloc" },
+	{ "model", gp_cmd_model, "predict collective and training-step times on a node set" },
 };
 
 static void usage(FILE *f)
