@@ -591,6 +591,38 @@ static void test_merged_conf_loads(void **unused)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+static void test_gpu_type(void **unused)
+{
+	static const struct {
+		const char *model, *type;
+	} cases[] = {
+		{ "Tesla V100-SXM3-32GB-H", "v100" },
+		{ "Tesla P100-SXM2-16GB", "p100" },
+		{ "NVIDIA H100 80GB HBM3", "h100" },
+		{ "NVIDIA A100-SXM4-80GB", "a100" },
+		{ "NVIDIA GeForce RTX 4090", "rtx" },
+		{ "Tesla K40m", "k40m" },
+		{ "AMD Instinct MI250X", "mi250x" },
+		{ "GA100 [A100 SXM4 80GB]", "a100" },
+		{ "GV100GL [Tesla V100 SXM2 16GB]", "v100" },
+		{ "Tesla M2075 Dual-Slot Computing Processor Module", "m2075" },
+		{ "NVIDIA Tesla", "" },
+		{ "", "" },
+		{ "[]", "" },
+		{ "a-very-long-model-name-without-spaces", "a" },
+	};
+	char out[GP_NAME_MAX], tiny[3];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(out, 'x', sizeof(out));
+		gp__probe_gpu_type(cases[i].model, out, sizeof(out));
+		assert_string_equal(out, cases[i].type);
+	}
+	gp__probe_gpu_type("Tesla V100-SXM3", tiny, sizeof(tiny)); /* cut, never overrun */
+	assert_string_equal(tiny, "v1");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -602,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_live_machine),
 		cmocka_unit_test(test_gres_lines),
+		cmocka_unit_test(test_gpu_type),
 		cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_json_errors),
 		cmocka_unit_test(test_merge),

@@ -229,18 +229,23 @@ static bool gpu_by_class(hwloc_obj_t pci)
 
 /* gres Type= from a model name: the first word that is not a vendor or
  * brand word, up to the first '-', lower case, letters and digits only
- * ("Tesla V100-SXM3-32GB-H" -> "v100", "NVIDIA H100 80GB HBM3" -> "h100"). */
-static void type_from_model(const char *model, char *out, size_t n)
+ * ("Tesla V100-SXM3-32GB-H" -> "v100", "NVIDIA H100 80GB HBM3" -> "h100",
+ * "GA100 [A100 SXM4 80GB]" -> "a100"). */
+void gp__probe_gpu_type(const char *model, char *out, size_t n)
 {
 	static const char *const skip[] = {
 		"nvidia", "tesla", "geforce", "quadro", "amd", "ati", "radeon", "instinct",
 		"intel", "corporation", "data", "center", "gpu", "[amd/ati]",
 	};
-	const char *p = model;
+	const char *p = model, *br = strrchr(model, '[');
 	size_t o = 0, i;
 
+	/* PCI names put the marketing name in brackets: "GV100GL [Tesla V100
+	 * SXM2 16GB]" */
+	if (br && strchr(br, ']'))
+		p = br + 1;
 	out[0] = '\0';
-	while (*p) {
+	while (*p && *p != ']') {
 		const char *w;
 		size_t len;
 		bool skipped = false;
@@ -248,7 +253,7 @@ static void type_from_model(const char *model, char *out, size_t n)
 		while (*p == ' ')
 			p++;
 		w = p;
-		while (*p && *p != ' ')
+		while (*p && *p != ' ' && *p != ']')
 			p++;
 		len = (size_t)(p - w);
 		if (!len)
@@ -399,7 +404,7 @@ static int find_gpus(struct scan *s, gp_probe_t *p, gp_error_t *err)
 		if (!model)
 			model = hwloc_obj_get_info_by_name(s->gpu[g], "PCIDevice");
 		copy(G->model, sizeof(G->model), model);
-		type_from_model(G->model, G->type, sizeof(G->type));
+		gp__probe_gpu_type(G->model, G->type, sizeof(G->type));
 		/* /dev/nvidiaN: the driver numbers GPUs in PCI probe order,
 		 * which is bus order, so the k-th NVIDIA GPU by bus id is
 		 * /dev/nvidia<k>.  Other vendors' device files depend on
@@ -851,10 +856,13 @@ int gp__probe_write_conf(const gp_probe_t *p, FILE *f, gp_error_t *err)
 		fprintf(f, "# gpuplace probe: no GPU found on %s (%s)\n", p->node,
 		        p->source[0] ? p->source : "this machine");
 	} else {
-		fprintf(f, "# gpuplace probe: %s, %d GPU%s (%s), %s, %d NVLink island%s, %d HCA%s%s%s\n",
-		        p->node, p->ngpus, p->ngpus > 1 ? "s" : "", p->gpus[0].backend,
-		        p->nvswitch ? "NVLink via NVSwitch" : p->nvlink ? "NVLink" : "no NVLink seen",
-		        p->layout.nislands, p->layout.nislands > 1 ? "s" : "", p->nnics,
+		char isl[48] = "no NVLink seen";
+
+		if (p->nvlink)
+			snprintf(isl, sizeof(isl), "%d NVLink island%s%s", p->layout.nislands,
+			         p->layout.nislands > 1 ? "s" : "", p->nvswitch ? " (NVSwitch)" : "");
+		fprintf(f, "# gpuplace probe: %s, %d GPU%s (%s), %s, %d HCA%s%s%s\n", p->node,
+		        p->ngpus, p->ngpus > 1 ? "s" : "", p->gpus[0].backend, isl, p->nnics,
 		        p->nnics == 1 ? "" : "s", p->source[0] ? ", from " : "", p->source);
 		if (!p->layout.has_links)
 			fprintf(f, "# no NVML data: NVLinks unknown, Links= left out\n");

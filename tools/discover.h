@@ -170,6 +170,12 @@ int gp__probe_from_json(const char *text, size_t len, const char *what, gp_probe
  * named in err), GP_ENOMEM, GP_ELIMIT, GP_EIO. */
 int gp__probe_merge(gp_probe_t *const *p, int n, FILE *f, gp_error_t *err);
 
+/* gres Type= from a GPU model or PCI device name into out (size n, "" when
+ * nothing fits): the first word that is not a vendor or brand word, cut at
+ * '-', lower case, letters and digits; inside the brackets of a PCI name.
+ * "Tesla V100-SXM3-32GB-H" -> "v100", "GA100 [A100 SXM4 80GB]" -> "a100". */
+void gp__probe_gpu_type(const char *model, char *out, size_t n);
+
 /* Short name of an affinity class ("PIX" ...), "" for GP_PROBE_AFF_NONE. */
 const char *gp__probe_affinity_name(gp_probe_affinity_t a);
 
