@@ -11,6 +11,17 @@
  * score, lower first, ties broken by the order of generation (which is
  * deterministic: domain size, then tightest fit, then index).
  *
+ * A node is eligible when it is in the request's partition (every node when
+ * the cluster has no partitions), not DOWN, DRAIN or RESERVED (requests
+ * carry no reservation), not in --exclude, satisfies the constraint (for a
+ * matching-OR constraint: the alternative being searched; each alternative
+ * is searched separately and its candidates carry its number), and has
+ * enough free GPUs: at least gpus_per_node when set, at least one
+ * otherwise, and nothing allocated at all for an exclusive job.  With a
+ * switch tree, nodes outside it are never used (Slurm's topology/tree
+ * cannot place multi-node jobs on them), and an NVLink domain whose nodes
+ * lie under different children of a disconnected root is not searched.
+ *
  * Everything a search needs lives in a gp_search_ws_t made once per
  * cluster: the search itself allocates nothing.  A workspace serves one
  * search at a time (one per thread).
@@ -92,7 +103,10 @@ void gp__search_ws_destroy(gp_search_ws_t *ws);
  * (>= 1) candidates sorted by score, valid until the next search with ws.
  * GP_ENOFIT when nothing fits, with the reason in err (how many nodes each
  * rule excluded, or that no connected domain holds the job); GP_EINVAL for
- * an invalid request (gp__request_check).
+ * an invalid request (gp__request_check).  With a matching-OR constraint
+ * each alternative yields up to k candidates (one O(nnodes) pass each) and
+ * the best k of all are returned.  c, s and r are only read; ws is
+ * modified (one search per workspace at a time).
  */
 int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_request_t *r,
                           int k, gp_score_fn score, void *score_arg, gp_search_ws_t *ws,
