@@ -623,6 +623,41 @@ static void test_gpu_type(void **unused)
 	assert_string_equal(tiny, "v1");
 }
 
+/* GPUs through ROCm SMI only, and by PCI class when hwloc has no GPU
+ * backend; a BMC's VGA is never a GPU. */
+static void test_other_backends(void **unused)
+{
+	static const struct {
+		const char *file, *backend, *type, *file0;
+	} cases[] = {
+		{ "rsmi-amd.xml", "RSMI", "mi250x", "" },
+		{ "pci-class-only.xml", "PCI", "a100", "/dev/nvidia0" },
+	};
+	size_t i;
+	int g;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gp_probe_t *p = load_or_skip(srcdata, cases[i].file, "b1");
+		char line[256];
+
+		check_invariants(p);
+		assert_int_equal(p->ngpus, 2);
+		assert_int_equal(p->nignored, 0);
+		for (g = 0; g < 2; g++) {
+			assert_string_equal(p->gpus[g].backend, cases[i].backend);
+			assert_string_equal(p->gpus[g].type, cases[i].type);
+			assert_int_equal(p->gpus[g].rail, 0);
+		}
+		assert_string_equal(p->gpus[0].file, cases[i].file0);
+		/* no NVML: nothing is known about NVLinks, so no Links= */
+		assert_false(p->layout.has_links);
+		assert_int_equal(p->layout.nislands, 2);
+		assert_int_equal(gp__probe_gres_body(p, 1, line, sizeof(line)), GP_OK);
+		assert_null(strstr(line, "Links="));
+		gp__probe_destroy(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -631,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_wholeio_hca),
 		cmocka_unit_test(test_no_gpu),
 		cmocka_unit_test(test_switch_gpu_hca),
+		cmocka_unit_test(test_other_backends),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_live_machine),
 		cmocka_unit_test(test_gres_lines),

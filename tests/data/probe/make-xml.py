@@ -3,7 +3,7 @@
 # Writes the synthetic hwloc 2.0 XML topologies of tests/data/probe:
 #   python3 make-xml.py tests/data/probe
 import sys
-def machine(ngpu_per_sw, nsockets, nvlink, model, fname, hca=True, bw=None):
+def machine(ngpu_per_sw, nsockets, nvlink, model, fname, hca=True, bw=None, kind='nvidia', bmc=False):
     gp=[100]
     def g():
         gp[0]+=1; return gp[0]
@@ -34,16 +34,28 @@ def machine(ngpu_per_sw, nsockets, nvlink, model, fname, hca=True, bw=None):
             bus=base+3+k
             W('            <object type="Bridge" gp_index="%d" bridge_type="1-1" depth="3" bridge_pci="0000:[%02x-%02x]" pci_busid="0000:%02x:%02x.0" pci_type="0604 [10b5:9781] [10b5:9781] b0 00" pci_link_speed="15.753846">'%(g(),bus,bus,base+2,k))
             if k<ngpu_per_sw:
-                W('              <object type="PCIDev" gp_index="%d" pci_busid="0000:%02x:00.0" pci_type="0302 [10de:20b0] [10de:134f] a1 00" pci_link_speed="15.753846">'%(g(),bus))
+                pt={'nvidia':"0302 [10de:20b0] [10de:134f] a1 00",'pci':"0302 [10de:20b0] [10de:134f] a1 00",
+                    'rsmi':"0380 [1002:740c] [1002:0b0c] 01 00"}[kind]
+                W('              <object type="PCIDev" gp_index="%d" pci_busid="0000:%02x:00.0" pci_type="%s" pci_link_speed="15.753846">'%(g(),bus,pt))
                 og=g(); gpus.append(og)
-                W('                <object type="OSDev" gp_index="%d" name="nvml%d" subtype="NVML" osdev_type="1">'%(og,n))
-                W('                  <info name="Backend" value="NVML"/>')
-                W('                  <info name="GPUVendor" value="NVIDIA Corporation"/>')
-                W('                  <info name="GPUModel" value="%s"/>'%model)
-                W('                </object>')
-                W('                <object type="OSDev" gp_index="%d" name="cuda%d" subtype="CUDA" osdev_type="5">'%(g(),n))
-                W('                  <info name="GPUModel" value="%s"/>'%model)
-                W('                </object>')
+                if kind=='pci':
+                    W('                <info name="PCIVendor" value="NVIDIA Corporation"/>')
+                    W('                <info name="PCIDevice" value="%s"/>'%model)
+                elif kind=='rsmi':
+                    W('                <object type="OSDev" gp_index="%d" name="rsmi%d" subtype="RSMI" osdev_type="1">'%(og,n))
+                    W('                  <info name="Backend" value="RSMI"/>')
+                    W('                  <info name="GPUVendor" value="AMD"/>')
+                    W('                  <info name="GPUModel" value="%s"/>'%model)
+                    W('                </object>')
+                else:
+                    W('                <object type="OSDev" gp_index="%d" name="nvml%d" subtype="NVML" osdev_type="1">'%(og,n))
+                    W('                  <info name="Backend" value="NVML"/>')
+                    W('                  <info name="GPUVendor" value="NVIDIA Corporation"/>')
+                    W('                  <info name="GPUModel" value="%s"/>'%model)
+                    W('                </object>')
+                    W('                <object type="OSDev" gp_index="%d" name="cuda%d" subtype="CUDA" osdev_type="5">'%(g(),n))
+                    W('                  <info name="GPUModel" value="%s"/>'%model)
+                    W('                </object>')
                 W('              </object>')
                 n+=1
             else:
@@ -54,6 +66,15 @@ def machine(ngpu_per_sw, nsockets, nvlink, model, fname, hca=True, bw=None):
             W('            </object>')
         W('          </object>')
         W('        </object>')
+        if bmc and s==0:
+            # the baseboard management controller's VGA: not a GPU
+            W('        <object type="Bridge" gp_index="%d" bridge_type="1-1" depth="1" bridge_pci="0000:[%02x-%02x]" pci_busid="0000:%02x:1c.0" pci_type="0604 [8086:a190] [8086:0000] f0 00" pci_link_speed="0.250000">'%(g(),base+0x0f,base+0x0f,base))
+            W('          <object type="PCIDev" gp_index="%d" pci_busid="0000:%02x:00.0" pci_type="0300 [1a03:2000] [1a03:2000] 41 00" pci_link_speed="0.250000">'%(g(),base+0x0f))
+            W('            <info name="PCIVendor" value="ASPEED Technology, Inc."/>')
+            W('            <info name="PCIDevice" value="ASPEED Graphics Family"/>')
+            W('            <object type="OSDev" gp_index="%d" name="card0" osdev_type="1"/>'%g())
+            W('          </object>')
+            W('        </object>')
         W('      </object>')
         W('    </object>')
     W('  </object>')
@@ -85,3 +106,7 @@ def bw2(i,j):
 machine(2,2,True,"NVIDIA A100-SXM4-40GB",d+"/odd-bandwidth.xml",bw=bw2)
 # 17 GPUs: more than gpuplace handles per node
 machine(17,1,False,"NVIDIA A100-SXM4-40GB",d+"/too-many-gpus.xml",hca=False)
+# AMD GPUs seen through ROCm SMI only (no NVLink matrix), with a BMC VGA
+machine(2,1,False,"AMD Instinct MI250X",d+"/rsmi-amd.xml",kind='rsmi',bmc=True)
+# hwloc without GPU backends: NVIDIA 3D controllers by PCI class, a BMC VGA
+machine(2,1,False,"GA100 [A100 SXM4 40GB]",d+"/pci-class-only.xml",kind='pci',bmc=True)
