@@ -22,3 +22,5 @@ TESTS += tests/test_candidates
 
 # gpuplace model
 gpuplace_SOURCES += tools/cmd_model.c
+TESTS += tests/model_cli.sh
+EXTRA_DIST += tests/model_cli.sh
