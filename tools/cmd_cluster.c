@@ -15,10 +15,12 @@ static void usage(FILE *f)
 	        "usage: gpuplace cluster show   (--conf-dir DIR | --json FILE)\n"
 	        "       gpuplace cluster check  (--conf-dir DIR | --json FILE)\n"
 	        "       gpuplace cluster export (--conf-dir DIR | --json FILE) [--json-out FILE|-]\n"
+	        "       gpuplace cluster merge [--out FILE] FRAG.json...\n"
 	        "\n"
 	        "  show     print a summary of the cluster model\n"
 	        "  check    load and validate; print warnings and \"OK: N nodes, G GPUs\"\n"
 	        "  export   write the model as JSON (standard output unless --json-out)\n"
+	        "  merge    merge `gpuplace probe --json` fragments (see merge --help)\n"
 	        "\n"
 	        "  --conf-dir DIR     Slurm configuration directory (slurm.conf, gpuplace.conf,\n"
 	        "                     optional topology.conf and gres.conf)\n"
@@ -46,7 +48,7 @@ int gp_cmd_cluster(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 2 || argv[1][0] == '-') {
-		fprintf(stderr, "gpuplace cluster: missing action (show, check or export)\n");
+		fprintf(stderr, "gpuplace cluster: missing action (show, check, export or merge)\n");
 		usage(stderr);
 		return 2;
 	}
