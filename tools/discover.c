@@ -733,6 +733,9 @@ int gp__probe_load(const char *xml_path, const char *node_name, gp_probe_t **out
 	/* every PCI device and bridge: GPUs without OS devices are found by
 	 * class, and affinity needs the whole PCIe tree */
 	hwloc_topology_set_io_types_filter(s.topo, HWLOC_TYPE_FILTER_KEEP_ALL);
+	/* the whole machine even when run inside a cgroup (a Slurm job, a
+	 * container): Slurm numbers all cores, so Cores= must too */
+	hwloc_topology_set_flags(s.topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
 	if (xml && hwloc_topology_set_xmlbuffer(s.topo, xml, (int)len + 1)) {
 		rc = gp__errorf(err, GP_EHWLOC, "%s: hwloc cannot read it as XML: %s", xml_path,
 		                strerror(errno));
