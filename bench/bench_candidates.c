@@ -30,7 +30,7 @@
 #include "synth.h"
 
 #define NSTATES 4
-#define K 8
+#define K       8
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
@@ -84,13 +84,13 @@ int main(int argc, char **argv)
 		int nodes, gpus_per_node, nodes_per_leaf, nvl;
 		const char *gpu;
 	} sizes[] = {
-		{ 1024, 8, 32, 0, "h100" },
-		{ 4096, 8, 32, 0, "h100" },
-		{ 16384, 8, 32, 0, "h100" },
-		{ 4608, 4, 36, 18, "gb200" },
+	    {1024, 8, 32, 0, "h100"},
+	    {4096, 8, 32, 0, "h100"},
+	    {16384, 8, 32, 0, "h100"},
+	    {4608, 4, 36, 18, "gb200"},
 	};
-	static const double occs[] = { 0.5, 0.9 };
-	static const int jobs[] = { 8, 64, 512, 4096 };
+	static const double occs[] = {0.5, 0.9};
+	static const int jobs[] = {8, 64, 512, 4096};
 	int reps = 200, si, oi, ji, i, rc;
 	double *t, *w;
 	long v;
@@ -107,12 +107,12 @@ int main(int argc, char **argv)
 	if (!t || !w)
 		return 1;
 	printf("# candidate search, k=%d, default score; times in microseconds\n", K);
-	printf("%-6s %-6s %-4s %-5s %-10s %9s %9s %9s %11s  %s\n", "nodes", "kind", "occ",
-	       "gpus", "result", "p50_us", "p99_us", "max_us", "wall_p99_us", "p99/1ms");
+	printf("%-6s %-6s %-4s %-5s %-10s %9s %9s %9s %11s  %s\n", "nodes", "kind", "occ", "gpus",
+	       "result", "p50_us", "p99_us", "max_us", "wall_p99_us", "p99/1ms");
 	for (si = 0; si < (int)(sizeof(sizes) / sizeof(sizes[0])); si++) {
 		gp_synth_params_t p;
 		gp_cluster_t *c = NULL;
-		gp_state_t *st[NSTATES] = { NULL };
+		gp_state_t *st[NSTATES] = {NULL};
 		gp_search_ws_t *ws = NULL;
 		gp_error_t err;
 
@@ -146,8 +146,8 @@ int main(int argc, char **argv)
 					double w0 = now_us(CLOCK_MONOTONIC);
 					double t0 = now_us(CLOCK_THREAD_CPUTIME_ID);
 
-					rc = gp__candidates_search(c, st[i % NSTATES], &r, K, NULL, NULL,
-					                           ws, &cd, &n, &err);
+					rc = gp__candidates_search(c, st[i % NSTATES], &r, K, NULL,
+					                           NULL, ws, &cd, &n, &err);
 					t[i] = now_us(CLOCK_THREAD_CPUTIME_ID) - t0;
 					w[i] = now_us(CLOCK_MONOTONIC) - w0;
 					if (rc == GP_OK)
@@ -164,11 +164,13 @@ int main(int argc, char **argv)
 				if (nofit == 0)
 					snprintf(res, sizeof(res), "ok k=%d", n);
 				else
-					snprintf(res, sizeof(res), "%d%% nofit", 100 * nofit / reps);
-				printf("%-6d %-6s %-4.0f %-5d %-10s %9.1f %9.1f %9.1f %11.1f  %.3f\n",
-				       sizes[si].nodes, sizes[si].nvl ? "nvl72" : "fat", occs[oi] * 100,
-				       jobs[ji], res, t[reps / 2], t[p99], t[reps - 1], w[p99],
-				       t[p99] / 1000.0);
+					snprintf(res, sizeof(res), "%d%% nofit",
+					         100 * nofit / reps);
+				printf(
+				    "%-6d %-6s %-4.0f %-5d %-10s %9.1f %9.1f %9.1f %11.1f  %.3f\n",
+				    sizes[si].nodes, sizes[si].nvl ? "nvl72" : "fat",
+				    occs[oi] * 100, jobs[ji], res, t[reps / 2], t[p99], t[reps - 1],
+				    w[p99], t[p99] / 1000.0);
 				(void)fits;
 				gp__request_clear(&r);
 			}

@@ -39,9 +39,9 @@ typedef struct slot {
 } slot_t;
 
 typedef struct domain {
-	int32_t idx;         /* nvl or switch index, -1 for the cluster */
-	int32_t kind;        /* gp_domain_kind_t */
-	bool child_fits;     /* a child switch holds the job by its totals */
+	int32_t idx;     /* nvl or switch index, -1 for the cluster */
+	int32_t kind;    /* gp_domain_kind_t */
+	bool child_fits; /* a child switch holds the job by its totals */
 } domain_t;
 
 /*
@@ -85,31 +85,31 @@ struct gp_search_ws {
 	int kmax;
 	int32_t n;
 	/* per node */
-	int8_t *ubase;        /* usable GPUs before the constraint, 0 = ineligible */
-	int8_t *usable;       /* usable for the current alternative: ubase or ualt */
+	int8_t *ubase;  /* usable GPUs before the constraint, 0 = ineligible */
+	int8_t *usable; /* usable for the current alternative: ubase or ualt */
 	int8_t *ualt;
-	uint32_t *full;       /* static: mask of the node's GPUs */
-	uint64_t *parts;      /* static: partition bits */
-	uint32_t *freem;      /* free GPU mask */
-	uint64_t *fmask;      /* constraint feature bits */
-	uint8_t *whole;       /* up and nothing allocated */
-	uint8_t *excl;        /* excluded by --exclude */
-	uint32_t *taken;      /* == stamp: taken by the current selection */
-	int32_t *take;        /* GPUs taken on the node */
+	uint32_t *full;  /* static: mask of the node's GPUs */
+	uint64_t *parts; /* static: partition bits */
+	uint32_t *freem; /* free GPU mask */
+	uint64_t *fmask; /* constraint feature bits */
+	uint8_t *whole;  /* up and nothing allocated */
+	uint8_t *excl;   /* excluded by --exclude */
+	uint32_t *taken; /* == stamp: taken by the current selection */
+	int32_t *take;   /* GPUs taken on the node */
 	/* prefix sums over node_order positions, n + 1 */
 	int32_t *pg, *pn, *pw, *ptot;
 	/* per switch / rack / nvl stamps and accumulators */
 	uint32_t *sw_stamp, *rk_stamp, *nv_stamp;
-	uint32_t *sw_ok, ok_stamp;   /* == ok_stamp: the switch (or a child) yielded a set */
+	uint32_t *sw_ok, ok_stamp; /* == ok_stamp: the switch (or a child) yielded a set */
 	int32_t *sw_acc, *nv_acc;
-	int32_t *nv_gpus;     /* total GPUs of each nvl domain */
-	uint8_t *nv_split;    /* nvl domain straddles disconnected parts of the fabric */
+	int32_t *nv_gpus;  /* total GPUs of each nvl domain */
+	uint8_t *nv_split; /* nvl domain straddles disconnected parts of the fabric */
 	uint32_t stamp;
 	/* island masks per layout */
 	uint32_t (*isl)[GP_MAX_GPUS_PER_NODE];
 	int *nisl;
 	/* domains */
-	uint64_t *dom;        /* domain keys (dom_key) */
+	uint64_t *dom; /* domain keys (dom_key) */
 	/* scratch: bump stack of ints and keys */
 	int32_t *scratch;
 	size_t scratch_cap, scratch_top;
@@ -118,8 +118,8 @@ struct gp_search_ws {
 	int32_t *sel;
 	int32_t nsel;
 	/* pool */
-	slot_t *slots;        /* kmax + 1 */
-	slot_t **pool;        /* kmax + 1 pointers; pool[npool] is the spare */
+	slot_t *slots; /* kmax + 1 */
+	slot_t **pool; /* kmax + 1 pointers; pool[npool] is the spare */
 	int npool;
 	gp_candidate_t *out;
 	uint32_t seq;
@@ -131,10 +131,10 @@ typedef struct ctx {
 	const gp_state_t *s;
 	const gp_request_t *r;
 	gp_search_ws_t *ws;
-	int32_t min_needed;   /* at least this many nodes (>= 1) */
-	int32_t picked;       /* nodes in the selection */
+	int32_t min_needed;     /* at least this many nodes (>= 1) */
+	int32_t picked;         /* nodes in the selection */
 	int32_t req_lo, req_hi; /* position range of required nodes, -1 none */
-	int32_t req_nvl;      /* common nvl domain of required nodes, -2 mixed / none */
+	int32_t req_nvl;        /* common nvl domain of required nodes, -2 mixed / none */
 } ctx_t;
 
 void gp__search_ws_destroy(gp_search_ws_t *ws)
@@ -190,14 +190,12 @@ static int32_t connected_top(const gp_cluster_t *c, int32_t v)
 
 	if (c->root < 0 || sw < 0)
 		return -1;
-	while (c->switches[sw].parent >= 0 &&
-	       !c->switches[c->switches[sw].parent].disconnected)
+	while (c->switches[sw].parent >= 0 && !c->switches[c->switches[sw].parent].disconnected)
 		sw = c->switches[sw].parent;
 	return sw;
 }
 
-int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out,
-                         gp_error_t *err)
+int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, gp_error_t *err)
 {
 	gp_search_ws_t *ws;
 	size_t n, ns, i, nn1;
@@ -205,7 +203,8 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out,
 
 	*out = NULL;
 	if (!c || kmax < 1 || kmax > 64)
-		return gp__errorf(err, GP_EINVAL, "search workspace: k must be 1..64 (got %d)", kmax);
+		return gp__errorf(err, GP_EINVAL, "search workspace: k must be 1..64 (got %d)",
+		                  kmax);
 	ws = calloc(1, sizeof(*ws));
 	if (!ws)
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
@@ -248,11 +247,12 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out,
 	ws->slots = calloc((size_t)kmax + 1, sizeof(*ws->slots));
 	ws->pool = calloc((size_t)kmax + 1, sizeof(*ws->pool));
 	ws->out = calloc((size_t)kmax, sizeof(*ws->out));
-	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->freem || !ws->fmask || !ws->whole || !ws->excl ||
-	    !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw || !ws->ptot ||
-	    !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp || !ws->nv_stamp || !ws->nv_acc ||
-	    !ws->nv_gpus || !ws->nv_split || !ws->isl || !ws->nisl || !ws->dom || !ws->scratch || !ws->keys ||
-	    !ws->sel || !ws->slots || !ws->pool || !ws->out)
+	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->freem || !ws->fmask ||
+	    !ws->whole || !ws->excl || !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw ||
+	    !ws->ptot || !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp ||
+	    !ws->nv_stamp || !ws->nv_acc || !ws->nv_gpus || !ws->nv_split || !ws->isl ||
+	    !ws->nisl || !ws->dom || !ws->scratch || !ws->keys || !ws->sel || !ws->slots ||
+	    !ws->pool || !ws->out)
 		goto nomem;
 	for (i = 0; i <= (size_t)kmax; i++) {
 		ws->slots[i].nodes = calloc(n, sizeof(int32_t));
@@ -381,45 +381,45 @@ static void sort_any(void *v, size_t n, size_t size, int (*cmp)(const void *, co
 }
 
 /* Typed variants of the same for the hot arrays (no callback). */
-#define DEFINE_SORT(NAME, T)                                                  \
-	static void NAME(T *a, size_t n)                                      \
-	{                                                                     \
-		size_t i, j, root, child;                                     \
-		T t;                                                          \
-                                                                              \
-		if (n <= 24) {                                                \
-			for (i = 1; i < n; i++) {                             \
-				t = a[i];                                     \
-				for (j = i; j > 0 && a[j - 1] > t; j--)       \
-					a[j] = a[j - 1];                      \
-				a[j] = t;                                     \
-			}                                                     \
-			return;                                               \
-		}                                                             \
-		for (i = n / 2; i-- > 0;)                                     \
-			for (root = i; (child = 2 * root + 1) < n; root = child) { \
-				if (child + 1 < n && a[child] < a[child + 1]) \
-					child++;                              \
-				if (a[root] >= a[child])                      \
-					break;                                \
-				t = a[root];                                  \
-				a[root] = a[child];                           \
-				a[child] = t;                                 \
-			}                                                     \
-		for (i = n - 1; i > 0; i--) {                                 \
-			t = a[0];                                             \
-			a[0] = a[i];                                          \
-			a[i] = t;                                             \
-			for (root = 0; (child = 2 * root + 1) < i; root = child) { \
-				if (child + 1 < i && a[child] < a[child + 1]) \
-					child++;                              \
-				if (a[root] >= a[child])                      \
-					break;                                \
-				t = a[root];                                  \
-				a[root] = a[child];                           \
-				a[child] = t;                                 \
-			}                                                     \
-		}                                                             \
+#define DEFINE_SORT(NAME, T)                                                                       \
+	static void NAME(T *a, size_t n)                                                           \
+	{                                                                                          \
+		size_t i, j, root, child;                                                          \
+		T t;                                                                               \
+                                                                                                   \
+		if (n <= 24) {                                                                     \
+			for (i = 1; i < n; i++) {                                                  \
+				t = a[i];                                                          \
+				for (j = i; j > 0 && a[j - 1] > t; j--)                            \
+					a[j] = a[j - 1];                                           \
+				a[j] = t;                                                          \
+			}                                                                          \
+			return;                                                                    \
+		}                                                                                  \
+		for (i = n / 2; i-- > 0;)                                                          \
+			for (root = i; (child = 2 * root + 1) < n; root = child) {                 \
+				if (child + 1 < n && a[child] < a[child + 1])                      \
+					child++;                                                   \
+				if (a[root] >= a[child])                                           \
+					break;                                                     \
+				t = a[root];                                                       \
+				a[root] = a[child];                                                \
+				a[child] = t;                                                      \
+			}                                                                          \
+		for (i = n - 1; i > 0; i--) {                                                      \
+			t = a[0];                                                                  \
+			a[0] = a[i];                                                               \
+			a[i] = t;                                                                  \
+			for (root = 0; (child = 2 * root + 1) < i; root = child) {                 \
+				if (child + 1 < i && a[child] < a[child + 1])                      \
+					child++;                                                   \
+				if (a[root] >= a[child])                                           \
+					break;                                                     \
+				t = a[root];                                                       \
+				a[root] = a[child];                                                \
+				a[child] = t;                                                      \
+			}                                                                          \
+		}                                                                                  \
 	}
 
 DEFINE_SORT(sort_u64, uint64_t)
@@ -443,8 +443,8 @@ static uint64_t node_key(const gp_search_ws_t *ws, int32_t i)
 	return (u << 37) | (f << 32) | ((uint64_t)ws->whole[i] << 31) | (uint64_t)i;
 }
 
-#define KEY_NODE(k) ((int32_t)((k) & 0x7fffffffu))
-#define KEY_U(k) ((int32_t)((k) >> 37))
+#define KEY_NODE(k) ((int32_t)((k)&0x7fffffffu))
+#define KEY_U(k)    ((int32_t)((k) >> 37))
 
 static void take_node(ctx_t *x, int32_t i, int32_t t)
 {
@@ -667,8 +667,7 @@ static bool selection_ok(const ctx_t *x, int32_t R)
 {
 	const gp_request_t *r = x->r;
 
-	return R == 0 && x->picked >= x->min_needed &&
-	       (!r->max_nodes || x->picked <= r->max_nodes);
+	return R == 0 && x->picked >= x->min_needed && (!r->max_nodes || x->picked <= r->max_nodes);
 }
 
 /* Choose t GPUs of free mask f on node i: inside the tightest island that
@@ -957,8 +956,8 @@ static bool select_in(ctx_t *x, const domain_t *d)
 }
 
 /* One alternative: domains smallest first, up to k new candidates. */
-static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg,
-                      bool *any_fit, gp_error_t *err)
+static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bool *any_fit,
+                      gp_error_t *err)
 {
 	gp_search_ws_t *ws = x->ws;
 	const gp_cluster_t *c = x->c;
@@ -998,18 +997,21 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg,
 		for (j = 0; j < w->nchildren && !child_fits; j++) {
 			const gp_switch_t *ch = &c->switches[w->children[j]];
 
-			child_fits = sw_has_required(x, ch) && fits(x, sw_gpus(ws, ch), sw_nodes(ws, ch));
+			child_fits =
+			    sw_has_required(x, ch) && fits(x, sw_gpus(ws, ch), sw_nodes(ws, ch));
 		}
-		ws->dom[nd++] = dom_key(1 + (uint32_t)w->level, sw_gpus(ws, w) - x->r->gpus,
-		                        child_fits, i);
+		ws->dom[nd++] =
+		    dom_key(1 + (uint32_t)w->level, sw_gpus(ws, w) - x->r->gpus, child_fits, i);
 	}
 	if (c->root < 0 && fits(x, ws->pg[c->nnodes], ws->pn[c->nnodes]))
-		ws->dom[nd++] = dom_key(DOM_RANK_CLUSTER, ws->pg[c->nnodes] - x->r->gpus, false, -1);
+		ws->dom[nd++] =
+		    dom_key(DOM_RANK_CLUSTER, ws->pg[c->nnodes] - x->r->gpus, false, -1);
 	if (nd)
 		*any_fit = true;
 	sort_u64(ws->dom, (size_t)nd);
 	if (++ws->ok_stamp == 0) {
-		memset(ws->sw_ok, 0, (size_t)(c->nswitches > 0 ? c->nswitches : 1) * sizeof(uint32_t));
+		memset(ws->sw_ok, 0,
+		       (size_t)(c->nswitches > 0 ? c->nswitches : 1) * sizeof(uint32_t));
 		ws->ok_stamp = 1;
 	}
 	for (i = 0; i < nd && added < k; i++) {
@@ -1074,8 +1076,8 @@ static const char *node_reason(const ctx_t *x, int32_t i, int32_t part, int8_t *
 	return NULL;
 }
 
-int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_request_t *r,
-                          int k, gp_score_fn score, void *score_arg, gp_search_ws_t *ws,
+int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_request_t *r, int k,
+                          gp_score_fn score, void *score_arg, gp_search_ws_t *ws,
                           const gp_candidate_t **cands, int *ncands, gp_error_t *err)
 {
 	ctx_t x;
@@ -1089,7 +1091,8 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 	*cands = NULL;
 	*ncands = 0;
 	if (!c || !s || !ws || ws->c != c || s->nnodes != c->nnodes)
-		return gp__errorf(err, GP_EINVAL, "search: workspace or state is for another cluster");
+		return gp__errorf(err, GP_EINVAL,
+		                  "search: workspace or state is for another cluster");
 	if (k < 1 || k > ws->kmax)
 		return gp__errorf(err, GP_EINVAL, "search: k must be 1..%d (got %d)", ws->kmax, k);
 	rc = gp__request_check(r, c, err);
@@ -1208,9 +1211,10 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 		} else {
 			ws->usable = ws->ualt;
 			for (i = 0; i < c->nnodes; i++)
-				ws->usable[i] = (ws->ubase[i] &&
-				                 !gp__constraint_eval(kc, ws->fmask[i], alt)) ? 0
-				                                                              : ws->ubase[i];
+				ws->usable[i] =
+				    (ws->ubase[i] && !gp__constraint_eval(kc, ws->fmask[i], alt))
+				        ? 0
+				        : ws->ubase[i];
 		}
 		for (j = 0; j < r->nrequired; j++)
 			if (!ws->usable[r->required[j]])
@@ -1231,18 +1235,23 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 			snprintf(pname, sizeof(pname), " in partition '%s'", c->parts[part].name);
 		if (!req_bad) {
 			if (usable < r->gpus)
-				snprintf(why, sizeof(why), "only %d usable GPUs on %d eligible nodes",
-				         (int)usable, (int)n_ok);
+				snprintf(why, sizeof(why),
+				         "only %d usable GPUs on %d eligible nodes", (int)usable,
+				         (int)n_ok);
 			else if (!any_fit)
-				snprintf(why, sizeof(why),
-				         "%d usable GPUs on %d eligible nodes, but no connected fabric "
-				         "domain%s holds the job within its node limits",
-				         (int)usable, (int)n_ok,
-				         kc && kc->match >= 0 ? " with one matching-OR alternative" : "");
+				snprintf(
+				    why, sizeof(why),
+				    "%d usable GPUs on %d eligible nodes, but no connected fabric "
+				    "domain%s holds the job within its node limits",
+				    (int)usable, (int)n_ok,
+				    kc && kc->match >= 0 ? " with one matching-OR alternative"
+				                         : "");
 			else
-				snprintf(why, sizeof(why),
-				         "%d usable GPUs on %d eligible nodes, but no set meets the "
-				         "node count limits", (int)usable, (int)n_ok);
+				snprintf(
+				    why, sizeof(why),
+				    "%d usable GPUs on %d eligible nodes, but no set meets the "
+				    "node count limits",
+				    (int)usable, (int)n_ok);
 		}
 		return gp__errorf(err, GP_ENOFIT,
 		                  "no placement for %d GPUs%s%s: %s; of %d nodes %d are not in the "

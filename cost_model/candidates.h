@@ -36,9 +36,9 @@
 
 /* The kind of domain a candidate was chosen inside. */
 typedef enum gp_domain_kind {
-	GP_DOM_NVL = 0,      /* a cross-node NVLink domain (domain = nvl index) */
-	GP_DOM_SWITCH = 1,   /* a switch subtree (domain = switch index) */
-	GP_DOM_CLUSTER = 2,  /* no topology: the whole cluster (domain = -1) */
+	GP_DOM_NVL = 0,     /* a cross-node NVLink domain (domain = nvl index) */
+	GP_DOM_SWITCH = 1,  /* a switch subtree (domain = switch index) */
+	GP_DOM_CLUSTER = 2, /* no topology: the whole cluster (domain = -1) */
 } gp_domain_kind_t;
 
 typedef struct gp_candidate {
@@ -46,14 +46,14 @@ typedef struct gp_candidate {
 	const uint32_t *gpu_mask; /* per node: the job's GPUs on it; owned by the workspace */
 	int32_t nnodes;
 	int32_t ngpus;
-	gp_domain_kind_t kind;    /* the domain searched */
-	int32_t domain;           /* nvl or switch index, -1 for the cluster */
-	int32_t top_switch;       /* lowest switch enclosing all nodes, -1 if none */
-	int32_t level;            /* its level (0 = leaf), -1 if none */
-	bool one_nvl;             /* all nodes in one cross-node NVLink domain */
-	int32_t nleaves;          /* leaf switches spanned */
-	int32_t nracks;           /* racks touched */
-	int32_t split_nodes;      /* nodes whose GPUs span more than one NVLink island */
+	gp_domain_kind_t kind; /* the domain searched */
+	int32_t domain;        /* nvl or switch index, -1 for the cluster */
+	int32_t top_switch;    /* lowest switch enclosing all nodes, -1 if none */
+	int32_t level;         /* its level (0 = leaf), -1 if none */
+	bool one_nvl;          /* all nodes in one cross-node NVLink domain */
+	int32_t nleaves;       /* leaf switches spanned */
+	int32_t nracks;        /* racks touched */
+	int32_t split_nodes;   /* nodes whose GPUs span more than one NVLink island */
 	/*
 	 * Fragmentation cost: what the candidate breaks of what was whole.
 	 *   frag = broken_nodes + 4 * broken_leaves + 4 * broken_nvl
@@ -65,9 +65,9 @@ typedef struct gp_candidate {
 	 * Taking a whole node, leaf or domain breaks nothing.
 	 */
 	int32_t frag;
-	int32_t alt;              /* matching-OR alternative, -1 if the constraint has none */
-	double score;             /* from the scoring callback, lower is better */
-	uint32_t seq;             /* generation order (the tie-break) */
+	int32_t alt;  /* matching-OR alternative, -1 if the constraint has none */
+	double score; /* from the scoring callback, lower is better */
+	uint32_t seq; /* generation order (the tie-break) */
 } gp_candidate_t;
 
 /*
@@ -93,8 +93,7 @@ typedef struct gp_search_ws gp_search_ws_t;
  * (1..64).  c must outlive it.  *out is NULL on failure; free with
  * gp__search_ws_destroy() (NULL is a no-op).
  */
-int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out,
-                         gp_error_t *err);
+int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, gp_error_t *err);
 void gp__search_ws_destroy(gp_search_ws_t *ws);
 
 /*
@@ -108,8 +107,8 @@ void gp__search_ws_destroy(gp_search_ws_t *ws);
  * the best k of all are returned.  c, s and r are only read; ws is
  * modified (one search per workspace at a time).
  */
-int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_request_t *r,
-                          int k, gp_score_fn score, void *score_arg, gp_search_ws_t *ws,
+int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_request_t *r, int k,
+                          gp_score_fn score, void *score_arg, gp_search_ws_t *ws,
                           const gp_candidate_t **cands, int *ncands, gp_error_t *err);
 
 #endif /* GP_CANDIDATES_H */

@@ -35,8 +35,8 @@ static bool is_special(char ch)
 
 static int perr(parser_t *p, const char *what)
 {
-	return gp__errorf(p->err, GP_EINVAL, "constraint '%s': %s at character %zu",
-	                  p->s, what, p->pos + 1);
+	return gp__errorf(p->err, GP_EINVAL, "constraint '%s': %s at character %zu", p->s, what,
+	                  p->pos + 1);
 }
 
 static int new_term(parser_t *p, int kind)
@@ -170,14 +170,15 @@ static int parse_group(parser_t *p, int kind)
 		op = p->s[p->pos];
 		if (op == '&' || op == '|') {
 			if (kind == GP_FT_MATCH && op == '&')
-				return perr(p, "'&' inside brackets needs node counts, which are not "
-				               "supported; brackets hold alternatives separated by '|'");
+				return perr(
+				    p, "'&' inside brackets needs node counts, which are not "
+				       "supported; brackets hold alternatives separated by '|'");
 			p->pos++;
 			continue;
 		}
 		if (op == ',')
 			return perr(p, "',' is not an operator (use '&' for AND, '|' for OR)");
-		if (op == '[' || op == '(' )
+		if (op == '[' || op == '(')
 			return perr(p, "missing operator before a group");
 		break;
 	}

@@ -27,8 +27,8 @@ void gp__request_clear(gp_request_t *r)
 }
 
 /* Expand a host list into node indices of c (deduplicated, in list order). */
-static int expand_hostlist(const gp_cluster_t *c, const char *what, const char *list,
-                           int32_t **out, int32_t *nout, gp_error_t *err)
+static int expand_hostlist(const gp_cluster_t *c, const char *what, const char *list, int32_t **out,
+                           int32_t *nout, gp_error_t *err)
 {
 	hostlist_t hl = NULL;
 	int32_t *v = NULL, n = 0, i, j;
@@ -45,8 +45,8 @@ static int expand_hostlist(const gp_cluster_t *c, const char *what, const char *
 	count = slurm_hostlist_count(hl);
 	if (count <= 0 || count > c->nnodes + 1024) {
 		rc = gp__errorf(err, count <= 0 ? GP_EINVAL : GP_ENOENT,
-		                "%s: '%s' names %d hosts but the cluster has %d nodes", what,
-		                list, count, (int)c->nnodes);
+		                "%s: '%s' names %d hosts but the cluster has %d nodes", what, list,
+		                count, (int)c->nnodes);
 		goto out;
 	}
 	v = malloc((size_t)count * sizeof(*v));
@@ -169,12 +169,12 @@ int gp__request_check(const gp_request_t *r, const gp_cluster_t *c, gp_error_t *
 		return gp__errorf(err, GP_EINVAL, "minimum nodes (%d) exceeds maximum nodes (%d)",
 		                  (int)r->min_nodes, (int)r->max_nodes);
 	if (r->min_nodes > r->gpus)
-		return gp__errorf(err, GP_EINVAL,
-		                  "%d nodes cannot each get a GPU of a %d-GPU job",
+		return gp__errorf(err, GP_EINVAL, "%d nodes cannot each get a GPU of a %d-GPU job",
 		                  (int)r->min_nodes, (int)r->gpus);
 	if (r->gpus_per_node) {
 		if (r->gpus_per_node > GP_MAX_GPUS_PER_NODE)
-			return gp__errorf(err, GP_EINVAL, "%d GPUs per node exceeds the %d a node can have",
+			return gp__errorf(err, GP_EINVAL,
+			                  "%d GPUs per node exceeds the %d a node can have",
 			                  (int)r->gpus_per_node, GP_MAX_GPUS_PER_NODE);
 		if (r->gpus % r->gpus_per_node)
 			return gp__errorf(err, GP_EINVAL,
@@ -184,11 +184,13 @@ int gp__request_check(const gp_request_t *r, const gp_cluster_t *c, gp_error_t *
 		if (nodes < r->min_nodes || (r->max_nodes && nodes > r->max_nodes))
 			return gp__errorf(err, GP_EINVAL,
 			                  "%d GPUs at %d per node is %d nodes, outside the %d-%d "
-			                  "nodes requested", (int)r->gpus, (int)r->gpus_per_node,
-			                  (int)nodes, (int)r->min_nodes, (int)r->max_nodes);
+			                  "nodes requested",
+			                  (int)r->gpus, (int)r->gpus_per_node, (int)nodes,
+			                  (int)r->min_nodes, (int)r->max_nodes);
 	}
 	if (r->max_nodes && r->nrequired > r->max_nodes)
-		return gp__errorf(err, GP_EINVAL, "--nodelist names %d nodes but at most %d are allowed",
+		return gp__errorf(err, GP_EINVAL,
+		                  "--nodelist names %d nodes but at most %d are allowed",
 		                  (int)r->nrequired, (int)r->max_nodes);
 	if (r->nrequired > r->gpus)
 		return gp__errorf(err, GP_EINVAL,
@@ -212,7 +214,8 @@ int gp__request_check(const gp_request_t *r, const gp_cluster_t *c, gp_error_t *
 		return gp__errorf(err, GP_EINVAL, "bad partition index %d", (int)r->partition);
 	p = gp__request_partition(r, c);
 	if (p < 0 && c->nparts > 0)
-		return gp__errorf(err, GP_EINVAL, "no partition given and the cluster has no "
+		return gp__errorf(err, GP_EINVAL,
+		                  "no partition given and the cluster has no "
 		                  "default partition");
 	if (p >= 0 && r->time_limit_min && c->parts[p].max_time_min != UINT32_MAX &&
 	    r->time_limit_min > c->parts[p].max_time_min)

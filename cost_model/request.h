@@ -28,17 +28,17 @@
 
 #include "model.h"
 
-#define GP_FEATURE_MAX_NAMES 64   /* distinct feature names: one uint64_t mask */
-#define GP_FEATURE_MAX_ALTS 64    /* matching-OR alternatives */
-#define GP_FEATURE_MAX_TERMS 256  /* names + groups in one expression */
+#define GP_FEATURE_MAX_NAMES 64  /* distinct feature names: one uint64_t mask */
+#define GP_FEATURE_MAX_ALTS  64  /* matching-OR alternatives */
+#define GP_FEATURE_MAX_TERMS 256 /* names + groups in one expression */
 
 /* One term of a parsed constraint (a flat tree, children by index). */
 typedef struct gp_feature_term {
-	uint8_t kind;        /* GP_FT_NAME, GP_FT_GROUP, GP_FT_MATCH */
-	uint8_t op;          /* how it joins the previous sibling: '&' or '|' (0 for the first) */
-	int16_t name;        /* GP_FT_NAME: index into names[] */
-	int16_t child;       /* first child (GROUP, MATCH), -1 none */
-	int16_t next;        /* next sibling, -1 none */
+	uint8_t kind;  /* GP_FT_NAME, GP_FT_GROUP, GP_FT_MATCH */
+	uint8_t op;    /* how it joins the previous sibling: '&' or '|' (0 for the first) */
+	int16_t name;  /* GP_FT_NAME: index into names[] */
+	int16_t child; /* first child (GROUP, MATCH), -1 none */
+	int16_t next;  /* next sibling, -1 none */
 } gp_feature_term_t;
 
 enum { GP_FT_NAME = 1, GP_FT_GROUP = 2, GP_FT_MATCH = 3 };
@@ -46,13 +46,13 @@ enum { GP_FT_NAME = 1, GP_FT_GROUP = 2, GP_FT_MATCH = 3 };
 /* A parsed --constraint.  Allocated by gp__constraint_parse(), freed with
  * gp__constraint_destroy(). */
 typedef struct gp_constraint {
-	char *text;                       /* the expression as given, malloc'd */
-	char **names;                     /* distinct feature names, malloc'd */
+	char *text;   /* the expression as given, malloc'd */
+	char **names; /* distinct feature names, malloc'd */
 	int nnames;
-	gp_feature_term_t *terms;         /* terms[0] is the root GROUP */
+	gp_feature_term_t *terms; /* terms[0] is the root GROUP */
 	int nterms;
-	int nalts;                        /* alternatives of the bracket group; 1 if none */
-	int match;                        /* term index of the bracket group, -1 none */
+	int nalts; /* alternatives of the bracket group; 1 if none */
+	int match; /* term index of the bracket group, -1 none */
 } gp_constraint_t;
 
 /*
@@ -82,18 +82,18 @@ void gp__constraint_alt_text(const gp_constraint_t *k, int alt, char *buf, size_
 /* ---- the request ------------------------------------------------------ */
 
 typedef struct gp_request {
-	int32_t gpus;             /* total GPUs, >= 1 */
-	int32_t min_nodes;        /* 0 = any */
-	int32_t max_nodes;        /* 0 = any */
-	int32_t gpus_per_node;    /* 0 = any */
-	int32_t partition;        /* index into c->parts, -1 = the default partition */
-	bool exclusive;           /* whole nodes: only nodes with nothing allocated */
-	int32_t *required;        /* --nodelist node indices, malloc'd, owned by the request */
+	int32_t gpus;          /* total GPUs, >= 1 */
+	int32_t min_nodes;     /* 0 = any */
+	int32_t max_nodes;     /* 0 = any */
+	int32_t gpus_per_node; /* 0 = any */
+	int32_t partition;     /* index into c->parts, -1 = the default partition */
+	bool exclusive;        /* whole nodes: only nodes with nothing allocated */
+	int32_t *required;     /* --nodelist node indices, malloc'd, owned by the request */
 	int32_t nrequired;
-	int32_t *excluded;        /* --exclude node indices, malloc'd, owned by the request */
+	int32_t *excluded; /* --exclude node indices, malloc'd, owned by the request */
 	int32_t nexcluded;
 	gp_constraint_t *constraint; /* owned by the request, NULL = none */
-	uint32_t time_limit_min;  /* minutes, 0 = the partition's limit */
+	uint32_t time_limit_min;     /* minutes, 0 = the partition's limit */
 } gp_request_t;
 
 /* Set r to an empty request (1 GPU, any node count, default partition). */

@@ -42,7 +42,8 @@ int fx_build(const fx_params_t *p, gp_cluster_t **out, gp_error_t *err)
 		l->has_links = true;
 		for (a = 0; a < l->ngpus; a++)
 			for (b = 0; b < l->ngpus; b++)
-				l->links[a][b] = a == b ? -1 : ((a < l->ngpus / 2) == (b < l->ngpus / 2));
+				l->links[a][b] =
+				    a == b ? -1 : ((a < l->ngpus / 2) == (b < l->ngpus / 2));
 	}
 	for (i = 0; i < p->nnodes; i++) {
 		gp_node_t *n = &c->nodes[i];
@@ -100,7 +101,8 @@ int fx_build(const fx_params_t *p, gp_cluster_t **out, gp_error_t *err)
 			goto error;
 		for (i = 0; i < c->nnvl; i++) {
 			int32_t first = i * p->nvl_nodes;
-			int32_t n = first + p->nvl_nodes > p->nnodes ? p->nnodes - first : p->nvl_nodes;
+			int32_t n =
+			    first + p->nvl_nodes > p->nnodes ? p->nnodes - first : p->nvl_nodes;
 
 			snprintf(c->nvl[i].name, GP_NAME_MAX, "nvl%d", (int)i);
 			c->nvl[i].nnodes = n;

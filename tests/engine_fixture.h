@@ -16,15 +16,15 @@
 
 typedef struct fx_params {
 	int nnodes;
-	const int *ngpus;              /* per node, NULL = gpus for every node */
+	const int *ngpus; /* per node, NULL = gpus for every node */
 	int gpus;
-	const char *const *features;   /* per node (NULL entries allowed), NULL = none */
-	int nodes_per_leaf;            /* 0 = no topology at all */
-	int leaves_per_spine;          /* 0 = no spine level */
-	bool forest;                   /* no single top switch: synthetic disconnected root */
-	int nvl_nodes;                 /* nodes per cross-node NVLink domain, 0 = none */
-	int nodes_per_rack;            /* 0 = 2 */
-	bool two_islands;              /* GPUs of a node form two NVLink islands (halves) */
+	const char *const *features; /* per node (NULL entries allowed), NULL = none */
+	int nodes_per_leaf;          /* 0 = no topology at all */
+	int leaves_per_spine;        /* 0 = no spine level */
+	bool forest;                 /* no single top switch: synthetic disconnected root */
+	int nvl_nodes;               /* nodes per cross-node NVLink domain, 0 = none */
+	int nodes_per_rack;          /* 0 = 2 */
+	bool two_islands;            /* GPUs of a node form two NVLink islands (halves) */
 } fx_params_t;
 
 /* Build and finish the cluster; *out is the caller's (gp_cluster_destroy). */

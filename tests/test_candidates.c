@@ -24,37 +24,37 @@
 
 static const struct {
 	const char *expr;
-	const char *features;   /* node Features= */
+	const char *features; /* node Features= */
 	int alt;
 	bool expect;
 	int nalts;
 } eval_cases[] = {
-	{ "a", "a,b", 0, true, 1 },
-	{ "c", "a,b", 0, false, 1 },
-	{ "a", NULL, 0, false, 1 },
-	{ "ab", "a,b", 0, false, 1 },          /* whole names only */
-	{ "a", "ab,b", 0, false, 1 },
-	{ "a&b", "a", 0, false, 1 },
-	{ "a&b", "b,a", 0, true, 1 },
-	{ "a|c", "c", 0, true, 1 },
-	{ "a|c", "b", 0, false, 1 },
-	/* left to right, equal precedence, as Slurm: (a|b)&c */
-	{ "a|b&c", "a", 0, false, 1 },
-	{ "a|b&c", "a,c", 0, true, 1 },
-	{ "c&b|a", "a", 0, true, 1 },
-	{ "(a&b)|c", "c", 0, true, 1 },
-	{ "a&(b|c)", "a,c", 0, true, 1 },
-	{ "a&(b|c)", "b,c", 0, false, 1 },
-	{ "((a))", "a", 0, true, 1 },
-	{ "[r1|r2]", "r1", 0, true, 2 },
-	{ "[r1|r2]", "r1", 1, false, 2 },
-	{ "[r1|r2]", "r2", 1, true, 2 },
-	{ "gpu&[r1|r2|r3]", "gpu,r3", 2, true, 3 },
-	{ "gpu&[r1|r2|r3]", "r3", 2, false, 3 },
-	{ "[r1|r2]&gpu", "r1", 0, false, 2 },
-	{ "[(a&b)|c]", "a,b", 0, true, 2 },
-	{ "[(a&b)|c]", "a", 0, false, 2 },
-	{ "h100.sxm-5_x:y", "h100.sxm-5_x:y", 0, true, 1 },
+    {"a", "a,b", 0, true, 1},
+    {"c", "a,b", 0, false, 1},
+    {"a", NULL, 0, false, 1},
+    {"ab", "a,b", 0, false, 1}, /* whole names only */
+    {"a", "ab,b", 0, false, 1},
+    {"a&b", "a", 0, false, 1},
+    {"a&b", "b,a", 0, true, 1},
+    {"a|c", "c", 0, true, 1},
+    {"a|c", "b", 0, false, 1},
+    /* left to right, equal precedence, as Slurm: (a|b)&c */
+    {"a|b&c", "a", 0, false, 1},
+    {"a|b&c", "a,c", 0, true, 1},
+    {"c&b|a", "a", 0, true, 1},
+    {"(a&b)|c", "c", 0, true, 1},
+    {"a&(b|c)", "a,c", 0, true, 1},
+    {"a&(b|c)", "b,c", 0, false, 1},
+    {"((a))", "a", 0, true, 1},
+    {"[r1|r2]", "r1", 0, true, 2},
+    {"[r1|r2]", "r1", 1, false, 2},
+    {"[r1|r2]", "r2", 1, true, 2},
+    {"gpu&[r1|r2|r3]", "gpu,r3", 2, true, 3},
+    {"gpu&[r1|r2|r3]", "r3", 2, false, 3},
+    {"[r1|r2]&gpu", "r1", 0, false, 2},
+    {"[(a&b)|c]", "a,b", 0, true, 2},
+    {"[(a&b)|c]", "a", 0, false, 2},
+    {"h100.sxm-5_x:y", "h100.sxm-5_x:y", 0, true, 1},
 };
 
 static void test_constraint_eval(void **state)
@@ -64,7 +64,7 @@ static void test_constraint_eval(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(eval_cases) / sizeof(eval_cases[0]); i++) {
 		gp_constraint_t *k = NULL;
-		gp_error_t err = { "" };
+		gp_error_t err = {""};
 		int rc = gp__constraint_parse(eval_cases[i].expr, &k, &err);
 
 		if (rc)
@@ -74,7 +74,8 @@ static void test_constraint_eval(void **state)
 		if (gp__constraint_eval(k, gp__constraint_node_mask(k, eval_cases[i].features),
 		                        eval_cases[i].alt) != eval_cases[i].expect) {
 			print_error("case %zu '%s' on '%s' alt %d: expected %d\n", i,
-			            eval_cases[i].expr, eval_cases[i].features ? eval_cases[i].features : "",
+			            eval_cases[i].expr,
+			            eval_cases[i].features ? eval_cases[i].features : "",
 			            eval_cases[i].alt, eval_cases[i].expect);
 			fail();
 		}
@@ -101,29 +102,29 @@ static void test_constraint_alt_text(void **state)
 
 static const struct {
 	const char *expr;
-	const char *msg;        /* expected in the error text */
+	const char *msg; /* expected in the error text */
 } error_cases[] = {
-	{ "", "empty expression" },
-	{ "a*2", "node counts" },
-	{ "[a*2&b*4]", "node counts" },
-	{ "*2", "before '*'" },
-	{ "a,b", "',' is not an operator" },
-	{ ",a", "',' is not an operator" },
-	{ "a&", "missing feature name at the end" },
-	{ "&a", "missing feature name at character 1" },
-	{ "a||b", "missing feature name at character 3" },
-	{ "(a|b", "missing ')'" },
-	{ "a)", "unbalanced ')'" },
-	{ "()", "missing feature name" },
-	{ "[a|b", "missing ']'" },
-	{ "a]", "unbalanced ']'" },
-	{ "[a&b]", "'&' inside brackets" },
-	{ "[a|b]&[c|d]", "only one matching-OR" },
-	{ "[[a|b]]", "cannot be nested" },
-	{ "(a&[b|c])", "inside parentheses" },
-	{ "a b", "invalid character" },
-	{ "a!b", "invalid character" },
-	{ "a(b)", "missing operator" },
+    {"", "empty expression"},
+    {"a*2", "node counts"},
+    {"[a*2&b*4]", "node counts"},
+    {"*2", "before '*'"},
+    {"a,b", "',' is not an operator"},
+    {",a", "',' is not an operator"},
+    {"a&", "missing feature name at the end"},
+    {"&a", "missing feature name at character 1"},
+    {"a||b", "missing feature name at character 3"},
+    {"(a|b", "missing ')'"},
+    {"a)", "unbalanced ')'"},
+    {"()", "missing feature name"},
+    {"[a|b", "missing ']'"},
+    {"a]", "unbalanced ']'"},
+    {"[a&b]", "'&' inside brackets"},
+    {"[a|b]&[c|d]", "only one matching-OR"},
+    {"[[a|b]]", "cannot be nested"},
+    {"(a&[b|c])", "inside parentheses"},
+    {"a b", "invalid character"},
+    {"a!b", "invalid character"},
+    {"a(b)", "missing operator"},
 };
 
 static void test_constraint_errors(void **state)
@@ -133,7 +134,7 @@ static void test_constraint_errors(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(error_cases) / sizeof(error_cases[0]); i++) {
 		gp_constraint_t *k = (gp_constraint_t *)&k;
-		gp_error_t err = { "" };
+		gp_error_t err = {""};
 		int rc = gp__constraint_parse(error_cases[i].expr, &k, &err);
 
 		if (rc != GP_EINVAL || !strstr(err.text, error_cases[i].msg)) {
@@ -152,7 +153,8 @@ static void test_constraint_errors(void **state)
 		int i2;
 
 		for (i2 = 0; i2 < 65; i2++)
-			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%sf%d", i2 ? "|" : "", i2);
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%sf%d", i2 ? "|" : "",
+			                       i2);
 		assert_int_equal(gp__constraint_parse(buf, &k, &err), GP_EINVAL);
 		assert_non_null(strstr(err.text, "more than 64 distinct"));
 	}
@@ -163,7 +165,7 @@ static void test_constraint_errors(void **state)
 static gp_cluster_t *build(const fx_params_t *p)
 {
 	gp_cluster_t *c = NULL;
-	gp_error_t err = { "" };
+	gp_error_t err = {""};
 
 	if (fx_build(p, &c, &err))
 		print_error("fixture: %s\n", err.text);
@@ -173,7 +175,7 @@ static gp_cluster_t *build(const fx_params_t *p)
 
 static void test_request_lists(void **state)
 {
-	fx_params_t p = { .nnodes = 8, .gpus = 8, .nodes_per_leaf = 4 };
+	fx_params_t p = {.nnodes = 8, .gpus = 8, .nodes_per_leaf = 4};
 	gp_cluster_t *c;
 	gp_request_t r;
 	gp_error_t err;
@@ -215,23 +217,23 @@ static const struct {
 	int rc;
 	const char *msg;
 } check_cases[] = {
-	{ 8, 0, 0, 0, NULL, NULL, NULL, 0, GP_OK, NULL },
-	{ 0, 0, 0, 0, NULL, NULL, NULL, 0, GP_EINVAL, "at least 1" },
-	{ 8, 3, 2, 0, NULL, NULL, NULL, 0, GP_EINVAL, "minimum nodes (3) exceeds maximum nodes (2)" },
-	{ 2, 3, 0, 0, NULL, NULL, NULL, 0, GP_EINVAL, "3 nodes cannot each get a GPU" },
-	{ 12, 0, 0, 8, NULL, NULL, NULL, 0, GP_EINVAL, "not a multiple of 8" },
-	{ 16, 0, 1, 8, NULL, NULL, NULL, 0, GP_EINVAL, "outside the 0-1 nodes" },
-	{ 8, 0, 0, 17, NULL, NULL, NULL, 0, GP_EINVAL, "17 GPUs per node" },
-	{ 8, 0, 1, 0, "n[0-1]", NULL, NULL, 0, GP_EINVAL, "at most 1 are allowed" },
-	{ 1, 0, 0, 0, "n[0-1]", NULL, NULL, 0, GP_EINVAL, "only 1 GPUs" },
-	{ 8, 0, 0, 0, "n1", "n[0-2]", NULL, 0, GP_EINVAL, "'n1' is both in --nodelist and --exclude" },
-	{ 8, 0, 0, 0, NULL, NULL, "debug", 61, GP_EINVAL, "exceeds partition 'debug' MaxTime of 60" },
-	{ 8, 0, 0, 0, NULL, NULL, "debug", 60, GP_OK, NULL },
+    {8, 0, 0, 0, NULL, NULL, NULL, 0, GP_OK, NULL},
+    {0, 0, 0, 0, NULL, NULL, NULL, 0, GP_EINVAL, "at least 1"},
+    {8, 3, 2, 0, NULL, NULL, NULL, 0, GP_EINVAL, "minimum nodes (3) exceeds maximum nodes (2)"},
+    {2, 3, 0, 0, NULL, NULL, NULL, 0, GP_EINVAL, "3 nodes cannot each get a GPU"},
+    {12, 0, 0, 8, NULL, NULL, NULL, 0, GP_EINVAL, "not a multiple of 8"},
+    {16, 0, 1, 8, NULL, NULL, NULL, 0, GP_EINVAL, "outside the 0-1 nodes"},
+    {8, 0, 0, 17, NULL, NULL, NULL, 0, GP_EINVAL, "17 GPUs per node"},
+    {8, 0, 1, 0, "n[0-1]", NULL, NULL, 0, GP_EINVAL, "at most 1 are allowed"},
+    {1, 0, 0, 0, "n[0-1]", NULL, NULL, 0, GP_EINVAL, "only 1 GPUs"},
+    {8, 0, 0, 0, "n1", "n[0-2]", NULL, 0, GP_EINVAL, "'n1' is both in --nodelist and --exclude"},
+    {8, 0, 0, 0, NULL, NULL, "debug", 61, GP_EINVAL, "exceeds partition 'debug' MaxTime of 60"},
+    {8, 0, 0, 0, NULL, NULL, "debug", 60, GP_OK, NULL},
 };
 
 static void test_request_check(void **state)
 {
-	fx_params_t p = { .nnodes = 8, .gpus = 8, .nodes_per_leaf = 4 };
+	fx_params_t p = {.nnodes = 8, .gpus = 8, .nodes_per_leaf = 4};
 	gp_cluster_t *c;
 	size_t i;
 
@@ -239,7 +241,7 @@ static void test_request_check(void **state)
 	c = build(&p);
 	for (i = 0; i < sizeof(check_cases) / sizeof(check_cases[0]); i++) {
 		gp_request_t r;
-		gp_error_t err = { "" };
+		gp_error_t err = {""};
 		int rc;
 
 		gp__request_init(&r);
@@ -250,12 +252,14 @@ static void test_request_check(void **state)
 		r.time_limit_min = check_cases[i].time_limit;
 		assert_int_equal(gp__request_set_required(&r, c, check_cases[i].required, &err), 0);
 		assert_int_equal(gp__request_set_excluded(&r, c, check_cases[i].excluded, &err), 0);
-		assert_int_equal(gp__request_set_partition(&r, c, check_cases[i].partition, &err), 0);
+		assert_int_equal(gp__request_set_partition(&r, c, check_cases[i].partition, &err),
+		                 0);
 		rc = gp__request_check(&r, c, &err);
 		if (rc != check_cases[i].rc ||
 		    (check_cases[i].msg && !strstr(err.text, check_cases[i].msg))) {
-			print_error("check case %zu: rc %d '%s', expected %d '%s'\n", i, rc, err.text,
-			            check_cases[i].rc, check_cases[i].msg ? check_cases[i].msg : "");
+			print_error("check case %zu: rc %d '%s', expected %d '%s'\n", i, rc,
+			            err.text, check_cases[i].rc,
+			            check_cases[i].msg ? check_cases[i].msg : "");
 			fail();
 		}
 		gp__request_clear(&r);
@@ -316,8 +320,8 @@ static const char *violation(const gp_cluster_t *c, const gp_state_t *s, const g
 		if (r->gpus_per_node && gp__popcount(m) != r->gpus_per_node)
 			return "wrong GPUs per node";
 		if (r->constraint &&
-		    !gp__constraint_eval(r->constraint,
-		                         gp__constraint_node_mask(r->constraint, nd->features), alt))
+		    !gp__constraint_eval(
+		        r->constraint, gp__constraint_node_mask(r->constraint, nd->features), alt))
 			return "constraint not met";
 		if (c->root >= 0 && top_of(c, v) != top_of(c, cd->nodes[0]))
 			return "spans disconnected parts of the fabric";
@@ -364,21 +368,21 @@ static const struct {
 	const char *name;
 	uint32_t alloc[8];
 	int gpus, gpn;
-	int exp_nleaves;        /* of the best candidate */
-	int exp_leaf;           /* leaf switch index of the best, -1 = any */
+	int exp_nleaves; /* of the best candidate */
+	int exp_leaf;    /* leaf switch index of the best, -1 = any */
 	int exp_nnodes;
 } shape_cases[] = {
-	{ "fits leaf1 only", { 0xff, 0xff, 0, 0, 0, 0, 0, 0 }, 24, 0, 1, 1, 3 },
-	{ "fits both, tighter leaf0", { 0xff, 0, 0, 0, 0x0f, 0, 0, 0 }, 24, 0, 1, 0, 3 },
-	{ "fits none, spans two", { 0xff, 0xff, 0, 0, 0xff, 0, 0, 0 }, 40, 0, 2, -1, 5 },
-	{ "partial nodes first", { 0x0f, 0, 0, 0, 0, 0, 0, 0 }, 4, 0, 1, 0, 1 },
-	{ "exact free match", { 0x3f, 0x0f, 0, 0, 0xff, 0xff, 0xff, 0xff }, 4, 4, 1, 0, 1 },
-	{ "per node spread", { 0, 0, 0, 0, 0, 0, 0, 0 }, 8, 2, 1, -1, 4 },
+    {"fits leaf1 only", {0xff, 0xff, 0, 0, 0, 0, 0, 0}, 24, 0, 1, 1, 3},
+    {"fits both, tighter leaf0", {0xff, 0, 0, 0, 0x0f, 0, 0, 0}, 24, 0, 1, 0, 3},
+    {"fits none, spans two", {0xff, 0xff, 0, 0, 0xff, 0, 0, 0}, 40, 0, 2, -1, 5},
+    {"partial nodes first", {0x0f, 0, 0, 0, 0, 0, 0, 0}, 4, 0, 1, 0, 1},
+    {"exact free match", {0x3f, 0x0f, 0, 0, 0xff, 0xff, 0xff, 0xff}, 4, 4, 1, 0, 1},
+    {"per node spread", {0, 0, 0, 0, 0, 0, 0, 0}, 8, 2, 1, -1, 4},
 };
 
 static void test_smallest_domain(void **state)
 {
-	fx_params_t p = { .nnodes = 8, .gpus = 8, .nodes_per_leaf = 4, .leaves_per_spine = 2 };
+	fx_params_t p = {.nnodes = 8, .gpus = 8, .nodes_per_leaf = 4, .leaves_per_spine = 2};
 	gp_cluster_t *c;
 	gp_state_t *s;
 	gp_search_ws_t *ws;
@@ -406,7 +410,8 @@ static void test_smallest_domain(void **state)
 		    cd[0].nnodes != shape_cases[i].exp_nnodes ||
 		    (shape_cases[i].exp_leaf >= 0 && cd[0].top_switch != shape_cases[i].exp_leaf)) {
 			print_error("%s: best spans %d leaves, %d nodes, switch %d\n",
-			            shape_cases[i].name, cd[0].nleaves, cd[0].nnodes, cd[0].top_switch);
+			            shape_cases[i].name, cd[0].nleaves, cd[0].nnodes,
+			            cd[0].top_switch);
 			fail();
 		}
 		/* a job that fits one leaf never spans two */
@@ -446,11 +451,11 @@ static void test_smallest_domain(void **state)
  * the three whole nodes n3, n4, n5. */
 static void test_node_limit_fallback(void **state)
 {
-	fx_params_t p = { .nnodes = 8, .gpus = 8, .nodes_per_leaf = 4 };
+	fx_params_t p = {.nnodes = 8, .gpus = 8, .nodes_per_leaf = 4};
 	gp_cluster_t *c;
 	gp_state_t *s;
 	gp_search_ws_t *ws;
-	gp_error_t err = { "" };
+	gp_error_t err = {""};
 	gp_request_t r;
 	const gp_candidate_t *cd;
 	int n;
@@ -487,12 +492,12 @@ static void test_forest_and_nvl(void **state)
 {
 	/* 2 leaves of 4 nodes x 4 GPUs, a forest under the synthetic root, and
 	 * cross-node NVLink domains of 2 nodes */
-	fx_params_t p = { .nnodes = 8, .gpus = 4, .nodes_per_leaf = 4, .forest = true,
-	                  .nvl_nodes = 2 };
+	fx_params_t p = {
+	    .nnodes = 8, .gpus = 4, .nodes_per_leaf = 4, .forest = true, .nvl_nodes = 2};
 	gp_cluster_t *c;
 	gp_state_t *s;
 	gp_search_ws_t *ws;
-	gp_error_t err = { "" };
+	gp_error_t err = {""};
 	gp_request_t r;
 	const gp_candidate_t *cd;
 	int n;
@@ -529,12 +534,12 @@ static void test_forest_and_nvl(void **state)
 
 static void test_matching_or(void **state)
 {
-	static const char *const feat[8] = { "r1", "r1", "r1", "r1,x", "r2", "r2", "r2", "r2,x" };
-	fx_params_t p = { .nnodes = 8, .gpus = 8, .nodes_per_leaf = 8, .features = feat };
+	static const char *const feat[8] = {"r1", "r1", "r1", "r1,x", "r2", "r2", "r2", "r2,x"};
+	fx_params_t p = {.nnodes = 8, .gpus = 8, .nodes_per_leaf = 8, .features = feat};
 	gp_cluster_t *c;
 	gp_state_t *s;
 	gp_search_ws_t *ws;
-	gp_error_t err = { "" };
+	gp_error_t err = {""};
 	gp_request_t r;
 	const gp_candidate_t *cd;
 	int n, i, j, alts_seen = 0;
@@ -586,21 +591,19 @@ static const struct {
 	uint32_t mask;
 	int split;
 } island_cases[] = {
-	{ 0x00, 4, 0x0f, 0 },
-	{ 0x03, 4, 0xf0, 0 },   /* island 0 has only 2 free */
-	{ 0x03, 2, 0x0c, 0 },   /* tightest island that holds 2 */
-	{ 0x11, 3, 0x0e, 0 },
-	{ 0x03, 6, 0xfc, 1 },   /* cannot stay in one island */
-	{ 0x81, 5, 0x3e, 1 },   /* 3 + 2, the first of equal islands first */
+    {0x00, 4, 0x0f, 0}, {0x03, 4, 0xf0, 0}, /* island 0 has only 2 free */
+    {0x03, 2, 0x0c, 0},                     /* tightest island that holds 2 */
+    {0x11, 3, 0x0e, 0}, {0x03, 6, 0xfc, 1}, /* cannot stay in one island */
+    {0x81, 5, 0x3e, 1},                     /* 3 + 2, the first of equal islands first */
 };
 
 static void test_islands(void **state)
 {
-	fx_params_t p = { .nnodes = 1, .gpus = 8, .two_islands = true };
+	fx_params_t p = {.nnodes = 1, .gpus = 8, .two_islands = true};
 	gp_cluster_t *c;
 	gp_state_t *s;
 	gp_search_ws_t *ws;
-	gp_error_t err = { "" };
+	gp_error_t err = {""};
 	size_t i;
 
 	(void)state;
@@ -659,11 +662,11 @@ static int score_const(void *arg, const gp_candidate_t *cd, double *score)
 
 static void test_scoring(void **state)
 {
-	fx_params_t p = { .nnodes = 16, .gpus = 8, .nodes_per_leaf = 2, .leaves_per_spine = 4 };
+	fx_params_t p = {.nnodes = 16, .gpus = 8, .nodes_per_leaf = 2, .leaves_per_spine = 4};
 	gp_cluster_t *c;
 	gp_state_t *s;
 	gp_search_ws_t *ws;
-	gp_error_t err = { "" };
+	gp_error_t err = {""};
 	gp_request_t r;
 	const gp_candidate_t *cd;
 	int n, i, calls = 0;
@@ -675,8 +678,9 @@ static void test_scoring(void **state)
 	assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
 	gp__request_init(&r);
 	r.gpus = 16;
-	assert_int_equal(gp__candidates_search(c, s, &r, 8, score_by_first_node_desc, &calls, ws,
-	                                       &cd, &n, &err), GP_OK);
+	assert_int_equal(
+	    gp__candidates_search(c, s, &r, 8, score_by_first_node_desc, &calls, ws, &cd, &n, &err),
+	    GP_OK);
 	assert_true(n >= 2);
 	assert_true(calls >= n);
 	for (i = 1; i < n; i++)
@@ -694,8 +698,9 @@ static void test_scoring(void **state)
 	for (i = 0; i < n; i++)
 		assert_int_equal(cd[i].nodes[0], first[i]);
 	/* k = 1 keeps the best */
-	assert_int_equal(gp__candidates_search(c, s, &r, 1, score_by_first_node_desc, &calls, ws,
-	                                       &cd, &n, &err), GP_OK);
+	assert_int_equal(
+	    gp__candidates_search(c, s, &r, 1, score_by_first_node_desc, &calls, ws, &cd, &n, &err),
+	    GP_OK);
 	assert_int_equal(n, 1);
 	/* a failing callback aborts with its code */
 	assert_int_equal(gp__candidates_search(c, s, &r, 8, score_fails, NULL, ws, &cd, &n, &err),
@@ -712,11 +717,11 @@ static void test_scoring(void **state)
 
 static void test_enofit_reasons(void **state)
 {
-	fx_params_t p = { .nnodes = 6, .gpus = 4, .nodes_per_leaf = 6 };
+	fx_params_t p = {.nnodes = 6, .gpus = 4, .nodes_per_leaf = 6};
 	gp_cluster_t *c;
 	gp_state_t *s;
 	gp_search_ws_t *ws;
-	gp_error_t err = { "" };
+	gp_error_t err = {""};
 	gp_request_t r;
 	const gp_candidate_t *cd;
 	int n;
@@ -792,8 +797,8 @@ static int oracle_usable(const gp_cluster_t *c, const gp_state_t *s, const gp_re
 		if (r->excluded[j] == v)
 			return 0;
 	if (r->constraint &&
-	    !gp__constraint_eval(r->constraint, gp__constraint_node_mask(r->constraint, nd->features),
-	                         alt))
+	    !gp__constraint_eval(r->constraint,
+	                         gp__constraint_node_mask(r->constraint, nd->features), alt))
 		return 0;
 	if (r->exclusive && (s->alloc_mask[v] & full))
 		return 0;
@@ -874,9 +879,9 @@ static bool oracle(const gp_cluster_t *c, const gp_state_t *s, const gp_request_
 }
 
 static const char *const rand_constraints[] = {
-	NULL, NULL, "a", "a|b", "a&b", "[a|b]", "c&[a|b]", "(a|c)&b", "[a|(b&c)|d]",
+    NULL, NULL, "a", "a|b", "a&b", "[a|b]", "c&[a|b]", "(a|c)&b", "[a|(b&c)|d]",
 };
-static const char *const rand_features[] = { NULL, "a", "b", "a,b", "c", "a,c", "b,c,d", "d" };
+static const char *const rand_features[] = {NULL, "a", "b", "a,b", "c", "a,c", "b,c,d", "d"};
 
 static void test_randomized(void **state)
 {
@@ -891,7 +896,7 @@ static void test_randomized(void **state)
 		gp_state_t *s;
 		gp_search_ws_t *ws;
 		gp_request_t r;
-		gp_error_t err = { "" };
+		gp_error_t err = {""};
 		const gp_candidate_t *cd;
 		int n, rc, total = 0, topo = (int)rnd(4);
 		int32_t i;
@@ -900,7 +905,7 @@ static void test_randomized(void **state)
 		memset(&p, 0, sizeof(p));
 		p.nnodes = 1 + (int)rnd(16);
 		for (i = 0; i < p.nnodes; i++) {
-			static const int g[] = { 1, 2, 4, 8 };
+			static const int g[] = {1, 2, 4, 8};
 
 			ngpus[i] = g[rnd(4)];
 			feat[i] = rand_features[rnd(8)];
@@ -956,11 +961,13 @@ static void test_randomized(void **state)
 			feasible += want;
 			rc = search(c, s, &r, ws, &cd, &n, &err);
 			if (rc != (want ? GP_OK : GP_ENOFIT)) {
-				print_error("instance %d: %d nodes topo %d, %d GPUs gpn %d nodes %d-%d "
-				            "excl %d req %d exc %d constraint '%s': rc %d, oracle %d (%s)\n",
-				            inst, c->nnodes, topo, r.gpus, r.gpus_per_node, r.min_nodes,
-				            r.max_nodes, r.exclusive, r.nrequired, r.nexcluded,
-				            r.constraint ? r.constraint->text : "", rc, want, err.text);
+				print_error(
+				    "instance %d: %d nodes topo %d, %d GPUs gpn %d nodes %d-%d "
+				    "excl %d req %d exc %d constraint '%s': rc %d, oracle %d "
+				    "(%s)\n",
+				    inst, c->nnodes, topo, r.gpus, r.gpus_per_node, r.min_nodes,
+				    r.max_nodes, r.exclusive, r.nrequired, r.nexcluded,
+				    r.constraint ? r.constraint->text : "", rc, want, err.text);
 				fail();
 			}
 			if (rc == GP_ENOFIT)
@@ -982,19 +989,19 @@ static void test_randomized(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_constraint_eval),
-		cmocka_unit_test(test_constraint_alt_text),
-		cmocka_unit_test(test_constraint_errors),
-		cmocka_unit_test(test_request_lists),
-		cmocka_unit_test(test_request_check),
-		cmocka_unit_test(test_smallest_domain),
-		cmocka_unit_test(test_node_limit_fallback),
-		cmocka_unit_test(test_forest_and_nvl),
-		cmocka_unit_test(test_matching_or),
-		cmocka_unit_test(test_islands),
-		cmocka_unit_test(test_scoring),
-		cmocka_unit_test(test_enofit_reasons),
-		cmocka_unit_test(test_randomized),
+	    cmocka_unit_test(test_constraint_eval),
+	    cmocka_unit_test(test_constraint_alt_text),
+	    cmocka_unit_test(test_constraint_errors),
+	    cmocka_unit_test(test_request_lists),
+	    cmocka_unit_test(test_request_check),
+	    cmocka_unit_test(test_smallest_domain),
+	    cmocka_unit_test(test_node_limit_fallback),
+	    cmocka_unit_test(test_forest_and_nvl),
+	    cmocka_unit_test(test_matching_or),
+	    cmocka_unit_test(test_islands),
+	    cmocka_unit_test(test_scoring),
+	    cmocka_unit_test(test_enofit_reasons),
+	    cmocka_unit_test(test_randomized),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
