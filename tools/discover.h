@@ -36,6 +36,9 @@
  * NVSwitches of a node form one fabric, so every GPU attached to a switch
  * is in one island and each pair gets the smaller of the two GPUs' switch
  * link counts (V100 on DGX-2: 6), the links a transfer between them can use.
+ * (Slurm's AutoDetect=nvml counts only links whose far end is a GPU, so it
+ * writes 0 for every pair of an NVSwitch node, which would make each GPU
+ * its own island.)
  *
  * The JSON fragment (gp__probe_to_json / gp__probe_from_json), one object
  * per node:
