@@ -634,6 +634,21 @@ static int32_t pick_switch(ctx_t *x, int32_t sw, int32_t R)
 	return got;
 }
 
+/* A new mark value for taken[] and the per-switch / rack / nvl marks; on
+ * wrap-around every mark is cleared so an old value never matches. */
+static void next_stamp(gp_search_ws_t *ws)
+{
+	const gp_cluster_t *c = ws->c;
+
+	if (++ws->stamp != 0)
+		return;
+	memset(ws->taken, 0, (size_t)ws->n * sizeof(*ws->taken));
+	memset(ws->sw_stamp, 0, (size_t)(c->nswitches > 0 ? c->nswitches : 1) * sizeof(uint32_t));
+	memset(ws->rk_stamp, 0, (size_t)(c->nracks > 0 ? c->nracks : 1) * sizeof(uint32_t));
+	memset(ws->nv_stamp, 0, (size_t)(c->nnvl > 0 ? c->nnvl : 1) * sizeof(uint32_t));
+	ws->stamp = 2; /* describe() marks counted objects with stamp - 1 */
+}
+
 /* Start a selection: a new stamp and the required nodes taken first. */
 static int32_t begin_selection(ctx_t *x, int32_t *R)
 {
@@ -641,10 +656,7 @@ static int32_t begin_selection(ctx_t *x, int32_t *R)
 	const gp_request_t *r = x->r;
 	int32_t i, v, t;
 
-	if (++ws->stamp == 0) {
-		memset(ws->taken, 0, (size_t)ws->n * sizeof(*ws->taken));
-		ws->stamp = 1;
-	}
+	next_stamp(ws);
 	ws->nsel = 0;
 	x->picked = 0;
 	*R = r->gpus;
@@ -766,10 +778,7 @@ static void describe(ctx_t *x, slot_t *sl, int kind, int32_t domain, int alt)
 	cd->alt = alt;
 	cd->top_switch = -1;
 	cd->level = -1;
-	if (++ws->stamp == 0) {
-		memset(ws->taken, 0, (size_t)ws->n * sizeof(*ws->taken));
-		ws->stamp = 1;
-	}
+	next_stamp(ws);
 	/* The selection stamp is spent now; the per-object stamps below share
 	 * the counter so a new value never matches an old mark. */
 	nv = -2;
