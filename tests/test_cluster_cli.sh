@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# TAP: `gpuplace cluster` and `gpuplace synth` as a user runs them: exit
+# codes (0 ok, 1 failure, 2 usage), check's OK line, export round trips,
+# and a synthetic conf dir that checks and exports like its JSON twin.
+top_build=${GP_TOP_BUILDDIR:-.}
+gp="$top_build/gpuplace"
+if [ ! -x "$gp" ]; then
+	echo "1..0 # SKIP $gp not built"
+	exit 0
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gp-cli-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
+# expect STATUS DESCRIPTION COMMAND...
+expect() {
+	want=$1; what=$2; shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok "$what (exit $want)"; else
+		bad "$what: exit $got, wanted $want"; sed 's/^/# /' "$tmp/err"; fi
+}
+
+echo "1..16"
+expect 2 "cluster without action" "$gp" cluster
+expect 2 "cluster unknown action" "$gp" cluster frob --json x
+expect 2 "cluster show without source" "$gp" cluster show
+expect 2 "cluster show with two sources" "$gp" cluster show --json a --conf-dir b
+expect 2 "cluster check --json-out" "$gp" cluster check --json a --json-out b
+expect 2 "synth without --nodes" "$gp" synth --json "$tmp/x.json"
+expect 2 "synth bad number" "$gp" synth --nodes 12x --json "$tmp/x.json"
+expect 1 "check of a missing file" "$gp" cluster check --json "$tmp/none.json"
+
+expect 0 "synth conf dir" "$gp" synth --nodes 70 --nodes-per-leaf 8 --leaves-per-spine-group 4 \
+	--nvl-domain-nodes 6 --seed 3 --out-dir "$tmp/conf"
+expect 0 "synth JSON" "$gp" synth --nodes 70 --nodes-per-leaf 8 --leaves-per-spine-group 4 \
+	--nvl-domain-nodes 6 --seed 3 --json "$tmp/synth.json"
+"$gp" cluster check --conf-dir "$tmp/conf" >"$tmp/check" 2>&1
+if grep -qx "OK: 70 nodes, 560 GPUs" "$tmp/check"; then ok "check prints the counts"; else
+	bad "check output"; sed 's/^/# /' "$tmp/check"; fi
+"$gp" cluster export --conf-dir "$tmp/conf" --json-out "$tmp/conf.json" &&
+	"$gp" cluster export --json "$tmp/conf.json" >"$tmp/again.json"
+if cmp -s "$tmp/conf.json" "$tmp/again.json"; then ok "export, load, export: same bytes"; else
+	bad "export round trip differs"; fi
+if cmp -s "$tmp/conf.json" "$tmp/synth.json"; then ok "conf dir and JSON of one synth agree"; else
+	bad "synth conf dir and JSON differ"; fi
+"$gp" cluster show --json "$tmp/synth.json" >"$tmp/show" 2>&1
+if grep -q "^Nodes: 70, GPUs: 560" "$tmp/show" && grep -q "level 2: 1 switch" "$tmp/show"; then
+	ok "show summarises nodes and switch levels"; else bad "show output"; sed 's/^/# /' "$tmp/show"; fi
+# racks follow the NVLink domains (6 nodes): r0003 starts at node index 12
+sed 's/"rack": "r0003"/"rack": "r9999"/' "$tmp/synth.json" >"$tmp/broken.json"
+expect 1 "check of a JSON with an unknown rack" "$gp" cluster check --json "$tmp/broken.json"
+if grep -q "model.nodes\[12\].rack: unknown rack 'r9999'" "$tmp/err"; then
+	ok "the error names the JSON path"; else bad "error text"; sed 's/^/# /' "$tmp/err"; fi
+exit $fail
