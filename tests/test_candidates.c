@@ -488,6 +488,61 @@ static void test_node_limit_fallback(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* Three leaves of 4 x 8-GPU nodes under a core, with 2, 3 and 1 idle
+ * nodes: 32 GPUs take the two fullest leaves, never all three; a required
+ * node pulls the set into its leaf. */
+static void test_fewest_leaves_and_required(void **state)
+{
+	fx_params_t p = {.nnodes = 12, .gpus = 8, .nodes_per_leaf = 4};
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_search_ws_t *ws;
+	gp_error_t err = {""};
+	gp_request_t r;
+	const gp_candidate_t *cd;
+	int n, i, j;
+
+	(void)state;
+	c = build(&p);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+	s->alloc_mask[0] = s->alloc_mask[1] = 0xff;                     /* leaf0: 16 free */
+	s->alloc_mask[4] = 0xff;                                        /* leaf1: 24 free */
+	s->alloc_mask[8] = s->alloc_mask[9] = s->alloc_mask[10] = 0xff; /* leaf2: 8 free */
+	gp__request_init(&r);
+	r.gpus = 32;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(cd[i].nleaves, 2);
+		for (j = 0; j < cd[i].nnodes; j++)
+			assert_true(cd[i].nodes[j] < 8);
+	}
+	/* 8 GPUs fit every leaf; the tightest (leaf2, node n11) comes first */
+	r.gpus = 8;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	assert_int_equal(cd[0].nodes[0], 11);
+	for (i = 0; i < n; i++)
+		assert_int_equal(cd[i].nleaves, 1);
+	/* --nodelist=n2 keeps the set in leaf0 */
+	r.gpus = 16;
+	assert_int_equal(gp__request_set_required(&r, c, "n2", &err), GP_OK);
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	assert_int_equal(cd[0].nnodes, 2);
+	assert_int_equal(cd[0].nodes[0], 2);
+	assert_int_equal(cd[0].nodes[1], 3);
+	assert_int_equal(cd[0].top_switch, 0);
+	/* --nodelist=n2,n5 spans leaves 0 and 1 */
+	assert_int_equal(gp__request_set_required(&r, c, "n2,n5", &err), GP_OK);
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	assert_int_equal(cd[0].nnodes, 2);
+	assert_int_equal(cd[0].nleaves, 2);
+	assert_int_equal(cd[0].level, 1);
+	gp__request_clear(&r);
+	gp__search_ws_destroy(ws);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
 static void test_forest_and_nvl(void **state)
 {
 	/* 2 leaves of 4 nodes x 4 GPUs, a forest under the synthetic root, and
@@ -996,6 +1051,7 @@ int main(void)
 	    cmocka_unit_test(test_request_check),
 	    cmocka_unit_test(test_smallest_domain),
 	    cmocka_unit_test(test_node_limit_fallback),
+	    cmocka_unit_test(test_fewest_leaves_and_required),
 	    cmocka_unit_test(test_forest_and_nvl),
 	    cmocka_unit_test(test_matching_or),
 	    cmocka_unit_test(test_islands),
