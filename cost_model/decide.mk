@@ -23,3 +23,11 @@ tests_test_emit_SOURCES = tests/test_emit.c
 tests_test_emit_CFLAGS = $(TEST_CFLAGS)
 tests_test_emit_LDADD = $(TEST_LIBS)
 TESTS += tests/test_emit
+
+# cost_model/decide.*: the placement decision and its explanation.
+libgpuplace_core_la_SOURCES += cost_model/decide.c cost_model/decide.h
+check_PROGRAMS += tests/test_decide
+tests_test_decide_SOURCES = tests/test_decide.c
+tests_test_decide_CFLAGS = $(TEST_CFLAGS)
+tests_test_decide_LDADD = $(TEST_LIBS)
+TESTS += tests/test_decide

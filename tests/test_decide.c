@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_decide.c - the placement decision: PIN the compact free set, avoid a
+ * rack without power headroom (or cap it when the policy allows), CONSTRAIN
+ * to domains when nothing acceptable is free, wait for a compact set when
+ * that finishes earlier, REJECT what can never fit, and, over random
+ * instances, never exceed a rack's headroom nor break a user constraint.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "decide.h"
+#include "synth.h"
+
+/* 16 nodes x 8 H100: 4 leaves (su001..su004) of 4 nodes, 2 leaves per
+ * spine group, racks of 4 nodes (= one leaf each), leaf uplinks 8:1
+ * oversubscribed so that spreading a job costs step time. */
+static gp_cluster_t *cluster16(void)
+{
+	gp_synth_params_t p;
+	gp_cluster_t *c;
+	gp_error_t err;
+	int32_t i;
+
+	gp__synth_defaults(&p);
+	p.nodes = 16;
+	p.nodes_per_leaf = 4;
+	p.leaves_per_spine_group = 2;
+	p.nodes_per_rack = 4;
+	p.oversub = 8;
+
+	if (gp__synth_build(&p, &c, &err))
+		fail_msg("synth: %s", err.text);
+	/* a feature per leaf, as a site would write in slurm.conf */
+	for (i = 0; i < c->nnodes; i++)
+		assert_non_null(c->nodes[i].features = strdup(c->switches[c->nodes[i].leaf].name));
+	return c;
+}
+
+struct fx {
+	gp_cluster_t *c;
+	gp_engine_t *e;
+	gp_state_t *s;
+	gp_policy_t p;
+	gp_request_t r;
+	gp_decision_t d;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	gp_error_t err;
+
+	if (!f)
+		return -1;
+	f->c = cluster16();
+	if (gp__engine_create(f->c, &f->e, &err) || gp_state_create(f->c, &f->s))
+		return -1;
+	gp__policy_default(f->c, &f->p);
+	gp__request_init(&f->r);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	gp__decision_clear(&f->d);
+	gp__request_clear(&f->r);
+	gp_state_destroy(f->s);
+	gp__engine_destroy(f->e);
+	gp_cluster_destroy(f->c);
+	free(f);
+	return 0;
+}
+
+static void busy(struct fx *f, int32_t node, uint32_t mask)
+{
+	f->s->alloc_mask[node] |= mask;
+}
+
+/* A running job on nodes [from, to) using all GPUs, ending at end. */
+static void running_job(struct fx *f, uint32_t id, int32_t from, int32_t to, int64_t end)
+{
+	gp_job_alloc_t *j;
+	int32_t i;
+
+	f->s->jobs = realloc(f->s->jobs, ((size_t)f->s->njobs + 1) * sizeof(*f->s->jobs));
+	assert_non_null(f->s->jobs);
+	j = &f->s->jobs[f->s->njobs++];
+	memset(j, 0, sizeof(*j));
+	j->job_id = id;
+	j->end_time = end;
+	j->nnodes = to - from;
+	j->nodes = calloc((size_t)j->nnodes, sizeof(*j->nodes));
+	j->gpu_mask = calloc((size_t)j->nnodes, sizeof(*j->gpu_mask));
+	assert_true(j->nodes && j->gpu_mask);
+	for (i = from; i < to; i++) {
+		j->nodes[i - from] = i;
+		j->gpu_mask[i - from] = 0xff;
+		busy(f, i, 0xff);
+	}
+}
+
+static int leaf_of(const struct fx *f, int32_t n)
+{
+	return f->c->nodes[n].leaf;
+}
+
+static bool one_leaf(const struct fx *f, const gp_scored_t *sc)
+{
+	int32_t i;
+
+	for (i = 1; i < sc->nnodes; i++)
+		if (leaf_of(f, sc->nodes[i]) != leaf_of(f, sc->nodes[0]))
+			return false;
+	return true;
+}
+
+static void decide(struct fx *f, const char *hints, const gp_power_view_t *pv, int64_t now)
+{
+	gp_job_profile_t job;
+	gp_error_t err;
+
+	gp__decision_clear(&f->d);
+	if (hints && gp__job_profile_parse(hints, &job, &err))
+		fail_msg("hints '%s': %s", hints, err.text);
+	if (gp__decide(f->e, f->s, &f->r, hints ? &job : NULL, &f->p, pv, now, NULL, 0, &f->d, &err))
+		fail_msg("decide: %s", err.text);
+}
+
+static void test_idle_cluster_pins_one_leaf(void **state)
+{
+	struct fx *f = *state;
+
+	f->r.gpus = 16;
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_int_equal(f->d.cands[0].nnodes, 2);
+	assert_true(one_leaf(f, &f->d.cands[0]));
+	assert_true(fabs(f->d.cands[0].cost.slowdown - 1.0) < 1e-9);
+	assert_non_null(strstr(f->d.reason, "best free set"));
+}
+
+static void test_fragmented_cluster_packs(void **state)
+{
+	struct fx *f = *state;
+	int32_t i;
+
+	/* leaf 0 (nodes 0-3): one free node; leaf 1 (4-7): two free nodes;
+	 * leaves 2, 3 full.  A 16-GPU job fits leaf 1 only. */
+	for (i = 0; i < 16; i++)
+		if (i != 3 && i != 5 && i != 6)
+			busy(f, i, 0xff);
+	f->r.gpus = 16;
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_int_equal(f->d.cands[0].nodes[0], 5);
+	assert_int_equal(f->d.cands[0].nodes[1], 6);
+	/* the spread alternative (node 3 + a leaf-1 node) is ranked lower */
+	for (i = 1; i < f->d.ncands; i++)
+		assert_true(f->d.cands[i].score >= f->d.cands[0].score);
+}
+
+static void test_rack_without_headroom_is_avoided(void **state)
+{
+	struct fx *f = *state;
+	gp_rack_view_t racks[4];
+	gp_power_view_t pv = { racks, NULL };
+	int32_t i, r;
+
+	for (r = 0; r < 4; r++)
+		racks[r] = (gp_rack_view_t){ INFINITY, false };
+	/* rack of leaf 0 can take 1 kW more: not 8 x (700 - idle) W */
+	racks[f->c->nodes[0].rack].headroom_w = 1000;
+	f->r.gpus = 8;
+	decide(f, NULL, &pv, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	for (i = 0; i < f->d.cands[0].nnodes; i++)
+		assert_int_not_equal(f->c->nodes[f->d.cands[0].nodes[i]].rack, f->c->nodes[0].rack);
+	/* every rack that tight: nothing free is acceptable now */
+	for (r = 0; r < 4; r++)
+		racks[r].headroom_w = 1000;
+	racks[1].cooling_binds = true;
+	decide(f, NULL, &pv, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_CONSTRAIN);
+	assert_non_null(strstr(f->d.reason, "headroom is 1000 W"));
+	/* a policy that allows power caps runs it capped, slower */
+	f->p.allow_power_cap = true;
+	for (r = 0; r < 4; r++)
+		racks[r].headroom_w = 8 * 400.0; /* caps well above H100's lowest cap */
+	decide(f, NULL, &pv, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_true(f->d.cands[0].cap_w > 0);
+	assert_true(f->d.cands[0].cap_speed < 1.0);
+}
+
+static void test_full_cluster_constrains_to_domains(void **state)
+{
+	struct fx *f = *state;
+	int32_t i;
+
+	for (i = 0; i < 16; i++)
+		busy(f, i, 0xff);
+	f->r.gpus = 16;
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_CONSTRAIN);
+	/* matching OR over leaf features, e.g. [gpsw_su001|gpsw_su002|...] */
+	assert_true(f->d.features[0] == '[');
+	assert_non_null(strstr(f->d.features, "gpsw_su"));
+	assert_non_null(strstr(f->d.reason, "no acceptable set is free now"));
+}
+
+static void test_never_fits_is_rejected(void **state)
+{
+	struct fx *f = *state;
+
+	f->r.gpus = 200; /* the cluster has 128 */
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
+	assert_non_null(strstr(f->d.reason, "can never fit"));
+	gp__request_clear(&f->r);
+	f->r.gpus = 16;
+	f->p.max_overhead = 1e-6; /* no placement has (almost) no communication */
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
+	assert_non_null(strstr(f->d.reason, "overhead"));
+}
+
+static void test_wait_for_compact_set(void **state)
+{
+	struct fx *f = *state;
+	const char *hints = "gpus=32,tp=8,dp=4,params=8e9,step_s=0.5";
+	int32_t i;
+
+	/* free now: nodes 0, 1, 4 and 8 (three leaves, both spine groups);
+	 * a job holding all of leaf 3 ends in 60 s */
+	for (i = 0; i < 12; i++)
+		if (i != 0 && i != 1 && i != 4 && i != 8)
+			busy(f, i, 0xff);
+	running_job(f, 1, 12, 16, 1000 + 60);
+	f->r.gpus = 32;
+	f->r.time_limit_min = 600;
+	f->p.max_wait_s = 1800;
+	f->p.wait_gain = 0.01;
+	decide(f, hints, NULL, 1000);
+	assert_int_equal(f->d.kind, GP_DECIDE_CONSTRAIN);
+	assert_true(f->d.waited);
+	assert_true(f->d.wait_s == 60);
+	assert_true(f->d.wait_finish_s < f->d.now_finish_s);
+	assert_true(f->d.cands[0].future);
+	assert_true(one_leaf(f, &f->d.cands[0]));
+	assert_non_null(strstr(f->d.reason, "waiting 60 s"));
+	/* a policy that never waits starts it now, spread */
+	f->p.max_wait_s = 0;
+	decide(f, hints, NULL, 1000);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_false(one_leaf(f, &f->d.cands[0]));
+	assert_true(f->d.cands[0].cost.slowdown > 1.0);
+}
+
+static void test_checkpoint_plan_with_params(void **state)
+{
+	struct fx *f = *state;
+
+	f->r.gpus = 16;
+	decide(f, "gpus=16,params=7e9", NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_true(f->d.ckpt_bytes == 7e9 * GP_DECIDE_CKPT_BYTES_PER_PARAM);
+	assert_true(f->d.ckpt.storage >= 0);
+	assert_true(f->d.ckpt.interval_s > f->d.ckpt.write_s);
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.ckpt.storage, -1); /* no size known: no plan */
+}
+
+static void test_bad_profile_is_an_error(void **state)
+{
+	struct fx *f = *state;
+	gp_job_profile_t job;
+	gp_error_t err;
+
+	f->r.gpus = 16;
+	assert_int_equal(gp__job_profile_parse("gpus=8", &job, &err), GP_OK);
+	assert_int_equal(gp__decide(f->e, f->s, &f->r, &job, &f->p, NULL, 0, NULL, 0, &f->d, &err),
+	                 GP_EINVAL);
+	assert_non_null(strstr(err.text, "hint gpus=8, but the job asks for 16 GPUs"));
+}
+
+/* Random instances: never past a rack's headroom, never outside the
+ * user's constraint or onto an excluded node, never onto a busy GPU. */
+static void test_random_never_violates(void **state)
+{
+	struct fx *f = *state;
+	gp_rack_view_t racks[4];
+	gp_power_view_t pv = { racks, NULL };
+	unsigned seed = 12345;
+	int iter, pins = 0;
+
+	for (iter = 0; iter < 300; iter++) {
+		gp_error_t err;
+		int32_t i, r, excl = (int32_t)(rand_r(&seed) % 16);
+		char ex[16];
+		double used[4] = { 0, 0, 0, 0 };
+
+		gp__request_clear(&f->r);
+		memset(f->s->alloc_mask, 0, 16 * sizeof(uint32_t));
+		for (i = 0; i < 16; i++)
+			busy(f, i, (uint32_t)rand_r(&seed) & (rand_r(&seed) % 2 ? 0xff : 0x0f));
+		for (r = 0; r < 4; r++)
+			racks[r] = (gp_rack_view_t){ (double)(rand_r(&seed) % 20000), false };
+		f->p.allow_power_cap = rand_r(&seed) % 2;
+		f->r.gpus = 1 + (int32_t)(rand_r(&seed) % 24);
+		snprintf(ex, sizeof(ex), "gpu%04d", excl + 1);
+		assert_int_equal(gp__request_set_excluded(&f->r, f->c, ex, &err), GP_OK);
+		bool constrained = rand_r(&seed) % 2;
+
+		if (constrained)
+			assert_int_equal(gp__request_set_constraint(&f->r, "[su001|su002|su003]", &err), GP_OK);
+		decide(f, NULL, &pv, 0);
+		if (f->d.kind != GP_DECIDE_PIN)
+			continue;
+		pins++;
+		for (i = 0; i < f->d.cands[0].nnodes; i++) {
+			int32_t n = f->d.cands[0].nodes[i];
+			const gp_gpu_profile_t *pr = &f->c->profiles[f->c->nodes[n].profile];
+
+			assert_int_not_equal(n, excl);
+			if (constrained) {
+				/* matching OR: one alternative for every node, never su004 */
+				assert_string_not_equal(f->c->nodes[n].features, "su004");
+				assert_string_equal(f->c->nodes[n].features,
+				                    f->c->nodes[f->d.cands[0].nodes[0]].features);
+			}
+			assert_int_equal(f->d.cands[0].gpu_mask[i] & f->s->alloc_mask[n], 0);
+			used[f->c->nodes[n].rack] += gp__popcount(f->d.cands[0].gpu_mask[i]) *
+			                             ((f->d.cands[0].cap_w > 0 ? f->d.cands[0].cap_w : pr->tdp_w) -
+			                              pr->idle_w);
+		}
+		for (r = 0; r < 4; r++)
+			if (used[r] > racks[r].headroom_w + 1e-6)
+				fail_msg("iteration %d: rack %d gets %.0f W over %.0f W", iter, r, used[r],
+				         racks[r].headroom_w);
+	}
+	print_message("%d of 300 random decisions pinned a set; none broke a limit\n", pins);
+	assert_true(pins > 30);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_idle_cluster_pins_one_leaf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fragmented_cluster_packs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rack_without_headroom_is_avoided, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_cluster_constrains_to_domains, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_never_fits_is_rejected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_for_compact_set, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checkpoint_plan_with_params, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_profile_is_an_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_random_never_violates, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
