@@ -38,6 +38,13 @@ int gp__resize(void *arrp, size_t old_nelem, size_t nelem, size_t sz)
 	return GP_OK;
 }
 
+int gp__grow(void *arrp, size_t n, size_t sz)
+{
+	if (n != 0 && (n & (n - 1)) != 0)
+		return GP_OK; /* capacity is the next power of two: room left */
+	return gp__resize(arrp, n, n ? 2 * n : 1, sz);
+}
+
 int gp__conf_err(gp_error_t *err, const gp__conf_loc_t *loc, const char *key,
                  const char *fmt, ...)
 {
@@ -70,8 +77,7 @@ static const char *pool_add(gp__conf_paths_t *pool, const char *path)
 {
 	char *s;
 
-	if (gp__resize(&pool->paths, (size_t)pool->npaths, (size_t)pool->npaths + 1,
-	               sizeof(*pool->paths)))
+	if (gp__grow(&pool->paths, (size_t)pool->npaths, sizeof(*pool->paths)))
 		return NULL;
 	s = strdup(path);
 	if (!s)
@@ -308,9 +314,10 @@ static int read_file(reader_t *r, const char *name, int depth, bool optional,
 			q--;
 		memcpy(lb + lblen, p, (size_t)(q - p));
 		lblen += (size_t)(q - p);
-		if (cont) {
-			lb[lblen++] = ' ';
-		} else {
+		/* As Slurm's parser does, the next line is joined right after the
+		 * backslash ("a=1,\" + "b=2" is "a=1,b=2"); white space before the
+		 * backslash or at the start of the next line separates pairs. */
+		if (!cont) {
 			lb[lblen] = '\0';
 			rc = do_line(r, lb, &loc, depth, err);
 			lblen = 0;
@@ -485,8 +492,7 @@ int gp__cluster_warnf(gp_cluster_t *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (gp__resize(&c->warnings, (size_t)c->nwarnings, (size_t)c->nwarnings + 1,
-	               sizeof(*c->warnings)))
+	if (gp__grow(&c->warnings, (size_t)c->nwarnings, sizeof(*c->warnings)))
 		return GP_ENOMEM;
 	s = strdup(buf);
 	if (!s)

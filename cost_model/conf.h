@@ -178,5 +178,9 @@ int gp__load_gpuplace(gp__load_t *ld, gp_error_t *err);
 /* realloc *(void **)arrp to nelem elements of sz bytes; 0 or GP_ENOMEM
  * (then *arrp is unchanged).  New elements are zeroed from old_nelem on. */
 int gp__resize(void *arrp, size_t old_nelem, size_t nelem, size_t sz);
+/* Make room for element n of an array that holds n elements and only ever
+ * grows through this function (capacity doubles at powers of two, so n
+ * appends cost O(n)); new elements are zeroed.  0 or GP_ENOMEM. */
+int gp__grow(void *arrp, size_t n, size_t sz);
 
 #endif /* GP_CONF_H */

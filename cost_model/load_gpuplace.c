@@ -83,8 +83,7 @@ static int new_object(const gp__conf_line_t *l, const char *what, gp__nametab_t 
 	if (dup >= 0)
 		return gp__conf_err(err, &l->loc, what, "duplicate name '%s' (first at %s:%d)", name,
 		                    (*locs)[dup].path, (*locs)[dup].line);
-	if (gp__resize(arrp, (size_t)*n, (size_t)*n + 1, sz) ||
-	    gp__resize(locs, (size_t)*n, (size_t)*n + 1, sizeof(**locs)))
+	if (gp__grow(arrp, (size_t)*n, sz) || gp__grow(locs, (size_t)*n, sizeof(**locs)))
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	(*locs)[*n] = l->loc;
 	*idx = (*n)++;
@@ -201,8 +200,7 @@ static int line_nvl(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 
 	if ((rc = match_keys(l, k, 2, err)) || (rc = required(l, &k[0], "NVLinkDomain", err)))
 		return rc;
-	if (gp__resize(&ld->nvl_gbps, (size_t)c->nnvl, (size_t)c->nnvl + 1,
-	               sizeof(*ld->nvl_gbps)))
+	if (gp__grow(&ld->nvl_gbps, (size_t)c->nnvl, sizeof(*ld->nvl_gbps)))
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	if ((rc = new_object(l, "NVLinkDomain", &x->nvl, &c->nvl, &c->nnvl, sizeof(*c->nvl),
 	                     &ld->nvl_loc, &i, err)))
@@ -316,8 +314,7 @@ static int line_telemetry(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *er
 	if ((rc = match_keys(l, k, NKEYS, err)) || (rc = required(l, &k[TYPE], "Telemetry", err)))
 		return rc;
 	/* ld->tel first: it must cover every entry counted in ntelemetry */
-	if (gp__resize(&ld->tel, (size_t)c->ntelemetry, (size_t)c->ntelemetry + 1,
-	               sizeof(*ld->tel)))
+	if (gp__grow(&ld->tel, (size_t)c->ntelemetry, sizeof(*ld->tel)))
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	if ((rc = new_object(l, "Telemetry", &x->telemetry, &c->telemetry, &c->ntelemetry,
 	                     sizeof(*c->telemetry), &x->telemetry_loc, &i, err)))
@@ -465,7 +462,7 @@ static int add_rack(void *arg, const char *name, gp_error_t *err)
 	for (j = 0; j < t->nracks; j++)
 		if (t->racks[j] == r)
 			return GP_OK;
-	if (gp__resize(&t->racks, (size_t)t->nracks, (size_t)t->nracks + 1, sizeof(*t->racks)))
+	if (gp__grow(&t->racks, (size_t)t->nracks, sizeof(*t->racks)))
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	t->racks[t->nracks++] = r;
 	return GP_OK;

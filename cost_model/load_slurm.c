@@ -335,8 +335,8 @@ static int part_line(slurm_ctx_t *s, const gp__conf_line_t *l, gp_error_t *err)
 		                  "more than %d partitions", GP_MAX_PARTITIONS);
 		goto out;
 	}
-	if (gp__resize(&c->parts, (size_t)c->nparts, (size_t)c->nparts + 1, sizeof(*c->parts)) ||
-	    gp__resize(&ld->part, (size_t)c->nparts, (size_t)c->nparts + 1, sizeof(*ld->part))) {
+	if (gp__grow(&c->parts, (size_t)c->nparts, sizeof(*c->parts)) ||
+	    gp__grow(&ld->part, (size_t)c->nparts, sizeof(*ld->part))) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto out;
 	}

@@ -34,9 +34,8 @@ static int topo_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
 
 	if (!gp__conf_is(&l->kv[0], "SwitchName"))
 		return gp__conf_err(err, &l->loc, l->kv[0].key, "unknown key");
-	if (gp__resize(&c->switches, (size_t)c->nswitches, (size_t)c->nswitches + 1,
-	               sizeof(*c->switches)) ||
-	    gp__resize(&ld->sw, (size_t)c->nswitches, (size_t)c->nswitches + 1, sizeof(*ld->sw)))
+	if (gp__grow(&c->switches, (size_t)c->nswitches, sizeof(*c->switches)) ||
+	    gp__grow(&ld->sw, (size_t)c->nswitches, sizeof(*ld->sw)))
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	w = &c->switches[c->nswitches];
 	ls = &ld->sw[c->nswitches];
