@@ -658,6 +658,67 @@ static void test_other_backends(void **unused)
 	}
 }
 
+/* hwloc 3 writes XML format 3.0 (osdev_type a bit mask), which hwloc 2
+ * refuses; the probe reads it anyway.  Rewrite a hwloc 2 file into the 3.0
+ * format and compare what the probe finds in both. */
+static void test_xml_v3(void **unused)
+{
+	/* hwloc 2 enum -> hwloc 3 bit: GPU, network, OpenFabrics, COPROC */
+	static const struct {
+		const char *v2, *v3;
+	} map[] = {
+		{ " osdev_type=\"1\"", " osdev_type=\"4\"" },
+		{ " osdev_type=\"2\"", " osdev_type=\"16\"" },
+		{ " osdev_type=\"3\"", " osdev_type=\"48\"" },
+		{ " osdev_type=\"5\"", " osdev_type=\"12\"" },
+	};
+	char path[PATH_MAX * 2], tmp[] = "/tmp/gp-probe-v3-XXXXXX", line[4096];
+	gp_probe_t *a = load_or_skip(srcdata, "switch-gpu-hca.xml", "v"), *b = NULL;
+	gp_error_t err = { "" };
+	FILE *in, *out;
+	int fd, g;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/switch-gpu-hca.xml", srcdata);
+	in = fopen(path, "r");
+	assert_non_null(in);
+	fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	out = fdopen(fd, "w");
+	assert_non_null(out);
+	while (fgets(line, sizeof(line), in)) {
+		char *v = strstr(line, "<topology version=\"2.0\">");
+
+		if (v)
+			v[strlen("<topology version=\"")] = '3';
+		for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+			char *m = strstr(line, map[i].v2);
+
+			if (m) {
+				fprintf(out, "%.*s%s%s", (int)(m - line), line, map[i].v3,
+				        m + strlen(map[i].v2));
+				break;
+			}
+		}
+		if (i == sizeof(map) / sizeof(map[0]))
+			fputs(line, out);
+	}
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+	assert_int_equal(gp__probe_load(tmp, "v", &b, &err), GP_OK);
+	assert_int_equal(b->ngpus, a->ngpus);
+	assert_int_equal(b->nnics, a->nnics);
+	assert_memory_equal(b->layout.links, a->layout.links, sizeof(a->layout.links));
+	for (g = 0; g < a->ngpus; g++) {
+		assert_string_equal(b->gpus[g].backend, a->gpus[g].backend);
+		assert_int_equal(b->gpus[g].rail, a->gpus[g].rail);
+	}
+	assert_string_equal(b->nics[0].netdev, a->nics[0].netdev);
+	assert_int_equal(unlink(tmp), 0);
+	gp__probe_destroy(a);
+	gp__probe_destroy(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -667,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_no_gpu),
 		cmocka_unit_test(test_switch_gpu_hca),
 		cmocka_unit_test(test_other_backends),
+		cmocka_unit_test(test_xml_v3),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_live_machine),
 		cmocka_unit_test(test_gres_lines),

@@ -69,19 +69,22 @@ static void xml_v3_to_v2(char *buf)
 	p += strlen("<topology version=\"");
 	*p = '2';
 	for (p = strstr(buf, attr); p; p = strstr(p, attr)) {
-		unsigned long mask = 0;
-		char *q = p + sizeof(attr) - 1;
+		char num[8];
+		long mask;
+		size_t k;
 
-		w = q;
-		while (isdigit((unsigned char)*q) && mask < 1024)
-			mask = mask * 10 + (unsigned long)(*q++ - '0');
-		if (*q != '"' || q == w) {
-			p = q;
+		w = p + sizeof(attr) - 1;
+		k = strspn(w, "0123456789");
+		p = w + k;
+		if (!k || k >= sizeof(num) || *p != '"')
 			continue;
-		}
+		memcpy(num, w, k);
+		num[k] = '\0';
+		if (gp__parse_long(num, 0, 1023, &mask))
+			continue;
 		/* one digit replaces one or more: shift the rest left */
-		*w++ = (char)('0' + osdev_mask_to_v2(mask));
-		memmove(w, q, strlen(q) + 1);
+		*w++ = (char)('0' + osdev_mask_to_v2((unsigned long)mask));
+		memmove(w, p, strlen(p) + 1);
 		p = w;
 	}
 }
@@ -197,7 +200,7 @@ static int gpu_backend(hwloc_obj_t os, const char **name)
 	for (i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
 		if (strncmp(os->name, b[i].prefix, strlen(b[i].prefix)))
 			continue;
-		if (i == 4) { /* OpenCL also lists CPUs and accelerators */
+		if (!strcmp(b[i].name, "OpenCL")) { /* also lists CPUs and accelerators */
 			const char *t = hwloc_obj_get_info_by_name(os, "OpenCLDeviceType");
 
 			if (t && strcmp(t, "GPU"))
