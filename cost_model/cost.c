@@ -446,16 +446,27 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 		if (G + gp__popcount(m) > s->max_gpus)
 			return gp__errorf(err, GP_ELIMIT, "placement has more than %d GPUs",
 			                  (int)s->max_gpus);
-		s->p_isl[p] = 0;
-		for (; m; m &= m - 1) {
-			g = __builtin_ctz(m);
-			s->rank_p[G] = p;
-			s->rank_gpu[G] = (uint8_t)g;
-			s->rank_isl[G] = (uint8_t)(gpu_island(c, node, g) & 31);
-			s->rank_rail[G] = (uint8_t)gpu_rail(n, g);
-			rails |= 1u << s->rank_rail[G];
-			s->p_isl[p] |= 1u << s->rank_isl[G];
-			G++;
+		{
+			uint32_t isl = 0;
+			int nr = n->rails > 0 ? n->rails : 1, ng = n->ngpus > 0 ? n->ngpus : 1;
+			bool one_isl = n->layout < 0 || n->layout >= c->nlayouts;
+
+			for (; m; m &= m - 1) {
+				int ri, rr;
+
+				g = __builtin_ctz(m);
+				ri = one_isl ? gpu_island(c, node, g) & 31 :
+				     c->layouts[n->layout].island[g] & 31;
+				rr = nr >= ng ? g : g * nr / ng;
+				s->rank_p[G] = p;
+				s->rank_gpu[G] = (uint8_t)g;
+				s->rank_isl[G] = (uint8_t)ri;
+				s->rank_rail[G] = (uint8_t)(rr & 31);
+				rails |= 1u << (rr & 31);
+				isl |= 1u << ri;
+				G++;
+			}
+			s->p_isl[p] = isl;
 		}
 		s->p_node[p] = node;
 		s->p_unit[p] = n->nvl_domain >= 0 && n->nvl_domain < c->nnvl ?
@@ -683,6 +694,30 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 	}
 }
 
+/* Next group base after base r: bases are the ranks whose coordinate
+ * (r / st) % sz is 0. */
+static int32_t next_base(int32_t r, int32_t st, int32_t sz)
+{
+	return (r + 1) % st ? r + 1 : r + 1 + st * (sz - 1);
+}
+
+/* Groups based at a and b have their members on the same nodes, with rails
+ * and islands shifted by the same amount for every member. */
+static bool same_shape(const gp_cost_scratch_t *s, int32_t a, int32_t b, int32_t st, int32_t n)
+{
+	int dr = s->rank_rail[b] - s->rank_rail[a], di = s->rank_isl[b] - s->rank_isl[a];
+	int32_t i;
+
+	for (i = 0; i < n; i++) {
+		int32_t ma = a + i * st, mb = b + i * st;
+
+		if (s->rank_p[ma] != s->rank_p[mb] || s->rank_rail[mb] - s->rank_rail[ma] != dr ||
+		    s->rank_isl[mb] - s->rank_isl[ma] != di)
+			return false;
+	}
+	return true;
+}
+
 /*
  * Cost of a dimension: groups of sz ranks with stride st (bases: ranks r
  * with (r / st) % sz == 0, members r + i st), each doing `count`
@@ -693,7 +728,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
                     int32_t st, int32_t sz, gp_coll_t coll, gp_algo_t force, double S,
                     double K, bool cyclic, struct dimres *res, gp_error_t *err)
 {
-	int32_t r, i, ng = 0, k, bott[2] = { -2, -2 };
+	int32_t r, i, ng = 0, ntot = 0, w = 1, k, bott[2] = { -2, -2 };
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, tau[2] = { 0, 0 };
 
 	memset(res, 0, sizeof(*res));
@@ -710,10 +745,14 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 	}
 
 	/* pass 1: units of every group and the load it puts on NICs and uplinks */
-	for (r = 0; r < G; r = (r + 1) % st ? r + 1 : r + 1 + st * (sz - 1)) {
+	for (r = 0; r < G; r = next_base(r + w - 1, st, sz)) {
 		struct grp *gr;
 		uint32_t rand_, ror;
 		int32_t n = sz, nu;
+		double L;
+
+		w = 1;
+		ntot++;
 
 		gr = &s->grp[ng++];
 		memset(gr, 0, sizeof(*gr));
@@ -742,6 +781,12 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 				continue;
 			}
 		}
+		/* the next groups of the block often sit on the same nodes with
+		 * GPUs shifted by one: same facts, so cost them once, loads x w */
+		while ((r + w) % st && r + w < G && same_shape(s, r + w - 1, r + w, st, n))
+			w++;
+		ntot += w - 1;
+		L = S * w;
 		group_units(c, s, r, st, gr, &rand_, &ror);
 		nu = gr->units;
 		if (nu > res->units)
@@ -761,17 +806,17 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 					gr->intra_bytes = S;
 					continue;
 				}
-				s->p_load[2 * pa] += S;
-				lv = climb(c, s, s->p_leaf[pa], s->p_leaf[pb], S, 0);
+				s->p_load[2 * pa] += L;
+				lv = climb(c, s, s->p_leaf[pa], s->p_leaf[pb], L, 0);
 				if (lv == -2)
 					goto disconnected;
 				if (gpu_rail(na, s->rank_gpu[ma]) != gpu_rail(nb, s->rank_gpu[mb])) {
 					if (lv == 0 && s->p_leaf[pa] >= 0)
-						s->sw_load[2 * s->p_leaf[pa]] += S;
+						s->sw_load[2 * s->p_leaf[pa]] += L;
 					gr->intra_bytes = S; /* PXN hop over NVLink */
 					if (lv < 1)
 						lv = 1;
-					res->misaligned++;
+					res->misaligned += w;
 				}
 				if (lv > gr->lca_level)
 					gr->lca_level = lv;
@@ -781,7 +826,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		if (nu == 1)
 			continue;
 		if (rand_ != ror)
-			res->misaligned++;
+			res->misaligned += w;
 		if (coll == GP_COLL_ALLTOALL) {
 			uint32_t sst = next_stamp(s);
 			int32_t ngt = 0, sw;
@@ -789,7 +834,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 			for (i = 0; i < n; i++) {
 				int32_t m = r + i * st, p = s->rank_p[m], u = s->p_unit[p];
 
-				s->p_load[2 * p] += S * (double)(n - s->u_cnt[u]) / n;
+				s->p_load[2 * p] += L * (double)(n - s->u_cnt[u]) / n;
 				if (S * (double)(s->u_cnt[u] - 1) / n > gr->intra_bytes)
 					gr->intra_bytes = S * (double)(s->u_cnt[u] - 1) / n;
 				for (sw = s->p_leaf[p]; sw >= 0; sw = c->switches[sw].parent) {
@@ -807,7 +852,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 				sw = s->gtouched[k];
 				ns = s->sw_cnt[sw];
 				if (ns < n)
-					s->sw_load[2 * sw] += S * (double)ns * (n - ns) / n;
+					s->sw_load[2 * sw] += L * (double)ns * (n - ns) / n;
 			}
 			/* the lowest switch holding every member */
 			sw = s->p_leaf[s->rank_p[r]];
@@ -824,8 +869,8 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		}
 		/* ring-style: one edge out of every unit, in the cyclic unit order */
 		{
-			double vr = vf * (double)(n - 1) / n * S;    /* flat ring edge */
-			double vh = vf * (double)(nu - 1) / nu * S;  /* hierarchical edge */
+			double vr = vf * (double)(n - 1) / n * L;    /* flat ring edge, x w */
+			double vh = vf * (double)(nu - 1) / nu * L;  /* hierarchical edge, x w */
 			bool has_dom = false;
 
 			for (i = 0; i < nu; i++) {
@@ -859,7 +904,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 				if (f > 0) {
 					/* cross-rail: over NVLink to the right NIC (PXN) and,
 					 * in a rail-optimized fabric, up through the spine */
-					gr->pxn_bytes += f * vh;
+					gr->pxn_bytes += f * vh / w;
 					if (lv == 0 && la >= 0) {
 						s->sw_load[2 * la] += f * vr;
 						s->sw_load[2 * la + 1] += f * vh;
@@ -872,7 +917,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 			}
 		}
 	}
-	res->ngroups = ng;
+	res->ngroups = ntot;
 
 	/* the most loaded resource of each pattern */
 	for (i = 0; i < npl; i++)
