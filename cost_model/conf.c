@@ -489,10 +489,19 @@ int gp__cluster_warnf(gp_cluster_t *c, const char *fmt, ...)
 	char buf[1024], *s;
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (gp__grow(&c->warnings, (size_t)c->nwarnings, sizeof(*c->warnings)))
+	if (c->nwarnings > GP_CONF_MAX_WARNINGS)
+		return GP_OK;
+	if (c->nwarnings == GP_CONF_MAX_WARNINGS) {
+		snprintf(buf, sizeof(buf), "more than %d warnings: the rest are not recorded",
+		         GP_CONF_MAX_WARNINGS);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+	}
+	/* exact size: other loaders (JSON) allocate this array exactly too */
+	if (gp__resize(&c->warnings, (size_t)c->nwarnings, (size_t)c->nwarnings + 1,
+	               sizeof(*c->warnings)))
 		return GP_ENOMEM;
 	s = strdup(buf);
 	if (!s)

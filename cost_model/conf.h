@@ -21,6 +21,7 @@
 #define GP_CONF_INCLUDE_DEPTH 16      /* nested Include limit */
 #define GP_CONF_MAX_FILE (64 << 20)   /* largest file read, bytes */
 #define GP_CONF_MAX_HOSTS (1 << 20)   /* largest expanded host list */
+#define GP_CONF_MAX_WARNINGS 1000     /* warnings kept per model, then one "more" */
 
 /* Where a line came from.  path points into a gp__conf_paths pool and stays
  * valid until gp__conf_paths_free(). */
@@ -97,7 +98,9 @@ int gp__conf_nodes(const gp_cluster_t *c, const gp__conf_loc_t *loc,
                    const char *key, const char *list, int32_t **out,
                    int32_t *n, gp_error_t *err);
 
-/* Record a warning in c (formatted); returns 0 or GP_ENOMEM. */
+/* Record a warning in c (formatted); returns 0 or GP_ENOMEM.  After
+ * GP_CONF_MAX_WARNINGS one last "more than N warnings" entry is kept and
+ * the rest are dropped. */
 int gp__cluster_warnf(gp_cluster_t *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -407,6 +407,23 @@ static void test_gres_shared(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* Thousands of nodes listed twice: the warnings stop at a bound. */
+static void test_warning_bound(void **state)
+{
+	conf_set_t set = { "NodeName=n[1-3000] Gres=gpu:1\n",
+		           "SwitchName=a Nodes=n[1-3000]\nSwitchName=b Nodes=n[1-3000]\n", NULL,
+		           "", KEEP };
+	gp_cluster_t *c = load_set(&set);
+	int n = gp_cluster_warning_count(c);
+
+	assert_int_equal(n, 1001);
+	assert_true(has_warning(c, "topology.conf:2: Nodes: node 'n1000' is already under "
+	                           "switch 'a'; ignored under 'b'"));
+	assert_string_equal(gp_cluster_warning(c, n - 1),
+	                    "more than 1000 warnings: the rest are not recorded");
+	gp_cluster_destroy(c);
+}
+
 /* Gres= and MaxTime= forms Slurm accepts, one row each. */
 static void test_slurm_values(void **state)
 {
@@ -701,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_variants),
 		cmocka_unit_test(test_slurm_values),
 		cmocka_unit_test(test_gres_shared),
+		cmocka_unit_test(test_warning_bound),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_large),
