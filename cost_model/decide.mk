@@ -31,3 +31,4 @@ tests_test_decide_SOURCES = tests/test_decide.c
 tests_test_decide_CFLAGS = $(TEST_CFLAGS)
 tests_test_decide_LDADD = $(TEST_LIBS)
 TESTS += tests/test_decide
+gpuplace_SOURCES += tools/cmd_place.c

@@ -66,7 +66,7 @@ int gp_cluster_load_conf_dir(const char *dir, gp_cluster_t **out, gp_error_t *er
 /*
  * Load a cluster model and, if the document has a "state" section and
  * state_out is not NULL, its dynamic state from a JSON file (the
- * "simulated cluster state" format, see doc/gpuplace.conf.5).
+ * "simulated cluster state" format, see gpuplace-json(5)).
  * *state_out is set to NULL when there is no state section.
  * Both objects are owned by the caller.
  */
@@ -80,6 +80,15 @@ int gp_cluster_load_json(const char *path, gp_cluster_t **out,
  */
 int gp_cluster_save_json(const gp_cluster_t *c, const gp_state_t *s,
                          const char *path, gp_error_t *err);
+
+/*
+ * Load only the "state" section of a JSON document (gpuplace-json(5); a
+ * "model" section, if present, is ignored) against the model c, whose node
+ * and rack names it refers to.  *out is a new state owned by the caller
+ * (gp_state_destroy), or NULL on failure with the JSON path in err.
+ */
+int gp_state_load_json(const gp_cluster_t *c, const char *path, gp_state_t **out,
+                       gp_error_t *err);
 
 /* Free a model.  gp_cluster_destroy(NULL) is a no-op. */
 void gp_cluster_destroy(gp_cluster_t *c);

@@ -1430,6 +1430,67 @@ int gp_cluster_load_json(const char *path, gp_cluster_t **out, gp_state_t **stat
 	return rc;
 }
 
+int gp_state_load_json(const gp_cluster_t *c, const char *path, gp_state_t **out, gp_error_t *err)
+{
+	static const char *const keys[] = { "gpuplace_model", "model", "state", NULL };
+	struct jx x = { 0 };
+	json_object *root = NULL, *st;
+	gp_state_t *s = NULL;
+	int64_t ver = 0;
+	size_t len = 0;
+	char *buf = NULL;
+	int32_t i;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!c || !path || !out)
+		return gp__errorf(err, GP_EINVAL, "no model, path or output pointer");
+	if ((rc = read_all(path, &buf, &len, err)) < 0)
+		return rc;
+	x.file = path;
+	x.err = err;
+	/* the state section refers to nodes and racks by name: index the
+	 * model's; it is only read */
+	x.c = (gp_cluster_t *)c;
+	if ((rc = parse_doc(x.file, buf, len, &root, err)) < 0)
+		goto out;
+	if (!json_object_is_type(root, json_type_object)) {
+		rc = gp__errorf(err, GP_EJSON, "%s: the document is %s, not an object", x.file,
+		                tname(root));
+		goto out;
+	}
+	if ((rc = j_int(&x, root, "", "gpuplace_model", true, INT64_MIN + 1, INT64_MAX, &ver)) < 0)
+		goto out;
+	if (ver != GP_JSON_SCHEMA) {
+		rc = jfail(&x, "gpuplace_model", "unsupported schema version %lld (this gpuplace "
+		           "reads %d)", (long long)ver, GP_JSON_SCHEMA);
+		goto out;
+	}
+	if ((rc = j_keys(&x, root, "(document)", keys)) < 0 ||
+	    (rc = j_get(&x, root, "", "state", true, &st)) < 0)
+		goto out;
+	if ((rc = nidx_init(&x.nodes, c->nodes, sizeof(*c->nodes), (size_t)c->nnodes)) < 0 ||
+	    (rc = nidx_init(&x.racks, c->racks, sizeof(*c->racks), (size_t)c->nracks)) < 0) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < c->nnodes; i++)
+		nidx_add(&x.nodes, i);
+	for (i = 0; i < c->nracks; i++)
+		nidx_add(&x.racks, i);
+	if ((rc = load_state(&x, st, &s)) < 0)
+		goto out;
+	*out = s;
+	rc = GP_OK;
+out:
+	nidx_free(&x.nodes);
+	nidx_free(&x.racks);
+	json_object_put(root);
+	free(buf);
+	return rc;
+}
+
 /* ---- saving ------------------------------------------------------------- */
 
 /* A JSON number with the shortest text that reads back as the same value. */

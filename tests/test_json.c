@@ -571,6 +571,54 @@ static void test_conf_sites(void **unused)
 	}
 }
 
+/* The state section alone, against a model loaded elsewhere. */
+static void test_state_only(void **unused)
+{
+	const char *src = getenv("GP_TOP_SRCDIR");
+	char path[4096], tmp[] = "/tmp/gp-state-XXXXXX";
+	gp_cluster_t *c = NULL;
+	gp_state_t *s1 = NULL, *s2 = NULL;
+	gp_error_t err;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/tests/data/json/small-state.json", src ? src : ".");
+	assert_int_equal(gp_cluster_load_json(path, &c, &s1, &err), GP_OK);
+	assert_int_equal(gp_state_load_json(c, path, &s2, &err), GP_OK);
+	assert_int_equal(s2->time, s1->time);
+	assert_int_equal(s2->njobs, s1->njobs);
+	assert_memory_equal(s2->alloc_mask, s1->alloc_mask, (size_t)c->nnodes * sizeof(uint32_t));
+	assert_memory_equal(s2->node_flags, s1->node_flags, (size_t)c->nnodes * sizeof(uint32_t));
+	assert_true(s2->rack_power[0].measured_w == s1->rack_power[0].measured_w);
+	gp_state_destroy(s2);
+	s2 = NULL;
+
+	/* a document with no model section; an unknown node is named by path */
+	assert_true((fd = mkstemp(tmp)) >= 0);
+	assert_non_null(f = fdopen(fd, "w"));
+	fputs("{\"gpuplace_model\": 1, \"state\": {\"nodes\": [{\"name\": \"n1\", \"alloc\": [1]}]}}", f);
+	fclose(f);
+	assert_int_equal(gp_state_load_json(c, tmp, &s2, &err), GP_OK);
+	assert_int_equal(s2->alloc_mask[gp__node_find(c, "n1")], 0x2);
+	gp_state_destroy(s2);
+	s2 = NULL;
+	assert_non_null(f = fopen(tmp, "w"));
+	fputs("{\"gpuplace_model\": 1, \"state\": {\"nodes\": [{\"name\": \"zz9\"}]}}", f);
+	fclose(f);
+	assert_int_not_equal(gp_state_load_json(c, tmp, &s2, &err), GP_OK);
+	assert_null(s2);
+	assert_non_null(strstr(err.text, "state.nodes[0]"));
+	assert_non_null(strstr(err.text, "unknown node 'zz9'"));
+	assert_non_null(f = fopen(tmp, "w"));
+	fputs("{\"gpuplace_model\": 1}", f);
+	fclose(f);
+	assert_int_not_equal(gp_state_load_json(c, tmp, &s2, &err), GP_OK);
+	assert_non_null(strstr(err.text, "state"));
+	unlink(tmp);
+	gp_state_destroy(s1);
+	gp_cluster_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_io_and_args),
 		cmocka_unit_test(test_conf_sites),
+		cmocka_unit_test(test_state_only),
 	};
 
 	return cmocka_run_group_tests_name("json", tests, setup_dir, teardown_dir);

@@ -8,6 +8,7 @@
 int gp_cmd_cluster(int argc, char **argv);  /* tools/cmd_cluster.c */
 int gp_cmd_synth(int argc, char **argv);    /* tools/cmd_synth.c */
 int gp_cmd_conf(int argc, char **argv);     /* tools/cmd_conf.c */
+int gp_cmd_place(int argc, char **argv);    /* tools/cmd_place.c */
 int gp_cmd_probe(int argc, char **argv);    /* tools/cmd_probe.c */
 int gp_cmd_cluster_merge(int argc, char **argv); /* tools/cmd_cluster_merge.c */
 int gp_cmd_model(int argc, char **argv);    /* tools/cmd_model.c */

@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "cluster", gp_cmd_cluster, "show, check or export a cluster model" },
 	{ "synth", gp_cmd_synth, "generate a synthetic cluster (conf files or JSON)" },
 	{ "conf", gp_cmd_conf, "write slurm.conf node lines, topology.conf and gres.conf" },
+	{ "place", gp_cmd_place, "decide where a job goes and explain why" },
 	{ "probe", gp_cmd_probe, "discover this node's GPUs, NVLinks and NICs with hwloc" },
 	{ "model", gp_cmd_model, "predict collective and training-step times on a node set" },
 };
