@@ -719,6 +719,38 @@ static void test_xml_v3(void **unused)
 	gp__probe_destroy(b);
 }
 
+/* NVML without a matrix: PCIe GPUs have no NVLink (Links= of zeros), but
+ * GPUs that only exist with NVLink leave the links unknown (no Links=). */
+static void test_nvml_without_matrix(void **unused)
+{
+	static const struct {
+		const char *file;
+		bool has_links;
+	} cases[] = {
+		{ "nvml-pcie.xml", true },
+		{ "nvml-b200-no-matrix.xml", false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gp_probe_t *p = load_or_skip(srcdata, cases[i].file, "m1");
+		char line[256];
+
+		check_invariants(p);
+		assert_int_equal(p->ngpus, 2);
+		assert_string_equal(p->gpus[0].backend, "NVML");
+		assert_false(p->nvlink);
+		assert_int_equal(p->layout.has_links, cases[i].has_links);
+		assert_int_equal(p->layout.nislands, 2);
+		assert_int_equal(gp__probe_gres_body(p, 0, line, sizeof(line)), GP_OK);
+		if (cases[i].has_links)
+			assert_non_null(strstr(line, " Links=-1,0"));
+		else
+			assert_null(strstr(line, "Links="));
+		gp__probe_destroy(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -728,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_no_gpu),
 		cmocka_unit_test(test_switch_gpu_hca),
 		cmocka_unit_test(test_other_backends),
+		cmocka_unit_test(test_nvml_without_matrix),
 		cmocka_unit_test(test_xml_v3),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_live_machine),

@@ -590,6 +590,25 @@ static int nlinks(uint64_t bw, double per)
 	return k > 127 ? 127 : (int)k;
 }
 
+/* GPUs that exist only with NVLink (SXM modules, Blackwell B/GB parts) or
+ * NVSwitch PCI devices in the node. */
+static bool nvlink_hardware(const struct scan *s, const gp_probe_t *p)
+{
+	static const char *const parts[] = { "SXM", "B100", "B200", "B300" };
+	hwloc_obj_t pci = NULL;
+	size_t i;
+	int g;
+
+	for (g = 0; g < p->ngpus; g++)
+		for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+			if (strcasestr(p->gpus[g].model, parts[i]))
+				return true;
+	while ((pci = hwloc_get_next_pcidev(s->topo, pci)))
+		if (is_nvswitch(pci))
+			return true;
+	return false;
+}
+
 static void find_links(struct scan *s, gp_probe_t *p)
 {
 	struct hwloc_distances_s *d = NULL;
@@ -603,8 +622,11 @@ static void find_links(struct scan *s, gp_probe_t *p)
 			p->layout.links[g][h] = g == h ? -1 : 0;
 	/* NVML lists every GPU it sees: without a matrix its GPUs have no
 	 * active NVLink.  Without NVML (CUDA or PCI only) nothing is known,
-	 * and Links= is left out rather than claimed to be zero. */
-	p->layout.has_links = s->nvml;
+	 * and Links= is left out rather than claimed to be zero.  So is it
+	 * when the node plainly has NVLink that hwloc did not measure: SXM
+	 * GPUs or NVSwitch devices but no matrix (hwloc's NVML backend skips
+	 * NVLink versions it does not know, such as 5 in hwloc 2.9). */
+	p->layout.has_links = s->nvml && !nvlink_hardware(s, p);
 	if (hwloc_distances_get_by_name(s->topo, "NVLinkBandwidth", &nr, &d, 0) || !nr)
 		return;
 	n = d->nbobjs;

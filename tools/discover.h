@@ -27,7 +27,10 @@
  * model (P100 -> 20000, any other NVIDIA GPU -> 25000) when every nonzero
  * bandwidth in the matrix is a multiple of it; otherwise (unknown model,
  * another hwloc) it is the smallest nonzero GPU bandwidth of the matrix.
- * links = bandwidth / per-link value, rounded, at least 1.
+ * links = bandwidth / per-link value, rounded, at least 1.  NVML without a
+ * matrix means no active NVLink, except on nodes that plainly have NVLink
+ * (SXM or Blackwell GPUs, NVSwitch devices; hwloc 2.9 skips NVLink 5):
+ * there, as without NVML, links are unknown and has_links is false.
  *
  * NVSwitch.  On NVSwitch systems hwloc reports bandwidth between each GPU
  * and the NVSwitch PCI devices (subtype "NVSwitch") and none between GPUs;

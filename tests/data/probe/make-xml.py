@@ -110,3 +110,7 @@ machine(17,1,False,"NVIDIA A100-SXM4-40GB",d+"/too-many-gpus.xml",hca=False)
 machine(2,1,False,"AMD Instinct MI250X",d+"/rsmi-amd.xml",kind='rsmi',bmc=True)
 # hwloc without GPU backends: NVIDIA 3D controllers by PCI class, a BMC VGA
 machine(2,1,False,"GA100 [A100 SXM4 40GB]",d+"/pci-class-only.xml",kind='pci',bmc=True)
+# NVML without an NVLinkBandwidth matrix: PCIe GPUs (no NVLink), and
+# Blackwell GPUs whose NVLink 5 hwloc 2.9 does not measure (unknown)
+machine(2,1,False,"NVIDIA L40S",d+"/nvml-pcie.xml")
+machine(2,1,False,"NVIDIA B200",d+"/nvml-b200-no-matrix.xml")
