@@ -150,6 +150,39 @@ static void parse_ok(const char *spec, gp_job_profile_t *job)
 		fail_msg("parse '%s': %s", spec, err.text);
 }
 
+/* A job by hand: 4 nodes x 8 H100, tp=8 inside the nodes, dp=4 across them
+ * with 1e9 bytes.  The 8 DP groups (one per local GPU, one rail each) share
+ * every node's 8 NICs: each node sends 8 x 2(4-1)/4 x 1e9 bytes over
+ * 8 x 48 GB/s; hierarchical latency 8.4 + 2 x 3 x (14 + 1.0) us. */
+static void test_golden_job(void **unused)
+{
+	gp_cluster_t *c = cf_cluster("h100", 4, 8, 0, 0);
+	gp_job_profile_t job;
+	cf_placement_t p;
+	gp_cost_t a;
+	double want = 8 * 1.5e9 / (8 * 48e9) + (8.4 + 6 * 15.0) * 1e-6;
+
+	(void)unused;
+	parse_ok("gpus=32,tp=8,dp_bytes=1e9,step_s=0.01,overlap=0.5", &job);
+	cf_place_range(&p, 0, 1, 4, 0xff);
+	step_of(c, &job, &p, &a);
+	assert_int_equal(a.group[GP_DIM_DP].ngroups, 8);
+	assert_int_equal(a.group[GP_DIM_DP].units, 4);
+	if (fabs(a.group[GP_DIM_DP].time_s - want) > 1e-9 * want)
+		fail_msg("DP time %.9g s, want %.9g s", a.group[GP_DIM_DP].time_s, want);
+	/* exposed: the larger of half the time and what the backward pass
+	 * (2/3 of 0.01 s) cannot hide, here the latter */
+	assert_true(fabs(a.group[GP_DIM_DP].exposed_s - (want - 0.02 / 3)) < 1e-12);
+	assert_true(fabs(a.step_s - (0.01 + want - 0.02 / 3)) < 1e-12);
+	/* with 0.1 s of compute, half of it stays exposed */
+	parse_ok("gpus=32,tp=8,dp_bytes=1e9,step_s=0.1,overlap=0.5", &job);
+	step_of(c, &job, &p, &a);
+	assert_true(fabs(a.group[GP_DIM_DP].exposed_s - 0.5 * want) < 1e-12);
+	assert_true(fabs(a.overhead - 0.5 * want / (0.1 + 0.5 * want)) < 1e-12);
+	assert_true(a.group[GP_DIM_TP].time_s == 0);
+	gp_cluster_destroy(c);
+}
+
 /* Jobs the property tests run (each over 64 GPUs). */
 static const char *const jobs64[] = {
 	"",  /* default profile */
@@ -631,6 +664,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden_collectives),
+		cmocka_unit_test(test_golden_job),
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_spreading_never_faster),
 		cmocka_unit_test(test_tp_cross_node),
