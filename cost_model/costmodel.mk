@@ -24,3 +24,11 @@ TESTS += tests/test_candidates
 gpuplace_SOURCES += tools/cmd_model.c
 TESTS += tests/model_cli.sh
 EXTRA_DIST += tests/model_cli.sh
+
+# job hint parser fuzz target (hints come from users through the plugin)
+check_PROGRAMS += tests/fuzz_jobspec
+tests_fuzz_jobspec_SOURCES = tests/fuzz_jobspec.c tests/fuzz_driver.c
+tests_fuzz_jobspec_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_jobspec_LDADD = $(GP_LIBS)
+TESTS += tests/fuzz_jobspec.sh
+EXTRA_DIST += tests/fuzz_jobspec.sh
