@@ -10,3 +10,11 @@ tests_test_power_CFLAGS = $(TEST_CFLAGS)
 tests_test_power_LDADD = $(TEST_LIBS)
 TESTS += tests/test_power
 EXTRA_DIST += tests/data/telemetry
+
+check_PROGRAMS += tests/test_telemetry
+tests_test_telemetry_SOURCES = tests/test_telemetry.c tests/http_server.c tests/http_server.h \
+	tests/power_fixture.c tests/power_fixture.h
+tests_test_telemetry_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
+tests_test_telemetry_CFLAGS = $(TEST_CFLAGS)
+tests_test_telemetry_LDADD = $(TEST_LIBS)
+TESTS += tests/test_telemetry

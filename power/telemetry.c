@@ -37,6 +37,7 @@ struct source {
 	double next_due;                /* CLOCK_MONOTONIC s */
 	gp_source_status_t st;
 	char logged_key[256];           /* failure kind last logged, "" = none */
+	int fail_detail;                /* curl code / 1000 + HTTP status of the last failure */
 };
 
 struct gp_poller {
@@ -48,6 +49,7 @@ struct gp_poller {
 	gp_power_sample_t *racks;       /* last good sample per rack (poller thread) */
 	gp_power_sample_t *nodes;       /* last good sample per node (Redfish Nodes=) */
 	CURL *curl;                     /* poller thread only */
+	int fail_detail;                /* last http_get failure: curl code, 1000 + HTTP status */
 
 	pthread_mutex_t lock;           /* guards cur and gen */
 	gp_power_snapshot_t *cur;
@@ -234,11 +236,27 @@ static int http_get(gp_poller_t *p, const gp_telemetry_t *t, const char *url, st
 	SETOPT(CURLOPT_HTTPHEADER, hdrs);
 
 	cc = curl_easy_perform(h);
+	p->fail_detail = (int)cc;
 	if (cc != CURLE_OK) {
+		const char *what = "transfer failed";
+
+		switch (cc) {
+		case CURLE_OPERATION_TIMEDOUT: what = "timed out"; break;
+		case CURLE_COULDNT_CONNECT: what = "cannot connect"; break;
+		case CURLE_COULDNT_RESOLVE_HOST: what = "unknown host"; break;
+		case CURLE_PARTIAL_FILE: what = "truncated response"; break;
+		case CURLE_GOT_NOTHING: what = "closed without answer"; break;
+		case CURLE_UNSUPPORTED_PROTOCOL: what = "protocol not allowed"; break;
+		case CURLE_SSL_CONNECT_ERROR:
+		case CURLE_PEER_FAILED_VERIFICATION:
+		case CURLE_SSL_CACERT_BADFILE: what = "TLS failed"; break;
+		default: break;
+		}
 		if (b->too_big || cc == CURLE_FILESIZE_EXCEEDED)
 			rc = gp__errorf(err, GP_ELIMIT, "response larger than %zu bytes", b->max);
 		else
-			rc = gp__errorf(err, GP_ENET, "%s", errbuf[0] ? errbuf : curl_easy_strerror(cc));
+			rc = gp__errorf(err, GP_ENET, "%s: %s", what,
+			                errbuf[0] ? errbuf : curl_easy_strerror(cc));
 		goto out;
 	}
 	if ((cc = curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status)) != CURLE_OK) {
@@ -246,6 +264,7 @@ static int http_get(gp_poller_t *p, const gp_telemetry_t *t, const char *url, st
 		goto out;
 	}
 	if (status != 200) {
+		p->fail_detail = 1000 + (int)status;
 		rc = gp__errorf(err, GP_ENET, "HTTP status %ld", status);
 		goto out;
 	}
@@ -547,6 +566,7 @@ static void poll_source(gp_poller_t *p, struct source *s)
 	int rc = GP_OK, good = 0;
 
 	s->st.last_poll = clock_now(p);
+	p->fail_detail = 0;
 	switch (t->kind) {
 	case GP_TELEMETRY_PROMETHEUS: {
 		char *q = NULL, url[2 * GP_PATH_MAX + 64];
@@ -594,6 +614,7 @@ static void poll_source(gp_poller_t *p, struct source *s)
 	free(b.buf);
 	if (rc == 0 && t->kind != GP_TELEMETRY_REDFISH)
 		good = apply_readings(p, s, p->readings, n, unknown, when, prob, sizeof(prob));
+	s->fail_detail = rc < 0 ? p->fail_detail : 0;
 	if (rc < 0) {
 		s->st.state = GP_SOURCE_FAILED;
 		copy_str(s->st.message, sizeof(s->st.message), err.text);
@@ -610,15 +631,27 @@ static void poll_source(gp_poller_t *p, struct source *s)
 	}
 }
 
-/* The failure kind of a message: the text without digits, so that "timed
- * out after 2001 ms" and "after 2003 ms" are one event. */
-static void event_key(const char *msg, char *key, size_t size)
+/* The kind of a failure: its code and the message without the numbers
+ * standing alone (values, milliseconds), so "timed out after 2001 ms" and
+ * "after 2003 ms" are one event, while names like "r3" stay. */
+static void event_key(const struct source *s, int detail, const char *msg, char *key,
+                      size_t size)
 {
-	size_t j = 0;
+	int j = snprintf(key, size, "%d/%d/", (int)s->st.state, detail);
+	const char *m;
 
-	for (; *msg && j + 1 < size; msg++)
-		if (!(*msg >= '0' && *msg <= '9') && *msg != '.')
-			key[j++] = *msg;
+	if (j < 0 || (size_t)j >= size)
+		return;
+	for (m = msg; *m && (size_t)j + 1 < size; m++) {
+		bool digit = (*m >= '0' && *m <= '9') || *m == '.';
+		bool alnum_before = m > msg && ((m[-1] >= 'a' && m[-1] <= 'z') ||
+		                                (m[-1] >= 'A' && m[-1] <= 'Z') ||
+		                                (m[-1] >= '0' && m[-1] <= '9' && key[j - 1] == m[-1]));
+
+		if (digit && !alnum_before)
+			continue;
+		key[j++] = *m;
+	}
 	key[j] = '\0';
 }
 
@@ -637,7 +670,7 @@ static void log_change(gp_poller_t *p, struct source *s)
 		}
 		return;
 	}
-	event_key(s->st.message, key, sizeof(key));
+	event_key(s, s->fail_detail, s->st.message, key, sizeof(key));
 	if (!strcmp(key, s->logged_key))
 		return;
 	snprintf(s->logged_key, sizeof(s->logged_key), "%s", key);
