@@ -191,11 +191,13 @@ int gp__cost_eval(const gp_cluster_t *c, const gp_job_profile_t *job,
 
 /*
  * Step time of the same job in the best possible domain of this cluster
- * (ignoring what is allocated): the job packed onto whole nodes, in one
- * cross-node NVLink domain if one is large enough, else in the lowest
- * switch subtree that holds enough nodes of the GPU type of `like` (a node
- * index; -1 = the first node with GPUs).  Uses s for its placement.
- * *ideal_step_s set on success; 0 or a gp_err code.
+ * (ignoring what is allocated): the job packed onto whole nodes of the
+ * GPU type of `like` (a node index; -1 = the first node with GPUs), placed
+ * both in the first cross-node NVLink domain large enough and in the lowest
+ * switch subtree with enough such nodes (or the first such nodes when there
+ * is no topology); the faster of the two counts.  job->gpus must be set.
+ * Uses s for its placement.  *ideal_step_s set on success; 0, GP_EINVAL,
+ * GP_ENOFIT (not enough such nodes) or an error of gp__cost_eval().
  */
 int gp__cost_ideal(const gp_cluster_t *c, const gp_job_profile_t *job, int32_t like,
                    gp_cost_scratch_t *s, double *ideal_step_s, gp_error_t *err);
