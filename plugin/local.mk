@@ -2,16 +2,29 @@
 # Plugins are built as Slurm loads them: -module -avoid-version, no -lslurm
 # (their Slurm symbols come from the daemon that loads them).
 slurmplugindir = $(slurm_plugindir)
-slurmplugin_LTLIBRARIES = plugin/spank_gpuplace.la
+slurmplugin_LTLIBRARIES = plugin/job_submit_gpuplace.la plugin/spank_gpuplace.la
+plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h
+plugin_job_submit_gpuplace_la_LIBADD = libgpuplace_core.la
+plugin_job_submit_gpuplace_la_LDFLAGS = -module -avoid-version -shared \
+	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|job_submit|job_modify)$$'
 plugin_spank_gpuplace_la_SOURCES = plugin/spank_gpuplace.c
 plugin_spank_gpuplace_la_LDFLAGS = -module -avoid-version -shared
-noinst_HEADERS = plugin/slurm_alloc.h
 
 # Slurm does not use libtool archives: keep only the .so in its directory.
 install-exec-hook:
-	rm -f $(DESTDIR)$(slurmplugindir)/spank_gpuplace.la
+	rm -f $(DESTDIR)$(slurmplugindir)/job_submit_gpuplace.la $(DESTDIR)$(slurmplugindir)/spank_gpuplace.la
 uninstall-hook:
-	rm -f $(DESTDIR)$(slurmplugindir)/spank_gpuplace.so
+	rm -f $(DESTDIR)$(slurmplugindir)/job_submit_gpuplace.so $(DESTDIR)$(slurmplugindir)/spank_gpuplace.so
+
+# Daemon-less tests: the plugin dlopen()ed into a program linked with
+# libslurm, and an RTLD_NOW symbol check against libslurmfull.so.
+check_PROGRAMS += tests/test_plugin tests/dlcheck
+tests_test_plugin_SOURCES = tests/test_plugin.c
+tests_test_plugin_CFLAGS = $(TEST_CFLAGS)
+tests_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS)
+tests_dlcheck_SOURCES = tests/dlcheck.c
+tests_dlcheck_LDADD = $(DL_LIBS)
+TESTS += tests/test_plugin tests/plugin_dlcheck.sh tests/spank_dlcheck.sh tests/valgrind_plugin.sh
 
 EXTRA_DIST += tests/slurm
 TESTS += tests/slurm_baseline.sh

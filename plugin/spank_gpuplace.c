@@ -5,15 +5,15 @@
  *   --gpuplace=SPEC              the whole profile, e.g. tp=8,pp=2,params=70e9
  *   --gpuplace-tp=N, --gpuplace-pp=N, --gpuplace-dp=N, --gpuplace-ep=N
  *   --gpuplace-params=N          model parameters (e.g. 70e9)
- *   --gpuplace-bytes-per-param=N bytes per gradient element
- *   --gpuplace-step-time=S       compute time of one step, seconds
+ *   --gpuplace-bytes-per-param=N bytes per gradient element (hint key grad_bytes)
+ *   --gpuplace-step-time=S       compute time of one step, seconds (hint key step_s)
  *   --gpuplace-ckpt-size=BYTES   size of one checkpoint
  *
  * The client side only collects: in sbatch/salloc/srun (allocator and local
  * contexts) the options are joined into one SPEC and stored in the job
- * control environment as GPUPLACE_HINTS (Slurm sends it to slurmctld as
- * SPANK_GPUPLACE_HINTS in the job's spank_job_env), where job_submit/gpuplace
- * validates it and rejects a bad hint with a message naming it.  On the
+ * control environment as GPUPLACE_HINTS, which reaches slurmctld in the
+ * job's spank_job_env (srun, salloc) or its environment as
+ * SLURM_SPANK_GPUPLACE_HINTS (sbatch), where job_submit/gpuplace validates it and rejects a bad hint with a message naming it.  On the
  * compute nodes the plugin does nothing.
  *
  * Enable with a line in plugstack.conf:  optional /path/spank_gpuplace.so
@@ -38,7 +38,7 @@ struct hint {
 
 static struct hint hints[] = {
 	{ "", "", 0 }, { "tp", "", 0 }, { "pp", "", 0 }, { "dp", "", 0 }, { "ep", "", 0 },
-	{ "params", "", 0 }, { "bytes_per_param", "", 0 }, { "step_time", "", 0 },
+	{ "params", "", 0 }, { "grad_bytes", "", 0 }, { "step_s", "", 0 },
 	{ "ckpt_bytes", "", 0 },
 };
 

@@ -5,7 +5,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "policy.h"
@@ -96,6 +99,52 @@ static void test_parse_errors_leave_policy(void **unused)
 	}
 }
 
+static char tmpdir[64];
+
+static void write_slurm_conf(const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/slurm.conf", tmpdir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_load_from_slurm_conf(void **unused)
+{
+	gp_cluster_t *c = gp__cluster_new();
+	gp_policy_t p;
+	gp_error_t err;
+	char path[128];
+
+	assert_non_null(c);
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gp-policy-XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	/* no SchedulerParameters: the default with the site's margin */
+	c->site.power_margin = 0.07;
+	write_slurm_conf("ClusterName=x\n");
+	assert_int_equal(gp__policy_load(tmpdir, c, &p, &err), GP_OK);
+	assert_string_equal(p.name, "balanced");
+	assert_true(p.power_margin == 0.07);
+	write_slurm_conf("ClusterName=x\nSchedulerParameters=bf_interval=30,\\\n"
+	                 "gpuplace_policy=pack,gpuplace_max_wait=120\n");
+	assert_int_equal(gp__policy_load(tmpdir, c, &p, &err), GP_OK);
+	assert_string_equal(p.name, "pack");
+	assert_true(p.max_wait_s == 120);
+	/* a bad value names file, line and key, and *p is untouched */
+	write_slurm_conf("ClusterName=x\n\nSchedulerParameters=gpuplace_topk=many\n");
+	assert_int_equal(gp__policy_load(tmpdir, c, &p, &err), GP_ECONFIG);
+	assert_non_null(strstr(err.text, "slurm.conf:3: SchedulerParameters: gpuplace_topk: 'many'"));
+	assert_string_equal(p.name, "pack");
+	snprintf(path, sizeof(path), "%s/slurm.conf", tmpdir);
+	unlink(path);
+	assert_int_not_equal(gp__policy_load(tmpdir, c, &p, &err), GP_OK);
+	rmdir(tmpdir);
+	gp_cluster_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_default_uses_site_margin),
 		cmocka_unit_test(test_parse_ok),
 		cmocka_unit_test(test_parse_errors_leave_policy),
+		cmocka_unit_test(test_load_from_slurm_conf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

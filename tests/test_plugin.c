@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_plugin.c - job_submit/gpuplace without daemons: the plugin is
+ * dlopen()ed into this program, which links libslurm (the same allocator
+ * and log functions slurmctld provides), and fed job descriptions built
+ * from Slurm-allocated memory, then freed field by field with xfree(), as
+ * slurmctld does (libslurm's slurm_free_job_desc_msg() would need a whole
+ * slurm.conf for its select plugin).  Run under valgrind this also proves
+ * every string the plugin hands back or stores is Slurm-allocated.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "slurm_alloc.h"
+
+
+static void *handle;
+static int (*p_init)(void);
+static void (*p_fini)(void);
+static int (*p_job_submit)(job_desc_msg_t *, uint32_t, char **);
+static int (*p_job_modify)(job_desc_msg_t *, void *, uint32_t, char **);
+
+static char **xenv(const char *const *vars, uint32_t *n)
+{
+	char **env;
+	uint32_t i;
+
+	for (*n = 0; vars && vars[*n]; (*n)++)
+		;
+	env = slurm_xcalloc(*n + 1, sizeof(char *), true, false, __FILE__, __LINE__, __func__);
+	for (i = 0; i < *n; i++)
+		env[i] = slurm_xstrdup(vars[i]);
+	return env;
+}
+
+static void xenv_free(char ***env, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; *env && i < n; i++)
+		slurm_xfree((void **)&(*env)[i]);
+	slurm_xfree((void **)env);
+}
+
+/* Free what slurmctld would free of the fields a job_submit plugin reads
+ * or writes. */
+static void job_free(job_desc_msg_t *j)
+{
+	xenv_free(&j->environment, j->env_size);
+	xenv_free(&j->spank_job_env, j->spank_job_env_size);
+	slurm_xfree((void **)&j->tres_per_job);
+	slurm_xfree((void **)&j->tres_per_node);
+	slurm_xfree((void **)&j->req_nodes);
+	slurm_xfree((void **)&j->exc_nodes);
+	slurm_xfree((void **)&j->features);
+	slurm_xfree((void **)&j->admin_comment);
+	slurm_xfree((void **)&j->comment);
+	slurm_xfree((void **)&j);
+}
+
+/* A job description as slurmctld unpacks it. */
+static job_desc_msg_t *job_new(const char *const *environment, const char *const *spank_env)
+{
+	job_desc_msg_t *j = slurm_xcalloc(1, sizeof(*j), true, false, __FILE__, __LINE__, __func__);
+
+	slurm_init_job_desc_msg(j);
+	if (environment)
+		j->environment = xenv(environment, &j->env_size);
+	if (spank_env)
+		j->spank_job_env = xenv(spank_env, &j->spank_job_env_size);
+	j->tres_per_job = slurm_xstrdup("gres:gpu:8");
+	return j;
+}
+
+/* Submit and return the plugin's verdict; *msg gets the message (or NULL),
+ * which the caller frees with xfree. */
+static int submit(const char *const *environment, const char *const *spank_env, char **msg)
+{
+	job_desc_msg_t *j = job_new(environment, spank_env);
+	int rc;
+
+	*msg = NULL;
+	rc = p_job_submit(j, 1000, msg);
+	job_free(j);
+	return rc;
+}
+
+static int load(const char *conf_dir)
+{
+	const char *b = getenv("GP_TOP_BUILDDIR");
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/plugin/.libs/job_submit_gpuplace.so", b ? b : ".");
+	handle = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+	if (!handle) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		return -1;
+	}
+	p_init = (int (*)(void))dlsym(handle, "init");
+	p_fini = (void (*)(void))dlsym(handle, "fini");
+	p_job_submit = (int (*)(job_desc_msg_t *, uint32_t, char **))dlsym(handle, "job_submit");
+	p_job_modify = (int (*)(job_desc_msg_t *, void *, uint32_t, char **))dlsym(handle, "job_modify");
+	if (!p_init || !p_fini || !p_job_submit || !p_job_modify)
+		return -1;
+	setenv("GPUPLACE_CONF_DIR", conf_dir, 1);
+	return p_init() == SLURM_SUCCESS ? 0 : -1;
+}
+
+static int setup_valid(void **state)
+{
+	const char *s = getenv("GP_TOP_SRCDIR");
+	static char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s/etc/mixed-pcie", s ? s : ".");
+	return load(dir);
+}
+
+static int setup_missing(void **state)
+{
+	return load("/nonexistent/gpuplace-test");
+}
+
+static int teardown(void **state)
+{
+	p_fini();
+	dlclose(handle);
+	handle = NULL;
+	return 0;
+}
+
+static void test_plugin_identity(void **unused)
+{
+	const char *type = dlsym(handle, "plugin_type");
+	const uint32_t *version = dlsym(handle, "plugin_version");
+
+	assert_non_null(type);
+	assert_string_equal(type, "job_submit/gpuplace");
+	assert_non_null(version);
+	/* slurmctld loads only a plugin built for exactly its version */
+	assert_int_equal(*version, SLURM_VERSION_NUMBER);
+}
+
+static void test_no_hints_pass(void **unused)
+{
+	static const char *const env[] = { "PATH=/bin", "HOME=/root", NULL };
+	char *msg;
+
+	assert_int_equal(submit(env, NULL, &msg), SLURM_SUCCESS);
+	assert_null(msg);
+	assert_int_equal(submit(NULL, NULL, &msg), SLURM_SUCCESS); /* srun: no environment */
+	assert_int_equal(p_job_submit(NULL, 0, &msg), SLURM_SUCCESS);
+}
+
+static void test_good_hints_pass(void **unused)
+{
+	static const char *const sbatch_env[] = { "SLURM_SPANK_GPUPLACE_HINTS=tp=8,pp=2", NULL };
+	static const char *const srun_spank[] = { "GPUPLACE_HINTS=tp=4", NULL };
+	static const char *const vars[] = { "GPUPLACE_TP=2", "GPUPLACE_PARAMS=7e9", NULL };
+	char *msg;
+
+	assert_int_equal(submit(sbatch_env, NULL, &msg), SLURM_SUCCESS);
+	assert_null(msg);
+	assert_int_equal(submit(NULL, srun_spank, &msg), SLURM_SUCCESS);
+	assert_null(msg);
+	assert_int_equal(submit(vars, NULL, &msg), SLURM_SUCCESS);
+	assert_null(msg);
+}
+
+static void test_bad_hints_rejected(void **unused)
+{
+	static const struct {
+		const char *env;       /* batch environment variable, or NULL */
+		const char *spank;     /* spank_job_env entry, or NULL */
+		const char *want[2];   /* substrings of the message */
+	} cases[] = {
+		{ "SLURM_SPANK_GPUPLACE_HINTS=tp=eight", NULL, { "--gpuplace options", "tp" } },
+		{ NULL, "GPUPLACE_HINTS=warp=9", { "--gpuplace options", "warp" } },
+		{ "GPUPLACE_HINTS=pp=-2", NULL, { "GPUPLACE_HINTS", "pp" } },
+		{ "GPUPLACE_PARAMS=lots", NULL, { "GPUPLACE_* variables", "params" } },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *env[] = { cases[i].env, NULL }, *spank[] = { cases[i].spank, NULL };
+		char *msg;
+		int rc = submit(cases[i].env ? env : NULL, cases[i].spank ? spank : NULL, &msg);
+
+		assert_int_not_equal(rc, SLURM_SUCCESS);
+		assert_non_null(msg);
+		if (!strstr(msg, cases[i].want[0]) || !strstr(msg, cases[i].want[1]))
+			fail_msg("case %zu: message '%s' lacks '%s' or '%s'", i, msg, cases[i].want[0],
+			         cases[i].want[1]);
+		slurm_xfree((void **)&msg); /* Slurm frees it so: must be xmalloc'd */
+	}
+}
+
+static void test_too_long_hints_rejected(void **unused)
+{
+	static char var[4096];
+	const char *env[] = { var, NULL };
+	char *msg;
+
+	memset(var, 0, sizeof(var));
+	strcpy(var, "GPUPLACE_HINTS=tp=8");
+	memset(var + strlen(var), '0', 2000);
+	assert_int_not_equal(submit(env, NULL, &msg), SLURM_SUCCESS);
+	assert_non_null(strstr(msg, "longer than"));
+	slurm_xfree((void **)&msg);
+}
+
+static void test_job_modify_passes(void **unused)
+{
+	job_desc_msg_t *j = job_new(NULL, NULL);
+	char *msg = NULL;
+
+	assert_int_equal(p_job_modify(j, NULL, 0, &msg), SLURM_SUCCESS);
+	assert_null(msg);
+	job_free(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		/* a valid configuration */
+		cmocka_unit_test_setup_teardown(test_plugin_identity, setup_valid, teardown),
+		cmocka_unit_test_setup_teardown(test_no_hints_pass, setup_valid, teardown),
+		cmocka_unit_test_setup_teardown(test_good_hints_pass, setup_valid, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_hints_rejected, setup_valid, teardown),
+		cmocka_unit_test_setup_teardown(test_too_long_hints_rejected, setup_valid, teardown),
+		cmocka_unit_test_setup_teardown(test_job_modify_passes, setup_valid, teardown),
+		/* no configuration at all: fail open, hints are still checked */
+		cmocka_unit_test_setup_teardown(test_no_hints_pass, setup_missing, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_hints_rejected, setup_missing, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
