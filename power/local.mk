@@ -18,3 +18,13 @@ tests_test_telemetry_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_telemetry_CFLAGS = $(TEST_CFLAGS)
 tests_test_telemetry_LDADD = $(TEST_LIBS)
 TESTS += tests/test_telemetry
+
+check_PROGRAMS += tests/fuzz_prom tests/fuzz_redfish
+tests_fuzz_prom_SOURCES = tests/fuzz_prom.c tests/fuzz_driver.c
+tests_fuzz_prom_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_prom_LDADD = $(GP_LIBS)
+tests_fuzz_redfish_SOURCES = tests/fuzz_redfish.c tests/fuzz_driver.c
+tests_fuzz_redfish_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_redfish_LDADD = $(GP_LIBS)
+TESTS += tests/fuzz_prom.sh tests/fuzz_redfish.sh tests/valgrind_telemetry.sh
+EXTRA_DIST += tests/fuzz_prom.sh tests/fuzz_redfish.sh tests/valgrind_telemetry.sh
