@@ -28,3 +28,6 @@ tests_fuzz_redfish_CFLAGS = $(TEST_CFLAGS)
 tests_fuzz_redfish_LDADD = $(GP_LIBS)
 TESTS += tests/fuzz_prom.sh tests/fuzz_redfish.sh tests/valgrind_telemetry.sh
 EXTRA_DIST += tests/fuzz_prom.sh tests/fuzz_redfish.sh tests/valgrind_telemetry.sh
+
+# gpuplace power show|curve
+gpuplace_SOURCES += tools/cmd_power.c

@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "place", gp_cmd_place, "decide where a job goes and explain why" },
 	{ "probe", gp_cmd_probe, "discover this node's GPUs, NVLinks and NICs with hwloc" },
 	{ "model", gp_cmd_model, "predict collective and training-step times on a node set" },
+	{ "power", gp_cmd_power, "rack power and cooling headroom from telemetry; cap speed curve" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_power.c - `gpuplace power show|curve`: rack power and cooling headroom
+ * from the configured telemetry, and the power-cap speed curve. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "power.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: gpuplace power show  (--conf-dir DIR | --json FILE) [--state FILE.json]\n"
+	        "                            [--no-telemetry]\n"
+	        "       gpuplace power curve (--conf-dir DIR | --json FILE) [--cap-curve SPEC]\n"
+	        "\n"
+	        "  show     poll every Telemetry= source once, then print per rack: power cap,\n"
+	        "           cooling, measured and estimated draw, headroom, the binding limit,\n"
+	        "           the source and the sample age\n"
+	        "  curve    print the relative speed of each GPU profile at power caps from\n"
+	        "           its lowest cap to its TDP\n"
+	        "\n"
+	        "  --conf-dir DIR     Slurm configuration directory with gpuplace.conf\n"
+	        "  --json FILE        a model written by `gpuplace cluster export`\n"
+	        "  --state FILE.json  allocations (and recorded rack power) from the \"state\"\n"
+	        "                     section of a JSON model of the same cluster\n"
+	        "  --no-telemetry     do not poll; use recorded samples or the estimate\n"
+	        "  --cap-curve SPEC   FRACTION:SPEED,... of TDP (default: built-in curve)\n");
+}
+
+static void log_stderr(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "gpuplace power: %s%s\n", level == GP_LOG_ERROR ? "error: " :
+	        level == GP_LOG_WARNING ? "warning: " : "", msg);
+}
+
+static void kw(char *buf, size_t size, double w)
+{
+	if (w < 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.2f", w / 1000.0);
+}
+
+static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll)
+{
+	const gp_power_snapshot_t *snap = NULL;
+	gp_poller_t *p = NULL;
+	gp_error_t err = { "" };
+	double now = gp_power_clock_real(NULL);
+	int32_t r, i;
+	int rc;
+
+	if (poll && c->ntelemetry > 0) {
+		gp_poller_opts_t o = { .log = log_stderr };
+
+		if ((rc = gp_poller_create(c, &o, &p, &err)) < 0) {
+			fprintf(stderr, "gpuplace power: %s\n", err.text);
+			return 1;
+		}
+		if (gp_poller_poll_once(p) < 0) {
+			fprintf(stderr, "gpuplace power: out of memory\n");
+			gp_poller_destroy(p);
+			return 1;
+		}
+		snap = gp_poller_snapshot_get(p);
+		now = gp_power_clock_real(NULL);
+	}
+	printf("%-16s %8s %8s %11s %12s %11s %-8s %-16s %s\n", "RACK", "CAP_KW", "COOL_KW",
+	       "MEASURED_KW", "ESTIMATED_KW", "HEADROOM_KW", "BINDS", "SOURCE", "AGE");
+	for (r = 0; r < c->nracks; r++) {
+		gp_power_headroom_t h;
+		char m[32], e[32], hr[32], age[48];
+
+		if ((rc = gp_power_headroom(c, s, snap, r, 0, now, &h)) < 0) {
+			fprintf(stderr, "gpuplace power: rack %s: %s\n", c->racks[r].name,
+			        gp_strerror(rc));
+			continue;
+		}
+		kw(m, sizeof(m), h.measured_w);
+		kw(e, sizeof(e), h.estimated_w);
+		snprintf(hr, sizeof(hr), "%.2f", h.headroom_w / 1000.0);
+		if (h.age_s < 0)
+			snprintf(age, sizeof(age), "-");
+		else
+			snprintf(age, sizeof(age), "%.0fs%s", h.age_s,
+			         h.stale ? " (stale: estimate used)" : "");
+		printf("%-16s %8.2f %8.2f %11s %12s %11s %-8s %-16s %s\n", c->racks[r].name,
+		       h.cap_w / 1000.0, h.cooling_w / 1000.0, m, e, hr,
+		       h.binding == GP_LIMIT_COOLING ? "cooling" : "power", h.source, age);
+	}
+	printf("headroom = min(cap, cooling) x (1 - PowerMargin %.3g) - draw; draw is the fresh "
+	       "measurement, else max(estimate, last measurement)\n", c->site.power_margin);
+	for (i = 0; snap && i < snap->nsources; i++) {
+		const gp_source_status_t *st = &snap->sources[i];
+
+		if (st->state != GP_SOURCE_OK)
+			printf("telemetry %s: %s%s%s\n", st->name,
+			       st->state == GP_SOURCE_FAILED ? "failed" :
+			       st->state == GP_SOURCE_PARTIAL ? "partial" : "not polled",
+			       st->message[0] ? ": " : "", st->message);
+	}
+	gp_power_snapshot_put(snap);
+	gp_poller_destroy(p);
+	return 0;
+}
+
+static int curve(const gp_cluster_t *c, const gp_cap_curve_t *cv)
+{
+	static const double fracs[] = { 0.5, 0.6, 0.7, 0.8, 0.857, 0.9, 1.0 };
+	int32_t i;
+	size_t k;
+
+	printf("%-16s %8s %8s %8s\n", "PROFILE", "CAP_W", "OF_TDP", "SPEED");
+	for (i = 0; i < c->nprofiles; i++) {
+		const gp_gpu_profile_t *p = &c->profiles[i];
+		double lo = p->min_cap_w > 0 ? p->min_cap_w : p->tdp_w / 2;
+
+		for (k = 0; k < sizeof(fracs) / sizeof(fracs[0]); k++) {
+			double cap = fracs[k] * p->tdp_w;
+
+			if (cap < lo)
+				continue;
+			printf("%-16s %8.0f %8.3f %8.3f\n", p->name, cap, fracs[k],
+			       gp_power_cap_speed_curve(cv, p, cap));
+		}
+	}
+	return 0;
+}
+
+/* The state's model must name the same nodes and racks in the same order. */
+static bool same_names(const gp_cluster_t *a, const gp_cluster_t *b)
+{
+	int32_t i;
+
+	if (a->nnodes != b->nnodes || a->nracks != b->nracks)
+		return false;
+	for (i = 0; i < a->nnodes; i++)
+		if (strcmp(a->nodes[i].name, b->nodes[i].name))
+			return false;
+	for (i = 0; i < a->nracks; i++)
+		if (strcmp(a->racks[i].name, b->racks[i].name))
+			return false;
+	return true;
+}
+
+int gp_cmd_power(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "conf-dir", required_argument, NULL, 'c' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "state", required_argument, NULL, 's' },
+		{ "no-telemetry", no_argument, NULL, 'n' },
+		{ "cap-curve", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *conf_dir = NULL, *json = NULL, *state = NULL, *spec = NULL, *action;
+	gp_cluster_t *c = NULL, *sc = NULL;
+	gp_state_t *s = NULL, *ss = NULL;
+	gp_cap_curve_t cv;
+	gp_error_t err = { "" };
+	bool poll = true;
+	int opt, rc, status = 1;
+
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc < 2 || argv[1][0] == '-') {
+		fprintf(stderr, "gpuplace power: missing action (show or curve)\n");
+		usage(stderr);
+		return 2;
+	}
+	action = argv[1];
+	if (strcmp(action, "show") && strcmp(action, "curve")) {
+		fprintf(stderr, "gpuplace power: unknown action '%s'\n", action);
+		usage(stderr);
+		return 2;
+	}
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc - 1, argv + 1, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': conf_dir = optarg; break;
+		case 'j': json = optarg; break;
+		case 's': state = optarg; break;
+		case 'n': poll = false; break;
+		case 'k': spec = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case ':':
+			fprintf(stderr, "gpuplace power: %s needs an argument\n", argv[optind]);
+			usage(stderr);
+			return 2;
+		default:
+			fprintf(stderr, "gpuplace power: unknown option '%s'\n", argv[optind]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc - 1 || !conf_dir == !json) {
+		fprintf(stderr, "gpuplace power: give exactly one of --conf-dir or --json\n");
+		usage(stderr);
+		return 2;
+	}
+	if (spec && gp_cap_curve_parse(spec, &cv, &err) < 0) {
+		fprintf(stderr, "gpuplace power: --cap-curve: %s\n", err.text);
+		return 2;
+	}
+	rc = conf_dir ? gp_cluster_load_conf_dir(conf_dir, &c, &err)
+	              : gp_cluster_load_json(json, &c, &s, &err);
+	if (rc < 0) {
+		fprintf(stderr, "gpuplace power: %s\n", err.text);
+		goto out;
+	}
+	if (state) {
+		if ((rc = gp_cluster_load_json(state, &sc, &ss, &err)) < 0) {
+			fprintf(stderr, "gpuplace power: %s\n", err.text);
+			goto out;
+		}
+		if (!ss || ss->nnodes != c->nnodes || ss->nracks != c->nracks ||
+		    !same_names(c, sc)) {
+			fprintf(stderr, "gpuplace power: %s: %s\n", state,
+			        ss ? "its model has other nodes or racks than this cluster"
+			           : "no \"state\" section");
+			goto out;
+		}
+		gp_state_destroy(s);
+		s = ss;
+		ss = NULL;
+	}
+	if (!s && (rc = gp_state_create(c, &s)) < 0) {
+		fprintf(stderr, "gpuplace power: %s\n", gp_strerror(rc));
+		goto out;
+	}
+	status = !strcmp(action, "show") ? show(c, s, poll) : curve(c, spec ? &cv : NULL);
+out:
+	gp_state_destroy(ss);
+	gp_cluster_destroy(sc);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+	return status;
+}
