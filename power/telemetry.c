@@ -45,7 +45,9 @@ struct gp_poller {
 	gp_poller_opts_t o;
 	struct source *src;
 	int32_t nsrc;
-	gp__reading_t *readings;        /* scratch, nracks + 1 */
+	gp__reading_t *readings;        /* scratch for parsers */
+	int32_t nreadings;
+	bool *stale_logged;             /* per rack: its going stale was logged */
 	gp_power_sample_t *racks;       /* last good sample per rack (poller thread) */
 	gp_power_sample_t *nodes;       /* last good sample per node (Redfish Nodes=) */
 	CURL *curl;                     /* poller thread only */
@@ -264,15 +266,23 @@ static int http_get(gp_poller_t *p, const gp_telemetry_t *t, const char *url, st
 		goto out;
 	}
 	if (status != 200) {
+		char snip[128];
+		size_t i, j = 0;
+
+		/* the start of the body often says why (Prometheus: an error JSON) */
+		for (i = 0; b->buf && i < b->len && j + 1 < sizeof(snip); i++)
+			snip[j++] = b->buf[i] >= 0x20 && b->buf[i] < 0x7f ? b->buf[i] : ' ';
+		while (j && snip[j - 1] == ' ')
+			j--;
+		snip[j] = '\0';
 		p->fail_detail = 1000 + (int)status;
-		rc = gp__errorf(err, GP_ENET, "HTTP status %ld", status);
+		rc = gp__errorf(err, GP_ENET, "HTTP status %ld%s%s", status, j ? ": " : "", snip);
 		goto out;
 	}
 out:
-	/* the handle keeps pointers to these: drop them from it first */
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
-	curl_easy_setopt(h, CURLOPT_USERPWD, NULL);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
+	/* the handle keeps pointers to these and a copy of the password:
+	 * reset it before they go */
+	curl_easy_reset(h);
 	curl_slist_free_all(hdrs);
 	if (auth_hdr) {
 		explicit_bzero(auth_hdr, strlen(auth_hdr));
@@ -386,21 +396,35 @@ static int apply_readings(gp_poller_t *p, struct source *s, const gp__reading_t 
 {
 	const gp_cluster_t *c = p->c;
 	char line[320];
-	bool *seen;
+	int32_t *seen;
 	int32_t i, good = 0;
 
+	/* seen[r]: number of values for rack r in the answer */
 	seen = calloc((size_t)c->nracks + 1, sizeof(*seen));
 	if (!seen) {
 		problem(prob, psize, "out of memory");
 		return 0;
 	}
+	for (i = 0; i < n; i++)
+		if (covers_rack(s->t, rd[i].rack))
+			seen[rd[i].rack]++;
 	for (i = 0; i < n; i++) {
 		gp_error_t e = { "" };
 		int32_t r = rd[i].rack;
 
 		if (!covers_rack(s->t, r))
 			continue;
-		seen[r] = true;
+		if (seen[r] > 1) {
+			/* which one is the rack? sum in the query instead */
+			if (seen[r] < INT32_MAX) {
+				snprintf(line, sizeof(line),
+				         "rack %s: several values in the answer (sum them per rack in the query)",
+				         c->racks[r].name);
+				problem(prob, psize, line);
+				seen[r] = INT32_MAX;
+			}
+			continue;
+		}
 		if (gp__power_check_units(c, r, rd[i].watts, &e) < 0) {
 			snprintf(line, sizeof(line), "rack %s: %s", c->racks[r].name, e.text);
 			problem(prob, psize, line);
@@ -593,13 +617,13 @@ static void poll_source(gp_poller_t *p, struct source *s)
 			break;
 		when = clock_now(p);
 		rc = gp__parse_prometheus(c, t->rack_label[0] ? t->rack_label : "rack", b.buf, b.len,
-		                          p->readings, c->nracks + 1, &n, &unknown, &err);
+		                          p->readings, p->nreadings, &n, &unknown, &err);
 		break;
 	}
 	case GP_TELEMETRY_FILE:
 		if ((rc = file_get(p, t->url, &b, &mtime, &err)) < 0)
 			break;
-		rc = gp__parse_power_file(c, b.buf, b.len, p->readings, c->nracks + 1, &n, &unknown,
+		rc = gp__parse_power_file(c, b.buf, b.len, p->readings, p->nreadings, &n, &unknown,
 		                          &ftime, &err);
 		/* the file's own time, else when it was written */
 		when = ftime > 0.0 ? ftime : mtime;
@@ -680,6 +704,43 @@ static void log_change(gp_poller_t *p, struct source *s)
 	         s->st.message);
 	p->o.log(p->o.log_arg, s->st.state == GP_SOURCE_FAILED ? GP_LOG_ERROR : GP_LOG_WARNING,
 	         line);
+}
+
+/* One line when racks' samples pass their staleness limit (headroom then
+ * uses max(estimate, last measured)); re-armed when a rack is fresh again. */
+static void log_stale(gp_poller_t *p)
+{
+	const gp_cluster_t *c = p->c;
+	char names[400] = "";
+	double now = clock_now(p);
+	int32_t r, n = 0;
+
+	for (r = 0; r < c->nracks; r++) {
+		const gp_power_sample_t *x = &p->racks[r];
+		bool stale = x->time > 0.0 && now - x->time > x->stale_s;
+
+		if (!stale) {
+			p->stale_logged[r] = false;
+			continue;
+		}
+		if (p->stale_logged[r])
+			continue;
+		p->stale_logged[r] = true;
+		if (n++ < 16) {
+			size_t l = strlen(names);
+
+			snprintf(names + l, sizeof(names) - l, "%s%s", l ? ", " : "", c->racks[r].name);
+		}
+	}
+	if (n && p->o.log) {
+		char line[600];
+
+		snprintf(line, sizeof(line),
+		         "telemetry: %d rack(s) with samples older than their Stale= limit (%s%s); "
+		         "their headroom now uses max(estimate, last measured)", (int)n, names,
+		         n > 16 ? "; ..." : "");
+		p->o.log(p->o.log_arg, GP_LOG_WARNING, line);
+	}
 }
 
 /* ---- snapshots ------------------------------------------------------------ */
@@ -795,11 +856,14 @@ int gp_poller_create(const gp_cluster_t *c, const gp_poller_opts_t *opts, gp_pol
 		p->o.max_body = DEFAULT_MAX_BODY;
 	p->nsrc = c->ntelemetry;
 	p->src = calloc((size_t)p->nsrc + 1, sizeof(*p->src));
-	p->readings = calloc((size_t)c->nracks + 1, sizeof(*p->readings));
+	/* room for a few values per rack, so duplicates are seen and named */
+	p->nreadings = 4 * c->nracks + 16;
+	p->readings = calloc((size_t)p->nreadings, sizeof(*p->readings));
+	p->stale_logged = calloc((size_t)c->nracks + 1, sizeof(*p->stale_logged));
 	p->racks = calloc((size_t)c->nracks + 1, sizeof(*p->racks));
 	p->nodes = calloc((size_t)c->nnodes + 1, sizeof(*p->nodes));
 	p->curl = curl_easy_init();
-	if (!p->src || !p->readings || !p->racks || !p->nodes || !p->curl) {
+	if (!p->src || !p->readings || !p->stale_logged || !p->racks || !p->nodes || !p->curl) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto error;
 	}
@@ -839,6 +903,12 @@ static void *poller_main(void *arg)
 			pthread_mutex_unlock(&p->run_lock);
 			if (s->next_due <= now) {
 				poll_source(p, s);
+				pthread_mutex_lock(&p->run_lock);
+				if (p->stop) { /* a poll cut short by stop is no failure */
+					pthread_mutex_unlock(&p->run_lock);
+					return NULL;
+				}
+				pthread_mutex_unlock(&p->run_lock);
 				log_change(p, s);
 				s->next_due = mono_now() + s->t->interval_s;
 				polled = true;
@@ -846,6 +916,8 @@ static void *poller_main(void *arg)
 			if (s->next_due < next)
 				next = s->next_due;
 		}
+		if (polled)
+			log_stale(p);
 		if (polled && publish(p) < 0 && p->o.log)
 			p->o.log(p->o.log_arg, GP_LOG_ERROR, "telemetry: out of memory publishing a snapshot");
 		ts.tv_sec = (time_t)next;
@@ -900,6 +972,7 @@ int gp_poller_poll_once(gp_poller_t *p)
 		poll_source(p, &p->src[i]);
 		log_change(p, &p->src[i]);
 	}
+	log_stale(p);
 	return publish(p);
 }
 
@@ -913,6 +986,7 @@ void gp_poller_destroy(gp_poller_t *p)
 		curl_easy_cleanup(p->curl);
 	free(p->src);
 	free(p->readings);
+	free(p->stale_logged);
 	free(p->racks);
 	free(p->nodes);
 	pthread_cond_destroy(&p->run_cond);

@@ -336,6 +336,7 @@ static const struct pcase prom_cases[] = {
 	{ "prom_kw.json", NULL, 0, 3, 0, NULL },     /* units are judged later */
 	{ "prom_negative.json", NULL, 0, 3, 0, NULL },
 	{ "prom_empty.json", NULL, 0, 0, 0, NULL },
+	{ "prom_duplicate.json", NULL, 0, 4, 0, NULL },
 	{ "prom_error.json", NULL, GP_EJSON, 0, 0, "parse error" },
 	{ "prom_matrix.json", NULL, GP_EJSON, 0, 0, "instant vector" },
 	{ "garbage.html", NULL, GP_EJSON, 0, 0, "not JSON" },
