@@ -13,7 +13,7 @@ EXTRA_DIST += tests/data/telemetry
 
 check_PROGRAMS += tests/test_telemetry
 tests_test_telemetry_SOURCES = tests/test_telemetry.c tests/http_server.c tests/http_server.h \
-	tests/power_fixture.c tests/power_fixture.h
+	tests/power_fixture.c tests/power_fixture.h tools/cmd_power.c
 tests_test_telemetry_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_telemetry_CFLAGS = $(TEST_CFLAGS)
 tests_test_telemetry_LDADD = $(TEST_LIBS)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
+#include "commands.h"
 #include "http_server.h"
 #include "power.h"
 #include "power_fixture.h"
@@ -727,6 +729,160 @@ static void test_thread_stop_slow(void **state)
 	assert_true((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9 < 1.5);
 }
 
+/* ---- gpuplace power show, in process -------------------------------------- */
+
+/* Echo captured output as TAP comments (never as a bare "ok" line). */
+static void print_lines(const char *what, const char *text)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		print_message("# %s: %.*s\n", what, (int)n, text);
+		text += n + (text[n] == '\n');
+	}
+}
+
+/* Run gp_cmd_power with stdout and stderr captured into out/errs. */
+static int run_cli(struct fx *f, int argc, char **argv, char *out, size_t osize, char *errs,
+                   size_t esize)
+{
+	char po[512], pe[512];
+	int so, se, fo, fe, rc;
+	FILE *fp;
+	size_t n;
+
+	snprintf(po, sizeof(po), "%s/out", f->tmp);
+	snprintf(pe, sizeof(pe), "%s/err", f->tmp);
+	fflush(stdout);
+	fflush(stderr);
+	so = dup(1);
+	se = dup(2);
+	fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(so >= 0 && se >= 0 && fo >= 0 && fe >= 0);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	rc = gp_cmd_power(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	close(fo);
+	close(fe);
+	fp = fopen(po, "r");
+	assert_non_null(fp);
+	n = fread(out, 1, osize - 1, fp);
+	out[n] = '\0';
+	fclose(fp);
+	fp = fopen(pe, "r");
+	assert_non_null(fp);
+	n = fread(errs, 1, esize - 1, fp);
+	errs[n] = '\0';
+	fclose(fp);
+	unlink(po);
+	unlink(pe);
+	print_message("# rc %d\n", rc);
+	print_lines("stdout", out);
+	print_lines("stderr", errs);
+	return rc;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void test_cli(void **state)
+{
+	struct fx *f = *state;
+	char model[512], other[512], out[8192], errs[4096], line[256], *argv[8];
+	const char *r1;
+	ts_response_t e500 = { .status = 500, .body = "down" };
+	gp_cluster_t *c2;
+	gp_error_t err = { "" };
+	double est;
+
+	prom_source(f, 2, 0);
+	pf_alloc(f->s, 0, 0, 8, 1.0);
+	est = gp_power_estimate_rack(f->c, f->s, 0);
+	snprintf(model, sizeof(model), "%s/model.json", f->tmp);
+	if (gp_cluster_save_json(f->c, f->s, model, &err) < 0)
+		fail_msg("save: %s", err.text);
+	route_file(f, "*", "prom_ok.json", 200);
+
+	argv[0] = "power"; argv[1] = "show"; argv[2] = "--json"; argv[3] = model;
+	assert_int_equal(run_cli(f, 4, argv, out, sizeof(out), errs, sizeof(errs)), 0);
+	assert_string_equal(errs, "");
+	/* header, three racks, the headroom rule */
+	assert_int_equal(count_lines(out), 5);
+	r1 = strstr(out, "\nr1 ");
+	assert_non_null(r1);
+	snprintf(line, sizeof(line), "%.2f", 9876.5 / 1000);
+	assert_non_null(strstr(r1, line));
+	snprintf(line, sizeof(line), "%.2f", est / 1000);
+	assert_non_null(strstr(r1, line));
+	assert_non_null(strstr(r1, "cooling"));
+	assert_non_null(strstr(r1, "prom"));
+
+	/* the source fails: estimate, one line on stderr, still exit 0 */
+	assert_int_equal(ts_route(f->srv, "*", &e500), 0);
+	assert_int_equal(run_cli(f, 4, argv, out, sizeof(out), errs, sizeof(errs)), 0);
+	assert_int_equal(count_lines(errs), 1);
+	assert_non_null(strstr(errs, "HTTP status 500"));
+	assert_non_null(strstr(strstr(out, "\nr1 "), "estimate"));
+	assert_non_null(strstr(out, "telemetry prom: failed: HTTP status 500"));
+
+	/* --no-telemetry: no request */
+	{
+		int before = ts_requests(f->srv);
+
+		argv[4] = "--no-telemetry";
+		assert_int_equal(run_cli(f, 5, argv, out, sizeof(out), errs, sizeof(errs)), 0);
+		assert_int_equal(ts_requests(f->srv), before);
+		assert_non_null(strstr(strstr(out, "\nr1 "), "estimate"));
+	}
+
+	/* --state from a model with other racks: refused */
+	c2 = pf_cluster(0);
+	snprintf(c2->racks[2].name, GP_NAME_MAX, "rX");
+	snprintf(other, sizeof(other), "%s/other.json", f->tmp);
+	{
+		gp_state_t *s2;
+
+		assert_int_equal(gp_state_create(c2, &s2), 0);
+		assert_int_equal(gp_cluster_save_json(c2, s2, other, NULL), 0);
+		gp_state_destroy(s2);
+	}
+	gp_cluster_destroy(c2);
+	argv[4] = "--state"; argv[5] = other;
+	assert_int_equal(run_cli(f, 6, argv, out, sizeof(out), errs, sizeof(errs)), 1);
+	assert_non_null(strstr(errs, "other nodes or racks"));
+	unlink(other);
+
+	/* usage errors */
+	argv[1] = "show"; argv[2] = "--bogus";
+	assert_int_equal(run_cli(f, 3, argv, out, sizeof(out), errs, sizeof(errs)), 2);
+	argv[1] = "frobnicate";
+	assert_int_equal(run_cli(f, 2, argv, out, sizeof(out), errs, sizeof(errs)), 2);
+	argv[1] = "curve"; argv[2] = "--json"; argv[3] = model; argv[4] = "--cap-curve";
+	argv[5] = "0.5:0.9";
+	assert_int_equal(run_cli(f, 6, argv, out, sizeof(out), errs, sizeof(errs)), 2);
+	assert_non_null(strstr(errs, "1:1"));
+	/* curve: the profile's speeds from the given curve */
+	argv[5] = "0.5:0.5,1:1";
+	assert_int_equal(run_cli(f, 6, argv, out, sizeof(out), errs, sizeof(errs)), 0);
+	assert_non_null(strstr(out, "h100"));
+	snprintf(line, sizeof(line), "%8.3f %8.3f", 0.7, 0.7);
+	assert_non_null(strstr(out, line));
+	unlink(model);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -756,6 +912,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_create_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_stop_slow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cli, setup, teardown),
 	};
 
 	/* loopback tests must not go through a proxy from the environment */
