@@ -85,6 +85,36 @@ double gp_power_estimate_rack(const gp_cluster_t *c, const gp_state_t *s, int32_
 	return w;
 }
 
+double gp_power_job_watts(const gp_cluster_t *c, const int32_t *nodes, const uint32_t *gpu_mask,
+                          int32_t nnodes, int32_t rack, double load)
+{
+	double w = 0.0;
+	int32_t i;
+
+	if (!c || rack < 0 || rack >= c->nracks || nnodes < 0 || (nnodes && (!nodes || !gpu_mask)))
+		return (double)GP_EINVAL;
+	if (!(load > 0.0) || load > 1.0)
+		load = 1.0;
+	for (i = 0; i < nnodes; i++) {
+		const gp_node_t *n;
+		const gp_gpu_profile_t *p;
+		int g;
+
+		if (nodes[i] < 0 || nodes[i] >= c->nnodes)
+			return (double)GP_EINVAL;
+		n = &c->nodes[nodes[i]];
+		if (n->rack != rack)
+			continue;
+		p = n->profile >= 0 && n->profile < c->nprofiles ? &c->profiles[n->profile] : NULL;
+		for (g = 0; g < n->ngpus && g < GP_MAX_GPUS_PER_NODE; g++)
+			if ((gpu_mask[i] >> g) & 1u)
+				/* an unknown GPU is already counted at its assumed
+				 * maximum while idle: it adds nothing */
+				w += gp_power_gpu_watts(p, load) - gp_power_gpu_watts(p, 0.0);
+	}
+	return w;
+}
+
 int gp_power_headroom(const gp_cluster_t *c, const gp_state_t *s,
                       const gp_power_snapshot_t *snap, int32_t rack, double extra_w,
                       double now, gp_power_headroom_t *out)

@@ -84,7 +84,9 @@ int gp__power_check_units(const gp_cluster_t *c, int32_t rack, double watts, gp_
 		return gp__errorf(err, GP_ERANGE,
 		                  "%g looks like kW, not W (wrong units; the query must return watts)",
 		                  watts);
-	/* Ten times the cap cannot be drawn through the rack's feeds: mW? */
+	/* Ten times the cap cannot be drawn through the rack's feeds: mW?
+	 * (The factor is an assumption: generous, as breakers and PDUs are
+	 * sized within a small multiple of the cap.) */
 	if (cap_w > 0.0 && watts > 10.0 * cap_w)
 		return gp__errorf(err, GP_ERANGE,
 		                  "%g W is over ten times the %g kW cap (wrong units?)", watts,

@@ -79,7 +79,10 @@ typedef struct gp_power_headroom {
  * type) counts GP_POWER_UNKNOWN_GPU_W whatever the load. */
 double gp_power_gpu_watts(const gp_gpu_profile_t *p, double load);
 
-/* Assumed draw of a GPU whose type is unknown (node profile -1), W. */
+/* Assumed draw of a GPU whose type is unknown (node profile -1), W: an
+ * H100 SXM's 700 W TDP (Llama 3 paper sec. 3.3.1, notes/calibration.md
+ * sec. 4), counted busy or idle.  An assumption chosen to err high; define
+ * the node's GpuProfile in gpuplace.conf to replace it. */
 #define GP_POWER_UNKNOWN_GPU_W 700.0
 
 /*
@@ -92,6 +95,16 @@ double gp_power_gpu_watts(const gp_gpu_profile_t *p, double load);
  * Returns the watts, or a negative gp_err code for a bad rack index.
  */
 double gp_power_estimate_rack(const gp_cluster_t *c, const gp_state_t *s, int32_t rack);
+
+/*
+ * Extra watts a candidate placement adds to rack `rack`: for each of its
+ * nodes in that rack, each GPU of gpu_mask goes from idle to
+ * idle + load * (TDP - idle).  nodes[i] / gpu_mask[i] (nnodes entries) are
+ * borrowed; load <= 0 or > 1 means 1 (full load).  Nodes outside the rack
+ * add nothing.  Returns the watts (>= 0), or a negative gp_err code.
+ */
+double gp_power_job_watts(const gp_cluster_t *c, const int32_t *nodes, const uint32_t *gpu_mask,
+                          int32_t nnodes, int32_t rack, double load);
 
 /*
  * Headroom of rack `rack` after adding a candidate placement drawing

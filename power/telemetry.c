@@ -30,6 +30,10 @@
 
 #include "power.h"
 
+/* Largest response or file read.  An assumption with room to spare: a
+ * Prometheus vector of one series per rack is ~150 bytes a rack (10,000
+ * racks < 2 MiB) and a Redfish Power resource a few KiB.  Override with
+ * gp_poller_opts_t.max_body. */
 #define DEFAULT_MAX_BODY (4u << 20)
 
 struct source {

@@ -82,6 +82,38 @@ static void test_estimate(void **unused)
 	gp_cluster_destroy(c);
 }
 
+static void test_job_watts(void **unused)
+{
+	gp_cluster_t *c = pf_cluster(0);
+	const gp_gpu_profile_t *p = &c->profiles[0];
+	/* n1 (r1): 4 GPUs, n3 (r2): 2 GPUs, n6 (no rack): 8 GPUs */
+	int32_t nodes[] = { 0, 2, 5 };
+	uint32_t masks[] = { 0x0f, 0x03, 0xff };
+	gp_state_t *s;
+
+	assert_float_equal(gp_power_job_watts(c, nodes, masks, 3, 0, 1.0), 4 * (p->tdp_w - p->idle_w),
+	                   1e-9);
+	assert_float_equal(gp_power_job_watts(c, nodes, masks, 3, 1, 0.5),
+	                   2 * 0.5 * (p->tdp_w - p->idle_w), 1e-9);
+	assert_float_equal(gp_power_job_watts(c, nodes, masks, 3, 2, 1.0), 0, 0);
+	/* load out of range = full */
+	assert_float_equal(gp_power_job_watts(c, nodes, masks, 1, 0, 0),
+	                   gp_power_job_watts(c, nodes, masks, 1, 0, 1), 0);
+	assert_true(gp_power_job_watts(c, nodes, masks, 1, 3, 1) < 0);
+	assert_true(gp_power_job_watts(c, NULL, masks, 1, 0, 1) < 0);
+	/* consistent with the estimate: placing it raises the estimate by as much */
+	assert_int_equal(gp_state_create(c, &s), 0);
+	{
+		double before = gp_power_estimate_rack(c, s, 0);
+
+		pf_alloc(s, 0, 0, 4, 0.7);
+		assert_float_equal(gp_power_estimate_rack(c, s, 0) - before,
+		                   gp_power_job_watts(c, nodes, masks, 1, 0, 0.7), 1e-9);
+	}
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
 /* ---- headroom ------------------------------------------------------------ */
 
 struct hcase {
@@ -500,6 +532,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_estimate),
+		cmocka_unit_test(test_job_watts),
 		cmocka_unit_test(test_headroom),
 		cmocka_unit_test(test_headroom_state),
 		cmocka_unit_test(test_cap_speed),
