@@ -10,6 +10,7 @@
 #include <slurm/slurm.h>
 
 #include "decide.h"
+#include "power.h"
 #include "slurm_emit.h"
 
 #define KMAX 16                 /* candidates one search keeps at most */
@@ -85,6 +86,33 @@ const char *gp__decision_kind_name(gp_decision_kind_t k)
 	case GP_DECIDE_REJECT: return "REJECT";
 	default: return "?";
 	}
+}
+
+/* ---- power ---------------------------------------------------------------- */
+
+void gp__power_view_fill(const gp_cluster_t *c, const gp_state_t *s,
+                         const struct gp_power_snapshot *snap, const gp_policy_t *p,
+                         double now, gp_rack_view_t *racks)
+{
+	int32_t r;
+
+	for (r = 0; r < c->nracks; r++) {
+		gp_power_headroom_t h;
+		double limit;
+
+		racks[r].headroom_w = INFINITY;
+		racks[r].cooling_binds = false;
+		if (gp_power_headroom(c, s, snap, r, 0.0, now, &h) != GP_OK)
+			continue;
+		limit = fmin(h.cap_w, h.cooling_w) * (1.0 - p->power_margin);
+		racks[r].headroom_w = fmax(0.0, limit - h.used_w);
+		racks[r].cooling_binds = h.binding == GP_LIMIT_COOLING;
+	}
+}
+
+double gp__power_view_cap_speed(const gp_gpu_profile_t *prof, double cap_w)
+{
+	return gp_power_cap_speed(prof, cap_w);
 }
 
 /* ---- evaluation of one node set ----------------------------------------- */

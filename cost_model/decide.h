@@ -65,6 +65,22 @@ typedef struct gp_power_view {
 	double (*cap_speed)(const gp_gpu_profile_t *p, double cap_w);
 } gp_power_view_t;
 
+struct gp_power_snapshot;
+
+/*
+ * Fill racks[0 .. c->nracks-1] for a decision at time now: each rack's
+ * headroom is the lower of its power cap and cooling capacity less the
+ * policy's margin, less the draw the power model uses (a fresh measurement
+ * from snap or the state, else the estimate from s, never below a stale
+ * measurement; power/power.h).  snap and s may be NULL.
+ */
+void gp__power_view_fill(const gp_cluster_t *c, const gp_state_t *s,
+                         const struct gp_power_snapshot *snap, const gp_policy_t *p,
+                         double now, gp_rack_view_t *racks);
+
+/* The power model's cap -> speed curve, for gp_power_view_t.cap_speed. */
+double gp__power_view_cap_speed(const gp_gpu_profile_t *prof, double cap_w);
+
 /* One scored candidate, owned by the decision. */
 typedef struct gp_scored {
 	int32_t nnodes, ngpus;

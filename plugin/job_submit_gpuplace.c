@@ -25,8 +25,11 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,9 +45,12 @@
 #include <slurm/spank.h>
 
 #include "slurm_alloc.h"
+#include "decide.h"
+#include "live_state.h"
 #include "model.h"
 #include "cost.h"
 #include "policy.h"
+#include "request.h"
 
 /* Slurm's plugin interface (src/plugins/job_submit, 22.05): slurmctld
  * resolves these by name; no installed header declares them. */
@@ -63,7 +69,12 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 #ifndef GP_DEFAULT_SLURM_CONF
 #define GP_DEFAULT_SLURM_CONF "/etc/slurm/slurm.conf"
 #endif
-#define GP_RELOAD_CHECK_S 5       /* how often the files' mtimes are checked */
+#define GP_REFRESH_S 2            /* how often state is read and files checked */
+#define GP_STATE_STALE_S 30       /* older cluster state: jobs pass unchanged */
+#define GP_QUIET_FAILURES 15      /* refresh failures before one log line (30 s) */
+#define GP_LEDGER_GRACE_S 10      /* a decision stays in the ledger this long
+                                   * after a newer state snapshot */
+#define GP_LEDGER_MAX 4096
 #define GP_HINTS_MAX 1024
 
 /* One loaded configuration; immutable, shared by reference count. */
@@ -129,6 +140,56 @@ static void conf_publish(struct gp_conf *c)
 	conf_current = c;
 	pthread_mutex_unlock(&conf_lock);
 	conf_put(old);
+}
+
+/* The cluster's state as read from slurmctld, for the configuration whose
+ * model its node indices refer to; immutable, shared by reference count. */
+struct gp_snap {
+	unsigned refs;                /* under conf_lock */
+	struct gp_conf *conf;         /* a reference */
+	gp_state_t *state;
+};
+
+static struct gp_snap *snap_current;
+
+static void snap_put(struct gp_snap *sn)
+{
+	bool last;
+
+	if (!sn)
+		return;
+	pthread_mutex_lock(&conf_lock);
+	last = --sn->refs == 0;
+	pthread_mutex_unlock(&conf_lock);
+	if (last) {
+		gp_state_destroy(sn->state);
+		conf_put(sn->conf);
+		free(sn);
+	}
+}
+
+static struct gp_snap *snap_get(void)
+{
+	struct gp_snap *sn;
+
+	pthread_mutex_lock(&conf_lock);
+	sn = snap_current;
+	if (sn)
+		sn->refs++;
+	pthread_mutex_unlock(&conf_lock);
+	return sn;
+}
+
+static void snap_publish(struct gp_snap *sn)
+{
+	struct gp_snap *old;
+
+	sn->refs = 1;
+	pthread_mutex_lock(&conf_lock);
+	old = snap_current;
+	snap_current = sn;
+	pthread_mutex_unlock(&conf_lock);
+	snap_put(old);
 }
 
 static struct timespec mtime_of(const char *dir, const char *name)
@@ -200,24 +261,67 @@ static void reload_if_changed(struct timespec *failed_slurm, struct timespec *fa
 	failed_slurm->tv_sec = failed_gpuplace->tv_sec = -1;
 }
 
+/* Only inside slurmctld is there a controller to read state from (the
+ * daemon exports its globals to plugins); a test program loading the
+ * plugin gets hints checking and fail-open only. */
+static bool in_slurmctld(void)
+{
+	return dlsym(RTLD_DEFAULT, "slurmctld_config") != NULL;
+}
+
+static void refresh_state(gp_live_t *lv, unsigned *failures)
+{
+	struct gp_conf *c = conf_get();
+	struct gp_snap *sn;
+	gp_state_t *st = NULL;
+	char why[256];
+
+	if (!c)
+		return;
+	if (gp_live_refresh(lv, c->cluster, &st, why, sizeof(why)) != 0) {
+		/* quiet while the controller is still starting */
+		if (++*failures == GP_QUIET_FAILURES)
+			slurm_error("gpuplace: %s; jobs pass unchanged until it can be read", why);
+		conf_put(c);
+		return;
+	}
+	if (*failures >= GP_QUIET_FAILURES)
+		slurm_info("gpuplace: cluster state can be read again");
+	*failures = 0;
+	if (!(sn = calloc(1, sizeof(*sn)))) {
+		gp_state_destroy(st);
+		conf_put(c);
+		return;
+	}
+	sn->conf = c; /* the reference conf_get() took */
+	sn->state = st;
+	snap_publish(sn);
+}
+
 static void *reload_main(void *arg)
 {
 	struct timespec failed_s = { -1, 0 }, failed_g = { -1, 0 };
+	bool live = in_slurmctld();
+	unsigned failures = 0;
+	gp_live_t lv;
 
+	gp_live_init(&lv);
 	pthread_mutex_lock(&stop_lock);
 	while (!stop_requested) {
 		struct timespec until;
 
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += GP_RELOAD_CHECK_S;
-		pthread_cond_timedwait(&stop_cond, &stop_lock, &until);
-		if (stop_requested)
-			break;
 		pthread_mutex_unlock(&stop_lock);
 		reload_if_changed(&failed_s, &failed_g);
+		if (live)
+			refresh_state(&lv, &failures);
 		pthread_mutex_lock(&stop_lock);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += GP_REFRESH_S;
+		if (!stop_requested)
+			pthread_cond_timedwait(&stop_cond, &stop_lock, &until);
 	}
 	pthread_mutex_unlock(&stop_lock);
+	gp_live_fini(&lv);
 	return NULL;
 }
 
@@ -244,6 +348,109 @@ static void set_conf_dir(void)
 		len = sizeof(conf_dir) - 1;
 	memcpy(conf_dir, env, len);
 	conf_dir[len] = '\0';
+}
+
+/* ---- the decision side (serialised: slurmctld calls job_submit with
+ * its job write lock held; decide_lock makes that explicit) ------------ */
+
+struct ledger_entry {
+	int64_t time;                 /* when the decision was made */
+	int32_t n;
+	int32_t *nodes;
+	uint32_t *mask;
+};
+
+static pthread_mutex_t decide_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gp_conf *dec_conf;      /* the configuration engine and ledger belong to */
+static gp_engine_t *engine;
+static gp_state_t *work;              /* snapshot + ledger, what a decision sees */
+static struct ledger_entry ledger[GP_LEDGER_MAX];
+static int nledger;
+
+static void ledger_clear(void)
+{
+	int i;
+
+	for (i = 0; i < nledger; i++) {
+		free(ledger[i].nodes);
+		free(ledger[i].mask);
+	}
+	nledger = 0;
+}
+
+/* Bind the decider to configuration c (NULL: release everything).
+ * Called with decide_lock held, or from fini. */
+static int decider_reset(struct gp_conf *c)
+{
+	gp_error_t err;
+
+	ledger_clear();
+	gp__engine_destroy(engine);
+	engine = NULL;
+	gp_state_destroy(work);
+	work = NULL;
+	conf_put(dec_conf);
+	dec_conf = NULL;
+	if (!c)
+		return 0;
+	if (gp__engine_create(c->cluster, &engine, &err) != GP_OK ||
+	    gp_state_create(c->cluster, &work) != GP_OK) {
+		gp__engine_destroy(engine);
+		engine = NULL;
+		slurm_error("gpuplace: cannot set up the placement engine: %s", err.text);
+		return -1;
+	}
+	pthread_mutex_lock(&conf_lock);
+	c->refs++;
+	pthread_mutex_unlock(&conf_lock);
+	dec_conf = c;
+	return 0;
+}
+
+/* work := the snapshot plus the decisions made since it was taken. */
+static void prepare_work(const gp_state_t *st)
+{
+	int32_t nn = dec_conf->cluster->nnodes, i;
+	int k, kept = 0;
+
+	memcpy(work->node_flags, st->node_flags, (size_t)nn * sizeof(*work->node_flags));
+	memcpy(work->alloc_mask, st->alloc_mask, (size_t)nn * sizeof(*work->alloc_mask));
+	work->time = st->time;
+	/* the running jobs are the snapshot's: borrowed for this decision */
+	work->jobs = st->jobs;
+	work->njobs = st->njobs;
+	for (k = 0; k < nledger; k++) {
+		if (ledger[k].time + GP_LEDGER_GRACE_S < st->time) {
+			free(ledger[k].nodes);
+			free(ledger[k].mask);
+			continue;
+		}
+		for (i = 0; i < ledger[k].n; i++)
+			work->alloc_mask[ledger[k].nodes[i]] |= ledger[k].mask[i];
+		ledger[kept++] = ledger[k];
+	}
+	nledger = kept;
+}
+
+static void ledger_add(const gp_scored_t *sc)
+{
+	struct ledger_entry *e;
+
+	if (nledger == GP_LEDGER_MAX)
+		return;
+	e = &ledger[nledger];
+	e->nodes = malloc((size_t)sc->nnodes * sizeof(*e->nodes));
+	e->mask = malloc((size_t)sc->nnodes * sizeof(*e->mask));
+	if (!e->nodes || !e->mask) {
+		free(e->nodes);
+		free(e->mask);
+		return;
+	}
+	memcpy(e->nodes, sc->nodes, (size_t)sc->nnodes * sizeof(*e->nodes));
+	memcpy(e->mask, sc->gpu_mask, (size_t)sc->nnodes * sizeof(*e->mask));
+	e->n = sc->nnodes;
+	e->time = (int64_t)time(NULL);
+	nledger++;
 }
 
 extern int init(void)
@@ -273,6 +480,9 @@ extern int init(void)
 
 extern void fini(void)
 {
+	struct gp_snap *sn;
+	struct gp_conf *c;
+
 	if (reload_running) {
 		pthread_mutex_lock(&stop_lock);
 		stop_requested = true;
@@ -281,11 +491,15 @@ extern void fini(void)
 		pthread_join(reload_thread, NULL);
 		reload_running = false;
 	}
+	decider_reset(NULL);
 	pthread_mutex_lock(&conf_lock);
-	if (conf_current && --conf_current->refs == 0)
-		conf_free(conf_current);
+	sn = snap_current;
+	snap_current = NULL;
+	c = conf_current;
 	conf_current = NULL;
 	pthread_mutex_unlock(&conf_lock);
+	snap_put(sn);
+	conf_put(c);
 }
 
 /* ---- hints ------------------------------------------------------------ */
@@ -352,16 +566,202 @@ static int collect_hints(const job_desc_msg_t *job, char *buf, size_t len, const
 	return used ? 1 : 0;
 }
 
+/* ---- the job's request ------------------------------------------------ */
+
+/* GPUs in a Slurm TRES list: "gres:gpu:8", "gres/gpu:a100:8", "gres:gpu:8,..."
+ * (22.05 writes gres:, newer versions gres/).  0 when no GPU is named,
+ * -1 when the count cannot be read. */
+static long tres_gpus(const char *tres)
+{
+	const char *p;
+
+	if (!tres)
+		return 0;
+	for (p = tres; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		const char *end = strchr(p, ','), *last, *q;
+		char num[32];
+		size_t len;
+		long v;
+
+		if (strncmp(p, "gres:gpu", 8) && strncmp(p, "gres/gpu", 8))
+			continue;
+		if (!end)
+			end = p + strlen(p);
+		if (p[8] != ':' && p[8] != '=')
+			return p + 8 == end ? 1 : -1;
+		/* the count is the last ':'/'=' field */
+		for (last = p + 8, q = p + 8; q < end; q++)
+			if (*q == ':' || *q == '=')
+				last = q;
+		len = (size_t)(end - last - 1);
+		if (len == 0 || len >= sizeof(num))
+			return -1;
+		memcpy(num, last + 1, len);
+		num[len] = '\0';
+		if (gp__parse_long(num, 0, 1L << 30, &v))
+			return -1;
+		return v;
+	}
+	return 0;
+}
+
+/* The engine's request for job_desc.  1 = a request to decide on, 0 = not
+ * gpuplace's job (passes unchanged; *why says why when not obvious), or -1
+ * on an error named in *why. */
+static int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_request_t *r,
+                         char *why, size_t len)
+{
+	long per_job = tres_gpus(j->tres_per_job), per_node = tres_gpus(j->tres_per_node);
+	uint32_t nodes = j->min_nodes == NO_VAL || j->min_nodes == 0 ? 0 : j->min_nodes;
+	gp_error_t err;
+
+	why[0] = '\0';
+	if (per_job < 0 || per_node < 0) {
+		snprintf(why, len, "cannot read the GPU request (%s)",
+		         per_job < 0 ? j->tres_per_job : j->tres_per_node);
+		return 0;
+	}
+	if (j->tres_per_socket || j->tres_per_task) {
+		if (tres_gpus(j->tres_per_socket) || tres_gpus(j->tres_per_task)) {
+			snprintf(why, len, "GPUs per socket or per task are left to Slurm");
+			return 0;
+		}
+	}
+	r->gpus = (int32_t)(per_job ? per_job : per_node * (nodes ? nodes : 1));
+	r->gpus_per_node = (int32_t)per_node;
+	if (r->gpus <= 1)
+		return 0; /* not a distributed GPU job */
+	if (j->reservation && *j->reservation) {
+		snprintf(why, len, "jobs in a reservation are left to Slurm");
+		return 0;
+	}
+	r->min_nodes = (int32_t)nodes;
+	r->max_nodes = j->max_nodes == NO_VAL || j->max_nodes == 0 ? 0 : (int32_t)j->max_nodes;
+	r->exclusive = j->shared == 0; /* --exclusive */
+	r->time_limit_min = j->time_limit == NO_VAL || j->time_limit == INFINITE ? 0 : j->time_limit;
+	if (j->partition && strchr(j->partition, ',')) {
+		snprintf(why, len, "several partitions are left to Slurm");
+		return 0;
+	}
+	if ((j->partition && gp__request_set_partition(r, c, j->partition, &err)) ||
+	    (j->req_nodes && gp__request_set_required(r, c, j->req_nodes, &err)) ||
+	    (j->exc_nodes && gp__request_set_excluded(r, c, j->exc_nodes, &err)) ||
+	    (j->features && gp__request_set_constraint(r, j->features, &err))) {
+		snprintf(why, len, "%.400s", err.text);
+		return 0;
+	}
+	return 1;
+}
+
+/* ---- applying a decision ------------------------------------------------ */
+
+/* Add NAME=VALUE to a batch job's environment (Slurm-allocated, as
+ * job_submit/lua does it); srun and salloc have none. */
+static void env_set(job_desc_msg_t *j, const char *name, const char *value)
+{
+	size_t n = strlen(name);
+	uint32_t i;
+
+	if (!j->environment)
+		return;
+	for (i = 0; i < j->env_size; i++)
+		if (!strncmp(j->environment[i], name, n) && j->environment[i][n] == '=') {
+			slurm_xfree((void **)&j->environment[i]);
+			j->environment[i] = slurm_xstrdup_printf("%s=%s", name, value);
+			return;
+		}
+	gp_xrealloc(j->environment, sizeof(char *) * (j->env_size + 2));
+	j->environment[j->env_size] = slurm_xstrdup_printf("%s=%s", name, value);
+	j->env_size++;
+}
+
+/* A number as "%.<digits>g" (digits 1..17). */
+static void env_num(job_desc_msg_t *j, const char *name, int digits, double v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*g", digits, v);
+	env_set(j, name, buf);
+}
+
+static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d)
+{
+	const gp_scored_t *best = d->ncands ? &d->cands[0] : NULL;
+	char comment[1024], *list = NULL;
+	int n = 0;
+
+	if (d->kind == GP_DECIDE_PIN && best && (list = gp__scored_nodelist(c, best))) {
+		slurm_xfree((void **)&j->req_nodes);
+		j->req_nodes = slurm_xstrdup(list);
+	} else if (d->kind == GP_DECIDE_CONSTRAIN && *d->features) {
+		char *old = j->features;
+
+		/* narrow, never widen: AND the user's own constraint; a user's
+		 * own bracket group cannot take a second one, so it stays alone */
+		if (!old || !*old) {
+			j->features = slurm_xstrdup(d->features);
+			slurm_xfree((void **)&old);
+		} else if (!strchr(old, '[')) {
+			j->features = slurm_xstrdup_printf("(%s)&%s", old, d->features);
+			slurm_xfree((void **)&old);
+		}
+	}
+	n = snprintf(comment, sizeof(comment), "gpuplace: %s", gp__decision_kind_name(d->kind));
+	if (list)
+		n += snprintf(comment + n, sizeof(comment) - (size_t)n, " %s", list);
+	else if (d->kind == GP_DECIDE_CONSTRAIN && *d->features)
+		n += snprintf(comment + n, sizeof(comment) - (size_t)n, " %s", d->features);
+	if (best && n < (int)sizeof(comment))
+		n += snprintf(comment + n, sizeof(comment) - (size_t)n,
+		              "; step %.3g s, slowdown %.2f, overhead %.1f %%, score %.3g",
+		              best->cost.step_s, best->cost.slowdown, 100 * best->cost.overhead,
+		              best->score);
+	if (d->waited && n < (int)sizeof(comment))
+		n += snprintf(comment + n, sizeof(comment) - (size_t)n,
+		              "; waits ~%.0f s: done in %.0f s instead of %.0f s", d->wait_s,
+		              d->wait_finish_s, d->now_finish_s);
+	if (d->ckpt.storage >= 0 && n < (int)sizeof(comment))
+		snprintf(comment + n, sizeof(comment) - (size_t)n, "; checkpoint every %.0f s to %s",
+		         d->ckpt.interval_s, c->storage[d->ckpt.storage].name);
+	slurm_xfree((void **)&j->admin_comment);
+	j->admin_comment = slurm_xstrdup(comment);
+
+	env_set(j, "GPUPLACE_DECISION", gp__decision_kind_name(d->kind));
+	if (best) {
+		env_num(j, "GPUPLACE_PREDICTED_STEP_S", 6, best->cost.step_s);
+		env_num(j, "GPUPLACE_PREDICTED_OVERHEAD", 4, best->cost.overhead);
+		env_num(j, "GPUPLACE_SLOWDOWN", 4, best->cost.slowdown);
+	}
+	if (d->ckpt.storage >= 0) {
+		env_num(j, "GPUPLACE_CKPT_INTERVAL", 10, round(d->ckpt.interval_s));
+		env_set(j, "GPUPLACE_CKPT_TARGET", c->storage[d->ckpt.storage].name);
+		env_num(j, "GPUPLACE_CKPT_OFFSET", 10, round(d->ckpt.offset_s));
+		if (d->ckpt.buddy >= 0)
+			env_set(j, "GPUPLACE_CKPT_BUDDY", c->nodes[d->ckpt.buddy].name);
+		/* one checkpoint before the time limit, unless the user asked
+		 * for a signal of their own */
+		if ((j->warn_signal == 0 || j->warn_signal == NO_VAL16) && d->ckpt.signal_lead_s > 0) {
+			j->warn_signal = SIGUSR1;
+			j->warn_time = (uint16_t)fmin(d->ckpt.signal_lead_s, 65535.0);
+			j->warn_flags = KILL_JOB_BATCH;
+		}
+	}
+	free(list);
+}
+
 /* ---- entry points ------------------------------------------------------- */
 
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
-	char hints[GP_HINTS_MAX];
+	char hints[GP_HINTS_MAX], why[512];
 	const char *source = "";
 	gp_job_profile_t profile;
 	struct gp_conf *c;
+	struct gp_snap *sn;
+	gp_request_t r;
+	gp_decision_t d;
 	gp_error_t err;
-	int found;
+	int found, rc = SLURM_SUCCESS, want;
 
 	if (!job_desc)
 		return SLURM_SUCCESS;
@@ -384,8 +784,77 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		           conf_dir, submit_uid);
 		return SLURM_SUCCESS;
 	}
+	gp__request_init(&r);
+	want = build_request(job_desc, c->cluster, &r, why, sizeof(why));
+	if (want <= 0) {
+		if (*why)
+			slurm_info("gpuplace: job of uid %u passes unchanged: %s", submit_uid, why);
+		goto out;
+	}
+	sn = snap_get();
+	if (!sn || sn->conf != c || (int64_t)time(NULL) - sn->state->time > GP_STATE_STALE_S) {
+		slurm_info("gpuplace: %s: job of uid %u passes unchanged",
+		           !sn ? "no cluster state yet" : sn->conf != c ? "cluster state is for an older configuration"
+		                                                       : "cluster state is stale",
+		           submit_uid);
+		snap_put(sn);
+		goto out;
+	}
+	memset(&d, 0, sizeof(d));
+	pthread_mutex_lock(&decide_lock);
+	if (dec_conf != c && decider_reset(c) != 0) {
+		pthread_mutex_unlock(&decide_lock);
+		snap_put(sn);
+		goto out;
+	}
+	prepare_work(sn->state);
+	{
+		gp_rack_view_t racks[c->cluster->nracks + 1];
+		gp_power_view_t pv = { racks, gp__power_view_cap_speed };
+
+		gp__power_view_fill(c->cluster, work, NULL, &c->policy, (double)sn->state->time, racks);
+		if (found > 0 && profile.gpus == 0)
+			profile.gpus = r.gpus;
+		rc = gp__decide(engine, work, &r, found > 0 ? &profile : NULL, &c->policy, &pv,
+		                sn->state->time, NULL, 0, &d, &err);
+	}
+	work->jobs = NULL; /* borrowed from the snapshot */
+	work->njobs = 0;
+	if (rc == GP_EINVAL && found > 0) {
+		/* the hints contradict what the job asks for: the user can fix it */
+		pthread_mutex_unlock(&decide_lock);
+		if (err_msg)
+			*err_msg = slurm_xstrdup_printf("gpuplace: %s: %s", source, err.text);
+		rc = SLURM_ERROR;
+		snap_put(sn);
+		goto out;
+	}
+	if (rc != GP_OK) {
+		pthread_mutex_unlock(&decide_lock);
+		slurm_info("gpuplace: job of uid %u passes unchanged: %s", submit_uid, err.text);
+		rc = SLURM_SUCCESS;
+		snap_put(sn);
+		goto out;
+	}
+	if (d.kind == GP_DECIDE_PIN && d.ncands > 0)
+		ledger_add(&d.cands[0]);
+	pthread_mutex_unlock(&decide_lock);
+	if (d.kind == GP_DECIDE_REJECT) {
+		if (err_msg)
+			*err_msg = slurm_xstrdup_printf("gpuplace: %s", d.reason);
+		slurm_info("gpuplace: rejected a job of uid %u: %s", submit_uid, d.reason);
+		rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+	} else {
+		apply(job_desc, c->cluster, &d);
+		slurm_info("gpuplace: uid %u, %d GPUs: %s", submit_uid, r.gpus, job_desc->admin_comment);
+		rc = SLURM_SUCCESS;
+	}
+	gp__decision_clear(&d);
+	snap_put(sn);
+out:
+	gp__request_clear(&r);
 	conf_put(c);
-	return SLURM_SUCCESS;
+	return rc;
 }
 
 extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid, char **err_msg)

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,27 +32,6 @@ static void usage(FILE *f)
 	        "                    the site's slurm.conf, e.g. gpuplace_policy=pack\n"
 	        "  --now EPOCH       decision time (default: the state's time, else now)\n"
 	        "  --json-out        print the decision as JSON\n");
-}
-
-/* Headroom of every rack for this decision: the lower of the power cap and
- * the cooling capacity, less the policy margin, less the measured draw; a
- * rack never measured has no known limit here (the power module's
- * estimates take over where it is configured). */
-static void power_view(const gp_cluster_t *c, const gp_state_t *s, const gp_policy_t *p,
-                       gp_rack_view_t *racks)
-{
-	int32_t r;
-
-	for (r = 0; r < c->nracks; r++) {
-		const gp_rack_t *rk = &c->racks[r];
-		double cap = rk->power_cap_kw * 1e3, cool = rk->cooling_kw > 0 ? rk->cooling_kw * 1e3 : cap;
-		double limit = fmin(cap, cool) * (1.0 - p->power_margin);
-
-		racks[r].cooling_binds = cool < cap;
-		racks[r].headroom_w = INFINITY;
-		if (s && r < s->nracks && s->rack_power[r].measured_w >= 0)
-			racks[r].headroom_w = fmax(0.0, limit - s->rack_power[r].measured_w);
-	}
 }
 
 int gp_cmd_place(int argc, char **argv)
@@ -179,8 +157,9 @@ int gp_cmd_place(int argc, char **argv)
 			fprintf(stderr, "gpuplace place: out of memory\n");
 			goto out;
 		}
-		power_view(c, s, &p, racks);
+		gp__power_view_fill(c, s, NULL, &p, (double)now, racks);
 		pv.racks = racks;
+		pv.cap_speed = gp__power_view_cap_speed;
 	}
 	if ((rc = gp__engine_create(c, &e, &err)) ||
 	    (rc = gp__decide(e, s, &r, &job, &p, &pv, now, NULL, 0, &d, &err))) {

@@ -77,8 +77,8 @@ SlurmdParameters=config_overrides
 ${JOB_SUBMIT:+JobSubmitPlugins=$JOB_SUBMIT}
 ${SCHED_PARAMS:+SchedulerParameters=$SCHED_PARAMS}
 PlugStackConfig=$D/etc/plugstack.conf
-NodeName=n[1-$half] NodeHostname=n[1-$half] NodeAddr=127.0.1.[1-$half] Port=[$((BASEPORT + 1))-$((BASEPORT + half))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=leafA,nvlA,rackA State=UNKNOWN
-NodeName=n[$((half + 1))-$N] NodeHostname=n[$((half + 1))-$N] NodeAddr=127.0.1.[$((half + 1))-$N] Port=[$((BASEPORT + half + 1))-$((BASEPORT + N))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=leafB,nvlB,rackB State=UNKNOWN
+NodeName=n[1-$half] NodeHostname=n[1-$half] NodeAddr=127.0.1.[1-$half] Port=[$((BASEPORT + 1))-$((BASEPORT + half))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=gpsw_leafA,gpnvl_nvlA,gprack_rackA State=UNKNOWN
+NodeName=n[$((half + 1))-$N] NodeHostname=n[$((half + 1))-$N] NodeAddr=127.0.1.[$((half + 1))-$N] Port=[$((BASEPORT + half + 1))-$((BASEPORT + N))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=gpsw_leafB,gpnvl_nvlB,gprack_rackB State=UNKNOWN
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
 	: >"$D/etc/plugstack.conf"
