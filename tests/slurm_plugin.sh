@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# slurm_plugin.sh - job_submit/gpuplace and the SPANK options in a real
+# slurmctld with 8 slurmd and fake GPUs (tests/slurm/harness.sh): two leaves,
+# two NVLink domains, two racks, rack A capped so low it can take no GPU
+# load.  Each scenario asserts where jobs land with squeue/scontrol.
+# Prints TAP; skips when not root or Slurm is missing.
+set -u
+top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+build=${GP_TOP_BUILDDIR:-$top}
+plugdir=$build/plugin/.libs
+N_TESTS=12
+echo "1..$N_TESTS"
+skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
+[ "$(id -u)" = 0 ] || skip_all "integration tests need root"
+for b in slurmctld slurmd munged sbatch squeue scontrol; do
+	command -v $b >/dev/null 2>&1 || skip_all "$b is not installed"
+done
+[ -f "$plugdir/job_submit_gpuplace.so" ] || skip_all "plugin not built in $plugdir"
+
+export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-plugin.XXXXXX")
+export CTLPORT=${CTLPORT:-16957} BASEPORT=${BASEPORT:-17500}
+export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpuplace.so
+# rack A: 4 nodes x 1 kW base + 16 idle GPUs x 50 W = 4.8 kW against a
+# 5 kW cap less the 5 % margin: no room for any GPU load
+export RACKA_KW=5 RACKB_KW=40
+export SLURM_CONF=$D/etc/slurm.conf
+H="bash $top/tests/slurm/harness.sh"
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
+check() { if eval "$1"; then ok "$2"; else not_ok "$2"; shift 2; for l in "$@"; do echo "# $l"; done; fi; }
+cleanup() { $H down >/dev/null 2>&1; rm -rf "$D" "$D.up.log"; }
+trap cleanup EXIT
+
+if ! $H up 2>"$D.up.log"; then
+	not_ok "cluster with job_submit/gpuplace did not come up"
+	sed 's/^/# /' "$D.up.log"
+	grep -E 'gpuplace|fatal' "$D/log/slurmctld.log" 2>/dev/null | sed 's/^/# /'
+	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
+	exit 0
+fi
+ok "slurmctld loaded job_submit/gpuplace: $(grep -o 'gpuplace: loaded.*' "$D/log/slurmctld.log" | head -n1)"
+
+# wait until the plugin has read the cluster state once (it refreshes every 2 s)
+sleep 3
+
+# job id -> its nodes once running (empty if not within ~10 s)
+running_on() {
+	local t nodes=""
+	for t in $(seq 1 40); do
+		nodes=$(squeue -h -j "$1" -t R -o %N 2>/dev/null)
+		[ -n "$nodes" ] && break
+		sleep 0.25
+	done
+	echo "$nodes"
+}
+leaves_of() { scontrol show hostnames "$1" | while read -r h; do i=${h#n}; [ "$i" -le 4 ] && echo A || echo B; done | sort -u | tr -d '\n'; }
+
+# 1. power: rack A has no headroom, so a 4-GPU job goes to rack B although
+#    Slurm, by node order, would start it on n1
+j=$(sbatch --parsable --gpus=4 -o /dev/null --wrap='sleep 600')
+nodes=$(running_on "$j")
+check '[ -n "$nodes" ] && [ "$(leaves_of "$nodes")" = B ]' \
+	"a rack over its power cap is avoided: 4-GPU job on $nodes (rack B)" \
+	"$(scontrol show job "$j" | grep -E 'AdminComment|ReqNodeList')"
+scancel "$j"
+sleep 2
+
+# 2. the fragmented cluster of slurm_baseline.sh: Slurm alone spread the
+#    8-GPU job over n4 and n7; with gpuplace it stays in leaf B (n7, n8)
+for spec in n1:4 n2:4 n6:4 n5:2 n3:2; do
+	sbatch -Q -w "${spec%:*}" --gpus="${spec#*:}" -o /dev/null --wrap='sleep 600'
+done
+sleep 3
+j=$(sbatch --parsable --gpus=8 --gpuplace=params=1e9 -o "$D/out/pin.out" \
+	--wrap='env | grep ^GPUPLACE_ | sort; sleep 20')
+nodes=$(running_on "$j")
+check '[ "$nodes" = "n[7-8]" ]' "fragmented cluster: gpuplace packs the 8-GPU job into one leaf ($nodes)" \
+	"$(scontrol show job "$j" | grep -E 'AdminComment|ReqNodeList|NodeList')"
+check 'scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN n\[7-8\]; step"' \
+	"the decision and its prediction are in scontrol show job" \
+	"$(scontrol show job "$j" | grep AdminComment)"
+for t in $(seq 1 40); do grep -q GPUPLACE_DECISION "$D/out/pin.out" 2>/dev/null && break; sleep 0.25; done
+check 'grep -q "^GPUPLACE_DECISION=PIN$" "$D/out/pin.out" && grep -q "^GPUPLACE_CKPT_INTERVAL=[0-9]" "$D/out/pin.out" && grep -q "^GPUPLACE_CKPT_TARGET=" "$D/out/pin.out"' \
+	"the batch job receives its placement and checkpoint plan in its environment" \
+	"$(cat "$D/out/pin.out" 2>/dev/null)"
+
+# 3. no compact set free: the job is constrained to the domains, and waits
+j=$(sbatch --parsable --gpus=16 -o /dev/null --wrap='sleep 5')
+sleep 1
+feat=$(squeue -h -j "$j" -o %f)
+check 'echo "$feat" | grep -q "^\[gp.*|gp.*\]$"' \
+	"nothing compact free: constrained to one domain with a matching OR ($feat)" \
+	"$(scontrol show job "$j" | grep -E 'AdminComment|Features|JobState')"
+scancel "$j"
+
+# 4. bad hints are rejected with a message naming the hint
+msg=$(sbatch --gpus=8 --gpuplace-tp=eight -o /dev/null --wrap=true 2>&1)
+check 'echo "$msg" | grep -q "tp" && echo "$msg" | grep -q "eight" && ! echo "$msg" | grep -q "Submitted"' \
+	"bad hint rejected with its name: $(echo "$msg" | head -n1)"
+msg=$(GPUPLACE_HINTS=pp=0 sbatch --gpus=8 -o /dev/null --wrap=true 2>&1)
+check 'echo "$msg" | grep -q "GPUPLACE_HINTS" && echo "$msg" | grep -q "pp"' \
+	"bad GPUPLACE_HINTS variable rejected: $(echo "$msg" | head -n1)"
+
+# 5. a job that can never fit is rejected at submit with the reason
+msg=$(sbatch --gpus=64 -o /dev/null --wrap=true 2>&1)
+check 'echo "$msg" | grep -q "can never fit" && echo "$msg" | grep -q "Requested node configuration is not available"' \
+	"a job that can never fit is rejected: $(echo "$msg" | head -n1 | cut -c1-120)"
+
+scancel -u root
+sleep 3
+
+# 6. a burst of 200 submissions: every one is accepted and no GPU is ever
+#    given to two jobs at once (the plugin's ledger keeps a burst apart)
+for i in $(seq 1 200); do
+	sbatch -Q --gpus=2 -o /dev/null --wrap='sleep 2' || echo "submit $i failed" >>"$D/burst.err"
+done
+# every (node, GPU index) held by a running job, one line each
+gpus_in_use() {
+	scontrol show job -d 2>/dev/null | awk '
+		/JobState=/ { run = ($0 ~ /JobState=RUNNING/) }
+		run && /^ +Nodes=.*GRES=.*IDX:/ {
+			match($0, /Nodes=[^ ]+/); nodes = substr($0, RSTART + 6, RLENGTH - 6)
+			match($0, /IDX:[^)]+/); idx = substr($0, RSTART + 4, RLENGTH - 4)
+			print nodes, idx
+		}' | while read -r nodes idx; do
+		for h in $(scontrol show hostnames "$nodes"); do
+			echo "$idx" | tr ',' '\n' | while IFS=- read -r a b; do
+				for g in $(seq "$a" "${b:-$a}"); do echo "$h:$g"; done
+			done
+		done
+	done
+}
+overlap=0 seen=0
+for sample in 1 2 3 4 5 6; do
+	gpus_in_use >"$D/inuse.txt"
+	seen=$((seen + $(wc -l <"$D/inuse.txt")))
+	sort "$D/inuse.txt" | uniq -d | sed 's/^/double-booked /' >>"$D/overlap.txt"
+	sleep 3
+done
+[ -s "$D/overlap.txt" ] && overlap=1
+check '[ ! -s "$D/burst.err" ] && [ "$overlap" = 0 ] && [ "$seen" -gt 0 ]' \
+	"a burst of 200 submissions: all accepted, no GPU double-booked ($seen GPU allocations sampled)" \
+	"$(cat "$D/burst.err" "$D/overlap.txt" 2>/dev/null | head -n 5)"
+for t in $(seq 1 120); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.5; done
+left=$(squeue -h | wc -l)
+check '[ "$left" = 0 ]' "the burst ran to completion ($left left)"
+
+# 7. fail-open: a broken gpuplace.conf is named in the log, the last good
+#    configuration stays, and jobs still run
+echo "Rack=broken Nodes=n1 PowerCapKW=lots" >>"$D/etc/gpuplace.conf"
+sleep 4
+j=$(sbatch --parsable --gpus=4 -o /dev/null --wrap='sleep 1')
+nodes=$(running_on "$j")
+check 'grep -q "gpuplace.conf:[0-9]*: PowerCapKW: .lots.*keeping the last good configuration" "$D/log/slurmctld.log" && [ -n "$nodes" ]' \
+	"a broken gpuplace.conf is logged with file, line and key; jobs still run ($nodes)" \
+	"$(grep gpuplace "$D/log/slurmctld.log" | tail -n 3)"
