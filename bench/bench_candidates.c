@@ -26,57 +26,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "candidates.h"
 #include "synth.h"
 
 #define NSTATES 4
 #define K       8
-
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-
-static double urand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0;
-}
-
-static double now_us(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void occupy(const gp_cluster_t *c, gp_state_t *s, double occ)
-{
-	int32_t i, k, g;
-
-	for (i = 0; i < c->nnodes; i++) {
-		double u = urand();
-		int ng = c->nodes[i].ngpus;
-
-		s->alloc_mask[i] = 0;
-		if (u < occ - 0.1) {
-			s->alloc_mask[i] = (1u << ng) - 1;
-		} else if (u < occ + 0.1) {
-			k = 1 + (int)(urand() * (ng - 1));
-			while (gp__popcount(s->alloc_mask[i]) < k) {
-				g = (int)(urand() * ng);
-				s->alloc_mask[i] |= 1u << g;
-			}
-		}
-	}
-}
 
 int main(int argc, char **argv)
 {
@@ -132,7 +87,7 @@ int main(int argc, char **argv)
 				return 1;
 		for (oi = 0; oi < 2; oi++) {
 			for (i = 0; i < NSTATES; i++)
-				occupy(c, st[i], occs[oi]);
+				gp_bench_occupy(c, st[i], occs[oi]);
 			for (ji = 0; ji < 4; ji++) {
 				gp_request_t r;
 				const gp_candidate_t *cd;
@@ -143,13 +98,13 @@ int main(int argc, char **argv)
 				gp__request_init(&r);
 				r.gpus = jobs[ji];
 				for (i = 0; i < reps; i++) {
-					double w0 = now_us(CLOCK_MONOTONIC);
-					double t0 = now_us(CLOCK_THREAD_CPUTIME_ID);
+					double w0 = gp_bench_now_us(CLOCK_MONOTONIC);
+					double t0 = gp_bench_now_us(CLOCK_THREAD_CPUTIME_ID);
 
 					rc = gp__candidates_search(c, st[i % NSTATES], &r, K, NULL,
 					                           NULL, ws, &cd, &n, &err);
-					t[i] = now_us(CLOCK_THREAD_CPUTIME_ID) - t0;
-					w[i] = now_us(CLOCK_MONOTONIC) - w0;
+					t[i] = gp_bench_now_us(CLOCK_THREAD_CPUTIME_ID) - t0;
+					w[i] = gp_bench_now_us(CLOCK_MONOTONIC) - w0;
 					if (rc == GP_OK)
 						fits++;
 					else if (rc == GP_ENOFIT)
@@ -159,8 +114,8 @@ int main(int argc, char **argv)
 						return 1;
 					}
 				}
-				qsort(t, (size_t)reps, sizeof(*t), cmp_d);
-				qsort(w, (size_t)reps, sizeof(*w), cmp_d);
+				gp_bench_quantile(t, reps, 0.5); /* sorts t */
+				gp_bench_quantile(w, reps, 0.5);
 				if (nofit == 0)
 					snprintf(res, sizeof(res), "ok k=%d", n);
 				else

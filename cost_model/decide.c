@@ -17,6 +17,7 @@
 #define FUTURE_POINTS 4         /* future states tried for wait-or-spread */
 #define MAX_RACKS_PER_SET 256   /* racks one candidate may touch */
 #define INFEASIBLE 1e12
+#define MEMO 256                /* evaluations remembered per search, by candidate seq */
 
 struct gp_engine {
 	const gp_cluster_t *c;
@@ -25,6 +26,11 @@ struct gp_engine {
 	int32_t scratch_gpus;
 	gp_state_t *work;           /* the state a search runs on */
 	gp_state_t *empty;          /* everything up and free */
+	/* what the scoring callback computed, so keeping a candidate does not
+	 * evaluate it again: memo[seq] is valid when memo_gen[seq] == gen */
+	gp_scored_t memo[MEMO];
+	uint32_t memo_gen[MEMO];
+	uint32_t gen;
 };
 
 int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
@@ -94,20 +100,24 @@ void gp__power_view_fill(const gp_cluster_t *c, const gp_state_t *s,
                          const struct gp_power_snapshot *snap, const gp_policy_t *p,
                          double now, gp_rack_view_t *racks)
 {
+	gp_power_headroom_t *h = malloc(((size_t)c->nracks + 1) * sizeof(*h));
 	int32_t r;
 
 	for (r = 0; r < c->nracks; r++) {
-		gp_power_headroom_t h;
-		double limit;
-
 		racks[r].headroom_w = INFINITY;
 		racks[r].cooling_binds = false;
-		if (gp_power_headroom(c, s, snap, r, 0.0, now, &h) != GP_OK)
-			continue;
-		limit = fmin(h.cap_w, h.cooling_w) * (1.0 - p->power_margin);
-		racks[r].headroom_w = fmax(0.0, limit - h.used_w);
-		racks[r].cooling_binds = h.binding == GP_LIMIT_COOLING;
 	}
+	if (!h || gp_power_headroom_all(c, s, snap, now, h) != GP_OK) {
+		free(h);
+		return; /* no limit known is the engine's safe default: fail open */
+	}
+	for (r = 0; r < c->nracks; r++) {
+		double limit = fmin(h[r].cap_w, h[r].cooling_w) * (1.0 - p->power_margin);
+
+		racks[r].headroom_w = fmax(0.0, limit - h[r].used_w);
+		racks[r].cooling_binds = h[r].binding == GP_LIMIT_COOLING;
+	}
+	free(h);
 }
 
 double gp__power_view_cap_speed(const gp_gpu_profile_t *prof, double cap_w)
@@ -235,7 +245,7 @@ static int evaluate(const struct eval_ctx *x, const int32_t *nodes, const uint32
 	sc->hops = sc->cost.hops;
 	sc->s_step = x->p->w_step * fmax(0.0, sc->cost.slowdown - 1.0);
 	sc->s_power = x->p->w_power * sc->power_use;
-	sc->score = sc->s_step + sc->s_frag + sc->s_power;
+	sc->score = sc->s_step + sc->s_power; /* + s_frag, added by the caller */
 	if (!sc->feasible)
 		sc->score = INFEASIBLE + sc->cost.slowdown;
 	return GP_OK;
@@ -244,6 +254,7 @@ static int evaluate(const struct eval_ctx *x, const int32_t *nodes, const uint32
 static int score_cb(void *arg, const gp_candidate_t *cd, double *score)
 {
 	const struct eval_ctx *x = arg;
+	gp_engine_t *e = x->e;
 	gp_scored_t sc;
 	int rc;
 
@@ -251,6 +262,11 @@ static int score_cb(void *arg, const gp_candidate_t *cd, double *score)
 	sc.s_frag = x->p->w_frag * cd->frag / 100.0;
 	if ((rc = evaluate(x, cd->nodes, cd->gpu_mask, cd->nnodes, &sc)))
 		return rc;
+	sc.score += sc.feasible ? sc.s_frag : 0.0;
+	if (cd->seq < MEMO) {
+		e->memo[cd->seq] = sc;
+		e->memo_gen[cd->seq] = e->gen;
+	}
 	*score = sc.score;
 	return GP_OK;
 }
@@ -286,8 +302,24 @@ static int keep(const struct eval_ctx *x, const gp_candidate_t *cd, bool future,
 	sc->frag = cd->frag;
 	sc->future = future;
 	sc->s_frag = x->p->w_frag * cd->frag / 100.0;
+	if (cd->seq < MEMO && x->e->memo_gen[cd->seq] == x->e->gen) {
+		const gp_scored_t *m = &x->e->memo[cd->seq];
+
+		sc->cost = m->cost;
+		sc->power_use = m->power_use;
+		sc->cap_w = m->cap_w;
+		sc->cap_speed = m->cap_speed;
+		sc->s_step = m->s_step;
+		sc->s_power = m->s_power;
+		sc->score = m->score;
+		sc->feasible = m->feasible;
+		sc->hops = m->hops;
+		memcpy(sc->why_not, m->why_not, sizeof(sc->why_not));
+		return GP_OK;
+	}
 	if ((rc = evaluate(x, sc->nodes, sc->gpu_mask, sc->nnodes, sc)))
 		return rc;
+	sc->score += sc->feasible ? sc->s_frag : 0.0;
 	return GP_OK;
 }
 
@@ -380,6 +412,10 @@ static int search_and_keep(const struct eval_ctx *x, const gp_state_t *st, const
 	const gp_candidate_t *cands;
 	int ncands = 0, i, rc;
 
+	if (++x->e->gen == 0) { /* wrapped: forget every memo */
+		memset(x->e->memo_gen, 0, sizeof(x->e->memo_gen));
+		x->e->gen = 1;
+	}
 	rc = gp__candidates_search(x->e->c, st, r, k, score_cb, (void *)x, x->e->ws, &cands, &ncands,
 	                           serr);
 	if (rc)

@@ -148,6 +148,7 @@ struct gp_snap {
 	unsigned refs;                /* under conf_lock */
 	struct gp_conf *conf;         /* a reference */
 	gp_state_t *state;
+	gp_rack_view_t *racks;        /* the racks' power headroom in this state */
 };
 
 static struct gp_snap *snap_current;
@@ -163,6 +164,7 @@ static void snap_put(struct gp_snap *sn)
 	pthread_mutex_unlock(&conf_lock);
 	if (last) {
 		gp_state_destroy(sn->state);
+		free(sn->racks);
 		conf_put(sn->conf);
 		free(sn);
 	}
@@ -288,13 +290,18 @@ static void refresh_state(gp_live_t *lv, unsigned *failures)
 	if (*failures >= GP_QUIET_FAILURES)
 		slurm_info("gpuplace: cluster state can be read again");
 	*failures = 0;
-	if (!(sn = calloc(1, sizeof(*sn)))) {
+	if (!(sn = calloc(1, sizeof(*sn))) ||
+	    !(sn->racks = calloc((size_t)c->cluster->nracks + 1, sizeof(*sn->racks)))) {
+		free(sn);
 		gp_state_destroy(st);
 		conf_put(c);
 		return;
 	}
 	sn->conf = c; /* the reference conf_get() took */
 	sn->state = st;
+	/* once per snapshot, off the submission path (power/power.h: estimate
+	 * from the state; telemetry sources are not polled by the plugin yet) */
+	gp__power_view_fill(c->cluster, st, NULL, &c->policy, (double)st->time, sn->racks);
 	snap_publish(sn);
 }
 
@@ -809,10 +816,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	}
 	prepare_work(sn->state);
 	{
-		gp_rack_view_t racks[c->cluster->nracks + 1];
-		gp_power_view_t pv = { racks, gp__power_view_cap_speed };
+		gp_power_view_t pv = { sn->racks, gp__power_view_cap_speed };
 
-		gp__power_view_fill(c->cluster, work, NULL, &c->policy, (double)sn->state->time, racks);
 		if (found > 0 && profile.gpus == 0)
 			profile.gpus = r.gpus;
 		rc = gp__decide(engine, work, &r, found > 0 ? &profile : NULL, &c->policy, &pv,

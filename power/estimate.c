@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -85,6 +86,81 @@ double gp_power_estimate_rack(const gp_cluster_t *c, const gp_state_t *s, int32_
 	return w;
 }
 
+int gp_power_estimate_all(const gp_cluster_t *c, const gp_state_t *s, double *rack_w)
+{
+	uint32_t *named = NULL;
+	int32_t r, i, j, k;
+
+	if (!c || !rack_w)
+		return GP_EINVAL;
+	if (s && s->nnodes != c->nnodes)
+		s = NULL;
+	if (s && !(named = calloc((size_t)c->nnodes + 1, sizeof(*named))))
+		return GP_ENOMEM;
+	/* base and idle draw of every node */
+	for (r = 0; r < c->nracks; r++) {
+		const gp_rack_t *rk = &c->racks[r];
+
+		rack_w[r] = 0.0;
+		for (i = 0; i < rk->nnodes; i++) {
+			const gp_node_t *n;
+			int g;
+
+			if (rk->nodes[i] < 0 || rk->nodes[i] >= c->nnodes)
+				continue;
+			n = &c->nodes[rk->nodes[i]];
+			rack_w[r] += n->base_w > 0.0 ? n->base_w : rk->node_base_w;
+			for (g = 0; g < n->ngpus && g < GP_MAX_GPUS_PER_NODE; g++)
+				rack_w[r] += gp_power_gpu_watts(n->profile >= 0 && n->profile < c->nprofiles ?
+				                                &c->profiles[n->profile] : NULL, 0.0);
+		}
+	}
+	if (!s)
+		return GP_OK;
+	/* allocated GPUs a job names: the first job's load, as owner_load() */
+	for (j = 0; j < s->njobs; j++) {
+		const gp_job_alloc_t *a = &s->jobs[j];
+		double load = a->load > 0.0 ? a->load : 1.0;
+
+		for (k = 0; a->gpu_mask && k < a->nnodes; k++) {
+			int32_t ni = a->nodes[k];
+			const gp_node_t *n;
+			uint32_t m;
+
+			if (ni < 0 || ni >= c->nnodes)
+				continue;
+			n = &c->nodes[ni];
+			m = a->gpu_mask[k] & s->alloc_mask[ni] & ~named[ni];
+			named[ni] |= m;
+			if (n->rack >= 0 && n->rack < c->nracks && n->profile >= 0 && n->profile < c->nprofiles)
+				rack_w[n->rack] += gp__popcount(m) * load *
+				                   (c->profiles[n->profile].tdp_w - c->profiles[n->profile].idle_w);
+		}
+	}
+	/* allocated GPUs no job names: full TDP */
+	for (r = 0; r < c->nracks; r++) {
+		const gp_rack_t *rk = &c->racks[r];
+
+		for (i = 0; i < rk->nnodes; i++) {
+			int32_t ni = rk->nodes[i];
+			const gp_node_t *n;
+			uint32_t valid;
+
+			if (ni < 0 || ni >= c->nnodes)
+				continue;
+			n = &c->nodes[ni];
+			if (n->profile < 0 || n->profile >= c->nprofiles)
+				continue; /* unknown GPUs are counted at their assumed draw */
+			valid = n->ngpus >= GP_MAX_GPUS_PER_NODE ? (1u << GP_MAX_GPUS_PER_NODE) - 1
+			                                         : (1u << n->ngpus) - 1;
+			rack_w[r] += gp__popcount(s->alloc_mask[ni] & ~named[ni] & valid) *
+			             (c->profiles[n->profile].tdp_w - c->profiles[n->profile].idle_w);
+		}
+	}
+	free(named);
+	return GP_OK;
+}
+
 double gp_power_job_watts(const gp_cluster_t *c, const int32_t *nodes, const uint32_t *gpu_mask,
                           int32_t nnodes, int32_t rack, double load)
 {
@@ -115,9 +191,10 @@ double gp_power_job_watts(const gp_cluster_t *c, const int32_t *nodes, const uin
 	return w;
 }
 
-int gp_power_headroom(const gp_cluster_t *c, const gp_state_t *s,
-                      const gp_power_snapshot_t *snap, int32_t rack, double extra_w,
-                      double now, gp_power_headroom_t *out)
+/* gp_power_headroom() with the rack's estimate given (< 0 = compute it). */
+static int headroom_with(const gp_cluster_t *c, const gp_state_t *s,
+                         const gp_power_snapshot_t *snap, int32_t rack, double estimate,
+                         double extra_w, double now, gp_power_headroom_t *out)
 {
 	const gp_rack_t *r;
 	gp_power_sample_t smp = { .watts = -1.0 };
@@ -156,7 +233,7 @@ int gp_power_headroom(const gp_cluster_t *c, const gp_state_t *s,
 	cool_lim = out->cooling_w * (1.0 - margin);
 	out->binding = cool_lim < power_lim ? GP_LIMIT_COOLING : GP_LIMIT_POWER;
 	out->limit_w = out->binding == GP_LIMIT_COOLING ? cool_lim : power_lim;
-	out->estimated_w = gp_power_estimate_rack(c, s, rack);
+	out->estimated_w = estimate >= 0.0 ? estimate : gp_power_estimate_rack(c, s, rack);
 	out->extra_w = extra_w;
 
 	if (smp.watts >= 0.0 && smp.time > 0.0) {
@@ -181,4 +258,29 @@ int gp_power_headroom(const gp_cluster_t *c, const gp_state_t *s,
 	}
 	out->headroom_w = out->limit_w - out->used_w - extra_w;
 	return GP_OK;
+}
+
+int gp_power_headroom(const gp_cluster_t *c, const gp_state_t *s,
+                      const gp_power_snapshot_t *snap, int32_t rack, double extra_w,
+                      double now, gp_power_headroom_t *out)
+{
+	return headroom_with(c, s, snap, rack, -1.0, extra_w, now, out);
+}
+
+int gp_power_headroom_all(const gp_cluster_t *c, const gp_state_t *s,
+                          const gp_power_snapshot_t *snap, double now, gp_power_headroom_t *out)
+{
+	double *est;
+	int32_t r;
+	int rc;
+
+	if (!c || !out)
+		return GP_EINVAL;
+	if (!(est = malloc(((size_t)c->nracks + 1) * sizeof(*est))))
+		return GP_ENOMEM;
+	if ((rc = gp_power_estimate_all(c, s, est)) == GP_OK)
+		for (r = 0; r < c->nracks && rc == GP_OK; r++)
+			rc = headroom_with(c, s, snap, r, est[r], 0.0, now, &out[r]);
+	free(est);
+	return rc;
 }

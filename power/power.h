@@ -107,6 +107,14 @@ double gp_power_job_watts(const gp_cluster_t *c, const int32_t *nodes, const uin
                           int32_t nnodes, int32_t rack, double load);
 
 /*
+ * gp_power_estimate_rack() for every rack at once into rack_w[0 ..
+ * c->nracks-1], in one pass over the nodes and the jobs' allocations (the
+ * per-rack call looks up each allocated GPU's job).  0, GP_EINVAL or
+ * GP_ENOMEM.
+ */
+int gp_power_estimate_all(const gp_cluster_t *c, const gp_state_t *s, double *rack_w);
+
+/*
  * Headroom of rack `rack` after adding a candidate placement drawing
  * extra_w more watts, at time now (epoch s).
  *
@@ -126,6 +134,12 @@ struct gp_power_snapshot;
 int gp_power_headroom(const gp_cluster_t *c, const gp_state_t *s,
                       const struct gp_power_snapshot *snap, int32_t rack,
                       double extra_w, double now, gp_power_headroom_t *out);
+
+/* gp_power_headroom() with no extra draw for every rack into out[0 ..
+ * c->nracks-1], sharing one gp_power_estimate_all() pass.  0 or a gp_err. */
+int gp_power_headroom_all(const gp_cluster_t *c, const gp_state_t *s,
+                          const struct gp_power_snapshot *snap, double now,
+                          gp_power_headroom_t *out);
 
 /* ---- power cap -> speed curve ------------------------------------------ */
 

@@ -528,10 +528,49 @@ static void test_parse_file(void **unused)
 	gp_cluster_destroy(c);
 }
 
+/* gp_power_estimate_all() and gp_power_headroom_all() give what the per-rack
+ * calls give, on random states with jobs of several loads, GPUs that no
+ * job names and GPUs two jobs name. */
+static void test_estimate_all_matches(void **unused)
+{
+	gp_cluster_t *c = pf_cluster(0);
+	unsigned seed = 7;
+	int iter;
+
+	for (iter = 0; iter < 50; iter++) {
+		gp_state_t *s = NULL;
+		double all[64];
+		gp_power_headroom_t h[64], one;
+		int32_t r, n, k;
+
+		assert_true(c->nracks < 64);
+		assert_int_equal(gp_state_create(c, &s), GP_OK);
+		for (k = 0; k < 12; k++) {
+			n = (int32_t)(rand_r(&seed) % (unsigned)c->nnodes);
+			pf_alloc(s, n, (int)(rand_r(&seed) % 4), 1 + (int)(rand_r(&seed) % 4),
+			         (rand_r(&seed) % 10) / 10.0);
+		}
+		for (n = 0; n < c->nnodes; n++)
+			if (rand_r(&seed) % 4 == 0)
+				s->alloc_mask[n] |= 1u << (rand_r(&seed) % 8); /* named by no job */
+		assert_int_equal(gp_power_estimate_all(c, s, all), GP_OK);
+		assert_int_equal(gp_power_headroom_all(c, s, NULL, 1000.0, h), GP_OK);
+		for (r = 0; r < c->nracks; r++) {
+			assert_true(fabs(all[r] - gp_power_estimate_rack(c, s, r)) < 1e-6);
+			assert_int_equal(gp_power_headroom(c, s, NULL, r, 0.0, 1000.0, &one), GP_OK);
+			assert_true(fabs(h[r].headroom_w - one.headroom_w) < 1e-6);
+			assert_int_equal(h[r].basis, one.basis);
+		}
+		gp_state_destroy(s);
+	}
+	gp_cluster_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_estimate),
+		cmocka_unit_test(test_estimate_all_matches),
 		cmocka_unit_test(test_job_watts),
 		cmocka_unit_test(test_headroom),
 		cmocka_unit_test(test_headroom_state),
