@@ -21,7 +21,7 @@ if [ "$status" != 0 ]; then
 		while read -r f; do echo "==== $f"; tail -n 40 "$f"; done
 fi
 if [ "$status" = 0 ] && [ "${GP_SKIP_DISTCHECK:-0}" != 1 ]; then
-	make distcheck >/tmp/gpuplace-distcheck.log 2>&1 || { tail -n 60 /tmp/gpuplace-distcheck.log; echo "make distcheck failed"; status=1; }
+	GP_DISTCHECK=1 make distcheck >/tmp/gpuplace-distcheck.log 2>&1 || { tail -n 60 /tmp/gpuplace-distcheck.log; echo "make distcheck failed"; status=1; }
 	[ "$status" = 0 ] && echo "make distcheck: ok"
 fi
 echo "$pass passed, $fail failed, $skip skipped"

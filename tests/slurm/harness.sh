@@ -15,6 +15,8 @@
 #   SCHED_PARAMS  extra SchedulerParameters (default: none)
 #   SPANK_PLUGINS SPANK plugin .so paths for plugstack.conf (default: none)
 #   CTLPORT, BASEPORT  ports              (default 16817, 17000)
+#   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
+#                 in this file (default: no valgrind)
 #
 # Requires root (slurmd runs jobs as root here) and Debian's slurmctld,
 # slurmd, slurm-client and munge.
@@ -32,7 +34,7 @@ log() { printf '# harness: %s\n' "$*" >&2; }
 alive() { [ -n "${1:-}" ] && [ -e "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 # ours PID: the PID from our pid file still runs one of our daemons (guards
 # against PID reuse; it is never used to find processes by name)
-ours() { case "$(cat "/proc/$1/comm" 2>/dev/null)" in slurmd|slurmctld|munged) return 0 ;; esac; return 1; }
+ours() { case "$(cat "/proc/$1/comm" 2>/dev/null)" in slurmd|slurmctld|munged|memcheck-*) return 0 ;; esac; return 1; }
 
 gen_conf() {
 	local half=$((N / 2)) i g last=$((GPUS - 1))
@@ -117,10 +119,17 @@ up() {
 	munged --force --socket="$D/munge/munge.sock" --key-file="$D/munge/munge.key" \
 		--pid-file="$D/pids/munged.pid" --log-file="$D/log/munged.log" \
 		--seed-file="$D/munge/munged.seed"
-	slurmctld -f "$SLURM_CONF" -c
+	if [ -n "${VALGRIND_LOG:-}" ]; then
+		# foreground (-D) under valgrind; slurmctld still writes its pid file
+		valgrind --leak-check=full --errors-for-leak-kinds=definite --num-callers=30 \
+			--suppressions="$(dirname "$0")/slurmctld.supp" \
+			--log-file="$VALGRIND_LOG" slurmctld -D -f "$SLURM_CONF" -c </dev/null >/dev/null 2>&1 &
+	else
+		slurmctld -f "$SLURM_CONF" -c
+	fi
 	# slurmctld exits 0 before it daemonises: watch its log for fatal errors
 	local ok=0 t i
-	for t in $(seq 1 60); do
+	for t in $(seq 1 ${VALGRIND_LOG:+4}60); do
 		if grep -q 'fatal:' "$D/log/slurmctld.log" 2>/dev/null; then break; fi
 		if timeout 5 scontrol ping 2>/dev/null | grep -q 'UP'; then ok=1; break; fi
 		sleep 0.25
@@ -151,7 +160,8 @@ down() {
 	fi
 	for f in "$D"/pids/slurmd-*.pid "$D/pids/slurmctld.pid"; do [ -f "$f" ] && pids="$pids $(cat "$f")"; done
 	for p in $pids; do if alive "$p" && ours "$p"; then kill -TERM "$p" 2>/dev/null || true; fi; done
-	for t in $(seq 1 40); do
+	# under valgrind slurmctld needs time for its leak check before it exits
+	for t in $(seq 1 ${VALGRIND_LOG:+4}40); do
 		left=""
 		for p in $pids; do alive "$p" && left="$left $p"; done
 		[ -z "$left" ] && break

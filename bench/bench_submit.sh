@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench_submit.sh - submit throughput of a real slurmctld with and without
+# job_submit/gpuplace, side by side in one run on the same cluster
+# (tests/slurm/harness.sh: 8 slurmd, fake GPUs).  Rounds alternate the two
+# configurations (JobSubmitPlugins switched by scontrol reconfigure) so the
+# machine's noise falls on both; each round submits JOBS held 8-GPU batch
+# jobs one after another and counts jobs per second, and sdiag gives the
+# server's average time per submit RPC.  Prints the ratio with/without
+# against the 0.95 target.
+#   bench/bench_submit.sh [JOBS per round, default 200] [ROUNDS, default 3]
+# Needs root and Debian's Slurm; run from a build tree (make) or set
+# GP_TOP_BUILDDIR.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${GP_TOP_BUILDDIR:-$top}
+JOBS=${1:-200}
+ROUNDS=${2:-3}
+[ "$(id -u)" = 0 ] || { echo "bench_submit: needs root" >&2; exit 2; }
+[ -f "$build/plugin/.libs/job_submit_gpuplace.so" ] || { echo "bench_submit: build first (no plugin in $build)" >&2; exit 2; }
+export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-bench.XXXXXX")
+export CTLPORT=${CTLPORT:-16977} BASEPORT=${BASEPORT:-17700}
+export JOB_SUBMIT=gpuplace PLUGIN_DIR=$build/plugin/.libs
+export SLURM_CONF=$D/etc/slurm.conf
+H="bash $top/tests/slurm/harness.sh"
+trap '$H down >/dev/null 2>&1; rm -rf "$D"' EXIT
+$H up 2>/dev/null
+sleep 3 # the plugin's first state snapshot
+
+set_plugin() {
+	if [ "$1" = on ]; then
+		grep -q '^JobSubmitPlugins=' "$SLURM_CONF" || echo "JobSubmitPlugins=gpuplace" >>"$SLURM_CONF"
+	else
+		sed -i '/^JobSubmitPlugins=/d' "$SLURM_CONF"
+	fi
+	scontrol reconfigure
+	sleep 3
+}
+
+# one round: jobs per second and the server's mean µs per submit RPC
+round() {
+	local t0 t1 i
+	timeout 20 scancel -u root 2>/dev/null || true
+	sleep 1
+	sdiag -r >/dev/null
+	t0=$(date +%s.%N)
+	for i in $(seq 1 "$JOBS"); do sbatch -Q --hold --gpus=8 -o /dev/null --wrap=true; done
+	t1=$(date +%s.%N)
+	rpc=$(sdiag | awk '/REQUEST_SUBMIT_BATCH_JOB/ { for (i = 1; i <= NF; i++) if ($i ~ /^ave_time:/) { sub("ave_time:", "", $i); print $i } }')
+	echo "$(echo "$JOBS / ($t1 - $t0)" | bc -l) ${rpc:-0}"
+}
+
+on_rate=0 off_rate=0 on_rpc=0 off_rpc=0
+printf '%-6s %-8s %12s %14s\n' round plugin jobs_per_s server_us_rpc
+for r in $(seq 1 "$ROUNDS"); do
+	for mode in off on; do
+		set_plugin $mode
+		read -r rate rpc < <(round)
+		printf '%-6s %-8s %12.1f %14s\n' "$r" "$mode" "$rate" "$rpc"
+		if [ $mode = on ]; then on_rate=$(echo "$on_rate + $rate" | bc -l); on_rpc=$((on_rpc + rpc))
+		else off_rate=$(echo "$off_rate + $rate" | bc -l); off_rpc=$((off_rpc + rpc)); fi
+	done
+done
+ratio=$(echo "$on_rate / $off_rate" | bc -l)
+printf 'mean jobs/s: without %.1f, with %.1f; server us per submit RPC: without %d, with %d\n' \
+	"$(echo "$off_rate / $ROUNDS" | bc -l)" "$(echo "$on_rate / $ROUNDS" | bc -l)" \
+	$((off_rpc / ROUNDS)) $((on_rpc / ROUNDS))
+printf 'throughput ratio with/without: %.3f (target >= 0.95): %s\n' "$ratio" \
+	"$(echo "$ratio >= 0.95" | bc -l | sed 's/1/PASS/; s/0/FAIL/')"
+grep -c 'gpuplace: uid' "$D/log/slurmctld.log" | sed 's/^/decisions logged by the plugin: /'
