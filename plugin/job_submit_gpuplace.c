@@ -373,6 +373,32 @@ static gp_engine_t *engine;
 static gp_state_t *work;              /* snapshot + ledger, what a decision sees */
 static struct ledger_entry ledger[GP_LEDGER_MAX];
 static int nledger;
+/* checkpoint schedules this plugin planned, until the job's time limit
+ * (or a day when it has none): later plans stagger their windows */
+static gp_ckpt_booking_t bookings[GP_LEDGER_MAX];
+static int64_t booking_until[GP_LEDGER_MAX];
+static int nbookings;
+static uint32_t booking_seq;
+
+static void bookings_prune(int64_t now)
+{
+	int i, kept = 0;
+
+	for (i = 0; i < nbookings; i++)
+		if (booking_until[i] > now) {
+			bookings[kept] = bookings[i];
+			booking_until[kept++] = booking_until[i];
+		}
+	nbookings = kept;
+}
+
+static void booking_add(const gp_decision_t *d, uint32_t time_limit_min, int64_t now)
+{
+	if (d->ckpt.storage < 0 || nbookings == GP_LEDGER_MAX)
+		return;
+	gp__ckpt_booking_of(&d->ckpt, ++booking_seq, &bookings[nbookings]);
+	booking_until[nbookings++] = now + (time_limit_min ? (int64_t)time_limit_min * 60 : 86400);
+}
 
 static void ledger_clear(void)
 {
@@ -392,6 +418,7 @@ static int decider_reset(struct gp_conf *c)
 	gp_error_t err;
 
 	ledger_clear();
+	nbookings = 0; /* storage indices belong to the old model */
 	gp__engine_destroy(engine);
 	engine = NULL;
 	gp_state_destroy(work);
@@ -728,8 +755,11 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 		              "; waits ~%.0f s: done in %.0f s instead of %.0f s", d->wait_s,
 		              d->wait_finish_s, d->now_finish_s);
 	if (d->ckpt.storage >= 0 && n < (int)sizeof(comment))
-		snprintf(comment + n, sizeof(comment) - (size_t)n, "; checkpoint every %.0f s to %s",
-		         d->ckpt.interval_s, c->storage[d->ckpt.storage].name);
+		snprintf(comment + n, sizeof(comment) - (size_t)n,
+		         "; checkpoint every %.0f s to %s at +%.0f s%s%s", d->ckpt.interval_s,
+		         c->storage[d->ckpt.storage].name, d->ckpt.offset_s,
+		         d->ckpt.buddy >= 0 ? ", buddy " : "",
+		         d->ckpt.buddy >= 0 ? c->nodes[d->ckpt.buddy].name : "");
 	slurm_xfree((void **)&j->admin_comment);
 	j->admin_comment = slurm_xstrdup(comment);
 
@@ -820,8 +850,9 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 
 		if (found > 0 && profile.gpus == 0)
 			profile.gpus = r.gpus;
+		bookings_prune((int64_t)time(NULL));
 		rc = gp__decide(engine, work, &r, found > 0 ? &profile : NULL, &c->policy, &pv,
-		                sn->state->time, NULL, 0, &d, &err);
+		                sn->state->time, bookings, nbookings, &d, &err);
 	}
 	work->jobs = NULL; /* borrowed from the snapshot */
 	work->njobs = 0;
@@ -843,6 +874,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	}
 	if (d.kind == GP_DECIDE_PIN && d.ncands > 0)
 		ledger_add(&d.cands[0]);
+	if (d.kind != GP_DECIDE_REJECT)
+		booking_add(&d, r.time_limit_min, (int64_t)time(NULL));
 	pthread_mutex_unlock(&decide_lock);
 	if (d.kind == GP_DECIDE_REJECT) {
 		if (err_msg)

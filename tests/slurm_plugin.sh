@@ -9,7 +9,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=12
+N_TESTS=13
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "integration tests need root"
@@ -108,10 +108,20 @@ msg=$(sbatch --gpus=64 -o /dev/null --wrap=true 2>&1)
 check 'echo "$msg" | grep -q "can never fit" && echo "$msg" | grep -q "Requested node configuration is not available"' \
 	"a job that can never fit is rejected: $(echo "$msg" | head -n1 | cut -c1-120)"
 
+# 6. two jobs that checkpoint to the shared file system get windows apart:
+#    the second plan is offset from the first
+a=$(sbatch --parsable --hold --gpus=8 --gpuplace=params=2e9 -o /dev/null --wrap=true)
+b=$(sbatch --parsable --hold --gpus=8 --gpuplace=params=2e9 -o /dev/null --wrap=true)
+ca=$(scontrol show job "$a" | grep -o 'checkpoint every [0-9]* s to [a-z]* at +[0-9]* s')
+cb=$(scontrol show job "$b" | grep -o 'checkpoint every [0-9]* s to [a-z]* at +[0-9]* s')
+check '[ -n "$ca" ] && [ -n "$cb" ] && [ "${ca##*to }" != "${cb##*to }" ] && [ "$(echo "$ca" | cut -d" " -f5)" = "$(echo "$cb" | cut -d" " -f5)" ]' \
+	"two jobs on one checkpoint target get staggered windows ($ca | $cb)" \
+	"$(scontrol show job "$a" | grep AdminComment)" "$(scontrol show job "$b" | grep AdminComment)"
+
 scancel -u root
 sleep 3
 
-# 6. a burst of 200 submissions: every one is accepted and no GPU is ever
+# 7. a burst of 200 submissions: every one is accepted and no GPU is ever
 #    given to two jobs at once (the plugin's ledger keeps a burst apart)
 for i in $(seq 1 200); do
 	sbatch -Q --gpus=2 -o /dev/null --wrap='sleep 2' || echo "submit $i failed" >>"$D/burst.err"
@@ -147,7 +157,7 @@ for t in $(seq 1 120); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.5; do
 left=$(squeue -h | wc -l)
 check '[ "$left" = 0 ]' "the burst ran to completion ($left left)"
 
-# 7. fail-open: a broken gpuplace.conf is named in the log, the last good
+# 8. fail-open: a broken gpuplace.conf is named in the log, the last good
 #    configuration stays, and jobs still run
 echo "Rack=broken Nodes=n1 PowerCapKW=lots" >>"$D/etc/gpuplace.conf"
 sleep 4
