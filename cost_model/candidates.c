@@ -543,6 +543,51 @@ static int32_t greedy_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_p
 	return greedy(x, ws->keys, n, R);
 }
 
+/*
+ * Balanced selection over a node list: the fewest eligible nodes with the
+ * most usable GPUs that hold R (partially used nodes first among equals),
+ * then R spread over them as evenly as their usable GPUs allow.  A node that
+ * carries a small remainder (one GPU of eight) puts that rank's share of
+ * every collective on one NIC, which a balanced split avoids; the scorer
+ * decides between this set and the best-fit one.  Returns GPUs taken.
+ */
+static int32_t balanced_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos, int32_t R)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_request_t *r = x->r;
+	int32_t i, n = 0, v, m = 0, sum = 0, got = 0, need_nodes;
+
+	for (i = 0; i < nn; i++) {
+		v = by_pos ? x->c->node_order[nodes[0] + i] : nodes[i];
+		if (ws->usable[v] > 0 && ws->taken[v] != ws->stamp)
+			ws->keys[n++] = ((uint64_t)ws->usable[v] << 37) |
+			                ((uint64_t)!ws->whole[v] << 36) | (uint64_t)(0x7fffffff - v);
+	}
+	if (!n)
+		return 0;
+	sort_u64(ws->keys, (size_t)n);
+	/* the largest nodes, from the end of the ascending keys */
+	need_nodes = x->min_needed - x->picked;
+	while (m < n && (sum < R || m < need_nodes)) {
+		sum += (int32_t)(ws->keys[n - 1 - m] >> 37);
+		m++;
+	}
+	if (sum < R || (r->max_nodes && x->picked + m > r->max_nodes))
+		return 0;
+	/* water-fill the m chosen nodes, smallest first */
+	for (i = n - m; i < n; i++) {
+		int32_t left = n - i, u = (int32_t)(ws->keys[i] >> 37);
+		int32_t share = (R - got + left - 1) / left, t = u < share ? u : share;
+
+		v = 0x7fffffff - (int32_t)(ws->keys[i] & 0x7fffffffu);
+		if (t <= 0)
+			continue;
+		take_node(x, v, t);
+		got += t;
+	}
+	return got;
+}
+
 static int32_t sw_gpus(const gp_search_ws_t *ws, const gp_switch_t *w)
 {
 	return ws->pg[w->first + w->count] - ws->pg[w->first];
@@ -964,6 +1009,35 @@ static bool select_in(ctx_t *x, const domain_t *d)
 	return selection_ok(x, R);
 }
 
+/* Jobs needing more nodes than this get no balanced alternative: one
+ * unevenly loaded node among many changes little, and evaluating a second
+ * set per domain of a large job costs what the 1 ms budget cannot spare
+ * (bench/bench_decide). */
+#define BALANCED_MAX_NODES 64
+
+/* The balanced alternative inside one domain (see balanced_list); none when
+ * the request fixes GPUs per node or names nodes. */
+static bool select_balanced_in(ctx_t *x, const domain_t *d)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	int32_t R, first = 0;
+
+	/* ws->nsel: nodes of the best-fit set just made in this domain */
+	if (x->r->gpus_per_node || x->r->nrequired || ws->nsel > BALANCED_MAX_NODES ||
+	    begin_selection(x, &R) < 0)
+		return false;
+	if (d->kind == GP_DOM_SWITCH) {
+		first = c->switches[d->idx].first;
+		R -= balanced_list(x, &first, c->switches[d->idx].count, true, R);
+	} else if (d->kind == GP_DOM_NVL) {
+		R -= balanced_list(x, c->nvl[d->idx].nodes, c->nvl[d->idx].nnodes, false, R);
+	} else {
+		R -= balanced_list(x, &first, ws->n, true, R);
+	}
+	return selection_ok(x, R);
+}
+
 /* One alternative: domains smallest first, up to k new candidates. */
 static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bool *any_fit,
                       gp_error_t *err)
@@ -1048,6 +1122,14 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bo
 		if (rc < 0)
 			return rc;
 		added += rc;
+		if (select_balanced_in(x, d)) {
+			describe(x, ws->pool[ws->npool], d->kind, d->idx,
+			         x->r->constraint && x->r->constraint->match >= 0 ? alt : -1);
+			rc = offer(x, score, arg, err);
+			if (rc < 0)
+				return rc;
+			added += rc;
+		}
 	}
 	return GP_OK;
 }

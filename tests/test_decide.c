@@ -354,6 +354,188 @@ static void test_random_never_violates(void **state)
 	assert_true(pins > 30);
 }
 
+/* ---- exhaustive check: the engine's choice against every feasible set ---- */
+
+struct brute {
+	const gp_cluster_t *c;
+	const gp_state_t *s;
+	const gp_job_profile_t *job;
+	const gp_policy_t *p;
+	gp_cost_scratch_t *scratch;
+	double ideal;
+	int32_t need;
+	int32_t take[16];
+	int32_t best_take[16];
+	double best;
+	long evals, limit;
+};
+
+/* The documented fragmentation cost (candidates.h) of taking take[] GPUs. */
+static int32_t frag_of(const struct brute *b)
+{
+	const gp_cluster_t *c = b->c;
+	int32_t frag = 0, i, k;
+
+	for (i = 0; i < c->nnodes; i++)
+		if (b->take[i] > 0 && !b->s->alloc_mask[i] && b->take[i] < c->nodes[i].ngpus)
+			frag++;
+	for (k = 0; k < c->nswitches; k++) {
+		const gp_switch_t *w = &c->switches[k];
+		int32_t taken = 0, total = 0, whole = 1, j;
+
+		if (w->level != 0)
+			continue;
+		for (j = 0; j < w->nnodes; j++) {
+			taken += b->take[w->nodes[j]];
+			total += c->nodes[w->nodes[j]].ngpus;
+			whole &= b->s->alloc_mask[w->nodes[j]] == 0;
+		}
+		if (whole && taken > 0 && taken < total)
+			frag += 4;
+	}
+	return frag;
+}
+
+static void brute_eval(struct brute *b)
+{
+	int32_t nodes[16], n = 0, i;
+	uint32_t mask[16];
+	gp_placement_t pl;
+	gp_cost_t cost;
+	gp_error_t err;
+	double score;
+
+	for (i = 0; i < b->c->nnodes; i++) {
+		uint32_t free_m = ~b->s->alloc_mask[i] & ((1u << b->c->nodes[i].ngpus) - 1), m = 0;
+		int32_t t = b->take[i];
+
+		if (!t)
+			continue;
+		while (t--) { /* the lowest free GPUs: one NVLink island per node here */
+			uint32_t low = free_m & -free_m;
+
+			m |= low;
+			free_m &= ~low;
+		}
+		nodes[n] = i;
+		mask[n++] = m;
+	}
+	pl.n = n;
+	pl.nodes = nodes;
+	pl.gpu_mask = mask;
+	b->evals++;
+	if (gp__cost_eval(b->c, b->job, &pl, b->scratch, b->ideal, &cost, &err) != GP_OK)
+		return;
+	score = b->p->w_step * fmax(0.0, cost.slowdown - 1.0) + b->p->w_frag * frag_of(b) / 100.0;
+	if (score < b->best) {
+		b->best = score;
+		memcpy(b->best_take, b->take, sizeof(b->take));
+	}
+}
+
+static void brute_rec(struct brute *b, int32_t node, int32_t left)
+{
+	int32_t freeg, t;
+
+	if (b->evals > b->limit)
+		return;
+	if (left == 0) {
+		brute_eval(b);
+		return;
+	}
+	if (node == b->c->nnodes)
+		return;
+	freeg = b->c->nodes[node].ngpus - gp__popcount(b->s->alloc_mask[node]);
+	for (t = freeg < left ? freeg : left; t >= 0; t--) {
+		b->take[node] = t;
+		brute_rec(b, node + 1, left - t);
+	}
+	b->take[node] = 0;
+}
+
+static void test_exhaustive_within_2_percent(void **unused)
+{
+	unsigned seed = 2026;
+	int done = 0, tries = 0;
+	double worst = 0.0;
+
+	while (done < 200 && tries < 2000) {
+		gp_synth_params_t sp;
+		gp_cluster_t *c = NULL;
+		gp_state_t *s = NULL;
+		gp_engine_t *e = NULL;
+		gp_cost_scratch_t *scratch = NULL;
+		gp_job_profile_t job;
+		gp_request_t r;
+		gp_policy_t p;
+		gp_decision_t d;
+		gp_error_t err;
+		struct brute b;
+		int32_t i;
+		double gap;
+
+		tries++;
+		gp__synth_defaults(&sp);
+		sp.nodes = 4 + (int32_t)(rand_r(&seed) % 13);
+		sp.gpus_per_node = 4;
+		sp.nodes_per_leaf = rand_r(&seed) % 2 ? 2 : 4;
+		sp.leaves_per_spine_group = 2;
+		sp.oversub = rand_r(&seed) % 2 ? 1.0 : 4.0;
+		assert_int_equal(gp__synth_build(&sp, &c, &err), GP_OK);
+		assert_int_equal(gp_state_create(c, &s), GP_OK);
+		for (i = 0; i < c->nnodes; i++)
+			if (rand_r(&seed) % 3 == 0)
+				s->alloc_mask[i] = (uint32_t)rand_r(&seed) & 0xf;
+		gp__request_init(&r);
+		r.gpus = 2 + (int32_t)(rand_r(&seed) % 7);
+		gp__job_profile_default(c, r.gpus, &job);
+		gp__policy_default(c, &p);
+		p.max_wait_s = 0;
+		assert_int_equal(gp__engine_create(c, &e, &err), GP_OK);
+		assert_int_equal(gp__decide(e, s, &r, &job, &p, NULL, 0, NULL, 0, &d, &err), GP_OK);
+		if (d.kind != GP_DECIDE_PIN)
+			goto next; /* nothing free now: no set to compare with */
+		memset(&b, 0, sizeof(b));
+		b.c = c;
+		b.s = s;
+		b.job = &job;
+		b.p = &p;
+		b.need = r.gpus;
+		b.best = INFINITY;
+		b.limit = 200000;
+		assert_int_equal(gp__cost_scratch_new(c, r.gpus, &scratch), GP_OK);
+		b.scratch = scratch;
+		assert_int_equal(gp__cost_ideal(c, &job, -1, scratch, &b.ideal, &err), GP_OK);
+		brute_rec(&b, 0, r.gpus);
+		if (b.evals > b.limit)
+			goto next; /* too many sets to enumerate: another instance */
+		gap = (1.0 + d.cands[0].score) / (1.0 + b.best) - 1.0;
+		if (gap > worst)
+			worst = gap;
+		if (gap > 0.02) {
+			gp__decision_print_text(c, &d, stderr);
+			for (i = 0; i < c->nnodes; i++)
+				fprintf(stderr, "# node %s leaf %s alloc 0x%x: best set takes %d\n",
+				        c->nodes[i].name, c->switches[c->nodes[i].leaf].name,
+				        s->alloc_mask[i], b.best_take[i]);
+		}
+		if (gap > 0.02)
+			fail_msg("instance %d (%d nodes, %d GPUs wanted): engine %.4f, best set %.4f: %.1f %% better",
+			         done, c->nnodes, r.gpus, d.cands[0].score, b.best, 100 * gap);
+		done++;
+next:
+		gp__decision_clear(&d);
+		gp__cost_scratch_destroy(scratch);
+		gp__engine_destroy(e);
+		gp__request_clear(&r);
+		gp_state_destroy(s);
+		gp_cluster_destroy(c);
+	}
+	print_message("%d random instances checked exhaustively; the largest gap to the best "
+	              "feasible set was %.3f %%\n", done, 100 * worst);
+	assert_true(done >= 200);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +548,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_checkpoint_plan_with_params, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_profile_is_an_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_never_violates, setup, teardown),
+		cmocka_unit_test(test_exhaustive_within_2_percent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
