@@ -73,6 +73,8 @@ typedef struct gp_job_profile {
 	double flops;            /* FLOPs per step (whole job), if compute_s unknown */
 	double efficiency;       /* achieved fraction of peak (default 0.4) */
 	double dp_overlap;       /* fraction of DP communication overlapped with backward */
+	double ckpt_bytes;       /* bytes of one checkpoint (checkpoint planning only;
+	                          * 0 = params x 14 B when params is given) */
 	bool is_default;         /* built by gp__job_profile_default() */
 } gp_job_profile_t;
 

@@ -470,7 +470,8 @@ static void plan_checkpoint(gp_engine_t *e, const gp_job_profile_t *job,
 	gp_error_t err;
 
 	d->ckpt.storage = -1;
-	d->ckpt_bytes = job->params > 0 ? job->params * GP_DECIDE_CKPT_BYTES_PER_PARAM : 0;
+	d->ckpt_bytes = job->ckpt_bytes > 0 ? job->ckpt_bytes
+	                : job->params > 0 ? job->params * GP_DECIDE_CKPT_BYTES_PER_PARAM : 0;
 	if (d->ckpt_bytes <= 0 || d->ncands < 1)
 		return;
 	cj.ckpt_bytes = d->ckpt_bytes;

@@ -52,6 +52,7 @@ static const struct key keys[] = {
 	{ "flops", K_DBL, OFF(flops), 0 },
 	{ "eff", K_FRAC, OFF(efficiency), 0 },
 	{ "overlap", K_FRAC, OFF(dp_overlap), 0 },
+	{ "ckpt_bytes", K_DBL, OFF(ckpt_bytes), 0 },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

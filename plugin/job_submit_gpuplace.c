@@ -13,8 +13,9 @@
  *     and slurmctld logs one line.
  *
  * Configuration is loaded at init and reloaded by a background thread when
- * slurm.conf or gpuplace.conf changes (so `scontrol reconfigure` after an
- * edit, or the edit alone, takes effect); a configuration that fails to
+ * slurm.conf, gpuplace.conf, topology.conf or gres.conf changes (checked
+ * every GP_REFRESH_S seconds, so an edit takes effect with or without
+ * `scontrol reconfigure`); a configuration that fails to
  * load is logged with file, line and key, and the last good one is kept.
  * job_submit never waits for a load: it takes a reference on the current
  * immutable configuration under a short lock.
@@ -82,8 +83,7 @@ struct gp_conf {
 	unsigned refs;                /* under conf_lock */
 	gp_cluster_t *cluster;
 	gp_policy_t policy;
-	struct timespec mtime_slurm;  /* of the files it was loaded from */
-	struct timespec mtime_gpuplace;
+	struct timespec mtime[4];     /* of the files it was loaded from (watched[]) */
 };
 
 static pthread_mutex_t conf_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -211,6 +211,18 @@ static bool same_time(struct timespec a, struct timespec b)
 	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
 }
 
+/* The files whose change triggers a reload (an Include'd file does not:
+ * touch gpuplace.conf after editing one). */
+static const char *const watched[4] = { "slurm.conf", "gpuplace.conf", "topology.conf", "gres.conf" };
+
+static void watched_mtimes(struct timespec out[4])
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		out[i] = mtime_of(conf_dir, watched[i]);
+}
+
 /* Parse, validate, then commit: a new configuration or NULL with err. */
 static struct gp_conf *conf_load(gp_error_t *err)
 {
@@ -221,8 +233,7 @@ static struct gp_conf *conf_load(gp_error_t *err)
 		gp__errorf(err, GP_ENOMEM, "out of memory");
 		return NULL;
 	}
-	c->mtime_slurm = mtime_of(conf_dir, "slurm.conf");
-	c->mtime_gpuplace = mtime_of(conf_dir, "gpuplace.conf");
+	watched_mtimes(c->mtime);
 	rc = gp_cluster_load_conf_dir(conf_dir, &c->cluster, err);
 	if (rc == GP_OK)
 		rc = gp__policy_load(conf_dir, c->cluster, &c->policy, err);
@@ -233,34 +244,40 @@ static struct gp_conf *conf_load(gp_error_t *err)
 	return c;
 }
 
-/* Reload when either file changed since the current configuration was
- * loaded; a failed load is logged once per change and the last good
- * configuration stays. */
-static void reload_if_changed(struct timespec *failed_slurm, struct timespec *failed_gpuplace)
+/* Reload when a watched file changed since the current configuration was
+ * loaded; a failed load is logged once per change (failed[] holds the
+ * times that failed) and the last good configuration stays. */
+static void reload_if_changed(struct timespec failed[4])
 {
-	struct timespec ms = mtime_of(conf_dir, "slurm.conf");
-	struct timespec mg = mtime_of(conf_dir, "gpuplace.conf");
+	struct timespec now[4];
 	struct gp_conf *cur = conf_get(), *next;
-	bool changed, had = cur != NULL;
+	bool changed = !cur, had = cur != NULL, seen = true;
 	gp_error_t err;
+	int i;
 
-	changed = !cur || !same_time(cur->mtime_slurm, ms) || !same_time(cur->mtime_gpuplace, mg);
+	watched_mtimes(now);
+	for (i = 0; i < 4; i++) {
+		if (cur && !same_time(cur->mtime[i], now[i]))
+			changed = true;
+		if (!same_time(failed[i], now[i]))
+			seen = false;
+	}
 	conf_put(cur);
-	if (!changed || (same_time(*failed_slurm, ms) && same_time(*failed_gpuplace, mg)))
+	if (!changed || seen)
 		return;
 	next = conf_load(&err);
 	if (!next) {
 		slurm_error("gpuplace: %s; %s", err.text,
 		            had ? "keeping the last good configuration" : "jobs pass unchanged");
-		*failed_slurm = ms;
-		*failed_gpuplace = mg;
+		memcpy(failed, now, sizeof(now));
 		return;
 	}
 	slurm_info("gpuplace: configuration reloaded from %s: %d nodes, %ld GPUs, policy %s",
 	           conf_dir, gp_cluster_node_count(next->cluster),
 	           gp_cluster_gpu_count(next->cluster), next->policy.name);
 	conf_publish(next);
-	failed_slurm->tv_sec = failed_gpuplace->tv_sec = -1;
+	for (i = 0; i < 4; i++)
+		failed[i].tv_sec = -1;
 }
 
 /* Only inside slurmctld is there a controller to read state from (the
@@ -307,7 +324,7 @@ static void refresh_state(gp_live_t *lv, unsigned *failures)
 
 static void *reload_main(void *arg)
 {
-	struct timespec failed_s = { -1, 0 }, failed_g = { -1, 0 };
+	struct timespec failed[4] = { { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 } };
 	bool live = in_slurmctld();
 	unsigned failures = 0;
 	gp_live_t lv;
@@ -318,7 +335,7 @@ static void *reload_main(void *arg)
 		struct timespec until;
 
 		pthread_mutex_unlock(&stop_lock);
-		reload_if_changed(&failed_s, &failed_g);
+		reload_if_changed(failed);
 		if (live)
 			refresh_state(&lv, &failures);
 		pthread_mutex_lock(&stop_lock);

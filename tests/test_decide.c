@@ -278,6 +278,10 @@ static void test_checkpoint_plan_with_params(void **state)
 	assert_true(f->d.ckpt_bytes == 7e9 * GP_DECIDE_CKPT_BYTES_PER_PARAM);
 	assert_true(f->d.ckpt.storage >= 0);
 	assert_true(f->d.ckpt.interval_s > f->d.ckpt.write_s);
+	/* an explicit checkpoint size wins over the estimate from params */
+	decide(f, "gpus=16,params=7e9,ckpt_bytes=5e9", NULL, 0);
+	assert_true(f->d.ckpt_bytes == 5e9);
+	assert_true(f->d.ckpt.storage >= 0);
 	decide(f, NULL, NULL, 0);
 	assert_int_equal(f->d.ckpt.storage, -1); /* no size known: no plan */
 }
