@@ -7,3 +7,7 @@ cd "$(dirname "$0")/.."
 sh scripts/deps.sh
 sh scripts/build.sh
 ./gpuplace cluster show --conf-dir etc/superpod-h100
+echo
+echo "# Where would a 64-GPU training job go on this cluster, and why?"
+echo "# ./gpuplace place --conf-dir etc/superpod-h100 --job 'gpus=64,tp=8,pp=2,params=70e9,step_s=2'"
+./gpuplace place --conf-dir etc/superpod-h100 --job 'gpus=64,tp=8,pp=2,params=70e9,step_s=2'
