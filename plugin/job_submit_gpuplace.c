@@ -51,6 +51,7 @@
 #include "model.h"
 #include "cost.h"
 #include "policy.h"
+#include "power.h"
 #include "request.h"
 
 /* Slurm's plugin interface (src/plugins/job_submit, 22.05): slurmctld
@@ -84,6 +85,8 @@ struct gp_conf {
 	gp_cluster_t *cluster;
 	gp_policy_t policy;
 	struct timespec mtime[4];     /* of the files it was loaded from (watched[]) */
+	gp_poller_t *poller;          /* telemetry sources of gpuplace.conf, or NULL */
+	struct gp_conf *next_dead;    /* graveyard link (conf_put) */
 };
 
 static pthread_mutex_t conf_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -96,12 +99,34 @@ static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t stop_cond = PTHREAD_COND_INITIALIZER;
 static bool stop_requested;
 
+/* Configurations whose last reference was dropped, freed by the plugin's
+ * thread: stopping a telemetry poller may wait for a source's time-out,
+ * which the submission path must never do. */
+static struct gp_conf *graveyard;
+static bool thread_owns_graveyard;
+
 static void conf_free(struct gp_conf *c)
 {
 	if (!c)
 		return;
+	gp_poller_destroy(c->poller);
 	gp_cluster_destroy(c->cluster);
 	free(c);
+}
+
+/* Free the graveyard (the plugin's thread, or fini after it stopped). */
+static void graveyard_empty(void)
+{
+	struct gp_conf *c, *next;
+
+	pthread_mutex_lock(&conf_lock);
+	c = graveyard;
+	graveyard = NULL;
+	pthread_mutex_unlock(&conf_lock);
+	for (; c; c = next) {
+		next = c->next_dead;
+		conf_free(c);
+	}
 }
 
 /* A reference on the current configuration, or NULL (caller: conf_put). */
@@ -119,15 +144,28 @@ static struct gp_conf *conf_get(void)
 
 static void conf_put(struct gp_conf *c)
 {
-	bool last;
+	bool last, deferred = false;
 
 	if (!c)
 		return;
 	pthread_mutex_lock(&conf_lock);
 	last = --c->refs == 0;
+	if (last && thread_owns_graveyard) {
+		c->next_dead = graveyard;
+		graveyard = c;
+		deferred = true;
+	}
 	pthread_mutex_unlock(&conf_lock);
-	if (last)
+	if (last && !deferred)
 		conf_free(c);
+}
+
+static void poller_log(void *arg, int level, const char *msg)
+{
+	if (level <= 0)
+		slurm_error("gpuplace: %s", msg);
+	else
+		slurm_info("gpuplace: %s", msg);
 }
 
 static void conf_publish(struct gp_conf *c)
@@ -237,6 +275,17 @@ static struct gp_conf *conf_load(gp_error_t *err)
 	rc = gp_cluster_load_conf_dir(conf_dir, &c->cluster, err);
 	if (rc == GP_OK)
 		rc = gp__policy_load(conf_dir, c->cluster, &c->policy, err);
+	if (rc == GP_OK && c->cluster->ntelemetry > 0) {
+		gp_poller_opts_t opts = { .log = poller_log };
+
+		rc = gp_poller_create(c->cluster, &opts, &c->poller, err);
+		if (rc == GP_OK && gp_poller_start(c->poller, err) != GP_OK) {
+			/* no live power: the estimate from the cluster state remains */
+			slurm_error("gpuplace: telemetry not started: %s", err->text);
+			gp_poller_destroy(c->poller);
+			c->poller = NULL;
+		}
+	}
 	if (rc != GP_OK) {
 		conf_free(c);
 		return NULL;
@@ -316,9 +365,14 @@ static void refresh_state(gp_live_t *lv, unsigned *failures)
 	}
 	sn->conf = c; /* the reference conf_get() took */
 	sn->state = st;
-	/* once per snapshot, off the submission path (power/power.h: estimate
-	 * from the state; telemetry sources are not polled by the plugin yet) */
-	gp__power_view_fill(c->cluster, st, NULL, &c->policy, (double)st->time, sn->racks);
+	/* once per snapshot, off the submission path: measured draw from the
+	 * telemetry snapshot while fresh, else the estimate (power/power.h) */
+	{
+		const gp_power_snapshot_t *ps = c->poller ? gp_poller_snapshot_get(c->poller) : NULL;
+
+		gp__power_view_fill(c->cluster, st, ps, &c->policy, (double)st->time, sn->racks);
+		gp_power_snapshot_put(ps);
+	}
 	snap_publish(sn);
 }
 
@@ -335,6 +389,7 @@ static void *reload_main(void *arg)
 		struct timespec until;
 
 		pthread_mutex_unlock(&stop_lock);
+		graveyard_empty();
 		reload_if_changed(failed);
 		if (live)
 			refresh_state(&lv, &failures);
@@ -522,10 +577,13 @@ extern int init(void)
 		            err.text);
 	}
 	stop_requested = false;
-	if (pthread_create(&reload_thread, NULL, reload_main, NULL) == 0)
+	thread_owns_graveyard = true;
+	if (pthread_create(&reload_thread, NULL, reload_main, NULL) == 0) {
 		reload_running = true;
-	else
+	} else {
+		thread_owns_graveyard = false;
 		slurm_error("gpuplace: cannot start the reload thread: configuration changes need a restart");
+	}
 	return SLURM_SUCCESS;
 }
 
@@ -542,6 +600,9 @@ extern void fini(void)
 		pthread_join(reload_thread, NULL);
 		reload_running = false;
 	}
+	pthread_mutex_lock(&conf_lock);
+	thread_owns_graveyard = false; /* from now on the last put frees */
+	pthread_mutex_unlock(&conf_lock);
 	decider_reset(NULL);
 	pthread_mutex_lock(&conf_lock);
 	sn = snap_current;
@@ -551,6 +612,7 @@ extern void fini(void)
 	pthread_mutex_unlock(&conf_lock);
 	snap_put(sn);
 	conf_put(c);
+	graveyard_empty();
 }
 
 /* ---- hints ------------------------------------------------------------ */

@@ -3,13 +3,13 @@
 # slurm_plugin.sh - job_submit/gpuplace and the SPANK options in a real
 # slurmctld with 8 slurmd and fake GPUs (tests/slurm/harness.sh): two leaves,
 # two NVLink domains, two racks, rack A capped so low it can take no GPU
-# load.  Each scenario asserts where jobs land with squeue/scontrol.
+# load, and a rack power telemetry source that is down (connection refused).  Each scenario asserts where jobs land with squeue/scontrol.
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=13
+N_TESTS=14
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "integration tests need root"
@@ -24,6 +24,8 @@ export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpup
 # rack A: 4 nodes x 1 kW base + 16 idle GPUs x 50 W = 4.8 kW against a
 # 5 kW cap less the 5 % margin: no room for any GPU load
 export RACKA_KW=5 RACKB_KW=40
+# nothing listens on the discard port of the loopback address
+export TELEMETRY_URL=http://127.0.0.1:9/api/v1/query
 export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 n=0
@@ -44,6 +46,12 @@ ok "slurmctld loaded job_submit/gpuplace: $(grep -o 'gpuplace: loaded.*' "$D/log
 
 # wait until the plugin has read the cluster state once (it refreshes every 2 s)
 sleep 3
+
+# telemetry down: one log line names the source; placement goes on from the
+# estimated rack draw (checked by every scenario below)
+check 'grep -q "gpuplace: telemetry prom (http://127.0.0.1:9/api/v1/query)" "$D/log/slurmctld.log" && [ "$(grep -c "gpuplace: telemetry prom" "$D/log/slurmctld.log")" = 1 ]' \
+	"telemetry down is logged once by name: $(grep -o 'gpuplace: telemetry prom.*' "$D/log/slurmctld.log" | head -n1 | cut -c1-110)" \
+	"$(grep gpuplace "$D/log/slurmctld.log" | head -n 5)"
 
 # job id -> its nodes once running (empty if not within ~10 s)
 running_on() {

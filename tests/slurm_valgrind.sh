@@ -22,6 +22,8 @@ export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-vg.XXXXXX")
 export CTLPORT=${CTLPORT:-16987} BASEPORT=${BASEPORT:-17800}
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$build/plugin/.libs SPANK_PLUGINS=$build/plugin/.libs/spank_gpuplace.so
 export VALGRIND_LOG=$D/valgrind.%p.log
+# a telemetry source that is down: the poller thread runs its failure path too
+export TELEMETRY_URL=http://127.0.0.1:9/api/v1/query
 export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 trap '$H down >/dev/null 2>&1; rm -rf "$D"' EXIT

@@ -15,6 +15,8 @@
 #   SCHED_PARAMS  extra SchedulerParameters (default: none)
 #   SPANK_PLUGINS SPANK plugin .so paths for plugstack.conf (default: none)
 #   CTLPORT, BASEPORT  ports              (default 16817, 17000)
+#   TELEMETRY_URL a Prometheus URL gpuplace.conf polls for rack power
+#                 (default: none)
 #   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
 #                 in this file (default: no valgrind)
 #
@@ -109,6 +111,9 @@ Rack=rackB Nodes=n[$((half + 1))-$N] PowerCapKW=${RACKB_KW:-20} NodeBaseWatts=10
 Storage=nvme Scope=node WriteGBps=5
 Storage=pfs Scope=cluster WriteGBps=50
 CONF
+	if [ -n "${TELEMETRY_URL:-}" ]; then
+		echo "Telemetry=prom Type=prometheus URL=$TELEMETRY_URL Query=\"sum by (rack) (node_power_watts)\" Interval=2 Timeout=1" >>"$D/etc/gpuplace.conf"
+	fi
 }
 
 up() {
