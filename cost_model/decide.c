@@ -511,6 +511,14 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		if (job.gpus != r->gpus)
 			return gp__errorf(err, GP_EINVAL, "hint gpus=%d, but the job asks for %d GPUs",
 			                  job.gpus, r->gpus);
+		/* hints without any size (parallelism alone, or only gpus=): the
+		 * data-parallel gradient volume of the default profile, so the
+		 * placement still pays for spreading */
+		if (!(job.params > 0) && !(job.bytes[GP_DIM_TP] > 0) && !(job.bytes[GP_DIM_CP] > 0) &&
+		    !(job.bytes[GP_DIM_EP] > 0) && !(job.bytes[GP_DIM_DP] > 0) &&
+		    !(job.bytes[GP_DIM_PP] > 0) && !(job.hidden > 0))
+			job.bytes[GP_DIM_DP] = c->site.default_grad_bytes > 0 ? c->site.default_grad_bytes
+			                                                      : 1e9;
 	} else {
 		gp__job_profile_default(c, r->gpus, &job);
 	}
@@ -823,6 +831,7 @@ int gp__decision_print_json(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 	}
 	json_object_object_add(root, "candidates", arr);
 	if (fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+	                                                     JSON_C_TO_STRING_SPACED |
 	                                                     JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
 		rc = GP_EIO;
 	json_object_put(root);

@@ -20,6 +20,9 @@
  * (wait + run time x slowdown) beats starting now by more than wait_gain.
  * The run time is the request's time limit, else GP_DECIDE_DEFAULT_RUN_S.
  *
+ * Hints that give no size at all (parallelism only, or just gpus=) get the
+ * default profile's data-parallel gradient volume (DefaultGradientBytes).
+ *
  * Thread safety: a gp_engine_t serves one decision at a time.
  */
 #ifndef GP_DECIDE_H

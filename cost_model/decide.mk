@@ -32,3 +32,5 @@ tests_test_decide_CFLAGS = $(TEST_CFLAGS)
 tests_test_decide_LDADD = $(TEST_LIBS)
 TESTS += tests/test_decide
 gpuplace_SOURCES += tools/cmd_place.c
+TESTS += tests/place_cli.sh
+EXTRA_DIST += tests/place_cli.sh

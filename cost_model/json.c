@@ -1350,14 +1350,40 @@ static int parse_doc(const char *file, const char *buf, size_t len, json_object 
 	return GP_OK;
 }
 
+/* Parse buf into *root and check it is a gpuplace document of our schema
+ * with only the top-level keys gpuplace_model, model and state.  On error
+ * *root is NULL (nothing to put) and err says why. */
+static int open_doc(struct jx *x, const char *buf, size_t len, json_object **root)
+{
+	static const char *const keys[] = { "gpuplace_model", "model", "state", NULL };
+	int64_t ver = 0;
+	int rc;
+
+	if ((rc = parse_doc(x->file, buf, len, root, x->err)) < 0)
+		return rc;
+	if (!json_object_is_type(*root, json_type_object))
+		rc = gp__errorf(x->err, GP_EJSON, "%s: the document is %s, not an object", x->file,
+		                tname(*root));
+	else if ((rc = j_int(x, *root, "", "gpuplace_model", true, INT64_MIN + 1, INT64_MAX, &ver)) >= 0 &&
+	         ver != GP_JSON_SCHEMA)
+		rc = jfail(x, "gpuplace_model", "unsupported schema version %lld (this gpuplace "
+		           "reads %d)", (long long)ver, GP_JSON_SCHEMA);
+	else if (rc >= 0)
+		rc = j_keys(x, *root, "(document)", keys);
+	if (rc < 0) {
+		json_object_put(*root);
+		*root = NULL;
+		return rc;
+	}
+	return GP_OK;
+}
+
 int gp__cluster_load_json_buf(const char *name, const char *buf, size_t len,
                              gp_cluster_t **out, gp_state_t **state_out, gp_error_t *err)
 {
-	static const char *const keys[] = { "gpuplace_model", "model", "state", NULL };
 	struct jx x = { 0 };
 	json_object *root = NULL, *m, *st;
 	gp_state_t *s = NULL;
-	int64_t ver = 0;
 	int rc;
 
 	if (out)
@@ -1368,22 +1394,9 @@ int gp__cluster_load_json_buf(const char *name, const char *buf, size_t len,
 		return gp__errorf(err, GP_EINVAL, "no output pointer or buffer");
 	x.file = name ? name : "(json)";
 	x.err = err;
-	if ((rc = parse_doc(x.file, buf, len, &root, err)) < 0)
+	if ((rc = open_doc(&x, buf, len, &root)) < 0)
 		return rc;
-	if (!json_object_is_type(root, json_type_object)) {
-		rc = gp__errorf(err, GP_EJSON, "%s: the document is %s, not an object", x.file,
-		                tname(root));
-		goto out;
-	}
-	if ((rc = j_int(&x, root, "", "gpuplace_model", true, INT64_MIN + 1, INT64_MAX, &ver)) < 0)
-		goto out;
-	if (ver != GP_JSON_SCHEMA) {
-		rc = jfail(&x, "gpuplace_model", "unsupported schema version %lld (this gpuplace "
-		           "reads %d)", (long long)ver, GP_JSON_SCHEMA);
-		goto out;
-	}
-	if ((rc = j_keys(&x, root, "(document)", keys)) < 0 ||
-	    (rc = j_get(&x, root, "", "model", true, &m)) < 0)
+	if ((rc = j_get(&x, root, "", "model", true, &m)) < 0)
 		goto out;
 	if (!(x.c = gp__cluster_new())) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
@@ -1432,11 +1445,9 @@ int gp_cluster_load_json(const char *path, gp_cluster_t **out, gp_state_t **stat
 
 int gp_state_load_json(const gp_cluster_t *c, const char *path, gp_state_t **out, gp_error_t *err)
 {
-	static const char *const keys[] = { "gpuplace_model", "model", "state", NULL };
 	struct jx x = { 0 };
 	json_object *root = NULL, *st;
 	gp_state_t *s = NULL;
-	int64_t ver = 0;
 	size_t len = 0;
 	char *buf = NULL;
 	int32_t i;
@@ -1453,21 +1464,7 @@ int gp_state_load_json(const gp_cluster_t *c, const char *path, gp_state_t **out
 	/* the state section refers to nodes and racks by name: index the
 	 * model's; it is only read */
 	x.c = (gp_cluster_t *)c;
-	if ((rc = parse_doc(x.file, buf, len, &root, err)) < 0)
-		goto out;
-	if (!json_object_is_type(root, json_type_object)) {
-		rc = gp__errorf(err, GP_EJSON, "%s: the document is %s, not an object", x.file,
-		                tname(root));
-		goto out;
-	}
-	if ((rc = j_int(&x, root, "", "gpuplace_model", true, INT64_MIN + 1, INT64_MAX, &ver)) < 0)
-		goto out;
-	if (ver != GP_JSON_SCHEMA) {
-		rc = jfail(&x, "gpuplace_model", "unsupported schema version %lld (this gpuplace "
-		           "reads %d)", (long long)ver, GP_JSON_SCHEMA);
-		goto out;
-	}
-	if ((rc = j_keys(&x, root, "(document)", keys)) < 0 ||
+	if ((rc = open_doc(&x, buf, len, &root)) < 0 ||
 	    (rc = j_get(&x, root, "", "state", true, &st)) < 0)
 		goto out;
 	if ((rc = nidx_init(&x.nodes, c->nodes, sizeof(*c->nodes), (size_t)c->nnodes)) < 0 ||

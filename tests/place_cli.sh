@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# gpuplace place and gpuplace conf as a user runs them: decisions on the
+# example sites, JSON output, state documents, exit codes and messages.
+b=${GP_TOP_BUILDDIR:-.}
+s=${GP_TOP_SRCDIR:-.}
+g="$b/gpuplace"
+t=$(mktemp -d "${TMPDIR:-/tmp}/gp-place.XXXXXX")
+trap 'rm -rf "$t"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+no() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$t/out" "$t/err" 2>/dev/null | head -n 20; }
+run() { "$@" >"$t/out" 2>"$t/err"; echo $? >"$t/rc"; }
+echo "1..10"
+
+run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=64,tp=8,pp=2,params=70e9,step_s=2
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '^nodes:    dgx\[001-008\]' "$t/out" &&
+	grep -q '^checkpoint: every [0-9]* s to ' "$t/out"; then
+	ok "64-GPU job on the idle SuperPOD-like site: PIN in one scalable unit, with a checkpoint plan"
+else no "64-GPU job on the idle SuperPOD-like site"; fi
+
+run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=64 --json-out
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '"decision": "PIN"' "$t/out" && grep -q '"candidates": \[' "$t/out"; then
+	ok "--json-out prints the decision and candidates as JSON"
+else no "--json-out"; fi
+
+run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=4096
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: REJECT' "$t/out" && grep -q 'can never fit' "$t/out"; then
+	ok "a job larger than the cluster is rejected with the reason"
+else no "REJECT"; fi
+
+run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=16 --exclude 'dgx[001-128]'
+if grep -q '^decision: REJECT' "$t/out" && grep -q 'excluded' "$t/out"; then
+	ok "--exclude of every node: rejected, the reason counts the excluded nodes"
+else no "--exclude"; fi
+
+# a state that fills scalable unit 1 except two nodes: the job goes elsewhere
+"$g" cluster export --conf-dir "$s/etc/superpod-h100" >"$t/model.json" 2>"$t/err"
+{
+	printf '{"gpuplace_model": 1, "state": {"time": 1000, "nodes": ['
+	i=1; sep=''
+	while [ $i -le 30 ]; do
+		printf '%s{"name": "dgx%03d", "alloc": [0,1,2,3,4,5,6,7]}' "$sep" $i; sep=', '; i=$((i + 1))
+	done
+	printf ']}}\n'
+} >"$t/state.json"
+run "$g" place --conf-dir "$s/etc/superpod-h100" --state "$t/state.json" --job gpus=64
+if grep -q '^decision: PIN' "$t/out" && ! grep -q '^nodes:    dgx\[0*0[0-2]' "$t/out" && grep -q '^nodes:    dgx\[033-040\]' "$t/out"; then
+	ok "--state: a busy scalable unit is avoided ($(grep '^nodes' "$t/out"))"
+else no "--state"; fi
+
+run "$g" place --json "$t/model.json" --state "$t/state.json" --job gpus=64 --policy gpuplace_policy=pack
+if grep -q '^decision: PIN' "$t/out"; then ok "a JSON model with a state file and a --policy preset"; else no "--json with --state"; fi
+
+run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=64,tp=banana
+if [ "$(cat "$t/rc")" = 2 ] && grep -q 'tp' "$t/err"; then ok "a bad hint is a usage error naming it"; else no "bad hint"; fi
+
+run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=8 --policy gpuplace_topk=0
+if [ "$(cat "$t/rc")" != 0 ] && grep -q 'gpuplace_topk' "$t/err"; then ok "a bad --policy key is named"; else no "bad policy"; fi
+
+run "$g" conf --conf-dir "$s/etc/mixed-pcie" --what topology
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^SwitchName=' "$t/out"; then ok "gpuplace conf --what topology writes SwitchName lines"; else no "conf topology"; fi
+
+run "$g" conf --conf-dir "$s/etc/nvl72-gb200" --what nodes
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^NodeName=gb\[001-018\].*Features=.*gpnvl_' "$t/out"; then
+	ok "gpuplace conf --what nodes adds the NVLink-domain features"
+else no "conf nodes"; fi
