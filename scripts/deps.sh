@@ -6,7 +6,7 @@ set -eu
 PKGS="build-essential autoconf automake libtool pkg-config
 libjson-c-dev libcurl4-openssl-dev libhwloc-dev hwloc libcmocka-dev
 libslurm-dev slurmctld slurmd slurm-client munge
-valgrind gnuplot-nox procps iproute2 ca-certificates"
+valgrind gnuplot-nox procps iproute2 ca-certificates bc"
 missing=""
 for p in $PKGS; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
