@@ -31,3 +31,27 @@ EXTRA_DIST += tests/fuzz_prom.sh tests/fuzz_redfish.sh tests/valgrind_telemetry.
 
 # gpuplace power show|curve
 gpuplace_SOURCES += tools/cmd_power.c
+
+# The power module under AddressSanitizer and UndefinedBehaviorSanitizer:
+# the telemetry tests (real HTTP over loopback, every failure mode) and both
+# parser fuzz targets, with power/*.c compiled instrumented into each
+# program (its symbols take precedence over the uninstrumented copies in
+# libgpuplace_core).
+ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+GP_POWER_SOURCES = power/estimate.c power/capspeed.c power/parse.c power/telemetry.c
+check_PROGRAMS += tests/asan_telemetry tests/asan_fuzz_prom tests/asan_fuzz_redfish
+tests_asan_telemetry_SOURCES = $(tests_test_telemetry_SOURCES) $(GP_POWER_SOURCES)
+tests_asan_telemetry_CPPFLAGS = $(tests_test_telemetry_CPPFLAGS)
+tests_asan_telemetry_CFLAGS = $(TEST_CFLAGS) $(ASAN_FLAGS)
+tests_asan_telemetry_LDFLAGS = $(ASAN_FLAGS)
+tests_asan_telemetry_LDADD = $(TEST_LIBS)
+tests_asan_fuzz_prom_SOURCES = tests/fuzz_prom.c tests/fuzz_driver.c $(GP_POWER_SOURCES)
+tests_asan_fuzz_prom_CFLAGS = $(TEST_CFLAGS) $(ASAN_FLAGS)
+tests_asan_fuzz_prom_LDFLAGS = $(ASAN_FLAGS)
+tests_asan_fuzz_prom_LDADD = $(GP_LIBS)
+tests_asan_fuzz_redfish_SOURCES = tests/fuzz_redfish.c tests/fuzz_driver.c $(GP_POWER_SOURCES)
+tests_asan_fuzz_redfish_CFLAGS = $(TEST_CFLAGS) $(ASAN_FLAGS)
+tests_asan_fuzz_redfish_LDFLAGS = $(ASAN_FLAGS)
+tests_asan_fuzz_redfish_LDADD = $(GP_LIBS)
+TESTS += tests/asan_telemetry tests/asan_power_fuzz.sh
+EXTRA_DIST += tests/asan_power_fuzz.sh
