@@ -100,6 +100,12 @@ static int fetch(gp_live_t *lv)
 	} else if (slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA) {
 		return slurm_get_errno();
 	}
+	/* Running jobs' end times and GPU indices only feed wait-or-spread and
+	 * the power estimate's load; reading every job (the queue included) is
+	 * the dearest call, so it is done less often than the node state. */
+	if (lv->jobs && time(NULL) - lv->jobs_time < GP_LIVE_JOBS_EVERY_S)
+		return lv->nodes ? SLURM_SUCCESS : SLURM_ERROR;
+	lv->jobs_time = time(NULL);
 	rc = slurm_load_jobs(lv->jobs ? lv->jobs->last_update : 0, &j, SHOW_ALL | SHOW_DETAIL);
 	if (rc == SLURM_SUCCESS) {
 		if (lv->jobs)

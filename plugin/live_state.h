@@ -5,15 +5,20 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <slurm/slurm.h>
 
 #include "model.h"
 
+/* Job information is read at most this often (node state every refresh). */
+#define GP_LIVE_JOBS_EVERY_S 10
+
 /* Cached libslurm responses; one per refreshing thread. */
 typedef struct gp_live {
 	node_info_msg_t *nodes;
 	job_info_msg_t *jobs;
+	time_t jobs_time;       /* when job information was last asked for */
 } gp_live_t;
 
 void gp_live_init(gp_live_t *lv);
