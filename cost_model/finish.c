@@ -117,8 +117,7 @@ static int finish_nodes(gp_cluster_t *c, gp_error_t *err)
 	return GP_OK;
 }
 
-/* Add the synthetic root "(top)" over several top switches. */
-static int add_synthetic_root(gp_cluster_t *c, int32_t ntops, gp_error_t *err)
+int gp__switch_add_synthetic_root(gp_cluster_t *c, int32_t ntops, gp_error_t *err)
 {
 	gp_switch_t *sw, *top;
 	int32_t i, k = 0;
@@ -146,8 +145,7 @@ static int add_synthetic_root(gp_cluster_t *c, int32_t ntops, gp_error_t *err)
 	return GP_OK;
 }
 
-/* Iterative DFS from the root: levels (post-order), node order, ranges. */
-static int walk_tree(gp_cluster_t *c, gp_error_t *err)
+int gp__switch_walk_tree(gp_cluster_t *c, gp_error_t *err)
 {
 	int32_t *stack = NULL, *next = NULL, sp = 0, pos = 0, i;
 	int rc = GP_ENOMEM;
@@ -260,7 +258,7 @@ static int finish_switches(gp_cluster_t *c, gp_error_t *err)
 	if (c->nswitches > 0 && ntops == 0)
 		return gp__errorf(err, GP_ECONFIG, "switch cycle: no top switch");
 	if (ntops > 1) {
-		if ((rc = add_synthetic_root(c, ntops, err)) < 0)
+		if ((rc = gp__switch_add_synthetic_root(c, ntops, err)) < 0)
 			return rc;
 	} else {
 		c->root = top;
@@ -278,7 +276,7 @@ static int finish_switches(gp_cluster_t *c, gp_error_t *err)
 		c->nlevels = 0;
 		return GP_OK;
 	}
-	if ((rc = walk_tree(c, err)) < 0)
+	if ((rc = gp__switch_walk_tree(c, err)) < 0)
 		return rc;
 	c->nlevels = c->switches[c->root].level + 1;
 	if (c->nlevels > GP_MAX_LEVELS - 1)
@@ -287,15 +285,49 @@ static int finish_switches(gp_cluster_t *c, gp_error_t *err)
 	return GP_OK;
 }
 
-/* NVLink islands: connected components of links > 0, else by the profile. */
+void gp__layout_islands(gp_gres_layout_t *g, bool nvlink)
+{
+	int map[GP_MAX_GPUS_PER_NODE];
+	int a, b, changed;
+
+	memset(g->island, 0, sizeof(g->island));
+	g->nislands = 0;
+	if (!g->has_links) {
+		for (a = 0; a < g->ngpus; a++)
+			g->island[a] = nvlink ? 0 : (uint8_t)a;
+		g->nislands = g->ngpus == 0 ? 0 : (nvlink ? 1 : g->ngpus);
+		return;
+	}
+	/* label propagation: tiny matrices (<= 16 x 16) */
+	for (a = 0; a < g->ngpus; a++)
+		g->island[a] = (uint8_t)a;
+	do {
+		changed = 0;
+		for (a = 0; a < g->ngpus; a++)
+			for (b = 0; b < g->ngpus; b++)
+				if (a != b && (g->links[a][b] > 0 || g->links[b][a] > 0) &&
+				    g->island[b] < g->island[a]) {
+					g->island[a] = g->island[b];
+					changed = 1;
+				}
+	} while (changed);
+	/* renumber islands densely in GPU order */
+	for (a = 0; a < GP_MAX_GPUS_PER_NODE; a++)
+		map[a] = -1;
+	for (a = 0; a < g->ngpus; a++) {
+		if (map[g->island[a]] < 0)
+			map[g->island[a]] = g->nislands++;
+		g->island[a] = (uint8_t)map[g->island[a]];
+	}
+}
+
+/* NVLink islands of every layout; NVLink or not from the first node using it. */
 static void finish_layouts(gp_cluster_t *c)
 {
 	int32_t l, i;
 
 	for (l = 0; l < c->nlayouts; l++) {
-		gp_gres_layout_t *g = &c->layouts[l];
 		bool nvlink = false;
-		int a, b, changed;
 
 		for (i = 0; i < c->nnodes; i++)
 			if (c->nodes[i].layout == l) {
@@ -304,39 +336,7 @@ static void finish_layouts(gp_cluster_t *c)
 				nvlink = p >= 0 && c->profiles[p].nvlink_gbps > 0;
 				break;
 			}
-		memset(g->island, 0, sizeof(g->island));
-		g->nislands = 0;
-		if (!g->has_links) {
-			for (a = 0; a < g->ngpus; a++)
-				g->island[a] = nvlink ? 0 : (uint8_t)a;
-			g->nislands = g->ngpus == 0 ? 0 : (nvlink ? 1 : g->ngpus);
-			continue;
-		}
-		/* label propagation: tiny matrices (<= 16 x 16) */
-		for (a = 0; a < g->ngpus; a++)
-			g->island[a] = (uint8_t)a;
-		do {
-			changed = 0;
-			for (a = 0; a < g->ngpus; a++)
-				for (b = 0; b < g->ngpus; b++)
-					if (a != b && (g->links[a][b] > 0 || g->links[b][a] > 0) &&
-					    g->island[b] < g->island[a]) {
-						g->island[a] = g->island[b];
-						changed = 1;
-					}
-		} while (changed);
-		/* renumber islands densely in GPU order */
-		{
-			int map[GP_MAX_GPUS_PER_NODE];
-
-			for (a = 0; a < GP_MAX_GPUS_PER_NODE; a++)
-				map[a] = -1;
-			for (a = 0; a < g->ngpus; a++) {
-				if (map[g->island[a]] < 0)
-					map[g->island[a]] = g->nislands++;
-				g->island[a] = (uint8_t)map[g->island[a]];
-			}
-		}
+		gp__layout_islands(&c->layouts[l], nvlink);
 	}
 }
 

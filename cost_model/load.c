@@ -18,42 +18,6 @@
 
 #include "conf.h"
 
-/* NVLink islands of a layout: connected components of links > 0 when
- * Links= is given, else one island (NVSwitch node) or one per GPU (PCIe). */
-static void layout_islands(gp_gres_layout_t *g, bool nvlink)
-{
-	int map[GP_MAX_GPUS_PER_NODE];
-	int a, b, changed;
-
-	g->nislands = 0;
-	memset(g->island, 0, sizeof(g->island));
-	if (!g->has_links) {
-		for (a = 0; a < g->ngpus; a++)
-			g->island[a] = nvlink ? 0 : (uint8_t)a;
-		g->nislands = g->ngpus == 0 ? 0 : (nvlink ? 1 : g->ngpus);
-		return;
-	}
-	for (a = 0; a < g->ngpus; a++)
-		g->island[a] = (uint8_t)a;
-	do { /* label propagation over at most 16 x 16 */
-		changed = 0;
-		for (a = 0; a < g->ngpus; a++)
-			for (b = 0; b < g->ngpus; b++)
-				if (a != b && (g->links[a][b] > 0 || g->links[b][a] > 0) &&
-				    g->island[b] < g->island[a]) {
-					g->island[a] = g->island[b];
-					changed = 1;
-				}
-	} while (changed);
-	for (a = 0; a < GP_MAX_GPUS_PER_NODE; a++)
-		map[a] = -1;
-	for (a = 0; a < g->ngpus; a++) {
-		if (map[g->island[a]] < 0)
-			map[g->island[a]] = g->nislands++;
-		g->island[a] = (uint8_t)map[g->island[a]];
-	}
-}
-
 static uint32_t layout_hash(const gp_gres_layout_t *g)
 {
 	const unsigned char *p[3] = { (const void *)g->links, g->island, (const void *)g->cores };
@@ -98,7 +62,7 @@ static int build_layouts(gp__load_t *ld, gp_error_t *err)
 
 		if (g->ngpus == 0)
 			continue;
-		layout_islands(g, p >= 0 && c->profiles[p].nvlink_gbps > 0);
+		gp__layout_islands(g, p >= 0 && c->profiles[p].nvlink_gbps > 0);
 		h = layout_hash(g) & mask;
 		while (tab[h] >= 0 && !layout_eq(&c->layouts[tab[h]], g))
 			h = (h + 1) & mask;

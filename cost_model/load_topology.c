@@ -140,76 +140,6 @@ static int add_node(void *arg, const char *name, gp_error_t *err)
 	return GP_OK;
 }
 
-/* Add the synthetic root "(top)" over several top switches. */
-static int add_synthetic_root(gp_cluster_t *c, int32_t ntops, gp_error_t *err)
-{
-	gp_switch_t *top;
-	int32_t i, k = 0;
-
-	if (gp__resize(&c->switches, (size_t)c->nswitches, (size_t)c->nswitches + 1,
-	               sizeof(*c->switches)))
-		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	top = &c->switches[c->nswitches];
-	memset(top, 0, sizeof(*top));
-	snprintf(top->name, sizeof(top->name), "(top)");
-	top->parent = -1;
-	top->disconnected = true;
-	top->children = malloc((size_t)ntops * sizeof(*top->children));
-	if (!top->children)
-		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	for (i = 0; i < c->nswitches; i++)
-		if (c->switches[i].parent < 0) {
-			top->children[k++] = i;
-			c->switches[i].parent = c->nswitches;
-		}
-	top->nchildren = k;
-	c->root = c->nswitches;
-	c->nswitches++;
-	return GP_OK;
-}
-
-/* Iterative DFS from the root: each switch's own nodes first, then its
- * subtrees; levels in post-order. */
-static int walk_tree(gp_cluster_t *c, gp_error_t *err)
-{
-	int32_t *stack, *next, sp = 0, pos = 0, i;
-
-	stack = malloc(((size_t)c->nswitches + 1) * sizeof(*stack));
-	next = calloc((size_t)c->nswitches + 1, sizeof(*next));
-	if (!stack || !next) {
-		free(stack);
-		free(next);
-		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	}
-	stack[sp++] = c->root;
-	while (sp > 0) {
-		int32_t s = stack[sp - 1];
-		gp_switch_t *w = &c->switches[s];
-
-		if (next[s] == 0) {
-			w->first = pos;
-			for (i = 0; i < w->nnodes; i++) {
-				c->node_order[pos] = w->nodes[i];
-				c->node_pos[w->nodes[i]] = pos;
-				pos++;
-			}
-		}
-		if (next[s] < w->nchildren) {
-			stack[sp++] = w->children[next[s]++];
-			continue;
-		}
-		w->count = pos - w->first;
-		w->level = 0;
-		for (i = 0; i < w->nchildren; i++)
-			if (c->switches[w->children[i]].level + 1 > w->level)
-				w->level = c->switches[w->children[i]].level + 1;
-		sp--;
-	}
-	free(stack);
-	free(next);
-	return GP_OK;
-}
-
 static int resolve(topo_ctx_t *t, gp_error_t *err)
 {
 	gp__load_t *ld = t->ld;
@@ -269,13 +199,13 @@ static int resolve(topo_ctx_t *t, gp_error_t *err)
 			top = i;
 		}
 	if (ntops > 1) {
-		if ((rc = add_synthetic_root(c, ntops, err)))
+		if ((rc = gp__switch_add_synthetic_root(c, ntops, err)))
 			return rc;
 	} else {
 		c->root = top;
 	}
 	if (c->root >= 0) {
-		if ((rc = walk_tree(c, err)))
+		if ((rc = gp__switch_walk_tree(c, err)))
 			return rc;
 		c->nlevels = c->switches[c->root].level + 1;
 		if (c->nlevels > GP_MAX_LEVELS - 1)

@@ -303,6 +303,19 @@ int gp__cluster_finish(gp_cluster_t *c, gp_error_t *err);
 int gp__cluster_load_json_buf(const char *name, const char *buf, size_t len,
                               gp_cluster_t **out, gp_state_t **state_out, gp_error_t *err);
 
+/* Shared by the loaders (cost_model/finish.c):
+ * a synthetic root "(top)" (disconnected) over the ntops switches without a
+ * parent; 0 or GP_ENOMEM. */
+int gp__switch_add_synthetic_root(gp_cluster_t *c, int32_t ntops, gp_error_t *err);
+/* From c->root: every switch's level (post-order), the DFS node order
+ * (each switch's own nodes, then its subtrees; nodes outside the tree last)
+ * into c->node_order/node_pos (allocated by the caller, nnodes each) and
+ * every switch's [first, first+count); 0, GP_ENOMEM or GP_ECONFIG (cycle). */
+int gp__switch_walk_tree(gp_cluster_t *c, gp_error_t *err);
+/* NVLink islands of a layout: connected components of links > 0 when it
+ * has Links=, else one island (NVLink, NVSwitch node) or one per GPU. */
+void gp__layout_islands(gp_gres_layout_t *g, bool nvlink);
+
 /* Number of set bits in a GPU mask. */
 static inline int gp__popcount(uint32_t m) { return __builtin_popcount(m); }
 
