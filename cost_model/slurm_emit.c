@@ -286,66 +286,71 @@ out:
 	return rc;
 }
 
+/* Can nodes a and b share a line written from the model alone? */
+static bool same_line(const gp_node_t *a, const gp_node_t *b)
+{
+	return a->ngpus == b->ngpus && a->profile == b->profile && a->cpus == b->cpus &&
+	       a->real_memory_mb == b->real_memory_mb && a->weight == b->weight &&
+	       !strcmp(a->features ? a->features : "", b->features ? b->features : "");
+}
+
+/* One NodeName line for nodes [from, to) of c, all like nodes[from]. */
+static int put_model_line(const gp_cluster_t *c, int32_t from, int32_t to, const char *domain,
+                          FILE *f, gp_error_t *err)
+{
+	const gp_node_t *a = &c->nodes[from];
+	char **names = malloc((size_t)(to - from) * sizeof(*names)), *list, features[FEATURES_MAX];
+	size_t used = 0;
+	int32_t i;
+
+	if (!names)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	for (i = from; i < to; i++)
+		names[i - from] = (char *)c->nodes[i].name;
+	list = ranged(names, to - from);
+	free(names);
+	if (!list)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	fprintf(f, "NodeName=%s", list);
+	free(list);
+	if (a->cpus > 0)
+		fprintf(f, " CPUs=%d", a->cpus);
+	if (a->real_memory_mb > 0)
+		fprintf(f, " RealMemory=%lld", (long long)a->real_memory_mb);
+	if (a->ngpus > 0 && a->profile >= 0)
+		fprintf(f, " Gres=gpu:%s:%d", c->profiles[a->profile].name, a->ngpus);
+	else if (a->ngpus > 0)
+		fprintf(f, " Gres=gpu:%d", a->ngpus);
+	if (a->weight != 1)
+		fprintf(f, " Weight=%u", a->weight);
+	features[0] = '\0';
+	if ((a->features && append(features, sizeof(features), &used, a->features)) ||
+	    append(features, sizeof(features), &used, domain))
+		return gp__errorf(err, GP_ELIMIT, "features of '%s' are too long", a->name);
+	if (*features)
+		put_kv(f, "Features", features);
+	fputc('\n', f);
+	return GP_OK;
+}
+
 /* Without slurm.conf: the lines the model can say, one per run of nodes
- * with equal attributes. */
+ * with equal attributes and domain features. */
 static int nodes_from_model(const gp_cluster_t *c, FILE *f, gp_error_t *err)
 {
-	char dom[FEATURES_MAX], prev[FEATURES_MAX], features[FEATURES_MAX], *s;
-	int32_t i, start = 0;
+	char dom[FEATURES_MAX], next[FEATURES_MAX];
+	int32_t start, end;
+	int rc;
 
-	for (i = 0; i <= c->nnodes; i++) {
-		const gp_node_t *a, *b;
-
-		if (i < c->nnodes &&
-		    gp__node_domain_features(c, i, dom, sizeof(dom)))
-			return gp__errorf(err, GP_ELIMIT, "domain features of '%s' are too long", c->nodes[i].name);
-		if (i > start) {
-			a = &c->nodes[start];
-			b = i < c->nnodes ? &c->nodes[i] : NULL;
-			if (b && !strcmp(dom, prev) && a->ngpus == b->ngpus && a->profile == b->profile &&
-			    a->cpus == b->cpus && a->real_memory_mb == b->real_memory_mb &&
-			    a->weight == b->weight &&
-			    !strcmp(a->features ? a->features : "", b->features ? b->features : ""))
-				continue;
-			{
-				int32_t *idx = malloc((size_t)(i - start) * sizeof(*idx));
-				size_t used = 0;
-				int32_t k;
-
-				if (!idx)
-					return gp__errorf(err, GP_ENOMEM, "out of memory");
-				for (k = start; k < i; k++)
-					idx[k - start] = k;
-				s = ranged_nodes(c, idx, i - start);
-				free(idx);
-				if (!s)
-					return gp__errorf(err, GP_ENOMEM, "out of memory");
-				fprintf(f, "NodeName=%s", s);
-				free(s);
-				if (a->cpus > 0)
-					fprintf(f, " CPUs=%d", a->cpus);
-				if (a->real_memory_mb > 0)
-					fprintf(f, " RealMemory=%lld", (long long)a->real_memory_mb);
-				if (a->ngpus > 0) {
-					if (a->profile >= 0)
-						fprintf(f, " Gres=gpu:%s:%d", c->profiles[a->profile].name, a->ngpus);
-					else
-						fprintf(f, " Gres=gpu:%d", a->ngpus);
-				}
-				if (a->weight != 1)
-					fprintf(f, " Weight=%u", a->weight);
-				features[0] = '\0';
-				if ((a->features && append(features, sizeof(features), &used, a->features)) ||
-				    append(features, sizeof(features), &used, prev))
-					return gp__errorf(err, GP_ELIMIT, "features of '%s' are too long", a->name);
-				if (*features)
-					put_kv(f, "Features", features);
-				fputc('\n', f);
-			}
-			start = i;
-		}
-		if (i < c->nnodes)
-			memcpy(prev, dom, sizeof(prev));
+	for (start = 0; start < c->nnodes; start = end) {
+		if (gp__node_domain_features(c, start, dom, sizeof(dom)))
+			return gp__errorf(err, GP_ELIMIT, "domain features of '%s' are too long",
+			                  c->nodes[start].name);
+		for (end = start + 1; end < c->nnodes; end++)
+			if (!same_line(&c->nodes[start], &c->nodes[end]) ||
+			    gp__node_domain_features(c, end, next, sizeof(next)) || strcmp(next, dom))
+				break;
+		if ((rc = put_model_line(c, start, end, dom, f, err)))
+			return rc;
 	}
 	return GP_OK;
 }
@@ -358,7 +363,8 @@ int gp__emit_slurm_nodes(const gp_cluster_t *c, const char *dir, FILE *f, gp_err
 
 	fprintf(f, "# NodeName lines for slurm.conf with gpuplace's topology-domain features\n"
 	           "# (gpsw_ = switch, gpnvl_ = NVLink domain, gprack_ = rack); they replace\n"
-	           "# the NodeName lines of %s/slurm.conf.\n", dir ? dir : "the site's");
+	           "# the NodeName lines of %s%s.\n", dir ? dir : "the site's slurm.conf",
+	        dir ? "/slurm.conf" : "");
 	if (!dir)
 		return nodes_from_model(c, f, err);
 	rc = gp__conf_read(&paths, dir, "slurm.conf", false, node_line, &ec, err);

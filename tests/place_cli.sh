@@ -11,7 +11,7 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 no() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$t/out" "$t/err" 2>/dev/null | head -n 20; }
 run() { "$@" >"$t/out" 2>"$t/err"; echo $? >"$t/rc"; }
-echo "1..10"
+echo "1..11"
 
 run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=64,tp=8,pp=2,params=70e9,step_s=2
 if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '^nodes:    dgx\[001-008\]' "$t/out" &&
@@ -65,3 +65,11 @@ run "$g" conf --conf-dir "$s/etc/nvl72-gb200" --what nodes
 if [ "$(cat "$t/rc")" = 0 ] && grep -q '^NodeName=gb\[001-018\].*Features=.*gpnvl_' "$t/out"; then
 	ok "gpuplace conf --what nodes adds the NVLink-domain features"
 else no "conf nodes"; fi
+
+"$g" cluster export --conf-dir "$s/etc/nvl72-gb200" >"$t/nvl.json" 2>"$t/err"
+run "$g" conf --json "$t/nvl.json" --what nodes
+if [ "$(cat "$t/rc")" = 0 ] && grep -q "the NodeName lines of the site's slurm.conf" "$t/out" &&
+	grep -q '^NodeName=gb\[001-018\] CPUs=144 .*Gres=gpu:gb200:4 Features=.*gpnvl_nvl01,gprack_rack01$' "$t/out" &&
+	[ "$(grep -c '^NodeName=' "$t/out")" = 16 ]; then
+	ok "gpuplace conf from a JSON model: one line per rack with its domain features"
+else no "conf from JSON"; fi
