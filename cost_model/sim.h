@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sim.h - the discrete-event simulator (internal): replay a job trace on a
+ * cluster model under a placement policy and measure what it gives.
+ *
+ * Events are job arrivals (trace submit times) and completions.  After the
+ * events of one instant, one scheduling pass runs, as Slurm's scheduler
+ * with sched/backfill would: jobs in FIFO order (submit time, then trace
+ * id); each starts if the policy places it now; the first that cannot gets
+ * a reservation (EASY backfill: the earliest instant, among the predicted
+ * completions of running jobs, at which the policy can place it, and the
+ * GPUs it would use then); later jobs may start now if they end before
+ * that instant or keep off the reserved GPUs.  Up to bf_max_job_test jobs
+ * after the reserved one are tried per pass (Slurm's bf_max_job_test).
+ * Run-time estimates are exact (the scheduler knows each job's run time),
+ * which is the best case for backfill and the same for every policy.
+ *
+ * A job's run time is its trace duration x slowdown, where slowdown = the
+ * cost model's predicted step time on its placement / the predicted step
+ * time on the ideal placement (gp__cost_ideal), both for the default job
+ * profile of its GPU count (cost.h), so placement changes completion times.
+ *
+ * Requests: a job of g GPUs on a cluster whose largest node has G GPUs asks
+ * for one node when g <= G (GPUs per node g), else for n = ceil(g / G)
+ * nodes (the trace's nodes column when given) with g / n GPUs per node when
+ * that divides, in the default partition.
+ *
+ * Policies:
+ *   first-fit  Slurm without topology: nodes in Slurm's order (Weight, then
+ *              slurm.conf order); a one-node job takes the first node with
+ *              enough free GPUs, a multi-node job the first nodes that have.
+ *   tree       Slurm's topology/tree: the lowest-level switch whose subtree
+ *              can hold the job, the one with the fewest usable free GPUs
+ *              among those (best fit); under it, the leaf with the fewest
+ *              usable GPUs that holds the rest alone, else the leaf with
+ *              the most, until placed; a one-node job takes the node with
+ *              the fewest free GPUs that fits (best fit), nodes in order
+ *              otherwise.
+ *   PRESET     gpuplace: gp__decide() with that policy preset (balanced,
+ *              pack, performance, power-save), the racks' power headroom
+ *              from the power model's estimate, exactly as the plugin
+ *              decides; PIN starts the job, CONSTRAIN keeps it queued
+ *              (waiting for a better set or for power), REJECT drops it.
+ *   site       the policy of the cluster's slurm.conf SchedulerParameters
+ *              (gp__policy_load), when the model came from a conf dir.
+ * Baselines see GPUs only: they start jobs whatever the racks' power.
+ *
+ * Power: each rack's draw is the power model's estimate
+ * (gp_power_estimate_all: node base, idle GPUs at idle watts, busy GPUs at
+ * TDP) kept up to date at every start and end.  A cap violation is a job
+ * start after which a rack draws more than min(PowerCapKW, CoolingKW)
+ * (margin not applied); the violation GPU-hours are the GPU-hours run in
+ * racks while they draw more than that.
+ *
+ * Determinism: no randomness and no clock reading influences the result;
+ * the same cluster, trace, policy and options give the same numbers.
+ */
+#ifndef GP_SIM_H
+#define GP_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model.h"
+#include "policy.h"
+#include "trace.h"
+
+typedef enum gp_sim_kind {
+	GP_SIM_FIRST_FIT = 0,
+	GP_SIM_TREE = 1,
+	GP_SIM_GPUPLACE = 2,
+} gp_sim_kind_t;
+
+typedef struct gp_sim_policy {
+	char name[32];          /* "first-fit", "tree", a preset name, or "site" */
+	gp_sim_kind_t kind;
+	gp_policy_t policy;     /* GP_SIM_GPUPLACE only */
+} gp_sim_policy_t;
+
+/* Resolve a policy name: first-fit, tree, any gp__policy_presets name, or
+ * site (the policy of c's conf dir; GP_EINVAL when c has none).  GP_ENOENT
+ * lists the names. */
+int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_t *out,
+                         gp_error_t *err);
+
+/* Names gp__sim_policy_parse accepts, NULL-terminated (site aside). */
+extern const char *const gp__sim_policy_names[];
+
+typedef struct gp_sim_opts {
+	int32_t bf_max_job_test;  /* jobs tried per backfill pass, default 500 (Slurm's) */
+	int32_t samples;          /* time-series points over the run, default 500 */
+	bool check;               /* verify conservation after every event (slow):
+	                           * GP_EINTERNAL names the first breach */
+} gp_sim_opts_t;
+
+void gp__sim_opts_defaults(gp_sim_opts_t *o);
+
+/* One job's fate. */
+typedef struct gp_sim_job {
+	uint32_t id;              /* trace id */
+	int32_t gpus;
+	int32_t nnodes;           /* nodes of its placement (0 if never started) */
+	int32_t nleaves;          /* leaf switches spanned (0 without topology) */
+	int32_t nracks;           /* racks touched */
+	double submit_s;
+	double start_s;           /* < 0: never started (rejected) */
+	double end_s;
+	double duration_s;        /* trace duration */
+	double slowdown;          /* run time / duration (>= 1) */
+	double overhead;          /* predicted communication overhead fraction */
+	bool rejected;            /* the policy can never place it */
+	bool backfilled;          /* started ahead of an earlier queued job */
+	bool violation;           /* its start took a rack above its limit */
+} gp_sim_job_t;
+
+typedef struct gp_sim_metrics {
+	int32_t jobs;             /* trace jobs */
+	int32_t completed;
+	int32_t rejected;
+	int32_t backfilled;
+	double span_s;            /* first submit .. last completion */
+	double jct_mean_s, jct_p50_s, jct_p95_s;    /* completion - submit */
+	double wait_mean_s, wait_p50_s, wait_p95_s; /* start - submit */
+	double slowdown_mean;     /* GPU-hour-weighted mean slowdown */
+	double gpu_util;          /* busy GPU-seconds / (cluster GPUs x span) */
+	double overhead_gpuh;     /* GPU-hour-weighted mean predicted comm overhead */
+	int32_t multi_node;       /* jobs placed on more than one node */
+	int32_t spread;           /* jobs placed under more than one leaf switch */
+	int32_t violations;       /* job starts taking a rack above its limit */
+	double violation_gpuh;    /* GPU-hours run in racks above their limit */
+	double frag_mean;         /* time-weighted mean fraction of free GPUs
+	                           * stranded on partly used nodes */
+	double peak_rack_frac;    /* highest rack draw / limit seen */
+	int64_t decisions;        /* placement attempts (engine or baseline) */
+	int64_t events;           /* arrivals + completions processed */
+	int64_t passes;           /* scheduling passes */
+} gp_sim_metrics_t;
+
+typedef struct gp_sim_result {
+	char policy[32];
+	gp_sim_metrics_t m;
+	gp_sim_job_t *jobs;       /* njobs, in trace order (by submit) */
+	int32_t njobs;
+	/* Time series, nsamples points at t[i] (equally spaced from the first
+	 * submit to the last completion): */
+	int32_t nsamples;
+	double *t;                /* seconds */
+	double *util;             /* busy GPUs / cluster GPUs */
+	int32_t *queued;          /* jobs waiting */
+	int32_t nracks;
+	double *rack_w;           /* nsamples x nracks: estimated draw, W, row-major */
+	double *rack_limit_w;     /* nracks: min(cap, cooling), W; INFINITY = none */
+} gp_sim_result_t;
+
+/*
+ * Replay trace t on cluster c under policy p.  s0 (may be NULL) gives the
+ * initial node flags (DOWN/DRAIN/RESERVED nodes are never used); its
+ * running jobs are ignored.  *out NULL first; the caller frees it with
+ * gp__sim_result_destroy().  0, GP_EINVAL (bad argument), GP_ENOMEM,
+ * GP_EINTERNAL (o->check found a breach; err says what).
+ */
+int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t,
+                const gp_sim_policy_t *p, const gp_sim_opts_t *o, gp_sim_result_t **out,
+                gp_error_t *err);
+
+void gp__sim_result_destroy(gp_sim_result_t *r);
+
+/* ---- output (cost_model/sim_out.c) ------------------------------------ */
+
+/* Comparison table, one row per result, columns: policy, completed,
+ * rejected, mean/p95 JCT and wait (h), GPU util %, overhead % (GPU-hour
+ * weighted), spread jobs, violations (count, GPU-h), fragmentation %. */
+int gp__sim_print_table(const gp_sim_result_t *const *res, int n, FILE *f);
+
+/* Files in dir (created if missing): summary.csv (one row per policy),
+ * jobs.csv (one row per job and policy), timeseries.csv (t, policy, util,
+ * queued, max rack draw / limit), racks.csv (t, policy, rack, watts,
+ * limit), summary.json (everything of summary.csv plus the cluster and
+ * trace names).  0 or GP_EIO naming the file. */
+int gp__sim_write_files(const gp_cluster_t *c, const gp_trace_t *t,
+                        const gp_sim_result_t *const *res, int n, const char *dir,
+                        gp_error_t *err);
+
+/* Plots in dir with gnuplot (PNG and SVG): jct_cdf (CDF of completion time
+ * per policy), utilization (GPU utilization over time per policy),
+ * rack_power (per policy, the highest and the mean rack draw as a
+ * fraction of its limit over time, the limit at 100 %).  The gnuplot
+ * scripts (*.gp) and data they read stay beside the pictures.  GP_EIO
+ * when gnuplot is missing or fails (err names the script). */
+int gp__sim_plot(const gp_sim_result_t *const *res, int n, const char *dir, gp_error_t *err);
+
+#endif /* GP_SIM_H */

@@ -1,0 +1,1 @@
+# cost_model/sim.*: the discrete-event simulator and `gpuplace simulate`.

@@ -1,0 +1,1 @@
+# cost_model/sim_out.c: the simulator's table, CSV/JSON files and gnuplot plots.

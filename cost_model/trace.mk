@@ -1,0 +1,1 @@
+# cost_model/trace.*: job traces for the simulator (CSV, synthetic generator).
