@@ -1,0 +1,1130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sim_out.c - the simulator's outputs: the comparison table, CSV and JSON
+ * files, and gnuplot plots.  Everything here only reads gp_sim_result_t.
+ *
+ * Files are written to a temporary name beside the target and renamed into
+ * place, so a reader never sees half a file and a failed run leaves the
+ * previous file intact.  Numbers are printed with the fewest digits that
+ * read back to the same double (%.15g, else %.17g): deterministic and
+ * exact.  A non-finite value (NaN, infinity) is an empty CSV field and a
+ * JSON null.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "sim.h"
+
+#define NUM_MAX 40  /* one formatted number */
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Shortest of %.15g / %.17g that reads back as v; "" when v is not finite. */
+static const char *num(char buf[NUM_MAX], double v)
+{
+	double back;
+
+	if (!isfinite(v)) {
+		buf[0] = '\0';
+		return buf;
+	}
+	snprintf(buf, NUM_MAX, "%.15g", v);
+	if (gp__parse_double(buf, -INFINITY, INFINITY, &back) || back != v)
+		snprintf(buf, NUM_MAX, "%.17g", v);
+	return buf;
+}
+
+static bool finite_limit(double w)
+{
+	return isfinite(w) && w > 0;
+}
+
+/* Highest and mean rack draw / limit at sample i over racks with a finite
+ * limit; false when there is none. */
+static bool rack_fracs(const gp_sim_result_t *r, int32_t i, double *max, double *mean)
+{
+	double sum = 0, hi = -INFINITY;
+	int32_t k, n = 0;
+
+	if (!r->rack_w || !r->rack_limit_w)
+		return false;
+	for (k = 0; k < r->nracks; k++) {
+		double lim = r->rack_limit_w[k], f;
+
+		if (!finite_limit(lim))
+			continue;
+		f = r->rack_w[(size_t)i * (size_t)r->nracks + (size_t)k] / lim;
+		sum += f;
+		if (f > hi)
+			hi = f;
+		n++;
+	}
+	if (!n)
+		return false;
+	*max = hi;
+	*mean = sum / n;
+	return true;
+}
+
+static bool has_finite_limit(const gp_sim_result_t *r)
+{
+	int32_t k;
+
+	if (!r->rack_w || !r->rack_limit_w || r->nsamples <= 0)
+		return false;
+	for (k = 0; k < r->nracks; k++)
+		if (finite_limit(r->rack_limit_w[k]))
+			return true;
+	return false;
+}
+
+static int check_results(const gp_sim_result_t *const *res, int n, gp_error_t *err)
+{
+	int i;
+
+	if (n < 0 || (n > 0 && !res))
+		return gp__errorf(err, GP_EINVAL, "simulation output: no results");
+	for (i = 0; i < n; i++) {
+		const gp_sim_result_t *r = res[i];
+
+		if (!r)
+			return gp__errorf(err, GP_EINVAL, "simulation output: result %d is NULL", i);
+		if ((r->njobs > 0 && !r->jobs) || r->njobs < 0 || r->nsamples < 0 ||
+		    r->nracks < 0 ||
+		    (r->nsamples > 0 && (!r->t || !r->util || !r->queued)))
+			return gp__errorf(err, GP_EINVAL,
+			                  "simulation output: result '%.*s' has missing arrays",
+			                  (int)sizeof(r->policy), r->policy);
+	}
+	return GP_OK;
+}
+
+static int mkdir_error(const char *dir, const char *path, int e, gp_error_t *err)
+{
+	if (!strcmp(dir, path))
+		return gp__errorf(err, GP_EIO, "cannot create directory %s: %s", dir, strerror(e));
+	return gp__errorf(err, GP_EIO, "cannot create directory %s: %s: %s", dir, path,
+	                  strerror(e));
+}
+
+/* mkdir -p; 0 or GP_EIO naming the directory and the component that failed. */
+static int mkdir_p(const char *dir, gp_error_t *err)
+{
+	char path[GP_PATH_MAX];
+	struct stat st;
+	size_t len = strlen(dir), i;
+
+	if (!len)
+		return gp__errorf(err, GP_EINVAL, "simulation output: empty directory name");
+	if (len >= sizeof(path))
+		return gp__errorf(err, GP_EIO, "%s: path too long", dir);
+	memcpy(path, dir, len + 1);
+	for (i = 1; i <= len; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		if (path[i - 1] == '/')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0777)) {
+			int e = errno;
+
+			/* an existing directory is fine, whatever mkdir said */
+			if (stat(path, &st))
+				return mkdir_error(dir, path, e, err);
+			if (!S_ISDIR(st.st_mode))
+				return mkdir_error(dir, path, ENOTDIR, err);
+		}
+		path[i] = dir[i];
+	}
+	return GP_OK;
+}
+
+static int join(char *buf, size_t size, const char *dir, const char *name, gp_error_t *err)
+{
+	int k = snprintf(buf, size, "%s/%s", dir, name);
+
+	if (k < 0 || (size_t)k >= size)
+		return gp__errorf(err, GP_EIO, "%s/%s: path too long", dir, name);
+	return GP_OK;
+}
+
+/* One output file written through a temporary name. */
+struct out {
+	FILE *f;
+	int errnum;                 /* first write error, 0 = none */
+	char path[GP_PATH_MAX];
+	char tmp[GP_PATH_MAX + 32];
+};
+
+static int out_open(struct out *o, const char *dir, const char *name, gp_error_t *err)
+{
+	int fd, rc, tries;
+
+	o->f = NULL;
+	o->errnum = 0;
+	o->tmp[0] = '\0';
+	rc = join(o->path, sizeof(o->path), dir, name, err);
+	if (rc)
+		return rc;
+	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%ld", o->path, (long)getpid());
+	/* O_EXCL: never write through a symlink left at the temporary name */
+	for (tries = 0;; tries++) {
+		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST || tries)
+			break;
+		unlink(o->tmp);
+	}
+	if (fd < 0) {
+		rc = gp__errorf(err, GP_EIO, "%s: %s", o->tmp, strerror(errno));
+		o->tmp[0] = '\0';
+		return rc;
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		rc = gp__errorf(err, GP_EIO, "%s: %s", o->tmp, strerror(errno));
+		close(fd);
+		unlink(o->tmp);
+		o->tmp[0] = '\0';
+		return rc;
+	}
+	return GP_OK;
+}
+
+static void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void out_printf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (o->errnum)
+		return;
+	va_start(ap, fmt);
+	k = vfprintf(o->f, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		o->errnum = errno ? errno : EIO;
+}
+
+/* Flush, close and rename into place; 0 or GP_EIO naming the file. */
+static int out_close(struct out *o, gp_error_t *err)
+{
+	int rc;
+
+	if (!o->errnum && fflush(o->f))
+		o->errnum = errno ? errno : EIO;
+	if (!o->errnum && ferror(o->f))
+		o->errnum = EIO;
+	if (fclose(o->f) && !o->errnum)
+		o->errnum = errno ? errno : EIO;
+	o->f = NULL;
+	if (!o->errnum && rename(o->tmp, o->path))
+		o->errnum = errno;
+	if (o->errnum) {
+		rc = gp__errorf(err, GP_EIO, "%s: %s", o->path, strerror(o->errnum));
+		unlink(o->tmp);
+		o->tmp[0] = '\0';
+		return rc;
+	}
+	o->tmp[0] = '\0';
+	return GP_OK;
+}
+
+/* The policy name as a C string (the field need not be terminated). */
+static void policy_name(char buf[40], const gp_sim_result_t *r)
+{
+	snprintf(buf, 40, "%.*s", (int)sizeof(r->policy), r->policy);
+}
+
+/* A CSV field: quoted (RFC 4180) when it holds a comma, quote or newline. */
+static void out_csv_str(struct out *o, const char *s)
+{
+	const char *p;
+
+	if (!strpbrk(s, ",\"\r\n")) {
+		out_printf(o, "%s", s);
+		return;
+	}
+	out_printf(o, "\"");
+	for (p = s; *p; p++)
+		out_printf(o, *p == '"' ? "\"\"" : "%c", *p);
+	out_printf(o, "\"");
+}
+
+static void out_policy(struct out *o, const gp_sim_result_t *r)
+{
+	char pol[40];
+
+	policy_name(pol, r);
+	out_csv_str(o, pol);
+}
+
+static void out_num(struct out *o, double v)
+{
+	char b[NUM_MAX];
+
+	out_printf(o, "%s", num(b, v));
+}
+
+/* ---- the metrics, field by field --------------------------------------- */
+
+enum mtype { M_I32, M_I64, M_DBL };
+
+static const struct mfield {
+	const char *name;
+	enum mtype type;
+	size_t off;
+} mfields[] = {
+#define MF(f, t) { #f, t, offsetof(gp_sim_metrics_t, f) }
+	MF(jobs, M_I32),
+	MF(completed, M_I32),
+	MF(rejected, M_I32),
+	MF(backfilled, M_I32),
+	MF(span_s, M_DBL),
+	MF(jct_mean_s, M_DBL),
+	MF(jct_p50_s, M_DBL),
+	MF(jct_p95_s, M_DBL),
+	MF(wait_mean_s, M_DBL),
+	MF(wait_p50_s, M_DBL),
+	MF(wait_p95_s, M_DBL),
+	MF(slowdown_mean, M_DBL),
+	MF(gpu_util, M_DBL),
+	MF(overhead_gpuh, M_DBL),
+	MF(multi_node, M_I32),
+	MF(spread, M_I32),
+	MF(violations, M_I32),
+	MF(violation_gpuh, M_DBL),
+	MF(frag_mean, M_DBL),
+	MF(peak_rack_frac, M_DBL),
+	MF(decisions, M_I64),
+	MF(events, M_I64),
+	MF(passes, M_I64),
+#undef MF
+};
+
+#define NMFIELDS (sizeof(mfields) / sizeof(mfields[0]))
+
+/* The last field listed ends the struct: a field added after it must be
+ * added to mfields too. */
+_Static_assert(offsetof(gp_sim_metrics_t, passes) + sizeof(int64_t) == sizeof(gp_sim_metrics_t),
+               "gp_sim_metrics_t grew: list the new field in mfields");
+
+static void out_metric(struct out *o, const gp_sim_metrics_t *m, const struct mfield *f)
+{
+	const char *p = (const char *)m + f->off;
+	int32_t i32;
+	int64_t i64;
+	double d;
+
+	switch (f->type) {
+	case M_I32:
+		memcpy(&i32, p, sizeof(i32));
+		out_printf(o, "%ld", (long)i32);
+		break;
+	case M_I64:
+		memcpy(&i64, p, sizeof(i64));
+		out_printf(o, "%lld", (long long)i64);
+		break;
+	case M_DBL:
+		memcpy(&d, p, sizeof(d));
+		out_num(o, d);
+		break;
+	}
+}
+
+static struct json_object *json_metric(const gp_sim_metrics_t *m, const struct mfield *f)
+{
+	const char *p = (const char *)m + f->off;
+	char b[NUM_MAX];
+	int32_t i32;
+	int64_t i64;
+	double d;
+
+	switch (f->type) {
+	case M_I32:
+		memcpy(&i32, p, sizeof(i32));
+		return json_object_new_int(i32);
+	case M_I64:
+		memcpy(&i64, p, sizeof(i64));
+		return json_object_new_int64(i64);
+	case M_DBL:
+		memcpy(&d, p, sizeof(d));
+		if (!isfinite(d))
+			return NULL;    /* JSON null */
+		/* the shortest exact text instead of json-c's %.17g */
+		return json_object_new_double_s(d, num(b, d));
+	}
+	return NULL;
+}
+
+/* ---- table -------------------------------------------------------------- */
+
+/* v with prec decimals, "-" when not finite (e.g. no completed job). */
+static const char *cell(char *buf, size_t size, int prec, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.*f", prec, v);
+	return buf;
+}
+
+#define H(s) ((s) / 3600.0)
+
+int gp__sim_print_table(const gp_sim_result_t *const *res, int n, FILE *f)
+{
+	int i, w = 11;
+	char a[10][32];
+
+	if (!f || check_results(res, n, NULL))
+		return GP_EINVAL;
+	for (i = 0; i < n; i++) {
+		int k = (int)strnlen(res[i]->policy, sizeof(res[i]->policy));
+
+		if (k > w)
+			w = k;
+	}
+	fprintf(f, "%-*s %6s %5s %8s %8s %8s %8s %5s %5s %6s %13s %7s %9s %5s %5s\n", w,
+	        "policy", "done", "rej", "JCT-mean", "JCT-p95", "wait-avg", "wait-p95", "util",
+	        "ovhd", "slowdn", "spread(%mult)", "capviol", "viol-GPUh", "frag", "peak");
+	for (i = 0; i < n; i++) {
+		const gp_sim_metrics_t *m = &res[i]->m;
+		char spread[32];
+
+		if (m->multi_node > 0)
+			snprintf(spread, sizeof(spread), "%ld (%.0f%%)", (long)m->spread,
+			         100.0 * m->spread / m->multi_node);
+		else
+			snprintf(spread, sizeof(spread), "%ld (-)", (long)m->spread);
+		fprintf(f, "%-*.*s %6ld %5ld %8s %8s %8s %8s %5s %5s %6s %13s %7ld %9s %5s %5s\n",
+		        w, (int)sizeof(res[i]->policy), res[i]->policy, (long)m->completed,
+		        (long)m->rejected,
+		        cell(a[0], sizeof(a[0]), 2, H(m->jct_mean_s)),
+		        cell(a[1], sizeof(a[1]), 2, H(m->jct_p95_s)),
+		        cell(a[2], sizeof(a[2]), 2, H(m->wait_mean_s)),
+		        cell(a[3], sizeof(a[3]), 2, H(m->wait_p95_s)),
+		        cell(a[4], sizeof(a[4]), 1, 100.0 * m->gpu_util),
+		        cell(a[5], sizeof(a[5]), 1, 100.0 * m->overhead_gpuh),
+		        cell(a[6], sizeof(a[6]), 3, m->slowdown_mean),
+		        spread, (long)m->violations,
+		        cell(a[7], sizeof(a[7]), 1, m->violation_gpuh),
+		        cell(a[8], sizeof(a[8]), 1, 100.0 * m->frag_mean),
+		        cell(a[9], sizeof(a[9]), 0, 100.0 * m->peak_rack_frac));
+	}
+	fprintf(f, "JCT/wait: hours (completion/start - submit); util, ovhd, frag, peak: %%; "
+	        "ovhd, slowdn: GPU-h weighted; spread: jobs over >1 leaf switch\n"
+	        "capviol: job starts taking a rack above min(cap, cooling); viol-GPUh: GPU-h "
+	        "run above it; frag: free GPUs stranded; peak: top rack draw / limit\n");
+	if (fflush(f) || ferror(f))
+		return GP_EIO;
+	return GP_OK;
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+static int write_summary_csv(const gp_sim_result_t *const *res, int n, const char *dir,
+                             gp_error_t *err)
+{
+	struct out o;
+	size_t k;
+	int i, rc;
+
+	rc = out_open(&o, dir, "summary.csv", err);
+	if (rc)
+		return rc;
+	out_printf(&o, "policy");
+	for (k = 0; k < NMFIELDS; k++)
+		out_printf(&o, ",%s", mfields[k].name);
+	out_printf(&o, "\n");
+	for (i = 0; i < n; i++) {
+		out_policy(&o, res[i]);
+		for (k = 0; k < NMFIELDS; k++) {
+			out_printf(&o, ",");
+			out_metric(&o, &res[i]->m, &mfields[k]);
+		}
+		out_printf(&o, "\n");
+	}
+	return out_close(&o, err);
+}
+
+static int write_jobs_csv(const gp_sim_result_t *const *res, int n, const char *dir,
+                          gp_error_t *err)
+{
+	struct out o;
+	int32_t j;
+	int i, rc;
+
+	rc = out_open(&o, dir, "jobs.csv", err);
+	if (rc)
+		return rc;
+	out_printf(&o, "policy,id,gpus,nnodes,nleaves,nracks,submit_s,start_s,end_s,duration_s,"
+	           "slowdown,overhead,rejected,backfilled,violation\n");
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < res[i]->njobs && !o.errnum; j++) {
+			const gp_sim_job_t *b = &res[i]->jobs[j];
+
+			out_policy(&o, res[i]);
+			out_printf(&o, ",%lu,%ld,%ld,%ld,%ld,", (unsigned long)b->id, (long)b->gpus,
+			           (long)b->nnodes, (long)b->nleaves, (long)b->nracks);
+			out_num(&o, b->submit_s);
+			out_printf(&o, ",");
+			out_num(&o, b->start_s);
+			out_printf(&o, ",");
+			out_num(&o, b->end_s);
+			out_printf(&o, ",");
+			out_num(&o, b->duration_s);
+			out_printf(&o, ",");
+			out_num(&o, b->slowdown);
+			out_printf(&o, ",");
+			out_num(&o, b->overhead);
+			out_printf(&o, ",%d,%d,%d\n", b->rejected, b->backfilled, b->violation);
+		}
+	}
+	return out_close(&o, err);
+}
+
+static int write_timeseries_csv(const gp_sim_result_t *const *res, int n, const char *dir,
+                                gp_error_t *err)
+{
+	struct out o;
+	int32_t s;
+	int i, rc;
+
+	rc = out_open(&o, dir, "timeseries.csv", err);
+	if (rc)
+		return rc;
+	out_printf(&o, "policy,t_s,util,queued,max_rack_frac,mean_rack_frac\n");
+	for (i = 0; i < n; i++) {
+		const gp_sim_result_t *r = res[i];
+
+		for (s = 0; s < r->nsamples && !o.errnum; s++) {
+			double mx, mean;
+
+			out_policy(&o, r);
+			out_printf(&o, ",");
+			out_num(&o, r->t[s]);
+			out_printf(&o, ",");
+			out_num(&o, r->util[s]);
+			out_printf(&o, ",%ld,", (long)r->queued[s]);
+			if (rack_fracs(r, s, &mx, &mean)) {
+				out_num(&o, mx);
+				out_printf(&o, ",");
+				out_num(&o, mean);
+			} else {
+				out_printf(&o, ",");
+			}
+			out_printf(&o, "\n");
+		}
+	}
+	return out_close(&o, err);
+}
+
+static int write_racks_csv(const gp_cluster_t *c, const gp_sim_result_t *const *res, int n,
+                           const char *dir, gp_error_t *err)
+{
+	struct out o;
+	int32_t s, k;
+	int i, rc;
+
+	rc = out_open(&o, dir, "racks.csv", err);
+	if (rc)
+		return rc;
+	out_printf(&o, "policy,t_s,rack,watts,limit_w\n");
+	for (i = 0; i < n; i++) {
+		const gp_sim_result_t *r = res[i];
+
+		if (!r->rack_w)
+			continue;
+		for (s = 0; s < r->nsamples && !o.errnum; s++) {
+			for (k = 0; k < r->nracks; k++) {
+				out_policy(&o, r);
+				out_printf(&o, ",");
+				out_num(&o, r->t[s]);
+				out_printf(&o, ",");
+				if (c && k < c->nracks)
+					out_csv_str(&o, c->racks[k].name);
+				else
+					out_printf(&o, "rack%ld", (long)k);
+				out_printf(&o, ",");
+				out_num(&o, r->rack_w[(size_t)s * (size_t)r->nracks + (size_t)k]);
+				out_printf(&o, ",");
+				if (r->rack_limit_w)
+					out_num(&o, r->rack_limit_w[k]);
+				out_printf(&o, "\n");
+			}
+		}
+	}
+	return out_close(&o, err);
+}
+
+/* json_object_object_add taking ownership of v (NULL = JSON null). */
+static int jadd(struct json_object *o, const char *key, struct json_object *v)
+{
+	return json_object_object_add(o, key, v) ? GP_ENOMEM : GP_OK;
+}
+
+static int write_summary_json(const gp_cluster_t *c, const gp_trace_t *t,
+                              const gp_sim_result_t *const *res, int n, const char *dir,
+                              gp_error_t *err)
+{
+	struct json_object *root = NULL, *arr = NULL, *p = NULL, *v;
+	const char *text;
+	struct out o;
+	size_t k;
+	int i, rc = GP_ENOMEM;
+
+	root = json_object_new_object();
+	if (!root)
+		goto error;
+	v = c ? json_object_new_string(c->name) : NULL;
+	if ((c && !v) || jadd(root, "cluster", v))
+		goto error;
+	v = t ? json_object_new_string(t->name) : NULL;
+	if ((t && !v) || jadd(root, "trace", v))
+		goto error;
+	v = t ? json_object_new_int(t->njobs) : NULL;
+	if ((t && !v) || jadd(root, "njobs", v))
+		goto error;
+	arr = json_object_new_array();
+	if (!arr)
+		goto error;
+	if (jadd(root, "policies", arr)) {
+		json_object_put(arr);
+		goto error;
+	}
+	for (i = 0; i < n; i++) {
+		p = json_object_new_object();
+		if (!p)
+			goto error;
+		if (json_object_array_add(arr, p)) {
+			json_object_put(p);
+			goto error;
+		}
+		v = json_object_new_string_len(res[i]->policy,
+		                               (int)strnlen(res[i]->policy, sizeof(res[i]->policy)));
+		if (!v || jadd(p, "policy", v))
+			goto error;
+		for (k = 0; k < NMFIELDS; k++) {
+			const char *f = (const char *)&res[i]->m + mfields[k].off;
+			double d;
+
+			v = json_metric(&res[i]->m, &mfields[k]);
+			if (!v && mfields[k].type == M_DBL) {
+				memcpy(&d, f, sizeof(d));
+				if (isfinite(d))
+					goto error;     /* allocation failed */
+			} else if (!v) {
+				goto error;
+			}
+			if (jadd(p, mfields[k].name, v))
+				goto error;
+		}
+	}
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+	                                      JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text)
+		goto error;
+	rc = out_open(&o, dir, "summary.json", err);
+	if (rc)
+		goto out;
+	out_printf(&o, "%s\n", text);
+	rc = out_close(&o, err);
+	goto out;
+error:
+	rc = gp__errorf(err, GP_ENOMEM, "summary.json: out of memory");
+out:
+	json_object_put(root);
+	return rc;
+}
+
+int gp__sim_write_files(const gp_cluster_t *c, const gp_trace_t *t,
+                        const gp_sim_result_t *const *res, int n, const char *dir,
+                        gp_error_t *err)
+{
+	int rc;
+
+	if (!dir)
+		return gp__errorf(err, GP_EINVAL, "simulation output: no directory");
+	rc = check_results(res, n, err);
+	if (!rc)
+		rc = mkdir_p(dir, err);
+	if (!rc)
+		rc = write_summary_csv(res, n, dir, err);
+	if (!rc)
+		rc = write_jobs_csv(res, n, dir, err);
+	if (!rc)
+		rc = write_timeseries_csv(res, n, dir, err);
+	if (!rc)
+		rc = write_racks_csv(c, res, n, dir, err);
+	if (!rc)
+		rc = write_summary_json(c, t, res, n, dir, err);
+	return rc;
+}
+
+/* ---- plots -------------------------------------------------------------- */
+
+/* A gnuplot single-quoted string: only ' needs escaping, as ''. */
+static void out_gp_str(struct out *o, const char *s)
+{
+	out_printf(o, "'");
+	for (; *s; s++)
+		out_printf(o, *s == '\'' ? "''" : "%c", *s);
+	out_printf(o, "'");
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* NAME.N.dat for policy i: "# policy NAME" then the columns. */
+static int dat_open(struct out *o, const char *dir, const char *plot, int i,
+                    const gp_sim_result_t *r, const char *columns, gp_error_t *err)
+{
+	char name[96], pol[40];
+	int rc;
+
+	snprintf(name, sizeof(name), "%s.%d.dat", plot, i + 1);
+	rc = out_open(o, dir, name, err);
+	if (rc)
+		return rc;
+	policy_name(pol, r);
+	out_printf(o, "# policy %s\n# %s\n", pol, columns);
+	return GP_OK;
+}
+
+/* Data of jct_cdf: completion time (h) and the fraction of completed jobs
+ * done by then; *has = it holds a point. */
+static int dat_jct(const char *dir, int i, const gp_sim_result_t *r, bool *has, gp_error_t *err)
+{
+	double *v = NULL;
+	int32_t j, m = 0;
+	struct out o;
+	int rc;
+
+	*has = false;
+	if (r->njobs > 0) {
+		v = malloc((size_t)r->njobs * sizeof(*v));
+		if (!v)
+			return gp__errorf(err, GP_ENOMEM, "jct_cdf: out of memory");
+	}
+	for (j = 0; j < r->njobs; j++) {
+		const gp_sim_job_t *b = &r->jobs[j];
+		double jct = b->end_s - b->submit_s;
+
+		/* completed jobs only; the log axis cannot show 0 */
+		if (b->rejected || b->start_s < 0 || !isfinite(jct) || jct <= 0)
+			continue;
+		v[m++] = jct / 3600.0;
+	}
+	if (m)
+		qsort(v, (size_t)m, sizeof(*v), cmp_double);
+	rc = dat_open(&o, dir, "jct_cdf", i, r, "jct_h cumulative_fraction", err);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	for (j = 0; j < m; j++) {
+		out_num(&o, v[j]);
+		out_printf(&o, " ");
+		out_num(&o, (double)(j + 1) / m);
+		out_printf(&o, "\n");
+	}
+	free(v);
+	*has = m > 0;
+	return out_close(&o, err);
+}
+
+static int dat_util(const char *dir, int i, const gp_sim_result_t *r, bool *has, gp_error_t *err)
+{
+	struct out o;
+	int32_t s;
+	int rc;
+
+	rc = dat_open(&o, dir, "utilization", i, r, "t_days util_percent queued", err);
+	if (rc)
+		return rc;
+	for (s = 0; s < r->nsamples; s++) {
+		out_num(&o, r->t[s] / 86400.0);
+		out_printf(&o, " ");
+		out_num(&o, 100.0 * r->util[s]);
+		out_printf(&o, " %ld\n", (long)r->queued[s]);
+	}
+	*has = r->nsamples > 0;
+	return out_close(&o, err);
+}
+
+/* Rack power: with limits (pct), highest and mean draw / limit in %; else
+ * the highest and mean absolute draw in kW. */
+static int dat_rack(const char *dir, int i, const gp_sim_result_t *r, bool pct, bool *has,
+                    gp_error_t *err)
+{
+	struct out o;
+	int32_t s, k;
+	int rc;
+
+	*has = false;
+	rc = dat_open(&o, dir, "rack_power", i, r,
+	              pct ? "t_days max_rack_percent_of_limit mean_rack_percent_of_limit"
+	                  : "t_days max_rack_kw mean_rack_kw", err);
+	if (rc)
+		return rc;
+	for (s = 0; s < r->nsamples && r->rack_w && r->nracks > 0; s++) {
+		double mx = -INFINITY, mean = 0;
+
+		if (pct) {
+			if (!rack_fracs(r, s, &mx, &mean))
+				continue;
+			mx *= 100.0;
+			mean *= 100.0;
+		} else {
+			for (k = 0; k < r->nracks; k++) {
+				double w = r->rack_w[(size_t)s * (size_t)r->nracks + (size_t)k];
+
+				mean += w;
+				if (w > mx)
+					mx = w;
+			}
+			mx /= 1000.0;
+			mean /= 1000.0 * r->nracks;
+		}
+		out_num(&o, r->t[s] / 86400.0);
+		out_printf(&o, " ");
+		out_num(&o, mx);
+		out_printf(&o, " ");
+		out_num(&o, mean);
+		out_printf(&o, "\n");
+		*has = true;
+	}
+	return out_close(&o, err);
+}
+
+/* The script preamble: PNG (pngcairo when this gnuplot has it) first. */
+static void gp_head(struct out *o, const char *plot, const char *title, const char *xlabel,
+                    const char *ylabel)
+{
+	out_printf(o, "# %s.gp: run as `gnuplot %s.gp` in this directory\n", plot, plot);
+	out_printf(o, "if (strstrt(GPVAL_TERMINALS, ' pngcairo ') > 0) {\n"
+	           "\tset terminal pngcairo size 1200,700 noenhanced font ',11'\n"
+	           "} else {\n"
+	           "\tset terminal png size 1200,700 noenhanced\n"
+	           "}\n");
+	out_printf(o, "set output '%s.png'\n", plot);
+	out_printf(o, "set title ");
+	out_gp_str(o, title);
+	out_printf(o, "\nset xlabel ");
+	out_gp_str(o, xlabel);
+	out_printf(o, "\nset ylabel ");
+	out_gp_str(o, ylabel);
+	out_printf(o, "\nset grid\nset key outside right top\n");
+}
+
+static void gp_tail(struct out *o, const char *plot)
+{
+	out_printf(o, "set terminal svg size 1200,700 noenhanced dynamic\n"
+	           "set output '%s.svg'\nreplot\nunset output\n", plot);
+}
+
+/* One plot entry per policy: its data file when it has data, else a key
+ * entry saying it has none. */
+static void gp_series(struct out *o, const char *plot, int i, const gp_sim_result_t *r,
+                      bool has, const char *using, const char *with, const char *suffix,
+                      const char *style, const char *none)
+{
+	char pol[40], title[96];
+
+	policy_name(pol, r);
+	if (has) {
+		out_printf(o, "'%s.%d.dat' using %s with %s lw 2 lc %d %s title ", plot, i + 1, using,
+		           with, i + 1, style);
+		snprintf(title, sizeof(title), "%s%s", pol, suffix);
+	} else {
+		out_printf(o, "NaN lc %d title ", i + 1);
+		snprintf(title, sizeof(title), "%s (%s)", pol, none);
+	}
+	out_gp_str(o, title);
+}
+
+/* Run gnuplot on dir/NAME.gp in dir, its stderr into dir/NAME.log. */
+static int run_gnuplot(const char *dir, const char *plot, gp_error_t *err)
+{
+	char script[GP_PATH_MAX], log[GP_PATH_MAX], gpname[96], msg[640];
+	int pfd[2] = { -1, -1 }, logfd = -1, nullfd = -1, status, rc, child_errno = 0;
+	pid_t pid;
+	ssize_t k;
+
+	snprintf(gpname, sizeof(gpname), "%s.gp", plot);
+	rc = join(script, sizeof(script), dir, gpname, err);
+	if (!rc) {
+		snprintf(gpname, sizeof(gpname), "%s.log", plot);
+		rc = join(log, sizeof(log), dir, gpname, err);
+	}
+	if (rc)
+		return rc;
+	snprintf(gpname, sizeof(gpname), "%s.gp", plot);
+	logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (logfd < 0)
+		return gp__errorf(err, GP_EIO, "%s: %s", log, strerror(errno));
+	nullfd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nullfd < 0 || pipe2(pfd, O_CLOEXEC)) {
+		rc = gp__errorf(err, GP_EIO, "gnuplot: %s", strerror(errno));
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		rc = gp__errorf(err, GP_EIO, "gnuplot: fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		/* child: only async-signal-safe calls until exec */
+		char *argv[] = { (char *)"gnuplot", gpname, NULL };
+		int e;
+
+		if (chdir(dir) || dup2(nullfd, 0) < 0 || dup2(nullfd, 1) < 0 || dup2(logfd, 2) < 0) {
+			e = errno;
+		} else {
+			execvp("gnuplot", argv);
+			e = errno;
+		}
+		if (write(pfd[1], &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(pfd[1]);
+	pfd[1] = -1;
+	/* the pipe closes on exec (nothing read) or carries the exec errno */
+	do
+		k = read(pfd[0], &child_errno, sizeof(child_errno));
+	while (k < 0 && errno == EINTR);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			rc = gp__errorf(err, GP_EIO, "gnuplot %s: waitpid: %s", script,
+			                strerror(errno));
+			goto out;
+		}
+	}
+	if (k == (ssize_t)sizeof(child_errno)) {
+		if (child_errno == ENOENT)
+			rc = gp__errorf(err, GP_EIO, "gnuplot not found in PATH; install gnuplot-nox "
+			                "(needed for %s)", script);
+		else
+			rc = gp__errorf(err, GP_EIO, "cannot run gnuplot on %s: %s", script,
+			                strerror(child_errno));
+		goto out;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		FILE *lf = fopen(log, "r");
+		size_t got = 0;
+		long size;
+
+		msg[0] = '\0';
+		if (lf) {
+			/* the end of the log holds the error */
+			if (!fseek(lf, 0, SEEK_END) && (size = ftell(lf)) > 0)
+				fseek(lf, size > (long)sizeof(msg) - 1 ? size - (long)sizeof(msg) + 1 : 0,
+				      SEEK_SET);
+			else
+				rewind(lf);
+			got = fread(msg, 1, sizeof(msg) - 1, lf);
+			msg[got] = '\0';
+			fclose(lf);
+		}
+		while (got && (msg[got - 1] == '\n' || msg[got - 1] == ' '))
+			msg[--got] = '\0';
+		if (WIFEXITED(status))
+			rc = gp__errorf(err, GP_EIO, "gnuplot failed on %s (exit %d; %s): %s", script,
+			                WEXITSTATUS(status), log, msg);
+		else
+			rc = gp__errorf(err, GP_EIO, "gnuplot killed by signal %d on %s (%s): %s",
+			                WIFSIGNALED(status) ? WTERMSIG(status) : 0, script, log, msg);
+		goto out;
+	}
+	rc = GP_OK;
+out:
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	if (nullfd >= 0)
+		close(nullfd);
+	close(logfd);
+	return rc;
+}
+
+static int plot_jct(const gp_sim_result_t *const *res, int n, const char *dir, gp_error_t *err)
+{
+	bool *has = NULL, any = false;
+	struct out o;
+	int i, rc;
+
+	has = calloc((size_t)n + 1, sizeof(*has));
+	if (!has)
+		return gp__errorf(err, GP_ENOMEM, "jct_cdf: out of memory");
+	for (i = 0; i < n; i++) {
+		rc = dat_jct(dir, i, res[i], &has[i], err);
+		if (rc)
+			goto out;
+		any |= has[i];
+	}
+	rc = out_open(&o, dir, "jct_cdf.gp", err);
+	if (rc)
+		goto out;
+	gp_head(&o, "jct_cdf", "Job completion time (submit to end), completed jobs",
+	        "completion time (hours, log scale)", "fraction of completed jobs");
+	out_printf(&o, "set logscale x\nset yrange [0:1]\nset key bottom right inside\n");
+	if (!any)
+		out_printf(&o, "set xrange [0.1:100]\nset label 'no completed jobs' at graph 0.5, "
+		           "graph 0.5 center\n");
+	out_printf(&o, "plot ");
+	for (i = 0; i < n; i++) {
+		out_printf(&o, i ? ", \\\n     " : "");
+		gp_series(&o, "jct_cdf", i, res[i], has[i], "1:2", "steps", "", "",
+		          "no completed jobs");
+	}
+	if (!n)
+		out_printf(&o, "NaN notitle");
+	out_printf(&o, "\n");
+	gp_tail(&o, "jct_cdf");
+	rc = out_close(&o, err);
+	if (!rc)
+		rc = run_gnuplot(dir, "jct_cdf", err);
+out:
+	free(has);
+	return rc;
+}
+
+static int plot_util(const gp_sim_result_t *const *res, int n, const char *dir, gp_error_t *err)
+{
+	bool *has = NULL, any = false;
+	struct out o;
+	int i, rc;
+
+	has = calloc((size_t)n + 1, sizeof(*has));
+	if (!has)
+		return gp__errorf(err, GP_ENOMEM, "utilization: out of memory");
+	for (i = 0; i < n; i++) {
+		rc = dat_util(dir, i, res[i], &has[i], err);
+		if (rc)
+			goto out;
+		any |= has[i];
+	}
+	rc = out_open(&o, dir, "utilization.gp", err);
+	if (rc)
+		goto out;
+	gp_head(&o, "utilization", "GPU utilization: busy GPUs / all GPUs of the cluster",
+	        "time since the trace's start (days)", "GPUs busy (%)");
+	out_printf(&o, "set yrange [0:105]\n");
+	if (!any)
+		out_printf(&o, "set xrange [0:1]\nset label 'no samples' at graph 0.5, graph 0.5 "
+		           "center\n");
+	out_printf(&o, "plot ");
+	for (i = 0; i < n; i++) {
+		out_printf(&o, i ? ", \\\n     " : "");
+		gp_series(&o, "utilization", i, res[i], has[i], "1:2", "lines", "", "", "no samples");
+	}
+	if (!n)
+		out_printf(&o, "NaN notitle");
+	out_printf(&o, "\n");
+	gp_tail(&o, "utilization");
+	rc = out_close(&o, err);
+	if (!rc)
+		rc = run_gnuplot(dir, "utilization", err);
+out:
+	free(has);
+	return rc;
+}
+
+static int plot_rack(const gp_sim_result_t *const *res, int n, const char *dir, gp_error_t *err)
+{
+	bool *has = NULL, any = false, pct = false;
+	struct out o;
+	int i, rc;
+
+	has = calloc((size_t)n + 1, sizeof(*has));
+	if (!has)
+		return gp__errorf(err, GP_ENOMEM, "rack_power: out of memory");
+	for (i = 0; i < n; i++)
+		pct |= has_finite_limit(res[i]);
+	for (i = 0; i < n; i++) {
+		rc = dat_rack(dir, i, res[i], pct, &has[i], err);
+		if (rc)
+			goto out;
+		any |= has[i];
+	}
+	rc = out_open(&o, dir, "rack_power.gp", err);
+	if (rc)
+		goto out;
+	if (pct) {
+		gp_head(&o, "rack_power",
+		        "Rack power (estimated): highest rack and mean over racks, % of the rack's "
+		        "limit min(PowerCapKW, CoolingKW)",
+		        "time since the trace's start (days)", "rack draw (% of limit)");
+		out_printf(&o, "set yrange [0:*]\n");
+	} else {
+		gp_head(&o, "rack_power",
+		        "Rack power (estimated), absolute draw in kW: no rack has a power cap or "
+		        "cooling limit",
+		        "time since the trace's start (days)", "rack draw (kW)");
+		out_printf(&o, "set yrange [0:*]\n");
+	}
+	if (!any)
+		out_printf(&o, "set xrange [0:1]\nset label 'no rack power samples' at graph 0.5, "
+		           "graph 0.5 center\n");
+	out_printf(&o, "plot ");
+	for (i = 0; i < n; i++) {
+		out_printf(&o, i ? ", \\\n     " : "");
+		gp_series(&o, "rack_power", i, res[i], has[i], "1:2", "lines", " highest rack", "",
+		          pct ? "no rack limits" : "no racks");
+		if (has[i]) {
+			out_printf(&o, ", \\\n     ");
+			gp_series(&o, "rack_power", i, res[i], true, "1:3", "lines", " mean of racks",
+			          "dt 2", "");
+		}
+	}
+	if (pct)
+		out_printf(&o, "%s100 with lines lw 2 lc rgb 'red' dt 4 title 'cap/cooling limit "
+		           "(100 %%)'", n ? ", \\\n     " : "");
+	else if (!n)
+		out_printf(&o, "NaN notitle");
+	out_printf(&o, "\n");
+	gp_tail(&o, "rack_power");
+	rc = out_close(&o, err);
+	if (!rc)
+		rc = run_gnuplot(dir, "rack_power", err);
+out:
+	free(has);
+	return rc;
+}
+
+int gp__sim_plot(const gp_sim_result_t *const *res, int n, const char *dir, gp_error_t *err)
+{
+	int rc;
+
+	if (!dir)
+		return gp__errorf(err, GP_EINVAL, "simulation plots: no directory");
+	rc = check_results(res, n, err);
+	if (!rc)
+		rc = mkdir_p(dir, err);
+	if (!rc)
+		rc = plot_jct(res, n, dir, err);
+	if (!rc)
+		rc = plot_util(res, n, dir, err);
+	if (!rc)
+		rc = plot_rack(res, n, dir, err);
+	return rc;
+}
