@@ -17,8 +17,12 @@
  *
  * A job's run time is its trace duration x slowdown, where slowdown = the
  * cost model's predicted step time on its placement / the predicted step
- * time on the ideal placement (gp__cost_ideal), both for the default job
- * profile of its GPU count (cost.h), so placement changes completion times.
+ * time on the ideal placement (gp__cost_ideal), so placement changes
+ * completion times.  Traces carry no model, so every job gets the engine's
+ * default data-parallel profile of its GPU count (one all-reduce of
+ * DefaultGradientBytes per step, cost.h) plus a compute time that makes
+ * the exposed communication comm_fraction of its step on the ideal
+ * placement (an assumption, default 0.2; a one-GPU job never slows down).
  *
  * Requests: a job of g GPUs on a cluster whose largest node has G GPUs asks
  * for one node when g <= G (GPUs per node g), else for n = ceil(g / G)
@@ -90,6 +94,8 @@ extern const char *const gp__sim_policy_names[];
 typedef struct gp_sim_opts {
 	int32_t bf_max_job_test;  /* jobs tried per backfill pass, default 500 (Slurm's) */
 	int32_t samples;          /* time-series points over the run, default 500 */
+	double comm_fraction;     /* exposed communication share of a job's step on
+	                           * its ideal placement (0 < f < 1), default 0.2 */
 	bool check;               /* verify conservation after every event (slow):
 	                           * GP_EINTERNAL names the first breach */
 } gp_sim_opts_t;

@@ -1,0 +1,1523 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sim.c - the discrete-event simulator (see sim.h for the model).
+ *
+ * Data: every trace job has a slot (struct sjob) indexed by its position in
+ * the trace.  Queued jobs form a doubly linked list in FIFO order; running
+ * jobs are the jobs of the gp_state_t the engine reads (gp_job_alloc_t,
+ * swapped out on completion) and sit in a binary heap keyed by
+ * (end time, trace position).  The state's alloc_mask is the truth of which
+ * GPU is busy; counters (free GPUs, stranded GPUs, busy GPUs and draw per
+ * rack) are kept beside it and re-derived from scratch in check mode.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+#include "decide.h"
+#include "power.h"
+#include "sim.h"
+
+const char *const gp__sim_policy_names[] = {
+	"first-fit", "tree", "balanced", "pack", "performance", "power-save", NULL
+};
+
+/* Assumed share of a trace job's step spent in exposed communication on
+ * its ideal placement.  Traces record no model, so the simulator gives
+ * every multi-GPU job the engine's default data-parallel profile (one
+ * all-reduce of DefaultGradientBytes per step) plus a compute time chosen so
+ * that communication is this share of the ideal step.  An assumption, not
+ * a measurement (no published trace records per-job communication
+ * shares); gpuplace simulate --comm-fraction changes it. */
+#define SIM_DEFAULT_COMM_FRACTION 0.2
+
+/* Placement attempts for the reserved job per pass before the reservation
+ * falls back to the instant every running job has ended. */
+#define SIM_MAX_RESV_TRIES 16
+
+enum { JS_FUTURE = 0, JS_QUEUED, JS_RUNNING, JS_DONE, JS_REJECTED };
+
+/* Outcome of one placement attempt. */
+enum { PL_PLACED = 0, PL_NOFIT = 1, PL_WAIT = 2, PL_NEVER = 3 };
+
+struct sjob {
+	const gp_trace_job_t *tj;
+	int32_t nn, gpn;          /* request: nn nodes x gpn GPUs */
+	int32_t shape;            /* index into sim->shapes */
+	int32_t st;               /* JS_* */
+	int32_t prev, next;       /* queue links (-1 = none) */
+	int32_t run;              /* index into cur->jobs while running */
+	double start, end;
+	double slowdown, overhead, load;
+	int32_t nleaves, nracks, nnodes;
+	bool backfilled, violation;
+};
+
+/* Jobs of the same request shape share the cost model's ideal step, the
+ * simulated profile and, per pass, the knowledge that they cannot start. */
+struct shape {
+	int32_t gpus, nn, gpn;
+	double compute_s;         /* the profile's compute time */
+	double ideal_s;           /* ideal step time with it (0 = none) */
+	int never;                /* -1 unknown, 0 can fit the empty cluster, 1 never */
+	uint32_t fail_pass[2];    /* pass number at which it failed: [0] now, [1] around the reservation */
+};
+
+struct heap_ent {
+	double end;
+	int32_t j;
+};
+
+struct placement {
+	int32_t n;
+	int32_t *nodes;           /* nnodes capacity */
+	uint32_t *mask;
+	double slowdown, overhead, cap_w;
+};
+
+struct sim {
+	const gp_cluster_t *c;
+	const gp_trace_t *t;
+	const gp_sim_policy_t *p;
+	gp_sim_opts_t o;
+	double comm_fraction;
+	gp_error_t *err;
+
+	struct sjob *jobs;
+	int32_t njobs;
+	struct shape *shapes;
+	int32_t nshapes, shapes_cap;
+
+	/* cluster facts */
+	bool *eligible;           /* node usable by the simulated partition */
+	int32_t *order;           /* eligible nodes in Slurm order (Weight, slurm.conf order) */
+	int32_t norder;
+	int32_t max_gpn;          /* most GPUs on an eligible node */
+	int64_t total_gpus;       /* GPUs on eligible nodes */
+	int32_t partition;
+	uint32_t part_max_min;    /* partition MaxTime in minutes */
+	double *gpu_delta_w;      /* per node: watts one GPU adds at full load */
+
+	/* dynamic */
+	gp_state_t *cur;
+	int32_t jobs_cap;         /* capacity of cur->jobs */
+	int32_t *run_j;           /* cur->jobs[i] belongs to sim job run_j[i] */
+	struct heap_ent *heap;
+	int32_t nheap;
+	int32_t qhead, qtail, qlen;
+	int64_t free_gpus;        /* free GPUs on eligible up nodes */
+	int64_t stranded;         /* free GPUs on partly used eligible nodes */
+	int32_t *rack_busy;       /* busy GPUs per rack */
+	double *rack_w;           /* estimated draw per rack */
+	double *rack_limit;       /* min(cap, cooling) per rack, W (INFINITY = none) */
+	bool *rack_over;
+	int32_t nover;
+	double now;
+	uint32_t pass;
+
+	/* engine */
+	gp_engine_t *engine;
+	gp_cost_scratch_t *scratch;
+	gp_rack_view_t *view;
+	gp_rack_view_t *view2;
+	gp_policy_t resv_policy;  /* the policy without waiting, for reservations */
+
+	/* reservation of the current pass */
+	bool have_resv;
+	double shadow;
+	uint32_t *resv_alloc;     /* alloc_mask | reserved GPUs */
+	int64_t resv_free;
+	uint32_t *work;           /* scratch alloc masks */
+	double *work_rack_w;
+	struct heap_ent *ends;    /* scratch: running jobs by end */
+
+	/* tree policy scratch */
+	int32_t *sw_cnt;
+	int32_t *leaves;          /* leaf switch indices */
+	int32_t nleaves;
+
+	struct placement pl, pl2;
+	char *leaf_seen;
+	char *rack_seen;
+
+	/* metrics */
+	gp_sim_result_t *res;
+	double t_first, last_t;
+	double busy_gs;           /* busy GPU-seconds */
+	double frag_int, frag_time;
+	double viol_gs;
+	double peak_frac;
+	int32_t samples_cap;
+	double sample_dt, next_sample;
+};
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static uint32_t full_mask(int n)
+{
+	return n >= 32 ? ~0u : (1u << n) - 1;
+}
+
+static int node_free(const struct sim *S, const uint32_t *alloc, int32_t n)
+{
+	return S->c->nodes[n].ngpus - gp__popcount(alloc[n] & full_mask(S->c->nodes[n].ngpus));
+}
+
+/* The lowest-numbered k free GPUs of node n. */
+static uint32_t take_gpus(const struct sim *S, const uint32_t *alloc, int32_t n, int k)
+{
+	uint32_t freem = ~alloc[n] & full_mask(S->c->nodes[n].ngpus), m = 0;
+
+	while (k-- > 0 && freem) {
+		uint32_t b = freem & -freem;
+
+		m |= b;
+		freem &= ~b;
+	}
+	return m;
+}
+
+static int cmp_order(const void *a, const void *b, void *arg)
+{
+	const gp_cluster_t *c = arg;
+	const gp_node_t *x = &c->nodes[*(const int32_t *)a], *y = &c->nodes[*(const int32_t *)b];
+
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? -1 : 1;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return *(const int32_t *)a - *(const int32_t *)b;
+}
+
+static bool heap_less(const struct heap_ent *a, const struct heap_ent *b)
+{
+	return a->end < b->end || (a->end == b->end && a->j < b->j);
+}
+
+static void heap_push(struct heap_ent *h, int32_t *n, struct heap_ent e)
+{
+	int32_t i = (*n)++;
+
+	while (i > 0) {
+		int32_t p = (i - 1) / 2;
+
+		if (!heap_less(&e, &h[p]))
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = e;
+}
+
+static struct heap_ent heap_pop(struct heap_ent *h, int32_t *n)
+{
+	struct heap_ent top = h[0], last = h[--(*n)];
+	int32_t i = 0;
+
+	for (;;) {
+		int32_t l = 2 * i + 1, r = l + 1, m = i;
+		const struct heap_ent *mv = &last;
+
+		if (l < *n && heap_less(&h[l], mv)) {
+			m = l;
+			mv = &h[l];
+		}
+		if (r < *n && heap_less(&h[r], mv))
+			m = r;
+		if (m == i)
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	if (*n > 0)
+		h[i] = last;
+	return top;
+}
+
+static int cmp_heap_ent(const void *a, const void *b)
+{
+	return heap_less(a, b) ? -1 : heap_less(b, a) ? 1 : 0;
+}
+
+/* ---- shapes and the simulated job profile --------------------------------- */
+
+static void shape_profile(const struct sim *S, const struct shape *sh, gp_job_profile_t *job)
+{
+	gp__job_profile_default(S->c, sh->gpus, job);
+	job->nodes = sh->nn;
+	job->gpus_per_node = sh->gpn;
+	job->compute_s = sh->compute_s;
+}
+
+/* Index of the shape (gpus, nn, gpn), created with its ideal step on first
+ * use; < 0 on error. */
+static int32_t shape_get(struct sim *S, int32_t gpus, int32_t nn, int32_t gpn)
+{
+	struct shape *sh;
+	gp_job_profile_t job;
+	double comm = 0;
+	int32_t i;
+
+	for (i = 0; i < S->nshapes; i++)
+		if (S->shapes[i].gpus == gpus && S->shapes[i].nn == nn && S->shapes[i].gpn == gpn)
+			return i;
+	if (S->nshapes == S->shapes_cap) {
+		int32_t cap = S->shapes_cap ? 2 * S->shapes_cap : 16;
+		struct shape *ns = realloc(S->shapes, (size_t)cap * sizeof(*ns));
+
+		if (!ns)
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		S->shapes = ns;
+		S->shapes_cap = cap;
+	}
+	sh = &S->shapes[S->nshapes];
+	memset(sh, 0, sizeof(*sh));
+	sh->gpus = gpus;
+	sh->nn = nn;
+	sh->gpn = gpn;
+	sh->never = -1;
+	if (gpus > 1) {
+		/* exposed communication alone on the ideal placement, then the
+		 * compute time that makes it comm_fraction of the step */
+		gp__job_profile_default(S->c, gpus, &job);
+		if (gp__cost_ideal(S->c, &job, -1, S->scratch, &comm, NULL) != GP_OK)
+			comm = 0;
+		if (comm > 0) {
+			sh->compute_s = comm * (1.0 - S->comm_fraction) / S->comm_fraction;
+			shape_profile(S, sh, &job);
+			if (gp__cost_ideal(S->c, &job, -1, S->scratch, &sh->ideal_s, NULL) != GP_OK)
+				sh->ideal_s = 0;
+		}
+	}
+	return S->nshapes++;
+}
+
+/* The request shape of a trace job (sim.h, Requests). */
+static void job_shape(const struct sim *S, const gp_trace_job_t *tj, int32_t *nn, int32_t *gpn)
+{
+	int32_t g = tj->gpus, G = S->max_gpn > 0 ? S->max_gpn : 1, n;
+
+	n = tj->nodes > 0 ? tj->nodes : (g + G - 1) / G;
+	if (n < 1)
+		n = 1;
+	while (n < g && (g % n || g / n > G))
+		n++;
+	if (n > g)
+		n = g;
+	*nn = n;
+	*gpn = g / n;
+}
+
+/* ---- evaluation of a placement ------------------------------------------- */
+
+/* Fill the placement's slowdown, overhead and shape counts with the cost
+ * model (baselines; the engine fills its own). */
+static int evaluate(struct sim *S, const struct shape *sh, struct placement *pl)
+{
+	gp_job_profile_t job;
+	gp_placement_t gpl = { pl->n, pl->nodes, pl->mask };
+	gp_cost_t cost;
+	int rc;
+
+	pl->slowdown = 1.0;
+	pl->overhead = 0.0;
+	pl->cap_w = 0;
+	if (sh->gpus <= 1 || sh->ideal_s <= 0)
+		return GP_OK;
+	shape_profile(S, sh, &job);
+	rc = gp__cost_eval(S->c, &job, &gpl, S->scratch, sh->ideal_s, &cost, NULL);
+	if (rc == GP_ENOFIT)
+		return PL_NOFIT; /* spans disconnected switches */
+	if (rc)
+		return gp__errorf(S->err, rc, "cost model: %s", gp_strerror(rc));
+	pl->slowdown = cost.slowdown > 1.0 ? cost.slowdown : 1.0;
+	pl->overhead = cost.overhead;
+	return GP_OK;
+}
+
+/* ---- baselines -------------------------------------------------------------- */
+
+static bool usable(const struct sim *S, const uint32_t *alloc, int32_t n, int32_t gpn)
+{
+	return S->eligible[n] && node_free(S, alloc, n) >= gpn;
+}
+
+static int first_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
+                     struct placement *pl)
+{
+	int32_t i;
+
+	pl->n = 0;
+	for (i = 0; i < S->norder && pl->n < sh->nn; i++) {
+		int32_t n = S->order[i];
+
+		if (!usable(S, alloc, n, sh->gpn))
+			continue;
+		pl->nodes[pl->n] = n;
+		pl->mask[pl->n++] = take_gpus(S, alloc, n, sh->gpn);
+	}
+	return pl->n == sh->nn ? PL_PLACED : PL_NOFIT;
+}
+
+/* Usable nodes under leaf l, in topology order. */
+static int32_t take_from_leaf(struct sim *S, const struct shape *sh, const uint32_t *alloc,
+                              int32_t l, int32_t want, struct placement *pl)
+{
+	const gp_switch_t *sw = &S->c->switches[l];
+	int32_t i, got = 0;
+
+	if (sh->nn == 1) {
+		/* one node: best fit, the fewest free GPUs that hold the job */
+		int32_t best = -1, bestfree = 0;
+
+		for (i = 0; i < sw->nnodes; i++) {
+			int32_t n = sw->nodes[i], f;
+
+			if (!usable(S, alloc, n, sh->gpn))
+				continue;
+			f = node_free(S, alloc, n);
+			if (best < 0 || f < bestfree) {
+				best = n;
+				bestfree = f;
+			}
+		}
+		if (best < 0)
+			return 0;
+		pl->nodes[pl->n] = best;
+		pl->mask[pl->n++] = take_gpus(S, alloc, best, sh->gpn);
+		return 1;
+	}
+	for (i = 0; i < sw->nnodes && got < want; i++) {
+		int32_t n = sw->nodes[i];
+
+		if (!usable(S, alloc, n, sh->gpn))
+			continue;
+		pl->nodes[pl->n] = n;
+		pl->mask[pl->n++] = take_gpus(S, alloc, n, sh->gpn);
+		got++;
+	}
+	return got;
+}
+
+static int tree_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
+                    struct placement *pl)
+{
+	const gp_cluster_t *c = S->c;
+	int32_t i, best = -1, lvl, rem;
+
+	if (c->root < 0)
+		return first_fit(S, sh, alloc, pl);
+	memset(S->sw_cnt, 0, (size_t)c->nswitches * sizeof(*S->sw_cnt));
+	for (i = 0; i < c->nnodes; i++) {
+		int32_t s = c->nodes[i].leaf;
+
+		if (s < 0 || !usable(S, alloc, i, sh->gpn))
+			continue;
+		for (; s >= 0; s = c->switches[s].parent)
+			S->sw_cnt[s]++;
+	}
+	/* the lowest level with a switch that holds the job, best fit there */
+	for (lvl = 0; lvl < c->nlevels && best < 0; lvl++)
+		for (i = 0; i < c->nswitches; i++) {
+			const gp_switch_t *sw = &c->switches[i];
+
+			if (sw->level != lvl || sw->disconnected || S->sw_cnt[i] < sh->nn)
+				continue;
+			if (best < 0 || S->sw_cnt[i] < S->sw_cnt[best])
+				best = i;
+		}
+	pl->n = 0;
+	if (best < 0)
+		return PL_NOFIT;
+	if (c->switches[best].level == 0) {
+		take_from_leaf(S, sh, alloc, best, sh->nn, pl);
+		return pl->n == sh->nn ? PL_PLACED : PL_NOFIT;
+	}
+	/* leaves under it: the smallest that holds the rest, else the largest */
+	rem = sh->nn;
+	while (rem > 0) {
+		const gp_switch_t *top = &c->switches[best];
+		int32_t fit = -1, most = -1;
+
+		for (i = 0; i < S->nleaves; i++) {
+			int32_t l = S->leaves[i];
+			const gp_switch_t *lw = &c->switches[l];
+
+			if (lw->first < top->first || lw->first + lw->count > top->first + top->count ||
+			    S->sw_cnt[l] <= 0)
+				continue;
+			if (S->sw_cnt[l] >= rem && (fit < 0 || S->sw_cnt[l] < S->sw_cnt[fit]))
+				fit = l;
+			if (most < 0 || S->sw_cnt[l] > S->sw_cnt[most])
+				most = l;
+		}
+		if (fit < 0)
+			fit = most;
+		if (fit < 0)
+			return PL_NOFIT;
+		i = take_from_leaf(S, sh, alloc, fit, rem, pl);
+		if (i <= 0)
+			return PL_NOFIT;
+		rem -= i;
+		S->sw_cnt[fit] = 0;
+	}
+	return PL_PLACED;
+}
+
+/* ---- the engine ------------------------------------------------------------- */
+
+/* Racks' power view as gp__power_view_fill computes it from the estimate,
+ * from the draws rack_w. */
+static void fill_view(const struct sim *S, const gp_policy_t *p, const double *rack_w,
+                      gp_rack_view_t *view)
+{
+	const gp_cluster_t *c = S->c;
+	int32_t r;
+
+	for (r = 0; r < c->nracks; r++) {
+		double cap = c->racks[r].power_cap_kw * 1000.0;
+		double cool = c->racks[r].cooling_kw > 0.0 ? c->racks[r].cooling_kw * 1000.0 : cap;
+		double limit = fmin(cap, cool) * (1.0 - p->power_margin);
+
+		view[r].headroom_w = fmax(0.0, limit - rack_w[r]);
+		view[r].cooling_binds = cool * (1.0 - S->c->site.power_margin) <
+		                        cap * (1.0 - S->c->site.power_margin);
+	}
+}
+
+static int engine_place(struct sim *S, const struct sjob *J, const struct shape *sh,
+                        const uint32_t *alloc, const double *rack_w, double now,
+                        const gp_policy_t *pol, struct placement *pl)
+{
+	gp_state_t view = *S->cur;
+	gp_request_t r;
+	gp_job_profile_t job;
+	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
+	gp_decision_t d;
+	gp_error_t derr;
+	double lim;
+	int rc, out;
+	int32_t i;
+
+	view.alloc_mask = (uint32_t *)alloc;
+	view.time = (int64_t)floor(now);
+	fill_view(S, pol, rack_w, S->view);
+	gp__request_init(&r);
+	r.gpus = sh->gpus;
+	r.min_nodes = r.max_nodes = sh->nn;
+	r.gpus_per_node = sh->gpn;
+	r.partition = S->partition;
+	lim = ceil(J->tj->duration_s / 60.0);
+	if (lim < 1)
+		lim = 1;
+	if (lim > S->part_max_min)
+		lim = S->part_max_min;
+	r.time_limit_min = (uint32_t)lim;
+	shape_profile(S, sh, &job);
+	rc = gp__decide(S->engine, &view, &r, &job, pol, S->c->nracks ? &pv : NULL,
+	                (int64_t)floor(now), NULL, 0, &d, &derr);
+	gp__request_clear(&r);
+	if (rc == GP_EINVAL)
+		return PL_NEVER; /* a request this cluster cannot take */
+	if (rc)
+		return gp__errorf(S->err, rc, "job %u: %s", J->tj->id, derr.text);
+	out = d.kind == GP_DECIDE_PIN ? PL_PLACED : d.kind == GP_DECIDE_REJECT ? PL_NEVER :
+	      d.waited ? PL_WAIT : PL_NOFIT;
+	if (out == PL_PLACED) {
+		const gp_scored_t *sc = &d.cands[0];
+
+		pl->n = sc->nnodes;
+		for (i = 0; i < sc->nnodes; i++) {
+			pl->nodes[i] = sc->nodes[i];
+			pl->mask[i] = sc->gpu_mask[i];
+		}
+		pl->slowdown = sh->gpus > 1 && sh->ideal_s > 0 && sc->cost.slowdown > 1.0 ?
+		               sc->cost.slowdown : 1.0;
+		/* a power cap slows the job down even alone */
+		if (sc->cap_w > 0 && sc->cap_speed > 0 && sc->cap_speed < 1.0 && sh->gpus <= 1)
+			pl->slowdown = 1.0 / sc->cap_speed;
+		pl->overhead = sc->cost.overhead;
+		pl->cap_w = sc->cap_w;
+	}
+	gp__decision_clear(&d);
+	return out;
+}
+
+/* One placement attempt of job J on the GPUs alloc leaves free. */
+static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const double *rack_w,
+                 double now, const gp_policy_t *pol, struct placement *pl)
+{
+	const struct shape *sh = &S->shapes[J->shape];
+	int rc;
+
+	S->res->m.decisions++;
+	if (S->p->kind == GP_SIM_GPUPLACE)
+		return engine_place(S, J, sh, alloc, rack_w, now, pol, pl);
+	rc = S->p->kind == GP_SIM_TREE ? tree_fit(S, sh, alloc, pl) : first_fit(S, sh, alloc, pl);
+	if (rc != PL_PLACED)
+		return rc;
+	return evaluate(S, sh, pl);
+}
+
+/* Can the job ever run here (on the idle cluster)?  Cached per shape. */
+static int never_fits(struct sim *S, struct sjob *J)
+{
+	struct shape *sh = &S->shapes[J->shape];
+	int rc;
+
+	if (sh->never >= 0)
+		return sh->never;
+	if (sh->gpn > S->max_gpn || (int64_t)sh->gpus > S->total_gpus) {
+		sh->never = 1;
+		return 1;
+	}
+	memset(S->work, 0, (size_t)S->c->nnodes * sizeof(*S->work));
+	if (S->p->kind == GP_SIM_GPUPLACE) {
+		/* the engine answers REJECT itself at the first attempt */
+		sh->never = 0;
+		return 0;
+	}
+	rc = place(S, J, S->work, S->rack_w, S->now, NULL, &S->pl2);
+	if (rc < 0)
+		return rc;
+	sh->never = rc == PL_PLACED ? 0 : 1;
+	return sh->never;
+}
+
+/* ---- state changes -------------------------------------------------------- */
+
+static void node_alloc_change(struct sim *S, int32_t n, uint32_t before, uint32_t after)
+{
+	int ng = S->c->nodes[n].ngpus, ub = gp__popcount(before), ua = gp__popcount(after);
+
+	if (!S->eligible[n])
+		return;
+	S->free_gpus += ub - ua;
+	if (ub > 0 && ub < ng)
+		S->stranded -= ng - ub;
+	if (ua > 0 && ua < ng)
+		S->stranded += ng - ua;
+}
+
+static void rack_add(struct sim *S, int32_t r, int gpus, double w)
+{
+	bool over;
+
+	S->rack_busy[r] += gpus;
+	S->rack_w[r] += w;
+	over = S->rack_w[r] > S->rack_limit[r] * (1.0 + 1e-12);
+	if (over != S->rack_over[r]) {
+		S->rack_over[r] = over;
+		S->nover += over ? 1 : -1;
+	}
+}
+
+static int start_job(struct sim *S, int32_t j, const struct placement *pl, double now,
+                     bool backfilled)
+{
+	const gp_cluster_t *c = S->c;
+	struct sjob *J = &S->jobs[j];
+	gp_job_alloc_t *a;
+	int32_t i, nl = 0, nr = 0;
+	double load = 1.0;
+	bool viol = false;
+
+	if (S->cur->njobs == S->jobs_cap) {
+		int32_t cap = S->jobs_cap ? 2 * S->jobs_cap : 256;
+		gp_job_alloc_t *nj = realloc(S->cur->jobs, (size_t)cap * sizeof(*nj));
+		int32_t *nr_ = realloc(S->run_j, (size_t)cap * sizeof(*nr_));
+
+		if (nj)
+			S->cur->jobs = nj;
+		if (nr_)
+			S->run_j = nr_;
+		if (!nj || !nr_)
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		S->jobs_cap = cap;
+	}
+	a = &S->cur->jobs[S->cur->njobs];
+	memset(a, 0, sizeof(*a));
+	a->nodes = malloc((size_t)pl->n * sizeof(*a->nodes));
+	a->gpu_mask = malloc((size_t)pl->n * sizeof(*a->gpu_mask));
+	if (!a->nodes || !a->gpu_mask) {
+		free(a->nodes);
+		free(a->gpu_mask);
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	}
+	if (pl->cap_w > 0) {
+		const gp_node_t *n0 = &c->nodes[pl->nodes[0]];
+
+		if (n0->profile >= 0) {
+			const gp_gpu_profile_t *pr = &c->profiles[n0->profile];
+
+			if (pr->tdp_w > pr->idle_w)
+				load = fmin(1.0, fmax(0.0, (pl->cap_w - pr->idle_w) / (pr->tdp_w - pr->idle_w)));
+		}
+	}
+	for (i = 0; i < pl->n; i++) {
+		int32_t n = pl->nodes[i];
+		uint32_t before = S->cur->alloc_mask[n];
+
+		if (before & pl->mask[i]) {
+			free(a->nodes);
+			free(a->gpu_mask);
+			return gp__errorf(S->err, GP_EINTERNAL,
+			                  "job %u: GPU mask 0x%x of node %s is already allocated (0x%x)",
+			                  J->tj->id, pl->mask[i], c->nodes[n].name, before);
+		}
+		a->nodes[i] = n;
+		a->gpu_mask[i] = pl->mask[i];
+		S->cur->alloc_mask[n] |= pl->mask[i];
+		node_alloc_change(S, n, before, S->cur->alloc_mask[n]);
+		if (c->nodes[n].leaf >= 0 && !S->leaf_seen[c->nodes[n].leaf]) {
+			S->leaf_seen[c->nodes[n].leaf] = 1;
+			nl++;
+		}
+		if (c->nodes[n].rack >= 0) {
+			int32_t r = c->nodes[n].rack;
+			bool was = S->rack_over[r];
+
+			if (!S->rack_seen[r]) {
+				S->rack_seen[r] = 1;
+				nr++;
+			}
+			rack_add(S, r, gp__popcount(pl->mask[i]),
+			         gp__popcount(pl->mask[i]) * load * S->gpu_delta_w[n]);
+			if (!was && S->rack_over[r])
+				viol = true;
+		}
+	}
+	for (i = 0; i < pl->n; i++) {
+		int32_t n = pl->nodes[i];
+
+		if (c->nodes[n].leaf >= 0)
+			S->leaf_seen[c->nodes[n].leaf] = 0;
+		if (c->nodes[n].rack >= 0)
+			S->rack_seen[c->nodes[n].rack] = 0;
+	}
+	a->nnodes = pl->n;
+	a->job_id = J->tj->id;
+	a->load = load;
+	J->start = now;
+	J->slowdown = pl->slowdown;
+	J->overhead = pl->overhead;
+	J->load = load;
+	J->end = now + J->tj->duration_s * pl->slowdown;
+	a->end_time = (int64_t)ceil(J->end);
+	J->nnodes = pl->n;
+	J->nleaves = nl;
+	J->nracks = nr;
+	J->backfilled = backfilled;
+	J->violation = viol;
+	J->run = S->cur->njobs;
+	S->run_j[S->cur->njobs++] = j;
+	J->st = JS_RUNNING;
+	heap_push(S->heap, &S->nheap, (struct heap_ent){ J->end, j });
+	/* off the queue */
+	if (J->prev >= 0)
+		S->jobs[J->prev].next = J->next;
+	else
+		S->qhead = J->next;
+	if (J->next >= 0)
+		S->jobs[J->next].prev = J->prev;
+	else
+		S->qtail = J->prev;
+	J->prev = J->next = -1;
+	S->qlen--;
+	return GP_OK;
+}
+
+static void end_job(struct sim *S, int32_t j)
+{
+	const gp_cluster_t *c = S->c;
+	struct sjob *J = &S->jobs[j];
+	gp_job_alloc_t *a = &S->cur->jobs[J->run];
+	int32_t i, last;
+
+	for (i = 0; i < a->nnodes; i++) {
+		int32_t n = a->nodes[i];
+		uint32_t before = S->cur->alloc_mask[n];
+
+		S->cur->alloc_mask[n] &= ~a->gpu_mask[i];
+		node_alloc_change(S, n, before, S->cur->alloc_mask[n]);
+		if (c->nodes[n].rack >= 0)
+			rack_add(S, c->nodes[n].rack, -gp__popcount(a->gpu_mask[i]),
+			         -gp__popcount(a->gpu_mask[i]) * J->load * S->gpu_delta_w[n]);
+	}
+	free(a->nodes);
+	free(a->gpu_mask);
+	last = --S->cur->njobs;
+	if (J->run != last) {
+		S->cur->jobs[J->run] = S->cur->jobs[last];
+		S->run_j[J->run] = S->run_j[last];
+		S->jobs[S->run_j[J->run]].run = J->run;
+	}
+	J->st = JS_DONE;
+	J->run = -1;
+	S->res->m.completed++;
+}
+
+static void reject_job(struct sim *S, int32_t j)
+{
+	struct sjob *J = &S->jobs[j];
+
+	if (J->prev >= 0)
+		S->jobs[J->prev].next = J->next;
+	else
+		S->qhead = J->next;
+	if (J->next >= 0)
+		S->jobs[J->next].prev = J->prev;
+	else
+		S->qtail = J->prev;
+	J->prev = J->next = -1;
+	S->qlen--;
+	J->st = JS_REJECTED;
+	S->res->m.rejected++;
+}
+
+/* ---- the reservation (EASY backfill) ------------------------------------- */
+
+/* Earliest predicted completion at which the policy can place J, and the
+ * GPUs it would take then: sets have_resv, shadow, resv_alloc, resv_free. */
+static int reserve(struct sim *S, struct sjob *J)
+{
+	const gp_cluster_t *c = S->c;
+	const struct shape *sh = &S->shapes[J->shape];
+	int32_t i, k, n = S->cur->njobs, tries = 0;
+	int64_t freeg = S->free_gpus;
+	int rc = PL_NOFIT;
+
+	S->have_resv = false;
+	memcpy(S->work, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->work));
+	memcpy(S->work_rack_w, S->rack_w, (size_t)c->nracks * sizeof(*S->work_rack_w));
+	for (i = 0; i < n; i++)
+		S->ends[i] = (struct heap_ent){ S->jobs[S->run_j[i]].end, S->run_j[i] };
+	qsort(S->ends, (size_t)n, sizeof(*S->ends), cmp_heap_ent);
+	for (i = 0; i < n; i++) {
+		double t = S->ends[i].end;
+
+		/* release every job ending at t */
+		for (; i < n && S->ends[i].end == t; i++) {
+			const struct sjob *R = &S->jobs[S->ends[i].j];
+			const gp_job_alloc_t *a = &S->cur->jobs[R->run];
+
+			for (k = 0; k < a->nnodes; k++) {
+				int32_t nd = a->nodes[k];
+
+				S->work[nd] &= ~a->gpu_mask[k];
+				if (S->eligible[nd])
+					freeg += gp__popcount(a->gpu_mask[k]);
+				if (c->nodes[nd].rack >= 0)
+					S->work_rack_w[c->nodes[nd].rack] -=
+						gp__popcount(a->gpu_mask[k]) * R->load * S->gpu_delta_w[nd];
+			}
+		}
+		i--;
+		if (freeg < sh->gpus)
+			continue;
+		if (++tries > SIM_MAX_RESV_TRIES && i < n - 1)
+			continue; /* jump to the instant everything has ended */
+		rc = place(S, J, S->work, S->work_rack_w, t, &S->resv_policy, &S->pl2);
+		if (rc < 0)
+			return rc;
+		if (rc == PL_PLACED) {
+			S->shadow = t;
+			break;
+		}
+	}
+	if (rc != PL_PLACED)
+		return GP_OK; /* no reservation: backfill is unconstrained */
+	S->have_resv = true;
+	memcpy(S->resv_alloc, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->resv_alloc));
+	S->resv_free = S->free_gpus;
+	for (k = 0; k < S->pl2.n; k++) {
+		int32_t nd = S->pl2.nodes[k];
+		uint32_t newly = S->pl2.mask[k] & ~S->resv_alloc[nd];
+
+		S->resv_alloc[nd] |= S->pl2.mask[k];
+		if (S->eligible[nd])
+			S->resv_free -= gp__popcount(newly);
+	}
+	return GP_OK;
+}
+
+/* ---- scheduling pass -------------------------------------------------------- */
+
+/* Try to start job j now: 1 started, 0 not, < 0 error.  As a backfill
+ * candidate (after a reservation) it must end before the shadow time or
+ * keep off the reserved GPUs. */
+static int try_start(struct sim *S, int32_t j, bool backfill)
+{
+	struct sjob *J = &S->jobs[j];
+	struct shape *sh = &S->shapes[J->shape];
+	int rc;
+
+	rc = never_fits(S, J);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		reject_job(S, j);
+		return 0;
+	}
+	if (sh->fail_pass[0] != S->pass && S->free_gpus >= sh->gpus &&
+	    (!backfill || !S->have_resv || S->now + J->tj->duration_s <= S->shadow)) {
+		rc = place(S, J, S->cur->alloc_mask, S->rack_w, S->now, &S->p->policy, &S->pl);
+		if (rc < 0)
+			return rc;
+		if (rc == PL_NEVER) {
+			reject_job(S, j);
+			return 0;
+		}
+		if (rc == PL_PLACED && (!backfill || !S->have_resv ||
+		                        S->now + J->tj->duration_s * S->pl.slowdown <= S->shadow)) {
+			rc = start_job(S, j, &S->pl, S->now, backfill);
+			if (rc)
+				return rc;
+			return 1;
+		}
+		if (rc == PL_NOFIT)
+			sh->fail_pass[0] = S->pass;
+		if (!backfill || !S->have_resv)
+			return 0;
+	}
+	if (!backfill || !S->have_resv || sh->fail_pass[1] == S->pass || S->resv_free < sh->gpus)
+		return 0;
+	/* around the reservation */
+	rc = place(S, J, S->resv_alloc, S->rack_w, S->now, &S->p->policy, &S->pl);
+	if (rc < 0)
+		return rc;
+	if (rc == PL_NEVER) {
+		reject_job(S, j);
+		return 0;
+	}
+	if (rc != PL_PLACED) {
+		if (rc == PL_NOFIT)
+			sh->fail_pass[1] = S->pass;
+		return 0;
+	}
+	{
+		int32_t k;
+
+		for (k = 0; k < S->pl.n; k++) {
+			int32_t nd = S->pl.nodes[k];
+
+			S->resv_alloc[nd] |= S->pl.mask[k];
+			if (S->eligible[nd])
+				S->resv_free -= gp__popcount(S->pl.mask[k]);
+		}
+	}
+	rc = start_job(S, j, &S->pl, S->now, true);
+	return rc ? rc : 1;
+}
+
+static int schedule(struct sim *S)
+{
+	int32_t j, next, tested = 0;
+	int rc;
+
+	S->pass++;
+	S->res->m.passes++;
+	S->have_resv = false;
+	for (j = S->qhead; j >= 0; j = next) {
+		bool resv_before = S->have_resv;
+
+		next = S->jobs[j].next;
+		if (resv_before && ++tested > S->o.bf_max_job_test)
+			break;
+		rc = try_start(S, j, resv_before);
+		if (rc < 0)
+			return rc;
+		if (rc == 0 && !resv_before && S->jobs[j].st == JS_QUEUED) {
+			/* the first job that cannot start gets the reservation */
+			rc = reserve(S, &S->jobs[j]);
+			if (rc < 0)
+				return rc;
+			if (!S->have_resv) {
+				/* cannot be placed even when all has ended (power,
+				 * policy): let the others pass it */
+				S->have_resv = true;
+				S->shadow = INFINITY;
+				memcpy(S->resv_alloc, S->cur->alloc_mask,
+				       (size_t)S->c->nnodes * sizeof(*S->resv_alloc));
+				S->resv_free = S->free_gpus;
+			}
+		}
+	}
+	return GP_OK;
+}
+
+/* ---- metrics ----------------------------------------------------------------- */
+
+static int sample(struct sim *S, double t)
+{
+	gp_sim_result_t *R = S->res;
+	int32_t r;
+
+	if (R->nsamples == S->samples_cap) {
+		int32_t cap = S->samples_cap ? 2 * S->samples_cap : 1024;
+		double *nt = realloc(R->t, (size_t)cap * sizeof(*nt));
+		double *nu = nt ? realloc(R->util, (size_t)cap * sizeof(*nu)) : NULL;
+		int32_t *nq = nu ? realloc(R->queued, (size_t)cap * sizeof(*nq)) : NULL;
+		double *nw = nq ? realloc(R->rack_w, (size_t)cap * (size_t)(R->nracks + 1) *
+		                          sizeof(*nw)) : NULL;
+
+		if (nt)
+			R->t = nt;
+		if (nu)
+			R->util = nu;
+		if (nq)
+			R->queued = nq;
+		if (!nw)
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		R->rack_w = nw;
+		S->samples_cap = cap;
+	}
+	R->t[R->nsamples] = t;
+	R->util[R->nsamples] = S->total_gpus ?
+		(double)(S->total_gpus - S->free_gpus) / (double)S->total_gpus : 0;
+	R->queued[R->nsamples] = S->qlen;
+	for (r = 0; r < R->nracks; r++)
+		R->rack_w[(size_t)R->nsamples * (size_t)R->nracks + (size_t)r] = S->rack_w[r];
+	R->nsamples++;
+	return GP_OK;
+}
+
+/* The state held from last_t until t: integrate, and sample. */
+static int advance(struct sim *S, double t)
+{
+	double dt = t - S->last_t;
+	int32_t r;
+	int rc;
+
+	if (dt > 0) {
+		int64_t busy = S->total_gpus - S->free_gpus;
+
+		S->busy_gs += (double)busy * dt;
+		if (S->free_gpus > 0) {
+			S->frag_int += (double)S->stranded / (double)S->free_gpus * dt;
+			S->frag_time += dt;
+		}
+		if (S->nover > 0)
+			for (r = 0; r < S->c->nracks; r++)
+				if (S->rack_over[r])
+					S->viol_gs += (double)S->rack_busy[r] * dt;
+		while (S->next_sample <= t) {
+			if ((rc = sample(S, S->next_sample)))
+				return rc;
+			S->next_sample += S->sample_dt;
+		}
+	}
+	for (r = 0; r < S->c->nracks; r++)
+		if (isfinite(S->rack_limit[r]) && S->rack_limit[r] > 0 &&
+		    S->rack_w[r] / S->rack_limit[r] > S->peak_frac)
+			S->peak_frac = S->rack_w[r] / S->rack_limit[r];
+	S->last_t = t;
+	return GP_OK;
+}
+
+/* Conservation check after an event (o->check). */
+static int check(struct sim *S)
+{
+	const gp_cluster_t *c = S->c;
+	uint32_t *m = S->work;
+	int64_t freeg = 0, strand = 0;
+	int32_t i, k, r;
+
+	memset(m, 0, (size_t)c->nnodes * sizeof(*m));
+	for (i = 0; i < S->cur->njobs; i++) {
+		const gp_job_alloc_t *a = &S->cur->jobs[i];
+
+		if (S->jobs[S->run_j[i]].st != JS_RUNNING || S->jobs[S->run_j[i]].run != i)
+			return gp__errorf(S->err, GP_EINTERNAL, "t=%.0f: running job %u out of place",
+			                  S->now, a->job_id);
+		for (k = 0; k < a->nnodes; k++) {
+			if (m[a->nodes[k]] & a->gpu_mask[k])
+				return gp__errorf(S->err, GP_EINTERNAL,
+				                  "t=%.0f: GPU of node %s booked twice (job %u)", S->now,
+				                  c->nodes[a->nodes[k]].name, a->job_id);
+			m[a->nodes[k]] |= a->gpu_mask[k];
+		}
+	}
+	for (i = 0; i < c->nnodes; i++) {
+		int ng = c->nodes[i].ngpus, u = gp__popcount(m[i]);
+
+		if (m[i] != S->cur->alloc_mask[i] || (m[i] & ~full_mask(ng)))
+			return gp__errorf(S->err, GP_EINTERNAL,
+			                  "t=%.0f: node %s: allocation 0x%x, jobs hold 0x%x", S->now,
+			                  c->nodes[i].name, S->cur->alloc_mask[i], m[i]);
+		if (!S->eligible[i])
+			continue;
+		freeg += ng - u;
+		if (u > 0 && u < ng)
+			strand += ng - u;
+	}
+	if (freeg != S->free_gpus || strand != S->stranded)
+		return gp__errorf(S->err, GP_EINTERNAL, "t=%.0f: free GPUs %lld/%lld, stranded %lld/%lld",
+		                  S->now, (long long)S->free_gpus, (long long)freeg,
+		                  (long long)S->stranded, (long long)strand);
+	if (c->nracks > 0) {
+		gp_rack_view_t *want = S->view2;
+
+		/* the draws must be the power model's own estimate */
+		if (gp_power_estimate_all(c, S->cur, S->work_rack_w) != GP_OK)
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		for (r = 0; r < c->nracks; r++)
+			if (fabs(S->work_rack_w[r] - S->rack_w[r]) > 1e-6 * fmax(1.0, S->rack_w[r]))
+				return gp__errorf(S->err, GP_EINTERNAL,
+				                  "t=%.0f: rack %s draws %.3f W by the power model, %.3f W "
+				                  "as kept", S->now, c->racks[r].name, S->work_rack_w[r],
+				                  S->rack_w[r]);
+		gp__power_view_fill(c, S->cur, NULL, &S->resv_policy, S->now, want);
+		fill_view(S, &S->resv_policy, S->rack_w, S->view);
+		for (r = 0; r < c->nracks; r++)
+			if (fabs(want[r].headroom_w - S->view[r].headroom_w) > 1e-6 * fmax(1.0, want[r].headroom_w))
+				return gp__errorf(S->err, GP_EINTERNAL,
+				                  "t=%.0f: rack %s headroom %.3f W, engine's view %.3f W",
+				                  S->now, c->racks[r].name, S->view[r].headroom_w,
+				                  want[r].headroom_w);
+	}
+	return GP_OK;
+}
+
+/* ---- set-up and the run ------------------------------------------------------- */
+
+void gp__sim_opts_defaults(gp_sim_opts_t *o)
+{
+	memset(o, 0, sizeof(*o));
+	/* Slurm's default bf_max_job_test (slurm.conf(5), SchedulerParameters) */
+	o->bf_max_job_test = 500;
+	o->samples = 500;
+	o->comm_fraction = SIM_DEFAULT_COMM_FRACTION;
+}
+
+int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_t *out,
+                         gp_error_t *err)
+{
+	gp_error_t perr;
+
+	memset(out, 0, sizeof(*out));
+	if (!name || !*name)
+		return gp__errorf(err, GP_EINVAL, "empty policy name");
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	if (!strcmp(name, "first-fit")) {
+		out->kind = GP_SIM_FIRST_FIT;
+		return GP_OK;
+	}
+	if (!strcmp(name, "tree")) {
+		out->kind = GP_SIM_TREE;
+		return GP_OK;
+	}
+	out->kind = GP_SIM_GPUPLACE;
+	if (!strcmp(name, "site")) {
+		if (!c || !c->conf_dir[0])
+			return gp__errorf(err, GP_EINVAL,
+			                  "policy 'site' needs a cluster loaded from a conf dir "
+			                  "(its slurm.conf SchedulerParameters)");
+		return gp__policy_load(c->conf_dir, c, &out->policy, err);
+	}
+	if (gp__policy_preset(name, &out->policy, &perr) == GP_OK) {
+		if (c)
+			out->policy.power_margin = c->site.power_margin;
+		return GP_OK;
+	}
+	return gp__errorf(err, GP_ENOENT,
+	                  "unknown policy '%s': use first-fit, tree, balanced, pack, performance, "
+	                  "power-save or site", name);
+}
+
+void gp__sim_result_destroy(gp_sim_result_t *r)
+{
+	if (!r)
+		return;
+	free(r->jobs);
+	free(r->t);
+	free(r->util);
+	free(r->queued);
+	free(r->rack_w);
+	free(r->rack_limit_w);
+	free(r);
+}
+
+static void sim_free(struct sim *S)
+{
+	free(S->jobs);
+	free(S->shapes);
+	free(S->eligible);
+	free(S->order);
+	free(S->gpu_delta_w);
+	gp_state_destroy(S->cur);
+	free(S->run_j);
+	free(S->heap);
+	free(S->rack_busy);
+	free(S->rack_w);
+	free(S->rack_limit);
+	free(S->rack_over);
+	gp__engine_destroy(S->engine);
+	gp__cost_scratch_destroy(S->scratch);
+	free(S->view);
+	free(S->view2);
+	free(S->resv_alloc);
+	free(S->work);
+	free(S->work_rack_w);
+	free(S->ends);
+	free(S->sw_cnt);
+	free(S->leaves);
+	free(S->pl.nodes);
+	free(S->pl.mask);
+	free(S->pl2.nodes);
+	free(S->pl2.mask);
+	free(S->leaf_seen);
+	free(S->rack_seen);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double quantile(double *v, int32_t n, double q)
+{
+	double pos;
+	int32_t i;
+
+	if (n <= 0)
+		return 0;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	pos = q * (double)(n - 1);
+	i = (int32_t)pos;
+	if (i >= n - 1)
+		return v[n - 1];
+	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+}
+
+static int finish_metrics(struct sim *S)
+{
+	gp_sim_result_t *R = S->res;
+	gp_sim_metrics_t *m = &R->m;
+	double *jct = malloc(((size_t)S->njobs + 1) * sizeof(*jct));
+	double *wait = malloc(((size_t)S->njobs + 1) * sizeof(*wait));
+	double gpuh = 0, ovh = 0, slow = 0, t_end = S->t_first;
+	int32_t i, n = 0;
+
+	if (!jct || !wait) {
+		free(jct);
+		free(wait);
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < S->njobs; i++) {
+		const struct sjob *J = &S->jobs[i];
+		gp_sim_job_t *o = &R->jobs[i];
+		double gh;
+
+		o->id = J->tj->id;
+		o->gpus = J->tj->gpus;
+		o->submit_s = J->tj->submit_s;
+		o->duration_s = J->tj->duration_s;
+		o->rejected = J->st == JS_REJECTED;
+		o->start_s = -1;
+		o->end_s = -1;
+		if (J->st != JS_DONE)
+			continue;
+		o->start_s = J->start;
+		o->end_s = J->end;
+		o->nnodes = J->nnodes;
+		o->nleaves = J->nleaves;
+		o->nracks = J->nracks;
+		o->slowdown = J->slowdown;
+		o->overhead = J->overhead;
+		o->backfilled = J->backfilled;
+		o->violation = J->violation;
+		jct[n] = J->end - J->tj->submit_s;
+		wait[n] = J->start - J->tj->submit_s;
+		n++;
+		if (J->end > t_end)
+			t_end = J->end;
+		gh = J->tj->gpus * (J->end - J->start) / 3600.0;
+		gpuh += gh;
+		ovh += gh * J->overhead;
+		slow += gh * J->slowdown;
+		m->backfilled += J->backfilled;
+		m->multi_node += J->nnodes > 1;
+		m->spread += J->nleaves > 1;
+		m->violations += J->violation;
+	}
+	m->jobs = S->njobs;
+	m->span_s = t_end - S->t_first;
+	if (n > 0) {
+		double sj = 0, sw = 0;
+
+		for (i = 0; i < n; i++) {
+			sj += jct[i];
+			sw += wait[i];
+		}
+		m->jct_mean_s = sj / n;
+		m->wait_mean_s = sw / n;
+		m->jct_p50_s = quantile(jct, n, 0.5);
+		m->jct_p95_s = quantile(jct, n, 0.95);
+		m->wait_p50_s = quantile(wait, n, 0.5);
+		m->wait_p95_s = quantile(wait, n, 0.95);
+	}
+	m->slowdown_mean = gpuh > 0 ? slow / gpuh : 1.0;
+	m->overhead_gpuh = gpuh > 0 ? ovh / gpuh : 0;
+	m->gpu_util = m->span_s > 0 && S->total_gpus > 0 ?
+	              S->busy_gs / ((double)S->total_gpus * m->span_s) : 0;
+	m->violation_gpuh = S->viol_gs / 3600.0;
+	m->frag_mean = S->frag_time > 0 ? S->frag_int / S->frag_time : 0;
+	m->peak_rack_frac = S->peak_frac;
+	free(jct);
+	free(wait);
+	return GP_OK;
+}
+
+/* Thin the time series to about o->samples points (every k-th). */
+static void thin_samples(struct sim *S)
+{
+	gp_sim_result_t *R = S->res;
+	int32_t k, i, o = 0;
+	size_t nr = (size_t)R->nracks;
+
+	if (S->o.samples <= 0 || R->nsamples <= 2 * S->o.samples)
+		return;
+	k = (R->nsamples + S->o.samples - 1) / S->o.samples;
+	for (i = 0; i < R->nsamples; i += k, o++) {
+		R->t[o] = R->t[i];
+		R->util[o] = R->util[i];
+		R->queued[o] = R->queued[i];
+		memmove(&R->rack_w[(size_t)o * nr], &R->rack_w[(size_t)i * nr], nr * sizeof(double));
+	}
+	R->nsamples = o;
+}
+
+static int setup(struct sim *S, const gp_state_t *s0)
+{
+	const gp_cluster_t *c = S->c;
+	int32_t i, nsw = c->nswitches > 0 ? c->nswitches : 1, nr = c->nracks;
+	double last_submit = 0, maxdur = 0;
+	gp_request_t r;
+	int rc;
+
+	S->njobs = S->t->njobs;
+	S->jobs = calloc((size_t)S->njobs + 1, sizeof(*S->jobs));
+	S->eligible = calloc((size_t)c->nnodes + 1, sizeof(*S->eligible));
+	S->order = malloc(((size_t)c->nnodes + 1) * sizeof(*S->order));
+	S->gpu_delta_w = calloc((size_t)c->nnodes + 1, sizeof(*S->gpu_delta_w));
+	S->run_j = NULL;
+	S->heap = malloc(((size_t)S->njobs + 1) * sizeof(*S->heap));
+	S->ends = malloc(((size_t)S->njobs + 1) * sizeof(*S->ends));
+	S->rack_busy = calloc((size_t)nr + 1, sizeof(*S->rack_busy));
+	S->rack_w = calloc((size_t)nr + 1, sizeof(*S->rack_w));
+	S->rack_limit = calloc((size_t)nr + 1, sizeof(*S->rack_limit));
+	S->rack_over = calloc((size_t)nr + 1, sizeof(*S->rack_over));
+	S->work_rack_w = calloc((size_t)nr + 1, sizeof(*S->work_rack_w));
+	S->view = calloc((size_t)nr + 1, sizeof(*S->view));
+	S->view2 = calloc((size_t)nr + 1, sizeof(*S->view2));
+	S->resv_alloc = calloc((size_t)c->nnodes + 1, sizeof(*S->resv_alloc));
+	S->work = calloc((size_t)c->nnodes + 1, sizeof(*S->work));
+	S->sw_cnt = calloc((size_t)nsw, sizeof(*S->sw_cnt));
+	S->leaves = calloc((size_t)nsw, sizeof(*S->leaves));
+	S->pl.nodes = malloc(((size_t)c->nnodes + 1) * sizeof(int32_t));
+	S->pl.mask = malloc(((size_t)c->nnodes + 1) * sizeof(uint32_t));
+	S->pl2.nodes = malloc(((size_t)c->nnodes + 1) * sizeof(int32_t));
+	S->pl2.mask = malloc(((size_t)c->nnodes + 1) * sizeof(uint32_t));
+	S->leaf_seen = calloc((size_t)nsw, 1);
+	S->rack_seen = calloc((size_t)nr + 1, 1);
+	if (!S->jobs || !S->eligible || !S->order || !S->gpu_delta_w || !S->heap || !S->ends ||
+	    !S->rack_busy || !S->rack_w || !S->rack_limit || !S->rack_over || !S->work_rack_w ||
+	    !S->view || !S->view2 || !S->resv_alloc || !S->work || !S->sw_cnt || !S->leaves ||
+	    !S->pl.nodes || !S->pl.mask || !S->pl2.nodes || !S->pl2.mask || !S->leaf_seen ||
+	    !S->rack_seen)
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	if ((rc = gp_state_create(c, &S->cur)))
+		return gp__errorf(S->err, rc, "out of memory");
+	/* node flags of the initial state: such nodes are never used */
+	if (s0)
+		memcpy(S->cur->node_flags, s0->node_flags, (size_t)c->nnodes * sizeof(uint32_t));
+
+	/* the partition every trace job is submitted to */
+	gp__request_init(&r);
+	S->partition = gp__request_partition(&r, c);
+	if (S->partition < 0 && c->nparts > 0)
+		S->partition = 0;
+	S->part_max_min = S->partition >= 0 ? c->parts[S->partition].max_time_min : UINT32_MAX;
+	for (i = 0; i < c->nnodes; i++) {
+		const gp_node_t *n = &c->nodes[i];
+
+		S->eligible[i] = n->ngpus > 0 &&
+		                 (S->partition < 0 || (n->partitions >> S->partition) & 1) &&
+		                 !(S->cur->node_flags[i]);
+		if (S->eligible[i]) {
+			S->order[S->norder++] = i;
+			S->total_gpus += n->ngpus;
+			if (n->ngpus > S->max_gpn)
+				S->max_gpn = n->ngpus;
+		}
+		if (n->profile >= 0)
+			S->gpu_delta_w[i] = gp_power_gpu_watts(&c->profiles[n->profile], 1.0) -
+			                    gp_power_gpu_watts(&c->profiles[n->profile], 0.0);
+	}
+	qsort_r(S->order, (size_t)S->norder, sizeof(*S->order), cmp_order, (void *)c);
+	S->free_gpus = S->total_gpus;
+	for (i = 0; i < c->nswitches; i++)
+		if (c->switches[i].level == 0 && c->switches[i].nnodes > 0)
+			S->leaves[S->nleaves++] = i;
+	if (nr > 0 && gp_power_estimate_all(c, NULL, S->rack_w) != GP_OK)
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	for (i = 0; i < nr; i++) {
+		double cap = c->racks[i].power_cap_kw * 1000.0;
+		double cool = c->racks[i].cooling_kw > 0.0 ? c->racks[i].cooling_kw * 1000.0 : cap;
+
+		S->rack_limit[i] = cap > 0 ? fmin(cap, cool) : INFINITY;
+		S->rack_over[i] = S->rack_w[i] > S->rack_limit[i];
+		S->nover += S->rack_over[i];
+	}
+	if (S->total_gpus == 0)
+		return gp__errorf(S->err, GP_EINVAL,
+		                  "cluster '%s' has no node with GPUs in partition %s that is up",
+		                  c->name, S->partition >= 0 ? c->parts[S->partition].name : "(none)");
+
+	if ((rc = gp__cost_scratch_new(c, (int32_t)(S->total_gpus < INT32_MAX ? S->total_gpus : INT32_MAX),
+	                               &S->scratch)))
+		return gp__errorf(S->err, rc, "cost model scratch: %s", gp_strerror(rc));
+	if (S->p->kind == GP_SIM_GPUPLACE &&
+	    (rc = gp__engine_create(c, &S->engine, S->err)))
+		return rc;
+	S->resv_policy = S->p->policy;
+	S->resv_policy.max_wait_s = 0;
+	S->resv_policy.topk = 1;
+
+	for (i = 0; i < S->njobs; i++) {
+		struct sjob *J = &S->jobs[i];
+		int32_t sh;
+
+		J->tj = &S->t->jobs[i];
+		J->prev = J->next = J->run = -1;
+		job_shape(S, J->tj, &J->nn, &J->gpn);
+		sh = shape_get(S, J->tj->gpus, J->nn, J->gpn);
+		if (sh < 0)
+			return sh;
+		J->shape = sh;
+		if (J->tj->submit_s > last_submit)
+			last_submit = J->tj->submit_s;
+		if (J->tj->duration_s > maxdur)
+			maxdur = J->tj->duration_s;
+	}
+	S->t_first = S->njobs ? S->t->jobs[0].submit_s : 0;
+	S->last_t = S->t_first;
+	S->res->nracks = nr;
+	S->res->rack_limit_w = calloc((size_t)nr + 1, sizeof(double));
+	S->res->jobs = calloc((size_t)S->njobs + 1, sizeof(*S->res->jobs));
+	if (!S->res->rack_limit_w || !S->res->jobs)
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	for (i = 0; i < nr; i++)
+		S->res->rack_limit_w[i] = S->rack_limit[i];
+	S->sample_dt = (last_submit - S->t_first + maxdur) / (S->o.samples > 0 ? S->o.samples : 500);
+	if (!(S->sample_dt > 0))
+		S->sample_dt = 1;
+	S->next_sample = S->t_first;
+	return GP_OK;
+}
+
+int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t,
+                const gp_sim_policy_t *p, const gp_sim_opts_t *o, gp_sim_result_t **out,
+                gp_error_t *err)
+{
+	struct sim S;
+	int32_t next_arrival = 0;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!c || !t || !p || !out)
+		return gp__errorf(err, GP_EINVAL, "simulate: missing argument");
+	memset(&S, 0, sizeof(S));
+	S.c = c;
+	S.t = t;
+	S.p = p;
+	S.err = err;
+	if (o)
+		S.o = *o;
+	else
+		gp__sim_opts_defaults(&S.o);
+	if (S.o.bf_max_job_test <= 0)
+		S.o.bf_max_job_test = 500;
+	S.comm_fraction = S.o.comm_fraction;
+	if (!(S.comm_fraction > 0 && S.comm_fraction < 1))
+		return gp__errorf(err, GP_EINVAL, "communication fraction %g: it must lie in (0, 1)",
+		                  S.comm_fraction);
+	S.qhead = S.qtail = -1;
+	S.res = calloc(1, sizeof(*S.res));
+	if (!S.res)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	snprintf(S.res->policy, sizeof(S.res->policy), "%s", p->name);
+	S.res->njobs = t->njobs;
+	if (s0 && s0->nnodes != c->nnodes) {
+		rc = gp__errorf(err, GP_EINVAL, "the initial state has %d nodes, the cluster %d",
+		                s0->nnodes, c->nnodes);
+		goto error;
+	}
+	if ((rc = setup(&S, s0)))
+		goto error;
+	while (next_arrival < S.njobs || S.nheap > 0) {
+		double ta = next_arrival < S.njobs ? S.jobs[next_arrival].tj->submit_s : INFINITY;
+		double tc = S.nheap > 0 ? S.heap[0].end : INFINITY;
+		double now = ta < tc ? ta : tc;
+
+		if ((rc = advance(&S, now)))
+			goto error;
+		S.now = now;
+		/* completions first, then arrivals, of this instant */
+		while (S.nheap > 0 && S.heap[0].end <= now) {
+			struct heap_ent e = heap_pop(S.heap, &S.nheap);
+
+			end_job(&S, e.j);
+			S.res->m.events++;
+		}
+		while (next_arrival < S.njobs && S.jobs[next_arrival].tj->submit_s <= now) {
+			struct sjob *J = &S.jobs[next_arrival];
+
+			J->st = JS_QUEUED;
+			J->prev = S.qtail;
+			J->next = -1;
+			if (S.qtail >= 0)
+				S.jobs[S.qtail].next = next_arrival;
+			else
+				S.qhead = next_arrival;
+			S.qtail = next_arrival;
+			S.qlen++;
+			next_arrival++;
+			S.res->m.events++;
+		}
+		if ((rc = schedule(&S)))
+			goto error;
+		if (S.o.check && (rc = check(&S)))
+			goto error;
+		if (S.nheap == 0 && next_arrival >= S.njobs && S.qhead >= 0) {
+			/* nothing runs and nothing will arrive: the queue cannot
+			 * move any more (a job only the busy cluster blocked would
+			 * have started); the rest can never run */
+			while (S.qhead >= 0)
+				reject_job(&S, S.qhead);
+		}
+	}
+	if ((rc = advance(&S, S.last_t)))
+		goto error;
+	if ((rc = sample(&S, S.last_t)))
+		goto error;
+	if ((rc = finish_metrics(&S)))
+		goto error;
+	thin_samples(&S);
+	*out = S.res;
+	S.res = NULL;
+	sim_free(&S);
+	return GP_OK;
+error:
+	gp__sim_result_destroy(S.res);
+	sim_free(&S);
+	return rc;
+}
