@@ -364,8 +364,15 @@ static struct json_object *json_metric(const gp_sim_metrics_t *m, const struct m
 		memcpy(&d, p, sizeof(d));
 		if (!isfinite(d))
 			return NULL;    /* JSON null */
-		/* the shortest exact text instead of json-c's %.17g */
-		return json_object_new_double_s(d, num(b, d));
+		/* the shortest exact text instead of json-c's %.17g, with a
+		 * point or exponent so that it reads back as a double */
+		num(b, d);
+		if (!strpbrk(b, ".e")) {
+			size_t l = strlen(b);
+
+			snprintf(b + l, NUM_MAX - l, ".0");
+		}
+		return json_object_new_double_s(d, b);
 	}
 	return NULL;
 }
@@ -424,10 +431,10 @@ int gp__sim_print_table(const gp_sim_result_t *const *res, int n, FILE *f)
 		        cell(a[8], sizeof(a[8]), 1, 100.0 * m->frag_mean),
 		        cell(a[9], sizeof(a[9]), 0, 100.0 * m->peak_rack_frac));
 	}
-	fprintf(f, "JCT/wait: hours (completion/start - submit); util, ovhd, frag, peak: %%; "
-	        "ovhd, slowdn: GPU-h weighted; spread: jobs over >1 leaf switch\n"
-	        "capviol: job starts taking a rack above min(cap, cooling); viol-GPUh: GPU-h "
-	        "run above it; frag: free GPUs stranded; peak: top rack draw / limit\n");
+	fprintf(f, "JCT/wait: hours from submit; util, ovhd, frag, peak: %%; ovhd, slowdn: "
+	        "GPU-h weighted; spread: jobs over >1 leaf (%% of multi-node)\n"
+	        "capviol: starts taking a rack over min(cap, cooling), viol-GPUh: GPU-h run "
+	        "over it; frag: free GPUs stranded; peak: top rack/limit\n");
 	if (fflush(f) || ferror(f))
 		return GP_EIO;
 	return GP_OK;
@@ -1083,8 +1090,8 @@ static int plot_rack(const gp_sim_result_t *const *res, int n, const char *dir, 
 		out_printf(&o, "set yrange [0:*]\n");
 	}
 	if (!any)
-		out_printf(&o, "set xrange [0:1]\nset label 'no rack power samples' at graph 0.5, "
-		           "graph 0.5 center\n");
+		out_printf(&o, "set xrange [0:1]\nset yrange [0:%d]\nset label 'no rack power "
+		           "samples' at graph 0.5, graph 0.5 center\n", pct ? 120 : 1);
 	out_printf(&o, "plot ");
 	for (i = 0; i < n; i++) {
 		out_printf(&o, i ? ", \\\n     " : "");
