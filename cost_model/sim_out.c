@@ -717,14 +717,15 @@ static int dat_open(struct out *o, const char *dir, const char *plot, int i,
 
 /* Data of jct_cdf: completion time (h) and the fraction of completed jobs
  * done by then; *has = it holds a point. */
-static int dat_jct(const char *dir, int i, const gp_sim_result_t *r, bool *has, gp_error_t *err)
+static int dat_jct(const char *dir, int i, const gp_sim_result_t *r, int32_t *count,
+                   gp_error_t *err)
 {
 	double *v = NULL;
 	int32_t j, m = 0;
 	struct out o;
 	int rc;
 
-	*has = false;
+	*count = 0;
 	if (r->njobs > 0) {
 		v = malloc((size_t)r->njobs * sizeof(*v));
 		if (!v)
@@ -746,6 +747,11 @@ static int dat_jct(const char *dir, int i, const gp_sim_result_t *r, bool *has, 
 		free(v);
 		return rc;
 	}
+	/* the curve rises from 0 at the shortest completion time */
+	if (m) {
+		out_num(&o, v[0]);
+		out_printf(&o, " 0\n");
+	}
 	for (j = 0; j < m; j++) {
 		out_num(&o, v[j]);
 		out_printf(&o, " ");
@@ -753,7 +759,7 @@ static int dat_jct(const char *dir, int i, const gp_sim_result_t *r, bool *has, 
 		out_printf(&o, "\n");
 	}
 	free(v);
-	*has = m > 0;
+	*count = m;
 	return out_close(&o, err);
 }
 
@@ -975,23 +981,25 @@ out:
 
 static int plot_jct(const gp_sim_result_t *const *res, int n, const char *dir, gp_error_t *err)
 {
-	bool *has = NULL, any = false;
+	int32_t *count = NULL;
+	bool any = false;
+	char suffix[48];
 	struct out o;
 	int i, rc;
 
-	has = calloc((size_t)n + 1, sizeof(*has));
-	if (!has)
+	count = calloc((size_t)n + 1, sizeof(*count));
+	if (!count)
 		return gp__errorf(err, GP_ENOMEM, "jct_cdf: out of memory");
 	for (i = 0; i < n; i++) {
-		rc = dat_jct(dir, i, res[i], &has[i], err);
+		rc = dat_jct(dir, i, res[i], &count[i], err);
 		if (rc)
 			goto out;
-		any |= has[i];
+		any |= count[i] > 0;
 	}
 	rc = out_open(&o, dir, "jct_cdf.gp", err);
 	if (rc)
 		goto out;
-	gp_head(&o, "jct_cdf", "Job completion time (submit to end), completed jobs",
+	gp_head(&o, "jct_cdf", "Job completion time (submit to end) of completed jobs",
 	        "completion time (hours, log scale)", "fraction of completed jobs");
 	out_printf(&o, "set logscale x\nset yrange [0:1]\nset key bottom right inside\n");
 	if (!any)
@@ -1000,7 +1008,8 @@ static int plot_jct(const gp_sim_result_t *const *res, int n, const char *dir, g
 	out_printf(&o, "plot ");
 	for (i = 0; i < n; i++) {
 		out_printf(&o, i ? ", \\\n     " : "");
-		gp_series(&o, "jct_cdf", i, res[i], has[i], "1:2", "steps", "", "",
+		snprintf(suffix, sizeof(suffix), " (%ld jobs)", (long)count[i]);
+		gp_series(&o, "jct_cdf", i, res[i], count[i] > 0, "1:2", "steps", suffix, "",
 		          "no completed jobs");
 	}
 	if (!n)
@@ -1011,7 +1020,7 @@ static int plot_jct(const gp_sim_result_t *const *res, int n, const char *dir, g
 	if (!rc)
 		rc = run_gnuplot(dir, "jct_cdf", err);
 out:
-	free(has);
+	free(count);
 	return rc;
 }
 

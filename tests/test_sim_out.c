@@ -696,11 +696,45 @@ static void check_plot_files(const char *dir, const char *plot)
 	free(text);
 }
 
+/* jct_cdf.2.dat: from 0 at the shortest completion time, one step per
+ * completed job, in hours, up to 1. */
+static void check_cdf(const char *dir, const struct fixture *x)
+{
+	char *text = slurp(dir, "jct_cdf.2.dat", NULL), *lines[16], *sp;
+	double jct[3], y;
+	int n, i, k, m = 0;
+
+	for (k = 0; k < x->r.njobs; k++)
+		if (!x->jobs[k].rejected)
+			jct[m++] = (x->jobs[k].end_s - x->jobs[k].submit_s) / 3600;
+	assert_int_equal(m, 2);
+	if (jct[0] > jct[1]) {
+		y = jct[0];
+		jct[0] = jct[1];
+		jct[1] = y;
+	}
+	n = split_lines(text, lines, 16);
+	assert_int_equal(n, 2 + 1 + m);        /* two comments, the 0 point, the jobs */
+	assert_int_equal(lines[0][0], '#');
+	assert_non_null(strstr(lines[0], "power-save"));
+	for (i = 2; i < n; i++) {
+		sp = strchr(lines[i], ' ');
+		assert_non_null(sp);
+		*sp = '\0';
+		k = i == 2 ? 0 : i - 3;
+		if (fabs(num(lines[i]) - jct[k]) > 1e-12 * jct[k])
+			fail_msg("line %d: %s h, want %.17g", i, lines[i], jct[k]);
+		y = num(sp + 1);
+		assert_true(fabs(y - (i == 2 ? 0.0 : (double)(i - 2) / m)) < 1e-15);
+	}
+	free(text);
+}
+
 static void test_plot(void **state)
 {
-	char *dir, *gp;
+	char *dir, *gp, want[64];
 	gp_error_t err;
-	int rc;
+	int rc, i;
 
 	if (!gnuplot_in_path()) {
 		print_message("# SKIP gnuplot not found in PATH (install gnuplot-nox)\n");
@@ -715,11 +749,15 @@ static void test_plot(void **state)
 	check_plot_files(dir, "rack_power");
 	/* names quoted for gnuplot: ' doubled; limits exist: percent plot */
 	gp = slurp(dir, "jct_cdf.gp", NULL);
-	assert_non_null(strstr(gp, "'first-fit'"));
-	assert_non_null(strstr(gp, "'power-save'"));
+	for (i = 0; i < 2; i++) {
+		snprintf(want, sizeof(want), "'%s (%d jobs)'", policies[i], fx[i].r.m.completed);
+		if (!strstr(gp, want))
+			fail_msg("jct_cdf.gp lacks %s", want);
+	}
 	assert_non_null(strstr(gp, "'o''dd,name (no completed jobs)'"));
 	assert_non_null(strstr(gp, "'jct_cdf.1.dat'"));
 	free(gp);
+	check_cdf(dir, &fx[1]);
 	gp = slurp(dir, "rack_power.gp", NULL);
 	assert_non_null(strstr(gp, "cap/cooling limit"));
 	assert_null(strstr(gp, "kW"));
