@@ -577,10 +577,21 @@ static int write_racks_csv(const gp_cluster_t *c, const gp_sim_result_t *const *
 	return out_close(&o, err);
 }
 
-/* json_object_object_add taking ownership of v (NULL = JSON null). */
+/* json_object_object_add taking ownership of v (NULL = JSON null), also
+ * when adding fails. */
 static int jadd(struct json_object *o, const char *key, struct json_object *v)
 {
-	return json_object_object_add(o, key, v) ? GP_ENOMEM : GP_OK;
+	if (json_object_object_add(o, key, v)) {
+		json_object_put(v);
+		return GP_ENOMEM;
+	}
+	return GP_OK;
+}
+
+/* A JSON string of a fixed-size name field (need not be terminated). */
+static struct json_object *jname(const char *s, size_t size)
+{
+	return json_object_new_string_len(s, (int)strnlen(s, size));
 }
 
 static int write_summary_json(const gp_cluster_t *c, const gp_trace_t *t,
@@ -596,10 +607,10 @@ static int write_summary_json(const gp_cluster_t *c, const gp_trace_t *t,
 	root = json_object_new_object();
 	if (!root)
 		goto error;
-	v = c ? json_object_new_string(c->name) : NULL;
+	v = c ? jname(c->name, sizeof(c->name)) : NULL;
 	if ((c && !v) || jadd(root, "cluster", v))
 		goto error;
-	v = t ? json_object_new_string(t->name) : NULL;
+	v = t ? jname(t->name, sizeof(t->name)) : NULL;
 	if ((t && !v) || jadd(root, "trace", v))
 		goto error;
 	v = t ? json_object_new_int(t->njobs) : NULL;
@@ -608,10 +619,8 @@ static int write_summary_json(const gp_cluster_t *c, const gp_trace_t *t,
 	arr = json_object_new_array();
 	if (!arr)
 		goto error;
-	if (jadd(root, "policies", arr)) {
-		json_object_put(arr);
+	if (jadd(root, "policies", arr))
 		goto error;
-	}
 	for (i = 0; i < n; i++) {
 		p = json_object_new_object();
 		if (!p)
@@ -620,8 +629,7 @@ static int write_summary_json(const gp_cluster_t *c, const gp_trace_t *t,
 			json_object_put(p);
 			goto error;
 		}
-		v = json_object_new_string_len(res[i]->policy,
-		                               (int)strnlen(res[i]->policy, sizeof(res[i]->policy)));
+		v = jname(res[i]->policy, sizeof(res[i]->policy));
 		if (!v || jadd(p, "policy", v))
 			goto error;
 		for (k = 0; k < NMFIELDS; k++) {
