@@ -53,7 +53,7 @@ struct sjob {
 	int32_t run;              /* index into cur->jobs while running */
 	double start, end;
 	double slowdown, overhead, load;
-	int32_t nleaves, nracks, nnodes;
+	int32_t nleaves, nracks, nnodes, node0;
 	bool backfilled, violation;
 };
 
@@ -709,6 +709,7 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	J->end = now + J->tj->duration_s * pl->slowdown;
 	a->end_time = (int64_t)ceil(J->end);
 	J->nnodes = pl->n;
+	J->node0 = pl->nodes[0];
 	J->nleaves = nl;
 	J->nracks = nr;
 	J->backfilled = backfilled;
@@ -717,6 +718,16 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	S->run_j[S->cur->njobs++] = j;
 	J->st = JS_RUNNING;
 	heap_push(S->heap, &S->nheap, (struct heap_ent){ J->end, j });
+	if (S->have_resv)
+		/* the GPUs are taken for the reservation's planning too */
+		for (i = 0; i < pl->n; i++) {
+			int32_t n = pl->nodes[i];
+			uint32_t newly = pl->mask[i] & ~S->resv_alloc[n];
+
+			S->resv_alloc[n] |= pl->mask[i];
+			if (S->eligible[n])
+				S->resv_free -= gp__popcount(newly);
+		}
 	/* off the queue */
 	if (J->prev >= 0)
 		S->jobs[J->prev].next = J->next;
@@ -898,17 +909,6 @@ static int try_start(struct sim *S, int32_t j, bool backfill)
 		if (rc == PL_NOFIT)
 			sh->fail_pass[1] = S->pass;
 		return 0;
-	}
-	{
-		int32_t k;
-
-		for (k = 0; k < S->pl.n; k++) {
-			int32_t nd = S->pl.nodes[k];
-
-			S->resv_alloc[nd] |= S->pl.mask[k];
-			if (S->eligible[nd])
-				S->resv_free -= gp__popcount(S->pl.mask[k]);
-		}
 	}
 	rc = start_job(S, j, &S->pl, S->now, true);
 	return rc ? rc : 1;
@@ -1222,11 +1222,13 @@ static int finish_metrics(struct sim *S)
 		o->rejected = J->st == JS_REJECTED;
 		o->start_s = -1;
 		o->end_s = -1;
+		o->node0 = -1;
 		if (J->st != JS_DONE)
 			continue;
 		o->start_s = J->start;
 		o->end_s = J->end;
 		o->nnodes = J->nnodes;
+		o->node0 = J->node0;
 		o->nleaves = J->nleaves;
 		o->nracks = J->nracks;
 		o->slowdown = J->slowdown;

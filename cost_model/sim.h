@@ -107,6 +107,7 @@ typedef struct gp_sim_job {
 	uint32_t id;              /* trace id */
 	int32_t gpus;
 	int32_t nnodes;           /* nodes of its placement (0 if never started) */
+	int32_t node0;            /* its first node (cluster index), -1 if never started */
 	int32_t nleaves;          /* leaf switches spanned (0 without topology) */
 	int32_t nracks;           /* racks touched */
 	double submit_s;

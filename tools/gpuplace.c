@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "probe", gp_cmd_probe, "discover this node's GPUs, NVLinks and NICs with hwloc" },
 	{ "model", gp_cmd_model, "predict collective and training-step times on a node set" },
 	{ "power", gp_cmd_power, "rack power and cooling headroom from telemetry; cap speed curve" },
+	{ "simulate", gp_cmd_simulate, "replay a job trace under several policies and compare them" },
 };
 
 static void usage(FILE *f)
