@@ -7,3 +7,6 @@ tests_test_trace_CFLAGS = $(TEST_CFLAGS)
 tests_test_trace_LDADD = $(TEST_LIBS)
 TESTS += tests/test_trace
 EXTRA_DIST += tests/data/trace
+
+# gpuplace trace show|check|synth
+gpuplace_SOURCES += tools/cmd_trace.c

@@ -14,5 +14,6 @@ int gp_cmd_cluster_merge(int argc, char **argv); /* tools/cmd_cluster_merge.c */
 int gp_cmd_model(int argc, char **argv);    /* tools/cmd_model.c */
 int gp_cmd_power(int argc, char **argv);    /* tools/cmd_power.c */
 int gp_cmd_simulate(int argc, char **argv); /* tools/cmd_simulate.c */
+int gp_cmd_trace(int argc, char **argv);    /* tools/cmd_trace.c */
 
 #endif

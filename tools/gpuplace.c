@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "model", gp_cmd_model, "predict collective and training-step times on a node set" },
 	{ "power", gp_cmd_power, "rack power and cooling headroom from telemetry; cap speed curve" },
 	{ "simulate", gp_cmd_simulate, "replay a job trace under several policies and compare them" },
+	{ "trace", gp_cmd_trace, "read, check or generate job traces for the simulator" },
 };
 
 static void usage(FILE *f)

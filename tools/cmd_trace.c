@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd_trace.c - `gpuplace trace show|check|synth`: read, check or generate
+ * job traces for the simulator (cost_model/trace.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "model.h"
+#include "trace.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: gpuplace trace show [--jobs N] FILE\n"
+	        "       gpuplace trace check FILE...\n"
+	        "       gpuplace trace synth --jobs N (--conf-dir DIR | --json FILE | --gpus TOTAL)\n"
+	        "                            [--gpus-per-node G] [--load L] [--seed S]\n"
+	        "                            [--sizes SPEC] [--median S] [--p90 S] [--min S]\n"
+	        "                            [--max S] [-o FILE]\n"
+	        "\n"
+	        "Job traces for the simulator: CSV with a header naming submit_time_s,\n"
+	        "duration_s, gpus and optionally nodes (other columns are ignored).\n"
+	        "\n"
+	        "  show    summary: jobs, span, GPU-hours, GPUs per job, duration quantiles\n"
+	        "  check   load each FILE and say whether it is valid\n"
+	        "  synth   write a synthetic trace (see `gpuplace trace synth --help`)\n");
+}
+
+static void usage_show(FILE *f)
+{
+	fprintf(f, "usage: gpuplace trace show [--jobs N] FILE\n"
+	           "\n"
+	           "Summarise a trace: jobs, span, GPU-hours, the GPU-count histogram and\n"
+	           "the duration quantiles.\n"
+	           "\n"
+	           "  --jobs N   only the first N jobs by submit time\n");
+}
+
+static void usage_check(FILE *f)
+{
+	fprintf(f, "usage: gpuplace trace check FILE...\n"
+	           "\n"
+	           "Load each trace and print \"FILE: N jobs ok\", or the first error (file,\n"
+	           "line, column, value); the exit status is 1 when any file is invalid.\n");
+}
+
+static void usage_synth(FILE *f)
+{
+	fprintf(f,
+	        "usage: gpuplace trace synth --jobs N (--conf-dir DIR | --json FILE | --gpus TOTAL)\n"
+	        "                            [OPTIONS] [-o FILE]\n"
+	        "\n"
+	        "A synthetic trace: GPU counts from a discrete mix (default: the Philly\n"
+	        "trace's), log-normal durations truncated by redrawing, Poisson arrivals\n"
+	        "at the rate that offers the cluster the requested load.  The same options\n"
+	        "give the same CSV, byte for byte.\n"
+	        "\n"
+	        "  --jobs N            number of jobs (required)\n"
+	        "  --conf-dir DIR      the cluster (its GPUs and largest node) from a conf dir\n"
+	        "  --json FILE         ... or from a JSON model\n"
+	        "  --gpus TOTAL        ... or just its number of GPUs\n"
+	        "  --gpus-per-node G   nodes = ceil(gpus / G) for jobs larger than G (default:\n"
+	        "                      the model's largest node; 0 leaves nodes empty)\n"
+	        "  --load L            offered load, 0 < L <= 10 (default 0.8)\n"
+	        "  --seed S            random seed (default 1)\n"
+	        "  --sizes SPEC        GPU-count mix GPUS:WEIGHT,... e.g. 1:0.6,8:0.3,64:0.1\n"
+	        "  --median S          median duration, s (default 1144)\n"
+	        "  --p90 S             90th percentile duration, s (default 11265)\n"
+	        "  --min S             shortest duration, s (default 60)\n"
+	        "  --max S             longest duration, s (default 604800)\n"
+	        "  -o, --out FILE      write to FILE instead of standard output\n");
+}
+
+static bool is_help(const char *s)
+{
+	return !strcmp(s, "--help") || !strcmp(s, "-h") || !strcmp(s, "help");
+}
+
+static int opt_error(const char *sub, int opt, const char *name, void (*u)(FILE *))
+{
+	if (opt == ':')
+		fprintf(stderr, "gpuplace trace %s: %s needs an argument\n", sub, name);
+	else
+		fprintf(stderr, "gpuplace trace %s: unknown option '%s'\n", sub, name);
+	u(stderr);
+	return 2;
+}
+
+static int cmd_show(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "jobs", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	gp_trace_t *t = NULL;
+	gp_error_t err = { "" };
+	long n = 0;
+	int opt, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			if (gp__parse_long(optarg, 1, INT32_MAX, &n)) {
+				fprintf(stderr, "gpuplace trace show: --jobs: '%s' is not a whole "
+				                "number >= 1\n",
+				        optarg);
+				return 2;
+			}
+			break;
+		case 'h': usage_show(stdout); return 0;
+		default: return opt_error("show", opt, argv[optind - 1], usage_show);
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "gpuplace trace show: give one trace FILE\n");
+		usage_show(stderr);
+		return 2;
+	}
+	if ((rc = gp__trace_load(argv[optind], &t, &err))) {
+		fprintf(stderr, "gpuplace trace show: %s\n", err.text);
+		return 1;
+	}
+	gp__trace_truncate(t, (int32_t)n);
+	rc = gp__trace_print_summary(t, stdout);
+	gp__trace_destroy(t);
+	if (rc || fflush(stdout)) {
+		fprintf(stderr, "gpuplace trace show: %s\n", gp_strerror(rc ? rc : GP_EIO));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	int i, status = 0;
+
+	if (argc > 1 && is_help(argv[1])) {
+		usage_check(stdout);
+		return 0;
+	}
+	if (argc < 2) {
+		fprintf(stderr, "gpuplace trace check: give one or more trace FILEs\n");
+		usage_check(stderr);
+		return 2;
+	}
+	for (i = 1; i < argc; i++) {
+		gp_trace_t *t = NULL;
+		gp_error_t err = { "" };
+
+		if (gp__trace_load(argv[i], &t, &err)) {
+			fprintf(stderr, "gpuplace trace check: %s\n", err.text);
+			status = 1;
+			continue;
+		}
+		printf("%s: %d jobs ok\n", argv[i], (int)t->njobs);
+		gp__trace_destroy(t);
+	}
+	return status;
+}
+
+static int num_double(const char *opt, const char *s, double *out)
+{
+	if (gp__parse_double(s, 0, 1e12, out) || !(*out > 0)) {
+		fprintf(stderr, "gpuplace trace synth: %s: '%s' is not a number > 0\n", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+static int num_long(const char *opt, const char *s, long min, long max, long *out)
+{
+	if (gp__parse_long(s, min, max, out)) {
+		fprintf(stderr, "gpuplace trace synth: %s: '%s' is not a whole number in [%ld, %ld]\n",
+		        opt, s, min, max);
+		return -1;
+	}
+	return 0;
+}
+
+/* The cluster's GPUs and largest node from a model; 0 or 1 (message
+ * printed). */
+static int cluster_gpus(const char *dir, const char *json, int32_t *total, int32_t *per_node)
+{
+	gp_cluster_t *c = NULL;
+	gp_error_t err = { "" };
+	long n;
+	int32_t i, max = 0;
+
+	if (dir ? gp_cluster_load_conf_dir(dir, &c, &err)
+	        : gp_cluster_load_json(json, &c, NULL, &err)) {
+		fprintf(stderr, "gpuplace trace synth: %s\n", err.text);
+		return 1;
+	}
+	n = gp_cluster_gpu_count(c);
+	for (i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].ngpus > max)
+			max = c->nodes[i].ngpus;
+	gp_cluster_destroy(c);
+	if (n < 1 || n > INT32_MAX) {
+		fprintf(stderr, "gpuplace trace synth: %s: the cluster has %ld GPUs\n",
+		        dir ? dir : json, n);
+		return 1;
+	}
+	*total = (int32_t)n;
+	*per_node = max;
+	return 0;
+}
+
+static int cmd_synth(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "jobs", required_argument, NULL, 'n' },
+		{ "conf-dir", required_argument, NULL, 'c' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "gpus", required_argument, NULL, 'g' },
+		{ "gpus-per-node", required_argument, NULL, 'G' },
+		{ "load", required_argument, NULL, 'l' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "sizes", required_argument, NULL, 'z' },
+		{ "median", required_argument, NULL, 'm' },
+		{ "p90", required_argument, NULL, 'p' },
+		{ "min", required_argument, NULL, 'a' },
+		{ "max", required_argument, NULL, 'b' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL, *json = NULL, *out = NULL;
+	gp_trace_synth_params_t p;
+	gp_trace_t *t = NULL;
+	gp_error_t err = { "" };
+	long v, gpn = -1;
+	int opt, rc, sources = 0;
+	FILE *f;
+
+	gp__trace_synth_defaults(&p);
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			if (num_long("--jobs", optarg, 1, 100000000, &v))
+				return 2;
+			p.jobs = (int32_t)v;
+			break;
+		case 'c': dir = optarg; sources++; break;
+		case 'j': json = optarg; sources++; break;
+		case 'g':
+			if (num_long("--gpus", optarg, 1, INT32_MAX, &v))
+				return 2;
+			p.cluster_gpus = (int32_t)v;
+			sources++;
+			break;
+		case 'G':
+			if (num_long("--gpus-per-node", optarg, 0, 1048576, &gpn))
+				return 2;
+			break;
+		case 'l':
+			if (gp__parse_double(optarg, 0, 10, &p.load) || !(p.load > 0)) {
+				fprintf(stderr, "gpuplace trace synth: --load: '%s' is not a number in "
+				                "(0, 10]\n",
+				        optarg);
+				return 2;
+			}
+			break;
+		case 'S':
+			if (num_long("--seed", optarg, 0, LONG_MAX, &v))
+				return 2;
+			p.seed = (uint64_t)v;
+			break;
+		case 'z':
+			if (gp__trace_parse_sizes(optarg, &p, &err)) {
+				fprintf(stderr, "gpuplace trace synth: --%s\n", err.text);
+				return 2;
+			}
+			break;
+		case 'm':
+			if (num_double("--median", optarg, &p.dur_median_s))
+				return 2;
+			break;
+		case 'p':
+			if (num_double("--p90", optarg, &p.dur_p90_s))
+				return 2;
+			break;
+		case 'a':
+			if (num_double("--min", optarg, &p.dur_min_s))
+				return 2;
+			break;
+		case 'b':
+			if (num_double("--max", optarg, &p.dur_max_s))
+				return 2;
+			break;
+		case 'o': out = optarg; break;
+		case 'h': usage_synth(stdout); return 0;
+		default: return opt_error("synth", opt, argv[optind - 1], usage_synth);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "gpuplace trace synth: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!p.jobs) {
+		fprintf(stderr, "gpuplace trace synth: --jobs N is required\n");
+		usage_synth(stderr);
+		return 2;
+	}
+	if (sources != 1) {
+		fprintf(stderr, "gpuplace trace synth: give exactly one of --conf-dir DIR, --json FILE "
+		                "or --gpus TOTAL\n");
+		return 2;
+	}
+	if ((dir || json) && cluster_gpus(dir, json, &p.cluster_gpus, &p.gpus_per_node))
+		return 1;
+	if (gpn >= 0)
+		p.gpus_per_node = (int32_t)gpn;
+	if ((rc = gp__trace_synth(&p, &t, &err))) {
+		fprintf(stderr, "gpuplace trace synth: %s\n", err.text);
+		return rc == GP_EINVAL ? 2 : 1;
+	}
+	f = !out || !strcmp(out, "-") ? stdout : fopen(out, "w");
+	if (!f) {
+		fprintf(stderr, "gpuplace trace synth: cannot write %s: %s\n", out, strerror(errno));
+		gp__trace_destroy(t);
+		return 1;
+	}
+	rc = gp__trace_write(t, f);
+	if (f == stdout ? fflush(f) : fclose(f))
+		rc = GP_EIO;
+	if (rc) {
+		fprintf(stderr, "gpuplace trace synth: cannot write %s: %s\n",
+		        f == stdout ? "standard output" : out, strerror(errno));
+		gp__trace_destroy(t);
+		return 1;
+	}
+	if (f != stdout)
+		fprintf(stderr,
+		        "gpuplace trace synth: %d jobs over %.1f days, offered load %g on %d GPUs, "
+		        "written to %s\n",
+		        (int)t->njobs, (t->jobs[t->njobs - 1].submit_s - t->jobs[0].submit_s) / 86400,
+		        p.load, (int)p.cluster_gpus, out);
+	gp__trace_destroy(t);
+	return 0;
+}
+
+int gp_cmd_trace(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (is_help(argv[1])) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "show"))
+		return cmd_show(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "check"))
+		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "synth"))
+		return cmd_synth(argc - 1, argv + 1);
+	fprintf(stderr, "gpuplace trace: unknown sub-command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
