@@ -793,7 +793,7 @@ static int dat_util(const char *dir, int i, const gp_sim_result_t *r, bool *has,
 /* Rack power: with limits (pct), highest and mean draw / limit in %; else
  * the highest and mean absolute draw in kW. */
 static int dat_rack(const char *dir, int i, const gp_sim_result_t *r, bool pct, bool *has,
-                    gp_error_t *err)
+                    double *top, gp_error_t *err)
 {
 	struct out o;
 	int32_t s, k;
@@ -824,6 +824,8 @@ static int dat_rack(const char *dir, int i, const gp_sim_result_t *r, bool pct, 
 			mx /= 1000.0;
 			mean /= 1000.0 * r->nracks;
 		}
+		if (mx > *top)
+			*top = mx;
 		out_num(&o, r->t[s] / 86400.0);
 		out_printf(&o, " ");
 		out_num(&o, mx);
@@ -1076,6 +1078,7 @@ out:
 static int plot_rack(const gp_sim_result_t *const *res, int n, const char *dir, gp_error_t *err)
 {
 	bool *has = NULL, any = false, pct = false;
+	double top = 0;
 	struct out o;
 	int i, rc;
 
@@ -1085,7 +1088,7 @@ static int plot_rack(const gp_sim_result_t *const *res, int n, const char *dir, 
 	for (i = 0; i < n; i++)
 		pct |= has_finite_limit(res[i]);
 	for (i = 0; i < n; i++) {
-		rc = dat_rack(dir, i, res[i], pct, &has[i], err);
+		rc = dat_rack(dir, i, res[i], pct, &has[i], &top, err);
 		if (rc)
 			goto out;
 		any |= has[i];
@@ -1098,7 +1101,10 @@ static int plot_rack(const gp_sim_result_t *const *res, int n, const char *dir, 
 		        "Rack power (estimated): highest rack and mean over racks, % of the rack's "
 		        "limit min(PowerCapKW, CoolingKW)",
 		        "time since the trace's start (days)", "rack draw (% of limit)");
-		out_printf(&o, "set yrange [0:*]\n");
+		/* room above the limit line, so it never hides on the border */
+		out_printf(&o, "set yrange [0:%.0f]\n", top > 100 ? 10 * ceil(top * 1.1 / 10) : 120);
+		out_printf(&o, "set label 'cap/cooling limit' at graph 0.01, first 100 offset 0,0.7 "
+		           "textcolor rgb 'red'\n");
 	} else {
 		gp_head(&o, "rack_power",
 		        "Rack power (estimated), absolute draw in kW: no rack has a power cap or "
