@@ -10,3 +10,19 @@ EXTRA_DIST += tests/data/trace
 
 # gpuplace trace show|check|synth
 gpuplace_SOURCES += tools/cmd_trace.c
+
+# trace CSV reader fuzz target (traces come from outside the project), with
+# the reader compiled in again under AddressSanitizer and UBSan so that an
+# out-of-bounds read fails the test, not only a crash.
+TRACE_ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+check_PROGRAMS += tests/fuzz_trace
+tests_fuzz_trace_SOURCES = tests/fuzz_trace.c tests/fuzz_driver.c cost_model/trace.c
+tests_fuzz_trace_CFLAGS = $(TEST_CFLAGS) $(TRACE_ASAN_FLAGS)
+tests_fuzz_trace_LDFLAGS = $(TRACE_ASAN_FLAGS)
+tests_fuzz_trace_LDADD = $(GP_LIBS)
+TESTS += tests/fuzz_trace.sh
+EXTRA_DIST += tests/fuzz_trace.sh
+
+TESTS += tests/trace_cli.sh
+EXTRA_DIST += tests/trace_cli.sh
