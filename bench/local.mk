@@ -11,3 +11,6 @@ bench_bench_cost_LDADD = $(GP_LIBS)
 noinst_PROGRAMS += bench/bench_decide
 bench_bench_decide_SOURCES = bench/bench_decide.c bench/bench_util.c bench/bench_util.h
 bench_bench_decide_LDADD = $(GP_LIBS)
+noinst_PROGRAMS += bench/bench_sim
+bench_bench_sim_SOURCES = bench/bench_sim.c
+bench_bench_sim_LDADD = $(GP_LIBS)
