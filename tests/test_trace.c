@@ -117,6 +117,41 @@ static void test_parse_good(void **unused)
 	}
 }
 
+/* Many rows, few distinct times, in an order no sort keeps by accident:
+ * equal times must stay in file order whatever the size of the array. */
+static void test_sort_many(void **unused)
+{
+	const int n = 20000;
+	size_t cap = 64 + (size_t)n * 16, len;
+	char *text = malloc(cap);
+	gp_trace_t *t = NULL;
+	gp_error_t err = { "" };
+	int i;
+
+	assert_non_null(text);
+	len = (size_t)snprintf(text, cap, "submit_time_s,duration_s,gpus\n");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%d,%d,1\n", (i * 7919) % 13 % 4,
+		                        i + 1);
+	if (gp__trace_parse("many.csv", text, len, &t, &err))
+		fail_msg("%s", err.text);
+	assert_int_equal(t->njobs, n);
+	for (i = 0; i < n; i++) {
+		const gp_trace_job_t *j = &t->jobs[i];
+
+		/* the duration column carries the row number */
+		assert_true(j->duration_s == j->id);
+		assert_int_equal(j->line, (int)j->id + 1);
+		assert_true(j->submit_s == (double)(((int)j->id - 1) * 7919 % 13 % 4));
+		if (i && (j->submit_s < j[-1].submit_s ||
+		          (j->submit_s == j[-1].submit_s && j->id <= j[-1].id)))
+			fail_msg("rows %d and %d out of order: (%g, id %u) after (%g, id %u)", i - 1, i,
+			         j->submit_s, (unsigned)j->id, j[-1].submit_s, (unsigned)j[-1].id);
+	}
+	gp__trace_destroy(t);
+	free(text);
+}
+
 /* The same through files (tests/data/trace). */
 static void test_load_good(void **unused)
 {
@@ -921,6 +956,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_good),
+		cmocka_unit_test(test_sort_many),
 		cmocka_unit_test(test_load_good),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_load_errors),
