@@ -914,11 +914,29 @@ static int try_start(struct sim *S, int32_t j, bool backfill)
 	return rc ? rc : 1;
 }
 
-static int schedule(struct sim *S)
+/* A pass.  At an instant with arrivals only, when a reservation stands
+ * from the last pass, nothing was freed since and every queued job has
+ * been tried against that state, so only the new jobs (from first_new on)
+ * are tried, as backfill candidates at their queue position; a
+ * completion makes the whole queue be tried again. */
+static int schedule(struct sim *S, int32_t first_new, int32_t qlen_before, bool freed)
 {
 	int32_t j, next, tested = 0;
 	int rc;
 
+	if (!freed && S->have_resv && qlen_before > 0 && first_new >= 0) {
+		S->res->m.passes++;
+		tested = qlen_before - 1;
+		for (j = first_new; j >= 0; j = next) {
+			next = S->jobs[j].next;
+			if (++tested > S->o.bf_max_job_test)
+				break;
+			rc = try_start(S, j, true);
+			if (rc < 0)
+				return rc;
+		}
+		return GP_OK;
+	}
 	S->pass++;
 	S->res->m.passes++;
 	S->have_resv = false;
@@ -1272,6 +1290,18 @@ static int finish_metrics(struct sim *S)
 	m->violation_gpuh = S->viol_gs / 3600.0;
 	m->frag_mean = S->frag_time > 0 ? S->frag_int / S->frag_time : 0;
 	m->peak_rack_frac = S->peak_frac;
+	{
+		int32_t r;
+		bool limited = false;
+
+		for (r = 0; r < S->c->nracks; r++)
+			limited |= isfinite(S->rack_limit[r]) && S->rack_limit[r] > 0;
+		if (!limited)
+			m->peak_rack_frac = NAN; /* no rack has a limit: printed as '-' */
+	}
+	if (n == 0)
+		m->jct_mean_s = m->jct_p50_s = m->jct_p95_s = m->wait_mean_s = m->wait_p50_s =
+			m->wait_p95_s = NAN; /* nothing completed */
 	free(jct);
 	free(wait);
 	return GP_OK;
@@ -1473,13 +1503,20 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 		if ((rc = advance(&S, now)))
 			goto error;
 		S.now = now;
+		int32_t first_new = -1, qlen_before;
+		bool freed = false;
+
 		/* completions first, then arrivals, of this instant */
 		while (S.nheap > 0 && S.heap[0].end <= now) {
 			struct heap_ent e = heap_pop(S.heap, &S.nheap);
 
 			end_job(&S, e.j);
 			S.res->m.events++;
+			freed = true;
 		}
+		qlen_before = S.qlen;
+		if (next_arrival < S.njobs && S.jobs[next_arrival].tj->submit_s <= now)
+			first_new = next_arrival;
 		while (next_arrival < S.njobs && S.jobs[next_arrival].tj->submit_s <= now) {
 			struct sjob *J = &S.jobs[next_arrival];
 
@@ -1495,7 +1532,7 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			next_arrival++;
 			S.res->m.events++;
 		}
-		if ((rc = schedule(&S)))
+		if ((rc = schedule(&S, first_new, qlen_before, freed)))
 			goto error;
 		if (S.o.check && (rc = check(&S)))
 			goto error;

@@ -138,7 +138,9 @@ typedef struct gp_sim_metrics {
 	double violation_gpuh;    /* GPU-hours run in racks above their limit */
 	double frag_mean;         /* time-weighted mean fraction of free GPUs
 	                           * stranded on partly used nodes */
-	double peak_rack_frac;    /* highest rack draw / limit seen */
+	double peak_rack_frac;    /* highest rack draw / limit seen (NaN: no rack
+	                           * has a limit); JCT and wait are NaN when no
+	                           * job completed */
 	int64_t decisions;        /* placement attempts (engine or baseline) */
 	int64_t events;           /* arrivals + completions processed */
 	int64_t passes;           /* scheduling passes */
@@ -181,10 +183,10 @@ void gp__sim_result_destroy(gp_sim_result_t *r);
 int gp__sim_print_table(const gp_sim_result_t *const *res, int n, FILE *f);
 
 /* Files in dir (created if missing): summary.csv (one row per policy),
- * jobs.csv (one row per job and policy), timeseries.csv (t, policy, util,
- * queued, max rack draw / limit), racks.csv (t, policy, rack, watts,
- * limit), summary.json (everything of summary.csv plus the cluster and
- * trace names).  0 or GP_EIO naming the file. */
+ * jobs.csv (one row per job and policy), timeseries.csv (policy, t_s,
+ * util, queued, max and mean rack draw / limit), racks.csv (policy, t_s,
+ * rack, watts, limit_w), summary.json (everything of summary.csv plus the
+ * cluster and trace names).  0 or GP_EIO naming the file. */
 int gp__sim_write_files(const gp_cluster_t *c, const gp_trace_t *t,
                         const gp_sim_result_t *const *res, int n, const char *dir,
                         gp_error_t *err);
