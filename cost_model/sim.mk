@@ -6,3 +6,5 @@ tests_test_sim_SOURCES = tests/test_sim.c
 tests_test_sim_CFLAGS = $(TEST_CFLAGS)
 tests_test_sim_LDADD = $(TEST_LIBS)
 TESTS += tests/test_sim
+TESTS += tests/simulate_cli.sh
+EXTRA_DIST += tests/simulate_cli.sh

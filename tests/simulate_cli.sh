@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# gpuplace simulate as an admin runs it: a synthetic trace on a bundled
+# example, the table, the files and the plots; the same numbers twice;
+# the gpuplace presets beating first-fit on an NVLink-domain cluster; bad
+# input named; and the real Philly trace when ../shared/data has it.
+b=${GP_TOP_BUILDDIR:-.}
+s=${GP_TOP_SRCDIR:-.}
+g="$b/gpuplace"
+t=$(mktemp -d "${TMPDIR:-/tmp}/gp-sim.XXXXXX")
+trap 'rm -rf "$t"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+no() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$t/out" "$t/err" 2>/dev/null | head -n 30; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+run() { "$@" >"$t/out" 2>"$t/err"; echo $? >"$t/rc"; }
+rc() { cat "$t/rc"; }
+# column $2 of policy $1's row of summary.csv in directory $3
+col() {
+	awk -F, -v p="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+		$1 == p { print $k }' "$3/summary.csv"
+}
+echo "1..12"
+
+ex="$s/etc/nvl72-gb200"
+"$g" trace synth --conf-dir "$ex" --jobs 1500 --load 0.9 --seed 3 --max 28800 \
+	--sizes 1:0.3,2:0.1,4:0.1,8:0.25,16:0.12,32:0.08,64:0.05 -o "$t/trace.csv" 2>"$t/err"
+
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/a"
+if [ "$(rc)" = 0 ] && grep -q '^policy  *done  *rej' "$t/out" &&
+	for p in first-fit tree balanced pack performance power-save; do
+		grep -q "^$p  *1500 " "$t/out" || exit 1
+	done; then
+	ok "simulate: a table row per policy, every job done"
+else no "simulate table"; fi
+
+if for f in summary.csv summary.json jobs.csv timeseries.csv racks.csv; do [ -s "$t/a/$f" ] || exit 1; done &&
+	[ "$(wc -l <"$t/a/summary.csv")" = 7 ] && [ "$(wc -l <"$t/a/jobs.csv")" = $((6 * 1500 + 1)) ]; then
+	ok "simulate: summary, jobs, time-series and rack files"
+else no "simulate files"; fi
+
+if for p in jct_cdf utilization rack_power; do
+		[ "$(head -c 4 "$t/a/$p.png" | od -An -c | tr -d ' ')" = '211PNG' ] || exit 1
+		grep -q '<svg' "$t/a/$p.svg" || exit 1
+	done; then
+	ok "simulate: PNG and SVG plots of JCT CDF, utilization and rack power"
+else no "plots"; fi
+
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/b" --no-plots --threads 1
+if [ "$(rc)" = 0 ] && cmp -s "$t/a/summary.csv" "$t/b/summary.csv" && cmp -s "$t/a/jobs.csv" "$t/b/jobs.csv" &&
+	cmp -s "$t/a/racks.csv" "$t/b/racks.csv" && [ ! -e "$t/b/jct_cdf.png" ]; then
+	ok "simulate: the same inputs give the same numbers (one thread or several)"
+else no "determinism"; fi
+
+# On 72-GPU NVLink domains a job that leaves its domain slows down: the
+# engine's presets finish jobs sooner on average than first-fit.
+ff=$(col first-fit jct_mean_s "$t/a")
+bad=""
+for p in balanced pack performance power-save; do
+	v=$(col "$p" jct_mean_s "$t/a")
+	[ -n "$v" ] && [ -n "$ff" ] && awk -v a="$v" -v b="$ff" 'BEGIN { exit !(a < b) }' || bad="$bad $p"
+done
+if [ -n "$ff" ] && [ -z "$bad" ]; then
+	ok "simulate: every preset's mean JCT below first-fit's ($ff s)"
+else no "presets vs first-fit:$bad"; fi
+
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/c" --no-plots --policies tree,site --check --max-jobs 300
+if [ "$(rc)" = 0 ] && [ "$(wc -l <"$t/c/summary.csv")" = 3 ] && grep -q '^site  *300 ' "$t/out"; then
+	ok "simulate --policies tree,site --check --max-jobs 300"
+else no "policies/check/max-jobs"; fi
+
+printf 'submit_time_s,duration_s,gpus\n0,10,8\n5,x,8\n' >"$t/bad.csv"
+run "$g" simulate --conf-dir "$ex" --trace "$t/bad.csv" --out "$t/d"
+if [ "$(rc)" = 1 ] && grep -q "bad.csv:3: .*duration_s.*'x'" "$t/err" && [ ! -e "$t/d" ]; then
+	ok "simulate: a bad trace row is named (file:line, column, value), nothing written"
+else no "bad trace"; fi
+
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --policies fifo
+if [ "$(rc)" = 2 ] && grep -q "unknown policy 'fifo'" "$t/err"; then
+	ok "simulate: an unknown policy is named"
+else no "unknown policy"; fi
+
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --comm-fraction 1.5
+if [ "$(rc)" = 2 ] && grep -q -- "--comm-fraction '1.5'" "$t/err"; then
+	ok "simulate: --comm-fraction out of range is named"
+else no "comm-fraction"; fi
+
+run "$g" simulate --trace "$t/trace.csv"
+if [ "$(rc)" = 2 ] && grep -q 'exactly one of --conf-dir or --json' "$t/err"; then
+	ok "simulate: usage error without a cluster"
+else no "usage"; fi
+
+"$g" cluster export --conf-dir "$ex" >"$t/model.json" 2>/dev/null
+run "$g" simulate --json "$t/model.json" --trace "$t/trace.csv" --out "$t/e" --no-plots --policies first-fit,balanced
+if [ "$(rc)" = 0 ] && [ "$(col balanced jct_mean_s "$t/e")" = "$(col balanced jct_mean_s "$t/a")" ]; then
+	ok "simulate --json: the model as JSON gives the numbers of its conf dir"
+else no "json model"; fi
+
+real="${GP_SHARED_DATA:-$s/../shared/data}/traces/philly_pollux_82k.csv"
+if [ ! -r "$real" ]; then
+	skip "real Philly trace not found at $real (GP_SHARED_DATA)"
+elif [ -n "${GP_DISTCHECK:-}" ]; then
+	skip "real Philly trace: skipped under distcheck"
+else
+	run "$g" simulate --conf-dir "$s/etc/superpod-h100" --trace "$real" --out "$t/f" --no-plots \
+		--policies first-fit,tree,balanced --max-jobs 20000
+	if [ "$(rc)" = 0 ] && grep -q '^balanced  *[0-9]' "$t/out" &&
+		[ "$(awk -F, 'NR > 1 { s += $3 + $4 } END { print s }' "$t/f/summary.csv")" -gt 0 ] &&
+		[ "$(wc -l <"$t/f/jobs.csv")" = $((3 * 20000 + 1)) ]; then
+		ok "simulate: 20,000 jobs of the real Philly trace on the SuperPOD example"
+	else no "real trace"; fi
+fi
