@@ -616,6 +616,23 @@ static void rack_add(struct sim *S, int32_t r, int gpus, double w)
 	}
 }
 
+/* Take job j off the queue. */
+static void queue_remove(struct sim *S, int32_t j)
+{
+	struct sjob *J = &S->jobs[j];
+
+	if (J->prev >= 0)
+		S->jobs[J->prev].next = J->next;
+	else
+		S->qhead = J->next;
+	if (J->next >= 0)
+		S->jobs[J->next].prev = J->prev;
+	else
+		S->qtail = J->prev;
+	J->prev = J->next = -1;
+	S->qlen--;
+}
+
 static int start_job(struct sim *S, int32_t j, const struct placement *pl, double now,
                      bool backfilled)
 {
@@ -728,17 +745,7 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 			if (S->eligible[n])
 				S->resv_free -= gp__popcount(newly);
 		}
-	/* off the queue */
-	if (J->prev >= 0)
-		S->jobs[J->prev].next = J->next;
-	else
-		S->qhead = J->next;
-	if (J->next >= 0)
-		S->jobs[J->next].prev = J->prev;
-	else
-		S->qtail = J->prev;
-	J->prev = J->next = -1;
-	S->qlen--;
+	queue_remove(S, j);
 	return GP_OK;
 }
 
@@ -774,19 +781,8 @@ static void end_job(struct sim *S, int32_t j)
 
 static void reject_job(struct sim *S, int32_t j)
 {
-	struct sjob *J = &S->jobs[j];
-
-	if (J->prev >= 0)
-		S->jobs[J->prev].next = J->next;
-	else
-		S->qhead = J->next;
-	if (J->next >= 0)
-		S->jobs[J->next].prev = J->prev;
-	else
-		S->qtail = J->prev;
-	J->prev = J->next = -1;
-	S->qlen--;
-	J->st = JS_REJECTED;
+	queue_remove(S, j);
+	S->jobs[j].st = JS_REJECTED;
 	S->res->m.rejected++;
 }
 
