@@ -35,9 +35,10 @@ const char *const gp__sim_policy_names[] = {
  * shares); gpuplace simulate --comm-fraction changes it. */
 #define SIM_DEFAULT_COMM_FRACTION 0.2
 
-/* Placement attempts for the reserved job per pass before the reservation
- * falls back to the instant every running job has ended. */
-#define SIM_MAX_RESV_TRIES 16
+/* Placement attempts for the reserved job per pass.  When they run out,
+ * the reservation keeps what is known: the job cannot start before the
+ * last instant tried, so only jobs that end by then may pass it. */
+#define SIM_MAX_RESV_TRIES 64
 
 enum { JS_FUTURE = 0, JS_QUEUED, JS_RUNNING, JS_DONE, JS_REJECTED };
 
@@ -156,6 +157,17 @@ struct sim {
 };
 
 /* ---- small helpers -------------------------------------------------------- */
+
+/* Seconds as int64_t for the engine, saturating (traces may hold times
+ * beyond its range). */
+static int64_t to_i64(double t)
+{
+	if (!(t < 9.2e18))
+		return INT64_MAX;
+	if (!(t > -9.2e18))
+		return INT64_MIN;
+	return (int64_t)t;
+}
 
 static uint32_t full_mask(int n)
 {
@@ -504,7 +516,7 @@ static int engine_place(struct sim *S, const struct sjob *J, const struct shape 
 	int32_t i;
 
 	view.alloc_mask = (uint32_t *)alloc;
-	view.time = (int64_t)floor(now);
+	view.time = to_i64(floor(now));
 	fill_view(S, pol, rack_w, S->view);
 	gp__request_init(&r);
 	r.gpus = sh->gpus;
@@ -519,7 +531,7 @@ static int engine_place(struct sim *S, const struct sjob *J, const struct shape 
 	r.time_limit_min = (uint32_t)lim;
 	shape_profile(S, sh, &job);
 	rc = gp__decide(S->engine, &view, &r, &job, pol, S->c->nracks ? &pv : NULL,
-	                (int64_t)floor(now), NULL, 0, &d, &derr);
+	                to_i64(floor(now)), NULL, 0, &d, &derr);
 	gp__request_clear(&r);
 	if (rc == GP_EINVAL)
 		return PL_NEVER; /* a request this cluster cannot take */
@@ -696,7 +708,6 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 		}
 		if (c->nodes[n].rack >= 0) {
 			int32_t r = c->nodes[n].rack;
-			bool was = S->rack_over[r];
 
 			if (!S->rack_seen[r]) {
 				S->rack_seen[r] = 1;
@@ -704,7 +715,7 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 			}
 			rack_add(S, r, gp__popcount(pl->mask[i]),
 			         gp__popcount(pl->mask[i]) * load * S->gpu_delta_w[n]);
-			if (!was && S->rack_over[r])
+			if (S->rack_over[r])
 				viol = true;
 		}
 	}
@@ -724,7 +735,7 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	J->overhead = pl->overhead;
 	J->load = load;
 	J->end = now + J->tj->duration_s * pl->slowdown;
-	a->end_time = (int64_t)ceil(J->end);
+	a->end_time = to_i64(ceil(J->end));
 	J->nnodes = pl->n;
 	J->node0 = pl->nodes[0];
 	J->nleaves = nl;
@@ -797,6 +808,7 @@ static int reserve(struct sim *S, struct sjob *J)
 	int32_t i, k, n = S->cur->njobs, tries = 0;
 	int64_t freeg = S->free_gpus;
 	int rc = PL_NOFIT;
+	double last_tried = S->now;
 
 	S->have_resv = false;
 	memcpy(S->work, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->work));
@@ -826,8 +838,15 @@ static int reserve(struct sim *S, struct sjob *J)
 		i--;
 		if (freeg < sh->gpus)
 			continue;
-		if (++tries > SIM_MAX_RESV_TRIES && i < n - 1)
-			continue; /* jump to the instant everything has ended */
+		if (++tries > SIM_MAX_RESV_TRIES) {
+			/* a lower bound of the start: nothing may run past it */
+			S->have_resv = true;
+			S->shadow = last_tried;
+			memset(S->resv_alloc, 0xff, (size_t)c->nnodes * sizeof(*S->resv_alloc));
+			S->resv_free = 0;
+			return GP_OK;
+		}
+		last_tried = t;
 		rc = place(S, J, S->work, S->work_rack_w, t, &S->resv_policy, &S->pl2);
 		if (rc < 0)
 			return rc;
@@ -1000,6 +1019,22 @@ static int sample(struct sim *S, double t)
 	return GP_OK;
 }
 
+/* Keep every other sample. */
+static void thin_half(struct sim *S)
+{
+	gp_sim_result_t *R = S->res;
+	size_t nr = (size_t)R->nracks;
+	int32_t i, o = 0;
+
+	for (i = 0; i < R->nsamples; i += 2, o++) {
+		R->t[o] = R->t[i];
+		R->util[o] = R->util[i];
+		R->queued[o] = R->queued[i];
+		memmove(&R->rack_w[(size_t)o * nr], &R->rack_w[(size_t)i * nr], nr * sizeof(double));
+	}
+	R->nsamples = o;
+}
+
 /* The state held from last_t until t: integrate, and sample. */
 static int advance(struct sim *S, double t)
 {
@@ -1020,9 +1055,24 @@ static int advance(struct sim *S, double t)
 				if (S->rack_over[r])
 					S->viol_gs += (double)S->rack_busy[r] * dt;
 		while (S->next_sample <= t) {
+			double nx;
+
 			if ((rc = sample(S, S->next_sample)))
 				return rc;
-			S->next_sample += S->sample_dt;
+			nx = S->next_sample + S->sample_dt;
+			if (S->res->nsamples >= 4 * (S->o.samples > 0 ? S->o.samples : 500)) {
+				/* the run outlasts the guess: keep every other
+				 * point and sample half as often */
+				thin_half(S);
+				S->sample_dt *= 2;
+				nx = S->res->t[S->res->nsamples - 1] + S->sample_dt;
+			}
+			if (!(nx > S->next_sample) || !isfinite(nx)) {
+				/* times beyond double precision: stop sampling */
+				S->next_sample = INFINITY;
+				break;
+			}
+			S->next_sample = nx;
 		}
 	}
 	for (r = 0; r < S->c->nracks; r++)
@@ -1134,7 +1184,8 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 		return gp__policy_load(c->conf_dir, c, &out->policy, err);
 	}
 	if (gp__policy_preset(name, &out->policy, &perr) == GP_OK) {
-		if (c)
+		/* as gp__policy_load: the larger of the preset's and the site's */
+		if (c && c->site.power_margin > out->policy.power_margin)
 			out->policy.power_margin = c->site.power_margin;
 		return GP_OK;
 	}
@@ -1532,6 +1583,17 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			goto error;
 		if (S.o.check && (rc = check(&S)))
 			goto error;
+		if (S.nheap == 0 && next_arrival >= S.njobs && S.qhead >= 0) {
+			/* one last pass without the backfill test limit: jobs
+			 * past it were never tried on the idle cluster */
+			int32_t limit = S.o.bf_max_job_test;
+
+			S.o.bf_max_job_test = INT32_MAX;
+			rc = schedule(&S, -1, 0, true);
+			S.o.bf_max_job_test = limit;
+			if (rc)
+				goto error;
+		}
 		if (S.nheap == 0 && next_arrival >= S.njobs && S.qhead >= 0) {
 			/* nothing runs and nothing will arrive: the queue cannot
 			 * move any more (a job only the busy cluster blocked would

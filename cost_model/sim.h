@@ -10,7 +10,9 @@
  * a reservation (EASY backfill: the earliest instant, among the predicted
  * completions of running jobs, at which the policy can place it, and the
  * GPUs it would use then); later jobs may start now if they end before
- * that instant or keep off the reserved GPUs.  Up to bf_max_job_test jobs
+ * that instant or keep off the reserved GPUs (when 64 placement attempts
+ * find no such instant, only jobs that end before the last one tried may
+ * pass).  Up to bf_max_job_test jobs
  * after the reserved one are tried per pass (Slurm's bf_max_job_test).
  * Run-time estimates are exact (the scheduler knows each job's run time),
  * which is the best case for backfill and the same for every policy.
@@ -34,9 +36,10 @@
  *              slurm.conf order); a one-node job takes the first node with
  *              enough free GPUs, a multi-node job the first nodes that have.
  *   tree       Slurm's topology/tree: the lowest-level switch whose subtree
- *              can hold the job, the one with the fewest usable free GPUs
- *              among those (best fit); under it, the leaf with the fewest
- *              usable GPUs that holds the rest alone, else the leaf with
+ *              can hold the job, the one with the fewest usable nodes
+ *              (nodes with enough free GPUs) among those (best fit, counted
+ *              in nodes as Slurm does); under it, the leaf with the fewest
+ *              usable nodes that holds the rest alone, else the leaf with
  *              the most, until placed; a one-node job takes the node with
  *              the fewest free GPUs that fits (best fit), nodes in order
  *              otherwise.

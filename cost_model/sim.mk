@@ -8,3 +8,4 @@ tests_test_sim_LDADD = $(TEST_LIBS)
 TESTS += tests/test_sim
 TESTS += tests/simulate_cli.sh
 EXTRA_DIST += tests/simulate_cli.sh
+EXTRA_DIST += tests/data/sim

@@ -20,7 +20,7 @@ col() {
 	awk -F, -v p="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
 		$1 == p { print $k }' "$3/summary.csv"
 }
-echo "1..12"
+echo "1..13"
 
 ex="$s/etc/nvl72-gb200"
 "$g" trace synth --conf-dir "$ex" --jobs 1500 --load 0.9 --seed 3 --max 28800 \
@@ -95,6 +95,19 @@ run "$g" simulate --json "$t/model.json" --trace "$t/trace.csv" --out "$t/e" --n
 if [ "$(rc)" = 0 ] && [ "$(col balanced jct_mean_s "$t/e")" = "$(col balanced jct_mean_s "$t/a")" ]; then
 	ok "simulate --json: the model as JSON gives the numbers of its conf dir"
 else no "json model"; fi
+
+# EASY: the jobs behind the reserved one (job 49, 4 GPUs on one node, after
+# 48 one-GPU jobs with staggered ends) never delay its start, even when
+# finding its start takes many placement attempts.
+r="$s/tests/data/sim/reservation.csv"
+"$g" simulate --conf-dir "$s/etc/mixed-pcie" --trace "$r" --out "$t/r1" --no-plots --check >"$t/out" 2>"$t/err"
+"$g" simulate --conf-dir "$s/etc/mixed-pcie" --trace "$r" --out "$t/r2" --no-plots --max-jobs 49 >>"$t/out" 2>>"$t/err"
+with=$(awk -F, '$2 == 49 { printf "%s=%s ", $1, $8 }' "$t/r1/jobs.csv")
+alone=$(awk -F, '$2 == 49 { printf "%s=%s ", $1, $8 }' "$t/r2/jobs.csv")
+if [ -n "$with" ] && [ "$with" = "$alone" ] &&
+	[ "$(awk -F, '$2 > 49 && $14 == 1' "$t/r1/jobs.csv" | wc -l)" -gt 0 ]; then
+	ok "simulate: backfilled jobs never delay the reserved job ($with)"
+else no "reservation: with the queue behind it: $with; alone: $alone"; fi
 
 real="${GP_SHARED_DATA:-$s/../shared/data}/traces/philly_pollux_82k.csv"
 if [ ! -r "$real" ]; then
