@@ -134,6 +134,10 @@ struct sim {
 	int64_t resv_free;
 	uint32_t *work;           /* scratch alloc masks */
 	double *work_rack_w;
+	double *resv_rack_w;      /* draw per rack at the shadow time: what runs
+	                           * then, the reserved job and the jobs started
+	                           * around it */
+	double *bf_rack_w;        /* scratch: the larger of now and the shadow */
 	struct heap_ent *ends;    /* scratch: running jobs by end */
 
 	/* tree policy scratch */
@@ -628,6 +632,38 @@ static void rack_add(struct sim *S, int32_t r, int gpus, double w)
 	}
 }
 
+/* Load fraction of a placement's GPUs: 1, or what its power cap allows
+ * (never 0, which the power model reads as "not given", i.e. full load). */
+static double placement_load(const gp_cluster_t *c, const struct placement *pl)
+{
+	const gp_node_t *n0;
+	const gp_gpu_profile_t *pr;
+
+	if (!(pl->cap_w > 0) || pl->n < 1)
+		return 1.0;
+	n0 = &c->nodes[pl->nodes[0]];
+	if (n0->profile < 0)
+		return 1.0;
+	pr = &c->profiles[n0->profile];
+	if (!(pr->tdp_w > pr->idle_w))
+		return 1.0;
+	return fmin(1.0, fmax(1e-6, (pl->cap_w - pr->idle_w) / (pr->tdp_w - pr->idle_w)));
+}
+
+/* Add the draw of placement pl at load to the per-rack watts w. */
+static void placement_watts(const struct sim *S, const struct placement *pl, double load,
+                            double *w)
+{
+	int32_t i;
+
+	for (i = 0; i < pl->n; i++) {
+		int32_t n = pl->nodes[i];
+
+		if (S->c->nodes[n].rack >= 0)
+			w[S->c->nodes[n].rack] += gp__popcount(pl->mask[i]) * load * S->gpu_delta_w[n];
+	}
+}
+
 /* Take job j off the queue. */
 static void queue_remove(struct sim *S, int32_t j)
 {
@@ -652,7 +688,7 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	struct sjob *J = &S->jobs[j];
 	gp_job_alloc_t *a;
 	int32_t i, nl = 0, nr = 0;
-	double load = 1.0;
+	double load;
 	bool viol = false;
 
 	if (S->cur->njobs == S->jobs_cap) {
@@ -677,16 +713,7 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 		free(a->gpu_mask);
 		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 	}
-	if (pl->cap_w > 0) {
-		const gp_node_t *n0 = &c->nodes[pl->nodes[0]];
-
-		if (n0->profile >= 0) {
-			const gp_gpu_profile_t *pr = &c->profiles[n0->profile];
-
-			if (pr->tdp_w > pr->idle_w)
-				load = fmin(1.0, fmax(0.0, (pl->cap_w - pr->idle_w) / (pr->tdp_w - pr->idle_w)));
-		}
-	}
+	load = placement_load(c, pl);
 	for (i = 0; i < pl->n; i++) {
 		int32_t n = pl->nodes[i];
 		uint32_t before = S->cur->alloc_mask[n];
@@ -844,6 +871,7 @@ static int reserve(struct sim *S, struct sjob *J)
 			S->shadow = last_tried;
 			memset(S->resv_alloc, 0xff, (size_t)c->nnodes * sizeof(*S->resv_alloc));
 			S->resv_free = 0;
+			memcpy(S->resv_rack_w, S->rack_w, (size_t)c->nracks * sizeof(*S->resv_rack_w));
 			return GP_OK;
 		}
 		last_tried = t;
@@ -860,6 +888,8 @@ static int reserve(struct sim *S, struct sjob *J)
 	S->have_resv = true;
 	memcpy(S->resv_alloc, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->resv_alloc));
 	S->resv_free = S->free_gpus;
+	memcpy(S->resv_rack_w, S->work_rack_w, (size_t)c->nracks * sizeof(*S->resv_rack_w));
+	placement_watts(S, &S->pl2, placement_load(c, &S->pl2), S->resv_rack_w);
 	for (k = 0; k < S->pl2.n; k++) {
 		int32_t nd = S->pl2.nodes[k];
 		uint32_t newly = S->pl2.mask[k] & ~S->resv_alloc[nd];
@@ -880,6 +910,7 @@ static int try_start(struct sim *S, int32_t j, bool backfill)
 {
 	struct sjob *J = &S->jobs[j];
 	struct shape *sh = &S->shapes[J->shape];
+	int32_t r;
 	int rc;
 
 	rc = never_fits(S, J);
@@ -912,8 +943,11 @@ static int try_start(struct sim *S, int32_t j, bool backfill)
 	}
 	if (!backfill || !S->have_resv || sh->fail_pass[1] == S->pass || S->resv_free < sh->gpus)
 		return 0;
-	/* around the reservation */
-	rc = place(S, J, S->resv_alloc, S->rack_w, S->now, &S->p->policy, &S->pl);
+	/* around the reservation: off its GPUs, and within every rack's limit
+	 * both now and at the shadow time, when the reserved job draws too */
+	for (r = 0; r < S->c->nracks; r++)
+		S->bf_rack_w[r] = fmax(S->rack_w[r], S->resv_rack_w[r]);
+	rc = place(S, J, S->resv_alloc, S->bf_rack_w, S->now, &S->p->policy, &S->pl);
 	if (rc < 0)
 		return rc;
 	if (rc == PL_NEVER) {
@@ -925,6 +959,7 @@ static int try_start(struct sim *S, int32_t j, bool backfill)
 			sh->fail_pass[1] = S->pass;
 		return 0;
 	}
+	placement_watts(S, &S->pl, placement_load(S->c, &S->pl), S->resv_rack_w);
 	rc = start_job(S, j, &S->pl, S->now, true);
 	return rc ? rc : 1;
 }
@@ -977,6 +1012,8 @@ static int schedule(struct sim *S, int32_t first_new, int32_t qlen_before, bool 
 				memcpy(S->resv_alloc, S->cur->alloc_mask,
 				       (size_t)S->c->nnodes * sizeof(*S->resv_alloc));
 				S->resv_free = S->free_gpus;
+				memcpy(S->resv_rack_w, S->rack_w,
+				       (size_t)S->c->nracks * sizeof(*S->resv_rack_w));
 			}
 		}
 	}
@@ -1228,6 +1265,8 @@ static void sim_free(struct sim *S)
 	free(S->resv_alloc);
 	free(S->work);
 	free(S->work_rack_w);
+	free(S->resv_rack_w);
+	free(S->bf_rack_w);
 	free(S->ends);
 	free(S->sw_cnt);
 	free(S->leaves);
@@ -1394,6 +1433,8 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->rack_limit = calloc((size_t)nr + 1, sizeof(*S->rack_limit));
 	S->rack_over = calloc((size_t)nr + 1, sizeof(*S->rack_over));
 	S->work_rack_w = calloc((size_t)nr + 1, sizeof(*S->work_rack_w));
+	S->resv_rack_w = calloc((size_t)nr + 1, sizeof(*S->resv_rack_w));
+	S->bf_rack_w = calloc((size_t)nr + 1, sizeof(*S->bf_rack_w));
 	S->view = calloc((size_t)nr + 1, sizeof(*S->view));
 	S->view2 = calloc((size_t)nr + 1, sizeof(*S->view2));
 	S->resv_alloc = calloc((size_t)c->nnodes + 1, sizeof(*S->resv_alloc));
@@ -1408,6 +1449,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->rack_seen = calloc((size_t)nr + 1, 1);
 	if (!S->jobs || !S->eligible || !S->order || !S->gpu_delta_w || !S->heap || !S->ends ||
 	    !S->rack_busy || !S->rack_w || !S->rack_limit || !S->rack_over || !S->work_rack_w ||
+	    !S->resv_rack_w || !S->bf_rack_w ||
 	    !S->view || !S->view2 || !S->resv_alloc || !S->work || !S->sw_cnt || !S->leaves ||
 	    !S->pl.nodes || !S->pl.mask || !S->pl2.nodes || !S->pl2.mask || !S->leaf_seen ||
 	    !S->rack_seen)
