@@ -1493,7 +1493,9 @@ static int setup(struct sim *S, const gp_state_t *s0)
 		double cap = c->racks[i].power_cap_kw * 1000.0;
 		double cool = c->racks[i].cooling_kw > 0.0 ? c->racks[i].cooling_kw * 1000.0 : cap;
 
-		S->rack_limit[i] = cap > 0 ? fmin(cap, cool) : INFINITY;
+		/* as the engine's power view: PowerCapKW=0 is a rack that may
+		 * draw nothing */
+		S->rack_limit[i] = fmin(cap, cool);
 		S->rack_over[i] = S->rack_w[i] > S->rack_limit[i];
 		S->nover += S->rack_over[i];
 	}

@@ -162,7 +162,7 @@ typedef struct gp_sim_result {
 	int32_t *queued;          /* jobs waiting */
 	int32_t nracks;
 	double *rack_w;           /* nsamples x nracks: estimated draw, W, row-major */
-	double *rack_limit_w;     /* nracks: min(cap, cooling), W; INFINITY = none */
+	double *rack_limit_w;     /* nracks: min(PowerCapKW, CoolingKW), W */
 } gp_sim_result_t;
 
 /*
