@@ -317,6 +317,12 @@ static void job_shape(const struct sim *S, const gp_trace_job_t *tj, int32_t *nn
 {
 	int32_t g = tj->gpus, G = S->max_gpn > 0 ? S->max_gpn : 1, n;
 
+	/* a job larger than the partition never runs: skip the search */
+	if (g > S->total_gpus) {
+		*nn = (g + G - 1) / G;
+		*gpn = G;
+		return;
+	}
 	n = tj->nodes > 0 ? tj->nodes : (g + G - 1) / G;
 	if (n < 1)
 		n = 1;
