@@ -456,6 +456,46 @@ static void test_backfill_keeps_reserved_power(void **state)
 	gp_cluster_destroy(c0);
 }
 
+/* Nodes the initial state marks down or drained are never used; a job
+ * that needs more than the rest is rejected. */
+static void test_initial_state_flags(void **state)
+{
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	static const struct row rows[] = {
+		{ 0, 100, 8, 0 }, { 0, 100, 1, 0 }, { 1, 50, 16, 0 }, { 2, 10, 4, 0 },
+		{ 3, 10, 24, 0 },    /* three nodes: more than the two left */
+	};
+	gp_trace_t *t = trace_of(rows, 5);
+	gp_state_t *s0 = NULL;
+	int i, j;
+
+	(void)state;
+	assert_int_equal(gp_state_create(c, &s0), GP_OK);
+	for (i = 0; i < 6; i++)
+		s0->node_flags[i] = i % 2 ? GP_NODE_DRAIN : GP_NODE_DOWN;
+	for (i = 0; all_policies[i]; i++) {
+		gp_sim_policy_t p;
+		gp_sim_opts_t o;
+		gp_sim_result_t *r = NULL;
+		gp_error_t err = { "" };
+
+		assert_int_equal(gp__sim_policy_parse(all_policies[i], c, &p, &err), GP_OK);
+		gp__sim_opts_defaults(&o);
+		o.check = true;
+		if (gp__sim_run(c, s0, t, &p, &o, &r, &err))
+			fail_msg("%s: %s", all_policies[i], err.text);
+		for (j = 0; j < 4; j++) {
+			assert_false(r->jobs[j].rejected);
+			assert_true(r->jobs[j].node0 >= 6);
+		}
+		assert_true(r->jobs[4].rejected);
+		gp__sim_result_destroy(r);
+	}
+	gp_state_destroy(s0);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
 /* A spread placement runs longer than a compact one: slowdown from the
  * cost model stretches the run time. */
 static void test_slowdown_stretches_run_time(void **state)
@@ -509,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_power_caps),
 		cmocka_unit_test(test_backfill_keeps_reserved_power),
 		cmocka_unit_test(test_slowdown_stretches_run_time),
+		cmocka_unit_test(test_initial_state_flags),
 		cmocka_unit_test(test_policy_names),
 	};
 
