@@ -426,6 +426,63 @@ static int search_and_keep(const struct eval_ctx *x, const gp_state_t *st, const
 	return GP_OK;
 }
 
+/*
+ * The request r with the nodes of power-starved racks added to its
+ * --exclude, into *out (which borrows everything of r but its excluded
+ * list; the caller frees out->excluded).  A rack is starved for a node when
+ * its headroom cannot power the job's smallest share of that node: its GPUs
+ * per node (all its GPUs on one node, else one), each at the lowest power
+ * the policy allows (the GPU's lowest cap when it may cap, else TDP), above
+ * idle.  Nodes the job requires are never added.  Returns how many nodes
+ * were added (0: out is unused) or GP_ENOMEM.
+ */
+static int32_t exclude_power_starved(const struct eval_ctx *x, const gp_request_t *r,
+                                     gp_request_t *out)
+{
+	const gp_cluster_t *c = x->e->c;
+	int32_t per = r->gpus_per_node > 0 ? r->gpus_per_node : r->max_nodes == 1 ? r->gpus : 1;
+	int32_t q, i, j, n = 0;
+	int32_t *ex = NULL;
+
+	for (q = 0; q < c->nracks; q++) {
+		const gp_rack_t *rk = &c->racks[q];
+		double head = x->pv->racks[q].headroom_w;
+
+		if (!(head < INFINITY))
+			continue;
+		for (i = 0; i < rk->nnodes; i++) {
+			const gp_node_t *nd = &c->nodes[rk->nodes[i]];
+			const gp_gpu_profile_t *pr;
+			double w;
+
+			if (nd->profile < 0 || nd->profile >= c->nprofiles)
+				continue;
+			pr = &c->profiles[nd->profile];
+			w = x->p->allow_power_cap ?
+			    (pr->min_cap_w > 0 ? pr->min_cap_w : pr->tdp_w / 2) - pr->idle_w :
+			    pr->tdp_w - pr->idle_w;
+			if (!(head < per * w))
+				continue;
+			for (j = 0; j < r->nrequired; j++)
+				if (r->required[j] == rk->nodes[i])
+					break;
+			if (j < r->nrequired)
+				continue;
+			if (!ex && !(ex = malloc(((size_t)r->nexcluded + (size_t)c->nnodes) * sizeof(*ex))))
+				return GP_ENOMEM;
+			ex[r->nexcluded + n++] = rk->nodes[i];
+		}
+	}
+	if (n == 0)
+		return 0;
+	if (r->nexcluded)
+		memcpy(ex, r->excluded, (size_t)r->nexcluded * sizeof(*ex));
+	*out = *r;
+	out->excluded = ex;
+	out->nexcluded = r->nexcluded + n;
+	return n;
+}
+
 static int32_t first_feasible(const gp_decision_t *d, int32_t from)
 {
 	int32_t i;
@@ -546,6 +603,26 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		goto error;
 	}
 	best = first_feasible(d, 0);
+	if (best < 0 && d->ncands > 0 && pv && pv->racks && c->nracks > 0) {
+		/* the best-fit sets all sit in racks short of power: search again
+		 * without the racks that cannot take even a node's share */
+		gp_request_t r2;
+		int32_t added = exclude_power_starved(&x, r, &r2), from = d->ncands;
+
+		if (added < 0) {
+			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+			goto error;
+		}
+		if (added > 0) {
+			rc = search_and_keep(&x, e->work, &r2, k, false, d, &serr);
+			free(r2.excluded);
+			if (rc && rc != GP_ENOFIT) {
+				gp__errorf(err, rc, "%s", rc == GP_EINVAL ? serr.text : gp_strerror(rc));
+				goto error;
+			}
+			best = first_feasible(d, from);
+		}
+	}
 
 	/* 2. wait or spread */
 	if (best >= 0 && s && p->max_wait_s > 0 && s->njobs > 0 &&

@@ -204,6 +204,32 @@ static void test_rack_without_headroom_is_avoided(void **state)
 	assert_true(f->d.cands[0].cap_speed < 1.0);
 }
 
+/* The best-fit sets all sit in a rack short of power while others are
+ * free: the job goes elsewhere now instead of waiting for that rack. */
+static void test_power_starved_rack_is_skipped(void **state)
+{
+	struct fx *f = *state;
+	gp_rack_view_t racks[4];
+	gp_power_view_t pv = { racks, NULL };
+	int32_t r;
+
+	for (r = 0; r < 4; r++)
+		racks[r] = (gp_rack_view_t){ INFINITY, false };
+	/* node 0 has one GPU left (the best fit), in a rack with 100 W left */
+	busy(f, 0, 0x7f);
+	racks[f->c->nodes[0].rack].headroom_w = 100;
+	f->p.topk = 1;
+	f->r.gpus = 1;
+	decide(f, NULL, &pv, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_int_not_equal(f->c->nodes[f->d.cands[0].nodes[0]].rack, f->c->nodes[0].rack);
+	/* with the rack's headroom back, the best fit is node 0 again */
+	racks[f->c->nodes[0].rack].headroom_w = INFINITY;
+	decide(f, NULL, &pv, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_int_equal(f->d.cands[0].nodes[0], 0);
+}
+
 static void test_full_cluster_constrains_to_domains(void **state)
 {
 	struct fx *f = *state;
@@ -546,6 +572,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idle_cluster_pins_one_leaf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fragmented_cluster_packs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rack_without_headroom_is_avoided, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_power_starved_rack_is_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_cluster_constrains_to_domains, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_never_fits_is_rejected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_for_compact_set, setup, teardown),
