@@ -467,8 +467,8 @@ static int write_summary_csv(const gp_sim_result_t *const *res, int n, const cha
 	return out_close(&o, err);
 }
 
-static int write_jobs_csv(const gp_sim_result_t *const *res, int n, const char *dir,
-                          gp_error_t *err)
+static int write_jobs_csv(const gp_cluster_t *c, const gp_sim_result_t *const *res, int n,
+                          const char *dir, gp_error_t *err)
 {
 	struct out o;
 	int32_t j;
@@ -478,7 +478,7 @@ static int write_jobs_csv(const gp_sim_result_t *const *res, int n, const char *
 	if (rc)
 		return rc;
 	out_printf(&o, "policy,id,gpus,nnodes,nleaves,nracks,submit_s,start_s,end_s,duration_s,"
-	           "slowdown,overhead,rejected,backfilled,violation\n");
+	           "slowdown,overhead,rejected,backfilled,violation,node\n");
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < res[i]->njobs && !o.errnum; j++) {
 			const gp_sim_job_t *b = &res[i]->jobs[j];
@@ -497,7 +497,9 @@ static int write_jobs_csv(const gp_sim_result_t *const *res, int n, const char *
 			out_num(&o, b->slowdown);
 			out_printf(&o, ",");
 			out_num(&o, b->overhead);
-			out_printf(&o, ",%d,%d,%d\n", b->rejected, b->backfilled, b->violation);
+			/* the job's first node (node names hold no comma) */
+			out_printf(&o, ",%d,%d,%d,%s\n", b->rejected, b->backfilled, b->violation,
+			           c && b->node0 >= 0 && b->node0 < c->nnodes ? c->nodes[b->node0].name : "");
 		}
 	}
 	return out_close(&o, err);
@@ -679,7 +681,7 @@ int gp__sim_write_files(const gp_cluster_t *c, const gp_trace_t *t,
 	if (!rc)
 		rc = write_summary_csv(res, n, dir, err);
 	if (!rc)
-		rc = write_jobs_csv(res, n, dir, err);
+		rc = write_jobs_csv(c, res, n, dir, err);
 	if (!rc)
 		rc = write_timeseries_csv(res, n, dir, err);
 	if (!rc)

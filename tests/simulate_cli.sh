@@ -35,8 +35,9 @@ if [ "$(rc)" = 0 ] && grep -q '^policy  *done  *rej' "$t/out" &&
 else no "simulate table"; fi
 
 if for f in summary.csv summary.json jobs.csv timeseries.csv racks.csv; do [ -s "$t/a/$f" ] || exit 1; done &&
-	[ "$(wc -l <"$t/a/summary.csv")" = 7 ] && [ "$(wc -l <"$t/a/jobs.csv")" = $((6 * 1500 + 1)) ]; then
-	ok "simulate: summary, jobs, time-series and rack files"
+	[ "$(wc -l <"$t/a/summary.csv")" = 7 ] && [ "$(wc -l <"$t/a/jobs.csv")" = $((6 * 1500 + 1)) ] &&
+	[ "$(awk -F, 'NR > 1 && $13 == 0 && $16 !~ /^gb[0-9][0-9][0-9]$/' "$t/a/jobs.csv" | wc -l)" = 0 ]; then
+	ok "simulate: summary, jobs (with their first node), time-series and rack files"
 else no "simulate files"; fi
 
 if for p in jct_cdf utilization rack_power; do

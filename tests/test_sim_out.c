@@ -443,13 +443,13 @@ static void check_jobs_csv(const char *dir)
 	n = split_lines(text, lines, 16);
 	assert_int_equal(n, fx[0].r.njobs + fx[1].r.njobs + fx[2].r.njobs + 1);
 	assert_string_equal(lines[0], "policy,id,gpus,nnodes,nleaves,nracks,submit_s,start_s,"
-	                    "end_s,duration_s,slowdown,overhead,rejected,backfilled,violation");
+	                    "end_s,duration_s,slowdown,overhead,rejected,backfilled,violation,node");
 	/* power-save's second job */
 	for (i = 1; i < n && i < 16; i++)
 		if (!strncmp(lines[i], "power-save,2,", 13))
 			row = i;
 	assert_true(row > 0);
-	assert_int_equal(split_fields(lines[row], f, 20), 15);
+	assert_int_equal(split_fields(lines[row], f, 20), 16);
 	assert_int_equal(inum(f[1]), b->id);
 	assert_int_equal(inum(f[2]), b->gpus);
 	assert_int_equal(inum(f[3]), b->nnodes);
@@ -464,12 +464,13 @@ static void check_jobs_csv(const char *dir)
 	assert_int_equal(inum(f[12]), b->rejected);
 	assert_int_equal(inum(f[13]), b->backfilled);
 	assert_int_equal(inum(f[14]), b->violation);
+	assert_string_equal(f[15], ""); /* the test cluster has no nodes */
 	/* first-fit's third job was rejected: never started */
 	for (i = 1, row = -1; i < n && i < 16; i++)
 		if (!strncmp(lines[i], "first-fit,3,", 12))
 			row = i;
 	assert_true(row > 0);
-	assert_int_equal(split_fields(lines[row], f, 20), 15);
+	assert_int_equal(split_fields(lines[row], f, 20), 16);
 	assert_true(num(f[7]) < 0);
 	assert_int_equal(inum(f[12]), 1);
 	free(text);
