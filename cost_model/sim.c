@@ -54,6 +54,7 @@ struct sjob {
 	int32_t run;              /* index into cur->jobs while running */
 	double start, end;
 	double slowdown, overhead, load;
+	double wait_until;        /* it chose to wait for a better set until then (-1: never) */
 	int32_t nleaves, nracks, nnodes, node0;
 	bool backfilled, violation;
 };
@@ -511,7 +512,7 @@ static void fill_view(const struct sim *S, const gp_policy_t *p, const double *r
 	}
 }
 
-static int engine_place(struct sim *S, const struct sjob *J, const struct shape *sh,
+static int engine_place(struct sim *S, struct sjob *J, const struct shape *sh,
                         const uint32_t *alloc, const double *rack_w, double now,
                         const gp_policy_t *pol, struct placement *pl)
 {
@@ -521,9 +522,19 @@ static int engine_place(struct sim *S, const struct sjob *J, const struct shape 
 	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
 	gp_decision_t d;
 	gp_error_t derr;
+	gp_policy_t nowait;
 	double lim;
 	int rc, out;
 	int32_t i;
+
+	if (pol->max_wait_s > 0 && J->wait_until >= 0 && now >= J->wait_until) {
+		/* it waited once for the set the engine predicted; as the
+		 * domain constraint would let Slurm, it now takes the best set
+		 * free instead of waiting again */
+		nowait = *pol;
+		nowait.max_wait_s = 0;
+		pol = &nowait;
+	}
 
 	view.alloc_mask = (uint32_t *)alloc;
 	view.time = to_i64(floor(now));
@@ -549,6 +560,8 @@ static int engine_place(struct sim *S, const struct sjob *J, const struct shape 
 		return gp__errorf(S->err, rc, "job %u: %s", J->tj->id, derr.text);
 	out = d.kind == GP_DECIDE_PIN ? PL_PLACED : d.kind == GP_DECIDE_REJECT ? PL_NEVER :
 	      d.waited ? PL_WAIT : PL_NOFIT;
+	if (out == PL_WAIT && J->wait_until < 0)
+		J->wait_until = now + d.wait_s;
 	if (out == PL_PLACED) {
 		const gp_scored_t *sc = &d.cands[0];
 
@@ -1526,6 +1539,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 
 		J->tj = &S->t->jobs[i];
 		J->prev = J->next = J->run = -1;
+		J->wait_until = -1;
 		job_shape(S, J->tj, &J->nn, &J->gpn);
 		sh = shape_get(S, J->tj->gpus, J->nn, J->gpn);
 		if (sh < 0)

@@ -48,6 +48,9 @@
  *              from the power model's estimate, exactly as the plugin
  *              decides; PIN starts the job, CONSTRAIN keeps it queued
  *              (waiting for a better set or for power), REJECT drops it.
+ *              A job waits for a better set once: when the wait the
+ *              engine predicted has passed, it takes the best set free
+ *              (as Slurm would start it in the constrained domain).
  *   site       the policy of the cluster's slurm.conf SchedulerParameters
  *              (gp__policy_load), when the model came from a conf dir.
  * Baselines see GPUs only: they start jobs whatever the racks' power.
