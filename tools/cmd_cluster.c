@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "gpuplace.h"
+#include "model.h"
 
 static void usage(FILE *f)
 {
@@ -93,8 +94,7 @@ int gp_cmd_cluster(int argc, char **argv)
 		return 2;
 	}
 
-	rc = conf_dir ? gp_cluster_load_conf_dir(conf_dir, &c, &err)
-	              : gp_cluster_load_json(json, &c, NULL, &err);
+	rc = gp__model_load(conf_dir, json, NULL, &c, NULL, &err);
 	if (rc) {
 		fprintf(stderr, "gpuplace cluster %s: %s\n", action,
 		        err.text[0] ? err.text : gp_strerror(rc));

@@ -63,7 +63,7 @@ int gp_cmd_conf(int argc, char **argv)
 		fprintf(stderr, "gpuplace conf: --what '%s': use nodes, topology, gres or all\n", what);
 		return 2;
 	}
-	rc = dir ? gp_cluster_load_conf_dir(dir, &c, &err) : gp_cluster_load_json(json, &c, NULL, &err);
+	rc = gp__model_load(dir, json, NULL, &c, NULL, &err);
 	if (rc) {
 		fprintf(stderr, "gpuplace conf: %s\n", err.text);
 		return 1;

@@ -110,10 +110,7 @@ int gp_cmd_place(int argc, char **argv)
 		fprintf(stderr, "gpuplace place: --job: gpus=N is required\n");
 		return 2;
 	}
-	rc = dir ? gp_cluster_load_conf_dir(dir, &c, &err)
-	         : gp_cluster_load_json(json, &c, state ? NULL : &s, &err);
-	if (rc == GP_OK && state)
-		rc = gp_state_load_json(c, state, &s, &err);
+	rc = gp__model_load(dir, json, state, &c, &s, &err);
 	if (rc == GP_OK)
 		rc = dir ? gp__policy_load(dir, c, &p, &err) : (gp__policy_default(c, &p), GP_OK);
 	if (rc == GP_OK && policy)

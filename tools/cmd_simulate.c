@@ -197,10 +197,7 @@ int gp_cmd_simulate(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	rc = dir ? gp_cluster_load_conf_dir(dir, &c, &err)
-	         : gp_cluster_load_json(json, &c, state ? NULL : &s, &err);
-	if (rc == GP_OK && state)
-		rc = gp_state_load_json(c, state, &s, &err);
+	rc = gp__model_load(dir, json, state, &c, &s, &err);
 	if (rc == GP_OK)
 		rc = gp__trace_load(trace, &t, &err);
 	if (rc != GP_OK) {

@@ -194,8 +194,7 @@ static int cluster_gpus(const char *dir, const char *json, int32_t *total, int32
 	long n;
 	int32_t i, max = 0;
 
-	if (dir ? gp_cluster_load_conf_dir(dir, &c, &err)
-	        : gp_cluster_load_json(json, &c, NULL, &err)) {
+	if (gp__model_load(dir, json, NULL, &c, NULL, &err)) {
 		fprintf(stderr, "gpuplace trace synth: %s\n", err.text);
 		return 1;
 	}
