@@ -507,8 +507,7 @@ static void fill_view(const struct sim *S, const gp_policy_t *p, const double *r
 		double limit = fmin(cap, cool) * (1.0 - p->power_margin);
 
 		view[r].headroom_w = fmax(0.0, limit - rack_w[r]);
-		view[r].cooling_binds = cool * (1.0 - S->c->site.power_margin) <
-		                        cap * (1.0 - S->c->site.power_margin);
+		view[r].cooling_binds = cool < cap;
 	}
 }
 
@@ -610,12 +609,12 @@ static int never_fits(struct sim *S, struct sjob *J)
 		sh->never = 1;
 		return 1;
 	}
-	memset(S->work, 0, (size_t)S->c->nnodes * sizeof(*S->work));
 	if (S->p->kind == GP_SIM_GPUPLACE) {
 		/* the engine answers REJECT itself at the first attempt */
 		sh->never = 0;
 		return 0;
 	}
+	memset(S->work, 0, (size_t)S->c->nnodes * sizeof(*S->work));
 	rc = place(S, J, S->work, S->rack_w, S->now, NULL, &S->pl2);
 	if (rc < 0)
 		return rc;
@@ -1075,14 +1074,14 @@ static int sample(struct sim *S, double t)
 	return GP_OK;
 }
 
-/* Keep every other sample. */
-static void thin_half(struct sim *S)
+/* Keep every k-th sample. */
+static void thin(struct sim *S, int32_t k)
 {
 	gp_sim_result_t *R = S->res;
 	size_t nr = (size_t)R->nracks;
 	int32_t i, o = 0;
 
-	for (i = 0; i < R->nsamples; i += 2, o++) {
+	for (i = 0; i < R->nsamples; i += k, o++) {
 		R->t[o] = R->t[i];
 		R->util[o] = R->util[i];
 		R->queued[o] = R->queued[i];
@@ -1119,7 +1118,7 @@ static int advance(struct sim *S, double t)
 			if (S->res->nsamples >= 4 * (S->o.samples > 0 ? S->o.samples : 500)) {
 				/* the run outlasts the guess: keep every other
 				 * point and sample half as often */
-				thin_half(S);
+				thin(S, 2);
 				S->sample_dt *= 2;
 				nx = S->res->t[S->res->nsamples - 1] + S->sample_dt;
 			}
@@ -1415,20 +1414,9 @@ static int finish_metrics(struct sim *S)
 /* Thin the time series to about o->samples points (every k-th). */
 static void thin_samples(struct sim *S)
 {
-	gp_sim_result_t *R = S->res;
-	int32_t k, i, o = 0;
-	size_t nr = (size_t)R->nracks;
-
-	if (S->o.samples <= 0 || R->nsamples <= 2 * S->o.samples)
+	if (S->o.samples <= 0 || S->res->nsamples <= 2 * S->o.samples)
 		return;
-	k = (R->nsamples + S->o.samples - 1) / S->o.samples;
-	for (i = 0; i < R->nsamples; i += k, o++) {
-		R->t[o] = R->t[i];
-		R->util[o] = R->util[i];
-		R->queued[o] = R->queued[i];
-		memmove(&R->rack_w[(size_t)o * nr], &R->rack_w[(size_t)i * nr], nr * sizeof(double));
-	}
-	R->nsamples = o;
+	thin(S, (S->res->nsamples + S->o.samples - 1) / S->o.samples);
 }
 
 static int setup(struct sim *S, const gp_state_t *s0)
