@@ -14,3 +14,5 @@ bench_bench_decide_LDADD = $(GP_LIBS)
 noinst_PROGRAMS += bench/bench_sim
 bench_bench_sim_SOURCES = bench/bench_sim.c
 bench_bench_sim_LDADD = $(GP_LIBS)
+TESTS += tests/bench_sim_smoke.sh
+EXTRA_DIST += tests/bench_sim_smoke.sh
