@@ -15,15 +15,6 @@ tests_test_policy_CFLAGS = $(TEST_CFLAGS)
 tests_test_policy_LDADD = $(TEST_LIBS)
 TESTS += tests/test_policy
 
-# cost_model/slurm_emit.*: Slurm configuration from the model (gpuplace conf).
-libgpuplace_core_la_SOURCES += cost_model/slurm_emit.c cost_model/slurm_emit.h
-gpuplace_SOURCES += tools/cmd_conf.c
-check_PROGRAMS += tests/test_emit
-tests_test_emit_SOURCES = tests/test_emit.c
-tests_test_emit_CFLAGS = $(TEST_CFLAGS)
-tests_test_emit_LDADD = $(TEST_LIBS)
-TESTS += tests/test_emit
-
 # cost_model/decide.*: the placement decision and its explanation.
 libgpuplace_core_la_SOURCES += cost_model/decide.c cost_model/decide.h
 check_PROGRAMS += tests/test_decide

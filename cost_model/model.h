@@ -288,7 +288,7 @@ int gp__cluster_index(gp_cluster_t *c);
 /* Allocate an empty cluster (all counts 0, root -1, site defaults set). */
 gp_cluster_t *gp__cluster_new(void);
 
-/* Derive everything both loaders derive the same way (cost_model/finish.c):
+/* Derive everything both loaders derive the same way (conf/finish.c):
  * the name hash (duplicate names are an error), node rack / NVLink domain /
  * partitions / leaf from the object node lists, switch parents from the
  * child lists, the root (a synthetic disconnected "(top)" over several top
@@ -313,7 +313,7 @@ int gp__cluster_load_json_buf(const char *name, const char *buf, size_t len,
 int gp__model_load(const char *dir, const char *json, const char *state, gp_cluster_t **c,
                    gp_state_t **s, gp_error_t *err);
 
-/* Shared by the loaders (cost_model/finish.c):
+/* Shared by the loaders (conf/finish.c):
  * a synthetic root "(top)" (disconnected) over the ntops switches without a
  * parent; 0 or GP_ENOMEM. */
 int gp__switch_add_synthetic_root(gp_cluster_t *c, int32_t ntops, gp_error_t *err);

@@ -181,7 +181,7 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 
 void gp__sim_result_destroy(gp_sim_result_t *r);
 
-/* ---- output (cost_model/sim_out.c) ------------------------------------ */
+/* ---- output (sim/sim_out.c) ------------------------------------ */
 
 /* Comparison table, one row per result, columns: policy, completed,
  * rejected, mean/p95 JCT and wait (h), GPU util %, overhead % (GPU-hour

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_probe.c - node discovery (tools/discover.c) on real hwloc topologies
+/* test_probe.c - node discovery (probe/discover.c) on real hwloc topologies
  * from $GP_SHARED_DATA/hwloc, on synthetic ones from tests/data/probe, the
  * JSON fragment and `gpuplace cluster merge`. */
 #include "config.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_trace.c - `gpuplace trace show|check|synth`: read, check or generate
- * job traces for the simulator (cost_model/trace.h). */
+ * job traces for the simulator (sim/trace.h). */
 #include "config.h"
 
 #include <errno.h>

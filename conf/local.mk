@@ -1,0 +1,54 @@
+# conf/: reading and writing the world: slurm.conf, topology.conf, gres.conf,
+# gpuplace.conf loaders, the JSON model/state format, the summary, the Slurm
+# file emitter and synthetic clusters.
+# configuration loaders (slurm.conf, topology.conf, gres.conf, gpuplace.conf)
+libgpuplace_core_la_SOURCES += \
+	conf/conf.c conf/conf.h conf/load.c conf/load_slurm.c \
+	conf/load_topology.c conf/load_gres.c conf/load_gpuplace.c
+
+check_PROGRAMS += tests/test_conf
+tests_test_conf_SOURCES = tests/test_conf.c
+tests_test_conf_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
+tests_test_conf_CFLAGS = $(TEST_CFLAGS)
+tests_test_conf_LDADD = $(TEST_LIBS)
+TESTS += tests/test_conf
+TESTS += tests/test_conf_valgrind.sh
+EXTRA_DIST += tests/test_conf_valgrind.sh
+
+check_PROGRAMS += tests/fuzz_conf
+tests_fuzz_conf_SOURCES = tests/fuzz_conf.c tests/fuzz_driver.c
+tests_fuzz_conf_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_conf_LDADD = $(GP_LIBS)
+TESTS += tests/fuzz_conf.sh
+EXTRA_DIST += tests/fuzz_conf.sh
+
+# JSON model format, summary, shared derivation, synthetic clusters.
+libgpuplace_core_la_SOURCES += conf/json.c conf/finish.c conf/summary.c \
+	conf/synth.c conf/synth.h
+
+check_PROGRAMS += tests/test_json tests/test_synth
+tests_test_json_SOURCES = tests/test_json.c
+tests_test_json_CFLAGS = $(TEST_CFLAGS)
+tests_test_json_LDADD = $(TEST_LIBS)
+tests_test_synth_SOURCES = tests/test_synth.c
+tests_test_synth_CFLAGS = $(TEST_CFLAGS)
+tests_test_synth_LDADD = $(TEST_LIBS)
+TESTS += tests/test_json tests/test_synth
+
+check_PROGRAMS += tests/fuzz_json
+tests_fuzz_json_SOURCES = tests/fuzz_json.c tests/fuzz_driver.c
+tests_fuzz_json_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_json_LDADD = $(GP_LIBS)
+TESTS += tests/fuzz_json.sh
+EXTRA_DIST += tests/fuzz_json.sh
+dist_man_MANS += doc/gpuplace-json.5
+
+# conf/slurm_emit.*: Slurm configuration from the model (gpuplace conf).
+libgpuplace_core_la_SOURCES += conf/slurm_emit.c conf/slurm_emit.h
+gpuplace_SOURCES += tools/cmd_conf.c
+check_PROGRAMS += tests/test_emit
+tests_test_emit_SOURCES = tests/test_emit.c
+tests_test_emit_CFLAGS = $(TEST_CFLAGS)
+tests_test_emit_LDADD = $(TEST_LIBS)
+TESTS += tests/test_emit
+
