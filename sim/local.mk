@@ -1,5 +1,5 @@
 # sim/sim.*: the discrete-event simulator and `gpuplace simulate`.
-libgpuplace_core_la_SOURCES += sim/sim.c sim/sim.h
+libgpuplace_core_la_SOURCES += sim/sim.c sim/sim.h sim/judge.c
 gpuplace_SOURCES += tools/cmd_simulate.c
 check_PROGRAMS += tests/test_sim
 tests_test_sim_SOURCES = tests/test_sim.c

@@ -56,6 +56,11 @@ struct sjob {
 	double slowdown, overhead, load;
 	double wait_until;        /* it chose to wait for a better set until then (-1: never) */
 	int32_t nleaves, nracks, nnodes, node0;
+	int32_t *nodes;           /* its placement once started (nnodes) */
+	uint8_t *node_gpus;
+	gp_sim_spread_t spread;
+	int32_t spread_count;
+	gp_sim_decision_t decision;
 	bool backfilled, violation;
 };
 
@@ -64,6 +69,7 @@ struct sjob {
 struct shape {
 	int32_t gpus, nn, gpn;
 	double compute_s;         /* the profile's compute time */
+	gp_sim_comm_t comm;       /* communication class for the judge */
 	double ideal_s;           /* ideal step time with it (0 = none) */
 	int never;                /* -1 unknown, 0 can fit the empty cluster, 1 never */
 	uint32_t fail_pass[2];    /* pass number at which it failed: [0] now, [1] around the reservation */
@@ -79,6 +85,7 @@ struct placement {
 	int32_t *nodes;           /* nnodes capacity */
 	uint32_t *mask;
 	double slowdown, overhead, cap_w;
+	double cap_speed;         /* GPU speed under cap_w (1 = uncapped) */
 };
 
 struct sim {
@@ -297,12 +304,16 @@ static int32_t shape_get(struct sim *S, int32_t gpus, int32_t nn, int32_t gpn)
 	sh->nn = nn;
 	sh->gpn = gpn;
 	sh->never = -1;
+	sh->comm = GP_SIM_COMM_DP;
 	if (gpus > 1) {
 		/* exposed communication alone on the ideal placement, then the
 		 * compute time that makes it comm_fraction of the step */
 		gp__job_profile_default(S->c, gpus, &job);
 		if (gp__cost_ideal(S->c, &job, -1, S->scratch, &comm, NULL) != GP_OK)
 			comm = 0;
+		sh->comm = job.deg[GP_DIM_TP] > 1 ? GP_SIM_COMM_TP :
+		           job.deg[GP_DIM_EP] > 1 ? GP_SIM_COMM_EP :
+		           job.deg[GP_DIM_PP] > 1 ? GP_SIM_COMM_PP : GP_SIM_COMM_DP;
 		if (comm > 0) {
 			sh->compute_s = comm * (1.0 - S->comm_fraction) / S->comm_fraction;
 			shape_profile(S, sh, &job);
@@ -349,6 +360,7 @@ static int evaluate(struct sim *S, const struct shape *sh, struct placement *pl)
 	pl->slowdown = 1.0;
 	pl->overhead = 0.0;
 	pl->cap_w = 0;
+	pl->cap_speed = 1.0;
 	if (sh->gpus <= 1 || sh->ideal_s <= 0)
 		return GP_OK;
 	shape_profile(S, sh, &job);
@@ -576,9 +588,87 @@ static int engine_place(struct sim *S, struct sjob *J, const struct shape *sh,
 			pl->slowdown = 1.0 / sc->cap_speed;
 		pl->overhead = sc->cost.overhead;
 		pl->cap_w = sc->cap_w;
+		pl->cap_speed = sc->cap_w > 0 && sc->cap_speed > 0 && sc->cap_speed < 1.0 ?
+		                sc->cap_speed : 1.0;
 	}
 	gp__decision_clear(&d);
 	return out;
+}
+
+/* How placement pl is spread (sim.h, the judge's classes). */
+static void spread_of(const struct sim *S, const struct placement *pl, gp_sim_spread_t *spread,
+                      int32_t *count)
+{
+	const gp_cluster_t *c = S->c;
+	int32_t i, dom, leaf, nl = 0, ns = 0;
+	bool one_dom = true, one_leaf = true;
+
+	*count = 1;
+	if (pl->n <= 1) {
+		*spread = GP_SIM_SPREAD_NODE;
+		return;
+	}
+	dom = c->nodes[pl->nodes[0]].nvl_domain;
+	leaf = c->nodes[pl->nodes[0]].leaf;
+	for (i = 1; i < pl->n; i++) {
+		one_dom &= dom >= 0 && c->nodes[pl->nodes[i]].nvl_domain == dom;
+		one_leaf &= c->nodes[pl->nodes[i]].leaf == leaf;
+	}
+	if (one_dom) {
+		*spread = GP_SIM_SPREAD_DOMAIN;
+		return;
+	}
+	if (one_leaf) {
+		*spread = GP_SIM_SPREAD_LEAF;
+		return;
+	}
+	/* distinct leaves and distinct level-1 switches (their parents); a
+	 * node outside the tree counts as its own leaf and spine */
+	for (i = 0; i < pl->n; i++) {
+		int32_t l = c->nodes[pl->nodes[i]].leaf, k, p;
+		bool seen = false, pseen = false;
+
+		for (k = 0; k < i && !seen; k++)
+			seen = l >= 0 && c->nodes[pl->nodes[k]].leaf == l;
+		if (seen)
+			continue;
+		nl++;
+		p = l >= 0 ? c->switches[l].parent : -1;
+		for (k = 0; k < i && !pseen && p >= 0; k++) {
+			int32_t lk = c->nodes[pl->nodes[k]].leaf;
+
+			pseen = lk >= 0 && c->switches[lk].parent == p;
+		}
+		if (!pseen)
+			ns++;
+	}
+	if (ns <= 1) {
+		*spread = GP_SIM_SPREAD_LEAVES;
+		*count = nl;
+	} else {
+		*spread = GP_SIM_SPREAD_SPINES;
+		*count = ns;
+	}
+}
+
+/* The judge's run-time factor for placement pl (the table's slowdown, over
+ * the speed a power cap leaves). */
+static int judge(struct sim *S, const struct shape *sh, struct placement *pl)
+{
+	gp_sim_spread_t spread;
+	int32_t count, i, gpn = 0;
+	double f;
+	int rc;
+
+	spread_of(S, pl, &spread, &count);
+	for (i = 0; i < pl->n; i++)
+		if (gp__popcount(pl->mask[i]) > gpn)
+			gpn = gp__popcount(pl->mask[i]);
+	rc = gp__sim_judge_slowdown(S->o.judge, spread, count, gpn, sh->comm, &f, S->err);
+	if (rc)
+		return rc;
+	pl->slowdown = f / (pl->cap_speed > 0 && pl->cap_speed < 1.0 ? pl->cap_speed : 1.0);
+	return GP_OK;
 }
 
 /* One placement attempt of job J on the GPUs alloc leaves free. */
@@ -589,12 +679,18 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 	int rc;
 
 	S->res->m.decisions++;
-	if (S->p->kind == GP_SIM_GPUPLACE)
-		return engine_place(S, J, sh, alloc, rack_w, now, pol, pl);
-	rc = S->p->kind == GP_SIM_TREE ? tree_fit(S, sh, alloc, pl) : first_fit(S, sh, alloc, pl);
-	if (rc != PL_PLACED)
+	pl->cap_speed = 1.0;
+	if (S->p->kind == GP_SIM_GPUPLACE) {
+		rc = engine_place(S, J, sh, alloc, rack_w, now, pol, pl);
+	} else {
+		rc = S->p->kind == GP_SIM_TREE ? tree_fit(S, sh, alloc, pl) :
+		     first_fit(S, sh, alloc, pl);
+		if (rc == PL_PLACED)
+			rc = evaluate(S, sh, pl);
+	}
+	if (rc == PL_PLACED && S->o.judge && (rc = judge(S, sh, pl)) != GP_OK)
 		return rc;
-	return evaluate(S, sh, pl);
+	return rc;
 }
 
 /* Can the job ever run here (on the idle cluster)?  Cached per shape. */
@@ -775,6 +871,22 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	a->nnodes = pl->n;
 	a->job_id = J->tj->id;
 	a->load = load;
+	free(J->nodes);
+	free(J->node_gpus);
+	J->nodes = malloc((size_t)pl->n * sizeof(*J->nodes));
+	J->node_gpus = malloc((size_t)pl->n);
+	if (!J->nodes || !J->node_gpus) {
+		free(J->nodes);
+		free(J->node_gpus);
+		J->nodes = NULL;
+		J->node_gpus = NULL;
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < pl->n; i++) {
+		J->nodes[i] = pl->nodes[i];
+		J->node_gpus[i] = (uint8_t)gp__popcount(pl->mask[i]);
+	}
+	spread_of(S, pl, &J->spread, &J->spread_count);
 	J->start = now;
 	J->slowdown = pl->slowdown;
 	J->overhead = pl->overhead;
@@ -924,7 +1036,22 @@ static int reserve(struct sim *S, struct sjob *J)
 /* Try to start job j now: 1 started, 0 not, < 0 error.  As a backfill
  * candidate (after a reservation) it must end before the shadow time or
  * keep off the reserved GPUs. */
+static int try_start_(struct sim *S, int32_t j, bool backfill);
+
+/* try_start_, and the decision the plugin would have logged when it first
+ * saw the job: PIN when it started at once, REJECT, else CONSTRAIN. */
 static int try_start(struct sim *S, int32_t j, bool backfill)
+{
+	struct sjob *J = &S->jobs[j];
+	int rc = try_start_(S, j, backfill);
+
+	if (rc >= 0 && S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_NONE)
+		J->decision = J->st == JS_RUNNING ? GP_SIM_DEC_PIN :
+		              J->st == JS_REJECTED ? GP_SIM_DEC_REJECT : GP_SIM_DEC_CONSTRAIN;
+	return rc;
+}
+
+static int try_start_(struct sim *S, int32_t j, bool backfill)
 {
 	struct sjob *J = &S->jobs[j];
 	struct shape *sh = &S->shapes[J->shape];
@@ -1251,8 +1378,14 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 
 void gp__sim_result_destroy(gp_sim_result_t *r)
 {
+	int32_t i;
+
 	if (!r)
 		return;
+	for (i = 0; r->jobs && i < r->njobs; i++) {
+		free(r->jobs[i].nodes);
+		free(r->jobs[i].node_gpus);
+	}
 	free(r->jobs);
 	free(r->t);
 	free(r->util);
@@ -1264,6 +1397,12 @@ void gp__sim_result_destroy(gp_sim_result_t *r)
 
 static void sim_free(struct sim *S)
 {
+	int32_t i;
+
+	for (i = 0; S->jobs && i < S->njobs; i++) {
+		free(S->jobs[i].nodes);
+		free(S->jobs[i].node_gpus);
+	}
 	free(S->jobs);
 	free(S->shapes);
 	free(S->eligible);
@@ -1324,7 +1463,7 @@ static int finish_metrics(struct sim *S)
 	gp_sim_metrics_t *m = &R->m;
 	double *jct = malloc(((size_t)S->njobs + 1) * sizeof(*jct));
 	double *wait = malloc(((size_t)S->njobs + 1) * sizeof(*wait));
-	double gpuh = 0, ovh = 0, slow = 0, t_end = S->t_first;
+	double gpuh = 0, ovh = 0, slow = 0, t_end = S->t_first, useful = 0;
 	int32_t i, n = 0;
 
 	if (!jct || !wait) {
@@ -1333,7 +1472,7 @@ static int finish_metrics(struct sim *S)
 		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 	}
 	for (i = 0; i < S->njobs; i++) {
-		const struct sjob *J = &S->jobs[i];
+		struct sjob *J = &S->jobs[i];
 		gp_sim_job_t *o = &R->jobs[i];
 		double gh;
 
@@ -1342,11 +1481,22 @@ static int finish_metrics(struct sim *S)
 		o->submit_s = J->tj->submit_s;
 		o->duration_s = J->tj->duration_s;
 		o->rejected = J->st == JS_REJECTED;
+		o->decision = J->decision;
 		o->start_s = -1;
 		o->end_s = -1;
 		o->node0 = -1;
 		if (J->st != JS_DONE)
 			continue;
+		/* the placement moves to the result */
+		o->nodes = J->nodes;
+		o->node_gpus = J->node_gpus;
+		J->nodes = NULL;
+		J->node_gpus = NULL;
+		o->spread = J->spread;
+		o->spread_count = J->spread_count;
+		m->lost_place_gpuh += J->tj->gpus * (J->end - J->start - J->tj->duration_s) / 3600.0;
+		m->lost_wait_gpuh += J->tj->gpus * (J->start - J->tj->submit_s) / 3600.0;
+		useful += J->tj->gpus * J->tj->duration_s / 3600.0;
 		o->start_s = J->start;
 		o->end_s = J->end;
 		o->nnodes = J->nnodes;
@@ -1373,6 +1523,7 @@ static int finish_metrics(struct sim *S)
 	}
 	m->jobs = S->njobs;
 	m->span_s = t_end - S->t_first;
+	m->throughput = m->span_s > 0 ? useful / (m->span_s / 3600.0) : NAN;
 	if (n > 0) {
 		double sj = 0, sw = 0;
 

@@ -29,7 +29,7 @@ static void usage(FILE *f)
 	        "                         [--policies LIST] [--out DIR] [--no-plots]\n"
 	        "                         [--max-jobs N] [--state STATE.json] [--threads N]\n"
 	        "                         [--bf-max-job-test N] [--comm-fraction F]\n"
-	        "                         [--samples N] [--check]\n"
+	        "                         [--samples N] [--judge TABLE.csv] [--check]\n"
 	        "\n"
 	        "Replay TRACE.csv (gpuplace trace; columns submit_time_s,duration_s,gpus[,nodes])\n"
 	        "on the cluster with FIFO + EASY backfill under each policy and compare.\n"
@@ -46,6 +46,9 @@ static void usage(FILE *f)
 	        "  --comm-fraction F     exposed communication share of a job's step on its\n"
 	        "                        ideal placement (default 0.2)\n"
 	        "  --samples N           time-series points in the plots (default 500)\n"
+	        "  --judge TABLE.csv     judge every policy's run times by this table of\n"
+	        "                        slowdowns per spread (gpuplace(1), SIMULATE) instead\n"
+	        "                        of the engine's cost model\n"
 	        "  --check               verify conservation after every event (slow)\n");
 }
 
@@ -123,10 +126,12 @@ int gp_cmd_simulate(int argc, char **argv)
 		{ "comm-fraction", required_argument, NULL, 'f' },
 		{ "samples", required_argument, NULL, 'S' },
 		{ "check", no_argument, NULL, 'k' },
+		{ "judge", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = NULL, *json = NULL, *trace = NULL, *state = NULL;
+	const char *dir = NULL, *json = NULL, *trace = NULL, *state = NULL, *judge_path = NULL;
+	gp_sim_judge_t *judge = NULL;
 	const char *policies = DEFAULT_POLICIES, *out = "gpuplace-sim";
 	bool plots = true;
 	long max_jobs = 0, threads = 0, l;
@@ -158,6 +163,7 @@ int gp_cmd_simulate(int argc, char **argv)
 		case 'N': plots = false; break;
 		case 's': state = optarg; break;
 		case 'k': o.check = true; break;
+		case 'J': judge_path = optarg; break;
 		case 'm':
 			if (parse_long_opt("--max-jobs", optarg, 1, INT32_MAX, &max_jobs))
 				return 2;
@@ -206,6 +212,12 @@ int gp_cmd_simulate(int argc, char **argv)
 	}
 	if (max_jobs > 0)
 		gp__trace_truncate(t, (int32_t)max_jobs);
+	if (judge_path && (rc = gp__sim_judge_load(judge_path, &judge, &err)) != GP_OK) {
+		fprintf(stderr, "gpuplace simulate: --judge: %s\n", err.text);
+		status = 2;
+		goto done;
+	}
+	o.judge = judge;
 
 	/* the policies */
 	if (!(list = strdup(policies))) {
@@ -274,6 +286,8 @@ int gp_cmd_simulate(int argc, char **argv)
 	}
 	fprintf(stderr, "gpuplace simulate: all policies in %.2f s\n", now_s() - t0);
 
+	printf("judge: %s\n", judge_path ? judge_path : "the engine's cost model (default; --judge "
+	       "FILE for an independent one)");
 	if (gp__sim_print_table(res, nruns, stdout)) {
 		fprintf(stderr, "gpuplace simulate: cannot write the table\n");
 		goto done;
@@ -295,6 +309,7 @@ done:
 	for (i = 0; i < nruns; i++)
 		gp__sim_result_destroy(runs[i].res);
 	free(list);
+	gp__sim_judge_destroy(judge);
 	gp__trace_destroy(t);
 	gp_state_destroy(s);
 	gp_cluster_destroy(c);
