@@ -21,6 +21,7 @@
 #include "decide.h"
 #include "power.h"
 #include "sim.h"
+#include "slurm_emit.h"
 
 const char *const gp__sim_policy_names[] = {
 	"first-fit", "tree", "balanced", "pack", "performance", "power-save", NULL
@@ -34,6 +35,13 @@ const char *const gp__sim_policy_names[] = {
  * a measurement (no published trace records per-job communication
  * shares); gpuplace simulate --comm-fraction changes it. */
 #define SIM_DEFAULT_COMM_FRACTION 0.2
+
+/* How often the plugin reads the cluster's state from slurmctld (plugin/
+ * job_submit_gpuplace.c, GP_REFRESH_S) and how long one of its PINs stays
+ * in its ledger after a newer state (GP_LEDGER_GRACE_S): what a decision
+ * at submission sees. */
+#define SIM_PLUGIN_REFRESH_S 2.0
+#define SIM_PLUGIN_LEDGER_GRACE_S 10.0
 
 /* Placement attempts for the reserved job per pass.  When they run out,
  * the reservation keeps what is known: the job cannot start before the
@@ -61,7 +69,28 @@ struct sjob {
 	gp_sim_spread_t spread;
 	int32_t spread_count;
 	gp_sim_decision_t decision;
+	/* as the plugin decided it at submission (GP_SIM_GPUPLACE) */
+	int32_t npin;             /* PIN: nodes and the engine's GPU masks */
+	int32_t *pin;
+	uint32_t *pin_mask;
+	int32_t nalts;            /* CONSTRAIN: domain alternatives, in order */
+	int32_t *alts;            /* indices into sim->doms */
+	double cap_w, cap_speed;  /* the power cap of its PIN, if any */
 	bool backfilled, violation;
+};
+
+/* A Slurm node feature gpuplace's CONSTRAIN names, and its nodes. */
+struct dom {
+	char feature[GP_NAME_MAX + 16];
+	const int32_t *nodes;     /* borrowed from the model, or owned (switches) */
+	int32_t n;
+	bool owned;
+};
+
+/* A PIN in the plugin's ledger. */
+struct ledger {
+	double time;
+	int32_t j;                /* the job (its pin and pin_mask) */
 };
 
 /* Jobs of the same request shape share the cost model's ideal step, the
@@ -147,6 +176,17 @@ struct sim {
 	                           * around it */
 	double *bf_rack_w;        /* scratch: the larger of now and the shadow */
 	struct heap_ent *ends;    /* scratch: running jobs by end */
+
+	/* plugin-faithful mode */
+	struct dom *doms;
+	int32_t ndoms;
+	uint32_t *snap_alloc;     /* GPUs in use at the plugin's last refresh */
+	double snap_time;
+	struct ledger *ledger;
+	int32_t nledger, ledger_cap;
+	uint32_t *allowed;        /* allowed[n] == allowed_gen: node in the alternative */
+	uint32_t allowed_gen;
+	bool restrict_nodes;      /* baselines keep to allowed nodes */
 
 	/* tree policy scratch */
 	int32_t *sw_cnt;
@@ -378,7 +418,8 @@ static int evaluate(struct sim *S, const struct shape *sh, struct placement *pl)
 
 static bool usable(const struct sim *S, const uint32_t *alloc, int32_t n, int32_t gpn)
 {
-	return S->eligible[n] && node_free(S, alloc, n) >= gpn;
+	return S->eligible[n] && (!S->restrict_nodes || S->allowed[n] == S->allowed_gen) &&
+	       node_free(S, alloc, n) >= gpn;
 }
 
 static int first_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
@@ -671,6 +712,64 @@ static int judge(struct sim *S, const struct shape *sh, struct placement *pl)
 	return GP_OK;
 }
 
+/* Slurm's placement of a job the plugin PINned: exactly its nodes, each
+ * with the job's GPUs free (the engine's GPUs when still free, else the
+ * lowest free ones, as gres/gpu picks). */
+static int pinned_fit(struct sim *S, const struct sjob *J, const struct shape *sh,
+                      const uint32_t *alloc, struct placement *pl)
+{
+	int32_t i;
+
+	pl->n = 0;
+	for (i = 0; i < J->npin; i++) {
+		int32_t n = J->pin[i];
+
+		if (!S->eligible[n] || node_free(S, alloc, n) < sh->gpn)
+			return PL_NOFIT;
+		pl->nodes[pl->n] = n;
+		pl->mask[pl->n++] = !(alloc[n] & J->pin_mask[i]) &&
+		                    gp__popcount(J->pin_mask[i]) == sh->gpn ?
+		                    J->pin_mask[i] : take_gpus(S, alloc, n, sh->gpn);
+	}
+	return pl->n == sh->nn ? PL_PLACED : PL_NOFIT;
+}
+
+/* The site's Slurm topology plugin (tree when the model has switches,
+ * else first-fit), within the allowed nodes when restrict_nodes is set. */
+static int slurm_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
+                     struct placement *pl)
+{
+	return S->c->root >= 0 ? tree_fit(S, sh, alloc, pl) : first_fit(S, sh, alloc, pl);
+}
+
+/* Slurm's placement of a job the plugin CONSTRAINed: the alternatives of
+ * the matching OR in order, the first that can hold the job now wins
+ * (slurm-on-one-machine.md, B: "all nodes in ONE alternative ... the first
+ * that can start now is taken"); none given: anywhere. */
+static int constrained_fit(struct sim *S, const struct sjob *J, const struct shape *sh,
+                           const uint32_t *alloc, struct placement *pl)
+{
+	int32_t a, i;
+	int rc = PL_NOFIT;
+
+	if (J->nalts == 0)
+		return slurm_fit(S, sh, alloc, pl);
+	for (a = 0; a < J->nalts && rc != PL_PLACED; a++) {
+		const struct dom *d = &S->doms[J->alts[a]];
+
+		if (++S->allowed_gen == 0) {
+			memset(S->allowed, 0, (size_t)S->c->nnodes * sizeof(*S->allowed));
+			S->allowed_gen = 1;
+		}
+		for (i = 0; i < d->n; i++)
+			S->allowed[d->nodes[i]] = S->allowed_gen;
+		S->restrict_nodes = true;
+		rc = slurm_fit(S, sh, alloc, pl);
+		S->restrict_nodes = false;
+	}
+	return rc;
+}
+
 /* One placement attempt of job J on the GPUs alloc leaves free. */
 static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const double *rack_w,
                  double now, const gp_policy_t *pol, struct placement *pl)
@@ -680,10 +779,25 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 
 	S->res->m.decisions++;
 	pl->cap_speed = 1.0;
-	if (S->p->kind == GP_SIM_GPUPLACE) {
+	pl->cap_w = 0;
+	if (S->p->kind == GP_SIM_GPUPLACE_IDEAL) {
 		rc = engine_place(S, J, sh, alloc, rack_w, now, pol, pl);
+	} else if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_PIN) {
+		rc = pinned_fit(S, J, sh, alloc, pl);
+		if (rc == PL_PLACED && (rc = evaluate(S, sh, pl)) == PL_PLACED && J->cap_w > 0) {
+			/* the cap the engine planned slows the job down */
+			pl->cap_w = J->cap_w;
+			pl->cap_speed = J->cap_speed;
+			pl->slowdown /= J->cap_speed;
+		}
+	} else if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_CONSTRAIN) {
+		rc = constrained_fit(S, J, sh, alloc, pl);
+		if (rc == PL_PLACED)
+			rc = evaluate(S, sh, pl);
 	} else {
+		/* the baselines, and jobs the plugin passes (one GPU) */
 		rc = S->p->kind == GP_SIM_TREE ? tree_fit(S, sh, alloc, pl) :
+		     S->p->kind == GP_SIM_GPUPLACE ? slurm_fit(S, sh, alloc, pl) :
 		     first_fit(S, sh, alloc, pl);
 		if (rc == PL_PLACED)
 			rc = evaluate(S, sh, pl);
@@ -705,17 +819,161 @@ static int never_fits(struct sim *S, struct sjob *J)
 		sh->never = 1;
 		return 1;
 	}
-	if (S->p->kind == GP_SIM_GPUPLACE) {
+	if (S->p->kind == GP_SIM_GPUPLACE_IDEAL) {
 		/* the engine answers REJECT itself at the first attempt */
 		sh->never = 0;
 		return 0;
 	}
+	if (S->p->kind == GP_SIM_GPUPLACE && J->decision != GP_SIM_DEC_NONE)
+		return 0; /* decided at submission; not a per-shape fact */
 	memset(S->work, 0, (size_t)S->c->nnodes * sizeof(*S->work));
 	rc = place(S, J, S->work, S->rack_w, S->now, NULL, &S->pl2);
 	if (rc < 0)
 		return rc;
 	sh->never = rc == PL_PLACED ? 0 : 1;
 	return sh->never;
+}
+
+/* ---- the plugin's decision at submission (plugin-faithful mode) ----------- */
+
+/* The plugin's view: the GPUs in use at its last refresh plus its ledger. */
+static void plugin_view(struct sim *S, uint32_t *view)
+{
+	int32_t k, i, kept = 0;
+
+	memcpy(view, S->snap_alloc, (size_t)S->c->nnodes * sizeof(*view));
+	for (k = 0; k < S->nledger; k++) {
+		const struct ledger *e = &S->ledger[k];
+		const struct sjob *L = &S->jobs[e->j];
+
+		if (e->time + SIM_PLUGIN_LEDGER_GRACE_S < S->snap_time)
+			continue; /* dropped, as the plugin's prepare_work does */
+		for (i = 0; i < L->npin; i++)
+			view[L->pin[i]] |= L->pin_mask[i];
+		S->ledger[kept++] = *e;
+	}
+	S->nledger = kept;
+}
+
+/* Record the CONSTRAIN alternatives "[f1|f2]" / "f1" of features as
+ * domain indices. */
+static int set_alternatives(struct sim *S, struct sjob *J, const char *features)
+{
+	char buf[1024], *tok, *save = NULL;
+	int32_t k;
+
+	J->nalts = 0;
+	free(J->alts);
+	J->alts = NULL;
+	if (!*features)
+		return GP_OK;
+	{
+		const char *f = features[0] == '[' ? features + 1 : features;
+		size_t len = strnlen(f, sizeof(buf) - 1);
+
+		memcpy(buf, f, len);
+		buf[len] = '\0';
+		if (len && buf[len - 1] == ']')
+			buf[len - 1] = '\0';
+	}
+	if (!(J->alts = malloc(((size_t)S->ndoms + 1) * sizeof(*J->alts))))
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
+		for (k = 0; k < S->ndoms && strcmp(S->doms[k].feature, tok); k++)
+			;
+		if (k == S->ndoms)
+			return gp__errorf(S->err, GP_EINTERNAL, "job %u: CONSTRAIN feature '%s' names "
+			                  "no domain of the model", J->tj->id, tok);
+		if (J->nalts < S->ndoms)
+			J->alts[J->nalts++] = k;
+	}
+	return GP_OK;
+}
+
+/* The plugin's decision for job j at its submission. */
+static int plugin_decide(struct sim *S, int32_t j)
+{
+	struct sjob *J = &S->jobs[j];
+	const struct shape *sh = &S->shapes[J->shape];
+	const gp_policy_t *pol = &S->p->policy;
+	gp_state_t view = *S->cur;
+	gp_request_t r;
+	gp_job_profile_t job;
+	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
+	gp_decision_t d;
+	gp_error_t derr;
+	double lim;
+	int32_t i;
+	int rc;
+
+	if (sh->gpus <= 1)
+		return GP_OK; /* not a distributed GPU job: passes unchanged */
+	S->res->m.decisions++;
+	plugin_view(S, S->work);
+	view.alloc_mask = S->work;
+	view.time = to_i64(floor(S->now));
+	/* power: the estimate of what runs, as its refresh would compute it */
+	fill_view(S, pol, S->rack_w, S->view);
+	gp__request_init(&r);
+	r.gpus = sh->gpus;
+	r.min_nodes = r.max_nodes = sh->nn;
+	r.gpus_per_node = sh->gpn;
+	r.partition = S->partition;
+	lim = ceil(J->tj->duration_s / 60.0);
+	if (lim < 1)
+		lim = 1;
+	if (lim > S->part_max_min)
+		lim = S->part_max_min;
+	r.time_limit_min = (uint32_t)lim;
+	shape_profile(S, sh, &job);
+	rc = gp__decide(S->engine, &view, &r, &job, pol, S->c->nracks ? &pv : NULL,
+	                to_i64(floor(S->now)), NULL, 0, &d, &derr);
+	gp__request_clear(&r);
+	if (rc == GP_EINVAL) {
+		J->decision = GP_SIM_DEC_REJECT;
+		return GP_OK;
+	}
+	if (rc)
+		return gp__errorf(S->err, rc, "job %u: %s", J->tj->id, derr.text);
+	if (d.kind == GP_DECIDE_PIN && d.ncands > 0) {
+		const gp_scored_t *sc = &d.cands[0];
+
+		J->decision = GP_SIM_DEC_PIN;
+		J->pin = malloc((size_t)sc->nnodes * sizeof(*J->pin));
+		J->pin_mask = malloc((size_t)sc->nnodes * sizeof(*J->pin_mask));
+		if (!J->pin || !J->pin_mask) {
+			gp__decision_clear(&d);
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		}
+		for (i = 0; i < sc->nnodes; i++) {
+			J->pin[i] = sc->nodes[i];
+			J->pin_mask[i] = sc->gpu_mask[i];
+		}
+		J->npin = sc->nnodes;
+		if (sc->cap_w > 0 && sc->cap_speed > 0 && sc->cap_speed < 1.0) {
+			J->cap_w = sc->cap_w;
+			J->cap_speed = sc->cap_speed;
+		}
+		if (S->nledger == S->ledger_cap) {
+			int32_t cap = S->ledger_cap ? 2 * S->ledger_cap : 64;
+			struct ledger *nl = realloc(S->ledger, (size_t)cap * sizeof(*nl));
+
+			if (!nl) {
+				gp__decision_clear(&d);
+				return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+			}
+			S->ledger = nl;
+			S->ledger_cap = cap;
+		}
+		S->ledger[S->nledger++] = (struct ledger){ S->now, j };
+	} else if (d.kind == GP_DECIDE_REJECT) {
+		J->decision = GP_SIM_DEC_REJECT;
+	} else {
+		J->decision = GP_SIM_DEC_CONSTRAIN;
+		rc = set_alternatives(S, J, d.features);
+	}
+	gp__decision_clear(&d);
+	return rc;
 }
 
 /* ---- state changes -------------------------------------------------------- */
@@ -1045,7 +1303,7 @@ static int try_start(struct sim *S, int32_t j, bool backfill)
 	struct sjob *J = &S->jobs[j];
 	int rc = try_start_(S, j, backfill);
 
-	if (rc >= 0 && S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_NONE)
+	if (rc >= 0 && S->p->kind == GP_SIM_GPUPLACE_IDEAL && J->decision == GP_SIM_DEC_NONE)
 		J->decision = J->st == JS_RUNNING ? GP_SIM_DEC_PIN :
 		              J->st == JS_REJECTED ? GP_SIM_DEC_REJECT : GP_SIM_DEC_CONSTRAIN;
 	return rc;
@@ -1056,6 +1314,7 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 	struct sjob *J = &S->jobs[j];
 	struct shape *sh = &S->shapes[J->shape];
 	int32_t r;
+	bool shared;
 	int rc;
 
 	rc = never_fits(S, J);
@@ -1065,7 +1324,9 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 		reject_job(S, j);
 		return 0;
 	}
-	if (sh->fail_pass[0] != S->pass && S->free_gpus >= sh->gpus &&
+	/* a job the plugin decided for has its own nodes: no per-shape cache */
+	shared = !(S->p->kind == GP_SIM_GPUPLACE && J->decision != GP_SIM_DEC_NONE);
+	if ((!shared || sh->fail_pass[0] != S->pass) && S->free_gpus >= sh->gpus &&
 	    (!backfill || !S->have_resv || S->now + J->tj->duration_s <= S->shadow)) {
 		rc = place(S, J, S->cur->alloc_mask, S->rack_w, S->now, &S->p->policy, &S->pl);
 		if (rc < 0)
@@ -1081,12 +1342,13 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 				return rc;
 			return 1;
 		}
-		if (rc == PL_NOFIT)
+		if (rc == PL_NOFIT && shared)
 			sh->fail_pass[0] = S->pass;
 		if (!backfill || !S->have_resv)
 			return 0;
 	}
-	if (!backfill || !S->have_resv || sh->fail_pass[1] == S->pass || S->resv_free < sh->gpus)
+	if (!backfill || !S->have_resv || (shared && sh->fail_pass[1] == S->pass) ||
+	    S->resv_free < sh->gpus)
 		return 0;
 	/* around the reservation: off its GPUs, and within every rack's limit
 	 * both now and at the shadow time, when the reserved job draws too */
@@ -1100,7 +1362,7 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 		return 0;
 	}
 	if (rc != PL_PLACED) {
-		if (rc == PL_NOFIT)
+		if (rc == PL_NOFIT && shared)
 			sh->fail_pass[1] = S->pass;
 		return 0;
 	}
@@ -1344,6 +1606,8 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
                          gp_error_t *err)
 {
 	gp_error_t perr;
+	char base[32];
+	size_t len;
 
 	memset(out, 0, sizeof(*out));
 	if (!name || !*name)
@@ -1358,6 +1622,14 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 		return GP_OK;
 	}
 	out->kind = GP_SIM_GPUPLACE;
+	len = strlen(name);
+	if (len > 6 && !strcmp(name + len - 6, "-ideal") && len - 6 < sizeof(base)) {
+		/* the upper-bound mode of a preset or of site */
+		out->kind = GP_SIM_GPUPLACE_IDEAL;
+		memcpy(base, name, len - 6);
+		base[len - 6] = '\0';
+		name = base;
+	}
 	if (!strcmp(name, "site")) {
 		if (!c || !c->conf_dir[0])
 			return gp__errorf(err, GP_EINVAL,
@@ -1373,7 +1645,7 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 	}
 	return gp__errorf(err, GP_ENOENT,
 	                  "unknown policy '%s': use first-fit, tree, balanced, pack, performance, "
-	                  "power-save or site", name);
+	                  "power-save or site (the last five also as NAME-ideal)", out->name);
 }
 
 void gp__sim_result_destroy(gp_sim_result_t *r)
@@ -1402,7 +1674,17 @@ static void sim_free(struct sim *S)
 	for (i = 0; S->jobs && i < S->njobs; i++) {
 		free(S->jobs[i].nodes);
 		free(S->jobs[i].node_gpus);
+		free(S->jobs[i].pin);
+		free(S->jobs[i].pin_mask);
+		free(S->jobs[i].alts);
 	}
+	for (i = 0; S->doms && i < S->ndoms; i++)
+		if (S->doms[i].owned)
+			free((void *)S->doms[i].nodes);
+	free(S->doms);
+	free(S->snap_alloc);
+	free(S->ledger);
+	free(S->allowed);
 	free(S->jobs);
 	free(S->shapes);
 	free(S->eligible);
@@ -1570,6 +1852,59 @@ static void thin_samples(struct sim *S)
 	thin(S, (S->res->nsamples + S->o.samples - 1) / S->o.samples);
 }
 
+/* The domains a CONSTRAIN can name (switches under the root, NVLink
+ * domains, racks: the features `gpuplace conf` writes), the plugin's
+ * snapshot and the alternatives' node marks. */
+static int setup_plugin(struct sim *S)
+{
+	const gp_cluster_t *c = S->c;
+	int32_t i, k, n = c->nswitches + c->nnvl + c->nracks;
+
+	S->doms = calloc((size_t)n + 1, sizeof(*S->doms));
+	S->snap_alloc = calloc((size_t)c->nnodes + 1, sizeof(*S->snap_alloc));
+	S->allowed = calloc((size_t)c->nnodes + 1, sizeof(*S->allowed));
+	if (!S->doms || !S->snap_alloc || !S->allowed)
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	memcpy(S->snap_alloc, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->snap_alloc));
+	S->snap_time = -INFINITY;
+	for (i = 0; i < c->nswitches; i++) {
+		const gp_switch_t *sw = &c->switches[i];
+		struct dom *d = &S->doms[S->ndoms];
+		int32_t *nodes;
+
+		if (sw->parent < 0 || sw->count <= 0 ||
+		    gp__domain_feature(GP_FEATURE_SWITCH, sw->name, d->feature, sizeof(d->feature)))
+			continue;
+		if (!(nodes = malloc((size_t)sw->count * sizeof(*nodes))))
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		for (k = 0; k < sw->count; k++)
+			nodes[k] = c->node_order[sw->first + k];
+		d->nodes = nodes;
+		d->n = sw->count;
+		d->owned = true;
+		S->ndoms++;
+	}
+	for (i = 0; i < c->nnvl; i++) {
+		struct dom *d = &S->doms[S->ndoms];
+
+		if (gp__domain_feature(GP_FEATURE_NVL, c->nvl[i].name, d->feature, sizeof(d->feature)))
+			continue;
+		d->nodes = c->nvl[i].nodes;
+		d->n = c->nvl[i].nnodes;
+		S->ndoms++;
+	}
+	for (i = 0; i < c->nracks; i++) {
+		struct dom *d = &S->doms[S->ndoms];
+
+		if (gp__domain_feature(GP_FEATURE_RACK, c->racks[i].name, d->feature, sizeof(d->feature)))
+			continue;
+		d->nodes = c->racks[i].nodes;
+		d->n = c->racks[i].nnodes;
+		S->ndoms++;
+	}
+	return GP_OK;
+}
+
 static int setup(struct sim *S, const gp_state_t *s0)
 {
 	const gp_cluster_t *c = S->c;
@@ -1665,8 +2000,10 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	if ((rc = gp__cost_scratch_new(c, (int32_t)(S->total_gpus < INT32_MAX ? S->total_gpus : INT32_MAX),
 	                               &S->scratch)))
 		return gp__errorf(S->err, rc, "cost model scratch: %s", gp_strerror(rc));
-	if (S->p->kind == GP_SIM_GPUPLACE &&
+	if ((S->p->kind == GP_SIM_GPUPLACE || S->p->kind == GP_SIM_GPUPLACE_IDEAL) &&
 	    (rc = gp__engine_create(c, &S->engine, S->err)))
+		return rc;
+	if (S->p->kind == GP_SIM_GPUPLACE && (rc = setup_plugin(S)))
 		return rc;
 	S->resv_policy = S->p->policy;
 	S->resv_policy.max_wait_s = 0;
@@ -1756,6 +2093,12 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 		int32_t first_new = -1, qlen_before;
 		bool freed = false;
 
+		if (S.snap_alloc && floor(now / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S > S.snap_time) {
+			/* a refresh of the plugin happened since the last event:
+			 * it read the state as it stood until now */
+			memcpy(S.snap_alloc, S.cur->alloc_mask, (size_t)c->nnodes * sizeof(*S.snap_alloc));
+			S.snap_time = floor(now / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S;
+		}
 		/* completions first, then arrivals, of this instant */
 		while (S.nheap > 0 && S.heap[0].end <= now) {
 			struct heap_ent e = heap_pop(S.heap, &S.nheap);
@@ -1765,8 +2108,6 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			freed = true;
 		}
 		qlen_before = S.qlen;
-		if (next_arrival < S.njobs && S.jobs[next_arrival].tj->submit_s <= now)
-			first_new = next_arrival;
 		while (next_arrival < S.njobs && S.jobs[next_arrival].tj->submit_s <= now) {
 			struct sjob *J = &S.jobs[next_arrival];
 
@@ -1779,8 +2120,17 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 				S.qhead = next_arrival;
 			S.qtail = next_arrival;
 			S.qlen++;
-			next_arrival++;
 			S.res->m.events++;
+			if (S.p->kind == GP_SIM_GPUPLACE) {
+				/* the plugin decides at submission */
+				if ((rc = plugin_decide(&S, next_arrival)))
+					goto error;
+				if (J->decision == GP_SIM_DEC_REJECT)
+					reject_job(&S, next_arrival);
+			}
+			if (first_new < 0 && J->st == JS_QUEUED)
+				first_new = next_arrival;
+			next_arrival++;
 		}
 		if ((rc = schedule(&S, first_new, qlen_before, freed)))
 			goto error;

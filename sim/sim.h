@@ -43,16 +43,27 @@
  *              the most, until placed; a one-node job takes the node with
  *              the fewest free GPUs that fits (best fit), nodes in order
  *              otherwise.
- *   PRESET     gpuplace: gp__decide() with that policy preset (balanced,
- *              pack, performance, power-save), the racks' power headroom
- *              from the power model's estimate, exactly as the plugin
- *              decides; PIN starts the job, CONSTRAIN keeps it queued
- *              (waiting for a better set or for power), REJECT drops it.
- *              A job waits for a better set once: when the wait the
- *              engine predicted has passed, it takes the best set free
- *              (as Slurm would start it in the constrained domain).
+ *   PRESET     gpuplace as the plugin ships (balanced, pack, performance,
+ *              power-save): at each job's submission gp__decide() with
+ *              that preset on the state the plugin would see (the cluster
+ *              as read at its last refresh, every SIM_PLUGIN_REFRESH_S,
+ *              plus its ledger of recent PINs), the racks' power headroom
+ *              from the power model's estimate.  PIN: the job is held to
+ *              exactly those nodes (min = max nodes) and starts when they
+ *              have its GPUs free, which may be later than the decision
+ *              when the plugin's view was stale.  CONSTRAIN: Slurm places
+ *              it, with the site's topology plugin (tree when the model
+ *              has switches, else first-fit), inside the first of the
+ *              matching-OR alternatives that can hold it, in order; no
+ *              power check (Slurm knows none).  REJECT at submission.
+ *              One-GPU jobs pass unchanged (Slurm's own placement).
+ *   PRESET-ideal  the same preset as an upper bound the plugin does not
+ *              ship: the engine re-decides at every scheduling pass on the
+ *              true state and starts the job on the best free set; a job
+ *              waits for a better set once, then takes the best set free.
  *   site       the policy of the cluster's slurm.conf SchedulerParameters
- *              (gp__policy_load), when the model came from a conf dir.
+ *              (gp__policy_load), when the model came from a conf dir
+ *              (site-ideal too).
  * Baselines see GPUs only: they start jobs whatever the racks' power.
  *
  * Power: each rack's draw is the power model's estimate
@@ -79,17 +90,20 @@
 typedef enum gp_sim_kind {
 	GP_SIM_FIRST_FIT = 0,
 	GP_SIM_TREE = 1,
-	GP_SIM_GPUPLACE = 2,
+	GP_SIM_GPUPLACE = 2,       /* as the plugin decides (default for presets) */
+	GP_SIM_GPUPLACE_IDEAL = 3, /* re-decided at every pass: an upper bound */
 } gp_sim_kind_t;
 
 typedef struct gp_sim_policy {
-	char name[32];          /* "first-fit", "tree", a preset name, or "site" */
+	char name[32];          /* "first-fit", "tree", a preset name or "site",
+	                         * each optionally with "-ideal" */
 	gp_sim_kind_t kind;
 	gp_policy_t policy;     /* GP_SIM_GPUPLACE only */
 } gp_sim_policy_t;
 
 /* Resolve a policy name: first-fit, tree, any gp__policy_presets name, or
- * site (the policy of c's conf dir; GP_EINVAL when c has none).  GP_ENOENT
+ * site (the policy of c's conf dir; GP_EINVAL when c has none), the last
+ * two also with the suffix "-ideal" (the upper-bound mode).  GP_ENOENT
  * lists the names. */
 int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_t *out,
                          gp_error_t *err);

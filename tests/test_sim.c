@@ -130,8 +130,14 @@ static gp_sim_result_t *run(const gp_cluster_t *c, const gp_trace_t *t, const ch
 }
 
 static const char *const all_policies[] = {
-	"first-fit", "tree", "balanced", "pack", "performance", "power-save", NULL
+	"first-fit", "tree", "balanced", "pack", "performance", "power-save", "balanced-ideal",
+	"pack-ideal", "performance-ideal", "power-save-ideal", NULL
 };
+
+static bool is_ideal(const char *policy)
+{
+	return strstr(policy, "-ideal") != NULL;
+}
 
 /* ---- determinism ---------------------------------------------------------- */
 
@@ -421,11 +427,22 @@ static void test_power_caps(void **state)
 			assert_true(r->m.violations > 0);
 			assert_true(r->m.violation_gpuh > 0);
 			assert_true(r->m.peak_rack_frac > 1.0);
-		} else {
+		} else if (is_ideal(all_policies[i])) {
 			assert_int_equal(r->m.completed, 6);
 			assert_int_equal(r->m.violations, 0);
 			assert_true(r->m.violation_gpuh == 0);
 			assert_true(r->m.peak_rack_frac <= 1.0 + 1e-9);
+		} else {
+			/* as the plugin ships: a PIN never takes a rack over its
+			 * limit; a job CONSTRAINed to domains while racks lack
+			 * power is placed by Slurm, which knows no power */
+			int32_t j;
+
+			assert_int_equal(r->m.completed, 6);
+			for (j = 0; j < r->njobs; j++)
+				if (r->jobs[j].violation && r->jobs[j].decision != GP_SIM_DEC_CONSTRAIN)
+					fail_msg("%s: job %u took a rack over its limit after a %d decision",
+					         all_policies[i], r->jobs[j].id, (int)r->jobs[j].decision);
 		}
 		gp__sim_result_destroy(r);
 	}
@@ -457,10 +474,13 @@ static void test_backfill_keeps_reserved_power(void **state)
 
 	(void)state;
 	for (i = 2; all_policies[i]; i++) {
-		gp_sim_result_t *a = run(c, t4, all_policies[i], true);
-		gp_sim_result_t *b = run(c, t3, all_policies[i], true);
+		gp_sim_result_t *a, *b;
 
-		if (strcmp(all_policies[i], "power-save")) {
+		if (!is_ideal(all_policies[i]))
+			continue; /* the reservation's power is the ideal mode's */
+		a = run(c, t4, all_policies[i], true);
+		b = run(c, t3, all_policies[i], true);
+		if (strcmp(all_policies[i], "power-save-ideal")) {
 			assert_true(b->jobs[2].start_s == 100);
 		} else {
 			/* power-save may cap GPUs: it starts at once, slower */
@@ -538,6 +558,77 @@ static void test_slowdown_stretches_run_time(void **state)
 	assert_true(tr->jobs[0].slowdown == 1.0);
 	gp__sim_result_destroy(ff);
 	gp__sim_result_destroy(tr);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
+/* ---- plugin-faithful mode ---------------------------------------------------- */
+
+/* The plugin decides at submission with the state it read at its last
+ * refresh (every 2 s) plus its own PINs.  8 nodes x 8 GPUs, leaves n0-n3
+ * and n4-n7.  A (32 GPUs, ends at 10.5) and X (24 GPUs, long) start at 0;
+ * B (32 GPUs) arrives at 11, when A has ended but the plugin's last read
+ * (at 10) still shows it: the engine sees one free node, cannot PIN and
+ * CONSTRAINs B to the domains that can hold it; Slurm starts B at once in
+ * the first leaf.  C (8 GPUs) arrives at 13, after the refresh at 12, and
+ * is PINned to the last free node.  The upper-bound mode decides on the
+ * true state and PINs B.  On the idle cluster (A, X) both modes make the
+ * same engine call and so give the same nodes. */
+static void test_plugin_faithful(void **state)
+{
+	static const struct row rows[] = {
+		{ 0, 10.5, 32, 0 }, { 0, 1000, 24, 0 }, { 11, 100, 32, 0 }, { 13, 100, 8, 0 },
+	};
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	gp_trace_t *t = trace_of(rows, 4);
+	gp_sim_result_t *f = run(c, t, "balanced", true), *u = run(c, t, "balanced-ideal", true);
+	int32_t j, k;
+
+	(void)state;
+	for (j = 0; j < 2; j++) {
+		assert_int_equal(f->jobs[j].decision, GP_SIM_DEC_PIN);
+		assert_int_equal(f->jobs[j].nnodes, u->jobs[j].nnodes);
+		assert_memory_equal(f->jobs[j].nodes, u->jobs[j].nodes,
+		                    (size_t)f->jobs[j].nnodes * sizeof(int32_t));
+		assert_true(f->jobs[j].start_s == 0);
+	}
+	assert_int_equal(f->jobs[2].decision, GP_SIM_DEC_CONSTRAIN);
+	assert_int_equal(u->jobs[2].decision, GP_SIM_DEC_PIN);
+	assert_true(f->jobs[2].start_s == 11);
+	assert_int_equal(f->jobs[2].nnodes, 4);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(c->nodes[f->jobs[2].nodes[k]].leaf, c->nodes[f->jobs[0].nodes[0]].leaf);
+	assert_int_equal(f->jobs[3].decision, GP_SIM_DEC_PIN);
+	assert_true(f->jobs[3].start_s == 13);
+	gp__sim_result_destroy(f);
+	gp__sim_result_destroy(u);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
+/* The ledger between refreshes: X (32 GPUs) runs on one leaf from 0 to
+ * 0.5; at 1 the plugin, whose last read (at 0) shows X running, PINs Y (32
+ * GPUs) to the other leaf; Z (32 GPUs) arrives at 1.5, sees Y's PIN in the
+ * ledger and X's leaf still busy (no refresh since 0): it is CONSTRAINed,
+ * and Slurm starts it at once in X's former leaf.  No job waits for busy
+ * pinned nodes while a set is free. */
+static void test_plugin_faithful_ledger(void **state)
+{
+	static const struct row rows[] = {
+		{ 0, 0.5, 32, 0 }, { 1, 100, 32, 0 }, { 1.5, 100, 32, 0 },
+	};
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	gp_trace_t *t = trace_of(rows, 3);
+	gp_sim_result_t *f = run(c, t, "balanced", true);
+
+	(void)state;
+	assert_int_equal(f->jobs[1].decision, GP_SIM_DEC_PIN);
+	assert_true(f->jobs[1].start_s == 1);
+	assert_true(c->nodes[f->jobs[1].nodes[0]].leaf != c->nodes[f->jobs[0].nodes[0]].leaf);
+	assert_int_equal(f->jobs[2].decision, GP_SIM_DEC_CONSTRAIN);
+	assert_true(f->jobs[2].start_s == 1.5);
+	assert_int_equal(c->nodes[f->jobs[2].nodes[0]].leaf, c->nodes[f->jobs[0].nodes[0]].leaf);
+	gp__sim_result_destroy(f);
 	trace_free(t);
 	gp_cluster_destroy(c);
 }
@@ -709,6 +800,8 @@ int main(void)
 		cmocka_unit_test(test_slowdown_stretches_run_time),
 		cmocka_unit_test(test_initial_state_flags),
 		cmocka_unit_test(test_policy_names),
+		cmocka_unit_test(test_plugin_faithful),
+		cmocka_unit_test(test_plugin_faithful_ledger),
 		cmocka_unit_test(test_judge_table),
 		cmocka_unit_test(test_judge_errors),
 	};
