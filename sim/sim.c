@@ -47,6 +47,12 @@ const char *const gp__sim_policy_names[] = {
  * the reservation keeps what is known: the job cannot start before the
  * last instant tried, so only jobs that end by then may pass it. */
 #define SIM_MAX_RESV_TRIES 64
+/* The same for a job the plugin CONSTRAINed (a tree placement within its
+ * alternatives costs a pass over the nodes, not an engine call); a PINned
+ * job's attempt checks only its own nodes and is never limited, so its
+ * reservation is the end of the jobs on those nodes, as Slurm's backfill
+ * plans a job with required nodes. */
+#define SIM_MAX_RESV_TRIES_CONSTRAINED 1024
 
 enum { JS_FUTURE = 0, JS_QUEUED, JS_RUNNING, JS_DONE, JS_REJECTED };
 
@@ -187,6 +193,8 @@ struct sim {
 	uint32_t *allowed;        /* allowed[n] == allowed_gen: node in the alternative */
 	uint32_t allowed_gen;
 	bool restrict_nodes;      /* baselines keep to allowed nodes */
+	const int32_t *alt_nodes; /* the allowed nodes, alt_n of them */
+	int32_t alt_n;
 
 	/* tree policy scratch */
 	int32_t *sw_cnt;
@@ -483,15 +491,18 @@ static int tree_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc
                     struct placement *pl)
 {
 	const gp_cluster_t *c = S->c;
-	int32_t i, best = -1, lvl, rem;
+	int32_t i, k, best = -1, lvl, rem;
 
 	if (c->root < 0)
 		return first_fit(S, sh, alloc, pl);
 	memset(S->sw_cnt, 0, (size_t)c->nswitches * sizeof(*S->sw_cnt));
-	for (i = 0; i < c->nnodes; i++) {
-		int32_t s = c->nodes[i].leaf;
+	/* usable nodes per switch: every node, or only those of the domain
+	 * alternative the job is kept to */
+	for (k = 0; k < (S->restrict_nodes ? S->alt_n : c->nnodes); k++) {
+		int32_t n = S->restrict_nodes ? S->alt_nodes[k] : k;
+		int32_t s = c->nodes[n].leaf;
 
-		if (s < 0 || !usable(S, alloc, i, sh->gpn))
+		if (s < 0 || !usable(S, alloc, n, sh->gpn))
 			continue;
 		for (; s >= 0; s = c->switches[s].parent)
 			S->sw_cnt[s]++;
@@ -763,6 +774,8 @@ static int constrained_fit(struct sim *S, const struct sjob *J, const struct sha
 		}
 		for (i = 0; i < d->n; i++)
 			S->allowed[d->nodes[i]] = S->allowed_gen;
+		S->alt_nodes = d->nodes;
+		S->alt_n = d->n;
 		S->restrict_nodes = true;
 		rc = slurm_fit(S, sh, alloc, pl);
 		S->restrict_nodes = false;
@@ -1224,6 +1237,10 @@ static int reserve(struct sim *S, struct sjob *J)
 	int64_t freeg = S->free_gpus;
 	int rc = PL_NOFIT;
 	double last_tried = S->now;
+	int32_t max_tries = S->p->kind != GP_SIM_GPUPLACE ? SIM_MAX_RESV_TRIES :
+	                    J->decision == GP_SIM_DEC_PIN ? INT32_MAX :
+	                    J->decision == GP_SIM_DEC_CONSTRAIN ? SIM_MAX_RESV_TRIES_CONSTRAINED :
+	                    SIM_MAX_RESV_TRIES;
 
 	S->have_resv = false;
 	memcpy(S->work, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->work));
@@ -1253,7 +1270,7 @@ static int reserve(struct sim *S, struct sjob *J)
 		i--;
 		if (freeg < sh->gpus)
 			continue;
-		if (++tries > SIM_MAX_RESV_TRIES) {
+		if (++tries > max_tries) {
 			/* a lower bound of the start: nothing may run past it */
 			S->have_resv = true;
 			S->shadow = last_tried;
@@ -1776,7 +1793,8 @@ static int finish_metrics(struct sim *S)
 		J->node_gpus = NULL;
 		o->spread = J->spread;
 		o->spread_count = J->spread_count;
-		m->lost_place_gpuh += J->tj->gpus * (J->end - J->start - J->tj->duration_s) / 3600.0;
+		/* (rounding can leave a job's run a hair under its duration) */
+		m->lost_place_gpuh += J->tj->gpus * fmax(0.0, J->end - J->start - J->tj->duration_s) / 3600.0;
 		m->lost_wait_gpuh += J->tj->gpus * (J->start - J->tj->submit_s) / 3600.0;
 		useful += J->tj->gpus * J->tj->duration_s / 3600.0;
 		o->start_s = J->start;
