@@ -164,7 +164,12 @@ static void geo_init(struct geo *g, const gp_synth_params_t *p)
 	g->wrack = digits(g->nracks) < 4 ? 4 : digits(g->nracks);
 	g->wnvl = digits(g->nnvl) < 3 ? 3 : digits(g->nnvl);
 	g->node_peak_w = g->gpus * g->gpu->tdp + g->gpu->node_base_w;
-	g->rack_kw = p->rack_kw > 0 ? p->rack_kw : g->npr * g->node_peak_w / 1000.0;
+	/* default: a full rack at peak fits under the cap with the default
+	 * PowerMargin (5 %, cluster.c and gpuplace.conf(5)) kept free, rounded
+	 * up to 0.1 kW; a cap at exactly the peak would never let a full rack
+	 * run once the margin is kept */
+	g->rack_kw = p->rack_kw > 0 ? p->rack_kw :
+	             ceil(g->npr * g->node_peak_w / (1.0 - 0.05) / 100.0) / 10.0;
 	g->seed = p->seed;
 }
 

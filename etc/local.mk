@@ -12,3 +12,5 @@ uninstall-local:
 
 TESTS += tests/powercap_prolog.sh
 EXTRA_DIST += tests/powercap_prolog.sh
+TESTS += tests/examples_cli.sh
+EXTRA_DIST += tests/examples_cli.sh
