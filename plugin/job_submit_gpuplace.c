@@ -109,7 +109,7 @@ static void conf_free(struct gp_conf *c)
 {
 	if (!c)
 		return;
-	gp_poller_destroy(c->poller);
+	gp__poller_destroy(c->poller);
 	gp_cluster_destroy(c->cluster);
 	free(c);
 }
@@ -278,11 +278,11 @@ static struct gp_conf *conf_load(gp_error_t *err)
 	if (rc == GP_OK && c->cluster->ntelemetry > 0) {
 		gp_poller_opts_t opts = { .log = poller_log };
 
-		rc = gp_poller_create(c->cluster, &opts, &c->poller, err);
-		if (rc == GP_OK && gp_poller_start(c->poller, err) != GP_OK) {
+		rc = gp__poller_create(c->cluster, &opts, &c->poller, err);
+		if (rc == GP_OK && gp__poller_start(c->poller, err) != GP_OK) {
 			/* no live power: the estimate from the cluster state remains */
 			slurm_error("gpuplace: telemetry not started: %s", err->text);
-			gp_poller_destroy(c->poller);
+			gp__poller_destroy(c->poller);
 			c->poller = NULL;
 		}
 	}
@@ -368,10 +368,10 @@ static void refresh_state(gp_live_t *lv, unsigned *failures)
 	/* once per snapshot, off the submission path: measured draw from the
 	 * telemetry snapshot while fresh, else the estimate (power/power.h) */
 	{
-		const gp_power_snapshot_t *ps = c->poller ? gp_poller_snapshot_get(c->poller) : NULL;
+		const gp_power_snapshot_t *ps = c->poller ? gp__poller_snapshot_get(c->poller) : NULL;
 
 		gp__power_view_fill(c->cluster, st, ps, &c->policy, (double)st->time, sn->racks);
-		gp_power_snapshot_put(ps);
+		gp__power_snapshot_put(ps);
 	}
 	snap_publish(sn);
 }

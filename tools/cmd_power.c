@@ -51,24 +51,24 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll)
 	const gp_power_snapshot_t *snap = NULL;
 	gp_poller_t *p = NULL;
 	gp_error_t err = { "" };
-	double now = gp_power_clock_real(NULL);
+	double now = gp__power_clock_real(NULL);
 	int32_t r, i;
 	int rc;
 
 	if (poll && c->ntelemetry > 0) {
 		gp_poller_opts_t o = { .log = log_stderr };
 
-		if ((rc = gp_poller_create(c, &o, &p, &err)) < 0) {
+		if ((rc = gp__poller_create(c, &o, &p, &err)) < 0) {
 			fprintf(stderr, "gpuplace power: %s\n", err.text);
 			return 1;
 		}
-		if (gp_poller_poll_once(p) < 0) {
+		if (gp__poller_poll_once(p) < 0) {
 			fprintf(stderr, "gpuplace power: out of memory\n");
-			gp_poller_destroy(p);
+			gp__poller_destroy(p);
 			return 1;
 		}
-		snap = gp_poller_snapshot_get(p);
-		now = gp_power_clock_real(NULL);
+		snap = gp__poller_snapshot_get(p);
+		now = gp__power_clock_real(NULL);
 	}
 	printf("%-16s %8s %8s %11s %12s %11s %-8s %-16s %s\n", "RACK", "CAP_KW", "COOL_KW",
 	       "MEASURED_KW", "ESTIMATED_KW", "HEADROOM_KW", "BINDS", "SOURCE", "AGE");
@@ -76,7 +76,7 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll)
 		gp_power_headroom_t h;
 		char m[32], e[32], hr[32], age[48];
 
-		if ((rc = gp_power_headroom(c, s, snap, r, 0, now, &h)) < 0) {
+		if ((rc = gp__power_headroom(c, s, snap, r, 0, now, &h)) < 0) {
 			fprintf(stderr, "gpuplace power: rack %s: %s\n", c->racks[r].name,
 			        gp_strerror(rc));
 			continue;
@@ -104,8 +104,8 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll)
 			       st->state == GP_SOURCE_PARTIAL ? "partial" : "not polled",
 			       st->message[0] ? ": " : "", st->message);
 	}
-	gp_power_snapshot_put(snap);
-	gp_poller_destroy(p);
+	gp__power_snapshot_put(snap);
+	gp__poller_destroy(p);
 	return 0;
 }
 
@@ -126,7 +126,7 @@ static int curve(const gp_cluster_t *c, const gp_cap_curve_t *cv)
 			if (cap < lo)
 				continue;
 			printf("%-16s %8.0f %8.3f %8.3f\n", p->name, cap, fracs[k],
-			       gp_power_cap_speed_curve(cv, p, cap));
+			       gp__power_cap_speed_curve(cv, p, cap));
 		}
 	}
 	return 0;
@@ -207,7 +207,7 @@ int gp_cmd_power(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (spec && gp_cap_curve_parse(spec, &cv, &err) < 0) {
+	if (spec && gp__cap_curve_parse(spec, &cv, &err) < 0) {
 		fprintf(stderr, "gpuplace power: --cap-curve: %s\n", err.text);
 		return 2;
 	}
