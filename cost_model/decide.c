@@ -11,7 +11,6 @@
 
 #include "decide.h"
 #include "power.h"
-#include "slurm_emit.h"
 
 #define KMAX 16                 /* candidates one search keeps at most */
 #define FUTURE_POINTS 4         /* future states tried for wait-or-spread */

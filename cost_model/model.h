@@ -303,16 +303,6 @@ int gp__cluster_finish(gp_cluster_t *c, gp_error_t *err);
 int gp__cluster_load_json_buf(const char *name, const char *buf, size_t len,
                               gp_cluster_t **out, gp_state_t **state_out, gp_error_t *err);
 
-/*
- * The model a command names with --conf-dir DIR or --json FILE (exactly
- * one non-NULL) and, when s is not NULL, its state: the state file when
- * given, else the JSON document's own state section (*s NULL when there is
- * none).  On failure *c and *s are NULL and err says what is wrong; both
- * are the caller's (gp_cluster_destroy, gp_state_destroy).
- */
-int gp__model_load(const char *dir, const char *json, const char *state, gp_cluster_t **c,
-                   gp_state_t **s, gp_error_t *err);
-
 /* Shared by the loaders (conf/finish.c):
  * a synthetic root "(top)" (disconnected) over the ntops switches without a
  * parent; 0 or GP_ENOMEM. */

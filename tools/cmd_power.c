@@ -26,7 +26,9 @@ static void usage(FILE *f)
 	        "  --conf-dir DIR     Slurm configuration directory with gpuplace.conf\n"
 	        "  --json FILE        a model written by `gpuplace cluster export`\n"
 	        "  --state FILE.json  allocations (and recorded rack power) from the \"state\"\n"
-	        "                     section of a JSON model of the same cluster\n"
+	        "                     section of a JSON document (gpuplace-json(5)); its node\n"
+	        "                     and rack names must be this cluster's.  Default: the\n"
+	        "                     --json document's own state, else everything idle\n"
 	        "  --no-telemetry     do not poll; use recorded samples or the estimate\n"
 	        "  --cap-curve SPEC   FRACTION:SPEED,... of TDP (default: built-in curve)\n");
 }
@@ -132,22 +134,6 @@ static int curve(const gp_cluster_t *c, const gp_cap_curve_t *cv)
 	return 0;
 }
 
-/* The state's model must name the same nodes and racks in the same order. */
-static bool same_names(const gp_cluster_t *a, const gp_cluster_t *b)
-{
-	int32_t i;
-
-	if (a->nnodes != b->nnodes || a->nracks != b->nracks)
-		return false;
-	for (i = 0; i < a->nnodes; i++)
-		if (strcmp(a->nodes[i].name, b->nodes[i].name))
-			return false;
-	for (i = 0; i < a->nracks; i++)
-		if (strcmp(a->racks[i].name, b->racks[i].name))
-			return false;
-	return true;
-}
-
 int gp_cmd_power(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -160,8 +146,8 @@ int gp_cmd_power(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *conf_dir = NULL, *json = NULL, *state = NULL, *spec = NULL, *action;
-	gp_cluster_t *c = NULL, *sc = NULL;
-	gp_state_t *s = NULL, *ss = NULL;
+	gp_cluster_t *c = NULL;
+	gp_state_t *s = NULL;
 	gp_cap_curve_t cv;
 	gp_error_t err = { "" };
 	bool poll = true;
@@ -211,27 +197,9 @@ int gp_cmd_power(int argc, char **argv)
 		fprintf(stderr, "gpuplace power: --cap-curve: %s\n", err.text);
 		return 2;
 	}
-	rc = conf_dir ? gp_cluster_load_conf_dir(conf_dir, &c, &err)
-	              : gp_cluster_load_json(json, &c, &s, &err);
-	if (rc < 0) {
+	if ((rc = gp__model_load(conf_dir, json, state, &c, &s, &err)) < 0) {
 		fprintf(stderr, "gpuplace power: %s\n", err.text);
 		goto out;
-	}
-	if (state) {
-		if ((rc = gp_cluster_load_json(state, &sc, &ss, &err)) < 0) {
-			fprintf(stderr, "gpuplace power: %s\n", err.text);
-			goto out;
-		}
-		if (!ss || ss->nnodes != c->nnodes || ss->nracks != c->nracks ||
-		    !same_names(c, sc)) {
-			fprintf(stderr, "gpuplace power: %s: %s\n", state,
-			        ss ? "its model has other nodes or racks than this cluster"
-			           : "no \"state\" section");
-			goto out;
-		}
-		gp_state_destroy(s);
-		s = ss;
-		ss = NULL;
 	}
 	if (!s && (rc = gp_state_create(c, &s)) < 0) {
 		fprintf(stderr, "gpuplace power: %s\n", gp_strerror(rc));
@@ -239,8 +207,6 @@ int gp_cmd_power(int argc, char **argv)
 	}
 	status = !strcmp(action, "show") ? show(c, s, poll) : curve(c, spec ? &cv : NULL);
 out:
-	gp_state_destroy(ss);
-	gp_cluster_destroy(sc);
 	gp_state_destroy(s);
 	gp_cluster_destroy(c);
 	return status;

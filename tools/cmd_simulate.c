@@ -19,6 +19,8 @@
 #include "sim.h"
 #include "trace.h"
 
+#define ME "gpuplace simulate"
+
 #define MAX_POLICIES 16
 #define DEFAULT_POLICIES "first-fit,tree,balanced,pack,performance,power-save"
 
@@ -97,16 +99,6 @@ static void *worker(void *arg)
 	}
 }
 
-static int parse_long_opt(const char *name, const char *v, long min, long max, long *out)
-{
-	if (gp__parse_long(v, min, max, out)) {
-		fprintf(stderr, "gpuplace simulate: %s '%s': expected an integer in [%ld, %ld]\n",
-		        name, v, min, max);
-		return -1;
-	}
-	return 0;
-}
-
 int gp_cmd_simulate(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -159,20 +151,20 @@ int gp_cmd_simulate(int argc, char **argv)
 		case 's': state = optarg; break;
 		case 'k': o.check = true; break;
 		case 'm':
-			if (parse_long_opt("--max-jobs", optarg, 1, INT32_MAX, &max_jobs))
+			if (gp__cli_long(ME, "--max-jobs", optarg, 1, INT32_MAX, &max_jobs))
 				return 2;
 			break;
 		case 'T':
-			if (parse_long_opt("--threads", optarg, 1, MAX_POLICIES, &threads))
+			if (gp__cli_long(ME, "--threads", optarg, 1, MAX_POLICIES, &threads))
 				return 2;
 			break;
 		case 'b':
-			if (parse_long_opt("--bf-max-job-test", optarg, 1, 1000000, &l))
+			if (gp__cli_long(ME, "--bf-max-job-test", optarg, 1, 1000000, &l))
 				return 2;
 			o.bf_max_job_test = (int32_t)l;
 			break;
 		case 'S':
-			if (parse_long_opt("--samples", optarg, 2, 1000000, &l))
+			if (gp__cli_long(ME, "--samples", optarg, 2, 1000000, &l))
 				return 2;
 			o.samples = (int32_t)l;
 			break;

@@ -11,6 +11,8 @@
 #include "model.h"
 #include "synth.h"
 
+#define ME "gpuplace synth"
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -33,26 +35,6 @@ static void usage(FILE *f)
 	        "  --out-dir DIR                write slurm.conf, topology.conf, gres.conf,\n"
 	        "                               gpuplace.conf into DIR\n"
 	        "  --json FILE                  write the model as JSON (- for standard output)\n");
-}
-
-static int num_long(const char *opt, const char *s, long min, long max, long *out)
-{
-	if (gp__parse_long(s, min, max, out)) {
-		fprintf(stderr, "gpuplace synth: %s: '%s' is not a whole number in [%ld, %ld]\n", opt,
-		        s, min, max);
-		return -1;
-	}
-	return 0;
-}
-
-static int num_double(const char *opt, const char *s, double min, double max, double *out)
-{
-	if (gp__parse_double(s, min, max, out)) {
-		fprintf(stderr, "gpuplace synth: %s: '%s' is not a number in [%g, %g]\n", opt, s,
-		        min, max);
-		return -1;
-	}
-	return 0;
 }
 
 int gp_cmd_synth(int argc, char **argv)
@@ -89,12 +71,12 @@ int gp_cmd_synth(int argc, char **argv)
 
 		switch (opt) {
 		case 'n':
-			if (num_long("--nodes", optarg, 1, 1000000, &v))
+			if (gp__cli_long(ME, "--nodes", optarg, 1, 1000000, &v))
 				return 2;
 			p.nodes = (int32_t)v;
 			break;
 		case 'g':
-			if (num_long("--gpus-per-node", optarg, 1, GP_MAX_GPUS_PER_NODE, &v))
+			if (gp__cli_long(ME, "--gpus-per-node", optarg, 1, GP_MAX_GPUS_PER_NODE, &v))
 				return 2;
 			p.gpus_per_node = (int32_t)v;
 			break;
@@ -106,31 +88,31 @@ int gp_cmd_synth(int argc, char **argv)
 			snprintf(p.gpu_type, sizeof(p.gpu_type), "%s", optarg);
 			break;
 		case 'l':
-			if (num_long("--nodes-per-leaf", optarg, 1, 100000, &v))
+			if (gp__cli_long(ME, "--nodes-per-leaf", optarg, 1, 100000, &v))
 				return 2;
 			p.nodes_per_leaf = (int32_t)v;
 			break;
 		case 's':
-			if (num_long("--leaves-per-spine-group", optarg, 1, 100000, &v))
+			if (gp__cli_long(ME, "--leaves-per-spine-group", optarg, 1, 100000, &v))
 				return 2;
 			p.leaves_per_spine_group = (int32_t)v;
 			break;
 		case 'r':
-			if (num_long("--nodes-per-rack", optarg, 1, 100000, &v))
+			if (gp__cli_long(ME, "--nodes-per-rack", optarg, 1, 100000, &v))
 				return 2;
 			p.nodes_per_rack = (int32_t)v;
 			break;
 		case 'k':
-			if (num_double("--rack-kw", optarg, 0.001, 1e6, &p.rack_kw))
+			if (gp__cli_double(ME, "--rack-kw", optarg, 0.001, 1e6, &p.rack_kw))
 				return 2;
 			break;
 		case 'v':
-			if (num_long("--nvl-domain-nodes", optarg, 0, 100000, &v))
+			if (gp__cli_long(ME, "--nvl-domain-nodes", optarg, 0, 100000, &v))
 				return 2;
 			p.nvl_domain_nodes = (int32_t)v;
 			break;
 		case 'x':
-			if (num_double("--oversub", optarg, 1, 64, &p.oversub))
+			if (gp__cli_double(ME, "--oversub", optarg, 1, 64, &p.oversub))
 				return 2;
 			break;
 		case 'N':
@@ -142,7 +124,7 @@ int gp_cmd_synth(int argc, char **argv)
 			snprintf(p.name, sizeof(p.name), "%s", optarg);
 			break;
 		case 'S':
-			if (num_long("--seed", optarg, 0, LONG_MAX, &v))
+			if (gp__cli_long(ME, "--seed", optarg, 0, LONG_MAX, &v))
 				return 2;
 			p.seed = (uint64_t)v;
 			break;

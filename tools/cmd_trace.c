@@ -13,6 +13,8 @@
 #include "model.h"
 #include "trace.h"
 
+#define ME_SYNTH "gpuplace trace synth"
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -175,16 +177,6 @@ static int num_double(const char *opt, const char *s, double *out)
 	return 0;
 }
 
-static int num_long(const char *opt, const char *s, long min, long max, long *out)
-{
-	if (gp__parse_long(s, min, max, out)) {
-		fprintf(stderr, "gpuplace trace synth: %s: '%s' is not a whole number in [%ld, %ld]\n",
-		        opt, s, min, max);
-		return -1;
-	}
-	return 0;
-}
-
 /* The cluster's GPUs and largest node from a model; 0 or 1 (message
  * printed). */
 static int cluster_gpus(const char *dir, const char *json, int32_t *total, int32_t *per_node)
@@ -246,20 +238,20 @@ static int cmd_synth(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			if (num_long("--jobs", optarg, 1, 100000000, &v))
+			if (gp__cli_long(ME_SYNTH, "--jobs", optarg, 1, 100000000, &v))
 				return 2;
 			p.jobs = (int32_t)v;
 			break;
 		case 'c': dir = optarg; sources++; break;
 		case 'j': json = optarg; sources++; break;
 		case 'g':
-			if (num_long("--gpus", optarg, 1, INT32_MAX, &v))
+			if (gp__cli_long(ME_SYNTH, "--gpus", optarg, 1, INT32_MAX, &v))
 				return 2;
 			p.cluster_gpus = (int32_t)v;
 			sources++;
 			break;
 		case 'G':
-			if (num_long("--gpus-per-node", optarg, 0, 1048576, &gpn))
+			if (gp__cli_long(ME_SYNTH, "--gpus-per-node", optarg, 0, 1048576, &gpn))
 				return 2;
 			break;
 		case 'l':
@@ -271,7 +263,7 @@ static int cmd_synth(int argc, char **argv)
 			}
 			break;
 		case 'S':
-			if (num_long("--seed", optarg, 0, LONG_MAX, &v))
+			if (gp__cli_long(ME_SYNTH, "--seed", optarg, 0, LONG_MAX, &v))
 				return 2;
 			p.seed = (uint64_t)v;
 			break;

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cli.h - what every gpuplace sub-command shares (tools/cli.c): loading the
+ * model a command names, and option values through the strict number
+ * helpers with one message format.
+ *
+ * Messages go to stderr as "ME: OPT: 'VALUE' is not ..." where ME is the
+ * command's name ("gpuplace trace synth").  Not thread-safe (stderr, and
+ * the callers' getopt state); commands run single-threaded while parsing.
+ */
+#ifndef GP_CLI_H
+#define GP_CLI_H
+
+#include "model.h"
+
+/*
+ * The model a command names with --conf-dir DIR or --json FILE (exactly
+ * one non-NULL) and, when s is not NULL, its state: the state file's
+ * "state" section (its "model" section, if any, is ignored; names must be
+ * this model's) when state is given, else the JSON document's own state
+ * section (*s NULL when there is none).  On failure *c and *s are NULL and
+ * err says what is wrong; both are the caller's (gp_cluster_destroy,
+ * gp_state_destroy).  Every command that reads a model uses this one.
+ */
+int gp__model_load(const char *dir, const char *json, const char *state, gp_cluster_t **c,
+                   gp_state_t **s, gp_error_t *err);
+
+/* s as a whole number in [min, max] into *out: 0, or -1 with
+ * "ME: OPT: 'S' is not a whole number in [MIN, MAX]" on stderr. */
+int gp__cli_long(const char *me, const char *opt, const char *s, long min, long max,
+                 long *out);
+
+/* s as a finite number in [min, max] into *out: 0, or -1 with
+ * "ME: OPT: 'S' is not a number in [MIN, MAX]" on stderr. */
+int gp__cli_double(const char *me, const char *opt, const char *s, double min, double max,
+                   double *out);
+
+/* A byte count "8", "64K", "8M", "8G" (binary multiples, as nccl-tests reads
+ * them) in [1, 1e15] before the multiple; 0 or -1 with a message. */
+int gp__cli_size(const char *me, const char *opt, const char *s, double *out);
+
+#endif /* GP_CLI_H */
