@@ -2,7 +2,8 @@
 # The base layer (libgp_base): model types, errors, numbers.
 libgp_base_la_SOURCES += \
 	cost_model/gpuplace.h cost_model/model.h \
-	cost_model/error.c cost_model/number.c cost_model/cluster.c
+	cost_model/error.c cost_model/number.c cost_model/cluster.c \
+	cost_model/names.c cost_model/fileio.c cost_model/hostlist.c
 
 check_PROGRAMS += tests/test_number
 tests_test_number_SOURCES = tests/test_number.c

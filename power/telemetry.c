@@ -301,43 +301,19 @@ out:
 	return rc;
 }
 
-/* Read a file of at most p->o.max_body bytes; *mtime its modification time. */
+/* Read a file of at most p->o.max_body bytes (the shared reader); *mtime
+ * its modification time. */
 static int file_get(gp_poller_t *p, const char *path, struct body *b, double *mtime,
                     gp_error_t *err)
 {
-	struct stat sb;
-	ssize_t n;
-	int fd;
+	gp__file_t f;
+	int rc = gp__file_read(path, p->o.max_body, 0, &f, err);
 
 	memset(b, 0, sizeof(*b));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return gp__errorf(err, GP_EIO, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &sb) < 0) {
-		close(fd);
-		return gp__errorf(err, GP_EIO, "%s: %s", path, strerror(errno));
-	}
-	if ((size_t)sb.st_size > p->o.max_body) {
-		close(fd);
-		return gp__errorf(err, GP_ELIMIT, "%s: larger than %zu bytes", path, p->o.max_body);
-	}
-	*mtime = (double)sb.st_mtim.tv_sec + (double)sb.st_mtim.tv_nsec * 1e-9;
-	b->buf = malloc((size_t)sb.st_size + 1);
-	if (!b->buf) {
-		close(fd);
-		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	}
-	while (b->len < (size_t)sb.st_size) {
-		n = read(fd, b->buf + b->len, (size_t)sb.st_size - b->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		b->len += (size_t)n;
-	}
-	close(fd);
-	b->buf[b->len] = '\0';
-	return GP_OK;
+	b->buf = f.buf;
+	b->len = f.len;
+	*mtime = f.mtime;
+	return rc;
 }
 
 /* ---- one poll of one source -------------------------------------------- */

@@ -54,41 +54,6 @@ static void usage(FILE *f)
 	        "  --format text|json      breakdown format (default text)\n");
 }
 
-/* Node indices of a Slurm host list, in the list's order. */
-static int parse_nodelist(const gp_cluster_t *c, const char *list, int32_t *nodes, int32_t max,
-                          int32_t *n)
-{
-	hostlist_t hl = slurm_hostlist_create(list);
-	char *h;
-	int rc = 0;
-
-	*n = 0;
-	if (!hl || !*list) {
-		fprintf(stderr, ME ": --nodelist: '%s' is not a valid host list\n", list);
-		if (hl)
-			slurm_hostlist_destroy(hl);
-		return -1;
-	}
-	while ((h = slurm_hostlist_shift(hl)) != NULL) {
-		int32_t i = gp__node_find(c, h);
-
-		if (i < 0) {
-			fprintf(stderr, ME ": --nodelist: unknown node '%s'\n", h);
-			rc = -1;
-		} else if (*n >= max) {
-			fprintf(stderr, ME ": --nodelist: more than %d nodes\n", (int)max);
-			rc = -1;
-		} else {
-			nodes[(*n)++] = i;
-		}
-		free(h);
-		if (rc)
-			break;
-	}
-	slurm_hostlist_destroy(hl);
-	return rc;
-}
-
 static uint32_t low_bits(int n)
 {
 	return n >= 32 ? ~0u : (1u << n) - 1;
@@ -372,10 +337,16 @@ int gp_cmd_model(int argc, char **argv)
 		goto out;
 	}
 	if (nodelist) {
-		if (parse_nodelist(c, nodelist, nodes, c->nnodes, &nn)) {
+		int32_t *idx = NULL;
+
+		if (gp__hostlist_nodes(c, ME ": --nodelist", nodelist, c->nnodes, &idx, &nn, &err)) {
+			fprintf(stderr, "%s\n", err.text);
 			rc = 2;
 			goto out;
 		}
+		if (nn)
+			memcpy(nodes, idx, (size_t)nn * sizeof(*idx));
+		free(idx);
 	} else {
 		for (i = 0; i < c->nnodes; i++)
 			nodes[nn++] = c->node_order && c->root >= 0 ? c->node_order[i] : i;
