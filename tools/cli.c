@@ -72,3 +72,13 @@ int gp__cli_size(const char *me, const char *opt, const char *s, double *out)
 	*out *= mul;
 	return 0;
 }
+
+int gp__cli_option_error(const char *me, int opt, const char *arg, void (*usage)(FILE *))
+{
+	if (opt == ':')
+		fprintf(stderr, "%s: %s needs an argument\n", me, arg);
+	else
+		fprintf(stderr, "%s: unknown option '%s'\n", me, arg);
+	usage(stderr);
+	return 2;
+}

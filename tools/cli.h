@@ -11,7 +11,13 @@
 #ifndef GP_CLI_H
 #define GP_CLI_H
 
+#include <stdio.h>
+
 #include "model.h"
+
+/* What a command's option parser returns to go on and run (any other value
+ * is the exit status: 0 after --help, 2 for a usage error). */
+#define GP_CLI_RUN (-1)
 
 /*
  * The model a command names with --conf-dir DIR or --json FILE (exactly
@@ -38,5 +44,13 @@ int gp__cli_double(const char *me, const char *opt, const char *s, double min, d
 /* A byte count "8", "64K", "8M", "8G" (binary multiples, as nccl-tests reads
  * them) in [1, 1e15] before the multiple; 0 or -1 with a message. */
 int gp__cli_size(const char *me, const char *opt, const char *s, double *out);
+
+/*
+ * A getopt_long() error, with an optstring that starts with ':' so that a
+ * missing argument returns ':': prints "ME: OPT needs an argument" or
+ * "ME: unknown option 'OPT'" (arg = argv[optind - 1] of the array getopt
+ * read), then usage(stderr).  Returns 2, the usage-error status.
+ */
+int gp__cli_option_error(const char *me, int opt, const char *arg, void (*usage)(FILE *));
 
 #endif /* GP_CLI_H */
