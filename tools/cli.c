@@ -40,6 +40,17 @@ int gp__cli_long(const char *me, const char *opt, const char *s, long min, long 
 	return 0;
 }
 
+int gp__cli_int32(const char *me, const char *opt, const char *s, long min, long max,
+                  int32_t *out)
+{
+	long v;
+
+	if (gp__cli_long(me, opt, s, min, max, &v))
+		return -1;
+	*out = (int32_t)v;
+	return 0;
+}
+
 int gp__cli_double(const char *me, const char *opt, const char *s, double min, double max,
                    double *out)
 {

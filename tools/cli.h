@@ -36,6 +36,10 @@ int gp__model_load(const char *dir, const char *json, const char *state, gp_clus
 int gp__cli_long(const char *me, const char *opt, const char *s, long min, long max,
                  long *out);
 
+/* gp__cli_long() into an int32_t (min and max within int32_t's range). */
+int gp__cli_int32(const char *me, const char *opt, const char *s, long min, long max,
+                  int32_t *out);
+
 /* s as a finite number in [min, max] into *out: 0, or -1 with
  * "ME: OPT: 'S' is not a number in [MIN, MAX]" on stderr. */
 int gp__cli_double(const char *me, const char *opt, const char *s, double min, double max,
