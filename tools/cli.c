@@ -93,3 +93,34 @@ int gp__cli_option_error(const char *me, int opt, const char *arg, void (*usage)
 	usage(stderr);
 	return 2;
 }
+
+int gp__cli_action(const char *me, int argc, char **argv, const char *const actions[],
+                   void (*usage)(FILE *), const char **action)
+{
+	char names[256];
+	size_t used = 0;
+	int i;
+
+	*action = NULL;
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	names[0] = '\0';
+	for (i = 0; actions[i]; i++) {
+		if (argc >= 2 && !strcmp(argv[1], actions[i])) {
+			*action = actions[i];
+			return GP_CLI_RUN;
+		}
+		used += (size_t)snprintf(names + used, used < sizeof(names) ? sizeof(names) - used : 0,
+		                         "%s%s", i ? (actions[i + 1] ? ", " : " or ") : "", actions[i]);
+		if (used >= sizeof(names))
+			used = sizeof(names) - 1;
+	}
+	if (argc < 2 || argv[1][0] == '-')
+		fprintf(stderr, "%s: missing action (%s)\n", me, names);
+	else
+		fprintf(stderr, "%s: unknown action '%s'\n", me, argv[1]);
+	usage(stderr);
+	return 2;
+}

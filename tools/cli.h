@@ -57,4 +57,14 @@ int gp__cli_size(const char *me, const char *opt, const char *s, double *out);
  */
 int gp__cli_option_error(const char *me, int opt, const char *arg, void (*usage)(FILE *));
 
+/*
+ * The action word of "gpuplace CMD ACTION [OPTIONS]": --help/-h first
+ * prints usage(stdout) (returns 0); a missing action or one not in the
+ * NULL-terminated actions[] is a usage error (message, usage(stderr),
+ * returns 2).  Else *action = argv[1] and GP_CLI_RUN.  The options then
+ * follow the action: parse argc - 1, argv + 1.
+ */
+int gp__cli_action(const char *me, int argc, char **argv, const char *const actions[],
+                   void (*usage)(FILE *), const char **action);
+
 #endif /* GP_CLI_H */

@@ -10,6 +10,8 @@
 #include "commands.h"
 #include "power.h"
 
+#define ME "gpuplace power"
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -134,8 +136,18 @@ static int curve(const gp_cluster_t *c, const gp_cap_curve_t *cv)
 	return 0;
 }
 
-int gp_cmd_power(int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+	const char *action, *conf_dir, *json, *state;
+	bool poll;
+	bool has_curve;
+	gp_cap_curve_t curve;
+};
+
+/* The action and its options into *a: GP_CLI_RUN, or the exit status. */
+static int parse_args(int argc, char **argv, struct args *a)
 {
+	static const char *const actions[] = { "show", "curve", NULL };
 	static const struct option opts[] = {
 		{ "conf-dir", required_argument, NULL, 'c' },
 		{ "json", required_argument, NULL, 'j' },
@@ -145,67 +157,61 @@ int gp_cmd_power(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *conf_dir = NULL, *json = NULL, *state = NULL, *spec = NULL, *action;
-	gp_cluster_t *c = NULL;
-	gp_state_t *s = NULL;
-	gp_cap_curve_t cv;
 	gp_error_t err = { "" };
-	bool poll = true;
-	int opt, rc, status = 1;
+	int opt, rc;
 
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc < 2 || argv[1][0] == '-') {
-		fprintf(stderr, "gpuplace power: missing action (show or curve)\n");
-		usage(stderr);
-		return 2;
-	}
-	action = argv[1];
-	if (strcmp(action, "show") && strcmp(action, "curve")) {
-		fprintf(stderr, "gpuplace power: unknown action '%s'\n", action);
-		usage(stderr);
-		return 2;
-	}
+	memset(a, 0, sizeof(*a));
+	a->poll = true;
+	if ((rc = gp__cli_action(ME, argc, argv, actions, usage, &a->action)) != GP_CLI_RUN)
+		return rc;
 	optind = 1;
 	opterr = 0;
+	/* options follow the action: parse argv[1..] with the action as argv[0] */
 	while ((opt = getopt_long(argc - 1, argv + 1, ":h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'c': conf_dir = optarg; break;
-		case 'j': json = optarg; break;
-		case 's': state = optarg; break;
-		case 'n': poll = false; break;
-		case 'k': spec = optarg; break;
+		case 'c': a->conf_dir = optarg; break;
+		case 'j': a->json = optarg; break;
+		case 's': a->state = optarg; break;
+		case 'n': a->poll = false; break;
+		case 'k':
+			if (gp__cap_curve_parse(optarg, &a->curve, &err) < 0) {
+				fprintf(stderr, ME ": --cap-curve: %s\n", err.text);
+				return 2;
+			}
+			a->has_curve = true;
+			break;
 		case 'h': usage(stdout); return 0;
-		case ':':
-			fprintf(stderr, "gpuplace power: %s needs an argument\n", argv[optind]);
-			usage(stderr);
-			return 2;
-		default:
-			fprintf(stderr, "gpuplace power: unknown option '%s'\n", argv[optind]);
-			usage(stderr);
-			return 2;
+		default: return gp__cli_option_error(ME, opt, argv[optind], usage);
 		}
 	}
-	if (optind < argc - 1 || !conf_dir == !json) {
-		fprintf(stderr, "gpuplace power: give exactly one of --conf-dir or --json\n");
+	if (optind < argc - 1 || !a->conf_dir == !a->json) {
+		fprintf(stderr, ME ": give exactly one of --conf-dir or --json\n");
 		usage(stderr);
 		return 2;
 	}
-	if (spec && gp__cap_curve_parse(spec, &cv, &err) < 0) {
-		fprintf(stderr, "gpuplace power: --cap-curve: %s\n", err.text);
-		return 2;
-	}
-	if ((rc = gp__model_load(conf_dir, json, state, &c, &s, &err)) < 0) {
-		fprintf(stderr, "gpuplace power: %s\n", err.text);
+	return GP_CLI_RUN;
+}
+
+int gp_cmd_power(int argc, char **argv)
+{
+	struct args a;
+	gp_cluster_t *c = NULL;
+	gp_state_t *s = NULL;
+	gp_error_t err = { "" };
+	int rc, status = 1;
+
+	if ((rc = parse_args(argc, argv, &a)) != GP_CLI_RUN)
+		return rc;
+	if ((rc = gp__model_load(a.conf_dir, a.json, a.state, &c, &s, &err)) < 0) {
+		fprintf(stderr, ME ": %s\n", err.text);
 		goto out;
 	}
 	if (!s && (rc = gp_state_create(c, &s)) < 0) {
-		fprintf(stderr, "gpuplace power: %s\n", gp_strerror(rc));
+		fprintf(stderr, ME ": %s\n", gp_strerror(rc));
 		goto out;
 	}
-	status = !strcmp(action, "show") ? show(c, s, poll) : curve(c, spec ? &cv : NULL);
+	status = !strcmp(a.action, "show") ? show(c, s, a.poll)
+	                                   : curve(c, a.has_curve ? &a.curve : NULL);
 out:
 	gp_state_destroy(s);
 	gp_cluster_destroy(c);
