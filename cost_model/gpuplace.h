@@ -171,6 +171,10 @@ typedef struct gp_place_result gp_place_result_t;
 int gp_place(const gp_cluster_t *c, const gp_state_t *s, const gp_place_request_t *req,
              gp_place_result_t **out, gp_error_t *err);
 
+/* The accessors below take a result of gp_place() (never NULL); the strings
+ * they return belong to r and stay valid until gp_place_result_destroy(r).
+ * A result is immutable: any number of threads may read it at once. */
+
 /* The decision's kind. */
 gp_place_kind_t gp_place_result_kind(const gp_place_result_t *r);
 
