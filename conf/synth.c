@@ -474,19 +474,6 @@ static void write_gres_conf(FILE *f, const struct geo *g)
 		        (int)g->gpus - 1);
 }
 
-/* Shortest "%g" text that reads back as the same double. */
-static const char *num(char *buf, size_t size, double v)
-{
-	int prec;
-
-	for (prec = 15; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	return buf;
-}
-
 static void write_gpuplace_conf(FILE *f, const struct geo *g, const gp_synth_params_t *p)
 {
 	const struct synth_gpu *u = g->gpu;
@@ -502,7 +489,7 @@ static void write_gpuplace_conf(FILE *f, const struct geo *g, const gp_synth_par
 	        u->min_cap);
 	for (l = 0; l < g->nlevels; l++)
 		fprintf(f, "FabricLevel=%d LinkGBps=%g Oversubscription=%s LatencyUs=%g\n", l,
-		        SYNTH_LINK_GBPS, num(b1, sizeof(b1), l == 1 ? p->oversub : 1.0),
+		        SYNTH_LINK_GBPS, gp__double_str(b1, l == 1 ? p->oversub : 1.0),
 		        SYNTH_HOP_US);
 	node_range(g, 0, g->nodes - 1, nl, sizeof(nl));
 	fprintf(f, "\nNodeName=%s Rails=%d NicGBps=%g\n\n", nl, (int)g->gpus, SYNTH_LINK_GBPS);
@@ -521,8 +508,8 @@ static void write_gpuplace_conf(FILE *f, const struct geo *g, const gp_synth_par
 
 		node_range(g, a, b, nl, sizeof(nl));
 		fprintf(f, "Rack=r%0*d Nodes=%s PowerCapKW=%s CoolingKW=%s NodeBaseWatts=%g\n",
-		        g->wrack, (int)(s + 1), nl, num(b1, sizeof(b1), cap),
-		        num(b2, sizeof(b2), cap), u->node_base_w);
+		        g->wrack, (int)(s + 1), nl, gp__double_str(b1, cap),
+		        gp__double_str(b2, cap), u->node_base_w);
 	}
 	fprintf(f, "\nStorage=nvme Scope=node WriteGBps=%g ReadGBps=%g\n", SYNTH_NVME_WRITE_GBPS,
 	        SYNTH_NVME_READ_GBPS);

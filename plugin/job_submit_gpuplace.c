@@ -3,26 +3,48 @@
  * job_submit_gpuplace.c - job_submit/gpuplace, loaded by slurmctld.
  *
  * Enabled with JobSubmitPlugins=gpuplace in slurm.conf; the policy comes
- * from gpuplace_* keys in SchedulerParameters, the facts from gpuplace.conf
- * beside slurm.conf.  What it does for every submission today:
+ * from gpuplace_* keys in SchedulerParameters, the facts (racks, power,
+ * cooling, NVLink domains, GPU profiles, storage, telemetry) from
+ * gpuplace.conf beside slurm.conf.  What it does for every submission
+ * today:
  *   - collects the job's hints (sbatch/srun/salloc --gpuplace* options from
  *     spank_gpuplace.so, else GPUPLACE_* variables in a batch job's
- *     environment) and rejects a job whose hints are malformed, with a
- *     message that names the hint;
- *   - fails open: without a valid configuration the job passes unchanged
+ *     environment) and rejects a job whose hints are malformed or
+ *     contradict its request, with a message that names the hint;
+ *   - leaves to Slurm what is not a distributed GPU job (one GPU or none,
+ *     GPUs per socket or task, a reservation, several partitions, a host
+ *     list or constraint it cannot read);
+ *   - otherwise decides with the engine (cost_model/decide.h) on the latest
+ *     cluster state (live_state.c, read by the background thread) plus its
+ *     own recent placements not yet visible in Slurm (the ledger), under
+ *     the racks' power headroom (telemetry while fresh, else the estimate):
+ *       PIN        sets req_nodes to the chosen nodes,
+ *       CONSTRAIN  adds a matching-OR constraint over the topology-domain
+ *                  features `gpuplace conf` writes (ANDed with the user's),
+ *       REJECT     refuses the job (ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE)
+ *                  with why and what to change;
+ *     records the decision in admin_comment, hands the prediction and the
+ *     checkpoint plan to the job as GPUPLACE_* environment variables, and
+ *     asks for SIGUSR1 before the time limit when a checkpoint is planned
+ *     and the user set no signal of their own;
+ *   - fails open: no valid configuration, no or stale cluster state (older
+ *     than GP_STATE_STALE_S), or an engine error: the job passes unchanged
  *     and slurmctld logs one line.
+ * job_modify changes nothing, and no pending job is re-placed after submit.
  *
- * Configuration is loaded at init and reloaded by a background thread when
- * slurm.conf, gpuplace.conf, topology.conf or gres.conf changes (checked
- * every GP_REFRESH_S seconds, so an edit takes effect with or without
- * `scontrol reconfigure`); a configuration that fails to
- * load is logged with file, line and key, and the last good one is kept.
- * job_submit never waits for a load: it takes a reference on the current
- * immutable configuration under a short lock.
+ * A background thread reads the cluster state every GP_REFRESH_S seconds
+ * and reloads the configuration when slurm.conf, gpuplace.conf,
+ * topology.conf or gres.conf changes (so an edit takes effect with or
+ * without `scontrol reconfigure`); a configuration that fails to load is
+ * logged with file, line and key, and the last good one is kept.
+ * job_submit never waits for a load or a network answer: it takes
+ * references on the current immutable configuration and state under short
+ * locks.
  *
- * Everything handed to slurmctld is allocated with Slurm's allocator
- * (slurm_alloc.h); the engine library underneath uses malloc and never
- * sees a Slurm structure.
+ * Linked with the run-time layers only (engine, conf, power over base; no
+ * simulator, no hwloc: tests/plugin_symbols.sh).  Everything handed to
+ * slurmctld is allocated with Slurm's allocator (slurm_alloc.h); the engine
+ * library underneath uses malloc and never sees a Slurm structure.
  */
 #include "config.h"
 
@@ -109,7 +131,7 @@ static void conf_free(struct gp_conf *c)
 {
 	if (!c)
 		return;
-	gp_poller_destroy(c->poller);
+	gp__poller_destroy(c->poller);
 	gp_cluster_destroy(c->cluster);
 	free(c);
 }
@@ -278,11 +300,11 @@ static struct gp_conf *conf_load(gp_error_t *err)
 	if (rc == GP_OK && c->cluster->ntelemetry > 0) {
 		gp_poller_opts_t opts = { .log = poller_log };
 
-		rc = gp_poller_create(c->cluster, &opts, &c->poller, err);
-		if (rc == GP_OK && gp_poller_start(c->poller, err) != GP_OK) {
+		rc = gp__poller_create(c->cluster, &opts, &c->poller, err);
+		if (rc == GP_OK && gp__poller_start(c->poller, err) != GP_OK) {
 			/* no live power: the estimate from the cluster state remains */
 			slurm_error("gpuplace: telemetry not started: %s", err->text);
-			gp_poller_destroy(c->poller);
+			gp__poller_destroy(c->poller);
 			c->poller = NULL;
 		}
 	}
@@ -368,10 +390,10 @@ static void refresh_state(gp_live_t *lv, unsigned *failures)
 	/* once per snapshot, off the submission path: measured draw from the
 	 * telemetry snapshot while fresh, else the estimate (power/power.h) */
 	{
-		const gp_power_snapshot_t *ps = c->poller ? gp_poller_snapshot_get(c->poller) : NULL;
+		const gp_power_snapshot_t *ps = c->poller ? gp__poller_snapshot_get(c->poller) : NULL;
 
 		gp__power_view_fill(c->cluster, st, ps, &c->policy, (double)st->time, sn->racks);
-		gp_power_snapshot_put(ps);
+		gp__power_snapshot_put(ps);
 	}
 	snap_publish(sn);
 }

@@ -1588,7 +1588,7 @@ static int check(struct sim *S)
 		gp_rack_view_t *want = S->view2;
 
 		/* the draws must be the power model's own estimate */
-		if (gp_power_estimate_all(c, S->cur, S->work_rack_w) != GP_OK)
+		if (gp__power_estimate_all(c, S->cur, S->work_rack_w) != GP_OK)
 			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 		for (r = 0; r < c->nracks; r++)
 			if (fabs(S->work_rack_w[r] - S->rack_w[r]) > 1e-6 * fmax(1.0, S->rack_w[r]))
@@ -1990,15 +1990,15 @@ static int setup(struct sim *S, const gp_state_t *s0)
 				S->max_gpn = n->ngpus;
 		}
 		if (n->profile >= 0)
-			S->gpu_delta_w[i] = gp_power_gpu_watts(&c->profiles[n->profile], 1.0) -
-			                    gp_power_gpu_watts(&c->profiles[n->profile], 0.0);
+			S->gpu_delta_w[i] = gp__power_gpu_watts(&c->profiles[n->profile], 1.0) -
+			                    gp__power_gpu_watts(&c->profiles[n->profile], 0.0);
 	}
 	qsort_r(S->order, (size_t)S->norder, sizeof(*S->order), cmp_order, (void *)c);
 	S->free_gpus = S->total_gpus;
 	for (i = 0; i < c->nswitches; i++)
 		if (c->switches[i].level == 0 && c->switches[i].nnodes > 0)
 			S->leaves[S->nleaves++] = i;
-	if (nr > 0 && gp_power_estimate_all(c, NULL, S->rack_w) != GP_OK)
+	if (nr > 0 && gp__power_estimate_all(c, NULL, S->rack_w) != GP_OK)
 		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 	for (i = 0; i < nr; i++) {
 		double cap = c->racks[i].power_cap_kw * 1000.0;

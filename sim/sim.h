@@ -67,7 +67,7 @@
  * Baselines see GPUs only: they start jobs whatever the racks' power.
  *
  * Power: each rack's draw is the power model's estimate
- * (gp_power_estimate_all: node base, idle GPUs at idle watts, busy GPUs at
+ * (gp__power_estimate_all: node base, idle GPUs at idle watts, busy GPUs at
  * TDP) kept up to date at every start and end.  A cap violation is a job
  * start after which a rack draws more than min(PowerCapKW, CoolingKW)
  * (margin not applied); the violation GPU-hours are the GPU-hours run in

@@ -32,19 +32,15 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* Shortest of %.15g / %.17g that reads back as v; "" when v is not finite. */
+/* The shortest text that reads back as v (gp__double_str); "" when v is
+ * not finite. */
 static const char *num(char buf[NUM_MAX], double v)
 {
-	double back;
-
 	if (!isfinite(v)) {
 		buf[0] = '\0';
 		return buf;
 	}
-	snprintf(buf, NUM_MAX, "%.15g", v);
-	if (gp__parse_double(buf, -INFINITY, INFINITY, &back) || back != v)
-		snprintf(buf, NUM_MAX, "%.17g", v);
-	return buf;
+	return gp__double_str(buf, v);
 }
 
 static bool finite_limit(double w)

@@ -111,7 +111,7 @@ if [ "$(rc)" = 2 ] && grep -q "unknown policy 'fifo'" "$t/err"; then
 else no "unknown policy"; fi
 
 run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --comm-fraction 1.5
-if [ "$(rc)" = 2 ] && grep -q -- "--comm-fraction '1.5'" "$t/err"; then
+if [ "$(rc)" = 2 ] && grep -q -- "--comm-fraction: '1.5' is not a number in \[0.001, 0.999\]" "$t/err"; then
 	ok "simulate: --comm-fraction out of range is named"
 else no "comm-fraction"; fi
 
