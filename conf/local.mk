@@ -4,7 +4,7 @@
 # configuration loaders (slurm.conf, topology.conf, gres.conf, gpuplace.conf)
 libgpuplace_core_la_SOURCES += \
 	conf/conf.c conf/conf.h conf/load.c conf/load_slurm.c \
-	conf/load_topology.c conf/load_gres.c conf/load_gpuplace.c
+	conf/load_topology.c conf/load_yaml.c conf/load_gres.c conf/load_gpuplace.c
 
 check_PROGRAMS += tests/test_conf
 tests_test_conf_SOURCES = tests/test_conf.c

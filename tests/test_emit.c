@@ -64,7 +64,7 @@ static void emit_to(const gp_cluster_t *c, const char *dir, const char *path, co
 
 static int emit_topology(const gp_cluster_t *c, const char *dir, FILE *f, gp_error_t *err)
 {
-	return gp__emit_topology(c, f, err);
+	return gp__emit_topology(c, GP_TOPO_AUTO, f, err);
 }
 
 static int emit_gres(const gp_cluster_t *c, const char *dir, FILE *f, gp_error_t *err)
