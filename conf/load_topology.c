@@ -28,7 +28,9 @@
  * level below holds.  When the file has no switch tree, the aggregated
  * levels become the model's switch tree (a group of blocks = a switch named
  * "FIRST-LAST" after its first and last block, holding the nodes of its
- * blocks that no lower group holds), so the fabric levels of gpuplace.conf
+ * blocks that no lower group holds; a block in no group is a switch of its
+ * own, and several top groups sit under a disconnected "(top)" as a forest
+ * of topology/tree does: no job spans them), so the fabric levels of gpuplace.conf
  * describe the links between blocks, between groups of blocks, and so on.
  */
 #include "config.h"
@@ -438,8 +440,9 @@ static int block_sizes(gp__load_t *ld, gp_error_t *err)
 	for (i = 0; i < c->nblocks; i++)
 		if (c->blocks[i].nnodes < c->block_base)
 			return gp__conf_err(err, &ld->blk[i].loc, k_block(ld),
-			                    "block '%s' has %d nodes, fewer than the base block size %d",
+			                    "block '%s' has %d node%s, fewer than the base block size %d",
 			                    c->blocks[i].name, (int)c->blocks[i].nnodes,
+			                    c->blocks[i].nnodes == 1 ? "" : "s",
 			                    (int)c->block_base);
 	return GP_OK;
 }
@@ -518,6 +521,27 @@ static int blocks_to_tree(gp__load_t *ld, gp_error_t *err)
 					}
 				}
 			}
+		}
+	}
+	/* a block in no group (a trailing partial group Slurm drops) is a
+	 * leaf of its own: jobs may use it, but not span it and the others */
+	for (b = 0; b < nb; b++) {
+		int32_t idx;
+
+		if (owner[b] >= 0)
+			continue;
+		if ((rc = gp__topo_add_switch(ld, &loc, key, c->blocks[b].name, &idx, err)))
+			goto out;
+		for (j = 0; j < c->blocks[b].nnodes; j++) {
+			int32_t n = c->blocks[b].nodes[j];
+
+			if (gp__grow(&c->switches[idx].nodes, (size_t)c->switches[idx].nnodes,
+			             sizeof(int32_t))) {
+				rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+				goto out;
+			}
+			c->switches[idx].nodes[c->switches[idx].nnodes++] = n;
+			c->nodes[n].leaf = idx;
 		}
 	}
 	c->tree_from_blocks = c->nswitches > 0;

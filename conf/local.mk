@@ -52,3 +52,7 @@ tests_test_emit_CFLAGS = $(TEST_CFLAGS)
 tests_test_emit_LDADD = $(TEST_LIBS)
 TESTS += tests/test_emit
 
+
+# topology/block and topology.yaml through `gpuplace cluster` and `gpuplace conf`.
+TESTS += tests/topology_cli.sh
+EXTRA_DIST += tests/topology_cli.sh

@@ -532,6 +532,10 @@ static int emit_blocks(const gp_cluster_t *c, bool yaml, FILE *f, gp_error_t *er
 			fprintf(f, "%s%ld", i ? "," : "", sizes[i]);
 		fputc('\n', f);
 	}
+	if (!c->nblocks && c->nlevels > 0 && k - 1 < c->nlevels)
+		fprintf(f, "# %d of the %d switch levels hold a power-of-two number of base blocks;\n"
+		           "# BlockSizes cannot say the others (topology.yaml keeps the tree)\n",
+		        k - 1, (int)c->nlevels);
 	for (i = 0; i < c->nnodes; i++)
 		outside += c->nblocks ? c->nodes[i].block < 0 : c->nodes[i].nvl_domain < 0;
 	if (outside)
