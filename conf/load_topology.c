@@ -581,7 +581,7 @@ static int resolve_blocks(gp__load_t *ld, gp_error_t *err)
 		if (c->nodes[i].block < 0 && nout++ == 0)
 			firstout = i;
 	if (nout && gp__cluster_warnf(c, "%s: %d node%s in no block (first: '%s'); Slurm's "
-	                              "topology/block places no multi-node job there",
+	                              "topology/block has no access to them",
 	                              ld->topo_path, (int)nout, nout == 1 ? " is" : "s are",
 	                              c->nodes[firstout].name))
 		return gp__errorf(err, GP_ENOMEM, "out of memory");

@@ -13,7 +13,8 @@
  *     and slurmctld logs one line.
  *
  * Configuration is loaded at init and reloaded by a background thread when
- * slurm.conf, gpuplace.conf, topology.conf or gres.conf changes (checked
+ * slurm.conf, gpuplace.conf, topology.conf, topology.yaml or gres.conf
+ * changes (checked
  * every GP_REFRESH_S seconds, so an edit takes effect with or without
  * `scontrol reconfigure`); a configuration that fails to
  * load is logged with file, line and key, and the last good one is kept.
@@ -78,13 +79,15 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
                                    * after a newer state snapshot */
 #define GP_LEDGER_MAX 4096
 #define GP_HINTS_MAX 1024
+/* slurm.conf, gpuplace.conf, topology.conf, gres.conf, topology.yaml */
+#define GP_NWATCHED 5
 
 /* One loaded configuration; immutable, shared by reference count. */
 struct gp_conf {
 	unsigned refs;                /* under conf_lock */
 	gp_cluster_t *cluster;
 	gp_policy_t policy;
-	struct timespec mtime[4];     /* of the files it was loaded from (watched[]) */
+	struct timespec mtime[GP_NWATCHED]; /* of the files it was loaded from (watched[]) */
 	gp_poller_t *poller;          /* telemetry sources of gpuplace.conf, or NULL */
 	struct gp_conf *next_dead;    /* graveyard link (conf_put) */
 };
@@ -251,13 +254,14 @@ static bool same_time(struct timespec a, struct timespec b)
 
 /* The files whose change triggers a reload (an Include'd file does not:
  * touch gpuplace.conf after editing one). */
-static const char *const watched[4] = { "slurm.conf", "gpuplace.conf", "topology.conf", "gres.conf" };
+static const char *const watched[GP_NWATCHED] = { "slurm.conf", "gpuplace.conf", "topology.conf",
+						  "gres.conf", "topology.yaml" };
 
-static void watched_mtimes(struct timespec out[4])
+static void watched_mtimes(struct timespec out[GP_NWATCHED])
 {
 	int i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < GP_NWATCHED; i++)
 		out[i] = mtime_of(conf_dir, watched[i]);
 }
 
@@ -296,16 +300,16 @@ static struct gp_conf *conf_load(gp_error_t *err)
 /* Reload when a watched file changed since the current configuration was
  * loaded; a failed load is logged once per change (failed[] holds the
  * times that failed) and the last good configuration stays. */
-static void reload_if_changed(struct timespec failed[4])
+static void reload_if_changed(struct timespec failed[GP_NWATCHED])
 {
-	struct timespec now[4];
+	struct timespec now[GP_NWATCHED];
 	struct gp_conf *cur = conf_get(), *next;
 	bool changed = !cur, had = cur != NULL, seen = true;
 	gp_error_t err;
 	int i;
 
 	watched_mtimes(now);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < GP_NWATCHED; i++) {
 		if (cur && !same_time(cur->mtime[i], now[i]))
 			changed = true;
 		if (!same_time(failed[i], now[i]))
@@ -325,7 +329,7 @@ static void reload_if_changed(struct timespec failed[4])
 	           conf_dir, gp_cluster_node_count(next->cluster),
 	           gp_cluster_gpu_count(next->cluster), next->policy.name);
 	conf_publish(next);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < GP_NWATCHED; i++)
 		failed[i].tv_sec = -1;
 }
 
@@ -378,7 +382,8 @@ static void refresh_state(gp_live_t *lv, unsigned *failures)
 
 static void *reload_main(void *arg)
 {
-	struct timespec failed[4] = { { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 } };
+	struct timespec failed[GP_NWATCHED] = { { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 },
+						{ -1, 0 } };
 	bool live = in_slurmctld();
 	unsigned failures = 0;
 	gp_live_t lv;
