@@ -48,6 +48,7 @@
 
 #include "slurm_alloc.h"
 #include "decide.h"
+#include "job_segment.h"
 #include "live_state.h"
 #include "model.h"
 #include "cost.h"
@@ -757,6 +758,9 @@ static int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_requ
 	r->max_nodes = j->max_nodes == NO_VAL || j->max_nodes == 0 ? 0 : (int32_t)j->max_nodes;
 	r->exclusive = j->shared == 0; /* --exclusive */
 	r->time_limit_min = j->time_limit == NO_VAL || j->time_limit == INFINITE ? 0 : j->time_limit;
+	/* --segment stays in the job as given: candidates are made of whole
+	 * segments so that Slurm can start the set gpuplace pins */
+	r->segment_nodes = (int32_t)gp_job_segment(j);
 	if (j->partition && strchr(j->partition, ',')) {
 		snprintf(why, len, "several partitions are left to Slurm");
 		return 0;
