@@ -56,3 +56,8 @@ TESTS += tests/test_emit
 # topology/block and topology.yaml through `gpuplace cluster` and `gpuplace conf`.
 TESTS += tests/topology_cli.sh
 EXTRA_DIST += tests/topology_cli.sh
+
+# job_submit/gpuplace on a real topology/block cluster (Slurm 23.11+; skips
+# with the reason on older releases), through tests/slurm/harness.sh.
+TESTS += tests/slurm_block.sh
+EXTRA_DIST += tests/slurm_block.sh
