@@ -15,15 +15,15 @@
 #   SCHED_PARAMS  extra SchedulerParameters (default: none)
 #   SPANK_PLUGINS SPANK plugin .so paths for plugstack.conf (default: none)
 #   CTLPORT, BASEPORT  ports              (default 16817, 17000)
+#   TELEMETRY_URL a Prometheus URL gpuplace.conf polls for rack power
+#                 (default: none)
+#   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
+#                 in this file (default: no valgrind)
 #   TOPOLOGY    tree (default): topology/tree, leafA/leafB under a spine and
 #               the NVLink domains in gpuplace.conf; block: topology/block
 #               (Slurm 23.11+), each half of the nodes one block (blkA,
 #               blkB; BlockSizes=N/2,N), which gpuplace reads as the
 #               NVLink domains, as an NVL72 site configures it
-#   TELEMETRY_URL a Prometheus URL gpuplace.conf polls for rack power
-#                 (default: none)
-#   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
-#                 in this file (default: no valgrind)
 #
 # Requires root (slurmd runs jobs as root here) and Debian's slurmctld,
 # slurmd, slurm-client and munge.
