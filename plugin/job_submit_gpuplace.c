@@ -806,15 +806,19 @@ static void env_num(job_desc_msg_t *j, const char *name, int digits, double v)
 	env_set(j, name, buf);
 }
 
-static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d)
+/* pin: false when Slurm would refuse the pinned set (gp_job_segment_pin_ok);
+ * the decision is then recorded and the placement left to Slurm. */
+static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d, bool pin)
 {
 	const gp_scored_t *best = d->ncands ? &d->cands[0] : NULL;
 	char comment[1024], *list = NULL;
 	int n = 0;
 
 	if (d->kind == GP_DECIDE_PIN && best && (list = gp__scored_nodelist(c, best))) {
-		slurm_xfree((void **)&j->req_nodes);
-		j->req_nodes = slurm_xstrdup(list);
+		if (pin) {
+			slurm_xfree((void **)&j->req_nodes);
+			j->req_nodes = slurm_xstrdup(list);
+		}
 	} else if (d->kind == GP_DECIDE_CONSTRAIN && *d->features) {
 		char *old = j->features;
 
@@ -830,7 +834,9 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 	}
 	n = snprintf(comment, sizeof(comment), "gpuplace: %s", gp__decision_kind_name(d->kind));
 	if (list)
-		n += snprintf(comment + n, sizeof(comment) - (size_t)n, " %s", list);
+		n += snprintf(comment + n, sizeof(comment) - (size_t)n, " %s%s", list,
+		              pin ? "" : " not pinned (this Slurm takes no required nodes "
+		                         "with several --segment segments)");
 	else if (d->kind == GP_DECIDE_CONSTRAIN && *d->features)
 		n += snprintf(comment + n, sizeof(comment) - (size_t)n, " %s", d->features);
 	if (best && n < (int)sizeof(comment))
@@ -887,6 +893,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	gp_decision_t d;
 	gp_error_t err;
 	int found, rc = SLURM_SUCCESS, want;
+	bool pin;
 
 	if (!job_desc)
 		return SLURM_SUCCESS;
@@ -960,7 +967,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		snap_put(sn);
 		goto out;
 	}
-	if (d.kind == GP_DECIDE_PIN && d.ncands > 0)
+	pin = gp_job_segment_pin_ok(job_desc, gp__request_nodes(&r));
+	if (d.kind == GP_DECIDE_PIN && d.ncands > 0 && pin)
 		ledger_add(&d.cands[0]);
 	if (d.kind != GP_DECIDE_REJECT)
 		booking_add(&d, r.time_limit_min, (int64_t)time(NULL));
@@ -971,7 +979,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		slurm_info("gpuplace: rejected a job of uid %u: %s", submit_uid, d.reason);
 		rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	} else {
-		apply(job_desc, c->cluster, &d);
+		apply(job_desc, c->cluster, &d, pin);
 		slurm_info("gpuplace: uid %u, %d GPUs: %s", submit_uid, r.gpus, job_desc->admin_comment);
 		rc = SLURM_SUCCESS;
 	}
