@@ -21,7 +21,7 @@ no() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; for f in out err; do [ -s "$
 run() { "$@" >"$t/out" 2>"$t/err"; echo $? >"$t/rc"; }
 rc() { cat "$t/rc"; }
 
-echo "1..12"
+echo "1..15"
 ex="$s/etc/nvl72-gb200"
 
 # 1-2: the NVL72 example as a topology/block site writes it
@@ -118,4 +118,22 @@ run "$gp" cluster check --conf-dir "$t/off"
 if [ "$(rc)" = 0 ] && grep -q 'NVLinkDomain: the NVLinkDomain lines of gpuplace.conf replace the 16 blocks of' "$t/out"; then
 	ok "NVLinkDomain lines of gpuplace.conf replace the blocks, with a note"
 else no "NVLinkDomain precedence"; fi
+
+# 13-15: the JSON model keeps the blocks (gpuplace-json(5), topology_block)
+"$gp" cluster export --conf-dir "$ex" --json-out "$t/nvl.json"
+"$gp" cluster show --conf-dir "$ex" | sed 1d >"$t/a"
+"$gp" cluster show --json "$t/nvl.json" | sed 1d >"$t/b"
+"$gp" cluster export --json "$t/nvl.json" >"$t/again.json"
+if cmp -s "$t/a" "$t/b" && cmp -s "$t/nvl.json" "$t/again.json" && grep -q '"topology_block"' "$t/nvl.json"; then
+	ok "a topology/block model exported as JSON loads back the same, blocks included"
+else no "JSON round trip of blocks"; diff "$t/a" "$t/b" | sed 's/^/# /'; fi
+run "$gp" place --json "$t/nvl.json" --job gpus=144,gpus_per_node=4 --segment 36
+if [ "$(rc)" = 2 ] && grep -q 'segment=36 is larger than the base block size of 18 nodes' "$t/err"; then
+	ok "--segment is checked against the base block size of a JSON model"
+else no "place --json --segment"; fi
+sed 's/^        144,$/        100,/' "$t/nvl.json" >"$t/bad.json"
+run "$gp" cluster check --json "$t/bad.json"
+if [ "$(rc)" = 1 ] && grep -q 'model.topology_block.block_sizes\[1\]: 100 is not the base 18 times a larger power of two' "$t/err"; then
+	ok "bad JSON block sizes are named by their path"
+else no "bad JSON block_sizes"; fi
 exit $fail
