@@ -190,7 +190,7 @@ static int topo_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
 			                    ld->bsizes_key, ld->bsizes_loc[0].path, ld->bsizes_loc[0].line);
 		ld->bsizes_key = key;
 		ld->bsizes_loc[0] = l->loc;
-		if (key[5] == 'L')
+		if (gp__conf_is(k0, "BlockLevels"))
 			return block_levels(ld, &l->loc, k0->val, err);
 		if ((rc = gp__conf_str(&l->loc, key, k0->val, buf, sizeof(buf), false, err)))
 			return rc;
@@ -425,9 +425,10 @@ static int block_sizes(gp__load_t *ld, gp_error_t *err)
 		}
 		c->block_base = (int32_t)base;
 	} else {
-		/* Slurm's default: levels 0-4 (1, 2, 4, 8, 16 blocks); the base is
-		 * the size of the first block */
-		mask = key ? ld->blevels | 1u : 0x1fu;
+		/* BlockLevels (23.11) as given, else Slurm's default: levels 0-4
+		 * (1, 2, 4, 8, 16 blocks), also for an empty block_sizes list; the
+		 * base is the size of the first block */
+		mask = key && !strcmp(key, "BlockLevels") ? ld->blevels | 1u : 0x1fu;
 		c->block_base = c->blocks[0].nnodes;
 	}
 	/* a level above the first one that holds every block is never used */

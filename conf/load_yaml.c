@@ -108,7 +108,6 @@ static int entry(yctx_t *y, yaml_node_t *m, bool sw, gp_error_t *err)
 			namen = v;
 			name = scalar(v);
 		}
-		(void)k;
 	}
 	l = loc_of(y, namen ? namen : m);
 	if (!name)

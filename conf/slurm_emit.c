@@ -374,6 +374,18 @@ int gp__emit_slurm_nodes(const gp_cluster_t *c, const char *dir, FILE *f, gp_err
 
 /* ---- topology.conf / topology.yaml -------------------------------------- */
 
+/* key: "s" as a double-quoted YAML scalar (\ and " escaped). */
+static void yaml_kv(FILE *f, const char *indent, const char *key, const char *s)
+{
+	fprintf(f, "%s%s: \"", indent, key);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputs("\"\n", f);
+}
+
 /* The SwitchName lines (or, yaml, the switch entries) of the tree. */
 static int emit_tree(const gp_cluster_t *c, bool yaml, FILE *f, gp_error_t *err)
 {
@@ -386,7 +398,10 @@ static int emit_tree(const gp_cluster_t *c, bool yaml, FILE *f, gp_error_t *err)
 
 			if (sw->level != level || sw->disconnected)
 				continue;
-			fprintf(f, yaml ? "      - switch: \"%s\"\n" : "SwitchName=%s", sw->name);
+			if (yaml)
+				yaml_kv(f, "      - ", "switch", sw->name);
+			else
+				fprintf(f, "SwitchName=%s", sw->name);
 			if (sw->nchildren > 0) {
 				char **names = malloc((size_t)sw->nchildren * sizeof(*names));
 
@@ -398,13 +413,19 @@ static int emit_tree(const gp_cluster_t *c, bool yaml, FILE *f, gp_error_t *err)
 				free(names);
 				if (!list)
 					return gp__errorf(err, GP_ENOMEM, "out of memory");
-				fprintf(f, yaml ? "        children: \"%s\"\n" : " Switches=%s", list);
+				if (yaml)
+					yaml_kv(f, "        ", "children", list);
+				else
+					fprintf(f, " Switches=%s", list);
 				free(list);
 			}
 			if (sw->nnodes > 0) {
 				if (!(list = ranged_nodes(c, sw->nodes, sw->nnodes)))
 					return gp__errorf(err, GP_ENOMEM, "out of memory");
-				fprintf(f, yaml ? "        nodes: \"%s\"\n" : " Nodes=%s", list);
+				if (yaml)
+					yaml_kv(f, "        ", "nodes", list);
+				else
+					fprintf(f, " Nodes=%s", list);
 				free(list);
 			}
 			/* LinkSpeed has no topology.yaml key (Slurm 25.05 .. 26.05) */
@@ -520,9 +541,10 @@ static int emit_blocks(const gp_cluster_t *c, bool yaml, FILE *f, gp_error_t *er
 			free(v);
 			return gp__errorf(err, GP_ENOMEM, "out of memory");
 		}
-		if (yaml)
-			fprintf(f, "      - block: \"%s\"\n        nodes: \"%s\"\n", v[i].name, list);
-		else
+		if (yaml) {
+			yaml_kv(f, "      - ", "block", v[i].name);
+			yaml_kv(f, "        ", "nodes", list);
+		} else
 			fprintf(f, "BlockName=%s Nodes=%s\n", v[i].name, list);
 		free(list);
 	}

@@ -545,6 +545,44 @@ static void test_topology_yaml(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* An empty block_sizes list means Slurm's default levels, as no BlockSizes
+ * does; block_sizes may also be a comma-separated string. */
+static void test_yaml_block_sizes(void **state)
+{
+	static const struct {
+		const char *sizes;
+		uint32_t levels;
+		int32_t base;
+	} rows[] = { { "[]", 0x7, 1 }, { "\"1,4\"", 0x5, 1 }, { "[1, 2]", 0x3, 1 } };
+	conf_set_t base = { KEEP, NULL, KEEP, KEEP, KEEP };
+	char yaml[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		gp_cluster_t *c;
+
+		snprintf(yaml, sizeof(yaml),
+		         "- topology: b\n  block:\n    block_sizes: %s\n    blocks:\n"
+		         "      - {block: b1, nodes: n1}\n      - {block: b2, nodes: n2}\n"
+		         "      - {block: b3, nodes: n3}\n      - {block: b4, nodes: n4}\n",
+		         rows[i].sizes);
+		write_set(&base);
+		write_file(tmpdir, "topology.yaml", yaml);
+		c = (gp_cluster_t *)1;
+		{
+			gp_error_t err = { { 0 } };
+
+			if (gp_cluster_load_conf_dir(tmpdir, &c, &err))
+				fail_msg("block_sizes: %s: %s", rows[i].sizes, err.text);
+		}
+		assert_int_equal(c->nblocks, 4);
+		assert_int_equal(c->block_base, rows[i].base);
+		assert_int_equal(c->block_levels, rows[i].levels);
+		gp_cluster_destroy(c);
+	}
+	write_file(tmpdir, "topology.yaml", NULL);
+}
+
 /* Slurm's block rules and gpuplace.conf's say over blocks, on the base
  * 4-node set (one row each). */
 static void test_block_rules(void **state)
@@ -986,6 +1024,7 @@ int main(void)
 		cmocka_unit_test(test_warning_bound),
 		cmocka_unit_test(test_block_conf),
 		cmocka_unit_test(test_topology_yaml),
+		cmocka_unit_test(test_yaml_block_sizes),
 		cmocka_unit_test(test_block_rules),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_yaml_errors),
