@@ -73,7 +73,7 @@ typedef struct reader {
 	int kvcap;
 } reader_t;
 
-static const char *pool_add(gp__conf_paths_t *pool, const char *path)
+const char *gp__conf_pool_add(gp__conf_paths_t *pool, const char *path)
 {
 	char *s;
 
@@ -99,10 +99,8 @@ void gp__conf_paths_free(gp__conf_paths_t *pool)
 	pool->npaths = 0;
 }
 
-/* Whole file into a NUL-terminated buffer (the shared reader, regular
- * files only: an Include of /dev/zero or a FIFO is no configuration file);
- * returns 0 or an errno value. */
-static int slurp(const char *path, char **out, size_t *len)
+/* Whole file into a NUL-terminated buffer; returns 0 or an errno value. */
+int gp__conf_slurp(const char *path, char **out, size_t *len)
 {
 	gp__file_t f;
 
@@ -215,10 +213,10 @@ static int read_file(reader_t *r, const char *name, int depth, bool optional,
 			return gp__conf_err(err, from, "Include", "path '%s' is too long", name);
 		return gp__errorf(err, GP_ECONFIG, "%s/%s: path is too long", r->dir, name);
 	}
-	path = pool_add(r->paths, pathbuf);
+	path = gp__conf_pool_add(r->paths, pathbuf);
 	if (!path)
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	e = slurp(path, &buf, &len);
+	e = gp__conf_slurp(path, &buf, &len);
 	if (e) {
 		if (e == ENOENT && optional)
 			return GP_CONF_ABSENT;

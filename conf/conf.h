@@ -114,6 +114,12 @@ typedef struct gp__load_switch {
 	gp__conf_loc_t nodes_loc;
 } gp__load_switch_t;
 
+typedef struct gp__load_block {
+	gp__conf_loc_t loc;     /* its BlockName line (topology.yaml: "block:") */
+	char *nodes;            /* Nodes= as written, NULL if absent */
+	gp__conf_loc_t nodes_loc;
+} gp__load_block_t;
+
 typedef struct gp__load_part {
 	gp__conf_loc_t loc;
 	char *nodes;            /* Nodes= as written, NULL if absent */
@@ -137,10 +143,21 @@ typedef struct gp__load {
 	int32_t node_cap;
 	gp__load_part_t *part;          /* per partition (cluster nparts) */
 
-	/* topology.conf */
+	/* topology.conf or topology.yaml (load_topology.c, load_yaml.c) */
 	bool has_topology;
+	const char *topo_path;          /* the file read (in paths), NULL if none */
+	bool topo_yaml;                 /* it is topology.yaml */
+	gp__nametab_t sw_names, blk_names; /* switch / block name -> index */
 	gp__load_switch_t *sw;          /* per switch read from the file */
 	int32_t nsw;                    /* entries of sw (no synthetic root) */
+	gp__conf_loc_t tree_loc;        /* first switch line, line 0 = none */
+	gp__load_block_t *blk;          /* per block (cluster nblocks) */
+	gp__conf_loc_t block_loc;       /* first block line, line 0 = none */
+	long bsizes[GP_MAX_BLOCK_LEVELS + 1]; /* BlockSizes values as written */
+	gp__conf_loc_t bsizes_loc[GP_MAX_BLOCK_LEVELS + 1];
+	int nbsizes;
+	const char *bsizes_key;         /* "BlockSizes", "BlockLevels", "block_sizes"; NULL = none */
+	uint32_t blevels;               /* BlockLevels (Slurm 23.11) as a level mask */
 
 	/* gres.conf */
 	gp_gres_layout_t *gres;         /* per node, NULL without gres.conf */
@@ -154,10 +171,34 @@ typedef struct gp__load {
 	gp__load_telemetry_t *tel;      /* per telemetry entry */
 	gp__conf_loc_t *rack_loc;       /* per rack, its line */
 	gp__conf_loc_t *nvl_loc;        /* per domain, its line */
+	int block_nvl;                  /* BlockNVLinkDomains: -1 not given, 0 no, 1 yes */
+	gp__conf_loc_t block_nvl_loc;
 } gp__load_t;
 
 int gp__load_slurm(gp__load_t *ld, gp_error_t *err);
 int gp__load_topology(gp__load_t *ld, gp_error_t *err);
+/* topology.yaml at path (already in ld->paths): fills ld->sw / ld->blk and
+ * the block sizes as topology.conf's reader does (load_yaml.c). */
+int gp__load_topology_yaml(gp__load_t *ld, const char *path, gp_error_t *err);
+/* Append a switch / block entry named name read at loc (shared by both
+ * readers); *idx is its index.  0 or GP_ECONFIG (empty, too long or
+ * duplicate name) / GP_ENOMEM. */
+int gp__topo_add_switch(gp__load_t *ld, const gp__conf_loc_t *loc, const char *key,
+                        const char *name, int32_t *idx, gp_error_t *err);
+int gp__topo_add_block(gp__load_t *ld, const gp__conf_loc_t *loc, const char *key,
+                       const char *name, int32_t *idx, gp_error_t *err);
+/* Store a switch's or block's member list (copied) for the resolve step. */
+int gp__topo_set_list(char **dst, gp__conf_loc_t *dst_loc, const gp__conf_loc_t *loc,
+                      const char *val, gp_error_t *err);
+/* One BlockSizes value (a node count) read at loc under key. */
+int gp__topo_add_block_size(gp__load_t *ld, const gp__conf_loc_t *loc, const char *key,
+                            const char *val, gp_error_t *err);
+/* Add path to the pool; returns the pooled copy or NULL (out of memory). */
+const char *gp__conf_pool_add(gp__conf_paths_t *pool, const char *path);
+/* Whole regular file path into a NUL-terminated malloc'd buffer (the
+ * bounded reader every loader uses); 0 or an errno value (EINVAL: not a
+ * regular file, EFBIG: above GP_CONF_MAX_FILE). */
+int gp__conf_slurp(const char *path, char **out, size_t *len);
 int gp__load_gres(gp__load_t *ld, gp_error_t *err);
 int gp__load_gpuplace(gp__load_t *ld, gp_error_t *err);
 

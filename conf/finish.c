@@ -59,6 +59,7 @@ static int finish_nodes(gp_cluster_t *c, gp_error_t *err)
 			                  n->name, c->layouts[n->layout].ngpus, (int)n->ngpus);
 		n->rack = -1;
 		n->nvl_domain = -1;
+		n->block = -1;
 		n->leaf = -1;
 		n->partitions = 0;
 	}
@@ -97,6 +98,20 @@ static int finish_nodes(gp_cluster_t *c, gp_error_t *err)
 				                  n->name, c->nvl[n->nvl_domain].name, d->name);
 			n->nvl_domain = i;
 			d->ngpus += n->ngpus;
+		}
+	}
+	for (i = 0; i < c->nblocks; i++) {
+		gp_block_t *b = &c->blocks[i];
+
+		if ((rc = check_node_list(c, "block", b->name, b->nodes, b->nnodes, err)) < 0)
+			return rc;
+		for (j = 0; j < b->nnodes; j++) {
+			gp_node_t *n = &c->nodes[b->nodes[j]];
+
+			if (n->block >= 0)
+				return gp__errorf(err, GP_ECONFIG, "node '%s' is in blocks '%s' and '%s'",
+				                  n->name, c->blocks[n->block].name, b->name);
+			n->block = i;
 		}
 	}
 	if (c->nparts > GP_MAX_PARTITIONS)

@@ -78,7 +78,7 @@ struct jx {
 	const char *file;
 	gp_error_t *err;
 	gp_cluster_t *c;
-	struct nidx nodes, profiles, switches, racks, nvl;
+	struct nidx nodes, profiles, switches, racks, nvl, blocks;
 };
 
 static int jfail(struct jx *x, const char *path, const char *fmt, ...)
@@ -588,6 +588,67 @@ static int load_nvl(struct jx *x, json_object *m)
 	return GP_OK;
 }
 
+/* model.topology_block (optional): the blocks of Slurm's topology/block,
+ * {"block_sizes": [base, ...], "tree_from_blocks": bool, "blocks":
+ * [{"name": ...}, ...]}, the sizes in nodes as BlockSizes says them. */
+static int load_blocks(struct jx *x, json_object *m)
+{
+	static const char *const keys[] = { "block_sizes", "tree_from_blocks", "blocks", NULL };
+	static const char *const bkeys[] = { "name", NULL };
+	const char *tp = "model.topology_block", *ap = "model.topology_block.blocks";
+	gp_cluster_t *c = x->c;
+	json_object *t, *a, *e;
+	char p[JPATH];
+	size_t n, i, ns;
+	int rc, L;
+
+	if ((rc = j_get(x, m, "model", "topology_block", false, &t)) < 0 || !t)
+		return rc;
+	if (!json_object_is_type(t, json_type_object))
+		return jfail(x, tp, "expected an object, got %s", tname(t));
+	if ((rc = j_keys(x, t, tp, keys)) < 0 ||
+	    (rc = j_bool(x, t, tp, "tree_from_blocks", false, &c->tree_from_blocks)) < 0 ||
+	    (rc = j_array(x, t, tp, "blocks", true, &a, &n)) < 0 ||
+	    (rc = alloc_n(x, (void **)&c->blocks, n, sizeof(*c->blocks))) < 0 ||
+	    (rc = nidx_init(&x->blocks, c->blocks, sizeof(*c->blocks), n)) < 0)
+		return rc;
+	for (i = 0; i < n; i++) {
+		c->nblocks = (int32_t)i + 1;
+		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 || (rc = j_keys(x, e, p, bkeys)) < 0 ||
+		    (rc = j_name(x, e, p, "name", c->blocks[i].name)) < 0 ||
+		    (rc = add_name(x, &x->blocks, (int32_t)i, p, "block")) < 0)
+			return rc;
+	}
+	if ((rc = j_array(x, t, tp, "block_sizes", true, &a, &ns)) < 0)
+		return rc;
+	if (ns < 1 || ns > GP_MAX_BLOCK_LEVELS)
+		return jfail(x, "model.topology_block.block_sizes", "expected 1 to %d sizes, got %zu",
+		             GP_MAX_BLOCK_LEVELS, ns);
+	for (i = 0; i < ns; i++) {
+		json_object *v = json_object_array_get_idx(a, i);
+		int64_t sz;
+
+		ipath(p, "model.topology_block.block_sizes", i);
+		if (!json_object_is_type(v, json_type_int) || (sz = json_object_get_int64(v)) < 1 ||
+		    sz > INT32_MAX)
+			return jfail(x, p, "expected a positive node count, got %s",
+			             json_object_get_string(v));
+		if (i == 0) {
+			c->block_base = (int32_t)sz;
+			c->block_levels = 1;
+			continue;
+		}
+		for (L = 1; L < GP_MAX_BLOCK_LEVELS && ((int64_t)c->block_base << L) < sz; L++)
+			;
+		if (L == GP_MAX_BLOCK_LEVELS || ((int64_t)c->block_base << L) != sz ||
+		    (c->block_levels >> L) != 0)
+			return jfail(x, p, "%lld is not the base %d times a larger power of two",
+			             (long long)sz, (int)c->block_base);
+		c->block_levels |= 1u << L;
+	}
+	return GP_OK;
+}
+
 /* A member naming an object through h; -1 when absent/null. */
 static int j_ref(struct jx *x, json_object *o, const char *path, const char *key,
                  const struct nidx *h, const char *what, int32_t *out)
@@ -641,11 +702,11 @@ static int member_lists(struct jx *x, const int32_t *ref, char *base, int32_t no
 static int load_nodes(struct jx *x, json_object *m)
 {
 	static const char *const keys[] = { "name", "ngpus", "profile", "layout", "rack",
-		"nvl_domain", "rails", "nic_gbps", "base_w", "weight", "cpus", "real_memory_mb",
-		"features", "order", NULL };
+		"nvl_domain", "block", "rails", "nic_gbps", "base_w", "weight", "cpus",
+		"real_memory_mb", "features", "order", NULL };
 	const char *ap = "model.nodes";
 	gp_cluster_t *c = x->c;
-	int32_t *rack = NULL, *nvl = NULL;
+	int32_t *rack = NULL, *nvl = NULL, *blk = NULL;
 	json_object *a, *e, *v;
 	char p[JPATH], fp[JPATH];
 	size_t n, i;
@@ -655,7 +716,8 @@ static int load_nodes(struct jx *x, json_object *m)
 	    (rc = alloc_n(x, (void **)&c->nodes, n, sizeof(*c->nodes))) < 0 ||
 	    (rc = nidx_init(&x->nodes, c->nodes, sizeof(*c->nodes), n)) < 0 ||
 	    (rc = alloc_n(x, (void **)&rack, n, sizeof(*rack))) < 0 ||
-	    (rc = alloc_n(x, (void **)&nvl, n, sizeof(*nvl))) < 0)
+	    (rc = alloc_n(x, (void **)&nvl, n, sizeof(*nvl))) < 0 ||
+	    (rc = alloc_n(x, (void **)&blk, n, sizeof(*blk))) < 0)
 		goto out;
 	for (i = 0; i < n; i++) {
 		gp_node_t *d = &c->nodes[i];
@@ -674,6 +736,7 @@ static int load_nodes(struct jx *x, json_object *m)
 		                &d->layout)) < 0 ||
 		    (rc = j_ref(x, e, p, "rack", &x->racks, "rack", &rack[i])) < 0 ||
 		    (rc = j_ref(x, e, p, "nvl_domain", &x->nvl, "NVLink domain", &nvl[i])) < 0 ||
+		    (rc = j_ref(x, e, p, "block", &x->blocks, "block", &blk[i])) < 0 ||
 		    (rc = j_i32(x, e, p, "rails", false, 0, 64, &d->rails)) < 0 ||
 		    (rc = j_double(x, e, p, "nic_gbps", false, 0, 1e6, &d->nic_gbps)) < 0 ||
 		    (rc = j_double(x, e, p, "base_w", false, 0, 1e7, &d->base_w)) < 0 ||
@@ -711,11 +774,16 @@ static int load_nodes(struct jx *x, json_object *m)
 	if ((rc = member_lists(x, rack, (char *)c->racks, c->nracks, sizeof(gp_rack_t),
 	                       offsetof(gp_rack_t, nodes), offsetof(gp_rack_t, nnodes))) < 0)
 		goto out;
-	rc = member_lists(x, nvl, (char *)c->nvl, c->nnvl, sizeof(gp_nvl_domain_t),
-	                  offsetof(gp_nvl_domain_t, nodes), offsetof(gp_nvl_domain_t, nnodes));
+	if ((rc = member_lists(x, nvl, (char *)c->nvl, c->nnvl, sizeof(gp_nvl_domain_t),
+	                       offsetof(gp_nvl_domain_t, nodes),
+	                       offsetof(gp_nvl_domain_t, nnodes))) < 0)
+		goto out;
+	rc = member_lists(x, blk, (char *)c->blocks, c->nblocks, sizeof(gp_block_t),
+	                  offsetof(gp_block_t, nodes), offsetof(gp_block_t, nnodes));
 out:
 	free(rack);
 	free(nvl);
+	free(blk);
 	return rc;
 }
 
@@ -960,8 +1028,8 @@ static int load_warnings(struct jx *x, json_object *m)
 static int load_model(struct jx *x, json_object *m)
 {
 	static const char *const keys[] = { "name", "site", "profiles", "layouts",
-		"fabric_levels", "nodes", "switches", "nvl_domains", "racks", "partitions",
-		"storage", "telemetry", "warnings", NULL };
+		"fabric_levels", "nodes", "switches", "nvl_domains", "topology_block", "racks",
+		"partitions", "storage", "telemetry", "warnings", NULL };
 	gp_error_t ferr;
 	int rc;
 
@@ -975,6 +1043,7 @@ static int load_model(struct jx *x, json_object *m)
 	    (rc = load_levels(x, m)) < 0 ||
 	    (rc = load_racks(x, m)) < 0 ||
 	    (rc = load_nvl(x, m)) < 0 ||
+	    (rc = load_blocks(x, m)) < 0 ||
 	    (rc = load_nodes(x, m)) < 0 ||
 	    (rc = load_switches(x, m)) < 0 ||
 	    (rc = load_parts(x, m)) < 0 ||
@@ -1355,6 +1424,7 @@ out:
 	nidx_free(&x.switches);
 	nidx_free(&x.racks);
 	nidx_free(&x.nvl);
+	nidx_free(&x.blocks);
 	json_object_put(root);
 	return rc;
 }
@@ -1575,6 +1645,24 @@ static json_object *save_model(struct jw *w, const gp_cluster_t *c)
 			jadd(w, o, "name", json_object_new_string(c->nvl[i].name));
 			jadd(w, o, "gbps_per_gpu", jnum(c->nvl[i].gbps_per_gpu));
 		}
+	/* only a model with blocks has the member (older documents stay as
+	 * they were) */
+	if (c->nblocks > 0 && (o = jadd(w, m, "topology_block", json_object_new_object()))) {
+		int L;
+
+		if ((a = jadd(w, o, "block_sizes", json_object_new_array())))
+			for (L = 0; L < GP_MAX_BLOCK_LEVELS; L++)
+				if ((c->block_levels >> L) & 1u)
+					jpush(w, a, json_object_new_int64((int64_t)c->block_base << L));
+		jadd(w, o, "tree_from_blocks", json_object_new_boolean(c->tree_from_blocks));
+		if ((a = jadd(w, o, "blocks", json_object_new_array())))
+			for (i = 0; i < c->nblocks; i++) {
+				json_object *b = jpush(w, a, json_object_new_object());
+
+				if (b)
+					jadd(w, b, "name", json_object_new_string(c->blocks[i].name));
+			}
+	}
 	if ((a = jadd(w, m, "nodes", json_object_new_array_ext(c->nnodes > 0 ? c->nnodes : 1))))
 		for (i = 0; i < c->nnodes; i++) {
 			const gp_node_t *n = &c->nodes[i];
@@ -1593,6 +1681,8 @@ static json_object *save_model(struct jw *w, const gp_cluster_t *c)
 			jadd_nullable(w, o, "nvl_domain", n->nvl_domain >= 0 ?
 			              json_object_new_string(c->nvl[n->nvl_domain].name) : NULL,
 			              n->nvl_domain < 0);
+			if (n->block >= 0 && n->block < c->nblocks)
+				jadd(w, o, "block", json_object_new_string(c->blocks[n->block].name));
 			jadd(w, o, "rails", json_object_new_int(n->rails));
 			jadd(w, o, "nic_gbps", jnum(n->nic_gbps));
 			jadd(w, o, "base_w", jnum(n->base_w));

@@ -148,6 +148,59 @@ static int resolve_nodes(gp__load_t *ld, gp_error_t *err)
 	return GP_OK;
 }
 
+/*
+ * Blocks of topology/block as NVLink domains (gpuplace.conf(5),
+ * BlockNVLinkDomains): on by default, because NVLink racks are what sites
+ * describe with blocks (an NVL72 rack is one block); NVLinkDomain lines of
+ * gpuplace.conf replace them, and BlockNVLinkDomains=no keeps blocks as
+ * scheduling units only (e.g. blocks that stand for InfiniBand leaves).
+ */
+static int blocks_to_domains(gp__load_t *ld, gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	int32_t i, j;
+
+	if (c->nblocks == 0 || ld->block_nvl == 0)
+		return GP_OK;
+	if (c->nnvl > 0) {
+		if (ld->block_nvl == 1)
+			return gp__conf_err(err, &ld->block_nvl_loc, "BlockNVLinkDomains",
+			                    "'yes' but gpuplace.conf has NVLinkDomain lines (%s:%d); "
+			                    "use one or the other", ld->nvl_loc[0].path,
+			                    ld->nvl_loc[0].line);
+		if (gp__cluster_warnf(c, "%s:%d: NVLinkDomain: the NVLinkDomain lines of gpuplace.conf "
+		                      "replace the %d blocks of %s as NVLink domains",
+		                      ld->nvl_loc[0].path, ld->nvl_loc[0].line, (int)c->nblocks,
+		                      ld->topo_path))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		return GP_OK;
+	}
+	c->nvl = calloc((size_t)c->nblocks, sizeof(*c->nvl));
+	ld->nvl_gbps = malloc((size_t)c->nblocks * sizeof(*ld->nvl_gbps));
+	ld->nvl_loc = malloc((size_t)c->nblocks * sizeof(*ld->nvl_loc));
+	if (!c->nvl || !ld->nvl_gbps || !ld->nvl_loc)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	for (i = 0; i < c->nblocks; i++) {
+		const gp_block_t *b = &c->blocks[i];
+		gp_nvl_domain_t *d = &c->nvl[i];
+
+		memcpy(d->name, b->name, sizeof(d->name));
+		d->nodes = malloc(((size_t)b->nnodes + 1) * sizeof(*d->nodes));
+		if (!d->nodes)
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		c->nnvl = i + 1;
+		memcpy(d->nodes, b->nodes, (size_t)b->nnodes * sizeof(*d->nodes));
+		d->nnodes = b->nnodes;
+		for (j = 0; j < b->nnodes; j++) {
+			c->nodes[b->nodes[j]].nvl_domain = i;
+			d->ngpus += c->nodes[b->nodes[j]].ngpus;
+		}
+		ld->nvl_gbps[i] = -1; /* the GPU profile's NVLinkGBps */
+		ld->nvl_loc[i] = ld->blk[i].loc;
+	}
+	return GP_OK;
+}
+
 static void load_free(gp__load_t *ld)
 {
 	int32_t i;
@@ -158,6 +211,11 @@ static void load_free(gp__load_t *ld)
 		free(ld->sw[i].switches);
 		free(ld->sw[i].nodes);
 	}
+	for (i = 0; ld->blk && i < ld->c->nblocks; i++)
+		free(ld->blk[i].nodes);
+	free(ld->blk);
+	gp__nametab_free(&ld->sw_names);
+	gp__nametab_free(&ld->blk_names);
 	for (i = 0; ld->tel && i < ld->c->ntelemetry; i++)
 		free(ld->tel[i].racks);
 	free(ld->part);
@@ -176,7 +234,7 @@ static void load_free(gp__load_t *ld)
 
 int gp_cluster_load_conf_dir(const char *dir, gp_cluster_t **out, gp_error_t *err)
 {
-	gp__load_t ld = { 0 };
+	gp__load_t ld = { .block_nvl = -1 };
 	size_t n;
 	int rc;
 
@@ -198,7 +256,7 @@ int gp_cluster_load_conf_dir(const char *dir, gp_cluster_t **out, gp_error_t *er
 	ld.dir = ld.c->conf_dir;
 	if ((rc = gp__load_slurm(&ld, err)) || (rc = gp__load_topology(&ld, err)) ||
 	    (rc = gp__load_gres(&ld, err)) || (rc = gp__load_gpuplace(&ld, err)) ||
-	    (rc = resolve_nodes(&ld, err)) || (rc = build_layouts(&ld, err)))
+	    (rc = blocks_to_domains(&ld, err)) || (rc = resolve_nodes(&ld, err)) || (rc = build_layouts(&ld, err)))
 		goto error;
 	load_free(&ld);
 	*out = ld.c;

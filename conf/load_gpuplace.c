@@ -413,7 +413,16 @@ static int line_global(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 		else if (gp__conf_is(kv, "TelemetryStale"))
 			rc = gp__conf_double(&l->loc, "TelemetryStale", kv->val, 1e-3, 1e9,
 			                     &s->telemetry_stale_s, err);
-		else if (gp__conf_is(kv, "DefaultGpuProfile")) {
+		else if (gp__conf_is(kv, "BlockNVLinkDomains")) {
+			if (!strcasecmp(kv->val, "yes"))
+				ld->block_nvl = 1;
+			else if (!strcasecmp(kv->val, "no"))
+				ld->block_nvl = 0;
+			else
+				rc = gp__conf_err(err, &l->loc, "BlockNVLinkDomains", "'%s' is not yes or no",
+				                  kv->val);
+			ld->block_nvl_loc = l->loc;
+		} else if (gp__conf_is(kv, "DefaultGpuProfile")) {
 			rc = gp__conf_str(&l->loc, "DefaultGpuProfile", kv->val, ld->default_profile,
 			                  sizeof(ld->default_profile), false, err);
 			ld->default_profile_loc = l->loc;

@@ -190,7 +190,7 @@ static int add_node(void *arg, const char *name, gp_error_t *err)
 	memset(n, 0, sizeof(*n));
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	n->ngpus = a->ngpus;
-	n->profile = n->layout = n->leaf = n->rack = n->nvl_domain = -1;
+	n->profile = n->layout = n->leaf = n->rack = n->nvl_domain = n->block = -1;
 	n->rails = -1; /* gpuplace.conf default applied at the end */
 	n->weight = (uint32_t)a->weight;
 	n->cpus = (int32_t)(a->cpus ? a->cpus

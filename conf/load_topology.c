@@ -1,39 +1,69 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * load_topology.c - topology.conf (Slurm's topology/tree syntax):
- * SwitchName=NAME [Switches=LIST] [Nodes=LIST] [LinkSpeed=N].
+ * load_topology.c - the cluster's topology as Slurm reads it.
  *
- * Builds the rooted switch tree: parents, a synthetic "(top)" over a
- * forest, levels, the DFS node order and each switch's node range.  Without
- * topology.conf the model has no switches and node order = slurm.conf order.
+ * Which file: topology.yaml (Slurm 25.05+) when it exists, and then
+ * topology.conf is ignored as Slurm ignores it (load_yaml.c reads it);
+ * else topology.conf in either of its syntaxes (topology.conf(5)):
+ *   topology/tree:  SwitchName=NAME [Switches=LIST] [Nodes=LIST] [LinkSpeed=N]
+ *   topology/block: BlockName=NAME Nodes=LIST ... [BlockSizes=N,N,...]
+ *                   (Slurm 24.05+; Slurm 23.11 spelled the levels
+ *                   BlockLevels=0-1,2, which is read too)
+ * Slurm's TopologyPlugin reads one kind, so one topology.conf holding both
+ * is an error.  Without either file the model has no switches and node
+ * order = slurm.conf order.
+ *
+ * Tree: the rooted switch tree (parents, a synthetic "(top)" over a forest,
+ * levels, the DFS node order and each switch's node range).
+ *
+ * Blocks: each block is a gp_block (and, unless gpuplace.conf says
+ * otherwise, an NVLink domain: load.c).  Semantics follow Slurm's
+ * topology/block (src/plugins/topology/block/block_record.c, 24.05 ..
+ * 26.05): the first BlockSizes value is the base block size, every block
+ * has at least that many nodes, every further value is the base times a
+ * power of two 2^L (L <= 15), i.e. an aggregated level of 2^L consecutive
+ * blocks in file order; without BlockSizes the levels are 1, 2, 4, 8 and 16
+ * blocks; levels above the first one that holds every block are dropped;
+ * a trailing partial group is kept only when it has more blocks than the
+ * level below holds.  When the file has no switch tree, the aggregated
+ * levels become the model's switch tree (a group of blocks = a switch named
+ * "FIRST-LAST" after its first and last block, holding the nodes of its
+ * blocks that no lower group holds; a block in no group is a switch of its
+ * own, and several top groups sit under a disconnected "(top)" as a forest
+ * of topology/tree does: no job spans them), so the fabric levels of gpuplace.conf
+ * describe the links between blocks, between groups of blocks, and so on.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conf.h"
 
 typedef struct topo_ctx {
 	gp__load_t *ld;
-	gp__nametab_t names;
 	int32_t *cap;           /* per switch: capacity of children / nodes */
 	int32_t cur;            /* switch being resolved */
 	const gp__conf_loc_t *cur_loc;
+	const char *cur_key;    /* "Switches"/"Nodes" or topology.yaml's spelling */
 } topo_ctx_t;
 
-static int topo_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
+/* The key names of the two syntaxes, for messages. */
+static const char *k_children(const gp__load_t *ld) { return ld->topo_yaml ? "children" : "Switches"; }
+static const char *k_nodes(const gp__load_t *ld) { return ld->topo_yaml ? "nodes" : "Nodes"; }
+static const char *k_switch(const gp__load_t *ld) { return ld->topo_yaml ? "switch" : "SwitchName"; }
+static const char *k_block(const gp__load_t *ld) { return ld->topo_yaml ? "block" : "BlockName"; }
+
+int gp__topo_add_switch(gp__load_t *ld, const gp__conf_loc_t *loc, const char *key,
+                        const char *name, int32_t *idx, gp_error_t *err)
 {
-	topo_ctx_t *t = arg;
-	gp__load_t *ld = t->ld;
 	gp_cluster_t *c = ld->c;
 	gp_switch_t *w;
 	gp__load_switch_t *ls;
 	int32_t dup;
-	int i, rc;
+	int rc;
 
-	if (!gp__conf_is(&l->kv[0], "SwitchName"))
-		return gp__conf_err(err, &l->loc, l->kv[0].key, "unknown key");
 	if (gp__grow(&c->switches, (size_t)c->nswitches, sizeof(*c->switches)) ||
 	    gp__grow(&ld->sw, (size_t)c->nswitches, sizeof(*ld->sw)))
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
@@ -42,40 +72,167 @@ static int topo_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
 	memset(w, 0, sizeof(*w));
 	memset(ls, 0, sizeof(*ls));
 	w->parent = -1;
-	ls->loc = l->loc;
+	ls->loc = *loc;
 	/* counted now so that the strings below are freed on error */
 	c->nswitches++;
 	ld->nsw = c->nswitches;
-	rc = gp__conf_str(&l->loc, "SwitchName", l->kv[0].val, w->name, sizeof(w->name), false,
-	                  err);
-	if (rc)
+	if (!ld->tree_loc.line)
+		ld->tree_loc = *loc;
+	if ((rc = gp__conf_str(loc, key, name, w->name, sizeof(w->name), false, err)))
 		return rc;
-	if (gp__nametab_add(&t->names, w->name, c->nswitches - 1, &dup))
+	if (gp__nametab_add(&ld->sw_names, w->name, c->nswitches - 1, &dup))
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	if (dup >= 0)
-		return gp__conf_err(err, &l->loc, "SwitchName", "duplicate switch '%s' (first at %s:%d)",
-		                    w->name, ld->sw[dup].loc.path, ld->sw[dup].loc.line);
+		return gp__conf_err(err, loc, key, "duplicate switch '%s' (first at %s:%d)", w->name,
+		                    ld->sw[dup].loc.path, ld->sw[dup].loc.line);
+	*idx = c->nswitches - 1;
+	return GP_OK;
+}
+
+int gp__topo_add_block(gp__load_t *ld, const gp__conf_loc_t *loc, const char *key,
+                       const char *name, int32_t *idx, gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	gp_block_t *b;
+	int32_t dup;
+	int rc;
+
+	if (gp__grow(&c->blocks, (size_t)c->nblocks, sizeof(*c->blocks)) ||
+	    gp__grow(&ld->blk, (size_t)c->nblocks, sizeof(*ld->blk)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	b = &c->blocks[c->nblocks];
+	memset(b, 0, sizeof(*b));
+	memset(&ld->blk[c->nblocks], 0, sizeof(*ld->blk));
+	ld->blk[c->nblocks].loc = *loc;
+	c->nblocks++;
+	if (!ld->block_loc.line)
+		ld->block_loc = *loc;
+	if ((rc = gp__conf_str(loc, key, name, b->name, sizeof(b->name), false, err)))
+		return rc;
+	if (gp__nametab_add(&ld->blk_names, b->name, c->nblocks - 1, &dup))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	if (dup >= 0)
+		return gp__conf_err(err, loc, key, "duplicate block '%s' (first at %s:%d)", b->name,
+		                    ld->blk[dup].loc.path, ld->blk[dup].loc.line);
+	*idx = c->nblocks - 1;
+	return GP_OK;
+}
+
+int gp__topo_set_list(char **dst, gp__conf_loc_t *dst_loc, const gp__conf_loc_t *loc,
+                      const char *val, gp_error_t *err)
+{
+	free(*dst);
+	if (!(*dst = strdup(val)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	*dst_loc = *loc;
+	return GP_OK;
+}
+
+int gp__topo_add_block_size(gp__load_t *ld, const gp__conf_loc_t *loc, const char *key,
+                            const char *val, gp_error_t *err)
+{
+	long v;
+	int rc;
+
+	if (ld->nbsizes == GP_MAX_BLOCK_LEVELS)
+		return gp__conf_err(err, loc, key, "more than %d block sizes (Slurm's limit)",
+		                    GP_MAX_BLOCK_LEVELS);
+	if ((rc = gp__conf_long(loc, key, val, 1, 1L << 30, &v, err)))
+		return rc;
+	ld->bsizes_loc[ld->nbsizes] = *loc;
+	ld->bsizes[ld->nbsizes++] = v;
+	return GP_OK;
+}
+
+/* BlockLevels=0-1,2 (Slurm 23.11): a list of levels and level ranges. */
+static int block_levels(gp__load_t *ld, const gp__conf_loc_t *loc, const char *val,
+                        gp_error_t *err)
+{
+	char buf[256], *item, *save = NULL, *dash;
+	long a, b;
+
+	if (gp__conf_str(loc, "BlockLevels", val, buf, sizeof(buf), false, err))
+		return GP_ECONFIG;
+	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		dash = strchr(item, '-');
+		if (dash)
+			*dash = '\0';
+		if (gp__parse_long(item, 0, GP_MAX_BLOCK_LEVELS - 1, &a) ||
+		    (dash && gp__parse_long(dash + 1, a, GP_MAX_BLOCK_LEVELS - 1, &b)))
+			return gp__conf_err(err, loc, "BlockLevels",
+			                    "'%s' is not a list of levels 0-%d (e.g. 0-1,3)", val,
+			                    GP_MAX_BLOCK_LEVELS - 1);
+		if (!dash)
+			b = a;
+		for (; a <= b; a++)
+			ld->blevels |= 1u << a;
+	}
+	return GP_OK;
+}
+
+static int topo_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
+{
+	topo_ctx_t *t = arg;
+	gp__load_t *ld = t->ld;
+	const gp__conf_kv_t *k0 = &l->kv[0];
+	bool sw = gp__conf_is(k0, "SwitchName"), blk = gp__conf_is(k0, "BlockName");
+	int32_t idx;
+	int i, rc;
+
+	if (gp__conf_is(k0, "BlockSizes") || gp__conf_is(k0, "BlockLevels")) {
+		const char *key = gp__conf_is(k0, "BlockSizes") ? "BlockSizes" : "BlockLevels";
+		char buf[512], *item, *save = NULL;
+
+		if (l->n > 1)
+			return gp__conf_err(err, &l->loc, l->kv[1].key, "unknown key");
+		if (ld->bsizes_key)
+			return gp__conf_err(err, &l->loc, key, "%s given twice (first at %s:%d)",
+			                    ld->bsizes_key, ld->bsizes_loc[0].path, ld->bsizes_loc[0].line);
+		ld->bsizes_key = key;
+		ld->bsizes_loc[0] = l->loc;
+		if (gp__conf_is(k0, "BlockLevels"))
+			return block_levels(ld, &l->loc, k0->val, err);
+		if ((rc = gp__conf_str(&l->loc, key, k0->val, buf, sizeof(buf), false, err)))
+			return rc;
+		for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save))
+			if ((rc = gp__topo_add_block_size(ld, &l->loc, key, item, err)))
+				return rc;
+		return GP_OK;
+	}
+	if (!sw && !blk)
+		return gp__conf_err(err, &l->loc, k0->key, "unknown key");
+	if ((sw && ld->block_loc.line) || (blk && ld->tree_loc.line)) {
+		const gp__conf_loc_t *o = sw ? &ld->block_loc : &ld->tree_loc;
+
+		return gp__conf_err(err, &l->loc, sw ? "SwitchName" : "BlockName",
+		                    "topology/tree (SwitchName) and topology/block (BlockName) lines "
+		                    "in one file (the other kind at line %d); Slurm's "
+		                    "TopologyPlugin reads one kind", o->line);
+	}
+	rc = sw ? gp__topo_add_switch(ld, &l->loc, "SwitchName", k0->val, &idx, err)
+	        : gp__topo_add_block(ld, &l->loc, "BlockName", k0->val, &idx, err);
+	if (rc)
+		return rc;
 	for (i = 1; i < l->n; i++) {
 		const gp__conf_kv_t *kv = &l->kv[i];
-		char **dst = NULL;
 
-		if (gp__conf_is(kv, "Switches")) {
-			dst = &ls->switches;
-			ls->switches_loc = l->loc;
-		} else if (gp__conf_is(kv, "Nodes")) {
-			dst = &ls->nodes;
-			ls->nodes_loc = l->loc;
-		} else if (gp__conf_is(kv, "LinkSpeed")) {
-			rc = gp__conf_double(&l->loc, "LinkSpeed", kv->val, 0, 1e12, &w->link_speed, err);
-			if (rc)
-				return rc;
-			continue;
+		if (sw && gp__conf_is(kv, "Switches")) {
+			rc = gp__topo_set_list(&ld->sw[idx].switches, &ld->sw[idx].switches_loc, &l->loc,
+			                       kv->val, err);
+		} else if (sw && gp__conf_is(kv, "Nodes")) {
+			rc = gp__topo_set_list(&ld->sw[idx].nodes, &ld->sw[idx].nodes_loc, &l->loc,
+			                       kv->val, err);
+		} else if (sw && gp__conf_is(kv, "LinkSpeed")) {
+			rc = gp__conf_double(&l->loc, "LinkSpeed", kv->val, 0, 1e12,
+			                     &ld->c->switches[idx].link_speed, err);
+		} else if (blk && gp__conf_is(kv, "Nodes")) {
+			rc = gp__topo_set_list(&ld->blk[idx].nodes, &ld->blk[idx].nodes_loc, &l->loc,
+			                       kv->val, err);
 		} else {
 			return gp__conf_err(err, &l->loc, kv->key, "unknown key");
 		}
-		free(*dst);
-		if (!(*dst = strdup(kv->val)))
-			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		if (rc)
+			return rc;
 	}
 	return GP_OK;
 }
@@ -98,14 +255,14 @@ static int add_child(void *arg, const char *name, gp_error_t *err)
 	topo_ctx_t *t = arg;
 	gp_cluster_t *c = t->ld->c;
 	gp_switch_t *w = &c->switches[t->cur];
-	int32_t ch = gp__nametab_find(&t->names, name);
+	int32_t ch = gp__nametab_find(&t->ld->sw_names, name);
 
 	if (ch < 0)
-		return gp__conf_err(err, t->cur_loc, "Switches", "unknown switch '%s'", name);
+		return gp__conf_err(err, t->cur_loc, t->cur_key, "unknown switch '%s'", name);
 	if (c->switches[ch].parent >= 0) {
 		if (c->switches[ch].parent == t->cur)
 			return GP_OK; /* listed twice by the same switch */
-		return gp__conf_err(err, t->cur_loc, "Switches",
+		return gp__conf_err(err, t->cur_loc, t->cur_key,
 		                    "switch '%s' listed under two parents ('%s' and '%s')", name,
 		                    c->switches[c->switches[ch].parent].name, w->name);
 	}
@@ -123,14 +280,14 @@ static int add_node(void *arg, const char *name, gp_error_t *err)
 	int32_t i = gp__node_find(c, name);
 
 	if (i < 0)
-		return gp__conf_err(err, t->cur_loc, "Nodes", "unknown node '%s'", name);
+		return gp__conf_err(err, t->cur_loc, t->cur_key, "unknown node '%s'", name);
 	if (c->nodes[i].leaf >= 0) {
 		if (c->nodes[i].leaf == t->cur)
 			return GP_OK;
 		/* a real-world wart: keep the first switch, say so */
-		if (gp__cluster_warnf(c, "%s:%d: Nodes: node '%s' is already under switch '%s'; "
+		if (gp__cluster_warnf(c, "%s:%d: %s: node '%s' is already under switch '%s'; "
 		                      "ignored under '%s'", t->cur_loc->path, t->cur_loc->line,
-		                      name, c->switches[c->nodes[i].leaf].name, w->name))
+		                      t->cur_key, name, c->switches[c->nodes[i].leaf].name, w->name))
 			return gp__errorf(err, GP_ENOMEM, "out of memory");
 		return GP_OK;
 	}
@@ -140,33 +297,66 @@ static int add_node(void *arg, const char *name, gp_error_t *err)
 	return GP_OK;
 }
 
-static int resolve(topo_ctx_t *t, gp_error_t *err)
+/* Root, levels and DFS order of the switches now in c; loc names the file
+ * in the "too many levels" error. */
+static int finish_tree(gp__load_t *ld, const gp__conf_loc_t *loc, const char *key,
+                       gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	int32_t i, ntops = 0, top = -1;
+	int rc;
+
+	for (i = 0; i < c->nswitches; i++)
+		if (c->switches[i].parent < 0) {
+			ntops++;
+			top = i;
+		}
+	if (ntops > 1) {
+		if ((rc = gp__switch_add_synthetic_root(c, ntops, err)))
+			return rc;
+	} else {
+		c->root = top;
+	}
+	if (c->root < 0)
+		return GP_OK;
+	if ((rc = gp__switch_walk_tree(c, err)))
+		return rc;
+	c->nlevels = c->switches[c->root].level + 1;
+	if (c->nlevels > GP_MAX_LEVELS - 1)
+		return gp__conf_err(err, loc, key, "switch tree has %d levels (at most %d supported)",
+		                    (int)c->nlevels, GP_MAX_LEVELS - 1);
+	return GP_OK;
+}
+
+static int resolve_tree(topo_ctx_t *t, gp_error_t *err)
 {
 	gp__load_t *ld = t->ld;
 	gp_cluster_t *c = ld->c;
-	int32_t i, ntops = 0, top = -1, nreal = c->nswitches;
+	int32_t i, nreal = c->nswitches;
 	uint8_t *seen;
 	int rc;
 
 	t->cap = calloc((size_t)nreal + 1, sizeof(*t->cap));
 	if (!t->cap)
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	t->cur_key = k_children(ld);
 	for (i = 0; i < nreal; i++) {
 		if (!ld->sw[i].switches)
 			continue;
 		t->cur = i;
 		t->cur_loc = &ld->sw[i].switches_loc;
-		rc = gp__conf_hostlist(t->cur_loc, "Switches", ld->sw[i].switches, add_child, t, err);
+		rc = gp__conf_hostlist(t->cur_loc, t->cur_key, ld->sw[i].switches, add_child, t, err);
 		if (rc)
 			return rc;
 	}
 	memset(t->cap, 0, ((size_t)nreal + 1) * sizeof(*t->cap));
+	t->cur_key = k_nodes(ld);
 	for (i = 0; i < nreal; i++) {
 		if (!ld->sw[i].nodes)
 			continue;
 		t->cur = i;
 		t->cur_loc = &ld->sw[i].nodes_loc;
-		rc = gp__conf_hostlist(t->cur_loc, "Nodes", ld->sw[i].nodes, add_node, t, err);
+		rc = gp__conf_hostlist(t->cur_loc, t->cur_key, ld->sw[i].nodes, add_node, t, err);
 		if (rc)
 			return rc;
 	}
@@ -186,65 +376,278 @@ static int resolve(topo_ctx_t *t, gp_error_t *err)
 			int32_t p = c->switches[s].parent;
 
 			free(seen);
-			return gp__conf_err(err, &ld->sw[p].switches_loc, "Switches",
+			return gp__conf_err(err, &ld->sw[p].switches_loc, k_children(ld),
 			                    "switch cycle: '%s' is below itself", c->switches[s].name);
 		}
 		for (s = i; s >= 0 && !seen[s]; s = c->switches[s].parent)
 			seen[s] = 1;
 	}
 	free(seen);
-	for (i = 0; i < nreal; i++)
-		if (c->switches[i].parent < 0) {
-			ntops++;
-			top = i;
-		}
-	if (ntops > 1) {
-		if ((rc = gp__switch_add_synthetic_root(c, ntops, err)))
-			return rc;
-	} else {
-		c->root = top;
-	}
-	if (c->root >= 0) {
-		if ((rc = gp__switch_walk_tree(c, err)))
-			return rc;
-		c->nlevels = c->switches[c->root].level + 1;
-		if (c->nlevels > GP_MAX_LEVELS - 1)
-			return gp__conf_err(err, &ld->sw[0].loc, "SwitchName",
-			                    "switch tree has %d levels (at most %d supported)",
-			                    (int)c->nlevels, GP_MAX_LEVELS - 1);
-	}
+	if ((rc = finish_tree(ld, &ld->sw[0].loc, k_switch(ld), err)))
+		return rc;
 	for (i = 0; i < c->nnodes; i++)
 		if (c->nodes[i].leaf < 0)
 			return gp__conf_err(err, &ld->node_loc[i], "NodeName",
-			                    "node '%s' is missing from the switch tree (topology.conf)",
-			                    c->nodes[i].name);
+			                    "node '%s' is missing from the switch tree (%s)",
+			                    c->nodes[i].name, ld->topo_yaml ? "topology.yaml" : "topology.conf");
 	return GP_OK;
+}
+
+/* The block levels in effect (see the file comment); 0 or GP_ECONFIG. */
+static int block_sizes(gp__load_t *ld, gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	const char *key = ld->bsizes_key;
+	uint32_t mask = 0;
+	int32_t i, L;
+
+	if (key && ld->nbsizes > 0) {
+		long base = ld->bsizes[0];
+
+		for (i = 0; i < ld->nbsizes; i++) {
+			long v = ld->bsizes[i], r;
+			const gp__conf_loc_t *loc = &ld->bsizes_loc[i];
+
+			if (i > 0 && v <= ld->bsizes[i - 1])
+				return gp__conf_err(err, loc, key, "'%ld' is not larger than the size "
+				                    "before it (%ld)", v, ld->bsizes[i - 1]);
+			if (v % base)
+				return gp__conf_err(err, loc, key, "'%ld' is not a multiple of the base "
+				                    "block size %ld", v, base);
+			r = v / base;
+			for (L = 0; (1L << L) < r && L < GP_MAX_BLOCK_LEVELS; L++)
+				;
+			if ((1L << L) != r || L >= GP_MAX_BLOCK_LEVELS)
+				return gp__conf_err(err, loc, key, "'%ld' is not the base block size %ld "
+				                    "times a power of two up to 2^%d", v, base,
+				                    GP_MAX_BLOCK_LEVELS - 1);
+			mask |= 1u << L;
+		}
+		c->block_base = (int32_t)base;
+	} else {
+		/* BlockLevels (23.11) as given, else Slurm's default: levels 0-4
+		 * (1, 2, 4, 8, 16 blocks), also for an empty block_sizes list; the
+		 * base is the size of the first block */
+		mask = key && !strcmp(key, "BlockLevels") ? ld->blevels | 1u : 0x1fu;
+		c->block_base = c->blocks[0].nnodes;
+	}
+	/* a level above the first one that holds every block is never used */
+	for (L = 0; L < GP_MAX_BLOCK_LEVELS; L++)
+		if ((mask >> L) & 1u && (1L << L) >= c->nblocks) {
+			mask &= (2u << L) - 1;
+			break;
+		}
+	c->block_levels = mask | 1u;
+	for (i = 0; i < c->nblocks; i++)
+		if (c->blocks[i].nnodes < c->block_base)
+			return gp__conf_err(err, &ld->blk[i].loc, k_block(ld),
+			                    "block '%s' has %d node%s, fewer than the base block size %d",
+			                    c->blocks[i].name, (int)c->blocks[i].nnodes,
+			                    c->blocks[i].nnodes == 1 ? "" : "s",
+			                    (int)c->block_base);
+	return GP_OK;
+}
+
+/* The aggregated block levels as a switch tree (no switch tree given). */
+static int blocks_to_tree(gp__load_t *ld, gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	int32_t nb = c->nblocks, lv[GP_MAX_BLOCK_LEVELS], nlv = 0, k, g, b, j;
+	int32_t *owner = NULL;
+	gp__conf_loc_t loc = ld->bsizes_key ? ld->bsizes_loc[0] : ld->blk[0].loc;
+	const char *key = ld->bsizes_key ? ld->bsizes_key : k_block(ld);
+	int rc = GP_ENOMEM;
+
+	for (k = 1; k < GP_MAX_BLOCK_LEVELS; k++)
+		if ((c->block_levels >> k) & 1u)
+			lv[nlv++] = k;
+	if (nlv == 0)
+		return GP_OK;
+	/* owner[b]: the switch that holds block b's nodes (its lowest group) */
+	owner = malloc((size_t)nb * sizeof(*owner));
+	if (!owner) {
+		gp__errorf(err, rc, "out of memory");
+		goto out;
+	}
+	for (b = 0; b < nb; b++)
+		owner[b] = -1;
+	for (k = 0; k < nlv; k++) {
+		int32_t size = 1 << lv[k], prev = k ? 1 << lv[k - 1] : 1;
+
+		for (g = 0; g * size < nb; g++) {
+			int32_t start = g * size, end = start + size < nb ? start + size : nb, idx;
+			char name[GP_NAME_MAX * 2 + 2];
+
+			/* Slurm keeps a partial group only when it holds more than
+			 * the level below */
+			if (end - start < size && end - start <= prev)
+				continue;
+			if (end - start == 1)
+				snprintf(name, sizeof(name), "%s", c->blocks[start].name);
+			else
+				snprintf(name, sizeof(name), "%s-%s", c->blocks[start].name,
+				         c->blocks[end - 1].name);
+			if (strlen(name) >= GP_NAME_MAX)
+				snprintf(name, sizeof(name), "blocks%d-%d", (int)start + 1, (int)end);
+			if ((rc = gp__topo_add_switch(ld, &loc, key, name, &idx, err)))
+				goto out;
+			/* children: the groups of lower levels directly inside */
+			for (b = start; b < end; b++) {
+				int32_t o = owner[b];
+
+				if (o >= 0) {
+					while (c->switches[o].parent >= 0)
+						o = c->switches[o].parent;
+					if (o == idx)
+						continue;
+					c->switches[o].parent = idx;
+					if (gp__grow(&c->switches[idx].children,
+					             (size_t)c->switches[idx].nchildren, sizeof(int32_t))) {
+						rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+						goto out;
+					}
+					c->switches[idx].children[c->switches[idx].nchildren++] = o;
+				} else {
+					owner[b] = idx;
+					for (j = 0; j < c->blocks[b].nnodes; j++) {
+						int32_t n = c->blocks[b].nodes[j];
+
+						if (gp__grow(&c->switches[idx].nodes,
+						             (size_t)c->switches[idx].nnodes, sizeof(int32_t))) {
+							rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+							goto out;
+						}
+						c->switches[idx].nodes[c->switches[idx].nnodes++] = n;
+						c->nodes[n].leaf = idx;
+					}
+				}
+			}
+		}
+	}
+	/* a block in no group (a trailing partial group Slurm drops) is a
+	 * leaf of its own: jobs may use it, but not span it and the others */
+	for (b = 0; b < nb; b++) {
+		int32_t idx;
+
+		if (owner[b] >= 0)
+			continue;
+		if ((rc = gp__topo_add_switch(ld, &loc, key, c->blocks[b].name, &idx, err)))
+			goto out;
+		for (j = 0; j < c->blocks[b].nnodes; j++) {
+			int32_t n = c->blocks[b].nodes[j];
+
+			if (gp__grow(&c->switches[idx].nodes, (size_t)c->switches[idx].nnodes,
+			             sizeof(int32_t))) {
+				rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+				goto out;
+			}
+			c->switches[idx].nodes[c->switches[idx].nnodes++] = n;
+			c->nodes[n].leaf = idx;
+		}
+	}
+	c->tree_from_blocks = c->nswitches > 0;
+	rc = finish_tree(ld, &loc, key, err);
+out:
+	free(owner);
+	return rc;
+}
+
+static int resolve_blocks(gp__load_t *ld, gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	int32_t i, j, nout = 0, firstout = -1;
+	int rc;
+
+	for (i = 0; i < c->nblocks; i++) {
+		gp_block_t *b = &c->blocks[i];
+
+		if (!ld->blk[i].nodes)
+			return gp__conf_err(err, &ld->blk[i].loc, k_nodes(ld),
+			                    "required key missing (block '%s')", b->name);
+		if ((rc = gp__conf_nodes(c, &ld->blk[i].nodes_loc, k_nodes(ld), ld->blk[i].nodes,
+		                         &b->nodes, &b->nnodes, err)))
+			return rc;
+		for (j = 0; j < b->nnodes; j++) {
+			gp_node_t *n = &c->nodes[b->nodes[j]];
+
+			if (n->block >= 0)
+				return gp__conf_err(err, &ld->blk[i].nodes_loc, k_nodes(ld),
+				                    "node '%s' is already in block '%s' (%s:%d)", n->name,
+				                    c->blocks[n->block].name, ld->blk[n->block].loc.path,
+				                    ld->blk[n->block].loc.line);
+			n->block = i;
+		}
+	}
+	for (i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].block < 0 && nout++ == 0)
+			firstout = i;
+	if (nout && gp__cluster_warnf(c, "%s: %d node%s in no block (first: '%s'); Slurm's "
+	                              "topology/block has no access to them",
+	                              ld->topo_path, (int)nout, nout == 1 ? " is" : "s are",
+	                              c->nodes[firstout].name))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	return block_sizes(ld, err);
+}
+
+/* Both readers end here: blocks, then the tree (given or from blocks). */
+static int resolve(gp__load_t *ld, gp_error_t *err)
+{
+	topo_ctx_t t = { .ld = ld };
+	int rc = GP_OK;
+
+	if (ld->bsizes_key && !ld->c->nblocks)
+		return gp__conf_err(err, &ld->bsizes_loc[0], ld->bsizes_key, "given without blocks");
+	if (ld->c->nblocks && (rc = resolve_blocks(ld, err)))
+		return rc;
+	if (ld->c->nswitches > 0)
+		rc = resolve_tree(&t, err);
+	else if (ld->c->nblocks > 0)
+		rc = blocks_to_tree(ld, err);
+	free(t.cap);
+	return rc;
 }
 
 int gp__load_topology(gp__load_t *ld, gp_error_t *err)
 {
 	topo_ctx_t t = { .ld = ld };
 	gp_cluster_t *c = ld->c;
+	char path[GP_PATH_MAX];
 	int32_t i;
-	int rc;
+	int rc, n;
 
 	c->node_order = malloc(((size_t)c->nnodes + 1) * sizeof(*c->node_order));
 	c->node_pos = malloc(((size_t)c->nnodes + 1) * sizeof(*c->node_pos));
-	if (!c->node_order || !c->node_pos)
+	if (!c->node_order || !c->node_pos || gp__nametab_init(&ld->sw_names, false) ||
+	    gp__nametab_init(&ld->blk_names, false))
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	for (i = 0; i < c->nnodes; i++)
 		c->node_order[i] = c->node_pos[i] = i;
-	if (gp__nametab_init(&t.names, false))
-		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	rc = gp__conf_read(&ld->paths, ld->dir, "topology.conf", true, topo_line, &t, err);
-	if (rc == GP_CONF_ABSENT) {
-		rc = GP_OK;
-	} else if (rc == GP_OK && c->nswitches > 0) {
-		/* (a topology.conf with no SwitchName line counts as absent) */
-		ld->has_topology = true;
-		rc = resolve(&t, err);
+	/* topology.yaml first: when it exists Slurm ignores topology.conf */
+	n = snprintf(path, sizeof(path), "%s/topology.yaml", ld->dir);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return gp__errorf(err, GP_ECONFIG, "%s: path is too long", ld->dir);
+	if (access(path, F_OK) == 0) {
+		if (!(ld->topo_path = gp__conf_pool_add(&ld->paths, path)))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		ld->topo_yaml = true;
+		if ((rc = gp__load_topology_yaml(ld, ld->topo_path, err)))
+			return rc;
+		snprintf(path, sizeof(path), "%s/topology.conf", ld->dir);
+		if (access(path, F_OK) == 0 &&
+		    gp__cluster_warnf(c, "%s exists, so %s is ignored (as Slurm 25.05+ ignores it)",
+		                      ld->topo_path, path))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+	} else {
+		rc = gp__conf_read(&ld->paths, ld->dir, "topology.conf", true, topo_line, &t, err);
+		if (rc == GP_CONF_ABSENT)
+			return GP_OK;
+		if (rc)
+			return rc;
+		snprintf(path, sizeof(path), "%s/topology.conf", ld->dir);
+		if (!(ld->topo_path = gp__conf_pool_add(&ld->paths, path)))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
 	}
-	gp__nametab_free(&t.names);
-	free(t.cap);
-	return rc;
+	/* (a topology file with no switch or block counts as absent) */
+	ld->has_topology = c->nswitches > 0 || c->nblocks > 0;
+	return resolve(ld, err);
 }

@@ -4,7 +4,7 @@
 # configuration loaders (slurm.conf, topology.conf, gres.conf, gpuplace.conf)
 libgp_conf_la_SOURCES += \
 	conf/conf.c conf/conf.h conf/load.c conf/load_slurm.c \
-	conf/load_topology.c conf/load_gres.c conf/load_gpuplace.c
+	conf/load_topology.c conf/load_yaml.c conf/load_gres.c conf/load_gpuplace.c
 
 check_PROGRAMS += tests/test_conf
 tests_test_conf_SOURCES = tests/test_conf.c
@@ -53,3 +53,12 @@ tests_test_emit_CFLAGS = $(TEST_CFLAGS)
 tests_test_emit_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_emit
 
+
+# topology/block and topology.yaml through `gpuplace cluster` and `gpuplace conf`.
+TESTS += tests/topology_cli.sh
+EXTRA_DIST += tests/topology_cli.sh
+
+# job_submit/gpuplace on a real topology/block cluster (Slurm 23.11+; skips
+# with the reason on older releases), through tests/slurm/harness.sh.
+TESTS += tests/slurm_block.sh
+EXTRA_DIST += tests/slurm_block.sh

@@ -354,13 +354,25 @@ int gp__emit_slurm_nodes(const gp_cluster_t *c, const char *dir, FILE *f, gp_err
 	return rc;
 }
 
-/* ---- topology.conf ---------------------------------------------------- */
+/* ---- topology.conf / topology.yaml -------------------------------------- */
 
-int gp__emit_topology(const gp_cluster_t *c, FILE *f, gp_error_t *err)
+/* key: "s" as a double-quoted YAML scalar (\ and " escaped). */
+static void yaml_kv(FILE *f, const char *indent, const char *key, const char *s)
+{
+	fprintf(f, "%s%s: \"", indent, key);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputs("\"\n", f);
+}
+
+/* The SwitchName lines (or, yaml, the switch entries) of the tree. */
+static int emit_tree(const gp_cluster_t *c, bool yaml, FILE *f, gp_error_t *err)
 {
 	int32_t level, s, k;
 
-	fprintf(f, "# topology.conf (topology/tree) of cluster %s\n", c->name);
 	for (level = 0; level < c->nlevels || (level == 0 && c->nswitches); level++) {
 		for (s = 0; s < c->nswitches; s++) {
 			const gp_switch_t *sw = &c->switches[s];
@@ -368,7 +380,10 @@ int gp__emit_topology(const gp_cluster_t *c, FILE *f, gp_error_t *err)
 
 			if (sw->level != level || sw->disconnected)
 				continue;
-			fprintf(f, "SwitchName=%s", sw->name);
+			if (yaml)
+				yaml_kv(f, "      - ", "switch", sw->name);
+			else
+				fprintf(f, "SwitchName=%s", sw->name);
 			if (sw->nchildren > 0) {
 				char **names = malloc((size_t)sw->nchildren * sizeof(*names));
 
@@ -380,20 +395,205 @@ int gp__emit_topology(const gp_cluster_t *c, FILE *f, gp_error_t *err)
 				free(names);
 				if (!list)
 					return gp__errorf(err, GP_ENOMEM, "out of memory");
-				fprintf(f, " Switches=%s", list);
+				if (yaml)
+					yaml_kv(f, "        ", "children", list);
+				else
+					fprintf(f, " Switches=%s", list);
 				free(list);
 			}
 			if (sw->nnodes > 0) {
 				if (!(list = ranged_nodes(c, sw->nodes, sw->nnodes)))
 					return gp__errorf(err, GP_ENOMEM, "out of memory");
-				fprintf(f, " Nodes=%s", list);
+				if (yaml)
+					yaml_kv(f, "        ", "nodes", list);
+				else
+					fprintf(f, " Nodes=%s", list);
 				free(list);
 			}
-			if (sw->link_speed > 0)
+			/* LinkSpeed has no topology.yaml key (Slurm 25.05 .. 26.05) */
+			if (!yaml && sw->link_speed > 0)
 				fprintf(f, " LinkSpeed=%g", sw->link_speed);
-			fputc('\n', f);
+			if (!yaml)
+				fputc('\n', f);
 		}
 	}
+	return GP_OK;
+}
+
+/* One block of the emitted list: a name and its nodes. */
+typedef struct eblock {
+	const char *name;
+	const int32_t *nodes;
+	int32_t nnodes;
+	int32_t pos; /* first node's position in the DFS order */
+} eblock_t;
+
+static int eblock_cmp(const void *a, const void *b)
+{
+	const eblock_t *x = a, *y = b;
+
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/*
+ * The blocks to write: the model's blocks when it was read from
+ * topology/block, else its cross-node NVLink domains in the fabric's node
+ * order (Slurm aggregates consecutive blocks, so neighbours in the tree
+ * become neighbours in the file).  *sizes gets BlockSizes: the model's own,
+ * or the base (the smallest domain) and every switch level whose switches
+ * each hold the base times the same power of two of nodes.
+ */
+static int collect_blocks(const gp_cluster_t *c, eblock_t **out, int32_t *n, long *sizes,
+                          int *nsizes, gp_error_t *err)
+{
+	eblock_t *v;
+	int32_t i, j, m = c->nblocks ? c->nblocks : c->nnvl, base = INT32_MAX;
+	int L;
+
+	*out = NULL;
+	*n = 0;
+	*nsizes = 0;
+	if (m == 0)
+		return GP_OK;
+	if (!(v = calloc((size_t)m, sizeof(*v))))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	for (i = 0; i < m; i++) {
+		v[i].name = c->nblocks ? c->blocks[i].name : c->nvl[i].name;
+		v[i].nodes = c->nblocks ? c->blocks[i].nodes : c->nvl[i].nodes;
+		v[i].nnodes = c->nblocks ? c->blocks[i].nnodes : c->nvl[i].nnodes;
+		v[i].pos = INT32_MAX;
+		for (j = 0; j < v[i].nnodes; j++)
+			if (c->node_pos && c->node_pos[v[i].nodes[j]] < v[i].pos)
+				v[i].pos = c->node_pos[v[i].nodes[j]];
+		if (v[i].nnodes < base)
+			base = v[i].nnodes;
+	}
+	if (c->nblocks) {
+		for (L = 0; L < GP_MAX_BLOCK_LEVELS; L++)
+			if ((c->block_levels >> L) & 1u)
+				sizes[(*nsizes)++] = (long)c->block_base << L;
+	} else {
+		qsort(v, (size_t)m, sizeof(*v), eblock_cmp);
+		sizes[(*nsizes)++] = base;
+		for (L = 0; L < c->nlevels && base > 0; L++) {
+			long count = -1, r;
+			int32_t s;
+			bool same = true;
+
+			for (s = 0; s < c->nswitches; s++) {
+				if (c->switches[s].level != L || c->switches[s].disconnected)
+					continue;
+				if (count < 0)
+					count = c->switches[s].count;
+				else if (count != c->switches[s].count)
+					same = false;
+			}
+			if (!same || count <= 0 || count % base)
+				continue;
+			r = count / base;
+			if (r > 1 && !(r & (r - 1)) && count > sizes[*nsizes - 1] &&
+			    *nsizes < GP_MAX_BLOCK_LEVELS)
+				sizes[(*nsizes)++] = count;
+		}
+	}
+	*out = v;
+	*n = m;
+	return GP_OK;
+}
+
+static int emit_blocks(const gp_cluster_t *c, bool yaml, FILE *f, gp_error_t *err)
+{
+	eblock_t *v;
+	long sizes[GP_MAX_BLOCK_LEVELS];
+	int32_t n, i, outside = 0;
+	int k, rc;
+
+	if ((rc = collect_blocks(c, &v, &n, sizes, &k, err)))
+		return rc;
+	if (yaml) {
+		fprintf(f, "    block_sizes:\n");
+		for (i = 0; i < k; i++)
+			fprintf(f, "      - %ld\n", sizes[i]);
+		fprintf(f, "    blocks:\n");
+	}
+	for (i = 0; i < n; i++) {
+		char *list = ranged_nodes(c, v[i].nodes, v[i].nnodes);
+
+		if (!list) {
+			free(v);
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		}
+		if (yaml) {
+			yaml_kv(f, "      - ", "block", v[i].name);
+			yaml_kv(f, "        ", "nodes", list);
+		} else
+			fprintf(f, "BlockName=%s Nodes=%s\n", v[i].name, list);
+		free(list);
+	}
+	if (!yaml) {
+		fprintf(f, "BlockSizes=");
+		for (i = 0; i < k; i++)
+			fprintf(f, "%s%ld", i ? "," : "", sizes[i]);
+		fputc('\n', f);
+	}
+	if (!c->nblocks && c->nlevels > 0 && k - 1 < c->nlevels)
+		fprintf(f, "# %d of the %d switch levels hold a power-of-two number of base blocks;\n"
+		           "# BlockSizes cannot say the others (topology.yaml keeps the tree)\n",
+		        k - 1, (int)c->nlevels);
+	for (i = 0; i < c->nnodes; i++)
+		outside += c->nblocks ? c->nodes[i].block < 0 : c->nodes[i].nvl_domain < 0;
+	if (outside)
+		fprintf(f, "# %d node%s in no block\n", (int)outside, outside == 1 ? " is" : "s are");
+	free(v);
+	return GP_OK;
+}
+
+gp_topo_format_t gp__topo_format_auto(const gp_cluster_t *c)
+{
+	return c->nblocks > 0 || c->nnvl > 0 ? GP_TOPO_BLOCK : GP_TOPO_TREE;
+}
+
+int gp__emit_topology(const gp_cluster_t *c, gp_topo_format_t fmt, FILE *f, gp_error_t *err)
+{
+	bool tree, block;
+	int rc;
+
+	if (fmt == GP_TOPO_AUTO)
+		fmt = gp__topo_format_auto(c);
+	if (fmt == GP_TOPO_TREE) {
+		fprintf(f, "# topology.conf (topology/tree) of cluster %s\n", c->name);
+		return emit_tree(c, false, f, err);
+	}
+	if (fmt == GP_TOPO_BLOCK) {
+		if (!c->nblocks && !c->nnvl)
+			return gp__errorf(err, GP_EINVAL, "cluster %s has no blocks and no cross-node "
+			                  "NVLink domains to write as topology/block", c->name);
+		fprintf(f, "# topology.conf (topology/block, Slurm 24.05+: TopologyPlugin=topology/block)\n"
+		           "# of cluster %s: one block per %s; BlockSizes = the base block size, then\n"
+		           "# each aggregated level (a power-of-two number of consecutive blocks)\n",
+		        c->name, c->nblocks ? "block of the model" : "cross-node NVLink domain");
+		return emit_blocks(c, false, f, err);
+	}
+	/* topology.yaml: the block topology is the cluster default (what
+	 * topology/block would do alone); a switch tree of its own follows as a
+	 * second topology that partitions may select with Topology= */
+	tree = c->root >= 0 && !c->tree_from_blocks;
+	block = c->nblocks > 0 || c->nnvl > 0;
+	fprintf(f, "# topology.yaml (Slurm 25.05+; topology.conf is ignored when it exists)\n"
+	           "# of cluster %s\n---\n", c->name);
+	if (block) {
+		fprintf(f, "- topology: block\n  cluster_default: true\n  block:\n");
+		if ((rc = emit_blocks(c, true, f, err)))
+			return rc;
+	}
+	if (tree) {
+		fprintf(f, "- topology: tree\n  cluster_default: %s\n  tree:\n    switches:\n",
+		        block ? "false" : "true");
+		if ((rc = emit_tree(c, true, f, err)))
+			return rc;
+	}
+	if (!tree && !block)
+		fprintf(f, "- topology: flat\n  cluster_default: true\n  flat: true\n");
 	return GP_OK;
 }
 

@@ -38,8 +38,29 @@ int gp__node_domain_features(const gp_cluster_t *c, int32_t n, char *buf, size_t
  */
 int gp__emit_slurm_nodes(const gp_cluster_t *c, const char *dir, FILE *f, gp_error_t *err);
 
-/* topology.conf of the model's switch tree (a synthetic root is not written). */
-int gp__emit_topology(const gp_cluster_t *c, FILE *f, gp_error_t *err);
+/* What gp__emit_topology writes. */
+typedef enum gp_topo_format {
+	GP_TOPO_AUTO = 0,  /* block when the model has blocks or cross-node NVLink domains, else tree */
+	GP_TOPO_TREE = 1,  /* topology.conf, topology/tree: SwitchName lines */
+	GP_TOPO_BLOCK = 2, /* topology.conf, topology/block: BlockName lines and BlockSizes */
+	GP_TOPO_YAML = 3,  /* topology.yaml (Slurm 25.05+): a block topology (cluster default)
+	                    * and the switch tree when the model has one of its own */
+} gp_topo_format_t;
+
+/* The format GP_TOPO_AUTO stands for on c. */
+gp_topo_format_t gp__topo_format_auto(const gp_cluster_t *c);
+
+/*
+ * The model's topology as Slurm reads it.  Tree: the switch tree (a
+ * synthetic root is not written).  Block: one BlockName per block of the
+ * model, or per cross-node NVLink domain when the model has no blocks (in
+ * fabric order), and BlockSizes: the model's own, or the smallest domain's
+ * node count followed by every switch level whose switches all hold that
+ * size times the same power of two.  Loading the block output back gives
+ * the same domains.  GP_EINVAL for block output of a model without
+ * blocks or domains; GP_ENOMEM.
+ */
+int gp__emit_topology(const gp_cluster_t *c, gp_topo_format_t fmt, FILE *f, gp_error_t *err);
 
 /* gres.conf: one line per GPU with File=/dev/nvidiaN, Cores= and Links=
  * where the layout has them, nodes of the same layout and type grouped. */

@@ -77,6 +77,20 @@ static void print_islands(const gp_cluster_t *c, FILE *f)
 	}
 }
 
+static void print_blocks(const gp_cluster_t *c, FILE *f)
+{
+	int l;
+
+	if (!c->nblocks)
+		return;
+	fprintf(f, "Blocks (topology/block): %d, first %s with %d nodes; BlockSizes", (int)c->nblocks,
+	        c->blocks[0].name, (int)c->blocks[0].nnodes);
+	for (l = 0; l < GP_MAX_BLOCK_LEVELS; l++)
+		if ((c->block_levels >> l) & 1u)
+			fprintf(f, "%s%ld", l ? "," : "=", (long)c->block_base << l);
+	fprintf(f, "\n");
+}
+
 static void print_fabric(const gp_cluster_t *c, FILE *f)
 {
 	int32_t counts[GP_MAX_LEVELS + 1] = { 0 }, i;
@@ -88,9 +102,10 @@ static void print_fabric(const gp_cluster_t *c, FILE *f)
 		for (i = 0; i < c->nswitches; i++)
 			if (c->switches[i].level >= 0 && c->switches[i].level <= GP_MAX_LEVELS)
 				counts[c->switches[i].level]++;
-		fprintf(f, "Fabric: %d switches, %d levels, root %s%s\n", (int)c->nswitches,
+		fprintf(f, "Fabric: %d switches, %d levels, root %s%s%s\n", (int)c->nswitches,
 		        (int)c->nlevels, c->switches[c->root].name,
-		        c->switches[c->root].disconnected ? " (synthetic: disconnected forest)" : "");
+		        c->switches[c->root].disconnected ? " (synthetic: disconnected forest)" : "",
+		        c->tree_from_blocks ? " (the block levels of topology/block)" : "");
 		for (l = 0; l < c->nlevels && l <= GP_MAX_LEVELS; l++)
 			fprintf(f, "  level %d: %d switch%s%s\n", l, (int)counts[l],
 			        counts[l] == 1 ? "" : "es", l == 0 ? " (leaves)" : "");
@@ -162,6 +177,7 @@ int gp_cluster_print_summary(const gp_cluster_t *c, FILE *f)
 	print_islands(c, f);
 	if (!c->nnvl)
 		fprintf(f, "  no cross-node NVLink domains\n");
+	print_blocks(c, f);
 	print_fabric(c, f);
 	print_racks(c, f);
 	fprintf(f, "Partitions: %d\n", (int)c->nparts);

@@ -101,6 +101,10 @@ struct gp_search_ws {
 	/* per switch / rack / nvl stamps and accumulators */
 	uint32_t *sw_stamp, *rk_stamp, *nv_stamp;
 	uint32_t *sw_ok, ok_stamp; /* == ok_stamp: the switch (or a child) yielded a set */
+	/* per block (--segment): stamp, eligible nodes then quota, and a list */
+	uint32_t *bk_stamp;
+	int32_t *bk_cnt;
+	uint64_t *bk_keys;
 	int32_t *sw_acc, *nv_acc;
 	int32_t *nv_gpus;  /* total GPUs of each nvl domain */
 	uint8_t *nv_split; /* nvl domain straddles disconnected parts of the fabric */
@@ -135,6 +139,9 @@ typedef struct ctx {
 	int32_t picked;         /* nodes in the selection */
 	int32_t req_lo, req_hi; /* position range of required nodes, -1 none */
 	int32_t req_nvl;        /* common nvl domain of required nodes, -2 mixed / none */
+	int32_t seg;            /* --segment in effect: nodes per segment, 0 = none */
+	int32_t seg_nodes;      /* the job's node count (a multiple of seg) */
+	int32_t seg_gpus;       /* GPUs on each of them */
 } ctx_t;
 
 void gp__search_ws_destroy(gp_search_ws_t *ws)
@@ -159,6 +166,9 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->ptot);
 	free(ws->sw_stamp);
 	free(ws->sw_ok);
+	free(ws->bk_stamp);
+	free(ws->bk_cnt);
+	free(ws->bk_keys);
 	free(ws->rk_stamp);
 	free(ws->nv_stamp);
 	free(ws->sw_acc);
@@ -233,6 +243,9 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->sw_acc = calloc(ns, sizeof(int32_t));
 	ws->sw_ok = calloc(ns, sizeof(uint32_t));
 	ws->rk_stamp = calloc(c->nracks > 0 ? (size_t)c->nracks : 1, sizeof(uint32_t));
+	ws->bk_stamp = calloc(c->nblocks > 0 ? (size_t)c->nblocks : 1, sizeof(uint32_t));
+	ws->bk_cnt = calloc(c->nblocks > 0 ? (size_t)c->nblocks : 1, sizeof(int32_t));
+	ws->bk_keys = calloc(c->nblocks > 0 ? (size_t)c->nblocks : 1, sizeof(uint64_t));
 	ws->nv_stamp = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, sizeof(uint32_t));
 	ws->nv_acc = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, sizeof(int32_t));
 	ws->nv_gpus = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, sizeof(int32_t));
@@ -252,7 +265,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	    !ws->ptot || !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp ||
 	    !ws->nv_stamp || !ws->nv_acc || !ws->nv_gpus || !ws->nv_split || !ws->isl ||
 	    !ws->nisl || !ws->dom || !ws->scratch || !ws->keys || !ws->sel || !ws->slots ||
-	    !ws->pool || !ws->out)
+	    !ws->pool || !ws->out || !ws->bk_stamp || !ws->bk_cnt || !ws->bk_keys)
 		goto nomem;
 	for (i = 0; i <= (size_t)kmax; i++) {
 		ws->slots[i].nodes = calloc(n, sizeof(int32_t));
@@ -691,6 +704,7 @@ static void next_stamp(gp_search_ws_t *ws)
 	memset(ws->sw_stamp, 0, (size_t)(c->nswitches > 0 ? c->nswitches : 1) * sizeof(uint32_t));
 	memset(ws->rk_stamp, 0, (size_t)(c->nracks > 0 ? c->nracks : 1) * sizeof(uint32_t));
 	memset(ws->nv_stamp, 0, (size_t)(c->nnvl > 0 ? c->nnvl : 1) * sizeof(uint32_t));
+	memset(ws->bk_stamp, 0, (size_t)(c->nblocks > 0 ? c->nblocks : 1) * sizeof(uint32_t));
 	ws->stamp = 2; /* describe() marks counted objects with stamp - 1 */
 }
 
@@ -973,12 +987,102 @@ static int offer(ctx_t *x, gp_score_fn score, void *arg, gp_error_t *err)
 	return 1;
 }
 
+/*
+ * --segment (Slurm's topology/block): the job's seg_nodes nodes in whole
+ * segments of seg nodes, every segment inside one block, from the nodes of
+ * a domain (list or, by_pos, a range of the DFS order).  Blocks are chosen
+ * best fit: the block with the fewest segments that holds all of them, else
+ * the blocks with the most segments first (fewest blocks); inside a block
+ * the nodes with the fewest usable GPUs that hold seg_gpus go first.
+ * Returns the GPUs taken (seg_nodes * seg_gpus, or 0 when the domain
+ * cannot hold the segments).
+ */
+static int32_t segment_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	int32_t i, n = 0, nb = 0, v, b, need = x->seg_nodes / x->seg, best = -1, got = 0;
+
+	for (i = 0; i < nn; i++) {
+		v = by_pos ? c->node_order[nodes[0] + i] : nodes[i];
+		b = c->nodes[v].block;
+		if (ws->usable[v] < x->seg_gpus || ws->taken[v] == ws->stamp || b < 0 ||
+		    b >= c->nblocks)
+			continue;
+		ws->keys[n++] = node_key(ws, v);
+		if (ws->bk_stamp[b] != ws->stamp) {
+			ws->bk_stamp[b] = ws->stamp;
+			ws->bk_cnt[b] = 0;
+			ws->bk_keys[nb++] = (uint64_t)b;
+		}
+		ws->bk_cnt[b]++;
+	}
+	/* segments per block; the tightest block holding them all */
+	for (i = 0; i < nb; i++) {
+		b = (int32_t)ws->bk_keys[i];
+		ws->bk_cnt[b] /= x->seg;
+		if (ws->bk_cnt[b] >= need && (best < 0 || ws->bk_cnt[b] < ws->bk_cnt[best] ||
+		                              (ws->bk_cnt[b] == ws->bk_cnt[best] && b < best)))
+			best = b;
+	}
+	if (best >= 0) {
+		for (i = 0; i < nb; i++)
+			ws->bk_cnt[ws->bk_keys[i]] = 0;
+		ws->bk_cnt[best] = need * x->seg;
+	} else {
+		/* most segments first, lower block index among equals */
+		for (i = 0; i < nb; i++) {
+			b = (int32_t)ws->bk_keys[i];
+			ws->bk_keys[i] = ((uint64_t)(INT32_MAX - ws->bk_cnt[b]) << 32) | (uint32_t)b;
+		}
+		sort_u64(ws->bk_keys, (size_t)nb);
+		for (i = 0; i < nb; i++) {
+			int32_t take;
+
+			b = (int32_t)(ws->bk_keys[i] & 0xffffffffu);
+			take = ws->bk_cnt[b] < need ? ws->bk_cnt[b] : need;
+			need -= take;
+			ws->bk_cnt[b] = take * x->seg; /* from here on: nodes to take */
+		}
+		if (need > 0)
+			return 0;
+	}
+	/* nodes: best fit inside each chosen block */
+	sort_u64(ws->keys, (size_t)n);
+	for (i = 0; i < n; i++) {
+		v = KEY_NODE(ws->keys[i]);
+		b = c->nodes[v].block;
+		if (ws->bk_cnt[b] <= 0)
+			continue;
+		ws->bk_cnt[b]--;
+		take_node(x, v, x->seg_gpus);
+		got += x->seg_gpus;
+	}
+	return got;
+}
+
 /* Select inside one domain; fills the spare slot.  true on success. */
 static bool select_in(ctx_t *x, const domain_t *d)
 {
 	gp_search_ws_t *ws = x->ws;
 	const gp_cluster_t *c = x->c;
 	int32_t R;
+
+	if (x->seg) {
+		int32_t first = 0;
+
+		if (begin_selection(x, &R) < 0)
+			return false;
+		if (d->kind == GP_DOM_SWITCH) {
+			first = c->switches[d->idx].first;
+			R -= segment_list(x, &first, c->switches[d->idx].count, true);
+		} else if (d->kind == GP_DOM_NVL) {
+			R -= segment_list(x, c->nvl[d->idx].nodes, c->nvl[d->idx].nnodes, false);
+		} else {
+			R -= segment_list(x, &first, ws->n, true);
+		}
+		return selection_ok(x, R);
+	}
 
 	if (d->kind == GP_DOM_SWITCH) {
 		if (begin_selection(x, &R) < 0)
@@ -1024,7 +1128,7 @@ static bool select_balanced_in(ctx_t *x, const domain_t *d)
 	int32_t R, first = 0;
 
 	/* ws->nsel: nodes of the best-fit set just made in this domain */
-	if (x->r->gpus_per_node || x->r->nrequired || ws->nsel > BALANCED_MAX_NODES ||
+	if (x->seg || x->r->gpus_per_node || x->r->nrequired || ws->nsel > BALANCED_MAX_NODES ||
 	    begin_selection(x, &R) < 0)
 		return false;
 	if (d->kind == GP_DOM_SWITCH) {
@@ -1199,6 +1303,13 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 	x.min_needed = r->min_nodes > r->nrequired ? r->min_nodes : r->nrequired;
 	if (x.min_needed < 1)
 		x.min_needed = 1;
+	/* --segment applies on a cluster with blocks (Slurm's topology/block)
+	 * and is left to Slurm when the job names its nodes */
+	if (r->segment_nodes > 0 && c->nblocks > 0 && r->nrequired == 0) {
+		x.seg = r->segment_nodes;
+		x.seg_nodes = gp__request_nodes(r);
+		x.seg_gpus = r->gpus / x.seg_nodes;
+	}
 	ws->npool = 0;
 	ws->seq = 0;
 	ws->scratch_top = 0;

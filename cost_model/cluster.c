@@ -38,6 +38,8 @@ void gp_cluster_destroy(gp_cluster_t *c)
 	}
 	for (i = 0; i < c->nnvl; i++)
 		free(c->nvl[i].nodes);
+	for (i = 0; i < c->nblocks; i++)
+		free(c->blocks[i].nodes);
 	for (i = 0; i < c->nracks; i++)
 		free(c->racks[i].nodes);
 	for (i = 0; i < c->nparts; i++)
@@ -55,6 +57,7 @@ void gp_cluster_destroy(gp_cluster_t *c)
 	free(c->node_order);
 	free(c->node_pos);
 	free(c->nvl);
+	free(c->blocks);
 	free(c->racks);
 	free(c->parts);
 	free(c->storage);

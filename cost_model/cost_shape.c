@@ -210,6 +210,7 @@ int gp__cost_shape_build(const gp_cost_shape_t *sh, gp_cluster_t **out, gp_error
 		n->leaf = i / npl;
 		n->rack = -1;
 		n->nvl_domain = sh->nvl_nodes > 0 ? i / sh->nvl_nodes : -1;
+		n->block = -1;
 		n->rails = sh->rails > 0 ? sh->rails : sh->gpus_per_node;
 		n->nic_gbps = sh->nic_gbps > 0 ? sh->nic_gbps : 50.0;
 		n->weight = 1;

@@ -77,6 +77,7 @@ typedef struct gp_node {
 	int32_t leaf;           /* index of the lowest switch listing it, -1 = none */
 	int32_t rack;           /* index into racks, -1 = none */
 	int32_t nvl_domain;     /* cross-node NVLink domain, -1 = none */
+	int32_t block;          /* topology/block base block, -1 = none */
 	int32_t rails;          /* scale-out NICs (rails), gpuplace.conf Rails= */
 	double nic_gbps;        /* per-NIC bandwidth, GB/s */
 	double base_w;          /* node power without GPUs (rack NodeBaseWatts) */
@@ -129,6 +130,22 @@ typedef struct gp_nvl_domain {
 	int32_t ngpus;
 	double gbps_per_gpu;
 } gp_nvl_domain_t;
+
+/* A base block of Slurm's topology/block (topology.conf BlockName=NAME
+ * Nodes=LIST, or a topology.yaml block section), in file order: Slurm
+ * aggregates consecutive blocks into the higher block levels.  Unless
+ * gpuplace.conf says otherwise (NVLinkDomain lines, BlockNVLinkDomains=no)
+ * every block is also a cross-node NVLink domain of the model. */
+typedef struct gp_block {
+	char name[GP_NAME_MAX];
+	int32_t *nodes;
+	int32_t nnodes;
+} gp_block_t;
+
+/* Slurm's limit on block levels (MAX_BLOCK_LEVELS = 16 in
+ * src/plugins/topology/block/block_record.h, 24.05 .. 26.05): an aggregated
+ * block holds at most 2^15 base blocks. */
+#define GP_MAX_BLOCK_LEVELS 16
 
 /* Rack=NAME Nodes=LIST PowerCapKW= CoolingKW= NodeBaseWatts= */
 typedef struct gp_rack {
@@ -245,6 +262,10 @@ struct gp_cluster {
 	int32_t *node_pos;               /* inverse: node index -> position in node_order */
 	gp_fabric_level_t levels[GP_MAX_LEVELS];
 	gp_nvl_domain_t *nvl;        int32_t nnvl;
+	gp_block_t *blocks;          int32_t nblocks;
+	int32_t block_base;              /* base block size in nodes (BlockSizes' first value), 0 = no blocks */
+	uint32_t block_levels;           /* bit L: level of 2^L base blocks that Slurm enforces (bit 0 = the base) */
+	bool tree_from_blocks;           /* the switches are the aggregated block levels */
 	gp_rack_t *racks;            int32_t nracks;
 	gp_partition_t *parts;       int32_t nparts;
 	gp_storage_t *storage;       int32_t nstorage;

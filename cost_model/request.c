@@ -113,6 +113,42 @@ int32_t gp__request_partition(const gp_request_t *r, const gp_cluster_t *c)
 	return -1;
 }
 
+int32_t gp__request_nodes(const gp_request_t *r)
+{
+	if (r->gpus_per_node > 0)
+		return r->gpus % r->gpus_per_node ? 0 : r->gpus / r->gpus_per_node;
+	if (r->min_nodes > 0 && (!r->max_nodes || r->max_nodes == r->min_nodes))
+		return r->min_nodes;
+	return 0;
+}
+
+/* --segment, as sbatch(1) of Slurm 24.05 .. 26.05 states it: the node
+ * count is a multiple of the segment size, which is at most the planning
+ * base block size. */
+static int check_segment(const gp_request_t *r, const gp_cluster_t *c, gp_error_t *err)
+{
+	int32_t n = gp__request_nodes(r);
+
+	if (r->segment_nodes < 0)
+		return gp__errorf(err, GP_EINVAL, "--segment=%d is negative", (int)r->segment_nodes);
+	if (r->segment_nodes == 0 || c->nblocks == 0)
+		return GP_OK; /* no topology/block: Slurm has no segments either */
+	if (n <= 0)
+		return gp__errorf(err, GP_EINVAL, "--segment=%d needs a fixed node count "
+		                  "(--nodes=N or --gpus-per-node)", (int)r->segment_nodes);
+	if (n % r->segment_nodes)
+		return gp__errorf(err, GP_EINVAL, "--segment=%d does not divide the job's %d nodes",
+		                  (int)r->segment_nodes, (int)n);
+	if (r->gpus % n)
+		return gp__errorf(err, GP_EINVAL, "--segment: %d GPUs do not spread evenly over %d "
+		                  "nodes", (int)r->gpus, (int)n);
+	if (r->segment_nodes > c->block_base)
+		return gp__errorf(err, GP_EINVAL, "--segment=%d is larger than the base block size "
+		                  "of %d nodes (BlockSizes)", (int)r->segment_nodes,
+		                  (int)c->block_base);
+	return GP_OK;
+}
+
 int gp__request_check(const gp_request_t *r, const gp_cluster_t *c, gp_error_t *err)
 {
 	int32_t p, i, j, nodes;
@@ -167,6 +203,8 @@ int gp__request_check(const gp_request_t *r, const gp_cluster_t *c, gp_error_t *
 		if (r->excluded[j] < 0 || r->excluded[j] >= c->nnodes)
 			return gp__errorf(err, GP_EINVAL, "--exclude: bad node index %d",
 			                  (int)r->excluded[j]);
+	if (check_segment(r, c, err))
+		return GP_EINVAL;
 	if (r->partition >= c->nparts || r->partition < -1)
 		return gp__errorf(err, GP_EINVAL, "bad partition index %d", (int)r->partition);
 	p = gp__request_partition(r, c);

@@ -94,6 +94,14 @@ typedef struct gp_request {
 	int32_t nexcluded;
 	gp_constraint_t *constraint; /* owned by the request, NULL = none */
 	uint32_t time_limit_min;     /* minutes, 0 = the partition's limit */
+	/* --segment (Slurm 24.05+, topology/block): nodes per segment, 0 =
+	 * none.  On a cluster with blocks every candidate is made of whole
+	 * segments, each inside one block; the job needs a fixed node count
+	 * (gp__request_nodes) that is a multiple of it, no larger segment than
+	 * the base block size, and GPUs spread evenly over its nodes.  Without
+	 * blocks (no topology/block) it has no effect, as in Slurm; with
+	 * --nodelist it is left to Slurm. */
+	int32_t segment_nodes;
 } gp_request_t;
 
 /* Set r to an empty request (1 GPU, any node count, default partition). */
@@ -124,9 +132,15 @@ int gp__request_set_partition(gp_request_t *r, const gp_cluster_t *c, const char
  * Check r against c: positive GPU count, node counts consistent with GPUs
  * and GPUs per node, a node cannot be both required and excluded, the
  * partition exists (or a default one does), the time limit fits the
- * partition.  GP_EINVAL with the detail in err.
+ * partition, --segment as segment_nodes says.  GP_EINVAL with the detail
+ * in err.
  */
 int gp__request_check(const gp_request_t *r, const gp_cluster_t *c, gp_error_t *err);
+
+/* The job's fixed node count: gpus / gpus_per_node when GPUs per node
+ * are given, else min_nodes when max_nodes is 0 or equal; 0 when the
+ * request leaves the node count open. */
+int32_t gp__request_nodes(const gp_request_t *r);
 
 /* The partition r resolves to: its index, or -1 when c has no partitions
  * (every node eligible) or r names none and there is no default. */

@@ -34,7 +34,7 @@
  *
  * A background thread reads the cluster state every GP_REFRESH_S seconds
  * and reloads the configuration when slurm.conf, gpuplace.conf,
- * topology.conf or gres.conf changes (so an edit takes effect with or
+ * topology.conf, topology.yaml or gres.conf changes (so an edit takes effect with or
  * without `scontrol reconfigure`); a configuration that fails to load is
  * logged with file, line and key, and the last good one is kept.
  * job_submit never waits for a load or a network answer: it takes
@@ -69,6 +69,7 @@
 
 #include "slurm_alloc.h"
 #include "decide.h"
+#include "job_segment.h"
 #include "live_state.h"
 #include "model.h"
 #include "cost.h"
@@ -100,13 +101,15 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
                                    * after a newer state snapshot */
 #define GP_LEDGER_MAX 4096
 #define GP_HINTS_MAX 1024
+/* slurm.conf, gpuplace.conf, topology.conf, gres.conf, topology.yaml */
+#define GP_NWATCHED 5
 
 /* One loaded configuration; immutable, shared by reference count. */
 struct gp_conf {
 	unsigned refs;                /* under conf_lock */
 	gp_cluster_t *cluster;
 	gp_policy_t policy;
-	struct timespec mtime[4];     /* of the files it was loaded from (watched[]) */
+	struct timespec mtime[GP_NWATCHED]; /* of the files it was loaded from (watched[]) */
 	gp_poller_t *poller;          /* telemetry sources of gpuplace.conf, or NULL */
 	struct gp_conf *next_dead;    /* graveyard link (conf_put) */
 };
@@ -273,13 +276,14 @@ static bool same_time(struct timespec a, struct timespec b)
 
 /* The files whose change triggers a reload (an Include'd file does not:
  * touch gpuplace.conf after editing one). */
-static const char *const watched[4] = { "slurm.conf", "gpuplace.conf", "topology.conf", "gres.conf" };
+static const char *const watched[GP_NWATCHED] = { "slurm.conf", "gpuplace.conf", "topology.conf",
+						  "gres.conf", "topology.yaml" };
 
-static void watched_mtimes(struct timespec out[4])
+static void watched_mtimes(struct timespec out[GP_NWATCHED])
 {
 	int i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < GP_NWATCHED; i++)
 		out[i] = mtime_of(conf_dir, watched[i]);
 }
 
@@ -318,16 +322,16 @@ static struct gp_conf *conf_load(gp_error_t *err)
 /* Reload when a watched file changed since the current configuration was
  * loaded; a failed load is logged once per change (failed[] holds the
  * times that failed) and the last good configuration stays. */
-static void reload_if_changed(struct timespec failed[4])
+static void reload_if_changed(struct timespec failed[GP_NWATCHED])
 {
-	struct timespec now[4];
+	struct timespec now[GP_NWATCHED];
 	struct gp_conf *cur = conf_get(), *next;
 	bool changed = !cur, had = cur != NULL, seen = true;
 	gp_error_t err;
 	int i;
 
 	watched_mtimes(now);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < GP_NWATCHED; i++) {
 		if (cur && !same_time(cur->mtime[i], now[i]))
 			changed = true;
 		if (!same_time(failed[i], now[i]))
@@ -347,7 +351,7 @@ static void reload_if_changed(struct timespec failed[4])
 	           conf_dir, gp_cluster_node_count(next->cluster),
 	           gp_cluster_gpu_count(next->cluster), next->policy.name);
 	conf_publish(next);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < GP_NWATCHED; i++)
 		failed[i].tv_sec = -1;
 }
 
@@ -400,7 +404,8 @@ static void refresh_state(gp_live_t *lv, unsigned *failures)
 
 static void *reload_main(void *arg)
 {
-	struct timespec failed[4] = { { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 } };
+	struct timespec failed[GP_NWATCHED] = { { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 },
+						{ -1, 0 } };
 	bool live = in_slurmctld();
 	unsigned failures = 0;
 	gp_live_t lv;
@@ -774,6 +779,9 @@ static int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_requ
 	r->max_nodes = j->max_nodes == NO_VAL || j->max_nodes == 0 ? 0 : (int32_t)j->max_nodes;
 	r->exclusive = j->shared == 0; /* --exclusive */
 	r->time_limit_min = j->time_limit == NO_VAL || j->time_limit == INFINITE ? 0 : j->time_limit;
+	/* --segment stays in the job as given: candidates are made of whole
+	 * segments so that Slurm can start the set gpuplace pins */
+	r->segment_nodes = (int32_t)gp_job_segment(j);
 	if (j->partition && strchr(j->partition, ',')) {
 		snprintf(why, len, "several partitions are left to Slurm");
 		return 0;
@@ -819,15 +827,19 @@ static void env_num(job_desc_msg_t *j, const char *name, int digits, double v)
 	env_set(j, name, buf);
 }
 
-static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d)
+/* pin: false when Slurm would refuse the pinned set (gp_job_segment_pin_ok);
+ * the decision is then recorded and the placement left to Slurm. */
+static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d, bool pin)
 {
 	const gp_scored_t *best = d->ncands ? &d->cands[0] : NULL;
 	char comment[1024], *list = NULL;
 	int n = 0;
 
 	if (d->kind == GP_DECIDE_PIN && best && (list = gp__scored_nodelist(c, best))) {
-		slurm_xfree((void **)&j->req_nodes);
-		j->req_nodes = slurm_xstrdup(list);
+		if (pin) {
+			slurm_xfree((void **)&j->req_nodes);
+			j->req_nodes = slurm_xstrdup(list);
+		}
 	} else if (d->kind == GP_DECIDE_CONSTRAIN && *d->features) {
 		char *old = j->features;
 
@@ -843,7 +855,9 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 	}
 	n = snprintf(comment, sizeof(comment), "gpuplace: %s", gp__decision_kind_name(d->kind));
 	if (list)
-		n += snprintf(comment + n, sizeof(comment) - (size_t)n, " %s", list);
+		n += snprintf(comment + n, sizeof(comment) - (size_t)n, " %s%s", list,
+		              pin ? "" : " not pinned (this Slurm takes no required nodes "
+		                         "with several --segment segments)");
 	else if (d->kind == GP_DECIDE_CONSTRAIN && *d->features)
 		n += snprintf(comment + n, sizeof(comment) - (size_t)n, " %s", d->features);
 	if (best && n < (int)sizeof(comment))
@@ -900,6 +914,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	gp_decision_t d;
 	gp_error_t err;
 	int found, rc = SLURM_SUCCESS, want;
+	bool pin;
 
 	if (!job_desc)
 		return SLURM_SUCCESS;
@@ -973,7 +988,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		snap_put(sn);
 		goto out;
 	}
-	if (d.kind == GP_DECIDE_PIN && d.ncands > 0)
+	pin = gp_job_segment_pin_ok(job_desc, gp__request_nodes(&r));
+	if (d.kind == GP_DECIDE_PIN && d.ncands > 0 && pin)
 		ledger_add(&d.cands[0]);
 	if (d.kind != GP_DECIDE_REJECT)
 		booking_add(&d, r.time_limit_min, (int64_t)time(NULL));
@@ -984,7 +1000,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		slurm_info("gpuplace: rejected a job of uid %u: %s", submit_uid, d.reason);
 		rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	} else {
-		apply(job_desc, c->cluster, &d);
+		apply(job_desc, c->cluster, &d, pin);
 		slurm_info("gpuplace: uid %u, %d GPUs: %s", submit_uid, r.gpus, job_desc->admin_comment);
 		rc = SLURM_SUCCESS;
 	}

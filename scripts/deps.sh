@@ -4,7 +4,7 @@
 # those that are missing (idempotent; needs root when something is missing).
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config
-libjson-c-dev libcurl4-openssl-dev libhwloc-dev hwloc libcmocka-dev
+libjson-c-dev libyaml-dev libcurl4-openssl-dev libhwloc-dev hwloc libcmocka-dev
 libslurm-dev slurmctld slurmd slurm-client munge
 valgrind gnuplot-nox procps iproute2 ca-certificates bc"
 missing=""

@@ -2,9 +2,10 @@
 /*
  * fuzz_conf.c - feed arbitrary bytes to the configuration loaders.
  *
- * Each input is written in turn as gpuplace.conf, slurm.conf, topology.conf
- * and gres.conf of a temporary conf dir whose other files are a fixed small
- * valid cluster, and loaded with gp_cluster_load_conf_dir().  A load must
+ * Each input is written in turn as gpuplace.conf, slurm.conf, topology.conf,
+ * gres.conf and topology.yaml (which is otherwise absent) of a temporary
+ * conf dir whose other files are a fixed small valid cluster, and loaded
+ * with gp_cluster_load_conf_dir().  A load must
  * either succeed or fail with GP_ECONFIG / GP_ENOMEM and an error text that
  * names a file; nothing may crash, hang or leak (run under valgrind or
  * ASan).  Built with tests/fuzz_driver.c for make check, or with
@@ -52,6 +53,8 @@ static void cleanup(void)
 		snprintf(path, sizeof(path), "%s/%s", dir, base[i][0]);
 		unlink(path);
 	}
+	snprintf(path, sizeof(path), "%s/topology.yaml", dir);
+	unlink(path);
 	rmdir(dir);
 }
 
@@ -83,12 +86,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (put(base[i][0], base[i][1], strlen(base[i][1])))
 				abort();
 	}
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		gp_cluster_t *c = (gp_cluster_t *)1;
 		gp_error_t err = { { 0 } };
 		int rc;
 
-		if (put(base[i][0], data, size))
+		if (put(i < 4 ? base[i][0] : "topology.yaml", data, size))
 			abort();
 		rc = gp_cluster_load_conf_dir(dir, &c, &err);
 		if (rc == GP_OK) {
@@ -104,8 +107,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fprintf(stderr, "bad failure: rc %d: %s\n", rc, err.text);
 			abort();
 		}
-		if (put(base[i][0], base[i][1], strlen(base[i][1])))
+		if (i == 4) {
+			char path[512];
+
+			snprintf(path, sizeof(path), "%s/topology.yaml", dir);
+			if (unlink(path))
+				abort();
+		} else if (put(base[i][0], base[i][1], strlen(base[i][1]))) {
 			abort();
+		}
 	}
 	return 0;
 }

@@ -11,7 +11,7 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 no() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$t/out" "$t/err" 2>/dev/null | head -n 20; }
 run() { "$@" >"$t/out" 2>"$t/err"; echo $? >"$t/rc"; }
-echo "1..11"
+echo "1..14"
 
 run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=64,tp=8,pp=2,params=70e9,step_s=2
 if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '^nodes:    dgx\[001-008\]' "$t/out" &&
@@ -73,3 +73,17 @@ if [ "$(cat "$t/rc")" = 0 ] && grep -q "the NodeName lines of the site's slurm.c
 	[ "$(grep -c '^NodeName=' "$t/out")" = 16 ]; then
 	ok "gpuplace conf from a JSON model: one line per rack with its domain features"
 else no "conf from JSON"; fi
+
+# --segment (sbatch, Slurm 24.05+) on the topology/block example
+run "$g" place --conf-dir "$s/etc/nvl72-gb200" --job gpus=96,gpus_per_node=4 --segment 6
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN$' "$t/out" && grep -q '^nodes:    gb\[001-024\]$' "$t/out"; then
+	ok "--segment 6: 24 nodes in whole 6-node segments, a full block and one segment of the next"
+else no "place --segment"; fi
+run "$g" place --conf-dir "$s/etc/nvl72-gb200" --job gpus=32,gpus_per_node=4 --segment 3
+if [ "$(cat "$t/rc")" = 2 ] && grep -q "segment=3 does not divide the job's 8 nodes" "$t/err"; then
+	ok "a segment that does not divide the node count is named"
+else no "place --segment 3"; fi
+run "$g" place --conf-dir "$s/etc/nvl72-gb200" --job gpus=144,gpus_per_node=4 --segment 36
+if [ "$(cat "$t/rc")" = 2 ] && grep -q "segment=36 is larger than the base block size of 18 nodes" "$t/err"; then
+	ok "a segment larger than the base block is named"
+else no "place --segment 36"; fi

@@ -1041,6 +1041,170 @@ static void test_randomized(void **state)
 	assert_true(feasible >= 50 && valid - feasible >= 50);
 }
 
+/* ---- --segment: whole segments inside one block ---------------------------- */
+
+/* Blocks of per consecutive nodes (Slurm's topology/block, base = per). */
+static void add_blocks(gp_cluster_t *c, int per)
+{
+	gp_error_t err;
+	int32_t b, i, nb = (c->nnodes + per - 1) / per;
+
+	c->blocks = calloc((size_t)nb, sizeof(*c->blocks));
+	assert_non_null(c->blocks);
+	c->nblocks = nb;
+	for (b = 0; b < nb; b++) {
+		gp_block_t *k = &c->blocks[b];
+
+		snprintf(k->name, sizeof(k->name), "b%d", (int)b);
+		k->nodes = calloc((size_t)per, sizeof(*k->nodes));
+		assert_non_null(k->nodes);
+		for (i = b * per; i < c->nnodes && i < (b + 1) * per; i++)
+			k->nodes[k->nnodes++] = i;
+	}
+	c->block_base = per;
+	c->block_levels = 1;
+	if (gp__cluster_finish(c, &err))
+		fail_msg("%s", err.text);
+}
+
+/* Every block holds a multiple of seg of the candidate's nodes, and every
+ * node gets the same GPUs. */
+static void check_segments(const gp_cluster_t *c, const gp_candidate_t *cd, int seg, int nodes)
+{
+	int32_t per[64] = { 0 }, i;
+
+	assert_int_equal(cd->nnodes, nodes);
+	for (i = 0; i < cd->nnodes; i++) {
+		assert_true(c->nodes[cd->nodes[i]].block >= 0);
+		per[c->nodes[cd->nodes[i]].block]++;
+		assert_int_equal(__builtin_popcount(cd->gpu_mask[i]), cd->ngpus / nodes);
+	}
+	for (i = 0; i < c->nblocks; i++)
+		if (per[i] % seg)
+			fail_msg("block %d holds %d nodes of a --segment=%d set", (int)i, (int)per[i], seg);
+}
+
+static void test_segments(void **state)
+{
+	/* 12 nodes of 4 GPUs on one leaf, blocks b0 = n0-3, b1 = n4-7, b2 = n8-11;
+	 * busy: n0, n1 (b0 has 2 free nodes), n8 (b2 has 3), b1 all free */
+	fx_params_t p = {.nnodes = 12, .gpus = 4, .nodes_per_leaf = 12};
+	static const struct {
+		const char *name;
+		int gpus, seg;
+		int first[6]; /* the best candidate's nodes */
+	} rows[] = {
+	    {"2 segments of 2: the one block that holds both, the tightest", 16, 2, {4, 5, 6, 7}},
+	    {"1 segment of 4: the only block with 4 free nodes", 16, 4, {4, 5, 6, 7}},
+	    {"3 segments of 2: most segments first, then the lower block", 24, 2, {2, 3, 4, 5, 6, 7}},
+	    {"6 segments of 1: any free node", 24, 1, {4, 5, 6, 7, 9, 10}},
+	};
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_search_ws_t *ws;
+	gp_error_t err;
+	gp_request_t r;
+	const gp_candidate_t *cd;
+	size_t i;
+	int n, j, k;
+
+	(void)state;
+	c = build(&p);
+	add_blocks(c, 4);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	s->alloc_mask[0] = s->alloc_mask[1] = s->alloc_mask[8] = 0xf;
+	assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int nodes = rows[i].gpus / 4;
+
+		gp__request_init(&r);
+		r.gpus = rows[i].gpus;
+		r.gpus_per_node = 4;
+		r.segment_nodes = rows[i].seg;
+		if (search(c, s, &r, ws, &cd, &n, &err))
+			fail_msg("%s: %s", rows[i].name, err.text);
+		for (k = 0; k < n; k++)
+			check_segments(c, &cd[k], rows[i].seg, nodes);
+		for (j = 0; j < nodes; j++)
+			if (cd[0].nodes[j] != rows[i].first[j])
+				fail_msg("%s: node %d of the best set is n%d, not n%d", rows[i].name, j,
+				         (int)cd[0].nodes[j], rows[i].first[j]);
+		gp__request_clear(&r);
+	}
+	/* 4 nodes in one segment: with n5 busy no block has 4 free nodes, though
+	 * 8 free nodes remain (without --segment the job fits) */
+	s->alloc_mask[5] = 0xf;
+	gp__request_init(&r);
+	r.gpus = 16;
+	r.gpus_per_node = 4;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	r.segment_nodes = 4;
+	assert_int_equal(gp__candidates_search(c, s, &r, 8, NULL, NULL, ws, &cd, &n, &err),
+	                 GP_ENOFIT);
+	/* --nodes=4 --gpus=16 gives the node count too */
+	r.gpus_per_node = 0;
+	r.min_nodes = r.max_nodes = 4;
+	r.segment_nodes = 2;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	check_segments(c, &cd[0], 2, 4);
+	gp__request_clear(&r);
+	gp__search_ws_destroy(ws);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
+/* What sbatch(1) requires of --segment, as errors of the request. */
+static void test_segment_errors(void **state)
+{
+	fx_params_t p = {.nnodes = 12, .gpus = 4, .nodes_per_leaf = 12};
+	static const struct {
+		int gpus, gpn, min, max, seg;
+		const char *msg;
+	} rows[] = {
+	    {16, 4, 0, 0, 3, "--segment=3 does not divide the job's 4 nodes"},
+	    {32, 4, 0, 0, 8, "--segment=8 is larger than the base block size of 4 nodes (BlockSizes)"},
+	    {16, 0, 2, 4, 2, "--segment=2 needs a fixed node count (--nodes=N or --gpus-per-node)"},
+	    {15, 0, 4, 4, 2, "--segment: 15 GPUs do not spread evenly over 4 nodes"},
+	    {16, 4, 0, 0, -1, "--segment=-1 is negative"},
+	};
+	gp_cluster_t *c;
+	gp_error_t err;
+	size_t i;
+
+	(void)state;
+	c = build(&p);
+	add_blocks(c, 4);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		gp_request_t r;
+
+		gp__request_init(&r);
+		r.gpus = rows[i].gpus;
+		r.gpus_per_node = rows[i].gpn;
+		r.min_nodes = rows[i].min;
+		r.max_nodes = rows[i].max;
+		r.segment_nodes = rows[i].seg;
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(gp__request_check(&r, c, &err), GP_EINVAL);
+		if (!strstr(err.text, rows[i].msg))
+			fail_msg("row %zu: '%s', want '%s'", i, err.text, rows[i].msg);
+	}
+	/* without blocks (no topology/block) --segment has no effect */
+	for (i = 0; i < (size_t)c->nnodes; i++)
+		c->nodes[i].block = -1;
+	c->nblocks = 0;
+	{
+		gp_request_t r;
+
+		gp__request_init(&r);
+		r.gpus = 16;
+		r.gpus_per_node = 4;
+		r.segment_nodes = 3;
+		assert_int_equal(gp__request_check(&r, c, &err), GP_OK);
+	}
+	c->nblocks = (c->nnodes + 3) / 4;
+	gp_cluster_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1058,6 +1222,8 @@ int main(void)
 	    cmocka_unit_test(test_scoring),
 	    cmocka_unit_test(test_enofit_reasons),
 	    cmocka_unit_test(test_randomized),
+	    cmocka_unit_test(test_segments),
+	    cmocka_unit_test(test_segment_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

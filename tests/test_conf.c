@@ -54,7 +54,7 @@ static int setup_tmp(void **state)
 static int teardown_tmp(void **state)
 {
 	static const char *names[] = { "slurm.conf", "topology.conf", "gres.conf",
-		                       "gpuplace.conf", "extra.conf" };
+		                       "gpuplace.conf", "extra.conf", "topology.yaml" };
 	char path[512];
 	size_t i;
 
@@ -84,6 +84,7 @@ static const char *base_gpuplace =
 	"Rack=r2 Nodes=n[3-4] PowerCapKW=10\n";
 
 #define KEEP ((const char *)1) /* table: use the base text */
+#define PROFILE "GpuProfile=h100 TFLOPS=989 HBMGBps=3350 NVLinkGBps=450 TDPWatts=700 IdleWatts=70\n"
 
 typedef struct conf_set {
 	const char *slurm, *topology, *gres, *gpuplace, *extra;
@@ -96,6 +97,7 @@ static void write_set(const conf_set_t *s)
 	write_file(tmpdir, "gres.conf", s->gres == KEEP ? base_gres : s->gres);
 	write_file(tmpdir, "gpuplace.conf", s->gpuplace == KEEP ? base_gpuplace : s->gpuplace);
 	write_file(tmpdir, "extra.conf", s->extra == KEEP ? NULL : s->extra);
+	write_file(tmpdir, "topology.yaml", NULL);
 }
 
 static gp_cluster_t *load_set(const conf_set_t *s)
@@ -459,6 +461,183 @@ static void test_slurm_values(void **state)
 	}
 }
 
+/* ---- topology/block and topology.yaml ------------------------------------ */
+
+static gp_cluster_t *load_data(const char *sub)
+{
+	char dir[512];
+	gp_cluster_t *c = NULL;
+	gp_error_t err = { { 0 } };
+
+	snprintf(dir, sizeof(dir), "%s/tests/data/conf/%s", GP_SRCDIR, sub);
+	if (gp_cluster_load_conf_dir(dir, &c, &err))
+		fail_msg("%s: %s", dir, err.text);
+	return c;
+}
+
+static int32_t find_nvl(const gp_cluster_t *c, const char *name)
+{
+	int32_t i;
+
+	for (i = 0; i < c->nnvl; i++)
+		if (!strcmp(c->nvl[i].name, name))
+			return i;
+	return -1;
+}
+
+/* tests/data/conf/block: 5 blocks of 2 nodes, BlockSizes=2,4,8. */
+static void test_block_conf(void **state)
+{
+	gp_cluster_t *c = load_data("block");
+	int32_t i, s;
+
+	assert_int_equal(c->nblocks, 5);
+	assert_int_equal(c->block_base, 2);
+	assert_int_equal(c->block_levels, 0x7); /* 1, 2 and 4 blocks */
+	/* every block is an NVLink domain with the profile's bandwidth */
+	assert_int_equal(c->nnvl, 5);
+	for (i = 0; i < c->nnodes; i++) {
+		assert_int_equal(c->nodes[i].block, i / 2);
+		assert_int_equal(c->nodes[i].nvl_domain, i / 2);
+	}
+	assert_string_equal(c->nvl[2].name, "b3"); /* a continued, lower-case line */
+	assert_int_equal(c->nvl[2].nnodes, 2);
+	assert_int_equal(c->nvl[2].ngpus, 8);
+	assert_true(c->nvl[2].gbps_per_gpu == 900.0);
+	/* the aggregated levels are the tree: pairs, then four blocks; the
+	 * 5th block is a trailing partial group Slurm drops, so it stands
+	 * alone and the top is a disconnected forest */
+	assert_true(c->tree_from_blocks);
+	assert_int_equal(c->nswitches, 5);
+	s = find_switch(c, "b1-b2");
+	assert_true(s >= 0);
+	assert_int_equal(c->nodes[0].leaf, s);
+	assert_string_equal(c->switches[c->switches[s].parent].name, "b1-b4");
+	assert_string_equal(c->switches[c->nodes[8].leaf].name, "b5");
+	assert_string_equal(c->switches[c->root].name, "(top)");
+	assert_true(c->switches[c->root].disconnected);
+	assert_int_equal(c->nlevels, 3);
+	check_tree(c);
+	assert_int_equal(gp_cluster_warning_count(c), 0);
+	gp_cluster_destroy(c);
+}
+
+/* tests/data/conf/yaml: a tree and a block topology, topology.conf beside. */
+static void test_topology_yaml(void **state)
+{
+	gp_cluster_t *c = load_data("yaml");
+
+	assert_int_equal(find_switch(c, "ignored"), -1);
+	assert_int_equal(c->nswitches, 3);
+	assert_string_equal(c->switches[c->root].name, "top");
+	assert_false(c->tree_from_blocks);
+	assert_string_equal(c->switches[c->nodes[4].leaf].name, "leaf2");
+	check_tree(c);
+	assert_int_equal(c->nblocks, 4);
+	assert_int_equal(c->block_base, 2);
+	assert_int_equal(c->block_levels, 0x3);
+	assert_int_equal(c->nnvl, 4);
+	assert_int_equal(find_nvl(c, "nvlD"), 3);
+	assert_int_equal(c->nodes[7].nvl_domain, 3);
+	assert_int_equal(c->nvl[3].nnodes, 2);
+	assert_true(has_warning(c, "topology.conf is ignored (as Slurm 25.05+ ignores it)"));
+	assert_true(has_warning(c, "topology.yaml:28: topology: 'plain' (flat) is not modelled"));
+	gp_cluster_destroy(c);
+}
+
+/* An empty block_sizes list means Slurm's default levels, as no BlockSizes
+ * does; block_sizes may also be a comma-separated string. */
+static void test_yaml_block_sizes(void **state)
+{
+	static const struct {
+		const char *sizes;
+		uint32_t levels;
+		int32_t base;
+	} rows[] = { { "[]", 0x7, 1 }, { "\"1,4\"", 0x5, 1 }, { "[1, 2]", 0x3, 1 } };
+	conf_set_t base = { KEEP, NULL, KEEP, KEEP, KEEP };
+	char yaml[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		gp_cluster_t *c;
+
+		snprintf(yaml, sizeof(yaml),
+		         "- topology: b\n  block:\n    block_sizes: %s\n    blocks:\n"
+		         "      - {block: b1, nodes: n1}\n      - {block: b2, nodes: n2}\n"
+		         "      - {block: b3, nodes: n3}\n      - {block: b4, nodes: n4}\n",
+		         rows[i].sizes);
+		write_set(&base);
+		write_file(tmpdir, "topology.yaml", yaml);
+		c = (gp_cluster_t *)1;
+		{
+			gp_error_t err = { { 0 } };
+
+			if (gp_cluster_load_conf_dir(tmpdir, &c, &err))
+				fail_msg("block_sizes: %s: %s", rows[i].sizes, err.text);
+		}
+		assert_int_equal(c->nblocks, 4);
+		assert_int_equal(c->block_base, rows[i].base);
+		assert_int_equal(c->block_levels, rows[i].levels);
+		gp_cluster_destroy(c);
+	}
+	write_file(tmpdir, "topology.yaml", NULL);
+}
+
+/* Slurm's block rules and gpuplace.conf's say over blocks, on the base
+ * 4-node set (one row each). */
+static void test_block_rules(void **state)
+{
+	static const struct {
+		const char *what, *topology, *gpuplace;
+		int32_t nblocks, base, nnvl, nswitches;
+		uint32_t levels;
+		const char *warning;
+	} rows[] = {
+		{ "no BlockSizes: levels of 1-16 blocks up to the first holding all", "BlockName=b1 Nodes=n1\nBlockName=b2 Nodes=n2\n"
+		  "BlockName=b3 Nodes=n3\nBlockName=b4 Nodes=n4\n", NULL, 4, 1, 4, 3, 0x7, NULL },
+		{ "levels above all blocks dropped", "BlockName=b1 Nodes=n1\nBlockName=b2 Nodes=n2\n"
+		  "BlockName=b3 Nodes=n3\nBlockName=b4 Nodes=n4\nBlockSizes=1,2,4,8,16\n", NULL,
+		  4, 1, 4, 3, 0x7, NULL },
+		{ "BlockLevels of Slurm 23.11", "BlockName=b1 Nodes=n1\nBlockName=b2 Nodes=n2\n"
+		  "BlockName=b3 Nodes=n3\nBlockName=b4 Nodes=n4\nBlockLevels=0,2\n", NULL,
+		  4, 1, 4, 1, 0x5, NULL },
+		{ "a block larger than the base", "BlockName=b1 Nodes=n[1-3]\nBlockName=b2 Nodes=n4\n"
+		  "BlockSizes=1,2\n", NULL, 2, 1, 2, 1, 0x3, NULL },
+		{ "BlockNVLinkDomains=no", "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-4]\n",
+		  "BlockNVLinkDomains=no\n", 2, 2, 0, 1, 0x3, NULL },
+		{ "NVLinkDomain lines replace blocks",
+		  "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-4]\n",
+		  "NVLinkDomain=all Nodes=n[1-4]\n", 2, 2, 1, 1, 0x3,
+		  "gpuplace.conf:3: NVLinkDomain: the NVLinkDomain lines of gpuplace.conf replace the "
+		  "2 blocks of " },
+		{ "a node in no block", "BlockName=b1 Nodes=n1\nBlockName=b2 Nodes=n2\n"
+		  "BlockName=b3 Nodes=n3\n", NULL, 3, 1, 3, 2, 0x7,
+		  "topology.conf: 1 node is in no block (first: 'n4')" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char gpp[1024];
+		conf_set_t set = { KEEP, rows[i].topology, KEEP, gpp, KEEP };
+		gp_cluster_t *c;
+
+		snprintf(gpp, sizeof(gpp), "%s%s", PROFILE "FabricLevel=0 LinkGBps=50\n",
+		         rows[i].gpuplace ? rows[i].gpuplace : "");
+		print_message("# %s\n", rows[i].what);
+		c = load_set(&set);
+		assert_int_equal(c->nblocks, rows[i].nblocks);
+		assert_int_equal(c->block_base, rows[i].base);
+		assert_int_equal(c->block_levels, rows[i].levels);
+		assert_int_equal(c->nnvl, rows[i].nnvl);
+		assert_int_equal(c->nswitches, rows[i].nswitches);
+		if (rows[i].warning && !has_warning(c, rows[i].warning))
+			fail_msg("%s: no warning '%s'", rows[i].what, rows[i].warning);
+		if (!rows[i].warning)
+			assert_int_equal(gp_cluster_warning_count(c), 0);
+		gp_cluster_destroy(c);
+	}
+}
+
 /* ---- errors: one row each --------------------------------------------------- */
 
 typedef struct err_case {
@@ -467,7 +646,6 @@ typedef struct err_case {
 	const char *msg; /* expected substring, after "<tmpdir>/" */
 } err_case_t;
 
-#define PROFILE "GpuProfile=h100 TFLOPS=989 HBMGBps=3350 NVLinkGBps=450 TDPWatts=700 IdleWatts=70\n"
 
 static const err_case_t err_cases[] = {
 	{ "unknown key", { KEEP, KEEP, KEEP, PROFILE "Bogus=1\n", KEEP },
@@ -589,7 +767,135 @@ static const err_case_t err_cases[] = {
 	  "extra.conf:2: PowerCapKW: required key missing (Rack 'r1')" },
 	{ "Include of itself", { KEEP, KEEP, KEEP, "Include gpuplace.conf\n", KEEP },
 	  "gpuplace.conf:1: Include: 'gpuplace.conf' nested more than 16 deep" },
+	/* topology/block (topology.conf(5)) */
+	{ "block without Nodes", { KEEP, "BlockName=b1\n", KEEP, KEEP, KEEP },
+	  "topology.conf:1: Nodes: required key missing (block 'b1')" },
+	{ "unknown key on a block line", { KEEP, "BlockName=b1 Nodes=n[1-4] Switches=s1\n", KEEP, KEEP, KEEP },
+	  "topology.conf:1: Switches: unknown key" },
+	{ "tree and block lines in one file",
+	  { KEEP, "SwitchName=s1 Nodes=n[1-4]\nBlockName=b1 Nodes=n[1-4]\n", KEEP, KEEP, KEEP },
+	  "topology.conf:2: BlockName: topology/tree (SwitchName) and topology/block (BlockName) "
+	  "lines in one file (the other kind at line 1); Slurm's TopologyPlugin reads one kind" },
+	{ "duplicate block",
+	  { KEEP, "BlockName=b1 Nodes=n[1-2]\nBlockName=b1 Nodes=n[3-4]\n", KEEP, KEEP, KEEP },
+	  "topology.conf:2: BlockName: duplicate block 'b1' (first at " },
+	{ "node in two blocks",
+	  { KEEP, "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[2-3]\n", KEEP, KEEP, KEEP },
+	  "topology.conf:2: Nodes: node 'n2' is already in block 'b1' (" },
+	{ "unknown node in a block", { KEEP, "BlockName=b1 Nodes=n[1-9]\n", KEEP, KEEP, KEEP },
+	  "topology.conf:1: Nodes: unknown node 'n5'" },
+	{ "block below the base size",
+	  { KEEP, "BlockName=b1 Nodes=n[1-3]\nBlockName=b2 Nodes=n4\n", KEEP, KEEP, KEEP },
+	  "topology.conf:2: BlockName: block 'b2' has 1 node, fewer than the base block size 3" },
+	{ "BlockSizes not a multiple of the base",
+	  { KEEP, "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-4]\nBlockSizes=2,3\n", KEEP, KEEP, KEEP },
+	  "topology.conf:3: BlockSizes: '3' is not a multiple of the base block size 2" },
+	{ "BlockSizes not a power of two",
+	  { KEEP, "BlockName=b1 Nodes=n1\nBlockSizes=1,3\nBlockName=b2 Nodes=n2\n", KEEP, KEEP, KEEP },
+	  "topology.conf:2: BlockSizes: '3' is not the base block size 1 times a power of two up to 2^15" },
+	{ "BlockSizes not increasing",
+	  { KEEP, "BlockName=b1 Nodes=n[1-4]\nBlockSizes=2,2\n", KEEP, KEEP, KEEP },
+	  "topology.conf:2: BlockSizes: '2' is not larger than the size before it (2)" },
+	{ "BlockSizes not a number", { KEEP, "BlockName=b1 Nodes=n[1-4]\nBlockSizes=2,x\n", KEEP, KEEP, KEEP },
+	  "topology.conf:2: BlockSizes: 'x' is not a number" },
+	{ "BlockSizes given twice",
+	  { KEEP, "BlockSizes=1\nBlockName=b1 Nodes=n[1-4]\nBlockSizes=2\n", KEEP, KEEP, KEEP },
+	  "topology.conf:3: BlockSizes: BlockSizes given twice (first at " },
+	{ "BlockSizes without blocks", { KEEP, "BlockSizes=4\n", KEEP, KEEP, KEEP },
+	  "topology.conf:1: BlockSizes: given without blocks" },
+	{ "BlockLevels of Slurm 23.11 out of range",
+	  { KEEP, "BlockName=b1 Nodes=n[1-4]\nBlockLevels=0-16\n", KEEP, KEEP, KEEP },
+	  "topology.conf:2: BlockLevels: '0-16' is not a list of levels 0-15 (e.g. 0-1,3)" },
+	{ "BlockNVLinkDomains not yes or no",
+	  { KEEP, "BlockName=b1 Nodes=n[1-4]\n", KEEP, "BlockNVLinkDomains=maybe\n", KEEP },
+	  "gpuplace.conf:1: BlockNVLinkDomains: 'maybe' is not yes or no" },
+	{ "BlockNVLinkDomains=yes with NVLinkDomain lines",
+	  { KEEP, "BlockName=b1 Nodes=n[1-4]\n", KEEP,
+	    "BlockNVLinkDomains=yes\nNVLinkDomain=d Nodes=n[1-2]\n", KEEP },
+	  "gpuplace.conf:1: BlockNVLinkDomains: 'yes' but gpuplace.conf has NVLinkDomain lines (" },
 };
+
+/* topology.yaml rows: the base files (topology.conf, ignored, included)
+ * and this topology.yaml. */
+typedef struct yaml_case {
+	const char *what;
+	const char *yaml;
+	const char *msg;
+} yaml_case_t;
+
+static const yaml_case_t yaml_cases[] = {
+	{ "YAML syntax", "- topology: t\n  tree: [\n",
+	  "topology.yaml:3: (yaml): did not find expected node content" },
+	{ "YAML not a list of topologies", "topology: t\n",
+	  "topology.yaml:1: topology: expected a list" },
+	{ "YAML unknown topology key",
+	  "- topology: t\n  colour: red\n  flat: true\n",
+	  "topology.yaml:2: colour: unknown key" },
+	{ "YAML topology without a name", "- flat: true\n",
+	  "topology.yaml:1: topology: required key missing" },
+	{ "YAML topology without a type",
+	  "- topology: t\n  cluster_default: true\n",
+	  "topology.yaml:1: topology: topology 't' has none of tree, block, flat, ring, torus3d" },
+	{ "YAML topology of two types",
+	  "- topology: t\n  flat: true\n  tree:\n    switches: []\n",
+	  "topology.yaml:3: tree: topology 't' is already of type flat" },
+	{ "YAML cluster_default not a boolean",
+	  "- topology: t\n  cluster_default: often\n  flat: true\n",
+	  "topology.yaml:2: cluster_default: 'often' is not true or false" },
+	{ "YAML unknown node under a switch",
+	  "- topology: t\n  tree:\n    switches:\n      - switch: s1\n        nodes: n[1-5]\n",
+	  "topology.yaml:5: nodes: unknown node 'n5'" },
+	{ "YAML node missing from the tree",
+	  "- topology: t\n  tree:\n    switches:\n      - switch: s1\n        nodes: n[1-3]\n",
+	  "slurm.conf:3: NodeName: node 'n4' is missing from the switch tree (topology.yaml)" },
+	{ "YAML unknown key in a switch",
+	  "- topology: t\n  tree:\n    switches:\n      - switch: s1\n        speed: 1\n",
+	  "topology.yaml:5: speed: unknown key" },
+	{ "YAML block without nodes",
+	  "- topology: b\n  block:\n    blocks:\n      - block: b1\n",
+	  "topology.yaml:4: nodes: required key missing (block 'b1')" },
+	{ "YAML block_sizes entry not a number",
+	  "- topology: b\n  block:\n    block_sizes:\n      - 2\n      - lots\n"
+	    "    blocks:\n      - block: b1\n        nodes: n[1-4]\n",
+	  "topology.yaml:5: block_sizes: 'lots' is not a number" },
+	{ "YAML duplicate block",
+	  "- topology: b\n  block:\n    blocks:\n      - block: b1\n        nodes: n[1-2]\n"
+	    "      - block: b1\n        nodes: n[3-4]\n",
+	  "topology.yaml:6: block: duplicate block 'b1' (first at " },
+	{ "YAML nodes as a list",
+	  "- topology: b\n  block:\n    blocks:\n      - block: b1\n        nodes: [n1, n2]\n",
+	  "topology.yaml:5: nodes: expected a scalar" },
+};
+
+static void check_error(const char *what, const char *msg)
+{
+	gp_cluster_t *c = (gp_cluster_t *)1;
+	gp_error_t err = { { 0 } };
+	char want[1024];
+	int rc;
+
+	rc = gp_cluster_load_conf_dir(tmpdir, &c, &err);
+	snprintf(want, sizeof(want), "%s/%s", tmpdir, msg);
+	if (rc != GP_ECONFIG || !strstr(err.text, want))
+		print_message("# case '%s': rc %d, got \"%s\"\n#   want \"%s\"\n", what, rc, err.text,
+		              want);
+	assert_int_equal(rc, GP_ECONFIG);
+	assert_null(c);
+	assert_non_null(strstr(err.text, want));
+}
+
+static void test_yaml_errors(void **state)
+{
+	conf_set_t base = { KEEP, "Bogus=1\n", KEEP, KEEP, KEEP };
+	size_t i;
+
+	for (i = 0; i < sizeof(yaml_cases) / sizeof(yaml_cases[0]); i++) {
+		write_set(&base);
+		write_file(tmpdir, "topology.yaml", yaml_cases[i].yaml);
+		check_error(yaml_cases[i].what, yaml_cases[i].msg);
+	}
+	write_file(tmpdir, "topology.yaml", NULL);
+}
 
 static void test_errors(void **state)
 {
@@ -716,7 +1022,12 @@ int main(void)
 		cmocka_unit_test(test_slurm_values),
 		cmocka_unit_test(test_gres_shared),
 		cmocka_unit_test(test_warning_bound),
+		cmocka_unit_test(test_block_conf),
+		cmocka_unit_test(test_topology_yaml),
+		cmocka_unit_test(test_yaml_block_sizes),
+		cmocka_unit_test(test_block_rules),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_yaml_errors),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_large),
 	};

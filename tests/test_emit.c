@@ -64,7 +64,7 @@ static void emit_to(const gp_cluster_t *c, const char *dir, const char *path, co
 
 static int emit_topology(const gp_cluster_t *c, const char *dir, FILE *f, gp_error_t *err)
 {
-	return gp__emit_topology(c, f, err);
+	return gp__emit_topology(c, GP_TOPO_AUTO, f, err);
 }
 
 static int emit_gres(const gp_cluster_t *c, const char *dir, FILE *f, gp_error_t *err)
@@ -175,6 +175,158 @@ static void test_roundtrip_superpod(void **unused) { roundtrip("superpod-h100");
 static void test_roundtrip_nvl72(void **unused) { roundtrip("nvl72-gb200"); }
 static void test_roundtrip_mixed(void **unused) { roundtrip("mixed-pcie"); }
 
+/* ---- topology/block and topology.yaml written, then read back ------------- */
+
+/* Copy dir src to a new temporary directory *tmp, leaving out
+ * topology.conf and the NVLinkDomain lines of gpuplace.conf; no_tree: also
+ * the FabricLevel lines above 0 (a tree the blocks do not carry). */
+static void copy_for_topology(const char *src, char *tmp, bool no_tree)
+{
+	char a[8192], b[8192], line[8192];
+	struct dirent *de;
+	DIR *d;
+
+	assert_non_null(mkdtemp(tmp));
+	assert_non_null(d = opendir(src));
+	while ((de = readdir(d))) {
+		FILE *in, *out;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "topology.conf"))
+			continue;
+		snprintf(a, sizeof(a), "%s/%s", src, de->d_name);
+		snprintf(b, sizeof(b), "%s/%s", tmp, de->d_name);
+		assert_non_null(in = fopen(a, "r"));
+		assert_non_null(out = fopen(b, "w"));
+		while (fgets(line, sizeof(line), in))
+			if (strncasecmp(line, "NVLinkDomain=", 13) &&
+			    !(no_tree && !strncasecmp(line, "FabricLevel=", 12) && line[12] != '0'))
+				fputs(line, out);
+		fclose(in);
+		fclose(out);
+	}
+	closedir(d);
+}
+
+static void remove_dir(const char *tmp)
+{
+	char b[8192];
+	struct dirent *de;
+	DIR *d;
+
+	assert_non_null(d = opendir(tmp));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(b, sizeof(b), "%s/%s", tmp, de->d_name);
+		unlink(b);
+	}
+	closedir(d);
+	rmdir(tmp);
+}
+
+/* Same NVLink domains: names and node sets (by node name). */
+static void same_domains(const gp_cluster_t *c1, const gp_cluster_t *c2)
+{
+	int32_t i, j;
+
+	assert_int_equal(c2->nnvl, c1->nnvl);
+	for (i = 0; i < c1->nnvl; i++) {
+		const gp_nvl_domain_t *d1 = &c1->nvl[i], *d2 = NULL;
+
+		for (j = 0; j < c2->nnvl; j++)
+			if (!strcmp(c2->nvl[j].name, d1->name))
+				d2 = &c2->nvl[j];
+		if (!d2)
+			fail_msg("domain %s lost", d1->name);
+		assert_int_equal(d2->nnodes, d1->nnodes);
+		assert_int_equal(d2->ngpus, d1->ngpus);
+		for (j = 0; j < d1->nnodes; j++) {
+			int32_t n2 = gp__node_find(c2, c1->nodes[d1->nodes[j]].name);
+
+			assert_true(n2 >= 0);
+			assert_string_equal(c2->nvl[c2->nodes[n2].nvl_domain].name, d1->name);
+		}
+	}
+}
+
+/* The rich test conf (NVLinkDomain lines and a switch tree) written as
+ * topology/block, or as topology.yaml, and read back without its
+ * NVLinkDomain lines: the blocks give the same domains; topology.yaml
+ * also keeps the switch tree. */
+static void block_roundtrip(gp_topo_format_t fmt)
+{
+	char src[4096], tmp[] = "/tmp/gp-emit-XXXXXX", path[8192];
+	gp_cluster_t *c1, *c2;
+	gp_error_t err;
+	FILE *f;
+	int32_t i;
+
+	snprintf(src, sizeof(src), "%s/tests/data/conf/rich", srcdir());
+	if (gp_cluster_load_conf_dir(src, &c1, &err))
+		fail_msg("%s: %s", src, err.text);
+	assert_true(c1->nnvl > 0 && c1->nblocks == 0);
+	copy_for_topology(src, tmp, fmt == GP_TOPO_BLOCK);
+	snprintf(path, sizeof(path), "%s/%s", tmp,
+	         fmt == GP_TOPO_YAML ? "topology.yaml" : "topology.conf");
+	assert_non_null(f = fopen(path, "w"));
+	if (gp__emit_topology(c1, fmt, f, &err))
+		fail_msg("emit: %s", err.text);
+	fclose(f);
+	if (gp_cluster_load_conf_dir(tmp, &c2, &err))
+		fail_msg("%s does not load: %s", path, err.text);
+	assert_int_equal(c2->nblocks, c1->nnvl);
+	same_domains(c1, c2);
+	/* the blocks are as big as the smallest domain (4 nodes) and no switch
+	 * level holds a power of two of them: no tree, and the file says so */
+	if (fmt == GP_TOPO_BLOCK)
+		assert_int_equal(c2->nswitches, 0);
+	if (fmt == GP_TOPO_YAML) {
+		assert_false(c2->tree_from_blocks);
+		assert_int_equal(c2->nswitches, c1->nswitches);
+		for (i = 0; i < c1->nnodes; i++)
+			assert_string_equal(c2->switches[c2->nodes[i].leaf].name,
+			                    c1->switches[c1->nodes[i].leaf].name);
+	}
+	gp_cluster_destroy(c1);
+	gp_cluster_destroy(c2);
+	remove_dir(tmp);
+}
+
+static void test_block_roundtrip(void **unused) { block_roundtrip(GP_TOPO_BLOCK); }
+static void test_yaml_roundtrip(void **unused) { block_roundtrip(GP_TOPO_YAML); }
+
+/* The NVL72 example (topology/block): the text a site would write, and
+ * BlockSizes kept through the model. */
+static void test_block_text(void **unused)
+{
+	char src[4096], *buf = NULL;
+	size_t len = 0;
+	gp_cluster_t *c;
+	gp_error_t err;
+	FILE *f;
+
+	snprintf(src, sizeof(src), "%s/etc/nvl72-gb200", srcdir());
+	if (gp_cluster_load_conf_dir(src, &c, &err))
+		fail_msg("%s: %s", src, err.text);
+	assert_int_equal(gp__topo_format_auto(c), GP_TOPO_BLOCK);
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(gp__emit_topology(c, GP_TOPO_AUTO, f, &err), GP_OK);
+	fclose(f);
+	assert_non_null(strstr(buf, "\nBlockName=nvl01 Nodes=gb[001-018]\n"));
+	assert_non_null(strstr(buf, "\nBlockName=nvl16 Nodes=gb[271-288]\n"));
+	assert_non_null(strstr(buf, "\nBlockSizes=18,144,288\n"));
+	assert_null(strstr(buf, "SwitchName="));
+	free(buf);
+	buf = NULL;
+	/* a tree of its own is asked for explicitly: the derived one is written */
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(gp__emit_topology(c, GP_TOPO_TREE, f, &err), GP_OK);
+	fclose(f);
+	assert_non_null(strstr(buf, "\nSwitchName=nvl01-nvl16 Switches=nvl01-nvl08,nvl09-nvl16\n"));
+	free(buf);
+	gp_cluster_destroy(c);
+}
+
 static void test_feature_names(void **unused)
 {
 	char buf[32];
@@ -217,6 +369,9 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_superpod),
 		cmocka_unit_test(test_roundtrip_nvl72),
 		cmocka_unit_test(test_roundtrip_mixed),
+		cmocka_unit_test(test_block_roundtrip),
+		cmocka_unit_test(test_yaml_roundtrip),
+		cmocka_unit_test(test_block_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

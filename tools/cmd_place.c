@@ -17,7 +17,8 @@ static void usage(FILE *f)
 	        "usage: gpuplace place (--conf-dir DIR | --json FILE) [--state STATE.json]\n"
 	        "                      --job SPEC [--partition NAME] [--exclusive]\n"
 	        "                      [--nodelist LIST] [--exclude LIST] [--constraint EXPR]\n"
-	        "                      [--time MINUTES] [--policy PARAMS] [--now EPOCH] [--json-out]\n"
+	        "                      [--time MINUTES] [--segment N] [--policy PARAMS] [--now EPOCH]\n"
+	        "                      [--json-out]\n"
 	        "\n"
 	        "Decide where a job goes and print why: PIN (the nodes), CONSTRAIN (the\n"
 	        "topology domains it may start in, or advice to wait for a compact set) or\n"
@@ -26,6 +27,8 @@ static void usage(FILE *f)
 	        "\n"
 	        "  --job SPEC        gpus=N[,nodes=N][,gpus_per_node=N] and the job's hints,\n"
 	        "                    e.g. 'gpus=64,tp=8,pp=2,params=70e9' (see gpuplace(1), model)\n"
+	        "  --segment N       sbatch --segment: the job's nodes in whole segments of N\n"
+	        "                    nodes, each inside one block of topology/block\n"
 	        "  --state FILE      cluster state (gpuplace-json(5)); default: the --json\n"
 	        "                    document's state, else everything free\n"
 	        "  --policy PARAMS   gpuplace_* keys as in SchedulerParameters, applied after\n"
@@ -47,6 +50,7 @@ int gp_cmd_place(int argc, char **argv)
 		{ "exclude", required_argument, NULL, 'e' },
 		{ "constraint", required_argument, NULL, 'C' },
 		{ "time", required_argument, NULL, 't' },
+		{ "segment", required_argument, NULL, 'S' },
 		{ "policy", required_argument, NULL, 'P' },
 		{ "now", required_argument, NULL, 'n' },
 		{ "json-out", no_argument, NULL, 'o' },
@@ -55,7 +59,7 @@ int gp_cmd_place(int argc, char **argv)
 	};
 	const char *dir = NULL, *json = NULL, *state = NULL, *spec = NULL, *part = NULL;
 	const char *nodelist = NULL, *exclude = NULL, *constraint = NULL, *policy = NULL;
-	const char *tlimit = NULL, *now_s = NULL;
+	const char *tlimit = NULL, *now_s = NULL, *segment = NULL;
 	bool exclusive = false, json_out = false;
 	gp_cluster_t *c = NULL;
 	gp_state_t *s = NULL;
@@ -87,6 +91,7 @@ int gp_cmd_place(int argc, char **argv)
 		case 'e': exclude = optarg; break;
 		case 'C': constraint = optarg; break;
 		case 't': tlimit = optarg; break;
+		case 'S': segment = optarg; break;
 		case 'P': policy = optarg; break;
 		case 'n': now_s = optarg; break;
 		case 'o': json_out = true; break;
@@ -131,6 +136,16 @@ int gp_cmd_place(int argc, char **argv)
 			goto out;
 		}
 		r.time_limit_min = (uint32_t)l;
+	}
+	if (segment) {
+		/* sbatch takes a uint16_t */
+		if (gp__parse_long(segment, 1, 65535, &l)) {
+			fprintf(stderr, "gpuplace place: --segment: '%s' is not a number of nodes "
+			        "(1-65535)\n", segment);
+			status = 2;
+			goto out;
+		}
+		r.segment_nodes = (int32_t)l;
 	}
 	if ((part && (rc = gp__request_set_partition(&r, c, part, &err))) ||
 	    (nodelist && (rc = gp__request_set_required(&r, c, nodelist, &err))) ||

@@ -19,6 +19,11 @@
 #                 (default: none)
 #   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
 #                 in this file (default: no valgrind)
+#   TOPOLOGY    tree (default): topology/tree, leafA/leafB under a spine and
+#               the NVLink domains in gpuplace.conf; block: topology/block
+#               (Slurm 23.11+), each half of the nodes one block (blkA,
+#               blkB; BlockSizes=N/2,N), which gpuplace reads as the
+#               NVLink domains, as an NVL72 site configures it
 #
 # Requires root (slurmd runs jobs as root here) and Debian's slurmctld,
 # slurmd, slurm-client and munge.
@@ -39,7 +44,15 @@ alive() { [ -n "${1:-}" ] && [ -e "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$
 ours() { case "$(cat "/proc/$1/comm" 2>/dev/null)" in slurmd|slurmctld|munged|memcheck-*) return 0 ;; esac; return 1; }
 
 gen_conf() {
-	local half=$((N / 2)) i g last=$((GPUS - 1))
+	local half=$((N / 2)) i g last=$((GPUS - 1)) fa fb
+	if [ "${TOPOLOGY:-tree}" = block ]; then
+		# the features `gpuplace conf --what nodes` writes for this model
+		fa=gpsw_blkA-blkB,gpnvl_blkA,gprack_rackA
+		fb=gpsw_blkA-blkB,gpnvl_blkB,gprack_rackB
+	else
+		fa=gpsw_leafA,gpnvl_nvlA,gprack_rackA
+		fb=gpsw_leafB,gpnvl_nvlB,gprack_rackB
+	fi
 	mkdir -p "$D"/{etc,state,log,pids,spool,dev,munge,out}
 	for g in $(seq 0 "$last"); do [ -e "$D/dev/nvidia$g" ] || mknod "$D/dev/nvidia$g" c 195 "$g"; done
 	for i in $(seq 1 "$N"); do mkdir -p "$D/spool/n$i"; done
@@ -75,14 +88,14 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=1000
 GresTypes=gpu
-TopologyPlugin=topology/tree
+TopologyPlugin=topology/${TOPOLOGY:-tree}
 ReturnToService=2
 SlurmdParameters=config_overrides
 ${JOB_SUBMIT:+JobSubmitPlugins=$JOB_SUBMIT}
 ${SCHED_PARAMS:+SchedulerParameters=$SCHED_PARAMS}
 PlugStackConfig=$D/etc/plugstack.conf
-NodeName=n[1-$half] NodeHostname=n[1-$half] NodeAddr=127.0.1.[1-$half] Port=[$((BASEPORT + 1))-$((BASEPORT + half))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=gpsw_leafA,gpnvl_nvlA,gprack_rackA State=UNKNOWN
-NodeName=n[$((half + 1))-$N] NodeHostname=n[$((half + 1))-$N] NodeAddr=127.0.1.[$((half + 1))-$N] Port=[$((BASEPORT + half + 1))-$((BASEPORT + N))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=gpsw_leafB,gpnvl_nvlB,gprack_rackB State=UNKNOWN
+NodeName=n[1-$half] NodeHostname=n[1-$half] NodeAddr=127.0.1.[1-$half] Port=[$((BASEPORT + 1))-$((BASEPORT + half))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=$fa State=UNKNOWN
+NodeName=n[$((half + 1))-$N] NodeHostname=n[$((half + 1))-$N] NodeAddr=127.0.1.[$((half + 1))-$N] Port=[$((BASEPORT + half + 1))-$((BASEPORT + N))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=$fb State=UNKNOWN
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
 	: >"$D/etc/plugstack.conf"
@@ -91,11 +104,19 @@ CONF
 		echo "AutoDetect=off"
 		echo "NodeName=n[1-$N] Name=gpu Type=a100 File=$D/dev/nvidia[0-$last]"
 	} >"$D/etc/gres.conf"
-	cat >"$D/etc/topology.conf" <<CONF
+	if [ "${TOPOLOGY:-tree}" = block ]; then
+		cat >"$D/etc/topology.conf" <<CONF
+BlockName=blkA Nodes=n[1-$half]
+BlockName=blkB Nodes=n[$((half + 1))-$N]
+BlockSizes=$half,$N
+CONF
+	else
+		cat >"$D/etc/topology.conf" <<CONF
 SwitchName=leafA Nodes=n[1-$half]
 SwitchName=leafB Nodes=n[$((half + 1))-$N]
 SwitchName=spine Switches=leafA,leafB
 CONF
+	fi
 	# gpuplace.conf: the facts Slurm has no word for.  A100 SXM figures:
 	# 312 dense bf16 TFLOP/s, 2039 GB/s HBM, 12 NVLinks x 25 GB/s = 300 GB/s
 	# per direction, 400 W TDP (NVIDIA A100 datasheet; calibration.md 1.4, 4).
@@ -104,13 +125,16 @@ GpuProfile=a100 TFLOPS=312 HBMGBps=2039 NVLinkGBps=300 TDPWatts=400 IdleWatts=50
 FabricLevel=0 LinkGBps=25 LatencyUs=0.5
 FabricLevel=1 LinkGBps=25 Oversubscription=2 LatencyUs=0.5
 NodeName=n[1-$N] Rails=$GPUS NicGBps=25
-NVLinkDomain=nvlA Nodes=n[1-$half]
-NVLinkDomain=nvlB Nodes=n[$((half + 1))-$N]
 Rack=rackA Nodes=n[1-$half] PowerCapKW=${RACKA_KW:-20} NodeBaseWatts=1000
 Rack=rackB Nodes=n[$((half + 1))-$N] PowerCapKW=${RACKB_KW:-20} NodeBaseWatts=1000
 Storage=nvme Scope=node WriteGBps=5
 Storage=pfs Scope=cluster WriteGBps=50
 CONF
+	if [ "${TOPOLOGY:-tree}" != block ]; then
+		# topology/block: the blocks are the NVLink domains
+		printf 'NVLinkDomain=nvlA Nodes=n[1-%d]\nNVLinkDomain=nvlB Nodes=n[%d-%d]\n' \
+			"$half" $((half + 1)) "$N" >>"$D/etc/gpuplace.conf"
+	fi
 	if [ -n "${TELEMETRY_URL:-}" ]; then
 		echo "Telemetry=prom Type=prometheus URL=$TELEMETRY_URL Query=\"sum by (rack) (node_power_watts)\" Interval=2 Timeout=1" >>"$D/etc/gpuplace.conf"
 	fi
