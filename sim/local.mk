@@ -3,6 +3,7 @@ libgp_sim_la_SOURCES += sim/sim.c sim/sim.h sim/judge.c
 gpuplace_SOURCES += tools/cmd_simulate.c
 check_PROGRAMS += tests/test_sim
 tests_test_sim_SOURCES = tests/test_sim.c
+tests_test_sim_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_sim_CFLAGS = $(TEST_CFLAGS)
 tests_test_sim_LDADD = $(TEST_LIBS)
 TESTS += tests/test_sim

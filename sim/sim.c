@@ -196,6 +196,10 @@ struct sim {
 	const int32_t *alt_nodes; /* the allowed nodes, alt_n of them */
 	int32_t alt_n;
 
+	/* block policy scratch (nblocks each) */
+	int32_t *bb_cnt, *ll_cnt, *ll_tmp;
+	char *bb_req;
+
 	/* tree policy scratch */
 	int32_t *sw_cnt;
 	int32_t *leaves;          /* leaf switch indices */
@@ -555,6 +559,324 @@ static int tree_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc
 	return PL_PLACED;
 }
 
+/* ---- Slurm's topology/block ------------------------------------------------ */
+
+/* Lowest set level >= from of mask (-1: none), highest set level <= from
+ * (-1: none): bit_ffs_from_bit / bit_fls_from_bit on Slurm's block_levels. */
+static int level_ffs_from(uint32_t mask, int from)
+{
+	int L;
+
+	for (L = from < 0 ? 0 : from; L < GP_MAX_BLOCK_LEVELS; L++)
+		if ((mask >> L) & 1u)
+			return L;
+	return -1;
+}
+
+static int level_fls_from(uint32_t mask, int from)
+{
+	int L;
+
+	for (L = from; L >= 0; L--)
+		if ((mask >> L) & 1u)
+			return L;
+	return -1;
+}
+
+static int cmp_desc_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return x > y ? -1 : x < y;
+}
+
+/* State of one block_fit call. */
+struct bfit {
+	int32_t bpll;             /* base blocks per llblock */
+	bool track_ll;            /* llblocks are counted (nodes_on_llblock) */
+	int32_t *on_bb, *on_ll;   /* candidate nodes per base block / llblock */
+	char *req;                /* base block in use */
+	int32_t first, last;      /* the chosen aggregated block's base blocks */
+};
+
+static bool ll_has_req(const struct bfit *f, int32_t b)
+{
+	int32_t j, lo = (b / f->bpll) * f->bpll, hi = lo + f->bpll;
+
+	for (j = lo; j < hi && j < f->last; j++)
+		if (f->req[j])
+			return true;
+	return false;
+}
+
+/* _choose_best_bblock(): may base block b replace *best? */
+static void choose_bb(const struct bfit *f, int32_t rem, int32_t b, int32_t *best,
+                      bool *best_fit, bool *best_same)
+{
+	bool fit = f->on_bb[b] >= rem;
+
+	if (f->track_ll && (*best < 0 || *best / f->bpll != b / f->bpll)) {
+		bool same = ll_has_req(f, b), llfit, bllfit;
+		int32_t lln, blln;
+
+		if (*best < 0 || (same && !*best_same)) {
+			*best = b, *best_fit = fit, *best_same = same;
+			return;
+		}
+		if (!same && *best_same)
+			return;
+		lln = f->on_ll[b / f->bpll];
+		blln = f->on_ll[*best / f->bpll];
+		llfit = lln >= rem;
+		bllfit = blln >= rem;
+		if (llfit != bllfit) {
+			if (llfit)
+				*best = b, *best_fit = fit, *best_same = same;
+			return;
+		}
+		/* both hold the rest: the smaller llblock; neither: the fuller */
+		if (llfit ? lln < blln : lln > blln) {
+			*best = b, *best_fit = fit, *best_same = same;
+			return;
+		}
+		if (lln != blln)
+			return;
+	}
+	/* the fewest base blocks: the smallest that holds the rest, else the
+	 * fullest */
+	if (*best < 0 || (fit && !*best_fit) ||
+	    (!fit && !*best_fit && f->on_bb[b] >= f->on_bb[*best]) ||
+	    (fit && f->on_bb[b] <= f->on_bb[*best])) {
+		*best = b;
+		*best_fit = fit;
+	}
+}
+
+/*
+ * Slurm's topology/block placement (src/plugins/topology/block/
+ * eval_nodes_block.c: eval_nodes_block() and _choose_best_bblock(), Slurm
+ * 24.11) for a job of sh->nn nodes with sh->gpn free GPUs each; CPUs and
+ * memory are not modelled and trace jobs give no --segment.  The job goes
+ * into one aggregated block of 2^L consecutive base blocks, L the smallest
+ * enforced level whose size holds it.  Among the aggregated blocks with
+ * enough usable nodes (counting only the needed number of the fullest
+ * next-lower-level blocks, the "llblocks") it takes the one whose least
+ * node Weight is lowest, then the one with the fewest usable nodes (the
+ * last of equals, as Slurm's <= compare).  Inside it only nodes up to the
+ * Weight tier that completes the job are candidates, and every node of a
+ * lower tier is taken (eval_nodes_block's req2 nodes, as topology/tree
+ * does); the base blocks they are in come first, then base blocks one by
+ * one: one in an llblock already used, else one whose llblock holds the
+ * rest (the smallest such llblock, else the fullest), then the smallest
+ * base block that holds the rest, else the fullest; nodes in a base block
+ * in node order.
+ */
+static int block_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
+                     struct placement *pl)
+{
+	const gp_cluster_t *c = S->c;
+	int32_t B = c->nblocks, bsize = c->block_base > 0 ? c->block_base : 1;
+	int32_t rem = sh->nn, bpb, llsize, max_ll, block_cnt, i, b, k, choice = -1, choice_cnt = 0;
+	uint32_t choice_w = 0, wmax = 0;
+	int lvl, lllvl;
+	struct bfit f = { 0 };
+
+	pl->n = 0;
+	if (B <= 0)
+		return first_fit(S, sh, alloc, pl);
+	f.on_bb = S->bb_cnt;
+	f.on_ll = S->ll_cnt;
+	f.req = S->bb_req;
+	/* the levels (bblock_per_block, block_level, llblock_level) */
+	bpb = (rem + bsize - 1) / bsize;
+	for (lvl = 0; (1 << lvl) < bpb && lvl < GP_MAX_BLOCK_LEVELS - 1; lvl++)
+		;
+	lllvl = lvl > 0 ? level_fls_from(c->block_levels, lvl - 1) : 0;
+	if (lllvl < 0)
+		lllvl = 0;
+	lvl = level_ffs_from(c->block_levels, lvl);
+	f.bpll = 1 << lllvl;
+	llsize = f.bpll * bsize;
+	max_ll = (rem + llsize - 1) / llsize;
+	if (lvl < 0) {
+		bpb = B;
+		block_cnt = 1;
+	} else {
+		bpb = 1 << lvl;
+		block_cnt = (B + bpb - 1) / bpb;
+	}
+	f.track_ll = bpb != f.bpll * max_ll;
+
+	/* usable nodes per base block and llblock, and the aggregated block */
+	memset(f.on_bb, 0, (size_t)B * sizeof(*f.on_bb));
+	memset(f.on_ll, 0, (size_t)B * sizeof(*f.on_ll));
+	for (b = 0; b < B; b++)
+		for (k = 0; k < c->blocks[b].nnodes; k++)
+			if (usable(S, alloc, c->blocks[b].nodes[k], sh->gpn)) {
+				f.on_bb[b]++;
+				f.on_ll[b / f.bpll]++;
+			}
+	for (i = 0; i < block_cnt; i++) {
+		int32_t first = i * bpb, last = first + bpb < B ? first + bpb : B, bnc = 0, avail = 0;
+		uint32_t w = UINT32_MAX;
+
+		for (b = first; b < last; b++) {
+			bnc += f.on_bb[b];
+			for (k = 0; k < c->blocks[b].nnodes; k++) {
+				int32_t n = c->blocks[b].nodes[k];
+
+				if (c->nodes[n].weight < w && usable(S, alloc, n, sh->gpn))
+					w = c->nodes[n].weight;
+			}
+		}
+		if (f.track_ll) {
+			/* the max_ll fullest llblocks of this block */
+			int32_t nll = 0, j;
+
+			for (j = first / f.bpll; j * f.bpll < last; j++)
+				S->ll_tmp[nll++] = f.on_ll[j];
+			qsort(S->ll_tmp, (size_t)nll, sizeof(*S->ll_tmp), cmp_desc_i32);
+			for (j = 0; j < nll && j < max_ll; j++)
+				avail += S->ll_tmp[j];
+		} else {
+			avail = bnc;
+		}
+		if (avail < rem || bnc == 0)
+			continue;
+		if (choice < 0 || w < choice_w || (w == choice_w && bnc <= choice_cnt)) {
+			choice = i;
+			choice_w = w;
+			choice_cnt = bnc;
+		}
+	}
+	if (choice < 0)
+		return PL_NOFIT;
+	f.first = choice * bpb;
+	f.last = f.first + bpb < B ? f.first + bpb : B;
+
+	/* Weight tiers: the tier that completes the job bounds the candidates */
+	{
+		int32_t have = 0;
+		uint32_t tier = 0;
+
+		for (;;) {
+			uint32_t next = UINT32_MAX;
+			int32_t cnt = 0;
+
+			for (b = f.first; b < f.last; b++)
+				for (k = 0; k < c->blocks[b].nnodes; k++) {
+					int32_t n = c->blocks[b].nodes[k];
+					uint32_t w = c->nodes[n].weight;
+
+					if (w >= tier && w < next && usable(S, alloc, n, sh->gpn))
+						next = w;
+				}
+			if (next == UINT32_MAX)
+				return PL_NOFIT; /* not enough usable nodes */
+			for (b = f.first; b < f.last; b++)
+				for (k = 0; k < c->blocks[b].nnodes; k++)
+					cnt += c->nodes[c->blocks[b].nodes[k]].weight == next &&
+					       usable(S, alloc, c->blocks[b].nodes[k], sh->gpn);
+			have += cnt;
+			if (have >= rem) {
+				wmax = next;
+				break;
+			}
+			tier = next + 1;
+		}
+	}
+	/* the lower tiers' nodes are taken, their base blocks in use */
+	memset(f.req, 0, (size_t)B);
+	{
+		int32_t last_ll = -1;
+
+		for (b = f.first; b < f.last; b++) {
+			for (k = 0; k < c->blocks[b].nnodes; k++) {
+				int32_t n = c->blocks[b].nodes[k];
+
+				if (c->nodes[n].weight >= wmax || !usable(S, alloc, n, sh->gpn))
+					continue;
+				pl->nodes[pl->n] = n;
+				pl->mask[pl->n++] = take_gpus(S, alloc, n, sh->gpn);
+				rem--;
+				f.req[b] = 1;
+			}
+			if (f.req[b] && f.track_ll && (last_ll < 0 || last_ll / f.bpll != b / f.bpll)) {
+				max_ll--;
+				last_ll = b;
+			}
+		}
+		if (max_ll < 0)
+			return PL_NOFIT;
+	}
+	/* candidates of the completing tier: first in the base blocks in use */
+	for (b = f.first; b < f.last && rem > 0; b++) {
+		if (!f.req[b])
+			continue;
+		for (k = 0; k < c->blocks[b].nnodes && rem > 0; k++) {
+			int32_t n = c->blocks[b].nodes[k];
+
+			if (c->nodes[n].weight != wmax || !usable(S, alloc, n, sh->gpn))
+				continue;
+			pl->nodes[pl->n] = n;
+			pl->mask[pl->n++] = take_gpus(S, alloc, n, sh->gpn);
+			rem--;
+		}
+	}
+	/* then base blocks one by one */
+	for (b = f.first; b < f.last; b++) {
+		f.on_bb[b] = 0;
+		f.on_ll[b / f.bpll] = 0;
+	}
+	for (b = f.first; b < f.last; b++) {
+		if (f.req[b])
+			continue;
+		for (k = 0; k < c->blocks[b].nnodes; k++) {
+			int32_t n = c->blocks[b].nodes[k];
+
+			f.on_bb[b] += c->nodes[n].weight == wmax && usable(S, alloc, n, sh->gpn);
+		}
+		f.on_ll[b / f.bpll] += f.on_bb[b];
+	}
+	while (rem > 0) {
+		int32_t best = -1;
+		bool best_fit = false, best_same = true;
+
+		for (b = f.first; b < f.last; b++)
+			if (!f.req[b])
+				choose_bb(&f, rem, b, &best, &best_fit, &best_same);
+		if (best < 0 || (max_ll <= 0 && !best_same))
+			break;
+		f.req[best] = 1;
+		for (k = 0; k < c->blocks[best].nnodes && rem > 0; k++) {
+			int32_t n = c->blocks[best].nodes[k];
+
+			if (c->nodes[n].weight != wmax || !usable(S, alloc, n, sh->gpn))
+				continue;
+			pl->nodes[pl->n] = n;
+			pl->mask[pl->n++] = take_gpus(S, alloc, n, sh->gpn);
+			rem--;
+		}
+		if (!best_same)
+			max_ll--;
+	}
+	if (rem > 0)
+		return PL_NOFIT;
+	/* Slurm's allocation is a node bitmap: ranks follow node order */
+	for (i = 1; i < pl->n; i++) {
+		int32_t n = pl->nodes[i];
+		uint32_t m = pl->mask[i];
+
+		for (k = i; k > 0 && pl->nodes[k - 1] > n; k--) {
+			pl->nodes[k] = pl->nodes[k - 1];
+			pl->mask[k] = pl->mask[k - 1];
+		}
+		pl->nodes[k] = n;
+		pl->mask[k] = m;
+	}
+	return PL_PLACED;
+}
+
 /* ---- the engine ------------------------------------------------------------- */
 
 /* Racks' power view as gp__power_view_fill computes it from the estimate,
@@ -745,12 +1067,14 @@ static int pinned_fit(struct sim *S, const struct sjob *J, const struct shape *s
 	return pl->n == sh->nn ? PL_PLACED : PL_NOFIT;
 }
 
-/* The site's Slurm topology plugin (tree when the model has switches,
- * else first-fit), within the allowed nodes when restrict_nodes is set. */
+/* The site's Slurm topology plugin (block when the model has topology/block
+ * blocks, else tree when it has switches, else first-fit), within the
+ * allowed nodes when restrict_nodes is set. */
 static int slurm_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
                      struct placement *pl)
 {
-	return S->c->root >= 0 ? tree_fit(S, sh, alloc, pl) : first_fit(S, sh, alloc, pl);
+	return S->c->nblocks > 0 ? block_fit(S, sh, alloc, pl) :
+	       S->c->root >= 0 ? tree_fit(S, sh, alloc, pl) : first_fit(S, sh, alloc, pl);
 }
 
 /* Slurm's placement of a job the plugin CONSTRAINed: the alternatives of
@@ -810,6 +1134,7 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 	} else {
 		/* the baselines, and jobs the plugin passes (one GPU) */
 		rc = S->p->kind == GP_SIM_TREE ? tree_fit(S, sh, alloc, pl) :
+		     S->p->kind == GP_SIM_BLOCK ? block_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_GPUPLACE ? slurm_fit(S, sh, alloc, pl) :
 		     first_fit(S, sh, alloc, pl);
 		if (rc == PL_PLACED)
@@ -1638,6 +1963,13 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 		out->kind = GP_SIM_TREE;
 		return GP_OK;
 	}
+	if (!strcmp(name, "block")) {
+		if (!c || c->nblocks <= 0)
+			return gp__errorf(err, GP_EINVAL, "policy 'block' needs a cluster whose "
+			                  "topology.conf or topology.yaml has topology/block blocks");
+		out->kind = GP_SIM_BLOCK;
+		return GP_OK;
+	}
 	out->kind = GP_SIM_GPUPLACE;
 	len = strlen(name);
 	if (len > 6 && !strcmp(name + len - 6, "-ideal") && len - 6 < sizeof(base)) {
@@ -1725,6 +2057,10 @@ static void sim_free(struct sim *S)
 	free(S->bf_rack_w);
 	free(S->ends);
 	free(S->sw_cnt);
+	free(S->bb_cnt);
+	free(S->ll_cnt);
+	free(S->ll_tmp);
+	free(S->bb_req);
 	free(S->leaves);
 	free(S->pl.nodes);
 	free(S->pl.mask);
@@ -1951,6 +2287,10 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->resv_alloc = calloc((size_t)c->nnodes + 1, sizeof(*S->resv_alloc));
 	S->work = calloc((size_t)c->nnodes + 1, sizeof(*S->work));
 	S->sw_cnt = calloc((size_t)nsw, sizeof(*S->sw_cnt));
+	S->bb_cnt = calloc((size_t)c->nblocks + 1, sizeof(*S->bb_cnt));
+	S->ll_cnt = calloc((size_t)c->nblocks + 1, sizeof(*S->ll_cnt));
+	S->ll_tmp = calloc((size_t)c->nblocks + 1, sizeof(*S->ll_tmp));
+	S->bb_req = calloc((size_t)c->nblocks + 1, 1);
 	S->leaves = calloc((size_t)nsw, sizeof(*S->leaves));
 	S->pl.nodes = malloc(((size_t)c->nnodes + 1) * sizeof(int32_t));
 	S->pl.mask = malloc(((size_t)c->nnodes + 1) * sizeof(uint32_t));
@@ -1963,7 +2303,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	    !S->resv_rack_w || !S->bf_rack_w ||
 	    !S->view || !S->view2 || !S->resv_alloc || !S->work || !S->sw_cnt || !S->leaves ||
 	    !S->pl.nodes || !S->pl.mask || !S->pl2.nodes || !S->pl2.mask || !S->leaf_seen ||
-	    !S->rack_seen)
+	    !S->rack_seen || !S->bb_cnt || !S->ll_cnt || !S->ll_tmp || !S->bb_req)
 		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 	if ((rc = gp_state_create(c, &S->cur)))
 		return gp__errorf(S->err, rc, "out of memory");

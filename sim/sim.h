@@ -43,6 +43,9 @@
  *              the most, until placed; a one-node job takes the node with
  *              the fewest free GPUs that fits (best fit), nodes in order
  *              otherwise.
+ *   block      Slurm's topology/block (23.11+), when the model has blocks:
+ *              eval_nodes_block's choice of one aggregated block, then base
+ *              blocks by fit (block_fit in sim.c says how).
  *   PRESET     gpuplace as the plugin ships (balanced, pack, performance,
  *              power-save): at each job's submission gp__decide() with
  *              that preset on the state the plugin would see (the cluster
@@ -52,8 +55,9 @@
  *              exactly those nodes (min = max nodes) and starts when they
  *              have its GPUs free, which may be later than the decision
  *              when the plugin's view was stale.  CONSTRAIN: Slurm places
- *              it, with the site's topology plugin (tree when the model
- *              has switches, else first-fit), inside the first of the
+ *              it, with the site's topology plugin (block when the model
+ *              has blocks, else tree when it has switches, else
+ *              first-fit), inside the first of the
  *              matching-OR alternatives that can hold it, in order; no
  *              power check (Slurm knows none).  REJECT at submission.
  *              One-GPU jobs pass unchanged (Slurm's own placement).
@@ -92,10 +96,11 @@ typedef enum gp_sim_kind {
 	GP_SIM_TREE = 1,
 	GP_SIM_GPUPLACE = 2,       /* as the plugin decides (default for presets) */
 	GP_SIM_GPUPLACE_IDEAL = 3, /* re-decided at every pass: an upper bound */
+	GP_SIM_BLOCK = 4,          /* Slurm's topology/block */
 } gp_sim_kind_t;
 
 typedef struct gp_sim_policy {
-	char name[32];          /* "first-fit", "tree", a preset name or "site",
+	char name[32];          /* "first-fit", "tree", "block", a preset name or "site",
 	                         * each optionally with "-ideal" */
 	gp_sim_kind_t kind;
 	gp_policy_t policy;     /* GP_SIM_GPUPLACE only */

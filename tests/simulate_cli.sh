@@ -28,14 +28,14 @@ ex="$s/etc/nvl72-gb200"
 
 run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/a"
 if [ "$(rc)" = 0 ] && grep -q '^policy  *done  *rej' "$t/out" &&
-	for p in first-fit tree balanced pack performance power-save; do
+	for p in first-fit tree block balanced pack performance power-save; do
 		grep -q "^$p  *1500 " "$t/out" || exit 1
 	done; then
-	ok "simulate: a table row per policy, every job done"
+	ok "simulate: a table row per policy (Slurm's block plugin too on this topology/block site), every job done"
 else no "simulate table"; fi
 
 if for f in summary.csv summary.json jobs.csv timeseries.csv racks.csv; do [ -s "$t/a/$f" ] || exit 1; done &&
-	[ "$(wc -l <"$t/a/summary.csv")" = 7 ] && [ "$(wc -l <"$t/a/jobs.csv")" = $((6 * 1500 + 1)) ] &&
+	[ "$(wc -l <"$t/a/summary.csv")" = 8 ] && [ "$(wc -l <"$t/a/jobs.csv")" = $((7 * 1500 + 1)) ] &&
 	[ "$(awk -F, 'NR > 1 && $13 == 0 && $16 !~ /^gb[0-9][0-9][0-9]$/' "$t/a/jobs.csv" | wc -l)" = 0 ]; then
 	ok "simulate: summary, jobs (with their first node), time-series and rack files"
 else no "simulate files"; fi

@@ -633,6 +633,84 @@ static void test_plugin_faithful_ledger(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* ---- Slurm's topology/block baseline ------------------------------------------ */
+
+/* Run one job of gpus GPUs (4 per node) on tests/data/sim/block (blocks
+ * b1-b4 of four nodes, BlockSizes=4,8,16) with the nodes in busy[] drained
+ * (standing for other jobs' nodes); its node names, or "rejected". */
+static void block_run(const char *policy, int32_t gpus, const char *const *busy, char *out,
+                      size_t len)
+{
+	gp_cluster_t *c = NULL;
+	gp_state_t *s0 = NULL;
+	gp_sim_policy_t p;
+	gp_sim_opts_t o;
+	gp_sim_result_t *r = NULL;
+	gp_error_t err = { "" };
+	struct row row = { 0, 100, gpus, 0 };
+	gp_trace_t *t = trace_of(&row, 1);
+	size_t used = 0;
+	int32_t i;
+
+	if (gp_cluster_load_conf_dir(GP_SRCDIR "/tests/data/sim/block", &c, &err))
+		fail_msg("%s", err.text);
+	assert_int_equal(gp_state_create(c, &s0), GP_OK);
+	for (i = 0; busy[i]; i++)
+		s0->node_flags[gp__node_find(c, busy[i])] |= GP_NODE_DRAIN;
+	assert_int_equal(gp__sim_policy_parse(policy, c, &p, &err), GP_OK);
+	gp__sim_opts_defaults(&o);
+	o.check = true;
+	if (gp__sim_run(c, s0, t, &p, &o, &r, &err))
+		fail_msg("%s", err.text);
+	out[0] = '\0';
+	if (r->jobs[0].rejected)
+		snprintf(out, len, "rejected");
+	for (i = 0; r->jobs[0].nodes && i < r->jobs[0].nnodes; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? "," : "",
+		                         c->nodes[r->jobs[0].nodes[i]].name);
+	gp__sim_result_destroy(r);
+	gp_state_destroy(s0);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
+/*
+ * Hand-worked from Slurm 24.11's eval_nodes_block() and
+ * _choose_best_bblock().  Free nodes: b1 n01; b2 n06-n08; b3 n09-n12; b4
+ * n15-n16 (the rest busy).
+ *  - 2 nodes: one base block (level 0) with 2 or more free nodes, the one
+ *    with the fewest free: b4 -> n15,n16.
+ *  - 6 nodes: level 1 (8 nodes): {b1,b2} has 4 free, {b3,b4} 6 -> {b3,b4};
+ *    no base block holds 6, so the fullest first (b3: n09-n12), then the
+ *    smallest that holds the remaining 2 (b4: n15,n16).  First-fit takes
+ *    n01,n06-n08,n09,n10 over three blocks.
+ *  - 7 nodes: level 1 again, and no pair of blocks has 7 free nodes: the
+ *    job cannot run here although 10 nodes are free (rejected when nothing
+ *    else will ever free), where tree places it.
+ *  - 12 nodes on an idle cluster minus b2: level 2 (16 nodes), the fullest
+ *    base blocks b1, b3 and b4 whole.
+ */
+static void test_block_baseline(void **state)
+{
+	static const char *const busy[] = { "n02", "n03", "n04", "n05", "n13", "n14", NULL };
+	static const char *const b2[] = { "n05", "n06", "n07", "n08", NULL };
+	char got[256];
+
+	(void)state;
+	block_run("block", 8, busy, got, sizeof(got));
+	assert_string_equal(got, "n15,n16");
+	block_run("block", 24, busy, got, sizeof(got));
+	assert_string_equal(got, "n09,n10,n11,n12,n15,n16");
+	block_run("first-fit", 24, busy, got, sizeof(got));
+	assert_string_equal(got, "n01,n06,n07,n08,n09,n10");
+	block_run("block", 28, busy, got, sizeof(got));
+	assert_string_equal(got, "rejected");
+	block_run("tree", 28, busy, got, sizeof(got));
+	assert_string_not_equal(got, "rejected");
+	block_run("block", 48, b2, got, sizeof(got));
+	assert_string_equal(got, "n01,n02,n03,n04,n09,n10,n11,n12,n13,n14,n15,n16");
+}
+
 /* ---- the judge ------------------------------------------------------------- */
 
 static char *write_tmp(const char *text)
@@ -800,6 +878,7 @@ int main(void)
 		cmocka_unit_test(test_slowdown_stretches_run_time),
 		cmocka_unit_test(test_initial_state_flags),
 		cmocka_unit_test(test_policy_names),
+		cmocka_unit_test(test_block_baseline),
 		cmocka_unit_test(test_plugin_faithful),
 		cmocka_unit_test(test_plugin_faithful_ledger),
 		cmocka_unit_test(test_judge_table),

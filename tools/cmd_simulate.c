@@ -23,6 +23,8 @@
 
 #define MAX_POLICIES 16
 #define DEFAULT_POLICIES "first-fit,tree,balanced,pack,performance,power-save"
+/* on a cluster with topology/block blocks, Slurm's block plugin too */
+#define DEFAULT_POLICIES_BLOCK "first-fit,tree,block,balanced,pack,performance,power-save"
 
 static void usage(FILE *f)
 {
@@ -36,11 +38,13 @@ static void usage(FILE *f)
 	        "Replay TRACE.csv (gpuplace trace; columns submit_time_s,duration_s,gpus[,nodes])\n"
 	        "on the cluster with FIFO + EASY backfill under each policy and compare.\n"
 	        "\n"
-	        "  --policies LIST       comma-separated: first-fit, tree, balanced, pack,\n"
+	        "  --policies LIST       comma-separated: first-fit, tree, block (clusters with\n"
+	        "                        topology/block blocks), balanced, pack,\n"
 	        "                        performance, power-save (as the plugin decides),\n"
 	        "                        site (slurm.conf's policy), NAME-ideal (re-decided\n"
 	        "                        at every pass: an upper bound)\n"
-	        "                        (default " DEFAULT_POLICIES ")\n"
+	        "                        (default " DEFAULT_POLICIES ",\n"
+	        "                        with block after tree where the cluster has blocks)\n"
 	        "  --out DIR             where CSV, JSON and plots go (default gpuplace-sim)\n"
 	        "  --no-plots            do not run gnuplot\n"
 	        "  --max-jobs N          only the first N jobs of the trace\n"
@@ -137,7 +141,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	int opt;
 
 	memset(a, 0, sizeof(*a));
-	a->policies = DEFAULT_POLICIES;
+	a->policies = NULL; /* the default depends on the cluster */
 	a->out = "gpuplace-sim";
 	a->plots = true;
 	gp__sim_opts_defaults(&a->o);
@@ -319,6 +323,8 @@ int gp_cmd_simulate(int argc, char **argv)
 		goto done;
 	}
 	a.o.judge = judge;
+	if (!a.policies)
+		a.policies = c->nblocks > 0 ? DEFAULT_POLICIES_BLOCK : DEFAULT_POLICIES;
 	if ((status = add_policies(a.policies, c, runs, &nruns)))
 		goto done;
 	for (i = 0; i < nruns; i++) {
