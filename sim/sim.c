@@ -21,7 +21,6 @@
 #include "decide.h"
 #include "power.h"
 #include "sim.h"
-#include "slurm_emit.h"
 
 const char *const gp__sim_policy_names[] = {
 	"first-fit", "tree", "balanced", "pack", "performance", "power-save", NULL
@@ -53,6 +52,10 @@ const char *const gp__sim_policy_names[] = {
  * reservation is the end of the jobs on those nodes, as Slurm's backfill
  * plans a job with required nodes. */
 #define SIM_MAX_RESV_TRIES_CONSTRAINED 1024
+/* Slots of the constrained jobs' "cannot start this pass" cache (jobs of
+ * one shape kept to one domain behave alike), and probes per look-up. */
+#define SIM_CFAIL 4096
+#define SIM_CFAIL_PROBES 8
 
 enum { JS_FUTURE = 0, JS_QUEUED, JS_RUNNING, JS_DONE, JS_REJECTED };
 
@@ -190,6 +193,12 @@ struct sim {
 	double snap_time;
 	struct ledger *ledger;
 	int32_t nledger, ledger_cap;
+	int32_t passed_queued;    /* GPU jobs the plugin let through, not started */
+	int32_t constrained_queued; /* jobs it CONSTRAINed, not started */
+	double passed_started;    /* latest start of such a job */
+	int32_t *cfail_key;       /* per-pass "cannot start" cache of constrained
+	                           * jobs (SIM_CFAIL slots): key shape x domain */
+	uint32_t *cfail_pass;     /* 2 per slot, as struct shape's fail_pass */
 	uint32_t *allowed;        /* allowed[n] == allowed_gen: node in the alternative */
 	uint32_t allowed_gen;
 	bool restrict_nodes;      /* baselines keep to allowed nodes */
@@ -1244,8 +1253,12 @@ static int plugin_decide(struct sim *S, int32_t j)
 	int32_t i;
 	int rc;
 
-	if (sh->gpus <= 1)
-		return GP_OK; /* not a distributed GPU job: passes unchanged */
+	if (sh->gpus <= 1) {
+		/* not a distributed GPU job: passes unchanged */
+		if (sh->gpus == 1)
+			S->passed_queued++;
+		return GP_OK;
+	}
 	S->res->m.decisions++;
 	plugin_view(S, S->work);
 	view.alloc_mask = S->work;
@@ -1273,7 +1286,28 @@ static int plugin_decide(struct sim *S, int32_t j)
 	}
 	if (rc)
 		return gp__errorf(S->err, rc, "job %u: %s", J->tj->id, derr.text);
-	if (d.kind == GP_DECIDE_PIN && d.ncands > 0) {
+	if (d.kind == GP_DECIDE_PIN && d.ncands > 0 &&
+	    (S->constrained_queued > 0 || S->passed_queued > 0 ||
+	     S->passed_started > S->snap_time)) {
+		/* as the plugin does (plugin/job_submit_gpuplace.c): a PIN names
+		 * nodes free in its view, but a job queued ahead whose nodes it
+		 * does not know (one it CONSTRAINed, or a GPU job it let through
+		 * and has not seen started) may take them first, and a PINned job
+		 * then waits for exactly those nodes; so it CONSTRAINs the job to
+		 * the chosen set's domain instead */
+		const gp_scored_t *sc = &d.cands[0];
+		char feat[GP_NAME_MAX + 16] = "";
+
+		J->decision = GP_SIM_DEC_CONSTRAIN;
+		if (sc->kind == GP_DOM_NVL && sc->domain >= 0)
+			gp__domain_feature(GP_FEATURE_NVL, S->c->nvl[sc->domain].name, feat, sizeof(feat));
+		else if (sc->kind == GP_DOM_SWITCH && sc->domain >= 0 &&
+		         S->c->switches[sc->domain].parent >= 0)
+			gp__domain_feature(GP_FEATURE_SWITCH, S->c->switches[sc->domain].name, feat,
+			                   sizeof(feat));
+		rc = set_alternatives(S, J, feat);
+		S->constrained_queued++;
+	} else if (d.kind == GP_DECIDE_PIN && d.ncands > 0) {
 		const gp_scored_t *sc = &d.cands[0];
 
 		J->decision = GP_SIM_DEC_PIN;
@@ -1309,6 +1343,7 @@ static int plugin_decide(struct sim *S, int32_t j)
 	} else {
 		J->decision = GP_SIM_DEC_CONSTRAIN;
 		rc = set_alternatives(S, J, d.features);
+		S->constrained_queued++;
 	}
 	gp__decision_clear(&d);
 	return rc;
@@ -1498,6 +1533,12 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	J->run = S->cur->njobs;
 	S->run_j[S->cur->njobs++] = j;
 	J->st = JS_RUNNING;
+	if (S->p->kind == GP_SIM_GPUPLACE && J->tj->gpus == 1) {
+		S->passed_queued--; /* a job the plugin let through started */
+		S->passed_started = now;
+	}
+	if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_CONSTRAIN)
+		S->constrained_queued--;
 	heap_push(S->heap, &S->nheap, (struct heap_ent){ J->end, j });
 	if (S->have_resv)
 		/* the GPUs are taken for the reservation's planning too */
@@ -1545,6 +1586,10 @@ static void end_job(struct sim *S, int32_t j)
 
 static void reject_job(struct sim *S, int32_t j)
 {
+	if (S->p->kind == GP_SIM_GPUPLACE && S->jobs[j].tj->gpus == 1)
+		S->passed_queued--;
+	if (S->p->kind == GP_SIM_GPUPLACE && S->jobs[j].decision == GP_SIM_DEC_CONSTRAIN)
+		S->constrained_queued--;
 	queue_remove(S, j);
 	S->jobs[j].st = JS_REJECTED;
 	S->res->m.rejected++;
@@ -1638,6 +1683,32 @@ static int reserve(struct sim *S, struct sjob *J)
  * keep off the reserved GPUs. */
 static int try_start_(struct sim *S, int32_t j, bool backfill);
 
+/* Where job J's "cannot start this pass" marks live ([0] now, [1] around
+ * the reservation): its shape's, or for a job the plugin CONSTRAINed to at
+ * most one domain the slot of (shape, domain), or none (a PINned job has
+ * nodes of its own, a slot taken by another key). */
+static uint32_t *fail_cache(struct sim *S, const struct sjob *J, struct shape *sh)
+{
+	int32_t key, k;
+	uint32_t h;
+
+	if (S->p->kind != GP_SIM_GPUPLACE || J->decision == GP_SIM_DEC_NONE)
+		return sh->fail_pass;
+	if (J->decision != GP_SIM_DEC_CONSTRAIN || J->nalts > 1 || !S->cfail_key)
+		return NULL;
+	key = J->shape * (S->ndoms + 1) + (J->nalts ? J->alts[0] : S->ndoms);
+	h = ((uint32_t)key * 2654435761u) % SIM_CFAIL;
+	for (k = 0; k < SIM_CFAIL_PROBES; k++, h = (h + 1) % SIM_CFAIL) {
+		if (S->cfail_key[h] == key)
+			return &S->cfail_pass[2 * h];
+		if (S->cfail_key[h] < 0) {
+			S->cfail_key[h] = key;
+			return &S->cfail_pass[2 * h];
+		}
+	}
+	return NULL;
+}
+
 /* try_start_, and the decision the plugin would have logged when it first
  * saw the job: PIN when it started at once, REJECT, else CONSTRAIN. */
 static int try_start(struct sim *S, int32_t j, bool backfill)
@@ -1656,7 +1727,7 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 	struct sjob *J = &S->jobs[j];
 	struct shape *sh = &S->shapes[J->shape];
 	int32_t r;
-	bool shared;
+	uint32_t *fp;
 	int rc;
 
 	rc = never_fits(S, J);
@@ -1666,9 +1737,8 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 		reject_job(S, j);
 		return 0;
 	}
-	/* a job the plugin decided for has its own nodes: no per-shape cache */
-	shared = !(S->p->kind == GP_SIM_GPUPLACE && J->decision != GP_SIM_DEC_NONE);
-	if ((!shared || sh->fail_pass[0] != S->pass) && S->free_gpus >= sh->gpus &&
+	fp = fail_cache(S, J, sh);
+	if ((!fp || fp[0] != S->pass) && S->free_gpus >= sh->gpus &&
 	    (!backfill || !S->have_resv || S->now + J->tj->duration_s <= S->shadow)) {
 		rc = place(S, J, S->cur->alloc_mask, S->rack_w, S->now, &S->p->policy, &S->pl);
 		if (rc < 0)
@@ -1684,12 +1754,12 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 				return rc;
 			return 1;
 		}
-		if (rc == PL_NOFIT && shared)
-			sh->fail_pass[0] = S->pass;
+		if (rc == PL_NOFIT && fp)
+			fp[0] = S->pass;
 		if (!backfill || !S->have_resv)
 			return 0;
 	}
-	if (!backfill || !S->have_resv || (shared && sh->fail_pass[1] == S->pass) ||
+	if (!backfill || !S->have_resv || (fp && fp[1] == S->pass) ||
 	    S->resv_free < sh->gpus)
 		return 0;
 	/* around the reservation: off its GPUs, and within every rack's limit
@@ -1704,8 +1774,8 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 		return 0;
 	}
 	if (rc != PL_PLACED) {
-		if (rc == PL_NOFIT && shared)
-			sh->fail_pass[1] = S->pass;
+		if (rc == PL_NOFIT && fp)
+			fp[1] = S->pass;
 		return 0;
 	}
 	placement_watts(S, &S->pl, placement_load(S->c, &S->pl), S->resv_rack_w);
@@ -2034,6 +2104,8 @@ static void sim_free(struct sim *S)
 	free(S->snap_alloc);
 	free(S->ledger);
 	free(S->allowed);
+	free(S->cfail_key);
+	free(S->cfail_pass);
 	free(S->jobs);
 	free(S->shapes);
 	free(S->eligible);
@@ -2217,10 +2289,15 @@ static int setup_plugin(struct sim *S)
 	S->doms = calloc((size_t)n + 1, sizeof(*S->doms));
 	S->snap_alloc = calloc((size_t)c->nnodes + 1, sizeof(*S->snap_alloc));
 	S->allowed = calloc((size_t)c->nnodes + 1, sizeof(*S->allowed));
-	if (!S->doms || !S->snap_alloc || !S->allowed)
+	S->cfail_key = malloc(SIM_CFAIL * sizeof(*S->cfail_key));
+	S->cfail_pass = calloc(2 * SIM_CFAIL, sizeof(*S->cfail_pass));
+	if (!S->doms || !S->snap_alloc || !S->allowed || !S->cfail_key || !S->cfail_pass)
 		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	for (i = 0; i < SIM_CFAIL; i++)
+		S->cfail_key[i] = -1;
 	memcpy(S->snap_alloc, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->snap_alloc));
 	S->snap_time = -INFINITY;
+	S->passed_started = -INFINITY;
 	for (i = 0; i < c->nswitches; i++) {
 		const gp_switch_t *sw = &c->switches[i];
 		struct dom *d = &S->doms[S->ndoms];
