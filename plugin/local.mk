@@ -3,7 +3,7 @@
 # (their Slurm symbols come from the daemon that loads them).
 slurmplugindir = $(slurm_plugindir)
 slurmplugin_LTLIBRARIES = plugin/job_submit_gpuplace.la plugin/spank_gpuplace.la
-plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h plugin/job_segment.h \
+plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h \
 	plugin/live_state.c plugin/live_state.h
 # Only what slurmctld runs: engine, conf and power over base; no simulator,
 # no traces, no probe, no synth, no hwloc (tests/plugin_symbols.sh).
@@ -11,6 +11,8 @@ plugin_job_submit_gpuplace_la_LIBADD = $(GP_CORE_LA)
 plugin_job_submit_gpuplace_la_LDFLAGS = -module -avoid-version -shared \
 	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|job_submit|job_modify)$$'
 plugin_spank_gpuplace_la_SOURCES = plugin/spank_gpuplace.c
+# the one place the plugin reads --segment (Slurm-release conditions included)
+plugin_job_submit_gpuplace_la_SOURCES += plugin/job_segment.h
 plugin_spank_gpuplace_la_LDFLAGS = -module -avoid-version -shared
 
 # Slurm does not use libtool archives: keep only the .so in its directory.
