@@ -44,9 +44,43 @@
  * algbw 280 / busbw 490 vs. measured 273 / 480 (nccl #1455, nccl-tests #212). */
 #define NVLS_EFF_HOPPER 0.85
 #define NVLS_EFF_BLACKWELL 0.74
-/* NIC: NDR 400 Gb/s = 50 GB/s line rate; "46-48 GB/s per NIC" (nccl-tests
- * #290), "48-49 GB/s" (nccl-tests #267): 48 / 50. */
-#define ETA_NET (48.0 / 50.0)
+/* Inter-node transports (FabricLevel=0 Transport=, gpuplace.conf(5)).
+ * rdma: the network path is GPUDirect RDMA, so NCCL may use its LL and LL128
+ * protocols across nodes; NCCL enables LL128 only when the path between GPU
+ * and NIC is at most PXN/PXB (NVIDIA/nccl src/graph/tuning.cc, the
+ * `pEnable &= (graphs[a]->typeInter <= PATH_PXN)` rule), which a socket or a
+ * host-bounce transport never is, and their flag-per-line LL protocol pays
+ * the transport's round trip per step, so over non-RDMA transports only
+ * Simple is modelled.
+ * step_us: cost of one inter-node step beyond NCCL's NET latency.  RDMA: 0,
+ * NCCL's own NET latencies apply (tuning.cc hwLatencies[NCCL_HW_NET]: Ring
+ * {2.7, 4.0, 14.0}, Tree {5.0, 8.5, 14} us for LL/LL128/Simple).  TCP: 46.5
+ * us, (101.4 - 8.4 Simple base) / 2 inter-node steps of the 8 B all-reduce
+ * between two g4dn.8xlarge over NET/Socket (aws-samples/aws-do-eks,
+ * eks/deployment/karpenter/README.md sec. 7.4.1).  EFA: 31 us, (70.5 - 8.4) /
+ * 2 from the same README, sec. 7.4.2 (NET/OFI, AWS Libfabric).
+ * eff: reached fraction of the NIC line rate.  IB NDR: "46-48 GB/s per NIC"
+ * (nccl-tests #290), "48-49 GB/s" (nccl-tests #267): 48 / 50.  RoCE: Meta
+ * tuned its RoCE and IB 400G clusters "to provide equivalent performance"
+ * (Llama 3 sec. 3.3.1): as IB.  TCP: 2.0 of 6.25 GB/s (50 Gb/s g4dn) = 0.32,
+ * EFA: 2.83 / 6.25 = 0.45 (aws-do-eks README, 1 GiB rows of 7.4.1 / 7.4.2).
+ * fill_us: Simple-protocol pipeline fill between nodes per level of the
+ * inter-node tree (1 + log2 N levels): the bandwidth ramp NCCL's own model
+ * lacks (it only corrects Tree, tuning.cc treeCorrectionFactor); 60 us from
+ * the 2- and 4-node H100 NDR all-reduce tables of nccl-tests #309 (the
+ * mid-size offset above S / peak algbw is 150-250 us there).  Sockets and
+ * EFA: 0, their step cost already holds the ramp of a 2-rank table. */
+struct transport {
+	const char *name;
+	bool rdma;
+	double step_us, eff, fill_us;
+};
+static const struct transport transports[GP_NET_NTRANSPORTS] = {
+	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 60.0 },
+	[GP_NET_ROCE] = { "roce", true, 0.0, 48.0 / 50.0, 60.0 },
+	[GP_NET_TCP] = { "tcp", false, 46.5, 2.0 / 6.25, 0.0 },
+	[GP_NET_EFA] = { "efa", false, 31.0, 2.83 / 6.25, 0.0 },
+};
 /* A node without NIC facts: NCCL's default NET bandwidth, 12 GB/s
  * (NVIDIA/nccl src/graph/topo.h, "NET default 12 (100 Gb)"). */
 #define NET_DEFAULT_GBPS 12.0
@@ -55,6 +89,9 @@
  * astra-sim/system/calbusbw.h). */
 #define PCIE_GEN4_GBPS 25.6
 #define PCIE_GEN5_GBPS 51.2
+/* Other generations at the same 0.8 of the x16 rate: Gen3 16 GB/s, Gen6 128. */
+#define PCIE_GEN3_GBPS 12.8
+#define PCIE_GEN6_GBPS 102.4
 /* NCCL latencies per protocol, microseconds, NVIDIA/nccl src/graph/tuning.cc:
  * base {LL, LL128, Simple}: Tree {6.8, 14.0, 8.4}, Ring {6.6, 14.0, 8.4};
  * per step NVLink Tree {0.6, 1.25, 4.0}, Ring {0.6, 1.9, 3.4}; PCI Tree
@@ -74,6 +111,28 @@ static const struct proto protos[] = {
 };
 #define NPROTOS 3
 #define LAT_NVLS_US 25.0
+/* NVLSTree: NVLS inside each node (NVLink NVLSTree Simple 25 us) and a tree
+ * between nodes at 20.9 us per level (tuning.cc hwLatencies, NET NVLSTree
+ * Simple). */
+#define LAT_NVLSTREE_NET_US 20.9
+/* LL bus bandwidth cap, GB/s, by generation and node count (1, 2, >= 4
+ * nodes; 3 nodes use the 2-node value): tuning.cc llMaxBws, Ampere {87.7,
+ * 22.5, 19.0}, Hopper {141, 45, 35}, Blackwell {282, 90, 70}; Volta's {39,
+ * 39, 20.4} for older and PCIe-only GPUs.  Tree LL moves 1/3.8 of the bus
+ * bandwidth (tuning.cc, `busBw * 1.0 / 3.8`). */
+static const double ll_max_bw[4][3] = {
+	{ 39.0, 39.0, 20.4 }, { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 }, { 282.0, 90.0, 70.0 },
+};
+#define TREE_LL_FRACTION (1.0 / 3.8)
+/* NCCL's tree correction factor (tuning.cc treeCorrectionFactor): the
+ * reached fraction of the modelled tree bandwidth by protocol (LL, LL128,
+ * Simple) and message size, powers of two from 64 B to 256 MiB (index
+ * log2(bytes / 64)); 1.0 outside. */
+static const float tree_corr[3][24] = {
+	{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0 },
+	{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0 },
+	{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9 },
+};
 #define RING_PLATEAU 1.4
 /* Tree bandwidth ~0.92 of ring bus bandwidth, NCCL model refinement
  * (notes/calibration.md sec. 1.2); NCCL converts tree busbw to algbw with
@@ -203,6 +262,48 @@ static double nvls_eff(int gen)
 	return gen == GEN_BLACKWELL ? NVLS_EFF_BLACKWELL : gen == GEN_HOPPER ? NVLS_EFF_HOPPER : 0;
 }
 
+/* ---- transport --------------------------------------------------------- */
+
+const char *gp__transport_name(int t)
+{
+	return t >= 0 && t < GP_NET_NTRANSPORTS ? transports[t].name : "?";
+}
+
+int gp__transport_parse(const char *s, int *out)
+{
+	int i;
+
+	for (i = 0; s && i < GP_NET_NTRANSPORTS; i++)
+		if (name_eq(s, transports[i].name)) {
+			*out = i;
+			return GP_OK;
+		}
+	return GP_EINVAL;
+}
+
+void gp__cost_net(const gp_cluster_t *c, gp_net_consts_t *out)
+{
+	const gp_fabric_level_t *l = c ? &c->levels[0] : NULL;
+	int t = l && l->transport > 0 && l->transport < GP_NET_NTRANSPORTS ? l->transport : GP_NET_IB;
+
+	out->transport = t;
+	out->rdma = transports[t].rdma;
+	out->step_us = l && l->step_us > 0 ? l->step_us : transports[t].step_us;
+	out->eff = l && l->net_eff > 0 ? l->net_eff : transports[t].eff;
+	out->fill_us = l && l->fill_us > 0 ? l->fill_us : transports[t].fill_us;
+}
+
+static double pcie_gbps(const gp_gpu_profile_t *pr, int gen)
+{
+	switch (pr ? pr->pcie_gen : 0) {
+	case 3: return PCIE_GEN3_GBPS;
+	case 4: return PCIE_GEN4_GBPS;
+	case 5: return PCIE_GEN5_GBPS;
+	case 6: return PCIE_GEN6_GBPS;
+	default: return gen >= GEN_HOPPER ? PCIE_GEN5_GBPS : PCIE_GEN4_GBPS;
+	}
+}
+
 /* ---- scratch ---------------------------------------------------------- */
 
 /* What pass 1 records about one group for pass 2. */
@@ -216,11 +317,12 @@ struct grp {
 	double pxn_bytes;   /* misaligned bytes forwarded over NVLink to another rail */
 	double intra_bytes; /* all-to-all / send-recv bytes inside units per rank */
 	int32_t pcie;       /* intra path is PCIe */
-	int32_t spare;      /* keeps the struct free of padding (compared with memcmp) */
+	int32_t gen;        /* GPU generation (GEN_*) of the group's first node */
 };
 
 struct gp_cost_scratch {
 	int32_t max_gpus, nnodes, nswitches, nunits;
+	gp_net_consts_t net;   /* the cluster's transport, set by prepare() */
 	uint32_t stamp;
 	/* per rank */
 	int32_t *rank_p;
@@ -228,7 +330,7 @@ struct gp_cost_scratch {
 	/* per placement node */
 	int32_t *p_node, *p_unit, *p_leaf;
 	double *p_cap;
-	double *p_bw;       /* 3 per placement node: NVLink unit, NVLS, PCIe GB/s */
+	double *p_bw;       /* 4 per placement node: NVLink unit, NVLS, PCIe GB/s, GPU generation */
 	uint32_t *p_isl;    /* per placement node: islands its GPUs are in */
 	double *p_load;     /* 2 per placement node: ring, hierarchical pattern */
 	/* per unit (node index, or nnodes + NVLink domain) */
@@ -313,7 +415,7 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 	s->p_unit = calloc(g, sizeof(*s->p_unit));
 	s->p_leaf = calloc(g, sizeof(*s->p_leaf));
 	s->p_cap = calloc(g, sizeof(*s->p_cap));
-	s->p_bw = calloc(3 * g, sizeof(*s->p_bw));
+	s->p_bw = calloc(4 * g, sizeof(*s->p_bw));
 	s->p_isl = calloc(g, sizeof(*s->p_isl));
 	s->p_load = calloc(2 * g, sizeof(*s->p_load));
 	s->u_stamp = calloc(nu, sizeof(*s->u_stamp));
@@ -425,6 +527,7 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 		                  (int)pl->n, (int)s->max_gpus);
 	st = next_stamp(s);
 	s->ntouched = 0;
+	gp__cost_net(c, &s->net);
 	for (p = 0; p < pl->n; p++) {
 		int32_t node = pl->nodes[p];
 		const gp_node_t *n;
@@ -480,11 +583,12 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 			if (n->nvl_domain >= 0 && n->nvl_domain < c->nnvl &&
 			    c->nvl[n->nvl_domain].gbps_per_gpu > 0)
 				b = c->nvl[n->nvl_domain].gbps_per_gpu;
-			s->p_bw[3 * p] = b * eta_nvl(gen);
-			s->p_bw[3 * p + 1] = b * eta_nvl(gen) * nvls_eff(gen);
-			s->p_bw[3 * p + 2] = gen >= GEN_HOPPER ? PCIE_GEN5_GBPS : PCIE_GEN4_GBPS;
+			s->p_bw[4 * p] = b * eta_nvl(gen);
+			s->p_bw[4 * p + 1] = b * eta_nvl(gen) * nvls_eff(gen);
+			s->p_bw[4 * p + 2] = pcie_gbps(pr, gen);
+			s->p_bw[4 * p + 3] = gen;
 		}
-		nic = n->nic_gbps > 0 && n->rails > 0 ? n->nic_gbps * ETA_NET : NET_DEFAULT_GBPS;
+		nic = n->nic_gbps > 0 && n->rails > 0 ? n->nic_gbps * s->net.eff : NET_DEFAULT_GBPS;
 		s->p_cap[p] = gp__popcount(rails) * nic * 1e9;
 		/* the job's NIC bandwidth under every switch above the node */
 		for (sw = s->p_leaf[p]; sw >= 0; sw = c->switches[sw].parent) {
@@ -542,6 +646,8 @@ static void group_units(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, 
 	int32_t i, nu = 0, n = gr->n, lastp = -1, u = -1;
 	double bmin = INFINITY, bnvls = INFINITY;
 
+	gr->gen = (int32_t)s->p_bw[4 * s->rank_p[r] + 3];
+
 	for (i = 0; i < n; i++) {
 		int32_t m = r + i * st, p = s->rank_p[m];
 
@@ -572,11 +678,11 @@ static void group_units(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, 
 
 		/* NVLink when the unit is a cross-node domain or the group's GPUs
 		 * on the node share one island; else PCIe */
-		if (s->p_bw[3 * p] > 0 && (uu >= c->nnodes || !(isl & (isl - 1)))) {
-			b = s->p_bw[3 * p];
-			bn = s->p_bw[3 * p + 1];
+		if (s->p_bw[4 * p] > 0 && (uu >= c->nnodes || !(isl & (isl - 1)))) {
+			b = s->p_bw[4 * p];
+			bn = s->p_bw[4 * p + 1];
 		} else {
-			b = s->p_bw[3 * p + 2];
+			b = s->p_bw[4 * p + 2];
 			gr->pcie = 1;
 		}
 		if (b < bmin)
@@ -612,19 +718,48 @@ struct dimres {
 	int32_t max_level;
 };
 
+/* Tree correction of protocol index pi (0 Simple, 1 LL128, 2 LL) at S bytes. */
+static double tree_factor(int pi, double S)
+{
+	int row = pi == 0 ? 2 : pi == 1 ? 1 : 0, k = 0;
+	double x = S / 64.0;
+
+	if (x < 1)
+		return 1.0;
+	while (x >= 2.0 && k < 30) {
+		x /= 2.0;
+		k++;
+	}
+	return k < 24 ? tree_corr[row][k] : 1.0;
+}
+
 /* Time of one group for one algorithm and protocol; < 0 if it does not apply. */
 static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t coll,
                          gp_algo_t a, const struct proto *pr, double S, double K,
-                         const double tau[2])
+                         const double tau[2], const gp_net_consts_t *net)
 {
 	int n = gr->n, N = gr->units, g = gr->gmax;
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0;
 	double ai_ring = gr->pcie ? pr->pci_ring : pr->nvl_ring;
 	double ai_tree = gr->pcie ? pr->pci_tree : pr->nvl_tree;
 	double hop = path_lat_us(c, gr->lca_level < 0 ? 0 : gr->lca_level);
-	double an = pr->net_ring + hop, ant = pr->net_tree + hop;
+	double an, ant, fill;
 	double bmin = gr->bmin * pr->bw, t0 = tau[0] / pr->bw, t1 = tau[1] / pr->bw;
 	double bw, lat;
+	bool simple = pr == &protos[0], ll = pr == &protos[2];
+	int gi = gr->gen >= 0 && gr->gen <= GEN_BLACKWELL ? gr->gen : 0;
+	double llmax = ll_max_bw[gi][N <= 1 ? 0 : N < 4 ? 1 : 2] * 1e9;
+	double tf = tree_factor((int)(pr - protos), S);
+
+	/* LL and LL128 cross nodes only over GPUDirect RDMA (see transports[]) */
+	if (N > 1 && !net->rdma && !simple)
+		return -1;
+	/* an inter-node step: NCCL's NET latency of the protocol or the
+	 * transport's own step, whichever is longer, plus the links crossed */
+	an = (pr->net_ring > net->step_us ? pr->net_ring : net->step_us) + hop;
+	ant = (pr->net_tree > net->step_us ? pr->net_tree : net->step_us) + hop;
+	/* Simple's pipeline fills once per level of the inter-node tree */
+	fill = N > 1 && simple ? net->fill_us * (1.0 + log2((double)N)) : 0;
 
 	if (coll == GP_COLL_SENDRECV) {
 		if (a != GP_ALGO_DIRECT)
@@ -638,7 +773,10 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 	if (coll == GP_COLL_ALLTOALL) {
 		if (a != GP_ALGO_DIRECT)
 			return -1;
-		lat = pr->base_ring + (N > 1 ? an : ai_ring);
+		/* one send and one receive per peer: the first crosses the
+		 * farthest link, every further peer adds one step of issue cost
+		 * on the rank's own path */
+		lat = pr->base_ring + (N > 1 ? an : ai_ring) + (n - 2) * ai_ring;
 		bw = (N > 1 ? gr->intra_bytes : S * (n - 1) / n) / bmin;
 		if (N > 1 && t0 > bw)
 			bw = t0;
@@ -649,12 +787,14 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 		double steps = vf * (n - 1), inter = N > 1 ? vf * (N - 1) : 0;
 
 		lat = (steps - inter) * ai_ring + inter * an;
-		if (N > 1 && pr == &protos[0])
+		if (N > 1 && simple)
 			lat *= RING_PLATEAU;
-		lat += pr->base_ring;
+		lat += pr->base_ring + fill;
 		bw = vf * (n - 1) / n * S / bmin;
 		if (N > 1 && t0 > bw)
 			bw = t0;
+		if (ll && vf * (n - 1) / n * S / llmax > bw)
+			bw = vf * (n - 1) / n * S / llmax;
 		return K * lat * 1e-6 + bw;
 	}
 	case GP_ALGO_TREE: {
@@ -662,31 +802,63 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 
 		if (coll != GP_COLL_ALLREDUCE)
 			return -1;
-		lat = pr->base_tree + 2.0 * ((g - 1) * ai_tree + (N > 1 ? log2((double)N) * ant : 0));
-		/* tree moves ~2S per rank at 0.92 of the ring's bus bandwidth */
+		lat = pr->base_tree + 2.0 * ((g - 1) * ai_tree + (N > 1 ? log2((double)N) * ant : 0)) +
+		      fill;
+		/* tree moves ~2S per rank at 0.92 of the ring's bus bandwidth
+		 * (LL: 1/3.8 of it instead of 1/2), times NCCL's size correction */
 		tbw = 2.0 * S / (TREE_BW_FRACTION * bmin);
+		if (ll)
+			tbw *= 0.5 / TREE_LL_FRACTION;
 		if (N > 1 && t0 * n / ((n - 1) * TREE_BW_FRACTION) > tbw)
 			tbw = t0 * n / ((n - 1) * TREE_BW_FRACTION);
-		return K * lat * 1e-6 + tbw;
+		if (ll && 2.0 * S / llmax > tbw)
+			tbw = 2.0 * S / llmax;
+		return K * lat * 1e-6 + tbw / tf;
 	}
 	case GP_ALGO_NVLS:
-		if (coll != GP_COLL_ALLREDUCE || N > 1 || gr->bnvls <= 0 || pr != &protos[0])
+		if (coll != GP_COLL_ALLREDUCE || gr->bnvls <= 0 || pr != &protos[0])
 			return -1;
+		if (N > 1) {
+			/* NVLSTree: NVLS inside each unit, a double binary tree of
+			 * units over the network.  A unit sends and receives S per
+			 * direction on 2 units, 2S when it is an inner node of one
+			 * of the two trees (N > 2); t1 holds the hierarchical
+			 * pattern's 2(N-1)/N S per unit.  Inside the unit, NVLS
+			 * reduces and broadcasts, and each GPU's S/g share crosses
+			 * NVLink once more to or from its rail's NIC. */
+			double nv = S / (gr->bnvls * g / (g + 1.0)) + S / g / bmin +
+			            gr->pxn_bytes / bmin;
+			double net_t = t1 * (N > 2 ? (double)N / (N - 1) : 1.0);
+
+			lat = LAT_NVLS_US + 2.0 * log2((double)N) *
+			      ((LAT_NVLSTREE_NET_US > net->step_us ? LAT_NVLSTREE_NET_US : net->step_us) +
+			       hop) + fill;
+			return K * lat * 1e-6 + (nv > net_t ? nv : net_t) / tf;
+		}
 		/* in-network reduction: algbw = B_nvls * n / (n + 1) */
 		return K * (pr->base_ring + LAT_NVLS_US) * 1e-6 +
 		       S / (gr->bnvls * n / (n + 1.0));
 	case GP_ALGO_HIER: {
-		double intra;
+		double intra, steps = vf * (n - 1), inter = vf * (N - 1);
 
 		if (N <= 1)
 			return -1;
 		/* reduce-scatter inside each unit, all-reduce across units over the
 		 * rails, all-gather back; NCCL pipelines the phases by chunks, so
 		 * the bandwidth term is the slower of the NVLink and the network
-		 * phases (notes/calibration.md sec. 1.2 consequence for busbw). */
-		intra = vf * (g - 1) / g * S / bmin + gr->pxn_bytes / bmin;
-		lat = pr->base_ring + vf * (g - 1) * ai_ring + vf * (N - 1) * an;
+		 * phases (notes/calibration.md sec. 1.2 consequence for busbw).
+		 * NCCL runs this as its ring through every rank, so its latency is
+		 * the ring's: 2(n-1) steps of which 2(N-1) cross nodes
+		 * (tuning.cc, nInterSteps), x1.4 plateau for Simple. */
+		/* NCCL's ring passes 2(n-1)/n S over every NVLink hop as well */
+		intra = vf * (n - 1) / n * S / bmin + gr->pxn_bytes / bmin;
+		lat = (steps - inter) * ai_ring + inter * an;
+		if (simple)
+			lat *= RING_PLATEAU;
+		lat += pr->base_ring + fill;
 		bw = intra > t1 ? intra : t1;
+		if (ll && vf * (n - 1) / n * S / llmax > bw)
+			bw = vf * (n - 1) / n * S / llmax;
 		return K * lat * 1e-6 + bw;
 	}
 	default:
@@ -767,11 +939,12 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 			if (pf == s->rank_p[r + (n - 1) * st] && !(isl & (isl - 1))) {
 				gr->units = 1;
 				gr->gmax = n;
-				if (s->p_bw[3 * pf] > 0) {
-					gr->bmin = s->p_bw[3 * pf] * 1e9;
-					gr->bnvls = s->p_bw[3 * pf + 1] * 1e9;
+				gr->gen = (int32_t)s->p_bw[4 * pf + 3];
+				if (s->p_bw[4 * pf] > 0) {
+					gr->bmin = s->p_bw[4 * pf] * 1e9;
+					gr->bnvls = s->p_bw[4 * pf + 1] * 1e9;
 				} else {
-					gr->bmin = s->p_bw[3 * pf + 2] * 1e9;
+					gr->bmin = s->p_bw[4 * pf + 2] * 1e9;
 					gr->pcie = 1;
 				}
 				if (coll == GP_COLL_SENDRECV)
@@ -955,7 +1128,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 			if (force != GP_ALGO_AUTO && cand[j] != force)
 				continue;
 			for (pi = 0; pi < NPROTOS; pi++) {
-				t = group_time(c, gr, coll, cand[j], &protos[pi], S, K, tau);
+				t = group_time(c, gr, coll, cand[j], &protos[pi], S, K, tau, &s->net);
 				if (t >= 0 && (best < 0 || t < best)) {
 					best = t;
 					ba = cand[j];

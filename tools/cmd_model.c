@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	        "Cluster (one of):\n"
 	        "  --conf-dir DIR          Slurm configuration directory (slurm.conf, ...)\n"
 	        "  --json FILE             cluster model as JSON\n"
-	        "  --gpu TYPE              built-in shape: h100 h200 h800 a100 b200 gb200 pcie\n"
+	        "  --gpu TYPE              built-in shape: h100 h200 h800 a100 b200 gb200 pcie t4\n"
 	        "                          (default h100 when no cluster is given)\n"
 	        "    --nodes N             nodes in the shape (default: enough for --ngpus, else 1)\n"
 	        "    --gpus-per-node G     GPUs per node (default 8)\n"
