@@ -21,9 +21,10 @@ tests_test_candidates_LDADD = $(TEST_LIBS)
 TESTS += tests/test_candidates
 
 # gpuplace model
-gpuplace_SOURCES += tools/cmd_model.c
+gpuplace_SOURCES += tools/cmd_model.c tools/cmd_calibrate.c
 TESTS += tests/model_cli.sh
-EXTRA_DIST += tests/model_cli.sh
+EXTRA_DIST += tests/model_cli.sh tests/calibrate_cli.sh
+TESTS += tests/calibrate_cli.sh
 
 # job hint parser fuzz target (hints come from users through the plugin)
 check_PROGRAMS += tests/fuzz_jobspec
