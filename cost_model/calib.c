@@ -334,7 +334,7 @@ int gp__calib_fit(gp_calib_table_t *const *t, int nt, gp_net_consts_t *net, doub
                   gp_error_t *err)
 {
 	gp_net_consts_t d;
-	double best, *par[3], lo[3] = { 0.01, 0.01, 0.01 }, hi[3] = { 1e4, 1.0, 1e5 };
+	double best, *par[4], lo[4] = { 0.01, 0.01, 0.01, 0.01 }, hi[4] = { 1e4, 1.0, 1e5, 1e5 };
 	int it, k, n, rc;
 
 	if (nt < 1)
@@ -348,6 +348,7 @@ int gp__calib_fit(gp_calib_table_t *const *t, int nt, gp_net_consts_t *net, doub
 		c.levels[0].step_us = net->step_us;
 		c.levels[0].net_eff = net->eff;
 		c.levels[0].fill_us = net->fill_us;
+		c.levels[0].fill_level_us = net->fill_level_us;
 		gp__cost_net(&c, &d);
 	}
 	/* a zero constant of the defaults starts the search at a small value */
@@ -355,9 +356,12 @@ int gp__calib_fit(gp_calib_table_t *const *t, int nt, gp_net_consts_t *net, doub
 		d.step_us = 1.0;
 	if (d.fill_us <= 0)
 		d.fill_us = 1.0;
+	if (d.fill_level_us <= 0)
+		d.fill_level_us = 1.0;
 	par[0] = &d.step_us;
 	par[1] = &d.eff;
 	par[2] = &d.fill_us;
+	par[3] = &d.fill_level_us;
 	if ((rc = sse(t, nt, &d, &best, &n, err)) < 0)
 		return rc;
 	/* coordinate descent with multiplicative steps, halved when no move helps */
@@ -365,7 +369,7 @@ int gp__calib_fit(gp_calib_table_t *const *t, int nt, gp_net_consts_t *net, doub
 		double f = it < 20 ? 1.5 : it < 40 ? 1.15 : 1.03;
 		bool moved = false;
 
-		for (k = 0; k < 3; k++) {
+		for (k = 0; k < 4; k++) {
 			int dir;
 
 			for (dir = -1; dir <= 1; dir += 2) {

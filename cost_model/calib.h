@@ -47,7 +47,7 @@ int gp__calib_predict(const gp_calib_table_t *t, const gp_net_consts_t *net, dou
                       gp_error_t *err);
 
 /* Least squares on log(predicted / measured) over the tables: fits
- * step_us, eff and fill_us of *net (which gives the transport and the
+ * step_us, eff, fill_us and fill_level_us of *net (which gives the transport and the
  * starting point; zero fields start at the defaults).  *rms_out = root
  * mean square of the log error after the fit.  0 or an error. */
 int gp__calib_fit(gp_calib_table_t *const *t, int ntables, gp_net_consts_t *net, double *rms_out,

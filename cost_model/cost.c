@@ -64,23 +64,38 @@
  * tuned its RoCE and IB 400G clusters "to provide equivalent performance"
  * (Llama 3 sec. 3.3.1): as IB.  TCP: 2.0 of 6.25 GB/s (50 Gb/s g4dn) = 0.32,
  * EFA: 2.83 / 6.25 = 0.45 (aws-do-eks README, 1 GiB rows of 7.4.1 / 7.4.2).
- * fill_us: Simple-protocol pipeline fill between nodes per level of the
- * inter-node tree (1 + log2 N levels): the bandwidth ramp NCCL's own model
- * lacks (it only corrects Tree, tuning.cc treeCorrectionFactor); 60 us from
- * the 2- and 4-node H100 NDR all-reduce tables of nccl-tests #309 (the
- * mid-size offset above S / peak algbw is 150-250 us there).  Sockets and
- * EFA: 0, their step cost already holds the ramp of a 2-rank table. */
+ * fill_us, fill_level_us: pipeline fill of Simple and LL128 between
+ * nodes, the bandwidth ramp NCCL's own model lacks (it only corrects Tree,
+ * tuning.cc treeCorrectionFactor): fill_us + fill_level_us x log2(nodes) at
+ * full depth, reached as the message fills FILL_BYTES (below).  Measured on
+ * H100 NDR (nccl-tests #309, the 2-, 4- and 8-node tables): the time above
+ * S / peak algbw plateaus near 210, 250 and 310 us from 64 MiB on; less
+ * NCCL's own NVLSTree latency at those node counts (25 + 2 log2(N) x 20.9
+ * us plus the hops: 70, 117, 162 us) that leaves 140, 133 and 148 us, so
+ * the fill is 140 us whatever the node count (fill_level_us 0; a site
+ * whose fill grows with nodes fits it with gpuplace calibrate).  Sockets
+ * and EFA: 0, the 2-rank tables of the aws-do-eks README show no plateau
+ * beyond the step cost. */
 struct transport {
 	const char *name;
 	bool rdma;
-	double step_us, eff, fill_us;
+	double step_us, eff, fill_us, fill_level_us;
 };
 static const struct transport transports[GP_NET_NTRANSPORTS] = {
-	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 60.0 },
-	[GP_NET_ROCE] = { "roce", true, 0.0, 48.0 / 50.0, 60.0 },
-	[GP_NET_TCP] = { "tcp", false, 46.5, 2.0 / 6.25, 0.0 },
-	[GP_NET_EFA] = { "efa", false, 31.0, 2.83 / 6.25, 0.0 },
+	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 140.0, 0.0 },
+	[GP_NET_ROCE] = { "roce", true, 0.0, 48.0 / 50.0, 140.0, 0.0 },
+	[GP_NET_TCP] = { "tcp", false, 46.5, 2.0 / 6.25, 0.0, 0.0 },
+	[GP_NET_EFA] = { "efa", false, 31.0, 2.83 / 6.25, 0.0, 0.0 },
 };
+/* The Simple and LL128 pipelines between nodes run at full depth once the
+ * message fills the connection buffers of both directions of NCCL's two
+ * trees, 4 x 4 MiB for Simple (4.7 MiB each for LL128, 120 x 640 x 8 x 8 B;
+ * NVIDIA/nccl src/init.cc DEFAULT_BUFFSIZE, DEFAULT_LL128_BUFFSIZE); below,
+ * the fill shrinks with the chunks: x S / (S + FILL_BYTES).  In the 2-node
+ * H100 tables of nccl-tests #309 the fill is 24 us at 4 MiB and 65 us at
+ * 16 MiB of its 140 us plateau, i.e. S / (S + 16-18 MiB).  LL's 512 KiB
+ * buffer fills within the sizes LL is chosen for. */
+#define FILL_BYTES (4.0 * 4194304.0)
 /* A node without NIC facts: NCCL's default NET bandwidth, 12 GB/s
  * (NVIDIA/nccl src/graph/topo.h, "NET default 12 (100 Gb)"). */
 #define NET_DEFAULT_GBPS 12.0
@@ -291,6 +306,8 @@ void gp__cost_net(const gp_cluster_t *c, gp_net_consts_t *out)
 	out->step_us = l && l->step_us > 0 ? l->step_us : transports[t].step_us;
 	out->eff = l && l->net_eff > 0 ? l->net_eff : transports[t].eff;
 	out->fill_us = l && l->fill_us > 0 ? l->fill_us : transports[t].fill_us;
+	out->fill_level_us = l && l->fill_level_us > 0 ? l->fill_level_us :
+	                     transports[t].fill_level_us;
 }
 
 static double pcie_gbps(const gp_gpu_profile_t *pr, int gen)
@@ -758,8 +775,9 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 	 * transport's own step, whichever is longer, plus the links crossed */
 	an = (pr->net_ring > net->step_us ? pr->net_ring : net->step_us) + hop;
 	ant = (pr->net_tree > net->step_us ? pr->net_tree : net->step_us) + hop;
-	/* Simple's pipeline fills once per level of the inter-node tree */
-	fill = N > 1 && simple ? net->fill_us * (1.0 + log2((double)N)) : 0;
+	/* pipeline fill between nodes of Simple and LL128 (see transports[]) */
+	fill = N > 1 && !ll ? (net->fill_us + net->fill_level_us * log2((double)N)) *
+	                      S / (S + FILL_BYTES) : 0;
 
 	if (coll == GP_COLL_SENDRECV) {
 		if (a != GP_ALGO_DIRECT)

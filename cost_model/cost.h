@@ -230,7 +230,8 @@ typedef struct gp_net_consts {
 	bool rdma;              /* LL/LL128 allowed across nodes */
 	double step_us;         /* cost of one inter-node step beyond NCCL's NET latency */
 	double eff;             /* reached fraction of the NIC line rate */
-	double fill_us;         /* Simple-protocol pipeline fill per inter-node tree level */
+	double fill_us;         /* Simple-protocol pipeline fill between nodes, full depth */
+	double fill_level_us;   /* fill added per doubling of the node count */
 } gp_net_consts_t;
 
 void gp__cost_net(const gp_cluster_t *c, gp_net_consts_t *out);

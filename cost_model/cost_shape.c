@@ -235,6 +235,7 @@ int gp__cost_shape_build(const gp_cost_shape_t *sh, gp_cluster_t **out, gp_error
 	c->levels[0].step_us = sh->net.step_us;
 	c->levels[0].net_eff = sh->net.eff;
 	c->levels[0].fill_us = sh->net.fill_us;
+	c->levels[0].fill_level_us = sh->net.fill_level_us;
 	if ((rc = gp__cluster_index(c)) < 0)
 		goto error;
 	*out = c;

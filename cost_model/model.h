@@ -133,7 +133,8 @@ typedef struct gp_fabric_level {
 	int32_t transport;      /* gp_transport_t, Transport= */
 	double step_us;         /* NetStepUs: cost of one inter-node step */
 	double net_eff;         /* NetEfficiency: reached fraction of the NIC line rate */
-	double fill_us;         /* NetFillUs: Simple-protocol pipeline fill per tree level */
+	double fill_us;         /* NetFillUs: Simple-protocol pipeline fill between nodes */
+	double fill_level_us;   /* NetFillLevelUs: fill added per doubling of the node count */
 } gp_fabric_level_t;
 
 /* NVLink domain spanning nodes (NVL72 rack): NVLinkDomain=NAME Nodes=LIST

@@ -28,7 +28,7 @@ name="2 nodes fitted, 4 nodes predicted" check x ib_ndr_h100_2n_a.txt ib_ndr_h10
 name="4 nodes fitted, 2 nodes predicted" check x ib_ndr_h100_4n_a.txt ib_ndr_h100_2n_a.txt
 n=$((n + 1))
 "$b/gpuplace" calibrate "$d/tcp_g4dn_2n_socket.txt" >"$t/out" 2>&1
-if grep -q '^FabricLevel=0 LinkGBps=6.25 Transport=tcp NetStepUs=[0-9.e+]* NetEfficiency=[0-9.e+]* NetFillUs=[0-9.e+]*$' "$t/out"; then
+if grep -q '^FabricLevel=0 LinkGBps=6.25 Transport=tcp NetStepUs=[0-9.e+]* NetEfficiency=[0-9.e+]* NetFillUs=[0-9.e+]* NetFillLevelUs=[0-9.e+]*$' "$t/out"; then
 	echo "ok $n - the fitted keys as a gpuplace.conf line"
 else
 	echo "not ok $n - gpuplace.conf line"; tail -n 3 "$t/out" | sed 's/^/# /'

@@ -31,7 +31,8 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: gpuplace calibrate [OPTIONS] FILE... [--predict FILE...]\n"
 	        "\n"
-	        "Fit the inter-node transport constants (NetStepUs, NetEfficiency, NetFillUs)\n"
+	        "Fit the inter-node transport constants (NetStepUs, NetEfficiency, NetFillUs,\n"
+	        "NetFillLevelUs)\n"
 	        "to nccl-tests output measured on this site, print predicted vs measured\n"
 	        "time per size and the FabricLevel=0 line for gpuplace.conf.\n"
 	        "\n"
@@ -196,8 +197,9 @@ int gp_cmd_calibrate(int argc, char **argv)
 	printf("\n# fitted on %d table(s): rms log error %.3f\n", nfit, rms);
 	printf("# gpuplace.conf:\n");
 	printf("FabricLevel=0 LinkGBps=%g Transport=%s NetStepUs=%.3g NetEfficiency=%.3g "
-	       "NetFillUs=%.3g\n", fit[0]->nic_gbps, gp__transport_name(net.transport), net.step_us,
-	       net.eff, net.fill_us);
+	       "NetFillUs=%.3g NetFillLevelUs=%.3g\n", fit[0]->nic_gbps,
+	       gp__transport_name(net.transport), net.step_us, net.eff, net.fill_us,
+	       net.fill_level_us);
 	rc = ferror(stdout) ? 1 : 0;
 out:
 	for (i = 0; i < nt; i++)
