@@ -168,7 +168,7 @@ static int line_level(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 		return rc;
 	if (k[3].val) {
 		if (gp__transport_parse(k[3].val, &t))
-			return gp__conf_err(err, &l->loc, "Transport", "'%s' is not ib, roce, tcp or efa",
+			return gp__conf_err(err, &l->loc, "Transport", "'%s' is not ib, roce, efa, tcp or offload",
 			                    k[3].val);
 		f->transport = t;
 	}

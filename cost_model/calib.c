@@ -84,7 +84,7 @@ static int calib_key(gp_calib_table_t *t, struct rd *r, char *kv, gp_error_t *er
 			return bad(err, r, kv, v, "is not a number in [0.001, 1e6]");
 	} else if (!strcmp(kv, "transport")) {
 		if (gp__transport_parse(v, &x))
-			return bad(err, r, kv, v, "is not ib, roce, tcp or efa");
+			return bad(err, r, kv, v, "is not ib, roce, efa, tcp or offload");
 		t->transport = x;
 	} else if (!strcmp(kv, "gpu")) {
 		if (!gp__cost_gpu_builtin(v, NULL))

@@ -49,21 +49,30 @@
  * protocols across nodes; NCCL enables LL128 only when the path between GPU
  * and NIC is at most PXN/PXB (NVIDIA/nccl src/graph/tuning.cc, the
  * `pEnable &= (graphs[a]->typeInter <= PATH_PXN)` rule), which a socket or a
- * host-bounce transport never is, and their flag-per-line LL protocol pays
+ * host-staged transport never is, and their flag-per-line LL protocol pays
  * the transport's round trip per step, so over non-RDMA transports only
  * Simple is modelled.
- * step_us: cost of one inter-node step beyond NCCL's NET latency.  RDMA: 0,
- * NCCL's own NET latencies apply (tuning.cc hwLatencies[NCCL_HW_NET]: Ring
- * {2.7, 4.0, 14.0}, Tree {5.0, 8.5, 14} us for LL/LL128/Simple).  TCP: 46.5
- * us, (101.4 - 8.4 Simple base) / 2 inter-node steps of the 8 B all-reduce
- * between two g4dn.8xlarge over NET/Socket (aws-samples/aws-do-eks,
- * eks/deployment/karpenter/README.md sec. 7.4.1).  EFA: 31 us, (70.5 - 8.4) /
- * 2 from the same README, sec. 7.4.2 (NET/OFI, AWS Libfabric).
+ * step_us: cost of one inter-node step; NCCL's own NET latency of the
+ * protocol applies when it is longer (tuning.cc hwLatencies[NCCL_HW_NET]:
+ * Ring {2.7, 4.0, 14.0}, Tree {5.0, 8.5, 14} us for LL/LL128/Simple).
+ *   ib, roce: 0 (NCCL's latencies; the tree LL floor they give, 25.2 and
+ *     35.2 us on 2 and 4 x 8 H100, is what nccl-tests #309 measured).
+ *   efa (GPUDirect RDMA, p5): 24 us, from the 65.4 us 8 B floor on 2 x 8
+ *     H100 p5.48xlarge (KeitaW/p5-nccl-test-2024-07-19): tree LL 6.8 +
+ *     2 x (7 x 0.6 + 24 + 1 hop) = 65.2 us.  aws-ofi-nccl itself announces
+ *     "Internode latency set at 75.0 us" to NCCL's tuner in that log.
+ *   tcp: 46.5 us, (101.4 - 8.4 Simple base) / 2 inter-node steps of the 8 B
+ *     all-reduce between two g4dn.8xlarge over NET/Socket
+ *     (aws-samples/aws-do-eks, eks/deployment/karpenter/README.md 7.4.1).
+ *   offload (EFA on g4dn, no GPUDirect RDMA): 31 us, (70.5 - 8.4) / 2 from
+ *     the same README, 7.4.2 (NET/OFI, AWS Libfabric).
  * eff: reached fraction of the NIC line rate.  IB NDR: "46-48 GB/s per NIC"
  * (nccl-tests #290), "48-49 GB/s" (nccl-tests #267): 48 / 50.  RoCE: Meta
  * tuned its RoCE and IB 400G clusters "to provide equivalent performance"
- * (Llama 3 sec. 3.3.1): as IB.  TCP: 2.0 of 6.25 GB/s (50 Gb/s g4dn) = 0.32,
- * EFA: 2.83 / 6.25 = 0.45 (aws-do-eks README, 1 GiB rows of 7.4.1 / 7.4.2).
+ * (Llama 3 sec. 3.3.1): as IB.  EFA on p5: as IB (its 2-node table reaches
+ * the NVLS-bound 480 GB/s busbw, so the network is not the limit there).
+ * TCP: 2.0 of 6.25 GB/s (50 Gb/s g4dn) = 0.32; offload: 2.83 / 6.25 = 0.45
+ * (aws-do-eks README, 1 GiB rows of 7.4.1 / 7.4.2).
  * fill_us, fill_level_us: pipeline fill of Simple and LL128 between
  * nodes, the bandwidth ramp NCCL's own model lacks (it only corrects Tree,
  * tuning.cc treeCorrectionFactor): fill_us + fill_level_us x log2(nodes) at
@@ -73,20 +82,11 @@
  * NCCL's own NVLSTree latency at those node counts (25 + 2 log2(N) x 20.9
  * us plus the hops: 70, 117, 162 us) that leaves 140, 133 and 148 us, so
  * the fill is 140 us whatever the node count (fill_level_us 0; a site
- * whose fill grows with nodes fits it with gpuplace calibrate).  Sockets
- * and EFA: 0, the 2-rank tables of the aws-do-eks README show no plateau
- * beyond the step cost. */
-struct transport {
-	const char *name;
-	bool rdma;
-	double step_us, eff, fill_us, fill_level_us;
-};
-static const struct transport transports[GP_NET_NTRANSPORTS] = {
-	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 140.0, 0.0 },
-	[GP_NET_ROCE] = { "roce", true, 0.0, 48.0 / 50.0, 140.0, 0.0 },
-	[GP_NET_TCP] = { "tcp", false, 46.5, 2.0 / 6.25, 0.0, 0.0 },
-	[GP_NET_EFA] = { "efa", false, 31.0, 2.83 / 6.25, 0.0, 0.0 },
-};
+ * whose fill grows with nodes fits it with gpuplace calibrate).  EFA on
+ * p5: 340 us, the p5 table's time above S / 250 GB/s less its 75 us
+ * NVLSTree latency is 144, 256 and 318 us at 16, 64 and 256 MiB, i.e.
+ * 340 x S / (S + 16 MiB).  Sockets and offload: 0, the 2-rank tables of
+ * the aws-do-eks README show no plateau beyond the step cost. */
 /* The Simple and LL128 pipelines between nodes run at full depth once the
  * message fills the connection buffers of both directions of NCCL's two
  * trees, 4 x 4 MiB for Simple (4.7 MiB each for LL128, 120 x 640 x 8 x 8 B;
@@ -96,6 +96,29 @@ static const struct transport transports[GP_NET_NTRANSPORTS] = {
  * 16 MiB of its 140 us plateau, i.e. S / (S + 16-18 MiB).  LL's 512 KiB
  * buffer fills within the sizes LL is chosen for. */
 #define FILL_BYTES (4.0 * 4194304.0)
+/* Host-staged transports move each step as socket or libfabric requests
+ * that spread over the transport's threads only in tasks of at least 64 KiB
+ * (NVIDIA/nccl src/transport/net_socket.cc, SOCKET_MIN_TASKSIZE); with the 4
+ * threads NCCL starts on such NICs ("NET/Socket: Using 4 threads and 1
+ * sockets per thread") the pipeline is full from 256 KiB. */
+#define SOCKET_FILL_BYTES (4.0 * 65536.0)
+/* Their fill at full depth, 200 us: the socket table of the aws-do-eks
+ * README runs 150-250 us above its 100 us floor plus S / 2.0 GB/s from 256
+ * KiB to 4 MiB. */
+#define TCP_FILL_US 200.0
+struct transport {
+	const char *name;
+	bool rdma;
+	double step_us, eff, fill_us, fill_level_us;
+	double fill_bytes;      /* message size at half the fill (see FILL_BYTES) */
+};
+static const struct transport transports[GP_NET_NTRANSPORTS] = {
+	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 140.0, 0.0, FILL_BYTES },
+	[GP_NET_ROCE] = { "roce", true, 0.0, 48.0 / 50.0, 140.0, 0.0, FILL_BYTES },
+	[GP_NET_TCP] = { "tcp", false, 46.5, 2.0 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES },
+	[GP_NET_EFA] = { "efa", true, 24.0, 48.0 / 50.0, 340.0, 0.0, FILL_BYTES },
+	[GP_NET_OFFLOAD] = { "offload", false, 31.0, 2.83 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES },
+};
 /* A node without NIC facts: NCCL's default NET bandwidth, 12 GB/s
  * (NVIDIA/nccl src/graph/topo.h, "NET default 12 (100 Gb)"). */
 #define NET_DEFAULT_GBPS 12.0
@@ -130,11 +153,12 @@ static const struct proto protos[] = {
  * between nodes at 20.9 us per level (tuning.cc hwLatencies, NET NVLSTree
  * Simple). */
 #define LAT_NVLSTREE_NET_US 20.9
-/* LL bus bandwidth cap, GB/s, by generation and node count (1, 2, >= 4
- * nodes; 3 nodes use the 2-node value): tuning.cc llMaxBws, Ampere {87.7,
- * 22.5, 19.0}, Hopper {141, 45, 35}, Blackwell {282, 90, 70}; Volta's {39,
- * 39, 20.4} for older and PCIe-only GPUs.  Tree LL moves 1/3.8 of the bus
- * bandwidth (tuning.cc, `busBw * 1.0 / 3.8`). */
+/* LL bus bandwidth cap, GB/s (tuning.cc llMaxBws, indexed [index1][index2]
+ * with index2 = 1 node, 2 nodes, 3 or more): on one node index1 is the GPU
+ * generation (Volta {39.0, ...}, Ampere 87.7, Hopper 141.0, Blackwell 282.0),
+ * across nodes the host CPU ("for multi-node, we look at CPU type"): 0 for
+ * Intel and others, giving 39.0 on 2 nodes and 20.4 beyond (AMD hosts: 22.5
+ * and 19.0; the model takes NCCL's default row). */
 static const double ll_max_bw[4][3] = {
 	{ 39.0, 39.0, 20.4 }, { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 }, { 282.0, 90.0, 70.0 },
 };
@@ -308,6 +332,7 @@ void gp__cost_net(const gp_cluster_t *c, gp_net_consts_t *out)
 	out->fill_us = l && l->fill_us > 0 ? l->fill_us : transports[t].fill_us;
 	out->fill_level_us = l && l->fill_level_us > 0 ? l->fill_level_us :
 	                     transports[t].fill_level_us;
+	out->fill_bytes = transports[t].fill_bytes;
 }
 
 static double pcie_gbps(const gp_gpu_profile_t *pr, int gen)
@@ -765,7 +790,7 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 	double bw, lat;
 	bool simple = pr == &protos[0], ll = pr == &protos[2];
 	int gi = gr->gen >= 0 && gr->gen <= GEN_BLACKWELL ? gr->gen : 0;
-	double llmax = ll_max_bw[gi][N <= 1 ? 0 : N < 4 ? 1 : 2] * 1e9;
+	double llmax = (N <= 1 ? ll_max_bw[gi][0] : ll_max_bw[0][N <= 2 ? 1 : 2]) * 1e9;
 	double tf = tree_factor((int)(pr - protos), S);
 
 	/* LL and LL128 cross nodes only over GPUDirect RDMA (see transports[]) */
@@ -777,7 +802,7 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 	ant = (pr->net_tree > net->step_us ? pr->net_tree : net->step_us) + hop;
 	/* pipeline fill between nodes of Simple and LL128 (see transports[]) */
 	fill = N > 1 && !ll ? (net->fill_us + net->fill_level_us * log2((double)N)) *
-	                      S / (S + FILL_BYTES) : 0;
+	                      S / (S + net->fill_bytes) : 0;
 
 	if (coll == GP_COLL_SENDRECV) {
 		if (a != GP_ALGO_DIRECT)

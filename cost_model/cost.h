@@ -232,6 +232,7 @@ typedef struct gp_net_consts {
 	double eff;             /* reached fraction of the NIC line rate */
 	double fill_us;         /* Simple-protocol pipeline fill between nodes, full depth */
 	double fill_level_us;   /* fill added per doubling of the node count */
+	double fill_bytes;      /* message size at half the fill (the transport's) */
 } gp_net_consts_t;
 
 void gp__cost_net(const gp_cluster_t *c, gp_net_consts_t *out);

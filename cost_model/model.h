@@ -119,8 +119,9 @@ typedef enum gp_transport {
 	GP_NET_IB = 0,          /* InfiniBand verbs, GPUDirect RDMA */
 	GP_NET_ROCE = 1,        /* RoCE v2 verbs, GPUDirect RDMA */
 	GP_NET_TCP = 2,         /* kernel TCP sockets (NCCL NET/Socket) */
-	GP_NET_EFA = 3,         /* vendor offload through libfabric (AWS EFA) */
-	GP_NET_NTRANSPORTS = 4,
+	GP_NET_EFA = 3,         /* AWS EFA through libfabric with GPUDirect RDMA (p4d, p5) */
+	GP_NET_OFFLOAD = 4,     /* vendor offload NIC without GPUDirect RDMA (host-staged) */
+	GP_NET_NTRANSPORTS = 5,
 } gp_transport_t;
 
 typedef struct gp_fabric_level {

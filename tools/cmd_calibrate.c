@@ -36,7 +36,7 @@ static void usage(FILE *f)
 	        "to nccl-tests output measured on this site, print predicted vs measured\n"
 	        "time per size and the FabricLevel=0 line for gpuplace.conf.\n"
 	        "\n"
-	        "  --transport T   ib roce tcp efa (default: the files' key, else ib)\n"
+	        "  --transport T   ib roce efa tcp offload (default: the files' key, else ib)\n"
 	        "  --gpu G         built-in GPU of the nodes (default: the files' key, else h100)\n"
 	        "  --nic-gbps X    per-NIC line rate, GB/s (default: the files' key, else 50)\n"
 	        "  --rails R       NICs per node (default: the files' key, else one per GPU)\n"
@@ -126,7 +126,7 @@ int gp_cmd_calibrate(int argc, char **argv)
 		switch (opt) {
 		case 't':
 			if (gp__transport_parse(optarg, &transport)) {
-				fprintf(stderr, ME ": --transport: '%s' is not ib, roce, tcp or efa\n", optarg);
+				fprintf(stderr, ME ": --transport: '%s' is not ib, roce, efa, tcp or offload\n", optarg);
 				return 2;
 			}
 			break;
