@@ -46,7 +46,8 @@ void gp__calib_free(gp_calib_table_t *t);
 int gp__calib_predict(const gp_calib_table_t *t, const gp_net_consts_t *net, double *pred_us,
                       gp_error_t *err);
 
-/* Least squares on log(predicted / measured) over the tables: fits
+/* Least squares on log(predicted / measured) over the tables (Huber: linear
+ * beyond a factor 1.5, so single outliers do not steer it): fits
  * step_us, eff, fill_us and fill_level_us of *net (which gives the transport and the
  * starting point; zero fields start at the defaults).  *rms_out = root
  * mean square of the log error after the fit.  0 or an error. */

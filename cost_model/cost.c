@@ -61,11 +61,13 @@
  *     H100 p5.48xlarge (KeitaW/p5-nccl-test-2024-07-19): tree LL 6.8 +
  *     2 x (7 x 0.6 + 24 + 1 hop) = 65.2 us.  aws-ofi-nccl itself announces
  *     "Internode latency set at 75.0 us" to NCCL's tuner in that log.
- *   tcp: 46.5 us, (101.4 - 8.4 Simple base) / 2 inter-node steps of the 8 B
- *     all-reduce between two g4dn.8xlarge over NET/Socket
- *     (aws-samples/aws-do-eks, eks/deployment/karpenter/README.md 7.4.1).
- *   offload (EFA on g4dn, no GPUDirect RDMA): 31 us, (70.5 - 8.4) / 2 from
- *     the same README, 7.4.2 (NET/OFI, AWS Libfabric).
+ *   tcp: 50 us, (108.5 - 8.4 Simple base) / 2 inter-node steps, 108.5 us
+ *     being the median time of the 8 B..8 KiB all-reduces between two
+ *     g4dn.8xlarge over NET/Socket (aws-samples/aws-do-eks,
+ *     eks/deployment/karpenter/README.md 7.4.1).
+ *   offload (EFA on g4dn, no GPUDirect RDMA): 31 us, (70.9 - 8.4) / 2 from
+ *     the median 8 B..8 KiB time in the same README, 7.4.2 (NET/OFI, AWS
+ *     Libfabric).
  * eff: reached fraction of the NIC line rate.  IB NDR: "46-48 GB/s per NIC"
  * (nccl-tests #290), "48-49 GB/s" (nccl-tests #267): 48 / 50.  RoCE: Meta
  * tuned its RoCE and IB 400G clusters "to provide equivalent performance"
@@ -115,7 +117,7 @@ struct transport {
 static const struct transport transports[GP_NET_NTRANSPORTS] = {
 	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 140.0, 0.0, FILL_BYTES },
 	[GP_NET_ROCE] = { "roce", true, 0.0, 48.0 / 50.0, 140.0, 0.0, FILL_BYTES },
-	[GP_NET_TCP] = { "tcp", false, 46.5, 2.0 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES },
+	[GP_NET_TCP] = { "tcp", false, 50.0, 2.0 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES },
 	[GP_NET_EFA] = { "efa", true, 24.0, 48.0 / 50.0, 340.0, 0.0, FILL_BYTES },
 	[GP_NET_OFFLOAD] = { "offload", false, 31.0, 2.83 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES },
 };
@@ -163,6 +165,17 @@ static const double ll_max_bw[4][3] = {
 	{ 39.0, 39.0, 20.4 }, { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 }, { 282.0, 90.0, 70.0 },
 };
 #define TREE_LL_FRACTION (1.0 / 3.8)
+/* Channels: NCCL runs a collective on fewer channels (and threads) while
+ * nBytes < nChannels x nThreads x threadThreshold (src/enqueue.cc, "Ring/Tree
+ * channel tuning"), threshold 8 B for LL and LL128 (x nRanks for ring LL),
+ * 64 B for Simple (src/include/comm.h NCCL_*_THREAD_THRESHOLD), 512 threads
+ * for LL and 640 for LL128 and Simple (NCCL_LL_MAX_NTHREADS,
+ * NCCL_LL128_MAX_NTHREADS, NCCL_MAX_NTHREADS).  A channel carries 1 / nch of
+ * the bandwidth, so below that size the bandwidth term grows by nch / nc.
+ * Channels across nodes: two per NIC a unit uses (NCCL's default on rail
+ * nodes, "16 coll channels" on 8-NIC H100 nodes in the logs of nccl-tests
+ * #309), at least 2. */
+
 /* NCCL's tree correction factor (tuning.cc treeCorrectionFactor): the
  * reached fraction of the modelled tree bandwidth by protocol (LL, LL128,
  * Simple) and message size, powers of two from 64 B to 256 MiB (index
@@ -360,6 +373,8 @@ struct grp {
 	double intra_bytes; /* all-to-all / send-recv bytes inside units per rank */
 	int32_t pcie;       /* intra path is PCIe */
 	int32_t gen;        /* GPU generation (GEN_*) of the group's first node */
+	int32_t nrails;     /* most NICs one unit of the group uses (0 = inside one unit) */
+	int32_t spare;      /* keeps the struct free of padding (compared with memcmp) */
 };
 
 struct gp_cost_scratch {
@@ -733,6 +748,8 @@ static void group_units(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, 
 			bnvls = bn;
 		if (s->u_cnt[uu] > gr->gmax)
 			gr->gmax = s->u_cnt[uu];
+		if (gp__popcount(s->u_rails[uu]) > gr->nrails)
+			gr->nrails = gp__popcount(s->u_rails[uu]);
 		*rails_and &= s->u_rails[uu];
 		*rails_or |= s->u_rails[uu];
 	}
@@ -759,6 +776,21 @@ struct dimres {
 	int32_t misaligned;
 	int32_t max_level;
 };
+
+#define CH_PER_NIC 2
+static double channel_factor(const struct grp *gr, int pi, gp_algo_t a, double S)
+{
+	double thr = pi == 2 ? 8.0 * (a == GP_ALGO_TREE ? 1 : gr->n) : pi == 1 ? 8.0 : 64.0;
+	double nt = pi == 2 ? 512.0 : 640.0;
+	int nch = CH_PER_NIC * (gr->nrails > 1 ? gr->nrails : 1), nc;
+
+	if (gr->units <= 1 || a == GP_ALGO_NVLS || a == GP_ALGO_DIRECT)
+		return 1.0;
+	nc = (int)(S / (nt * thr));
+	if (nc >= nch)
+		return 1.0;
+	return (double)nch / (nc > 1 ? nc : 1);
+}
 
 /* Tree correction of protocol index pi (0 Simple, 1 LL128, 2 LL) at S bytes. */
 static double tree_factor(int pi, double S)
@@ -792,6 +824,7 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 	int gi = gr->gen >= 0 && gr->gen <= GEN_BLACKWELL ? gr->gen : 0;
 	double llmax = (N <= 1 ? ll_max_bw[gi][0] : ll_max_bw[0][N <= 2 ? 1 : 2]) * 1e9;
 	double tf = tree_factor((int)(pr - protos), S);
+	double cf = channel_factor(gr, (int)(pr - protos), a, S);
 
 	/* LL and LL128 cross nodes only over GPUDirect RDMA (see transports[]) */
 	if (N > 1 && !net->rdma && !simple)
@@ -838,7 +871,7 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 			bw = t0;
 		if (ll && vf * (n - 1) / n * S / llmax > bw)
 			bw = vf * (n - 1) / n * S / llmax;
-		return K * lat * 1e-6 + bw;
+		return K * lat * 1e-6 + bw * cf;
 	}
 	case GP_ALGO_TREE: {
 		double tbw;
@@ -856,7 +889,7 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 			tbw = t0 * n / ((n - 1) * TREE_BW_FRACTION);
 		if (ll && 2.0 * S / llmax > tbw)
 			tbw = 2.0 * S / llmax;
-		return K * lat * 1e-6 + tbw / tf;
+		return K * lat * 1e-6 + tbw / tf * cf;
 	}
 	case GP_ALGO_NVLS:
 		if (coll != GP_COLL_ALLREDUCE || gr->bnvls <= 0 || pr != &protos[0])
@@ -902,7 +935,7 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 		bw = intra > t1 ? intra : t1;
 		if (ll && vf * (n - 1) / n * S / llmax > bw)
 			bw = vf * (n - 1) / n * S / llmax;
-		return K * lat * 1e-6 + bw;
+		return K * lat * 1e-6 + bw * cf;
 	}
 	default:
 		return -1;

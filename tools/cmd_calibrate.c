@@ -194,7 +194,7 @@ int gp_cmd_calibrate(int argc, char **argv)
 		if (report(&tab[i], &net, &med, &worst))
 			goto out;
 	}
-	printf("\n# fitted on %d table(s): rms log error %.3f\n", nfit, rms);
+	printf("\n# fitted on %d table(s): rms (Huber) log error %.3f\n", nfit, rms);
 	printf("# gpuplace.conf:\n");
 	printf("FabricLevel=0 LinkGBps=%g Transport=%s NetStepUs=%.3g NetEfficiency=%.3g "
 	       "NetFillUs=%.3g NetFillLevelUs=%.3g\n", fit[0]->nic_gbps,
