@@ -55,8 +55,11 @@
  * step_us: cost of one inter-node step; NCCL's own NET latency of the
  * protocol applies when it is longer (tuning.cc hwLatencies[NCCL_HW_NET]:
  * Ring {2.7, 4.0, 14.0}, Tree {5.0, 8.5, 14} us for LL/LL128/Simple).
- *   ib, roce: 0 (NCCL's latencies; the tree LL floor they give, 25.2 and
- *     35.2 us on 2 and 4 x 8 H100, is what nccl-tests #309 measured).
+ *   ib: 0 (NCCL's latencies; the tree LL floor they give, 25.2 and 35.2 us
+ *     on 2 and 4 x 8 H100, is what nccl-tests #309 measured).
+ *   roce: 10 us, from the 39.3 us median of the 8 B..8 KiB all-reduces on
+ *     2 x 8 A100 over RoCE (oracle-quickstart/oci-hpc-oke README.md, OCI
+ *     BM.GPU4.8): tree LL 6.8 + 2 x (7 x 0.6 + 10 + 1 hop) = 39.0 us.
  *   efa (GPUDirect RDMA, p5): 24 us, from the 65.4 us 8 B floor on 2 x 8
  *     H100 p5.48xlarge (KeitaW/p5-nccl-test-2024-07-19): tree LL 6.8 +
  *     2 x (7 x 0.6 + 24 + 1 hop) = 65.2 us.  aws-ofi-nccl itself announces
@@ -116,7 +119,7 @@ struct transport {
 };
 static const struct transport transports[GP_NET_NTRANSPORTS] = {
 	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 140.0, 0.0, FILL_BYTES },
-	[GP_NET_ROCE] = { "roce", true, 0.0, 48.0 / 50.0, 140.0, 0.0, FILL_BYTES },
+	[GP_NET_ROCE] = { "roce", true, 10.0, 48.0 / 50.0, 140.0, 0.0, FILL_BYTES },
 	[GP_NET_TCP] = { "tcp", false, 50.0, 2.0 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES },
 	[GP_NET_EFA] = { "efa", true, 24.0, 48.0 / 50.0, 340.0, 0.0, FILL_BYTES },
 	[GP_NET_OFFLOAD] = { "offload", false, 31.0, 2.83 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES },
@@ -151,6 +154,10 @@ static const struct proto protos[] = {
 };
 #define NPROTOS 3
 #define LAT_NVLS_US 25.0
+/* Single-node NVLS pipeline fill: 8 x H100 take 121-209 us (median 147)
+ * longer than S / 273 GB/s (their peak algbw, nccl #1455) from 128 MiB to
+ * 4 GiB (nccl-tests #290, single-node table): 140 us, as between nodes. */
+#define NVL_FILL_US 140.0
 /* NVLSTree: NVLS inside each node (NVLink NVLSTree Simple 25 us) and a tree
  * between nodes at 20.9 us per level (tuning.cc hwLatencies, NET NVLSTree
  * Simple). */
@@ -911,9 +918,10 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 			       hop) + fill;
 			return K * lat * 1e-6 + (nv > net_t ? nv : net_t) / tf;
 		}
-		/* in-network reduction: algbw = B_nvls * n / (n + 1) */
-		return K * (pr->base_ring + LAT_NVLS_US) * 1e-6 +
-		       S / (gr->bnvls * n / (n + 1.0));
+		/* in-network reduction: algbw = B_nvls * n / (n + 1); the Simple
+		 * pipeline fills as between nodes (NVL_FILL_US) */
+		return K * (pr->base_ring + LAT_NVLS_US + NVL_FILL_US * S / (S + FILL_BYTES)) *
+		       1e-6 + S / (gr->bnvls * n / (n + 1.0));
 	case GP_ALGO_HIER: {
 		double intra, steps = vf * (n - 1), inter = vf * (N - 1);
 
