@@ -950,6 +950,28 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 	}
 }
 
+/* What limits a group under algorithm a: its network resource when the
+ * network term is the larger, else the intra-unit path (NVLink or PCIe). */
+static int32_t group_limit(const struct grp *gr, gp_coll_t coll, gp_algo_t a, double S,
+                           const double tau[2], const int32_t bott[2])
+{
+	int32_t intra = gr->pcie ? GP_LIMIT_PCIE : GP_LIMIT_NVLINK;
+	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, n = gr->n, g = gr->gmax;
+	double in_t, net_t;
+	int k = a == GP_ALGO_HIER || a == GP_ALGO_NVLS ? 1 : 0;
+
+	if (gr->units <= 1 || gr->bmin <= 0)
+		return intra;
+	if (coll == GP_COLL_ALLTOALL || coll == GP_COLL_SENDRECV)
+		in_t = gr->intra_bytes / gr->bmin;
+	else if (a == GP_ALGO_NVLS && gr->bnvls > 0)
+		in_t = S / (gr->bnvls * g / (g + 1.0)) + S / g / gr->bmin;
+	else
+		in_t = vf * (n - 1) / n * S / gr->bmin + gr->pxn_bytes / gr->bmin;
+	net_t = tau[k];
+	return net_t >= in_t && bott[k] != -2 ? bott[k] : intra;
+}
+
 /* Next group base after base r: bases are the ranks whose coordinate
  * (r / st) % sz is 0. */
 static int32_t next_base(int32_t r, int32_t st, int32_t sz)
@@ -988,7 +1010,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, tau[2] = { 0, 0 };
 
 	memset(res, 0, sizeof(*res));
-	res->bottleneck = -2;
+	res->bottleneck = GP_LIMIT_NVLINK;
 	res->max_level = -1;
 	res->algo = GP_ALGO_AUTO;
 	if (sz <= 1 || S <= 0 || G % sz)
@@ -1226,8 +1248,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		if (best > res->time_s) {
 			res->time_s = best;
 			res->algo = ba;
-			res->bottleneck = gr->units > 1 ?
-			                  bott[ba == GP_ALGO_HIER ? 1 : 0] : -2;
+			res->bottleneck = group_limit(gr, coll, ba, S, tau, bott);
 		}
 		if (gr->lca_level > res->max_level)
 			res->max_level = gr->lca_level;
@@ -1418,7 +1439,7 @@ int gp__cost_eval(const gp_cluster_t *c, const gp_job_profile_t *job,
 		cg->ngroups = G / rv.deg[d];
 		cg->bytes = rv.deg[d] > 1 ? rv.bytes[d] : 0;
 		cg->count = rv.deg[d] > 1 ? rv.count[d] : 0;
-		cg->bottleneck = -2;
+		cg->bottleneck = GP_LIMIT_NVLINK;
 		if (rv.deg[d] <= 1 || rv.bytes[d] <= 0)
 			continue;
 		rc = eval_dim(c, s, G, pl->n, rv.stride[d], rv.deg[d], rv.coll[d], GP_ALGO_AUTO,
@@ -1430,6 +1451,7 @@ int gp__cost_eval(const gp_cluster_t *c, const gp_job_profile_t *job,
 		cg->time_s = dr.time_s;
 		cg->algo = dr.algo;
 		cg->bottleneck = dr.bottleneck;
+		cg->bottleneck_level = dr.bottleneck >= 0 ? c->switches[dr.bottleneck].level + 1 : 0;
 		f = gp__busbw_factor(rv.coll[d], rv.deg[d]);
 		cg->busbw_gbps = dr.time_s > 0 ? f * rv.bytes[d] / dr.time_s / 1e9 : 0;
 		out->misaligned += dr.misaligned;
@@ -1599,13 +1621,20 @@ int gp__cost_collective(const gp_cluster_t *c, const gp_placement_t *pl, gp_coll
 
 /* ---- printing --------------------------------------------------------- */
 
-static const char *bottleneck_name(const gp_cost_group_t *g)
+const char *gp__cost_limit_name(const gp_cost_group_t *g, char *buf, size_t len)
 {
-	return g->bottleneck == -1 ? "nic" : g->bottleneck >= 0 ? "uplink" : "nvlink";
+	switch (g->bottleneck) {
+	case GP_LIMIT_PCIE: snprintf(buf, len, "pcie"); break;
+	case GP_LIMIT_NVLINK: snprintf(buf, len, "nvlink"); break;
+	case GP_LIMIT_NIC: snprintf(buf, len, "nic"); break;
+	default: snprintf(buf, len, "uplink-L%d", (int)g->bottleneck_level); break;
+	}
+	return buf;
 }
 
 int gp__cost_print_text(const gp_cost_t *cost, const gp_job_profile_t *job, FILE *f)
 {
+	char lim[32];
 	int d;
 
 	(void)job;
@@ -1624,7 +1653,7 @@ int gp__cost_print_text(const gp_cost_t *cost, const gp_job_profile_t *job, FILE
 		        gp__dim_name(d), (int)g->degree, (int)g->ngroups, (int)g->units, g->bytes,
 		        g->count, g->time_s, g->exposed_s, g->busbw_gbps,
 		        g->time_s > 0 ? gp__algo_name(g->algo) : "-",
-		        g->time_s > 0 ? bottleneck_name(g) : "-");
+		        g->time_s > 0 ? gp__cost_limit_name(g, lim, sizeof(lim)) : "-");
 	}
 	fprintf(f, "compute_s %.6g  comm_s %.6g  exposed_s %.6g  step_s %.6g  overhead %.4f\n",
 	        cost->compute_s, cost->comm_s, cost->exposed_s, cost->step_s, cost->overhead);
@@ -1635,6 +1664,7 @@ int gp__cost_print_text(const gp_cost_t *cost, const gp_job_profile_t *job, FILE
 
 int gp__cost_print_json(const gp_cost_t *cost, const gp_job_profile_t *job, FILE *f)
 {
+	char lim[32];
 	int d, first = 1;
 
 	(void)job;
@@ -1652,7 +1682,7 @@ int gp__cost_print_json(const gp_cost_t *cost, const gp_job_profile_t *job, FILE
 		        (int)g->degree, (int)g->ngroups, (int)g->units, g->bytes, g->count,
 		        g->time_s, g->exposed_s, g->busbw_gbps,
 		        g->time_s > 0 ? gp__algo_name(g->algo) : "none",
-		        g->time_s > 0 ? bottleneck_name(g) : "none");
+		        g->time_s > 0 ? gp__cost_limit_name(g, lim, sizeof(lim)) : "none");
 		first = 0;
 	}
 	fprintf(f, "},\"compute_s\":%.17g,\"comm_s\":%.17g,\"exposed_s\":%.17g,\"step_s\":%.17g,"
