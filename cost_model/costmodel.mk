@@ -23,7 +23,8 @@ TESTS += tests/test_candidates
 # gpuplace model
 gpuplace_SOURCES += tools/cmd_model.c tools/cmd_calibrate.c
 TESTS += tests/model_cli.sh
-EXTRA_DIST += tests/model_cli.sh tests/calibrate_cli.sh tests/model_placement.sh
+EXTRA_DIST += tests/model_cli.sh tests/calibrate_cli.sh tests/model_placement.sh tests/transport_conf.sh
+TESTS += tests/transport_conf.sh
 TESTS += tests/model_placement.sh
 TESTS += tests/calibrate_cli.sh
 
