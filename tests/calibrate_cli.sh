@@ -10,7 +10,7 @@ s=${GP_TOP_SRCDIR:-${srcdir:-.}}
 d="$s/tests/data/cost/measured"
 t=$(mktemp -d "${TMPDIR:-/tmp}/gp-cal.XXXXXX")
 trap 'rm -rf "$t"' EXIT
-echo "1..4"
+echo "1..5"
 n=0
 check() { # name fitfile predictfile
 	n=$((n + 1))
@@ -39,4 +39,12 @@ if ! "$b/gpuplace" calibrate "$t/bad.txt" >"$t/out" 2>&1 && grep -q "bad.txt:1: 
 	echo "ok $n - an unknown key is an error naming file, line, key and value"
 else
 	echo "not ok $n - bad key"; sed 's/^/# /' "$t/out"
+fi
+n=$((n + 1))
+"$b/gpuplace" calibrate --defaults >"$t/out" 2>&1
+if [ "$(grep -c '^\(ib\|roce\|efa\|tcp\|offload\) ' "$t/out")" = 5 ] &&
+   grep -q '^tcp  *no  *50 ' "$t/out" && grep -q '^ib  *yes  *0  *0.96 ' "$t/out"; then
+	echo "ok $n - --defaults lists the five transports and their constants"
+else
+	echo "not ok $n - --defaults"; sed 's/^/# /' "$t/out"
 fi

@@ -3,7 +3,7 @@
  * cmd_calibrate.c - `gpuplace calibrate`: fit the site's transport
  * constants to its own nccl-tests runs and print the gpuplace.conf keys.
  *
- * usage: gpuplace calibrate [--transport T] [--gpu G] [--nic-gbps X]
+ * usage: gpuplace calibrate [--defaults] [--transport T] [--gpu G] [--nic-gbps X]
  *        [--rails R] [--predict FILE...] FILE...
  *
  * Every FILE is standard nccl-tests text output (any collective, size
@@ -40,7 +40,8 @@ static void usage(FILE *f)
 	        "  --gpu G         built-in GPU of the nodes (default: the files' key, else h100)\n"
 	        "  --nic-gbps X    per-NIC line rate, GB/s (default: the files' key, else 50)\n"
 	        "  --rails R       NICs per node (default: the files' key, else one per GPU)\n"
-	        "  --predict       the files that follow are predicted, not fitted\n");
+	        "  --predict       the files that follow are predicted, not fitted\n"
+	        "  --defaults      print every transport's default constants and exit\n");
 }
 
 /* median and worst |error| of a table under net; prints rows */
@@ -83,6 +84,27 @@ static int report(gp_calib_table_t *t, const gp_net_consts_t *net, double *med, 
 	return 0;
 }
 
+/* The default constants of every transport, as the model uses them. */
+static int print_defaults(void)
+{
+	int t;
+
+	printf("%-8s %6s %10s %13s %10s %15s %11s\n", "#transport", "rdma", "NetStepUs",
+	       "NetEfficiency", "NetFillUs", "NetFillLevelUs", "fill_bytes");
+	for (t = 0; t < GP_NET_NTRANSPORTS; t++) {
+		gp_cluster_t c;
+		gp_net_consts_t n;
+
+		memset(&c, 0, sizeof(c));
+		c.levels[0].transport = t;
+		gp__cost_net(&c, &n);
+		printf("%-10s %4s %10.3g %13.3g %10.3g %15.3g %11.0f\n", gp__transport_name(t),
+		       n.rdma ? "yes" : "no", n.step_us, n.eff, n.fill_us, n.fill_level_us,
+		       n.fill_bytes);
+	}
+	return ferror(stdout) ? 1 : 0;
+}
+
 int gp_cmd_calibrate(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -91,6 +113,7 @@ int gp_cmd_calibrate(int argc, char **argv)
 		{ "nic-gbps", required_argument, NULL, 'N' },
 		{ "rails", required_argument, NULL, 'r' },
 		{ "predict", no_argument, NULL, 'P' },
+		{ "defaults", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -150,6 +173,8 @@ int gp_cmd_calibrate(int argc, char **argv)
 			}
 			break;
 		case 'P': in_predict = true; break;
+		case 'D':
+			return print_defaults();
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
