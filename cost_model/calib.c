@@ -162,6 +162,27 @@ static int data_row(gp_calib_table_t *t, struct rd *r, char *s, gp_error_t *err)
 	return GP_OK;
 }
 
+/* Remove every "[r,n]<stdout>:" / "<stderr>:" tag of mpirun --tag-output. */
+static void strip_tags(char *s)
+{
+	char *w = s, *r = s;
+
+	while (*r) {
+		if (*r == '[') {
+			char *e = strstr(r, ">:");
+			size_t l = e ? (size_t)(e - r) : 0;
+
+			if (e && l < 32 && (strncmp(e - 7, "<stdout", 7) == 0 ||
+			                    strncmp(e - 7, "<stderr", 7) == 0)) {
+				r = e + 2;
+				continue;
+			}
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+}
+
 int gp__calib_read(const char *path, gp_calib_table_t *t, gp_error_t *err)
 {
 	struct rd *r;
@@ -187,9 +208,12 @@ int gp__calib_read(const char *path, gp_calib_table_t *t, gp_error_t *err)
 		char *s = line, *p;
 
 		r->line++;
-		/* mpirun --tag-output: "[1,0]<stdout>:" */
-		if (*s == '[' && (p = strstr(s, ">:")) != NULL)
-			s = p + 2;
+		/* mpirun --tag-output prefixes ("[1,0]<stdout>:"), also where
+		 * ranks' output interleaved inside a row; srun -l ("0: ") */
+		strip_tags(line);
+		if (s[0] >= '0' && s[0] <= '9' && (p = strchr(s, ':')) != NULL && p - s < 6 &&
+		    strspn(s, "0123456789") == (size_t)(p - s))
+			s = p + 1;
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (*s != '#') {

@@ -10,7 +10,7 @@ s=${GP_TOP_SRCDIR:-${srcdir:-.}}
 d="$s/tests/data/cost/measured"
 t=$(mktemp -d "${TMPDIR:-/tmp}/gp-cal.XXXXXX")
 trap 'rm -rf "$t"' EXIT
-echo "1..5"
+echo "1..6"
 n=0
 check() { # name fitfile predictfile
 	n=$((n + 1))
@@ -47,4 +47,14 @@ if [ "$(grep -c '^\(ib\|roce\|efa\|tcp\|offload\) ' "$t/out")" = 5 ] &&
 	echo "ok $n - --defaults lists the five transports and their constants"
 else
 	echo "not ok $n - --defaults"; sed 's/^/# /' "$t/out"
+fi
+n=$((n + 1))
+# standard nccl-tests text as mpirun --tag-output prints it with -g 4 on two
+# hosts (tags inside rows too): collective, layout and all 7 rows are read
+"$b/gpuplace" calibrate "$s/tests/data/cost/nccltests/allgather_2x4_tagged.txt" >"$t/out" 2>&1
+rows=$(awk '/^  +[0-9]+ +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%$/' "$t/out" | wc -l)
+if grep -q 'allgather_2x4_tagged.txt: allgather, 2 nodes x 4 GPUs, ib$' "$t/out" && [ "$rows" = 7 ]; then
+	echo "ok $n - tagged all_gather_perf output with -g 4: allgather, 2 x 4 GPUs, 7 rows"
+else
+	echo "not ok $n - tagged output ($rows rows)"; sed 's/^/# /' "$t/out" | head -20
 fi
