@@ -358,8 +358,8 @@ static int sse(gp_calib_table_t *const *t, int nt, const gp_net_consts_t *net, d
 	return GP_OK;
 }
 
-int gp__calib_fit(gp_calib_table_t *const *t, int nt, gp_net_consts_t *net, double *rms_out,
-                  gp_error_t *err)
+int gp__calib_fit(gp_calib_table_t *const *t, int nt, gp_net_consts_t *net, unsigned mask,
+                  double *rms_out, gp_error_t *err)
 {
 	gp_net_consts_t d;
 	double best, *par[4], lo[4] = { 0.01, 0.01, 0.01, 0.01 }, hi[4] = { 1e4, 1.0, 1e5, 1e5 };
@@ -379,12 +379,12 @@ int gp__calib_fit(gp_calib_table_t *const *t, int nt, gp_net_consts_t *net, doub
 		c.levels[0].fill_level_us = net->fill_level_us;
 		gp__cost_net(&c, &d);
 	}
-	/* a zero constant of the defaults starts the search at a small value */
-	if (d.step_us <= 0)
+	/* a zero constant that is fitted starts the search at a small value */
+	if (d.step_us <= 0 && (mask & GP_FIT_STEP))
 		d.step_us = 1.0;
-	if (d.fill_us <= 0)
+	if (d.fill_us <= 0 && (mask & GP_FIT_FILL))
 		d.fill_us = 1.0;
-	if (d.fill_level_us <= 0)
+	if (d.fill_level_us <= 0 && (mask & GP_FIT_LEVEL))
 		d.fill_level_us = 1.0;
 	par[0] = &d.step_us;
 	par[1] = &d.eff;
@@ -400,6 +400,8 @@ int gp__calib_fit(gp_calib_table_t *const *t, int nt, gp_net_consts_t *net, doub
 		for (k = 0; k < 4; k++) {
 			int dir;
 
+			if (!(mask & (1u << k)))
+				continue;
 			for (dir = -1; dir <= 1; dir += 2) {
 				double old = *par[k], v = dir > 0 ? old * f : old / f, e;
 

@@ -48,10 +48,19 @@ int gp__calib_predict(const gp_calib_table_t *t, const gp_net_consts_t *net, dou
 
 /* Least squares on log(predicted / measured) over the tables (Huber: linear
  * beyond a factor 1.5, so single outliers do not steer it): fits
- * step_us, eff, fill_us and fill_level_us of *net (which gives the transport and the
+ * the constants of *net chosen by mask (which gives the transport and the
  * starting point; zero fields start at the defaults).  *rms_out = root
  * mean square of the log error after the fit.  0 or an error. */
-int gp__calib_fit(gp_calib_table_t *const *t, int ntables, gp_net_consts_t *net, double *rms_out,
-                  gp_error_t *err);
+enum {
+	GP_FIT_STEP = 1u << 0,   /* NetStepUs */
+	GP_FIT_EFF = 1u << 1,    /* NetEfficiency */
+	GP_FIT_FILL = 1u << 2,   /* NetFillUs */
+	GP_FIT_LEVEL = 1u << 3,  /* NetFillLevelUs */
+	GP_FIT_ALL = 0xfu,
+};
+/* mask: GP_FIT_* bits of the constants to fit; the others keep *net's
+ * value or the transport's default. */
+int gp__calib_fit(gp_calib_table_t *const *t, int ntables, gp_net_consts_t *net, unsigned mask,
+                  double *rms_out, gp_error_t *err);
 
 #endif /* GP_CALIB_H */

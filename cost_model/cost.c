@@ -80,14 +80,18 @@
  * (aws-do-eks README, 1 GiB rows of 7.4.1 / 7.4.2).
  * fill_us, fill_level_us: pipeline fill of Simple and LL128 between
  * nodes, the bandwidth ramp NCCL's own model lacks (it only corrects Tree,
- * tuning.cc treeCorrectionFactor): fill_us + fill_level_us x log2(nodes) at
- * full depth, reached as the message fills FILL_BYTES (below).  Measured on
+ * tuning.cc treeCorrectionFactor): fill_us at full depth, plus for NCCL's
+ * trees (Tree, NVLSTree) fill_level_us per level of inter-node tree depth
+ * (log2 nodes), reached as the message fills FILL_BYTES (below).  Measured on
  * H100 NDR (nccl-tests #309, the 2-, 4- and 8-node tables): the time above
  * S / peak algbw plateaus near 210, 250 and 310 us from 64 MiB on; less
  * NCCL's own NVLSTree latency at those node counts (25 + 2 log2(N) x 20.9
  * us plus the hops: 70, 117, 162 us) that leaves 140, 133 and 148 us, so
- * the fill is 140 us whatever the node count (fill_level_us 0; a site
- * whose fill grows with nodes fits it with gpuplace calibrate).  EFA on
+ * the fill is 140 us whatever the node count (fill_level_us 0).  The
+ * second site of that issue grows instead: fitted alone (gpuplace calibrate
+ * --fit level) its 2/4/8-node tables give 196 us per tree level, the first
+ * site's 2/4-node tables 0; the growth belongs to a site's fabric, so it is
+ * left to gpuplace calibrate.  EFA on
  * p5: 340 us, the p5 table's time above S / 250 GB/s less its 75 us
  * NVLSTree latency is 144, 256 and 318 us at 16, 64 and 256 MiB, i.e.
  * 340 x S / (S + 16 MiB).  Sockets and offload: 0, the 2-rank tables of
@@ -841,7 +845,8 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 	an = (pr->net_ring > net->step_us ? pr->net_ring : net->step_us) + hop;
 	ant = (pr->net_tree > net->step_us ? pr->net_tree : net->step_us) + hop;
 	/* pipeline fill between nodes of Simple and LL128 (see transports[]) */
-	fill = N > 1 && !ll ? (net->fill_us + net->fill_level_us * log2((double)N)) *
+	fill = N > 1 && !ll ? (net->fill_us + (a == GP_ALGO_TREE || a == GP_ALGO_NVLS ?
+	                                       net->fill_level_us * log2((double)N) : 0)) *
 	                      S / (S + net->fill_bytes) : 0;
 
 	if (coll == GP_COLL_SENDRECV) {

@@ -41,6 +41,8 @@ static void usage(FILE *f)
 	        "  --nic-gbps X    per-NIC line rate, GB/s (default: the files' key, else 50)\n"
 	        "  --rails R       NICs per node (default: the files' key, else one per GPU)\n"
 	        "  --predict       the files that follow are predicted, not fitted\n"
+	        "  --fit LIST      constants to fit: step,eff,fill,level (default all; the\n"
+	        "                  others keep the transport's defaults)\n"
 	        "  --defaults      print every transport's default constants and exit\n");
 }
 
@@ -84,6 +86,35 @@ static int report(gp_calib_table_t *t, const gp_net_consts_t *net, double *med, 
 	return 0;
 }
 
+/* "step,eff,fill,level" to GP_FIT_* bits; 0 or -1 (message printed). */
+static int parse_fit(const char *s, unsigned *mask)
+{
+	static const char *const names[] = { "step", "eff", "fill", "level" };
+	const char *p = s;
+
+	*mask = 0;
+	while (*p) {
+		size_t l = strcspn(p, ","), k;
+
+		for (k = 0; k < 4; k++)
+			if (l == strlen(names[k]) && !strncmp(p, names[k], l))
+				break;
+		if (k == 4) {
+			fprintf(stderr, ME ": --fit: '%.*s' is not step, eff, fill or level\n", (int)l, p);
+			return -1;
+		}
+		*mask |= 1u << k;
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	if (!*mask) {
+		fprintf(stderr, ME ": --fit: no constant named\n");
+		return -1;
+	}
+	return 0;
+}
+
 /* The default constants of every transport, as the model uses them. */
 static int print_defaults(void)
 {
@@ -114,6 +145,7 @@ int gp_cmd_calibrate(int argc, char **argv)
 		{ "rails", required_argument, NULL, 'r' },
 		{ "predict", no_argument, NULL, 'P' },
 		{ "defaults", no_argument, NULL, 'D' },
+		{ "fit", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -125,6 +157,7 @@ int gp_cmd_calibrate(int argc, char **argv)
 	long rails = 0;
 	double nic = 0, rms = 0;
 	bool in_predict = false;
+	unsigned mask = GP_FIT_ALL;
 	gp_net_consts_t net;
 	gp_error_t err = { "" };
 
@@ -175,6 +208,10 @@ int gp_cmd_calibrate(int argc, char **argv)
 		case 'P': in_predict = true; break;
 		case 'D':
 			return print_defaults();
+		case 'F':
+			if (parse_fit(optarg, &mask))
+				return 2;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -206,7 +243,7 @@ int gp_cmd_calibrate(int argc, char **argv)
 		}
 	memset(&net, 0, sizeof(net));
 	net.transport = fit[0]->transport;
-	if (gp__calib_fit(fit, nfit, &net, &rms, &err) != GP_OK) {
+	if (gp__calib_fit(fit, nfit, &net, mask, &rms, &err) != GP_OK) {
 		fprintf(stderr, ME ": %s\n", err.text);
 		goto out;
 	}
