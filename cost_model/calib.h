@@ -7,7 +7,8 @@
  * A table is what one nccl-tests run prints: the "# Rank N ... on HOST
  * device D" lines give the ranks and their nodes (-g and MPI layouts
  * alike), "# Collective test starting: NAME" the collective, and every
- * data row its size and out-of-place time.  A line "# gpuplace-calib:
+ * data row its size and time: the smaller of the out-of-place and in-place
+ * times, which move the same bytes (a stall in one of them is noise).  A line "# gpuplace-calib:
  * key=value ..." adds what the output does not say (collective, nodes,
  * gpus_per_node, gpu, transport, nic_gbps, rails, cluster); values given
  * there win over the header.
@@ -31,7 +32,7 @@ typedef struct gp_calib_table {
 	double nic_gbps;            /* per NIC line rate, GB/s (default 50) */
 	int32_t n;                  /* rows */
 	double *bytes;              /* malloc'd, n entries */
-	double *time_us;            /* measured out-of-place time, n entries */
+	double *time_us;            /* measured time, n entries (min of out-of-place, in-place) */
 } gp_calib_table_t;
 
 /* Read one table.  Unknown calib keys, bad numbers and a file without rows

@@ -22,7 +22,7 @@ sed -i 's/^FabricLevel=0 LinkGBps=50$/FabricLevel=0 LinkGBps=50 Transport=tcp Ne
 grep -q 'Transport=tcp' "$t/tcp/gpuplace.conf" || echo "# fixture line changed" >&2
 
 # 1. An 8 B all-reduce over 2 x 8 GPUs in different NVLink domains: InfiniBand's NCCL LL tree is near
-# 25 us (6.8 + 2 x (7 x 0.6 + 5 + 1 hop)); TCP sockets allow only Simple and
+# 25 us (6.8 + 2 x (7 x 0.6 + 5) plus links above the leaf); TCP sockets allow only Simple and
 # pay 50 us per inter-node step, so it costs over 100 us.
 "$bin" model --conf-dir "$t/ib" --nodelist 'dgx[04-05]' -b 8 -e 8 >"$t/o.ib" 2>&1
 "$bin" model --conf-dir "$t/tcp" --nodelist 'dgx[04-05]' -b 8 -e 8 >"$t/o.tcp" 2>&1
