@@ -83,28 +83,22 @@
  * nodes, the bandwidth ramp NCCL's own model lacks (it only corrects Tree,
  * tuning.cc treeCorrectionFactor): fill_us at full depth, plus for NCCL's
  * trees (Tree, NVLSTree) fill_level_us per level of inter-node tree depth
- * (log2 nodes), reached as the message fills FILL_BYTES (below).  Measured on
- * H100 NDR (nccl-tests #309, the 2-, 4- and 8-node tables): the time above
- * S / peak algbw plateaus near 210, 250 and 310 us from 64 MiB on; less
- * NCCL's own NVLSTree latency at those node counts (25 + 2 log2(N) x 20.9
- * us plus the hops: 70, 117, 162 us) that leaves 140, 133 and 148 us, so
- * the fill is 140 us whatever the node count (fill_level_us 0).  The
- * second site of that issue grows instead: fitted alone (gpuplace calibrate
- * --fit level) its 2/4/8-node tables give 196 us per tree level, the first
- * site's 2/4-node tables 0; the growth belongs to a site's fabric, so it is
- * left to gpuplace calibrate.  EFA on
- * p5: 340 us, the p5 table's time above S / 250 GB/s less its 75 us
- * NVLSTree latency is 144, 256 and 318 us at 16, 64 and 256 MiB, i.e.
- * 340 x S / (S + 16 MiB).  Sockets and offload: 0, the 2-rank tables of
- * the aws-do-eks README show no plateau beyond the step cost. */
+ * (log2 nodes), reached as the message fills FILL_BYTES (below).
+ *   ib, roce: 56 + 134 per level, least squares (gpuplace calibrate --fit
+ *     fill,level, the other constants held) on the five H100 NDR tables of
+ *     nccl-tests #309, 2 to 8 nodes; its two sites alone give 32 + 106 and
+ *     79 + 145.  RoCE as IB (Meta: "equivalent performance", above).
+ *   efa: 296, the same fit of NetFillUs on the 2-node p5 table.
+ *   tcp, offload: TCP_FILL_US (below). */
 /* The Simple and LL128 pipelines between nodes run at full depth once the
  * message fills the connection buffers of both directions of NCCL's two
  * trees, 4 x 4 MiB for Simple (4.7 MiB each for LL128, 120 x 640 x 8 x 8 B;
  * NVIDIA/nccl src/init.cc DEFAULT_BUFFSIZE, DEFAULT_LL128_BUFFSIZE); below,
  * the fill shrinks with the chunks: x S / (S + FILL_BYTES).  In the 2-node
- * H100 tables of nccl-tests #309 the fill is 24 us at 4 MiB and 65 us at
- * 16 MiB of its 140 us plateau, i.e. S / (S + 16-18 MiB).  LL's 512 KiB
- * buffer fills within the sizes LL is chosen for. */
+ * H100 tables of nccl-tests #309 the time above latency and S / bandwidth
+ * is 24 us at 4 MiB and 65 us at 16 MiB against 140 us from 64 MiB on,
+ * i.e. S / (S + 16-18 MiB).  LL's 512 KiB buffer fills within the sizes LL
+ * is chosen for. */
 #define FILL_BYTES (4.0 * 4194304.0)
 /* Host-staged transports move each step as socket or libfabric requests
  * that spread over the transport's threads only in tasks of at least 64 KiB
@@ -123,10 +117,10 @@ struct transport {
 	double fill_bytes;      /* message size at half the fill (see FILL_BYTES) */
 };
 static const struct transport transports[GP_NET_NTRANSPORTS] = {
-	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 140.0, 0.0, FILL_BYTES },
-	[GP_NET_ROCE] = { "roce", true, 11.0, 48.0 / 50.0, 140.0, 0.0, FILL_BYTES },
+	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 56.0, 134.0, FILL_BYTES },
+	[GP_NET_ROCE] = { "roce", true, 11.0, 48.0 / 50.0, 56.0, 134.0, FILL_BYTES },
 	[GP_NET_TCP] = { "tcp", false, 50.0, 2.0 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES },
-	[GP_NET_EFA] = { "efa", true, 25.0, 48.0 / 50.0, 340.0, 0.0, FILL_BYTES },
+	[GP_NET_EFA] = { "efa", true, 25.0, 48.0 / 50.0, 296.0, 0.0, FILL_BYTES },
 	[GP_NET_OFFLOAD] = { "offload", false, 31.0, 2.83 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES },
 };
 /* A node without NIC facts: NCCL's default NET bandwidth, 12 GB/s
@@ -159,10 +153,6 @@ static const struct proto protos[] = {
 };
 #define NPROTOS 3
 #define LAT_NVLS_US 25.0
-/* Single-node NVLS pipeline fill: 8 x H100 take 121-209 us (median 147)
- * longer than S / 273 GB/s (their peak algbw, nccl #1455) from 128 MiB to
- * 4 GiB (nccl-tests #290, single-node table): 140 us, as between nodes. */
-#define NVL_FILL_US 140.0
 /* NVLSTree: NVLS inside each node (NVLink NVLSTree Simple 25 us) and a tree
  * between nodes at 20.9 us per level (tuning.cc hwLatencies, NET NVLSTree
  * Simple). */
@@ -929,10 +919,9 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 			       hop) + fill;
 			return K * lat * 1e-6 + (nv > net_t ? nv : net_t) / tf;
 		}
-		/* in-network reduction: algbw = B_nvls * n / (n + 1); the Simple
-		 * pipeline fills as between nodes (NVL_FILL_US) */
-		return K * (pr->base_ring + LAT_NVLS_US + NVL_FILL_US * S / (S + FILL_BYTES)) *
-		       1e-6 + S / (gr->bnvls * n / (n + 1.0));
+		/* in-network reduction: algbw = B_nvls * n / (n + 1) */
+		return K * (pr->base_ring + LAT_NVLS_US) * 1e-6 +
+		       S / (gr->bnvls * n / (n + 1.0));
 	case GP_ALGO_HIER: {
 		double intra, steps = vf * (n - 1), inter = vf * (N - 1);
 
