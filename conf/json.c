@@ -22,6 +22,7 @@
 
 #include <json-c/json.h>
 
+#include "cost.h"
 #include "model.h"
 
 #define GP_JSON_SCHEMA 1
@@ -376,7 +377,7 @@ static int load_site(struct jx *x, json_object *m)
 static int load_profiles(struct jx *x, json_object *m)
 {
 	static const char *const keys[] = { "name", "tflops_bf16", "hbm_gbps", "nvlink_gbps",
-		"tdp_w", "idle_w", "min_cap_w", NULL };
+		"tdp_w", "idle_w", "min_cap_w", "pcie_gen", NULL };
 	const char *ap = "model.profiles";
 	gp_cluster_t *c = x->c;
 	json_object *a, *e;
@@ -399,7 +400,8 @@ static int load_profiles(struct jx *x, json_object *m)
 		    (rc = j_double(x, e, p, "nvlink_gbps", true, 0, 1e7, &g->nvlink_gbps)) < 0 ||
 		    (rc = j_double(x, e, p, "tdp_w", true, 0, 1e6, &g->tdp_w)) < 0 ||
 		    (rc = j_double(x, e, p, "idle_w", true, 0, 1e6, &g->idle_w)) < 0 ||
-		    (rc = j_double(x, e, p, "min_cap_w", false, 0, 1e6, &g->min_cap_w)) < 0)
+		    (rc = j_double(x, e, p, "min_cap_w", false, 0, 1e6, &g->min_cap_w)) < 0 ||
+		    (rc = j_i32(x, e, p, "pcie_gen", false, 0, 6, &g->pcie_gen)) < 0)
 			return rc;
 		c->nprofiles = (int32_t)i + 1;
 		if ((rc = add_name(x, &x->profiles, (int32_t)i, p, "profile")) < 0)
@@ -495,7 +497,8 @@ static int load_layouts(struct jx *x, json_object *m)
 
 static int load_levels(struct jx *x, json_object *m)
 {
-	static const char *const keys[] = { "level", "link_gbps", "oversub", "latency_us", NULL };
+	static const char *const keys[] = { "level", "link_gbps", "oversub", "latency_us",
+		"transport", "step_us", "net_eff", "fill_us", "fill_level_us", NULL };
 	const char *ap = "model.fabric_levels";
 	json_object *a, *e;
 	char p[JPATH];
@@ -507,6 +510,8 @@ static int load_levels(struct jx *x, json_object *m)
 	for (i = 0; i < n; i++) {
 		gp_fabric_level_t *l;
 		int32_t lv = 0;
+		char tr[16] = "";
+		int t = GP_NET_IB;
 
 		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
 		    (rc = j_keys(x, e, p, keys)) < 0 ||
@@ -519,8 +524,16 @@ static int load_levels(struct jx *x, json_object *m)
 		l->latency_us = 0.5;
 		if ((rc = j_double(x, e, p, "link_gbps", true, 0, 1e6, &l->link_gbps)) < 0 ||
 		    (rc = j_double(x, e, p, "oversub", false, 1e-3, 1e3, &l->oversub)) < 0 ||
-		    (rc = j_double(x, e, p, "latency_us", false, 0, 1e6, &l->latency_us)) < 0)
+		    (rc = j_double(x, e, p, "latency_us", false, 0, 1e6, &l->latency_us)) < 0 ||
+		    (rc = j_double(x, e, p, "step_us", false, 0, 1e6, &l->step_us)) < 0 ||
+		    (rc = j_double(x, e, p, "net_eff", false, 0, 1, &l->net_eff)) < 0 ||
+		    (rc = j_double(x, e, p, "fill_us", false, 0, 1e6, &l->fill_us)) < 0 ||
+		    (rc = j_double(x, e, p, "fill_level_us", false, 0, 1e6, &l->fill_level_us)) < 0 ||
+		    (rc = j_string(x, e, p, "transport", false, tr, sizeof(tr))) < 0)
 			return rc;
+		if (tr[0] && gp__transport_parse(tr, &t))
+			return jfail(x, p, "transport '%s' is not ib, roce, efa, tcp or offload", tr);
+		l->transport = tr[0] ? t : GP_NET_IB;
 		l->set = true;
 	}
 	return GP_OK;
@@ -1594,6 +1607,8 @@ static json_object *save_model(struct jw *w, const gp_cluster_t *c)
 			jadd(w, o, "tdp_w", jnum(g->tdp_w));
 			jadd(w, o, "idle_w", jnum(g->idle_w));
 			jadd(w, o, "min_cap_w", jnum(g->min_cap_w));
+			if (g->pcie_gen > 0)
+				jadd(w, o, "pcie_gen", json_object_new_int(g->pcie_gen));
 		}
 	if ((a = jadd(w, m, "layouts", json_object_new_array())))
 		for (i = 0; i < c->nlayouts; i++) {
@@ -1626,6 +1641,17 @@ static json_object *save_model(struct jw *w, const gp_cluster_t *c)
 			jadd(w, o, "link_gbps", jnum(l->link_gbps));
 			jadd(w, o, "oversub", jnum(l->oversub));
 			jadd(w, o, "latency_us", jnum(l->latency_us));
+			if (l->transport != GP_NET_IB)
+				jadd(w, o, "transport", json_object_new_string(
+				             gp__transport_name(l->transport)));
+			if (l->step_us > 0)
+				jadd(w, o, "step_us", jnum(l->step_us));
+			if (l->net_eff > 0)
+				jadd(w, o, "net_eff", jnum(l->net_eff));
+			if (l->fill_us > 0)
+				jadd(w, o, "fill_us", jnum(l->fill_us));
+			if (l->fill_level_us > 0)
+				jadd(w, o, "fill_level_us", jnum(l->fill_level_us));
 		}
 	if ((a = jadd(w, m, "racks", json_object_new_array())))
 		for (i = 0; i < c->nracks; i++) {

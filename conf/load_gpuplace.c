@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "conf.h"
+#include "cost.h"
 
 typedef struct gpp_ctx {
 	gp__load_t *ld;
@@ -96,12 +97,13 @@ static int line_profile(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 {
 	gp_cluster_t *c = x->ld->c;
 	okey_t k[] = { { "TFLOPS", NULL }, { "HBMGBps", NULL }, { "NVLinkGBps", NULL }, { "TDPWatts", NULL },
-		       { "IdleWatts", NULL }, { "MinCapWatts", NULL } };
+		       { "IdleWatts", NULL }, { "MinCapWatts", NULL }, { "PCIeGen", NULL } };
 	gp_gpu_profile_t *p;
 	int32_t i;
 	int rc, j;
+	long gen;
 
-	if ((rc = match_keys(l, k, 6, err)))
+	if ((rc = match_keys(l, k, 7, err)))
 		return rc;
 	for (j = 0; j < 5; j++)
 		if ((rc = required(l, &k[j], "GpuProfile", err)))
@@ -117,6 +119,11 @@ static int line_profile(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 	    (rc = opt_double(l, &k[4], 0, 1e5, &p->idle_w, err)) ||
 	    (rc = opt_double(l, &k[5], 0, 1e5, &p->min_cap_w, err)))
 		return rc;
+	if (k[6].val) {
+		if ((rc = gp__conf_long(&l->loc, "PCIeGen", k[6].val, 3, 6, &gen, err)))
+			return rc;
+		p->pcie_gen = (int32_t)gen;
+	}
 	if (p->idle_w > p->tdp_w)
 		return gp__conf_err(err, &l->loc, "IdleWatts", "'%s' is above TDPWatts '%s'",
 		                    k[4].val, k[3].val);
@@ -129,15 +136,22 @@ static int line_profile(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 static int line_level(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 {
 	gp_cluster_t *c = x->ld->c;
-	okey_t k[] = { { "LinkGBps", NULL }, { "Oversubscription", NULL }, { "LatencyUs", NULL } };
+	okey_t k[] = { { "LinkGBps", NULL }, { "Oversubscription", NULL }, { "LatencyUs", NULL },
+		       { "Transport", NULL }, { "NetStepUs", NULL }, { "NetEfficiency", NULL },
+		       { "NetFillUs", NULL } };
 	long n, max = c->nlevels < GP_MAX_LEVELS - 1 ? c->nlevels : GP_MAX_LEVELS - 1;
 	gp_fabric_level_t *f;
-	int rc;
+	int rc, j, t;
 
 	if ((rc = gp__conf_long(&l->loc, "FabricLevel", l->kv[0].val, 0, max, &n, err)))
 		return rc;
-	if ((rc = match_keys(l, k, 3, err)) || (rc = required(l, &k[0], "FabricLevel", err)))
+	if ((rc = match_keys(l, k, 7, err)) || (rc = required(l, &k[0], "FabricLevel", err)))
 		return rc;
+	/* the transport describes the NICs: level 0 only */
+	for (j = 3; n > 0 && j < 7; j++)
+		if (k[j].val)
+			return gp__conf_err(err, &l->loc, k[j].name, "'%s': only FabricLevel=0 (the "
+			                    "NICs) has a transport", k[j].val);
 	f = &c->levels[n];
 	if (f->set)
 		return gp__conf_err(err, &l->loc, "FabricLevel", "duplicate level %ld (first at %s:%d)",
@@ -147,8 +161,17 @@ static int line_level(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 	f->latency_us = 0.5; /* default of gpuplace.conf(5) */
 	if ((rc = opt_double(l, &k[0], 1e-6, 1e6, &f->link_gbps, err)) ||
 	    (rc = opt_double(l, &k[1], 1, 1e3, &f->oversub, err)) ||
-	    (rc = opt_double(l, &k[2], 0, 1e6, &f->latency_us, err)))
+	    (rc = opt_double(l, &k[2], 0, 1e6, &f->latency_us, err)) ||
+	    (rc = opt_double(l, &k[4], 0, 1e6, &f->step_us, err)) ||
+	    (rc = opt_double(l, &k[5], 0.001, 1, &f->net_eff, err)) ||
+	    (rc = opt_double(l, &k[6], 0, 1e6, &f->fill_us, err)))
 		return rc;
+	if (k[3].val) {
+		if (gp__transport_parse(k[3].val, &t))
+			return gp__conf_err(err, &l->loc, "Transport", "'%s' is not ib, roce, efa, tcp or offload",
+			                    k[3].val);
+		f->transport = t;
+	}
 	f->set = true;
 	return GP_OK;
 }

@@ -44,9 +44,85 @@
  * algbw 280 / busbw 490 vs. measured 273 / 480 (nccl #1455, nccl-tests #212). */
 #define NVLS_EFF_HOPPER 0.85
 #define NVLS_EFF_BLACKWELL 0.74
-/* NIC: NDR 400 Gb/s = 50 GB/s line rate; "46-48 GB/s per NIC" (nccl-tests
- * #290), "48-49 GB/s" (nccl-tests #267): 48 / 50. */
-#define ETA_NET (48.0 / 50.0)
+/* Inter-node transports (FabricLevel=0 Transport=, gpuplace.conf(5)).
+ * rdma: the network path is GPUDirect RDMA, so NCCL may use its LL and LL128
+ * protocols across nodes; NCCL enables LL128 only when the path between GPU
+ * and NIC is at most PXN/PXB (NVIDIA/nccl src/graph/tuning.cc, the
+ * `pEnable &= (graphs[a]->typeInter <= PATH_PXN)` rule), which a socket or a
+ * host-staged transport never is, and their flag-per-line LL protocol pays
+ * the transport's round trip per step, so over non-RDMA transports only
+ * Simple is modelled.
+ * step_us: cost of one inter-node step; NCCL's own NET latency of the
+ * protocol applies when it is longer (tuning.cc hwLatencies[NCCL_HW_NET]:
+ * Ring {2.7, 4.0, 14.0}, Tree {5.0, 8.5, 14} us for LL/LL128/Simple).
+ *   ib: 0 (NCCL's latencies; the tree LL floor they give, 25.2 and 35.2 us
+ *     on 2 and 4 x 8 H100, is what nccl-tests #309 measured).
+ *   roce: 11 us, from the 39.3 us median of the 8 B..8 KiB all-reduces on
+ *     2 x 8 A100 over RoCE (oracle-quickstart/oci-hpc-oke README.md, OCI
+ *     BM.GPU4.8): tree LL 6.8 + 2 x (7 x 0.6 + 11) = 37.2 us, the median of
+ *     the 8..512 B rows (38.5 us) within 4 %.
+ *   efa (GPUDirect RDMA, p5): 25 us, from the 65.4 us 8 B floor on 2 x 8
+ *     H100 p5.48xlarge (KeitaW/p5-nccl-test-2024-07-19): tree LL 6.8 +
+ *     2 x (7 x 0.6 + 25) = 65.2 us.  aws-ofi-nccl itself announces
+ *     "Internode latency set at 75.0 us" to NCCL's tuner in that log.
+ *   tcp: 50 us, (108.5 - 8.4 Simple base) / 2 inter-node steps, 108.5 us
+ *     being the median time of the 8 B..8 KiB all-reduces between two
+ *     g4dn.8xlarge over NET/Socket (aws-samples/aws-do-eks,
+ *     eks/deployment/karpenter/README.md 7.4.1).
+ *   offload (EFA on g4dn, no GPUDirect RDMA): 31 us, (70.9 - 8.4) / 2 from
+ *     the median 8 B..8 KiB time in the same README, 7.4.2 (NET/OFI, AWS
+ *     Libfabric).
+ * eff: reached fraction of the NIC line rate.  IB NDR: "46-48 GB/s per NIC"
+ * (nccl-tests #290), "48-49 GB/s" (nccl-tests #267): 48 / 50.  RoCE: Meta
+ * tuned its RoCE and IB 400G clusters "to provide equivalent performance"
+ * (Llama 3 sec. 3.3.1): as IB.  EFA on p5: as IB (its 2-node table reaches
+ * the NVLS-bound 480 GB/s busbw, so the network is not the limit there).
+ * TCP: 2.0 of 6.25 GB/s (50 Gb/s g4dn) = 0.32; offload: 2.83 / 6.25 = 0.45
+ * (aws-do-eks README, 1 GiB rows of 7.4.1 / 7.4.2).
+ * fill_us, fill_level_us: pipeline fill of Simple and LL128 between
+ * nodes, the bandwidth ramp NCCL's own model lacks (it only corrects Tree,
+ * tuning.cc treeCorrectionFactor): fill_us at full depth, plus for NCCL's
+ * trees (Tree, NVLSTree) fill_level_us per level of inter-node tree depth
+ * (log2 nodes), reached as the message fills FILL_BYTES (below).
+ *   ib, roce: 56 + 134 per level, least squares (gpuplace calibrate --fit
+ *     fill,level, the other constants held) on the five H100 NDR tables of
+ *     nccl-tests #309, 2 to 8 nodes; its two sites alone give 32 + 106 and
+ *     79 + 145.  RoCE as IB (Meta: "equivalent performance", above).
+ *   efa: 296, the same fit of NetFillUs on the 2-node p5 table.
+ *   tcp, offload: TCP_FILL_US (below). */
+/* The Simple and LL128 pipelines between nodes run at full depth once the
+ * message fills the connection buffers of both directions of NCCL's two
+ * trees, 4 x 4 MiB for Simple (4.7 MiB each for LL128, 120 x 640 x 8 x 8 B;
+ * NVIDIA/nccl src/init.cc DEFAULT_BUFFSIZE, DEFAULT_LL128_BUFFSIZE); below,
+ * the fill shrinks with the chunks: x S / (S + FILL_BYTES).  In the 2-node
+ * H100 tables of nccl-tests #309 the time above latency and S / bandwidth
+ * is 24 us at 4 MiB and 65 us at 16 MiB against 140 us from 64 MiB on,
+ * i.e. S / (S + 16-18 MiB).  LL's 512 KiB buffer fills within the sizes LL
+ * is chosen for. */
+#define FILL_BYTES (4.0 * 4194304.0)
+/* Host-staged transports move each step as socket or libfabric requests
+ * that spread over the transport's threads only in tasks of at least 64 KiB
+ * (NVIDIA/nccl src/transport/net_socket.cc, SOCKET_MIN_TASKSIZE); with the 4
+ * threads NCCL starts on such NICs ("NET/Socket: Using 4 threads and 1
+ * sockets per thread") the pipeline is full from 256 KiB. */
+#define SOCKET_FILL_BYTES (4.0 * 65536.0)
+/* Their fill at full depth, 200 us: the socket table of the aws-do-eks
+ * README runs 150-250 us above its 100 us floor plus S / 2.0 GB/s from 256
+ * KiB to 4 MiB. */
+#define TCP_FILL_US 200.0
+struct transport {
+	const char *name;
+	bool rdma;
+	double step_us, eff, fill_us, fill_level_us;
+	double fill_bytes;      /* message size at half the fill (see FILL_BYTES) */
+};
+static const struct transport transports[GP_NET_NTRANSPORTS] = {
+	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 56.0, 134.0, FILL_BYTES },
+	[GP_NET_ROCE] = { "roce", true, 11.0, 48.0 / 50.0, 56.0, 134.0, FILL_BYTES },
+	[GP_NET_TCP] = { "tcp", false, 50.0, 2.0 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES },
+	[GP_NET_EFA] = { "efa", true, 25.0, 48.0 / 50.0, 296.0, 0.0, FILL_BYTES },
+	[GP_NET_OFFLOAD] = { "offload", false, 31.0, 2.83 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES },
+};
 /* A node without NIC facts: NCCL's default NET bandwidth, 12 GB/s
  * (NVIDIA/nccl src/graph/topo.h, "NET default 12 (100 Gb)"). */
 #define NET_DEFAULT_GBPS 12.0
@@ -55,6 +131,9 @@
  * astra-sim/system/calbusbw.h). */
 #define PCIE_GEN4_GBPS 25.6
 #define PCIE_GEN5_GBPS 51.2
+/* Other generations at the same 0.8 of the x16 rate: Gen3 16 GB/s, Gen6 128. */
+#define PCIE_GEN3_GBPS 12.8
+#define PCIE_GEN6_GBPS 102.4
 /* NCCL latencies per protocol, microseconds, NVIDIA/nccl src/graph/tuning.cc:
  * base {LL, LL128, Simple}: Tree {6.8, 14.0, 8.4}, Ring {6.6, 14.0, 8.4};
  * per step NVLink Tree {0.6, 1.25, 4.0}, Ring {0.6, 1.9, 3.4}; PCI Tree
@@ -74,6 +153,40 @@ static const struct proto protos[] = {
 };
 #define NPROTOS 3
 #define LAT_NVLS_US 25.0
+/* NVLSTree: NVLS inside each node (NVLink NVLSTree Simple 25 us) and a tree
+ * between nodes at 20.9 us per level (tuning.cc hwLatencies, NET NVLSTree
+ * Simple). */
+#define LAT_NVLSTREE_NET_US 20.9
+/* LL bus bandwidth cap, GB/s (tuning.cc llMaxBws, indexed [index1][index2]
+ * with index2 = 1 node, 2 nodes, 3 or more): on one node index1 is the GPU
+ * generation (Volta {39.0, ...}, Ampere 87.7, Hopper 141.0, Blackwell 282.0),
+ * across nodes the host CPU ("for multi-node, we look at CPU type"): 0 for
+ * Intel and others, giving 39.0 on 2 nodes and 20.4 beyond (AMD hosts: 22.5
+ * and 19.0; the model takes NCCL's default row). */
+static const double ll_max_bw[4][3] = {
+	{ 39.0, 39.0, 20.4 }, { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 }, { 282.0, 90.0, 70.0 },
+};
+#define TREE_LL_FRACTION (1.0 / 3.8)
+/* Channels: NCCL runs a collective on fewer channels (and threads) while
+ * nBytes < nChannels x nThreads x threadThreshold (src/enqueue.cc, "Ring/Tree
+ * channel tuning"), threshold 8 B for LL and LL128 (x nRanks for ring LL),
+ * 64 B for Simple (src/include/comm.h NCCL_*_THREAD_THRESHOLD), 512 threads
+ * for LL and 640 for LL128 and Simple (NCCL_LL_MAX_NTHREADS,
+ * NCCL_LL128_MAX_NTHREADS, NCCL_MAX_NTHREADS).  A channel carries 1 / nch of
+ * the bandwidth, so below that size the bandwidth term grows by nch / nc.
+ * Channels across nodes: two per NIC a unit uses (NCCL's default on rail
+ * nodes, "16 coll channels" on 8-NIC H100 nodes in the logs of nccl-tests
+ * #309), at least 2. */
+
+/* NCCL's tree correction factor (tuning.cc treeCorrectionFactor): the
+ * reached fraction of the modelled tree bandwidth by protocol (LL, LL128,
+ * Simple) and message size, powers of two from 64 B to 256 MiB (index
+ * log2(bytes / 64)); 1.0 outside. */
+static const float tree_corr[3][24] = {
+	{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0 },
+	{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0 },
+	{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9 },
+};
 #define RING_PLATEAU 1.4
 /* Tree bandwidth ~0.92 of ring bus bandwidth, NCCL model refinement
  * (notes/calibration.md sec. 1.2); NCCL converts tree busbw to algbw with
@@ -203,6 +316,51 @@ static double nvls_eff(int gen)
 	return gen == GEN_BLACKWELL ? NVLS_EFF_BLACKWELL : gen == GEN_HOPPER ? NVLS_EFF_HOPPER : 0;
 }
 
+/* ---- transport --------------------------------------------------------- */
+
+const char *gp__transport_name(int t)
+{
+	return t >= 0 && t < GP_NET_NTRANSPORTS ? transports[t].name : "?";
+}
+
+int gp__transport_parse(const char *s, int *out)
+{
+	int i;
+
+	for (i = 0; s && i < GP_NET_NTRANSPORTS; i++)
+		if (name_eq(s, transports[i].name)) {
+			*out = i;
+			return GP_OK;
+		}
+	return GP_EINVAL;
+}
+
+void gp__cost_net(const gp_cluster_t *c, gp_net_consts_t *out)
+{
+	const gp_fabric_level_t *l = c ? &c->levels[0] : NULL;
+	int t = l && l->transport > 0 && l->transport < GP_NET_NTRANSPORTS ? l->transport : GP_NET_IB;
+
+	out->transport = t;
+	out->rdma = transports[t].rdma;
+	out->step_us = l && l->step_us > 0 ? l->step_us : transports[t].step_us;
+	out->eff = l && l->net_eff > 0 ? l->net_eff : transports[t].eff;
+	out->fill_us = l && l->fill_us > 0 ? l->fill_us : transports[t].fill_us;
+	out->fill_level_us = l && l->fill_level_us > 0 ? l->fill_level_us :
+	                     transports[t].fill_level_us;
+	out->fill_bytes = transports[t].fill_bytes;
+}
+
+static double pcie_gbps(const gp_gpu_profile_t *pr, int gen)
+{
+	switch (pr ? pr->pcie_gen : 0) {
+	case 3: return PCIE_GEN3_GBPS;
+	case 4: return PCIE_GEN4_GBPS;
+	case 5: return PCIE_GEN5_GBPS;
+	case 6: return PCIE_GEN6_GBPS;
+	default: return gen >= GEN_HOPPER ? PCIE_GEN5_GBPS : PCIE_GEN4_GBPS;
+	}
+}
+
 /* ---- scratch ---------------------------------------------------------- */
 
 /* What pass 1 records about one group for pass 2. */
@@ -216,11 +374,14 @@ struct grp {
 	double pxn_bytes;   /* misaligned bytes forwarded over NVLink to another rail */
 	double intra_bytes; /* all-to-all / send-recv bytes inside units per rank */
 	int32_t pcie;       /* intra path is PCIe */
+	int32_t gen;        /* GPU generation (GEN_*) of the group's first node */
+	int32_t nrails;     /* most NICs one unit of the group uses (0 = inside one unit) */
 	int32_t spare;      /* keeps the struct free of padding (compared with memcmp) */
 };
 
 struct gp_cost_scratch {
 	int32_t max_gpus, nnodes, nswitches, nunits;
+	gp_net_consts_t net;   /* the cluster's transport, set by prepare() */
 	uint32_t stamp;
 	/* per rank */
 	int32_t *rank_p;
@@ -228,7 +389,7 @@ struct gp_cost_scratch {
 	/* per placement node */
 	int32_t *p_node, *p_unit, *p_leaf;
 	double *p_cap;
-	double *p_bw;       /* 3 per placement node: NVLink unit, NVLS, PCIe GB/s */
+	double *p_bw;       /* 4 per placement node: NVLink unit, NVLS, PCIe GB/s, GPU generation */
 	uint32_t *p_isl;    /* per placement node: islands its GPUs are in */
 	double *p_load;     /* 2 per placement node: ring, hierarchical pattern */
 	/* per unit (node index, or nnodes + NVLink domain) */
@@ -313,7 +474,7 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 	s->p_unit = calloc(g, sizeof(*s->p_unit));
 	s->p_leaf = calloc(g, sizeof(*s->p_leaf));
 	s->p_cap = calloc(g, sizeof(*s->p_cap));
-	s->p_bw = calloc(3 * g, sizeof(*s->p_bw));
+	s->p_bw = calloc(4 * g, sizeof(*s->p_bw));
 	s->p_isl = calloc(g, sizeof(*s->p_isl));
 	s->p_load = calloc(2 * g, sizeof(*s->p_load));
 	s->u_stamp = calloc(nu, sizeof(*s->u_stamp));
@@ -395,14 +556,19 @@ static double taper(const gp_cluster_t *c, int l)
 	return t;
 }
 
-/* Latency of a path from a node up to switch level L and back down to
- * another node: the links of fabric levels 0..L, each twice; microseconds. */
+/* Latency a path from a node up to switch level L and back down to
+ * another node adds to NCCL's NET latencies: the links of fabric levels
+ * 1..L, each twice, microseconds.  NCCL's hwLatencies (tuning.cc) are
+ * measured across one switch, so the NIC-to-leaf links (level 0) are in
+ * them already: the 2 x 8 and 4 x 8 H100 floors of nccl-tests #309 (24.7
+ * and 34.8 us) are NCCL's tree LL latencies (25.2, 35.2 us) without any
+ * link term. */
 static double path_lat_us(const gp_cluster_t *c, int L)
 {
 	double t = 0;
 	int k;
 
-	for (k = 0; k <= L && k < GP_MAX_LEVELS; k++)
+	for (k = 1; k <= L && k < GP_MAX_LEVELS; k++)
 		t += 2.0 * (c->levels[k].set && c->levels[k].latency_us > 0 ?
 		            c->levels[k].latency_us : HOP_LAT_DEFAULT_US);
 	return t;
@@ -425,6 +591,7 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 		                  (int)pl->n, (int)s->max_gpus);
 	st = next_stamp(s);
 	s->ntouched = 0;
+	gp__cost_net(c, &s->net);
 	for (p = 0; p < pl->n; p++) {
 		int32_t node = pl->nodes[p];
 		const gp_node_t *n;
@@ -480,11 +647,12 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 			if (n->nvl_domain >= 0 && n->nvl_domain < c->nnvl &&
 			    c->nvl[n->nvl_domain].gbps_per_gpu > 0)
 				b = c->nvl[n->nvl_domain].gbps_per_gpu;
-			s->p_bw[3 * p] = b * eta_nvl(gen);
-			s->p_bw[3 * p + 1] = b * eta_nvl(gen) * nvls_eff(gen);
-			s->p_bw[3 * p + 2] = gen >= GEN_HOPPER ? PCIE_GEN5_GBPS : PCIE_GEN4_GBPS;
+			s->p_bw[4 * p] = b * eta_nvl(gen);
+			s->p_bw[4 * p + 1] = b * eta_nvl(gen) * nvls_eff(gen);
+			s->p_bw[4 * p + 2] = pcie_gbps(pr, gen);
+			s->p_bw[4 * p + 3] = gen;
 		}
-		nic = n->nic_gbps > 0 && n->rails > 0 ? n->nic_gbps * ETA_NET : NET_DEFAULT_GBPS;
+		nic = n->nic_gbps > 0 && n->rails > 0 ? n->nic_gbps * s->net.eff : NET_DEFAULT_GBPS;
 		s->p_cap[p] = gp__popcount(rails) * nic * 1e9;
 		/* the job's NIC bandwidth under every switch above the node */
 		for (sw = s->p_leaf[p]; sw >= 0; sw = c->switches[sw].parent) {
@@ -542,6 +710,8 @@ static void group_units(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, 
 	int32_t i, nu = 0, n = gr->n, lastp = -1, u = -1;
 	double bmin = INFINITY, bnvls = INFINITY;
 
+	gr->gen = (int32_t)s->p_bw[4 * s->rank_p[r] + 3];
+
 	for (i = 0; i < n; i++) {
 		int32_t m = r + i * st, p = s->rank_p[m];
 
@@ -572,11 +742,11 @@ static void group_units(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, 
 
 		/* NVLink when the unit is a cross-node domain or the group's GPUs
 		 * on the node share one island; else PCIe */
-		if (s->p_bw[3 * p] > 0 && (uu >= c->nnodes || !(isl & (isl - 1)))) {
-			b = s->p_bw[3 * p];
-			bn = s->p_bw[3 * p + 1];
+		if (s->p_bw[4 * p] > 0 && (uu >= c->nnodes || !(isl & (isl - 1)))) {
+			b = s->p_bw[4 * p];
+			bn = s->p_bw[4 * p + 1];
 		} else {
-			b = s->p_bw[3 * p + 2];
+			b = s->p_bw[4 * p + 2];
 			gr->pcie = 1;
 		}
 		if (b < bmin)
@@ -585,6 +755,8 @@ static void group_units(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, 
 			bnvls = bn;
 		if (s->u_cnt[uu] > gr->gmax)
 			gr->gmax = s->u_cnt[uu];
+		if (gp__popcount(s->u_rails[uu]) > gr->nrails)
+			gr->nrails = gp__popcount(s->u_rails[uu]);
 		*rails_and &= s->u_rails[uu];
 		*rails_or |= s->u_rails[uu];
 	}
@@ -612,19 +784,66 @@ struct dimres {
 	int32_t max_level;
 };
 
+#define CH_PER_NIC 2
+static double channel_factor(const struct grp *gr, int pi, gp_algo_t a, double S)
+{
+	double thr = pi == 2 ? 8.0 * (a == GP_ALGO_TREE ? 1 : gr->n) : pi == 1 ? 8.0 : 64.0;
+	double nt = pi == 2 ? 512.0 : 640.0;
+	int nch = CH_PER_NIC * (gr->nrails > 1 ? gr->nrails : 1), nc;
+
+	if (gr->units <= 1 || a == GP_ALGO_NVLS || a == GP_ALGO_DIRECT)
+		return 1.0;
+	nc = (int)(S / (nt * thr));
+	if (nc >= nch)
+		return 1.0;
+	return (double)nch / (nc > 1 ? nc : 1);
+}
+
+/* Tree correction of protocol index pi (0 Simple, 1 LL128, 2 LL) at S bytes. */
+static double tree_factor(int pi, double S)
+{
+	int row = pi == 0 ? 2 : pi == 1 ? 1 : 0, k = 0;
+	double x = S / 64.0;
+
+	if (x < 1)
+		return 1.0;
+	while (x >= 2.0 && k < 30) {
+		x /= 2.0;
+		k++;
+	}
+	return k < 24 ? tree_corr[row][k] : 1.0;
+}
+
 /* Time of one group for one algorithm and protocol; < 0 if it does not apply. */
 static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t coll,
                          gp_algo_t a, const struct proto *pr, double S, double K,
-                         const double tau[2])
+                         const double tau[2], const gp_net_consts_t *net)
 {
 	int n = gr->n, N = gr->units, g = gr->gmax;
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0;
 	double ai_ring = gr->pcie ? pr->pci_ring : pr->nvl_ring;
 	double ai_tree = gr->pcie ? pr->pci_tree : pr->nvl_tree;
 	double hop = path_lat_us(c, gr->lca_level < 0 ? 0 : gr->lca_level);
-	double an = pr->net_ring + hop, ant = pr->net_tree + hop;
+	double an, ant, fill;
 	double bmin = gr->bmin * pr->bw, t0 = tau[0] / pr->bw, t1 = tau[1] / pr->bw;
 	double bw, lat;
+	bool simple = pr == &protos[0], ll = pr == &protos[2];
+	int gi = gr->gen >= 0 && gr->gen <= GEN_BLACKWELL ? gr->gen : 0;
+	double llmax = (N <= 1 ? ll_max_bw[gi][0] : ll_max_bw[0][N <= 2 ? 1 : 2]) * 1e9;
+	double tf = tree_factor((int)(pr - protos), S);
+	double cf = channel_factor(gr, (int)(pr - protos), a, S);
+
+	/* LL and LL128 cross nodes only over GPUDirect RDMA (see transports[]) */
+	if (N > 1 && !net->rdma && !simple)
+		return -1;
+	/* an inter-node step: NCCL's NET latency of the protocol or the
+	 * transport's own step, whichever is longer, plus the links crossed */
+	an = (pr->net_ring > net->step_us ? pr->net_ring : net->step_us) + hop;
+	ant = (pr->net_tree > net->step_us ? pr->net_tree : net->step_us) + hop;
+	/* pipeline fill between nodes of Simple and LL128 (see transports[]) */
+	fill = N > 1 && !ll ? (net->fill_us + (a == GP_ALGO_TREE || a == GP_ALGO_NVLS ?
+	                                       net->fill_level_us * log2((double)N) : 0)) *
+	                      S / (S + net->fill_bytes) : 0;
 
 	if (coll == GP_COLL_SENDRECV) {
 		if (a != GP_ALGO_DIRECT)
@@ -638,7 +857,10 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 	if (coll == GP_COLL_ALLTOALL) {
 		if (a != GP_ALGO_DIRECT)
 			return -1;
-		lat = pr->base_ring + (N > 1 ? an : ai_ring);
+		/* one send and one receive per peer: the first crosses the
+		 * farthest link, every further peer adds one step of issue cost
+		 * on the rank's own path */
+		lat = pr->base_ring + (N > 1 ? an : ai_ring) + (n - 2) * ai_ring;
 		bw = (N > 1 ? gr->intra_bytes : S * (n - 1) / n) / bmin;
 		if (N > 1 && t0 > bw)
 			bw = t0;
@@ -649,49 +871,105 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 		double steps = vf * (n - 1), inter = N > 1 ? vf * (N - 1) : 0;
 
 		lat = (steps - inter) * ai_ring + inter * an;
-		if (N > 1 && pr == &protos[0])
+		if (N > 1 && simple)
 			lat *= RING_PLATEAU;
-		lat += pr->base_ring;
+		lat += pr->base_ring + fill;
 		bw = vf * (n - 1) / n * S / bmin;
 		if (N > 1 && t0 > bw)
 			bw = t0;
-		return K * lat * 1e-6 + bw;
+		if (ll && vf * (n - 1) / n * S / llmax > bw)
+			bw = vf * (n - 1) / n * S / llmax;
+		return K * lat * 1e-6 + bw * cf;
 	}
 	case GP_ALGO_TREE: {
 		double tbw;
 
 		if (coll != GP_COLL_ALLREDUCE)
 			return -1;
-		lat = pr->base_tree + 2.0 * ((g - 1) * ai_tree + (N > 1 ? log2((double)N) * ant : 0));
-		/* tree moves ~2S per rank at 0.92 of the ring's bus bandwidth */
+		lat = pr->base_tree + 2.0 * ((g - 1) * ai_tree + (N > 1 ? log2((double)N) * ant : 0)) +
+		      fill;
+		/* tree moves ~2S per rank at 0.92 of the ring's bus bandwidth
+		 * (LL: 1/3.8 of it instead of 1/2), times NCCL's size correction */
 		tbw = 2.0 * S / (TREE_BW_FRACTION * bmin);
+		if (ll)
+			tbw *= 0.5 / TREE_LL_FRACTION;
 		if (N > 1 && t0 * n / ((n - 1) * TREE_BW_FRACTION) > tbw)
 			tbw = t0 * n / ((n - 1) * TREE_BW_FRACTION);
-		return K * lat * 1e-6 + tbw;
+		if (ll && 2.0 * S / llmax > tbw)
+			tbw = 2.0 * S / llmax;
+		return K * lat * 1e-6 + tbw / tf * cf;
 	}
 	case GP_ALGO_NVLS:
-		if (coll != GP_COLL_ALLREDUCE || N > 1 || gr->bnvls <= 0 || pr != &protos[0])
+		if (coll != GP_COLL_ALLREDUCE || gr->bnvls <= 0 || pr != &protos[0])
 			return -1;
+		if (N > 1) {
+			/* NVLSTree: NVLS inside each unit, a double binary tree of
+			 * units over the network.  A unit sends and receives S per
+			 * direction on 2 units, 2S when it is an inner node of one
+			 * of the two trees (N > 2); t1 holds the hierarchical
+			 * pattern's 2(N-1)/N S per unit.  Inside the unit, NVLS
+			 * reduces and broadcasts, and each GPU's S/g share crosses
+			 * NVLink once more to or from its rail's NIC. */
+			double nv = S / (gr->bnvls * g / (g + 1.0)) + S / g / bmin +
+			            gr->pxn_bytes / bmin;
+			double net_t = t1 * (N > 2 ? (double)N / (N - 1) : 1.0);
+
+			lat = LAT_NVLS_US + 2.0 * log2((double)N) *
+			      ((LAT_NVLSTREE_NET_US > net->step_us ? LAT_NVLSTREE_NET_US : net->step_us) +
+			       hop) + fill;
+			return K * lat * 1e-6 + (nv > net_t ? nv : net_t) / tf;
+		}
 		/* in-network reduction: algbw = B_nvls * n / (n + 1) */
 		return K * (pr->base_ring + LAT_NVLS_US) * 1e-6 +
 		       S / (gr->bnvls * n / (n + 1.0));
 	case GP_ALGO_HIER: {
-		double intra;
+		double intra, steps = vf * (n - 1), inter = vf * (N - 1);
 
 		if (N <= 1)
 			return -1;
 		/* reduce-scatter inside each unit, all-reduce across units over the
 		 * rails, all-gather back; NCCL pipelines the phases by chunks, so
 		 * the bandwidth term is the slower of the NVLink and the network
-		 * phases (notes/calibration.md sec. 1.2 consequence for busbw). */
-		intra = vf * (g - 1) / g * S / bmin + gr->pxn_bytes / bmin;
-		lat = pr->base_ring + vf * (g - 1) * ai_ring + vf * (N - 1) * an;
+		 * phases (notes/calibration.md sec. 1.2 consequence for busbw).
+		 * NCCL runs this as its ring through every rank, so its latency is
+		 * the ring's: 2(n-1) steps of which 2(N-1) cross nodes
+		 * (tuning.cc, nInterSteps), x1.4 plateau for Simple. */
+		/* NCCL's ring passes 2(n-1)/n S over every NVLink hop as well */
+		intra = vf * (n - 1) / n * S / bmin + gr->pxn_bytes / bmin;
+		lat = (steps - inter) * ai_ring + inter * an;
+		if (simple)
+			lat *= RING_PLATEAU;
+		lat += pr->base_ring + fill;
 		bw = intra > t1 ? intra : t1;
-		return K * lat * 1e-6 + bw;
+		if (ll && vf * (n - 1) / n * S / llmax > bw)
+			bw = vf * (n - 1) / n * S / llmax;
+		return K * lat * 1e-6 + bw * cf;
 	}
 	default:
 		return -1;
 	}
+}
+
+/* What limits a group under algorithm a: its network resource when the
+ * network term is the larger, else the intra-unit path (NVLink or PCIe). */
+static int32_t group_limit(const struct grp *gr, gp_coll_t coll, gp_algo_t a, double S,
+                           const double tau[2], const int32_t bott[2])
+{
+	int32_t intra = gr->pcie ? GP_LIMIT_PCIE : GP_LIMIT_NVLINK;
+	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, n = gr->n, g = gr->gmax;
+	double in_t, net_t;
+	int k = a == GP_ALGO_HIER || a == GP_ALGO_NVLS ? 1 : 0;
+
+	if (gr->units <= 1 || gr->bmin <= 0)
+		return intra;
+	if (coll == GP_COLL_ALLTOALL || coll == GP_COLL_SENDRECV)
+		in_t = gr->intra_bytes / gr->bmin;
+	else if (a == GP_ALGO_NVLS && gr->bnvls > 0)
+		in_t = S / (gr->bnvls * g / (g + 1.0)) + S / g / gr->bmin;
+	else
+		in_t = vf * (n - 1) / n * S / gr->bmin + gr->pxn_bytes / gr->bmin;
+	net_t = tau[k];
+	return net_t >= in_t && bott[k] != -2 ? bott[k] : intra;
 }
 
 /* Next group base after base r: bases are the ranks whose coordinate
@@ -732,7 +1010,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, tau[2] = { 0, 0 };
 
 	memset(res, 0, sizeof(*res));
-	res->bottleneck = -2;
+	res->bottleneck = GP_LIMIT_NVLINK;
 	res->max_level = -1;
 	res->algo = GP_ALGO_AUTO;
 	if (sz <= 1 || S <= 0 || G % sz)
@@ -767,11 +1045,12 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 			if (pf == s->rank_p[r + (n - 1) * st] && !(isl & (isl - 1))) {
 				gr->units = 1;
 				gr->gmax = n;
-				if (s->p_bw[3 * pf] > 0) {
-					gr->bmin = s->p_bw[3 * pf] * 1e9;
-					gr->bnvls = s->p_bw[3 * pf + 1] * 1e9;
+				gr->gen = (int32_t)s->p_bw[4 * pf + 3];
+				if (s->p_bw[4 * pf] > 0) {
+					gr->bmin = s->p_bw[4 * pf] * 1e9;
+					gr->bnvls = s->p_bw[4 * pf + 1] * 1e9;
 				} else {
-					gr->bmin = s->p_bw[3 * pf + 2] * 1e9;
+					gr->bmin = s->p_bw[4 * pf + 2] * 1e9;
 					gr->pcie = 1;
 				}
 				if (coll == GP_COLL_SENDRECV)
@@ -955,7 +1234,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 			if (force != GP_ALGO_AUTO && cand[j] != force)
 				continue;
 			for (pi = 0; pi < NPROTOS; pi++) {
-				t = group_time(c, gr, coll, cand[j], &protos[pi], S, K, tau);
+				t = group_time(c, gr, coll, cand[j], &protos[pi], S, K, tau, &s->net);
 				if (t >= 0 && (best < 0 || t < best)) {
 					best = t;
 					ba = cand[j];
@@ -969,8 +1248,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		if (best > res->time_s) {
 			res->time_s = best;
 			res->algo = ba;
-			res->bottleneck = gr->units > 1 ?
-			                  bott[ba == GP_ALGO_HIER ? 1 : 0] : -2;
+			res->bottleneck = group_limit(gr, coll, ba, S, tau, bott);
 		}
 		if (gr->lca_level > res->max_level)
 			res->max_level = gr->lca_level;
@@ -1161,7 +1439,7 @@ int gp__cost_eval(const gp_cluster_t *c, const gp_job_profile_t *job,
 		cg->ngroups = G / rv.deg[d];
 		cg->bytes = rv.deg[d] > 1 ? rv.bytes[d] : 0;
 		cg->count = rv.deg[d] > 1 ? rv.count[d] : 0;
-		cg->bottleneck = -2;
+		cg->bottleneck = GP_LIMIT_NVLINK;
 		if (rv.deg[d] <= 1 || rv.bytes[d] <= 0)
 			continue;
 		rc = eval_dim(c, s, G, pl->n, rv.stride[d], rv.deg[d], rv.coll[d], GP_ALGO_AUTO,
@@ -1173,6 +1451,7 @@ int gp__cost_eval(const gp_cluster_t *c, const gp_job_profile_t *job,
 		cg->time_s = dr.time_s;
 		cg->algo = dr.algo;
 		cg->bottleneck = dr.bottleneck;
+		cg->bottleneck_level = dr.bottleneck >= 0 ? c->switches[dr.bottleneck].level + 1 : 0;
 		f = gp__busbw_factor(rv.coll[d], rv.deg[d]);
 		cg->busbw_gbps = dr.time_s > 0 ? f * rv.bytes[d] / dr.time_s / 1e9 : 0;
 		out->misaligned += dr.misaligned;
@@ -1342,13 +1621,20 @@ int gp__cost_collective(const gp_cluster_t *c, const gp_placement_t *pl, gp_coll
 
 /* ---- printing --------------------------------------------------------- */
 
-static const char *bottleneck_name(const gp_cost_group_t *g)
+const char *gp__cost_limit_name(const gp_cost_group_t *g, char *buf, size_t len)
 {
-	return g->bottleneck == -1 ? "nic" : g->bottleneck >= 0 ? "uplink" : "nvlink";
+	switch (g->bottleneck) {
+	case GP_LIMIT_PCIE: snprintf(buf, len, "pcie"); break;
+	case GP_LIMIT_NVLINK: snprintf(buf, len, "nvlink"); break;
+	case GP_LIMIT_NIC: snprintf(buf, len, "nic"); break;
+	default: snprintf(buf, len, "uplink-L%d", (int)g->bottleneck_level); break;
+	}
+	return buf;
 }
 
 int gp__cost_print_text(const gp_cost_t *cost, const gp_job_profile_t *job, FILE *f)
 {
+	char lim[32];
 	int d;
 
 	(void)job;
@@ -1367,7 +1653,7 @@ int gp__cost_print_text(const gp_cost_t *cost, const gp_job_profile_t *job, FILE
 		        gp__dim_name(d), (int)g->degree, (int)g->ngroups, (int)g->units, g->bytes,
 		        g->count, g->time_s, g->exposed_s, g->busbw_gbps,
 		        g->time_s > 0 ? gp__algo_name(g->algo) : "-",
-		        g->time_s > 0 ? bottleneck_name(g) : "-");
+		        g->time_s > 0 ? gp__cost_limit_name(g, lim, sizeof(lim)) : "-");
 	}
 	fprintf(f, "compute_s %.6g  comm_s %.6g  exposed_s %.6g  step_s %.6g  overhead %.4f\n",
 	        cost->compute_s, cost->comm_s, cost->exposed_s, cost->step_s, cost->overhead);
@@ -1378,6 +1664,7 @@ int gp__cost_print_text(const gp_cost_t *cost, const gp_job_profile_t *job, FILE
 
 int gp__cost_print_json(const gp_cost_t *cost, const gp_job_profile_t *job, FILE *f)
 {
+	char lim[32];
 	int d, first = 1;
 
 	(void)job;
@@ -1395,7 +1682,7 @@ int gp__cost_print_json(const gp_cost_t *cost, const gp_job_profile_t *job, FILE
 		        (int)g->degree, (int)g->ngroups, (int)g->units, g->bytes, g->count,
 		        g->time_s, g->exposed_s, g->busbw_gbps,
 		        g->time_s > 0 ? gp__algo_name(g->algo) : "none",
-		        g->time_s > 0 ? bottleneck_name(g) : "none");
+		        g->time_s > 0 ? gp__cost_limit_name(g, lim, sizeof(lim)) : "none");
 		first = 0;
 	}
 	fprintf(f, "},\"compute_s\":%.17g,\"comm_s\":%.17g,\"exposed_s\":%.17g,\"step_s\":%.17g,"

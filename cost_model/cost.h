@@ -147,8 +147,20 @@ typedef struct gp_cost_group {
 	double exposed_s;        /* of which on the critical path */
 	double busbw_gbps;       /* achieved bus bandwidth (nccl-tests sense) */
 	gp_algo_t algo;          /* algorithm the model chose */
-	int32_t bottleneck;      /* -2 NVLink/PCIe, -1 NIC, >= 0 switch index whose uplinks limit */
+	int32_t bottleneck;      /* GP_LIMIT_PCIE, GP_LIMIT_NVLINK, GP_LIMIT_NIC, or >= 0 the
+	                          * switch index whose uplinks limit */
+	int32_t bottleneck_level;/* fabric level of those uplinks (switch level + 1), else 0 */
 } gp_cost_group_t;
+
+/* Resources a group's time can be limited by (gp_cost_group_t.bottleneck). */
+enum {
+	GP_LIMIT_PCIE = -3,      /* GPU-to-GPU over PCIe inside a node */
+	GP_LIMIT_NVLINK = -2,    /* NVLink (node island or cross-node domain) */
+	GP_LIMIT_NIC = -1,       /* a node's scale-out NICs */
+};
+
+/* "pcie", "nvlink", "nic", or "uplink-L<level>" into buf (at least 16 bytes). */
+const char *gp__cost_limit_name(const gp_cost_group_t *g, char *buf, size_t len);
 
 /* Result of an evaluation.  Plain data, no pointers. */
 typedef struct gp_cost {
@@ -223,6 +235,23 @@ int gp__cost_collective(const gp_cluster_t *c, const gp_placement_t *pl, gp_coll
                         gp_algo_t algo, double bytes, gp_cost_scratch_t *s,
                         gp_coll_result_t *out, gp_error_t *err);
 
+/* The inter-node transport as the model uses it: FabricLevel=0 keys of
+ * gpuplace.conf where given, else the transport's defaults (cost.c). */
+typedef struct gp_net_consts {
+	int transport;          /* gp_transport_t */
+	bool rdma;              /* LL/LL128 allowed across nodes */
+	double step_us;         /* cost of one inter-node step beyond NCCL's NET latency */
+	double eff;             /* reached fraction of the NIC line rate */
+	double fill_us;         /* Simple-protocol pipeline fill between nodes, full depth */
+	double fill_level_us;   /* fill added per doubling of the node count */
+	double fill_bytes;      /* message size at half the fill (the transport's) */
+} gp_net_consts_t;
+
+void gp__cost_net(const gp_cluster_t *c, gp_net_consts_t *out);
+/* "ib" "roce" "tcp" "efa"; parse: 0 or GP_EINVAL. */
+const char *gp__transport_name(int t);
+int gp__transport_parse(const char *s, int *out);
+
 /* nccl-tests bus bandwidth factor of a collective on n ranks. */
 double gp__busbw_factor(gp_coll_t coll, int n);
 
@@ -245,6 +274,8 @@ typedef struct gp_cost_shape {
 	double latency_us[GP_MAX_LEVELS]; /* per fabric level, 0 = default */
 	int32_t nvl_nodes;       /* nodes per cross-node NVLink domain (0 = none) */
 	int32_t islands;         /* NVLink islands per node (0/1 = one; 2 = two halves) */
+	int32_t transport;       /* gp_transport_t of the NICs (default ib) */
+	gp_net_consts_t net;     /* step_us, eff, fill_us overrides (0 = default) */
 } gp_cost_shape_t;
 
 void gp__cost_shape_defaults(gp_cost_shape_t *sh);

@@ -18,16 +18,20 @@
  * sec. 3.3.1); NVLink per GPU per direction = links x 25 GB/s (NCCL
  * src/graph/topo.h link counts: H100/H200 18, H800 8, A100 12; B200/GB200
  * 18 x 50 GB/s); dense BF16 TFLOPS, HBM bandwidth, other TDPs and idle
- * power from NVIDIA datasheets [R, notes/calibration.md tag].
+ * power from NVIDIA datasheets [R, notes/calibration.md tag].  Host link
+ * (last column, PCIeGen): H100/H200/H800 SXM and B200/GB200 Gen5 x16, A100
+ * and the PCIe card Gen4 x16, T4 Gen3 x16 (NVIDIA datasheets [R]); T4: 65
+ * TFLOPS FP16 (no BF16), 320 GB/s GDDR6, 70 W, settable down to 60 W [R].
  */
 static const gp_gpu_profile_t builtin[] = {
-	{ "h100", 989.0, 3350.0, 450.0, 700.0, 90.0, 200.0 },
-	{ "h200", 989.0, 4800.0, 450.0, 700.0, 90.0, 200.0 },
-	{ "h800", 989.0, 3350.0, 200.0, 700.0, 90.0, 200.0 },
-	{ "a100", 312.0, 2039.0, 300.0, 400.0, 60.0, 100.0 },
-	{ "b200", 2250.0, 8000.0, 900.0, 1000.0, 140.0, 300.0 },
-	{ "gb200", 2500.0, 8000.0, 900.0, 1200.0, 150.0, 300.0 },
-	{ "pcie", 756.0, 2000.0, 0.0, 350.0, 50.0, 150.0 },
+	{ "h100", 989.0, 3350.0, 450.0, 700.0, 90.0, 200.0, 5 },
+	{ "h200", 989.0, 4800.0, 450.0, 700.0, 90.0, 200.0, 5 },
+	{ "h800", 989.0, 3350.0, 200.0, 700.0, 90.0, 200.0, 5 },
+	{ "a100", 312.0, 2039.0, 300.0, 400.0, 60.0, 100.0, 4 },
+	{ "b200", 2250.0, 8000.0, 900.0, 1000.0, 140.0, 300.0, 5 },
+	{ "gb200", 2500.0, 8000.0, 900.0, 1200.0, 150.0, 300.0, 5 },
+	{ "pcie", 756.0, 2000.0, 0.0, 350.0, 50.0, 150.0, 4 },
+	{ "t4", 65.0, 320.0, 0.0, 70.0, 10.0, 60.0, 3 },
 };
 
 bool gp__cost_gpu_builtin(const char *name, gp_gpu_profile_t *out)
@@ -84,7 +88,7 @@ int gp__cost_shape_build(const gp_cost_shape_t *sh, gp_cluster_t **out, gp_error
 		return GP_EINVAL;
 	if (!gp__cost_gpu_builtin(sh->gpu, NULL))
 		return gp__errorf(err, GP_EINVAL, "gpu: unknown GPU '%s' (h100 h200 h800 a100 b200 "
-		                  "gb200 pcie)", sh->gpu);
+		                  "gb200 pcie t4)", sh->gpu);
 	if (sh->nodes < 1 || sh->nodes > (1 << 20))
 		return gp__errorf(err, GP_EINVAL, "nodes: %d is not in 1..%d", (int)sh->nodes, 1 << 20);
 	if (sh->gpus_per_node < 1 || sh->gpus_per_node > GP_MAX_GPUS_PER_NODE)
@@ -228,6 +232,11 @@ int gp__cost_shape_build(const gp_cost_shape_t *sh, gp_cluster_t **out, gp_error
 		L->latency_us = sh->latency_us[g];
 		L->set = g < c->nlevels + 1;
 	}
+	c->levels[0].transport = sh->transport;
+	c->levels[0].step_us = sh->net.step_us;
+	c->levels[0].net_eff = sh->net.eff;
+	c->levels[0].fill_us = sh->net.fill_us;
+	c->levels[0].fill_level_us = sh->net.fill_level_us;
 	if ((rc = gp__cluster_index(c)) < 0)
 		goto error;
 	*out = c;

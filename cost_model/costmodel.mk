@@ -2,7 +2,7 @@
 
 # communication cost model
 libgp_engine_la_SOURCES += cost_model/cost.h cost_model/cost.c \
-	cost_model/jobspec.c cost_model/cost_shape.c
+	cost_model/jobspec.c cost_model/cost_shape.c cost_model/calib.h cost_model/calib.c
 # cost_model/{request,features,candidates}.*: job request and candidate node sets.
 libgp_engine_la_SOURCES += cost_model/request.c cost_model/request.h \
 	cost_model/features.c cost_model/candidates.c cost_model/candidates.h
@@ -21,9 +21,12 @@ tests_test_candidates_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_candidates
 
 # gpuplace model
-gpuplace_SOURCES += tools/cmd_model.c
+gpuplace_SOURCES += tools/cmd_model.c tools/cmd_calibrate.c
 TESTS += tests/model_cli.sh
-EXTRA_DIST += tests/model_cli.sh
+EXTRA_DIST += tests/model_cli.sh tests/calibrate_cli.sh tests/model_placement.sh tests/transport_conf.sh
+TESTS += tests/transport_conf.sh
+TESTS += tests/model_placement.sh
+TESTS += tests/calibrate_cli.sh
 
 # job hint parser fuzz target (hints come from users through the plugin)
 check_PROGRAMS += tests/fuzz_jobspec

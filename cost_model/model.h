@@ -43,6 +43,7 @@ typedef struct gp_gpu_profile {
 	double tdp_w;           /* board power limit at full speed, W */
 	double idle_w;          /* idle power, W */
 	double min_cap_w;       /* lowest settable power cap, W (0 = tdp_w/2) */
+	int32_t pcie_gen;       /* PCIeGen= host link generation (3, 4, 5, 6); 0 = by GPU generation */
 } gp_gpu_profile_t;
 
 /* The GPU layout inside one node model, shared by all nodes that have the
@@ -114,11 +115,28 @@ typedef struct gp_switch {
  * from level L-1 switches up into level L switches; oversub is the
  * downlink:uplink bandwidth ratio of the switches at level L-1 (1.0 = full
  * fat-tree, 2.0 = 2:1). */
+/* Inter-node transports (FabricLevel=0 Transport=). */
+typedef enum gp_transport {
+	GP_NET_IB = 0,          /* InfiniBand verbs, GPUDirect RDMA */
+	GP_NET_ROCE = 1,        /* RoCE v2 verbs, GPUDirect RDMA */
+	GP_NET_TCP = 2,         /* kernel TCP sockets (NCCL NET/Socket) */
+	GP_NET_EFA = 3,         /* AWS EFA through libfabric with GPUDirect RDMA (p4d, p5) */
+	GP_NET_OFFLOAD = 4,     /* vendor offload NIC without GPUDirect RDMA (host-staged) */
+	GP_NET_NTRANSPORTS = 5,
+} gp_transport_t;
+
 typedef struct gp_fabric_level {
 	double link_gbps;
 	double oversub;
 	double latency_us;      /* per hop through this level */
 	bool set;               /* given in gpuplace.conf */
+	/* level 0 only (the NICs): the transport and its constants, 0 = the
+	 * transport's default (cost.c, gpuplace.conf(5)) */
+	int32_t transport;      /* gp_transport_t, Transport= */
+	double step_us;         /* NetStepUs: cost of one inter-node step */
+	double net_eff;         /* NetEfficiency: reached fraction of the NIC line rate */
+	double fill_us;         /* NetFillUs: Simple-protocol pipeline fill between nodes */
+	double fill_level_us;   /* NetFillLevelUs: fill added per doubling of the node count */
 } gp_fabric_level_t;
 
 /* NVLink domain spanning nodes (NVL72 rack): NVLinkDomain=NAME Nodes=LIST

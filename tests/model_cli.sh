@@ -26,7 +26,8 @@ check "8xH100 all-reduce busbw ~480 GB/s (NVLS)" 'in_range "$(busbw "$tmp/nvls" 
 "$bin" model --gpu h100 --ngpus 8 -b 4G -e 4G --algo ring >"$tmp/ring" 2>&1
 check "8xH100 ring busbw 365-370 GB/s" 'in_range "$(busbw "$tmp/ring" 4294967296)" 330 405'
 "$bin" model --gpu h100 --nodes 2 --gpus-per-node 8 --nic-gbps 50 -b 4G -e 4G >"$tmp/two" 2>&1
-check "2-node hierarchical busbw above the 8-NIC rate" 'in_range "$(busbw "$tmp/two" 4294967296)" 384 460'
+# measured 466.5 GB/s at 4 GiB on 2 x 8 H100 NDR (nccl-tests #309), +-10 %
+check "2-node NVLSTree busbw above the 8-NIC rate" 'in_range "$(busbw "$tmp/two" 4294967296)" 419.9 513.2'
 "$bin" model --gpu h100 --nodes 2 --use-gpus-per-node 1 --op sendrecv -b 4G -e 4G >"$tmp/nic" 2>&1
 check "NDR per-NIC send/recv 46-48 GB/s" 'in_range "$(busbw "$tmp/nic" 4294967296)" 41 53'
 "$bin" model --gpu h100 --ngpus 8 -b 8 -e 8G -f 2 >"$tmp/sweep" 2>&1

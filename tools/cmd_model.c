@@ -17,6 +17,7 @@
 #include "cost.h"
 
 #define ME "gpuplace model"
+#define GP_MAX_NODES_ARG 4096
 
 static void usage(FILE *f)
 {
@@ -26,7 +27,7 @@ static void usage(FILE *f)
 	        "Cluster (one of):\n"
 	        "  --conf-dir DIR          Slurm configuration directory (slurm.conf, ...)\n"
 	        "  --json FILE             cluster model as JSON\n"
-	        "  --gpu TYPE              built-in shape: h100 h200 h800 a100 b200 gb200 pcie\n"
+	        "  --gpu TYPE              built-in shape: h100 h200 h800 a100 b200 gb200 pcie t4\n"
 	        "                          (default h100 when no cluster is given)\n"
 	        "    --nodes N             nodes in the shape (default: enough for --ngpus, else 1)\n"
 	        "    --gpus-per-node G     GPUs per node (default 8)\n"
@@ -37,8 +38,11 @@ static void usage(FILE *f)
 	        "    --oversub X           leaf uplink oversubscription (default 1)\n"
 	        "    --nvl-nodes D         nodes per cross-node NVLink domain (default none)\n"
 	        "Nodes and GPUs:\n"
-	        "  --nodelist LIST        nodes in rank order (Slurm host list); default: the\n"
-	        "                          first nodes of the cluster\n"
+	        "  --nodelist LIST         nodes in rank order (Slurm host list, or NODE:G,...\n"
+	        "                          with the GPUs used on each); default: the first\n"
+	        "                          nodes of the cluster\n"
+	        "  --placement G,G,...     GPUs used on each node in rank order (uneven\n"
+	        "                          placements such as 4,2,1,1)\n"
 	        "  --ngpus N               total GPUs, filled node by node (default all GPUs\n"
 	        "                          of the listed nodes)\n"
 	        "  --use-gpus-per-node G   GPUs used on each node (default all)\n"
@@ -52,6 +56,110 @@ static void usage(FILE *f)
 	        "  --job SPEC              job hints, e.g. tp=8,pp=2,params=70e9,step_s=2\n"
 	        "                          (\"default\" = the default profile)\n"
 	        "  --format text|json      breakdown format (default text)\n");
+}
+
+/* "8", "64K", "8G" (binary multiples, as nccl-tests reads them). */
+static int num_size(const char *opt, const char *s, double *out)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	double mul = 1;
+
+	if (n == 0 || n >= sizeof(buf))
+		return gp__cli_double(ME, opt, "", 1, 1, out);
+	memcpy(buf, s, n + 1);
+	switch (buf[n - 1]) {
+	case 'K': case 'k': mul = 1024.0; break;
+	case 'M': case 'm': mul = 1048576.0; break;
+	case 'G': case 'g': mul = 1073741824.0; break;
+	default: break;
+	}
+	if (mul > 1)
+		buf[n - 1] = '\0';
+	if (gp__cli_double(ME, opt, buf, 1, 1e15, out))
+		return -1;
+	*out *= mul;
+	return 0;
+}
+
+/* Parse "G,G,..." (GPUs per node) into counts[]; *n set.  0 or -1. */
+static int parse_counts(const char *opt, const char *s, int32_t *counts, int32_t max, int32_t *n)
+{
+	char buf[64];
+	const char *p = s;
+	long v;
+
+	*n = 0;
+	while (*p) {
+		size_t l = strcspn(p, ",");
+
+		if (l == 0 || l >= sizeof(buf)) {
+			fprintf(stderr, ME ": %s: '%s' is not a list of GPU counts\n", opt, s);
+			return -1;
+		}
+		memcpy(buf, p, l);
+		buf[l] = '\0';
+		if (gp__cli_long(ME, "--placement", buf, 1, GP_MAX_GPUS_PER_NODE, &v))
+			return -1;
+		if (*n >= max) {
+			fprintf(stderr, ME ": %s: more than %d nodes\n", opt, (int)max);
+			return -1;
+		}
+		counts[(*n)++] = (int32_t)v;
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	if (!*n) {
+		fprintf(stderr, ME ": %s: empty list\n", opt);
+		return -1;
+	}
+	return 0;
+}
+
+/* "NODE:G,NODE:G" (a count per node, NODE a single name); counts[i] = 0
+ * where an entry has no count. */
+static int parse_node_counts(const gp_cluster_t *c, const char *list, int32_t *nodes,
+                             int32_t *counts, int32_t max, int32_t *n)
+{
+	char buf[GP_NAME_MAX + 16];
+	const char *p = list;
+	long v;
+
+	*n = 0;
+	while (*p) {
+		size_t l = strcspn(p, ",");
+		char *colon;
+		int32_t i;
+
+		if (l == 0 || l >= sizeof(buf)) {
+			fprintf(stderr, ME ": --nodelist: '%s' is not NODE:GPUS,...\n", list);
+			return -1;
+		}
+		memcpy(buf, p, l);
+		buf[l] = '\0';
+		colon = strchr(buf, ':');
+		if (colon)
+			*colon++ = '\0';
+		i = gp__node_find(c, buf);
+		if (i < 0) {
+			fprintf(stderr, ME ": --nodelist: unknown node '%s'\n", buf);
+			return -1;
+		}
+		if (*n >= max) {
+			fprintf(stderr, ME ": --nodelist: more than %d nodes\n", (int)max);
+			return -1;
+		}
+		v = 0;
+		if (colon && gp__cli_long(ME, "--nodelist", colon, 1, GP_MAX_GPUS_PER_NODE, &v))
+			return -1;
+		nodes[*n] = i;
+		counts[(*n)++] = (int32_t)v;
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
 }
 
 static uint32_t low_bits(int n)
@@ -153,6 +261,7 @@ int gp_cmd_model(int argc, char **argv)
 		{ "nodelist", required_argument, NULL, 'w' },
 		{ "ngpus", required_argument, NULL, 'p' },
 		{ "use-gpus-per-node", required_argument, NULL, 'u' },
+		{ "placement", required_argument, NULL, 'L' },
 		{ "op", required_argument, NULL, 'o' },
 		{ "algo", required_argument, NULL, 'a' },
 		{ "minbytes", required_argument, NULL, 'b' },
@@ -164,6 +273,8 @@ int gp_cmd_model(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *conf_dir = NULL, *json_path = NULL, *nodelist = NULL, *job = NULL;
+	const char *placement = NULL;
+	int32_t pcounts[GP_MAX_NODES_ARG], npc = 0, *counts = NULL;
 	gp_cost_shape_t sh;
 	gp_cluster_t *c = NULL;
 	gp_cost_scratch_t *s = NULL;
@@ -243,6 +354,11 @@ int gp_cmd_model(int argc, char **argv)
 			shape_opt = true;
 			break;
 		case 'w': nodelist = optarg; break;
+		case 'L':
+			placement = optarg;
+			if (parse_counts("--placement", optarg, pcounts, GP_MAX_NODES_ARG, &npc))
+				return 2;
+			break;
 		case 'p':
 			if (gp__cli_long(ME, name, optarg, 1, 1 << 24, &ngpus))
 				return 2;
@@ -308,6 +424,15 @@ int gp_cmd_model(int argc, char **argv)
 		fprintf(stderr, ME ": -b is larger than -e\n");
 		return 2;
 	}
+	if (placement && (ngpus || use_gpn)) {
+		fprintf(stderr, ME ": --placement gives the GPUs of every node; drop --ngpus and "
+		        "--use-gpus-per-node\n");
+		return 2;
+	}
+	if (placement && nodelist && strchr(nodelist, ':')) {
+		fprintf(stderr, ME ": give the GPU counts either in --nodelist or in --placement\n");
+		return 2;
+	}
 	if (job && (minb != 8 || factor != 2 || coll != GP_COLL_ALLREDUCE || algo != GP_ALGO_AUTO)) {
 		fprintf(stderr, ME ": --job does not take collective options\n");
 		return 2;
@@ -322,7 +447,7 @@ int gp_cmd_model(int argc, char **argv)
 		if (!sh.nodes) {
 			long per = use_gpn ? use_gpn : sh.gpus_per_node;
 
-			sh.nodes = ngpus ? (int32_t)((ngpus + per - 1) / per) : 1;
+			sh.nodes = placement ? npc : ngpus ? (int32_t)((ngpus + per - 1) / per) : 1;
 		}
 		if (gp__cost_shape_build(&sh, &c, &err) != GP_OK) {
 			fprintf(stderr, ME ": %s\n", err.text);
@@ -336,7 +461,17 @@ int gp_cmd_model(int argc, char **argv)
 		fprintf(stderr, ME ": out of memory\n");
 		goto out;
 	}
-	if (nodelist) {
+	counts = calloc((size_t)c->nnodes + 1, sizeof(*counts));
+	if (!counts) {
+		fprintf(stderr, ME ": out of memory\n");
+		goto out;
+	}
+	if (nodelist && strchr(nodelist, ':')) {
+		if (parse_node_counts(c, nodelist, nodes, counts, c->nnodes, &nn)) {
+			rc = 2;
+			goto out;
+		}
+	} else if (nodelist) {
 		int32_t *idx = NULL;
 
 		if (gp__hostlist_nodes(c, ME ": --nodelist", nodelist, c->nnodes, &idx, &nn, &err)) {
@@ -351,12 +486,31 @@ int gp_cmd_model(int argc, char **argv)
 		for (i = 0; i < c->nnodes; i++)
 			nodes[nn++] = c->node_order && c->root >= 0 ? c->node_order[i] : i;
 	}
-	/* fill GPUs node by node up to --ngpus */
+	if (placement) {
+		if (npc > nn) {
+			fprintf(stderr, ME ": --placement: %d nodes asked, %d available\n", (int)npc,
+			        (int)nn);
+			rc = 2;
+			goto out;
+		}
+		nn = npc;
+		memcpy(counts, pcounts, (size_t)npc * sizeof(*counts));
+	}
+	/* each node's GPUs: its count, else filled node by node up to --ngpus */
 	for (i = 0; i < nn; i++) {
 		int g = c->nodes[nodes[i]].ngpus;
 
-		if (use_gpn && use_gpn < g)
+		if (counts[i] > 0) {
+			if (counts[i] > g) {
+				fprintf(stderr, ME ": node '%s' has %d GPUs, %d asked\n",
+				        c->nodes[nodes[i]].name, g, (int)counts[i]);
+				rc = 2;
+				goto out;
+			}
+			g = counts[i];
+		} else if (use_gpn && use_gpn < g) {
 			g = (int)use_gpn;
+		}
 		if (ngpus && G + g > ngpus)
 			g = (int)(ngpus - G);
 		if (g <= 0)
@@ -387,6 +541,7 @@ int gp_cmd_model(int argc, char **argv)
 		rc = run_collectives(c, &pl, G, s, coll, algo, minb, maxb, factor);
 out:
 	gp__cost_scratch_destroy(s);
+	free(counts);
 	free(nodes);
 	free(mask);
 	gp_cluster_destroy(c);

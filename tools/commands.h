@@ -14,6 +14,7 @@ int gp_cmd_place(int argc, char **argv);    /* tools/cmd_place.c */
 int gp_cmd_probe(int argc, char **argv);    /* tools/cmd_probe.c */
 int gp_cmd_cluster_merge(int argc, char **argv); /* tools/cmd_cluster_merge.c */
 int gp_cmd_model(int argc, char **argv);    /* tools/cmd_model.c */
+int gp_cmd_calibrate(int argc, char **argv); /* tools/cmd_calibrate.c */
 int gp_cmd_power(int argc, char **argv);    /* tools/cmd_power.c */
 int gp_cmd_simulate(int argc, char **argv); /* tools/cmd_simulate.c */
 int gp_cmd_trace(int argc, char **argv);    /* tools/cmd_trace.c */

@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "place", gp_cmd_place, "decide where a job goes and explain why" },
 	{ "probe", gp_cmd_probe, "discover this node's GPUs, NVLinks and NICs with hwloc" },
 	{ "model", gp_cmd_model, "predict collective and training-step times on a node set" },
+	{ "calibrate", gp_cmd_calibrate, "fit the network constants to this site's nccl-tests output" },
 	{ "power", gp_cmd_power, "rack power and cooling headroom from telemetry; cap speed curve" },
 	{ "simulate", gp_cmd_simulate, "replay a job trace under several policies and compare them" },
 	{ "trace", gp_cmd_trace, "read, check or generate job traces for the simulator" },

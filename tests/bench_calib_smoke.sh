@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench/bench_calib still runs over the calibration set in the repository
+# (tests/data/cost/measured): a row per table, the ALL row, the size decades
+# and the verdict line.  Whether the target is met is the benchmark's to
+# print (README), not this smoke test's.
+b=${GP_TOP_BUILDDIR:-.}
+s=${GP_TOP_SRCDIR:-${srcdir:-.}}
+t=$(mktemp -d "${TMPDIR:-/tmp}/gp-bcal.XXXXXX")
+trap 'rm -rf "$t"' EXIT
+echo "1..3"
+GP_SRCDIR="$s" "$b/bench/bench_calib" >"$t/out" 2>&1
+rc=$?
+n=$(ls "$s"/tests/data/cost/measured/*.txt | wc -l)
+rows=$(grep -c '\.txt  *[0-9]' "$t/out")
+if [ "$rc" = 0 ] && [ "$rows" = "$n" ] && [ "$n" -ge 7 ]; then
+	echo "ok 1 - bench_calib: a row per measured table ($n)"
+else
+	echo "not ok 1 - bench_calib rows ($rows of $n, exit $rc)"; sed 's/^/# /' "$t/out" | head -n 30
+fi
+pts=$(awk '$1 == "ALL" { print $2 }' "$t/out")
+if [ -n "$pts" ] && [ "$pts" -ge 150 ] && grep -q '^1e0 \.\.1e1 ' "$t/out" && grep -q '^1e9 \.\.1e10' "$t/out"; then
+	echo "ok 2 - bench_calib: $pts points, decades from 8 B to 8 GiB"
+else
+	echo "not ok 2 - bench_calib points/decades"; sed 's/^/# /' "$t/out" | tail -n 15
+fi
+if grep -q '^target: median |error| <= 10 %, |median signed error| <= 5 % per decade: \(met\|NOT MET\)$' "$t/out"; then
+	echo "ok 3 - bench_calib: verdict line"
+else
+	echo "not ok 3 - bench_calib verdict"; tail -n 3 "$t/out" | sed 's/^/# /'
+fi

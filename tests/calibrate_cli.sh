@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# gpuplace calibrate: fitted on one nccl-tests file of a cluster, it predicts
+# another file of the same cluster (other node count) within the same error.
+# Cluster: the H100 NDR servers of nccl-tests #309 (tests/data/cost/measured,
+# 2 and 4 nodes).  "Same error": the median |error| on the predicted file is
+# at most 5 points above the fitted file's and at most 15 %.
+b=${GP_TOP_BUILDDIR:-.}
+s=${GP_TOP_SRCDIR:-${srcdir:-.}}
+d="$s/tests/data/cost/measured"
+t=$(mktemp -d "${TMPDIR:-/tmp}/gp-cal.XXXXXX")
+trap 'rm -rf "$t"' EXIT
+echo "1..6"
+n=0
+check() { # name fitfile predictfile
+	n=$((n + 1))
+	"$b/gpuplace" calibrate "$d/$2" --predict "$d/$3" >"$t/out" 2>&1
+	rc=$?
+	meds=$(sed -n 's/^# median |error| \([0-9.]*\) %.*/\1/p' "$t/out" | tr '\n' ' ')
+	set -- $meds
+	if [ "$rc" = 0 ] && [ $# = 2 ] && awk -v f="$1" -v p="$2" 'BEGIN { exit !(p <= f + 5 && p <= 15) }'; then
+		echo "ok $n - $name: fitted $1 %, predicted $2 %"
+	else
+		echo "not ok $n - $name (exit $rc, medians: $meds)"; sed 's/^/# /' "$t/out" | tail -n 20
+	fi
+}
+name="2 nodes fitted, 4 nodes predicted" check x ib_ndr_h100_2n_a.txt ib_ndr_h100_4n_a.txt
+name="4 nodes fitted, 2 nodes predicted" check x ib_ndr_h100_4n_a.txt ib_ndr_h100_2n_a.txt
+n=$((n + 1))
+"$b/gpuplace" calibrate "$d/tcp_g4dn_2n_socket.txt" >"$t/out" 2>&1
+if grep -q '^FabricLevel=0 LinkGBps=6.25 Transport=tcp NetStepUs=[0-9.e+]* NetEfficiency=[0-9.e+]* NetFillUs=[0-9.e+]* NetFillLevelUs=[0-9.e+]*$' "$t/out"; then
+	echo "ok $n - the fitted keys as a gpuplace.conf line"
+else
+	echo "not ok $n - gpuplace.conf line"; tail -n 3 "$t/out" | sed 's/^/# /'
+fi
+n=$((n + 1))
+printf '# gpuplace-calib: nodes=2 gpus_per_node=8 speed=9\n  8 2 float sum -1 30.1 0.00 0.00 0\n' >"$t/bad.txt"
+if ! "$b/gpuplace" calibrate "$t/bad.txt" >"$t/out" 2>&1 && grep -q "bad.txt:1: speed: '9' is not a known key" "$t/out"; then
+	echo "ok $n - an unknown key is an error naming file, line, key and value"
+else
+	echo "not ok $n - bad key"; sed 's/^/# /' "$t/out"
+fi
+n=$((n + 1))
+"$b/gpuplace" calibrate --defaults >"$t/out" 2>&1
+if [ "$(grep -c '^\(ib\|roce\|efa\|tcp\|offload\) ' "$t/out")" = 5 ] &&
+   grep -q '^tcp  *no  *50 ' "$t/out" && grep -q '^ib  *yes  *0  *0.96 ' "$t/out"; then
+	echo "ok $n - --defaults lists the five transports and their constants"
+else
+	echo "not ok $n - --defaults"; sed 's/^/# /' "$t/out"
+fi
+n=$((n + 1))
+# standard nccl-tests text as mpirun --tag-output prints it with -g 4 on two
+# hosts (tags inside rows too): collective, layout and all 7 rows are read
+"$b/gpuplace" calibrate "$s/tests/data/cost/nccltests/allgather_2x4_tagged.txt" >"$t/out" 2>&1
+rows=$(awk '/^  +[0-9]+ +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%$/' "$t/out" | wc -l)
+if grep -q 'allgather_2x4_tagged.txt: allgather, 2 nodes x 4 GPUs, ib$' "$t/out" && [ "$rows" = 7 ]; then
+	echo "ok $n - tagged all_gather_perf output with -g 4: allgather, 2 x 4 GPUs, 7 rows"
+else
+	echo "not ok $n - tagged output ($rows rows)"; sed 's/^/# /' "$t/out" | head -20
+fi
