@@ -58,30 +58,6 @@ static void usage(FILE *f)
 	        "  --format text|json      breakdown format (default text)\n");
 }
 
-/* "8", "64K", "8G" (binary multiples, as nccl-tests reads them). */
-static int num_size(const char *opt, const char *s, double *out)
-{
-	char buf[64];
-	size_t n = strlen(s);
-	double mul = 1;
-
-	if (n == 0 || n >= sizeof(buf))
-		return gp__cli_double(ME, opt, "", 1, 1, out);
-	memcpy(buf, s, n + 1);
-	switch (buf[n - 1]) {
-	case 'K': case 'k': mul = 1024.0; break;
-	case 'M': case 'm': mul = 1048576.0; break;
-	case 'G': case 'g': mul = 1073741824.0; break;
-	default: break;
-	}
-	if (mul > 1)
-		buf[n - 1] = '\0';
-	if (gp__cli_double(ME, opt, buf, 1, 1e15, out))
-		return -1;
-	*out *= mul;
-	return 0;
-}
-
 /* Parse "G,G,..." (GPUs per node) into counts[]; *n set.  0 or -1. */
 static int parse_counts(const char *opt, const char *s, int32_t *counts, int32_t max, int32_t *n)
 {
