@@ -26,6 +26,11 @@ struct gp_engine {
 	int32_t scratch_gpus;
 	gp_state_t *work;           /* the state a search runs on */
 	gp_state_t *empty;          /* everything up and free */
+	/* what each partition (index nparts: the whole cluster) can ever hold:
+	 * GPUs, nodes with GPUs and the most GPUs on one node, so a request
+	 * beyond it is answered before any scratch space is sized for it */
+	int64_t *cap_gpus;
+	int32_t *cap_nodes, *cap_per_node;
 	/* what the scoring callback computed, so keeping a candidate does not
 	 * evaluate it again: memo[seq] is valid when memo_gen[seq] == gen */
 	gp_scored_t memo[MEMO];
@@ -36,6 +41,7 @@ struct gp_engine {
 int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 {
 	gp_engine_t *e;
+	int32_t i;
 	int rc;
 
 	if (!out)
@@ -52,6 +58,28 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 		gp__errorf(err, rc, "engine: %s", gp_strerror(rc));
 		goto error;
 	}
+	e->cap_gpus = calloc((size_t)c->nparts + 1, sizeof(*e->cap_gpus));
+	e->cap_nodes = calloc((size_t)c->nparts + 1, sizeof(*e->cap_nodes));
+	e->cap_per_node = calloc((size_t)c->nparts + 1, sizeof(*e->cap_per_node));
+	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		goto error;
+	}
+	for (i = 0; i < c->nnodes; i++) {
+		const gp_node_t *nd = &c->nodes[i];
+		int32_t q;
+
+		if (nd->ngpus <= 0)
+			continue;
+		for (q = 0; q <= c->nparts; q++) {
+			if (q < c->nparts && !(nd->partitions & (UINT64_C(1) << q)))
+				continue;
+			e->cap_gpus[q] += nd->ngpus;
+			e->cap_nodes[q]++;
+			if (nd->ngpus > e->cap_per_node[q])
+				e->cap_per_node[q] = nd->ngpus;
+		}
+	}
 	*out = e;
 	return GP_OK;
 error:
@@ -67,6 +95,9 @@ void gp__engine_destroy(gp_engine_t *e)
 	gp__cost_scratch_destroy(e->scratch);
 	gp_state_destroy(e->work);
 	gp_state_destroy(e->empty);
+	free(e->cap_gpus);
+	free(e->cap_nodes);
+	free(e->cap_per_node);
 	free(e);
 }
 
@@ -520,6 +551,53 @@ static int ensure_scratch(gp_engine_t *e, int32_t gpus, gp_error_t *err)
 	return GP_OK;
 }
 
+/*
+ * A request no state of the cluster could ever hold (more GPUs or nodes
+ * than its partition has, or more GPUs per node than any node there):
+ * d becomes a REJECT saying so and true is returned.  Checked in O(1)
+ * from the engine's per-partition totals, before the job's profile is
+ * resolved or any scratch space is sized for its GPU count.
+ */
+static bool beyond_cluster(const gp_engine_t *e, const gp_request_t *r, gp_decision_t *d)
+{
+	const gp_cluster_t *c = e->c;
+	int32_t q = gp__request_partition(r, c);
+	char where[GP_NAME_MAX + 16];
+	int64_t g;
+	int32_t n, per;
+
+	if (q < 0 || q >= c->nparts)
+		q = c->nparts;
+	g = e->cap_gpus[q];
+	n = e->cap_nodes[q];
+	per = e->cap_per_node[q];
+	if (q < c->nparts)
+		snprintf(where, sizeof(where), "partition '%s'", c->parts[q].name);
+	else
+		snprintf(where, sizeof(where), "this cluster");
+	if (r->gpus > g)
+		snprintf(d->reason, sizeof(d->reason),
+		         "the job asks for %d GPUs but %s has only %lld GPUs on %d nodes; ask for "
+		         "at most %lld GPUs or another partition",
+		         (int)r->gpus, where, (long long)g, (int)n, (long long)g);
+	else if (r->min_nodes > n)
+		snprintf(d->reason, sizeof(d->reason),
+		         "the job asks for at least %d nodes but %s has only %d nodes with GPUs",
+		         (int)r->min_nodes, where, (int)n);
+	else if (r->gpus_per_node > per)
+		snprintf(d->reason, sizeof(d->reason),
+		         "the job asks for %d GPUs per node but no node of %s has more than %d",
+		         (int)r->gpus_per_node, where, (int)per);
+	else if (r->gpus_per_node && r->gpus / r->gpus_per_node > n)
+		snprintf(d->reason, sizeof(d->reason),
+		         "the job needs %d nodes of %d GPUs but %s has only %d nodes with GPUs",
+		         (int)(r->gpus / r->gpus_per_node), (int)r->gpus_per_node, where, (int)n);
+	else
+		return false;
+	d->kind = GP_DECIDE_REJECT;
+	return true;
+}
+
 static void plan_checkpoint(gp_engine_t *e, const gp_job_profile_t *job,
                             const gp_ckpt_booking_t *bookings, int32_t nbookings, gp_decision_t *d)
 {
@@ -561,6 +639,8 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	d->ckpt.storage = -1;
 	if ((rc = gp__request_check(r, c, err)))
 		return rc;
+	if (beyond_cluster(e, r, d))
+		return GP_OK; /* REJECT, decided before anything is sized for the job */
 	if (job_in) {
 		job = *job_in;
 		if (job.gpus == 0)

@@ -250,7 +250,14 @@ static void test_never_fits_is_rejected(void **state)
 {
 	struct fx *f = *state;
 
-	f->r.gpus = 200; /* the cluster has 128 */
+	f->r.gpus = 200; /* the cluster has 128: answered from its totals */
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
+	assert_non_null(strstr(f->d.reason, "only 128 GPUs"));
+	gp__request_clear(&f->r);
+	f->r.gpus = 72; /* fits the totals, but 9 nodes of 8 exceed what 8 usable nodes hold */
+	f->r.gpus_per_node = 8;
+	assert_int_equal(gp__request_set_excluded(&f->r, f->c, "gpu[0001-0008]", NULL), GP_OK);
 	decide(f, NULL, NULL, 0);
 	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
 	assert_non_null(strstr(f->d.reason, "can never fit"));
@@ -260,6 +267,33 @@ static void test_never_fits_is_rejected(void **state)
 	decide(f, NULL, NULL, 0);
 	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
 	assert_non_null(strstr(f->d.reason, "overhead"));
+}
+
+/* A request far beyond the cluster is answered from the partition totals
+ * before the cost model's scratch is sized for it (a 2^28-GPU scratch
+ * space would take tens of GB). */
+static void test_request_beyond_cluster_rejected_first(void **state)
+{
+	struct fx *f = *state;
+
+	f->r.gpus = 268435456;
+	decide(f, "tp=8,params=70e9", NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
+	assert_non_null(strstr(f->d.reason, "asks for 268435456 GPUs"));
+	assert_non_null(strstr(f->d.reason, "only 128 GPUs on 16 nodes"));
+	assert_int_equal(f->d.ncands, 0);
+	gp__request_clear(&f->r);
+	f->r.gpus = 64;
+	f->r.min_nodes = 17;
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
+	assert_non_null(strstr(f->d.reason, "at least 17 nodes"));
+	gp__request_clear(&f->r);
+	f->r.gpus = 32;
+	f->r.gpus_per_node = 16;
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
+	assert_non_null(strstr(f->d.reason, "16 GPUs per node"));
 }
 
 static void test_wait_for_compact_set(void **state)
@@ -575,6 +609,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_power_starved_rack_is_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_cluster_constrains_to_domains, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_never_fits_is_rejected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_request_beyond_cluster_rejected_first, setup,
+		                                 teardown),
 		cmocka_unit_test_setup_teardown(test_wait_for_compact_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_plan_with_params, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_profile_is_an_error, setup, teardown),
