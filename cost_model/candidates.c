@@ -123,6 +123,12 @@ struct gp_search_ws {
 	int npool;
 	gp_candidate_t *out;
 	uint32_t seq;
+	/* power: GPUs each rack may still give (borrowed, NULL = no limit) and
+	 * what the current selection left of it (valid where rk_lstamp ==
+	 * stamp) */
+	const int32_t *budget;
+	int32_t *rk_left;
+	uint32_t *rk_lstamp;
 };
 
 /* Per-search parameters shared by the helpers. */
@@ -165,6 +171,8 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->nv_acc);
 	free(ws->nv_gpus);
 	free(ws->nv_split);
+	free(ws->rk_left);
+	free(ws->rk_lstamp);
 	free(ws->isl);
 	free(ws->nisl);
 	free(ws->dom);
@@ -237,6 +245,8 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->nv_acc = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, sizeof(int32_t));
 	ws->nv_gpus = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, sizeof(int32_t));
 	ws->nv_split = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, 1);
+	ws->rk_left = calloc(c->nracks > 0 ? (size_t)c->nracks : 1, sizeof(int32_t));
+	ws->rk_lstamp = calloc(c->nracks > 0 ? (size_t)c->nracks : 1, sizeof(uint32_t));
 	ws->isl = calloc(c->nlayouts > 0 ? (size_t)c->nlayouts : 1, sizeof(*ws->isl));
 	ws->nisl = calloc(c->nlayouts > 0 ? (size_t)c->nlayouts : 1, sizeof(int));
 	ws->dom = calloc((size_t)c->nnvl + ns + 1, sizeof(*ws->dom));
@@ -250,7 +260,8 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->freem || !ws->fmask ||
 	    !ws->whole || !ws->excl || !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw ||
 	    !ws->ptot || !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp ||
-	    !ws->nv_stamp || !ws->nv_acc || !ws->nv_gpus || !ws->nv_split || !ws->isl ||
+	    !ws->nv_stamp || !ws->nv_acc || !ws->nv_gpus || !ws->nv_split ||
+	    !ws->rk_left || !ws->rk_lstamp || !ws->isl ||
 	    !ws->nisl || !ws->dom || !ws->scratch || !ws->keys || !ws->sel || !ws->slots ||
 	    !ws->pool || !ws->out)
 		goto nomem;
@@ -434,6 +445,32 @@ static inline int pc32(uint32_t m)
 	return (int)((((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
 }
 
+void gp__search_ws_set_rack_budget(gp_search_ws_t *ws, const int32_t *budget)
+{
+	if (ws)
+		ws->budget = budget;
+}
+
+/* GPUs node v's rack still lets the current selection take (INT32_MAX:
+ * no power limit). */
+static inline int32_t rack_left(const gp_search_ws_t *ws, int32_t v)
+{
+	int32_t r;
+
+	if (!ws->budget || (r = ws->c->nodes[v].rack) < 0 || ws->budget[r] < 0)
+		return INT32_MAX;
+	return ws->rk_lstamp[r] == ws->stamp ? ws->rk_left[r] : ws->budget[r];
+}
+
+/* What node v can give the current selection: its usable GPUs within its
+ * rack's remaining power budget. */
+static inline int32_t eff_usable(const gp_search_ws_t *ws, int32_t v)
+{
+	int32_t u = ws->usable[v], l = rack_left(ws, v);
+
+	return u < l ? u : l;
+}
+
 /* Sort key of a node for best fit: usable, then free GPUs (an exact match
  * first), then partially used before idle, then node index. */
 static uint64_t node_key(const gp_search_ws_t *ws, int32_t i)
@@ -452,6 +489,14 @@ static void take_node(ctx_t *x, int32_t i, int32_t t)
 
 	ws->taken[i] = ws->stamp;
 	ws->take[i] = t;
+	if (ws->budget) {
+		int32_t r = x->c->nodes[i].rack, l = rack_left(ws, i);
+
+		if (r >= 0 && l != INT32_MAX) {
+			ws->rk_left[r] = l - t;
+			ws->rk_lstamp[r] = ws->stamp;
+		}
+	}
 	ws->sel[ws->nsel++] = i;
 	x->picked++;
 }
@@ -501,23 +546,28 @@ static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 			else
 				hi = mid;
 		}
-		for (j = lo; j < n && ws->taken[KEY_NODE(keys[j])] == ws->stamp; j++)
+		for (j = lo; j < n && (ws->taken[KEY_NODE(keys[j])] == ws->stamp ||
+		                       (ws->budget && eff_usable(ws, KEY_NODE(keys[j])) < want));
+		     j++)
 			;
 		if (j == n) {
 			if (last || r->gpus_per_node)
 				break;
 			/* none fits: the largest, partially used / lowest index first */
-			for (j = n - 1; j >= 0 && ws->taken[KEY_NODE(keys[j])] == ws->stamp; j--)
+			for (j = n - 1; j >= 0 && (ws->taken[KEY_NODE(keys[j])] == ws->stamp ||
+			                           (ws->budget && eff_usable(ws, KEY_NODE(keys[j])) <= 0));
+			     j--)
 				;
 			if (j < 0)
 				break;
 			u = KEY_U(keys[j]);
 			while (j > 0 && KEY_U(keys[j - 1]) == u)
 				j--;
-			while (ws->taken[KEY_NODE(keys[j])] == ws->stamp)
+			while (ws->taken[KEY_NODE(keys[j])] == ws->stamp ||
+			       (ws->budget && eff_usable(ws, KEY_NODE(keys[j])) <= 0))
 				j++;
 		}
-		u = KEY_U(keys[j]);
+		u = ws->budget ? eff_usable(ws, KEY_NODE(keys[j])) : KEY_U(keys[j]);
 		if (u > cap)
 			u = cap;
 		take_node(x, KEY_NODE(keys[j]), u);
@@ -559,8 +609,8 @@ static int32_t balanced_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by
 
 	for (i = 0; i < nn; i++) {
 		v = by_pos ? x->c->node_order[nodes[0] + i] : nodes[i];
-		if (ws->usable[v] > 0 && ws->taken[v] != ws->stamp)
-			ws->keys[n++] = ((uint64_t)ws->usable[v] << 37) |
+		if (eff_usable(ws, v) > 0 && ws->taken[v] != ws->stamp)
+			ws->keys[n++] = ((uint64_t)eff_usable(ws, v) << 37) |
 			                ((uint64_t)!ws->whole[v] << 36) | (uint64_t)(0x7fffffff - v);
 	}
 	if (!n)
@@ -580,6 +630,8 @@ static int32_t balanced_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by
 		int32_t share = (R - got + left - 1) / left, t = u < share ? u : share;
 
 		v = 0x7fffffff - (int32_t)(ws->keys[i] & 0x7fffffffu);
+		if (t > eff_usable(ws, v))
+			t = eff_usable(ws, v); /* another node of its rack took the power */
 		if (t <= 0)
 			continue;
 		take_node(x, v, t);
@@ -708,8 +760,8 @@ static int32_t begin_selection(ctx_t *x, int32_t *R)
 	for (i = 0; i < r->nrequired; i++) {
 		v = r->required[i];
 		t = r->gpus_per_node ? r->gpus_per_node : next_cap(x, *R);
-		if (t > ws->usable[v])
-			t = ws->usable[v];
+		if (t > eff_usable(ws, v))
+			t = eff_usable(ws, v);
 		if (t > *R)
 			t = *R;
 		if (t <= 0)
@@ -1174,6 +1226,7 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 	ctx_t x;
 	int32_t part, i, j, v;
 	int32_t n_part = 0, n_state = 0, n_excl = 0, n_gpus = 0, n_feat = 0, n_ok = 0, usable = 0;
+	int32_t n_power = 0;
 	const gp_constraint_t *kc = r->constraint;
 	int nalts = kc ? kc->nalts : 1, alt, rc;
 	bool any_fit = false, req_bad = false;
@@ -1238,6 +1291,14 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 				continue;
 			}
 			f = pc32(fm);
+			if (ws->budget && c->nodes[i].rack >= 0 && ws->budget[c->nodes[i].rack] >= 0 &&
+			    ws->budget[c->nodes[i].rack] < f) {
+				f = ws->budget[c->nodes[i].rack];
+				if (f <= 0 || (gpn && f < gpn)) {
+					n_power++;
+					continue;
+				}
+			}
 			if (gpn) {
 				if (f < gpn) {
 					n_gpus++;
@@ -1278,7 +1339,11 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 		v = r->required[i];
 		why_node = node_reason(&x, v, part, &u, &fm);
 		if (!why_node && !ws->ubase[v])
-			why_node = "lacks the features of --constraint";
+			why_node = ws->budget && c->nodes[v].rack >= 0 &&
+			           ws->budget[c->nodes[v].rack] >= 0 &&
+			           ws->budget[c->nodes[v].rack] < (r->gpus_per_node ? r->gpus_per_node : 1)
+			               ? "in a rack without the power for its share of the job"
+			               : "lacks the features of --constraint";
 		if (why_node) {
 			snprintf(why, sizeof(why), "required node '%s' is %s", c->nodes[v].name,
 			         why_node);
@@ -1317,13 +1382,16 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 			return rc;
 	}
 	if (ws->npool == 0) {
-		char need[64] = "";
+		char need[64] = "", pwhy[96] = "";
 		char pname[GP_NAME_MAX + 16] = "";
 
 		if (r->gpus_per_node)
 			snprintf(need, sizeof(need), " (%d per node)", (int)r->gpus_per_node);
 		if (part >= 0)
 			snprintf(pname, sizeof(pname), " in partition '%s'", c->parts[part].name);
+		if (n_power)
+			snprintf(pwhy, sizeof(pwhy), ", %d sit in racks without the power for their "
+			         "share", (int)n_power);
 		if (!req_bad) {
 			if (usable < r->gpus)
 				snprintf(why, sizeof(why),
@@ -1347,11 +1415,11 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 		return gp__errorf(err, GP_ENOFIT,
 		                  "no placement for %d GPUs%s%s: %s; of %d nodes %d are not in the "
 		                  "partition, %d down/drained/reserved, %d excluded, %d lack the "
-		                  "constraint%s%s, %d have too few free GPUs%s",
+		                  "constraint%s%s, %d have too few free GPUs%s%s",
 		                  (int)r->gpus, need, pname, why, (int)c->nnodes, (int)n_part,
 		                  (int)n_state, (int)n_excl, (int)n_feat, kc ? " " : "",
 		                  kc ? kc->text : "", (int)n_gpus,
-		                  r->exclusive ? " or are in use (--exclusive)" : "");
+		                  r->exclusive ? " or are in use (--exclusive)" : "", pwhy);
 	}
 	for (i = 0; i < ws->npool; i++)
 		ws->out[i] = ws->pool[i]->cand;

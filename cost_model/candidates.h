@@ -97,6 +97,18 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 void gp__search_ws_destroy(gp_search_ws_t *ws);
 
 /*
+ * Power as a constraint of the next searches with ws: at most budget[q]
+ * GPUs of the job may sit in rack q (c->nracks entries; < 0 = no limit),
+ * so every set the search makes fits each rack's power headroom as the
+ * caller counted it (gp__decide: headroom / watts one of the rack's GPUs
+ * adds).  A node's usable GPUs are capped by its rack's budget (a node
+ * whose rack cannot give gpus_per_node, or one GPU, is not eligible and
+ * GP_ENOFIT counts it), and within one set the nodes of a rack share it.
+ * budget is borrowed until replaced; NULL removes the limit.
+ */
+void gp__search_ws_set_rack_budget(gp_search_ws_t *ws, const int32_t *budget);
+
+/*
  * Search up to k (1..kmax) candidates for r on cluster c in state s.
  * score NULL means gp__score_default.  On success *cands points to *ncands
  * (>= 1) candidates sorted by score, valid until the next search with ws.

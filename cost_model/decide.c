@@ -31,6 +31,13 @@ struct gp_engine {
 	 * beyond it is answered before any scratch space is sized for it */
 	int64_t *cap_gpus;
 	int32_t *cap_nodes, *cap_per_node;
+	/* power as a constraint of the search: per rack the most watts one of
+	 * its GPUs adds above idle, at TDP and at the lowest settable cap; the
+	 * GPU budget handed to the search; the racks' headroom when running
+	 * jobs have ended (fut) and with every rack idle (idle) */
+	double *rack_w, *rack_wcap;
+	int32_t *budget;
+	gp_rack_view_t *fut, *idle;
 	/* what the scoring callback computed, so keeping a candidate does not
 	 * evaluate it again: memo[seq] is valid when memo_gen[seq] == gen */
 	gp_scored_t memo[MEMO];
@@ -61,7 +68,13 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	e->cap_gpus = calloc((size_t)c->nparts + 1, sizeof(*e->cap_gpus));
 	e->cap_nodes = calloc((size_t)c->nparts + 1, sizeof(*e->cap_nodes));
 	e->cap_per_node = calloc((size_t)c->nparts + 1, sizeof(*e->cap_per_node));
-	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node) {
+	e->rack_w = calloc((size_t)c->nracks + 1, sizeof(*e->rack_w));
+	e->rack_wcap = calloc((size_t)c->nracks + 1, sizeof(*e->rack_wcap));
+	e->budget = calloc((size_t)c->nracks + 1, sizeof(*e->budget));
+	e->fut = calloc((size_t)c->nracks + 1, sizeof(*e->fut));
+	e->idle = calloc((size_t)c->nracks + 1, sizeof(*e->idle));
+	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node || !e->rack_w || !e->rack_wcap ||
+	    !e->budget || !e->fut || !e->idle) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto error;
 	}
@@ -71,6 +84,15 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 
 		if (nd->ngpus <= 0)
 			continue;
+		if (nd->rack >= 0 && nd->rack < c->nracks && nd->profile >= 0 &&
+		    nd->profile < c->nprofiles) {
+			const gp_gpu_profile_t *pr = &c->profiles[nd->profile];
+			double wt = pr->tdp_w - pr->idle_w;
+			double wc = (pr->min_cap_w > 0 ? pr->min_cap_w : pr->tdp_w / 2) - pr->idle_w;
+
+			e->rack_w[nd->rack] = fmax(e->rack_w[nd->rack], wt);
+			e->rack_wcap[nd->rack] = fmax(e->rack_wcap[nd->rack], wc);
+		}
 		for (q = 0; q <= c->nparts; q++) {
 			if (q < c->nparts && !(nd->partitions & (UINT64_C(1) << q)))
 				continue;
@@ -98,6 +120,11 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->cap_gpus);
 	free(e->cap_nodes);
 	free(e->cap_per_node);
+	free(e->rack_w);
+	free(e->rack_wcap);
+	free(e->budget);
+	free(e->fut);
+	free(e->idle);
 	free(e);
 }
 
@@ -458,60 +485,67 @@ static int search_and_keep(const struct eval_ctx *x, const gp_state_t *st, const
 }
 
 /*
- * The request r with the nodes of power-starved racks added to its
- * --exclude, into *out (which borrows everything of r but its excluded
- * list; the caller frees out->excluded).  A rack is starved for a node when
- * its headroom cannot power the job's smallest share of that node: its GPUs
- * per node (all its GPUs on one node, else one), each at the lowest power
- * the policy allows (the GPU's lowest cap when it may cap, else TDP), above
- * idle.  Nodes the job requires are never added.  Returns how many nodes
- * were added (0: out is unused) or GP_ENOMEM.
+ * Power as a constraint of the search: each rack may give the job only the
+ * GPUs its headroom powers, headroom / (watts one of its GPUs adds above
+ * idle), at TDP or, when at_cap, at the GPUs' lowest settable cap.  racks
+ * NULL removes the limit.  Every set the search then makes fits the racks
+ * (evaluate() still checks, and scores the share of headroom it takes).
  */
-static int32_t exclude_power_starved(const struct eval_ctx *x, const gp_request_t *r,
-                                     gp_request_t *out)
+static void set_budget(gp_engine_t *e, const gp_rack_view_t *racks, bool at_cap)
 {
-	const gp_cluster_t *c = x->e->c;
-	int32_t per = r->gpus_per_node > 0 ? r->gpus_per_node : r->max_nodes == 1 ? r->gpus : 1;
-	int32_t q, i, j, n = 0;
-	int32_t *ex = NULL;
+	const gp_cluster_t *c = e->c;
+	int32_t q;
 
+	if (!racks || c->nracks == 0) {
+		gp__search_ws_set_rack_budget(e->ws, NULL);
+		return;
+	}
 	for (q = 0; q < c->nracks; q++) {
-		const gp_rack_t *rk = &c->racks[q];
-		double head = x->pv->racks[q].headroom_w;
+		double w = at_cap ? e->rack_wcap[q] : e->rack_w[q], h = racks[q].headroom_w;
 
-		if (!(head < INFINITY))
+		if (!(h < INFINITY) || !(w > 0))
+			e->budget[q] = -1;
+		else if (!(h > 0))
+			e->budget[q] = 0;
+		else
+			e->budget[q] = h / w >= 1e6 ? 1000000 : (int32_t)floor(h / w + 1e-9);
+	}
+	gp__search_ws_set_rack_budget(e->ws, e->budget);
+}
+
+/*
+ * The racks' headroom at time t: base plus what the running jobs of s that
+ * end by t draw above idle (their GPUs at their load class, the same
+ * estimate the power model uses, power/power.h), into e->fut.
+ */
+static void release_power(gp_engine_t *e, const gp_state_t *s, const gp_rack_view_t *base,
+                          int64_t t)
+{
+	const gp_cluster_t *c = e->c;
+	int32_t j, i;
+
+	memcpy(e->fut, base, (size_t)c->nracks * sizeof(*e->fut));
+	for (j = 0; j < s->njobs; j++) {
+		const gp_job_alloc_t *ja = &s->jobs[j];
+		double load = ja->load > 0 && ja->load <= 1 ? ja->load : 1.0;
+
+		if (ja->end_time > t)
 			continue;
-		for (i = 0; i < rk->nnodes; i++) {
-			const gp_node_t *nd = &c->nodes[rk->nodes[i]];
+		for (i = 0; i < ja->nnodes; i++) {
+			const gp_node_t *nd;
 			const gp_gpu_profile_t *pr;
-			double w;
 
-			if (nd->profile < 0 || nd->profile >= c->nprofiles)
+			if (ja->nodes[i] < 0 || ja->nodes[i] >= c->nnodes)
+				continue;
+			nd = &c->nodes[ja->nodes[i]];
+			if (nd->rack < 0 || nd->rack >= c->nracks || nd->profile < 0 ||
+			    nd->profile >= c->nprofiles || !(e->fut[nd->rack].headroom_w < INFINITY))
 				continue;
 			pr = &c->profiles[nd->profile];
-			w = x->p->allow_power_cap ?
-			    (pr->min_cap_w > 0 ? pr->min_cap_w : pr->tdp_w / 2) - pr->idle_w :
-			    pr->tdp_w - pr->idle_w;
-			if (!(head < per * w))
-				continue;
-			for (j = 0; j < r->nrequired; j++)
-				if (r->required[j] == rk->nodes[i])
-					break;
-			if (j < r->nrequired)
-				continue;
-			if (!ex && !(ex = malloc(((size_t)r->nexcluded + (size_t)c->nnodes) * sizeof(*ex))))
-				return GP_ENOMEM;
-			ex[r->nexcluded + n++] = rk->nodes[i];
+			e->fut[nd->rack].headroom_w += gp__popcount(ja->gpu_mask[i]) * load *
+			                               (pr->tdp_w - pr->idle_w);
 		}
 	}
-	if (n == 0)
-		return 0;
-	if (r->nexcluded)
-		memcpy(ex, r->excluded, (size_t)r->nexcluded * sizeof(*ex));
-	*out = *r;
-	out->excluded = ex;
-	out->nexcluded = r->nexcluded + n;
-	return n;
 }
 
 static int32_t first_feasible(const gp_decision_t *d, int32_t from)
@@ -522,6 +556,47 @@ static int32_t first_feasible(const gp_decision_t *d, int32_t from)
 		if (d->cands[i].feasible)
 			return i;
 	return -1;
+}
+
+static int cmp_scored(const void *a, const void *b)
+{
+	const gp_scored_t *x = a, *y = b;
+
+	return x->score < y->score ? -1 : x->score > y->score;
+}
+
+static bool same_set(const gp_scored_t *a, const gp_scored_t *b)
+{
+	return a->nnodes == b->nnodes &&
+	       !memcmp(a->nodes, b->nodes, (size_t)a->nnodes * sizeof(*a->nodes)) &&
+	       !memcmp(a->gpu_mask, b->gpu_mask, (size_t)a->nnodes * sizeof(*a->gpu_mask));
+}
+
+/* Sort the candidates from index from on by score (stable for equal
+ * scores: the insertion order, i.e. the search's own order), then drop
+ * repeats of a set (two searches may find the same one). */
+static void sort_by_score(gp_decision_t *d, int32_t from)
+{
+	int32_t i, j, n;
+
+	for (i = from + 1; i < d->ncands; i++) {
+		gp_scored_t t = d->cands[i];
+
+		for (j = i; j > from && cmp_scored(&d->cands[j - 1], &t) > 0; j--)
+			d->cands[j] = d->cands[j - 1];
+		d->cands[j] = t;
+	}
+	for (i = n = from; i < d->ncands; i++) {
+		for (j = from; j < n && !same_set(&d->cands[j], &d->cands[i]); j++)
+			;
+		if (j < n) {
+			free(d->cands[i].nodes);
+			free(d->cands[i].gpu_mask);
+			continue;
+		}
+		d->cands[n++] = d->cands[i];
+	}
+	d->ncands = n;
 }
 
 /* Move cands[i] to the front, keeping the others' order. */
@@ -598,7 +673,7 @@ static bool beyond_cluster(const gp_engine_t *e, const gp_request_t *r, gp_decis
 	return true;
 }
 
-static void plan_checkpoint(gp_engine_t *e, const gp_job_profile_t *job,
+static void plan_checkpoint(gp_engine_t *e, const gp_job_profile_t *job, const gp_request_t *r,
                             const gp_ckpt_booking_t *bookings, int32_t nbookings, gp_decision_t *d)
 {
 	gp_ckpt_job_t cj = { 0 };
@@ -615,6 +690,135 @@ static void plan_checkpoint(gp_engine_t *e, const gp_job_profile_t *job,
 	cj.nnodes = d->cands[0].nnodes;
 	if (gp__ckpt_plan(e->c, &cj, bookings, nbookings, &d->ckpt, &err) != GP_OK)
 		d->ckpt.storage = -1;
+}
+
+/* Free the candidates from index from on. */
+static void drop_from(gp_decision_t *d, int32_t from)
+{
+	int32_t i;
+
+	for (i = from; i < d->ncands; i++) {
+		free(d->cands[i].nodes);
+		free(d->cands[i].gpu_mask);
+	}
+	if (from < d->ncands)
+		d->ncands = from;
+}
+
+/* Free the candidates before index n and move the rest to the front. */
+static void drop_before(gp_decision_t *d, int32_t n)
+{
+	int32_t i;
+
+	for (i = 0; i < n; i++) {
+		free(d->cands[i].nodes);
+		free(d->cands[i].gpu_mask);
+	}
+	memmove(d->cands, d->cands + n, (size_t)(d->ncands - n) * sizeof(*d->cands));
+	d->ncands -= n;
+}
+
+/*
+ * Why the racks' power keeps the job from every free set, when it does:
+ * the watts one GPU adds, the rack with the most headroom and how many of
+ * the job's GPUs all racks together can power.  false when power is not
+ * what limits (no view, or the racks could power the whole job).
+ */
+static bool power_why(const gp_engine_t *e, const gp_power_view_t *pv, const gp_request_t *r,
+                      char *buf, size_t len)
+{
+	const gp_cluster_t *c = e->c;
+	int64_t total = 0;
+	int32_t q, top = -1;
+	double w = 0;
+
+	if (!pv || !pv->racks || c->nracks == 0)
+		return false;
+	for (q = 0; q < c->nracks; q++) {
+		w = fmax(w, e->rack_w[q]);
+		if (e->budget[q] < 0)
+			return false; /* a rack without a limit */
+		total += e->budget[q];
+		if (top < 0 || pv->racks[q].headroom_w > pv->racks[top].headroom_w)
+			top = q;
+	}
+	if (top < 0 || total >= r->gpus)
+		return false;
+	snprintf(buf, len,
+	         "rack power: a GPU adds up to %.0f W; rack %.48s has the most headroom, %.0f W "
+	         "(%s), and all racks together power %lld of the job's %d GPUs",
+	         w, c->racks[top].name, pv->racks[top].headroom_w,
+	         pv->racks[top].cooling_binds ? "cooling binds" : "power binds", (long long)total,
+	         (int)r->gpus);
+	return true;
+}
+
+/*
+ * The cluster as it will be when running jobs of s have ended: up to
+ * FUTURE_POINTS of their end times in (now, now + horizon] (quantiles),
+ * each searched with the GPUs and the power those jobs free (kept as
+ * future candidates).  The point whose best feasible set completes first
+ * (wait + run_s x slowdown) below *finish is returned in *chosen with its
+ * wait and completion (*chosen unchanged when none).  0 or a gp_err code.
+ */
+static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const gp_request_t *r,
+                         int k, int64_t now, double horizon, double run_s, gp_decision_t *d,
+                         int32_t *chosen, double *wait_out, double *finish)
+{
+	gp_engine_t *e = x0->e;
+	const gp_cluster_t *c = e->c;
+	struct eval_ctx x = *x0;
+	gp_power_view_t fpv;
+	int64_t *ends, lim;
+	int32_t nends = 0, pt, i;
+	gp_error_t serr;
+	int rc = GP_OK;
+
+	if (!(ends = malloc((size_t)s->njobs * sizeof(*ends))))
+		return GP_ENOMEM;
+	lim = horizon < 9e15 ? now + (int64_t)horizon : INT64_MAX;
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].end_time > now && s->jobs[i].end_time <= lim)
+			ends[nends++] = s->jobs[i].end_time;
+	qsort(ends, (size_t)nends, sizeof(*ends), cmp_i64);
+	for (pt = 1; pt <= FUTURE_POINTS && nends > 0; pt++) {
+		int64_t t = ends[(nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1];
+		int32_t from = d->ncands, f;
+
+		if (pt > 1 && t == ends[(nends * (pt - 1) + FUTURE_POINTS - 1) / FUTURE_POINTS - 1])
+			continue;
+		state_copy(e->work, s, c->nnodes);
+		release_until(e->work, s, t);
+		if (x0->pv && x0->pv->racks && c->nracks > 0) {
+			release_power(e, s, x0->pv->racks, t);
+			fpv.racks = e->fut;
+			fpv.cap_speed = x0->pv->cap_speed;
+			x.pv = &fpv;
+			set_budget(e, e->fut, false);
+		} else {
+			set_budget(e, NULL, false);
+		}
+		rc = search_and_keep(&x, e->work, r, k, true, d, &serr);
+		if (rc == GP_ENOFIT) {
+			rc = GP_OK;
+			continue;
+		}
+		if (rc)
+			break;
+		f = first_feasible(d, from);
+		if (f >= 0) {
+			double wait = (double)(t - now);
+			double fin = wait + run_s * d->cands[f].cost.slowdown;
+
+			if (fin < *finish) {
+				*finish = fin;
+				*chosen = f;
+				*wait_out = wait;
+			}
+		}
+	}
+	free(ends);
+	return rc;
 }
 
 int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
@@ -675,81 +879,41 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	k = p->topk < 1 ? 1 : p->topk > KMAX ? KMAX : p->topk;
 	run_s = r->time_limit_min ? r->time_limit_min * 60.0 : GP_DECIDE_DEFAULT_RUN_S;
 
-	/* 1. what is free now */
+	/* 1. what is free now, within each rack's power (at TDP, then, when the
+	 * policy may cap GPUs, at their lowest cap) */
 	state_copy(e->work, s, c->nnodes);
+	set_budget(e, pv ? pv->racks : NULL, false);
 	rc = search_and_keep(&x, e->work, r, k, false, d, &serr);
 	if (rc && rc != GP_ENOFIT) {
 		gp__errorf(err, rc, "%s", rc == GP_EINVAL ? serr.text : gp_strerror(rc));
 		goto error;
 	}
-	best = first_feasible(d, 0);
-	if (best < 0 && d->ncands > 0 && pv && pv->racks && c->nracks > 0) {
-		/* the best-fit sets all sit in racks short of power: search again
-		 * without the racks that cannot take even a node's share */
-		gp_request_t r2;
-		int32_t added = exclude_power_starved(&x, r, &r2), from = d->ncands;
-
-		if (added < 0) {
-			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+	if (pv && pv->racks && c->nracks > 0 && p->allow_power_cap) {
+		/* capped sets in fewer racks compete with uncapped spread ones:
+		 * the score decides */
+		set_budget(e, pv->racks, true);
+		rc = search_and_keep(&x, e->work, r, k, false, d, &serr);
+		if (rc && rc != GP_ENOFIT) {
+			gp__errorf(err, rc, "%s", rc == GP_EINVAL ? serr.text : gp_strerror(rc));
 			goto error;
 		}
-		if (added > 0) {
-			rc = search_and_keep(&x, e->work, &r2, k, false, d, &serr);
-			free(r2.excluded);
-			if (rc && rc != GP_ENOFIT) {
-				gp__errorf(err, rc, "%s", rc == GP_EINVAL ? serr.text : gp_strerror(rc));
-				goto error;
-			}
-			best = first_feasible(d, from);
-		}
+		sort_by_score(d, 0);
 	}
+	best = first_feasible(d, 0);
 
 	/* 2. wait or spread */
 	if (best >= 0 && s && p->max_wait_s > 0 && s->njobs > 0 &&
 	    d->cands[best].cost.slowdown > 1.0 + p->wait_gain) {
-		int64_t *ends = malloc((size_t)s->njobs * sizeof(*ends));
-		int32_t nends = 0, pt;
 		double now_finish = run_s * d->cands[best].cost.slowdown, best_finish = now_finish;
 		int32_t nbefore = d->ncands, chosen = -1;
 		double chosen_wait = 0;
 
-		if (!ends) {
-			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		rc = search_future(&x, s, r, k, now, p->max_wait_s, run_s, d, &chosen, &chosen_wait,
+		                   &best_finish);
+		if (rc) {
+			gp__errorf(err, rc, "%s", gp_strerror(rc));
 			goto error;
 		}
-		for (i = 0; i < s->njobs; i++)
-			if (s->jobs[i].end_time > now && s->jobs[i].end_time <= now + (int64_t)p->max_wait_s)
-				ends[nends++] = s->jobs[i].end_time;
-		qsort(ends, (size_t)nends, sizeof(*ends), cmp_i64);
-		for (pt = 1; pt <= FUTURE_POINTS && nends > 0; pt++) {
-			int64_t t = ends[(nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1];
-			int32_t from = d->ncands, f;
-
-			if (pt > 1 && t == ends[(nends * (pt - 1) + FUTURE_POINTS - 1) / FUTURE_POINTS - 1])
-				continue;
-			state_copy(e->work, s, c->nnodes);
-			release_until(e->work, s, t);
-			rc = search_and_keep(&x, e->work, r, k, true, d, &serr);
-			if (rc == GP_ENOFIT)
-				continue;
-			if (rc) {
-				free(ends);
-				gp__errorf(err, rc, "%s", gp_strerror(rc));
-				goto error;
-			}
-			f = first_feasible(d, from);
-			if (f >= 0) {
-				double wait = (double)(t - now);
-				double fin = wait + run_s * d->cands[f].cost.slowdown;
-
-				if (fin < best_finish) {
-					best_finish = fin;
-					chosen = f;
-					chosen_wait = wait;
-				}
-			}
-		}
-		free(ends);
 		d->now_finish_s = now_finish;
 		if (chosen >= 0 && best_finish < now_finish * (1.0 - p->wait_gain)) {
 			d->waited = true;
@@ -763,15 +927,11 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 			         "waiting %.0f s for a compact set finishes in %.0f s instead of %.0f s "
 			         "when started now on a spread set (slowdown %.2f)",
 			         chosen_wait, best_finish, now_finish, now_finish / run_s);
-			plan_checkpoint(e, &job, bookings, nbookings, d);
+			plan_checkpoint(e, &job, r, bookings, nbookings, d);
 			return GP_OK;
 		}
 		/* keep only what was found now, the future sets were not chosen */
-		for (i = nbefore; i < d->ncands; i++) {
-			free(d->cands[i].nodes);
-			free(d->cands[i].gpu_mask);
-		}
-		d->ncands = nbefore;
+		drop_from(d, nbefore);
 	}
 
 	if (best >= 0) {
@@ -784,56 +944,95 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		         d->cands[0].cost.step_s, x.ideal, d->cands[0].cost.slowdown,
 		         d->cands[0].nleaves, d->cands[0].nleaves == 1 ? "" : "es", d->cands[0].nracks,
 		         d->cands[0].nracks == 1 ? "" : "s");
-		plan_checkpoint(e, &job, bookings, nbookings, d);
+		plan_checkpoint(e, &job, r, bookings, nbookings, d);
 		return GP_OK;
 	}
 
-	/* 3. nothing acceptable is free now: could it ever fit? */
+	/* 3. nothing acceptable is free now: later (as running jobs end, with
+	 * the power they free), or never (not even on the idle cluster with
+	 * every rack's full headroom)?  Power stays a constraint throughout. */
 	{
-		char now_why[192];
-		int32_t nbefore = d->ncands;
+		char now_why[400];
+		int32_t nbefore = d->ncands, chosen = -1;
+		double chosen_wait = 0, fin = INFINITY;
+		gp_power_view_t ipv;
 
-		snprintf(now_why, sizeof(now_why), "%.180s",
-		         d->ncands ? d->cands[0].why_not : serr.text);
-		/* Power headroom is today's: racks free up as jobs end, so it
-		 * cannot make a job impossible, only make it wait. */
-		x.pv = NULL;
-		rc = search_and_keep(&x, e->empty, r, k, true, d, &serr);
-		if (rc && rc != GP_ENOFIT) {
-			gp__errorf(err, rc, "%s", gp_strerror(rc));
-			goto error;
+		if (d->ncands)
+			snprintf(now_why, sizeof(now_why), "%.180s", d->cands[0].why_not);
+		else if (!power_why(e, pv, r, now_why, sizeof(now_why)))
+			snprintf(now_why, sizeof(now_why), "%.180s", serr.text);
+		if (s && s->njobs > 0) {
+			rc = search_future(&x, s, r, k, now, INFINITY, run_s, d, &chosen, &chosen_wait,
+			                   &fin);
+			if (rc) {
+				gp__errorf(err, rc, "%s", gp_strerror(rc));
+				goto error;
+			}
 		}
-		best = first_feasible(d, nbefore);
-		if (best < 0) {
-			d->kind = GP_DECIDE_REJECT;
-			if (rc == GP_ENOFIT)
-				snprintf(d->reason, sizeof(d->reason),
-				         "the job can never fit this cluster: %.500s; ask for fewer GPUs or "
-				         "fewer GPUs per node, or another partition", serr.text);
-			else
-				snprintf(d->reason, sizeof(d->reason),
-				         "no node set of this cluster meets the policy: %s; ask for fewer GPUs "
-				         "or change the job's parallelism",
-				         d->ncands > nbefore ? d->cands[nbefore].why_not : "none fits");
-			return GP_OK;
+		if (chosen < 0) {
+			drop_from(d, nbefore);
+			if (pv && pv->racks && c->nracks > 0) {
+				gp__power_view_fill(c, e->empty, NULL, p, (double)now, e->idle);
+				ipv.racks = e->idle;
+				ipv.cap_speed = pv->cap_speed;
+				x.pv = &ipv;
+				set_budget(e, e->idle, p->allow_power_cap);
+			} else {
+				x.pv = NULL;
+				set_budget(e, NULL, false);
+			}
+			rc = search_and_keep(&x, e->empty, r, k, true, d, &serr);
+			if (rc && rc != GP_ENOFIT) {
+				gp__errorf(err, rc, "%s", gp_strerror(rc));
+				goto error;
+			}
+			chosen = first_feasible(d, nbefore);
+			if (chosen < 0) {
+				d->kind = GP_DECIDE_REJECT;
+				if (rc == GP_ENOFIT && strstr(serr.text, "without the power"))
+					snprintf(d->reason, sizeof(d->reason),
+					         "the racks can never power the job, even with every node "
+					         "free and every rack idle: %.500s; ask for fewer GPUs per "
+					         "rack or allow power caps (gpuplace_allow_power_cap)",
+					         serr.text);
+				else if (rc == GP_ENOFIT)
+					snprintf(d->reason, sizeof(d->reason),
+					         "the job can never fit this cluster: %.500s; ask for fewer "
+					         "GPUs or fewer GPUs per node, or another partition",
+					         serr.text);
+				else
+					snprintf(d->reason, sizeof(d->reason),
+					         "no node set of this cluster meets the policy, even with "
+					         "every node free and every rack idle: %s; ask for fewer "
+					         "GPUs or change the job's parallelism",
+					         d->ncands > nbefore ? d->cands[nbefore].why_not
+					                             : "none fits");
+				return GP_OK;
+			}
 		}
-		/* the feasible empty-cluster sets, best first, become the alternatives */
-		for (i = 0; i < nbefore; i++) {
-			free(d->cands[i].nodes);
-			free(d->cands[i].gpu_mask);
-		}
-		memmove(d->cands, d->cands + nbefore, (size_t)(d->ncands - nbefore) * sizeof(*d->cands));
-		d->ncands -= nbefore;
+		/* the feasible later sets, best first, become the alternatives */
+		drop_before(d, nbefore);
+		chosen -= nbefore;
+		to_front(d, chosen);
 		for (i = 0; i < d->ncands; i++)
 			if (d->cands[i].feasible)
 				add_alternative(c, &d->cands[i], d->features, sizeof(d->features), &nalts);
 		finish_alternatives(d->features, sizeof(d->features), nalts);
-		to_front(d, first_feasible(d, 0));
 		d->kind = GP_DECIDE_CONSTRAIN;
-		snprintf(d->reason, sizeof(d->reason),
-		         "no acceptable set is free now (%.180s); the job waits for %.500s",
-		         now_why, *d->features ? d->features : "any set the policy accepts");
-		plan_checkpoint(e, &job, bookings, nbookings, d);
+		if (isfinite(fin)) {
+			d->wait_s = chosen_wait;
+			d->wait_finish_s = fin;
+			snprintf(d->reason, sizeof(d->reason),
+			         "no acceptable set is free now (%.250s); one is predicted in %lld s, "
+			         "when running jobs end and free their GPUs and power; the job waits "
+			         "for %.330s", now_why, (long long)chosen_wait,
+			         *d->features ? d->features : "any set the policy accepts");
+		} else {
+			snprintf(d->reason, sizeof(d->reason),
+			         "no acceptable set is free now (%.250s); the job waits for %.450s",
+			         now_why, *d->features ? d->features : "any set the policy accepts");
+		}
+		plan_checkpoint(e, &job, r, bookings, nbookings, d);
 		return GP_OK;
 	}
 error:

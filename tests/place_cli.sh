@@ -25,7 +25,7 @@ if [ "$(cat "$t/rc")" = 0 ] && grep -q '"decision": "PIN"' "$t/out" && grep -q '
 else no "--json-out"; fi
 
 run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=4096
-if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: REJECT' "$t/out" && grep -q 'can never fit' "$t/out"; then
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: REJECT' "$t/out" && grep -q 'asks for 4096 GPUs but .* has only 1024 GPUs' "$t/out"; then
 	ok "a job larger than the cluster is rejected with the reason"
 else no "REJECT"; fi
 

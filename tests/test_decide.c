@@ -193,7 +193,8 @@ static void test_rack_without_headroom_is_avoided(void **state)
 	racks[1].cooling_binds = true;
 	decide(f, NULL, &pv, 0);
 	assert_int_equal(f->d.kind, GP_DECIDE_CONSTRAIN);
-	assert_non_null(strstr(f->d.reason, "headroom is 1000 W"));
+	assert_non_null(strstr(f->d.reason, "most headroom, 1000 W"));
+	assert_non_null(strstr(f->d.reason, "power 4 of the job's 8 GPUs"));
 	/* a policy that allows power caps runs it capped, slower */
 	f->p.allow_power_cap = true;
 	for (r = 0; r < 4; r++)
@@ -294,6 +295,101 @@ static void test_request_beyond_cluster_rejected_first(void **state)
 	decide(f, NULL, NULL, 0);
 	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
 	assert_non_null(strstr(f->d.reason, "16 GPUs per node"));
+}
+
+/* Power is a constraint that holds now, later or never, and is never
+ * dropped.  On the synthetic 64-node cluster (racks of 4 nodes whose cap is
+ * the nodes' peak, PowerMargin 0.05) a 32-GPU job cannot sit in one rack,
+ * yet sets over two racks of one leaf are free on the idle cluster. */
+static void test_power_now_later_never(void **unused)
+{
+	gp_synth_params_t sp;
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_engine_t *e;
+	gp_policy_t p;
+	gp_request_t r;
+	gp_decision_t d;
+	gp_job_profile_t job;
+	gp_error_t err;
+	gp_rack_view_t *racks;
+	gp_power_view_t pv;
+	int32_t i, q, per[64];
+
+	(void)unused;
+	gp__synth_defaults(&sp);
+	sp.nodes = 64;
+	assert_int_equal(gp__synth_build(&sp, &c, &err), GP_OK);
+	assert_true(c->site.power_margin > 0);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	assert_int_equal(gp__engine_create(c, &e, &err), GP_OK);
+	assert_non_null(racks = calloc((size_t)c->nracks, sizeof(*racks)));
+	pv.racks = racks;
+	pv.cap_speed = gp__power_view_cap_speed;
+	gp__policy_default(c, &p);
+	gp__request_init(&r);
+	r.gpus = 32;
+	assert_int_equal(gp__job_profile_parse("gpus=32,tp=8,params=13e9,step_s=0.5", &job, &err),
+	                 GP_OK);
+	/* now: idle cluster, PIN on two racks, each within its headroom */
+	gp__power_view_fill(c, s, NULL, &p, 0, racks);
+	assert_int_equal(gp__decide(e, s, &r, &job, &p, &pv, 0, NULL, 0, &d, &err), GP_OK);
+	assert_int_equal(d.kind, GP_DECIDE_PIN);
+	assert_true(d.cands[0].feasible);
+	assert_true(d.cands[0].nracks >= 2);
+	assert_true(d.cands[0].cap_w == 0);
+	memset(per, 0, sizeof(per));
+	for (i = 0; i < d.cands[0].nnodes; i++)
+		per[c->nodes[d.cands[0].nodes[i]].rack] += gp__popcount(d.cands[0].gpu_mask[i]);
+	for (q = 0; q < c->nracks; q++)
+		assert_true(per[q] * (c->profiles[0].tdp_w - c->profiles[0].idle_w) <=
+		            racks[q].headroom_w + 1e-6);
+	gp__decision_clear(&d);
+
+	/* later: every node but one per rack runs a job ending in 600 s and
+	 * no rack has power left now: the job's power frees at 600 s */
+	s->jobs = calloc(1, sizeof(*s->jobs));
+	assert_non_null(s->jobs);
+	s->njobs = 1;
+	s->jobs[0].job_id = 7;
+	s->jobs[0].end_time = 600;
+	s->jobs[0].load = 1.0;
+	s->jobs[0].nodes = calloc((size_t)c->nnodes, sizeof(int32_t));
+	s->jobs[0].gpu_mask = calloc((size_t)c->nnodes, sizeof(uint32_t));
+	assert_true(s->jobs[0].nodes && s->jobs[0].gpu_mask);
+	for (i = 0; i < c->nnodes; i++) {
+		if (i % 4 == 0)
+			continue;
+		s->jobs[0].nodes[s->jobs[0].nnodes] = i;
+		s->jobs[0].gpu_mask[s->jobs[0].nnodes++] = 0xff;
+		s->alloc_mask[i] = 0xff;
+	}
+	gp__power_view_fill(c, s, NULL, &p, 0, racks);
+	/* as measured: the racks draw up to their limit (the free node too) */
+	for (q = 0; q < c->nracks; q++)
+		racks[q].headroom_w = 0;
+	assert_int_equal(gp__decide(e, s, &r, &job, &p, &pv, 0, NULL, 0, &d, &err), GP_OK);
+	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
+	if (!strstr(d.reason, "predicted in 600 s"))
+		fail_msg("%s", d.reason);
+	assert_true(d.cands[0].feasible && d.cands[0].future);
+	gp__decision_clear(&d);
+
+	/* never: a margin that leaves no rack the power for one GPU */
+	p.power_margin = 0.9;
+	gp_state_destroy(s);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	gp__power_view_fill(c, s, NULL, &p, 0, racks);
+	assert_int_equal(gp__decide(e, s, &r, &job, &p, &pv, 0, NULL, 0, &d, &err), GP_OK);
+	assert_int_equal(d.kind, GP_DECIDE_REJECT);
+	assert_non_null(strstr(d.reason, "never power"));
+	gp__decision_clear(&d);
+
+	free(racks);
+	gp__request_clear(&r);
+	gp__engine_destroy(e);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
 }
 
 static void test_wait_for_compact_set(void **state)
@@ -612,6 +708,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_request_beyond_cluster_rejected_first, setup,
 		                                 teardown),
 		cmocka_unit_test_setup_teardown(test_wait_for_compact_set, setup, teardown),
+		cmocka_unit_test(test_power_now_later_never),
 		cmocka_unit_test_setup_teardown(test_checkpoint_plan_with_params, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_profile_is_an_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_never_violates, setup, teardown),
