@@ -852,14 +852,10 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		if (job.gpus != r->gpus)
 			return gp__errorf(err, GP_EINVAL, "hint gpus=%d, but the job asks for %d GPUs",
 			                  job.gpus, r->gpus);
-		/* hints without any size (parallelism alone, or only gpus=): the
-		 * data-parallel gradient volume of the default profile, so the
-		 * placement still pays for spreading */
-		if (!(job.params > 0) && !(job.bytes[GP_DIM_TP] > 0) && !(job.bytes[GP_DIM_CP] > 0) &&
-		    !(job.bytes[GP_DIM_EP] > 0) && !(job.bytes[GP_DIM_DP] > 0) &&
-		    !(job.bytes[GP_DIM_PP] > 0) && !(job.hidden > 0))
-			job.bytes[GP_DIM_DP] = c->site.default_grad_bytes > 0 ? c->site.default_grad_bytes
-			                                                      : 1e9;
+		/* hints that leave sizes out get documented defaults, so a
+		 * hinted dimension never means zero traffic; the decision says
+		 * which were used */
+		gp__job_profile_fill_defaults(c, &job, d->defaults, sizeof(d->defaults));
 	} else {
 		gp__job_profile_default(c, r->gpus, &job);
 	}
@@ -1076,6 +1072,8 @@ int gp__decision_print_text(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 
 	fprintf(f, "decision: %s\n", gp__decision_kind_name(d->kind));
 	fprintf(f, "reason:   %s\n", d->reason);
+	if (*d->defaults)
+		fprintf(f, "defaults: %s\n", d->defaults);
 	if (d->kind == GP_DECIDE_PIN && d->ncands > 0) {
 		char *nl = gp__scored_nodelist(c, &d->cands[0]);
 
@@ -1132,6 +1130,7 @@ int gp__decision_print_json(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 	json_object_object_add(root, "decision", json_object_new_string(gp__decision_kind_name(d->kind)));
 	json_object_object_add(root, "reason", json_object_new_string(d->reason));
 	json_object_object_add(root, "constraint", json_object_new_string(d->features));
+	json_object_object_add(root, "defaults", json_object_new_string(d->defaults));
 	json_object_object_add(root, "ideal_step_s", json_object_new_double(d->ideal_step_s));
 	json_object_object_add(root, "now_finish_s", json_object_new_double(d->now_finish_s));
 	json_object_object_add(root, "waited", json_object_new_boolean(d->waited));

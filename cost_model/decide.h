@@ -20,8 +20,10 @@
  * (wait + run time x slowdown) beats starting now by more than wait_gain.
  * The run time is the request's time limit, else GP_DECIDE_DEFAULT_RUN_S.
  *
- * Hints that give no size at all (parallelism only, or just gpus=) get the
- * default profile's data-parallel gradient volume (DefaultGradientBytes).
+ * Hints that leave sizes out get documented defaults
+ * (gp__job_profile_fill_defaults: a TP/CP/EP/PP degree gets a model shape,
+ * no size at all the DefaultGradientBytes all-reduce); d->defaults says
+ * which.
  *
  * Thread safety: a gp_engine_t serves one decision at a time.
  */
@@ -105,6 +107,9 @@ typedef struct gp_scored {
 typedef struct gp_decision {
 	gp_decision_kind_t kind;
 	char reason[768];             /* for the user: why, and what to change */
+	char defaults[320];           /* sizes the job's hints left out and the
+	                               * documented defaults used for them
+	                               * (gp__job_profile_fill_defaults), "" none */
 	gp_scored_t *cands;           /* best first; [0] is the choice (PIN) or the
 	                               * best domain (CONSTRAIN) */
 	int32_t ncands;

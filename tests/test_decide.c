@@ -392,6 +392,44 @@ static void test_power_now_later_never(void **unused)
 	gp_cluster_destroy(c);
 }
 
+/* A tp= hint with only params= (or nothing) gets TP traffic from the
+ * documented defaults, so a TP=8 job takes the whole free node over two
+ * half-free ones, and the decision says which defaults it used. */
+static void test_hints_get_default_sizes(void **state)
+{
+	struct fx *f = *state;
+	int32_t i;
+
+	for (i = 0; i < f->c->nnodes; i++)
+		busy(f, i, 0xff);
+	f->s->alloc_mask[0] = 0x0f; /* gpu0001 and gpu0002: half free */
+	f->s->alloc_mask[1] = 0x0f;
+	f->s->alloc_mask[9] = 0;    /* a whole free node in another leaf */
+	f->r.gpus = 8;
+	decide(f, "tp=8,params=8e8,step_s=1", NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_non_null(strstr(f->d.defaults, "hidden=2048"));
+	assert_non_null(strstr(f->d.defaults, "layers=16"));
+	assert_non_null(strstr(f->d.defaults, "seq=2048"));
+	assert_true(f->d.cands[0].cost.group[GP_DIM_TP].bytes > 0);
+	assert_int_equal(f->d.cands[0].nnodes, 1);
+	assert_int_equal(f->d.cands[0].nodes[0], 9);
+	/* tp= alone: params from DefaultGradientBytes as well */
+	decide(f, "tp=8", NULL, 0);
+	assert_non_null(strstr(f->d.defaults, "params=5e+08"));
+	assert_true(f->d.cands[0].cost.group[GP_DIM_TP].bytes > 0);
+	/* sizes the user gave are kept and not reported */
+	decide(f, "tp=8,pp=1,hidden=4096,layers=8,seq=4096,mbs=2", NULL, 0);
+	assert_null(strstr(f->d.defaults, "hidden"));
+	assert_null(strstr(f->d.defaults, "seq"));
+	assert_non_null(strstr(f->d.defaults, "params=1.61e+09 (12 l h^2)"));
+	/* pp= gets layers that every stage holds */
+	f->r.gpus = 8;
+	decide(f, "pp=8,params=1e8", NULL, 0);
+	assert_non_null(strstr(f->d.defaults, "layers=8"));
+	assert_true(f->d.cands[0].cost.group[GP_DIM_PP].bytes > 0);
+}
+
 static void test_wait_for_compact_set(void **state)
 {
 	struct fx *f = *state;
@@ -709,6 +747,7 @@ int main(void)
 		                                 teardown),
 		cmocka_unit_test_setup_teardown(test_wait_for_compact_set, setup, teardown),
 		cmocka_unit_test(test_power_now_later_never),
+		cmocka_unit_test_setup_teardown(test_hints_get_default_sizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_plan_with_params, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_profile_is_an_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_never_violates, setup, teardown),
