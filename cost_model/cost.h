@@ -75,6 +75,9 @@ typedef struct gp_job_profile {
 	double dp_overlap;       /* fraction of DP communication overlapped with backward */
 	double ckpt_bytes;       /* bytes of one checkpoint (checkpoint planning only;
 	                          * 0 = params x 14 B when params is given) */
+	double restart_s;        /* restart time after a failure before the
+	                          * checkpoint read (checkpoint planning only;
+	                          * 0 = the site's RestartSeconds) */
 	bool is_default;         /* built by gp__job_profile_default() */
 } gp_job_profile_t;
 

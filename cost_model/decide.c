@@ -685,7 +685,19 @@ static void plan_checkpoint(gp_engine_t *e, const gp_job_profile_t *job, const g
 	if (d->ckpt_bytes <= 0 || d->ncands < 1)
 		return;
 	cj.ckpt_bytes = d->ckpt_bytes;
-	cj.restart_s = -1;
+	/* the job's restart time (hint restart_s=), else the site's */
+	cj.restart_s = job->restart_s > 0 ? job->restart_s : -1;
+	/* the time limit: the job's, else its partition's MaxTime (Slurm's
+	 * limit for a job that gives none); unlimited = steady state */
+	cj.run_s = 0;
+	if (r->time_limit_min) {
+		cj.run_s = r->time_limit_min * 60.0;
+	} else {
+		int32_t q = gp__request_partition(r, e->c);
+
+		if (q >= 0 && q < e->c->nparts && e->c->parts[q].max_time_min != UINT32_MAX)
+			cj.run_s = e->c->parts[q].max_time_min * 60.0;
+	}
 	cj.nodes = d->cands[0].nodes;
 	cj.nnodes = d->cands[0].nnodes;
 	if (gp__ckpt_plan(e->c, &cj, bookings, nbookings, &d->ckpt, &err) != GP_OK)
@@ -1086,13 +1098,22 @@ int gp__decision_print_text(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 		fprintf(f, "completion if started now: %.0f s\n", d->now_finish_s);
 	if (d->waited)
 		fprintf(f, "completion after waiting %.0f s: %.0f s\n", d->wait_s, d->wait_finish_s);
-	if (d->ckpt.storage >= 0) {
+	if (d->ckpt.storage >= 0 && d->ckpt.interval_s > 0) {
 		fprintf(f, "checkpoint: every %.0f s to %s (write %.1f s, offset %.0f s%s), "
 		           "expected waste %.2f %%, buddy %s, --signal lead %.0f s\n",
 		        d->ckpt.interval_s, c->storage[d->ckpt.storage].name, d->ckpt.write_s,
 		        d->ckpt.offset_s, d->ckpt.overlap ? ", overlaps others" : "",
 		        100 * d->ckpt.waste, d->ckpt.buddy >= 0 ? c->nodes[d->ckpt.buddy].name : "none",
 		        d->ckpt.signal_lead_s);
+		if (d->ckpt.count > 0)
+			fprintf(f, "checkpoint: %d before the time limit, MTTF %.0f s, restart %.0f s\n",
+			        (int)d->ckpt.count, d->ckpt.mttf_s, d->ckpt.restart_s);
+	} else if (d->ckpt.storage >= 0) {
+		fprintf(f, "checkpoint: none periodic, the time limit comes first (MTTF %.0f s, "
+		           "write %.1f s to %s, restart %.0f s), expected waste %.2f %%, --signal lead "
+		           "%.0f s\n",
+		        d->ckpt.mttf_s, d->ckpt.write_s, c->storage[d->ckpt.storage].name,
+		        d->ckpt.restart_s, 100 * d->ckpt.waste, d->ckpt.signal_lead_s);
 	}
 	if (d->ncands == 0)
 		return ferror(f) ? GP_EIO : GP_OK;
@@ -1146,6 +1167,8 @@ int gp__decision_print_json(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 		json_object_object_add(ck, "write_s", json_object_new_double(d->ckpt.write_s));
 		json_object_object_add(ck, "waste", json_object_new_double(d->ckpt.waste));
 		json_object_object_add(ck, "mttf_s", json_object_new_double(d->ckpt.mttf_s));
+		json_object_object_add(ck, "restart_s", json_object_new_double(d->ckpt.restart_s));
+		json_object_object_add(ck, "count", json_object_new_int(d->ckpt.count));
 		json_object_object_add(ck, "buddy", d->ckpt.buddy >= 0 ?
 		                       json_object_new_string(c->nodes[d->ckpt.buddy].name) : NULL);
 		json_object_object_add(ck, "signal_lead_s", json_object_new_double(d->ckpt.signal_lead_s));

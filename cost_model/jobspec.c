@@ -55,6 +55,7 @@ static const struct key keys[] = {
 	{ "eff", K_FRAC, OFF(efficiency), 0 },
 	{ "overlap", K_FRAC, OFF(dp_overlap), 0 },
 	{ "ckpt_bytes", K_DBL, OFF(ckpt_bytes), 0 },
+	{ "restart_s", K_DBL, OFF(restart_s), 0 },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

@@ -11,7 +11,7 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 no() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$t/out" "$t/err" 2>/dev/null | head -n 20; }
 run() { "$@" >"$t/out" 2>"$t/err"; echo $? >"$t/rc"; }
-echo "1..11"
+echo "1..15"
 
 run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=64,tp=8,pp=2,params=70e9,step_s=2
 if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '^nodes:    dgx\[001-008\]' "$t/out" &&
@@ -73,3 +73,31 @@ if [ "$(cat "$t/rc")" = 0 ] && grep -q "the NodeName lines of the site's slurm.c
 	[ "$(grep -c '^NodeName=' "$t/out")" = 16 ]; then
 	ok "gpuplace conf from a JSON model: one line per rack with its domain features"
 else no "conf from JSON"; fi
+
+# issue 19: power never dropped, hints with default sizes, checkpoint plans
+# that honour the time limit and the site's restart time
+"$g" synth --nodes 64 --out-dir "$t/s64" >/dev/null 2>"$t/err"
+run "$g" place --conf-dir "$t/s64" --job gpus=32,tp=8,params=13e9,step_s=0.5
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '2 racks' "$t/out"; then
+	ok "synth 64, idle: a 32-GPU job too hot for one rack is pinned over two racks"
+else no "power on the idle synthetic cluster"; fi
+
+run "$g" place --conf-dir "$t/s64" --job gpus=8,tp=8,params=8e8,step_s=1
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^defaults: hidden=2048 .*layers=16 .*seq=2048, mbs=1' "$t/out"; then
+	ok "place says which default sizes a tp= hint got"
+else no "defaults line"; fi
+
+run "$g" place --conf-dir "$t/s64" --job gpus=32,tp=8,params=13e9,step_s=0.5 --time 60
+per=$(sed -n 's/^checkpoint: every \([0-9]*\) s .*/\1/p' "$t/out")
+cnt=$(sed -n 's/^checkpoint: \([0-9]*\) before the time limit.*/\1/p' "$t/out")
+if [ "$(cat "$t/rc")" = 0 ] && [ -n "$per" ] && [ -n "$cnt" ] && [ $((per * cnt)) -lt 3600 ] &&
+	[ $((per * (cnt + 1))) -ge 3600 ]; then
+	ok "a one-hour job: every planned checkpoint comes before the time limit ($cnt x $per s)"
+else no "checkpoint within the time limit"; fi
+
+sed 's/RestartSeconds=300/RestartSeconds=4321/' "$t/s64/gpuplace.conf" >"$t/gc" && cp "$t/gc" "$t/s64/gpuplace.conf"
+run "$g" place --conf-dir "$t/s64" --job gpus=32,tp=8,params=13e9,step_s=0.5 --time 600 --json-out
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '"restart_s": 432[1-9]' "$t/out" &&
+	grep -q '"count": [1-9]' "$t/out"; then
+	ok "the restart time comes from gpuplace.conf RestartSeconds"
+else no "RestartSeconds"; fi
