@@ -25,6 +25,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +128,8 @@ struct gp_search_ws {
 	 * what the current selection left of it (valid where rk_lstamp ==
 	 * stamp) */
 	const int32_t *budget;
+	const double *head;
+	bool multi_rail; /* some node has more than one rail */
 	int32_t *rk_left;
 	uint32_t *rk_lstamp;
 };
@@ -277,6 +280,8 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 		int32_t ng = c->nodes[i].ngpus;
 
 		ws->full[i] = ng >= 32 ? 0xffffffffu : ng <= 0 ? 0 : ((1u << ng) - 1);
+		if (c->nodes[i].rails > 1)
+			ws->multi_rail = true;
 		ws->parts[i] = c->nodes[i].partitions;
 	}
 	for (i = 0; i < (size_t)c->nnodes; i++)
@@ -445,10 +450,13 @@ static inline int pc32(uint32_t m)
 	return (int)((((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
 }
 
-void gp__search_ws_set_rack_budget(gp_search_ws_t *ws, const int32_t *budget)
+void gp__search_ws_set_rack_budget(gp_search_ws_t *ws, const int32_t *budget,
+                                   const double *headroom)
 {
-	if (ws)
+	if (ws) {
 		ws->budget = budget;
+		ws->head = budget ? headroom : NULL;
+	}
 }
 
 /* GPUs node v's rack still lets the current selection take (INT32_MAX:
@@ -638,6 +646,208 @@ static int32_t balanced_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by
 		got += t;
 	}
 	return got;
+}
+
+/*
+ * Power-spread selection over a node list, when racks have power budgets:
+ * the racks with the most budget first, one node per rack per round (the
+ * tightest fit inside a rack), so the job's draw lands where there is
+ * headroom instead of filling one rack (the score's power term is the
+ * largest share of a rack's headroom the job takes).  Returns GPUs taken.
+ */
+static int32_t spread_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos, int32_t R)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_request_t *r = x->r;
+	int32_t i, n = 0, v, got = 0, need = r->gpus_per_node ? r->gpus_per_node : 1;
+	bool progress = true;
+
+	double hmax = 0;
+
+	for (i = 0; ws->head && i < nn; i++) {
+		int32_t rk;
+
+		v = by_pos ? x->c->node_order[nodes[0] + i] : nodes[i];
+		rk = x->c->nodes[v].rack;
+		if (rk >= 0 && ws->head[rk] < INFINITY && ws->head[rk] > hmax)
+			hmax = ws->head[rk];
+	}
+	for (i = 0; i < nn; i++) {
+		int32_t rk, b, u;
+
+		v = by_pos ? x->c->node_order[nodes[0] + i] : nodes[i];
+		u = eff_usable(ws, v);
+		if (u < need || ws->taken[v] == ws->stamp)
+			continue;
+		rk = x->c->nodes[v].rack;
+		if (rk < 0 || ws->budget[rk] < 0)
+			b = 0xffff;
+		else if (ws->head && hmax > 0)
+			b = (int32_t)(0xfffe * fmin(1.0, fmax(0.0, ws->head[rk] / hmax)));
+		else
+			b = ws->budget[rk];
+		if (b > 0xffff)
+			b = 0xffff;
+		/* budget descending, rack, usable ascending (tightest), node */
+		ws->keys[n++] = ((uint64_t)(0xffff - b) << 48) |
+		                ((uint64_t)((uint32_t)(rk < 0 ? 0xffff : rk) & 0xffff) << 32) |
+		                ((uint64_t)(u & 0x1f) << 27) | (uint64_t)(v & 0x7ffffff);
+	}
+	if (!n)
+		return 0;
+	sort_u64(ws->keys, (size_t)n);
+	while (R > 0 && progress) {
+		uint64_t last_rack = UINT64_MAX;
+
+		progress = false;
+		for (i = 0; i < n && R > 0; i++) {
+			uint64_t rack = (ws->keys[i] >> 32) & 0xffffffffu;
+			int32_t t, cap;
+
+			if (rack == last_rack)
+				continue;
+			if (r->max_nodes && x->picked >= r->max_nodes)
+				return got;
+			v = (int32_t)(ws->keys[i] & 0x7ffffff);
+			if (ws->taken[v] == ws->stamp || eff_usable(ws, v) < need)
+				continue;
+			cap = r->gpus_per_node ? r->gpus_per_node : next_cap(x, R);
+			t = eff_usable(ws, v);
+			if (t > cap)
+				t = cap;
+			if (t > R)
+				t = R;
+			take_node(x, v, t);
+			R -= t;
+			got += t;
+			last_rack = rack;
+			progress = true;
+		}
+	}
+	return got;
+}
+
+/* Take nodes in the order of keys[0..n) (node index in the low 27 bits)
+ * until R is met; returns GPUs taken. */
+static int32_t take_in_order(ctx_t *x, const uint64_t *keys, int32_t n, int32_t R)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_request_t *r = x->r;
+	int32_t i, got = 0, need = r->gpus_per_node ? r->gpus_per_node : 1;
+
+	for (i = 0; i < n && R > 0; i++) {
+		int32_t v = (int32_t)(keys[i] & 0x7ffffff), t, cap;
+
+		if (r->max_nodes && x->picked >= r->max_nodes)
+			break;
+		if (ws->taken[v] == ws->stamp || eff_usable(ws, v) < need)
+			continue;
+		cap = r->gpus_per_node ? r->gpus_per_node : next_cap(x, R);
+		t = eff_usable(ws, v);
+		if (t > cap)
+			t = cap;
+		if (t > R)
+			t = R;
+		take_node(x, v, t);
+		R -= t;
+		got += t;
+	}
+	return got;
+}
+
+static uint32_t choose_gpus(const gp_search_ws_t *ws, int32_t i, uint32_t f, int32_t t);
+
+/*
+ * NVLink-domain selection over a node list: the domains with the most
+ * usable GPUs first (their nodes with the most usable GPUs first), so the
+ * job fills the fewest cross-node NVLink domains; nodes outside any domain
+ * come last.  Returns GPUs taken.
+ */
+static int32_t nvl_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos, int32_t R)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	int32_t i, n = 0, v, need = x->r->gpus_per_node ? x->r->gpus_per_node : 1;
+
+	for (i = 0; i < nn; i++) {
+		int32_t d, u;
+
+		v = by_pos ? c->node_order[nodes[0] + i] : nodes[i];
+		d = c->nodes[v].nvl_domain;
+		u = eff_usable(ws, v);
+		if (d < 0 || u < need || ws->taken[v] == ws->stamp)
+			continue;
+		if (ws->nv_stamp[d] != ws->stamp) {
+			ws->nv_stamp[d] = ws->stamp;
+			ws->nv_acc[d] = 0;
+		}
+		ws->nv_acc[d] += u;
+	}
+	for (i = 0; i < nn; i++) {
+		int32_t d, u, g;
+
+		v = by_pos ? c->node_order[nodes[0] + i] : nodes[i];
+		d = c->nodes[v].nvl_domain;
+		u = eff_usable(ws, v);
+		if (u < need || ws->taken[v] == ws->stamp)
+			continue;
+		g = d >= 0 && ws->nv_stamp[d] == ws->stamp ? ws->nv_acc[d] : 0;
+		if (g > 0xffff)
+			g = 0xffff;
+		/* domain GPUs descending, domain, usable descending, node */
+		ws->keys[n++] = ((uint64_t)(0xffff - g) << 48) |
+		                ((uint64_t)((uint32_t)(d < 0 ? 0xffff : d) & 0xffff) << 32) |
+		                ((uint64_t)(31 - (u & 0x1f)) << 27) | (uint64_t)(v & 0x7ffffff);
+	}
+	if (!n)
+		return 0;
+	sort_u64(ws->keys, (size_t)n);
+	return take_in_order(x, ws->keys, n, R);
+}
+
+/*
+ * Rail-aligned selection over a node list: the GPU indices each node
+ * would give the job (choose_gpus) define its rails; nodes of the most
+ * common index set come first (tightest fit inside it), so cross-node
+ * traffic stays on one rail per rank instead of being forwarded over
+ * NVLink to another NIC and up through the spine.  Returns GPUs taken.
+ */
+static int32_t rail_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos, int32_t R)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	const gp_request_t *r = x->r;
+	int32_t i, j, n = 0, v, need = r->gpus_per_node ? r->gpus_per_node : 1;
+
+	for (i = 0; i < nn; i++) {
+		int32_t u, t;
+		uint32_t m;
+
+		v = by_pos ? c->node_order[nodes[0] + i] : nodes[i];
+		u = eff_usable(ws, v);
+		if (u < need || ws->taken[v] == ws->stamp)
+			continue;
+		t = r->gpus_per_node ? r->gpus_per_node : (u < R ? u : R);
+		m = choose_gpus(ws, v, ws->freem[v], t) & 0xffff;
+		ws->keys[n++] = ((uint64_t)m << 32) | ((uint64_t)(u & 0x1f) << 27) |
+		                (uint64_t)(v & 0x7ffffff);
+	}
+	if (!n)
+		return 0;
+	sort_u64(ws->keys, (size_t)n);
+	/* the size of each index set, then the largest sets first */
+	for (i = 0; i < n; i = j) {
+		uint64_t m = ws->keys[i] >> 32;
+		uint64_t cnt;
+
+		for (j = i; j < n && (ws->keys[j] >> 32) == m; j++)
+			;
+		cnt = (uint64_t)(j - i) > 0xffff ? 0xffff : (uint64_t)(j - i);
+		for (; i < j; i++)
+			ws->keys[i] = ((0xffff - cnt) << 48) | (m << 32) | (ws->keys[i] & 0xffffffffu);
+	}
+	sort_u64(ws->keys, (size_t)n);
+	return take_in_order(x, ws->keys, n, R);
 }
 
 static int32_t sw_gpus(const gp_search_ws_t *ws, const gp_switch_t *w)
@@ -971,6 +1181,67 @@ static void describe(ctx_t *x, slot_t *sl, int kind, int32_t domain, int alt)
 	}
 }
 
+/* Up (not DOWN or DRAIN), with GPUs and none of them allocated. */
+static bool node_whole(const gp_cluster_t *c, const gp_state_t *s, int32_t v)
+{
+	uint32_t full = c->nodes[v].ngpus >= 32 ? 0xffffffffu
+	                : c->nodes[v].ngpus <= 0 ? 0 : ((1u << c->nodes[v].ngpus) - 1);
+
+	return !(s->node_flags[v] & (GP_NODE_DOWN | GP_NODE_DRAIN)) && !(s->alloc_mask[v] & full) &&
+	       full;
+}
+
+int32_t gp__candidate_frag(const gp_cluster_t *c, const gp_state_t *s, const int32_t *nodes,
+                           const uint32_t *mask, int32_t n)
+{
+	int32_t frag = 0, i, j, k;
+
+	for (i = 0; i < n; i++) {
+		int32_t v = nodes[i], t = gp__popcount(mask[i]);
+		const gp_node_t *nd = &c->nodes[v];
+		bool seen_leaf = false, seen_nvl = false;
+
+		if (node_whole(c, s, v) && t < nd->ngpus)
+			frag++;
+		/* each leaf / NVLink domain once, at its first node in the set */
+		for (j = 0; j < i; j++) {
+			seen_leaf |= nd->leaf >= 0 && c->nodes[nodes[j]].leaf == nd->leaf;
+			seen_nvl |= nd->nvl_domain >= 0 && c->nodes[nodes[j]].nvl_domain == nd->nvl_domain;
+		}
+		if (nd->leaf >= 0 && !seen_leaf) {
+			const gp_switch_t *w = &c->switches[nd->leaf];
+			int32_t taken = 0, total = 0, allw = 1;
+
+			for (k = w->first; k < w->first + w->count; k++) {
+				int32_t u = c->node_order[k];
+
+				total += c->nodes[u].ngpus;
+				allw &= node_whole(c, s, u);
+			}
+			for (j = 0; j < n; j++)
+				if (c->nodes[nodes[j]].leaf == nd->leaf)
+					taken += gp__popcount(mask[j]);
+			if (allw && taken < total)
+				frag += 4;
+		}
+		if (nd->nvl_domain >= 0 && !seen_nvl) {
+			const gp_nvl_domain_t *d = &c->nvl[nd->nvl_domain];
+			int32_t taken = 0, total = 0, allw = 1;
+
+			for (k = 0; k < d->nnodes; k++) {
+				total += c->nodes[d->nodes[k]].ngpus;
+				allw &= node_whole(c, s, d->nodes[k]);
+			}
+			for (j = 0; j < n; j++)
+				if (c->nodes[nodes[j]].nvl_domain == nd->nvl_domain)
+					taken += gp__popcount(mask[j]);
+			if (allw && taken < total)
+				frag += 4;
+		}
+	}
+	return frag;
+}
+
 int gp__score_default(void *arg, const gp_candidate_t *cd, double *score)
 {
 	double span;
@@ -1090,13 +1361,75 @@ static bool select_balanced_in(ctx_t *x, const domain_t *d)
 	return selection_ok(x, R);
 }
 
+/* The power-spread alternative inside one domain (see spread_list); only
+ * with rack budgets, and for jobs of a few nodes like the balanced one. */
+static bool select_spread_in(ctx_t *x, const domain_t *d)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	int32_t R, first = 0;
+
+	if (!ws->budget || c->nracks == 0 || x->r->nrequired || ws->nsel > BALANCED_MAX_NODES ||
+	    begin_selection(x, &R) < 0)
+		return false;
+	if (d->kind == GP_DOM_SWITCH) {
+		first = c->switches[d->idx].first;
+		R -= spread_list(x, &first, c->switches[d->idx].count, true, R);
+	} else if (d->kind == GP_DOM_NVL) {
+		R -= spread_list(x, c->nvl[d->idx].nodes, c->nvl[d->idx].nnodes, false, R);
+	} else {
+		R -= spread_list(x, &first, ws->n, true, R);
+	}
+	return selection_ok(x, R);
+}
+
+typedef int32_t (*list_fn)(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos, int32_t R);
+
+/* An alternative selection with fn inside one domain (jobs of up to
+ * BALANCED_MAX_NODES nodes without --nodelist). */
+static bool select_with(ctx_t *x, const domain_t *d, list_fn fn)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	int32_t R, first = 0;
+
+	if (x->r->nrequired || ws->nsel > BALANCED_MAX_NODES || begin_selection(x, &R) < 0)
+		return false;
+	if (d->kind == GP_DOM_SWITCH) {
+		first = c->switches[d->idx].first;
+		R -= fn(x, &first, c->switches[d->idx].count, true, R);
+	} else if (d->kind == GP_DOM_NVL) {
+		R -= fn(x, c->nvl[d->idx].nodes, c->nvl[d->idx].nnodes, false, R);
+	} else {
+		R -= fn(x, &first, ws->n, true, R);
+	}
+	return selection_ok(x, R);
+}
+
+/* Switches whose best fit is a child's but whose alternatives are still
+ * tried, per search: each costs up to three evaluations. */
+#define ALT_PARENTS 2
+
+/* Describe the selection just made in d and offer it: 1 kept, 0 not, or
+ * a gp_err code. */
+static int keep_selection(ctx_t *x, const domain_t *d, int alt, gp_score_fn score, void *arg,
+                          gp_error_t *err)
+{
+	gp_search_ws_t *ws = x->ws;
+
+	describe(x, ws->pool[ws->npool], d->kind, d->idx,
+	         x->r->constraint && x->r->constraint->match >= 0 ? alt : -1);
+	return offer(x, score, arg, err);
+}
+
 /* One alternative: domains smallest first, up to k new candidates. */
 static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bool *any_fit,
                       gp_error_t *err)
 {
 	gp_search_ws_t *ws = x->ws;
 	const gp_cluster_t *c = x->c;
-	int32_t i, j, nd = 0, v, added = 0;
+	int32_t i, j, nd = 0, v, added = 0, parents = 0;
+	bool alts_only;
 	int rc;
 
 	/* prefix sums over the DFS order */
@@ -1153,6 +1486,7 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bo
 		domain_t dd = dom_decode(ws->dom[i]);
 		const domain_t *d = &dd;
 
+		alts_only = false;
 		if (d->kind == GP_DOM_SWITCH && d->child_fits) {
 			const gp_switch_t *w = &c->switches[d->idx];
 
@@ -1161,24 +1495,42 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bo
 					break;
 			if (j < w->nchildren) {
 				ws->sw_ok[d->idx] = ws->ok_stamp;
-				continue;
+				/* its best fit is a child's; the alternatives may
+				 * still gain by crossing children (rails, NVLink
+				 * domains, power), in the first few such switches */
+				if (parents++ >= ALT_PARENTS)
+					continue;
+				alts_only = true;
 			}
 		}
-		if (!select_in(x, d))
-			continue;
-		if (d->kind == GP_DOM_SWITCH)
-			ws->sw_ok[d->idx] = ws->ok_stamp;
-		describe(x, ws->pool[ws->npool], d->kind, d->idx,
-		         x->r->constraint && x->r->constraint->match >= 0 ? alt : -1);
-		rc = offer(x, score, arg, err);
-		if (rc < 0)
-			return rc;
-		added += rc;
-		if (select_balanced_in(x, d)) {
-			describe(x, ws->pool[ws->npool], d->kind, d->idx,
-			         x->r->constraint && x->r->constraint->match >= 0 ? alt : -1);
-			rc = offer(x, score, arg, err);
-			if (rc < 0)
+		if (!alts_only) {
+			if (!select_in(x, d))
+				continue;
+			if (d->kind == GP_DOM_SWITCH)
+				ws->sw_ok[d->idx] = ws->ok_stamp;
+			if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
+				return rc;
+			added += rc;
+			if (select_balanced_in(x, d)) {
+				if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
+					return rc;
+				added += rc;
+			}
+		} else {
+			ws->nsel = 0; /* the alternatives' size gate: the request's */
+		}
+		if (select_spread_in(x, d)) {
+			if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
+				return rc;
+			added += rc;
+		}
+		if (c->nnvl > 0 && d->kind != GP_DOM_NVL && select_with(x, d, nvl_list)) {
+			if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
+				return rc;
+			added += rc;
+		}
+		if (ws->multi_rail && select_with(x, d, rail_list)) {
+			if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
 				return rc;
 			added += rc;
 		}

@@ -35,7 +35,7 @@ struct gp_engine {
 	 * its GPUs adds above idle, at TDP and at the lowest settable cap; the
 	 * GPU budget handed to the search; the racks' headroom when running
 	 * jobs have ended (fut) and with every rack idle (idle) */
-	double *rack_w, *rack_wcap;
+	double *rack_w, *rack_wcap, *head;
 	int32_t *budget;
 	gp_rack_view_t *fut, *idle;
 	/* what the scoring callback computed, so keeping a candidate does not
@@ -71,10 +71,11 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	e->rack_w = calloc((size_t)c->nracks + 1, sizeof(*e->rack_w));
 	e->rack_wcap = calloc((size_t)c->nracks + 1, sizeof(*e->rack_wcap));
 	e->budget = calloc((size_t)c->nracks + 1, sizeof(*e->budget));
+	e->head = calloc((size_t)c->nracks + 1, sizeof(*e->head));
 	e->fut = calloc((size_t)c->nracks + 1, sizeof(*e->fut));
 	e->idle = calloc((size_t)c->nracks + 1, sizeof(*e->idle));
 	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node || !e->rack_w || !e->rack_wcap ||
-	    !e->budget || !e->fut || !e->idle) {
+	    !e->budget || !e->head || !e->fut || !e->idle) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto error;
 	}
@@ -123,6 +124,7 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->rack_w);
 	free(e->rack_wcap);
 	free(e->budget);
+	free(e->head);
 	free(e->fut);
 	free(e->idle);
 	free(e);
@@ -497,7 +499,7 @@ static void set_budget(gp_engine_t *e, const gp_rack_view_t *racks, bool at_cap)
 	int32_t q;
 
 	if (!racks || c->nracks == 0) {
-		gp__search_ws_set_rack_budget(e->ws, NULL);
+		gp__search_ws_set_rack_budget(e->ws, NULL, NULL);
 		return;
 	}
 	for (q = 0; q < c->nracks; q++) {
@@ -510,7 +512,9 @@ static void set_budget(gp_engine_t *e, const gp_rack_view_t *racks, bool at_cap)
 		else
 			e->budget[q] = h / w >= 1e6 ? 1000000 : (int32_t)floor(h / w + 1e-9);
 	}
-	gp__search_ws_set_rack_budget(e->ws, e->budget);
+	for (q = 0; q < c->nracks; q++)
+		e->head[q] = racks[q].headroom_w;
+	gp__search_ws_set_rack_budget(e->ws, e->budget, e->head);
 }
 
 /*
@@ -1046,6 +1050,45 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 error:
 	gp__decision_clear(d);
 	return rc;
+}
+
+int gp__decide_rescore(gp_engine_t *e, const gp_state_t *s, const gp_job_profile_t *job,
+                       const gp_policy_t *p, const gp_power_view_t *pv, double ideal,
+                       const int32_t *nodes, const uint32_t *mask, int32_t n, gp_scored_t *out,
+                       gp_error_t *err)
+{
+	struct eval_ctx x;
+	int32_t i, g = 0;
+	int rc;
+
+	if (out)
+		memset(out, 0, sizeof(*out));
+	if (!e || !job || !p || !nodes || !mask || n < 1 || !out)
+		return gp__errorf(err, GP_EINVAL, "rescore: missing argument");
+	for (i = 0; i < n; i++) {
+		if (nodes[i] < 0 || nodes[i] >= e->c->nnodes)
+			return gp__errorf(err, GP_EINVAL, "rescore: node index %d out of range",
+			                  (int)nodes[i]);
+		g += gp__popcount(mask[i]);
+	}
+	if ((rc = ensure_scratch(e, g, err)))
+		return rc;
+	x.e = e;
+	x.job = job;
+	x.p = p;
+	x.pv = pv;
+	x.ideal = ideal;
+	out->nnodes = n;
+	out->ngpus = g;
+	out->kind = GP_DOM_CLUSTER;
+	out->domain = -1;
+	state_copy(e->work, s, e->c->nnodes);
+	out->frag = gp__candidate_frag(e->c, e->work, nodes, mask, n);
+	out->s_frag = p->w_frag * out->frag / 100.0;
+	if ((rc = evaluate(&x, nodes, mask, n, out)))
+		return gp__errorf(err, rc, "rescore: %s", gp_strerror(rc));
+	out->score += out->feasible ? out->s_frag : 0.0;
+	return GP_OK;
 }
 
 /* ---- output ------------------------------------------------------------- */

@@ -145,6 +145,20 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
                const gp_ckpt_booking_t *bookings, int32_t nbookings,
                gp_decision_t *d, gp_error_t *err);
 
+/*
+ * The engine's score of one given set (nodes[i], GPUs mask[i]; n nodes) in
+ * state s (NULL = everything free) for job (resolved: gpus set), policy p
+ * and power view pv (NULL = no limits), against ideal (gp__cost_ideal()):
+ * out gets the breakdown, score, feasibility and why_not exactly as a
+ * candidate of gp__decide() would (out->nodes / gpu_mask stay NULL).  For
+ * rescoring a set a user names and for exhaustive checks of the search.
+ * GP_EINVAL for an invalid set or profile.
+ */
+int gp__decide_rescore(gp_engine_t *e, const gp_state_t *s, const gp_job_profile_t *job,
+                       const gp_policy_t *p, const gp_power_view_t *pv, double ideal,
+                       const int32_t *nodes, const uint32_t *mask, int32_t n, gp_scored_t *out,
+                       gp_error_t *err);
+
 /* Free what d owns; d itself is the caller's. */
 void gp__decision_clear(gp_decision_t *d);
 

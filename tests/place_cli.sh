@@ -14,7 +14,10 @@ run() { "$@" >"$t/out" 2>"$t/err"; echo $? >"$t/rc"; }
 echo "1..15"
 
 run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=64,tp=8,pp=2,params=70e9,step_s=2
-if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '^nodes:    dgx\[001-008\]' "$t/out" &&
+# one scalable unit (su1, dgx001-032); the balanced policy spreads the job
+# over its racks for power headroom (same step time)
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '1 leaf switch' "$t/out" &&
+	grep -q '^nodes:    dgx\[0[0-3][0-9][],-]' "$t/out" && ! grep -q '^nodes: .*\(0[4-9][0-9]\|1[0-9][0-9]\)' "$t/out" &&
 	grep -q '^checkpoint: every [0-9]* s to ' "$t/out"; then
 	ok "64-GPU job on the idle SuperPOD-like site: PIN in one scalable unit, with a checkpoint plan"
 else no "64-GPU job on the idle SuperPOD-like site"; fi
@@ -45,7 +48,8 @@ else no "--exclude"; fi
 	printf ']}}\n'
 } >"$t/state.json"
 run "$g" place --conf-dir "$s/etc/superpod-h100" --state "$t/state.json" --job gpus=64
-if grep -q '^decision: PIN' "$t/out" && ! grep -q '^nodes:    dgx\[0*0[0-2]' "$t/out" && grep -q '^nodes:    dgx\[033-040\]' "$t/out"; then
+if grep -q '^decision: PIN' "$t/out" && ! grep -q '^nodes:    dgx\[0*0[0-2]' "$t/out" && grep -q '1 leaf switch' "$t/out" &&
+	grep -q '^nodes:    dgx\[0[3-6][0-9][],-]' "$t/out"; then
 	ok "--state: a busy scalable unit is avoided ($(grep '^nodes' "$t/out"))"
 else no "--state"; fi
 
@@ -78,7 +82,7 @@ else no "conf from JSON"; fi
 # that honour the time limit and the site's restart time
 "$g" synth --nodes 64 --out-dir "$t/s64" >/dev/null 2>"$t/err"
 run "$g" place --conf-dir "$t/s64" --job gpus=32,tp=8,params=13e9,step_s=0.5
-if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '2 racks' "$t/out"; then
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '1 leaf switch, [2-4] racks' "$t/out"; then
 	ok "synth 64, idle: a 32-GPU job too hot for one rack is pinned over two racks"
 else no "power on the idle synthetic cluster"; fi
 
