@@ -808,7 +808,7 @@ static int32_t nvl_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos,
 /*
  * Rail-aligned selection over a node list: the GPU indices each node
  * would give the job (choose_gpus) define its rails; nodes of the most
- * common index set come first (tightest fit inside it), so cross-node
+ * common index set come first (the leaves holding most of it first), so cross-node
  * traffic stays on one rail per rank instead of being forwarded over
  * NVLink to another NIC and up through the spine.  Returns GPUs taken.
  */
@@ -820,7 +820,7 @@ static int32_t rail_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos
 	int32_t i, j, n = 0, v, need = r->gpus_per_node ? r->gpus_per_node : 1;
 
 	for (i = 0; i < nn; i++) {
-		int32_t u, t;
+		int32_t u, t, lf;
 		uint32_t m;
 
 		v = by_pos ? c->node_order[nodes[0] + i] : nodes[i];
@@ -829,22 +829,33 @@ static int32_t rail_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos
 			continue;
 		t = r->gpus_per_node ? r->gpus_per_node : (u < R ? u : R);
 		m = choose_gpus(ws, v, ws->freem[v], t) & 0xffff;
-		ws->keys[n++] = ((uint64_t)m << 32) | ((uint64_t)(u & 0x1f) << 27) |
+		lf = c->nodes[v].leaf;
+		ws->keys[n++] = ((uint64_t)m << 47) | ((uint64_t)((uint32_t)lf & 0xfffff) << 27) |
 		                (uint64_t)(v & 0x7ffffff);
 	}
 	if (!n)
 		return 0;
 	sort_u64(ws->keys, (size_t)n);
-	/* the size of each index set, then the largest sets first */
+	/* the size of each index set, and of its part under each leaf; then
+	 * the largest sets first and inside one the leaves holding most of it
+	 * (nodes of one leaf stay together: ties go by node index) */
 	for (i = 0; i < n; i = j) {
-		uint64_t m = ws->keys[i] >> 32;
-		uint64_t cnt;
+		uint64_t m = ws->keys[i] >> 47, cnt;
+		int32_t k, l;
 
-		for (j = i; j < n && (ws->keys[j] >> 32) == m; j++)
+		for (j = i; j < n && (ws->keys[j] >> 47) == m; j++)
 			;
 		cnt = (uint64_t)(j - i) > 0xffff ? 0xffff : (uint64_t)(j - i);
-		for (; i < j; i++)
-			ws->keys[i] = ((0xffff - cnt) << 48) | (m << 32) | (ws->keys[i] & 0xffffffffu);
+		for (k = i; k < j; k = l) {
+			uint64_t leaf = (ws->keys[k] >> 27) & 0xfffff, lc;
+
+			for (l = k; l < j && ((ws->keys[l] >> 27) & 0xfffff) == leaf; l++)
+				;
+			lc = (uint64_t)(l - k) > 31 ? 31 : (uint64_t)(l - k);
+			for (; k < l; k++)
+				ws->keys[k] = ((0xffff - cnt) << 48) | (m << 32) | ((31 - lc) << 27) |
+				              (ws->keys[k] & 0x7ffffff);
+		}
 	}
 	sort_u64(ws->keys, (size_t)n);
 	return take_in_order(x, ws->keys, n, R);
