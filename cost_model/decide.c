@@ -165,6 +165,7 @@ void gp__power_view_fill(const gp_cluster_t *c, const gp_state_t *s,
 
 	for (r = 0; r < c->nracks; r++) {
 		racks[r].headroom_w = INFINITY;
+		racks[r].raw_w = INFINITY;
 		racks[r].cooling_binds = false;
 	}
 	if (!h || gp_power_headroom_all(c, s, snap, now, h) != GP_OK) {
@@ -174,10 +175,42 @@ void gp__power_view_fill(const gp_cluster_t *c, const gp_state_t *s,
 	for (r = 0; r < c->nracks; r++) {
 		double limit = fmin(h[r].cap_w, h[r].cooling_w) * (1.0 - p->power_margin);
 
-		racks[r].headroom_w = fmax(0.0, limit - h[r].used_w);
+		racks[r].raw_w = limit - h[r].used_w;
+		racks[r].headroom_w = fmax(0.0, racks[r].raw_w);
 		racks[r].cooling_binds = h[r].binding == GP_LIMIT_COOLING;
 	}
 	free(h);
+}
+
+void gp__power_view_apply(const gp_cluster_t *c, gp_rack_view_t *racks, const int32_t *nodes,
+                          const uint32_t *masks, int32_t n, double load, int sign)
+{
+	int32_t i;
+
+	if (!c || !racks || !nodes || !masks)
+		return;
+	if (!(load > 0) || load > 1)
+		load = 1.0;
+	for (i = 0; i < n; i++) {
+		const gp_node_t *nd;
+		gp_rack_view_t *rv;
+		double per;
+
+		if (nodes[i] < 0 || nodes[i] >= c->nnodes)
+			continue;
+		nd = &c->nodes[nodes[i]];
+		if (nd->rack < 0 || nd->rack >= c->nracks)
+			continue;
+		rv = &racks[nd->rack];
+		if (!(rv->raw_w < INFINITY))
+			continue;
+		/* as the estimate: idle -> idle + load (TDP - idle); unknown GPU
+		 * types count the same watts busy or idle (power/power.h) */
+		per = nd->profile >= 0 && nd->profile < c->nprofiles ?
+		      load * (c->profiles[nd->profile].tdp_w - c->profiles[nd->profile].idle_w) : 0.0;
+		rv->raw_w -= sign * gp__popcount(masks[i]) * per;
+		rv->headroom_w = fmax(0.0, rv->raw_w);
+	}
 }
 
 double gp__power_view_cap_speed(const gp_gpu_profile_t *prof, double cap_w)

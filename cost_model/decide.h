@@ -61,6 +61,9 @@ typedef struct gp_rack_view {
 	                           * binding limit less the policy margin;
 	                           * INFINITY = no limit known */
 	bool cooling_binds;       /* the binding limit is cooling, not power */
+	double raw_w;             /* headroom before it is floored at 0 (negative:
+	                           * over the limit), what gp__power_view_apply()
+	                           * adjusts */
 } gp_rack_view_t;
 
 typedef struct gp_power_view {
@@ -82,6 +85,19 @@ struct gp_power_snapshot;
 void gp__power_view_fill(const gp_cluster_t *c, const gp_state_t *s,
                          const struct gp_power_snapshot *snap, const gp_policy_t *p,
                          double now, gp_rack_view_t *racks);
+
+/*
+ * Keep a view filled by gp__power_view_fill() current without refilling
+ * it: a job of load `load` (fraction of each GPU's dynamic range; <= 0 or
+ * > 1 means 1) that started (sign +1) or ended (sign -1) on nodes[i] /
+ * masks[i] (n entries) changes the racks it touches by its GPUs' draw above
+ * idle, the same estimate the fill uses, in O(n) instead of a pass over
+ * every node and job.  Exact while a rack's draw is the estimate; a rack
+ * whose fresh telemetry sample changed is refilled with the fill (the
+ * caller knows which).  Safe to call with a NULL view (no-op).
+ */
+void gp__power_view_apply(const gp_cluster_t *c, gp_rack_view_t *racks, const int32_t *nodes,
+                          const uint32_t *masks, int32_t n, double load, int sign);
 
 /* The power model's cap -> speed curve, for gp_power_view_t.cap_speed. */
 double gp__power_view_cap_speed(const gp_gpu_profile_t *prof, double cap_w);

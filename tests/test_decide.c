@@ -179,7 +179,7 @@ static void test_rack_without_headroom_is_avoided(void **state)
 	int32_t i, r;
 
 	for (r = 0; r < 4; r++)
-		racks[r] = (gp_rack_view_t){ INFINITY, false };
+		racks[r] = (gp_rack_view_t){ INFINITY, false, INFINITY };
 	/* rack of leaf 0 can take 1 kW more: not 8 x (700 - idle) W */
 	racks[f->c->nodes[0].rack].headroom_w = 1000;
 	f->r.gpus = 8;
@@ -215,7 +215,7 @@ static void test_power_starved_rack_is_skipped(void **state)
 	int32_t r;
 
 	for (r = 0; r < 4; r++)
-		racks[r] = (gp_rack_view_t){ INFINITY, false };
+		racks[r] = (gp_rack_view_t){ INFINITY, false, INFINITY };
 	/* node 0 has one GPU left (the best fit), in a rack with 100 W left */
 	busy(f, 0, 0x7f);
 	racks[f->c->nodes[0].rack].headroom_w = 100;
@@ -430,6 +430,45 @@ static void test_hints_get_default_sizes(void **state)
 	assert_true(f->d.cands[0].cost.group[GP_DIM_PP].bytes > 0);
 }
 
+/* The incremental power view equals a refill after a job starts or ends. */
+static void test_power_view_apply_equals_fill(void **state)
+{
+	struct fx *f = *state;
+	gp_rack_view_t a[4], b[4];
+	int32_t nodes[3] = { 1, 2, 5 }, i, r;
+	uint32_t masks[3] = { 0xff, 0x0f, 0x30 };
+
+	gp__power_view_fill(f->c, f->s, NULL, &f->p, 0, a);
+	/* a job of load 1 starts: the state names it */
+	f->s->jobs = calloc(1, sizeof(*f->s->jobs));
+	assert_non_null(f->s->jobs);
+	f->s->njobs = 1;
+	f->s->jobs[0].job_id = 3;
+	f->s->jobs[0].end_time = 100;
+	f->s->jobs[0].load = 0.7;
+	f->s->jobs[0].nnodes = 3;
+	assert_non_null(f->s->jobs[0].nodes = malloc(sizeof(nodes)));
+	assert_non_null(f->s->jobs[0].gpu_mask = malloc(sizeof(masks)));
+	memcpy(f->s->jobs[0].nodes, nodes, sizeof(nodes));
+	memcpy(f->s->jobs[0].gpu_mask, masks, sizeof(masks));
+	for (i = 0; i < 3; i++)
+		busy(f, nodes[i], masks[i]);
+	gp__power_view_apply(f->c, a, nodes, masks, 3, 0.7, +1);
+	gp__power_view_fill(f->c, f->s, NULL, &f->p, 0, b);
+	for (r = 0; r < 4; r++)
+		assert_true(fabs(a[r].headroom_w - b[r].headroom_w) < 1e-6);
+	assert_true(a[f->c->nodes[1].rack].headroom_w < INFINITY);
+	/* and ends */
+	for (i = 0; i < 3; i++)
+		f->s->alloc_mask[nodes[i]] &= ~masks[i];
+	f->s->njobs = 0;
+	gp__power_view_apply(f->c, a, nodes, masks, 3, 0.7, -1);
+	gp__power_view_fill(f->c, f->s, NULL, &f->p, 0, b);
+	for (r = 0; r < 4; r++)
+		assert_true(fabs(a[r].headroom_w - b[r].headroom_w) < 1e-6);
+	f->s->njobs = 1; /* the teardown frees it */
+}
+
 static void test_wait_for_compact_set(void **state)
 {
 	struct fx *f = *state;
@@ -514,7 +553,7 @@ static void test_random_never_violates(void **state)
 		for (i = 0; i < 16; i++)
 			busy(f, i, (uint32_t)rand_r(&seed) & (rand_r(&seed) % 2 ? 0xff : 0x0f));
 		for (r = 0; r < 4; r++)
-			racks[r] = (gp_rack_view_t){ (double)(rand_r(&seed) % 20000), false };
+			racks[r] = (gp_rack_view_t){ (double)(rand_r(&seed) % 20000), false, 0 };
 		f->p.allow_power_cap = rand_r(&seed) % 2;
 		f->r.gpus = 1 + (int32_t)(rand_r(&seed) % 24);
 		snprintf(ex, sizeof(ex), "gpu%04d", excl + 1);
@@ -747,6 +786,7 @@ int main(void)
 		                                 teardown),
 		cmocka_unit_test_setup_teardown(test_wait_for_compact_set, setup, teardown),
 		cmocka_unit_test(test_power_now_later_never),
+		cmocka_unit_test_setup_teardown(test_power_view_apply_equals_fill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hints_get_default_sizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_plan_with_params, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_profile_is_an_error, setup, teardown),
