@@ -130,6 +130,8 @@ struct gp_search_ws {
 	const int32_t *budget;
 	const double *head;
 	bool multi_rail; /* some node has more than one rail */
+	bool best_fit_only; /* no alternative sets (gp__search_ws_set_best_fit_only) */
+	int32_t last_nsel;  /* nodes of the last best-fit set made */
 	int32_t *rk_left;
 	uint32_t *rk_lstamp;
 };
@@ -448,6 +450,12 @@ static inline int pc32(uint32_t m)
 	m = m - ((m >> 1) & 0x55555555u);
 	m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
 	return (int)((((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
+void gp__search_ws_set_best_fit_only(gp_search_ws_t *ws, bool on)
+{
+	if (ws)
+		ws->best_fit_only = on;
 }
 
 void gp__search_ws_set_rack_budget(gp_search_ws_t *ws, const int32_t *budget,
@@ -1443,11 +1451,28 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bo
 	bool alts_only;
 	int rc;
 
-	/* prefix sums over the DFS order */
+	/* prefix sums over the DFS order; with rack budgets a rack's nodes
+	 * count only up to its budget (in DFS order), so a domain's total is
+	 * what its racks can power, not what its nodes have free */
+	if (ws->budget)
+		next_stamp(ws);
 	for (i = 0; i < c->nnodes; i++) {
+		int32_t u;
+
 		v = c->node_order[i];
-		ws->pg[i + 1] = ws->pg[i] + ws->usable[v];
-		ws->pn[i + 1] = ws->pn[i] + (ws->usable[v] > 0);
+		u = ws->usable[v];
+		if (ws->budget && u > 0) {
+			int32_t l = rack_left(ws, v), rk = c->nodes[v].rack;
+
+			if (l != INT32_MAX) {
+				if (u > l)
+					u = l;
+				ws->rk_left[rk] = l - u;
+				ws->rk_lstamp[rk] = ws->stamp;
+			}
+		}
+		ws->pg[i + 1] = ws->pg[i] + u;
+		ws->pn[i + 1] = ws->pn[i] + (u > 0);
 		ws->pw[i + 1] = ws->pw[i] + ws->whole[v];
 	}
 	/* NVLink domains */
@@ -1514,21 +1539,27 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bo
 				alts_only = true;
 			}
 		}
+		if (alts_only && ws->best_fit_only)
+			continue;
 		if (!alts_only) {
 			if (!select_in(x, d))
 				continue;
+			ws->last_nsel = ws->nsel;
 			if (d->kind == GP_DOM_SWITCH)
 				ws->sw_ok[d->idx] = ws->ok_stamp;
 			if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
 				return rc;
 			added += rc;
+			if (ws->best_fit_only)
+				continue;
 			if (select_balanced_in(x, d)) {
 				if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
 					return rc;
 				added += rc;
 			}
 		} else {
-			ws->nsel = 0; /* the alternatives' size gate: the request's */
+			/* the alternatives' size gate: the last best-fit set's */
+			ws->nsel = ws->last_nsel;
 		}
 		if (select_spread_in(x, d)) {
 			if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
@@ -1617,6 +1648,7 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 		x.min_needed = 1;
 	ws->npool = 0;
 	ws->seq = 0;
+	ws->last_nsel = r->gpus; /* until a best-fit set says how many nodes */
 	ws->scratch_top = 0;
 	for (i = 0; i <= ws->kmax; i++)
 		ws->pool[i] = &ws->slots[i];

@@ -127,6 +127,10 @@ void gp__search_ws_destroy(gp_search_ws_t *ws);
 void gp__search_ws_set_rack_budget(gp_search_ws_t *ws, const int32_t *budget,
                                    const double *headroom);
 
+/* With on, the next searches with ws make only the best-fit set per
+ * domain (no alternatives): a quick look, as for a later state. */
+void gp__search_ws_set_best_fit_only(gp_search_ws_t *ws, bool on);
+
 /*
  * Search up to k (1..kmax) candidates for r on cluster c in state s.
  * score NULL means gp__score_default.  On success *cands points to *ncands

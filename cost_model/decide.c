@@ -15,6 +15,7 @@
 
 #define KMAX 16                 /* candidates one search keeps at most */
 #define FUTURE_POINTS 4         /* future states tried for wait-or-spread */
+#define FUTURE_K 2              /* candidates a future state's search keeps */
 #define MAX_RACKS_PER_SET 256   /* racks one candidate may touch */
 #define INFEASIBLE 1e12
 #define MEMO 256                /* evaluations remembered per search, by candidate seq */
@@ -446,11 +447,39 @@ static void release_until(gp_state_t *work, const gp_state_t *s, int64_t t)
 	}
 }
 
-static int cmp_i64(const void *a, const void *b)
+/*
+ * Partial order v[0..n) so that v[k] is the k-th smallest, everything
+ * before it no larger and everything after no smaller (Hoare's selection,
+ * O(n) expected; the middle element as pivot).
+ */
+static void select_kth(int64_t *v, int32_t n, int32_t k)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	int32_t lo = 0, hi = n - 1;
 
-	return x < y ? -1 : x > y;
+	while (lo < hi) {
+		int64_t pivot = v[lo + (hi - lo) / 2], t;
+		int32_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
 }
 
 /* ---- domain features for CONSTRAIN --------------------------------------- */
@@ -808,18 +837,20 @@ static bool power_why(const gp_engine_t *e, const gp_power_view_t *pv, const gp_
  * each searched with the GPUs and the power those jobs free (kept as
  * future candidates).  The point whose best feasible set completes first
  * (wait + run_s x slowdown) below *finish is returned in *chosen with its
- * wait and completion (*chosen unchanged when none).  0 or a gp_err code.
+ * wait and completion (*chosen unchanged when none).  A point whose wait
+ * plus the run at the ideal speed (slowdown >= 1) cannot finish before
+ * `beat` is not searched, nor any later one.  0 or a gp_err code.
  */
 static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const gp_request_t *r,
-                         int k, int64_t now, double horizon, double run_s, gp_decision_t *d,
-                         int32_t *chosen, double *wait_out, double *finish)
+                         int k, int64_t now, double horizon, double run_s, double beat,
+                         gp_decision_t *d, int32_t *chosen, double *wait_out, double *finish)
 {
 	gp_engine_t *e = x0->e;
 	const gp_cluster_t *c = e->c;
 	struct eval_ctx x = *x0;
 	gp_power_view_t fpv;
 	int64_t *ends, lim;
-	int32_t nends = 0, pt, i;
+	int32_t nends = 0, pt, i, base;
 	gp_error_t serr;
 	int rc = GP_OK;
 
@@ -829,13 +860,24 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	for (i = 0; i < s->njobs; i++)
 		if (s->jobs[i].end_time > now && s->jobs[i].end_time <= lim)
 			ends[nends++] = s->jobs[i].end_time;
-	qsort(ends, (size_t)nends, sizeof(*ends), cmp_i64);
+	/* the quantiles only: selection, not a sort of every end time */
+	for (pt = 1, base = 0; pt <= FUTURE_POINTS && nends > 0; pt++) {
+		int32_t q = (nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1;
+
+		if (q < base)
+			continue;
+		/* everything before base is no larger than what follows it */
+		select_kth(ends + base, nends - base, q - base);
+		base = q + 1;
+	}
 	for (pt = 1; pt <= FUTURE_POINTS && nends > 0; pt++) {
 		int64_t t = ends[(nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1];
 		int32_t from = d->ncands, f;
 
 		if (pt > 1 && t == ends[(nends * (pt - 1) + FUTURE_POINTS - 1) / FUTURE_POINTS - 1])
 			continue;
+		if ((double)(t - now) + run_s >= beat)
+			break; /* even an ideal set then finishes too late */
 		state_copy(e->work, s, c->nnodes);
 		release_until(e->work, s, t);
 		if (x0->pv && x0->pv->racks && c->nracks > 0) {
@@ -847,7 +889,11 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 		} else {
 			set_budget(e, NULL, false);
 		}
-		rc = search_and_keep(&x, e->work, r, k, true, d, &serr);
+		/* a quick look: is a much better set there then?  The best-fit
+		 * set of the FUTURE_K smallest domains answers it */
+		gp__search_ws_set_best_fit_only(e->ws, true);
+		rc = search_and_keep(&x, e->work, r, k < FUTURE_K ? k : FUTURE_K, true, d, &serr);
+		gp__search_ws_set_best_fit_only(e->ws, false);
 		if (rc == GP_ENOFIT) {
 			rc = GP_OK;
 			continue;
@@ -953,7 +999,8 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		int32_t nbefore = d->ncands, chosen = -1;
 		double chosen_wait = 0;
 
-		rc = search_future(&x, s, r, k, now, p->max_wait_s, run_s, d, &chosen, &chosen_wait,
+		rc = search_future(&x, s, r, k, now, p->max_wait_s, run_s,
+		                   now_finish * (1.0 - p->wait_gain), d, &chosen, &chosen_wait,
 		                   &best_finish);
 		if (rc) {
 			gp__errorf(err, rc, "%s", gp_strerror(rc));
@@ -1007,8 +1054,8 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		else if (!power_why(e, pv, r, now_why, sizeof(now_why)))
 			snprintf(now_why, sizeof(now_why), "%.180s", serr.text);
 		if (s && s->njobs > 0) {
-			rc = search_future(&x, s, r, k, now, INFINITY, run_s, d, &chosen, &chosen_wait,
-			                   &fin);
+			rc = search_future(&x, s, r, k, now, INFINITY, run_s, INFINITY, d, &chosen,
+			                   &chosen_wait, &fin);
 			if (rc) {
 				gp__errorf(err, rc, "%s", gp_strerror(rc));
 				goto error;
