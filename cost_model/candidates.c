@@ -91,6 +91,7 @@ struct gp_search_ws {
 	int8_t *ualt;
 	uint32_t *full;  /* static: mask of the node's GPUs */
 	uint64_t *parts; /* static: partition bits */
+	int32_t *rack;   /* static: rack of each node (-1 none), compact for the hot loops */
 	uint32_t *freem; /* free GPU mask */
 	uint64_t *fmask; /* constraint feature bits */
 	uint8_t *whole;  /* up and nothing allocated */
@@ -131,6 +132,7 @@ struct gp_search_ws {
 	const double *head;
 	bool multi_rail; /* some node has more than one rail */
 	bool best_fit_only; /* no alternative sets (gp__search_ws_set_best_fit_only) */
+	bool prefix_ready;  /* the eligibility pass already made pg / pn / pw */
 	int32_t last_nsel;  /* nodes of the last best-fit set made */
 	int32_t *rk_left;
 	uint32_t *rk_lstamp;
@@ -158,6 +160,7 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->ualt);
 	free(ws->full);
 	free(ws->parts);
+	free(ws->rack);
 	free(ws->freem);
 	free(ws->fmask);
 	free(ws->whole);
@@ -231,6 +234,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->ualt = calloc(n, 1);
 	ws->full = calloc(n, sizeof(*ws->full));
 	ws->parts = calloc(n, sizeof(*ws->parts));
+	ws->rack = calloc(n, sizeof(*ws->rack));
 	ws->usable = ws->ubase;
 	ws->freem = calloc(n, sizeof(*ws->freem));
 	ws->fmask = calloc(n, sizeof(*ws->fmask));
@@ -262,7 +266,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->slots = calloc((size_t)kmax + 1, sizeof(*ws->slots));
 	ws->pool = calloc((size_t)kmax + 1, sizeof(*ws->pool));
 	ws->out = calloc((size_t)kmax, sizeof(*ws->out));
-	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->freem || !ws->fmask ||
+	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->rack || !ws->freem || !ws->fmask ||
 	    !ws->whole || !ws->excl || !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw ||
 	    !ws->ptot || !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp ||
 	    !ws->nv_stamp || !ws->nv_acc || !ws->nv_gpus || !ws->nv_split ||
@@ -285,6 +289,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 		if (c->nodes[i].rails > 1)
 			ws->multi_rail = true;
 		ws->parts[i] = c->nodes[i].partitions;
+		ws->rack[i] = c->nodes[i].rack >= 0 && c->nodes[i].rack < c->nracks ? c->nodes[i].rack : -1;
 	}
 	for (i = 0; i < (size_t)c->nnodes; i++)
 		ws->ptot[i + 1] = ws->ptot[i] + c->nodes[c->node_order[i]].ngpus;
@@ -473,7 +478,7 @@ static inline int32_t rack_left(const gp_search_ws_t *ws, int32_t v)
 {
 	int32_t r;
 
-	if (!ws->budget || (r = ws->c->nodes[v].rack) < 0 || ws->budget[r] < 0)
+	if (!ws->budget || (r = ws->rack[v]) < 0 || ws->budget[r] < 0)
 		return INT32_MAX;
 	return ws->rk_lstamp[r] == ws->stamp ? ws->rk_left[r] : ws->budget[r];
 }
@@ -506,7 +511,7 @@ static void take_node(ctx_t *x, int32_t i, int32_t t)
 	ws->taken[i] = ws->stamp;
 	ws->take[i] = t;
 	if (ws->budget) {
-		int32_t r = x->c->nodes[i].rack, l = rack_left(ws, i);
+		int32_t r = ws->rack[i], l = rack_left(ws, i);
 
 		if (r >= 0 && l != INT32_MAX) {
 			ws->rk_left[r] = l - t;
@@ -676,7 +681,7 @@ static int32_t spread_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_p
 		int32_t rk;
 
 		v = by_pos ? x->c->node_order[nodes[0] + i] : nodes[i];
-		rk = x->c->nodes[v].rack;
+		rk = ws->rack[v];
 		if (rk >= 0 && ws->head[rk] < INFINITY && ws->head[rk] > hmax)
 			hmax = ws->head[rk];
 	}
@@ -687,7 +692,7 @@ static int32_t spread_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_p
 		u = eff_usable(ws, v);
 		if (u < need || ws->taken[v] == ws->stamp)
 			continue;
-		rk = x->c->nodes[v].rack;
+		rk = ws->rack[v];
 		if (rk < 0 || ws->budget[rk] < 0)
 			b = 0xffff;
 		else if (ws->head && hmax > 0)
@@ -1454,15 +1459,15 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bo
 	/* prefix sums over the DFS order; with rack budgets a rack's nodes
 	 * count only up to its budget (in DFS order), so a domain's total is
 	 * what its racks can power, not what its nodes have free */
-	if (ws->budget)
+	if (ws->budget && !ws->prefix_ready)
 		next_stamp(ws);
-	for (i = 0; i < c->nnodes; i++) {
+	for (i = 0; !ws->prefix_ready && i < c->nnodes; i++) {
 		int32_t u;
 
 		v = c->node_order[i];
 		u = ws->usable[v];
 		if (ws->budget && u > 0) {
-			int32_t l = rack_left(ws, v), rk = c->nodes[v].rack;
+			int32_t l = rack_left(ws, v), rk = ws->rack[v];
 
 			if (l != INT32_MAX) {
 				if (u > l)
@@ -1620,9 +1625,10 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 	ctx_t x;
 	int32_t part, i, j, v;
 	int32_t n_part = 0, n_state = 0, n_excl = 0, n_gpus = 0, n_feat = 0, n_ok = 0, usable = 0;
-	int32_t n_power = 0;
+	int32_t n_power = 0, dfs;
 	const gp_constraint_t *kc = r->constraint;
 	int nalts = kc ? kc->nalts : 1, alt, rc;
+	bool fuse = nalts == 1;
 	bool any_fit = false, req_bad = false;
 	char why[256] = "";
 
@@ -1662,65 +1668,93 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 		const uint32_t bad = GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED;
 		int32_t gpn = r->gpus_per_node, cap = r->gpus < 127 ? r->gpus : 127;
 
-		for (i = 0; i < c->nnodes; i++) {
-			uint32_t full = ws->full[i], alloc = s->alloc_mask[i] & full;
-			uint32_t fl = s->node_flags[i], fm = full & ~alloc;
+		/* in DFS order, so that without matching-OR alternatives the
+		 * prefix sums search_alt needs come out of the same pass */
+		if (fuse && ws->budget)
+			next_stamp(ws);
+		for (dfs = 0; dfs < c->nnodes; dfs++) {
+			uint32_t full, alloc, fl, fm;
 			int32_t f;
 
+			i = c->node_order[dfs];
+			full = ws->full[i];
+			alloc = s->alloc_mask[i] & full;
+			fl = s->node_flags[i];
+			fm = full & ~alloc;
 			ws->freem[i] = fm;
 			ws->whole[i] = !(fl & (GP_NODE_DOWN | GP_NODE_DRAIN)) && !alloc && full;
 			ws->ubase[i] = 0;
-			if (pbit && !(ws->parts[i] & pbit)) {
-				n_part++;
-				continue;
-			}
-			if (fl & bad) {
-				n_state++;
-				continue;
-			}
-			if (ws->excl[i] || (r->exclusive && alloc)) {
-				if (ws->excl[i])
-					n_excl++;
-				else
-					n_gpus++;
-				continue;
-			}
-			f = pc32(fm);
-			if (ws->budget && c->nodes[i].rack >= 0 && ws->budget[c->nodes[i].rack] >= 0 &&
-			    ws->budget[c->nodes[i].rack] < f) {
-				f = ws->budget[c->nodes[i].rack];
-				if (f <= 0 || (gpn && f < gpn)) {
-					n_power++;
-					continue;
+			do {
+				if (pbit && !(ws->parts[i] & pbit)) {
+					n_part++;
+					break;
 				}
-			}
-			if (gpn) {
-				if (f < gpn) {
-					n_gpus++;
-					continue;
+				if (fl & bad) {
+					n_state++;
+					break;
 				}
-				f = gpn;
-			}
-			if (f <= 0) {
-				n_gpus++;
-				continue;
-			}
-			if (f > cap)
-				f = cap;
-			if (kc) {
-				ws->fmask[i] = gp__constraint_node_mask(kc, c->nodes[i].features);
-				for (alt = 0; alt < nalts; alt++)
-					if (gp__constraint_eval(kc, ws->fmask[i], alt))
+				if (ws->excl[i] || (r->exclusive && alloc)) {
+					if (ws->excl[i])
+						n_excl++;
+					else
+						n_gpus++;
+					break;
+				}
+				f = pc32(fm);
+				if (ws->budget && ws->rack[i] >= 0 && ws->budget[ws->rack[i]] >= 0 &&
+				    ws->budget[ws->rack[i]] < f) {
+					f = ws->budget[ws->rack[i]];
+					if (f <= 0 || (gpn && f < gpn)) {
+						n_power++;
 						break;
-				if (alt == nalts) {
-					n_feat++;
-					continue;
+					}
 				}
+				if (gpn) {
+					if (f < gpn) {
+						n_gpus++;
+						break;
+					}
+					f = gpn;
+				}
+				if (f <= 0) {
+					n_gpus++;
+					break;
+				}
+				if (f > cap)
+					f = cap;
+				if (kc) {
+					ws->fmask[i] = gp__constraint_node_mask(kc, c->nodes[i].features);
+					for (alt = 0; alt < nalts; alt++)
+						if (gp__constraint_eval(kc, ws->fmask[i], alt))
+							break;
+					if (alt == nalts) {
+						n_feat++;
+						break;
+					}
+				}
+				ws->ubase[i] = (int8_t)f;
+				n_ok++;
+				usable += f;
+			} while (0);
+			if (fuse) {
+				int32_t u = ws->ubase[i];
+
+				if (ws->budget && u > 0) {
+					int32_t l = rack_left(ws, i), rk = ws->rack[i];
+
+					if (l != INT32_MAX) {
+						if (u > l)
+							u = l;
+						ws->rk_left[rk] = l - u;
+						ws->rk_lstamp[rk] = ws->stamp;
+					}
+				}
+				ws->pg[dfs + 1] = ws->pg[dfs] + u;
+				ws->pn[dfs + 1] = ws->pn[dfs] + (u > 0);
+				ws->pw[dfs + 1] = ws->pw[dfs] + ws->whole[i];
 			}
-			ws->ubase[i] = (int8_t)f;
-			n_ok++;
-			usable += f;
 		}
+		ws->prefix_ready = fuse;
 	}
 	/* required nodes */
 	x.req_lo = x.req_hi = -1;

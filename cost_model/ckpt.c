@@ -349,6 +349,8 @@ static void choose_buddy(const gp_cluster_t *c, const gp_ckpt_job_t *job, gp_ckp
 				plan->buddy = cand;
 				plan->buddy_hops = hops;
 			}
+			if (plan->buddy_hops == 2)
+				return; /* same leaf: no node is closer */
 		}
 	}
 }
