@@ -37,6 +37,12 @@ struct gp_engine {
 	 * GPU budget handed to the search; the racks' headroom when running
 	 * jobs have ended (fut) and with every rack idle (idle) */
 	double *rack_w, *rack_wcap, *head;
+	/* the last ideal step time and the profile it is for (the same job
+	 * submitted again, or array jobs, skip one evaluation) */
+	gp_job_profile_t ideal_job;
+	double ideal_s;
+	int ideal_rc;
+	bool ideal_valid;
 	int32_t *budget;
 	gp_rack_view_t *fut, *idle;
 	/* what the scoring callback computed, so keeping a candidate does not
@@ -940,6 +946,7 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		return rc;
 	if (beyond_cluster(e, r, d))
 		return GP_OK; /* REJECT, decided before anything is sized for the job */
+	memset(&job, 0, sizeof(job)); /* padding too: the ideal cache compares bytes */
 	if (job_in) {
 		job = *job_in;
 		if (job.gpus == 0)
@@ -961,7 +968,18 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	x.p = p;
 	x.pv = pv;
 	x.ideal = 0;
-	rc = gp__cost_ideal(c, &job, -1, e->scratch, &x.ideal, err);
+	if (e->ideal_valid && !memcmp(&job, &e->ideal_job, sizeof(job))) {
+		rc = e->ideal_rc;
+		x.ideal = e->ideal_s;
+	} else {
+		rc = gp__cost_ideal(c, &job, -1, e->scratch, &x.ideal, err);
+		if (rc != GP_EINVAL) {
+			memcpy(&e->ideal_job, &job, sizeof(job));
+			e->ideal_s = x.ideal;
+			e->ideal_rc = rc;
+			e->ideal_valid = true;
+		}
+	}
 	if (rc == GP_EINVAL)
 		return rc;
 	if (rc != GP_OK)
