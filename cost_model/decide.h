@@ -13,6 +13,15 @@
  * the policy allows power caps and a cap at or above the GPU's lowest
  * settable cap fits), or the communication overhead above max_overhead.
  *
+ * Power is a constraint of the search, never dropped: each rack may give
+ * the job only the GPUs its headroom powers at TDP (and, when the policy
+ * may cap GPUs, a second search at their lowest cap competes by score).
+ * When no set is acceptable now, the cluster is searched as it will be
+ * when running jobs end, with the GPUs and the power they free (CONSTRAIN,
+ * with the predicted wait); when not even the idle cluster with every rack
+ * idle has one, the job is rejected with the reason.  A request larger
+ * than its partition is rejected before anything is sized for it.
+ *
  * Wait or spread: when the best set free now is slower than the ideal by
  * more than wait_gain and running jobs end within max_wait_s, the search is
  * repeated on the cluster as it will be when they have ended; the job waits
