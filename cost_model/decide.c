@@ -437,39 +437,30 @@ static void state_copy(gp_state_t *dst, const gp_state_t *src, int32_t nnodes)
 	}
 }
 
-/* Release every running job of s that ends by time t from work. */
-static void release_until(gp_state_t *work, const gp_state_t *s, int64_t t)
-{
-	int32_t j, i;
-
-	for (j = 0; j < s->njobs; j++) {
-		const gp_job_alloc_t *ja = &s->jobs[j];
-
-		if (ja->end_time > t)
-			continue;
-		for (i = 0; i < ja->nnodes; i++)
-			if (ja->nodes[i] >= 0 && ja->nodes[i] < work->nnodes)
-				work->alloc_mask[ja->nodes[i]] &= ~ja->gpu_mask[i];
-	}
-}
+/* A running job's end time and its index in the state. */
+struct end_job {
+	int64_t end;
+	int32_t job;
+};
 
 /*
- * Partial order v[0..n) so that v[k] is the k-th smallest, everything
- * before it no larger and everything after no smaller (Hoare's selection,
- * O(n) expected; the middle element as pivot).
+ * Partial order v[0..n) by end time so that v[k] is the k-th earliest,
+ * everything before it no later and everything after no earlier (Hoare's
+ * selection, O(n) expected; the middle element as pivot).
  */
-static void select_kth(int64_t *v, int32_t n, int32_t k)
+static void select_kth(struct end_job *v, int32_t n, int32_t k)
 {
 	int32_t lo = 0, hi = n - 1;
 
 	while (lo < hi) {
-		int64_t pivot = v[lo + (hi - lo) / 2], t;
+		int64_t pivot = v[lo + (hi - lo) / 2].end;
+		struct end_job t;
 		int32_t i = lo, j = hi;
 
 		while (i <= j) {
-			while (v[i] < pivot)
+			while (v[i].end < pivot)
 				i++;
-			while (v[j] > pivot)
+			while (v[j].end > pivot)
 				j--;
 			if (i <= j) {
 				t = v[i];
@@ -485,6 +476,33 @@ static void select_kth(int64_t *v, int32_t n, int32_t k)
 			lo = i;
 		else
 			return;
+	}
+}
+
+/* Free job ja's GPUs in e->work and, with power, its draw above idle in
+ * e->fut (the estimate the power model uses, power/power.h). */
+static void release_job(gp_engine_t *e, const gp_job_alloc_t *ja, bool power)
+{
+	const gp_cluster_t *c = e->c;
+	double load = ja->load > 0 && ja->load <= 1 ? ja->load : 1.0;
+	int32_t i;
+
+	for (i = 0; i < ja->nnodes; i++) {
+		int32_t v = ja->nodes[i];
+		const gp_node_t *nd;
+
+		if (v < 0 || v >= c->nnodes)
+			continue;
+		e->work->alloc_mask[v] &= ~ja->gpu_mask[i];
+		if (!power)
+			continue;
+		nd = &c->nodes[v];
+		if (nd->rack < 0 || nd->rack >= c->nracks || nd->profile < 0 ||
+		    nd->profile >= c->nprofiles || !(e->fut[nd->rack].headroom_w < INFINITY))
+			continue;
+		e->fut[nd->rack].headroom_w += gp__popcount(ja->gpu_mask[i]) * load *
+		                               (c->profiles[nd->profile].tdp_w -
+		                                c->profiles[nd->profile].idle_w);
 	}
 }
 
@@ -583,41 +601,6 @@ static void set_budget(gp_engine_t *e, const gp_rack_view_t *racks, bool at_cap)
 	for (q = 0; q < c->nracks; q++)
 		e->head[q] = racks[q].headroom_w;
 	gp__search_ws_set_rack_budget(e->ws, e->budget, e->head);
-}
-
-/*
- * The racks' headroom at time t: base plus what the running jobs of s that
- * end by t draw above idle (their GPUs at their load class, the same
- * estimate the power model uses, power/power.h), into e->fut.
- */
-static void release_power(gp_engine_t *e, const gp_state_t *s, const gp_rack_view_t *base,
-                          int64_t t)
-{
-	const gp_cluster_t *c = e->c;
-	int32_t j, i;
-
-	memcpy(e->fut, base, (size_t)c->nracks * sizeof(*e->fut));
-	for (j = 0; j < s->njobs; j++) {
-		const gp_job_alloc_t *ja = &s->jobs[j];
-		double load = ja->load > 0 && ja->load <= 1 ? ja->load : 1.0;
-
-		if (ja->end_time > t)
-			continue;
-		for (i = 0; i < ja->nnodes; i++) {
-			const gp_node_t *nd;
-			const gp_gpu_profile_t *pr;
-
-			if (ja->nodes[i] < 0 || ja->nodes[i] >= c->nnodes)
-				continue;
-			nd = &c->nodes[ja->nodes[i]];
-			if (nd->rack < 0 || nd->rack >= c->nracks || nd->profile < 0 ||
-			    nd->profile >= c->nprofiles || !(e->fut[nd->rack].headroom_w < INFINITY))
-				continue;
-			pr = &c->profiles[nd->profile];
-			e->fut[nd->rack].headroom_w += gp__popcount(ja->gpu_mask[i]) * load *
-			                               (pr->tdp_w - pr->idle_w);
-		}
-	}
 }
 
 static int32_t first_feasible(const gp_decision_t *d, int32_t from)
@@ -854,47 +837,58 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	gp_engine_t *e = x0->e;
 	const gp_cluster_t *c = e->c;
 	struct eval_ctx x = *x0;
+	bool power = x0->pv && x0->pv->racks && c->nracks > 0;
 	gp_power_view_t fpv;
-	int64_t *ends, lim;
-	int32_t nends = 0, pt, i, base;
+	struct end_job *ends;
+	int64_t lim, prev_t = INT64_MIN;
+	int32_t nends = 0, pt, i, base, done = 0;
 	gp_error_t serr;
 	int rc = GP_OK;
 
-	if (!(ends = malloc((size_t)s->njobs * sizeof(*ends))))
+	if (!(ends = malloc(((size_t)s->njobs + 1) * sizeof(*ends))))
 		return GP_ENOMEM;
 	lim = horizon < 9e15 ? now + (int64_t)horizon : INT64_MAX;
-	for (i = 0; i < s->njobs; i++)
-		if (s->jobs[i].end_time > now && s->jobs[i].end_time <= lim)
-			ends[nends++] = s->jobs[i].end_time;
-	/* the quantiles only: selection, not a sort of every end time */
+	/* one copy of the state and of the power view, then each point
+	 * releases the jobs that end since the previous one */
+	state_copy(e->work, s, c->nnodes);
+	if (power)
+		memcpy(e->fut, x0->pv->racks, (size_t)c->nracks * sizeof(*e->fut));
+	for (i = 0; i < s->njobs; i++) {
+		if (s->jobs[i].end_time <= now)
+			release_job(e, &s->jobs[i], power); /* overdue: free already */
+		else if (s->jobs[i].end_time <= lim)
+			ends[nends++] = (struct end_job){ s->jobs[i].end_time, i };
+	}
+	/* the quantiles only: selection, not a sort of every end time; after
+	 * it ends[0..q] are no later than ends[q] for every point's q */
 	for (pt = 1, base = 0; pt <= FUTURE_POINTS && nends > 0; pt++) {
 		int32_t q = (nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1;
 
 		if (q < base)
 			continue;
-		/* everything before base is no larger than what follows it */
 		select_kth(ends + base, nends - base, q - base);
 		base = q + 1;
 	}
+	if (power) {
+		fpv.racks = e->fut;
+		fpv.cap_speed = x0->pv->cap_speed;
+		x.pv = &fpv;
+	}
 	for (pt = 1; pt <= FUTURE_POINTS && nends > 0; pt++) {
-		int64_t t = ends[(nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1];
-		int32_t from = d->ncands, f;
+		int32_t q = (nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1, from = d->ncands, f;
+		int64_t t = ends[q].end;
 
-		if (pt > 1 && t == ends[(nends * (pt - 1) + FUTURE_POINTS - 1) / FUTURE_POINTS - 1])
+		/* the jobs ending by t (others ending exactly at t but after q
+		 * in the partial order are released at the next point: the
+		 * view never frees more than it knows is free) */
+		for (; done <= q; done++)
+			release_job(e, &s->jobs[ends[done].job], power);
+		if (t == prev_t)
 			continue;
+		prev_t = t;
 		if ((double)(t - now) + run_s >= beat)
 			break; /* even an ideal set then finishes too late */
-		state_copy(e->work, s, c->nnodes);
-		release_until(e->work, s, t);
-		if (x0->pv && x0->pv->racks && c->nracks > 0) {
-			release_power(e, s, x0->pv->racks, t);
-			fpv.racks = e->fut;
-			fpv.cap_speed = x0->pv->cap_speed;
-			x.pv = &fpv;
-			set_budget(e, e->fut, false);
-		} else {
-			set_budget(e, NULL, false);
-		}
+		set_budget(e, power ? e->fut : NULL, false);
 		/* a quick look: is a much better set there then?  The best-fit
 		 * set of the FUTURE_K smallest domains answers it */
 		gp__search_ws_set_best_fit_only(e->ws, true);
@@ -929,6 +923,7 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
                gp_decision_t *d, gp_error_t *err)
 {
 	const gp_cluster_t *c;
+	const gp_state_t *now_st;
 	gp_job_profile_t job;
 	struct eval_ctx x;
 	gp_error_t serr;
@@ -990,9 +985,9 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 
 	/* 1. what is free now, within each rack's power (at TDP, then, when the
 	 * policy may cap GPUs, at their lowest cap) */
-	state_copy(e->work, s, c->nnodes);
+	now_st = s ? s : e->empty; /* only read: no copy */
 	set_budget(e, pv ? pv->racks : NULL, false);
-	rc = search_and_keep(&x, e->work, r, k, false, d, &serr);
+	rc = search_and_keep(&x, now_st, r, k, false, d, &serr);
 	if (rc && rc != GP_ENOFIT) {
 		gp__errorf(err, rc, "%s", rc == GP_EINVAL ? serr.text : gp_strerror(rc));
 		goto error;
@@ -1001,7 +996,7 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		/* capped sets in fewer racks compete with uncapped spread ones:
 		 * the score decides */
 		set_budget(e, pv->racks, true);
-		rc = search_and_keep(&x, e->work, r, k, false, d, &serr);
+		rc = search_and_keep(&x, now_st, r, k, false, d, &serr);
 		if (rc && rc != GP_ENOFIT) {
 			gp__errorf(err, rc, "%s", rc == GP_EINVAL ? serr.text : gp_strerror(rc));
 			goto error;
@@ -1180,8 +1175,7 @@ int gp__decide_rescore(gp_engine_t *e, const gp_state_t *s, const gp_job_profile
 	out->ngpus = g;
 	out->kind = GP_DOM_CLUSTER;
 	out->domain = -1;
-	state_copy(e->work, s, e->c->nnodes);
-	out->frag = gp__candidate_frag(e->c, e->work, nodes, mask, n);
+	out->frag = gp__candidate_frag(e->c, s ? s : e->empty, nodes, mask, n);
 	out->s_frag = p->w_frag * out->frag / 100.0;
 	if ((rc = evaluate(&x, nodes, mask, n, out)))
 		return gp__errorf(err, rc, "rescore: %s", gp_strerror(rc));
