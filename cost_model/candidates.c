@@ -1430,6 +1430,21 @@ static bool select_with(ctx_t *x, const domain_t *d, list_fn fn)
 	return selection_ok(x, R);
 }
 
+/* Largest domain (nodes) the power-spread, NVLink-domain and rail-aligned
+ * alternatives are made in: each sorts the domain's nodes, and their jobs
+ * (up to BALANCED_MAX_NODES nodes) rarely gain from a whole core layer;
+ * 2,048 nodes is four spine groups of the synthetic SuperPOD layout. */
+#define ALT_MAX_DOMAIN_NODES 2048
+
+static int32_t dom_nodes(const gp_cluster_t *c, const domain_t *d)
+{
+	if (d->kind == GP_DOM_SWITCH)
+		return c->switches[d->idx].count;
+	if (d->kind == GP_DOM_NVL)
+		return c->nvl[d->idx].nnodes;
+	return c->nnodes;
+}
+
 /* Switches whose best fit is a child's but whose alternatives are still
  * tried, per search: each costs up to three evaluations. */
 #define ALT_PARENTS 2
@@ -1566,6 +1581,10 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bo
 			/* the alternatives' size gate: the last best-fit set's */
 			ws->nsel = ws->last_nsel;
 		}
+		/* the alternatives sort their domain's nodes: not in domains
+		 * far larger than any job they serve */
+		if (dom_nodes(c, d) > ALT_MAX_DOMAIN_NODES)
+			continue;
 		if (select_spread_in(x, d)) {
 			if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
 				return rc;
