@@ -886,8 +886,9 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 		if (t == prev_t)
 			continue;
 		prev_t = t;
-		if ((double)(t - now) + run_s >= beat)
-			break; /* even an ideal set then finishes too late */
+		if ((double)(t - now) + run_s >= fmin(beat, *finish))
+			break; /* even an ideal set then finishes later than needed or
+			        * than the best found so far */
 		set_budget(e, power ? e->fut : NULL, false);
 		/* a quick look: is a much better set there then?  The best-fit
 		 * set of the FUTURE_K smallest domains answers it */
