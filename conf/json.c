@@ -352,7 +352,7 @@ static int add_name(struct jx *x, struct nidx *h, int32_t i, const char *p, cons
 static int load_site(struct jx *x, json_object *m)
 {
 	static const char *const keys[] = { "default_gradient_bytes", "node_failure_rate",
-		"power_margin", "telemetry_stale_s", NULL };
+		"power_margin", "telemetry_stale_s", "restart_s", NULL };
 	const char *path = "model.site";
 	gp_site_t *s = &x->c->site;
 	json_object *o;
@@ -368,6 +368,7 @@ static int load_site(struct jx *x, json_object *m)
 	    (rc = j_double(x, o, path, "node_failure_rate", false, 0, 1e6,
 	                   &s->node_failures_per_1k_days)) < 0 ||
 	    (rc = j_double(x, o, path, "power_margin", false, 0, 1, &s->power_margin)) < 0 ||
+	    (rc = j_double(x, o, path, "restart_s", false, 0, 1e7, &s->restart_s)) < 0 ||
 	    (rc = j_double(x, o, path, "telemetry_stale_s", false, 0, 1e9,
 	                   &s->telemetry_stale_s)) < 0)
 		return rc;
@@ -1593,6 +1594,7 @@ static json_object *save_model(struct jw *w, const gp_cluster_t *c)
 		jadd(w, o, "node_failure_rate", jnum(c->site.node_failures_per_1k_days));
 		jadd(w, o, "power_margin", jnum(c->site.power_margin));
 		jadd(w, o, "telemetry_stale_s", jnum(c->site.telemetry_stale_s));
+		jadd(w, o, "restart_s", jnum(c->site.restart_s));
 	}
 	if ((a = jadd(w, m, "profiles", json_object_new_array())))
 		for (i = 0; i < c->nprofiles; i++) {

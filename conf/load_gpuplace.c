@@ -430,6 +430,9 @@ static int line_global(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 		else if (gp__conf_is(kv, "NodeFailureRate"))
 			rc = gp__conf_double(&l->loc, "NodeFailureRate", kv->val, 0, 1e6,
 			                     &s->node_failures_per_1k_days, err);
+		else if (gp__conf_is(kv, "RestartSeconds"))
+			rc = gp__conf_double(&l->loc, "RestartSeconds", kv->val, 0, 1e7, &s->restart_s,
+			                     err);
 		else if (gp__conf_is(kv, "PowerMargin"))
 			rc = gp__conf_double(&l->loc, "PowerMargin", kv->val, 0, 0.99, &s->power_margin,
 			                     err);

@@ -482,8 +482,10 @@ static void write_gpuplace_conf(FILE *f, const struct geo *g, const gp_synth_par
 	int l;
 
 	fprintf(f, "# gpuplace.conf for a synthetic cluster (gpuplace synth)\n");
-	fprintf(f, "DefaultGradientBytes=1e9 NodeFailureRate=3.8 PowerMargin=0.05 "
-	        "TelemetryStale=60\n\n");
+	/* the defaults of gp__cluster_new() (cost_model/cluster.c cites them),
+	 * written out so the site sees and can change them */
+	fprintf(f, "DefaultGradientBytes=1e9 NodeFailureRate=23.7 RestartSeconds=300 "
+	        "PowerMargin=0.05 TelemetryStale=60\n\n");
 	fprintf(f, "GpuProfile=%s TFLOPS=%g HBMGBps=%g NVLinkGBps=%g TDPWatts=%g IdleWatts=%g "
 	        "MinCapWatts=%g\n\n", u->name, u->tflops, u->hbm, u->nvlink, u->tdp, u->idle,
 	        u->min_cap);

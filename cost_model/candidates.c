@@ -25,6 +25,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,7 @@ struct gp_search_ws {
 	int8_t *ualt;
 	uint32_t *full;  /* static: mask of the node's GPUs */
 	uint64_t *parts; /* static: partition bits */
+	int32_t *rack;   /* static: rack of each node (-1 none), compact for the hot loops */
 	uint32_t *freem; /* free GPU mask */
 	uint64_t *fmask; /* constraint feature bits */
 	uint8_t *whole;  /* up and nothing allocated */
@@ -127,6 +129,17 @@ struct gp_search_ws {
 	int npool;
 	gp_candidate_t *out;
 	uint32_t seq;
+	/* power: GPUs each rack may still give (borrowed, NULL = no limit) and
+	 * what the current selection left of it (valid where rk_lstamp ==
+	 * stamp) */
+	const int32_t *budget;
+	const double *head;
+	bool multi_rail; /* some node has more than one rail */
+	bool best_fit_only; /* no alternative sets (gp__search_ws_set_best_fit_only) */
+	bool prefix_ready;  /* the eligibility pass already made pg / pn / pw */
+	int32_t last_nsel;  /* nodes of the last best-fit set made */
+	int32_t *rk_left;
+	uint32_t *rk_lstamp;
 };
 
 /* Per-search parameters shared by the helpers. */
@@ -154,6 +167,7 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->ualt);
 	free(ws->full);
 	free(ws->parts);
+	free(ws->rack);
 	free(ws->freem);
 	free(ws->fmask);
 	free(ws->whole);
@@ -175,6 +189,8 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->nv_acc);
 	free(ws->nv_gpus);
 	free(ws->nv_split);
+	free(ws->rk_left);
+	free(ws->rk_lstamp);
 	free(ws->isl);
 	free(ws->nisl);
 	free(ws->dom);
@@ -228,6 +244,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->ualt = calloc(n, 1);
 	ws->full = calloc(n, sizeof(*ws->full));
 	ws->parts = calloc(n, sizeof(*ws->parts));
+	ws->rack = calloc(n, sizeof(*ws->rack));
 	ws->usable = ws->ubase;
 	ws->freem = calloc(n, sizeof(*ws->freem));
 	ws->fmask = calloc(n, sizeof(*ws->fmask));
@@ -250,6 +267,8 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->nv_acc = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, sizeof(int32_t));
 	ws->nv_gpus = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, sizeof(int32_t));
 	ws->nv_split = calloc(c->nnvl > 0 ? (size_t)c->nnvl : 1, 1);
+	ws->rk_left = calloc(c->nracks > 0 ? (size_t)c->nracks : 1, sizeof(int32_t));
+	ws->rk_lstamp = calloc(c->nracks > 0 ? (size_t)c->nracks : 1, sizeof(uint32_t));
 	ws->isl = calloc(c->nlayouts > 0 ? (size_t)c->nlayouts : 1, sizeof(*ws->isl));
 	ws->nisl = calloc(c->nlayouts > 0 ? (size_t)c->nlayouts : 1, sizeof(int));
 	ws->dom = calloc((size_t)c->nnvl + ns + 1, sizeof(*ws->dom));
@@ -260,10 +279,11 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->slots = calloc((size_t)kmax + 1, sizeof(*ws->slots));
 	ws->pool = calloc((size_t)kmax + 1, sizeof(*ws->pool));
 	ws->out = calloc((size_t)kmax, sizeof(*ws->out));
-	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->freem || !ws->fmask ||
+	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->rack || !ws->freem || !ws->fmask ||
 	    !ws->whole || !ws->excl || !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw ||
 	    !ws->ptot || !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp ||
-	    !ws->nv_stamp || !ws->nv_acc || !ws->nv_gpus || !ws->nv_split || !ws->isl ||
+	    !ws->nv_stamp || !ws->nv_acc || !ws->nv_gpus || !ws->nv_split ||
+	    !ws->rk_left || !ws->rk_lstamp || !ws->isl ||
 	    !ws->nisl || !ws->dom || !ws->scratch || !ws->keys || !ws->sel || !ws->slots ||
 	    !ws->pool || !ws->out || !ws->bk_stamp || !ws->bk_cnt || !ws->bk_keys)
 		goto nomem;
@@ -279,7 +299,10 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 		int32_t ng = c->nodes[i].ngpus;
 
 		ws->full[i] = ng >= 32 ? 0xffffffffu : ng <= 0 ? 0 : ((1u << ng) - 1);
+		if (c->nodes[i].rails > 1)
+			ws->multi_rail = true;
 		ws->parts[i] = c->nodes[i].partitions;
+		ws->rack[i] = c->nodes[i].rack >= 0 && c->nodes[i].rack < c->nracks ? c->nodes[i].rack : -1;
 	}
 	for (i = 0; i < (size_t)c->nnodes; i++)
 		ws->ptot[i + 1] = ws->ptot[i] + c->nodes[c->node_order[i]].ngpus;
@@ -447,6 +470,41 @@ static inline int pc32(uint32_t m)
 	return (int)((((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
 }
 
+void gp__search_ws_set_best_fit_only(gp_search_ws_t *ws, bool on)
+{
+	if (ws)
+		ws->best_fit_only = on;
+}
+
+void gp__search_ws_set_rack_budget(gp_search_ws_t *ws, const int32_t *budget,
+                                   const double *headroom)
+{
+	if (ws) {
+		ws->budget = budget;
+		ws->head = budget ? headroom : NULL;
+	}
+}
+
+/* GPUs node v's rack still lets the current selection take (INT32_MAX:
+ * no power limit). */
+static inline int32_t rack_left(const gp_search_ws_t *ws, int32_t v)
+{
+	int32_t r;
+
+	if (!ws->budget || (r = ws->rack[v]) < 0 || ws->budget[r] < 0)
+		return INT32_MAX;
+	return ws->rk_lstamp[r] == ws->stamp ? ws->rk_left[r] : ws->budget[r];
+}
+
+/* What node v can give the current selection: its usable GPUs within its
+ * rack's remaining power budget. */
+static inline int32_t eff_usable(const gp_search_ws_t *ws, int32_t v)
+{
+	int32_t u = ws->usable[v], l = rack_left(ws, v);
+
+	return u < l ? u : l;
+}
+
 /* Sort key of a node for best fit: usable, then free GPUs (an exact match
  * first), then partially used before idle, then node index. */
 static uint64_t node_key(const gp_search_ws_t *ws, int32_t i)
@@ -465,6 +523,14 @@ static void take_node(ctx_t *x, int32_t i, int32_t t)
 
 	ws->taken[i] = ws->stamp;
 	ws->take[i] = t;
+	if (ws->budget) {
+		int32_t r = ws->rack[i], l = rack_left(ws, i);
+
+		if (r >= 0 && l != INT32_MAX) {
+			ws->rk_left[r] = l - t;
+			ws->rk_lstamp[r] = ws->stamp;
+		}
+	}
 	ws->sel[ws->nsel++] = i;
 	x->picked++;
 }
@@ -514,23 +580,28 @@ static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 			else
 				hi = mid;
 		}
-		for (j = lo; j < n && ws->taken[KEY_NODE(keys[j])] == ws->stamp; j++)
+		for (j = lo; j < n && (ws->taken[KEY_NODE(keys[j])] == ws->stamp ||
+		                       (ws->budget && eff_usable(ws, KEY_NODE(keys[j])) < want));
+		     j++)
 			;
 		if (j == n) {
 			if (last || r->gpus_per_node)
 				break;
 			/* none fits: the largest, partially used / lowest index first */
-			for (j = n - 1; j >= 0 && ws->taken[KEY_NODE(keys[j])] == ws->stamp; j--)
+			for (j = n - 1; j >= 0 && (ws->taken[KEY_NODE(keys[j])] == ws->stamp ||
+			                           (ws->budget && eff_usable(ws, KEY_NODE(keys[j])) <= 0));
+			     j--)
 				;
 			if (j < 0)
 				break;
 			u = KEY_U(keys[j]);
 			while (j > 0 && KEY_U(keys[j - 1]) == u)
 				j--;
-			while (ws->taken[KEY_NODE(keys[j])] == ws->stamp)
+			while (ws->taken[KEY_NODE(keys[j])] == ws->stamp ||
+			       (ws->budget && eff_usable(ws, KEY_NODE(keys[j])) <= 0))
 				j++;
 		}
-		u = KEY_U(keys[j]);
+		u = ws->budget ? eff_usable(ws, KEY_NODE(keys[j])) : KEY_U(keys[j]);
 		if (u > cap)
 			u = cap;
 		take_node(x, KEY_NODE(keys[j]), u);
@@ -572,8 +643,8 @@ static int32_t balanced_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by
 
 	for (i = 0; i < nn; i++) {
 		v = by_pos ? x->c->node_order[nodes[0] + i] : nodes[i];
-		if (ws->usable[v] > 0 && ws->taken[v] != ws->stamp)
-			ws->keys[n++] = ((uint64_t)ws->usable[v] << 37) |
+		if (eff_usable(ws, v) > 0 && ws->taken[v] != ws->stamp)
+			ws->keys[n++] = ((uint64_t)eff_usable(ws, v) << 37) |
 			                ((uint64_t)!ws->whole[v] << 36) | (uint64_t)(0x7fffffff - v);
 	}
 	if (!n)
@@ -593,12 +664,227 @@ static int32_t balanced_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by
 		int32_t share = (R - got + left - 1) / left, t = u < share ? u : share;
 
 		v = 0x7fffffff - (int32_t)(ws->keys[i] & 0x7fffffffu);
+		if (t > eff_usable(ws, v))
+			t = eff_usable(ws, v); /* another node of its rack took the power */
 		if (t <= 0)
 			continue;
 		take_node(x, v, t);
 		got += t;
 	}
 	return got;
+}
+
+/*
+ * Power-spread selection over a node list, when racks have power budgets:
+ * the racks with the most budget first, one node per rack per round (the
+ * tightest fit inside a rack), so the job's draw lands where there is
+ * headroom instead of filling one rack (the score's power term is the
+ * largest share of a rack's headroom the job takes).  Returns GPUs taken.
+ */
+static int32_t spread_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos, int32_t R)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_request_t *r = x->r;
+	int32_t i, n = 0, v, got = 0, need = r->gpus_per_node ? r->gpus_per_node : 1;
+	bool progress = true;
+
+	double hmax = 0;
+
+	for (i = 0; ws->head && i < nn; i++) {
+		int32_t rk;
+
+		v = by_pos ? x->c->node_order[nodes[0] + i] : nodes[i];
+		rk = ws->rack[v];
+		if (rk >= 0 && ws->head[rk] < INFINITY && ws->head[rk] > hmax)
+			hmax = ws->head[rk];
+	}
+	for (i = 0; i < nn; i++) {
+		int32_t rk, b, u;
+
+		v = by_pos ? x->c->node_order[nodes[0] + i] : nodes[i];
+		u = eff_usable(ws, v);
+		if (u < need || ws->taken[v] == ws->stamp)
+			continue;
+		rk = ws->rack[v];
+		if (rk < 0 || ws->budget[rk] < 0)
+			b = 0xffff;
+		else if (ws->head && hmax > 0)
+			b = (int32_t)(0xfffe * fmin(1.0, fmax(0.0, ws->head[rk] / hmax)));
+		else
+			b = ws->budget[rk];
+		if (b > 0xffff)
+			b = 0xffff;
+		/* budget descending, rack, usable ascending (tightest), node */
+		ws->keys[n++] = ((uint64_t)(0xffff - b) << 48) |
+		                ((uint64_t)((uint32_t)(rk < 0 ? 0xffff : rk) & 0xffff) << 32) |
+		                ((uint64_t)(u & 0x1f) << 27) | (uint64_t)(v & 0x7ffffff);
+	}
+	if (!n)
+		return 0;
+	sort_u64(ws->keys, (size_t)n);
+	while (R > 0 && progress) {
+		uint64_t last_rack = UINT64_MAX;
+
+		progress = false;
+		for (i = 0; i < n && R > 0; i++) {
+			uint64_t rack = (ws->keys[i] >> 32) & 0xffffffffu;
+			int32_t t, cap;
+
+			if (rack == last_rack)
+				continue;
+			if (r->max_nodes && x->picked >= r->max_nodes)
+				return got;
+			v = (int32_t)(ws->keys[i] & 0x7ffffff);
+			if (ws->taken[v] == ws->stamp || eff_usable(ws, v) < need)
+				continue;
+			cap = r->gpus_per_node ? r->gpus_per_node : next_cap(x, R);
+			t = eff_usable(ws, v);
+			if (t > cap)
+				t = cap;
+			if (t > R)
+				t = R;
+			take_node(x, v, t);
+			R -= t;
+			got += t;
+			last_rack = rack;
+			progress = true;
+		}
+	}
+	return got;
+}
+
+/* Take nodes in the order of keys[0..n) (node index in the low 27 bits)
+ * until R is met; returns GPUs taken. */
+static int32_t take_in_order(ctx_t *x, const uint64_t *keys, int32_t n, int32_t R)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_request_t *r = x->r;
+	int32_t i, got = 0, need = r->gpus_per_node ? r->gpus_per_node : 1;
+
+	for (i = 0; i < n && R > 0; i++) {
+		int32_t v = (int32_t)(keys[i] & 0x7ffffff), t, cap;
+
+		if (r->max_nodes && x->picked >= r->max_nodes)
+			break;
+		if (ws->taken[v] == ws->stamp || eff_usable(ws, v) < need)
+			continue;
+		cap = r->gpus_per_node ? r->gpus_per_node : next_cap(x, R);
+		t = eff_usable(ws, v);
+		if (t > cap)
+			t = cap;
+		if (t > R)
+			t = R;
+		take_node(x, v, t);
+		R -= t;
+		got += t;
+	}
+	return got;
+}
+
+static uint32_t choose_gpus(const gp_search_ws_t *ws, int32_t i, uint32_t f, int32_t t);
+
+/*
+ * NVLink-domain selection over a node list: the domains with the most
+ * usable GPUs first (their nodes with the most usable GPUs first), so the
+ * job fills the fewest cross-node NVLink domains; nodes outside any domain
+ * come last.  Returns GPUs taken.
+ */
+static int32_t nvl_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos, int32_t R)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	int32_t i, n = 0, v, need = x->r->gpus_per_node ? x->r->gpus_per_node : 1;
+
+	for (i = 0; i < nn; i++) {
+		int32_t d, u;
+
+		v = by_pos ? c->node_order[nodes[0] + i] : nodes[i];
+		d = c->nodes[v].nvl_domain;
+		u = eff_usable(ws, v);
+		if (d < 0 || u < need || ws->taken[v] == ws->stamp)
+			continue;
+		if (ws->nv_stamp[d] != ws->stamp) {
+			ws->nv_stamp[d] = ws->stamp;
+			ws->nv_acc[d] = 0;
+		}
+		ws->nv_acc[d] += u;
+	}
+	for (i = 0; i < nn; i++) {
+		int32_t d, u, g;
+
+		v = by_pos ? c->node_order[nodes[0] + i] : nodes[i];
+		d = c->nodes[v].nvl_domain;
+		u = eff_usable(ws, v);
+		if (u < need || ws->taken[v] == ws->stamp)
+			continue;
+		g = d >= 0 && ws->nv_stamp[d] == ws->stamp ? ws->nv_acc[d] : 0;
+		if (g > 0xffff)
+			g = 0xffff;
+		/* domain GPUs descending, domain, usable descending, node */
+		ws->keys[n++] = ((uint64_t)(0xffff - g) << 48) |
+		                ((uint64_t)((uint32_t)(d < 0 ? 0xffff : d) & 0xffff) << 32) |
+		                ((uint64_t)(31 - (u & 0x1f)) << 27) | (uint64_t)(v & 0x7ffffff);
+	}
+	if (!n)
+		return 0;
+	sort_u64(ws->keys, (size_t)n);
+	return take_in_order(x, ws->keys, n, R);
+}
+
+/*
+ * Rail-aligned selection over a node list: the GPU indices each node
+ * would give the job (choose_gpus) define its rails; nodes of the most
+ * common index set come first (the leaves holding most of it first), so cross-node
+ * traffic stays on one rail per rank instead of being forwarded over
+ * NVLink to another NIC and up through the spine.  Returns GPUs taken.
+ */
+static int32_t rail_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos, int32_t R)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	const gp_request_t *r = x->r;
+	int32_t i, j, n = 0, v, need = r->gpus_per_node ? r->gpus_per_node : 1;
+
+	for (i = 0; i < nn; i++) {
+		int32_t u, t, lf;
+		uint32_t m;
+
+		v = by_pos ? c->node_order[nodes[0] + i] : nodes[i];
+		u = eff_usable(ws, v);
+		if (u < need || ws->taken[v] == ws->stamp)
+			continue;
+		t = r->gpus_per_node ? r->gpus_per_node : (u < R ? u : R);
+		m = choose_gpus(ws, v, ws->freem[v], t) & 0xffff;
+		lf = c->nodes[v].leaf;
+		ws->keys[n++] = ((uint64_t)m << 47) | ((uint64_t)((uint32_t)lf & 0xfffff) << 27) |
+		                (uint64_t)(v & 0x7ffffff);
+	}
+	if (!n)
+		return 0;
+	sort_u64(ws->keys, (size_t)n);
+	/* the size of each index set, and of its part under each leaf; then
+	 * the largest sets first and inside one the leaves holding most of it
+	 * (nodes of one leaf stay together: ties go by node index) */
+	for (i = 0; i < n; i = j) {
+		uint64_t m = ws->keys[i] >> 47, cnt;
+		int32_t k, l;
+
+		for (j = i; j < n && (ws->keys[j] >> 47) == m; j++)
+			;
+		cnt = (uint64_t)(j - i) > 0xffff ? 0xffff : (uint64_t)(j - i);
+		for (k = i; k < j; k = l) {
+			uint64_t leaf = (ws->keys[k] >> 27) & 0xfffff, lc;
+
+			for (l = k; l < j && ((ws->keys[l] >> 27) & 0xfffff) == leaf; l++)
+				;
+			lc = (uint64_t)(l - k) > 31 ? 31 : (uint64_t)(l - k);
+			for (; k < l; k++)
+				ws->keys[k] = ((0xffff - cnt) << 48) | (m << 32) | ((31 - lc) << 27) |
+				              (ws->keys[k] & 0x7ffffff);
+		}
+	}
+	sort_u64(ws->keys, (size_t)n);
+	return take_in_order(x, ws->keys, n, R);
 }
 
 static int32_t sw_gpus(const gp_search_ws_t *ws, const gp_switch_t *w)
@@ -722,8 +1008,8 @@ static int32_t begin_selection(ctx_t *x, int32_t *R)
 	for (i = 0; i < r->nrequired; i++) {
 		v = r->required[i];
 		t = r->gpus_per_node ? r->gpus_per_node : next_cap(x, *R);
-		if (t > ws->usable[v])
-			t = ws->usable[v];
+		if (t > eff_usable(ws, v))
+			t = eff_usable(ws, v);
 		if (t > *R)
 			t = *R;
 		if (t <= 0)
@@ -931,6 +1217,67 @@ static void describe(ctx_t *x, slot_t *sl, int kind, int32_t domain, int alt)
 			cd->level = c->switches[sw].level;
 		}
 	}
+}
+
+/* Up (not DOWN or DRAIN), with GPUs and none of them allocated. */
+static bool node_whole(const gp_cluster_t *c, const gp_state_t *s, int32_t v)
+{
+	uint32_t full = c->nodes[v].ngpus >= 32 ? 0xffffffffu
+	                : c->nodes[v].ngpus <= 0 ? 0 : ((1u << c->nodes[v].ngpus) - 1);
+
+	return !(s->node_flags[v] & (GP_NODE_DOWN | GP_NODE_DRAIN)) && !(s->alloc_mask[v] & full) &&
+	       full;
+}
+
+int32_t gp__candidate_frag(const gp_cluster_t *c, const gp_state_t *s, const int32_t *nodes,
+                           const uint32_t *mask, int32_t n)
+{
+	int32_t frag = 0, i, j, k;
+
+	for (i = 0; i < n; i++) {
+		int32_t v = nodes[i], t = gp__popcount(mask[i]);
+		const gp_node_t *nd = &c->nodes[v];
+		bool seen_leaf = false, seen_nvl = false;
+
+		if (node_whole(c, s, v) && t < nd->ngpus)
+			frag++;
+		/* each leaf / NVLink domain once, at its first node in the set */
+		for (j = 0; j < i; j++) {
+			seen_leaf |= nd->leaf >= 0 && c->nodes[nodes[j]].leaf == nd->leaf;
+			seen_nvl |= nd->nvl_domain >= 0 && c->nodes[nodes[j]].nvl_domain == nd->nvl_domain;
+		}
+		if (nd->leaf >= 0 && !seen_leaf) {
+			const gp_switch_t *w = &c->switches[nd->leaf];
+			int32_t taken = 0, total = 0, allw = 1;
+
+			for (k = w->first; k < w->first + w->count; k++) {
+				int32_t u = c->node_order[k];
+
+				total += c->nodes[u].ngpus;
+				allw &= node_whole(c, s, u);
+			}
+			for (j = 0; j < n; j++)
+				if (c->nodes[nodes[j]].leaf == nd->leaf)
+					taken += gp__popcount(mask[j]);
+			if (allw && taken < total)
+				frag += 4;
+		}
+		if (nd->nvl_domain >= 0 && !seen_nvl) {
+			const gp_nvl_domain_t *d = &c->nvl[nd->nvl_domain];
+			int32_t taken = 0, total = 0, allw = 1;
+
+			for (k = 0; k < d->nnodes; k++) {
+				total += c->nodes[d->nodes[k]].ngpus;
+				allw &= node_whole(c, s, d->nodes[k]);
+			}
+			for (j = 0; j < n; j++)
+				if (c->nodes[nodes[j]].nvl_domain == nd->nvl_domain)
+					taken += gp__popcount(mask[j]);
+			if (allw && taken < total)
+				frag += 4;
+		}
+	}
+	return frag;
 }
 
 int gp__score_default(void *arg, const gp_candidate_t *cd, double *score)
@@ -1142,20 +1489,114 @@ static bool select_balanced_in(ctx_t *x, const domain_t *d)
 	return selection_ok(x, R);
 }
 
+/* The power-spread alternative inside one domain (see spread_list); only
+ * with rack budgets, and for jobs of a few nodes like the balanced one. */
+static bool select_spread_in(ctx_t *x, const domain_t *d)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	int32_t R, first = 0;
+
+	if (!ws->budget || c->nracks == 0 || x->r->nrequired || ws->nsel > BALANCED_MAX_NODES ||
+	    begin_selection(x, &R) < 0)
+		return false;
+	if (d->kind == GP_DOM_SWITCH) {
+		first = c->switches[d->idx].first;
+		R -= spread_list(x, &first, c->switches[d->idx].count, true, R);
+	} else if (d->kind == GP_DOM_NVL) {
+		R -= spread_list(x, c->nvl[d->idx].nodes, c->nvl[d->idx].nnodes, false, R);
+	} else {
+		R -= spread_list(x, &first, ws->n, true, R);
+	}
+	return selection_ok(x, R);
+}
+
+typedef int32_t (*list_fn)(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos, int32_t R);
+
+/* An alternative selection with fn inside one domain (jobs of up to
+ * BALANCED_MAX_NODES nodes without --nodelist). */
+static bool select_with(ctx_t *x, const domain_t *d, list_fn fn)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	int32_t R, first = 0;
+
+	if (x->r->nrequired || ws->nsel > BALANCED_MAX_NODES || begin_selection(x, &R) < 0)
+		return false;
+	if (d->kind == GP_DOM_SWITCH) {
+		first = c->switches[d->idx].first;
+		R -= fn(x, &first, c->switches[d->idx].count, true, R);
+	} else if (d->kind == GP_DOM_NVL) {
+		R -= fn(x, c->nvl[d->idx].nodes, c->nvl[d->idx].nnodes, false, R);
+	} else {
+		R -= fn(x, &first, ws->n, true, R);
+	}
+	return selection_ok(x, R);
+}
+
+/* Largest domain (nodes) the power-spread, NVLink-domain and rail-aligned
+ * alternatives are made in: each sorts the domain's nodes, and their jobs
+ * (up to BALANCED_MAX_NODES nodes) rarely gain from a whole core layer;
+ * 2,048 nodes is four spine groups of the synthetic SuperPOD layout. */
+#define ALT_MAX_DOMAIN_NODES 2048
+
+static int32_t dom_nodes(const gp_cluster_t *c, const domain_t *d)
+{
+	if (d->kind == GP_DOM_SWITCH)
+		return c->switches[d->idx].count;
+	if (d->kind == GP_DOM_NVL)
+		return c->nvl[d->idx].nnodes;
+	return c->nnodes;
+}
+
+/* Switches whose best fit is a child's but whose alternatives are still
+ * tried, per search: each costs up to three evaluations. */
+#define ALT_PARENTS 2
+
+/* Describe the selection just made in d and offer it: 1 kept, 0 not, or
+ * a gp_err code. */
+static int keep_selection(ctx_t *x, const domain_t *d, int alt, gp_score_fn score, void *arg,
+                          gp_error_t *err)
+{
+	gp_search_ws_t *ws = x->ws;
+
+	describe(x, ws->pool[ws->npool], d->kind, d->idx,
+	         x->r->constraint && x->r->constraint->match >= 0 ? alt : -1);
+	return offer(x, score, arg, err);
+}
+
 /* One alternative: domains smallest first, up to k new candidates. */
 static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bool *any_fit,
                       gp_error_t *err)
 {
 	gp_search_ws_t *ws = x->ws;
 	const gp_cluster_t *c = x->c;
-	int32_t i, j, nd = 0, v, added = 0;
+	int32_t i, j, nd = 0, v, added = 0, parents = 0;
+	bool alts_only;
 	int rc;
 
-	/* prefix sums over the DFS order */
-	for (i = 0; i < c->nnodes; i++) {
+	/* prefix sums over the DFS order; with rack budgets a rack's nodes
+	 * count only up to its budget (in DFS order), so a domain's total is
+	 * what its racks can power, not what its nodes have free */
+	if (ws->budget && !ws->prefix_ready)
+		next_stamp(ws);
+	for (i = 0; !ws->prefix_ready && i < c->nnodes; i++) {
+		int32_t u;
+
 		v = c->node_order[i];
-		ws->pg[i + 1] = ws->pg[i] + ws->usable[v];
-		ws->pn[i + 1] = ws->pn[i] + (ws->usable[v] > 0);
+		u = ws->usable[v];
+		if (ws->budget && u > 0) {
+			int32_t l = rack_left(ws, v), rk = ws->rack[v];
+
+			if (l != INT32_MAX) {
+				if (u > l)
+					u = l;
+				ws->rk_left[rk] = l - u;
+				ws->rk_lstamp[rk] = ws->stamp;
+			}
+		}
+		ws->pg[i + 1] = ws->pg[i] + u;
+		ws->pn[i + 1] = ws->pn[i] + (u > 0);
 		ws->pw[i + 1] = ws->pw[i] + ws->whole[v];
 	}
 	/* NVLink domains */
@@ -1205,6 +1646,7 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bo
 		domain_t dd = dom_decode(ws->dom[i]);
 		const domain_t *d = &dd;
 
+		alts_only = false;
 		if (d->kind == GP_DOM_SWITCH && d->child_fits) {
 			const gp_switch_t *w = &c->switches[d->idx];
 
@@ -1213,24 +1655,52 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bo
 					break;
 			if (j < w->nchildren) {
 				ws->sw_ok[d->idx] = ws->ok_stamp;
-				continue;
+				/* its best fit is a child's; the alternatives may
+				 * still gain by crossing children (rails, NVLink
+				 * domains, power), in the first few such switches */
+				if (parents++ >= ALT_PARENTS)
+					continue;
+				alts_only = true;
 			}
 		}
-		if (!select_in(x, d))
+		if (alts_only && ws->best_fit_only)
 			continue;
-		if (d->kind == GP_DOM_SWITCH)
-			ws->sw_ok[d->idx] = ws->ok_stamp;
-		describe(x, ws->pool[ws->npool], d->kind, d->idx,
-		         x->r->constraint && x->r->constraint->match >= 0 ? alt : -1);
-		rc = offer(x, score, arg, err);
-		if (rc < 0)
-			return rc;
-		added += rc;
-		if (select_balanced_in(x, d)) {
-			describe(x, ws->pool[ws->npool], d->kind, d->idx,
-			         x->r->constraint && x->r->constraint->match >= 0 ? alt : -1);
-			rc = offer(x, score, arg, err);
-			if (rc < 0)
+		if (!alts_only) {
+			if (!select_in(x, d))
+				continue;
+			ws->last_nsel = ws->nsel;
+			if (d->kind == GP_DOM_SWITCH)
+				ws->sw_ok[d->idx] = ws->ok_stamp;
+			if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
+				return rc;
+			added += rc;
+			if (ws->best_fit_only)
+				continue;
+			if (select_balanced_in(x, d)) {
+				if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
+					return rc;
+				added += rc;
+			}
+		} else {
+			/* the alternatives' size gate: the last best-fit set's */
+			ws->nsel = ws->last_nsel;
+		}
+		/* the alternatives sort their domain's nodes: not in domains
+		 * far larger than any job they serve */
+		if (dom_nodes(c, d) > ALT_MAX_DOMAIN_NODES)
+			continue;
+		if (select_spread_in(x, d)) {
+			if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
+				return rc;
+			added += rc;
+		}
+		if (c->nnvl > 0 && d->kind != GP_DOM_NVL && select_with(x, d, nvl_list)) {
+			if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
+				return rc;
+			added += rc;
+		}
+		if (ws->multi_rail && select_with(x, d, rail_list)) {
+			if ((rc = keep_selection(x, d, alt, score, arg, err)) < 0)
 				return rc;
 			added += rc;
 		}
@@ -1278,8 +1748,10 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 	ctx_t x;
 	int32_t part, i, j, v;
 	int32_t n_part = 0, n_state = 0, n_excl = 0, n_gpus = 0, n_feat = 0, n_ok = 0, usable = 0;
+	int32_t n_power = 0, dfs;
 	const gp_constraint_t *kc = r->constraint;
 	int nalts = kc ? kc->nalts : 1, alt, rc;
+	bool fuse = nalts == 1;
 	bool any_fit = false, req_bad = false;
 	char why[256] = "";
 
@@ -1312,6 +1784,7 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 	}
 	ws->npool = 0;
 	ws->seq = 0;
+	ws->last_nsel = r->gpus; /* until a best-fit set says how many nodes */
 	ws->scratch_top = 0;
 	for (i = 0; i <= ws->kmax; i++)
 		ws->pool[i] = &ws->slots[i];
@@ -1325,57 +1798,93 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 		const uint32_t bad = GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED;
 		int32_t gpn = r->gpus_per_node, cap = r->gpus < 127 ? r->gpus : 127;
 
-		for (i = 0; i < c->nnodes; i++) {
-			uint32_t full = ws->full[i], alloc = s->alloc_mask[i] & full;
-			uint32_t fl = s->node_flags[i], fm = full & ~alloc;
+		/* in DFS order, so that without matching-OR alternatives the
+		 * prefix sums search_alt needs come out of the same pass */
+		if (fuse && ws->budget)
+			next_stamp(ws);
+		for (dfs = 0; dfs < c->nnodes; dfs++) {
+			uint32_t full, alloc, fl, fm;
 			int32_t f;
 
+			i = c->node_order[dfs];
+			full = ws->full[i];
+			alloc = s->alloc_mask[i] & full;
+			fl = s->node_flags[i];
+			fm = full & ~alloc;
 			ws->freem[i] = fm;
 			ws->whole[i] = !(fl & (GP_NODE_DOWN | GP_NODE_DRAIN)) && !alloc && full;
 			ws->ubase[i] = 0;
-			if (pbit && !(ws->parts[i] & pbit)) {
-				n_part++;
-				continue;
-			}
-			if (fl & bad) {
-				n_state++;
-				continue;
-			}
-			if (ws->excl[i] || (r->exclusive && alloc)) {
-				if (ws->excl[i])
-					n_excl++;
-				else
-					n_gpus++;
-				continue;
-			}
-			f = pc32(fm);
-			if (gpn) {
-				if (f < gpn) {
-					n_gpus++;
-					continue;
+			do {
+				if (pbit && !(ws->parts[i] & pbit)) {
+					n_part++;
+					break;
 				}
-				f = gpn;
-			}
-			if (f <= 0) {
-				n_gpus++;
-				continue;
-			}
-			if (f > cap)
-				f = cap;
-			if (kc) {
-				ws->fmask[i] = gp__constraint_node_mask(kc, c->nodes[i].features);
-				for (alt = 0; alt < nalts; alt++)
-					if (gp__constraint_eval(kc, ws->fmask[i], alt))
+				if (fl & bad) {
+					n_state++;
+					break;
+				}
+				if (ws->excl[i] || (r->exclusive && alloc)) {
+					if (ws->excl[i])
+						n_excl++;
+					else
+						n_gpus++;
+					break;
+				}
+				f = pc32(fm);
+				if (ws->budget && ws->rack[i] >= 0 && ws->budget[ws->rack[i]] >= 0 &&
+				    ws->budget[ws->rack[i]] < f) {
+					f = ws->budget[ws->rack[i]];
+					if (f <= 0 || (gpn && f < gpn)) {
+						n_power++;
 						break;
-				if (alt == nalts) {
-					n_feat++;
-					continue;
+					}
 				}
+				if (gpn) {
+					if (f < gpn) {
+						n_gpus++;
+						break;
+					}
+					f = gpn;
+				}
+				if (f <= 0) {
+					n_gpus++;
+					break;
+				}
+				if (f > cap)
+					f = cap;
+				if (kc) {
+					ws->fmask[i] = gp__constraint_node_mask(kc, c->nodes[i].features);
+					for (alt = 0; alt < nalts; alt++)
+						if (gp__constraint_eval(kc, ws->fmask[i], alt))
+							break;
+					if (alt == nalts) {
+						n_feat++;
+						break;
+					}
+				}
+				ws->ubase[i] = (int8_t)f;
+				n_ok++;
+				usable += f;
+			} while (0);
+			if (fuse) {
+				int32_t u = ws->ubase[i];
+
+				if (ws->budget && u > 0) {
+					int32_t l = rack_left(ws, i), rk = ws->rack[i];
+
+					if (l != INT32_MAX) {
+						if (u > l)
+							u = l;
+						ws->rk_left[rk] = l - u;
+						ws->rk_lstamp[rk] = ws->stamp;
+					}
+				}
+				ws->pg[dfs + 1] = ws->pg[dfs] + u;
+				ws->pn[dfs + 1] = ws->pn[dfs] + (u > 0);
+				ws->pw[dfs + 1] = ws->pw[dfs] + ws->whole[i];
 			}
-			ws->ubase[i] = (int8_t)f;
-			n_ok++;
-			usable += f;
 		}
+		ws->prefix_ready = fuse;
 	}
 	/* required nodes */
 	x.req_lo = x.req_hi = -1;
@@ -1389,7 +1898,11 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 		v = r->required[i];
 		why_node = node_reason(&x, v, part, &u, &fm);
 		if (!why_node && !ws->ubase[v])
-			why_node = "lacks the features of --constraint";
+			why_node = ws->budget && c->nodes[v].rack >= 0 &&
+			           ws->budget[c->nodes[v].rack] >= 0 &&
+			           ws->budget[c->nodes[v].rack] < (r->gpus_per_node ? r->gpus_per_node : 1)
+			               ? "in a rack without the power for its share of the job"
+			               : "lacks the features of --constraint";
 		if (why_node) {
 			snprintf(why, sizeof(why), "required node '%s' is %s", c->nodes[v].name,
 			         why_node);
@@ -1428,13 +1941,16 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 			return rc;
 	}
 	if (ws->npool == 0) {
-		char need[64] = "";
+		char need[64] = "", pwhy[96] = "";
 		char pname[GP_NAME_MAX + 16] = "";
 
 		if (r->gpus_per_node)
 			snprintf(need, sizeof(need), " (%d per node)", (int)r->gpus_per_node);
 		if (part >= 0)
 			snprintf(pname, sizeof(pname), " in partition '%s'", c->parts[part].name);
+		if (n_power)
+			snprintf(pwhy, sizeof(pwhy), ", %d sit in racks without the power for their "
+			         "share", (int)n_power);
 		if (!req_bad) {
 			if (usable < r->gpus)
 				snprintf(why, sizeof(why),
@@ -1458,11 +1974,11 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 		return gp__errorf(err, GP_ENOFIT,
 		                  "no placement for %d GPUs%s%s: %s; of %d nodes %d are not in the "
 		                  "partition, %d down/drained/reserved, %d excluded, %d lack the "
-		                  "constraint%s%s, %d have too few free GPUs%s",
+		                  "constraint%s%s, %d have too few free GPUs%s%s",
 		                  (int)r->gpus, need, pname, why, (int)c->nnodes, (int)n_part,
 		                  (int)n_state, (int)n_excl, (int)n_feat, kc ? " " : "",
 		                  kc ? kc->text : "", (int)n_gpus,
-		                  r->exclusive ? " or are in use (--exclusive)" : "");
+		                  r->exclusive ? " or are in use (--exclusive)" : "", pwhy);
 	}
 	for (i = 0; i < ws->npool; i++)
 		ws->out[i] = ws->pool[i]->cand;

@@ -86,6 +86,14 @@ typedef int (*gp_score_fn)(void *arg, const gp_candidate_t *cand, double *score)
  */
 int gp__score_default(void *arg, const gp_candidate_t *cand, double *score);
 
+/*
+ * The fragmentation cost (gp_candidate_t.frag) of taking mask[i] GPUs of
+ * nodes[i] (n distinct nodes) in state s, for any set, not only the
+ * search's: what gp__decide_rescore() scores a set the user names with.
+ */
+int32_t gp__candidate_frag(const gp_cluster_t *c, const gp_state_t *s, const int32_t *nodes,
+                           const uint32_t *mask, int32_t n);
+
 typedef struct gp_search_ws gp_search_ws_t;
 
 /*
@@ -95,6 +103,33 @@ typedef struct gp_search_ws gp_search_ws_t;
  */
 int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, gp_error_t *err);
 void gp__search_ws_destroy(gp_search_ws_t *ws);
+
+/*
+ * Power as a constraint of the next searches with ws: at most budget[q]
+ * GPUs of the job may sit in rack q (c->nracks entries; < 0 = no limit),
+ * so every set the search makes fits each rack's power headroom as the
+ * caller counted it (gp__decide: headroom / watts one of the rack's GPUs
+ * adds).  A node's usable GPUs are capped by its rack's budget (a node
+ * whose rack cannot give gpus_per_node, or one GPU, is not eligible and
+ * GP_ENOFIT counts it), and within one set the nodes of a rack share it.
+ * budget is borrowed until replaced; NULL removes the limit.  headroom
+ * (may be NULL; c->nracks entries, borrowed likewise) orders racks for the
+ * power-spread alternative: the most headroom first (else the budget).
+ *
+ * Besides the best-fit set each domain then also yields, for jobs of up to
+ * 64 nodes: a balanced set (even GPUs per node), a power-spread set (the
+ * racks with the most headroom first, one node per rack per round), and on
+ * clusters with NVLink domains or several rails, a set that fills the
+ * fewest NVLink domains and one whose nodes give the job the same GPU
+ * indices (the same rails), so the scorer decides between compactness,
+ * power and rail alignment.
+ */
+void gp__search_ws_set_rack_budget(gp_search_ws_t *ws, const int32_t *budget,
+                                   const double *headroom);
+
+/* With on, the next searches with ws make only the best-fit set per
+ * domain (no alternatives): a quick look, as for a later state. */
+void gp__search_ws_set_best_fit_only(gp_search_ws_t *ws, bool on);
 
 /*
  * Search up to k (1..kmax) candidates for r on cluster c in state s.

@@ -7,11 +7,6 @@
 
 #include "ckpt.h"
 
-/* Restart time excluding the checkpoint read when the caller gives none:
- * requeue, node health checks and framework start-up.  An assumption (no
- * published figure in notes/calibration.md); callers pass the job's own. */
-#define GP_CKPT_DEFAULT_RESTART_S 300.0
-
 /* Fraction of a shared target's bandwidth always left to a new job, so a
  * saturated target gives a long (not infinite) write time. */
 #define GP_CKPT_MIN_SHARE 0.05
@@ -50,6 +45,38 @@ double gp__ckpt_waste(double tau, double delta, double r, double m)
 	if (!isfinite(wall) || wall <= 1.0)
 		return isfinite(wall) ? 0.0 : 1.0;
 	return 1.0 - 1.0 / wall;
+}
+
+double gp__ckpt_run_waste(double T, double P, double delta, double r, double m,
+                          int32_t *count)
+{
+	double k = 0, work, last, wall, seg;
+
+	if (count)
+		*count = 0;
+	if (!(T > 0))
+		return 0.0;
+	if (P > delta && P < T) {
+		/* checkpoints that end strictly before the limit */
+		k = ceil(T / P) - 1;
+		if (k < 0)
+			k = 0;
+	}
+	work = T - k * delta;
+	last = work - k * (P - delta);
+	if (last < 0)
+		last = 0;
+	if (count)
+		*count = (int32_t)fmin(k, 2e9);
+	if (!(m > 0) || !isfinite(m))
+		return 1.0 - work / T; /* no failures: the writes alone */
+	/* each segment of work w followed by its dump: M e^{R/M} (e^{(w+d)/M} - 1)
+	 * (Daly 2006, eq. 13 with T_s = tau); the last one has no dump */
+	seg = m * exp(r / m);
+	wall = k * seg * expm1(P / m) + seg * expm1(last / m);
+	if (!isfinite(wall) || !(wall > 0))
+		return 1.0;
+	return fmax(0.0, 1.0 - work / wall);
 }
 
 double gp__ckpt_mttf(const gp_cluster_t *c, int32_t nnodes)
@@ -322,8 +349,39 @@ static void choose_buddy(const gp_cluster_t *c, const gp_ckpt_job_t *job, gp_ckp
 				plan->buddy = cand;
 				plan->buddy_hops = hops;
 			}
+			if (plan->buddy_hops == 2)
+				return; /* same leaf: no node is closer */
 		}
 	}
+}
+
+/*
+ * With a time limit T: the harmonic periods that end before T (from the
+ * base up to the one above Daly's optimum) and no periodic checkpoint,
+ * by the expected waste of this finite run.
+ */
+static void choose_period_limited(gp_ckpt_plan_t *p, double T)
+{
+	double best, w;
+	int32_t k, n;
+
+	p->interval_s = 0;
+	best = gp__ckpt_run_waste(T, 0, p->write_s, p->restart_s, p->mttf_s, &p->count);
+	for (k = 0; k <= 40; k++) {
+		double period = GP_CKPT_BASE_S * ldexp(1.0, k);
+
+		if (period >= T)
+			break;
+		if (period <= p->write_s)
+			continue;
+		w = gp__ckpt_run_waste(T, period, p->write_s, p->restart_s, p->mttf_s, &n);
+		if (w < best - 1e-12) {
+			best = w;
+			p->interval_s = period;
+			p->count = n;
+		}
+	}
+	p->waste = best;
 }
 
 /* Best harmonic period near Daly's optimum for this target. */
@@ -357,7 +415,7 @@ int gp__ckpt_plan(const gp_cluster_t *c, const gp_ckpt_job_t *job,
                   const gp_ckpt_booking_t *bookings, int32_t nbookings,
                   gp_ckpt_plan_t *plan, gp_error_t *err)
 {
-	double restart = job && job->restart_s >= 0 ? job->restart_s : GP_CKPT_DEFAULT_RESTART_S;
+	double restart = job && job->restart_s >= 0 ? job->restart_s : c ? c->site.restart_s : 0;
 	gp_ckpt_plan_t best, cand;
 	int32_t si, i;
 
@@ -392,7 +450,9 @@ int gp__ckpt_plan(const gp_cluster_t *c, const gp_ckpt_job_t *job,
 			continue;
 		cand.restart_s = restart + read_s;
 		cand.daly_s = isfinite(cand.mttf_s) ? gp__ckpt_daly(cand.write_s, cand.mttf_s) : INFINITY;
-		if (!isfinite(cand.daly_s)) {
+		if (job->run_s > 0) {
+			choose_period_limited(&cand, job->run_s);
+		} else if (!isfinite(cand.daly_s)) {
 			/* no failures expected: checkpoint as rarely as the base allows */
 			cand.interval_s = GP_CKPT_BASE_S * ldexp(1.0, 20);
 			cand.waste = 0;
@@ -410,7 +470,8 @@ int gp__ckpt_plan(const gp_cluster_t *c, const gp_ckpt_job_t *job,
 		choose_buddy(c, job, plan);
 		return GP_OK;
 	}
-	schedule(c, job, best.storage, bookings, nbookings, &best);
+	if (best.interval_s > 0)
+		schedule(c, job, best.storage, bookings, nbookings, &best);
 	choose_buddy(c, job, &best);
 	best.signal_lead_s = ceil(best.write_s * GP_CKPT_SIGNAL_FACTOR + GP_CKPT_SIGNAL_PAD_S);
 	if (best.signal_lead_s > GP_CKPT_SIGNAL_MAX_S)

@@ -7,7 +7,11 @@
  *   - the target with the least expected waste (checkpoint writes, lost work
  *     and restarts, under exponential failures at the job's failure rate),
  *   - the interval (Daly's higher-order optimum, rounded to a harmonic
- *     period so that windows of jobs sharing a target can be kept apart),
+ *     period GP_CKPT_BASE_S x 2^k so that windows of jobs sharing a target
+ *     can be kept apart: of the three periods around the optimum, the one
+ *     with the least expected waste); with a time limit only periods
+ *     that end before it compete, with planning no periodic checkpoint
+ *     at all, each by the expected waste of that finite run,
  *   - an offset that keeps this job's write windows disjoint from the
  *     windows already booked on the same target,
  *   - a buddy node for in-memory replicas in another rack (power domain),
@@ -44,7 +48,11 @@ typedef struct gp_ckpt_job {
 	uint32_t job_id;
 	double ckpt_bytes;      /* bytes of one checkpoint (whole job) */
 	double restart_s;       /* time to restart after a failure, excluding the
-	                         * read of the checkpoint (added per target); < 0 = default */
+	                         * read of the checkpoint (added per target);
+	                         * < 0 = the site's RestartSeconds */
+	double run_s;           /* the job's time limit, s: no checkpoint is planned
+	                         * that the run cannot reach and the waste is that
+	                         * of this run; <= 0 = unlimited (steady state) */
 	const int32_t *nodes;   /* the job's node indices (borrowed) */
 	int32_t nnodes;
 } gp_ckpt_job_t;
@@ -57,10 +65,14 @@ typedef struct gp_ckpt_plan {
 	double write_s;         /* checkpoint write time delta on the chosen target */
 	double restart_s;       /* restart time R (including the read) */
 	double daly_s;          /* Daly's optimum interval before rounding */
-	double interval_s;      /* planned interval (harmonic) */
+	double interval_s;      /* planned interval (harmonic); 0 = no periodic
+	                         * checkpoint (the time limit comes first) */
+	int32_t count;          /* checkpoints the run reaches before its time
+	                         * limit (0 without a limit) */
 	double offset_s;        /* planned offset inside the interval */
 	bool overlap;           /* no disjoint offset existed: least overlap chosen */
-	double waste;           /* expected fraction of wall time lost */
+	double waste;           /* expected fraction of wall time lost (of the
+	                         * run up to its time limit when it has one) */
 	double gbps;            /* write bandwidth the job gets on the target */
 	int32_t buddy;          /* buddy node for the job's first node, -1 none */
 	int32_t buddy_hops;     /* switch hops writer -> buddy (2 per level up) */
@@ -74,6 +86,13 @@ double gp__ckpt_daly(double delta_s, double mttf_s);
 /* Expected fraction of wall-clock time lost with interval tau, write time
  * delta, restart time R and MTTF M (Daly 2006, complete exponential model). */
 double gp__ckpt_waste(double tau_s, double delta_s, double restart_s, double mttf_s);
+
+/* Expected fraction of a run's wall time lost when its failure-free length
+ * is run_s: periodic checkpoints every period_s (tau + delta; <= 0 = none)
+ * that end strictly before run_s, restart R, MTTF M (Daly 2006 eq. 13 per
+ * segment, the last segment the work left after the last checkpoint). */
+double gp__ckpt_run_waste(double run_s, double period_s, double delta_s, double restart_s,
+                          double mttf_s, int32_t *count);
 
 /* MTTF of a job on n nodes at the site's per-node failure rate. */
 double gp__ckpt_mttf(const gp_cluster_t *c, int32_t nnodes);

@@ -75,6 +75,9 @@ typedef struct gp_job_profile {
 	double dp_overlap;       /* fraction of DP communication overlapped with backward */
 	double ckpt_bytes;       /* bytes of one checkpoint (checkpoint planning only;
 	                          * 0 = params x 14 B when params is given) */
+	double restart_s;        /* restart time after a failure before the
+	                          * checkpoint read (checkpoint planning only;
+	                          * 0 = the site's RestartSeconds) */
 	bool is_default;         /* built by gp__job_profile_default() */
 } gp_job_profile_t;
 
@@ -102,6 +105,23 @@ int gp__job_profile_parse(const char *spec, gp_job_profile_t *job, gp_error_t *e
 
 /* Write the profile back as a hint string (round-trips through parse). */
 int gp__job_profile_format(const gp_job_profile_t *job, char *buf, size_t len);
+
+/*
+ * Give a hinted profile the sizes its hints leave out, so a hint never
+ * means zero traffic (gpuplace(1), model, "Defaults"; jobspec.c cites the
+ * sources): a TP, CP, EP or PP degree above 1 without its own *_bytes
+ * gets the model shape it needs, params = DefaultGradientBytes / grad_bytes
+ * when not given, hidden from P = 12 l h^2 with h/l = 128 (rounded to a
+ * multiple of 128), layers from the same (a multiple of pp), seq 2048,
+ * mbs 1; a data-parallel-only profile without any size gets dp_bytes =
+ * DefaultGradientBytes.  Values the user gave are kept.  c may be NULL
+ * (then DefaultGradientBytes is 1e9).  used (may be NULL) receives what
+ * was filled in, e.g. "hidden=2048 (P = 12 l h^2, h/l = 128), seq=2048";
+ * "" when nothing was.  Returns how many values were filled in.  A
+ * profile from gp__job_profile_default() is left as it is.
+ */
+int gp__job_profile_fill_defaults(const gp_cluster_t *c, gp_job_profile_t *job, char *used,
+                                  size_t len);
 
 /* A concrete placement: the job's nodes in rank order and, per node, the
  * mask of its GPUs the job uses.  The arrays are the caller's. */

@@ -14,6 +14,7 @@
 
 #define KMAX 16                 /* candidates one search keeps at most */
 #define FUTURE_POINTS 4         /* future states tried for wait-or-spread */
+#define FUTURE_K 2              /* candidates a future state's search keeps */
 #define MAX_RACKS_PER_SET 256   /* racks one candidate may touch */
 #define INFEASIBLE 1e12
 #define MEMO 256                /* evaluations remembered per search, by candidate seq */
@@ -25,6 +26,24 @@ struct gp_engine {
 	int32_t scratch_gpus;
 	gp_state_t *work;           /* the state a search runs on */
 	gp_state_t *empty;          /* everything up and free */
+	/* what each partition (index nparts: the whole cluster) can ever hold:
+	 * GPUs, nodes with GPUs and the most GPUs on one node, so a request
+	 * beyond it is answered before any scratch space is sized for it */
+	int64_t *cap_gpus;
+	int32_t *cap_nodes, *cap_per_node;
+	/* power as a constraint of the search: per rack the most watts one of
+	 * its GPUs adds above idle, at TDP and at the lowest settable cap; the
+	 * GPU budget handed to the search; the racks' headroom when running
+	 * jobs have ended (fut) and with every rack idle (idle) */
+	double *rack_w, *rack_wcap, *head;
+	/* the last ideal step time and the profile it is for (the same job
+	 * submitted again, or array jobs, skip one evaluation) */
+	gp_job_profile_t ideal_job;
+	double ideal_s;
+	int ideal_rc;
+	bool ideal_valid;
+	int32_t *budget;
+	gp_rack_view_t *fut, *idle;
 	/* what the scoring callback computed, so keeping a candidate does not
 	 * evaluate it again: memo[seq] is valid when memo_gen[seq] == gen */
 	gp_scored_t memo[MEMO];
@@ -35,6 +54,7 @@ struct gp_engine {
 int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 {
 	gp_engine_t *e;
+	int32_t i;
 	int rc;
 
 	if (!out)
@@ -51,6 +71,44 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 		gp__errorf(err, rc, "engine: %s", gp_strerror(rc));
 		goto error;
 	}
+	e->cap_gpus = calloc((size_t)c->nparts + 1, sizeof(*e->cap_gpus));
+	e->cap_nodes = calloc((size_t)c->nparts + 1, sizeof(*e->cap_nodes));
+	e->cap_per_node = calloc((size_t)c->nparts + 1, sizeof(*e->cap_per_node));
+	e->rack_w = calloc((size_t)c->nracks + 1, sizeof(*e->rack_w));
+	e->rack_wcap = calloc((size_t)c->nracks + 1, sizeof(*e->rack_wcap));
+	e->budget = calloc((size_t)c->nracks + 1, sizeof(*e->budget));
+	e->head = calloc((size_t)c->nracks + 1, sizeof(*e->head));
+	e->fut = calloc((size_t)c->nracks + 1, sizeof(*e->fut));
+	e->idle = calloc((size_t)c->nracks + 1, sizeof(*e->idle));
+	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node || !e->rack_w || !e->rack_wcap ||
+	    !e->budget || !e->head || !e->fut || !e->idle) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		goto error;
+	}
+	for (i = 0; i < c->nnodes; i++) {
+		const gp_node_t *nd = &c->nodes[i];
+		int32_t q;
+
+		if (nd->ngpus <= 0)
+			continue;
+		if (nd->rack >= 0 && nd->rack < c->nracks && nd->profile >= 0 &&
+		    nd->profile < c->nprofiles) {
+			const gp_gpu_profile_t *pr = &c->profiles[nd->profile];
+			double wt = pr->tdp_w - pr->idle_w;
+			double wc = (pr->min_cap_w > 0 ? pr->min_cap_w : pr->tdp_w / 2) - pr->idle_w;
+
+			e->rack_w[nd->rack] = fmax(e->rack_w[nd->rack], wt);
+			e->rack_wcap[nd->rack] = fmax(e->rack_wcap[nd->rack], wc);
+		}
+		for (q = 0; q <= c->nparts; q++) {
+			if (q < c->nparts && !(nd->partitions & (UINT64_C(1) << q)))
+				continue;
+			e->cap_gpus[q] += nd->ngpus;
+			e->cap_nodes[q]++;
+			if (nd->ngpus > e->cap_per_node[q])
+				e->cap_per_node[q] = nd->ngpus;
+		}
+	}
 	*out = e;
 	return GP_OK;
 error:
@@ -66,6 +124,15 @@ void gp__engine_destroy(gp_engine_t *e)
 	gp__cost_scratch_destroy(e->scratch);
 	gp_state_destroy(e->work);
 	gp_state_destroy(e->empty);
+	free(e->cap_gpus);
+	free(e->cap_nodes);
+	free(e->cap_per_node);
+	free(e->rack_w);
+	free(e->rack_wcap);
+	free(e->budget);
+	free(e->head);
+	free(e->fut);
+	free(e->idle);
 	free(e);
 }
 
@@ -104,6 +171,7 @@ void gp__power_view_fill(const gp_cluster_t *c, const gp_state_t *s,
 
 	for (r = 0; r < c->nracks; r++) {
 		racks[r].headroom_w = INFINITY;
+		racks[r].raw_w = INFINITY;
 		racks[r].cooling_binds = false;
 	}
 	if (!h || gp__power_headroom_all(c, s, snap, now, h) != GP_OK) {
@@ -113,10 +181,42 @@ void gp__power_view_fill(const gp_cluster_t *c, const gp_state_t *s,
 	for (r = 0; r < c->nracks; r++) {
 		double limit = fmin(h[r].cap_w, h[r].cooling_w) * (1.0 - p->power_margin);
 
-		racks[r].headroom_w = fmax(0.0, limit - h[r].used_w);
+		racks[r].raw_w = limit - h[r].used_w;
+		racks[r].headroom_w = fmax(0.0, racks[r].raw_w);
 		racks[r].cooling_binds = h[r].binding == GP_LIMIT_COOLING;
 	}
 	free(h);
+}
+
+void gp__power_view_apply(const gp_cluster_t *c, gp_rack_view_t *racks, const int32_t *nodes,
+                          const uint32_t *masks, int32_t n, double load, int sign)
+{
+	int32_t i;
+
+	if (!c || !racks || !nodes || !masks)
+		return;
+	if (!(load > 0) || load > 1)
+		load = 1.0;
+	for (i = 0; i < n; i++) {
+		const gp_node_t *nd;
+		gp_rack_view_t *rv;
+		double per;
+
+		if (nodes[i] < 0 || nodes[i] >= c->nnodes)
+			continue;
+		nd = &c->nodes[nodes[i]];
+		if (nd->rack < 0 || nd->rack >= c->nracks)
+			continue;
+		rv = &racks[nd->rack];
+		if (!(rv->raw_w < INFINITY))
+			continue;
+		/* as the estimate: idle -> idle + load (TDP - idle); unknown GPU
+		 * types count the same watts busy or idle (power/power.h) */
+		per = nd->profile >= 0 && nd->profile < c->nprofiles ?
+		      load * (c->profiles[nd->profile].tdp_w - c->profiles[nd->profile].idle_w) : 0.0;
+		rv->raw_w -= sign * gp__popcount(masks[i]) * per;
+		rv->headroom_w = fmax(0.0, rv->raw_w);
+	}
 }
 
 double gp__power_view_cap_speed(const gp_gpu_profile_t *prof, double cap_w)
@@ -336,27 +436,73 @@ static void state_copy(gp_state_t *dst, const gp_state_t *src, int32_t nnodes)
 	}
 }
 
-/* Release every running job of s that ends by time t from work. */
-static void release_until(gp_state_t *work, const gp_state_t *s, int64_t t)
+/* A running job's end time and its index in the state. */
+struct end_job {
+	int64_t end;
+	int32_t job;
+};
+
+/*
+ * Partial order v[0..n) by end time so that v[k] is the k-th earliest,
+ * everything before it no later and everything after no earlier (Hoare's
+ * selection, O(n) expected; the middle element as pivot).
+ */
+static void select_kth(struct end_job *v, int32_t n, int32_t k)
 {
-	int32_t j, i;
+	int32_t lo = 0, hi = n - 1;
 
-	for (j = 0; j < s->njobs; j++) {
-		const gp_job_alloc_t *ja = &s->jobs[j];
+	while (lo < hi) {
+		int64_t pivot = v[lo + (hi - lo) / 2].end;
+		struct end_job t;
+		int32_t i = lo, j = hi;
 
-		if (ja->end_time > t)
-			continue;
-		for (i = 0; i < ja->nnodes; i++)
-			if (ja->nodes[i] >= 0 && ja->nodes[i] < work->nnodes)
-				work->alloc_mask[ja->nodes[i]] &= ~ja->gpu_mask[i];
+		while (i <= j) {
+			while (v[i].end < pivot)
+				i++;
+			while (v[j].end > pivot)
+				j--;
+			if (i <= j) {
+				t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
 	}
 }
 
-static int cmp_i64(const void *a, const void *b)
+/* Free job ja's GPUs in e->work and, with power, its draw above idle in
+ * e->fut (the estimate the power model uses, power/power.h). */
+static void release_job(gp_engine_t *e, const gp_job_alloc_t *ja, bool power)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	const gp_cluster_t *c = e->c;
+	double load = ja->load > 0 && ja->load <= 1 ? ja->load : 1.0;
+	int32_t i;
 
-	return x < y ? -1 : x > y;
+	for (i = 0; i < ja->nnodes; i++) {
+		int32_t v = ja->nodes[i];
+		const gp_node_t *nd;
+
+		if (v < 0 || v >= c->nnodes)
+			continue;
+		e->work->alloc_mask[v] &= ~ja->gpu_mask[i];
+		if (!power)
+			continue;
+		nd = &c->nodes[v];
+		if (nd->rack < 0 || nd->rack >= c->nracks || nd->profile < 0 ||
+		    nd->profile >= c->nprofiles || !(e->fut[nd->rack].headroom_w < INFINITY))
+			continue;
+		e->fut[nd->rack].headroom_w += gp__popcount(ja->gpu_mask[i]) * load *
+		                               (c->profiles[nd->profile].tdp_w -
+		                                c->profiles[nd->profile].idle_w);
+	}
 }
 
 /* ---- domain features for CONSTRAIN --------------------------------------- */
@@ -426,60 +572,34 @@ static int search_and_keep(const struct eval_ctx *x, const gp_state_t *st, const
 }
 
 /*
- * The request r with the nodes of power-starved racks added to its
- * --exclude, into *out (which borrows everything of r but its excluded
- * list; the caller frees out->excluded).  A rack is starved for a node when
- * its headroom cannot power the job's smallest share of that node: its GPUs
- * per node (all its GPUs on one node, else one), each at the lowest power
- * the policy allows (the GPU's lowest cap when it may cap, else TDP), above
- * idle.  Nodes the job requires are never added.  Returns how many nodes
- * were added (0: out is unused) or GP_ENOMEM.
+ * Power as a constraint of the search: each rack may give the job only the
+ * GPUs its headroom powers, headroom / (watts one of its GPUs adds above
+ * idle), at TDP or, when at_cap, at the GPUs' lowest settable cap.  racks
+ * NULL removes the limit.  Every set the search then makes fits the racks
+ * (evaluate() still checks, and scores the share of headroom it takes).
  */
-static int32_t exclude_power_starved(const struct eval_ctx *x, const gp_request_t *r,
-                                     gp_request_t *out)
+static void set_budget(gp_engine_t *e, const gp_rack_view_t *racks, bool at_cap)
 {
-	const gp_cluster_t *c = x->e->c;
-	int32_t per = r->gpus_per_node > 0 ? r->gpus_per_node : r->max_nodes == 1 ? r->gpus : 1;
-	int32_t q, i, j, n = 0;
-	int32_t *ex = NULL;
+	const gp_cluster_t *c = e->c;
+	int32_t q;
 
-	for (q = 0; q < c->nracks; q++) {
-		const gp_rack_t *rk = &c->racks[q];
-		double head = x->pv->racks[q].headroom_w;
-
-		if (!(head < INFINITY))
-			continue;
-		for (i = 0; i < rk->nnodes; i++) {
-			const gp_node_t *nd = &c->nodes[rk->nodes[i]];
-			const gp_gpu_profile_t *pr;
-			double w;
-
-			if (nd->profile < 0 || nd->profile >= c->nprofiles)
-				continue;
-			pr = &c->profiles[nd->profile];
-			w = x->p->allow_power_cap ?
-			    (pr->min_cap_w > 0 ? pr->min_cap_w : pr->tdp_w / 2) - pr->idle_w :
-			    pr->tdp_w - pr->idle_w;
-			if (!(head < per * w))
-				continue;
-			for (j = 0; j < r->nrequired; j++)
-				if (r->required[j] == rk->nodes[i])
-					break;
-			if (j < r->nrequired)
-				continue;
-			if (!ex && !(ex = malloc(((size_t)r->nexcluded + (size_t)c->nnodes) * sizeof(*ex))))
-				return GP_ENOMEM;
-			ex[r->nexcluded + n++] = rk->nodes[i];
-		}
+	if (!racks || c->nracks == 0) {
+		gp__search_ws_set_rack_budget(e->ws, NULL, NULL);
+		return;
 	}
-	if (n == 0)
-		return 0;
-	if (r->nexcluded)
-		memcpy(ex, r->excluded, (size_t)r->nexcluded * sizeof(*ex));
-	*out = *r;
-	out->excluded = ex;
-	out->nexcluded = r->nexcluded + n;
-	return n;
+	for (q = 0; q < c->nracks; q++) {
+		double w = at_cap ? e->rack_wcap[q] : e->rack_w[q], h = racks[q].headroom_w;
+
+		if (!(h < INFINITY) || !(w > 0))
+			e->budget[q] = -1;
+		else if (!(h > 0))
+			e->budget[q] = 0;
+		else
+			e->budget[q] = h / w >= 1e6 ? 1000000 : (int32_t)floor(h / w + 1e-9);
+	}
+	for (q = 0; q < c->nracks; q++)
+		e->head[q] = racks[q].headroom_w;
+	gp__search_ws_set_rack_budget(e->ws, e->budget, e->head);
 }
 
 static int32_t first_feasible(const gp_decision_t *d, int32_t from)
@@ -490,6 +610,47 @@ static int32_t first_feasible(const gp_decision_t *d, int32_t from)
 		if (d->cands[i].feasible)
 			return i;
 	return -1;
+}
+
+static int cmp_scored(const void *a, const void *b)
+{
+	const gp_scored_t *x = a, *y = b;
+
+	return x->score < y->score ? -1 : x->score > y->score;
+}
+
+static bool same_set(const gp_scored_t *a, const gp_scored_t *b)
+{
+	return a->nnodes == b->nnodes &&
+	       !memcmp(a->nodes, b->nodes, (size_t)a->nnodes * sizeof(*a->nodes)) &&
+	       !memcmp(a->gpu_mask, b->gpu_mask, (size_t)a->nnodes * sizeof(*a->gpu_mask));
+}
+
+/* Sort the candidates from index from on by score (stable for equal
+ * scores: the insertion order, i.e. the search's own order), then drop
+ * repeats of a set (two searches may find the same one). */
+static void sort_by_score(gp_decision_t *d, int32_t from)
+{
+	int32_t i, j, n;
+
+	for (i = from + 1; i < d->ncands; i++) {
+		gp_scored_t t = d->cands[i];
+
+		for (j = i; j > from && cmp_scored(&d->cands[j - 1], &t) > 0; j--)
+			d->cands[j] = d->cands[j - 1];
+		d->cands[j] = t;
+	}
+	for (i = n = from; i < d->ncands; i++) {
+		for (j = from; j < n && !same_set(&d->cands[j], &d->cands[i]); j++)
+			;
+		if (j < n) {
+			free(d->cands[i].nodes);
+			free(d->cands[i].gpu_mask);
+			continue;
+		}
+		d->cands[n++] = d->cands[i];
+	}
+	d->ncands = n;
 }
 
 /* Move cands[i] to the front, keeping the others' order. */
@@ -519,7 +680,54 @@ static int ensure_scratch(gp_engine_t *e, int32_t gpus, gp_error_t *err)
 	return GP_OK;
 }
 
-static void plan_checkpoint(gp_engine_t *e, const gp_job_profile_t *job,
+/*
+ * A request no state of the cluster could ever hold (more GPUs or nodes
+ * than its partition has, or more GPUs per node than any node there):
+ * d becomes a REJECT saying so and true is returned.  Checked in O(1)
+ * from the engine's per-partition totals, before the job's profile is
+ * resolved or any scratch space is sized for its GPU count.
+ */
+static bool beyond_cluster(const gp_engine_t *e, const gp_request_t *r, gp_decision_t *d)
+{
+	const gp_cluster_t *c = e->c;
+	int32_t q = gp__request_partition(r, c);
+	char where[GP_NAME_MAX + 16];
+	int64_t g;
+	int32_t n, per;
+
+	if (q < 0 || q >= c->nparts)
+		q = c->nparts;
+	g = e->cap_gpus[q];
+	n = e->cap_nodes[q];
+	per = e->cap_per_node[q];
+	if (q < c->nparts)
+		snprintf(where, sizeof(where), "partition '%s'", c->parts[q].name);
+	else
+		snprintf(where, sizeof(where), "this cluster");
+	if (r->gpus > g)
+		snprintf(d->reason, sizeof(d->reason),
+		         "the job asks for %d GPUs but %s has only %lld GPUs on %d nodes; ask for "
+		         "at most %lld GPUs or another partition",
+		         (int)r->gpus, where, (long long)g, (int)n, (long long)g);
+	else if (r->min_nodes > n)
+		snprintf(d->reason, sizeof(d->reason),
+		         "the job asks for at least %d nodes but %s has only %d nodes with GPUs",
+		         (int)r->min_nodes, where, (int)n);
+	else if (r->gpus_per_node > per)
+		snprintf(d->reason, sizeof(d->reason),
+		         "the job asks for %d GPUs per node but no node of %s has more than %d",
+		         (int)r->gpus_per_node, where, (int)per);
+	else if (r->gpus_per_node && r->gpus / r->gpus_per_node > n)
+		snprintf(d->reason, sizeof(d->reason),
+		         "the job needs %d nodes of %d GPUs but %s has only %d nodes with GPUs",
+		         (int)(r->gpus / r->gpus_per_node), (int)r->gpus_per_node, where, (int)n);
+	else
+		return false;
+	d->kind = GP_DECIDE_REJECT;
+	return true;
+}
+
+static void plan_checkpoint(gp_engine_t *e, const gp_job_profile_t *job, const gp_request_t *r,
                             const gp_ckpt_booking_t *bookings, int32_t nbookings, gp_decision_t *d)
 {
 	gp_ckpt_job_t cj = { 0 };
@@ -531,11 +739,181 @@ static void plan_checkpoint(gp_engine_t *e, const gp_job_profile_t *job,
 	if (d->ckpt_bytes <= 0 || d->ncands < 1)
 		return;
 	cj.ckpt_bytes = d->ckpt_bytes;
-	cj.restart_s = -1;
+	/* the job's restart time (hint restart_s=), else the site's */
+	cj.restart_s = job->restart_s > 0 ? job->restart_s : -1;
+	/* the time limit: the job's, else its partition's MaxTime (Slurm's
+	 * limit for a job that gives none); unlimited = steady state */
+	cj.run_s = 0;
+	if (r->time_limit_min) {
+		cj.run_s = r->time_limit_min * 60.0;
+	} else {
+		int32_t q = gp__request_partition(r, e->c);
+
+		if (q >= 0 && q < e->c->nparts && e->c->parts[q].max_time_min != UINT32_MAX)
+			cj.run_s = e->c->parts[q].max_time_min * 60.0;
+	}
 	cj.nodes = d->cands[0].nodes;
 	cj.nnodes = d->cands[0].nnodes;
 	if (gp__ckpt_plan(e->c, &cj, bookings, nbookings, &d->ckpt, &err) != GP_OK)
 		d->ckpt.storage = -1;
+}
+
+/* Free the candidates from index from on. */
+static void drop_from(gp_decision_t *d, int32_t from)
+{
+	int32_t i;
+
+	for (i = from; i < d->ncands; i++) {
+		free(d->cands[i].nodes);
+		free(d->cands[i].gpu_mask);
+	}
+	if (from < d->ncands)
+		d->ncands = from;
+}
+
+/* Free the candidates before index n and move the rest to the front. */
+static void drop_before(gp_decision_t *d, int32_t n)
+{
+	int32_t i;
+
+	for (i = 0; i < n; i++) {
+		free(d->cands[i].nodes);
+		free(d->cands[i].gpu_mask);
+	}
+	memmove(d->cands, d->cands + n, (size_t)(d->ncands - n) * sizeof(*d->cands));
+	d->ncands -= n;
+}
+
+/*
+ * Why the racks' power keeps the job from every free set, when it does:
+ * the watts one GPU adds, the rack with the most headroom and how many of
+ * the job's GPUs all racks together can power.  false when power is not
+ * what limits (no view, or the racks could power the whole job).
+ */
+static bool power_why(const gp_engine_t *e, const gp_power_view_t *pv, const gp_request_t *r,
+                      char *buf, size_t len)
+{
+	const gp_cluster_t *c = e->c;
+	int64_t total = 0;
+	int32_t q, top = -1;
+	double w = 0;
+
+	if (!pv || !pv->racks || c->nracks == 0)
+		return false;
+	for (q = 0; q < c->nracks; q++) {
+		w = fmax(w, e->rack_w[q]);
+		if (e->budget[q] < 0)
+			return false; /* a rack without a limit */
+		total += e->budget[q];
+		if (top < 0 || pv->racks[q].headroom_w > pv->racks[top].headroom_w)
+			top = q;
+	}
+	if (top < 0 || total >= r->gpus)
+		return false;
+	snprintf(buf, len,
+	         "rack power: a GPU adds up to %.0f W; rack %.48s has the most headroom, %.0f W "
+	         "(%s), and all racks together power %lld of the job's %d GPUs",
+	         w, c->racks[top].name, pv->racks[top].headroom_w,
+	         pv->racks[top].cooling_binds ? "cooling binds" : "power binds", (long long)total,
+	         (int)r->gpus);
+	return true;
+}
+
+/*
+ * The cluster as it will be when running jobs of s have ended: up to
+ * FUTURE_POINTS of their end times in (now, now + horizon] (quantiles),
+ * each searched with the GPUs and the power those jobs free (kept as
+ * future candidates).  The point whose best feasible set completes first
+ * (wait + run_s x slowdown) below *finish is returned in *chosen with its
+ * wait and completion (*chosen unchanged when none).  A point whose wait
+ * plus the run at the ideal speed (slowdown >= 1) cannot finish before
+ * `beat` is not searched, nor any later one.  0 or a gp_err code.
+ */
+static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const gp_request_t *r,
+                         int k, int64_t now, double horizon, double run_s, double beat,
+                         gp_decision_t *d, int32_t *chosen, double *wait_out, double *finish)
+{
+	gp_engine_t *e = x0->e;
+	const gp_cluster_t *c = e->c;
+	struct eval_ctx x = *x0;
+	bool power = x0->pv && x0->pv->racks && c->nracks > 0;
+	gp_power_view_t fpv;
+	struct end_job *ends;
+	int64_t lim, prev_t = INT64_MIN;
+	int32_t nends = 0, pt, i, base, done = 0;
+	gp_error_t serr;
+	int rc = GP_OK;
+
+	if (!(ends = malloc(((size_t)s->njobs + 1) * sizeof(*ends))))
+		return GP_ENOMEM;
+	lim = horizon < 9e15 ? now + (int64_t)horizon : INT64_MAX;
+	/* one copy of the state and of the power view, then each point
+	 * releases the jobs that end since the previous one */
+	state_copy(e->work, s, c->nnodes);
+	if (power)
+		memcpy(e->fut, x0->pv->racks, (size_t)c->nracks * sizeof(*e->fut));
+	for (i = 0; i < s->njobs; i++) {
+		if (s->jobs[i].end_time <= now)
+			release_job(e, &s->jobs[i], power); /* overdue: free already */
+		else if (s->jobs[i].end_time <= lim)
+			ends[nends++] = (struct end_job){ s->jobs[i].end_time, i };
+	}
+	/* the quantiles only: selection, not a sort of every end time; after
+	 * it ends[0..q] are no later than ends[q] for every point's q */
+	for (pt = 1, base = 0; pt <= FUTURE_POINTS && nends > 0; pt++) {
+		int32_t q = (nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1;
+
+		if (q < base)
+			continue;
+		select_kth(ends + base, nends - base, q - base);
+		base = q + 1;
+	}
+	if (power) {
+		fpv.racks = e->fut;
+		fpv.cap_speed = x0->pv->cap_speed;
+		x.pv = &fpv;
+	}
+	for (pt = 1; pt <= FUTURE_POINTS && nends > 0; pt++) {
+		int32_t q = (nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1, from = d->ncands, f;
+		int64_t t = ends[q].end;
+
+		/* the jobs ending by t (others ending exactly at t but after q
+		 * in the partial order are released at the next point: the
+		 * view never frees more than it knows is free) */
+		for (; done <= q; done++)
+			release_job(e, &s->jobs[ends[done].job], power);
+		if (t == prev_t)
+			continue;
+		prev_t = t;
+		if ((double)(t - now) + run_s >= fmin(beat, *finish))
+			break; /* even an ideal set then finishes later than needed or
+			        * than the best found so far */
+		set_budget(e, power ? e->fut : NULL, false);
+		/* a quick look: is a much better set there then?  The best-fit
+		 * set of the FUTURE_K smallest domains answers it */
+		gp__search_ws_set_best_fit_only(e->ws, true);
+		rc = search_and_keep(&x, e->work, r, k < FUTURE_K ? k : FUTURE_K, true, d, &serr);
+		gp__search_ws_set_best_fit_only(e->ws, false);
+		if (rc == GP_ENOFIT) {
+			rc = GP_OK;
+			continue;
+		}
+		if (rc)
+			break;
+		f = first_feasible(d, from);
+		if (f >= 0) {
+			double wait = (double)(t - now);
+			double fin = wait + run_s * d->cands[f].cost.slowdown;
+
+			if (fin < *finish) {
+				*finish = fin;
+				*chosen = f;
+				*wait_out = wait;
+			}
+		}
+	}
+	free(ends);
+	return rc;
 }
 
 int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
@@ -545,6 +923,7 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
                gp_decision_t *d, gp_error_t *err)
 {
 	const gp_cluster_t *c;
+	const gp_state_t *now_st;
 	gp_job_profile_t job;
 	struct eval_ctx x;
 	gp_error_t serr;
@@ -560,6 +939,9 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	d->ckpt.storage = -1;
 	if ((rc = gp__request_check(r, c, err)))
 		return rc;
+	if (beyond_cluster(e, r, d))
+		return GP_OK; /* REJECT, decided before anything is sized for the job */
+	memset(&job, 0, sizeof(job)); /* padding too: the ideal cache compares bytes */
 	if (job_in) {
 		job = *job_in;
 		if (job.gpus == 0)
@@ -567,14 +949,10 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		if (job.gpus != r->gpus)
 			return gp__errorf(err, GP_EINVAL, "hint gpus=%d, but the job asks for %d GPUs",
 			                  job.gpus, r->gpus);
-		/* hints without any size (parallelism alone, or only gpus=): the
-		 * data-parallel gradient volume of the default profile, so the
-		 * placement still pays for spreading */
-		if (!(job.params > 0) && !(job.bytes[GP_DIM_TP] > 0) && !(job.bytes[GP_DIM_CP] > 0) &&
-		    !(job.bytes[GP_DIM_EP] > 0) && !(job.bytes[GP_DIM_DP] > 0) &&
-		    !(job.bytes[GP_DIM_PP] > 0) && !(job.hidden > 0))
-			job.bytes[GP_DIM_DP] = c->site.default_grad_bytes > 0 ? c->site.default_grad_bytes
-			                                                      : 1e9;
+		/* hints that leave sizes out get documented defaults, so a
+		 * hinted dimension never means zero traffic; the decision says
+		 * which were used */
+		gp__job_profile_fill_defaults(c, &job, d->defaults, sizeof(d->defaults));
 	} else {
 		gp__job_profile_default(c, r->gpus, &job);
 	}
@@ -585,7 +963,18 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	x.p = p;
 	x.pv = pv;
 	x.ideal = 0;
-	rc = gp__cost_ideal(c, &job, -1, e->scratch, &x.ideal, err);
+	if (e->ideal_valid && !memcmp(&job, &e->ideal_job, sizeof(job))) {
+		rc = e->ideal_rc;
+		x.ideal = e->ideal_s;
+	} else {
+		rc = gp__cost_ideal(c, &job, -1, e->scratch, &x.ideal, err);
+		if (rc != GP_EINVAL) {
+			memcpy(&e->ideal_job, &job, sizeof(job));
+			e->ideal_s = x.ideal;
+			e->ideal_rc = rc;
+			e->ideal_valid = true;
+		}
+	}
 	if (rc == GP_EINVAL)
 		return rc;
 	if (rc != GP_OK)
@@ -594,81 +983,42 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	k = p->topk < 1 ? 1 : p->topk > KMAX ? KMAX : p->topk;
 	run_s = r->time_limit_min ? r->time_limit_min * 60.0 : GP_DECIDE_DEFAULT_RUN_S;
 
-	/* 1. what is free now */
-	state_copy(e->work, s, c->nnodes);
-	rc = search_and_keep(&x, e->work, r, k, false, d, &serr);
+	/* 1. what is free now, within each rack's power (at TDP, then, when the
+	 * policy may cap GPUs, at their lowest cap) */
+	now_st = s ? s : e->empty; /* only read: no copy */
+	set_budget(e, pv ? pv->racks : NULL, false);
+	rc = search_and_keep(&x, now_st, r, k, false, d, &serr);
 	if (rc && rc != GP_ENOFIT) {
 		gp__errorf(err, rc, "%s", rc == GP_EINVAL ? serr.text : gp_strerror(rc));
 		goto error;
 	}
-	best = first_feasible(d, 0);
-	if (best < 0 && d->ncands > 0 && pv && pv->racks && c->nracks > 0) {
-		/* the best-fit sets all sit in racks short of power: search again
-		 * without the racks that cannot take even a node's share */
-		gp_request_t r2;
-		int32_t added = exclude_power_starved(&x, r, &r2), from = d->ncands;
-
-		if (added < 0) {
-			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+	if (pv && pv->racks && c->nracks > 0 && p->allow_power_cap) {
+		/* capped sets in fewer racks compete with uncapped spread ones:
+		 * the score decides */
+		set_budget(e, pv->racks, true);
+		rc = search_and_keep(&x, now_st, r, k, false, d, &serr);
+		if (rc && rc != GP_ENOFIT) {
+			gp__errorf(err, rc, "%s", rc == GP_EINVAL ? serr.text : gp_strerror(rc));
 			goto error;
 		}
-		if (added > 0) {
-			rc = search_and_keep(&x, e->work, &r2, k, false, d, &serr);
-			free(r2.excluded);
-			if (rc && rc != GP_ENOFIT) {
-				gp__errorf(err, rc, "%s", rc == GP_EINVAL ? serr.text : gp_strerror(rc));
-				goto error;
-			}
-			best = first_feasible(d, from);
-		}
+		sort_by_score(d, 0);
 	}
+	best = first_feasible(d, 0);
 
 	/* 2. wait or spread */
 	if (best >= 0 && s && p->max_wait_s > 0 && s->njobs > 0 &&
 	    d->cands[best].cost.slowdown > 1.0 + p->wait_gain) {
-		int64_t *ends = malloc((size_t)s->njobs * sizeof(*ends));
-		int32_t nends = 0, pt;
 		double now_finish = run_s * d->cands[best].cost.slowdown, best_finish = now_finish;
 		int32_t nbefore = d->ncands, chosen = -1;
 		double chosen_wait = 0;
 
-		if (!ends) {
-			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		rc = search_future(&x, s, r, k, now, p->max_wait_s, run_s,
+		                   now_finish * (1.0 - p->wait_gain), d, &chosen, &chosen_wait,
+		                   &best_finish);
+		if (rc) {
+			gp__errorf(err, rc, "%s", gp_strerror(rc));
 			goto error;
 		}
-		for (i = 0; i < s->njobs; i++)
-			if (s->jobs[i].end_time > now && s->jobs[i].end_time <= now + (int64_t)p->max_wait_s)
-				ends[nends++] = s->jobs[i].end_time;
-		qsort(ends, (size_t)nends, sizeof(*ends), cmp_i64);
-		for (pt = 1; pt <= FUTURE_POINTS && nends > 0; pt++) {
-			int64_t t = ends[(nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1];
-			int32_t from = d->ncands, f;
-
-			if (pt > 1 && t == ends[(nends * (pt - 1) + FUTURE_POINTS - 1) / FUTURE_POINTS - 1])
-				continue;
-			state_copy(e->work, s, c->nnodes);
-			release_until(e->work, s, t);
-			rc = search_and_keep(&x, e->work, r, k, true, d, &serr);
-			if (rc == GP_ENOFIT)
-				continue;
-			if (rc) {
-				free(ends);
-				gp__errorf(err, rc, "%s", gp_strerror(rc));
-				goto error;
-			}
-			f = first_feasible(d, from);
-			if (f >= 0) {
-				double wait = (double)(t - now);
-				double fin = wait + run_s * d->cands[f].cost.slowdown;
-
-				if (fin < best_finish) {
-					best_finish = fin;
-					chosen = f;
-					chosen_wait = wait;
-				}
-			}
-		}
-		free(ends);
 		d->now_finish_s = now_finish;
 		if (chosen >= 0 && best_finish < now_finish * (1.0 - p->wait_gain)) {
 			d->waited = true;
@@ -682,15 +1032,11 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 			         "waiting %.0f s for a compact set finishes in %.0f s instead of %.0f s "
 			         "when started now on a spread set (slowdown %.2f)",
 			         chosen_wait, best_finish, now_finish, now_finish / run_s);
-			plan_checkpoint(e, &job, bookings, nbookings, d);
+			plan_checkpoint(e, &job, r, bookings, nbookings, d);
 			return GP_OK;
 		}
 		/* keep only what was found now, the future sets were not chosen */
-		for (i = nbefore; i < d->ncands; i++) {
-			free(d->cands[i].nodes);
-			free(d->cands[i].gpu_mask);
-		}
-		d->ncands = nbefore;
+		drop_from(d, nbefore);
 	}
 
 	if (best >= 0) {
@@ -703,61 +1049,138 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		         d->cands[0].cost.step_s, x.ideal, d->cands[0].cost.slowdown,
 		         d->cands[0].nleaves, d->cands[0].nleaves == 1 ? "" : "es", d->cands[0].nracks,
 		         d->cands[0].nracks == 1 ? "" : "s");
-		plan_checkpoint(e, &job, bookings, nbookings, d);
+		plan_checkpoint(e, &job, r, bookings, nbookings, d);
 		return GP_OK;
 	}
 
-	/* 3. nothing acceptable is free now: could it ever fit? */
+	/* 3. nothing acceptable is free now: later (as running jobs end, with
+	 * the power they free), or never (not even on the idle cluster with
+	 * every rack's full headroom)?  Power stays a constraint throughout. */
 	{
-		char now_why[192];
-		int32_t nbefore = d->ncands;
+		char now_why[400];
+		int32_t nbefore = d->ncands, chosen = -1;
+		double chosen_wait = 0, fin = INFINITY;
+		gp_power_view_t ipv;
 
-		snprintf(now_why, sizeof(now_why), "%.180s",
-		         d->ncands ? d->cands[0].why_not : serr.text);
-		/* Power headroom is today's: racks free up as jobs end, so it
-		 * cannot make a job impossible, only make it wait. */
-		x.pv = NULL;
-		rc = search_and_keep(&x, e->empty, r, k, true, d, &serr);
-		if (rc && rc != GP_ENOFIT) {
-			gp__errorf(err, rc, "%s", gp_strerror(rc));
-			goto error;
+		if (d->ncands)
+			snprintf(now_why, sizeof(now_why), "%.180s", d->cands[0].why_not);
+		else if (!power_why(e, pv, r, now_why, sizeof(now_why)))
+			snprintf(now_why, sizeof(now_why), "%.180s", serr.text);
+		if (s && s->njobs > 0) {
+			rc = search_future(&x, s, r, k, now, INFINITY, run_s, INFINITY, d, &chosen,
+			                   &chosen_wait, &fin);
+			if (rc) {
+				gp__errorf(err, rc, "%s", gp_strerror(rc));
+				goto error;
+			}
 		}
-		best = first_feasible(d, nbefore);
-		if (best < 0) {
-			d->kind = GP_DECIDE_REJECT;
-			if (rc == GP_ENOFIT)
-				snprintf(d->reason, sizeof(d->reason),
-				         "the job can never fit this cluster: %.500s; ask for fewer GPUs or "
-				         "fewer GPUs per node, or another partition", serr.text);
-			else
-				snprintf(d->reason, sizeof(d->reason),
-				         "no node set of this cluster meets the policy: %s; ask for fewer GPUs "
-				         "or change the job's parallelism",
-				         d->ncands > nbefore ? d->cands[nbefore].why_not : "none fits");
-			return GP_OK;
+		if (chosen < 0) {
+			drop_from(d, nbefore);
+			if (pv && pv->racks && c->nracks > 0) {
+				gp__power_view_fill(c, e->empty, NULL, p, (double)now, e->idle);
+				ipv.racks = e->idle;
+				ipv.cap_speed = pv->cap_speed;
+				x.pv = &ipv;
+				set_budget(e, e->idle, p->allow_power_cap);
+			} else {
+				x.pv = NULL;
+				set_budget(e, NULL, false);
+			}
+			rc = search_and_keep(&x, e->empty, r, k, true, d, &serr);
+			if (rc && rc != GP_ENOFIT) {
+				gp__errorf(err, rc, "%s", gp_strerror(rc));
+				goto error;
+			}
+			chosen = first_feasible(d, nbefore);
+			if (chosen < 0) {
+				d->kind = GP_DECIDE_REJECT;
+				if (rc == GP_ENOFIT && strstr(serr.text, "without the power"))
+					snprintf(d->reason, sizeof(d->reason),
+					         "the racks can never power the job, even with every node "
+					         "free and every rack idle: %.500s; ask for fewer GPUs per "
+					         "rack or allow power caps (gpuplace_allow_power_cap)",
+					         serr.text);
+				else if (rc == GP_ENOFIT)
+					snprintf(d->reason, sizeof(d->reason),
+					         "the job can never fit this cluster: %.500s; ask for fewer "
+					         "GPUs or fewer GPUs per node, or another partition",
+					         serr.text);
+				else
+					snprintf(d->reason, sizeof(d->reason),
+					         "no node set of this cluster meets the policy, even with "
+					         "every node free and every rack idle: %s; ask for fewer "
+					         "GPUs or change the job's parallelism",
+					         d->ncands > nbefore ? d->cands[nbefore].why_not
+					                             : "none fits");
+				return GP_OK;
+			}
 		}
-		/* the feasible empty-cluster sets, best first, become the alternatives */
-		for (i = 0; i < nbefore; i++) {
-			free(d->cands[i].nodes);
-			free(d->cands[i].gpu_mask);
-		}
-		memmove(d->cands, d->cands + nbefore, (size_t)(d->ncands - nbefore) * sizeof(*d->cands));
-		d->ncands -= nbefore;
+		/* the feasible later sets, best first, become the alternatives */
+		drop_before(d, nbefore);
+		chosen -= nbefore;
+		to_front(d, chosen);
 		for (i = 0; i < d->ncands; i++)
 			if (d->cands[i].feasible)
 				add_alternative(c, &d->cands[i], d->features, sizeof(d->features), &nalts);
 		finish_alternatives(d->features, sizeof(d->features), nalts);
-		to_front(d, first_feasible(d, 0));
 		d->kind = GP_DECIDE_CONSTRAIN;
-		snprintf(d->reason, sizeof(d->reason),
-		         "no acceptable set is free now (%.180s); the job waits for %.500s",
-		         now_why, *d->features ? d->features : "any set the policy accepts");
-		plan_checkpoint(e, &job, bookings, nbookings, d);
+		if (isfinite(fin)) {
+			d->wait_s = chosen_wait;
+			d->wait_finish_s = fin;
+			snprintf(d->reason, sizeof(d->reason),
+			         "no acceptable set is free now (%.250s); one is predicted in %lld s, "
+			         "when running jobs end and free their GPUs and power; the job waits "
+			         "for %.330s", now_why, (long long)chosen_wait,
+			         *d->features ? d->features : "any set the policy accepts");
+		} else {
+			snprintf(d->reason, sizeof(d->reason),
+			         "no acceptable set is free now (%.250s); the job waits for %.450s",
+			         now_why, *d->features ? d->features : "any set the policy accepts");
+		}
+		plan_checkpoint(e, &job, r, bookings, nbookings, d);
 		return GP_OK;
 	}
 error:
 	gp__decision_clear(d);
 	return rc;
+}
+
+int gp__decide_rescore(gp_engine_t *e, const gp_state_t *s, const gp_job_profile_t *job,
+                       const gp_policy_t *p, const gp_power_view_t *pv, double ideal,
+                       const int32_t *nodes, const uint32_t *mask, int32_t n, gp_scored_t *out,
+                       gp_error_t *err)
+{
+	struct eval_ctx x;
+	int32_t i, g = 0;
+	int rc;
+
+	if (out)
+		memset(out, 0, sizeof(*out));
+	if (!e || !job || !p || !nodes || !mask || n < 1 || !out)
+		return gp__errorf(err, GP_EINVAL, "rescore: missing argument");
+	for (i = 0; i < n; i++) {
+		if (nodes[i] < 0 || nodes[i] >= e->c->nnodes)
+			return gp__errorf(err, GP_EINVAL, "rescore: node index %d out of range",
+			                  (int)nodes[i]);
+		g += gp__popcount(mask[i]);
+	}
+	if ((rc = ensure_scratch(e, g, err)))
+		return rc;
+	x.e = e;
+	x.job = job;
+	x.p = p;
+	x.pv = pv;
+	x.ideal = ideal;
+	out->nnodes = n;
+	out->ngpus = g;
+	out->kind = GP_DOM_CLUSTER;
+	out->domain = -1;
+	out->frag = gp__candidate_frag(e->c, s ? s : e->empty, nodes, mask, n);
+	out->s_frag = p->w_frag * out->frag / 100.0;
+	if ((rc = evaluate(&x, nodes, mask, n, out)))
+		return gp__errorf(err, rc, "rescore: %s", gp_strerror(rc));
+	out->score += out->feasible ? out->s_frag : 0.0;
+	return GP_OK;
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -796,6 +1219,8 @@ int gp__decision_print_text(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 
 	fprintf(f, "decision: %s\n", gp__decision_kind_name(d->kind));
 	fprintf(f, "reason:   %s\n", d->reason);
+	if (*d->defaults)
+		fprintf(f, "defaults: %s\n", d->defaults);
 	if (d->kind == GP_DECIDE_PIN && d->ncands > 0) {
 		char *nl = gp__scored_nodelist(c, &d->cands[0]);
 
@@ -808,13 +1233,22 @@ int gp__decision_print_text(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 		fprintf(f, "completion if started now: %.0f s\n", d->now_finish_s);
 	if (d->waited)
 		fprintf(f, "completion after waiting %.0f s: %.0f s\n", d->wait_s, d->wait_finish_s);
-	if (d->ckpt.storage >= 0) {
+	if (d->ckpt.storage >= 0 && d->ckpt.interval_s > 0) {
 		fprintf(f, "checkpoint: every %.0f s to %s (write %.1f s, offset %.0f s%s), "
 		           "expected waste %.2f %%, buddy %s, --signal lead %.0f s\n",
 		        d->ckpt.interval_s, c->storage[d->ckpt.storage].name, d->ckpt.write_s,
 		        d->ckpt.offset_s, d->ckpt.overlap ? ", overlaps others" : "",
 		        100 * d->ckpt.waste, d->ckpt.buddy >= 0 ? c->nodes[d->ckpt.buddy].name : "none",
 		        d->ckpt.signal_lead_s);
+		if (d->ckpt.count > 0)
+			fprintf(f, "checkpoint: %d before the time limit, MTTF %.0f s, restart %.0f s\n",
+			        (int)d->ckpt.count, d->ckpt.mttf_s, d->ckpt.restart_s);
+	} else if (d->ckpt.storage >= 0) {
+		fprintf(f, "checkpoint: none periodic, the time limit comes first (MTTF %.0f s, "
+		           "write %.1f s to %s, restart %.0f s), expected waste %.2f %%, --signal lead "
+		           "%.0f s\n",
+		        d->ckpt.mttf_s, d->ckpt.write_s, c->storage[d->ckpt.storage].name,
+		        d->ckpt.restart_s, 100 * d->ckpt.waste, d->ckpt.signal_lead_s);
 	}
 	if (d->ncands == 0)
 		return ferror(f) ? GP_EIO : GP_OK;
@@ -852,6 +1286,7 @@ int gp__decision_print_json(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 	json_object_object_add(root, "decision", json_object_new_string(gp__decision_kind_name(d->kind)));
 	json_object_object_add(root, "reason", json_object_new_string(d->reason));
 	json_object_object_add(root, "constraint", json_object_new_string(d->features));
+	json_object_object_add(root, "defaults", json_object_new_string(d->defaults));
 	json_object_object_add(root, "ideal_step_s", json_object_new_double(d->ideal_step_s));
 	json_object_object_add(root, "now_finish_s", json_object_new_double(d->now_finish_s));
 	json_object_object_add(root, "waited", json_object_new_boolean(d->waited));
@@ -867,6 +1302,8 @@ int gp__decision_print_json(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 		json_object_object_add(ck, "write_s", json_object_new_double(d->ckpt.write_s));
 		json_object_object_add(ck, "waste", json_object_new_double(d->ckpt.waste));
 		json_object_object_add(ck, "mttf_s", json_object_new_double(d->ckpt.mttf_s));
+		json_object_object_add(ck, "restart_s", json_object_new_double(d->ckpt.restart_s));
+		json_object_object_add(ck, "count", json_object_new_int(d->ckpt.count));
 		json_object_object_add(ck, "buddy", d->ckpt.buddy >= 0 ?
 		                       json_object_new_string(c->nodes[d->ckpt.buddy].name) : NULL);
 		json_object_object_add(ck, "signal_lead_s", json_object_new_double(d->ckpt.signal_lead_s));

@@ -13,6 +13,15 @@
  * the policy allows power caps and a cap at or above the GPU's lowest
  * settable cap fits), or the communication overhead above max_overhead.
  *
+ * Power is a constraint of the search, never dropped: each rack may give
+ * the job only the GPUs its headroom powers at TDP (and, when the policy
+ * may cap GPUs, a second search at their lowest cap competes by score).
+ * When no set is acceptable now, the cluster is searched as it will be
+ * when running jobs end, with the GPUs and the power they free (CONSTRAIN,
+ * with the predicted wait); when not even the idle cluster with every rack
+ * idle has one, the job is rejected with the reason.  A request larger
+ * than its partition is rejected before anything is sized for it.
+ *
  * Wait or spread: when the best set free now is slower than the ideal by
  * more than wait_gain and running jobs end within max_wait_s, the search is
  * repeated on the cluster as it will be when they have ended; the job waits
@@ -20,8 +29,10 @@
  * (wait + run time x slowdown) beats starting now by more than wait_gain.
  * The run time is the request's time limit, else GP_DECIDE_DEFAULT_RUN_S.
  *
- * Hints that give no size at all (parallelism only, or just gpus=) get the
- * default profile's data-parallel gradient volume (DefaultGradientBytes).
+ * Hints that leave sizes out get documented defaults
+ * (gp__job_profile_fill_defaults: a TP/CP/EP/PP degree gets a model shape,
+ * no size at all the DefaultGradientBytes all-reduce); d->defaults says
+ * which.
  *
  * Thread safety: a gp_engine_t serves one decision at a time.
  */
@@ -59,6 +70,9 @@ typedef struct gp_rack_view {
 	                           * binding limit less the policy margin;
 	                           * INFINITY = no limit known */
 	bool cooling_binds;       /* the binding limit is cooling, not power */
+	double raw_w;             /* headroom before it is floored at 0 (negative:
+	                           * over the limit), what gp__power_view_apply()
+	                           * adjusts */
 } gp_rack_view_t;
 
 typedef struct gp_power_view {
@@ -80,6 +94,19 @@ struct gp_power_snapshot;
 void gp__power_view_fill(const gp_cluster_t *c, const gp_state_t *s,
                          const struct gp_power_snapshot *snap, const gp_policy_t *p,
                          double now, gp_rack_view_t *racks);
+
+/*
+ * Keep a view filled by gp__power_view_fill() current without refilling
+ * it: a job of load `load` (fraction of each GPU's dynamic range; <= 0 or
+ * > 1 means 1) that started (sign +1) or ended (sign -1) on nodes[i] /
+ * masks[i] (n entries) changes the racks it touches by its GPUs' draw above
+ * idle, the same estimate the fill uses, in O(n) instead of a pass over
+ * every node and job.  Exact while a rack's draw is the estimate; a rack
+ * whose fresh telemetry sample changed is refilled with the fill (the
+ * caller knows which).  Safe to call with a NULL view (no-op).
+ */
+void gp__power_view_apply(const gp_cluster_t *c, gp_rack_view_t *racks, const int32_t *nodes,
+                          const uint32_t *masks, int32_t n, double load, int sign);
 
 /* The power model's cap -> speed curve, for gp_power_view_t.cap_speed. */
 double gp__power_view_cap_speed(const gp_gpu_profile_t *prof, double cap_w);
@@ -105,6 +132,9 @@ typedef struct gp_scored {
 typedef struct gp_decision {
 	gp_decision_kind_t kind;
 	char reason[768];             /* for the user: why, and what to change */
+	char defaults[320];           /* sizes the job's hints left out and the
+	                               * documented defaults used for them
+	                               * (gp__job_profile_fill_defaults), "" none */
 	gp_scored_t *cands;           /* best first; [0] is the choice (PIN) or the
 	                               * best domain (CONSTRAIN) */
 	int32_t ncands;
@@ -139,6 +169,20 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
                const gp_power_view_t *pv, int64_t now,
                const gp_ckpt_booking_t *bookings, int32_t nbookings,
                gp_decision_t *d, gp_error_t *err);
+
+/*
+ * The engine's score of one given set (nodes[i], GPUs mask[i]; n nodes) in
+ * state s (NULL = everything free) for job (resolved: gpus set), policy p
+ * and power view pv (NULL = no limits), against ideal (gp__cost_ideal()):
+ * out gets the breakdown, score, feasibility and why_not exactly as a
+ * candidate of gp__decide() would (out->nodes / gpu_mask stay NULL).  For
+ * rescoring a set a user names and for exhaustive checks of the search.
+ * GP_EINVAL for an invalid set or profile.
+ */
+int gp__decide_rescore(gp_engine_t *e, const gp_state_t *s, const gp_job_profile_t *job,
+                       const gp_policy_t *p, const gp_power_view_t *pv, double ideal,
+                       const int32_t *nodes, const uint32_t *mask, int32_t n, gp_scored_t *out,
+                       gp_error_t *err);
 
 /* Free what d owns; d itself is the caller's. */
 void gp__decision_clear(gp_decision_t *d);

@@ -25,3 +25,9 @@ TESTS += tests/test_decide
 gpuplace_SOURCES += tools/cmd_place.c
 TESTS += tests/place_cli.sh
 EXTRA_DIST += tests/place_cli.sh
+# The engine's pick against an exhaustive search of small random instances.
+check_PROGRAMS += tests/test_oracle
+tests_test_oracle_SOURCES = tests/test_oracle.c
+tests_test_oracle_CFLAGS = $(TEST_CFLAGS)
+tests_test_oracle_LDADD = $(TEST_LIBS)
+TESTS += tests/test_oracle

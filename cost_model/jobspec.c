@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,6 +55,7 @@ static const struct key keys[] = {
 	{ "eff", K_FRAC, OFF(efficiency), 0 },
 	{ "overlap", K_FRAC, OFF(dp_overlap), 0 },
 	{ "ckpt_bytes", K_DBL, OFF(ckpt_bytes), 0 },
+	{ "restart_s", K_DBL, OFF(restart_s), 0 },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -247,4 +250,131 @@ int gp__job_profile_format(const gp_job_profile_t *job, char *buf, size_t len)
 		used += (size_t)n;
 	}
 	return GP_OK;
+}
+
+/*
+ * Documented defaults for the sizes a hint leaves out (gpuplace(1), model,
+ * "Defaults"); each constant names its source.
+ */
+/* Transformer parameters P ~= 12 l h^2 (Kaplan et al., "Scaling Laws for
+ * Neural Language Models", 2020, sec. 2.1, N ~= 12 n_layer d_model^2;
+ * Narayanan et al. SC'21 eq. 2 has the same leading term). */
+#define DEF_PARAMS_PER_LAYER_H2 12.0
+/* Aspect ratio h / l = 128: GPT-3 175B has d_model 12,288 over 96 layers
+ * (Brown et al. 2020, Table 2.1); Kaplan et al. fig. 5 find the loss flat
+ * over a wide range of aspect ratios around it. */
+#define DEF_ASPECT 128.0
+/* Hidden sizes are multiples of 128 (Megatron-LM pads to it for tensor
+ * cores; every model of Brown et al. Table 2.1 from 1.3B up is one). */
+#define DEF_HIDDEN_ROUND 128.0
+/* Sequence length 2,048 (GPT-3 n_ctx, Brown et al. 2020 Table 2.1; also the
+ * sequence length of every run in Narayanan et al. SC'21 Table 1). */
+#define DEF_SEQ 2048.0
+/* Microbatch 1: Narayanan et al. SC'21 sec. 3.4 / fig. 7-8 use b = 1..2 for
+ * their largest models; 1 gives the smallest per-step TP/CP/PP volume, so
+ * a default never overstates traffic. */
+#define DEF_MICRO_BATCH 1.0
+
+static size_t add_used(char *used, size_t len, size_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t add_used(char *used, size_t len, size_t at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!used || at + 1 >= len)
+		return at;
+	if (at) {
+		n = snprintf(used + at, len - at, ", ");
+		at += n > 0 && (size_t)n < len - at ? (size_t)n : 0;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(used + at, len - at, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		at += (size_t)n < len - at ? (size_t)n : len - at - 1;
+	return at;
+}
+
+int gp__job_profile_fill_defaults(const gp_cluster_t *c, gp_job_profile_t *job, char *used,
+                                  size_t len)
+{
+	static const int dims[4] = { GP_DIM_TP, GP_DIM_CP, GP_DIM_EP, GP_DIM_PP };
+	double eb = job->grad_bytes > 0 ? job->grad_bytes : 2.0;
+	double dgb = c && c->site.default_grad_bytes > 0 ? c->site.default_grad_bytes : 1e9;
+	bool model = false, any_size;
+	size_t at = 0;
+	int i, d, n = 0;
+
+	if (used && len)
+		used[0] = '\0';
+	if (job->is_default)
+		return 0;
+	/* a dimension of degree > 1 without its own bytes needs the model's
+	 * shape (b, s, h, l) for its volume */
+	for (i = 0; i < 4; i++) {
+		d = dims[i];
+		if (job->deg[d] > 1 && !(job->bytes[d] > 0))
+			model = true;
+	}
+	any_size = job->params > 0 || job->hidden > 0;
+	for (d = 0; d < GP_NDIMS; d++)
+		if (job->bytes[d] > 0)
+			any_size = true;
+	if (!model) {
+		/* data parallel only: without any size, the site's default
+		 * gradient volume */
+		if (!any_size) {
+			job->bytes[GP_DIM_DP] = dgb;
+			at = add_used(used, len, at, "dp_bytes=%.3g (DefaultGradientBytes)", dgb);
+			n++;
+		}
+		return n;
+	}
+	if (!(job->params > 0) && !(job->hidden > 0 && job->layers > 0)) {
+		job->params = dgb / eb;
+		at = add_used(used, len, at, "params=%.3g (DefaultGradientBytes / grad_bytes)",
+		              job->params);
+		n++;
+	}
+	if (!(job->hidden > 0)) {
+		double P = job->params > 0 ? job->params : 0, h;
+
+		if (job->layers > 0)
+			h = sqrt(P / (DEF_PARAMS_PER_LAYER_H2 * job->layers));
+		else
+			h = cbrt(DEF_ASPECT * P / DEF_PARAMS_PER_LAYER_H2);
+		h = fmax(DEF_HIDDEN_ROUND, DEF_HIDDEN_ROUND * floor(h / DEF_HIDDEN_ROUND + 0.5));
+		job->hidden = h;
+		at = add_used(used, len, at, "hidden=%.0f (P = 12 l h^2, h/l = 128)", h);
+		n++;
+	}
+	if (!(job->layers > 0)) {
+		double l = floor(job->params / (DEF_PARAMS_PER_LAYER_H2 * job->hidden * job->hidden) +
+		                 0.5);
+		double pp = job->deg[GP_DIM_PP] > 1 ? job->deg[GP_DIM_PP] : 1;
+
+		/* every pipeline stage holds at least one layer */
+		l = fmax(pp, pp * ceil(fmax(l, 1.0) / pp));
+		job->layers = l;
+		at = add_used(used, len, at, "layers=%.0f (P = 12 l h^2)", l);
+		n++;
+	}
+	if (!(job->params > 0)) {
+		job->params = DEF_PARAMS_PER_LAYER_H2 * job->layers * job->hidden * job->hidden;
+		at = add_used(used, len, at, "params=%.3g (12 l h^2)", job->params);
+		n++;
+	}
+	if (!(job->seq > 0)) {
+		job->seq = DEF_SEQ;
+		at = add_used(used, len, at, "seq=%.0f", DEF_SEQ);
+		n++;
+	}
+	if (!(job->micro_batch > 0)) {
+		job->micro_batch = DEF_MICRO_BATCH;
+		at = add_used(used, len, at, "mbs=%.0f", DEF_MICRO_BATCH);
+		n++;
+	}
+	return n;
 }

@@ -243,6 +243,8 @@ typedef struct gp_site {
 	double node_failures_per_1k_days; /* NodeFailureRate: failures per 1,000 node-days */
 	double power_margin;            /* PowerMargin: fraction of a rack cap kept free */
 	double telemetry_stale_s;       /* TelemetryStale: default staleness limit */
+	double restart_s;               /* RestartSeconds: restart time after a failure
+	                                 * before the checkpoint read, s */
 } gp_site_t;
 
 /* Name -> index table (cost_model/names.c): FNV-1a, open addressing,

@@ -11,10 +11,13 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 no() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$t/out" "$t/err" 2>/dev/null | head -n 20; }
 run() { "$@" >"$t/out" 2>"$t/err"; echo $? >"$t/rc"; }
-echo "1..14"
+echo "1..18"
 
 run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=64,tp=8,pp=2,params=70e9,step_s=2
-if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '^nodes:    dgx\[001-008\]' "$t/out" &&
+# one scalable unit (su1, dgx001-032); the balanced policy spreads the job
+# over its racks for power headroom (same step time)
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '1 leaf switch' "$t/out" &&
+	grep -q '^nodes:    dgx\[0[0-3][0-9][],-]' "$t/out" && ! grep -q '^nodes: .*\(0[4-9][0-9]\|1[0-9][0-9]\)' "$t/out" &&
 	grep -q '^checkpoint: every [0-9]* s to ' "$t/out"; then
 	ok "64-GPU job on the idle SuperPOD-like site: PIN in one scalable unit, with a checkpoint plan"
 else no "64-GPU job on the idle SuperPOD-like site"; fi
@@ -25,7 +28,7 @@ if [ "$(cat "$t/rc")" = 0 ] && grep -q '"decision": "PIN"' "$t/out" && grep -q '
 else no "--json-out"; fi
 
 run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=4096
-if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: REJECT' "$t/out" && grep -q 'can never fit' "$t/out"; then
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: REJECT' "$t/out" && grep -q 'asks for 4096 GPUs but .* has only 1024 GPUs' "$t/out"; then
 	ok "a job larger than the cluster is rejected with the reason"
 else no "REJECT"; fi
 
@@ -45,7 +48,8 @@ else no "--exclude"; fi
 	printf ']}}\n'
 } >"$t/state.json"
 run "$g" place --conf-dir "$s/etc/superpod-h100" --state "$t/state.json" --job gpus=64
-if grep -q '^decision: PIN' "$t/out" && ! grep -q '^nodes:    dgx\[0*0[0-2]' "$t/out" && grep -q '^nodes:    dgx\[033-040\]' "$t/out"; then
+if grep -q '^decision: PIN' "$t/out" && ! grep -q '^nodes:    dgx\[0*0[0-2]' "$t/out" && grep -q '1 leaf switch' "$t/out" &&
+	grep -q '^nodes:    dgx\[0[3-6][0-9][],-]' "$t/out"; then
 	ok "--state: a busy scalable unit is avoided ($(grep '^nodes' "$t/out"))"
 else no "--state"; fi
 
@@ -87,3 +91,31 @@ run "$g" place --conf-dir "$s/etc/nvl72-gb200" --job gpus=144,gpus_per_node=4 --
 if [ "$(cat "$t/rc")" = 2 ] && grep -q "segment=36 is larger than the base block size of 18 nodes" "$t/err"; then
 	ok "a segment larger than the base block is named"
 else no "place --segment 36"; fi
+
+# issue 19: power never dropped, hints with default sizes, checkpoint plans
+# that honour the time limit and the site's restart time
+"$g" synth --nodes 64 --out-dir "$t/s64" >/dev/null 2>"$t/err"
+run "$g" place --conf-dir "$t/s64" --job gpus=32,tp=8,params=13e9,step_s=0.5
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '1 leaf switch, [2-4] racks' "$t/out"; then
+	ok "synth 64, idle: a 32-GPU job too hot for one rack is pinned over two racks"
+else no "power on the idle synthetic cluster"; fi
+
+run "$g" place --conf-dir "$t/s64" --job gpus=8,tp=8,params=8e8,step_s=1
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^defaults: hidden=2048 .*layers=16 .*seq=2048, mbs=1' "$t/out"; then
+	ok "place says which default sizes a tp= hint got"
+else no "defaults line"; fi
+
+run "$g" place --conf-dir "$t/s64" --job gpus=32,tp=8,params=13e9,step_s=0.5 --time 60
+per=$(sed -n 's/^checkpoint: every \([0-9]*\) s .*/\1/p' "$t/out")
+cnt=$(sed -n 's/^checkpoint: \([0-9]*\) before the time limit.*/\1/p' "$t/out")
+if [ "$(cat "$t/rc")" = 0 ] && [ -n "$per" ] && [ -n "$cnt" ] && [ $((per * cnt)) -lt 3600 ] &&
+	[ $((per * (cnt + 1))) -ge 3600 ]; then
+	ok "a one-hour job: every planned checkpoint comes before the time limit ($cnt x $per s)"
+else no "checkpoint within the time limit"; fi
+
+sed 's/RestartSeconds=300/RestartSeconds=4321/' "$t/s64/gpuplace.conf" >"$t/gc" && cp "$t/gc" "$t/s64/gpuplace.conf"
+run "$g" place --conf-dir "$t/s64" --job gpus=32,tp=8,params=13e9,step_s=0.5 --time 600 --json-out
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '"restart_s": 432[1-9]' "$t/out" &&
+	grep -q '"count": [1-9]' "$t/out"; then
+	ok "the restart time comes from gpuplace.conf RestartSeconds"
+else no "RestartSeconds"; fi

@@ -765,7 +765,104 @@ static void test_scoring(void **state)
 	gp__search_ws_destroy(ws);
 	assert_int_equal(gp__search_ws_create(c, 0, &ws, &err), GP_EINVAL);
 	assert_null(ws);
-	gp__search_ws_destroy(NULL);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
+/* Rack power budgets: no candidate takes more GPUs from a rack than its
+ * budget, nodes of a rack share it, a rack with no budget gives nothing
+ * (and GP_ENOFIT says so), and on clusters with NVLink domains and rails
+ * the alternatives (fewest domains, same GPU indices) are among the sets. */
+static void test_rack_budget(void **state)
+{
+	fx_params_t p = {.nnodes = 8, .gpus = 8, .nodes_per_leaf = 8, .nodes_per_rack = 2};
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_search_ws_t *ws;
+	gp_error_t err = {""};
+	gp_request_t r;
+	const gp_candidate_t *cd;
+	int32_t budget[4] = { 12, 0, 6, -1 }, per[4], i, j;
+	int n;
+
+	(void)state;
+	c = build(&p);
+	assert_int_equal(c->nracks, 4);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+	gp__search_ws_set_rack_budget(ws, budget, NULL);
+	gp__request_init(&r);
+	r.gpus = 32;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	for (i = 0; i < n; i++) {
+		memset(per, 0, sizeof(per));
+		for (j = 0; j < cd[i].nnodes; j++)
+			per[c->nodes[cd[i].nodes[j]].rack] += __builtin_popcount(cd[i].gpu_mask[j]);
+		assert_true(per[0] <= 12);
+		assert_int_equal(per[1], 0);
+		assert_true(per[2] <= 6);
+		assert_int_equal(per[0] + per[1] + per[2] + per[3], 32);
+	}
+	/* 12 + 6 + 16 = 34 GPUs can be powered: 35 cannot */
+	r.gpus = 35;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_ENOFIT);
+	assert_non_null(strstr(err.text, "2 sit in racks without the power for their share"));
+	/* 8 GPUs per node: rack 2 (6) cannot give a node its share either */
+	r.gpus = 24;
+	r.gpus_per_node = 8;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < cd[i].nnodes; j++) {
+			assert_int_not_equal(c->nodes[cd[i].nodes[j]].rack, 1);
+			assert_int_not_equal(c->nodes[cd[i].nodes[j]].rack, 2);
+		}
+	/* no budget: every rack gives what its nodes have */
+	gp__search_ws_set_rack_budget(ws, NULL, NULL);
+	r.gpus = 64;
+	r.gpus_per_node = 0;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	gp__request_clear(&r);
+	gp__search_ws_destroy(ws);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
+/* Rails: with two nodes whose free GPUs are the upper half and two whose
+ * free GPUs are the lower half, a 2-node job of 4 GPUs per node gets a
+ * candidate whose nodes use the same GPU indices. */
+static void test_rail_aligned_alternative(void **state)
+{
+	fx_params_t p = {.nnodes = 4, .gpus = 8, .nodes_per_leaf = 4};
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_search_ws_t *ws;
+	gp_error_t err = {""};
+	gp_request_t r;
+	const gp_candidate_t *cd;
+	int32_t i;
+	int n;
+	bool aligned = false;
+
+	(void)state;
+	c = build(&p);
+	for (i = 0; i < c->nnodes; i++)
+		c->nodes[i].rails = 8;
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+	s->alloc_mask[0] = 0x0f; /* free 4-7 */
+	s->alloc_mask[1] = 0xf0; /* free 0-3 */
+	s->alloc_mask[2] = 0x0f;
+	s->alloc_mask[3] = 0xf0;
+	gp__request_init(&r);
+	r.gpus = 8;
+	r.gpus_per_node = 4;
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	for (i = 0; i < n; i++)
+		if (cd[i].nnodes == 2 && cd[i].gpu_mask[0] == cd[i].gpu_mask[1])
+			aligned = true;
+	assert_true(aligned);
+	gp__request_clear(&r);
+	gp__search_ws_destroy(ws);
 	gp_state_destroy(s);
 	gp_cluster_destroy(c);
 }
@@ -1221,6 +1318,8 @@ int main(void)
 	    cmocka_unit_test(test_islands),
 	    cmocka_unit_test(test_scoring),
 	    cmocka_unit_test(test_enofit_reasons),
+	    cmocka_unit_test(test_rack_budget),
+	    cmocka_unit_test(test_rail_aligned_alternative),
 	    cmocka_unit_test(test_randomized),
 	    cmocka_unit_test(test_segments),
 	    cmocka_unit_test(test_segment_errors),

@@ -100,6 +100,10 @@ static void test_mttf_scales_with_nodes(void **unused)
 {
 	gp_cluster_t *c = fixture(5, 20, 50);
 
+	/* the default, 23.7 failures per 1,000 node-days (Meta RSC-1's
+	 * 1,024-GPU jobs failing every 7.9 h): 128 nodes fail every 7.9 h */
+	assert_true(fabs(gp__ckpt_mttf(c, 128) / 3600.0 - 7.91) < 0.01);
+	c->site.node_failures_per_1k_days = 3.8;
 	/* 3.8 failures per 1,000 node-days: 1,000 nodes fail every 1/3.8 day */
 	assert_true(fabs(gp__ckpt_mttf(c, 1000) - 86400.0 / 3.8) < 1e-6);
 	assert_true(fabs(gp__ckpt_mttf(c, 8) * 8 - gp__ckpt_mttf(c, 1)) < 1e-6);
@@ -263,6 +267,122 @@ static void test_buddy_other_rack_fewest_hops(void **unused)
 	gp_cluster_destroy(c);
 }
 
+/* Expected waste of a finite run by simulation: exponential failures of
+ * mean M, restart R, a dump of delta after every tau of work that ends
+ * before the limit T, the lost work since the last dump redone.  The
+ * scenario is made here, independently of the formula under test. */
+static double simulate_waste(double T, double P, double delta, double R, double M, int runs,
+                             unsigned *seed)
+{
+	double wall_sum = 0, work_total;
+	int k = 0, i;
+
+	if (P > delta && P < T)
+		k = (int)ceil(T / P) - 1;
+	work_total = T - k * delta;
+	for (i = 0; i < runs; i++) {
+		double wall = 0;
+		int seg = 0;
+
+		while (seg <= k) {
+			double len = seg < k ? P : work_total - k * (P - delta); /* last: no dump */
+			double u = (rand_r(seed) + 1.0) / ((double)RAND_MAX + 2.0);
+			double fail = -M * log(u);
+
+			if (fail >= len) {
+				wall += len;
+				seg++;
+				continue;
+			}
+			wall += fail + R; /* lost: fail, then the restart */
+		}
+		wall_sum += wall;
+	}
+	return 1.0 - work_total * runs / wall_sum;
+}
+
+/* The plan honours the time limit: no checkpoint the run cannot reach,
+ * and the waste is that of the real run (checked by simulation). */
+static void test_plan_fits_time_limit(void **unused)
+{
+	static const int32_t all[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	gp_cluster_t *c = fixture(5, 20, 50);
+	gp_ckpt_job_t job = { .job_id = 1, .ckpt_bytes = 1e12, .restart_s = 300,
+	                      .nodes = all, .nnodes = 8 };
+	gp_ckpt_plan_t unl, lim;
+	gp_error_t err;
+	unsigned seed = 19;
+	double sim;
+	int32_t n;
+
+	/* 3.8 per 1,000 node-days on 8 nodes: Daly's optimum is far beyond an
+	 * hour */
+	c->site.node_failures_per_1k_days = 3.8;
+	assert_int_equal(gp__ckpt_plan(c, &job, NULL, 0, &unl, &err), GP_OK);
+	assert_true(unl.interval_s > 3600);
+	job.run_s = 3600;
+	assert_int_equal(gp__ckpt_plan(c, &job, NULL, 0, &lim, &err), GP_OK);
+	assert_true(lim.interval_s < 3600);
+	assert_true(lim.interval_s == 0 || lim.count * lim.interval_s < 3600);
+	assert_true(lim.waste < unl.waste); /* no write the run never needed */
+	assert_true(fabs(lim.waste - gp__ckpt_run_waste(3600, lim.interval_s, lim.write_s,
+	                                                 lim.restart_s, lim.mttf_s, &n)) < 1e-12);
+	assert_int_equal(n, lim.count);
+
+	/* a short MTTF: periodic checkpoints pay, all before the limit */
+	c->site.node_failures_per_1k_days = 2000; /* 8 nodes: MTTF 5,400 s */
+	job.run_s = 8 * 3600;
+	assert_int_equal(gp__ckpt_plan(c, &job, NULL, 0, &lim, &err), GP_OK);
+	assert_true(lim.interval_s > 0 && lim.count >= 1);
+	assert_true(lim.count * lim.interval_s < job.run_s);
+	assert_true((lim.count + 1) * lim.interval_s >= job.run_s);
+	/* the waste the plan reports is what a simulation of that run loses */
+	sim = simulate_waste(job.run_s, lim.interval_s, lim.write_s, lim.restart_s, lim.mttf_s,
+	                     20000, &seed);
+	assert_true(fabs(sim - lim.waste) < 0.01 + 0.05 * lim.waste);
+	/* and every other harmonic period (or none) loses more */
+	for (n = 0; n <= 12; n++) {
+		double per = GP_CKPT_BASE_S * ldexp(1.0, n);
+
+		if (per >= job.run_s || per <= lim.write_s)
+			continue;
+		assert_true(gp__ckpt_run_waste(job.run_s, per, lim.write_s, lim.restart_s,
+		                               lim.mttf_s, NULL) >= lim.waste - 1e-12);
+	}
+	assert_true(gp__ckpt_run_waste(job.run_s, 0, lim.write_s, lim.restart_s, lim.mttf_s,
+	                               NULL) >= lim.waste);
+	gp_cluster_destroy(c);
+}
+
+/* The restart time is the site's (RestartSeconds) unless the job gives
+ * its own; the checkpoint read is added to either. */
+static void test_restart_from_site_or_job(void **unused)
+{
+	static const int32_t all[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	gp_cluster_t *c = fixture(5, 20, 50);
+	gp_ckpt_job_t job = { .job_id = 1, .ckpt_bytes = 1e12, .restart_s = -1,
+	                      .nodes = all, .nnodes = 8 };
+	gp_ckpt_plan_t a, b;
+	gp_error_t err;
+	double read_s;
+
+	assert_true(c->site.restart_s == 300.0); /* the documented default */
+	c->site.restart_s = 1800;
+	assert_int_equal(gp__ckpt_plan(c, &job, NULL, 0, &a, &err), GP_OK);
+	read_s = a.restart_s - 1800;
+	assert_true(read_s >= 0 && read_s < 1e3);
+	c->site.restart_s = 60;
+	assert_int_equal(gp__ckpt_plan(c, &job, NULL, 0, &b, &err), GP_OK);
+	assert_true(fabs(b.restart_s - (60 + read_s)) < 1e-9);
+	/* a longer restart makes failures dearer: more waste */
+	assert_true(a.waste > b.waste);
+	/* the job's own restart time wins over the site's */
+	job.restart_s = 900;
+	assert_int_equal(gp__ckpt_plan(c, &job, NULL, 0, &b, &err), GP_OK);
+	assert_true(fabs(b.restart_s - (900 + read_s)) < 1e-9);
+	gp_cluster_destroy(c);
+}
+
 static void test_errors(void **unused)
 {
 	gp_cluster_t *c = fixture(5, 20, 50);
@@ -298,6 +418,8 @@ int main(void)
 		cmocka_unit_test(test_staggered_windows_disjoint),
 		cmocka_unit_test(test_saturated_target_reports_overlap),
 		cmocka_unit_test(test_buddy_other_rack_fewest_hops),
+		cmocka_unit_test(test_plan_fits_time_limit),
+		cmocka_unit_test(test_restart_from_site_or_job),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -179,7 +179,7 @@ static void test_rack_without_headroom_is_avoided(void **state)
 	int32_t i, r;
 
 	for (r = 0; r < 4; r++)
-		racks[r] = (gp_rack_view_t){ INFINITY, false };
+		racks[r] = (gp_rack_view_t){ INFINITY, false, INFINITY };
 	/* rack of leaf 0 can take 1 kW more: not 8 x (700 - idle) W */
 	racks[f->c->nodes[0].rack].headroom_w = 1000;
 	f->r.gpus = 8;
@@ -193,7 +193,8 @@ static void test_rack_without_headroom_is_avoided(void **state)
 	racks[1].cooling_binds = true;
 	decide(f, NULL, &pv, 0);
 	assert_int_equal(f->d.kind, GP_DECIDE_CONSTRAIN);
-	assert_non_null(strstr(f->d.reason, "headroom is 1000 W"));
+	assert_non_null(strstr(f->d.reason, "most headroom, 1000 W"));
+	assert_non_null(strstr(f->d.reason, "power 4 of the job's 8 GPUs"));
 	/* a policy that allows power caps runs it capped, slower */
 	f->p.allow_power_cap = true;
 	for (r = 0; r < 4; r++)
@@ -214,7 +215,7 @@ static void test_power_starved_rack_is_skipped(void **state)
 	int32_t r;
 
 	for (r = 0; r < 4; r++)
-		racks[r] = (gp_rack_view_t){ INFINITY, false };
+		racks[r] = (gp_rack_view_t){ INFINITY, false, INFINITY };
 	/* node 0 has one GPU left (the best fit), in a rack with 100 W left */
 	busy(f, 0, 0x7f);
 	racks[f->c->nodes[0].rack].headroom_w = 100;
@@ -250,7 +251,14 @@ static void test_never_fits_is_rejected(void **state)
 {
 	struct fx *f = *state;
 
-	f->r.gpus = 200; /* the cluster has 128 */
+	f->r.gpus = 200; /* the cluster has 128: answered from its totals */
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
+	assert_non_null(strstr(f->d.reason, "only 128 GPUs"));
+	gp__request_clear(&f->r);
+	f->r.gpus = 72; /* fits the totals, but 9 nodes of 8 exceed what 8 usable nodes hold */
+	f->r.gpus_per_node = 8;
+	assert_int_equal(gp__request_set_excluded(&f->r, f->c, "gpu[0001-0008]", NULL), GP_OK);
 	decide(f, NULL, NULL, 0);
 	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
 	assert_non_null(strstr(f->d.reason, "can never fit"));
@@ -260,6 +268,205 @@ static void test_never_fits_is_rejected(void **state)
 	decide(f, NULL, NULL, 0);
 	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
 	assert_non_null(strstr(f->d.reason, "overhead"));
+}
+
+/* A request far beyond the cluster is answered from the partition totals
+ * before the cost model's scratch is sized for it (a 2^28-GPU scratch
+ * space would take tens of GB). */
+static void test_request_beyond_cluster_rejected_first(void **state)
+{
+	struct fx *f = *state;
+
+	f->r.gpus = 268435456;
+	decide(f, "tp=8,params=70e9", NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
+	assert_non_null(strstr(f->d.reason, "asks for 268435456 GPUs"));
+	assert_non_null(strstr(f->d.reason, "only 128 GPUs on 16 nodes"));
+	assert_int_equal(f->d.ncands, 0);
+	gp__request_clear(&f->r);
+	f->r.gpus = 64;
+	f->r.min_nodes = 17;
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
+	assert_non_null(strstr(f->d.reason, "at least 17 nodes"));
+	gp__request_clear(&f->r);
+	f->r.gpus = 32;
+	f->r.gpus_per_node = 16;
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_REJECT);
+	assert_non_null(strstr(f->d.reason, "16 GPUs per node"));
+}
+
+/* Power is a constraint that holds now, later or never, and is never
+ * dropped.  On the synthetic 64-node cluster (racks of 4 nodes whose cap is
+ * the nodes' peak, PowerMargin 0.05) a 32-GPU job cannot sit in one rack,
+ * yet sets over two racks of one leaf are free on the idle cluster. */
+static void test_power_now_later_never(void **unused)
+{
+	gp_synth_params_t sp;
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_engine_t *e;
+	gp_policy_t p;
+	gp_request_t r;
+	gp_decision_t d;
+	gp_job_profile_t job;
+	gp_error_t err;
+	gp_rack_view_t *racks;
+	gp_power_view_t pv;
+	int32_t i, q, per[64];
+
+	(void)unused;
+	gp__synth_defaults(&sp);
+	sp.nodes = 64;
+	assert_int_equal(gp__synth_build(&sp, &c, &err), GP_OK);
+	assert_true(c->site.power_margin > 0);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	assert_int_equal(gp__engine_create(c, &e, &err), GP_OK);
+	assert_non_null(racks = calloc((size_t)c->nracks, sizeof(*racks)));
+	pv.racks = racks;
+	pv.cap_speed = gp__power_view_cap_speed;
+	gp__policy_default(c, &p);
+	gp__request_init(&r);
+	r.gpus = 32;
+	assert_int_equal(gp__job_profile_parse("gpus=32,tp=8,params=13e9,step_s=0.5", &job, &err),
+	                 GP_OK);
+	/* now: idle cluster, PIN on two racks, each within its headroom */
+	gp__power_view_fill(c, s, NULL, &p, 0, racks);
+	assert_int_equal(gp__decide(e, s, &r, &job, &p, &pv, 0, NULL, 0, &d, &err), GP_OK);
+	assert_int_equal(d.kind, GP_DECIDE_PIN);
+	assert_true(d.cands[0].feasible);
+	assert_true(d.cands[0].nracks >= 2);
+	assert_true(d.cands[0].cap_w == 0);
+	memset(per, 0, sizeof(per));
+	for (i = 0; i < d.cands[0].nnodes; i++)
+		per[c->nodes[d.cands[0].nodes[i]].rack] += gp__popcount(d.cands[0].gpu_mask[i]);
+	for (q = 0; q < c->nracks; q++)
+		assert_true(per[q] * (c->profiles[0].tdp_w - c->profiles[0].idle_w) <=
+		            racks[q].headroom_w + 1e-6);
+	gp__decision_clear(&d);
+
+	/* later: every node but one per rack runs a job ending in 600 s and
+	 * no rack has power left now: the job's power frees at 600 s */
+	s->jobs = calloc(1, sizeof(*s->jobs));
+	assert_non_null(s->jobs);
+	s->njobs = 1;
+	s->jobs[0].job_id = 7;
+	s->jobs[0].end_time = 600;
+	s->jobs[0].load = 1.0;
+	s->jobs[0].nodes = calloc((size_t)c->nnodes, sizeof(int32_t));
+	s->jobs[0].gpu_mask = calloc((size_t)c->nnodes, sizeof(uint32_t));
+	assert_true(s->jobs[0].nodes && s->jobs[0].gpu_mask);
+	for (i = 0; i < c->nnodes; i++) {
+		if (i % 4 == 0)
+			continue;
+		s->jobs[0].nodes[s->jobs[0].nnodes] = i;
+		s->jobs[0].gpu_mask[s->jobs[0].nnodes++] = 0xff;
+		s->alloc_mask[i] = 0xff;
+	}
+	gp__power_view_fill(c, s, NULL, &p, 0, racks);
+	/* as measured: the racks draw up to their limit (the free node too) */
+	for (q = 0; q < c->nracks; q++)
+		racks[q].headroom_w = 0;
+	assert_int_equal(gp__decide(e, s, &r, &job, &p, &pv, 0, NULL, 0, &d, &err), GP_OK);
+	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
+	if (!strstr(d.reason, "predicted in 600 s"))
+		fail_msg("%s", d.reason);
+	assert_true(d.cands[0].feasible && d.cands[0].future);
+	gp__decision_clear(&d);
+
+	/* never: a margin that leaves no rack the power for one GPU */
+	p.power_margin = 0.9;
+	gp_state_destroy(s);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	gp__power_view_fill(c, s, NULL, &p, 0, racks);
+	assert_int_equal(gp__decide(e, s, &r, &job, &p, &pv, 0, NULL, 0, &d, &err), GP_OK);
+	assert_int_equal(d.kind, GP_DECIDE_REJECT);
+	assert_non_null(strstr(d.reason, "never power"));
+	gp__decision_clear(&d);
+
+	free(racks);
+	gp__request_clear(&r);
+	gp__engine_destroy(e);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
+/* A tp= hint with only params= (or nothing) gets TP traffic from the
+ * documented defaults, so a TP=8 job takes the whole free node over two
+ * half-free ones, and the decision says which defaults it used. */
+static void test_hints_get_default_sizes(void **state)
+{
+	struct fx *f = *state;
+	int32_t i;
+
+	for (i = 0; i < f->c->nnodes; i++)
+		busy(f, i, 0xff);
+	f->s->alloc_mask[0] = 0x0f; /* gpu0001 and gpu0002: half free */
+	f->s->alloc_mask[1] = 0x0f;
+	f->s->alloc_mask[9] = 0;    /* a whole free node in another leaf */
+	f->r.gpus = 8;
+	decide(f, "tp=8,params=8e8,step_s=1", NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_non_null(strstr(f->d.defaults, "hidden=2048"));
+	assert_non_null(strstr(f->d.defaults, "layers=16"));
+	assert_non_null(strstr(f->d.defaults, "seq=2048"));
+	assert_true(f->d.cands[0].cost.group[GP_DIM_TP].bytes > 0);
+	assert_int_equal(f->d.cands[0].nnodes, 1);
+	assert_int_equal(f->d.cands[0].nodes[0], 9);
+	/* tp= alone: params from DefaultGradientBytes as well */
+	decide(f, "tp=8", NULL, 0);
+	assert_non_null(strstr(f->d.defaults, "params=5e+08"));
+	assert_true(f->d.cands[0].cost.group[GP_DIM_TP].bytes > 0);
+	/* sizes the user gave are kept and not reported */
+	decide(f, "tp=8,pp=1,hidden=4096,layers=8,seq=4096,mbs=2", NULL, 0);
+	assert_null(strstr(f->d.defaults, "hidden"));
+	assert_null(strstr(f->d.defaults, "seq"));
+	assert_non_null(strstr(f->d.defaults, "params=1.61e+09 (12 l h^2)"));
+	/* pp= gets layers that every stage holds */
+	f->r.gpus = 8;
+	decide(f, "pp=8,params=1e8", NULL, 0);
+	assert_non_null(strstr(f->d.defaults, "layers=8"));
+	assert_true(f->d.cands[0].cost.group[GP_DIM_PP].bytes > 0);
+}
+
+/* The incremental power view equals a refill after a job starts or ends. */
+static void test_power_view_apply_equals_fill(void **state)
+{
+	struct fx *f = *state;
+	gp_rack_view_t a[4], b[4];
+	int32_t nodes[3] = { 1, 2, 5 }, i, r;
+	uint32_t masks[3] = { 0xff, 0x0f, 0x30 };
+
+	gp__power_view_fill(f->c, f->s, NULL, &f->p, 0, a);
+	/* a job of load 1 starts: the state names it */
+	f->s->jobs = calloc(1, sizeof(*f->s->jobs));
+	assert_non_null(f->s->jobs);
+	f->s->njobs = 1;
+	f->s->jobs[0].job_id = 3;
+	f->s->jobs[0].end_time = 100;
+	f->s->jobs[0].load = 0.7;
+	f->s->jobs[0].nnodes = 3;
+	assert_non_null(f->s->jobs[0].nodes = malloc(sizeof(nodes)));
+	assert_non_null(f->s->jobs[0].gpu_mask = malloc(sizeof(masks)));
+	memcpy(f->s->jobs[0].nodes, nodes, sizeof(nodes));
+	memcpy(f->s->jobs[0].gpu_mask, masks, sizeof(masks));
+	for (i = 0; i < 3; i++)
+		busy(f, nodes[i], masks[i]);
+	gp__power_view_apply(f->c, a, nodes, masks, 3, 0.7, +1);
+	gp__power_view_fill(f->c, f->s, NULL, &f->p, 0, b);
+	for (r = 0; r < 4; r++)
+		assert_true(fabs(a[r].headroom_w - b[r].headroom_w) < 1e-6);
+	assert_true(a[f->c->nodes[1].rack].headroom_w < INFINITY);
+	/* and ends */
+	for (i = 0; i < 3; i++)
+		f->s->alloc_mask[nodes[i]] &= ~masks[i];
+	f->s->njobs = 0;
+	gp__power_view_apply(f->c, a, nodes, masks, 3, 0.7, -1);
+	gp__power_view_fill(f->c, f->s, NULL, &f->p, 0, b);
+	for (r = 0; r < 4; r++)
+		assert_true(fabs(a[r].headroom_w - b[r].headroom_w) < 1e-6);
+	f->s->njobs = 1; /* the teardown frees it */
 }
 
 static void test_wait_for_compact_set(void **state)
@@ -346,7 +553,7 @@ static void test_random_never_violates(void **state)
 		for (i = 0; i < 16; i++)
 			busy(f, i, (uint32_t)rand_r(&seed) & (rand_r(&seed) % 2 ? 0xff : 0x0f));
 		for (r = 0; r < 4; r++)
-			racks[r] = (gp_rack_view_t){ (double)(rand_r(&seed) % 20000), false };
+			racks[r] = (gp_rack_view_t){ (double)(rand_r(&seed) % 20000), false, 0 };
 		f->p.allow_power_cap = rand_r(&seed) % 2;
 		f->r.gpus = 1 + (int32_t)(rand_r(&seed) % 24);
 		snprintf(ex, sizeof(ex), "gpu%04d", excl + 1);
@@ -575,7 +782,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_power_starved_rack_is_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_cluster_constrains_to_domains, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_never_fits_is_rejected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_request_beyond_cluster_rejected_first, setup,
+		                                 teardown),
 		cmocka_unit_test_setup_teardown(test_wait_for_compact_set, setup, teardown),
+		cmocka_unit_test(test_power_now_later_never),
+		cmocka_unit_test_setup_teardown(test_power_view_apply_equals_fill, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hints_get_default_sizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_plan_with_params, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_profile_is_an_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_never_violates, setup, teardown),

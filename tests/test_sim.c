@@ -359,6 +359,13 @@ static void test_first_fit_vs_tree(void **state)
 			assert_int_equal(J->node0, node_index(c, 3));
 			assert_int_equal(J->nleaves, 2);
 			assert_int_equal(r->m.spread, 1);
+		} else if (!strcmp(all_policies[i], "balanced") ||
+		           !strcmp(all_policies[i], "power-save")) {
+			/* policies that weigh rack power may cross leaves when a
+			 * set there takes a much smaller share of a rack's
+			 * headroom for a small slowdown (their score decides) */
+			assert_true(J->nleaves == 1 || J->slowdown < 1.1);
+			assert_true(J->start_s == 1);
 		} else {
 			assert_int_equal(J->nleaves, 1);
 			assert_int_equal(r->m.spread, 0);

@@ -196,6 +196,7 @@ static int run_job(const gp_cluster_t *c, const gp_placement_t *pl, int32_t G,
 	gp_job_profile_t job;
 	gp_cost_t cost;
 	gp_error_t err = { "" };
+	char used[320];
 	double ideal = 0;
 	int rc;
 
@@ -207,6 +208,8 @@ static int run_job(const gp_cluster_t *c, const gp_placement_t *pl, int32_t G,
 	}
 	if (!job.gpus)
 		job.gpus = G;
+	if (gp__job_profile_fill_defaults(c, &job, used, sizeof(used)) > 0 && !json)
+		printf("defaults: %s\n", used);
 	rc = gp__cost_ideal(c, &job, pl->nodes[0], s, &ideal, &err);
 	if (rc != GP_OK && rc != GP_ENOFIT) {
 		fprintf(stderr, ME ": %s\n", err.text);
