@@ -986,6 +986,20 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	/* 1. what is free now, within each rack's power (at TDP, then, when the
 	 * policy may cap GPUs, at their lowest cap) */
 	now_st = s ? s : e->empty; /* only read: no copy */
+	if (s) {
+		/* a job past its expected end has ended or is being ended: its
+		 * GPUs count as free now (a state read a few seconds ago still
+		 * lists a job that has just finished) */
+		for (i = 0; i < s->njobs && s->jobs[i].end_time > now; i++)
+			;
+		if (i < s->njobs) {
+			state_copy(e->work, s, c->nnodes);
+			for (; i < s->njobs; i++)
+				if (s->jobs[i].end_time <= now)
+					release_job(e, &s->jobs[i], false);
+			now_st = e->work;
+		}
+	}
 	set_budget(e, pv ? pv->racks : NULL, false);
 	rc = search_and_keep(&x, now_st, r, k, false, d, &serr);
 	if (rc && rc != GP_ENOFIT) {

@@ -193,6 +193,11 @@ struct sim {
 	double snap_time;
 	struct ledger *ledger;
 	int32_t nledger, ledger_cap;
+	gp_job_alloc_t *recent;   /* jobs ended since the plugin's last refresh:
+	                           * its view still lists them */
+	int32_t nrecent, recent_cap;
+	gp_job_alloc_t *view_jobs; /* scratch: the job list of the plugin's view */
+	int32_t view_jobs_cap;
 	int32_t passed_queued;    /* GPU jobs the plugin let through, not started */
 	int32_t constrained_queued; /* jobs it CONSTRAINed, not started */
 	double passed_started;    /* latest start of such a job */
@@ -1262,6 +1267,23 @@ static int plugin_decide(struct sim *S, int32_t j)
 	S->res->m.decisions++;
 	plugin_view(S, S->work);
 	view.alloc_mask = S->work;
+	/* its job list: what runs, and what ended since its last refresh */
+	if (S->nrecent > 0) {
+		int32_t n = S->cur->njobs + S->nrecent;
+
+		if (n > S->view_jobs_cap) {
+			gp_job_alloc_t *nj = realloc(S->view_jobs, (size_t)n * sizeof(*nj));
+
+			if (!nj)
+				return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+			S->view_jobs = nj;
+			S->view_jobs_cap = n;
+		}
+		memcpy(S->view_jobs, S->cur->jobs, (size_t)S->cur->njobs * sizeof(*S->view_jobs));
+		memcpy(S->view_jobs + S->cur->njobs, S->recent, (size_t)S->nrecent * sizeof(*S->recent));
+		view.jobs = S->view_jobs;
+		view.njobs = n;
+	}
 	view.time = to_i64(floor(S->now));
 	/* power: the estimate of what runs, as its refresh would compute it */
 	fill_view(S, pol, S->rack_w, S->view);
@@ -1554,6 +1576,29 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	return GP_OK;
 }
 
+static bool recent_grow(struct sim *S)
+{
+	int32_t cap = S->recent_cap ? 2 * S->recent_cap : 64;
+	gp_job_alloc_t *n = realloc(S->recent, (size_t)cap * sizeof(*n));
+
+	if (!n)
+		return false; /* the view then forgets it: only less conservative */
+	S->recent = n;
+	S->recent_cap = cap;
+	return true;
+}
+
+static void recent_clear(struct sim *S)
+{
+	int32_t i;
+
+	for (i = 0; i < S->nrecent; i++) {
+		free(S->recent[i].nodes);
+		free(S->recent[i].gpu_mask);
+	}
+	S->nrecent = 0;
+}
+
 static void end_job(struct sim *S, int32_t j)
 {
 	const gp_cluster_t *c = S->c;
@@ -1571,8 +1616,13 @@ static void end_job(struct sim *S, int32_t j)
 			rack_add(S, c->nodes[n].rack, -gp__popcount(a->gpu_mask[i]),
 			         -gp__popcount(a->gpu_mask[i]) * J->load * S->gpu_delta_w[n]);
 	}
-	free(a->nodes);
-	free(a->gpu_mask);
+	if (S->snap_alloc && (S->nrecent < S->recent_cap || recent_grow(S))) {
+		/* the plugin's view lists it until its next refresh */
+		S->recent[S->nrecent++] = *a;
+	} else {
+		free(a->nodes);
+		free(a->gpu_mask);
+	}
 	last = --S->cur->njobs;
 	if (J->run != last) {
 		S->cur->jobs[J->run] = S->cur->jobs[last];
@@ -2104,6 +2154,9 @@ static void sim_free(struct sim *S)
 	free(S->snap_alloc);
 	free(S->ledger);
 	free(S->allowed);
+	recent_clear(S);
+	free(S->recent);
+	free(S->view_jobs);
 	free(S->cfail_key);
 	free(S->cfail_pass);
 	free(S->jobs);
@@ -2532,6 +2585,7 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			/* a refresh of the plugin happened since the last event:
 			 * it read the state as it stood until now */
 			memcpy(S.snap_alloc, S.cur->alloc_mask, (size_t)c->nnodes * sizeof(*S.snap_alloc));
+			recent_clear(&S);
 			S.snap_time = floor(now / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S;
 		}
 		/* completions first, then arrivals, of this instant */
