@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <slurm/slurm.h>
+#include "slurm_compat.h"
 
 #include "conf.h"
 
@@ -397,7 +397,7 @@ int gp__conf_str(const gp__conf_loc_t *loc, const char *key, const char *val,
 int gp__conf_hostlist(const gp__conf_loc_t *loc, const char *key, const char *list,
                       gp__conf_host_fn fn, void *arg, gp_error_t *err)
 {
-	hostlist_t hl;
+	gp_hostlist_t hl;
 	char *h;
 	int rc = GP_OK;
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <slurm/slurm.h>
+#include "slurm_compat.h"
 
 #include "request.h"
 
@@ -30,7 +30,7 @@ void gp__request_clear(gp_request_t *r)
 static int expand_hostlist(const gp_cluster_t *c, const char *what, const char *list, int32_t **out,
                            int32_t *nout, gp_error_t *err)
 {
-	hostlist_t hl = NULL;
+	gp_hostlist_t hl = NULL;
 	int32_t *v = NULL, n = 0, i, j;
 	char *h;
 	int count, rc = GP_OK;

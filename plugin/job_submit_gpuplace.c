@@ -41,11 +41,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
-#include <slurm/spank.h>
+#include "slurm_compat.h"
 
-#include "slurm_alloc.h"
 #include "decide.h"
 #include "live_state.h"
 #include "model.h"

@@ -12,7 +12,8 @@ plugin_spank_gpuplace_la_SOURCES = plugin/spank_gpuplace.c
 plugin_spank_gpuplace_la_LDFLAGS = -module -avoid-version -shared
 
 # Slurm does not use libtool archives: keep only the .so in its directory.
-install-exec-hook:
+# (A directory whose name has no "exec" is installed by install-data.)
+install-data-hook:
 	rm -f $(DESTDIR)$(slurmplugindir)/job_submit_gpuplace.la $(DESTDIR)$(slurmplugindir)/spank_gpuplace.la
 uninstall-hook:
 	rm -f $(DESTDIR)$(slurmplugindir)/job_submit_gpuplace.so $(DESTDIR)$(slurmplugindir)/spank_gpuplace.so

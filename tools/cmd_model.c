@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <slurm/slurm.h>
+#include "slurm_compat.h"
 
 #include "commands.h"
 #include "cost.h"
@@ -101,7 +101,7 @@ static int num_size(const char *opt, const char *s, double *out)
 static int parse_nodelist(const gp_cluster_t *c, const char *list, int32_t *nodes, int32_t max,
                           int32_t *n)
 {
-	hostlist_t hl = slurm_hostlist_create(list);
+	gp_hostlist_t hl = slurm_hostlist_create(list);
 	char *h;
 	int rc = 0;
 
