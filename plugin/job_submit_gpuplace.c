@@ -561,6 +561,10 @@ extern int init(void)
 	struct gp_conf *c;
 	gp_error_t err;
 
+	/* slurmctld calls init() only when plugin_version equals its own
+	 * release (slurm_compat.h), so this names the running release too */
+	slurm_info("gpuplace: job_submit/gpuplace built for Slurm %d.%02d.%d; rebuild it for any other release",
+	           GP_SLURM_MAJOR, GP_SLURM_MINOR, GP_SLURM_MICRO);
 	set_conf_dir();
 	c = conf_load(&err);
 	if (c) {

@@ -19,7 +19,7 @@ for b in slurmctld slurmd munged sbatch; do command -v $b >/dev/null 2>&1 || ski
 [ -f "$build/plugin/.libs/job_submit_gpuplace.so" ] || skip_all "plugin not built"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-vg.XXXXXX")
-export CTLPORT=${CTLPORT:-16987} BASEPORT=${BASEPORT:-17800}
+export CTLPORT=${CTLPORT:-$((16987 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((17800 + ${GP_PORT_OFFSET:-0}))}
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$build/plugin/.libs SPANK_PLUGINS=$build/plugin/.libs/spank_gpuplace.so
 export VALGRIND_LOG=$D/valgrind.%p.log
 # a telemetry source that is down: the poller thread runs its failure path too

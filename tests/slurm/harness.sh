@@ -14,7 +14,9 @@
 #   PLUGIN_DIR  extra PluginDir entry     (default: none)
 #   SCHED_PARAMS  extra SchedulerParameters (default: none)
 #   SPANK_PLUGINS SPANK plugin .so paths for plugstack.conf (default: none)
-#   CTLPORT, BASEPORT  ports              (default 16817, 17000)
+#   CTLPORT, BASEPORT  ports              (default 16817, 17000, each plus
+#                 GP_PORT_OFFSET, default 0: a second Slurm release's run
+#                 sets it so its clusters never meet the first's on loopback)
 #   TELEMETRY_URL a Prometheus URL gpuplace.conf polls for rack power
 #                 (default: none)
 #   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
@@ -26,8 +28,10 @@ set -euo pipefail
 D=${D:-${TMPDIR:-/tmp}/gpuplace-slurm}
 N=${N:-8}
 GPUS=${GPUS:-4}
-CTLPORT=${CTLPORT:-16817}
-BASEPORT=${BASEPORT:-17000}
+CTLPORT=${CTLPORT:-$((16817 + ${GP_PORT_OFFSET:-0}))}
+BASEPORT=${BASEPORT:-$((17000 + ${GP_PORT_OFFSET:-0}))}
+# the running Slurm release as a number, 22.05.8 -> 220508
+SLURM_REL=$(slurmctld -V 2>/dev/null | awk '{ split($2, v, "."); printf "%d%02d%02d", v[1], v[2], v[3] }')
 SYSPLUGDIR=${SYSPLUGDIR:-$(dirname "$(find /usr/lib /usr/lib64 /usr/local/lib -name 'job_submit_defaults.so' 2>/dev/null | head -n1)")}
 export SLURM_CONF=$D/etc/slurm.conf
 
@@ -85,6 +89,13 @@ NodeName=n[1-$half] NodeHostname=n[1-$half] NodeAddr=127.0.1.[1-$half] Port=[$((
 NodeName=n[$((half + 1))-$N] NodeHostname=n[$((half + 1))-$N] NodeAddr=127.0.1.[$((half + 1))-$N] Port=[$((BASEPORT + half + 1))-$((BASEPORT + N))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=gpsw_leafB,gpnvl_nvlB,gprack_rackB State=UNKNOWN
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
+	# slurmd from 24.05 on initialises a cgroup plugin unless told not to,
+	# and dies when it finds no cgroup file system it can use (Debian 13's
+	# 24.11 in a chroot): cgroup.conf beside slurm.conf says CgroupPlugin=
+	# disabled, a value 24.05 introduced (22.05 knows only autodetect, v1, v2)
+	if [ "${SLURM_REL:-0}" -ge 240500 ]; then
+		echo "CgroupPlugin=disabled" >"$D/etc/cgroup.conf"
+	fi
 	: >"$D/etc/plugstack.conf"
 	for p in ${SPANK_PLUGINS:-}; do echo "required $p" >>"$D/etc/plugstack.conf"; done
 	{
