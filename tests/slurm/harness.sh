@@ -136,10 +136,14 @@ up() {
 		--pid-file="$D/pids/munged.pid" --log-file="$D/log/munged.log" \
 		--seed-file="$D/munge/munged.seed"
 	if [ -n "${VALGRIND_LOG:-}" ]; then
-		# foreground (-D) under valgrind; slurmctld still writes its pid file
+		# foreground (-D) under valgrind; slurmctld still writes its pid file.
+		# By its absolute path: slurmctld 23.11+ re-executes itself as
+		# slurmscriptd from argv[0] when that is absolute, else from
+		# readlink(/proc/self/exe), which valgrind 3.24 (Debian 13) answers
+		# without a terminating NUL, so the re-exec fails
 		valgrind --leak-check=full --errors-for-leak-kinds=definite --num-callers=30 \
 			--suppressions="$(dirname "$0")/slurmctld.supp" \
-			--log-file="$VALGRIND_LOG" slurmctld -D -f "$SLURM_CONF" -c </dev/null >/dev/null 2>&1 &
+			--log-file="$VALGRIND_LOG" "$(command -v slurmctld)" -D -f "$SLURM_CONF" -c </dev/null >/dev/null 2>&1 &
 	else
 		slurmctld -f "$SLURM_CONF" -c
 	fi
