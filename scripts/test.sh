@@ -58,11 +58,16 @@ pass=0 fail=0 skip=0
 t0=$(date +%s)
 
 # ---- 1. the host's Slurm ---------------------------------------------------
-sh scripts/build.sh
-make -j"$(nproc)" check || { status=1; show_failures; }
-set -- $(counts .)
-pass=$((pass + $1)) fail=$((fail + $2)) skip=$((skip + $3))
-add_line "slurm $(built_for): $1 passed, $2 failed, $3 skipped (host, $(($(date +%s) - t0)) s)"
+if sh scripts/build.sh; then
+	make -j"$(nproc)" check || { status=1; show_failures; }
+	set -- $(counts .)
+	pass=$((pass + $1)) fail=$((fail + $2)) skip=$((skip + $3))
+	add_line "slurm $(built_for): $1 passed, $2 failed, $3 skipped (host, $(($(date +%s) - t0)) s)"
+else
+	add_line "slurm (host): FAILED, not tested: the build failed (see above)"
+	status=1
+	fail=$((fail + 1))
+fi
 
 if [ "$status" = 0 ] && [ "${GP_SKIP_DISTCHECK:-0}" != 1 ]; then
 	t1=$(date +%s)
