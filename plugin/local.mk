@@ -3,7 +3,7 @@
 # (their Slurm symbols come from the daemon that loads them).
 slurmplugindir = $(slurm_plugindir)
 slurmplugin_LTLIBRARIES = plugin/job_submit_gpuplace.la plugin/spank_gpuplace.la
-plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h \
+plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h plugin/slurm_compat.h \
 	plugin/live_state.c plugin/live_state.h
 plugin_job_submit_gpuplace_la_LIBADD = libgpuplace_core.la
 plugin_job_submit_gpuplace_la_LDFLAGS = -module -avoid-version -shared \

@@ -137,7 +137,7 @@ up() {
 		--seed-file="$D/munge/munged.seed"
 	if [ -n "${VALGRIND_LOG:-}" ]; then
 		# foreground (-D) under valgrind; slurmctld still writes its pid file.
-		# By its absolute path: slurmctld 23.11+ re-executes itself as
+		# By its absolute path: slurmctld 24.11+ re-executes itself as
 		# slurmscriptd from argv[0] when that is absolute, else from
 		# readlink(/proc/self/exe), which valgrind 3.24 (Debian 13) answers
 		# without a terminating NUL, so the re-exec fails
