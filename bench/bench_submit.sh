@@ -21,7 +21,7 @@ ROUNDS=${2:-5}
 [ "$(id -u)" = 0 ] || { echo "bench_submit: needs root" >&2; exit 2; }
 [ -f "$build/plugin/.libs/job_submit_gpuplace.so" ] || { echo "bench_submit: build first (no plugin in $build)" >&2; exit 2; }
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-bench.XXXXXX")
-export CTLPORT=${CTLPORT:-16977} BASEPORT=${BASEPORT:-17700}
+export CTLPORT=${CTLPORT:-$((16977 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((17700 + ${GP_PORT_OFFSET:-0}))}
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$build/plugin/.libs
 export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"

@@ -1327,25 +1327,66 @@ static int read_all(const char *path, char **buf, size_t *len, gp_error_t *err)
 	return rc == GP_EINVAL ? GP_EIO : rc;
 }
 
-/* Parse buf into a json-c tree, strictly; syntax errors name line and byte. */
+/* One json-c parse of buf[0..len] (the NUL included) with flags into *o
+ * (NULL on a syntax error, *je and *end saying what and where).  GP_OK, or
+ * GP_ENOMEM when no tokener can be had. */
+static int tokenize(const char *buf, size_t len, int flags, json_object **o,
+                    enum json_tokener_error *je, size_t *end)
+{
+	struct json_tokener *tok = json_tokener_new();
+
+	*o = NULL;
+	if (!tok)
+		return GP_ENOMEM;
+	json_tokener_set_flags(tok, flags);
+	/* the terminating NUL marks the end: a truncated document then fails
+	 * with "unexpected end of data" instead of waiting for more */
+	*o = json_tokener_parse_ex(tok, buf, (int)(len + 1 > INT32_MAX ? INT32_MAX : len + 1));
+	*je = json_tokener_get_error(tok);
+	*end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (*o && *je != json_tokener_success) {
+		json_object_put(*o);
+		*o = NULL;
+	}
+	return GP_OK;
+}
+
+/* Parse buf into a json-c tree, strictly; syntax errors name line and byte.
+ * json-c 0.18's strict mode takes every byte above 0x7f in a string for a
+ * control character (json-c issue #875, fixed after 0.18; Debian 13 ships
+ * 0.18): there the syntax is checked strictly on a copy whose non-ASCII
+ * bytes are replaced by 'x', byte for byte, and the values are read from a
+ * second parse, which checks UTF-8, without the strict flag. */
 static int parse_doc(const char *file, const char *buf, size_t len, json_object **root,
                      gp_error_t *err)
 {
-	struct json_tokener *tok = json_tokener_new();
 	enum json_tokener_error je;
 	size_t end, i;
 	int line = 1;
 
+	int rc;
+
 	*root = NULL;
-	if (!tok)
+	if (json_c_version_num() >> 8 == 0x0012) {
+		char *ascii = malloc(len + 1);
+
+		if (!ascii)
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		for (i = 0; i <= len; i++)
+			ascii[i] = (unsigned char)buf[i] > 0x7f ? 'x' : buf[i];
+		rc = tokenize(ascii, len, JSON_TOKENER_STRICT, root, &je, &end);
+		free(ascii);
+		if (rc == GP_OK && *root) {
+			json_object_put(*root);
+			rc = tokenize(buf, len, JSON_TOKENER_VALIDATE_UTF8, root, &je, &end);
+		}
+	} else {
+		rc = tokenize(buf, len, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8, root, &je,
+		              &end);
+	}
+	if (rc != GP_OK)
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	/* the terminating NUL marks the end: a truncated document then fails
-	 * with "unexpected end of data" instead of waiting for more */
-	*root = json_tokener_parse_ex(tok, buf, (int)(len + 1 > INT32_MAX ? INT32_MAX : len + 1));
-	je = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
 	if (!*root || je != json_tokener_success) {
 		if (end > len)
 			end = len;

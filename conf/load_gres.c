@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include <slurm/slurm.h>
+#include "slurm_compat.h"
 
 #include "conf.h"
 
@@ -32,7 +32,7 @@ typedef struct gres_line {
 static int count_files(const gp__conf_loc_t *loc, const char *key, const char *val,
                        long *n, gp_error_t *err)
 {
-	hostlist_t hl;
+	gp_hostlist_t hl;
 
 	if (!*val)
 		return gp__conf_err(err, loc, key, "empty value");

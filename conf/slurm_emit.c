@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include <slurm/slurm.h>
+#include "slurm_compat.h"
 
 #include "conf.h"
 #include "slurm_emit.h"
@@ -62,20 +62,16 @@ int gp__node_domain_features(const gp_cluster_t *c, int32_t n, char *buf, size_t
 /* Ranged form ("n[1-4]") of names[0..n-1] in that order, malloc'd. */
 static char *ranged(char *const *names, int32_t n)
 {
-	hostlist_t hl = slurm_hostlist_create("");
-	char *s, *out;
+	gp_hostlist_t hl = slurm_hostlist_create("");
+	char *out;
 	int32_t i;
 
 	if (!hl)
 		return NULL;
 	for (i = 0; i < n; i++)
 		slurm_hostlist_push_host(hl, names[i]);
-	s = slurm_hostlist_ranged_string_malloc(hl);
+	out = gp_hostlist_ranged(hl);
 	slurm_hostlist_destroy(hl);
-	if (!s)
-		return NULL;
-	out = strdup(s);
-	free(s);
 	return out;
 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include <json-c/json.h>
-#include <slurm/slurm.h>
+#include "slurm_compat.h"
 
 #include "decide.h"
 #include "power.h"
@@ -1201,20 +1201,16 @@ int gp__decide_rescore(gp_engine_t *e, const gp_state_t *s, const gp_job_profile
 
 char *gp__scored_nodelist(const gp_cluster_t *c, const gp_scored_t *sc)
 {
-	hostlist_t hl = slurm_hostlist_create("");
-	char *s, *out;
+	gp_hostlist_t hl = slurm_hostlist_create("");
+	char *out;
 	int32_t i;
 
 	if (!hl)
 		return NULL;
 	for (i = 0; i < sc->nnodes; i++)
 		slurm_hostlist_push_host(hl, c->nodes[sc->nodes[i]].name);
-	s = slurm_hostlist_ranged_string_malloc(hl);
+	out = gp_hostlist_ranged(hl);
 	slurm_hostlist_destroy(hl);
-	if (!s)
-		return NULL;
-	out = strdup(s);
-	free(s);
 	return out;
 }
 

@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <slurm/slurm.h>
+#include "slurm_compat.h"
 
 #include "model.h"
 
 int gp__hostlist_each(const char *what, const char *list, int32_t max, gp__host_fn fn,
                       void *arg, gp_error_t *err)
 {
-	hostlist_t hl;
+	gp_hostlist_t hl;
 	char *h;
 	int count, rc = GP_OK;
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <slurm/slurm.h>
+#include "slurm_compat.h"
 
 #include "request.h"
 

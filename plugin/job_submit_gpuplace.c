@@ -63,11 +63,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
-#include <slurm/spank.h>
+#include "slurm_compat.h"
 
-#include "slurm_alloc.h"
 #include "decide.h"
 #include "job_segment.h"
 #include "live_state.h"
@@ -591,6 +588,10 @@ extern int init(void)
 	struct gp_conf *c;
 	gp_error_t err;
 
+	/* slurmctld calls init() only when plugin_version equals its own
+	 * release (slurm_compat.h), so this names the running release too */
+	slurm_info("gpuplace: job_submit/gpuplace built for Slurm %d.%02d.%d; rebuild it for any other release",
+	           GP_SLURM_MAJOR, GP_SLURM_MINOR, GP_SLURM_MICRO);
 	set_conf_dir();
 	c = conf_load(&err);
 	if (c) {

@@ -16,8 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
+#include "slurm_compat.h"
 
 #include "live_state.h"
 
@@ -97,8 +96,8 @@ static int fetch(gp_live_t *lv)
 		if (lv->nodes)
 			slurm_free_node_info_msg(lv->nodes);
 		lv->nodes = n;
-	} else if (slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA) {
-		return slurm_get_errno();
+	} else if (gp_slurm_errno() != SLURM_NO_CHANGE_IN_DATA) {
+		return gp_slurm_errno();
 	}
 	/* Running jobs' end times and GPU indices only feed wait-or-spread and
 	 * the power estimate's load; reading every job (the queue included) is
@@ -111,15 +110,15 @@ static int fetch(gp_live_t *lv)
 		if (lv->jobs)
 			slurm_free_job_info_msg(lv->jobs);
 		lv->jobs = j;
-	} else if (slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA) {
-		return slurm_get_errno();
+	} else if (gp_slurm_errno() != SLURM_NO_CHANGE_IN_DATA) {
+		return gp_slurm_errno();
 	}
 	return lv->nodes && lv->jobs ? SLURM_SUCCESS : SLURM_ERROR;
 }
 
 static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t *ji)
 {
-	hostlist_t hl = slurm_hostlist_create(ji->nodes);
+	gp_hostlist_t hl = slurm_hostlist_create(ji->nodes);
 	gp_job_alloc_t *ja, *grown;
 	char *host;
 	int32_t i = 0, n;

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include <slurm/slurm.h>
+#include "slurm_compat.h"
 
 #include "model.h"
 

@@ -3,7 +3,7 @@
 # (their Slurm symbols come from the daemon that loads them).
 slurmplugindir = $(slurm_plugindir)
 slurmplugin_LTLIBRARIES = plugin/job_submit_gpuplace.la plugin/spank_gpuplace.la
-plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h \
+plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h plugin/slurm_compat.h \
 	plugin/live_state.c plugin/live_state.h
 # Only what slurmctld runs: engine, conf and power over base; no simulator,
 # no traces, no probe, no synth, no hwloc (tests/plugin_symbols.sh).
@@ -16,7 +16,8 @@ plugin_job_submit_gpuplace_la_SOURCES += plugin/job_segment.h
 plugin_spank_gpuplace_la_LDFLAGS = -module -avoid-version -shared
 
 # Slurm does not use libtool archives: keep only the .so in its directory.
-install-exec-hook:
+# (A directory whose name has no "exec" is installed by install-data.)
+install-data-hook:
 	rm -f $(DESTDIR)$(slurmplugindir)/job_submit_gpuplace.la $(DESTDIR)$(slurmplugindir)/spank_gpuplace.la
 uninstall-hook:
 	rm -f $(DESTDIR)$(slurmplugindir)/job_submit_gpuplace.so $(DESTDIR)$(slurmplugindir)/spank_gpuplace.so
@@ -32,8 +33,8 @@ tests_dlcheck_LDADD = $(DL_LIBS)
 TESTS += tests/test_plugin tests/plugin_dlcheck.sh tests/spank_dlcheck.sh tests/valgrind_plugin.sh
 
 EXTRA_DIST += tests/slurm tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh bench/bench_submit.sh tests/plugin_dlcheck.sh tests/spank_dlcheck.sh \
-	tests/valgrind_plugin.sh
-TESTS += tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh
+	tests/valgrind_plugin.sh tests/slurm_version_mismatch.sh
+TESTS += tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh tests/slurm_version_mismatch.sh
 # The plugin carries no offline-only code and does not link hwloc.
 TESTS += tests/plugin_symbols.sh
 EXTRA_DIST += tests/plugin_symbols.sh

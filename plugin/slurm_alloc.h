@@ -4,7 +4,7 @@
  * slurmctld (and by libslurm.so for tests).  Slurm frees what a job_submit
  * plugin stores in a job description with xfree(), and xmalloc'd memory has
  * a hidden header, so every string handed to slurmctld must come from here,
- * never from malloc()/strdup().  Signatures of Slurm 22.05
+ * never from malloc()/strdup().  Signatures of Slurm 22.05 through 26.05
  * (src/common/xmalloc.h, src/common/xstring.h), which are not installed.
  */
 #ifndef GP_SLURM_ALLOC_H

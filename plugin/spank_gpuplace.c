@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <slurm/spank.h>
+#include "slurm_compat.h"
 
 SPANK_PLUGIN(gpuplace, 1);
 

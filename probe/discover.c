@@ -13,9 +13,9 @@
 #include <hwloc.h>
 #include <hwloc/distances.h>
 #include <json-c/json.h>
-#include <slurm/slurm.h>
 
 #include "discover.h"
+#include "slurm_compat.h"
 
 #define XML_MAX_BYTES (64L << 20) /* a whole-I/O XML of a large node is < 2 MB */
 
@@ -1307,7 +1307,7 @@ static int write_groups(gp_probe_t *const *p, int n, sig_fn sig, const char *pre
 		}
 	}
 	for (i = 0; i < n; i++) {
-		hostlist_t hl;
+		gp_hostlist_t hl;
 		char *hosts, *line, *save = NULL;
 
 		if (done[i] || !sigs[i][0])
@@ -1327,7 +1327,7 @@ static int write_groups(gp_probe_t *const *p, int n, sig_fn sig, const char *pre
 				}
 			}
 		slurm_hostlist_uniq(hl); /* sorts, so ranges come out whole */
-		hosts = slurm_hostlist_ranged_string_malloc(hl);
+		hosts = gp_hostlist_ranged(hl);
 		slurm_hostlist_destroy(hl);
 		if (!hosts) {
 			rc = gp__errorf(err, GP_ENOMEM, "out of memory");

@@ -16,7 +16,7 @@ for b in slurmctld slurmd munged sbatch squeue scontrol; do
 	command -v $b >/dev/null 2>&1 || skip_all "$b is not installed"
 done
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-base.XXXXXX")
-export CTLPORT=${CTLPORT:-16917} BASEPORT=${BASEPORT:-17100}
+export CTLPORT=${CTLPORT:-$((16917 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((17100 + ${GP_PORT_OFFSET:-0}))}
 export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 cleanup() { $H down >/dev/null 2>&1; rm -rf "$D"; }

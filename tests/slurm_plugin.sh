@@ -19,7 +19,7 @@ done
 [ -f "$plugdir/job_submit_gpuplace.so" ] || skip_all "plugin not built in $plugdir"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-plugin.XXXXXX")
-export CTLPORT=${CTLPORT:-16957} BASEPORT=${BASEPORT:-17500}
+export CTLPORT=${CTLPORT:-$((16957 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((17500 + ${GP_PORT_OFFSET:-0}))}
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpuplace.so
 # rack A: 4 nodes x 1 kW base + 16 idle GPUs x 50 W = 4.8 kW against a
 # 5 kW cap less the 5 % margin: no room for any GPU load

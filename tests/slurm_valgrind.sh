@@ -19,7 +19,7 @@ for b in slurmctld slurmd munged sbatch; do command -v $b >/dev/null 2>&1 || ski
 [ -f "$build/plugin/.libs/job_submit_gpuplace.so" ] || skip_all "plugin not built"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-vg.XXXXXX")
-export CTLPORT=${CTLPORT:-16987} BASEPORT=${BASEPORT:-17800}
+export CTLPORT=${CTLPORT:-$((16987 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((17800 + ${GP_PORT_OFFSET:-0}))}
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$build/plugin/.libs SPANK_PLUGINS=$build/plugin/.libs/spank_gpuplace.so
 export VALGRIND_LOG=$D/valgrind.%p.log
 # a telemetry source that is down: the poller thread runs its failure path too
@@ -34,7 +34,7 @@ if ! $H up 2>"$D/up.log"; then
 fi
 echo "ok 1 - slurmctld with job_submit/gpuplace up under valgrind"
 sleep 4
-accepted=0 rejected=0
+accepted=0 rejected=0 failed=0
 for i in $(seq 1 "$N"); do
 	case $((i % 5)) in
 	0) args="--gpus=8" ;;
@@ -43,17 +43,29 @@ for i in $(seq 1 "$N"); do
 	3) args="--gpus=8 --gpuplace-tp=x" ;;   # a bad hint: rejected
 	4) args="-N1" ;;                       # no GPU: passes unchanged
 	esac
-	# shellcheck disable=SC2086
-	if sbatch -Q --hold $args -o /dev/null --wrap=true 2>/dev/null; then
-		accepted=$((accepted + 1))
-	else
-		rejected=$((rejected + 1))
-	fi
+	# a rejection names gpuplace; any other failure (a submission timing
+	# out against slurmctld slowed down by valgrind on a busy machine) is
+	# tried again, at most three times
+	for try in 1 2 3; do
+		# shellcheck disable=SC2086
+		if sbatch -Q --hold $args -o /dev/null --wrap=true 2>"$D/sbatch.err"; then
+			accepted=$((accepted + 1))
+			break
+		elif grep -q 'gpuplace' "$D/sbatch.err"; then
+			rejected=$((rejected + 1))
+			break
+		elif [ $try = 3 ]; then
+			failed=$((failed + 1))
+			cp "$D/sbatch.err" "$D/failed.err"
+		fi
+		sleep 1
+	done
 done
-if [ $rejected = $((N / 5)) ] && [ $accepted = $((N - N / 5)) ]; then
+if [ $rejected = $((N / 5)) ] && [ $accepted = $((N - N / 5)) ] && [ $failed = 0 ]; then
 	echo "ok 2 - $N submissions: $accepted accepted, $rejected rejected for bad hints"
 else
-	echo "not ok 2 - $N submissions: $accepted accepted, $rejected rejected (expected $((N / 5)))"
+	echo "not ok 2 - $N submissions: $accepted accepted, $rejected rejected (expected $((N / 5))), $failed failed"
+	sed 's/^/# /' "$D/failed.err" 2>/dev/null | head -n 3
 fi
 $H down >/dev/null 2>&1
 bad=$(grep -h -E 'ERROR SUMMARY: [1-9]|definitely lost: [1-9]' "$D"/valgrind.*.log)

@@ -458,9 +458,15 @@ static void test_errors(void **unused)
 		gp_error_t err = { "" };
 		int rc = gp__cluster_load_json_buf("t.json", doc, strlen(doc), &c, &s, &err);
 
-		if (rc != GP_EJSON || !strstr(err.text, cases[i].msg))
-			fail_msg("case %zu: rc %d, message '%s', expected '%s'", i, rc, err.text,
-			         cases[i].msg);
+		/* json-c 0.17 and later reject an integer beyond int64 in strict
+		 * mode themselves, as a syntax error at its line and byte */
+		const char *msg = strstr(cases[i].to, "99999999999999999999999") &&
+		                          json_c_version_num() >= 0x001100
+		                      ? "t.json:13: byte 723: number expected"
+		                      : cases[i].msg;
+
+		if (rc != GP_EJSON || !strstr(err.text, msg))
+			fail_msg("case %zu: rc %d, message '%s', expected '%s'", i, rc, err.text, msg);
 		assert_null(c);
 		assert_null(s);
 		free(doc);

@@ -20,10 +20,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
+#include "slurm_compat.h"
 
-#include "slurm_alloc.h"
 
 
 static void *handle;

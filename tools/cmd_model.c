@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <slurm/slurm.h>
+#include "slurm_compat.h"
 
 #include "commands.h"
 #include "cost.h"

@@ -14,7 +14,9 @@
 #   PLUGIN_DIR  extra PluginDir entry     (default: none)
 #   SCHED_PARAMS  extra SchedulerParameters (default: none)
 #   SPANK_PLUGINS SPANK plugin .so paths for plugstack.conf (default: none)
-#   CTLPORT, BASEPORT  ports              (default 16817, 17000)
+#   CTLPORT, BASEPORT  ports              (default 16817, 17000, each plus
+#                 GP_PORT_OFFSET, default 0: a second Slurm release's run
+#                 sets it so its clusters never meet the first's on loopback)
 #   TELEMETRY_URL a Prometheus URL gpuplace.conf polls for rack power
 #                 (default: none)
 #   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
@@ -31,8 +33,10 @@ set -euo pipefail
 D=${D:-${TMPDIR:-/tmp}/gpuplace-slurm}
 N=${N:-8}
 GPUS=${GPUS:-4}
-CTLPORT=${CTLPORT:-16817}
-BASEPORT=${BASEPORT:-17000}
+CTLPORT=${CTLPORT:-$((16817 + ${GP_PORT_OFFSET:-0}))}
+BASEPORT=${BASEPORT:-$((17000 + ${GP_PORT_OFFSET:-0}))}
+# the running Slurm release as a number, 22.05.8 -> 220508
+SLURM_REL=$(slurmctld -V 2>/dev/null | awk '{ split($2, v, "."); printf "%d%02d%02d", v[1], v[2], v[3] }')
 SYSPLUGDIR=${SYSPLUGDIR:-$(dirname "$(find /usr/lib /usr/lib64 /usr/local/lib -name 'job_submit_defaults.so' 2>/dev/null | head -n1)")}
 export SLURM_CONF=$D/etc/slurm.conf
 
@@ -98,6 +102,13 @@ NodeName=n[1-$half] NodeHostname=n[1-$half] NodeAddr=127.0.1.[1-$half] Port=[$((
 NodeName=n[$((half + 1))-$N] NodeHostname=n[$((half + 1))-$N] NodeAddr=127.0.1.[$((half + 1))-$N] Port=[$((BASEPORT + half + 1))-$((BASEPORT + N))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=$fb State=UNKNOWN
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
+	# slurmd from 24.05 on initialises a cgroup plugin unless told not to,
+	# and dies when it finds no cgroup file system it can use (Debian 13's
+	# 24.11 in a chroot): cgroup.conf beside slurm.conf says CgroupPlugin=
+	# disabled, a value 24.05 introduced (22.05 knows only autodetect, v1, v2)
+	if [ "${SLURM_REL:-0}" -ge 240500 ]; then
+		echo "CgroupPlugin=disabled" >"$D/etc/cgroup.conf"
+	fi
 	: >"$D/etc/plugstack.conf"
 	for p in ${SPANK_PLUGINS:-}; do echo "required $p" >>"$D/etc/plugstack.conf"; done
 	{
@@ -149,10 +160,14 @@ up() {
 		--pid-file="$D/pids/munged.pid" --log-file="$D/log/munged.log" \
 		--seed-file="$D/munge/munged.seed"
 	if [ -n "${VALGRIND_LOG:-}" ]; then
-		# foreground (-D) under valgrind; slurmctld still writes its pid file
+		# foreground (-D) under valgrind; slurmctld still writes its pid file.
+		# By its absolute path: slurmctld 24.11+ re-executes itself as
+		# slurmscriptd from argv[0] when that is absolute, else from
+		# readlink(/proc/self/exe), which valgrind 3.24 (Debian 13) answers
+		# without a terminating NUL, so the re-exec fails
 		valgrind --leak-check=full --errors-for-leak-kinds=definite --num-callers=30 \
 			--suppressions="$(dirname "$0")/slurmctld.supp" \
-			--log-file="$VALGRIND_LOG" slurmctld -D -f "$SLURM_CONF" -c </dev/null >/dev/null 2>&1 &
+			--log-file="$VALGRIND_LOG" "$(command -v slurmctld)" -D -f "$SLURM_CONF" -c </dev/null >/dev/null 2>&1 &
 	else
 		slurmctld -f "$SLURM_CONF" -c
 	fi

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * slurm_compat.h - the one place where Slurm releases differ for gpuplace.
+ * Every source that uses Slurm's API (plugin/, conf/, tools/, probe/,
+ * cost_model/, tests/) includes this header instead of <slurm/slurm.h>; no
+ * other file tests SLURM_VERSION_NUMBER.
+ *
+ * Checked against the public headers (slurm/slurm.h, slurm/slurm_errno.h,
+ * slurm/spank.h) of the releases 22.05.8, 23.11.11, 24.05.8, 24.11.5,
+ * 25.05.8, 25.11.7 and 26.05.3 by compiling every source that includes this
+ * header against each with -Werror, and against src/common/xmalloc.h,
+ * src/common/xstring.h and the job_submit interface of the same tags for
+ * the declarations gpuplace writes itself (plugin/slurm_alloc.h and the
+ * job_submit entry points):
+ *
+ * - hostlist_t: a pointer type (struct hostlist *) up to 23.02; from 23.11
+ *   it is the struct itself and the functions take and return hostlist_t *.
+ *   gp_hostlist_t is the pointer in both.
+ * - slurm_hostlist_ranged_string_malloc(): gone from 23.11.
+ *   gp_hostlist_ranged() uses slurm_hostlist_ranged_string_xmalloc(),
+ *   present in every release, and frees its result with Slurm's free.
+ * - slurm_get_errno(): gone from 24.11; it always returned errno.
+ * - slurm_hostlist_shift() returns memory from malloc() in every release
+ *   (hostrange_shift in src/common/hostlist.c): callers free() it.
+ * - slurm_xcalloc/xrecalloc/xfree/xstrdup/xstrdup_printf keep the same
+ *   signatures through 26.05.3.
+ * - job_submit(): same signature in every release.  job_modify(): 22.05
+ *   calls it with three arguments (no err_msg), 23.02 and later with four;
+ *   gpuplace's job_modify never reads err_msg, so one definition serves both.
+ * - job_desc_msg_t, slurm_job_info_t, node_info_t and the SPANK calls the
+ *   plugins use are unchanged for gpuplace's purposes.
+ *
+ * slurmctld loads a job_submit plugin only when plugin_version equals its
+ * own SLURM_VERSION_NUMBER (major, minor and micro; SPANK plugins only
+ * major and minor): the plugins are rebuilt for every Slurm release.
+ */
+#ifndef GP_SLURM_COMPAT_H
+#define GP_SLURM_COMPAT_H
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <slurm/spank.h>
+#include <slurm/slurm_version.h>
+
+#include "slurm_alloc.h"
+
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
+typedef hostlist_t *gp_hostlist_t;
+#else
+typedef hostlist_t gp_hostlist_t;
+#endif
+
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
+#define gp_slurm_errno() (errno)
+#else
+#define gp_slurm_errno() slurm_get_errno()
+#endif
+
+/* The release gpuplace was compiled against, as slurmctld prints versions
+ * ("24.11.5"). */
+#define GP_SLURM_MAJOR SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER)
+#define GP_SLURM_MINOR SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER)
+#define GP_SLURM_MICRO SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER)
+
+/* Ranged form of hl ("n[1-4,7]") in memory from malloc(), which the caller
+ * free()s; NULL when out of memory.  Slurm's own copy is freed with Slurm's
+ * free. */
+static inline char *gp_hostlist_ranged(gp_hostlist_t hl)
+{
+	char *s = slurm_hostlist_ranged_string_xmalloc(hl), *out;
+
+	if (!s)
+		return NULL;
+	out = strdup(s);
+	slurm_xfree((void **)&s);
+	return out;
+}
+
+#endif /* GP_SLURM_COMPAT_H */
