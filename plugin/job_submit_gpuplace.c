@@ -628,8 +628,9 @@ static void set_conf_dir(void)
  * The ledger: GPUs the plugin expects to become busy that Slurm's counts do
  * not show yet.  A PIN reserves its set and a CONSTRAIN the set the engine
  * chose in its domain, until Slurm lists the job as started (its GPUs are
- * then in gres_used) - however long it pends.  A job that passed unchanged
- * reserves where Slurm would most likely start it (lowest weight, then node
+ * then in gres_used) - however long it pends for resources, but not while
+ * it is held or waits for a dependency or its begin time.  A job that
+ * passed unchanged reserves where Slurm would most likely start it (lowest weight, then node
  * order, with enough free GPUs) until Slurm lists every job of its uid
  * and name submitted with it as started, at most GP_LEDGER_GRACE_S
  * (pending that long, it waits for resources and holds none); while such a
@@ -820,9 +821,10 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 		if (e->ref) {
 			int32_t m = ledger_match(e, v);
 
-			/* started: its GPUs are in Slurm's counts now; pending:
-			 * it waits for its set, however long */
-			drop = m >= 0 ? v->seen[m].started : expired;
+			/* started: its GPUs are in Slurm's counts now; held (or
+			 * waiting for a dependency or begin time): it takes
+			 * nothing for now; pending: it waits for its set */
+			drop = m >= 0 ? v->seen[m].started || v->seen[m].held : expired;
 		} else {
 			int32_t pending, n = guess_group(e, v, &pending);
 
