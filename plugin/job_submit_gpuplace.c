@@ -4,13 +4,21 @@
  *
  * Enabled with JobSubmitPlugins=gpuplace in slurm.conf; the policy comes
  * from gpuplace_* keys in SchedulerParameters, the facts from gpuplace.conf
- * beside slurm.conf.  What it does for every submission today:
+ * beside slurm.conf.  What it does for every submission:
  *   - collects the job's hints (sbatch/srun/salloc --gpuplace* options from
  *     spank_gpuplace.so, else GPUPLACE_* variables in a batch job's
  *     environment) and rejects a job whose hints are malformed, with a
  *     message that names the hint;
- *   - fails open: without a valid configuration the job passes unchanged
- *     and slurmctld logs one line.
+ *   - decides for a multi-GPU job on the cluster state its thread reads from
+ *     slurmctld (live_state.h) plus its own ledger of recent decisions:
+ *     PIN (req_nodes with min = max nodes, and GPUs per node where needed,
+ *     so Slurm runs it on exactly that set), CONSTRAIN (a node feature
+ *     expression keeping it in a domain) or REJECT, and writes the decision
+ *     with what it assumed into the job's admin comment;
+ *   - fails open: without a valid configuration or cluster state the job
+ *     passes unchanged, and the reason is logged once, not once per job.
+ * Per-job lines go to slurm_verbose (job name and uid, job id when set),
+ * failures to slurm_error, and a summary of the last minute to slurm_info.
  *
  * Configuration is loaded at init and reloaded by a background thread when
  * slurm.conf, gpuplace.conf, topology.conf or gres.conf changes (checked
