@@ -643,7 +643,8 @@ static void set_conf_dir(void)
  * and name submitted with it as started, at most GP_LEDGER_GRACE_S
  * (pending that long, it waits for resources and holds none); while such a
  * guess stands, no job is PINned (the guess may be wrong), only
- * CONSTRAINed.  An entry whose job Slurm has not listed GP_LEDGER_GRACE_S after
+ * CONSTRAINed - unless the passed job's own --nodelist names exactly the
+ * nodes it takes.  An entry whose job Slurm has not listed GP_LEDGER_GRACE_S after
  * the decision (a later plugin rejected it, or it was cancelled) is
  * dropped.
  */
@@ -653,6 +654,8 @@ struct ledger_entry {
 	uint32_t uid;
 	uint64_t name_hash;
 	bool until_started;           /* PIN/CONSTRAIN: kept while the job pends */
+	bool certain;                 /* a passed job's nodes are known (its own
+	                               * --nodelist names exactly them) */
 	int32_t n;
 	int32_t *nodes;
 	uint32_t *mask;
@@ -664,7 +667,8 @@ static gp_state_t *work;              /* snapshot + ledger, what a decision sees
 static int32_t *slurm_order;          /* nodes by (Weight, slurm.conf order) */
 static struct ledger_entry ledger[GP_LEDGER_MAX];
 static int nledger;
-/* passed GPU jobs Slurm has not shown started yet (prepare_work) */
+/* passed GPU jobs Slurm has not shown started yet whose nodes are a
+ * guess (prepare_work) */
 static int unconfirmed_passes;
 static uint64_t ref_base, ref_seq;    /* decision references: init time, counter */
 /* checkpoint schedules this plugin planned, until the job's time limit
@@ -847,7 +851,7 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 			work->alloc_mask[e->nodes[i]] |= e->mask[i];
 		if (!ledger_oldest || e->time < ledger_oldest)
 			ledger_oldest = e->time;
-		if (!e->ref)
+		if (!e->ref && !e->certain)
 			unconfirmed_passes++;
 		ledger[kept++] = *e;
 	}
@@ -868,20 +872,21 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 	}
 }
 
-static void ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref,
+/* Add an entry; false when the ledger is full or memory is short. */
+static bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref,
                        uint32_t uid, uint64_t name_hash, bool until_started)
 {
 	struct ledger_entry *e;
 
 	if (nledger == GP_LEDGER_MAX || n <= 0)
-		return;
+		return false;
 	e = &ledger[nledger];
 	e->nodes = malloc((size_t)n * sizeof(*e->nodes));
 	e->mask = malloc((size_t)n * sizeof(*e->mask));
 	if (!e->nodes || !e->mask) {
 		free(e->nodes);
 		free(e->mask);
-		return;
+		return false;
 	}
 	memcpy(e->nodes, nodes, (size_t)n * sizeof(*e->nodes));
 	memcpy(e->mask, mask, (size_t)n * sizeof(*e->mask));
@@ -891,9 +896,11 @@ static void ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, ui
 	e->uid = uid;
 	e->name_hash = name_hash;
 	e->until_started = until_started;
+	e->certain = false;
 	if (!ledger_oldest || e->time < ledger_oldest)
 		ledger_oldest = e->time;
 	nledger++;
+	return true;
 }
 
 /*
@@ -951,8 +958,10 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 		idx[got] = i;
 		mask[got++] = m;
 	}
-	if (got == want)
-		ledger_add(idx, mask, got, 0, uid, name_hash, false);
+	/* -w naming exactly the nodes it takes: only the GPU indices are a
+	 * guess, the nodes and counts are not */
+	if (got == want && ledger_add(idx, mask, got, 0, uid, name_hash, false))
+		ledger[nledger - 1].certain = r->nrequired == got;
 }
 
 extern int init(void)
