@@ -72,4 +72,6 @@ printf 'mean jobs/s: without %.1f, with %.1f; server us per submit RPC: without 
 printf 'ratio of the means with/without: %.3f\n' "$means"
 printf 'throughput ratio with/without (median of round pairs): %.3f (target >= 0.95): %s\n' "$ratio" \
 	"$(echo "$ratio >= 0.95" | bc -l | sed 's/1/PASS/; s/0/FAIL/')"
-grep -c 'gpuplace: uid' "$D/log/slurmctld.log" | sed 's/^/decisions logged by the plugin: /'
+# per-job lines are below info: count the last round's decisions on the jobs
+echo "decisions in the last round (jobs with gpuplace's admin comment):" \
+	"$(scontrol show job 2>/dev/null | grep -c 'AdminComment=gpuplace: ') of $JOBS"

@@ -38,6 +38,8 @@
 #define GP_SLURM_COMPAT_H
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +61,67 @@ typedef hostlist_t gp_hostlist_t;
 #else
 #define gp_slurm_errno() slurm_get_errno()
 #endif
+
+/* CPUs and memory (MB) allocated on a node: node_info_t's alloc_cpus and
+ * alloc_memory from 25.05 on; before, through select_nodeinfo (22.05 ..
+ * 24.11, whose cons_tres writes the memory as a uint64_t whatever slurm.h
+ * says).  Checked against the headers of 22.05.8, 24.05.8, 24.11.5,
+ * 25.05.8, 25.11.0 and 26.05.3. */
+static inline void gp_node_alloc(node_info_t *ni, uint32_t *cpus, uint64_t *mem_mb)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+	*cpus = ni->alloc_cpus;
+	*mem_mb = ni->alloc_memory;
+#else
+	uint16_t c = 0;
+	uint64_t m = 0;
+
+	if (ni->select_nodeinfo) {
+		slurm_get_select_nodeinfo(ni->select_nodeinfo, SELECT_NODEDATA_SUBCNT,
+		                          NODE_STATE_ALLOCATED, &c);
+		slurm_get_select_nodeinfo(ni->select_nodeinfo, SELECT_NODEDATA_MEM_ALLOC,
+		                          NODE_STATE_ALLOCATED, &m);
+	}
+	*cpus = c;
+	*mem_mb = m;
+#endif
+}
+
+/* A job's --segment (job_desc_msg_t has segment_size from Slurm 24.05 on:
+ * slurm/slurm.h of 24.05 .. 26.05 "uint16_t segment_size"; sbatch(1)
+ * "--segment=<segment_size> ... When a block topology is used"); older
+ * headers have no such field, so the job has no segment.  Unset is 0
+ * (slurm_init_job_desc_msg) or NO_VAL16. */
+static inline uint32_t gp_job_segment(const job_desc_msg_t *j)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 5, 0)
+	return j->segment_size == NO_VAL16 ? 0 : j->segment_size;
+#else
+	(void)j;
+	return 0;
+#endif
+}
+
+/*
+ * May gpuplace pin (req_nodes) a job of nodes nodes with this --segment?
+ * topology/block of Slurm 24.05 .. 25.05 refuses required nodes when a job
+ * has more than one segment ("requires nodes with segment are not
+ * supported", src/plugins/topology/block/eval_nodes_block.c; the job fails
+ * with "Requested topology configuration is not available"); 25.11 takes
+ * a required set of the job's full size.
+ */
+static inline bool gp_job_segment_pin_ok(const job_desc_msg_t *j, int32_t nodes)
+{
+	uint32_t seg = gp_job_segment(j);
+
+	if (!seg || nodes <= (int32_t)seg)
+		return true;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+	return true;
+#else
+	return false;
+#endif
+}
 
 /* The release gpuplace was compiled against, as slurmctld prints versions
  * ("24.11.5"). */
