@@ -1309,14 +1309,12 @@ static int plugin_decide(struct sim *S, int32_t j)
 	if (rc)
 		return gp__errorf(S->err, rc, "job %u: %s", J->tj->id, derr.text);
 	if (d.kind == GP_DECIDE_PIN && d.ncands > 0 &&
-	    (S->constrained_queued > 0 || S->passed_queued > 0 ||
-	     S->passed_started > S->snap_time)) {
-		/* as the plugin does (plugin/job_submit_gpuplace.c): a PIN names
-		 * nodes free in its view, but a job queued ahead whose nodes it
-		 * does not know (one it CONSTRAINed, or a GPU job it let through
-		 * and has not seen started) may take them first, and a PINned job
-		 * then waits for exactly those nodes; so it CONSTRAINs the job to
-		 * the chosen set's domain instead */
+	    (S->passed_queued > 0 || S->passed_started > S->snap_time)) {
+		/* as the plugin does (plugin/job_submit_gpuplace.c, pin_exact): a
+		 * PIN names nodes free in its view, but a GPU job it let through
+		 * and has not seen started may take them first, and a PINned job
+		 * then waits for exactly those nodes; so while one is unconfirmed
+		 * it CONSTRAINs the job to the chosen set's domain instead */
 		const gp_scored_t *sc = &d.cands[0];
 		char feat[GP_NAME_MAX + 16] = "";
 
