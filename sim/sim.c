@@ -26,14 +26,6 @@ const char *const gp__sim_policy_names[] = {
 	"first-fit", "tree", "balanced", "pack", "performance", "power-save", NULL
 };
 
-/* Assumed share of a trace job's step spent in exposed communication on
- * its ideal placement.  Traces record no model, so the simulator gives
- * every multi-GPU job the engine's default data-parallel profile (one
- * all-reduce of DefaultGradientBytes per step) plus a compute time chosen so
- * that communication is this share of the ideal step.  An assumption, not
- * a measurement (no published trace records per-job communication
- * shares); gpuplace simulate --comm-fraction changes it. */
-#define SIM_DEFAULT_COMM_FRACTION 0.2
 
 /* How often the plugin reads the cluster's state from slurmctld (plugin/
  * job_submit_gpuplace.c, GP_REFRESH_S) and how long one of its PINs stays
@@ -106,6 +98,10 @@ struct ledger {
  * simulated profile and, per pass, the knowledge that they cannot start. */
 struct shape {
 	int32_t gpus, nn, gpn;
+	int32_t tp, pp;           /* the trace's hints (0 = none) */
+	double params;
+	double cf;                /* exposed communication share on the ideal placement */
+	gp_job_profile_t prof;    /* the simulated profile */
 	double compute_s;         /* the profile's compute time */
 	gp_sim_comm_t comm;       /* communication class for the judge */
 	double ideal_s;           /* ideal step time with it (0 = none) */
@@ -337,23 +333,47 @@ static int cmp_heap_ent(const void *a, const void *b)
 
 static void shape_profile(const struct sim *S, const struct shape *sh, gp_job_profile_t *job)
 {
-	gp__job_profile_default(S->c, sh->gpus, job);
-	job->nodes = sh->nn;
-	job->gpus_per_node = sh->gpn;
-	job->compute_s = sh->compute_s;
+	(void)S;
+	*job = sh->prof;
 }
 
-/* Index of the shape (gpus, nn, gpn), created with its ideal step on first
- * use; < 0 on error. */
-static int32_t shape_get(struct sim *S, int32_t gpus, int32_t nn, int32_t gpn)
+/* Communication shares given to jobs whose trace has none, when
+ * --comm-fraction sets no constant: 0.05 to 0.40 in steps of 0.05, one per
+ * job by a hash of its trace id (the same job, the same share, under every
+ * policy).  An assumption, not a measurement: no public trace records
+ * per-job communication shares; the range spans compute-bound (5 %) to
+ * strongly communication-bound (40 %) data-parallel training. */
+static const double sim_comm_fractions[] = { 0.05, 0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40 };
+
+/* The communication share of trace job tj. */
+static double job_comm_fraction(const struct sim *S, const gp_trace_job_t *tj)
+{
+	uint64_t x = (uint64_t)tj->id * 0x9E3779B97F4A7C15ULL;
+
+	if (tj->comm_fraction > 0)
+		return tj->comm_fraction;
+	if (S->comm_fraction > 0)
+		return S->comm_fraction;
+	x ^= x >> 31;
+	x *= 0xBF58476D1CE4E5B9ULL;
+	x ^= x >> 29;
+	return sim_comm_fractions[x % (sizeof(sim_comm_fractions) / sizeof(sim_comm_fractions[0]))];
+}
+
+/* Index of the shape of job tj as (gpus, nn, gpn) with its hints and
+ * communication share, created with its ideal step on first use; < 0 on
+ * error. */
+static int32_t shape_get(struct sim *S, const gp_trace_job_t *tj, int32_t nn, int32_t gpn)
 {
 	struct shape *sh;
 	gp_job_profile_t job;
-	double comm = 0;
-	int32_t i;
+	double comm = 0, cf = job_comm_fraction(S, tj);
+	int32_t i, gpus = tj->gpus;
 
 	for (i = 0; i < S->nshapes; i++)
-		if (S->shapes[i].gpus == gpus && S->shapes[i].nn == nn && S->shapes[i].gpn == gpn)
+		if (S->shapes[i].gpus == gpus && S->shapes[i].nn == nn && S->shapes[i].gpn == gpn &&
+		    S->shapes[i].tp == tj->tp && S->shapes[i].pp == tj->pp &&
+		    S->shapes[i].params == tj->params && S->shapes[i].cf == cf)
 			return i;
 	if (S->nshapes == S->shapes_cap) {
 		int32_t cap = S->shapes_cap ? 2 * S->shapes_cap : 16;
@@ -369,20 +389,39 @@ static int32_t shape_get(struct sim *S, int32_t gpus, int32_t nn, int32_t gpn)
 	sh->gpus = gpus;
 	sh->nn = nn;
 	sh->gpn = gpn;
+	sh->tp = tj->tp;
+	sh->pp = tj->pp;
+	sh->params = tj->params;
+	sh->cf = cf;
 	sh->never = -1;
 	sh->comm = GP_SIM_COMM_DP;
+	/* the profile: the trace's hints with the engine's documented defaults
+	 * for the sizes they leave out, else the default data-parallel one */
+	if (tj->tp > 1 || tj->pp > 1 || tj->params > 0) {
+		gp__job_profile_init(&job);
+		job.gpus = gpus;
+		job.deg[GP_DIM_TP] = tj->tp;
+		job.deg[GP_DIM_PP] = tj->pp;
+		job.params = tj->params;
+		gp__job_profile_fill_defaults(S->c, &job, NULL, 0);
+	} else {
+		gp__job_profile_default(S->c, gpus, &job);
+	}
+	job.nodes = nn;
+	job.gpus_per_node = gpn;
+	sh->prof = job;
 	if (gpus > 1) {
 		/* exposed communication alone on the ideal placement, then the
-		 * compute time that makes it comm_fraction of the step */
-		gp__job_profile_default(S->c, gpus, &job);
+		 * compute time that makes it the job's share of the step */
 		if (gp__cost_ideal(S->c, &job, -1, S->scratch, &comm, NULL) != GP_OK)
 			comm = 0;
 		sh->comm = job.deg[GP_DIM_TP] > 1 ? GP_SIM_COMM_TP :
 		           job.deg[GP_DIM_EP] > 1 ? GP_SIM_COMM_EP :
 		           job.deg[GP_DIM_PP] > 1 ? GP_SIM_COMM_PP : GP_SIM_COMM_DP;
 		if (comm > 0) {
-			sh->compute_s = comm * (1.0 - S->comm_fraction) / S->comm_fraction;
-			shape_profile(S, sh, &job);
+			sh->compute_s = comm * (1.0 - cf) / cf;
+			sh->prof.compute_s = sh->compute_s;
+			job = sh->prof;
 			if (gp__cost_ideal(S->c, &job, -1, S->scratch, &sh->ideal_s, NULL) != GP_OK)
 				sh->ideal_s = 0;
 		}
@@ -2059,7 +2098,7 @@ void gp__sim_opts_defaults(gp_sim_opts_t *o)
 	/* Slurm's default bf_max_job_test (slurm.conf(5), SchedulerParameters) */
 	o->bf_max_job_test = 500;
 	o->samples = 500;
-	o->comm_fraction = SIM_DEFAULT_COMM_FRACTION;
+	o->comm_fraction = 0; /* per job: the trace's, else sim_comm_fractions */
 }
 
 int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_t *out,
@@ -2503,7 +2542,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 		J->prev = J->next = J->run = -1;
 		J->wait_until = -1;
 		job_shape(S, J->tj, &J->nn, &J->gpn);
-		sh = shape_get(S, J->tj->gpus, J->nn, J->gpn);
+		sh = shape_get(S, J->tj, J->nn, J->gpn);
 		if (sh < 0)
 			return sh;
 		J->shape = sh;
@@ -2552,7 +2591,7 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 	if (S.o.bf_max_job_test <= 0)
 		S.o.bf_max_job_test = 500;
 	S.comm_fraction = S.o.comm_fraction;
-	if (!(S.comm_fraction > 0 && S.comm_fraction < 1))
+	if (S.comm_fraction != 0 && !(S.comm_fraction > 0 && S.comm_fraction < 1))
 		return gp__errorf(err, GP_EINVAL, "communication fraction %g: it must lie in (0, 1)",
 		                  S.comm_fraction);
 	S.qhead = S.qtail = -1;

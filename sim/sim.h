@@ -20,11 +20,16 @@
  * A job's run time is its trace duration x slowdown, where slowdown = the
  * cost model's predicted step time on its placement / the predicted step
  * time on the ideal placement (gp__cost_ideal), so placement changes
- * completion times.  Traces carry no model, so every job gets the engine's
+ * completion times (or the --judge table's slowdown, see below).  A job's
+ * profile is the trace's hints (tp, pp, params; trace.h) with the engine's
+ * documented defaults for the sizes they leave out, else the engine's
  * default data-parallel profile of its GPU count (one all-reduce of
- * DefaultGradientBytes per step, cost.h) plus a compute time that makes
- * the exposed communication comm_fraction of its step on the ideal
- * placement (an assumption, default 0.2; a one-GPU job never slows down).
+ * DefaultGradientBytes per step, cost.h); plus a compute time that makes
+ * the exposed communication its share of the step on the ideal placement:
+ * the trace's comm_fraction, else the constant of gp_sim_opts_t, else one
+ * of 0.05, 0.10, ... 0.40 by a hash of its id (an assumption: no public
+ * trace records per-job communication shares).  A one-GPU job never slows
+ * down.
  *
  * Requests: a job of g GPUs on a cluster whose largest node has G GPUs asks
  * for one node when g <= G (GPUs per node g), else for n = ceil(g / G)
@@ -167,7 +172,9 @@ typedef struct gp_sim_opts {
 	int32_t bf_max_job_test;  /* jobs tried per backfill pass, default 500 (Slurm's) */
 	int32_t samples;          /* time-series points over the run, default 500 */
 	double comm_fraction;     /* exposed communication share of a job's step on
-	                           * its ideal placement (0 < f < 1), default 0.2 */
+	                           * its ideal placement for every job whose trace
+	                           * gives none (0 < f < 1); default 0: the
+	                           * documented spread of shares (above) */
 	bool check;               /* verify conservation after every event (slow):
 	                           * GP_EINTERNAL names the first breach */
 	const gp_sim_judge_t *judge; /* NULL: the engine's cost model judges run

@@ -26,8 +26,13 @@
 #define TRACE_MAX_GPUS 1048576
 
 /* The columns the reader knows; every other column is ignored. */
-enum { COL_SUBMIT, COL_DURATION, COL_GPUS, COL_NODES, NCOLS };
-static const char *const col_names[NCOLS] = { "submit_time_s", "duration_s", "gpus", "nodes" };
+enum { COL_SUBMIT, COL_DURATION, COL_GPUS, COL_NODES, COL_TP, COL_PP, COL_PARAMS, COL_COMM,
+       NCOLS };
+static const char *const col_names[NCOLS] = {
+	"submit_time_s", "duration_s", "gpus", "nodes", "tp", "pp", "params", "comm_fraction",
+};
+/* Largest params hint: 1e15 parameters, far above any model trained. */
+#define TRACE_MAX_PARAMS 1e15
 
 struct field {
 	char *s;
@@ -156,6 +161,27 @@ static int next_field(char *buf, size_t len, size_t *pos, struct field *f, int *
 	return 0;
 }
 
+/* An optional hint: params > 0, comm_fraction in (0, 1); empty = 0. */
+static int parse_hint(const char *name, long line, int col, struct field *f, double *out,
+                      gp_error_t *err)
+{
+	double v;
+	int rc;
+
+	*out = 0;
+	if (!f->len)
+		return 0;
+	rc = gp__parse_double(field_str(f), -DBL_MAX, DBL_MAX, &v);
+	if (rc)
+		return bad_value(err, name, line, col, f, "not a finite number");
+	if (col == COL_PARAMS && !(v > 0 && v <= TRACE_MAX_PARAMS))
+		return bad_value(err, name, line, col, f, "must be > 0 and at most 1e15");
+	if (col == COL_COMM && !(v > 0 && v < 1))
+		return bad_value(err, name, line, col, f, "must lie in (0, 1)");
+	*out = v;
+	return 0;
+}
+
 static int parse_seconds(const char *name, long line, int col, struct field *f, double *out,
                          gp_error_t *err)
 {
@@ -185,15 +211,15 @@ static int parse_count(const char *name, long line, int col, struct field *f, lo
 	int rc;
 
 	if (!f->len) {
-		if (col == COL_NODES) {
-			*out = 0;
+		if (col != COL_SUBMIT && col != COL_DURATION && col != COL_GPUS) {
+			*out = 0; /* an optional column left empty: not given */
 			return 0;
 		}
 		return bad_value(err, name, line, col, f, "missing");
 	}
 	rc = gp__parse_long(field_str(f), 1, max, &v);
 	if (rc == GP_ERANGE) {
-		if (col == COL_NODES)
+		if (col != COL_GPUS)
 			snprintf(what, sizeof(what), "must be between 1 and the job's GPUs (%ld)", max);
 		else
 			snprintf(what, sizeof(what), "must be between 1 and %ld", max);
@@ -245,7 +271,7 @@ static int parse_header(const char *name, long line, char *buf, size_t len, size
 			break;
 	}
 	for (k = 0; k < NCOLS; k++)
-		if (k != COL_NODES && col[k] < 0)
+		if ((k == COL_SUBMIT || k == COL_DURATION || k == COL_GPUS) && col[k] < 0)
 			return gp__errorf(err, GP_EINVAL,
 			                  "%s:%ld: header has no column '%s' (header found: '%s'; "
 			                  "needed: submit_time_s,duration_s,gpus[,nodes])",
@@ -283,7 +309,7 @@ static gp_trace_t *trace_new(const char *name, size_t njobs_max)
 	if (!t)
 		return NULL;
 	snprintf(t->name, sizeof(t->name), "%s", name);
-	t->jobs = malloc((njobs_max ? njobs_max : 1) * sizeof(*t->jobs));
+	t->jobs = calloc(njobs_max ? njobs_max : 1, sizeof(*t->jobs));
 	if (!t->jobs) {
 		free(t);
 		return NULL;
@@ -373,10 +399,25 @@ static int parse_mut(const char *name, char *buf, size_t len, gp_trace_t **out, 
 		    (rc = parse_count(name, line, COL_GPUS, &f[COL_GPUS], TRACE_MAX_GPUS, &j->gpus,
 		                      err)))
 			goto error;
-		j->nodes = 0;
-		if (col[COL_NODES] >= 0 &&
-		    (rc = parse_count(name, line, COL_NODES, &f[COL_NODES], j->gpus, &j->nodes, err)))
+		j->nodes = j->tp = j->pp = 0;
+		j->params = j->comm_fraction = 0;
+		if ((col[COL_NODES] >= 0 &&
+		     (rc = parse_count(name, line, COL_NODES, &f[COL_NODES], j->gpus, &j->nodes, err))) ||
+		    (col[COL_TP] >= 0 &&
+		     (rc = parse_count(name, line, COL_TP, &f[COL_TP], j->gpus, &j->tp, err))) ||
+		    (col[COL_PP] >= 0 &&
+		     (rc = parse_count(name, line, COL_PP, &f[COL_PP], j->gpus, &j->pp, err))) ||
+		    (col[COL_PARAMS] >= 0 &&
+		     (rc = parse_hint(name, line, COL_PARAMS, &f[COL_PARAMS], &j->params, err))) ||
+		    (col[COL_COMM] >= 0 &&
+		     (rc = parse_hint(name, line, COL_COMM, &f[COL_COMM], &j->comm_fraction, err))))
 			goto error;
+		if ((j->tp > 1 || j->pp > 1) && j->gpus % ((j->tp ? j->tp : 1) * (j->pp ? j->pp : 1))) {
+			rc = gp__errorf(err, GP_EINVAL, "%s:%ld: tp %d x pp %d does not divide the job's "
+			                "%d GPUs", name, line, (int)(j->tp ? j->tp : 1),
+			                (int)(j->pp ? j->pp : 1), (int)j->gpus);
+			goto error;
+		}
 		t->njobs++;
 		/* the record's line breaks beyond its last one are lines too */
 		line += lines - (lines > 0);
@@ -465,10 +506,16 @@ int gp__trace_write(const gp_trace_t *t, FILE *f)
 {
 	char a[40], b[40];
 	int32_t i;
+	bool hints = false;
 
 	if (!t || !f)
 		return GP_EINVAL;
-	fputs("submit_time_s,duration_s,gpus,nodes\n", f);
+	for (i = 0; i < t->njobs && !hints; i++)
+		hints = t->jobs[i].tp || t->jobs[i].pp || t->jobs[i].params > 0 ||
+		        t->jobs[i].comm_fraction > 0;
+	/* the hint columns only when a job has one: older readers keep working */
+	fputs(hints ? "submit_time_s,duration_s,gpus,nodes,tp,pp,params,comm_fraction\n"
+	            : "submit_time_s,duration_s,gpus,nodes\n", f);
 	for (i = 0; i < t->njobs; i++) {
 		const gp_trace_job_t *j = &t->jobs[i];
 
@@ -476,6 +523,16 @@ int gp__trace_write(const gp_trace_t *t, FILE *f)
 		        fmt_num(b, sizeof(b), j->duration_s), (int)j->gpus);
 		if (j->nodes > 0)
 			fprintf(f, "%d", (int)j->nodes);
+		if (hints) {
+			fputc(',', f);
+			if (j->tp > 0)
+				fprintf(f, "%d", (int)j->tp);
+			fputc(',', f);
+			if (j->pp > 0)
+				fprintf(f, "%d", (int)j->pp);
+			fprintf(f, ",%s,%s", j->params > 0 ? fmt_num(a, sizeof(a), j->params) : "",
+			        j->comm_fraction > 0 ? fmt_num(b, sizeof(b), j->comm_fraction) : "");
+		}
 		fputc('\n', f);
 	}
 	return ferror(f) ? GP_EIO : 0;

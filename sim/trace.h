@@ -5,10 +5,15 @@
  *
  * CSV format (RFC 4180: fields and header names may be "quoted", holding
  * commas, line breaks and "" for a quote; one header line):
- *   submit_time_s,duration_s,gpus[,nodes][,other columns...]
+ *   submit_time_s,duration_s,gpus[,nodes][,tp][,pp][,params][,comm_fraction]
+ *   [,other columns...]
  * Columns are found by name in the header, in any order; submit_time_s,
- * duration_s and gpus are required, nodes is optional (empty = not given),
- * every other column (status, vc, ...) is ignored.  submit_time_s is
+ * duration_s and gpus are required; nodes and the job-shape hints tp, pp
+ * (degrees dividing gpus), params (model parameters, > 0) and
+ * comm_fraction (exposed communication share of the step on the ideal
+ * placement, in (0, 1)) are optional (a missing column or an empty field
+ * = not given: the simulator's documented defaults, sim.h); every other
+ * column (status, vc, ...) is ignored.  submit_time_s is
  * seconds from the trace's start (>= 0), duration_s the job's run time on
  * an ideal placement (> 0), gpus the job's total GPUs (>= 1), nodes the
  * nodes it asked for (>= 1, at most gpus).  Blank lines and lines starting
@@ -33,6 +38,9 @@ typedef struct gp_trace_job {
 	double duration_s;    /* run time on an ideal placement, > 0 */
 	int32_t gpus;         /* total GPUs, >= 1 */
 	int32_t nodes;        /* nodes asked for, 0 = not given */
+	int32_t tp, pp;       /* parallelism hints, 0 = not given */
+	double params;        /* model parameters hint, 0 = not given */
+	double comm_fraction; /* exposed communication share, 0 = not given */
 } gp_trace_job_t;
 
 typedef struct gp_trace {

@@ -818,6 +818,37 @@ static void test_judge_table(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* A trace's job-shape hints reach the simulated profile: a 16-GPU job
+ * with tp=8 over two nodes of one leaf is of communication class tp, and
+ * a judge that charges tensor parallelism off one node more slows it more
+ * than the same job without the hint. */
+static void test_trace_hints(void **state)
+{
+	static const struct row rows[] = { { 0, 1000, 16, 2 }, { 0, 1000, 16, 2 } };
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	gp_trace_t *t = trace_of(rows, 2);
+	char *path;
+	gp_sim_judge_t *j = NULL;
+	gp_sim_result_t *r;
+	gp_error_t err = { "" };
+
+	(void)state;
+	path = write_tmp("spread,count,gpus_per_node,comm,slowdown\n"
+	                 "node,*,*,*,1\nleaf,*,*,tp,2\nleaf,*,*,*,1.25\n"
+	                 "leaves,*,*,*,3\nspines,*,*,*,3\n");
+	assert_int_equal(gp__sim_judge_load(path, &j, &err), GP_OK);
+	t->jobs[0].tp = 8;
+	r = run_judged(c, t, "first-fit", j, GP_OK, &err);
+	assert_true(fabs(r->jobs[0].end_s - r->jobs[0].start_s - 2000) < 1e-9);
+	assert_true(fabs(r->jobs[1].end_s - r->jobs[1].start_s - 1250) < 1e-9);
+	gp__sim_result_destroy(r);
+	gp__sim_judge_destroy(j);
+	unlink(path);
+	free(path);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
 /* Bad tables are refused with file:line, the field and the value. */
 static void test_judge_errors(void **state)
 {
@@ -889,6 +920,7 @@ int main(void)
 		cmocka_unit_test(test_plugin_faithful_ledger),
 		cmocka_unit_test(test_judge_table),
 		cmocka_unit_test(test_judge_errors),
+		cmocka_unit_test(test_trace_hints),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

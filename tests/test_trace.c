@@ -241,6 +241,14 @@ static const struct {
 	{ "# c\n" H "0,1,1,\n\n# c\n1,1,x,\n", 6, "gpus", "x", "not a whole number" },
 	{ H "0,1,1,\r\n1,2,1 1,\r\n", 3, "gpus", "1 1", "not a whole number" },
 	{ H "0,1,\x01\xff,\n", 2, "gpus", "??", "not a whole number" },
+#define HH "submit_time_s,duration_s,gpus,tp,pp,params,comm_fraction\n"
+	{ HH "0,1,8,16,,,\n", 2, "tp", "16", "must be between 1 and the job's GPUs (8)" },
+	{ HH "0,1,8,x,,,\n", 2, "tp", "x", "not a whole number" },
+	{ HH "0,1,8,,0,,\n", 2, "pp", "0", "must be between 1 and the job's GPUs (8)" },
+	{ HH "0,1,8,,,-1e9,\n", 2, "params", "-1e9", "must be > 0 and at most 1e15" },
+	{ HH "0,1,8,,,7B,\n", 2, "params", "7B", "not a finite number" },
+	{ HH "0,1,8,,,,1\n", 2, "comm_fraction", "1", "must lie in (0, 1)" },
+	{ HH "0,1,8,,,,0\n", 2, "comm_fraction", "0", "must lie in (0, 1)" },
 };
 
 /* Any other error: the message starts with prefix and contains part. */
@@ -275,7 +283,49 @@ static const struct {
 	{ "header only", "# x\n" H "\n# y\n", 0, "t.csv: no jobs", "" },
 	{ "NUL byte", H "0,1\0,1,\n", sizeof(H "0,1\0,1,\n") - 1,
 	  "t.csv:2: line contains a NUL byte", "" },
+	{ "degrees that do not divide the GPUs", HH "0,1,8,,,,\n0,1,12,8,,,\n", 0,
+	  "t.csv:3: tp 8 x pp 1 does not divide the job's 12 GPUs", "" },
 };
+
+/* The job-shape hints are read, written back and read again unchanged;
+ * empty fields mean "not given". */
+static void test_hint_columns(void **unused)
+{
+	static const char text[] = HH "0,100,16,8,2,7e10,0.3\n5,10,4,,,,\n9,20,8,,,1.3e9,\n";
+	gp_trace_t *t = NULL, *u = NULL;
+	gp_error_t err = { "" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int32_t i;
+
+	(void)unused;
+	if (gp__trace_parse("h.csv", text, strlen(text), &t, &err))
+		fail_msg("%s", err.text);
+	assert_int_equal(t->jobs[0].tp, 8);
+	assert_int_equal(t->jobs[0].pp, 2);
+	assert_true(t->jobs[0].params == 7e10);
+	assert_true(t->jobs[0].comm_fraction == 0.3);
+	assert_int_equal(t->jobs[1].tp, 0);
+	assert_true(t->jobs[1].params == 0 && t->jobs[1].comm_fraction == 0);
+	assert_true(t->jobs[2].params == 1.3e9);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(gp__trace_write(t, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "tp,pp,params,comm_fraction"));
+	if (gp__trace_parse("h2.csv", buf, len, &u, &err))
+		fail_msg("%s", err.text);
+	for (i = 0; i < t->njobs; i++) {
+		assert_int_equal(u->jobs[i].tp, t->jobs[i].tp);
+		assert_int_equal(u->jobs[i].pp, t->jobs[i].pp);
+		assert_true(u->jobs[i].params == t->jobs[i].params);
+		assert_true(u->jobs[i].comm_fraction == t->jobs[i].comm_fraction);
+	}
+	free(buf);
+	gp__trace_destroy(t);
+	gp__trace_destroy(u);
+}
 
 static void test_parse_errors(void **unused)
 {
@@ -981,6 +1031,7 @@ int main(void)
 		cmocka_unit_test(test_sort_many),
 		cmocka_unit_test(test_load_good),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_hint_columns),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_truncate),
