@@ -180,6 +180,7 @@ struct sim {
 	                           * then, the reserved job and the jobs started
 	                           * around it */
 	double *bf_rack_w;        /* scratch: the larger of now and the shadow */
+	bool bf_dirty;            /* rack_w or resv_rack_w changed since bf_rack_w */
 	struct heap_ent *ends;    /* scratch: running jobs by end */
 
 	/* plugin-faithful mode */
@@ -322,11 +323,6 @@ static struct heap_ent heap_pop(struct heap_ent *h, int32_t *n)
 	if (*n > 0)
 		h[i] = last;
 	return top;
-}
-
-static int cmp_heap_ent(const void *a, const void *b)
-{
-	return heap_less(a, b) ? -1 : heap_less(b, a) ? 1 : 0;
 }
 
 /* ---- shapes and the simulated job profile --------------------------------- */
@@ -1429,6 +1425,7 @@ static void rack_add(struct sim *S, int32_t r, int gpus, double w)
 
 	S->rack_busy[r] += gpus;
 	S->rack_w[r] += w;
+	S->bf_dirty = true;
 	over = S->rack_w[r] > S->rack_limit[r] * (1.0 + 1e-12);
 	if (over != S->rack_over[r]) {
 		S->rack_over[r] = over;
@@ -1702,15 +1699,18 @@ static int reserve(struct sim *S, struct sjob *J)
 	S->have_resv = false;
 	memcpy(S->work, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->work));
 	memcpy(S->work_rack_w, S->rack_w, (size_t)c->nracks * sizeof(*S->work_rack_w));
-	for (i = 0; i < n; i++)
-		S->ends[i] = (struct heap_ent){ S->jobs[S->run_j[i]].end, S->run_j[i] };
-	qsort(S->ends, (size_t)n, sizeof(*S->ends), cmp_heap_ent);
-	for (i = 0; i < n; i++) {
-		double t = S->ends[i].end;
+	/* running jobs by end: a copy of the heap, popped in order (usually a
+	 * few pops find the reservation; no sort of every running job) */
+	(void)n;
+	i = S->nheap;
+	memcpy(S->ends, S->heap, (size_t)i * sizeof(*S->ends));
+	while (i > 0) {
+		double t = S->ends[0].end;
 
 		/* release every job ending at t */
-		for (; i < n && S->ends[i].end == t; i++) {
-			const struct sjob *R = &S->jobs[S->ends[i].j];
+		while (i > 0 && S->ends[0].end == t) {
+			struct heap_ent e = heap_pop(S->ends, &i);
+			const struct sjob *R = &S->jobs[e.j];
 			const gp_job_alloc_t *a = &S->cur->jobs[R->run];
 
 			for (k = 0; k < a->nnodes; k++) {
@@ -1724,7 +1724,6 @@ static int reserve(struct sim *S, struct sjob *J)
 						gp__popcount(a->gpu_mask[k]) * R->load * S->gpu_delta_w[nd];
 			}
 		}
-		i--;
 		if (freeg < sh->gpus)
 			continue;
 		if (++tries > max_tries) {
@@ -1734,6 +1733,7 @@ static int reserve(struct sim *S, struct sjob *J)
 			memset(S->resv_alloc, 0xff, (size_t)c->nnodes * sizeof(*S->resv_alloc));
 			S->resv_free = 0;
 			memcpy(S->resv_rack_w, S->rack_w, (size_t)c->nracks * sizeof(*S->resv_rack_w));
+			S->bf_dirty = true;
 			return GP_OK;
 		}
 		last_tried = t;
@@ -1752,6 +1752,7 @@ static int reserve(struct sim *S, struct sjob *J)
 	S->resv_free = S->free_gpus;
 	memcpy(S->resv_rack_w, S->work_rack_w, (size_t)c->nracks * sizeof(*S->resv_rack_w));
 	placement_watts(S, &S->pl2, placement_load(c, &S->pl2), S->resv_rack_w);
+	S->bf_dirty = true;
 	for (k = 0; k < S->pl2.n; k++) {
 		int32_t nd = S->pl2.nodes[k];
 		uint32_t newly = S->pl2.mask[k] & ~S->resv_alloc[nd];
@@ -1851,8 +1852,11 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 		return 0;
 	/* around the reservation: off its GPUs, and within every rack's limit
 	 * both now and at the shadow time, when the reserved job draws too */
-	for (r = 0; r < S->c->nracks; r++)
-		S->bf_rack_w[r] = fmax(S->rack_w[r], S->resv_rack_w[r]);
+	if (S->bf_dirty) {
+		for (r = 0; r < S->c->nracks; r++)
+			S->bf_rack_w[r] = fmax(S->rack_w[r], S->resv_rack_w[r]);
+		S->bf_dirty = false;
+	}
 	rc = place(S, J, S->resv_alloc, S->bf_rack_w, S->now, &S->p->policy, &S->pl);
 	if (rc < 0)
 		return rc;
@@ -1866,6 +1870,7 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 		return 0;
 	}
 	placement_watts(S, &S->pl, placement_load(S->c, &S->pl), S->resv_rack_w);
+	S->bf_dirty = true;
 	rc = start_job(S, j, &S->pl, S->now, true);
 	return rc ? rc : 1;
 }
@@ -1920,6 +1925,7 @@ static int schedule(struct sim *S, int32_t first_new, int32_t qlen_before, bool 
 				S->resv_free = S->free_gpus;
 				memcpy(S->resv_rack_w, S->rack_w,
 				       (size_t)S->c->nracks * sizeof(*S->resv_rack_w));
+				S->bf_dirty = true;
 			}
 		}
 	}
