@@ -17,8 +17,9 @@
 #       as stock Slurm's job did).
 # The plugin-on job is submitted twice: once after the blockers have run
 # for a while (the plugin read them from Slurm), once right after they
-# start (the plugin's state is seconds old).  Each TAP line prints both
-# placements.  Then a burst of 500 submissions with the plugin on: none
+# start (the plugin's state is seconds old); once more at once after the
+# plugin is enabled on a cluster in use (it may then let the job through
+# unchanged if it logs why, once).  Each TAP line prints both placements.  Then a burst of 500 submissions with the plugin on: none
 # lost, no GPU given to two jobs at once.
 # Prints TAP; skips when not root, Slurm is missing or the plugin is not
 # built.  About 3 minutes on a 2-core machine.
@@ -32,7 +33,7 @@ AGE=${AGE:-12}        # s the blockers run before the "aged" submission: more
 START_S=${START_S:-12} # s a job may take to start when its set is free
                       # (stock Slurm here starts a batch job in ~3 s)
 SCENARIOS=4
-N_TESTS=$((1 + SCENARIOS * 7 + 3))
+N_TESTS=$((1 + SCENARIOS * 7 + 4 + 3))
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "integration tests need root"
@@ -160,13 +161,16 @@ inside_alternative() {
 }
 
 # ---- one scenario --------------------------------------------------------
-# scenario NAME BLOCKERS "SBATCH ARGS" DISCRIMINATES AVOID_RACK [RACK_KW]
+# scenario WHEN NAME BLOCKERS "SBATCH ARGS" DISCRIMINATES AVOID_RACK [RACK_KW]
+#   WHEN: "running" = the plugin-on job twice, blockers AGE s old and just
+#   started (7 TAP lines); "startup" = once, at once after the plugin is
+#   enabled on a cluster already in use (4 TAP lines).
 #   DISCRIMINATES: shell condition on $stock that holds when stock Slurm's
 #   choice is worse than what gpuplace can do (the scenario shows
 #   something); AVOID_RACK: a gprack_ feature gpuplace must not use, or "".
 scenario() {
-	local name=$1 spec=$2 args=$3 disc=$4 avoid=$5 kw=${6:-40 40}
-	local ids s stock t_blk j
+	local when=$1 name=$2 spec=$3 args=$4 disc=$5 avoid=$6 kw=${7:-40 40}
+	local ids s stock t_blk j from
 	RACK_KW=$kw $H gpuplace-conf 2>/dev/null
 	plugin off
 	ids=$(blockers "$spec" whole | tr '\n' ' ')
@@ -180,7 +184,14 @@ scenario() {
 		"stock job $s: $(squeue -h -j "$s" -o '%T %r %N')" "expected of stock: $disc"
 	scancel "$s"
 	wait_gone "$s"
+	from=$(stat -c %s "$D/log/slurmctld.log")
 	plugin on
+	if [ "$when" = startup ]; then
+		judge "$name, plugin just enabled" "$args" "$stock" "$avoid" "$from"
+		scancel $ids $j
+		wait_gone
+		return
+	fi
 	while [ $(($(date +%s) - t_blk)) -lt "$AGE" ]; do sleep 0.5; done
 	judge "$name, blockers ${AGE} s old" "$args" "$stock" "$avoid"
 	# right after the blockers start: one-GPU -w jobs the plugin lets through
@@ -193,10 +204,13 @@ scenario() {
 	wait_gone
 }
 
-# judge LABEL "SBATCH ARGS" STOCK_NODES AVOID_RACK: submits the job with the
-# plugin on (job id left in $j) and prints assertions (a), (b), (c)
+# judge LABEL "SBATCH ARGS" STOCK_NODES AVOID_RACK [LOG_FROM]: submits the
+# job with the plugin on (job id left in $j) and prints assertions (a), (b),
+# (c).  With LOG_FROM (a byte offset of slurmctld.log taken before the
+# plugin was enabled) a job the plugin lets through unchanged also passes
+# (b) when the plugin logged why exactly once since then.
 judge() {
-	local label=$1 args=$2 stock=$3 avoid=$4 nodes ac pin cons st why="" cmp=1 f
+	local label=$1 args=$2 stock=$3 avoid=$4 from=${5:-} nodes ac pin cons st why="" cmp=1 f np
 	j=$(sbatch --parsable -J gp $args -o /dev/null --wrap='sleep 120')
 	nodes=$(running_on "$j")
 	ac=$(scontrol show job "$j" | sed -n 's/^ *AdminComment=//p')
@@ -227,6 +241,11 @@ judge() {
 		check '[ -n "$nodes" ] && inside_alternative "$nodes" "$cons"' \
 			"$label: runs inside its constraint ($cons: ran on ${nodes:-nothing yet})" \
 			"AdminComment=$ac" "$(scontrol show job "$j" | grep -E 'Features|NumNodes')"
+	elif [ -n "$from" ]; then
+		np=$(tail -c +$((from + 1)) "$D/log/slurmctld.log" | grep -c 'gpuplace:.*pass')
+		check '[ -n "$nodes" ] && [ "$np" = 1 ]' \
+			"$label: no decision yet; passed unchanged with the reason logged $np time(s): $(tail -c +$((from + 1)) "$D/log/slurmctld.log" | grep -o 'gpuplace:.*pass.*' | head -n 1 | cut -c1-100)" \
+			"AdminComment=${ac:-none}" "$(tail -c +$((from + 1)) "$D/log/slurmctld.log" | grep gpuplace | head -n 5)"
 	else
 		not_ok "$label: gpuplace recorded no PIN or CONSTRAIN (AdminComment=${ac:-none})"
 		diag "$(grep "gpuplace" "$D/log/slurmctld.log" | tail -n 3)"
@@ -240,25 +259,31 @@ judge() {
 
 # 1. the issue's fragmented leaves: an 8-GPU job; leaf C (n9, n10) holds it
 #    whole, stock Slurm takes the free GPUs of the low-weight leaf B first
-scenario "fragmented leaves, --gpus=8" \
+scenario running "fragmented leaves, --gpus=8" \
 	"n1:4 n2:4 n3:2 n5:2 n6:4 n7:3 n8:4 n11:2 n12:4" "--gpus=8" \
 	'[ "$(count "$stock" gpsw_)" -ge 2 ]' ""
 # 2. fragmented NVLink domains: leaf B has 8 free GPUs over two domains,
 #    domain nvlE (n9-n10) is whole; nvlA (n1-n2) is full
-scenario "fragmented NVLink domains, --gpus=8 fits one domain" \
+scenario running "fragmented NVLink domains, --gpus=8 fits one domain" \
 	"n1:4 n2:4 n3:1 n4:1 n5:2 n6:2 n7:2 n8:2 n11:3 n12:1" "--gpus=8" \
 	'[ "$(count "$stock" gpnvl_)" -ge 2 ]' ""
 # 3. a rack near its power cap: rack B (n7-n12) draws 6 x 1 kW + 24 x 50 W
 #    idle + 16 x 350 W = 12.8 kW of its 14 kW (13.3 kW after the 5 % margin):
 #    even two more GPUs at full load do not fit; stock Slurm takes n7-n8
-scenario "rack near its power cap, --gpus=8" \
+scenario running "rack near its power cap, --gpus=8" \
 	"n1:2 n5:4 n6:4 n9:4 n10:4 n11:4 n12:4" "--gpus=8" \
 	'hosts "$stock" | grep -qE "^n([7-9]|1[0-2])$"' gprack_rackB "40 14"
 # 4. node weights that mislead stock Slurm: the low-weight leaf B offers two
 #    whole nodes in two NVLink domains and two racks, nvlA (n1-n2) is whole
-scenario "weights mislead stock Slurm, -N2 --gpus-per-node=4" \
+scenario running "weights mislead stock Slurm, -N2 --gpus-per-node=4" \
 	"n3:1 n4:3 n6:4 n8:4 n9:1 n10:2 n11:4 n12:1" "-N2 --gpus-per-node=4" \
 	'[ "$(count "$stock" gpnvl_)" -ge 2 ]' ""
+# 5. the plugin enabled on a cluster already in use (the blockers of 1):
+#    the first job is decided from the state Slurm shows, or passes with the
+#    reason logged once
+scenario startup "fragmented leaves, --gpus=8" \
+	"n1:4 n2:4 n3:2 n5:2 n6:4 n7:3 n8:4 n11:2 n12:4" "--gpus=8" \
+	'[ "$(count "$stock" gpsw_)" -ge 2 ]' ""
 RACK_KW="40 40" $H gpuplace-conf 2>/dev/null
 echo "# scenarios took $(($(date +%s) - T0)) s"
 

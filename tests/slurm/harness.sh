@@ -273,7 +273,15 @@ restart_ctld() {
 		if alive "$p"; then log "slurmctld $p did not stop"; return 1; fi
 	fi
 	from=$(logsize)
-	start_ctld "" "$from"
+	start_ctld "" "$from" || return 1
+	# the nodes are UNKNOWN until their slurmd register again
+	for t in $(seq 1 240); do
+		[ -z "$(timeout 5 sinfo -h -N -t unknown,no_respond -o %N 2>/dev/null)" ] && return 0
+		sleep 0.25
+	done
+	log "nodes did not register again after the restart:"
+	timeout 5 sinfo -N >&2 || true
+	return 1
 }
 
 # JobSubmitPlugins on or off on the running cluster.  scontrol reconfigure
