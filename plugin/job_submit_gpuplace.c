@@ -53,6 +53,7 @@
 #include "policy.h"
 #include "power.h"
 #include "request.h"
+#include "slurm_emit.h"
 
 /* Slurm's plugin interface (src/plugins/job_submit, 22.05): slurmctld
  * resolves these by name; no installed header declares them. */
@@ -71,11 +72,22 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 #ifndef GP_DEFAULT_SLURM_CONF
 #define GP_DEFAULT_SLURM_CONF "/etc/slurm/slurm.conf"
 #endif
-#define GP_REFRESH_S 2            /* how often state is read and files checked */
+#define GP_REFRESH_S 2            /* longest gap between two readings of the
+                                   * cluster state (and file checks) */
+#define GP_REFRESH_GAP_MS 250     /* shortest gap: a decision wakes the state
+                                   * thread at once, a burst at most 4x a second */
 #define GP_STATE_STALE_S 30       /* older cluster state: jobs pass unchanged */
+/* A PIN names nodes that were free when the state was read; if they were
+ * taken since, Slurm holds the job for them.  The state is read every
+ * GP_REFRESH_S (2 s) and right after each decision, so on a controller that
+ * keeps up it is at most ~2 s old; older than 5 s means the readings fall
+ * behind (a busy controller), and then the job is CONSTRAINed to the set's
+ * domain, where Slurm may take any free set, instead of PINned. */
+#define GP_PIN_FRESH_S 5
 #define GP_QUIET_FAILURES 15      /* refresh failures before one log line (30 s) */
-#define GP_LEDGER_GRACE_S 10      /* a decision stays in the ledger this long
-                                   * after a newer state snapshot */
+#define GP_LEDGER_GRACE_S 10      /* a decision whose job Slurm has not listed
+                                   * this long after it leaves the ledger */
+#define GP_SUMMARY_S 60           /* the summary line at info, at most this often */
 #define GP_LEDGER_MAX 4096
 #define GP_HINTS_MAX 1024
 
@@ -185,7 +197,7 @@ static void conf_publish(struct gp_conf *c)
 struct gp_snap {
 	unsigned refs;                /* under conf_lock */
 	struct gp_conf *conf;         /* a reference */
-	gp_state_t *state;
+	gp_live_view_t view;          /* the state, CPUs and memory left, recent jobs */
 	gp_rack_view_t *racks;        /* the racks' power headroom in this state */
 };
 
@@ -201,7 +213,7 @@ static void snap_put(struct gp_snap *sn)
 	last = --sn->refs == 0;
 	pthread_mutex_unlock(&conf_lock);
 	if (last) {
-		gp_state_destroy(sn->state);
+		gp_live_view_clear(&sn->view);
 		free(sn->racks);
 		conf_put(sn->conf);
 		free(sn);
@@ -329,6 +341,103 @@ static void reload_if_changed(struct timespec failed[4])
 		failed[i].tv_sec = -1;
 }
 
+/* Serialises decisions and the ledger (slurmctld already calls job_submit
+ * with its job write lock held; this makes it explicit). */
+static pthread_mutex_t decide_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- counters for the summary line ------------------------------------- */
+
+/* Why a job passed unchanged (one summary counter each). */
+enum pass_reason {
+	PASS_FEW_GPUS,                /* not a multi-GPU job */
+	PASS_REQUEST,                 /* a request gpuplace leaves to Slurm */
+	PASS_NO_CONF,                 /* no valid configuration */
+	PASS_NO_STATE,                /* cluster state not read yet */
+	PASS_OLD_CONF,                /* state read for an older configuration */
+	PASS_STALE,                   /* state older than GP_STATE_STALE_S */
+	PASS_ENGINE,                  /* the engine failed (logged at error) */
+	PASS_NREASONS
+};
+
+static const char *const pass_names[PASS_NREASONS] = {
+	"not a multi-GPU job", "request left to Slurm", "no valid configuration",
+	"no cluster state yet", "cluster state is for an older configuration",
+	"cluster state is stale", "engine error",
+};
+
+static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long stat_kind[3];            /* PIN, CONSTRAIN, REJECT */
+static unsigned long stat_pass[PASS_NREASONS];
+static unsigned long stat_bad_hints;
+static unsigned long stat_unpinned;           /* PINs turned into CONSTRAIN */
+/* a pass reason that concerns every job (no state, stale...) is logged at
+ * info once until it no longer holds, not once per job */
+static bool pass_announced[PASS_NREASONS];
+
+static void count_pass(enum pass_reason why, const char *label, const char *detail)
+{
+	bool announce = false;
+
+	pthread_mutex_lock(&stats_lock);
+	stat_pass[why]++;
+	if (why >= PASS_NO_CONF && why <= PASS_STALE && !pass_announced[why]) {
+		pass_announced[why] = announce = true;
+	}
+	pthread_mutex_unlock(&stats_lock);
+	if (announce)
+		slurm_info("gpuplace: %s%s%s: jobs pass unchanged until it is resolved",
+		           pass_names[why], detail && *detail ? ": " : "", detail ? detail : "");
+	slurm_verbose("gpuplace: %s passes unchanged: %s%s%s", label, pass_names[why],
+	              detail && *detail ? ": " : "", detail ? detail : "");
+}
+
+static void pass_resolved(enum pass_reason why)
+{
+	pthread_mutex_lock(&stats_lock);
+	pass_announced[why] = false;
+	pthread_mutex_unlock(&stats_lock);
+}
+
+/* One info line per GP_SUMMARY_S with what happened in it; nothing when no
+ * job was seen (an idle controller's log stays quiet). */
+static void summary_log(void)
+{
+	unsigned long kind[3], pass[PASS_NREASONS], bad, unpinned, total;
+	char passes[512];
+	size_t used = 0;
+	int i;
+
+	pthread_mutex_lock(&stats_lock);
+	memcpy(kind, stat_kind, sizeof(kind));
+	memcpy(pass, stat_pass, sizeof(pass));
+	bad = stat_bad_hints;
+	unpinned = stat_unpinned;
+	memset(stat_kind, 0, sizeof(stat_kind));
+	memset(stat_pass, 0, sizeof(stat_pass));
+	stat_bad_hints = stat_unpinned = 0;
+	pthread_mutex_unlock(&stats_lock);
+	total = kind[0] + kind[1] + kind[2] + bad;
+	passes[0] = '\0';
+	for (i = 0; i < PASS_NREASONS; i++) {
+		total += pass[i];
+		if (pass[i] && used < sizeof(passes)) {
+			int n = snprintf(passes + used, sizeof(passes) - used, "%s%lu %s",
+			                 used ? ", " : "", pass[i], pass_names[i]);
+
+			if (n > 0)
+				used += (size_t)n;
+		}
+	}
+	if (!total)
+		return;
+	slurm_info("gpuplace: last %d s: %lu PIN, %lu CONSTRAIN (%lu of them not pinned for "
+	           "exactness or stale state), %lu REJECT, %lu rejected hints; passed: %s",
+	           GP_SUMMARY_S, kind[GP_DECIDE_PIN], kind[GP_DECIDE_CONSTRAIN], unpinned,
+	           kind[GP_DECIDE_REJECT], bad, used ? passes : "none");
+}
+
+/* ---- the state thread --------------------------------------------------- */
+
 /* Only inside slurmctld is there a controller to read state from (the
  * daemon exports its globals to plugins); a test program loading the
  * plugin gets hints checking and fail-open only. */
@@ -337,43 +446,69 @@ static bool in_slurmctld(void)
 	return dlsym(RTLD_DEFAULT, "slurmctld_config") != NULL;
 }
 
+/* Jobs submitted since this time are listed with each snapshot, so the
+ * ledger can tell which of its decisions Slurm has started (decide_lock). */
+static int64_t ledger_oldest;
+
 static void refresh_state(gp_live_t *lv, unsigned *failures)
 {
 	struct gp_conf *c = conf_get();
 	struct gp_snap *sn;
-	gp_state_t *st = NULL;
 	char why[256];
+	int64_t since;
 
 	if (!c)
 		return;
-	if (gp_live_refresh(lv, c->cluster, &st, why, sizeof(why)) != 0) {
+	if (!(sn = calloc(1, sizeof(*sn))) ||
+	    !(sn->racks = calloc((size_t)c->cluster->nracks + 1, sizeof(*sn->racks)))) {
+		free(sn);
+		conf_put(c);
+		return;
+	}
+	pthread_mutex_lock(&decide_lock);
+	since = ledger_oldest ? ledger_oldest - 2 : (int64_t)time(NULL) - 2 * GP_LEDGER_GRACE_S;
+	pthread_mutex_unlock(&decide_lock);
+	if (gp_live_refresh(lv, c->cluster, since, &sn->view, why, sizeof(why)) != 0) {
 		/* quiet while the controller is still starting */
 		if (++*failures == GP_QUIET_FAILURES)
 			slurm_error("gpuplace: %s; jobs pass unchanged until it can be read", why);
+		free(sn->racks);
+		free(sn);
 		conf_put(c);
 		return;
 	}
 	if (*failures >= GP_QUIET_FAILURES)
 		slurm_info("gpuplace: cluster state can be read again");
 	*failures = 0;
-	if (!(sn = calloc(1, sizeof(*sn))) ||
-	    !(sn->racks = calloc((size_t)c->cluster->nracks + 1, sizeof(*sn->racks)))) {
-		free(sn);
-		gp_state_destroy(st);
-		conf_put(c);
-		return;
-	}
+	if (sn->view.unreadable)
+		slurm_debug("gpuplace: %d GRES strings could not be read; their nodes count as busy",
+		            (int)sn->view.unreadable);
 	sn->conf = c; /* the reference conf_get() took */
-	sn->state = st;
 	/* once per snapshot, off the submission path: measured draw from the
 	 * telemetry snapshot while fresh, else the estimate (power/power.h) */
 	{
 		const gp_power_snapshot_t *ps = c->poller ? gp_poller_snapshot_get(c->poller) : NULL;
 
-		gp__power_view_fill(c->cluster, st, ps, &c->policy, (double)st->time, sn->racks);
+		gp__power_view_fill(c->cluster, sn->view.state, ps, &c->policy,
+		                    (double)sn->view.state->time, sn->racks);
 		gp_power_snapshot_put(ps);
 	}
 	snap_publish(sn);
+	pass_resolved(PASS_NO_STATE);
+	pass_resolved(PASS_STALE);
+	pass_resolved(PASS_OLD_CONF);
+}
+
+static bool wake_requested;
+
+/* Ask the state thread for a reading now (after a decision, so the jobs it
+ * let through show in Slurm's counts soon). */
+static void refresh_soon(void)
+{
+	pthread_mutex_lock(&stop_lock);
+	wake_requested = true;
+	pthread_cond_signal(&stop_cond);
+	pthread_mutex_unlock(&stop_lock);
 }
 
 static void *reload_main(void *arg)
@@ -381,27 +516,55 @@ static void *reload_main(void *arg)
 	struct timespec failed[4] = { { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 } };
 	bool live = in_slurmctld();
 	unsigned failures = 0;
+	time_t next_summary = time(NULL) + GP_SUMMARY_S;
 	gp_live_t lv;
 
 	gp_live_init(&lv);
 	pthread_mutex_lock(&stop_lock);
 	while (!stop_requested) {
-		struct timespec until;
+		struct timespec until, gap = { 0, GP_REFRESH_GAP_MS * 1000000L };
+		bool woken;
 
 		pthread_mutex_unlock(&stop_lock);
 		graveyard_empty();
 		reload_if_changed(failed);
 		if (live)
 			refresh_state(&lv, &failures);
+		if (time(NULL) >= next_summary) {
+			summary_log();
+			next_summary = time(NULL) + GP_SUMMARY_S;
+		}
 		pthread_mutex_lock(&stop_lock);
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += GP_REFRESH_S;
-		if (!stop_requested)
-			pthread_cond_timedwait(&stop_cond, &stop_lock, &until);
+		while (!stop_requested && !wake_requested &&
+		       pthread_cond_timedwait(&stop_cond, &stop_lock, &until) == 0)
+			;
+		woken = wake_requested;
+		wake_requested = false;
+		if (woken && !stop_requested) {
+			/* a burst of decisions: at most one reading per gap */
+			pthread_mutex_unlock(&stop_lock);
+			nanosleep(&gap, NULL);
+			pthread_mutex_lock(&stop_lock);
+		}
 	}
 	pthread_mutex_unlock(&stop_lock);
 	gp_live_fini(&lv);
 	return NULL;
+}
+
+/* The path slurmctld was started with (-f FILE, else SLURM_CONF, else its
+ * built-in default), from the daemon's exported slurm_conf_t; NULL outside
+ * slurmctld or before it read its configuration. */
+static const char *daemon_conf_file(void)
+{
+	const slurm_conf_t *sc;
+
+	if (!in_slurmctld())
+		return NULL;
+	sc = dlsym(RTLD_DEFAULT, "slurm_conf");
+	return sc && sc->slurm_conf && *sc->slurm_conf ? sc->slurm_conf : NULL;
 }
 
 static void set_conf_dir(void)
@@ -414,7 +577,8 @@ static void set_conf_dir(void)
 		snprintf(conf_dir, sizeof(conf_dir), "%s", env);
 		return;
 	}
-	env = getenv("SLURM_CONF");
+	if (!(env = daemon_conf_file()))
+		env = getenv("SLURM_CONF");
 	if (!env || !*env)
 		env = GP_DEFAULT_SLURM_CONF;
 	slash = strrchr(env, '/');
@@ -432,19 +596,34 @@ static void set_conf_dir(void)
 /* ---- the decision side (serialised: slurmctld calls job_submit with
  * its job write lock held; decide_lock makes that explicit) ------------ */
 
+/*
+ * The ledger: GPUs the plugin expects to become busy that Slurm's counts do
+ * not show yet.  A PIN reserves its set and a CONSTRAIN the set the engine
+ * chose in its domain, until Slurm lists the job as started (its GPUs are
+ * then in gres_used) - however long it pends.  A job that passed unchanged
+ * reserves where Slurm would most likely start it (lowest weight, then node
+ * order, with enough free GPUs), until Slurm lists the job at all.  An entry
+ * whose job Slurm has not listed GP_LEDGER_GRACE_S after the decision (a
+ * later plugin rejected it, or it was cancelled) is dropped.
+ */
 struct ledger_entry {
 	int64_t time;                 /* when the decision was made */
+	uint64_t ref;                 /* "ref N" in the admin comment, 0 = none */
+	uint32_t uid;
+	uint64_t name_hash;
+	bool until_started;           /* PIN/CONSTRAIN: kept while the job pends */
 	int32_t n;
 	int32_t *nodes;
 	uint32_t *mask;
 };
 
-static pthread_mutex_t decide_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gp_conf *dec_conf;      /* the configuration engine and ledger belong to */
 static gp_engine_t *engine;
 static gp_state_t *work;              /* snapshot + ledger, what a decision sees */
+static int32_t *slurm_order;          /* nodes by (Weight, slurm.conf order) */
 static struct ledger_entry ledger[GP_LEDGER_MAX];
 static int nledger;
+static uint64_t ref_base, ref_seq;    /* decision references: init time, counter */
 /* checkpoint schedules this plugin planned, until the job's time limit
  * (or a day when it has none): later plans stagger their windows */
 static gp_ckpt_booking_t bookings[GP_LEDGER_MAX];
@@ -481,13 +660,27 @@ static void ledger_clear(void)
 		free(ledger[i].mask);
 	}
 	nledger = 0;
+	ledger_oldest = 0;
+}
+
+static const gp_cluster_t *order_cluster; /* for by_slurm_order (under decide_lock) */
+
+static int by_slurm_order(const void *a, const void *b)
+{
+	const gp_node_t *x = &order_cluster->nodes[*(const int32_t *)a];
+	const gp_node_t *y = &order_cluster->nodes[*(const int32_t *)b];
+
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 /* Bind the decider to configuration c (NULL: release everything).
  * Called with decide_lock held, or from fini. */
 static int decider_reset(struct gp_conf *c)
 {
-	gp_error_t err;
+	gp_error_t err = { 0 };
+	int32_t i;
 
 	ledger_clear();
 	nbookings = 0; /* storage indices belong to the old model */
@@ -495,17 +688,27 @@ static int decider_reset(struct gp_conf *c)
 	engine = NULL;
 	gp_state_destroy(work);
 	work = NULL;
+	free(slurm_order);
+	slurm_order = NULL;
 	conf_put(dec_conf);
 	dec_conf = NULL;
 	if (!c)
 		return 0;
 	if (gp__engine_create(c->cluster, &engine, &err) != GP_OK ||
-	    gp_state_create(c->cluster, &work) != GP_OK) {
+	    gp_state_create(c->cluster, &work) != GP_OK ||
+	    !(slurm_order = malloc(((size_t)c->cluster->nnodes + 1) * sizeof(*slurm_order)))) {
 		gp__engine_destroy(engine);
 		engine = NULL;
-		slurm_error("gpuplace: cannot set up the placement engine: %s", err.text);
+		gp_state_destroy(work);
+		work = NULL;
+		slurm_error("gpuplace: cannot set up the placement engine: %s",
+		            *err.text ? err.text : "out of memory");
 		return -1;
 	}
+	for (i = 0; i < c->cluster->nnodes; i++)
+		slurm_order[i] = i;
+	order_cluster = c->cluster;
+	qsort(slurm_order, (size_t)c->cluster->nnodes, sizeof(*slurm_order), by_slurm_order);
 	pthread_mutex_lock(&conf_lock);
 	c->refs++;
 	pthread_mutex_unlock(&conf_lock);
@@ -513,10 +716,44 @@ static int decider_reset(struct gp_conf *c)
 	return 0;
 }
 
-/* work := the snapshot plus the decisions made since it was taken. */
-static void prepare_work(const gp_state_t *st)
+static uint32_t node_full(int32_t i)
 {
+	int32_t g = dec_conf->cluster->nodes[i].ngpus;
+
+	return g >= 32 ? ~0u : g <= 0 ? 0 : (1u << g) - 1;
+}
+
+/* The ledger entry's job in the snapshot's recent jobs, or -1. */
+static int32_t ledger_match(const struct ledger_entry *e, const gp_live_view_t *v, bool *claimed)
+{
+	int32_t k;
+
+	for (k = 0; k < v->nseen; k++) {
+		const gp_live_seen_t *j = &v->seen[k];
+
+		if (claimed[k])
+			continue;
+		if (e->ref ? j->ref == e->ref
+		           : !j->ref && j->uid == e->uid && j->name_hash == e->name_hash &&
+		                     j->submit_time >= e->time - 1 &&
+		                     j->submit_time <= e->time + GP_LEDGER_GRACE_S)
+			return k;
+	}
+	return -1;
+}
+
+/*
+ * work := the snapshot plus the ledger, then the GPUs of nodes that lack
+ * the CPUs or memory `need' asks for count as busy (need NULL: only nodes
+ * with no CPU or no memory left at all).  Entries Slurm has caught up with
+ * leave the ledger.
+ */
+static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
+{
+	static const gp_live_need_t any = { 1, 1, 0, 0 };
+	const gp_state_t *st = v->state;
 	int32_t nn = dec_conf->cluster->nnodes, i;
+	bool *claimed = calloc((size_t)v->nseen + 1, sizeof(*claimed));
 	int k, kept = 0;
 
 	memcpy(work->node_flags, st->node_flags, (size_t)nn * sizeof(*work->node_flags));
@@ -525,38 +762,118 @@ static void prepare_work(const gp_state_t *st)
 	/* the running jobs are the snapshot's: borrowed for this decision */
 	work->jobs = st->jobs;
 	work->njobs = st->njobs;
+	ledger_oldest = 0;
 	for (k = 0; k < nledger; k++) {
-		if (ledger[k].time + GP_LEDGER_GRACE_S < st->time) {
-			free(ledger[k].nodes);
-			free(ledger[k].mask);
+		struct ledger_entry *e = &ledger[k];
+		int32_t m = claimed ? ledger_match(e, v, claimed) : -1;
+		bool drop;
+
+		if (m >= 0) {
+			claimed[m] = true;
+			drop = v->seen[m].started || !e->until_started;
+		} else {
+			drop = v->jobs_time >= e->time + GP_LEDGER_GRACE_S;
+		}
+		if (drop) {
+			free(e->nodes);
+			free(e->mask);
 			continue;
 		}
-		for (i = 0; i < ledger[k].n; i++)
-			work->alloc_mask[ledger[k].nodes[i]] |= ledger[k].mask[i];
-		ledger[kept++] = ledger[k];
+		for (i = 0; i < e->n; i++)
+			work->alloc_mask[e->nodes[i]] |= e->mask[i];
+		if (!ledger_oldest || e->time < ledger_oldest)
+			ledger_oldest = e->time;
+		ledger[kept++] = *e;
 	}
 	nledger = kept;
+	free(claimed);
+	if (!need)
+		need = &any;
+	for (i = 0; i < nn; i++) {
+		uint32_t full = node_full(i), freem = full & ~work->alloc_mask[i];
+		int32_t nfree = gp__popcount(freem), use = gp_live_usable_gpus(&v->res[i], need, nfree);
+		int g;
+
+		/* the GPUs it cannot give this job count as busy, highest first */
+		for (g = 31; g >= 0 && nfree > use; g--)
+			if (freem & (1u << g)) {
+				work->alloc_mask[i] |= 1u << g;
+				nfree--;
+			}
+	}
 }
 
-static void ledger_add(const gp_scored_t *sc)
+static void ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref,
+                       uint32_t uid, uint64_t name_hash, bool until_started)
 {
 	struct ledger_entry *e;
 
-	if (nledger == GP_LEDGER_MAX)
+	if (nledger == GP_LEDGER_MAX || n <= 0)
 		return;
 	e = &ledger[nledger];
-	e->nodes = malloc((size_t)sc->nnodes * sizeof(*e->nodes));
-	e->mask = malloc((size_t)sc->nnodes * sizeof(*e->mask));
+	e->nodes = malloc((size_t)n * sizeof(*e->nodes));
+	e->mask = malloc((size_t)n * sizeof(*e->mask));
 	if (!e->nodes || !e->mask) {
 		free(e->nodes);
 		free(e->mask);
 		return;
 	}
-	memcpy(e->nodes, sc->nodes, (size_t)sc->nnodes * sizeof(*e->nodes));
-	memcpy(e->mask, sc->gpu_mask, (size_t)sc->nnodes * sizeof(*e->mask));
-	e->n = sc->nnodes;
+	memcpy(e->nodes, nodes, (size_t)n * sizeof(*e->nodes));
+	memcpy(e->mask, mask, (size_t)n * sizeof(*e->mask));
+	e->n = n;
 	e->time = (int64_t)time(NULL);
+	e->ref = ref;
+	e->uid = uid;
+	e->name_hash = name_hash;
+	e->until_started = until_started;
+	if (!ledger_oldest || e->time < ledger_oldest)
+		ledger_oldest = e->time;
 	nledger++;
+}
+
+/*
+ * Where Slurm would most likely start a job that passed unchanged, for the
+ * ledger: nodes in Slurm's order (lowest Weight first, then slurm.conf
+ * order) that are up and have the GPUs free, `per_node' GPUs on each of
+ * `nodes' nodes, or the whole `gpus' on the first node that has them.  A
+ * guess (Slurm also weighs CPUs, topology and its own queue), which is why
+ * the entry leaves the ledger as soon as Slurm lists the job.
+ */
+static void ledger_add_guess(int32_t gpus, int32_t per_node, int32_t nodes, uint32_t uid,
+                             uint64_t name_hash)
+{
+	const uint32_t bad = GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED;
+	int32_t nn = dec_conf->cluster->nnodes, k, got = 0, want, take;
+	int32_t idx[64];
+	uint32_t mask[64];
+
+	if (gpus <= 0)
+		return;
+	if (per_node <= 0) {
+		per_node = nodes > 1 ? (gpus + nodes - 1) / nodes : gpus;
+		want = nodes > 1 ? nodes : 1;
+	} else {
+		want = nodes > 0 ? nodes : 1;
+	}
+	if (want > 64)
+		return;
+	for (k = 0; k < nn && got < want; k++) {
+		int32_t i = slurm_order[k], g;
+		uint32_t freem = node_full(i) & ~work->alloc_mask[i], m = 0;
+
+		if ((work->node_flags[i] & bad) || gp__popcount(freem) < per_node)
+			continue;
+		take = per_node;
+		for (g = 0; g < 32 && take > 0; g++)
+			if (freem & (1u << g)) {
+				m |= 1u << g;
+				take--;
+			}
+		idx[got] = i;
+		mask[got++] = m;
+	}
+	if (got == want)
+		ledger_add(idx, mask, got, 0, uid, name_hash, false);
 }
 
 extern int init(void)
@@ -565,6 +882,7 @@ extern int init(void)
 	gp_error_t err;
 
 	set_conf_dir();
+	ref_base = (uint64_t)time(NULL) * 1000000ULL;
 	c = conf_load(&err);
 	if (c) {
 		slurm_info("gpuplace: loaded %s: %d nodes, %ld GPUs, policy %s (built for Slurm 0x%06x)",
@@ -600,6 +918,7 @@ extern void fini(void)
 		pthread_join(reload_thread, NULL);
 		reload_running = false;
 	}
+	summary_log();
 	pthread_mutex_lock(&conf_lock);
 	thread_owns_graveyard = false; /* from now on the last put frees */
 	pthread_mutex_unlock(&conf_lock);
@@ -613,6 +932,7 @@ extern void fini(void)
 	snap_put(sn);
 	conf_put(c);
 	graveyard_empty();
+	memset(pass_announced, 0, sizeof(pass_announced));
 }
 
 /* ---- hints ------------------------------------------------------------ */
@@ -797,55 +1117,226 @@ static void env_num(job_desc_msg_t *j, const char *name, int digits, double v)
 	env_set(j, name, buf);
 }
 
-static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d)
+/* "job 'NAME' of uid U" (with the job id when the submitter chose one;
+ * slurmctld assigns it only after job_submit), for every per-job line. */
+static void job_label(const job_desc_msg_t *j, uint32_t uid, char *buf, size_t len)
+{
+	const char *name = j->name ? j->name : "";
+
+	if (j->job_id != NO_VAL && j->job_id != 0)
+		snprintf(buf, len, "job %u '%.100s' of uid %u", j->job_id, name, uid);
+	else
+		snprintf(buf, len, "job '%.100s' of uid %u", name, uid);
+}
+
+/* What the job needs of each node besides GPUs (Slurm's defaults where it
+ * says nothing: one CPU, and some memory - DefMemPerCPU is not known here,
+ * so at least 1 MB). */
+static void job_need(const job_desc_msg_t *j, gp_live_need_t *n)
+{
+	int32_t cpt = j->cpus_per_task == NO_VAL16 || j->cpus_per_task == 0 ? 1 : j->cpus_per_task;
+	long v;
+
+	memset(n, 0, sizeof(*n));
+	n->cpus_per_node = cpt; /* at least one task per node */
+	if (j->pn_min_cpus != NO_VAL16 && j->pn_min_cpus > n->cpus_per_node)
+		n->cpus_per_node = j->pn_min_cpus;
+	if (j->ntasks_per_node != NO_VAL16 && j->ntasks_per_node > 0 &&
+	    (int32_t)j->ntasks_per_node * cpt > n->cpus_per_node)
+		n->cpus_per_node = (int32_t)j->ntasks_per_node * cpt;
+	v = tres_gpus(j->cpus_per_tres);
+	n->cpus_per_gpu = v > 0 ? (int32_t)v : 0;
+	v = tres_gpus(j->mem_per_tres);
+	n->mem_per_gpu_mb = v > 0 ? v : 0;
+	n->mem_per_node_mb = 1;
+	if (j->pn_min_memory != NO_VAL64) {
+		if (j->pn_min_memory & MEM_PER_CPU)
+			n->mem_per_node_mb = (int64_t)(j->pn_min_memory & ~MEM_PER_CPU) * n->cpus_per_node;
+		else if (j->pn_min_memory == 0)
+			n->mem_per_node_mb = -1; /* --mem=0: the whole node's memory */
+		else
+			n->mem_per_node_mb = (int64_t)j->pn_min_memory;
+		if (n->mem_per_node_mb == 0)
+			n->mem_per_node_mb = 1;
+	}
+}
+
+/* tres_per_node giving each node `per_node' GPUs: the job's own per-job
+ * GPU entry ("gres:gpu[:type]:N") with N replaced (Slurm-allocated), or
+ * NULL when the request holds more than that one entry. */
+static char *per_node_tres(const char *per_job, int32_t per_node)
+{
+	const char *colon;
+
+	if (!per_job || strchr(per_job, ',') ||
+	    (strncmp(per_job, "gres:gpu:", 9) && strncmp(per_job, "gres/gpu:", 9)))
+		return NULL;
+	colon = strrchr(per_job, ':');
+	return slurm_xstrdup_printf("%.*s:%d", (int)(colon - per_job), per_job, per_node);
+}
+
+/*
+ * Can Slurm be told to run the job on exactly best's nodes with best's GPU
+ * count on each?  req_nodes names the nodes, min_nodes = max_nodes = their
+ * number stops Slurm adding any, and GPUs per node (the job's own
+ * --gpus-per-node, or --gpus turned into the same count per node) stop it
+ * spreading the GPUs differently.  1 = yes, with *tres_node the new
+ * tres_per_node (NULL = keep the job's); 0 = no, why says why.
+ */
+static int pin_exact(const job_desc_msg_t *j, const gp_request_t *r, const gp_scored_t *best,
+                     int64_t age, char **tres_node, char *why, size_t len)
+{
+	int32_t n = best->nnodes, per = gp__popcount(best->gpu_mask[0]), i;
+	bool even = true;
+
+	*tres_node = NULL;
+	if (age > GP_PIN_FRESH_S) {
+		snprintf(why, len, "cluster state %lld s old", (long long)age);
+		return 0;
+	}
+	for (i = 1; i < n; i++)
+		if (gp__popcount(best->gpu_mask[i]) != per)
+			even = false;
+	if (r->min_nodes > n || (r->max_nodes && r->max_nodes < n)) {
+		snprintf(why, len, "the job asks for %d-%d nodes", r->min_nodes, r->max_nodes);
+		return 0;
+	}
+	if (j->num_tasks != NO_VAL && j->num_tasks > 0 &&
+	    ((int32_t)j->num_tasks < n ||
+	     (j->ntasks_per_node != NO_VAL16 && j->ntasks_per_node > 0 &&
+	      (int64_t)j->ntasks_per_node * n < (int64_t)j->num_tasks))) {
+		snprintf(why, len, "%u tasks do not fit %d nodes", j->num_tasks, n);
+		return 0;
+	}
+	if (r->gpus_per_node > 0) {
+		if (!even || per != r->gpus_per_node) {
+			snprintf(why, len, "the set's GPUs per node differ from --gpus-per-node=%d",
+			         r->gpus_per_node);
+			return 0;
+		}
+		return 1;
+	}
+	if (n == 1)
+		return 1; /* one node holds all of the job's GPUs */
+	if (!even) {
+		snprintf(why, len, "uneven GPUs per node, which Slurm cannot be told");
+		return 0;
+	}
+	if (!(*tres_node = per_node_tres(j->tres_per_job, per))) {
+		snprintf(why, len, "the GPU request %.100s cannot be given per node",
+		         j->tres_per_job ? j->tres_per_job : "");
+		return 0;
+	}
+	return 1;
+}
+
+/* The constraint keeping a job in best's domain, "" when the set spans the
+ * whole cluster (no domain to keep it in). */
+static void domain_of(const gp_cluster_t *c, const gp_scored_t *best, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (best->kind == GP_DOM_NVL && best->domain >= 0)
+		gp__domain_feature(GP_FEATURE_NVL, c->nvl[best->domain].name, buf, len);
+	else if (best->kind == GP_DOM_SWITCH && best->domain >= 0 &&
+	         c->switches[best->domain].parent >= 0)
+		gp__domain_feature(GP_FEATURE_SWITCH, c->switches[best->domain].name, buf, len);
+}
+
+/* What was decided, as apply() writes it into the job. */
+struct outcome {
+	gp_decision_kind_t kind;      /* after exactness: a PIN may become CONSTRAIN */
+	const char *features;         /* CONSTRAIN: the constraint to add, "" = none */
+	char *tres_node;              /* PIN: new tres_per_node (Slurm-allocated) or NULL */
+	char unpinned[160];           /* why a PIN became CONSTRAIN, "" = it did not */
+	uint64_t ref;
+	const gp_job_profile_t *profile; /* the hints, NULL = none */
+};
+
+#define ADD(...) do { if (n < (int)sizeof(comment)) \
+	n += snprintf(comment + n, sizeof(comment) - (size_t)n, __VA_ARGS__); } while (0)
+
+static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
+                  struct outcome *o)
 {
 	const gp_scored_t *best = d->ncands ? &d->cands[0] : NULL;
-	char comment[1024], *list = NULL;
+	const gp_job_profile_t *p = o->profile;
+	bool compute = p && (p->compute_s > 0 || p->flops > 0);
+	char comment[1536], *list = best ? gp__scored_nodelist(c, best) : NULL;
 	int n = 0;
 
-	if (d->kind == GP_DECIDE_PIN && best && (list = gp__scored_nodelist(c, best))) {
+	if (o->kind == GP_DECIDE_PIN && best && list) {
 		slurm_xfree((void **)&j->req_nodes);
 		j->req_nodes = slurm_xstrdup(list);
-	} else if (d->kind == GP_DECIDE_CONSTRAIN && *d->features) {
+		j->min_nodes = j->max_nodes = (uint32_t)best->nnodes;
+		if (o->tres_node) {
+			slurm_xfree((void **)&j->tres_per_job);
+			slurm_xfree((void **)&j->tres_per_node);
+			j->tres_per_node = o->tres_node;
+			o->tres_node = NULL;
+		}
+		ADD("gpuplace: PIN %s; exactly %d node%s, %d GPUs%s", list, best->nnodes,
+		    best->nnodes == 1 ? "" : "s",
+		    best->nnodes == 1 ? best->ngpus : gp__popcount(best->gpu_mask[0]),
+		    best->nnodes == 1 ? "" : " each");
+	} else if (o->kind == GP_DECIDE_CONSTRAIN) {
 		char *old = j->features;
+		bool added = false;
 
 		/* narrow, never widen: AND the user's own constraint; a user's
 		 * own bracket group cannot take a second one, so it stays alone */
-		if (!old || !*old) {
-			j->features = slurm_xstrdup(d->features);
+		if (*o->features && (!old || !*old)) {
+			j->features = slurm_xstrdup(o->features);
 			slurm_xfree((void **)&old);
-		} else if (!strchr(old, '[')) {
-			j->features = slurm_xstrdup_printf("(%s)&%s", old, d->features);
+			added = true;
+		} else if (*o->features && !strchr(old, '[')) {
+			j->features = slurm_xstrdup_printf("(%s)&%s", old, o->features);
 			slurm_xfree((void **)&old);
+			added = true;
 		}
+		if (added)
+			ADD("gpuplace: CONSTRAIN %s", o->features);
+		else if (*o->features)
+			ADD("gpuplace: CONSTRAIN not applied (%s): the job's own constraint has a "
+			    "matching-OR group", o->features);
+		else
+			ADD("gpuplace: CONSTRAIN none: the chosen set spans the whole cluster");
+		if (*o->unpinned && list)
+			ADD("; best free set %s not pinned: %s", list, o->unpinned);
 	}
-	n = snprintf(comment, sizeof(comment), "gpuplace: %s", gp__decision_kind_name(d->kind));
-	if (list)
-		n += snprintf(comment + n, sizeof(comment) - (size_t)n, " %s", list);
-	else if (d->kind == GP_DECIDE_CONSTRAIN && *d->features)
-		n += snprintf(comment + n, sizeof(comment) - (size_t)n, " %s", d->features);
-	if (best && n < (int)sizeof(comment))
-		n += snprintf(comment + n, sizeof(comment) - (size_t)n,
-		              "; step %.3g s, slowdown %.2f, overhead %.1f %%, score %.3g",
-		              best->cost.step_s, best->cost.slowdown, 100 * best->cost.overhead,
-		              best->score);
-	if (d->waited && n < (int)sizeof(comment))
-		n += snprintf(comment + n, sizeof(comment) - (size_t)n,
-		              "; waits ~%.0f s: done in %.0f s instead of %.0f s", d->wait_s,
-		              d->wait_finish_s, d->now_finish_s);
-	if (d->ckpt.storage >= 0 && n < (int)sizeof(comment))
-		snprintf(comment + n, sizeof(comment) - (size_t)n,
-		         "; checkpoint every %.0f s to %s at +%.0f s%s%s", d->ckpt.interval_s,
-		         c->storage[d->ckpt.storage].name, d->ckpt.offset_s,
-		         d->ckpt.buddy >= 0 ? ", buddy " : "",
-		         d->ckpt.buddy >= 0 ? c->nodes[d->ckpt.buddy].name : "");
+	if (best) {
+		ADD("; step %.3g s, slowdown %.2f", best->cost.step_s, best->cost.slowdown);
+		if (compute)
+			ADD(", overhead %.1f %%", 100 * best->cost.overhead);
+		else if (p)
+			ADD(" (the hints give no compute time: the step is its communication alone)");
+		else
+			ADD(" (no hints: default profile assumed, data parallel with a %.3g GB gradient "
+			    "all-reduce per step and no compute time)",
+			    (c->site.default_grad_bytes > 0 ? c->site.default_grad_bytes : 1e9) / 1e9);
+	}
+	if (d->waited)
+		ADD("; waits ~%.0f s: done in %.0f s instead of %.0f s", d->wait_s, d->wait_finish_s,
+		    d->now_finish_s);
+	if (d->ckpt.storage >= 0)
+		ADD("; checkpoint every %.0f s to %s at +%.0f s%s%s", d->ckpt.interval_s,
+		    c->storage[d->ckpt.storage].name, d->ckpt.offset_s,
+		    d->ckpt.buddy >= 0 ? ", buddy " : "",
+		    d->ckpt.buddy >= 0 ? c->nodes[d->ckpt.buddy].name : "");
+	else if (d->ckpt_bytes > 0)
+		ADD("; no checkpoint plan: no storage target of gpuplace.conf could be planned for "
+		    "%.3g GB", d->ckpt_bytes / 1e9);
+	else
+		ADD("; no checkpoint plan: %s", p ? "the hints give neither ckpt_bytes nor params"
+		                                  : "no hints give the checkpoint size");
+	ADD("; ref %llu", (unsigned long long)o->ref);
 	slurm_xfree((void **)&j->admin_comment);
 	j->admin_comment = slurm_xstrdup(comment);
 
-	env_set(j, "GPUPLACE_DECISION", gp__decision_kind_name(d->kind));
+	env_set(j, "GPUPLACE_DECISION", gp__decision_kind_name(o->kind));
 	if (best) {
 		env_num(j, "GPUPLACE_PREDICTED_STEP_S", 6, best->cost.step_s);
-		env_num(j, "GPUPLACE_PREDICTED_OVERHEAD", 4, best->cost.overhead);
+		if (compute)
+			env_num(j, "GPUPLACE_PREDICTED_OVERHEAD", 4, best->cost.overhead);
 		env_num(j, "GPUPLACE_SLOWDOWN", 4, best->cost.slowdown);
 	}
 	if (d->ckpt.storage >= 0) {
@@ -865,65 +1356,114 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 	free(list);
 }
 
+#undef ADD
+
 /* ---- entry points ------------------------------------------------------- */
+
+/* A job passing unchanged still takes GPUs: book where Slurm would most
+ * likely put it, so the next decisions do not count those GPUs free. */
+static void book_pass(struct gp_conf *c, const job_desc_msg_t *j, const gp_request_t *r,
+                      uint32_t uid)
+{
+	struct gp_snap *sn = snap_get();
+	gp_live_need_t need;
+	int32_t nodes = j->min_nodes == NO_VAL || j->min_nodes == 0 ? 0 : (int32_t)j->min_nodes;
+
+	if (!sn || sn->conf != c || (int64_t)time(NULL) - sn->view.state->time > GP_STATE_STALE_S) {
+		snap_put(sn);
+		return;
+	}
+	job_need(j, &need);
+	pthread_mutex_lock(&decide_lock);
+	if (dec_conf == c || decider_reset(c) == 0) {
+		prepare_work(&sn->view, &need);
+		ledger_add_guess(r->gpus, r->gpus_per_node, nodes, uid, gp_live_name_hash(j->name));
+		work->jobs = NULL; /* borrowed from the snapshot */
+		work->njobs = 0;
+	}
+	pthread_mutex_unlock(&decide_lock);
+	snap_put(sn);
+	refresh_soon();
+}
 
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
-	char hints[GP_HINTS_MAX], why[512];
+	char hints[GP_HINTS_MAX], why[512], label[160];
 	const char *source = "";
 	gp_job_profile_t profile;
 	struct gp_conf *c;
 	struct gp_snap *sn;
+	struct outcome o;
+	gp_live_need_t need;
 	gp_request_t r;
 	gp_decision_t d;
 	gp_error_t err;
+	int64_t age;
 	int found, rc = SLURM_SUCCESS, want;
+	char feat[GP_NAME_MAX + 16];
 
 	if (!job_desc)
 		return SLURM_SUCCESS;
+	job_label(job_desc, submit_uid, label, sizeof(label));
 	found = collect_hints(job_desc, hints, sizeof(hints), &source);
 	if (found < 0) {
 		if (err_msg)
 			*err_msg = slurm_xstrdup_printf("gpuplace: %s: hints are longer than %d characters",
 			                                source, GP_HINTS_MAX - 1);
+		slurm_verbose("gpuplace: %s rejected: %s longer than %d characters", label, source,
+		              GP_HINTS_MAX - 1);
+		pthread_mutex_lock(&stats_lock);
+		stat_bad_hints++;
+		pthread_mutex_unlock(&stats_lock);
 		return SLURM_ERROR;
 	}
 	if (found > 0 && gp__job_profile_parse(hints, &profile, &err) != GP_OK) {
 		if (err_msg)
 			*err_msg = slurm_xstrdup_printf("gpuplace: %s: %s", source, err.text);
-		slurm_info("gpuplace: rejected a job of uid %u: %s: %s", submit_uid, source, err.text);
+		slurm_verbose("gpuplace: %s rejected: %s: %s", label, source, err.text);
+		pthread_mutex_lock(&stats_lock);
+		stat_bad_hints++;
+		pthread_mutex_unlock(&stats_lock);
 		return SLURM_ERROR;
 	}
 	c = conf_get();
 	if (!c) {
-		slurm_info("gpuplace: no valid configuration in %s: job of uid %u passes unchanged",
-		           conf_dir, submit_uid);
+		count_pass(PASS_NO_CONF, label, conf_dir);
 		return SLURM_SUCCESS;
 	}
+	pass_resolved(PASS_NO_CONF);
 	gp__request_init(&r);
 	want = build_request(job_desc, c->cluster, &r, why, sizeof(why));
 	if (want <= 0) {
-		if (*why)
-			slurm_info("gpuplace: job of uid %u passes unchanged: %s", submit_uid, why);
+		count_pass(*why ? PASS_REQUEST : PASS_FEW_GPUS, label, why);
+		if (r.gpus > 0)
+			book_pass(c, job_desc, &r, submit_uid);
 		goto out;
 	}
 	sn = snap_get();
-	if (!sn || sn->conf != c || (int64_t)time(NULL) - sn->state->time > GP_STATE_STALE_S) {
-		slurm_info("gpuplace: %s: job of uid %u passes unchanged",
-		           !sn ? "no cluster state yet" : sn->conf != c ? "cluster state is for an older configuration"
-		                                                       : "cluster state is stale",
-		           submit_uid);
+	if (!sn || sn->conf != c) {
+		count_pass(!sn ? PASS_NO_STATE : PASS_OLD_CONF, label, NULL);
 		snap_put(sn);
 		goto out;
 	}
+	age = (int64_t)time(NULL) - sn->view.state->time;
+	if (age > GP_STATE_STALE_S) {
+		snprintf(why, sizeof(why), "read %lld s ago", (long long)age);
+		count_pass(PASS_STALE, label, why);
+		snap_put(sn);
+		goto out;
+	}
+	job_need(job_desc, &need);
 	memset(&d, 0, sizeof(d));
+	memset(&o, 0, sizeof(o));
 	pthread_mutex_lock(&decide_lock);
 	if (dec_conf != c && decider_reset(c) != 0) {
 		pthread_mutex_unlock(&decide_lock);
 		snap_put(sn);
+		count_pass(PASS_ENGINE, label, "cannot set up the placement engine");
 		goto out;
 	}
-	prepare_work(sn->state);
+	prepare_work(&sn->view, &need);
 	{
 		gp_power_view_t pv = { sn->racks, gp__power_view_cap_speed };
 
@@ -931,7 +1471,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 			profile.gpus = r.gpus;
 		bookings_prune((int64_t)time(NULL));
 		rc = gp__decide(engine, work, &r, found > 0 ? &profile : NULL, &c->policy, &pv,
-		                sn->state->time, bookings, nbookings, &d, &err);
+		                sn->view.state->time, bookings, nbookings, &d, &err);
 	}
 	work->jobs = NULL; /* borrowed from the snapshot */
 	work->njobs = 0;
@@ -940,32 +1480,60 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		pthread_mutex_unlock(&decide_lock);
 		if (err_msg)
 			*err_msg = slurm_xstrdup_printf("gpuplace: %s: %s", source, err.text);
+		slurm_verbose("gpuplace: %s rejected: %s: %s", label, source, err.text);
+		pthread_mutex_lock(&stats_lock);
+		stat_bad_hints++;
+		pthread_mutex_unlock(&stats_lock);
 		rc = SLURM_ERROR;
 		snap_put(sn);
 		goto out;
 	}
 	if (rc != GP_OK) {
 		pthread_mutex_unlock(&decide_lock);
-		slurm_info("gpuplace: job of uid %u passes unchanged: %s", submit_uid, err.text);
+		slurm_error("gpuplace: %s: the engine failed: %s; the job passes unchanged", label,
+		            err.text);
+		pthread_mutex_lock(&stats_lock);
+		stat_pass[PASS_ENGINE]++;
+		pthread_mutex_unlock(&stats_lock);
 		rc = SLURM_SUCCESS;
 		snap_put(sn);
 		goto out;
 	}
-	if (d.kind == GP_DECIDE_PIN && d.ncands > 0)
-		ledger_add(&d.cands[0]);
-	if (d.kind != GP_DECIDE_REJECT)
+	o.kind = d.kind;
+	o.features = d.features;
+	o.ref = ref_base + ++ref_seq;
+	o.profile = found > 0 ? &profile : NULL;
+	if (d.kind == GP_DECIDE_PIN && d.ncands > 0 &&
+	    !pin_exact(job_desc, &r, &d.cands[0], age, &o.tres_node, o.unpinned,
+	               sizeof(o.unpinned))) {
+		/* Slurm cannot be held to this set: keep the job in its domain */
+		o.kind = GP_DECIDE_CONSTRAIN;
+		domain_of(c->cluster, &d.cands[0], feat, sizeof(feat));
+		o.features = feat;
+	}
+	if (o.kind != GP_DECIDE_REJECT && d.ncands > 0 && !d.cands[0].future)
+		ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, o.ref, submit_uid,
+		           gp_live_name_hash(job_desc->name), true);
+	if (o.kind != GP_DECIDE_REJECT)
 		booking_add(&d, r.time_limit_min, (int64_t)time(NULL));
 	pthread_mutex_unlock(&decide_lock);
-	if (d.kind == GP_DECIDE_REJECT) {
+	pthread_mutex_lock(&stats_lock);
+	stat_kind[o.kind]++;
+	if (*o.unpinned)
+		stat_unpinned++;
+	pthread_mutex_unlock(&stats_lock);
+	if (o.kind == GP_DECIDE_REJECT) {
 		if (err_msg)
 			*err_msg = slurm_xstrdup_printf("gpuplace: %s", d.reason);
-		slurm_info("gpuplace: rejected a job of uid %u: %s", submit_uid, d.reason);
+		slurm_verbose("gpuplace: %s rejected: %s", label, d.reason);
 		rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	} else {
-		apply(job_desc, c->cluster, &d);
-		slurm_info("gpuplace: uid %u, %d GPUs: %s", submit_uid, r.gpus, job_desc->admin_comment);
+		apply(job_desc, c->cluster, &d, &o);
+		slurm_verbose("gpuplace: %s, %d GPUs: %s", label, r.gpus, job_desc->admin_comment);
 		rc = SLURM_SUCCESS;
+		refresh_soon();
 	}
+	slurm_xfree((void **)&o.tres_node);
 	gp__decision_clear(&d);
 	snap_put(sn);
 out:

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * live_state.c - the cluster's dynamic state, read from slurmctld through
- * libslurm (node and job information), as a gp_state the engine reads.
+ * libslurm (node and job information), as a gp_state the engine reads plus
+ * what the plugin's bookkeeping needs (CPUs and memory left per node, the
+ * jobs submitted lately).
  *
- * GPUs in use come from each node's gres_used ("gpu:a100:2(IDX:0-1)"),
- * running jobs and their GPU indices from the jobs' gres_detail_str (one
- * entry per node of the job, in host list order).  Responses are cached and
- * asked for with their update time, so an unchanged cluster costs Slurm a
- * "no change" answer.  Runs on the plugin's own thread, never on the
+ * Nodes are read with SHOW_DETAIL: without it Slurm 22.05 sends no
+ * gres_used, and every GPU would look free.  Jobs are read with SHOW_DETAIL
+ * too, for their per-node GPU index lists (gres_detail_str, one entry per
+ * node of the job in host list order).  Both are asked with the cached
+ * update time at every refresh, so an unchanged cluster costs Slurm a "no
+ * change" answer.  Runs on the plugin's own thread, never on the
  * submission path.
  */
 #include "config.h"
@@ -18,6 +21,7 @@
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include <slurm/slurm_version.h>
 
 #include "live_state.h"
 
@@ -35,89 +39,190 @@ void gp_live_fini(gp_live_t *lv)
 	memset(lv, 0, sizeof(*lv));
 }
 
-int gp_live_gpu_mask(const char *gres, uint32_t *mask)
+void gp_live_view_clear(gp_live_view_t *v)
 {
-	const char *p;
+	if (!v)
+		return;
+	gp_state_destroy(v->state);
+	free(v->res);
+	free(v->seen);
+	memset(v, 0, sizeof(*v));
+}
 
-	*mask = 0;
-	if (!gres)
-		return 0;
-	for (p = gres; (p = strstr(p, "(IDX:")); ) {
-		const char *item = p, *q;
-		long a, b;
-		char *end;
+uint64_t gp_live_name_hash(const char *name)
+{
+	uint64_t h = 1469598103934665603ULL;
 
-		/* the item this index list belongs to starts after the previous
-		 * ',' outside parentheses */
-		while (item > gres && item[-1] != ',' && item[-1] != ')')
-			item--;
-		while (*item == ',')
-			item++;
-		p += 5;
-		if (strncmp(item, "gpu", 3) || (item[3] != ':' && item[3] != '('))
-			continue;
-		if (!strncmp(p, "N/A", 3))
-			continue;
-		for (q = p; *q && *q != ')'; ) {
-			a = strtol(q, &end, 10);
-			if (end == q || a < 0 || a >= GP_MAX_GPUS_PER_NODE)
-				return -1;
-			b = a;
-			q = end;
-			if (*q == '-') {
-				b = strtol(q + 1, &end, 10);
-				if (end == q + 1 || b < a || b >= GP_MAX_GPUS_PER_NODE)
-					return -1;
-				q = end;
-			}
-			for (; a <= b; a++)
-				*mask |= 1u << a;
-			if (*q == ',')
-				q++;
-			else if (*q != ')')
-				return -1;
-		}
-		if (*q != ')')
+	for (; name && *name; name++) {
+		h ^= (unsigned char)*name;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* A non-negative decimal number filling [s, e); -1 if not one. */
+static long number_in(const char *s, const char *e)
+{
+	long v = 0;
+
+	if (s >= e)
+		return -1;
+	for (; s < e; s++) {
+		if (*s < '0' || *s > '9' || v > 100000000L)
 			return -1;
-		p = q;
+		v = v * 10 + (*s - '0');
+	}
+	return v;
+}
+
+/* "0-1,3" in [s, e) into *mask; 0 or -1. */
+static int index_list(const char *s, const char *e, uint32_t *mask)
+{
+	while (s < e) {
+		const char *comma = memchr(s, ',', (size_t)(e - s)), *dash;
+		long a, b;
+
+		if (!comma)
+			comma = e;
+		dash = memchr(s, '-', (size_t)(comma - s));
+		a = number_in(s, dash ? dash : comma);
+		b = dash ? number_in(dash + 1, comma) : a;
+		if (a < 0 || b < a || b >= GP_MAX_GPUS_PER_NODE)
+			return -1;
+		for (; a <= b; a++)
+			*mask |= 1u << a;
+		s = comma < e ? comma + 1 : e;
 	}
 	return 0;
 }
 
-/* Fetch node and job information, reusing the cached copies when Slurm
- * says nothing changed.  0 or a Slurm errno. */
-static int fetch(gp_live_t *lv)
+/* One GRES item [s, e): "gpu:a100:2(IDX:0-1)", "gpu:2", "gpu(S:0-1)",
+ * "mps:100"... */
+static int gres_item(const char *s, const char *e, uint32_t *mask, int32_t *unindexed)
 {
-	node_info_msg_t *n = NULL;
-	job_info_msg_t *j = NULL;
-	int rc;
+	const char *paren = memchr(s, '(', (size_t)(e - s)), *head_end = paren ? paren : e;
+	const char *f[4], *p;
+	int nf = 0, with_idx = 0;
+	uint32_t m = 0;
+	long count = 1;
 
-	rc = slurm_load_node(lv->nodes ? lv->nodes->last_update : 0, &n, SHOW_ALL);
-	if (rc == SLURM_SUCCESS) {
-		if (lv->nodes)
-			slurm_free_node_info_msg(lv->nodes);
-		lv->nodes = n;
-	} else if (slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA) {
-		return slurm_get_errno();
+	/* name[:type][:count] */
+	f[nf++] = s;
+	for (p = s; p < head_end; p++)
+		if (*p == ':') {
+			if (nf == 4)
+				return -1;
+			f[nf++] = p + 1;
+		}
+	if ((size_t)((nf > 1 ? f[1] - 1 : head_end) - s) != 3 || strncmp(s, "gpu", 3))
+		return 0; /* not a GPU */
+	if (nf == 3) {
+		count = number_in(f[2], head_end);
+		if (count < 0)
+			return -1;
+	} else if (nf == 2) {
+		long v = number_in(f[1], head_end);
+
+		if (v >= 0)
+			count = v; /* "gpu:2"; "gpu:a100" is one GPU of that type */
+	} else if (nf == 4) {
+		return -1;
 	}
-	/* Running jobs' end times and GPU indices only feed wait-or-spread and
-	 * the power estimate's load; reading every job (the queue included) is
-	 * the dearest call, so it is done less often than the node state. */
-	if (lv->jobs && time(NULL) - lv->jobs_time < GP_LIVE_JOBS_EVERY_S)
-		return lv->nodes ? SLURM_SUCCESS : SLURM_ERROR;
-	lv->jobs_time = time(NULL);
-	rc = slurm_load_jobs(lv->jobs ? lv->jobs->last_update : 0, &j, SHOW_ALL | SHOW_DETAIL);
-	if (rc == SLURM_SUCCESS) {
-		if (lv->jobs)
-			slurm_free_job_info_msg(lv->jobs);
-		lv->jobs = j;
-	} else if (slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA) {
-		return slurm_get_errno();
+	/* "(IDX:...)" or "(S:...)" groups, several in a row */
+	for (p = paren; p && p < e; ) {
+		const char *close = memchr(p, ')', (size_t)(e - p));
+
+		if (*p != '(' || !close)
+			return -1;
+		if (close - p > 4 && !strncmp(p + 1, "IDX:", 4)) {
+			with_idx = 1;
+			if (!(close - p == 8 && !strncmp(p + 5, "N/A", 3)) &&
+			    index_list(p + 5, close, &m) != 0)
+				return -1;
+		}
+		p = close + 1;
 	}
-	return lv->nodes && lv->jobs ? SLURM_SUCCESS : SLURM_ERROR;
+	*mask |= m;
+	if (!with_idx)
+		*unindexed += (int32_t)count;
+	else if (count > gp__popcount(m))
+		*unindexed += (int32_t)(count - gp__popcount(m)); /* "gpu:2(IDX:N/A)" */
+	return 0;
 }
 
-static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t *ji)
+int gp_live_gres_gpus(const char *gres, uint32_t *mask, int32_t *unindexed)
+{
+	const char *s = gres, *p;
+	int depth = 0;
+
+	*mask = 0;
+	*unindexed = 0;
+	if (!gres || !*gres || !strcmp(gres, "(null)"))
+		return 0;
+	for (p = s;; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && --depth < 0)
+			return -1;
+		if ((*p == ',' && depth == 0) || !*p) {
+			if (depth != 0 || (p > s && gres_item(s, p, mask, unindexed) != 0))
+				return -1;
+			if (!*p)
+				break;
+			s = p + 1;
+		}
+	}
+	return 0;
+}
+
+static uint32_t full_mask(int32_t ngpus)
+{
+	return ngpus >= 32 ? ~0u : ngpus <= 0 ? 0 : (1u << ngpus) - 1;
+}
+
+/* The n lowest free GPUs of a node become busy (a count without indices). */
+static uint32_t take_lowest(uint32_t alloc, int32_t ngpus, int32_t n)
+{
+	int32_t g;
+
+	for (g = 0; g < ngpus && n > 0; g++)
+		if (!(alloc & (1u << g))) {
+			alloc |= 1u << g;
+			n--;
+		}
+	return alloc;
+}
+
+static uint32_t node_flags_of(uint32_t st)
+{
+	uint32_t base = st & NODE_STATE_BASE, f = 0;
+
+	if (base == NODE_STATE_DOWN || base == NODE_STATE_UNKNOWN || base == NODE_STATE_FUTURE ||
+	    (st & (NODE_STATE_NO_RESPOND | NODE_STATE_INVALID_REG | NODE_STATE_REBOOT_ISSUED |
+	           NODE_STATE_POWERING_DOWN)))
+		f |= GP_NODE_DOWN;
+	if (st & (NODE_STATE_DRAIN | NODE_STATE_FAIL))
+		f |= GP_NODE_DRAIN;
+	if (st & (NODE_STATE_MAINT | NODE_STATE_RES))
+		f |= GP_NODE_RESERVED;
+	return f;
+}
+
+/* "ref N" that gpuplace wrote into an admin comment; 0 = none. */
+static uint64_t comment_ref(const char *comment)
+{
+	const char *p = comment ? strstr(comment, "; ref ") : NULL;
+	uint64_t v = 0;
+
+	if (!p || strncmp(comment, "gpuplace: ", 10))
+		return 0;
+	for (p += 6; *p >= '0' && *p <= '9' && v < (1ULL << 60); p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return v;
+}
+
+static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t *ji,
+                   int32_t *unreadable)
 {
 	hostlist_t hl = slurm_hostlist_create(ji->nodes);
 	gp_job_alloc_t *ja, *grown;
@@ -152,10 +257,23 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 		int32_t idx = gp__node_find(c, host);
 
 		if (idx >= 0 && i < n) {
+			uint32_t m = 0;
+			int32_t unidx = 0;
+
+			if (ji->gres_detail_str && (uint32_t)i < ji->gres_detail_cnt) {
+				if (gp_live_gres_gpus(ji->gres_detail_str[i], &m, &unidx) != 0) {
+					/* unreadable: the node counts as fully busy */
+					(*unreadable)++;
+					s->alloc_mask[idx] = full_mask(c->nodes[idx].ngpus);
+					m = 0;
+				}
+				/* a count without indices is already in the node's
+				 * gres_used count */
+			}
+			m &= full_mask(c->nodes[idx].ngpus);
 			ja->nodes[ja->nnodes] = idx;
-			if (ji->gres_detail_str && (uint32_t)i < ji->gres_detail_cnt &&
-			    gp_live_gpu_mask(ji->gres_detail_str[i], &ja->gpu_mask[ja->nnodes]) != 0)
-				ja->gpu_mask[ja->nnodes] = 0;
+			ja->gpu_mask[ja->nnodes] = m;
+			s->alloc_mask[idx] |= m; /* the job's indices, in case gres_used lags */
 			ja->nnodes++;
 		}
 		i++;
@@ -166,52 +284,186 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 	return 0;
 }
 
-int gp_live_refresh(gp_live_t *lv, const gp_cluster_t *c, gp_state_t **out, char *why,
-                    size_t len)
+static int add_seen(gp_live_view_t *v, const slurm_job_info_t *ji, int32_t *cap)
 {
-	gp_state_t *s = NULL;
+	gp_live_seen_t *e;
+
+	if (v->nseen == *cap) {
+		int32_t ncap = *cap ? 2 * *cap : 64;
+		gp_live_seen_t *grown = realloc(v->seen, (size_t)ncap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		v->seen = grown;
+		*cap = ncap;
+	}
+	e = &v->seen[v->nseen++];
+	e->job_id = ji->job_id;
+	e->uid = ji->user_id;
+	e->submit_time = (int64_t)ji->submit_time;
+	e->name_hash = gp_live_name_hash(ji->name);
+	e->ref = comment_ref(ji->admin_comment);
+	e->started = (ji->job_state & JOB_STATE_BASE) != JOB_PENDING;
+	return 0;
+}
+
+int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_live_alloc_t *alloc,
+                    uint32_t nnodes, const slurm_job_info_t *jobs, uint32_t njobs, int64_t now,
+                    int64_t since, gp_live_view_t *out, char *why, size_t len)
+{
+	uint32_t i;
+	int32_t cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (gp_state_create(c, &out->state) != GP_OK ||
+	    !(out->res = calloc((size_t)c->nnodes + 1, sizeof(*out->res))))
+		goto nomem;
+	out->state->time = now;
+	out->jobs_time = now;
+	for (i = 0; i < nnodes; i++) {
+		const node_info_t *ni = &nodes[i];
+		int32_t idx = ni->name ? gp__node_find(c, ni->name) : -1, unidx = 0;
+		gp_live_res_t *r;
+		uint32_t m = 0;
+
+		if (idx < 0)
+			continue; /* a node gpuplace.conf's model does not know */
+		out->state->node_flags[idx] |= node_flags_of(ni->node_state);
+		if (gp_live_gres_gpus(ni->gres_used, &m, &unidx) != 0) {
+			/* unreadable: count the node's GPUs as busy rather than guess */
+			out->unreadable++;
+			m = full_mask(c->nodes[idx].ngpus);
+		} else if (unidx > 0) {
+			m = take_lowest(m, c->nodes[idx].ngpus, unidx);
+		}
+		out->state->alloc_mask[idx] |= m & full_mask(c->nodes[idx].ngpus);
+		if (!alloc)
+			continue;
+		r = &out->res[idx];
+		r->known = true;
+		r->cpus_free = (int32_t)(ni->cpus_efctv ? ni->cpus_efctv : ni->cpus) - (int32_t)alloc[i].cpus;
+		if (r->cpus_free < 0)
+			r->cpus_free = 0;
+		r->mem_mb = (int64_t)ni->real_memory -
+		            (ni->mem_spec_limit < ni->real_memory ? (int64_t)ni->mem_spec_limit : 0);
+		r->mem_free_mb = r->mem_mb - (int64_t)alloc[i].mem_mb;
+		if (r->mem_free_mb < 0)
+			r->mem_free_mb = 0;
+	}
+	for (i = 0; i < njobs; i++) {
+		const slurm_job_info_t *ji = &jobs[i];
+		uint32_t base = ji->job_state & JOB_STATE_BASE;
+
+		if ((int64_t)ji->submit_time >= since && add_seen(out, ji, &cap) != 0)
+			goto nomem;
+		if ((base != JOB_RUNNING && base != JOB_SUSPENDED) || !ji->nodes || !*ji->nodes)
+			continue;
+		if (add_job(out->state, c, ji, &out->unreadable) != 0)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	gp_live_view_clear(out);
+	snprintf(why, len, "out of memory");
+	return -1;
+}
+
+int32_t gp_live_usable_gpus(const gp_live_res_t *r, const gp_live_need_t *need,
+                            int32_t free_gpus)
+{
+	int32_t n = free_gpus;
+
+	if (!r->known || free_gpus <= 0)
+		return free_gpus < 0 ? 0 : free_gpus;
+	if (r->cpus_free < (need->cpus_per_node > 0 ? need->cpus_per_node : 1))
+		return 0;
+	if (need->mem_per_node_mb < 0 ? r->mem_free_mb < r->mem_mb || r->mem_mb <= 0
+	                              : r->mem_free_mb < (need->mem_per_node_mb > 0 ? need->mem_per_node_mb : 1))
+		return 0;
+	if (need->cpus_per_gpu > 0 && r->cpus_free / need->cpus_per_gpu < n)
+		n = r->cpus_free / need->cpus_per_gpu;
+	if (need->mem_per_gpu_mb > 0 && r->mem_free_mb / need->mem_per_gpu_mb < n)
+		n = (int32_t)(r->mem_free_mb / need->mem_per_gpu_mb);
+	return n;
+}
+
+/* ---- reading Slurm ------------------------------------------------------ */
+
+/* CPUs and memory allocated on node ni. */
+static void node_alloc(node_info_t *ni, gp_live_alloc_t *a)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+	a->cpus = ni->alloc_cpus;
+	a->mem_mb = ni->alloc_memory;
+#else
+	uint16_t cpus = 0;
+	uint64_t mem = 0; /* 22.05 writes a uint64_t (cons_common), whatever slurm.h says */
+
+	if (ni->select_nodeinfo) {
+		slurm_get_select_nodeinfo(ni->select_nodeinfo, SELECT_NODEDATA_SUBCNT,
+		                          NODE_STATE_ALLOCATED, &cpus);
+		slurm_get_select_nodeinfo(ni->select_nodeinfo, SELECT_NODEDATA_MEM_ALLOC,
+		                          NODE_STATE_ALLOCATED, &mem);
+	}
+	a->cpus = cpus;
+	a->mem_mb = mem;
+#endif
+}
+
+/* Fetch node and job information, reusing the cached copies when Slurm
+ * says nothing changed.  0 or a Slurm errno. */
+static int fetch(gp_live_t *lv)
+{
+	node_info_msg_t *n = NULL;
+	job_info_msg_t *j = NULL;
+	int rc;
+
+	rc = slurm_load_node(lv->nodes ? lv->nodes->last_update : 0, &n, SHOW_ALL | SHOW_DETAIL);
+	if (rc == SLURM_SUCCESS) {
+		if (lv->nodes)
+			slurm_free_node_info_msg(lv->nodes);
+		lv->nodes = n;
+	} else if (slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA) {
+		return slurm_get_errno();
+	}
+	/* every refresh: jobs started or submitted since the last one must
+	 * count at once, and an unchanged job list costs a "no change" */
+	lv->jobs_time = (int64_t)time(NULL);
+	rc = slurm_load_jobs(lv->jobs ? lv->jobs->last_update : 0, &j, SHOW_ALL | SHOW_DETAIL);
+	if (rc == SLURM_SUCCESS) {
+		if (lv->jobs)
+			slurm_free_job_info_msg(lv->jobs);
+		lv->jobs = j;
+	} else if (slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA) {
+		return slurm_get_errno();
+	}
+	return lv->nodes && lv->jobs ? SLURM_SUCCESS : SLURM_ERROR;
+}
+
+int gp_live_refresh(gp_live_t *lv, const gp_cluster_t *c, int64_t since, gp_live_view_t *out,
+                    char *why, size_t len)
+{
+	gp_live_alloc_t *alloc;
 	uint32_t i;
 	int rc;
 
-	*out = NULL;
+	memset(out, 0, sizeof(*out));
 	if ((rc = fetch(lv)) != SLURM_SUCCESS) {
 		snprintf(why, len, "cannot read node and job state: %s", slurm_strerror(rc));
 		return -1;
 	}
-	if (gp_state_create(c, &s) != GP_OK) {
+	alloc = calloc((size_t)lv->nodes->record_count + 1, sizeof(*alloc));
+	if (!alloc) {
 		snprintf(why, len, "out of memory");
 		return -1;
 	}
-	s->time = (int64_t)time(NULL);
-	for (i = 0; i < lv->nodes->record_count; i++) {
-		const node_info_t *ni = &lv->nodes->node_array[i];
-		int32_t idx = ni->name ? gp__node_find(c, ni->name) : -1;
-		uint32_t base;
-
-		if (idx < 0)
-			continue; /* a node gpuplace.conf's model does not know */
-		base = ni->node_state & NODE_STATE_BASE;
-		if (base == NODE_STATE_DOWN || base == NODE_STATE_UNKNOWN || base == NODE_STATE_FUTURE)
-			s->node_flags[idx] |= GP_NODE_DOWN;
-		if (ni->node_state & NODE_STATE_DRAIN)
-			s->node_flags[idx] |= GP_NODE_DRAIN;
-		if (gp_live_gpu_mask(ni->gres_used, &s->alloc_mask[idx]) != 0) {
-			/* unreadable: count the node's GPUs as busy rather than guess */
-			s->alloc_mask[idx] = c->nodes[idx].ngpus >= 32 ? ~0u
-			                     : (1u << c->nodes[idx].ngpus) - 1;
-		}
-	}
-	for (i = 0; i < lv->jobs->record_count; i++) {
-		const slurm_job_info_t *ji = &lv->jobs->job_array[i];
-
-		if ((ji->job_state & JOB_STATE_BASE) != JOB_RUNNING || !ji->nodes)
-			continue;
-		if (add_job(s, c, ji) != 0) {
-			gp_state_destroy(s);
-			snprintf(why, len, "out of memory");
-			return -1;
-		}
-	}
-	*out = s;
-	return 0;
+	for (i = 0; i < lv->nodes->record_count; i++)
+		node_alloc(&lv->nodes->node_array[i], &alloc[i]);
+	rc = gp_live_convert(c, lv->nodes->node_array, alloc, lv->nodes->record_count,
+	                     lv->jobs->job_array, lv->jobs->record_count, (int64_t)time(NULL), since,
+	                     out, why, len);
+	free(alloc);
+	if (rc == 0)
+		out->jobs_time = lv->jobs_time;
+	return rc;
 }

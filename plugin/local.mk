@@ -19,13 +19,17 @@ uninstall-hook:
 
 # Daemon-less tests: the plugin dlopen()ed into a program linked with
 # libslurm, and an RTLD_NOW symbol check against libslurmfull.so.
-check_PROGRAMS += tests/test_plugin tests/dlcheck
+check_PROGRAMS += tests/test_plugin tests/dlcheck tests/test_live_state
+# The live-state reader on Slurm records parsed from captured scontrol output.
+tests_test_live_state_SOURCES = tests/test_live_state.c plugin/live_state.c plugin/live_state.h
+tests_test_live_state_CFLAGS = $(TEST_CFLAGS)
+tests_test_live_state_LDADD = $(TEST_LIBS)
 tests_test_plugin_SOURCES = tests/test_plugin.c
 tests_test_plugin_CFLAGS = $(TEST_CFLAGS)
 tests_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS)
 tests_dlcheck_SOURCES = tests/dlcheck.c
 tests_dlcheck_LDADD = $(DL_LIBS)
-TESTS += tests/test_plugin tests/plugin_dlcheck.sh tests/spank_dlcheck.sh tests/valgrind_plugin.sh
+TESTS += tests/test_plugin tests/test_live_state tests/plugin_dlcheck.sh tests/spank_dlcheck.sh tests/valgrind_plugin.sh
 
 EXTRA_DIST += tests/slurm tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh tests/slurm_vs_stock.sh bench/bench_submit.sh tests/plugin_dlcheck.sh tests/spank_dlcheck.sh \
 	tests/valgrind_plugin.sh

@@ -1,0 +1,594 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_live_state.c - the plugin's reader of Slurm's node and job records
+ * (plugin/live_state.c) without a daemon.  The records are parsed from
+ * `scontrol show node -d` and `scontrol show job -d` output captured on the
+ * test cluster of tests/slurm/harness.sh (Slurm 22.05.8, 8 nodes x 4 GPUs)
+ * into tests/data/slurm/:
+ *   busy/    jobs started with -w and --gpus by hand: n1 three GPUs of two
+ *            jobs, n2 all four, n3 all CPUs (no GPU), n4 all memory (no
+ *            GPU), n[5-6] one job with three GPUs on each, a pending job;
+ *   states/  n1 drained, n2 down, n3 in a maintenance reservation, n4 in a
+ *            reservation, n5 draining with a job, n8 failed, n7 one GPU.
+ * conf/ is that cluster's configuration (paths renamed).
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include <slurm/slurm.h>
+
+#include "live_state.h"
+#include "model.h"
+
+/* ---- records from captured scontrol output ------------------------------ */
+
+struct capture {
+	node_info_t *nodes;
+	gp_live_alloc_t *alloc;
+	uint32_t nnodes;
+	slurm_job_info_t *jobs;
+	uint32_t njobs;
+};
+
+static char *slurp(const char *rel)
+{
+	const char *top = getenv("GP_TOP_SRCDIR");
+	char path[4096];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/tests/data/slurm/%s", top ? top : ".", rel);
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+/* Value of " KEY=" in line (up to the next blank), malloc'd, or NULL. */
+static char *field(const char *line, const char *key)
+{
+	size_t k = strlen(key);
+	const char *p = line, *e;
+
+	for (; (p = strstr(p, key)); p++) {
+		if ((p == line || p[-1] == ' ') && p[k] == '=') {
+			p += k + 1;
+			for (e = p; *e && *e != ' ' && *e != '\n'; e++)
+				;
+			return strndup(p, (size_t)(e - p));
+		}
+	}
+	return NULL;
+}
+
+static long lfield(const char *line, const char *key, long dflt)
+{
+	char *v = field(line, key);
+	long r = v ? strtol(v, NULL, 10) : dflt;
+
+	free(v);
+	return r;
+}
+
+/* scontrol's State= ("IDLE+MAINTENANCE+RESERVED", "DOWN*") as node_state. */
+static uint32_t parse_state(const char *s)
+{
+	static const struct { const char *name; uint32_t v; } base[] = {
+		{ "UNKNOWN", NODE_STATE_UNKNOWN }, { "DOWN", NODE_STATE_DOWN },
+		{ "IDLE", NODE_STATE_IDLE }, { "ALLOCATED", NODE_STATE_ALLOCATED },
+		{ "MIXED", NODE_STATE_MIXED }, { "FUTURE", NODE_STATE_FUTURE },
+	}, flag[] = {
+		{ "DRAIN", NODE_STATE_DRAIN }, { "FAIL", NODE_STATE_FAIL },
+		{ "MAINTENANCE", NODE_STATE_MAINT }, { "RESERVED", NODE_STATE_RES },
+		{ "COMPLETING", NODE_STATE_COMPLETING }, { "NOT_RESPONDING", NODE_STATE_NO_RESPOND },
+		{ "POWERED_DOWN", NODE_STATE_POWERED_DOWN }, { "PLANNED", NODE_STATE_PLANNED },
+		{ "INVALID_REG", NODE_STATE_INVALID_REG },
+	};
+	char buf[256], *tok, *save = NULL;
+	uint32_t st = 0;
+	size_t i;
+	int first = 1;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save), first = 0) {
+		size_t n = strlen(tok);
+		int found = 0;
+
+		if (n && tok[n - 1] == '*') { /* not responding */
+			tok[--n] = '\0';
+			st |= NODE_STATE_NO_RESPOND;
+		}
+		for (i = 0; first && i < sizeof(base) / sizeof(base[0]); i++)
+			if (!strcmp(tok, base[i].name))
+				st |= base[i].v, found = 1;
+		for (i = 0; !first && i < sizeof(flag) / sizeof(flag[0]); i++)
+			if (!strcmp(tok, flag[i].name))
+				st |= flag[i].v, found = 1;
+		if (!found)
+			fail_msg("unknown node state word '%s' in '%s'", tok, s);
+	}
+	return st;
+}
+
+static void parse_nodes(struct capture *cap, const char *rel)
+{
+	char *text = slurp(rel), *line, *save = NULL;
+	node_info_t *ni = NULL;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *v;
+
+		if (!strncmp(line, "NodeName=", 9)) {
+			cap->nodes = realloc(cap->nodes, (cap->nnodes + 1) * sizeof(*cap->nodes));
+			cap->alloc = realloc(cap->alloc, (cap->nnodes + 1) * sizeof(*cap->alloc));
+			assert_non_null(cap->nodes);
+			assert_non_null(cap->alloc);
+			ni = &cap->nodes[cap->nnodes];
+			memset(ni, 0, sizeof(*ni));
+			memset(&cap->alloc[cap->nnodes], 0, sizeof(*cap->alloc));
+			cap->nnodes++;
+			ni->name = field(line, "NodeName");
+			continue;
+		}
+		if (!ni)
+			continue;
+		if (strstr(line, "CPUAlloc=")) {
+			cap->alloc[cap->nnodes - 1].cpus = (uint16_t)lfield(line, "CPUAlloc", 0);
+			ni->cpus = (uint16_t)lfield(line, "CPUTot", 0);
+			ni->cpus_efctv = (uint16_t)lfield(line, "CPUEfctv", 0);
+		}
+		if (strstr(line, "RealMemory=")) {
+			ni->real_memory = (uint64_t)lfield(line, "RealMemory", 0);
+			cap->alloc[cap->nnodes - 1].mem_mb = (uint64_t)lfield(line, "AllocMem", 0);
+		}
+		if ((v = field(line, "MemSpecLimit"))) {
+			ni->mem_spec_limit = strtoull(v, NULL, 10);
+			free(v);
+		}
+		if ((v = field(line, "State")) && strstr(line, "ThreadsPerCore=")) {
+			ni->node_state = parse_state(v);
+		}
+		free(v);
+		if ((v = field(line, "GresUsed")))
+			ni->gres_used = v;
+	}
+	free(text);
+}
+
+static time_t parse_time(const char *s)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!s || !strptime(s, "%Y-%m-%dT%H:%M:%S", &tm))
+		return 0;
+	tm.tm_isdst = -1;
+	return mktime(&tm);
+}
+
+/* The detail lines "Nodes=n[5-6] CPU_IDs=0 Mem=1000 GRES=gpu:a100:3(IDX:0-2)"
+ * become gres_detail_str in the order of the job's node list, as libslurm
+ * delivers them. */
+struct detail {
+	char *nodes, *gres;
+};
+
+static void finish_job(slurm_job_info_t *ji, struct detail *det, int ndet)
+{
+	hostlist_t hl;
+	char *host;
+	int i, k = 0;
+
+	if (ji->nodes && *ji->nodes && ndet) {
+		hl = slurm_hostlist_create(ji->nodes);
+		ji->gres_detail_cnt = (uint32_t)slurm_hostlist_count(hl);
+		ji->gres_detail_str = calloc(ji->gres_detail_cnt, sizeof(char *));
+		while ((host = slurm_hostlist_shift(hl))) {
+			for (i = 0; i < ndet; i++) {
+				hostlist_t dh = slurm_hostlist_create(det[i].nodes);
+				int in = slurm_hostlist_find(dh, host) >= 0;
+
+				slurm_hostlist_destroy(dh);
+				if (in) {
+					ji->gres_detail_str[k] = strdup(det[i].gres);
+					break;
+				}
+			}
+			if (!ji->gres_detail_str[k])
+				ji->gres_detail_str[k] = strdup("");
+			k++;
+			free(host);
+		}
+		slurm_hostlist_destroy(hl);
+	}
+	for (i = 0; i < ndet; i++) {
+		free(det[i].nodes);
+		free(det[i].gres);
+	}
+}
+
+static void parse_jobs(struct capture *cap, const char *rel)
+{
+	char *text = slurp(rel), *line, *save = NULL, *v;
+	slurm_job_info_t *ji = NULL;
+	struct detail det[64];
+	int ndet = 0;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *t = line + strspn(line, " ");
+
+		if (!strncmp(line, "JobId=", 6)) {
+			if (ji)
+				finish_job(ji, det, ndet);
+			ndet = 0;
+			cap->jobs = realloc(cap->jobs, (cap->njobs + 1) * sizeof(*cap->jobs));
+			assert_non_null(cap->jobs);
+			ji = &cap->jobs[cap->njobs++];
+			memset(ji, 0, sizeof(*ji));
+			ji->job_id = (uint32_t)lfield(line, "JobId", 0);
+			ji->name = field(line, "JobName");
+			continue;
+		}
+		if (!ji)
+			continue;
+		if (!strncmp(t, "UserId=", 7))
+			ji->user_id = (uint32_t)strtoul(strchr(t, '(') + 1, NULL, 10);
+		if ((v = field(line, "JobState"))) {
+			ji->job_state = !strcmp(v, "RUNNING")   ? JOB_RUNNING
+			                : !strcmp(v, "PENDING") ? JOB_PENDING
+			                : !strcmp(v, "SUSPENDED") ? JOB_SUSPENDED
+			                                          : JOB_COMPLETE;
+			free(v);
+		}
+		if ((v = field(line, "SubmitTime"))) {
+			ji->submit_time = parse_time(v);
+			free(v);
+		}
+		if (!strncmp(t, "AdminComment=", 13))
+			ji->admin_comment = strdup(t + 13);
+		if (!strncmp(t, "NodeList=", 9)) {
+			v = field(line, "NodeList");
+			ji->nodes = v && strcmp(v, "(null)") ? v : (free(v), NULL);
+		}
+		if (!strncmp(t, "Nodes=", 6) && strstr(t, "GRES=") && ndet < 64) {
+			det[ndet].nodes = field(line, "Nodes");
+			det[ndet].gres = field(line, "GRES");
+			if (!det[ndet].gres)
+				det[ndet].gres = strdup("");
+			ndet++;
+		}
+	}
+	if (ji)
+		finish_job(ji, det, ndet);
+	free(text);
+}
+
+static void capture_free(struct capture *cap)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < cap->nnodes; i++) {
+		free(cap->nodes[i].name);
+		free(cap->nodes[i].gres_used);
+	}
+	for (i = 0; i < cap->njobs; i++) {
+		free(cap->jobs[i].name);
+		free(cap->jobs[i].nodes);
+		free(cap->jobs[i].admin_comment);
+		for (k = 0; k < cap->jobs[i].gres_detail_cnt; k++)
+			free(cap->jobs[i].gres_detail_str[k]);
+		free(cap->jobs[i].gres_detail_str);
+	}
+	free(cap->nodes);
+	free(cap->alloc);
+	free(cap->jobs);
+	memset(cap, 0, sizeof(*cap));
+}
+
+/* ---- fixtures ------------------------------------------------------------ */
+
+struct fx {
+	gp_cluster_t *c;
+	struct capture cap;
+	gp_live_view_t v;
+};
+
+static int setup(void **state, const char *set)
+{
+	const char *top = getenv("GP_TOP_SRCDIR");
+	struct fx *f = calloc(1, sizeof(*f));
+	char dir[4096], rel[64];
+	gp_error_t err;
+
+	snprintf(dir, sizeof(dir), "%s/tests/data/slurm/conf", top ? top : ".");
+	if (gp_cluster_load_conf_dir(dir, &f->c, &err) != GP_OK)
+		fail_msg("%s", err.text);
+	snprintf(rel, sizeof(rel), "%s/nodes.txt", set);
+	parse_nodes(&f->cap, rel);
+	snprintf(rel, sizeof(rel), "%s/jobs.txt", set);
+	parse_jobs(&f->cap, rel);
+	*state = f;
+	return 0;
+}
+
+static int setup_busy(void **state)
+{
+	return setup(state, "busy");
+}
+
+static int setup_states(void **state)
+{
+	return setup(state, "states");
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	gp_live_view_clear(&f->v);
+	capture_free(&f->cap);
+	gp_cluster_destroy(f->c);
+	free(f);
+	return 0;
+}
+
+static int32_t node(const struct fx *f, const char *name)
+{
+	int32_t i = gp__node_find(f->c, name);
+
+	assert_true(i >= 0);
+	return i;
+}
+
+static void convert(struct fx *f, int with_alloc, int64_t since)
+{
+	char why[128];
+
+	gp_live_view_clear(&f->v);
+	assert_int_equal(gp_live_convert(f->c, f->cap.nodes, with_alloc ? f->cap.alloc : NULL,
+	                                 f->cap.nnodes, f->cap.jobs, f->cap.njobs, 1000, since, &f->v,
+	                                 why, sizeof(why)),
+	                 0);
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+static void test_captured_records_parsed(void **state)
+{
+	struct fx *f = *state;
+
+	/* the parser of this test read what scontrol printed */
+	assert_int_equal(f->cap.nnodes, 8);
+	assert_int_equal(f->cap.njobs, 7);
+	assert_string_equal(f->cap.nodes[0].gres_used, "gpu:a100:3(IDX:0-2)");
+	assert_int_equal(f->cap.alloc[2].cpus, 8);
+	assert_int_equal(f->cap.alloc[3].mem_mb, 16000);
+}
+
+static void test_busy_gpus_seen(void **state)
+{
+	struct fx *f = *state;
+	const gp_state_t *s;
+	int32_t i;
+
+	convert(f, 1, 0);
+	s = f->v.state;
+	assert_int_equal(f->v.unreadable, 0);
+	assert_int_equal(s->alloc_mask[node(f, "n1")], 0x7); /* two jobs: IDX 0-1 and 2 */
+	assert_int_equal(s->alloc_mask[node(f, "n2")], 0xf);
+	assert_int_equal(s->alloc_mask[node(f, "n3")], 0);   /* gpu:a100:0(IDX:N/A) */
+	assert_int_equal(s->alloc_mask[node(f, "n4")], 0);
+	assert_int_equal(s->alloc_mask[node(f, "n5")], 0x7);
+	assert_int_equal(s->alloc_mask[node(f, "n6")], 0x7);
+	assert_int_equal(s->alloc_mask[node(f, "n7")], 0);
+	for (i = 0; i < f->c->nnodes; i++)
+		assert_int_equal(s->node_flags[i], 0);
+	/* six running jobs, the pending one is not */
+	assert_int_equal(s->njobs, 6);
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].job_id == 6) {
+			assert_int_equal(s->jobs[i].nnodes, 2);
+			assert_int_equal(s->jobs[i].nodes[0], node(f, "n5"));
+			assert_int_equal(s->jobs[i].nodes[1], node(f, "n6"));
+			assert_int_equal(s->jobs[i].gpu_mask[0], 0x7);
+			assert_int_equal(s->jobs[i].gpu_mask[1], 0x7);
+		}
+}
+
+static void test_jobs_fill_gaps_of_gres_used(void **state)
+{
+	struct fx *f = *state;
+
+	/* a node record read before its job started: the job's own index
+	 * list still makes the GPUs busy */
+	free(f->cap.nodes[1].gres_used);
+	f->cap.nodes[1].gres_used = strdup("gpu:a100:0(IDX:N/A)");
+	convert(f, 1, 0);
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n2")], 0xf);
+}
+
+static void test_cpus_and_memory(void **state)
+{
+	static const gp_live_need_t any = { 1, 1, 0, 0 };
+	static const gp_live_need_t four_cpus_per_gpu = { 1, 1, 4, 0 };
+	static const gp_live_need_t whole_node_mem = { 1, -1, 0, 0 };
+	static const gp_live_need_t mem_per_gpu = { 1, 1, 0, 4000 };
+	struct fx *f = *state;
+	const gp_live_res_t *r;
+
+	convert(f, 1, 0);
+	r = &f->v.res[node(f, "n3")]; /* -n8: every CPU taken */
+	assert_true(r->known);
+	assert_int_equal(r->cpus_free, 0);
+	assert_int_equal(gp_live_usable_gpus(r, &any, 4), 0);
+	r = &f->v.res[node(f, "n4")]; /* --mem=16000: no memory left */
+	assert_int_equal(r->cpus_free, 7);
+	assert_int_equal(r->mem_free_mb, 0);
+	assert_int_equal(gp_live_usable_gpus(r, &any, 4), 0);
+	r = &f->v.res[node(f, "n1")]; /* 6 CPUs, 14000 MB, 1 GPU free */
+	assert_int_equal(r->cpus_free, 6);
+	assert_int_equal(r->mem_free_mb, 14000);
+	assert_int_equal(gp_live_usable_gpus(r, &any, 1), 1);
+	assert_int_equal(gp_live_usable_gpus(r, &whole_node_mem, 1), 0);
+	r = &f->v.res[node(f, "n7")]; /* idle: 8 CPUs, 16000 MB */
+	assert_int_equal(gp_live_usable_gpus(r, &four_cpus_per_gpu, 4), 2);
+	assert_int_equal(gp_live_usable_gpus(r, &mem_per_gpu, 4), 4);
+	assert_int_equal(gp_live_usable_gpus(r, &whole_node_mem, 4), 4);
+	/* without the allocation figures nothing is limited */
+	convert(f, 0, 0);
+	assert_false(f->v.res[node(f, "n3")].known);
+	assert_int_equal(gp_live_usable_gpus(&f->v.res[node(f, "n3")], &any, 4), 4);
+}
+
+static void test_recent_jobs_listed(void **state)
+{
+	struct fx *f = *state;
+	int32_t k, pending = 0;
+
+	convert(f, 1, 0);
+	assert_int_equal(f->v.nseen, 7);
+	for (k = 0; k < f->v.nseen; k++) {
+		if (f->v.seen[k].job_id == 7) {
+			assert_false(f->v.seen[k].started);
+			assert_true(f->v.seen[k].name_hash == gp_live_name_hash("waits"));
+			pending++;
+		} else {
+			assert_true(f->v.seen[k].started);
+		}
+		assert_int_equal(f->v.seen[k].uid, 0);
+		assert_true(f->v.seen[k].ref == 0); /* not placed by gpuplace */
+	}
+	assert_int_equal(pending, 1);
+	/* jobs submitted before `since' are not listed */
+	convert(f, 1, (int64_t)f->cap.jobs[0].submit_time + 100000);
+	assert_int_equal(f->v.nseen, 0);
+}
+
+static void test_node_states(void **state)
+{
+	struct fx *f = *state;
+	const gp_state_t *s;
+
+	convert(f, 1, 0);
+	s = f->v.state;
+	assert_int_equal(s->node_flags[node(f, "n1")], GP_NODE_DRAIN);    /* IDLE+DRAIN */
+	assert_int_equal(s->node_flags[node(f, "n2")], GP_NODE_DOWN);     /* DOWN */
+	assert_int_equal(s->node_flags[node(f, "n3")], GP_NODE_RESERVED); /* +MAINTENANCE+RESERVED */
+	assert_int_equal(s->node_flags[node(f, "n4")], GP_NODE_RESERVED); /* +RESERVED */
+	assert_int_equal(s->node_flags[node(f, "n5")], GP_NODE_DRAIN);    /* MIXED+DRAIN */
+	assert_int_equal(s->alloc_mask[node(f, "n5")], 0x7);
+	assert_int_equal(s->node_flags[node(f, "n6")], 0);
+	assert_int_equal(s->node_flags[node(f, "n7")], 0);
+	assert_int_equal(s->alloc_mask[node(f, "n7")], 0x1);
+	assert_int_equal(s->node_flags[node(f, "n8")], GP_NODE_DRAIN);    /* IDLE+FAIL */
+}
+
+static void test_unreadable_strings(void **state)
+{
+	struct fx *f = *state;
+	uint32_t k;
+
+	free(f->cap.nodes[6].gres_used); /* n7 */
+	f->cap.nodes[6].gres_used = strdup("gpu:a100:2(IDX:0-");
+	for (k = 0; k < f->cap.njobs; k++)
+		if (f->cap.jobs[k].job_id == 6) { /* n[5-6]: the second node's list */
+			free(f->cap.jobs[k].gres_detail_str[1]);
+			f->cap.jobs[k].gres_detail_str[1] = strdup("gpu:a100:3(IDX:zero)");
+		}
+	convert(f, 1, 0);
+	assert_int_equal(f->v.unreadable, 2);
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n7")], 0xf);
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n6")], 0xf);
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n5")], 0x7);
+}
+
+static void test_unknown_node_ignored(void **state)
+{
+	struct fx *f = *state;
+
+	free(f->cap.nodes[7].name);
+	f->cap.nodes[7].name = strdup("elsewhere1");
+	convert(f, 1, 0);
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n8")], 0);
+	assert_false(f->v.res[node(f, "n8")].known);
+}
+
+static void test_gres_strings(void **unused)
+{
+	static const struct {
+		const char *in;
+		int rc;
+		uint32_t mask;
+		int32_t unindexed;
+	} cases[] = {
+		{ NULL, 0, 0, 0 },
+		{ "", 0, 0, 0 },
+		{ "(null)", 0, 0, 0 },
+		{ "gpu:a100:2(IDX:0-1)", 0, 0x3, 0 },
+		{ "gpu:h100:0(IDX:N/A)", 0, 0, 0 },
+		{ "gpu:a100:2(IDX:0-1),gpu:h100:0(IDX:N/A)", 0, 0x3, 0 },
+		{ "gpu:h100:1(IDX:5),gpu:a100:2(IDX:0,2)", 0, 0x25, 0 },
+		{ "mps:100(IDX:0),gpu:a100:1(IDX:3)", 0, 0x8, 0 },
+		{ "gpu:1(IDX:7)", 0, 0x80, 0 },
+		{ "gpu(IDX:1)", 0, 0x2, 0 },
+		{ "gpu:2", 0, 0, 2 },
+		{ "gpu:a100:3", 0, 0, 3 },
+		{ "gpu:a100:2(S:0-1)(IDX:2-3)", 0, 0xc, 0 },
+		{ "gpu:a100:2(IDX:N/A)", 0, 0, 2 },
+		{ "nic:4,gpumem:100", 0, 0, 0 },
+		{ "gpu:a100:2(IDX:0-1", -1, 0, 0 },
+		{ "gpu:a100:x(IDX:0)", -1, 0, 0 },
+		{ "gpu:a100:2(IDX:40)", -1, 0, 0 },
+		{ "gpu:a100:2(IDX:1-0)", -1, 0, 0 },
+		{ "gpu:a100:2(IDX:0,,1)", -1, 0, 0 },
+		{ "gpu:a:b:c:2", -1, 0, 0 },
+		{ "gpu:a100:2)", -1, 0, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t mask = 0xdead;
+		int32_t un = -1;
+		int rc = gp_live_gres_gpus(cases[i].in, &mask, &un);
+
+		if (rc != cases[i].rc)
+			fail_msg("'%s': rc %d, expected %d", cases[i].in ? cases[i].in : "NULL", rc,
+			         cases[i].rc);
+		if (rc == 0 && (mask != cases[i].mask || un != cases[i].unindexed))
+			fail_msg("'%s': mask 0x%x/%d, expected 0x%x/%d", cases[i].in ? cases[i].in : "NULL",
+			         mask, un, cases[i].mask, cases[i].unindexed);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_captured_records_parsed, setup_busy, teardown),
+		cmocka_unit_test_setup_teardown(test_busy_gpus_seen, setup_busy, teardown),
+		cmocka_unit_test_setup_teardown(test_jobs_fill_gaps_of_gres_used, setup_busy, teardown),
+		cmocka_unit_test_setup_teardown(test_cpus_and_memory, setup_busy, teardown),
+		cmocka_unit_test_setup_teardown(test_recent_jobs_listed, setup_busy, teardown),
+		cmocka_unit_test_setup_teardown(test_node_states, setup_states, teardown),
+		cmocka_unit_test_setup_teardown(test_unreadable_strings, setup_busy, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_node_ignored, setup_busy, teardown),
+		cmocka_unit_test(test_gres_strings),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
