@@ -242,9 +242,9 @@ judge() {
 			"$label: runs inside its constraint ($cons: ran on ${nodes:-nothing yet})" \
 			"AdminComment=$ac" "$(scontrol show job "$j" | grep -E 'Features|NumNodes')"
 	elif [ -n "$from" ]; then
-		np=$(tail -c +$((from + 1)) "$D/log/slurmctld.log" | grep -c 'gpuplace:.*pass')
+		np=$(tail -c +$((from + 1)) "$D/log/slurmctld.log" | grep -c 'gpuplace:.*pass.* unchanged')
 		check '[ -n "$nodes" ] && [ "$np" = 1 ]' \
-			"$label: no decision yet; passed unchanged with the reason logged $np time(s): $(tail -c +$((from + 1)) "$D/log/slurmctld.log" | grep -o 'gpuplace:.*pass.*' | head -n 1 | cut -c1-100)" \
+			"$label: no decision yet; passed unchanged with the reason logged $np time(s): $(tail -c +$((from + 1)) "$D/log/slurmctld.log" | grep -o 'gpuplace:.*pass.* unchanged.*' | head -n 1 | cut -c1-100)" \
 			"AdminComment=${ac:-none}" "$(tail -c +$((from + 1)) "$D/log/slurmctld.log" | grep gpuplace | head -n 5)"
 	else
 		not_ok "$label: gpuplace recorded no PIN or CONSTRAIN (AdminComment=${ac:-none})"
