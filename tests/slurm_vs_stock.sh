@@ -28,9 +28,9 @@ top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
 BURST=${BURST:-500}
-AGE=${AGE:-12}        # s the blockers run before the "aged" submission: more
-                      # than the plugin's 10 s job refresh and ledger grace
-START_S=${START_S:-12} # s a job may take to start when its set is free
+AGE=${AGE:-12}        # s the blockers run before the "aged" submission: longer
+                      # than the plugin keeps a decision it cannot match (10 s)
+START_S=${START_S:-15} # s a job may take to start when its set is free
                       # (stock Slurm here starts a batch job in ~3 s)
 SCENARIOS=4
 N_TESTS=$((1 + SCENARIOS * 7 + 4 + 3))
