@@ -84,7 +84,8 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
  * behind (a busy controller), and then the job is CONSTRAINed to the set's
  * domain, where Slurm may take any free set, instead of PINned. */
 #define GP_PIN_FRESH_S 5
-#define GP_QUIET_FAILURES 15      /* refresh failures before one log line (30 s) */
+#define GP_QUIET_S 30             /* failed readings this long before one log line
+                                   * (slurmctld answers only once it is up) */
 #define GP_LEDGER_GRACE_S 10      /* a decision whose job Slurm has not listed
                                    * this long after it leaves the ledger */
 #define GP_SUMMARY_S 60           /* the summary line at info, at most this often */
@@ -446,11 +447,21 @@ static bool in_slurmctld(void)
 	return dlsym(RTLD_DEFAULT, "slurmctld_config") != NULL;
 }
 
+static bool have_snapshot(void)
+{
+	bool have;
+
+	pthread_mutex_lock(&conf_lock);
+	have = snap_current != NULL;
+	pthread_mutex_unlock(&conf_lock);
+	return have;
+}
+
 /* Jobs submitted since this time are listed with each snapshot, so the
  * ledger can tell which of its decisions Slurm has started (decide_lock). */
 static int64_t ledger_oldest;
 
-static void refresh_state(gp_live_t *lv, unsigned *failures)
+static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_logged)
 {
 	struct gp_conf *c = conf_get();
 	struct gp_snap *sn;
@@ -470,16 +481,23 @@ static void refresh_state(gp_live_t *lv, unsigned *failures)
 	pthread_mutex_unlock(&decide_lock);
 	if (gp_live_refresh(lv, c->cluster, since, &sn->view, why, sizeof(why)) != 0) {
 		/* quiet while the controller is still starting */
-		if (++*failures == GP_QUIET_FAILURES)
+		if (!*failing_since)
+			*failing_since = time(NULL);
+		if (!*failure_logged && time(NULL) - *failing_since >= GP_QUIET_S) {
 			slurm_error("gpuplace: %s; jobs pass unchanged until it can be read", why);
+			*failure_logged = true;
+		}
 		free(sn->racks);
 		free(sn);
 		conf_put(c);
 		return;
 	}
-	if (*failures >= GP_QUIET_FAILURES)
-		slurm_info("gpuplace: cluster state can be read again");
-	*failures = 0;
+	if (*failure_logged || !have_snapshot())
+		slurm_info("gpuplace: cluster state %s: %d nodes, %d running jobs",
+		           *failure_logged ? "can be read again" : "read", (int)c->cluster->nnodes,
+		           (int)sn->view.state->njobs);
+	*failing_since = 0;
+	*failure_logged = false;
 	if (sn->view.unreadable)
 		slurm_debug("gpuplace: %d GRES strings could not be read; their nodes count as busy",
 		            (int)sn->view.unreadable);
@@ -515,7 +533,8 @@ static void *reload_main(void *arg)
 {
 	struct timespec failed[4] = { { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 } };
 	bool live = in_slurmctld();
-	unsigned failures = 0;
+	time_t failing_since = 0;
+	bool failure_logged = false;
 	time_t next_summary = time(NULL) + GP_SUMMARY_S;
 	gp_live_t lv;
 
@@ -529,14 +548,23 @@ static void *reload_main(void *arg)
 		graveyard_empty();
 		reload_if_changed(failed);
 		if (live)
-			refresh_state(&lv, &failures);
+			refresh_state(&lv, &failing_since, &failure_logged);
 		if (time(NULL) >= next_summary) {
 			summary_log();
 			next_summary = time(NULL) + GP_SUMMARY_S;
 		}
 		pthread_mutex_lock(&stop_lock);
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += GP_REFRESH_S;
+		if (live && !have_snapshot()) {
+			/* start-up: read the state as soon as slurmctld answers */
+			until.tv_nsec += GP_REFRESH_GAP_MS * 1000000L;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+		} else {
+			until.tv_sec += GP_REFRESH_S;
+		}
 		while (!stop_requested && !wake_requested &&
 		       pthread_cond_timedwait(&stop_cond, &stop_lock, &until) == 0)
 			;
@@ -602,9 +630,13 @@ static void set_conf_dir(void)
  * chose in its domain, until Slurm lists the job as started (its GPUs are
  * then in gres_used) - however long it pends.  A job that passed unchanged
  * reserves where Slurm would most likely start it (lowest weight, then node
- * order, with enough free GPUs), until Slurm lists the job at all.  An entry
- * whose job Slurm has not listed GP_LEDGER_GRACE_S after the decision (a
- * later plugin rejected it, or it was cancelled) is dropped.
+ * order, with enough free GPUs) until Slurm lists every job of its uid
+ * and name submitted with it as started, at most GP_LEDGER_GRACE_S
+ * (pending that long, it waits for resources and holds none); while such a
+ * guess stands, no job is PINned (the guess may be wrong), only
+ * CONSTRAINed.  An entry whose job Slurm has not listed GP_LEDGER_GRACE_S after
+ * the decision (a later plugin rejected it, or it was cancelled) is
+ * dropped.
  */
 struct ledger_entry {
 	int64_t time;                 /* when the decision was made */
@@ -623,6 +655,8 @@ static gp_state_t *work;              /* snapshot + ledger, what a decision sees
 static int32_t *slurm_order;          /* nodes by (Weight, slurm.conf order) */
 static struct ledger_entry ledger[GP_LEDGER_MAX];
 static int nledger;
+/* passed GPU jobs Slurm has not shown started yet (prepare_work) */
+static int unconfirmed_passes;
 static uint64_t ref_base, ref_seq;    /* decision references: init time, counter */
 /* checkpoint schedules this plugin planned, until the job's time limit
  * (or a day when it has none): later plans stagger their windows */
@@ -723,23 +757,39 @@ static uint32_t node_full(int32_t i)
 	return g >= 32 ? ~0u : g <= 0 ? 0 : (1u << g) - 1;
 }
 
-/* The ledger entry's job in the snapshot's recent jobs, or -1. */
-static int32_t ledger_match(const struct ledger_entry *e, const gp_live_view_t *v, bool *claimed)
+/* A decision's job in the snapshot's recent jobs (by the reference in its
+ * admin comment), or -1. */
+static int32_t ledger_match(const struct ledger_entry *e, const gp_live_view_t *v)
 {
 	int32_t k;
 
+	for (k = 0; k < v->nseen; k++)
+		if (v->seen[k].ref == e->ref)
+			return k;
+	return -1;
+}
+
+/* A passed job carries no reference: the jobs of its uid and name
+ * submitted around its time stand for it (which of several identical jobs
+ * went where is not known).  Returns how many there are, *pending how many
+ * of them still pend. */
+static int32_t guess_group(const struct ledger_entry *e, const gp_live_view_t *v,
+                           int32_t *pending)
+{
+	int32_t k, n = 0;
+
+	*pending = 0;
 	for (k = 0; k < v->nseen; k++) {
 		const gp_live_seen_t *j = &v->seen[k];
 
-		if (claimed[k])
-			continue;
-		if (e->ref ? j->ref == e->ref
-		           : !j->ref && j->uid == e->uid && j->name_hash == e->name_hash &&
-		                     j->submit_time >= e->time - 1 &&
-		                     j->submit_time <= e->time + GP_LEDGER_GRACE_S)
-			return k;
+		if (!j->ref && j->uid == e->uid && j->name_hash == e->name_hash &&
+		    j->submit_time >= e->time - 1 && j->submit_time <= e->time + GP_LEDGER_GRACE_S) {
+			n++;
+			if (!j->started)
+				(*pending)++;
+		}
 	}
-	return -1;
+	return n;
 }
 
 /*
@@ -753,7 +803,6 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 	static const gp_live_need_t any = { 1, 1, 0, 0 };
 	const gp_state_t *st = v->state;
 	int32_t nn = dec_conf->cluster->nnodes, i;
-	bool *claimed = calloc((size_t)v->nseen + 1, sizeof(*claimed));
 	int k, kept = 0;
 
 	memcpy(work->node_flags, st->node_flags, (size_t)nn * sizeof(*work->node_flags));
@@ -763,16 +812,21 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 	work->jobs = st->jobs;
 	work->njobs = st->njobs;
 	ledger_oldest = 0;
+	unconfirmed_passes = 0;
 	for (k = 0; k < nledger; k++) {
 		struct ledger_entry *e = &ledger[k];
-		int32_t m = claimed ? ledger_match(e, v, claimed) : -1;
-		bool drop;
+		bool expired = v->jobs_time >= e->time + GP_LEDGER_GRACE_S, drop;
 
-		if (m >= 0) {
-			claimed[m] = true;
-			drop = v->seen[m].started || !e->until_started;
+		if (e->ref) {
+			int32_t m = ledger_match(e, v);
+
+			/* started: its GPUs are in Slurm's counts now; pending:
+			 * it waits for its set, however long */
+			drop = m >= 0 ? v->seen[m].started : expired;
 		} else {
-			drop = v->jobs_time >= e->time + GP_LEDGER_GRACE_S;
+			int32_t pending, n = guess_group(e, v, &pending);
+
+			drop = (n > 0 && pending == 0) || expired;
 		}
 		if (drop) {
 			free(e->nodes);
@@ -783,10 +837,11 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 			work->alloc_mask[e->nodes[i]] |= e->mask[i];
 		if (!ledger_oldest || e->time < ledger_oldest)
 			ledger_oldest = e->time;
+		if (!e->ref)
+			unconfirmed_passes++;
 		ledger[kept++] = *e;
 	}
 	nledger = kept;
-	free(claimed);
 	if (!need)
 		need = &any;
 	for (i = 0; i < nn; i++) {
@@ -835,13 +890,25 @@ static void ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, ui
  * Where Slurm would most likely start a job that passed unchanged, for the
  * ledger: nodes in Slurm's order (lowest Weight first, then slurm.conf
  * order) that are up and have the GPUs free, `per_node' GPUs on each of
- * `nodes' nodes, or the whole `gpus' on the first node that has them.  A
+ * `nodes' nodes, or the whole `gpus' on the first node that has them,
+ * among the job's --nodelist if it has one and never on its --exclude.  A
  * guess (Slurm also weighs CPUs, topology and its own queue), which is why
  * the entry leaves the ledger as soon as Slurm lists the job.
  */
-static void ledger_add_guess(int32_t gpus, int32_t per_node, int32_t nodes, uint32_t uid,
+static bool in_list(const int32_t *list, int32_t n, int32_t i)
+{
+	int32_t k;
+
+	for (k = 0; k < n; k++)
+		if (list[k] == i)
+			return true;
+	return false;
+}
+
+static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
                              uint64_t name_hash)
 {
+	int32_t gpus = r->gpus, per_node = r->gpus_per_node;
 	const uint32_t bad = GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED;
 	int32_t nn = dec_conf->cluster->nnodes, k, got = 0, want, take;
 	int32_t idx[64];
@@ -861,7 +928,9 @@ static void ledger_add_guess(int32_t gpus, int32_t per_node, int32_t nodes, uint
 		int32_t i = slurm_order[k], g;
 		uint32_t freem = node_full(i) & ~work->alloc_mask[i], m = 0;
 
-		if ((work->node_flags[i] & bad) || gp__popcount(freem) < per_node)
+		if ((work->node_flags[i] & bad) || gp__popcount(freem) < per_node ||
+		    (r->nrequired && !in_list(r->required, r->nrequired, i)) ||
+		    in_list(r->excluded, r->nexcluded, i))
 			continue;
 		take = per_node;
 		for (g = 0; g < 32 && take > 0; g++)
@@ -1194,6 +1263,12 @@ static int pin_exact(const job_desc_msg_t *j, const gp_request_t *r, const gp_sc
 		snprintf(why, len, "cluster state %lld s old", (long long)age);
 		return 0;
 	}
+	if (unconfirmed_passes) {
+		/* where Slurm put them is a guess until the next reading */
+		snprintf(why, len, "%d GPU job%s passed since the state was read", unconfirmed_passes,
+		         unconfirmed_passes == 1 ? "" : "s");
+		return 0;
+	}
 	for (i = 1; i < n; i++)
 		if (gp__popcount(best->gpu_mask[i]) != per)
 			even = false;
@@ -1362,9 +1437,10 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 
 /* A job passing unchanged still takes GPUs: book where Slurm would most
  * likely put it, so the next decisions do not count those GPUs free. */
-static void book_pass(struct gp_conf *c, const job_desc_msg_t *j, const gp_request_t *r,
+static void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *r,
                       uint32_t uid)
 {
+	gp_error_t err;
 	struct gp_snap *sn = snap_get();
 	gp_live_need_t need;
 	int32_t nodes = j->min_nodes == NO_VAL || j->min_nodes == 0 ? 0 : (int32_t)j->min_nodes;
@@ -1373,11 +1449,17 @@ static void book_pass(struct gp_conf *c, const job_desc_msg_t *j, const gp_reque
 		snap_put(sn);
 		return;
 	}
+	/* the node lists were not read for a job gpuplace does not place */
+	if ((j->req_nodes && gp__request_set_required(r, c->cluster, j->req_nodes, &err)) ||
+	    (j->exc_nodes && gp__request_set_excluded(r, c->cluster, j->exc_nodes, &err))) {
+		snap_put(sn);
+		return;
+	}
 	job_need(j, &need);
 	pthread_mutex_lock(&decide_lock);
 	if (dec_conf == c || decider_reset(c) == 0) {
 		prepare_work(&sn->view, &need);
-		ledger_add_guess(r->gpus, r->gpus_per_node, nodes, uid, gp_live_name_hash(j->name));
+		ledger_add_guess(r, nodes, uid, gp_live_name_hash(j->name));
 		work->jobs = NULL; /* borrowed from the snapshot */
 		work->njobs = 0;
 	}

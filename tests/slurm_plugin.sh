@@ -9,7 +9,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=14
+N_TESTS=18
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "integration tests need root"
@@ -42,6 +42,7 @@ if ! $H up 2>"$D.up.log"; then
 	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
 	exit 0
 fi
+t_up=$SECONDS
 ok "slurmctld loaded job_submit/gpuplace: $(grep -o 'gpuplace: loaded.*' "$D/log/slurmctld.log" | head -n1)"
 
 # wait until the plugin has read the cluster state once (it refreshes every 2 s)
@@ -72,6 +73,10 @@ nodes=$(running_on "$j")
 check '[ -n "$nodes" ] && [ "$(leaves_of "$nodes")" = B ]' \
 	"a rack over its power cap is avoided: 4-GPU job on $nodes (rack B)" \
 	"$(scontrol show job "$j" | grep -E 'AdminComment|ReqNodeList')"
+# a job without hints: the comment names the defaults it assumed and why
+# there is no checkpoint plan, never an "overhead 100 %"
+check 'scontrol show job "$j" | grep -q "(no hints: default profile assumed, data parallel with a [0-9.]* GB gradient all-reduce per step and no compute time); no checkpoint plan: no hints give the checkpoint size" && ! scontrol show job "$j" | grep -q overhead' \
+	"a job without hints says what was assumed" "$(scontrol show job "$j" | grep AdminComment)"
 scancel "$j"
 sleep 2
 
@@ -86,9 +91,15 @@ j=$(sbatch --parsable --gpus=8 --gpuplace=params=1e9 -o "$D/out/pin.out" \
 nodes=$(running_on "$j")
 check '[ "$nodes" = "n[7-8]" ]' "fragmented cluster: gpuplace packs the 8-GPU job into one leaf ($nodes)" \
 	"$(scontrol show job "$j" | grep -E 'AdminComment|ReqNodeList|NodeList')"
-check 'scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN n\[7-8\]; step"' \
-	"the decision and its prediction are in scontrol show job" \
+check 'scontrol show job "$j" | grep -Eq "AdminComment=gpuplace: PIN n\[7-8\]; exactly 2 nodes, 4 GPUs each; step .* \(the hints give no compute time: the step is its communication alone\); checkpoint every .*; ref [0-9]+"' \
+	"the decision, its prediction and what it assumed are in scontrol show job" \
 	"$(scontrol show job "$j" | grep AdminComment)"
+# what the comment says is what Slurm was told: these nodes, exactly two of
+# them, four GPUs on each
+show=$(scontrol show job "$j")
+check 'echo "$show" | grep -q "ReqNodeList=n\[7-8\]" && echo "$show" | grep -q "NumNodes=2-2 \|NumNodes=2 " && echo "$show" | grep -q "TresPerNode=gres:gpu:4"' \
+	"a PIN fixes the nodes, their number and the GPUs per node" \
+	"$(echo "$show" | grep -E 'ReqNodeList|NumNodes|TresPer')"
 for t in $(seq 1 40); do grep -q GPUPLACE_DECISION "$D/out/pin.out" 2>/dev/null && break; sleep 0.25; done
 check 'grep -q "^GPUPLACE_DECISION=PIN$" "$D/out/pin.out" && grep -q "^GPUPLACE_CKPT_INTERVAL=[0-9]" "$D/out/pin.out" && grep -q "^GPUPLACE_CKPT_TARGET=" "$D/out/pin.out"' \
 	"the batch job receives its placement and checkpoint plan in its environment" \
@@ -174,3 +185,15 @@ nodes=$(running_on "$j")
 check 'grep -q "gpuplace.conf:[0-9]*: PowerCapKW: .lots.*keeping the last good configuration" "$D/log/slurmctld.log" && [ -n "$nodes" ]' \
 	"a broken gpuplace.conf is logged with file, line and key; jobs still run ($nodes)" \
 	"$(grep gpuplace "$D/log/slurmctld.log" | tail -n 3)"
+
+# 9. log lines an admin can use: per-job lines stay below info, reasons
+#    that concern every job are logged once, and a summary line comes
+#    every minute (the plugin has run for at least that long by now)
+left=$((t_up + 63 - SECONDS)); [ "$left" -gt 0 ] && sleep "$left"
+log=$D/log/slurmctld.log
+check '[ "$(grep -c "gpuplace: job .* of uid" "$log")" = 0 ]' \
+	"no per-job line at info level ($(grep -c "gpuplace:" "$log") gpuplace lines in all)" \
+	"$(grep "gpuplace: job .* of uid" "$log" | head -n 3)"
+check 'grep -q "gpuplace: last 60 s: [0-9]* PIN, [0-9]* CONSTRAIN .*[0-9]* REJECT, [0-9]* rejected hints; passed: " "$log"' \
+	"a summary line at info: $(grep -o "gpuplace: last 60 s:.*" "$log" | head -n1 | cut -c1-150)" \
+	"$(grep gpuplace "$log" | tail -n 5)"

@@ -9,7 +9,9 @@
  *            jobs, n2 all four, n3 all CPUs (no GPU), n4 all memory (no
  *            GPU), n[5-6] one job with three GPUs on each, a pending job;
  *   states/  n1 drained, n2 down, n3 in a maintenance reservation, n4 in a
- *            reservation, n5 draining with a job, n8 failed, n7 one GPU.
+ *            reservation, n5 draining with a job, n8 failed, n7 one GPU;
+ *   plugin/  with job_submit/gpuplace: two 1-GPU jobs it passed, a PINned
+ *            job running, a CONSTRAINed one pending, three ended ones.
  * conf/ is that cluster's configuration (paths renamed).
  */
 #include "config.h"
@@ -338,6 +340,11 @@ static int setup_states(void **state)
 	return setup(state, "states");
 }
 
+static int setup_plugin(void **state)
+{
+	return setup(state, "plugin");
+}
+
 static int teardown(void **state)
 {
 	struct fx *f = *state;
@@ -530,6 +537,43 @@ static void test_unknown_node_ignored(void **state)
 	assert_false(f->v.res[node(f, "n8")].known);
 }
 
+/* The reference gpuplace wrote into each admin comment, read back from
+ * what Slurm shows: the ledger's link between a decision and its job. */
+static void test_decision_refs(void **state)
+{
+	struct fx *f = *state;
+	int32_t k, checked = 0;
+	uint32_t i;
+
+	convert(f, 1, 0);
+	assert_int_equal(f->v.nseen, (int32_t)f->cap.njobs);
+	for (k = 0; k < f->v.nseen; k++) {
+		const gp_live_seen_t *j = &f->v.seen[k];
+		const char *cmt = NULL, *p;
+
+		for (i = 0; i < f->cap.njobs; i++)
+			if (f->cap.jobs[i].job_id == j->job_id)
+				cmt = f->cap.jobs[i].admin_comment;
+		if (!cmt) {
+			assert_true(j->ref == 0); /* passed unchanged: no comment */
+			continue;
+		}
+		p = strstr(cmt, "; ref ");
+		assert_non_null(p);
+		assert_true(j->ref == strtoull(p + 6, NULL, 10));
+		assert_true(j->ref != 0);
+		assert_int_equal(j->started, j->job_id != 15); /* 15 pends, 9-11 ended */
+		checked++;
+	}
+	assert_int_equal(checked, 5);
+	/* only the three running jobs hold GPUs */
+	assert_int_equal(f->v.state->njobs, 3);
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n1")], 0x3);
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n2")], 0xf);
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n3")], 0xf);
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n4")], 0);
+}
+
 static void test_gres_strings(void **unused)
 {
 	static const struct {
@@ -588,6 +632,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_node_states, setup_states, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_strings, setup_busy, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_node_ignored, setup_busy, teardown),
+		cmocka_unit_test_setup_teardown(test_decision_refs, setup_plugin, teardown),
 		cmocka_unit_test(test_gres_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
