@@ -145,6 +145,15 @@ busy_gpus() {
 		echo -n "$h:$(scontrol show node -d "$h" | grep -o 'GresUsed=gpu:[^:]*:[0-9]*' | awk -F: '{ print $NF }') "
 	done
 }
+# host list of the nodes carrying any alternative of constraint $1
+with_features() {
+	local h alt
+	for h in "${!FEAT[@]}"; do
+		for alt in $(echo "$1" | tr -d '[]' | tr '|' ' '); do
+			echo ",${FEAT[$h]}," | grep -q ",$alt," && { echo "$h"; break; }
+		done
+	done | sort -V | paste -sd,
+}
 # the nodes an AdminComment's decision names: PIN list, or empty
 pin_of() { echo "$1" | sed -n 's/.*gpuplace: PIN \([^ ;]*\).*/\1/p'; }
 cons_of() { echo "$1" | sed -n 's/.*gpuplace: CONSTRAIN \([^ ;]*\).*/\1/p'; }
@@ -252,6 +261,7 @@ judge() {
 	fi
 	# (c) no wait while stock Slurm's set (and a set the policy accepts) is free
 	[ -n "$pin" ] && why="pinned nodes' GPUs in use: $(busy_gpus "$pin")"
+	[ -n "$cons" ] && why="GPUs in use on the constraint's nodes: $(busy_gpus "$(with_features "$cons")")"
 	check '[ -n "$nodes" ] || [ -z "$stock" ]' \
 		"$label: starts without waiting (stock started at once; gpuplace: ${nodes:+started on }${nodes:-${st:-gone}})" \
 		"$why" "$(scontrol show job "$j" | grep -E 'ReqNodeList|Features|Reason')"
