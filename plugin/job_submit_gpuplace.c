@@ -4,13 +4,21 @@
  *
  * Enabled with JobSubmitPlugins=gpuplace in slurm.conf; the policy comes
  * from gpuplace_* keys in SchedulerParameters, the facts from gpuplace.conf
- * beside slurm.conf.  What it does for every submission today:
+ * beside slurm.conf.  What it does for every submission:
  *   - collects the job's hints (sbatch/srun/salloc --gpuplace* options from
  *     spank_gpuplace.so, else GPUPLACE_* variables in a batch job's
  *     environment) and rejects a job whose hints are malformed, with a
  *     message that names the hint;
- *   - fails open: without a valid configuration the job passes unchanged
- *     and slurmctld logs one line.
+ *   - decides for a multi-GPU job on the cluster state its thread reads from
+ *     slurmctld (live_state.h) plus its own ledger of recent decisions:
+ *     PIN (req_nodes with min = max nodes, and GPUs per node where needed,
+ *     so Slurm runs it on exactly that set), CONSTRAIN (a node feature
+ *     expression keeping it in a domain) or REJECT, and writes the decision
+ *     with what it assumed into the job's admin comment;
+ *   - fails open: without a valid configuration or cluster state the job
+ *     passes unchanged, and the reason is logged once, not once per job.
+ * Per-job lines go to slurm_verbose (job name and uid, job id when set),
+ * failures to slurm_error, and a summary of the last minute to slurm_info.
  *
  * Configuration is loaded at init and reloaded by a background thread when
  * slurm.conf, gpuplace.conf, topology.conf or gres.conf changes (checked
@@ -628,13 +636,15 @@ static void set_conf_dir(void)
  * The ledger: GPUs the plugin expects to become busy that Slurm's counts do
  * not show yet.  A PIN reserves its set and a CONSTRAIN the set the engine
  * chose in its domain, until Slurm lists the job as started (its GPUs are
- * then in gres_used) - however long it pends.  A job that passed unchanged
- * reserves where Slurm would most likely start it (lowest weight, then node
+ * then in gres_used) - however long it pends for resources, but not while
+ * it is held or waits for a dependency or its begin time.  A job that
+ * passed unchanged reserves where Slurm would most likely start it (lowest weight, then node
  * order, with enough free GPUs) until Slurm lists every job of its uid
  * and name submitted with it as started, at most GP_LEDGER_GRACE_S
  * (pending that long, it waits for resources and holds none); while such a
  * guess stands, no job is PINned (the guess may be wrong), only
- * CONSTRAINed.  An entry whose job Slurm has not listed GP_LEDGER_GRACE_S after
+ * CONSTRAINed - unless the passed job's own --nodelist names exactly the
+ * nodes it takes.  An entry whose job Slurm has not listed GP_LEDGER_GRACE_S after
  * the decision (a later plugin rejected it, or it was cancelled) is
  * dropped.
  */
@@ -644,6 +654,8 @@ struct ledger_entry {
 	uint32_t uid;
 	uint64_t name_hash;
 	bool until_started;           /* PIN/CONSTRAIN: kept while the job pends */
+	bool certain;                 /* a passed job's nodes are known (its own
+	                               * --nodelist names exactly them) */
 	int32_t n;
 	int32_t *nodes;
 	uint32_t *mask;
@@ -655,7 +667,8 @@ static gp_state_t *work;              /* snapshot + ledger, what a decision sees
 static int32_t *slurm_order;          /* nodes by (Weight, slurm.conf order) */
 static struct ledger_entry ledger[GP_LEDGER_MAX];
 static int nledger;
-/* passed GPU jobs Slurm has not shown started yet (prepare_work) */
+/* passed GPU jobs Slurm has not shown started yet whose nodes are a
+ * guess (prepare_work) */
 static int unconfirmed_passes;
 static uint64_t ref_base, ref_seq;    /* decision references: init time, counter */
 /* checkpoint schedules this plugin planned, until the job's time limit
@@ -820,9 +833,10 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 		if (e->ref) {
 			int32_t m = ledger_match(e, v);
 
-			/* started: its GPUs are in Slurm's counts now; pending:
-			 * it waits for its set, however long */
-			drop = m >= 0 ? v->seen[m].started : expired;
+			/* started: its GPUs are in Slurm's counts now; held (or
+			 * waiting for a dependency or begin time): it takes
+			 * nothing for now; pending: it waits for its set */
+			drop = m >= 0 ? v->seen[m].started || v->seen[m].held : expired;
 		} else {
 			int32_t pending, n = guess_group(e, v, &pending);
 
@@ -837,7 +851,7 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 			work->alloc_mask[e->nodes[i]] |= e->mask[i];
 		if (!ledger_oldest || e->time < ledger_oldest)
 			ledger_oldest = e->time;
-		if (!e->ref)
+		if (!e->ref && !e->certain)
 			unconfirmed_passes++;
 		ledger[kept++] = *e;
 	}
@@ -858,20 +872,21 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 	}
 }
 
-static void ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref,
+/* Add an entry; false when the ledger is full or memory is short. */
+static bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref,
                        uint32_t uid, uint64_t name_hash, bool until_started)
 {
 	struct ledger_entry *e;
 
 	if (nledger == GP_LEDGER_MAX || n <= 0)
-		return;
+		return false;
 	e = &ledger[nledger];
 	e->nodes = malloc((size_t)n * sizeof(*e->nodes));
 	e->mask = malloc((size_t)n * sizeof(*e->mask));
 	if (!e->nodes || !e->mask) {
 		free(e->nodes);
 		free(e->mask);
-		return;
+		return false;
 	}
 	memcpy(e->nodes, nodes, (size_t)n * sizeof(*e->nodes));
 	memcpy(e->mask, mask, (size_t)n * sizeof(*e->mask));
@@ -881,9 +896,11 @@ static void ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, ui
 	e->uid = uid;
 	e->name_hash = name_hash;
 	e->until_started = until_started;
+	e->certain = false;
 	if (!ledger_oldest || e->time < ledger_oldest)
 		ledger_oldest = e->time;
 	nledger++;
+	return true;
 }
 
 /*
@@ -941,8 +958,10 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 		idx[got] = i;
 		mask[got++] = m;
 	}
-	if (got == want)
-		ledger_add(idx, mask, got, 0, uid, name_hash, false);
+	/* -w naming exactly the nodes it takes: only the GPU indices are a
+	 * guess, the nodes and counts are not */
+	if (got == want && ledger_add(idx, mask, got, 0, uid, name_hash, false))
+		ledger[nledger - 1].certain = r->nrequired == got;
 }
 
 extern int init(void)

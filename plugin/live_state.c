@@ -304,6 +304,10 @@ static int add_seen(gp_live_view_t *v, const slurm_job_info_t *ji, int32_t *cap)
 	e->name_hash = gp_live_name_hash(ji->name);
 	e->ref = comment_ref(ji->admin_comment);
 	e->started = (ji->job_state & JOB_STATE_BASE) != JOB_PENDING;
+	e->held = !e->started &&
+	          (ji->priority == 0 || ji->state_reason == WAIT_HELD ||
+	           ji->state_reason == WAIT_HELD_USER || ji->state_reason == WAIT_DEPENDENCY ||
+	           ji->state_reason == WAIT_TIME);
 	return 0;
 }
 

@@ -48,6 +48,8 @@ typedef struct gp_live_seen {
 	                         * admin comment ("ref N"), 0 = none */
 	bool started;           /* no longer pending: running, or already ended;
 	                         * either way its resources are in Slurm's counts */
+	bool held;              /* pending but not eligible to start: held, or
+	                         * waiting for a dependency or its begin time */
 } gp_live_seen_t;
 
 /* One reading of the cluster.  Everything is malloc'd and owned by the

@@ -259,6 +259,10 @@ static void parse_jobs(struct capture *cap, const char *rel)
 			                                          : JOB_COMPLETE;
 			free(v);
 		}
+		if ((v = field(line, "Priority"))) {
+			ji->priority = (uint32_t)strtoul(v, NULL, 10);
+			free(v);
+		}
 		if ((v = field(line, "SubmitTime"))) {
 			ji->submit_time = parse_time(v);
 			free(v);
@@ -566,6 +570,23 @@ static void test_decision_refs(void **state)
 		checked++;
 	}
 	assert_int_equal(checked, 5);
+	for (k = 0; k < f->v.nseen; k++)
+		assert_false(f->v.seen[k].held); /* 15 pends for resources */
+	/* held (priority 0), or waiting for a dependency: not about to start */
+	for (i = 0; i < f->cap.njobs; i++)
+		if (f->cap.jobs[i].job_id == 15)
+			f->cap.jobs[i].priority = 0;
+	convert(f, 1, 0);
+	for (k = 0; k < f->v.nseen; k++)
+		assert_int_equal(f->v.seen[k].held, f->v.seen[k].job_id == 15);
+	for (i = 0; i < f->cap.njobs; i++)
+		if (f->cap.jobs[i].job_id == 15) {
+			f->cap.jobs[i].priority = 1;
+			f->cap.jobs[i].state_reason = WAIT_DEPENDENCY;
+		}
+	convert(f, 1, 0);
+	for (k = 0; k < f->v.nseen; k++)
+		assert_int_equal(f->v.seen[k].held, f->v.seen[k].job_id == 15);
 	/* only the three running jobs hold GPUs */
 	assert_int_equal(f->v.state->njobs, 3);
 	assert_int_equal(f->v.state->alloc_mask[node(f, "n1")], 0x3);
