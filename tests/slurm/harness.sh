@@ -289,7 +289,7 @@ restart_ctld() {
 # reload a rebuilt .so under the same list: restart for that).  Returns when
 # slurmctld has applied the change (its log says so) and answers.
 plugin() {
-	local want=$1 val=${JOB_SUBMIT:-gpuplace} from t
+	local want=$1 val=${JOB_SUBMIT:-gpuplace} from t try
 	[ -f "$SLURM_CONF" ] || { log "no cluster under $D"; return 1; }
 	sed -i '/^JobSubmitPlugins=/d' "$SLURM_CONF"
 	case "$want" in
@@ -302,14 +302,19 @@ plugin() {
 		restart_ctld
 		return
 	fi
-	timeout 20 scontrol reconfigure || { log "scontrol reconfigure failed"; return 1; }
 	# 22.05 logs "JobSubmitPlugins changed to X" (or "to (null)") when the
-	# list changed, then "_slurm_rpc_reconfigure_controller: completed"
-	for t in $(seq 1 80); do
-		if tail -c +$((from + 1)) "$D/log/slurmctld.log" | grep -q 'reconfigure_controller: completed'; then
-			timeout 5 scontrol ping 2>/dev/null | grep -q UP && return 0
-		fi
-		sleep 0.25
+	# list changed, then "_slurm_rpc_reconfigure_controller: completed".  On
+	# a loaded machine the request can time out on the client side and still
+	# be carried out: the log decides, and one more request is sent if it
+	# says nothing within 20 s.
+	for try in 1 2; do
+		timeout 30 scontrol reconfigure || log "scontrol reconfigure: no answer (try $try); reading slurmctld's log"
+		for t in $(seq 1 80); do
+			if tail -c +$((from + 1)) "$D/log/slurmctld.log" | grep -q 'reconfigure_controller: completed'; then
+				timeout 10 scontrol ping 2>/dev/null | grep -q UP && return 0
+			fi
+			sleep 0.25
+		done
 	done
 	log "slurmctld did not complete the reconfigure"
 	return 1
