@@ -439,8 +439,8 @@ static void summary_log(void)
 	}
 	if (!total)
 		return;
-	slurm_info("gpuplace: last %d s: %lu PIN, %lu CONSTRAIN (%lu of them not pinned for "
-	           "exactness or stale state), %lu REJECT, %lu rejected hints; passed: %s",
+	slurm_info("gpuplace: last %d s: %lu PIN, %lu CONSTRAIN (%lu of them instead of a PIN "
+	           "Slurm could not be held to), %lu REJECT, %lu rejected hints; passed: %s",
 	           GP_SUMMARY_S, kind[GP_DECIDE_PIN], kind[GP_DECIDE_CONSTRAIN], unpinned,
 	           kind[GP_DECIDE_REJECT], bad, used ? passes : "none");
 }

@@ -222,7 +222,7 @@ static uint64_t comment_ref(const char *comment)
 }
 
 static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t *ji,
-                   int32_t *unreadable)
+                   int32_t *unreadable, int32_t *job_cpus)
 {
 	hostlist_t hl = slurm_hostlist_create(ji->nodes);
 	gp_job_alloc_t *ja, *grown;
@@ -271,6 +271,12 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 				 * gres_used count */
 			}
 			m &= full_mask(c->nodes[idx].ngpus);
+			if (ji->job_resrcs) {
+				int cpus = slurm_job_cpus_allocated_on_node(ji->job_resrcs, host);
+
+				if (cpus > 0)
+					job_cpus[idx] += cpus;
+			}
 			ja->nodes[ja->nnodes] = idx;
 			ja->gpu_mask[ja->nnodes] = m;
 			s->alloc_mask[idx] |= m; /* the job's indices, in case gres_used lags */
@@ -316,11 +322,12 @@ int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_li
                     int64_t since, gp_live_view_t *out, char *why, size_t len)
 {
 	uint32_t i;
-	int32_t cap = 0;
+	int32_t cap = 0, *job_cpus = NULL, k;
 
 	memset(out, 0, sizeof(*out));
 	if (gp_state_create(c, &out->state) != GP_OK ||
-	    !(out->res = calloc((size_t)c->nnodes + 1, sizeof(*out->res))))
+	    !(out->res = calloc((size_t)c->nnodes + 1, sizeof(*out->res))) ||
+	    !(job_cpus = calloc((size_t)c->nnodes + 1, sizeof(*job_cpus))))
 		goto nomem;
 	out->state->time = now;
 	out->jobs_time = now;
@@ -345,7 +352,8 @@ int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_li
 			continue;
 		r = &out->res[idx];
 		r->known = true;
-		r->cpus_free = (int32_t)(ni->cpus_efctv ? ni->cpus_efctv : ni->cpus) - (int32_t)alloc[i].cpus;
+		r->cpus_total = (int32_t)(ni->cpus_efctv ? ni->cpus_efctv : ni->cpus);
+		r->cpus_free = r->cpus_total - (int32_t)alloc[i].cpus;
 		if (r->cpus_free < 0)
 			r->cpus_free = 0;
 		r->mem_mb = (int64_t)ni->real_memory -
@@ -362,11 +370,19 @@ int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_li
 			goto nomem;
 		if ((base != JOB_RUNNING && base != JOB_SUSPENDED) || !ji->nodes || !*ji->nodes)
 			continue;
-		if (add_job(out->state, c, ji, &out->unreadable) != 0)
+		if (add_job(out->state, c, ji, &out->unreadable, job_cpus) != 0)
 			goto nomem;
 	}
+	/* the running jobs' CPUs (their job_resrcs, when Slurm sent them) as a
+	 * cross-check of the node's own count */
+	for (k = 0; k < c->nnodes; k++)
+		if (out->res[k].known && out->res[k].cpus_free > out->res[k].cpus_total - job_cpus[k])
+			out->res[k].cpus_free = out->res[k].cpus_total - job_cpus[k] < 0
+			                        ? 0 : out->res[k].cpus_total - job_cpus[k];
+	free(job_cpus);
 	return 0;
 nomem:
+	free(job_cpus);
 	gp_live_view_clear(out);
 	snprintf(why, len, "out of memory");
 	return -1;

@@ -19,7 +19,12 @@ uninstall-hook:
 
 # Daemon-less tests: the plugin dlopen()ed into a program linked with
 # libslurm, and an RTLD_NOW symbol check against libslurmfull.so.
-check_PROGRAMS += tests/test_plugin tests/dlcheck tests/test_live_state
+check_PROGRAMS += tests/test_plugin tests/dlcheck tests/test_live_state tests/test_plugin_apply
+# How a decision is written into a job description (the plugin's source
+# compiled in: its helpers are static).
+tests_test_plugin_apply_SOURCES = tests/test_plugin_apply.c plugin/live_state.c plugin/live_state.h
+tests_test_plugin_apply_CFLAGS = $(TEST_CFLAGS)
+tests_test_plugin_apply_LDADD = $(TEST_LIBS) $(DL_LIBS)
 # The live-state reader on Slurm records parsed from captured scontrol output.
 tests_test_live_state_SOURCES = tests/test_live_state.c plugin/live_state.c plugin/live_state.h
 tests_test_live_state_CFLAGS = $(TEST_CFLAGS)
@@ -29,7 +34,7 @@ tests_test_plugin_CFLAGS = $(TEST_CFLAGS)
 tests_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS)
 tests_dlcheck_SOURCES = tests/dlcheck.c
 tests_dlcheck_LDADD = $(DL_LIBS)
-TESTS += tests/test_plugin tests/test_live_state tests/plugin_dlcheck.sh tests/spank_dlcheck.sh tests/valgrind_plugin.sh
+TESTS += tests/test_plugin tests/test_live_state tests/test_plugin_apply tests/plugin_dlcheck.sh tests/spank_dlcheck.sh tests/valgrind_plugin.sh
 
 EXTRA_DIST += tests/slurm tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh tests/slurm_vs_stock.sh bench/bench_submit.sh tests/plugin_dlcheck.sh tests/spank_dlcheck.sh \
 	tests/valgrind_plugin.sh
