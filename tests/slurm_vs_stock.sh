@@ -17,7 +17,8 @@
 #       as stock Slurm's job did).
 # The plugin-on job is submitted twice: once after the blockers have run
 # for a while (the plugin read them from Slurm), once right after they
-# start (the plugin's state is seconds old); once more at once after the
+# start (the plugin's state is seconds old, and the same nodes were just
+# emptied by the previous blockers: the churn of a busy cluster); once more at once after the
 # plugin is enabled on a cluster in use (it may then let the job through
 # unchanged if it logs why, once).  Each TAP line prints both placements.  Then a burst of 500 submissions with the plugin on: none
 # lost, no GPU given to two jobs at once.
