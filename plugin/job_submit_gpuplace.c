@@ -603,6 +603,20 @@ static const char *daemon_conf_file(void)
 	return sc && sc->slurm_conf && *sc->slurm_conf ? sc->slurm_conf : NULL;
 }
 
+/* slurmctld's DefMemPerCPU (with MEM_PER_CPU set) or DefMemPerNode, 0 when
+ * none or outside slurmctld; read at every call, so a reconfigure counts. */
+static uint64_t daemon_default_mem(void)
+{
+	static const slurm_conf_t *sc;
+	static bool looked;
+
+	if (!looked) {
+		sc = in_slurmctld() ? dlsym(RTLD_DEFAULT, "slurm_conf") : NULL;
+		looked = true;
+	}
+	return sc ? sc->def_mem_per_cpu : 0;
+}
+
 static void set_conf_dir(void)
 {
 	const char *env = getenv("GPUPLACE_CONF_DIR");
@@ -1217,11 +1231,14 @@ static void job_label(const job_desc_msg_t *j, uint32_t uid, char *buf, size_t l
 		snprintf(buf, len, "job '%.100s' of uid %u", name, uid);
 }
 
-/* What the job needs of each node besides GPUs (Slurm's defaults where it
- * says nothing: one CPU, and some memory - DefMemPerCPU is not known here,
- * so at least 1 MB). */
-static void job_need(const job_desc_msg_t *j, gp_live_need_t *n)
+/* What the job needs of each node besides GPUs, with Slurm's defaults where
+ * it says nothing: one CPU, and def_mem (slurmctld's DefMemPerCPU with
+ * MEM_PER_CPU set, or DefMemPerNode; a partition's own default is not
+ * seen), else at least 1 MB. */
+static void job_need(const job_desc_msg_t *j, uint64_t def_mem, gp_live_need_t *n)
 {
+	uint64_t mem = j->pn_min_memory != NO_VAL64 ? j->pn_min_memory : def_mem;
+
 	int32_t cpt = j->cpus_per_task == NO_VAL16 || j->cpus_per_task == 0 ? 1 : j->cpus_per_task;
 	long v;
 
@@ -1237,13 +1254,13 @@ static void job_need(const job_desc_msg_t *j, gp_live_need_t *n)
 	v = tres_gpus(j->mem_per_tres);
 	n->mem_per_gpu_mb = v > 0 ? v : 0;
 	n->mem_per_node_mb = 1;
-	if (j->pn_min_memory != NO_VAL64) {
-		if (j->pn_min_memory & MEM_PER_CPU)
-			n->mem_per_node_mb = (int64_t)(j->pn_min_memory & ~MEM_PER_CPU) * n->cpus_per_node;
-		else if (j->pn_min_memory == 0)
+	if (mem != NO_VAL64 && (mem || j->pn_min_memory == 0)) {
+		if (mem & MEM_PER_CPU)
+			n->mem_per_node_mb = (int64_t)(mem & ~MEM_PER_CPU) * n->cpus_per_node;
+		else if (mem == 0)
 			n->mem_per_node_mb = -1; /* --mem=0: the whole node's memory */
 		else
-			n->mem_per_node_mb = (int64_t)j->pn_min_memory;
+			n->mem_per_node_mb = (int64_t)mem;
 		if (n->mem_per_node_mb == 0)
 			n->mem_per_node_mb = 1;
 	}
@@ -1474,7 +1491,7 @@ static void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *
 		snap_put(sn);
 		return;
 	}
-	job_need(j, &need);
+	job_need(j, daemon_default_mem(), &need);
 	pthread_mutex_lock(&decide_lock);
 	if (dec_conf == c || decider_reset(c) == 0) {
 		prepare_work(&sn->view, &need);
@@ -1554,7 +1571,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		snap_put(sn);
 		goto out;
 	}
-	job_need(job_desc, &need);
+	job_need(job_desc, daemon_default_mem(), &need);
 	memset(&d, 0, sizeof(d));
 	memset(&o, 0, sizeof(o));
 	pthread_mutex_lock(&decide_lock);

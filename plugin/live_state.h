@@ -36,7 +36,8 @@ typedef struct gp_live_res {
 	int32_t cpus_free;      /* cpus_total less CPUAlloc, or less the CPUs
 	                         * of the running jobs when those are more */
 	int64_t mem_mb;         /* RealMemory less MemSpecLimit */
-	int64_t mem_free_mb;    /* mem_mb less AllocMem */
+	int64_t mem_free_mb;    /* mem_mb less AllocMem, or less the memory of
+	                         * the running jobs when that is more */
 } gp_live_res_t;
 
 /* A recently submitted job, as the plugin's ledger matches its decisions

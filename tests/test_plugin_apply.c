@@ -253,7 +253,7 @@ static void test_job_need(void **unused)
 	job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
 	gp_live_need_t n;
 
-	job_need(j, &n); /* nothing asked: one CPU, some memory */
+	job_need(j, 0, &n); /* nothing asked: one CPU, some memory */
 	assert_int_equal(n.cpus_per_node, 1);
 	assert_int_equal(n.mem_per_node_mb, 1);
 	assert_int_equal(n.cpus_per_gpu, 0);
@@ -262,19 +262,28 @@ static void test_job_need(void **unused)
 	j->pn_min_memory = 1000 | MEM_PER_CPU;
 	j->cpus_per_tres = slurm_xstrdup("gres:gpu:4");
 	j->mem_per_tres = slurm_xstrdup("gres:gpu:8000");
-	job_need(j, &n);
+	job_need(j, 0, &n);
 	assert_int_equal(n.cpus_per_node, 6);
 	assert_int_equal(n.mem_per_node_mb, 6000);
 	assert_int_equal(n.cpus_per_gpu, 4);
 	assert_int_equal(n.mem_per_gpu_mb, 8000);
 	j->pn_min_memory = 0; /* --mem=0: the whole node */
-	job_need(j, &n);
+	job_need(j, 0, &n);
 	assert_int_equal(n.mem_per_node_mb, -1);
 	j->pn_min_memory = 12000;
 	j->pn_min_cpus = 8;
-	job_need(j, &n);
+	job_need(j, 0, &n);
 	assert_int_equal(n.mem_per_node_mb, 12000);
 	assert_int_equal(n.cpus_per_node, 8);
+	/* nothing asked: slurmctld's DefMemPerCPU or DefMemPerNode */
+	j->pn_min_memory = NO_VAL64;
+	job_need(j, 1000 | MEM_PER_CPU, &n);
+	assert_int_equal(n.mem_per_node_mb, 8000);
+	job_need(j, 4000, &n);
+	assert_int_equal(n.mem_per_node_mb, 4000);
+	j->pn_min_memory = 0; /* the user's --mem=0 wins */
+	job_need(j, 4000, &n);
+	assert_int_equal(n.mem_per_node_mb, -1);
 	slurm_xfree((void **)&j->cpus_per_tres);
 	slurm_xfree((void **)&j->mem_per_tres);
 	job_free(j);
