@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench_submit.sh - submit throughput of a real slurmctld with and without
 # job_submit/gpuplace, side by side in one run on the same cluster
-# (tests/slurm/harness.sh: 8 slurmd, fake GPUs).  Rounds alternate the two
-# configurations (JobSubmitPlugins switched by scontrol reconfigure) so the
-# machine's noise falls on both; each round submits JOBS held 8-GPU batch
-# jobs one after another and counts jobs per second, and sdiag gives the
-# server's average time per submit RPC.  Prints, against the 0.95 target,
+# (tests/slurm/harness.sh: 8 slurmd, fake GPUs; its N, LEAVES, WEIGHTS,
+# NVL_NODES and RACK_NODES variables change the layout).  Rounds alternate
+# the two configurations (JobSubmitPlugins switched by scontrol reconfigure)
+# so the machine's noise falls on both; each round submits JOBS held 8-GPU
+# batch jobs one after another and counts jobs per second, and sdiag gives
+# the server's average time per submit RPC.  With BUSY="n1:4 n5:2 ..." those
+# GPUs are held by running jobs for the whole run (submitted before the
+# plugin is first enabled), so the plugin reads a cluster in use while the
+# rounds submit.  Prints, against the 0.95 target,
 # the median over rounds of the with/without ratio of each round pair (a
 # single slow round, common on a shared 2-core machine, does not decide),
 # and the ratio of the means beside it.
@@ -22,37 +26,42 @@ ROUNDS=${2:-5}
 [ -f "$build/plugin/.libs/job_submit_gpuplace.so" ] || { echo "bench_submit: build first (no plugin in $build)" >&2; exit 2; }
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-bench.XXXXXX")
 export CTLPORT=${CTLPORT:-$((16977 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((17700 + ${GP_PORT_OFFSET:-0}))}
-export JOB_SUBMIT=gpuplace PLUGIN_DIR=$build/plugin/.libs
+export PLUGIN_DIR=$build/plugin/.libs
+unset JOB_SUBMIT
 export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 trap '$H down >/dev/null 2>&1; rm -rf "$D"' EXIT
 $H up 2>/dev/null
-sleep 3 # the plugin's first state snapshot
+nbusy=0
+for spec in ${BUSY:-}; do
+	sbatch -Q -J gpbusy -w "${spec%:*}" --gpus="${spec#*:}" -o /dev/null --wrap='sleep 3600'
+	nbusy=$((nbusy + 1))
+done
+for i in $(seq 1 100); do
+	[ "$(squeue -h -t R -n gpbusy -o %i | wc -l)" = "$nbusy" ] && break
+	sleep 0.2
+done
 
 set_plugin() {
-	if [ "$1" = on ]; then
-		grep -q '^JobSubmitPlugins=' "$SLURM_CONF" || echo "JobSubmitPlugins=gpuplace" >>"$SLURM_CONF"
-	else
-		sed -i '/^JobSubmitPlugins=/d' "$SLURM_CONF"
-	fi
-	scontrol reconfigure
-	sleep 3
+	$H plugin "$1"
+	sleep 3 # the plugin's first state snapshot (its refresh is every 2 s)
 }
 
 # one round: jobs per second and the server's mean µs per submit RPC
 round() {
 	local t0 t1 i
-	timeout 20 scancel -u root 2>/dev/null || true
+	timeout 20 scancel -n gpbench 2>/dev/null || true
 	sleep 1
 	sdiag -r >/dev/null
 	t0=$(date +%s.%N)
-	for i in $(seq 1 "$JOBS"); do sbatch -Q --hold --gpus=8 -o /dev/null --wrap=true; done
+	for i in $(seq 1 "$JOBS"); do sbatch -Q -J gpbench --hold --gpus=8 -o /dev/null --wrap=true; done
 	t1=$(date +%s.%N)
 	rpc=$(sdiag | awk '/REQUEST_SUBMIT_BATCH_JOB/ { for (i = 1; i <= NF; i++) if ($i ~ /^ave_time:/) { sub("ave_time:", "", $i); print $i } }')
 	echo "$(echo "$JOBS / ($t1 - $t0)" | bc -l) ${rpc:-0}"
 }
 
 on_rate=0 off_rate=0 on_rpc=0 off_rpc=0 pair=""
+[ -z "${BUSY:-}" ] || echo "GPUs held by running jobs: $BUSY ($(squeue -h -t R -n gpbusy -o %i | wc -l) running)"
 printf '%-6s %-8s %12s %14s\n' round plugin jobs_per_s server_us_rpc
 for r in $(seq 1 "$ROUNDS"); do
 	for mode in off on; do
@@ -72,6 +81,8 @@ printf 'mean jobs/s: without %.1f, with %.1f; server us per submit RPC: without 
 printf 'ratio of the means with/without: %.3f\n' "$means"
 printf 'throughput ratio with/without (median of round pairs): %.3f (target >= 0.95): %s\n' "$ratio" \
 	"$(echo "$ratio >= 0.95" | bc -l | sed 's/1/PASS/; s/0/FAIL/')"
-# per-job lines are below info: count the last round's decisions on the jobs
-echo "decisions in the last round (jobs with gpuplace's admin comment):" \
-	"$(scontrol show job 2>/dev/null | grep -c 'AdminComment=gpuplace: ') of $JOBS"
+# the last round ran with the plugin: its held jobs carry the decisions
+echo "jobs of the last round that carry a gpuplace decision: $(scontrol show job 2>/dev/null | awk '
+	/JobName=/ { mine = ($0 ~ /JobName=gpbench$/) }
+	/JobState=/ { held = ($0 ~ /JobState=PENDING/) }
+	mine && held && /AdminComment=gpuplace: / { n++ } END { print n + 0 }') of $JOBS"

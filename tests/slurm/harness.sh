@@ -2,36 +2,60 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # harness.sh - a private Slurm cluster on this machine for integration tests:
 # one munged, one slurmctld and N slurmd (Slurm's MULTIPLE_SLURMD mode), fake
-# GPUs as character devices, a two-leaf switch tree, two NVLink domains and
-# two racks.  Everything lives under $D; every daemon's PID is recorded and
-# only those PIDs are ever signalled.
+# GPUs as character devices, a switch tree of LEAVES leaves under one spine,
+# NVLink domains and racks as blocks of consecutive nodes.  Everything lives
+# under $D; every daemon's PID is recorded and only those PIDs are ever
+# signalled.
 #
-#   harness.sh up|down|status          (environment below)
+#   harness.sh up|down|status
+#   harness.sh plugin on|off     set or remove JobSubmitPlugins on the running
+#                                cluster (scontrol reconfigure, or a restart of
+#                                slurmctld by its recorded PID)
+#   harness.sh gpuplace-conf     rewrite gpuplace.conf from the environment
+#                                (e.g. new RACK_KW) on the running cluster
+#   (environment below)
 #   D           work directory            (default ${TMPDIR:-/tmp}/gpuplace-slurm)
-#   N           number of nodes, even, >= 4 (default 8)
+#   N           number of nodes, a multiple of LEAVES, >= 2 per leaf
+#               (default 8)
+#   LEAVES      leaf switches (leafA, leafB, ...), N/LEAVES consecutive nodes
+#               each (default 2)
+#   WEIGHTS     node Weight per leaf, e.g. "10 1 10" (default: none, Slurm's 1)
+#   NVL_NODES   nodes per NVLink domain (nvlA, nvlB, ...), consecutive
+#               (default N/LEAVES: one domain per leaf)
+#   RACK_NODES  nodes per rack (rackA, rackB, ...), consecutive
+#               (default N/LEAVES: one rack per leaf)
+#   RACK_KW     PowerCapKW per rack, e.g. "40 14" (default RACKA_KW for the
+#               first rack, RACKB_KW for the second, 20 for any other)
+#   RACKA_KW, RACKB_KW  caps of the first two racks (default 20 each)
 #   GPUS        GPUs per node             (default 4)
-#   JOB_SUBMIT  JobSubmitPlugins value    (default: none)
+#   JOB_SUBMIT  JobSubmitPlugins value    (default: none; "plugin on" uses
+#               it, or gpuplace)
+#   PLUGIN_SWITCH  how "plugin on|off" applies the change: reconfigure
+#               (default) or restart (slurmctld stopped by its PID and
+#               started again with its saved state)
 #   PLUGIN_DIR  extra PluginDir entry     (default: none)
 #   SCHED_PARAMS  extra SchedulerParameters (default: none)
 #   SPANK_PLUGINS SPANK plugin .so paths for plugstack.conf (default: none)
 #   CTLPORT, BASEPORT  ports              (default 16817, 17000, each plus
-#                 GP_PORT_OFFSET, default 0: a second Slurm release's run
-#                 sets it so its clusters never meet the first's on loopback)
+#               GP_PORT_OFFSET, default 0: a second Slurm release's run sets
+#               it so its clusters never meet the first's on loopback; nodes
+#               use BASEPORT+1 .. BASEPORT+N)
+#   TOPOLOGY    tree (default): topology/tree, the leaves under a spine and
+#               the NVLink domains in gpuplace.conf; block: topology/block
+#               (Slurm 23.11+), each leaf's nodes one block (blkA, blkB, ...;
+#               BlockSizes=N/LEAVES,N), which gpuplace reads as the NVLink
+#               domains, as an NVL72 site configures it (LEAVES=2 only)
 #   TELEMETRY_URL a Prometheus URL gpuplace.conf polls for rack power
 #                 (default: none)
 #   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
 #                 in this file (default: no valgrind)
-#   TOPOLOGY    tree (default): topology/tree, leafA/leafB under a spine and
-#               the NVLink domains in gpuplace.conf; block: topology/block
-#               (Slurm 23.11+), each half of the nodes one block (blkA,
-#               blkB; BlockSizes=N/2,N), which gpuplace reads as the
-#               NVLink domains, as an NVL72 site configures it
 #
 # Requires root (slurmd runs jobs as root here) and Debian's slurmctld,
 # slurmd, slurm-client and munge.
 set -euo pipefail
 D=${D:-${TMPDIR:-/tmp}/gpuplace-slurm}
 N=${N:-8}
+LEAVES=${LEAVES:-2}
 GPUS=${GPUS:-4}
 CTLPORT=${CTLPORT:-$((16817 + ${GP_PORT_OFFSET:-0}))}
 BASEPORT=${BASEPORT:-$((17000 + ${GP_PORT_OFFSET:-0}))}
@@ -47,16 +71,107 @@ alive() { [ -n "${1:-}" ] && [ -e "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$
 # against PID reuse; it is never used to find processes by name)
 ours() { case "$(cat "/proc/$1/comm" 2>/dev/null)" in slurmd|slurmctld|munged|memcheck-*) return 0 ;; esac; return 1; }
 
-gen_conf() {
-	local half=$((N / 2)) i g last=$((GPUS - 1)) fa fb
-	if [ "${TOPOLOGY:-tree}" = block ]; then
-		# the features `gpuplace conf --what nodes` writes for this model
-		fa=gpsw_blkA-blkB,gpnvl_blkA,gprack_rackA
-		fb=gpsw_blkA-blkB,gpnvl_blkB,gprack_rackB
-	else
-		fa=gpsw_leafA,gpnvl_nvlA,gprack_rackA
-		fb=gpsw_leafB,gpnvl_nvlB,gprack_rackB
+# ---- layout: leaves, NVLink domains and racks as blocks of nodes ----------
+PER_LEAF=$((N / LEAVES))
+NVL_NODES=${NVL_NODES:-$PER_LEAF}
+RACK_NODES=${RACK_NODES:-$PER_LEAF}
+check_layout() {
+	local w
+	case "$N$LEAVES$NVL_NODES$RACK_NODES$GPUS" in *[!0-9]*) log "N, LEAVES, NVL_NODES, RACK_NODES and GPUS must be whole numbers"; return 1 ;; esac
+	if [ "$LEAVES" -lt 1 ] || [ "$LEAVES" -gt 26 ] || [ $((N % LEAVES)) != 0 ] || [ "$PER_LEAF" -lt 2 ]; then
+		log "N=$N must be a multiple of LEAVES=$LEAVES (1..26) with at least 2 nodes per leaf"
+		return 1
 	fi
+	if [ "$NVL_NODES" -lt 1 ] || [ "$RACK_NODES" -lt 1 ] || [ $(((N + NVL_NODES - 1) / NVL_NODES)) -gt 26 ] ||
+		[ $(((N + RACK_NODES - 1) / RACK_NODES)) -gt 26 ]; then
+		log "NVL_NODES=$NVL_NODES and RACK_NODES=$RACK_NODES must give 1..26 domains and racks"
+		return 1
+	fi
+	if [ -n "${WEIGHTS:-}" ]; then
+		set -- $WEIGHTS
+		if [ $# != "$LEAVES" ]; then log "WEIGHTS=\"$WEIGHTS\" must give one weight per leaf ($LEAVES)"; return 1; fi
+		for w in "$@"; do case "$w" in '' | *[!0-9]*) log "WEIGHTS: '$w' is not a whole number"; return 1 ;; esac; done
+	fi
+	if [ -n "${RACK_KW:-}" ]; then
+		set -- $RACK_KW
+		if [ $# != "$(nracks)" ]; then log "RACK_KW=\"$RACK_KW\" must give one cap per rack ($(nracks))"; return 1; fi
+	fi
+}
+letter() { printf "\\$(printf '%03o' $((65 + $1)))"; }
+nracks() { echo $(((N + RACK_NODES - 1) / RACK_NODES)); }
+nnvl() { echo $(((N + NVL_NODES - 1) / NVL_NODES)); }
+leaf_of() { echo "leaf$(letter $((($1 - 1) / PER_LEAF)))"; }
+nvl_of() { echo "nvl$(letter $((($1 - 1) / NVL_NODES)))"; }
+rack_of() { echo "rack$(letter $((($1 - 1) / RACK_NODES)))"; }
+weight_of() { [ -n "${WEIGHTS:-}" ] && echo "$WEIGHTS" | awk -v k=$((($1 - 1) / PER_LEAF + 1)) '{ print $k }'; }
+range() { if [ "$1" = "$2" ]; then echo "$1"; else echo "[$1-$2]"; fi; }
+# "first last" of each block of BLOCK consecutive nodes, one line each
+blocks() { local b=$1 i; for i in $(seq 1 "$b" "$N"); do echo "$i $((i + b - 1 > N ? N : i + b - 1))"; done; }
+rack_kw() { # cap of rack number $1 (0-based)
+	if [ -n "${RACK_KW:-}" ]; then echo "$RACK_KW" | awk -v k=$(($1 + 1)) '{ print $k }'
+	elif [ "$1" = 0 ]; then echo "${RACKA_KW:-20}"
+	elif [ "$1" = 1 ]; then echo "${RACKB_KW:-20}"
+	else echo 20; fi
+}
+
+# NodeName lines: consecutive nodes with the same leaf, domain, rack and
+# weight share one line
+node_lines() {
+	local i first=1 key prev="" w f
+	for i in $(seq 1 $((N + 1))); do
+		if [ "$i" -le "$N" ]; then key="$(leaf_of "$i") $(nvl_of "$i") $(rack_of "$i") $(weight_of "$i")"; else key=END; fi
+		if [ -n "$prev" ] && [ "$key" != "$prev" ]; then
+			set -- $prev
+			w=${4:+ Weight=$4}
+			if [ "${TOPOLOGY:-tree}" = block ]; then
+				# the features `gpuplace conf --what nodes` writes for
+				# this model: the two blocks' level-1 group and the
+				# block as the NVLink domain
+				f="gpsw_blkA-blkB,gpnvl_blk${1#leaf},gprack_$3"
+			else
+				f="gpsw_$1,gpnvl_$2,gprack_$3"
+			fi
+			echo "NodeName=n$(range $first $((i - 1))) NodeHostname=n$(range $first $((i - 1))) NodeAddr=127.0.1.$(range $first $((i - 1))) Port=$(range $((BASEPORT + first)) $((BASEPORT + i - 1))) Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=$f$w State=UNKNOWN"
+			first=$i
+		fi
+		prev=$key
+	done
+}
+
+gen_gpuplace_conf() {
+	local a b k=0
+	# gpuplace.conf: the facts Slurm has no word for.  A100 SXM figures:
+	# 312 dense bf16 TFLOP/s, 2039 GB/s HBM, 12 NVLinks x 25 GB/s = 300 GB/s
+	# per direction, 400 W TDP (NVIDIA A100 datasheet; calibration.md 1.4, 4).
+	{
+		cat <<CONF
+GpuProfile=a100 TFLOPS=312 HBMGBps=2039 NVLinkGBps=300 TDPWatts=400 IdleWatts=50
+FabricLevel=0 LinkGBps=25 LatencyUs=0.5
+FabricLevel=1 LinkGBps=25 Oversubscription=2 LatencyUs=0.5
+NodeName=n[1-$N] Rails=$GPUS NicGBps=25
+CONF
+		# topology/block: the blocks are the NVLink domains
+		if [ "${TOPOLOGY:-tree}" != block ]; then
+			blocks "$NVL_NODES" | while read -r a b; do echo "NVLinkDomain=$(nvl_of "$a") Nodes=n$(range "$a" "$b")"; done
+		fi
+		blocks "$RACK_NODES" | while read -r a b; do
+			echo "Rack=$(rack_of "$a") Nodes=n$(range "$a" "$b") PowerCapKW=$(rack_kw $(((a - 1) / RACK_NODES))) NodeBaseWatts=1000"
+		done
+		cat <<CONF
+Storage=nvme Scope=node WriteGBps=5
+Storage=pfs Scope=cluster WriteGBps=50
+CONF
+		if [ -n "${TELEMETRY_URL:-}" ]; then
+			echo "Telemetry=prom Type=prometheus URL=$TELEMETRY_URL Query=\"sum by (rack) (node_power_watts)\" Interval=2 Timeout=1"
+		fi
+	} >"$D/etc/gpuplace.conf.new"
+	# one rename: the plugin never reads a half-written file
+	mv -f "$D/etc/gpuplace.conf.new" "$D/etc/gpuplace.conf"
+}
+
+gen_conf() {
+	local i g last=$((GPUS - 1)) a b sw=""
+	check_layout
 	mkdir -p "$D"/{etc,state,log,pids,spool,dev,munge,out}
 	for g in $(seq 0 "$last"); do [ -e "$D/dev/nvidia$g" ] || mknod "$D/dev/nvidia$g" c 195 "$g"; done
 	for i in $(seq 1 "$N"); do mkdir -p "$D/spool/n$i"; done
@@ -98,10 +213,15 @@ SlurmdParameters=config_overrides
 ${JOB_SUBMIT:+JobSubmitPlugins=$JOB_SUBMIT}
 ${SCHED_PARAMS:+SchedulerParameters=$SCHED_PARAMS}
 PlugStackConfig=$D/etc/plugstack.conf
-NodeName=n[1-$half] NodeHostname=n[1-$half] NodeAddr=127.0.1.[1-$half] Port=[$((BASEPORT + 1))-$((BASEPORT + half))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=$fa State=UNKNOWN
-NodeName=n[$((half + 1))-$N] NodeHostname=n[$((half + 1))-$N] NodeAddr=127.0.1.[$((half + 1))-$N] Port=[$((BASEPORT + half + 1))-$((BASEPORT + N))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=$fb State=UNKNOWN
+$(node_lines)
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
+	: >"$D/etc/plugstack.conf"
+	for p in ${SPANK_PLUGINS:-}; do echo "required $p" >>"$D/etc/plugstack.conf"; done
+	{
+		echo "AutoDetect=off"
+		echo "NodeName=n[1-$N] Name=gpu Type=a100 File=$D/dev/nvidia[0-$last]"
+	} >"$D/etc/gres.conf"
 	# slurmd from 24.05 on initialises a cgroup plugin unless told not to,
 	# and dies when it finds no cgroup file system it can use (Debian 13's
 	# 24.11 in a chroot): cgroup.conf beside slurm.conf says CgroupPlugin=
@@ -109,47 +229,48 @@ CONF
 	if [ "${SLURM_REL:-0}" -ge 240500 ]; then
 		echo "CgroupPlugin=disabled" >"$D/etc/cgroup.conf"
 	fi
-	: >"$D/etc/plugstack.conf"
-	for p in ${SPANK_PLUGINS:-}; do echo "required $p" >>"$D/etc/plugstack.conf"; done
-	{
-		echo "AutoDetect=off"
-		echo "NodeName=n[1-$N] Name=gpu Type=a100 File=$D/dev/nvidia[0-$last]"
-	} >"$D/etc/gres.conf"
 	if [ "${TOPOLOGY:-tree}" = block ]; then
-		cat >"$D/etc/topology.conf" <<CONF
-BlockName=blkA Nodes=n[1-$half]
-BlockName=blkB Nodes=n[$((half + 1))-$N]
-BlockSizes=$half,$N
-CONF
+		blocks "$PER_LEAF" | while read -r a b; do echo "BlockName=blk$(letter $(((a - 1) / PER_LEAF))) Nodes=n$(range "$a" "$b")"; done >"$D/etc/topology.conf"
+		echo "BlockSizes=$PER_LEAF,$N" >>"$D/etc/topology.conf"
 	else
-		cat >"$D/etc/topology.conf" <<CONF
-SwitchName=leafA Nodes=n[1-$half]
-SwitchName=leafB Nodes=n[$((half + 1))-$N]
-SwitchName=spine Switches=leafA,leafB
-CONF
+		blocks "$PER_LEAF" | while read -r a b; do echo "SwitchName=$(leaf_of "$a") Nodes=n$(range "$a" "$b")"; done >"$D/etc/topology.conf"
+		for i in $(seq 0 $((LEAVES - 1))); do sw="$sw${sw:+,}leaf$(letter "$i")"; done
+		echo "SwitchName=spine Switches=$sw" >>"$D/etc/topology.conf"
 	fi
-	# gpuplace.conf: the facts Slurm has no word for.  A100 SXM figures:
-	# 312 dense bf16 TFLOP/s, 2039 GB/s HBM, 12 NVLinks x 25 GB/s = 300 GB/s
-	# per direction, 400 W TDP (NVIDIA A100 datasheet; calibration.md 1.4, 4).
-	cat >"$D/etc/gpuplace.conf" <<CONF
-GpuProfile=a100 TFLOPS=312 HBMGBps=2039 NVLinkGBps=300 TDPWatts=400 IdleWatts=50
-FabricLevel=0 LinkGBps=25 LatencyUs=0.5
-FabricLevel=1 LinkGBps=25 Oversubscription=2 LatencyUs=0.5
-NodeName=n[1-$N] Rails=$GPUS NicGBps=25
-Rack=rackA Nodes=n[1-$half] PowerCapKW=${RACKA_KW:-20} NodeBaseWatts=1000
-Rack=rackB Nodes=n[$((half + 1))-$N] PowerCapKW=${RACKB_KW:-20} NodeBaseWatts=1000
-Storage=nvme Scope=node WriteGBps=5
-Storage=pfs Scope=cluster WriteGBps=50
-CONF
-	if [ "${TOPOLOGY:-tree}" != block ]; then
-		# topology/block: the blocks are the NVLink domains
-		printf 'NVLinkDomain=nvlA Nodes=n[1-%d]\nNVLinkDomain=nvlB Nodes=n[%d-%d]\n' \
-			"$half" $((half + 1)) "$N" >>"$D/etc/gpuplace.conf"
+	gen_gpuplace_conf
+}
+
+# Start slurmctld (clean start with "-c" as $1) and wait until it answers;
+# its log is read from byte $2 on, so a fatal line of an earlier run of the
+# same cluster does not count.
+start_ctld() {
+	local clean=${1:-} from=${2:-0} ok=0 t
+	if [ -n "${VALGRIND_LOG:-}" ]; then
+		# foreground (-D) under valgrind; slurmctld still writes its pid file.
+		# By its absolute path: slurmctld 24.11+ re-executes itself as
+		# slurmscriptd from argv[0] when that is absolute, else from
+		# readlink(/proc/self/exe), which valgrind 3.24 (Debian 13) answers
+		# without a terminating NUL, so the re-exec fails
+		valgrind --leak-check=full --errors-for-leak-kinds=definite --num-callers=30 \
+			--suppressions="$(dirname "$0")/slurmctld.supp" \
+			--log-file="$VALGRIND_LOG" "$(command -v slurmctld)" -D -f "$SLURM_CONF" $clean </dev/null >/dev/null 2>&1 &
+	else
+		slurmctld -f "$SLURM_CONF" $clean
 	fi
-	if [ -n "${TELEMETRY_URL:-}" ]; then
-		echo "Telemetry=prom Type=prometheus URL=$TELEMETRY_URL Query=\"sum by (rack) (node_power_watts)\" Interval=2 Timeout=1" >>"$D/etc/gpuplace.conf"
+	# slurmctld exits 0 before it daemonises: watch its log for fatal errors
+	for t in $(seq 1 ${VALGRIND_LOG:+4}60); do
+		if tail -c +$((from + 1)) "$D/log/slurmctld.log" 2>/dev/null | grep -q 'fatal:'; then break; fi
+		if timeout 5 scontrol ping 2>/dev/null | grep -q 'UP'; then ok=1; break; fi
+		sleep 0.25
+	done
+	if [ $ok = 0 ]; then
+		log "slurmctld failed to start:"
+		tail -c +$((from + 1)) "$D/log/slurmctld.log" 2>/dev/null | grep -E 'fatal|error' | tail -n 5 >&2 || true
+		return 1
 	fi
 }
+
+logsize() { stat -c %s "$D/log/slurmctld.log" 2>/dev/null || echo 0; }
 
 up() {
 	[ "$(id -u)" = 0 ] || { log "must run as root"; return 1; }
@@ -159,28 +280,8 @@ up() {
 	munged --force --socket="$D/munge/munge.sock" --key-file="$D/munge/munge.key" \
 		--pid-file="$D/pids/munged.pid" --log-file="$D/log/munged.log" \
 		--seed-file="$D/munge/munged.seed"
-	if [ -n "${VALGRIND_LOG:-}" ]; then
-		# foreground (-D) under valgrind; slurmctld still writes its pid file.
-		# By its absolute path: slurmctld 24.11+ re-executes itself as
-		# slurmscriptd from argv[0] when that is absolute, else from
-		# readlink(/proc/self/exe), which valgrind 3.24 (Debian 13) answers
-		# without a terminating NUL, so the re-exec fails
-		valgrind --leak-check=full --errors-for-leak-kinds=definite --num-callers=30 \
-			--suppressions="$(dirname "$0")/slurmctld.supp" \
-			--log-file="$VALGRIND_LOG" "$(command -v slurmctld)" -D -f "$SLURM_CONF" -c </dev/null >/dev/null 2>&1 &
-	else
-		slurmctld -f "$SLURM_CONF" -c
-	fi
-	# slurmctld exits 0 before it daemonises: watch its log for fatal errors
-	local ok=0 t i
-	for t in $(seq 1 ${VALGRIND_LOG:+4}60); do
-		if grep -q 'fatal:' "$D/log/slurmctld.log" 2>/dev/null; then break; fi
-		if timeout 5 scontrol ping 2>/dev/null | grep -q 'UP'; then ok=1; break; fi
-		sleep 0.25
-	done
-	if [ $ok = 0 ]; then
-		log "slurmctld failed to start:"
-		grep -E 'fatal|error' "$D/log/slurmctld.log" 2>/dev/null | tail -n 5 >&2 || true
+	local t i
+	if ! start_ctld -c "$(logsize)"; then
 		down || true
 		return 1
 	fi
@@ -194,6 +295,64 @@ up() {
 	done
 	log "cluster not ready:"
 	timeout 5 sinfo -N >&2 || true
+	return 1
+}
+
+# Stop slurmctld by its recorded PID (jobs keep running under their
+# slurmstepd) and start it again from its saved state.
+restart_ctld() {
+	local p t from
+	p=$(cat "$D/pids/slurmctld.pid" 2>/dev/null || true)
+	if [ -n "$p" ] && alive "$p" && ours "$p"; then
+		kill -TERM "$p"
+		for t in $(seq 1 ${VALGRIND_LOG:+4}80); do alive "$p" || break; sleep 0.25; done
+		if alive "$p"; then log "slurmctld $p did not stop"; return 1; fi
+	fi
+	from=$(logsize)
+	start_ctld "" "$from" || return 1
+	# the nodes are UNKNOWN until their slurmd register again
+	for t in $(seq 1 240); do
+		[ -z "$(timeout 5 sinfo -h -N -t unknown,no_respond -o %N 2>/dev/null)" ] && return 0
+		sleep 0.25
+	done
+	log "nodes did not register again after the restart:"
+	timeout 5 sinfo -N >&2 || true
+	return 1
+}
+
+# JobSubmitPlugins on or off on the running cluster.  scontrol reconfigure
+# loads or unloads a job_submit plugin when the list changes (it does not
+# reload a rebuilt .so under the same list: restart for that).  Returns when
+# slurmctld has applied the change (its log says so) and answers.
+plugin() {
+	local want=$1 val=${JOB_SUBMIT:-gpuplace} from t try
+	[ -f "$SLURM_CONF" ] || { log "no cluster under $D"; return 1; }
+	sed -i '/^JobSubmitPlugins=/d' "$SLURM_CONF"
+	case "$want" in
+	on) echo "JobSubmitPlugins=$val" >>"$SLURM_CONF" ;;
+	off) ;;
+	*) log "plugin on|off"; return 2 ;;
+	esac
+	from=$(logsize)
+	if [ "${PLUGIN_SWITCH:-reconfigure}" = restart ]; then
+		restart_ctld
+		return
+	fi
+	# 22.05 logs "JobSubmitPlugins changed to X" (or "to (null)") when the
+	# list changed, then "_slurm_rpc_reconfigure_controller: completed".  On
+	# a loaded machine the request can time out on the client side and still
+	# be carried out: the log decides, and one more request is sent if it
+	# says nothing within 20 s.
+	for try in 1 2; do
+		timeout 30 scontrol reconfigure || log "scontrol reconfigure: no answer (try $try); reading slurmctld's log"
+		for t in $(seq 1 80); do
+			if tail -c +$((from + 1)) "$D/log/slurmctld.log" | grep -q 'reconfigure_controller: completed'; then
+				timeout 10 scontrol ping 2>/dev/null | grep -q UP && return 0
+			fi
+			sleep 0.25
+		done
+	done
+	log "slurmctld did not complete the reconfigure"
 	return 1
 }
 
@@ -225,6 +384,8 @@ down() {
 case "${1:-}" in
 up) up ;;
 down) down ;;
-status) sinfo -N -o '%N %T %G %f' ;;
-*) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+status) sinfo -N -o '%N %T %G %f %w' ;;
+plugin) plugin "${2:-}" ;;
+gpuplace-conf) check_layout && gen_gpuplace_conf ;;
+*) echo "usage: $0 up|down|status|plugin on|off|gpuplace-conf" >&2; exit 2 ;;
 esac
