@@ -219,9 +219,35 @@ static uint64_t comment_ref(const char *comment)
 	return v;
 }
 
+/* GPUs a job holds in all ("gres/gpu=N" of its TRES string, untyped);
+ * 0 when none is named or the number cannot be read. */
+static long tres_alloc_gpus(const char *tres)
+{
+	const char *p;
+
+	for (p = tres; p && (p = strstr(p, "gres/gpu=")); p++) {
+		char *end;
+		long v;
+
+		if (p != tres && p[-1] != ',')
+			continue;
+		errno = 0;
+		v = strtol(p + 9, &end, 10);
+		if (errno || end == p + 9 || (*end && *end != ',') || v < 0 || v > 1L << 30)
+			return 0;
+		return v;
+	}
+	return 0;
+}
+
 static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t *ji,
                    int32_t *unreadable, int32_t *job_cpus, int64_t *job_mem)
 {
+	/* a job Slurm has just started may have no GPU indices in its record
+	 * yet, while its nodes' gres_used also lags: its GPUs then count as
+	 * the lowest free ones of each node (an even share of its total), so a
+	 * decision never takes them */
+	long share = 0;
 	gp_hostlist_t hl = slurm_hostlist_create(ji->nodes);
 	gp_job_alloc_t *ja, *grown;
 	char *host;
@@ -230,6 +256,8 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 	if (!hl)
 		return -1;
 	n = slurm_hostlist_count(hl);
+	if (n > 0)
+		share = (tres_alloc_gpus(ji->tres_alloc_str) + n - 1) / n;
 	grown = realloc(s->jobs, ((size_t)s->njobs + 1) * sizeof(*s->jobs));
 	if (!grown || n <= 0) {
 		if (grown)
@@ -267,6 +295,12 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 				}
 				/* a count without indices is already in the node's
 				 * gres_used count */
+			} else if (share > 0) {
+				uint32_t before = s->alloc_mask[idx];
+
+				s->alloc_mask[idx] = take_lowest(before, c->nodes[idx].ngpus,
+				                                 (int32_t)(share < 32 ? share : 32));
+				m = s->alloc_mask[idx] & ~before;
 			}
 			m &= full_mask(c->nodes[idx].ngpus);
 			{

@@ -44,7 +44,7 @@ done
 [ -f "$plugdir/job_submit_gpuplace.so" ] || skip_all "plugin not built in $plugdir"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-vs.XXXXXX")
-export CTLPORT=${CTLPORT:-16947} BASEPORT=${BASEPORT:-18400}
+export CTLPORT=${CTLPORT:-$((16947 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18400 + ${GP_PORT_OFFSET:-0}))}
 export N=12 LEAVES=3 WEIGHTS="10 1 10" NVL_NODES=2 RACK_NODES=6 RACK_KW="40 40"
 export PLUGIN_DIR=$plugdir
 unset JOB_SUBMIT SCHED_PARAMS SPANK_PLUGINS TELEMETRY_URL VALGRIND_LOG
