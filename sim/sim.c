@@ -946,18 +946,46 @@ static void fill_view(const struct sim *S, const gp_policy_t *p, const double *r
 	}
 }
 
+/* The engine's decision for job J as sbatch would ask for it (its nodes,
+ * GPUs per node, the partition and a time limit of its run rounded up to
+ * minutes, within the partition's MaxTime), on state view: the one call
+ * both the plugin-faithful and the upper-bound mode make. */
+static int sim_decide(struct sim *S, const struct sjob *J, const struct shape *sh,
+                      gp_state_t *view, const gp_policy_t *pol, gp_power_view_t *pv, double now,
+                      gp_decision_t *d, gp_error_t *derr)
+{
+	gp_request_t r;
+	gp_job_profile_t job;
+	double lim;
+	int rc;
+
+	gp__request_init(&r);
+	r.gpus = sh->gpus;
+	r.min_nodes = r.max_nodes = sh->nn;
+	r.gpus_per_node = sh->gpn;
+	r.partition = S->partition;
+	lim = ceil(J->tj->duration_s / 60.0);
+	if (lim < 1)
+		lim = 1;
+	if (lim > S->part_max_min)
+		lim = S->part_max_min;
+	r.time_limit_min = (uint32_t)lim;
+	shape_profile(S, sh, &job);
+	rc = gp__decide(S->engine, view, &r, &job, pol, S->c->nracks ? pv : NULL,
+	                to_i64(floor(now)), NULL, 0, d, derr);
+	gp__request_clear(&r);
+	return rc;
+}
+
 static int engine_place(struct sim *S, struct sjob *J, const struct shape *sh,
                         const uint32_t *alloc, const double *rack_w, double now,
                         const gp_policy_t *pol, struct placement *pl)
 {
 	gp_state_t view = *S->cur;
-	gp_request_t r;
-	gp_job_profile_t job;
 	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
 	gp_decision_t d;
 	gp_error_t derr;
 	gp_policy_t nowait;
-	double lim;
 	int rc, out;
 	int32_t i;
 
@@ -973,21 +1001,7 @@ static int engine_place(struct sim *S, struct sjob *J, const struct shape *sh,
 	view.alloc_mask = (uint32_t *)alloc;
 	view.time = to_i64(floor(now));
 	fill_view(S, pol, rack_w, S->view);
-	gp__request_init(&r);
-	r.gpus = sh->gpus;
-	r.min_nodes = r.max_nodes = sh->nn;
-	r.gpus_per_node = sh->gpn;
-	r.partition = S->partition;
-	lim = ceil(J->tj->duration_s / 60.0);
-	if (lim < 1)
-		lim = 1;
-	if (lim > S->part_max_min)
-		lim = S->part_max_min;
-	r.time_limit_min = (uint32_t)lim;
-	shape_profile(S, sh, &job);
-	rc = gp__decide(S->engine, &view, &r, &job, pol, S->c->nracks ? &pv : NULL,
-	                to_i64(floor(now)), NULL, 0, &d, &derr);
-	gp__request_clear(&r);
+	rc = sim_decide(S, J, sh, &view, pol, &pv, now, &d, &derr);
 	if (rc == GP_EINVAL)
 		return PL_NEVER; /* a request this cluster cannot take */
 	if (rc)
@@ -1284,12 +1298,9 @@ static int plugin_decide(struct sim *S, int32_t j)
 	const struct shape *sh = &S->shapes[J->shape];
 	const gp_policy_t *pol = &S->p->policy;
 	gp_state_t view = *S->cur;
-	gp_request_t r;
-	gp_job_profile_t job;
 	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
 	gp_decision_t d;
 	gp_error_t derr;
-	double lim;
 	int32_t i;
 	int rc;
 
@@ -1322,21 +1333,7 @@ static int plugin_decide(struct sim *S, int32_t j)
 	view.time = to_i64(floor(S->now));
 	/* power: the estimate of what runs, as its refresh would compute it */
 	fill_view(S, pol, S->rack_w, S->view);
-	gp__request_init(&r);
-	r.gpus = sh->gpus;
-	r.min_nodes = r.max_nodes = sh->nn;
-	r.gpus_per_node = sh->gpn;
-	r.partition = S->partition;
-	lim = ceil(J->tj->duration_s / 60.0);
-	if (lim < 1)
-		lim = 1;
-	if (lim > S->part_max_min)
-		lim = S->part_max_min;
-	r.time_limit_min = (uint32_t)lim;
-	shape_profile(S, sh, &job);
-	rc = gp__decide(S->engine, &view, &r, &job, pol, S->c->nracks ? &pv : NULL,
-	                to_i64(floor(S->now)), NULL, 0, &d, &derr);
-	gp__request_clear(&r);
+	rc = sim_decide(S, J, sh, &view, pol, &pv, S->now, &d, &derr);
 	if (rc == GP_EINVAL) {
 		J->decision = GP_SIM_DEC_REJECT;
 		return GP_OK;

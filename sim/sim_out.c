@@ -1015,6 +1015,23 @@ out:
 	return rc;
 }
 
+/* The end every plot shares: an empty plot when there was no series, the
+ * script's tail, the file closed and gnuplot run on it. */
+static int plot_end(struct out *o, int nseries, const char *dir, const char *name,
+                    gp_error_t *err)
+{
+	int rc;
+
+	if (!nseries)
+		out_printf(o, "NaN notitle");
+	out_printf(o, "\n");
+	gp_tail(o, name);
+	rc = out_close(o, err);
+	if (!rc)
+		rc = run_gnuplot(dir, name, err);
+	return rc;
+}
+
 static int plot_jct(const gp_sim_result_t *const *res, int n, const char *dir, gp_error_t *err)
 {
 	int32_t *count = NULL;
@@ -1048,13 +1065,7 @@ static int plot_jct(const gp_sim_result_t *const *res, int n, const char *dir, g
 		gp_series(&o, "jct_cdf", i, res[i], count[i] > 0, "1:2", "steps", suffix, "",
 		          "no completed jobs");
 	}
-	if (!n)
-		out_printf(&o, "NaN notitle");
-	out_printf(&o, "\n");
-	gp_tail(&o, "jct_cdf");
-	rc = out_close(&o, err);
-	if (!rc)
-		rc = run_gnuplot(dir, "jct_cdf", err);
+	rc = plot_end(&o, n, dir, "jct_cdf", err);
 out:
 	free(count);
 	return rc;
@@ -1089,13 +1100,7 @@ static int plot_util(const gp_sim_result_t *const *res, int n, const char *dir, 
 		out_printf(&o, i ? ", \\\n     " : "");
 		gp_series(&o, "utilization", i, res[i], has[i], "1:2", "lines", "", "", "no samples");
 	}
-	if (!n)
-		out_printf(&o, "NaN notitle");
-	out_printf(&o, "\n");
-	gp_tail(&o, "utilization");
-	rc = out_close(&o, err);
-	if (!rc)
-		rc = run_gnuplot(dir, "utilization", err);
+	rc = plot_end(&o, n, dir, "utilization", err);
 out:
 	free(has);
 	return rc;
@@ -1155,13 +1160,7 @@ static int plot_rack(const gp_sim_result_t *const *res, int n, const char *dir, 
 	if (pct)
 		out_printf(&o, "%s100 with lines lw 2 lc rgb 'red' dt 4 title 'cap/cooling limit "
 		           "(100 %%)'", n ? ", \\\n     " : "");
-	else if (!n)
-		out_printf(&o, "NaN notitle");
-	out_printf(&o, "\n");
-	gp_tail(&o, "rack_power");
-	rc = out_close(&o, err);
-	if (!rc)
-		rc = run_gnuplot(dir, "rack_power", err);
+	rc = plot_end(&o, n || pct, dir, "rack_power", err);
 out:
 	free(has);
 	return rc;
