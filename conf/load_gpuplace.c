@@ -55,6 +55,15 @@ static int required(const gp__conf_line_t *l, const okey_t *k, const char *what,
 }
 
 /* Optional double: keeps *out (the default) when absent. */
+/* Longest a telemetry read may take.  Prometheus refuses a scrape_timeout
+ * longer than its scrape_interval and defaults it to 10 s (Prometheus
+ * configuration docs, <scrape_config>); its own query API gives up after
+ * --query.timeout, 2 minutes by default.  A rack power reading older than a
+ * minute says little about the power a job placed now will draw, and the
+ * poller is stopped between reads on slurmctld shutdown and reconfigure,
+ * so 60 s bounds how long any source may hold it. */
+#define TELEMETRY_TIMEOUT_MAX 60.0
+
 static int opt_double(const gp__conf_line_t *l, const okey_t *k, double min, double max,
                       double *out, gp_error_t *err)
 {
@@ -360,9 +369,13 @@ static int line_telemetry(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *er
 	t->timeout_s = 2.0;
 	t->stale_s = -1.0; /* TelemetryStale, applied at the end */
 	if ((rc = opt_double(l, &k[INTERVAL], 1e-3, 86400, &t->interval_s, err)) ||
-	    (rc = opt_double(l, &k[TIMEOUT], 1e-3, 3600, &t->timeout_s, err)) ||
+	    (rc = opt_double(l, &k[TIMEOUT], 1e-3, TELEMETRY_TIMEOUT_MAX, &t->timeout_s, err)) ||
 	    (rc = opt_double(l, &k[STALE], 1e-3, 1e9, &t->stale_s, err)))
 		return rc;
+	if (t->timeout_s > t->interval_s)
+		return gp__conf_err(err, &l->loc, "Timeout",
+		                    "%g s is longer than Interval=%g s (a read must end before the "
+		                    "next one is due)", t->timeout_s, t->interval_s);
 	t->auth = GP_AUTH_NONE;
 	if (k[AUTH].val) {
 		if (!strcasecmp(k[AUTH].val, "none"))

@@ -20,9 +20,10 @@ uninstall-hook:
 # Daemon-less tests: the plugin dlopen()ed into a program linked with
 # libslurm, and an RTLD_NOW symbol check against libslurmfull.so.
 check_PROGRAMS += tests/test_plugin tests/dlcheck
-tests_test_plugin_SOURCES = tests/test_plugin.c
+tests_test_plugin_SOURCES = tests/test_plugin.c tests/http_server.c tests/http_server.h
+tests_test_plugin_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_plugin_CFLAGS = $(TEST_CFLAGS)
-tests_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS)
+tests_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 tests_dlcheck_SOURCES = tests/dlcheck.c
 tests_dlcheck_LDADD = $(DL_LIBS)
 TESTS += tests/test_plugin tests/plugin_dlcheck.sh tests/spank_dlcheck.sh tests/valgrind_plugin.sh
