@@ -30,10 +30,25 @@ typedef struct gp__conf_loc {
 	int line;
 } gp__conf_loc_t;
 
-/* Every path opened while loading one directory (owned by the pool). */
+/* A configuration file held in memory: name as Include and the loaders
+ * name it ("slurm.conf", "racks.conf"; read as DIR/name), text of len
+ * bytes (need not be NUL-terminated).  Both borrowed. */
+typedef struct gp__conf_memfile {
+	const char *name;
+	const char *text;
+	size_t len;
+} gp__conf_memfile_t;
+
+/* Every path opened while loading one directory (owned by the pool).
+ * mem/nmem, when set, replace the file system: a file is read from the
+ * entry whose DIR/name equals its path, and any other path is missing
+ * (borrowed; for fuzzing and tests, see gp__cluster_load_conf_mem). */
 typedef struct gp__conf_paths {
 	char **paths;
 	int npaths;
+	const gp__conf_memfile_t *mem;
+	int nmem;
+	const char *mem_dir;
 } gp__conf_paths_t;
 
 typedef struct gp__conf_kv {
@@ -172,6 +187,15 @@ typedef struct gp__load {
 	gp__conf_loc_t *rack_loc;       /* per rack, its line */
 	gp__conf_loc_t *nvl_loc;        /* per domain, its line */
 } gp__load_t;
+
+/* gp_cluster_load_conf_dir() over files held in memory instead of the
+ * file system: dir is only the name the files are known by (in messages
+ * and in the model's conf_dir), files[0..n-1] the directory's content;
+ * nothing is read from disk (an Include of any other name is a missing
+ * file).  Same results, ownership and errors as the directory loader.
+ * For fuzzing (tests/fuzz/) and tests. */
+int gp__cluster_load_conf_mem(const char *dir, const gp__conf_memfile_t *files, int n,
+                              gp_cluster_t **out, gp_error_t *err);
 
 int gp__load_slurm(gp__load_t *ld, gp_error_t *err);
 int gp__load_topology(gp__load_t *ld, gp_error_t *err);

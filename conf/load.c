@@ -174,7 +174,8 @@ static void load_free(gp__load_t *ld)
 	gp__conf_paths_free(&ld->paths);
 }
 
-int gp_cluster_load_conf_dir(const char *dir, gp_cluster_t **out, gp_error_t *err)
+static int load_dir(const char *dir, const gp__conf_memfile_t *mem, int nmem, gp_cluster_t **out,
+                    gp_error_t *err)
 {
 	gp__load_t ld = { 0 };
 	size_t n;
@@ -196,6 +197,9 @@ int gp_cluster_load_conf_dir(const char *dir, gp_cluster_t **out, gp_error_t *er
 	while (n > 1 && ld.c->conf_dir[n - 1] == '/')
 		ld.c->conf_dir[--n] = '\0';
 	ld.dir = ld.c->conf_dir;
+	ld.paths.mem = mem;
+	ld.paths.nmem = nmem;
+	ld.paths.mem_dir = ld.dir;
 	if ((rc = gp__load_slurm(&ld, err)) || (rc = gp__load_topology(&ld, err)) ||
 	    (rc = gp__load_gres(&ld, err)) || (rc = gp__load_gpuplace(&ld, err)) ||
 	    (rc = resolve_nodes(&ld, err)) || (rc = build_layouts(&ld, err)))
@@ -208,6 +212,22 @@ error:
 	gp_cluster_destroy(ld.c);
 	/* every configuration problem is GP_ECONFIG; memory stays ENOMEM */
 	return rc == GP_ENOMEM ? GP_ENOMEM : GP_ECONFIG;
+}
+
+int gp_cluster_load_conf_dir(const char *dir, gp_cluster_t **out, gp_error_t *err)
+{
+	return load_dir(dir, NULL, 0, out, err);
+}
+
+int gp__cluster_load_conf_mem(const char *dir, const gp__conf_memfile_t *files, int n,
+                              gp_cluster_t **out, gp_error_t *err)
+{
+	static const gp__conf_memfile_t none;
+
+	if (n < 0 || (n > 0 && !files))
+		return gp__errorf(err, GP_EINVAL, "gp__cluster_load_conf_mem: bad file table");
+	/* mem set even when n is 0: an empty directory, not the file system */
+	return load_dir(dir, n ? files : &none, n, out, err);
 }
 
 int gp__model_load(const char *dir, const char *json, const char *state, gp_cluster_t **c,

@@ -35,55 +35,6 @@ void gp_live_fini(gp_live_t *lv)
 	memset(lv, 0, sizeof(*lv));
 }
 
-int gp_live_gpu_mask(const char *gres, uint32_t *mask)
-{
-	const char *p;
-
-	*mask = 0;
-	if (!gres)
-		return 0;
-	for (p = gres; (p = strstr(p, "(IDX:")); ) {
-		const char *item = p, *q;
-		long a, b;
-		char *end;
-
-		/* the item this index list belongs to starts after the previous
-		 * ',' outside parentheses */
-		while (item > gres && item[-1] != ',' && item[-1] != ')')
-			item--;
-		while (*item == ',')
-			item++;
-		p += 5;
-		if (strncmp(item, "gpu", 3) || (item[3] != ':' && item[3] != '('))
-			continue;
-		if (!strncmp(p, "N/A", 3))
-			continue;
-		for (q = p; *q && *q != ')'; ) {
-			a = strtol(q, &end, 10);
-			if (end == q || a < 0 || a >= GP_MAX_GPUS_PER_NODE)
-				return -1;
-			b = a;
-			q = end;
-			if (*q == '-') {
-				b = strtol(q + 1, &end, 10);
-				if (end == q + 1 || b < a || b >= GP_MAX_GPUS_PER_NODE)
-					return -1;
-				q = end;
-			}
-			for (; a <= b; a++)
-				*mask |= 1u << a;
-			if (*q == ',')
-				q++;
-			else if (*q != ')')
-				return -1;
-		}
-		if (*q != ')')
-			return -1;
-		p = q;
-	}
-	return 0;
-}
-
 /* Fetch node and job information, reusing the cached copies when Slurm
  * says nothing changed.  0 or a Slurm errno. */
 static int fetch(gp_live_t *lv)

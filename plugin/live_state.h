@@ -9,6 +9,7 @@
 
 #include <slurm/slurm.h>
 
+#include "gres_parse.h"
 #include "model.h"
 
 /* Job information is read at most this often (node state every refresh). */
@@ -35,8 +36,5 @@ void gp_live_fini(gp_live_t *lv);
 int gp_live_refresh(gp_live_t *lv, const gp_cluster_t *c, gp_state_t **out, char *why,
                     size_t len);
 
-/* GPU indices of the gpu entries of a Slurm GRES string such as
- * "gpu:a100:2(IDX:0-1),mps:0" into *mask.  0, or -1 if malformed. */
-int gp_live_gpu_mask(const char *gres, uint32_t *mask);
 
 #endif /* GP_LIVE_STATE_H */

@@ -4,7 +4,7 @@
 slurmplugindir = $(slurm_plugindir)
 slurmplugin_LTLIBRARIES = plugin/job_submit_gpuplace.la plugin/spank_gpuplace.la
 plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h \
-	plugin/live_state.c plugin/live_state.h
+	plugin/live_state.c plugin/live_state.h plugin/gres_parse.c plugin/gres_parse.h
 plugin_job_submit_gpuplace_la_LIBADD = libgpuplace_core.la
 plugin_job_submit_gpuplace_la_LDFLAGS = -module -avoid-version -shared \
 	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|job_submit|job_modify)$$'
@@ -31,3 +31,10 @@ TESTS += tests/test_plugin tests/plugin_dlcheck.sh tests/spank_dlcheck.sh tests/
 EXTRA_DIST += tests/slurm tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh bench/bench_submit.sh tests/plugin_dlcheck.sh tests/spank_dlcheck.sh \
 	tests/valgrind_plugin.sh
 TESTS += tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh
+
+# The plugin's Slurm-string readers, without Slurm (plugin/gres_parse.c).
+check_PROGRAMS += tests/test_gres_parse
+tests_test_gres_parse_SOURCES = tests/test_gres_parse.c plugin/gres_parse.c plugin/gres_parse.h
+tests_test_gres_parse_CFLAGS = $(TEST_CFLAGS)
+tests_test_gres_parse_LDADD = $(TEST_LIBS)
+TESTS += tests/test_gres_parse

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* gres_parse.h - GPU counts and indices in Slurm TRES and GRES strings
+ * (plugin side, Slurm-free; see gres_parse.c). */
+#ifndef GP_GRES_PARSE_H
+#define GP_GRES_PARSE_H
+
+#include <stdint.h>
+
+#include "model.h"
+
+/* GPU indices of the gpu entries of a Slurm GRES string such as
+ * "gpu:a100:2(IDX:0-1),mps:0" into *mask.  gres is borrowed (NULL: no
+ * GPU).  0, or -1 if malformed.  Thread-safe. */
+int gp_live_gpu_mask(const char *gres, uint32_t *mask);
+
+/* GPUs in a Slurm TRES list: "gres:gpu:8", "gres/gpu:a100:8", "gres:gpu:8,..."
+ * (22.05 writes gres:, newer versions gres/).  tres is borrowed.  0 when no
+ * GPU is named (or tres is NULL), -1 when the count cannot be read; at most
+ * 2^30.  Thread-safe. */
+long gp_tres_gpus(const char *tres);
+
+#endif /* GP_GRES_PARSE_H */
