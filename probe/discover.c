@@ -10,6 +10,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -758,50 +761,130 @@ static int topo_open(const char *xml, size_t len, hwloc_topology_t *topo)
 #define TRIAL_SECONDS 30
 
 /* hwloc 2.9 itself crashes on some malformed XML it does not reject: a
- * root or NUMA node without complete_cpuset/complete_nodeset, a bridge
- * without bridge_type (lstopo --input crashes on the same files; see
- * ../shared/data/hwloc-crashes and tests/data/probe/bad-*.xml).  Load the
- * buffer once in a child process first, with default signal dispositions
- * and stderr closed, and refuse the input if the child does not exit 0.
- * Costs one fork per XML read; never used for the live machine. */
-static int hwloc_survives(const char *xml, size_t len, const char *what, gp_error_t *err)
+ * root or NUMA node without complete_cpuset/complete_nodeset (lstopo
+ * --input crashes on the same files; see ../shared/data/hwloc-crashes and
+ * tests/data/probe/bad-*.xml).  So every XML is first loaded by a checker
+ * process, and refused if the checker dies on it.  The checker is forked
+ * once and then reads one XML after another from a socket (a fork per
+ * input costs a fuzzer thousands of times more than the load); a new one
+ * is forked after a crash.  The checker closes stdout and stderr and
+ * restores default signal dispositions, so a crash ends it quietly; it
+ * exits when the socket closes (this process ended). */
+static pthread_mutex_t checker_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t checker_pid = -1;
+static int checker_fd = -1;
+
+static bool full_io(int fd, void *buf, size_t n, bool out)
 {
-	int status = 0;
-	pid_t pid, w;
+	char *p = buf;
 
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return gp__errorf(err, GP_EIO, "%s: fork: %s", what, strerror(errno));
-	if (pid == 0) {
-		static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGALRM };
-		hwloc_topology_t t;
-		int fd = open("/dev/null", O_WRONLY);
-		size_t i;
+	while (n > 0) {
+		ssize_t r = out ? send(fd, p, n, MSG_NOSIGNAL) : read(fd, p, n);
 
-		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			signal(sigs[i], SIG_DFL);
-		if (fd >= 0)
-			dup2(fd, STDERR_FILENO);
-		alarm(TRIAL_SECONDS);
-		if (topo_open(xml, len, &t) == 0)
-			hwloc_topology_destroy(t);
-		_exit(0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		p += r;
+		n -= (size_t)r;
 	}
+	return true;
+}
+
+static void checker_main(int fd)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGALRM, SIGPIPE };
+	int devnull = open("/dev/null", O_RDWR);
+	size_t i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	if (devnull >= 0) {
+		dup2(devnull, STDIN_FILENO);
+		dup2(devnull, STDOUT_FILENO);
+		dup2(devnull, STDERR_FILENO);
+	}
+	for (;;) {
+		hwloc_topology_t t;
+		uint64_t len;
+		char *xml, ok = 1;
+
+		if (!full_io(fd, &len, sizeof(len), false) || len > (uint64_t)XML_MAX_BYTES)
+			_exit(0);
+		xml = malloc((size_t)len + 1);
+		if (!xml || !full_io(fd, xml, (size_t)len, false))
+			_exit(0);
+		xml[len] = '\0';
+		alarm(TRIAL_SECONDS);
+		if (topo_open(xml, (size_t)len, &t) == 0)
+			hwloc_topology_destroy(t);
+		alarm(0);
+		free(xml);
+		if (!full_io(fd, &ok, 1, true))
+			_exit(0);
+	}
+}
+
+static void checker_reap(void)
+{
+	if (checker_fd >= 0)
+		close(checker_fd);
+	checker_fd = -1;
+	checker_pid = -1;
+}
+
+static int hwloc_survives_locked(const char *xml, size_t len, const char *what, gp_error_t *err)
+{
+	uint64_t n = len;
+	char ok = 0;
+	int status = 0, sv[2];
+	pid_t w;
+
+	if (checker_pid < 0) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+			return gp__errorf(err, GP_EIO, "%s: socketpair: %s", what, strerror(errno));
+		fflush(NULL);
+		checker_pid = fork();
+		if (checker_pid < 0) {
+			close(sv[0]);
+			close(sv[1]);
+			return gp__errorf(err, GP_EIO, "%s: fork: %s", what, strerror(errno));
+		}
+		if (checker_pid == 0) {
+			close(sv[0]);
+			checker_main(sv[1]);
+			_exit(0);
+		}
+		close(sv[1]);
+		checker_fd = sv[0];
+	}
+	if (full_io(checker_fd, &n, sizeof(n), true) && full_io(checker_fd, (void *)xml, len, true) &&
+	    full_io(checker_fd, &ok, 1, false) && ok == 1)
+		return GP_OK;
+	/* the checker died (or cannot be talked to): why */
+	close(checker_fd);
+	checker_fd = -1;
 	do
-		w = waitpid(pid, &status, 0);
+		w = waitpid(checker_pid, &status, 0);
 	while (w < 0 && errno == EINTR);
-	if (w < 0)
-		return gp__errorf(err, GP_EIO, "%s: waitpid: %s", what, strerror(errno));
-	if (WIFSIGNALED(status))
+	checker_reap();
+	if (w > 0 && WIFSIGNALED(status))
 		return gp__errorf(err, GP_EHWLOC,
 		                  "%s: hwloc %s crashed reading it (signal %d); the XML is malformed "
 		                  "(check complete_cpuset, complete_nodeset and bridge attributes)",
 		                  what, HWLOC_VERSION, WTERMSIG(status));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return gp__errorf(err, GP_EHWLOC, "%s: hwloc %s failed reading it (exit status %d)",
-		                  what, HWLOC_VERSION, WEXITSTATUS(status));
-	return GP_OK;
+	return gp__errorf(err, GP_EHWLOC, "%s: hwloc %s failed reading it (checker exit status %d)",
+	                  what, HWLOC_VERSION, w > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+static int hwloc_survives(const char *xml, size_t len, const char *what, gp_error_t *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&checker_lock);
+	rc = hwloc_survives_locked(xml, len, what, err);
+	pthread_mutex_unlock(&checker_lock);
+	return rc;
 }
 
 static int set_node(gp_probe_t *p, const char *node_name, gp_error_t *err)
