@@ -55,6 +55,11 @@ static int required(const gp__conf_line_t *l, const okey_t *k, const char *what,
 }
 
 /* Optional double: keeps *out (the default) when absent. */
+/* Warning thresholds for bandwidths out of physical range (sources at
+ * their use). */
+#define NVLINK_GBPS_MAX 10000.0
+#define LINK_GBPS_MAX 1000.0
+
 /* Longest a telemetry read may take.  Prometheus refuses a scrape_timeout
  * longer than its scrape_interval and defaults it to 10 s (Prometheus
  * configuration docs, <scrape_config>); its own query API gives up after
@@ -129,6 +134,13 @@ static int line_profile(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 	if (p->idle_w > p->tdp_w)
 		return gp__conf_err(err, &l->loc, "IdleWatts", "'%s' is above TDPWatts '%s'",
 		                    k[4].val, k[3].val);
+	/* NVLink 5 gives a Blackwell GPU 1.8 TB/s (NVIDIA); 10 TB/s per GPU is
+	 * beyond any NVLink generation: GB/s written as Gb/s or MB/s? */
+	if (p->nvlink_gbps > NVLINK_GBPS_MAX &&
+	    gp__cluster_warnf(c, "%s:%d: NVLinkGBps: %g GB/s is above %g GB/s, faster than any "
+	                      "NVLink generation (NVLink 5: 1800 GB/s per GPU)", l->loc.path,
+	                      l->loc.line, p->nvlink_gbps, NVLINK_GBPS_MAX))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	if (p->min_cap_w > p->tdp_w)
 		return gp__conf_err(err, &l->loc, "MinCapWatts", "'%s' is above TDPWatts '%s'",
 		                    k[5].val, k[3].val);
@@ -143,6 +155,16 @@ static int line_level(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 	gp_fabric_level_t *f;
 	int rc;
 
+	if (!x->ld->has_topology) {
+		gp_error_t scratch;
+
+		/* levels above 0 are switch levels, which only topology.conf gives */
+		if (!gp__conf_long(&l->loc, "FabricLevel", l->kv[0].val, 1, GP_MAX_LEVELS - 1, &n,
+		                   &scratch))
+			return gp__conf_err(err, &l->loc, "FabricLevel",
+			                    "level %ld is a switch level, but %s/topology.conf does not "
+			                    "exist or has no SwitchName line", n, x->ld->dir);
+	}
 	if ((rc = gp__conf_long(&l->loc, "FabricLevel", l->kv[0].val, 0, max, &n, err)))
 		return rc;
 	if ((rc = match_keys(l, k, 3, err)) || (rc = required(l, &k[0], "FabricLevel", err)))
@@ -158,6 +180,14 @@ static int line_level(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 	    (rc = opt_double(l, &k[1], 1, 1e3, &f->oversub, err)) ||
 	    (rc = opt_double(l, &k[2], 0, 1e6, &f->latency_us, err)))
 		return rc;
+	/* the fastest network ports are 800 Gb/s (100 GB/s); 8 rails of them
+	 * make 800 GB/s per node, so a link above 1 TB/s is a unit slip (the
+	 * SimAI constants in calibration.md give 48.5 GB/s per 400G NIC) */
+	if (f->link_gbps > LINK_GBPS_MAX &&
+	    gp__cluster_warnf(c, "%s:%d: LinkGBps: %g GB/s at level %ld is above %g GB/s, more "
+	                      "than 8 rails of 800 Gb/s ports: Gb/s or MB/s written as GB/s?",
+	                      l->loc.path, l->loc.line, f->link_gbps, n, LINK_GBPS_MAX))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	f->set = true;
 	return GP_OK;
 }
