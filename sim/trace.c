@@ -15,6 +15,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -92,6 +93,69 @@ static const char *field_str(struct field *f)
 	return f->s;
 }
 
+/*
+ * RFC 4180 fields.  One field from buf[*pos..len): a quoted field (after
+ * optional blanks) runs to the closing quote, may hold commas and line
+ * breaks, and "" inside it is one quote; it is unquoted in place (it only
+ * gets shorter, so the byte after it stays free for field_str).  An
+ * unquoted field runs to the next ',' or line end; a quote inside it is an
+ * ordinary character.  *term gets ',' (another field follows), '\n' or 0
+ * (end of record: line break or end of text).  *lines counts the line
+ * breaks consumed, the record's own included.  0, or -1 with *what set.
+ */
+static int next_field(char *buf, size_t len, size_t *pos, struct field *f, int *term,
+                      long *lines, const char **what)
+{
+	char *p = buf + *pos, *end = buf + len, *w;
+
+	while (p < end && is_space(*p))
+		p++;
+	if (p < end && *p == '"') {
+		f->s = w = ++p;
+		for (;;) {
+			if (p >= end) {
+				*what = "quoted field not closed before the end of the file";
+				return -1;
+			}
+			if (*p == '"') {
+				if (p + 1 < end && p[1] == '"') {
+					*w++ = '"';
+					p += 2;
+					continue;
+				}
+				p++;
+				break;
+			}
+			if (*p == '\n')
+				(*lines)++;
+			*w++ = *p++;
+		}
+		f->len = (size_t)(w - f->s);
+		while (p < end && (is_space(*p) || (*p == '\r' && p + 1 < end && p[1] == '\n')))
+			p++;
+		if (p < end && *p != ',' && *p != '\n') {
+			*what = "text after a closing quote (a quote inside a quoted field is written \"\")";
+			return -1;
+		}
+	} else {
+		f->s = p;
+		while (p < end && *p != ',' && *p != '\n')
+			p++;
+		f->len = (size_t)(p - f->s);
+		if (p < end && *p == '\n' && f->len && f->s[f->len - 1] == '\r')
+			f->len--;
+	}
+	trim(f);
+	*term = p < end ? *p : 0;
+	if (p < end) {
+		if (*p == '\n')
+			(*lines)++;
+		p++;
+	}
+	*pos = (size_t)(p - buf);
+	return 0;
+}
+
 static int parse_seconds(const char *name, long line, int col, struct field *f, double *out,
                          gp_error_t *err)
 {
@@ -141,22 +205,32 @@ static int parse_count(const char *name, long line, int col, struct field *f, lo
 	return 0;
 }
 
-/* Header: find the columns by name.  col[] gets each known column's index
- * (-1 = absent), *nfields the number of fields. */
-static int parse_header(const char *name, long line, char *s, size_t len, long col[NCOLS],
-                        size_t *nfields, gp_error_t *err)
+/* Header: find the columns by name (quoted or not) in the record at
+ * buf[*pos..]; col[] gets each known column's index (-1 = absent),
+ * *nfields the number of fields, *lines the line breaks consumed. */
+static int parse_header(const char *name, long line, char *buf, size_t len, size_t *pos,
+                        long *lines, long col[NCOLS], size_t *nfields, gp_error_t *err)
 {
-	char *p = s, *end = s + len, v[256];
-	size_t i = 0;
-	int k;
+	char v[256], raw[256];
+	size_t i = 0, rawlen = len - *pos;
+	const char *what = NULL, *nl = memchr(buf + *pos, '\n', len - *pos);
+	int k, term;
 
+	/* the first line as written, for the message (fields unquote in place) */
+	if (nl)
+		rawlen = (size_t)(nl - (buf + *pos));
+	if (rawlen && buf[*pos + rawlen - 1] == '\r')
+		rawlen--;
+	if (rawlen > sizeof(raw))
+		rawlen = sizeof(raw);
+	memcpy(raw, buf + *pos, rawlen);
 	for (k = 0; k < NCOLS; k++)
 		col[k] = -1;
 	for (;;) {
-		char *c = memchr(p, ',', (size_t)(end - p));
-		struct field f = { p, (size_t)((c ? c : end) - p) };
+		struct field f;
 
-		trim(&f);
+		if (next_field(buf, len, pos, &f, &term, lines, &what))
+			return gp__errorf(err, GP_EINVAL, "%s:%ld: header: %s", name, line, what);
 		for (k = 0; k < NCOLS; k++) {
 			if (f.len != strlen(col_names[k]) || memcmp(f.s, col_names[k], f.len))
 				continue;
@@ -167,16 +241,15 @@ static int parse_header(const char *name, long line, char *s, size_t len, long c
 			col[k] = (long)i;
 		}
 		i++;
-		if (!c)
+		if (term != ',')
 			break;
-		p = c + 1;
 	}
 	for (k = 0; k < NCOLS; k++)
 		if (k != COL_NODES && col[k] < 0)
 			return gp__errorf(err, GP_EINVAL,
 			                  "%s:%ld: header has no column '%s' (header found: '%s'; "
 			                  "needed: submit_time_s,duration_s,gpus[,nodes])",
-			                  name, line, col_names[k], shown(v, sizeof(v), s, len));
+			                  name, line, col_names[k], shown(v, sizeof(v), raw, rawlen));
 	*nfields = i;
 	return 0;
 }
@@ -238,42 +311,52 @@ static int parse_mut(const char *name, char *buf, size_t len, gp_trace_t **out, 
 		return gp__errorf(err, GP_ENOMEM, "%s: out of memory for %zu rows", name, rows);
 
 	while (pos < len) {
-		char *s = buf + pos, *nl = memchr(s, '\n', len - pos), *p, *end;
+		char *s = buf + pos, *nl = memchr(s, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - s) : len - pos, i;
 		struct field f[NCOLS];
+		const char *what = NULL;
+		long lines = 0;
 		gp_trace_job_t *j;
-		int k;
+		int k, term;
 
-		pos += n + (nl != NULL);
 		line++;
 		if (n && s[n - 1] == '\r')
 			n--;
+		if (is_blank(s, n) || s[0] == '#') {
+			pos += (size_t)(nl ? nl - s + 1 : (ptrdiff_t)(len - pos));
+			continue;
+		}
 		if (memchr(s, '\0', n)) {
 			rc = gp__errorf(err, GP_EINVAL, "%s:%ld: line contains a NUL byte", name, line);
 			goto error;
 		}
-		if (is_blank(s, n) || s[0] == '#')
-			continue;
 		if (!header) {
-			if ((rc = parse_header(name, line, s, n, col, &nfields, err)))
+			if ((rc = parse_header(name, line, buf, len, &pos, &lines, col, &nfields, err)))
 				goto error;
+			line += lines - (lines > 0);
 			header = true;
 			continue;
 		}
 
 		memset(f, 0, sizeof(f));
-		end = s + n;
-		for (p = s, i = 0;; i++) {
-			char *c = memchr(p, ',', (size_t)(end - p));
+		for (i = 0;; i++) {
+			struct field x;
+			size_t before = pos;
 
+			if (next_field(buf, len, &pos, &x, &term, &lines, &what)) {
+				rc = gp__errorf(err, GP_EINVAL, "%s:%ld: %s", name, line, what);
+				goto error;
+			}
+			if (memchr(buf + before, '\0', pos - before)) {
+				rc = gp__errorf(err, GP_EINVAL, "%s:%ld: line contains a NUL byte", name,
+				                line);
+				goto error;
+			}
 			for (k = 0; k < NCOLS; k++)
-				if (col[k] == (long)i) {
-					f[k].s = p;
-					f[k].len = (size_t)((c ? c : end) - p);
-				}
-			if (!c)
+				if (col[k] == (long)i)
+					f[k] = x;
+			if (term != ',')
 				break;
-			p = c + 1;
 		}
 		if (i + 1 != nfields) {
 			rc = gp__errorf(err, GP_EINVAL,
@@ -284,9 +367,6 @@ static int parse_mut(const char *name, char *buf, size_t len, gp_trace_t **out, 
 		j = &t->jobs[t->njobs];
 		j->id = (uint32_t)t->njobs + 1;
 		j->line = (int32_t)line;
-		for (k = 0; k < NCOLS; k++)
-			if (f[k].s)
-				trim(&f[k]);
 		if ((rc = parse_seconds(name, line, COL_SUBMIT, &f[COL_SUBMIT], &j->submit_s, err)) ||
 		    (rc = parse_seconds(name, line, COL_DURATION, &f[COL_DURATION], &j->duration_s,
 		                        err)) ||
@@ -298,6 +378,8 @@ static int parse_mut(const char *name, char *buf, size_t len, gp_trace_t **out, 
 		    (rc = parse_count(name, line, COL_NODES, &f[COL_NODES], j->gpus, &j->nodes, err)))
 			goto error;
 		t->njobs++;
+		/* the record's line breaks beyond its last one are lines too */
+		line += lines - (lines > 0);
 	}
 	if (!header) {
 		rc = gp__errorf(err, GP_EINVAL, "%s: no header line (the file is empty)", name);

@@ -3,7 +3,8 @@
  * trace.h - job traces for the simulator (internal): a CSV reader and
  * writer, and a seeded synthetic generator with documented distributions.
  *
- * CSV format (RFC 4180 without quoting, one header line):
+ * CSV format (RFC 4180: fields and header names may be "quoted", holding
+ * commas, line breaks and "" for a quote; one header line):
  *   submit_time_s,duration_s,gpus[,nodes][,other columns...]
  * Columns are found by name in the header, in any order; submit_time_s,
  * duration_s and gpus are required, nodes is optional (empty = not given),

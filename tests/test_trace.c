@@ -95,6 +95,17 @@ static const struct {
 	  { { 0, 1.5, 2, 2, 1, 2 } } },
 	{ "the largest job", "submit_time_s,duration_s,gpus,nodes\n0,1,1048576,1048576\n", 0, 1,
 	  { { 0, 1, 1048576, 1048576, 1, 2 } } },
+	{ "RFC 4180: quoted header, quoted fields with commas, quotes and line breaks",
+	  "\"submit_time_s\",\"duration_s\",\"gpus\",\"name\"\r\n"
+	  "0,10,8,\"train, v2\"\r\n"
+	  "5,\"20\",4,\"multi\nline \"\"quoted\"\"\"\n"
+	  "7, \"30\" ,2,plain\n"
+	  "9,40,1,\"\"\n",
+	  0, 4,
+	  { { 0, 10, 8, 0, 1, 2 }, { 5, 20, 4, 0, 2, 3 }, { 7, 30, 2, 0, 3, 5 },
+	    { 9, 40, 1, 0, 4, 6 } } },
+	{ "a quote inside an unquoted field is a character", "submit_time_s,duration_s,gpus,x\n1,2,3,a\"b\n",
+	  0, 1, { { 1, 2, 3, 0, 1, 2 } } },
 	{ "the buffer ends before the text does (no NUL needed)",
 	  "submit_time_s,duration_s,gpus\n0,1,12345", 36, 1, { { 0, 1, 12, 0, 1, 2 } } },
 };
@@ -171,6 +182,8 @@ static void test_load_good(void **unused)
 		  { { 0, 45.25, 1, 0, 2, 4 }, { 120.5, 3600, 4, 0, 1, 3 }, { 7200, 86400, 128, 0, 3, 5 } } },
 		{ "crlf.csv", 3,
 		  { { 5, 200, 8, 1, 2, 7 }, { 10, 100, 1, 0, 1, 4 }, { 20, 300, 32, 4, 3, 8 } } },
+		{ "quoted.csv", 3,
+		  { { 0, 3600, 8, 1, 1, 2 }, { 60, 1800, 16, 2, 2, 3 }, { 120, 600, 1, 0, 3, 4 } } },
 		{ "unsorted.csv", 6,
 		  { { 0, 2, 2, 0, 2, 3 },
 		    { 0, 4, 8, 0, 4, 5 },
@@ -242,6 +255,15 @@ static const struct {
 	  "t.csv:3: header has no column 'submit_time_s'", "'duration_s,gpus'" },
 	{ "gpus column missing", "submit_time_s,duration_s,nodes\n0,1,1\n", 0,
 	  "t.csv:1: header has no column 'gpus'", "needed: submit_time_s,duration_s,gpus" },
+	{ "quoted field never closed", H "0,1,1,\"open\n2,3,4,\n", 0,
+	  "t.csv:2: quoted field not closed before the end of the file", "" },
+	{ "text after a closing quote", H "0,1,1,\"a\"b\n", 0,
+	  "t.csv:2: text after a closing quote", "" },
+	{ "quoted header without a needed column", "\"submit_time_s\",\"gpus\"\n0,1\n", 0,
+	  "t.csv:1: header has no column 'duration_s'", "'\"submit_time_s\",\"gpus\"'" },
+	{ "a bad value after a multi-line record names its own line",
+	  "submit_time_s,duration_s,gpus,x\n0,1,1,\"a\nb\"\n0,1,z,y\n", 0,
+	  "t.csv:4: column 'gpus' value 'z'", "" },
 	{ "column twice", "gpus,submit_time_s,duration_s,gpus\n1,0,1,1\n", 0,
 	  "t.csv:1: column 'gpus' appears twice in the header", "" },
 	{ "too few fields", H "0,1,1,\n0,1,1\n", 0,
