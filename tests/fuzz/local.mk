@@ -11,5 +11,5 @@ TESTS += tests/fuzz/libfuzzer.sh
 EXTRA_DIST += tests/fuzz/run-all.sh tests/fuzz/run-one.sh tests/fuzz/libfuzzer.sh tests/fuzz/targets tests/fuzz/README.md
 clean-local: clean-fuzz
 clean-fuzz:
-	rm -rf fuzz-work
+	rm -rf fuzz-work asan-build
 .PHONY: clean-fuzz
