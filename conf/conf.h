@@ -113,6 +113,12 @@ int gp__conf_nodes(const gp_cluster_t *c, const gp__conf_loc_t *loc,
                    const char *key, const char *list, int32_t **out,
                    int32_t *n, gp_error_t *err);
 
+/* False when the Slurm host list (or file list) list names more than max
+ * entries, counted without expanding it (libslurm expands every range
+ * before its size can be checked); true otherwise, including syntax left
+ * for libslurm to reject.  list is borrowed. */
+bool gp__conf_hostlist_within(const char *list, unsigned long long max);
+
 /* Record a warning in c (formatted); returns 0 or GP_ENOMEM.  After
  * GP_CONF_MAX_WARNINGS one last "more than N warnings" entry is kept and
  * the rest are dropped. */
