@@ -115,6 +115,52 @@ int gp__conf_slurp(const char *path, char **out, size_t *len)
 static int read_file(reader_t *r, const char *name, int depth, bool optional,
                      const gp__conf_loc_t *from, gp_error_t *err);
 
+/* slurp() from the memory files of the pool: a copy of the entry whose
+ * mem_dir/name is path, else ENOENT. */
+static int slurp_mem(const gp__conf_paths_t *pool, const char *path, char **out, size_t *len)
+{
+	size_t dl = strlen(pool->mem_dir);
+	int i;
+
+	*out = NULL;
+	if (strncmp(path, pool->mem_dir, dl) || path[dl] != '/')
+		return ENOENT;
+	for (i = 0; i < pool->nmem; i++)
+		if (!strcmp(path + dl + 1, pool->mem[i].name)) {
+			if (pool->mem[i].len > GP_CONF_MAX_FILE)
+				return EFBIG;
+			*out = malloc(pool->mem[i].len + 1);
+			if (!*out)
+				return ENOMEM;
+			memcpy(*out, pool->mem[i].text, pool->mem[i].len);
+			(*out)[pool->mem[i].len] = '\0';
+			*len = pool->mem[i].len;
+			return 0;
+		}
+	return ENOENT;
+}
+
+int gp__conf_pool_slurp(const gp__conf_paths_t *pool, const char *path, char **out, size_t *len)
+{
+	return pool && pool->mem ? slurp_mem(pool, path, out, len) : gp__conf_slurp(path, out, len);
+}
+
+bool gp__conf_pool_exists(const gp__conf_paths_t *pool, const char *path)
+{
+	size_t dl;
+	int i;
+
+	if (!pool || !pool->mem)
+		return access(path, F_OK) == 0;
+	dl = strlen(pool->mem_dir);
+	if (strncmp(path, pool->mem_dir, dl) || path[dl] != '/')
+		return false;
+	for (i = 0; i < pool->nmem; i++)
+		if (!strcmp(path + dl + 1, pool->mem[i].name))
+			return true;
+	return false;
+}
+
 /*
  * Split a logical line (comments removed, continuations joined; modified in
  * place) into Key=Value pairs and hand it on, or follow an Include.
@@ -216,7 +262,7 @@ static int read_file(reader_t *r, const char *name, int depth, bool optional,
 	path = gp__conf_pool_add(r->paths, pathbuf);
 	if (!path)
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	e = gp__conf_slurp(path, &buf, &len);
+	e = r->paths->mem ? slurp_mem(r->paths, path, &buf, &len) : gp__conf_slurp(path, &buf, &len);
 	if (e) {
 		if (e == ENOENT && optional)
 			return GP_CONF_ABSENT;

@@ -30,10 +30,25 @@ typedef struct gp__conf_loc {
 	int line;
 } gp__conf_loc_t;
 
-/* Every path opened while loading one directory (owned by the pool). */
+/* A configuration file held in memory: name as Include and the loaders
+ * name it ("slurm.conf", "racks.conf"; read as DIR/name), text of len
+ * bytes (need not be NUL-terminated).  Both borrowed. */
+typedef struct gp__conf_memfile {
+	const char *name;
+	const char *text;
+	size_t len;
+} gp__conf_memfile_t;
+
+/* Every path opened while loading one directory (owned by the pool).
+ * mem/nmem, when set, replace the file system: a file is read from the
+ * entry whose DIR/name equals its path, and any other path is missing
+ * (borrowed; for fuzzing and tests, see gp__cluster_load_conf_mem). */
 typedef struct gp__conf_paths {
 	char **paths;
 	int npaths;
+	const gp__conf_memfile_t *mem;
+	int nmem;
+	const char *mem_dir;
 } gp__conf_paths_t;
 
 typedef struct gp__conf_kv {
@@ -97,6 +112,7 @@ int gp__conf_hostlist(const gp__conf_loc_t *loc, const char *key, const char *li
 int gp__conf_nodes(const gp_cluster_t *c, const gp__conf_loc_t *loc,
                    const char *key, const char *list, int32_t **out,
                    int32_t *n, gp_error_t *err);
+
 
 /* Record a warning in c (formatted); returns 0 or GP_ENOMEM.  After
  * GP_CONF_MAX_WARNINGS one last "more than N warnings" entry is kept and
@@ -175,6 +191,15 @@ typedef struct gp__load {
 	gp__conf_loc_t block_nvl_loc;
 } gp__load_t;
 
+/* gp_cluster_load_conf_dir() over files held in memory instead of the
+ * file system: dir is only the name the files are known by (in messages
+ * and in the model's conf_dir), files[0..n-1] the directory's content;
+ * nothing is read from disk (an Include of any other name is a missing
+ * file).  Same results, ownership and errors as the directory loader.
+ * For fuzzing (tests/fuzz/) and tests. */
+int gp__cluster_load_conf_mem(const char *dir, const gp__conf_memfile_t *files, int n,
+                              gp_cluster_t **out, gp_error_t *err);
+
 int gp__load_slurm(gp__load_t *ld, gp_error_t *err);
 int gp__load_topology(gp__load_t *ld, gp_error_t *err);
 /* topology.yaml at path (already in ld->paths): fills ld->sw / ld->blk and
@@ -198,6 +223,11 @@ const char *gp__conf_pool_add(gp__conf_paths_t *pool, const char *path);
 /* Whole regular file path into a NUL-terminated malloc'd buffer (the
  * bounded reader every loader uses); 0 or an errno value (EINVAL: not a
  * regular file, EFBIG: above GP_CONF_MAX_FILE). */
+/* gp__conf_slurp through the pool: its in-memory files when it has
+ * them (gp__cluster_load_conf_mem), else the file system; and whether
+ * path exists there. */
+int gp__conf_pool_slurp(const gp__conf_paths_t *pool, const char *path, char **out, size_t *len);
+bool gp__conf_pool_exists(const gp__conf_paths_t *pool, const char *path);
 int gp__conf_slurp(const char *path, char **out, size_t *len);
 int gp__load_gres(gp__load_t *ld, gp_error_t *err);
 int gp__load_gpuplace(gp__load_t *ld, gp_error_t *err);

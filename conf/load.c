@@ -232,7 +232,63 @@ static void load_free(gp__load_t *ld)
 	gp__conf_paths_free(&ld->paths);
 }
 
-int gp_cluster_load_conf_dir(const char *dir, gp_cluster_t **out, gp_error_t *err)
+/* ---- plausibility ---------------------------------------------------------
+ * Values a unit mistake produces (kW written as W, W as kW) pass every
+ * range check and then make every job wait; catch them here with the file,
+ * line, key and the bound.  Bounds and where they come from: */
+
+/* The densest rack in shared/notes/calibration.md section 4 is a GB200
+ * NVL72: ~120 kW, 8 power shelves of 132 kW DC in all.  1 MW, 7.5 times
+ * that, leaves room for denser racks and still catches W written as kW. */
+#define RACK_KW_MAX 1000.0
+/* A GPU node without its GPUs still draws for CPUs, memory, NICs and
+ * fans: NVIDIA's DGX H100 (10.2 kW maximum, calibration.md section 4,
+ * less 8 x 700 W GPUs) leaves ~4.6 kW; the PCIe nodes of etc/mixed-pcie
+ * are given 800 W.  50 W, 16 times below the smaller, is no real server:
+ * most likely kW written where W is meant. */
+#define NODE_BASE_W_MIN 50.0
+
+static int plausibility(gp__load_t *ld, gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	int32_t i, j;
+
+	for (i = 0; i < c->nracks; i++) {
+		const gp_rack_t *r = &c->racks[i];
+		const gp__conf_loc_t *loc = &ld->rack_loc[i];
+		double idle_w = 0;
+
+		if (r->power_cap_kw > RACK_KW_MAX)
+			return gp__conf_err(err, loc, "PowerCapKW",
+			                    "%g kW for rack '%s' is above %g kW, more than any rack draws "
+			                    "(a GB200 NVL72 has 132 kW of power shelves): watts written as kW?",
+			                    r->power_cap_kw, r->name, RACK_KW_MAX);
+		if (r->node_base_w > 0 && r->node_base_w < NODE_BASE_W_MIN &&
+		    gp__cluster_warnf(c, "%s:%d: NodeBaseWatts: %g W for rack '%s' is below %g W, less "
+		                      "than any GPU server draws without its GPUs: kW written as W?",
+		                      loc->path, loc->line, r->node_base_w, r->name, NODE_BASE_W_MIN))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		for (j = 0; j < r->nnodes; j++) {
+			const gp_node_t *n = &c->nodes[r->nodes[j]];
+
+			idle_w += n->base_w;
+			if (n->profile >= 0)
+				idle_w += n->ngpus * c->profiles[n->profile].idle_w;
+		}
+		/* a cap below what the rack draws doing nothing can never be met */
+		if (r->power_cap_kw * 1000.0 < idle_w)
+			return gp__conf_err(err, loc, "PowerCapKW",
+			                    "%g kW for rack '%s' is below its idle draw of %.1f kW "
+			                    "(%d nodes at NodeBaseWatts=%g plus their GPUs' IdleWatts): "
+			                    "kW written as MW, or a wrong rack?",
+			                    r->power_cap_kw, r->name, idle_w / 1000.0, (int)r->nnodes,
+			                    r->node_base_w);
+	}
+	return GP_OK;
+}
+
+static int load_dir(const char *dir, const gp__conf_memfile_t *mem, int nmem, gp_cluster_t **out,
+                    gp_error_t *err)
 {
 	gp__load_t ld = { .block_nvl = -1 };
 	size_t n;
@@ -254,9 +310,13 @@ int gp_cluster_load_conf_dir(const char *dir, gp_cluster_t **out, gp_error_t *er
 	while (n > 1 && ld.c->conf_dir[n - 1] == '/')
 		ld.c->conf_dir[--n] = '\0';
 	ld.dir = ld.c->conf_dir;
+	ld.paths.mem = mem;
+	ld.paths.nmem = nmem;
+	ld.paths.mem_dir = ld.dir;
 	if ((rc = gp__load_slurm(&ld, err)) || (rc = gp__load_topology(&ld, err)) ||
 	    (rc = gp__load_gres(&ld, err)) || (rc = gp__load_gpuplace(&ld, err)) ||
-	    (rc = blocks_to_domains(&ld, err)) || (rc = resolve_nodes(&ld, err)) || (rc = build_layouts(&ld, err)))
+	    (rc = blocks_to_domains(&ld, err)) || (rc = resolve_nodes(&ld, err)) ||
+	    (rc = build_layouts(&ld, err)) || (rc = plausibility(&ld, err)))
 		goto error;
 	load_free(&ld);
 	*out = ld.c;
@@ -266,4 +326,20 @@ error:
 	gp_cluster_destroy(ld.c);
 	/* every configuration problem is GP_ECONFIG; memory stays ENOMEM */
 	return rc == GP_ENOMEM ? GP_ENOMEM : GP_ECONFIG;
+}
+
+int gp_cluster_load_conf_dir(const char *dir, gp_cluster_t **out, gp_error_t *err)
+{
+	return load_dir(dir, NULL, 0, out, err);
+}
+
+int gp__cluster_load_conf_mem(const char *dir, const gp__conf_memfile_t *files, int n,
+                              gp_cluster_t **out, gp_error_t *err)
+{
+	static const gp__conf_memfile_t none;
+
+	if (n < 0 || (n > 0 && !files))
+		return gp__errorf(err, GP_EINVAL, "gp__cluster_load_conf_mem: bad file table");
+	/* mem set even when n is 0: an empty directory, not the file system */
+	return load_dir(dir, n ? files : &none, n, out, err);
 }

@@ -56,6 +56,20 @@ static int required(const gp__conf_line_t *l, const okey_t *k, const char *what,
 }
 
 /* Optional double: keeps *out (the default) when absent. */
+/* Warning thresholds for bandwidths out of physical range (sources at
+ * their use). */
+#define NVLINK_GBPS_MAX 10000.0
+#define LINK_GBPS_MAX 1000.0
+
+/* Longest a telemetry read may take.  Prometheus refuses a scrape_timeout
+ * longer than its scrape_interval and defaults it to 10 s (Prometheus
+ * configuration docs, <scrape_config>); its own query API gives up after
+ * --query.timeout, 2 minutes by default.  A rack power reading older than a
+ * minute says little about the power a job placed now will draw, and the
+ * poller is stopped between reads on slurmctld shutdown and reconfigure,
+ * so 60 s bounds how long any source may hold it. */
+#define TELEMETRY_TIMEOUT_MAX 60.0
+
 static int opt_double(const gp__conf_line_t *l, const okey_t *k, double min, double max,
                       double *out, gp_error_t *err)
 {
@@ -127,6 +141,13 @@ static int line_profile(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 	if (p->idle_w > p->tdp_w)
 		return gp__conf_err(err, &l->loc, "IdleWatts", "'%s' is above TDPWatts '%s'",
 		                    k[4].val, k[3].val);
+	/* NVLink 5 gives a Blackwell GPU 1.8 TB/s (NVIDIA); 10 TB/s per GPU is
+	 * beyond any NVLink generation: GB/s written as Gb/s or MB/s? */
+	if (p->nvlink_gbps > NVLINK_GBPS_MAX &&
+	    gp__cluster_warnf(c, "%s:%d: NVLinkGBps: %g GB/s is above %g GB/s, faster than any "
+	                      "NVLink generation (NVLink 5: 1800 GB/s per GPU)", l->loc.path,
+	                      l->loc.line, p->nvlink_gbps, NVLINK_GBPS_MAX))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	if (p->min_cap_w > p->tdp_w)
 		return gp__conf_err(err, &l->loc, "MinCapWatts", "'%s' is above TDPWatts '%s'",
 		                    k[5].val, k[3].val);
@@ -143,6 +164,16 @@ static int line_level(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 	gp_fabric_level_t *f;
 	int rc, j, t;
 
+	if (!x->ld->has_topology) {
+		gp_error_t scratch;
+
+		/* levels above 0 are switch levels, which only topology.conf gives */
+		if (!gp__conf_long(&l->loc, "FabricLevel", l->kv[0].val, 1, GP_MAX_LEVELS - 1, &n,
+		                   &scratch))
+			return gp__conf_err(err, &l->loc, "FabricLevel",
+			                    "level %ld is a switch level, but %s/topology.conf does not "
+			                    "exist or has no SwitchName line", n, x->ld->dir);
+	}
 	if ((rc = gp__conf_long(&l->loc, "FabricLevel", l->kv[0].val, 0, max, &n, err)))
 		return rc;
 	if ((rc = match_keys(l, k, 7, err)) || (rc = required(l, &k[0], "FabricLevel", err)))
@@ -172,6 +203,14 @@ static int line_level(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 			                    k[3].val);
 		f->transport = t;
 	}
+	/* the fastest network ports are 800 Gb/s (100 GB/s); 8 rails of them
+	 * make 800 GB/s per node, so a link above 1 TB/s is a unit slip (the
+	 * SimAI constants in calibration.md give 48.5 GB/s per 400G NIC) */
+	if (f->link_gbps > LINK_GBPS_MAX &&
+	    gp__cluster_warnf(c, "%s:%d: LinkGBps: %g GB/s at level %ld is above %g GB/s, more "
+	                      "than 8 rails of 800 Gb/s ports: Gb/s or MB/s written as GB/s?",
+	                      l->loc.path, l->loc.line, f->link_gbps, n, LINK_GBPS_MAX))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	f->set = true;
 	return GP_OK;
 }
@@ -383,9 +422,13 @@ static int line_telemetry(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *er
 	t->timeout_s = 2.0;
 	t->stale_s = -1.0; /* TelemetryStale, applied at the end */
 	if ((rc = opt_double(l, &k[INTERVAL], 1e-3, 86400, &t->interval_s, err)) ||
-	    (rc = opt_double(l, &k[TIMEOUT], 1e-3, 3600, &t->timeout_s, err)) ||
+	    (rc = opt_double(l, &k[TIMEOUT], 1e-3, TELEMETRY_TIMEOUT_MAX, &t->timeout_s, err)) ||
 	    (rc = opt_double(l, &k[STALE], 1e-3, 1e9, &t->stale_s, err)))
 		return rc;
+	if (t->timeout_s > t->interval_s)
+		return gp__conf_err(err, &l->loc, "Timeout",
+		                    "%g s is longer than Interval=%g s (a read must end before the "
+		                    "next one is due)", t->timeout_s, t->interval_s);
 	t->auth = GP_AUTH_NONE;
 	if (k[AUTH].val) {
 		if (!strcasecmp(k[AUTH].val, "none"))

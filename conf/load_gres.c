@@ -36,6 +36,9 @@ static int count_files(const gp__conf_loc_t *loc, const char *key, const char *v
 
 	if (!*val)
 		return gp__conf_err(err, loc, key, "empty value");
+	if (!gp__hostlist_within(val, GP_MAX_GPUS_PER_NODE))
+		return gp__conf_err(err, loc, key, "'%.60s' names more than %d files", val,
+		                    GP_MAX_GPUS_PER_NODE);
 	hl = slurm_hostlist_create(val);
 	if (!hl)
 		return gp__conf_err(err, loc, key, "'%s' is not a valid file list", val);

@@ -626,14 +626,14 @@ int gp__load_topology(gp__load_t *ld, gp_error_t *err)
 	n = snprintf(path, sizeof(path), "%s/topology.yaml", ld->dir);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return gp__errorf(err, GP_ECONFIG, "%s: path is too long", ld->dir);
-	if (access(path, F_OK) == 0) {
+	if (gp__conf_pool_exists(&ld->paths, path)) {
 		if (!(ld->topo_path = gp__conf_pool_add(&ld->paths, path)))
 			return gp__errorf(err, GP_ENOMEM, "out of memory");
 		ld->topo_yaml = true;
 		if ((rc = gp__load_topology_yaml(ld, ld->topo_path, err)))
 			return rc;
 		snprintf(path, sizeof(path), "%s/topology.conf", ld->dir);
-		if (access(path, F_OK) == 0 &&
+		if (gp__conf_pool_exists(&ld->paths, path) &&
 		    gp__cluster_warnf(c, "%s exists, so %s is ignored (as Slurm 25.05+ ignores it)",
 		                      ld->topo_path, path))
 			return gp__errorf(err, GP_ENOMEM, "out of memory");

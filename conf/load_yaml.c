@@ -345,7 +345,7 @@ int gp__load_topology_yaml(gp__load_t *ld, const char *path, gp_error_t *err)
 	size_t len = 0;
 	int e, rc;
 
-	e = gp__conf_slurp(path, &buf, &len);
+	e = gp__conf_pool_slurp(&ld->paths, path, &buf, &len);
 	if (e == ENOMEM)
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	if (e)

@@ -335,7 +335,7 @@ static int nodes_from_model(const gp_cluster_t *c, FILE *f, gp_error_t *err)
 
 int gp__emit_slurm_nodes(const gp_cluster_t *c, const char *dir, FILE *f, gp_error_t *err)
 {
-	gp__conf_paths_t paths = { NULL, 0 };
+	gp__conf_paths_t paths = { 0 };
 	struct emit_ctx ec = { c, f };
 	int rc;
 

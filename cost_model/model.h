@@ -383,6 +383,11 @@ const char *gp__double_str(char buf[GP_DOUBLE_STR], double v);
 /* Host-list callback: name is borrowed for the call; non-zero stops. */
 typedef int (*gp__host_fn)(void *arg, const char *name, gp_error_t *err);
 
+/* Whether host list `list' names at most max hosts, counted without
+ * expanding it (libslurm builds every range first: "n[0-88000000000]" kept
+ * it busy for minutes); syntax it does not follow is left to libslurm. */
+bool gp__hostlist_within(const char *list, unsigned long long max);
+
 /*
  * The one host-list expander (cost_model/hostlist.c), libslurm's
  * slurm_hostlist_*: fn(arg, name) for every host of list in order.  Every

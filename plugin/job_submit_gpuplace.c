@@ -40,6 +40,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -56,6 +57,7 @@
 #include "slurm_compat.h"
 
 #include "decide.h"
+#include "gres_parse.h"
 #include "live_state.h"
 #include "model.h"
 #include "cost.h"
@@ -1112,51 +1114,15 @@ static int collect_hints(const job_desc_msg_t *job, char *buf, size_t len, const
 
 /* ---- the job's request ------------------------------------------------ */
 
-/* GPUs in a Slurm TRES list: "gres:gpu:8", "gres/gpu:a100:8", "gres:gpu:8,..."
- * (22.05 writes gres:, newer versions gres/).  0 when no GPU is named,
- * -1 when the count cannot be read. */
-static long tres_gpus(const char *tres)
-{
-	const char *p;
-
-	if (!tres)
-		return 0;
-	for (p = tres; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-		const char *end = strchr(p, ','), *last, *q;
-		char num[32];
-		size_t len;
-		long v;
-
-		if (strncmp(p, "gres:gpu", 8) && strncmp(p, "gres/gpu", 8))
-			continue;
-		if (!end)
-			end = p + strlen(p);
-		if (p[8] != ':' && p[8] != '=')
-			return p + 8 == end ? 1 : -1;
-		/* the count is the last ':'/'=' field */
-		for (last = p + 8, q = p + 8; q < end; q++)
-			if (*q == ':' || *q == '=')
-				last = q;
-		len = (size_t)(end - last - 1);
-		if (len == 0 || len >= sizeof(num))
-			return -1;
-		memcpy(num, last + 1, len);
-		num[len] = '\0';
-		if (gp__parse_long(num, 0, 1L << 30, &v))
-			return -1;
-		return v;
-	}
-	return 0;
-}
-
 /* The engine's request for job_desc.  1 = a request to decide on, 0 = not
  * gpuplace's job (passes unchanged; *why says why when not obvious), or -1
  * on an error named in *why. */
 static int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_request_t *r,
                          char *why, size_t len)
 {
-	long per_job = tres_gpus(j->tres_per_job), per_node = tres_gpus(j->tres_per_node);
+	long per_job = gp_tres_gpus(j->tres_per_job), per_node = gp_tres_gpus(j->tres_per_node);
 	uint32_t nodes = j->min_nodes == NO_VAL || j->min_nodes == 0 ? 0 : j->min_nodes;
+	int64_t total;
 	gp_error_t err;
 
 	why[0] = '\0';
@@ -1166,12 +1132,19 @@ static int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_requ
 		return 0;
 	}
 	if (j->tres_per_socket || j->tres_per_task) {
-		if (tres_gpus(j->tres_per_socket) || tres_gpus(j->tres_per_task)) {
+		if (gp_tres_gpus(j->tres_per_socket) || gp_tres_gpus(j->tres_per_task)) {
 			snprintf(why, len, "GPUs per socket or per task are left to Slurm");
 			return 0;
 		}
 	}
-	r->gpus = (int32_t)(per_job ? per_job : per_node * (nodes ? nodes : 1));
+	/* per_node <= 2^30 and nodes < 2^32: the product fits in 64 bits;
+	 * larger than the engine counts is Slurm's to refuse, not ours to wrap */
+	total = per_job ? (int64_t)per_job : (int64_t)per_node * (nodes ? nodes : 1);
+	if (total > INT32_MAX) {
+		snprintf(why, len, "a request for %" PRId64 " GPUs is left to Slurm", total);
+		return 0;
+	}
+	r->gpus = (int32_t)total;
 	r->gpus_per_node = (int32_t)per_node;
 	if (r->gpus <= 1)
 		return 0; /* not a distributed GPU job */

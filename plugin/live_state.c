@@ -21,6 +21,7 @@
 
 #include "slurm_compat.h"
 
+#include "gres_parse.h"
 #include "live_state.h"
 
 void gp_live_init(gp_live_t *lv)
@@ -56,121 +57,6 @@ uint64_t gp_live_name_hash(const char *name)
 		h *= 1099511628211ULL;
 	}
 	return h;
-}
-
-/* A non-negative decimal number filling [s, e); -1 if not one. */
-static long number_in(const char *s, const char *e)
-{
-	long v = 0;
-
-	if (s >= e)
-		return -1;
-	for (; s < e; s++) {
-		if (*s < '0' || *s > '9' || v > 100000000L)
-			return -1;
-		v = v * 10 + (*s - '0');
-	}
-	return v;
-}
-
-/* "0-1,3" in [s, e) into *mask; 0 or -1. */
-static int index_list(const char *s, const char *e, uint32_t *mask)
-{
-	while (s < e) {
-		const char *comma = memchr(s, ',', (size_t)(e - s)), *dash;
-		long a, b;
-
-		if (!comma)
-			comma = e;
-		dash = memchr(s, '-', (size_t)(comma - s));
-		a = number_in(s, dash ? dash : comma);
-		b = dash ? number_in(dash + 1, comma) : a;
-		if (a < 0 || b < a || b >= GP_MAX_GPUS_PER_NODE)
-			return -1;
-		for (; a <= b; a++)
-			*mask |= 1u << a;
-		s = comma < e ? comma + 1 : e;
-	}
-	return 0;
-}
-
-/* One GRES item [s, e): "gpu:a100:2(IDX:0-1)", "gpu:2", "gpu(S:0-1)",
- * "mps:100"... */
-static int gres_item(const char *s, const char *e, uint32_t *mask, int32_t *unindexed)
-{
-	const char *paren = memchr(s, '(', (size_t)(e - s)), *head_end = paren ? paren : e;
-	const char *f[4], *p;
-	int nf = 0, with_idx = 0;
-	uint32_t m = 0;
-	long count = 1;
-
-	/* name[:type][:count] */
-	f[nf++] = s;
-	for (p = s; p < head_end; p++)
-		if (*p == ':') {
-			if (nf == 4)
-				return -1;
-			f[nf++] = p + 1;
-		}
-	if ((size_t)((nf > 1 ? f[1] - 1 : head_end) - s) != 3 || strncmp(s, "gpu", 3))
-		return 0; /* not a GPU */
-	if (nf == 3) {
-		count = number_in(f[2], head_end);
-		if (count < 0)
-			return -1;
-	} else if (nf == 2) {
-		long v = number_in(f[1], head_end);
-
-		if (v >= 0)
-			count = v; /* "gpu:2"; "gpu:a100" is one GPU of that type */
-	} else if (nf == 4) {
-		return -1;
-	}
-	/* "(IDX:...)" or "(S:...)" groups, several in a row */
-	for (p = paren; p && p < e; ) {
-		const char *close = memchr(p, ')', (size_t)(e - p));
-
-		if (*p != '(' || !close)
-			return -1;
-		if (close - p > 4 && !strncmp(p + 1, "IDX:", 4)) {
-			with_idx = 1;
-			if (!(close - p == 8 && !strncmp(p + 5, "N/A", 3)) &&
-			    index_list(p + 5, close, &m) != 0)
-				return -1;
-		}
-		p = close + 1;
-	}
-	*mask |= m;
-	if (!with_idx)
-		*unindexed += (int32_t)count;
-	else if (count > gp__popcount(m))
-		*unindexed += (int32_t)(count - gp__popcount(m)); /* "gpu:2(IDX:N/A)" */
-	return 0;
-}
-
-int gp_live_gres_gpus(const char *gres, uint32_t *mask, int32_t *unindexed)
-{
-	const char *s = gres, *p;
-	int depth = 0;
-
-	*mask = 0;
-	*unindexed = 0;
-	if (!gres || !*gres || !strcmp(gres, "(null)"))
-		return 0;
-	for (p = s;; p++) {
-		if (*p == '(')
-			depth++;
-		else if (*p == ')' && --depth < 0)
-			return -1;
-		if ((*p == ',' && depth == 0) || !*p) {
-			if (depth != 0 || (p > s && gres_item(s, p, mask, unindexed) != 0))
-				return -1;
-			if (!*p)
-				break;
-			s = p + 1;
-		}
-	}
-	return 0;
 }
 
 static uint32_t full_mask(int32_t ngpus)

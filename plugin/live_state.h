@@ -18,6 +18,9 @@
 
 #include "slurm_compat.h"
 
+#include "gres_parse.h"
+
+#include "gres_parse.h"
 #include "model.h"
 
 /* What Slurm has allocated on a node apart from its GPUs.  Slurm 22.05
@@ -110,13 +113,7 @@ int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_li
 /* Free what v owns and zero it; NULL-safe. */
 void gp_live_view_clear(gp_live_view_t *v);
 
-/*
- * The GPUs of the gpu entries of a Slurm GRES string such as
- * "gpu:a100:2(IDX:0-1),gpu:h100:0(IDX:N/A),mps:100" into *mask (indices
- * below GP_MAX_GPUS_PER_NODE), and into *unindexed the GPUs counted without
- * an index list ("gpu:2").  NULL or "" is no GPU.  0, or -1 if malformed.
- */
-int gp_live_gres_gpus(const char *gres, uint32_t *mask, int32_t *unindexed);
+/* gp_live_gres_gpus(): see gres_parse.h. */
 
 /* FNV-1a hash of a job name (NULL hashes as ""). */
 uint64_t gp_live_name_hash(const char *name);

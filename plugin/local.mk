@@ -4,7 +4,7 @@
 slurmplugindir = $(slurm_plugindir)
 slurmplugin_LTLIBRARIES = plugin/job_submit_gpuplace.la plugin/spank_gpuplace.la
 plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h plugin/slurm_compat.h \
-	plugin/live_state.c plugin/live_state.h
+	plugin/live_state.c plugin/live_state.h plugin/gres_parse.c plugin/gres_parse.h
 # Only what slurmctld runs: engine, conf and power over base; no simulator,
 # no traces, no probe, no synth, no hwloc (tests/plugin_symbols.sh).
 plugin_job_submit_gpuplace_la_LIBADD = $(GP_CORE_LA)
@@ -26,16 +26,19 @@ uninstall-hook:
 check_PROGRAMS += tests/test_plugin tests/dlcheck tests/test_live_state tests/test_plugin_apply
 # How a decision is written into a job description (the plugin's source
 # compiled in: its helpers are static).
-tests_test_plugin_apply_SOURCES = tests/test_plugin_apply.c plugin/live_state.c plugin/live_state.h
+tests_test_plugin_apply_SOURCES = tests/test_plugin_apply.c plugin/live_state.c plugin/live_state.h \
+	plugin/gres_parse.c plugin/gres_parse.h
 tests_test_plugin_apply_CFLAGS = $(TEST_CFLAGS)
 tests_test_plugin_apply_LDADD = $(TEST_LIBS) $(DL_LIBS)
 # The live-state reader on Slurm records parsed from captured scontrol output.
-tests_test_live_state_SOURCES = tests/test_live_state.c plugin/live_state.c plugin/live_state.h
+tests_test_live_state_SOURCES = tests/test_live_state.c plugin/live_state.c plugin/live_state.h \
+	plugin/gres_parse.c plugin/gres_parse.h
 tests_test_live_state_CFLAGS = $(TEST_CFLAGS)
 tests_test_live_state_LDADD = $(TEST_LIBS)
-tests_test_plugin_SOURCES = tests/test_plugin.c
+tests_test_plugin_SOURCES = tests/test_plugin.c tests/http_server.c tests/http_server.h
+tests_test_plugin_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_plugin_CFLAGS = $(TEST_CFLAGS)
-tests_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS)
+tests_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 tests_dlcheck_SOURCES = tests/dlcheck.c
 tests_dlcheck_LDADD = $(DL_LIBS)
 TESTS += tests/test_plugin tests/test_live_state tests/test_plugin_apply tests/plugin_dlcheck.sh tests/spank_dlcheck.sh tests/valgrind_plugin.sh
@@ -46,3 +49,16 @@ TESTS += tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh t
 # The plugin carries no offline-only code and does not link hwloc.
 TESTS += tests/plugin_symbols.sh
 EXTRA_DIST += tests/plugin_symbols.sh
+
+# The plugin's Slurm-string readers, without Slurm (plugin/gres_parse.c).
+check_PROGRAMS += tests/test_gres_parse
+tests_test_gres_parse_SOURCES = tests/test_gres_parse.c plugin/gres_parse.c plugin/gres_parse.h
+tests_test_gres_parse_CFLAGS = $(TEST_CFLAGS)
+tests_test_gres_parse_LDADD = $(TEST_LIBS)
+TESTS += tests/test_gres_parse
+check_PROGRAMS += tests/fuzz_gres
+tests_fuzz_gres_SOURCES = tests/fuzz_gres.c tests/fuzz_driver.c plugin/gres_parse.c plugin/gres_parse.h
+tests_fuzz_gres_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_gres_LDADD = $(GP_LIBS)
+TESTS += tests/fuzz_gres.sh
+EXTRA_DIST += tests/fuzz_gres.sh

@@ -55,3 +55,9 @@ tests_asan_fuzz_redfish_LDFLAGS = $(ASAN_FLAGS)
 tests_asan_fuzz_redfish_LDADD = $(GP_LIBS)
 TESTS += tests/asan_telemetry tests/asan_power_fuzz.sh
 EXTRA_DIST += tests/asan_power_fuzz.sh
+
+# The Prometheus source against a real Prometheus and Pushgateway on
+# loopback (ports 29090/29091 unless GP_PROM_PORT/GP_PUSHGW_PORT say
+# otherwise); SKIP without the Debian packages.
+TESTS += tests/prom_integration.sh
+EXTRA_DIST += tests/prom_integration.sh

@@ -160,6 +160,28 @@ static void secret_free(char *s)
 	}
 }
 
+/* libcurl's progress callback: "called by libcurl instead of its internal
+ * equivalent with a frequent interval ... during slow periods like when
+ * nothing is being transferred it can slow down to about one call per
+ * second" (curl CURLOPT_XFERINFOFUNCTION(3)); returning non-zero aborts the
+ * transfer with CURLE_ABORTED_BY_CALLBACK.  So a stop request ends a poll
+ * waiting on a hung source within about a second, whatever its Timeout. */
+static int xferinfo_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+	gp_poller_t *p = arg;
+	bool stop;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	pthread_mutex_lock(&p->run_lock);
+	stop = p->stop;
+	pthread_mutex_unlock(&p->run_lock);
+	return stop ? 1 : 0;
+}
+
 #define SETOPT(opt, val)                                                                 \
 	do {                                                                             \
 		if ((cc = curl_easy_setopt(h, opt, val)) != CURLE_OK) {                  \
@@ -213,6 +235,9 @@ static int http_get(gp_poller_t *p, const gp_telemetry_t *t, const char *url, st
 	SETOPT(CURLOPT_WRITEDATA, b);
 	SETOPT(CURLOPT_ERRORBUFFER, errbuf);
 	SETOPT(CURLOPT_USERAGENT, "gpuplace/" PACKAGE_VERSION);
+	SETOPT(CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
+	SETOPT(CURLOPT_XFERINFODATA, p);
+	SETOPT(CURLOPT_NOPROGRESS, 0L);
 	if (!(nh = curl_slist_append(hdrs, "Accept: application/json"))) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto out;
@@ -248,6 +273,7 @@ static int http_get(gp_poller_t *p, const gp_telemetry_t *t, const char *url, st
 
 		switch (cc) {
 		case CURLE_OPERATION_TIMEDOUT: what = "timed out"; break;
+		case CURLE_ABORTED_BY_CALLBACK: what = "stopped"; break;
 		case CURLE_COULDNT_CONNECT: what = "cannot connect"; break;
 		case CURLE_COULDNT_RESOLVE_HOST: what = "unknown host"; break;
 		case CURLE_PARTIAL_FILE: what = "truncated response"; break;

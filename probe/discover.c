@@ -5,9 +5,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <hwloc.h>
@@ -459,11 +465,33 @@ static int hops(hwloc_obj_t o, hwloc_obj_t anc)
  * switch is an upstream port with a downstream port per device below it,
  * so two devices behind the same switch are one bridge level apart from
  * their common ancestor: PIX. */
-static gp_probe_affinity_t affinity(hwloc_topology_t topo, hwloc_obj_t a, hwloc_obj_t b,
-                                    int *dist)
+/* The closest object that is an ancestor of (or equal to) both a and b,
+ * NULL when they share none.  Not hwloc_get_common_ancestor_obj(): that
+ * helper walks by depth, and I/O objects all have negative special depths
+ * (HWLOC_TYPE_DEPTH_BRIDGE, _PCI_DEVICE, _OS_DEVICE), so for a GPU and a
+ * NIC at different PCIe depths it climbs past the root and dereferences
+ * NULL (11 mutated real topologies did, ../shared/data/hwloc-crashes). */
+#define ANCESTORS_MAX 256 /* deeper than any PCIe tree: 256 buses in a segment */
+static hwloc_obj_t common_ancestor(hwloc_obj_t a, hwloc_obj_t b)
 {
-	hwloc_obj_t anc = hwloc_get_common_ancestor_obj(topo, a, b);
+	hwloc_obj_t x, y;
+	int i, j;
 
+	for (x = a, i = 0; x && i < ANCESTORS_MAX; x = x->parent, i++)
+		for (y = b, j = 0; y && j < ANCESTORS_MAX; y = y->parent, j++)
+			if (x == y)
+				return x;
+	return NULL;
+}
+
+static gp_probe_affinity_t affinity(hwloc_obj_t a, hwloc_obj_t b, int *dist)
+{
+	hwloc_obj_t anc = common_ancestor(a, b);
+
+	if (!anc) {
+		*dist = INT_MAX;
+		return GP_PROBE_AFF_SYS;
+	}
 	*dist = hops(a, anc) + hops(b, anc);
 	if (anc->type == HWLOC_OBJ_BRIDGE || anc->type == HWLOC_OBJ_PCI_DEVICE) {
 		if (is_host_bridge(anc))
@@ -486,7 +514,7 @@ static void find_rails(struct scan *s, gp_probe_t *p)
 
 		for (i = 0; i < p->nnics; i++) {
 			int d;
-			gp_probe_affinity_t a = affinity(s->topo, s->gpu[g], s->nic[i], &d);
+			gp_probe_affinity_t a = affinity(s->gpu[g], s->nic[i], &d);
 
 			if (p->gpus[g].rail < 0 || a < p->gpus[g].rail_affinity ||
 			    (a == p->gpus[g].rail_affinity && d < best_d)) {
@@ -666,73 +694,219 @@ static void find_islands(gp_gres_layout_t *L)
 
 /* ---- loading ------------------------------------------------------------ */
 
-int gp__probe_load(const char *xml_path, const char *node_name, gp_probe_t **out,
-                   gp_error_t *err)
+/* How every topology is opened: all PCI devices and bridges (GPUs without
+ * OS devices are found by class, and affinity needs the whole PCIe tree),
+ * and the whole machine even when run inside a cgroup (a Slurm job, a
+ * container): Slurm numbers all cores, so Cores= must too.  xml (len bytes
+ * plus a NUL) or NULL for this machine.  Returns 0 or -1 with errno. */
+static int topo_open(const char *xml, size_t len, hwloc_topology_t *topo)
+{
+	*topo = NULL;
+	if (hwloc_topology_init(topo)) {
+		*topo = NULL;
+		return -1;
+	}
+	hwloc_topology_set_io_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_ALL);
+	hwloc_topology_set_flags(*topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+	if ((xml && hwloc_topology_set_xmlbuffer(*topo, xml, (int)len + 1)) ||
+	    hwloc_topology_load(*topo)) {
+		int e = errno;
+
+		hwloc_topology_destroy(*topo);
+		*topo = NULL;
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* Seconds a trial load may take: hwloc reads the 2 MB whole-I/O XML of a
+ * large node in well under a second, so this only ends a runaway parse. */
+#define TRIAL_SECONDS 30
+
+/* hwloc 2.9 itself crashes on some malformed XML it does not reject: a
+ * root or NUMA node without complete_cpuset/complete_nodeset (lstopo
+ * --input crashes on the same files; see ../shared/data/hwloc-crashes and
+ * tests/data/probe/bad-*.xml).  So every XML is first loaded by a checker
+ * process, and refused if the checker dies on it.  The checker is forked
+ * once and then reads one XML after another from a socket (a fork per
+ * input costs a fuzzer thousands of times more than the load); a new one
+ * is forked after a crash.  The checker closes stdout and stderr and
+ * restores default signal dispositions, so a crash ends it quietly; it
+ * exits when the socket closes (this process ended). */
+static pthread_mutex_t checker_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t checker_pid = -1;
+static int checker_fd = -1;
+
+static bool full_io(int fd, void *buf, size_t n, bool out)
+{
+	char *p = buf;
+
+	while (n > 0) {
+		ssize_t r = out ? send(fd, p, n, MSG_NOSIGNAL) : read(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		p += r;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+static void checker_main(int fd)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGALRM, SIGPIPE };
+	int devnull = open("/dev/null", O_RDWR);
+	size_t i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	if (devnull >= 0) {
+		dup2(devnull, STDIN_FILENO);
+		dup2(devnull, STDOUT_FILENO);
+		dup2(devnull, STDERR_FILENO);
+	}
+	for (;;) {
+		hwloc_topology_t t;
+		uint64_t len;
+		char *xml, ok = 1;
+
+		if (!full_io(fd, &len, sizeof(len), false) || len > (uint64_t)XML_MAX_BYTES)
+			_exit(0);
+		xml = malloc((size_t)len + 1);
+		if (!xml || !full_io(fd, xml, (size_t)len, false))
+			_exit(0);
+		xml[len] = '\0';
+		alarm(TRIAL_SECONDS);
+		if (topo_open(xml, (size_t)len, &t) == 0)
+			hwloc_topology_destroy(t);
+		alarm(0);
+		free(xml);
+		if (!full_io(fd, &ok, 1, true))
+			_exit(0);
+	}
+}
+
+static void checker_reap(void)
+{
+	if (checker_fd >= 0)
+		close(checker_fd);
+	checker_fd = -1;
+	checker_pid = -1;
+}
+
+static int hwloc_survives_locked(const char *xml, size_t len, const char *what, gp_error_t *err)
+{
+	uint64_t n = len;
+	char ok = 0;
+	int status = 0, sv[2];
+	pid_t w;
+
+	if (checker_pid < 0) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+			return gp__errorf(err, GP_EIO, "%s: socketpair: %s", what, strerror(errno));
+		fflush(NULL);
+		checker_pid = fork();
+		if (checker_pid < 0) {
+			close(sv[0]);
+			close(sv[1]);
+			return gp__errorf(err, GP_EIO, "%s: fork: %s", what, strerror(errno));
+		}
+		if (checker_pid == 0) {
+			close(sv[0]);
+			checker_main(sv[1]);
+			_exit(0);
+		}
+		close(sv[1]);
+		checker_fd = sv[0];
+	}
+	if (full_io(checker_fd, &n, sizeof(n), true) && full_io(checker_fd, (void *)xml, len, true) &&
+	    full_io(checker_fd, &ok, 1, false) && ok == 1)
+		return GP_OK;
+	/* the checker died (or cannot be talked to): why */
+	close(checker_fd);
+	checker_fd = -1;
+	do
+		w = waitpid(checker_pid, &status, 0);
+	while (w < 0 && errno == EINTR);
+	checker_reap();
+	if (w > 0 && WIFSIGNALED(status))
+		return gp__errorf(err, GP_EHWLOC,
+		                  "%s: hwloc %s crashed reading it (signal %d); the XML is malformed "
+		                  "(check complete_cpuset, complete_nodeset and bridge attributes)",
+		                  what, HWLOC_VERSION, WTERMSIG(status));
+	return gp__errorf(err, GP_EHWLOC, "%s: hwloc %s failed reading it (checker exit status %d)",
+	                  what, HWLOC_VERSION, w > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+static int hwloc_survives(const char *xml, size_t len, const char *what, gp_error_t *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&checker_lock);
+	rc = hwloc_survives_locked(xml, len, what, err);
+	pthread_mutex_unlock(&checker_lock);
+	return rc;
+}
+
+static int set_node(gp_probe_t *p, const char *node_name, gp_error_t *err)
+{
+	char host[256] = "";
+
+	if (node_name && *node_name) {
+		if (strlen(node_name) >= sizeof(p->node))
+			return gp__errorf(err, GP_EINVAL,
+			                  "node name '%.40s...' is longer than %d characters", node_name,
+			                  GP_NAME_MAX - 1);
+		copy(p->node, sizeof(p->node), node_name);
+		return GP_OK;
+	}
+	if (gethostname(host, sizeof(host) - 1))
+		return gp__errorf(err, GP_EIO, "gethostname: %s", strerror(errno));
+	host[strcspn(host, ".")] = '\0';
+	copy(p->node, sizeof(p->node), host);
+	return GP_OK;
+}
+
+/* The common part: xml is a malloc'd NUL-terminated buffer this function
+ * takes (rewritten in place, freed), or NULL for this machine. */
+static int probe_run(char *xml, const char *what, const char *node_name, gp_probe_t **out,
+                     gp_error_t *err)
 {
 	struct scan s = { 0 };
 	gp_probe_t *p = NULL;
-	char *xml = NULL;
 	size_t len = 0;
 	int rc;
 
-	if (!out)
-		return gp__errorf(err, GP_EINVAL, "gp__probe_load: out is NULL");
-	*out = NULL;
 	p = calloc(1, sizeof(*p));
-	if (!p)
-		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	if (node_name && *node_name) {
-		if (strlen(node_name) >= sizeof(p->node)) {
-			rc = gp__errorf(err, GP_EINVAL, "node name '%.40s...' is longer than %d characters",
-			                node_name, GP_NAME_MAX - 1);
-			goto error;
-		}
-		copy(p->node, sizeof(p->node), node_name);
-	} else {
-		char host[256] = "";
-
-		if (gethostname(host, sizeof(host) - 1)) {
-			rc = gp__errorf(err, GP_EIO, "gethostname: %s", strerror(errno));
-			goto error;
-		}
-		host[strcspn(host, ".")] = '\0';
-		copy(p->node, sizeof(p->node), host);
+	if (!p) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		goto error;
 	}
-	if (xml_path) {
-		if (strlen(xml_path) >= sizeof(p->source)) {
-			rc = gp__errorf(err, GP_EINVAL, "path too long: %.60s...", xml_path);
+	rc = set_node(p, node_name, err);
+	if (rc)
+		goto error;
+	if (xml) {
+		if (strlen(what) >= sizeof(p->source)) {
+			rc = gp__errorf(err, GP_EINVAL, "path too long: %.60s...", what);
 			goto error;
 		}
-		copy(p->source, sizeof(p->source), xml_path);
-		rc = read_file(xml_path, &xml, &len, err);
-		if (rc)
-			goto error;
+		copy(p->source, sizeof(p->source), what);
 		xml_v3_to_v2(xml);
 		len = strlen(xml);
 		if (len >= INT_MAX) {
-			rc = gp__errorf(err, GP_ELIMIT, "%s: too large", xml_path);
+			rc = gp__errorf(err, GP_ELIMIT, "%s: too large", what);
 			goto error;
 		}
+		rc = hwloc_survives(xml, len, what, err);
+		if (rc)
+			goto error;
 	}
-	if (hwloc_topology_init(&s.topo)) {
-		s.topo = NULL;
-		rc = gp__errorf(err, GP_EHWLOC, "hwloc_topology_init failed");
-		goto error;
-	}
-	/* every PCI device and bridge: GPUs without OS devices are found by
-	 * class, and affinity needs the whole PCIe tree */
-	hwloc_topology_set_io_types_filter(s.topo, HWLOC_TYPE_FILTER_KEEP_ALL);
-	/* the whole machine even when run inside a cgroup (a Slurm job, a
-	 * container): Slurm numbers all cores, so Cores= must too */
-	hwloc_topology_set_flags(s.topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
-	if (xml && hwloc_topology_set_xmlbuffer(s.topo, xml, (int)len + 1)) {
-		rc = gp__errorf(err, GP_EHWLOC, "%s: hwloc cannot read it as XML: %s", xml_path,
-		                strerror(errno));
-		goto error;
-	}
-	if (hwloc_topology_load(s.topo)) {
-		rc = gp__errorf(err, GP_EHWLOC, "%s: hwloc_topology_load failed: %s",
-		                xml_path ? xml_path : "this machine", strerror(errno));
+	if (topo_open(xml, len, &s.topo)) {
+		rc = gp__errorf(err, GP_EHWLOC, "%s: hwloc cannot load it: %s",
+		                xml ? what : "this machine", strerror(errno));
 		goto error;
 	}
 	rc = find_gpus(&s, p, err);
@@ -753,6 +927,42 @@ error:
 	free(xml);
 	free(p);
 	return rc;
+}
+
+int gp__probe_load(const char *xml_path, const char *node_name, gp_probe_t **out,
+                   gp_error_t *err)
+{
+	char *xml = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (!out)
+		return gp__errorf(err, GP_EINVAL, "gp__probe_load: out is NULL");
+	*out = NULL;
+	if (xml_path) {
+		rc = read_file(xml_path, &xml, &len, err);
+		if (rc)
+			return rc;
+	}
+	return probe_run(xml, xml_path ? xml_path : "this machine", node_name, out, err);
+}
+
+int gp__probe_load_buffer(const char *xml, size_t len, const char *what, const char *node_name,
+                          gp_probe_t **out, gp_error_t *err)
+{
+	char *copy_of;
+
+	if (!out || !xml || !what)
+		return gp__errorf(err, GP_EINVAL, "gp__probe_load_buffer: NULL argument");
+	*out = NULL;
+	if (len > (size_t)XML_MAX_BYTES)
+		return gp__errorf(err, GP_ELIMIT, "%s: larger than %ld bytes", what, XML_MAX_BYTES);
+	copy_of = malloc(len + 1);
+	if (!copy_of)
+		return gp__errorf(err, GP_ENOMEM, "%s: out of memory", what);
+	memcpy(copy_of, xml, len);
+	copy_of[len] = '\0';
+	return probe_run(copy_of, what, node_name, out, err);
 }
 
 void gp__probe_destroy(gp_probe_t *p)
@@ -782,7 +992,7 @@ int gp__probe_features(const gp_probe_t *p, char *buf, size_t n)
 
 int gp__probe_gres_body(const gp_probe_t *p, int g, char *buf, size_t n)
 {
-	const gp_probe_gpu_t *G = &p->gpus[g];
+	const gp_probe_gpu_t *G;
 	size_t o = 0;
 	int w, h;
 
@@ -796,6 +1006,7 @@ int gp__probe_gres_body(const gp_probe_t *p, int g, char *buf, size_t n)
 
 	if (!n || g < 0 || g >= p->ngpus)
 		return GP_EINVAL;
+	G = &p->gpus[g];
 	PUT("Name=gpu");
 	if (G->type[0])
 		PUT(" Type=%s", G->type);

@@ -137,6 +137,17 @@ typedef struct gp_probe {
 int gp__probe_load(const char *xml_path, const char *node_name, gp_probe_t **out,
                    gp_error_t *err);
 
+/* Like gp__probe_load() from a saved topology held in memory: xml (len
+ * bytes, need not be NUL-terminated; the caller keeps it) is read as the
+ * file named what (used in messages and as the source).  Both loaders
+ * first have the XML read by a checker process (forked on first use and
+ * after a crash, then reused; it ends when this process does) and refuse
+ * it with GP_EHWLOC when hwloc crashes on it, so a malformed file can
+ * never end the caller.  Serialised by a lock; the fork makes it unfit for
+ * a process whose other threads hold locks (slurmctld). */
+int gp__probe_load_buffer(const char *xml, size_t len, const char *what, const char *node_name,
+                          gp_probe_t **out, gp_error_t *err);
+
 /* Free a probe result; NULL is a no-op. */
 void gp__probe_destroy(gp_probe_t *p);
 

@@ -9,8 +9,8 @@ tests_test_probe_CFLAGS = $(TEST_CFLAGS)
 tests_test_probe_LDADD = $(TEST_LIBS)
 TESTS += tests/test_probe
 EXTRA_DIST += tests/data/probe
-TESTS += tests/probe_cmd.sh
-EXTRA_DIST += tests/probe_cmd.sh
+TESTS += tests/probe_cmd.sh tests/probe_crashes.sh
+EXTRA_DIST += tests/probe_cmd.sh tests/probe_crashes.sh
 
 check_PROGRAMS += tests/fuzz_probe
 tests_fuzz_probe_SOURCES = tests/fuzz_probe.c tests/fuzz_driver.c
@@ -18,3 +18,10 @@ tests_fuzz_probe_CFLAGS = $(TEST_CFLAGS)
 tests_fuzz_probe_LDADD = $(GP_LIBS)
 TESTS += tests/fuzz_probe.sh
 EXTRA_DIST += tests/fuzz_probe.sh
+
+check_PROGRAMS += tests/fuzz_probe_xml
+tests_fuzz_probe_xml_SOURCES = tests/fuzz_probe_xml.c tests/fuzz_driver.c
+tests_fuzz_probe_xml_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_probe_xml_LDADD = $(GP_LIBS)
+TESTS += tests/fuzz_probe_xml.sh
+EXTRA_DIST += tests/fuzz_probe_xml.sh

@@ -9,7 +9,7 @@ PKGS="build-essential autoconf automake libtool pkg-config
 libjson-c-dev libyaml-dev libcurl4-openssl-dev libhwloc-dev hwloc libcmocka-dev
 libslurm-dev slurmctld slurmd slurm-client munge
 valgrind gnuplot-nox procps iproute2 ca-certificates bc
-debootstrap"
+debootstrap clang libclang-rt-14-dev prometheus prometheus-pushgateway curl"
 missing=""
 for p in $PKGS; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

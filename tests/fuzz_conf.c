@@ -2,10 +2,11 @@
 /*
  * fuzz_conf.c - feed arbitrary bytes to the configuration loaders.
  *
- * Each input is written in turn as gpuplace.conf, slurm.conf, topology.conf,
- * gres.conf and topology.yaml (which is otherwise absent) of a temporary
- * conf dir whose other files are a fixed small valid cluster, and loaded
- * with gp_cluster_load_conf_dir().  A load must
+ * Each input is used in turn as gpuplace.conf, slurm.conf, topology.conf,
+ * gres.conf and topology.yaml (otherwise absent) of a conf dir held in
+ * memory whose other files are a fixed small valid cluster, and loaded with
+ * gp__cluster_load_conf_mem() (the directory loader without file I/O).  A
+ * load must
  * either succeed or fail with GP_ECONFIG / GP_ENOMEM and an error text that
  * names a file; nothing may crash, hang or leak (run under valgrind or
  * ASan).  Built with tests/fuzz_driver.c for make check, or with
@@ -17,8 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "conf.h"
 #include "model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -42,78 +43,52 @@ static const char *base[4][2] = {
 	  "NodeName=n[1-4] Name=gpu Type=h100 File=/dev/nvidia[0-3]\n" },
 };
 
-static char dir[256];
+/* The virtual directory the files are known by (errors must name it). */
+#define DIR "fuzz-conf"
 
-static void cleanup(void)
-{
-	char path[512];
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, base[i][0]);
-		unlink(path);
-	}
-	snprintf(path, sizeof(path), "%s/topology.yaml", dir);
-	unlink(path);
-	rmdir(dir);
-}
-
-static int put(const char *name, const void *data, size_t size)
-{
-	char path[512];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	ok = fwrite(data, 1, size, f) == size;
-	return (fclose(f) == 0 && ok) ? 0 : -1;
-}
+/* Which file the input replaces: all five in turn by default (the gcc
+ * driver in make check), one with -DGP_FUZZ_FILE=0..4 (the libFuzzer
+ * targets fuzz_gpuplace_conf, fuzz_slurm_conf, fuzz_topology_conf,
+ * fuzz_gres_conf and fuzz_topology_yaml built by tests/fuzz/run-all.sh);
+ * 4 adds topology.yaml, which Slurm 25.05+ reads instead of topology.conf. */
+#ifdef GP_FUZZ_FILE
+#define FIRST GP_FUZZ_FILE
+#define LAST GP_FUZZ_FILE
+#else
+#define FIRST 0
+#define LAST 4
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int i;
+	gp__conf_memfile_t files[5];
+	int i, k;
 
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "%s/gp-fuzz-conf-XXXXXX",
-		         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-		if (!mkdtemp(dir))
-			abort();
-		atexit(cleanup);
-		for (i = 0; i < 4; i++)
-			if (put(base[i][0], base[i][1], strlen(base[i][1])))
-				abort();
-	}
-	for (i = 0; i < 5; i++) {
+	for (i = FIRST; i <= LAST; i++) {
 		gp_cluster_t *c = (gp_cluster_t *)1;
 		gp_error_t err = { { 0 } };
 		int rc;
 
-		if (put(i < 4 ? base[i][0] : "topology.yaml", data, size))
-			abort();
-		rc = gp_cluster_load_conf_dir(dir, &c, &err);
+		for (k = 0; k < 4; k++) {
+			files[k].name = base[k][0];
+			files[k].text = k == i ? (const char *)data : base[k][1];
+			files[k].len = k == i ? size : strlen(base[k][1]);
+		}
+		files[4].name = "topology.yaml";
+		files[4].text = (const char *)data;
+		files[4].len = size;
+		rc = gp__cluster_load_conf_mem(DIR, files, i == 4 ? 5 : 4, &c, &err);
 		if (rc == GP_OK) {
 			if (!c || gp_cluster_node_count(c) < 0)
 				abort();
 			/* a loaded model is consistent: the DFS order is a permutation */
-			for (int32_t k = 0; k < c->nnodes; k++)
-				if (c->node_order[c->node_pos[k]] != k)
+			for (int32_t n = 0; n < c->nnodes; n++)
+				if (c->node_order[c->node_pos[n]] != n)
 					abort();
 			gp_cluster_destroy(c);
 		} else if (c != NULL || (rc != GP_ECONFIG && rc != GP_ENOMEM) ||
-		           !strstr(err.text, dir)) {
+		           !strstr(err.text, DIR)) {
 			fprintf(stderr, "bad failure: rc %d: %s\n", rc, err.text);
-			abort();
-		}
-		if (i == 4) {
-			char path[512];
-
-			snprintf(path, sizeof(path), "%s/topology.yaml", dir);
-			if (unlink(path))
-				abort();
-		} else if (put(base[i][0], base[i][1], strlen(base[i][1]))) {
 			abort();
 		}
 	}

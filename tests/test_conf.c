@@ -744,6 +744,28 @@ static const err_case_t err_cases[] = {
 	{ "unknown rack in telemetry",
 	  { KEEP, KEEP, KEEP, "Telemetry=t Type=redfish URL=http://x Racks=r9\n", KEEP },
 	  "gpuplace.conf:1: Racks: unknown rack 'r9'" },
+	{ "rack cap above any rack (watts as kW)",
+	  { KEEP, KEEP, KEEP, PROFILE "Rack=r1 Nodes=n[1-4] PowerCapKW=132000\n", KEEP },
+	  "gpuplace.conf:2: PowerCapKW: 132000 kW for rack 'r1' is above 1000 kW" },
+	{ "rack cap below the rack's idle draw",
+	  { KEEP, KEEP, KEEP, PROFILE "Rack=r1 Nodes=n[1-4] PowerCapKW=1.32 NodeBaseWatts=4600\n", KEEP },
+	  "gpuplace.conf:2: PowerCapKW: 1.32 kW for rack 'r1' is below its idle draw of 19.5 kW "
+	  "(4 nodes at NodeBaseWatts=4600" },
+	{ "switch level without topology.conf",
+	  { KEEP, NULL, KEEP, PROFILE "FabricLevel=1 LinkGBps=25\n", KEEP },
+	  "gpuplace.conf:2: FabricLevel: level 1 is a switch level, but " },
+	{ "a host range too large to expand",
+	  { KEEP, KEEP, "NodeName=n[000-8800000000000000000000] Name=gpu Type=h100\n", KEEP, KEEP },
+	  "gres.conf:1: NodeName: 'n[000-8800000000000000000000]' names more than 1048576 hosts" },
+	{ "host ranges whose product is too large",
+	  { "NodeName=r[1-2000]n[1-2000] Gres=gpu:4\n", KEEP, KEEP, KEEP, KEEP },
+	  "slurm.conf:1: NodeName: 'r[1-2000]n[1-2000]' names more than 1048576 hosts" },
+	{ "telemetry Timeout above the maximum",
+	  { KEEP, KEEP, KEEP, "Telemetry=t Type=prometheus URL=http://x Interval=600 Timeout=61\n", KEEP },
+	  "gpuplace.conf:1: Timeout: '61' is out of range [0.001, 60]" },
+	{ "telemetry Timeout above Interval",
+	  { KEEP, KEEP, KEEP, "Telemetry=t Type=prometheus URL=http://x Interval=5 Timeout=10\n", KEEP },
+	  "gpuplace.conf:1: Timeout: 10 s is longer than Interval=5 s" },
 	{ "telemetry without URL", { KEEP, KEEP, KEEP, "Telemetry=t Type=prometheus\n", KEEP },
 	  "gpuplace.conf:1: URL: required key missing (Telemetry 't')" },
 	{ "bad enum", { KEEP, KEEP, KEEP, "Storage=s Scope=galaxy WriteGBps=1\n", KEEP },
@@ -920,6 +942,25 @@ static void test_errors(void **state)
 	}
 }
 
+/* Values out of physical range that may still be meant load with a
+ * warning naming file, line, key and the bound. */
+static void test_plausibility_warnings(void **state)
+{
+	conf_set_t s = { KEEP, KEEP, KEEP,
+		         "GpuProfile=h100 TFLOPS=989 HBMGBps=3350 NVLinkGBps=450000 TDPWatts=700 IdleWatts=70\n"
+		         "FabricLevel=0 LinkGBps=400000\n"
+		         "Rack=r1 Nodes=n[1-4] PowerCapKW=40 NodeBaseWatts=1.9\n",
+		         KEEP };
+	gp_cluster_t *c = load_set(&s);
+
+	(void)state;
+	assert_true(has_warning(c, "gpuplace.conf:1: NVLinkGBps: 450000 GB/s is above 10000 GB/s"));
+	assert_true(has_warning(c, "gpuplace.conf:2: LinkGBps: 400000 GB/s at level 0 is above 1000 GB/s"));
+	assert_true(has_warning(c, "gpuplace.conf:3: NodeBaseWatts: 1.9 W for rack 'r1' is below 50 W"));
+	assert_int_equal(gp_cluster_warning_count(c), 3);
+	gp_cluster_destroy(c);
+}
+
 /* ---- scale: 16,384 nodes in the shape of a large site ----------------------- */
 
 static void write_large(int nodes)
@@ -1028,6 +1069,7 @@ int main(void)
 		cmocka_unit_test(test_block_rules),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_yaml_errors),
+		cmocka_unit_test(test_plausibility_warnings),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_large),
 	};

@@ -11,6 +11,10 @@ if ! command -v valgrind >/dev/null 2>&1; then
 	echo "ok 1 - test_conf under valgrind # SKIP valgrind not installed"
 	exit 0
 fi
+if [ -n "${GP_SANITIZERS:-}" ]; then
+	echo "ok 1 - test_conf under valgrind # SKIP built with sanitizers"
+	exit 0
+fi
 if [ ! -x "$bin" ]; then
 	echo "ok 1 - test_conf under valgrind # SKIP $bin not built"
 	exit 0

@@ -18,10 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "slurm_compat.h"
 
+#include "http_server.h"
+#include "slurm_alloc.h"
 
 
 static void *handle;
@@ -228,6 +232,94 @@ static void test_job_modify_passes(void **unused)
 	job_free(j);
 }
 
+/* A copy of etc/mixed-pcie whose gpuplace.conf adds a Prometheus source on
+ * a loopback server that never answers, with the longest Timeout allowed:
+ * the plugin starts its poller in init(), and fini() (slurmctld shutdown)
+ * must still return within 2 s while the read is in progress. */
+static ts_server_t *hung_srv;
+static char hung_dir[256];
+
+static int copy_file(const char *from, const char *to, const char *extra)
+{
+	char buf[8192];
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	size_t n;
+	int rc = 0;
+
+	if (!in || !out)
+		rc = -1;
+	while (rc == 0 && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			rc = -1;
+	if (rc == 0 && extra && fputs(extra, out) < 0)
+		rc = -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		rc = -1;
+	return rc;
+}
+
+static int setup_hung_telemetry(void **state)
+{
+	static const char *const files[] = { "slurm.conf", "gres.conf", "topology.conf", "racks.conf",
+		"gpuplace.conf" };
+	ts_response_t hung = { .status = 200, .body = "{}", .delay_ms = 120000 };
+	const char *s = getenv("GP_TOP_SRCDIR"), *t = getenv("TMPDIR");
+	char from[4096], to[4096], line[512];
+	size_t i;
+
+	hung_srv = ts_start();
+	if (!hung_srv || ts_route(hung_srv, "*", &hung))
+		return -1;
+	snprintf(hung_dir, sizeof(hung_dir), "%s/gp-plugin-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(hung_dir))
+		return -1;
+	snprintf(line, sizeof(line),
+	         "\nTelemetry=hung Type=prometheus URL=%s Query=\"sum by (rack) (power)\" "
+	         "Interval=60 Timeout=60\n", ts_url(hung_srv));
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", s ? s : ".", files[i]);
+		snprintf(to, sizeof(to), "%s/%s", hung_dir, files[i]);
+		if (copy_file(from, to, i == 4 ? line : NULL))
+			return -1;
+	}
+	return load(hung_dir);
+}
+
+static void test_fini_with_hung_telemetry(void **unused)
+{
+	static const char *const files[] = { "slurm.conf", "gres.conf", "topology.conf", "racks.conf",
+		"gpuplace.conf" };
+	struct timespec t0, t1, ts = { 0, 20000000L };
+	char path[4096];
+	double dt;
+	size_t i;
+	int k;
+
+	/* the poller's first read is with the server and unanswered */
+	for (k = 0; k < 250 && ts_requests(hung_srv) < 1; k++)
+		nanosleep(&ts, NULL);
+	assert_true(ts_requests(hung_srv) >= 1);
+	ts.tv_nsec = 300000000L;
+	nanosleep(&ts, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	p_fini();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	print_message("# fini returned after %.3f s (Timeout=60, server silent for 120 s)\n", dt);
+	assert_true(dt < 2.0);
+	dlclose(handle);
+	handle = NULL;
+	ts_stop(hung_srv);
+	hung_srv = NULL;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", hung_dir, files[i]);
+		unlink(path);
+	}
+	rmdir(hung_dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +333,8 @@ int main(void)
 		/* no configuration at all: fail open, hints are still checked */
 		cmocka_unit_test_setup_teardown(test_no_hints_pass, setup_missing, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_hints_rejected, setup_missing, teardown),
+		/* shutdown while a telemetry source hangs (the test calls fini) */
+		cmocka_unit_test_setup(test_fini_with_hung_telemetry, setup_hung_telemetry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

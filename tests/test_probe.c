@@ -751,6 +751,56 @@ static void test_nvml_without_matrix(void **unused)
 	}
 }
 
+/* Malformed topologies (tests/data/probe/bad-*.xml): one whose NIC bridge
+ * has an unreadable bus id is read, GPUs and NIC found, each GPU given a
+ * rail (the affinity walk once left the tree and crashed); two that make
+ * hwloc 2.9 itself crash are refused with GP_EHWLOC naming the input,
+ * from a file and from memory alike. */
+static void test_malformed_xml(void **state)
+{
+	static const char *const crash[] = { "bad-root-cpuset.xml", "bad-numa-nodeset.xml" };
+	char path[PATH_MAX * 2], *buf;
+	gp_error_t err = { "" };
+	gp_probe_t *p = NULL, *q = NULL;
+	FILE *f;
+	long len;
+	size_t i;
+	int g;
+
+	(void)state;
+	p = load_or_skip(srcdata, "bad-bridge-busid.xml", "bad");
+	assert_int_equal(p->ngpus, 2);
+	assert_int_equal(p->nnics, 1);
+	for (g = 0; g < p->ngpus; g++)
+		assert_int_equal(p->gpus[g].rail, 0);
+	snprintf(path, sizeof(path), "%s/bad-bridge-busid.xml", srcdata);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)len);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	/* not NUL-terminated: the loader copies */
+	assert_int_equal(gp__probe_load_buffer(buf, (size_t)len, "mem.xml", "bad", &q, &err), GP_OK);
+	assert_string_equal(q->source, "mem.xml");
+	assert_int_equal(q->ngpus, p->ngpus);
+	assert_int_equal(q->nnics, p->nnics);
+	free(buf);
+	gp__probe_destroy(p);
+	gp__probe_destroy(q);
+	for (i = 0; i < sizeof(crash) / sizeof(crash[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", srcdata, crash[i]);
+		p = (gp_probe_t *)1;
+		assert_int_equal(gp__probe_load(path, "bad", &p, &err), GP_EHWLOC);
+		assert_null(p);
+		assert_non_null(strstr(err.text, path));
+		assert_non_null(strstr(err.text, "crashed"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -770,6 +820,7 @@ int main(void)
 		cmocka_unit_test(test_json_errors),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_merged_conf_loads),
+		cmocka_unit_test(test_malformed_xml),
 	};
 
 	paths_init();

@@ -729,6 +729,69 @@ static void test_thread_stop_slow(void **state)
 	assert_true((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9 < 1.5);
 }
 
+/* A source that accepts the connection and never answers, with the
+ * largest Timeout the configuration allows: stop (what plugin fini and a
+ * reconfigure call) and destroy without stop both return within 2 s,
+ * because the transfer is abandoned from libcurl's progress callback. */
+static double since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static void start_hung(struct fx *f)
+{
+	ts_response_t hung = { .status = 200, .body = "{}", .delay_ms = 120000 };
+	struct timespec ts = { 0, 20000000L };
+	gp_error_t err = { "" };
+	int i;
+
+	prom_source(f, 60.0, 0);
+	f->c->telemetry[0].interval_s = 60.0;
+	assert_int_equal(ts_route(f->srv, "*", &hung), 0);
+	assert_int_equal(gp_poller_start(f->p, &err), 0);
+	/* wait until the request is with the server, then a little more so
+	 * libcurl is inside its wait for the answer */
+	for (i = 0; i < 250 && ts_requests(f->srv) < 1; i++)
+		nanosleep(&ts, NULL);
+	assert_true(ts_requests(f->srv) >= 1);
+	ts.tv_nsec = 300000000L;
+	nanosleep(&ts, NULL);
+}
+
+static void test_stop_hung_source(void **state)
+{
+	struct fx *f = *state;
+	struct timespec t0;
+	double dt;
+
+	start_hung(f);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	gp_poller_stop(f->p);
+	dt = since(&t0);
+	print_message("# stop returned after %.3f s (Timeout=60, server silent for 120 s)\n", dt);
+	assert_true(dt < 2.0);
+	/* a poll cut short by stop is not a failure to log */
+	assert_int_equal(f->nlog, 0);
+}
+
+static void test_destroy_hung_source(void **state)
+{
+	struct fx *f = *state;
+	struct timespec t0;
+	double dt;
+
+	start_hung(f);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	gp_poller_destroy(f->p);
+	f->p = NULL;
+	dt = since(&t0);
+	print_message("# destroy returned after %.3f s (Timeout=60, server silent for 120 s)\n", dt);
+	assert_true(dt < 2.0);
+}
+
 /* ---- gpuplace power show, in process -------------------------------------- */
 
 /* Echo captured output as TAP comments (never as a bare "ok" line). */
@@ -915,6 +978,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_create_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_stop_slow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_hung_source, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_destroy_hung_source, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli, setup, teardown),
 	};
 

@@ -8,6 +8,10 @@ if ! command -v valgrind >/dev/null 2>&1; then
 	echo "1..0 # SKIP valgrind is not installed"
 	exit 0
 fi
+if [ -n "${GP_SANITIZERS:-}" ]; then
+	echo "1..0 # SKIP built with sanitizers (valgrind cannot run ASan code)"
+	exit 0
+fi
 echo "1..1"
 log=$(mktemp)
 if valgrind -q --leak-check=full --show-possibly-lost=no --errors-for-leak-kinds=definite \

@@ -8,6 +8,10 @@ if ! command -v valgrind >/dev/null 2>&1; then
 	echo "1..0 # SKIP valgrind not installed"
 	exit 0
 fi
+if [ -n "${GP_SANITIZERS:-}" ]; then
+	echo "1..0 # SKIP built with sanitizers (valgrind cannot run ASan code)"
+	exit 0
+fi
 echo "1..2"
 n=0
 for t in test_telemetry test_power; do

@@ -1,0 +1,150 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# run-all.sh - build every fuzz target of tests/fuzz/targets with clang's
+# libFuzzer, AddressSanitizer (with LeakSanitizer) and UBSan, run them, and
+# print executions and crashes per target.
+#
+#   tests/fuzz/run-all.sh [-b BUILDDIR] [-w WORKDIR] [-t SECONDS | -r RUNS]
+#                         [-j PARALLEL] [-n] [TARGET...]
+#
+#   -b  the configured build tree (config.h, `make fuzz-sources`); default .
+#   -w  where objects, binaries, corpora, crash inputs and logs go;
+#       default BUILDDIR/fuzz-work
+#   -t  run each target this many seconds (libFuzzer -max_total_time)
+#   -r  run each target this many inputs (libFuzzer -runs); default 10000
+#   -T  with -r: stop a target after this many seconds even if short of
+#       its runs (the printed executions say how far it got)
+#   -j  targets run at once (a pool: the next starts when one ends); default 1
+#   -n  build only
+#
+# Exit status 0 when every target ran without a crash, 1 on a crash or a
+# build failure, 77 (automake's SKIP) when clang cannot build a libFuzzer
+# program.  The corpus of each target persists in WORKDIR/corpus/NAME, so a
+# second run continues where the first stopped; seeds come from tests/data
+# and the shared data directory (see tests/fuzz/targets).
+# Environment: CLANG (default clang), GP_SHARED_DATA.
+set -u
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=.
+work=
+secs=
+runs=10000
+cap=
+par=1
+build_only=0
+while getopts b:w:t:r:T:j:n opt; do
+	case $opt in
+	b) build=$OPTARG ;;
+	w) work=$OPTARG ;;
+	t) secs=$OPTARG; runs= ;;
+	r) runs=$OPTARG; secs= ;;
+	T) cap=$OPTARG ;;
+	j) par=$OPTARG ;;
+	n) build_only=1 ;;
+	*) sed -n '6,18p' "$0" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+build=$(cd "$build" && pwd) || exit 1
+[ -n "$work" ] || work=$build/fuzz-work
+mkdir -p "$work/obj" "$work/bin" "$work/corpus" "$work/crashes" "$work/log" || exit 1
+work=$(cd "$work" && pwd)
+shared=${GP_SHARED_DATA:-$src/../shared/data}
+cc=${CLANG:-clang}
+
+# ---- can this clang build a libFuzzer program? ----------------------------
+probe_c=$work/obj/probe.c
+printf '#include <stdint.h>\n#include <stddef.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$probe_c"
+if ! "$cc" -fsanitize=fuzzer,address,undefined "$probe_c" -o "$work/obj/probe" >/dev/null 2>&1; then
+	echo "SKIP: $cc cannot build with -fsanitize=fuzzer,address,undefined (Debian: apt-get install clang libclang-rt-14-dev)"
+	exit 77
+fi
+
+# ---- build ----------------------------------------------------------------
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+CFLAGS="-g -O1 $SAN -fsanitize=fuzzer-no-link"
+INC="-I$build -I$src/cost_model -I$src/conf -I$src/sim -I$src/probe -I$src/power -I$src/tools -I$src/plugin $(pkg-config --cflags json-c libcurl hwloc)"
+LIBS="$(pkg-config --libs json-c libcurl hwloc) -lslurm -lm -lpthread"
+
+# (make may first regenerate the Makefile and say so on stdout: keep the .c words)
+libsrc=$(make -s -C "$build" fuzz-sources | tr " " "\n" | grep "\.c$") ||
+	{ echo "make fuzz-sources failed in $build"; exit 1; }
+[ -n "$libsrc" ] || { echo "no library sources"; exit 1; }
+
+# compile src (relative to the source tree) into obj unless obj is newer
+# than it and than every header of the tree
+newest_h=$(ls -t "$src"/*/*.h "$build/config.h" | head -1)
+compile() { # SRC OBJ EXTRA_CFLAGS
+	if [ -f "$2" ] && [ "$2" -nt "$src/$1" ] && [ "$2" -nt "$newest_h" ]; then
+		return 0
+	fi
+	# shellcheck disable=SC2086
+	"$cc" $CFLAGS $INC $3 -c "$src/$1" -o "$2" 2>"$2.err" || { cat "$2.err"; return 1; }
+}
+
+failed=0
+libobj=
+for f in $libsrc; do
+	o=$work/obj/lib_$(echo "$f" | tr '/.' '__').o
+	compile "$f" "$o" "" || failed=1
+	libobj="$libobj $o"
+done
+[ $failed -eq 0 ] || { echo "building the library with $cc failed"; exit 1; }
+
+targets=$(grep -v '^#' "$src/tests/fuzz/targets" | awk 'NF >= 4 { print $1 }')
+[ $# -gt 0 ] && targets="$*"
+field() { grep -v '^#' "$src/tests/fuzz/targets" | awk -v n="$1" -v k="$2" '$1 == n { print $k }'; }
+seeds_of() { grep -v '^#' "$src/tests/fuzz/targets" | awk -v n="$1" '$1 == n { for (i = 5; i <= NF; i++) print $i }'; }
+
+for t in $targets; do
+	s=$(field "$t" 2)
+	[ -n "$s" ] || { echo "$t: unknown target"; exit 1; }
+	fl=$(field "$t" 3); [ "$fl" = - ] && fl=
+	ex=$(field "$t" 4); [ "$ex" = - ] && ex=
+	objs=
+	compile "$s" "$work/obj/t_$t.o" "$fl" || { failed=1; continue; }
+	objs="$work/obj/t_$t.o"
+	for e in $ex; do
+		o=$work/obj/x_${t}_$(echo "$e" | tr '/.' '__').o
+		compile "$e" "$o" "$fl" || failed=1
+		objs="$objs $o"
+	done
+	# shellcheck disable=SC2086
+	"$cc" -fsanitize=fuzzer $SAN $objs $libobj $LIBS -o "$work/bin/fuzz_$t" 2>"$work/log/$t.link" ||
+		{ cat "$work/log/$t.link"; failed=1; continue; }
+	# seed the corpus once
+	c=$work/corpus/$t
+	if [ ! -d "$c" ]; then
+		mkdir -p "$c"
+		for g in $(seeds_of "$t"); do
+			case $g in @*) g=$shared/${g#@} ;; *) g=$src/$g ;; esac
+			for f in $g; do
+				[ -f "$f" ] && [ "$(wc -c <"$f")" -le 1048576 ] &&
+					cp "$f" "$c/seed_$(echo "${f#"$src"/}" | tr '/' '_')"
+			done
+		done
+	fi
+done
+[ $failed -eq 0 ] || { echo "building the fuzz targets with $cc failed"; exit 1; }
+[ $build_only -eq 1 ] && { echo "built: $(echo $targets)"; exit 0; }
+
+# ---- run ------------------------------------------------------------------
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
+export LSAN_OPTIONS="suppressions=$src/tests/data/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+if [ -n "$secs" ]; then limit="-max_total_time=$secs"; else limit="-runs=$runs${cap:+ -max_total_time=$cap}"; fi
+export GP_FUZZ_WORK="$work" GP_FUZZ_LIMIT="$limit"
+# a pool of $par runners: xargs starts the next target when one ends
+printf '%s\n' $targets | xargs -P "$par" -n 1 sh "$src/tests/fuzz/run-one.sh"
+
+echo "libFuzzer ($("$cc" --version | head -1)), -fsanitize=fuzzer,address,undefined, LSan on; ${secs:+$secs s}${runs:+$runs runs}${cap:+ (at most $cap s)} per target"
+bad=0
+for t in $targets; do
+	cat "$work/log/$t.summary"
+	grep -q ' crashes 0 ' "$work/log/$t.summary" || {
+		bad=1
+		echo "  $t: see $work/log/$t.log and $work/crashes/$t/"
+	}
+done
+exit $bad
