@@ -32,7 +32,7 @@ static int sched_line(void *arg, const gp__conf_line_t *line, gp_error_t *err)
 
 int gp__policy_load(const char *dir, const gp_cluster_t *c, gp_policy_t *p, gp_error_t *err)
 {
-	gp__conf_paths_t paths = { NULL, 0 };
+	gp__conf_paths_t paths = { 0 };
 	struct load_arg la;
 	int rc;
 

@@ -962,6 +962,33 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 	}
 	if (want > 64)
 		return;
+	if (r->nrequired == want) {
+		/* -w naming exactly the nodes it takes: they are booked even
+		 * when this view (up to a refresh old) still shows them full,
+		 * since their old jobs may just have ended; free GPUs first,
+		 * then the lowest of the rest */
+		for (k = 0; k < r->nrequired; k++) {
+			int32_t i = r->required[k], g;
+			uint32_t freem = node_full(i) & ~work->alloc_mask[i], m = 0;
+
+			take = per_node;
+			for (g = 0; g < 32 && take > 0; g++)
+				if (freem & (1u << g)) {
+					m |= 1u << g;
+					take--;
+				}
+			for (g = 0; g < 32 && take > 0; g++)
+				if ((node_full(i) & (1u << g)) && !(m & (1u << g))) {
+					m |= 1u << g;
+					take--;
+				}
+			idx[got] = i;
+			mask[got++] = m;
+		}
+		if (ledger_add(idx, mask, got, 0, uid, name_hash, false))
+			ledger[nledger - 1].certain = true;
+		return;
+	}
 	for (k = 0; k < nn && got < want; k++) {
 		int32_t i = slurm_order[k], g;
 		uint32_t freem = node_full(i) & ~work->alloc_mask[i], m = 0;
@@ -1234,9 +1261,9 @@ static void job_need(const job_desc_msg_t *j, uint64_t def_mem, gp_live_need_t *
 	if (j->ntasks_per_node != NO_VAL16 && j->ntasks_per_node > 0 &&
 	    (int32_t)j->ntasks_per_node * cpt > n->cpus_per_node)
 		n->cpus_per_node = (int32_t)j->ntasks_per_node * cpt;
-	v = tres_gpus(j->cpus_per_tres);
+	v = gp_tres_gpus(j->cpus_per_tres);
 	n->cpus_per_gpu = v > 0 ? (int32_t)v : 0;
-	v = tres_gpus(j->mem_per_tres);
+	v = gp_tres_gpus(j->mem_per_tres);
 	n->mem_per_gpu_mb = v > 0 ? v : 0;
 	n->mem_per_node_mb = 1;
 	if (mem != NO_VAL64 && (mem || j->pn_min_memory == 0)) {
