@@ -751,7 +751,7 @@ static void start_hung(struct fx *f)
 	prom_source(f, 60.0, 0);
 	f->c->telemetry[0].interval_s = 60.0;
 	assert_int_equal(ts_route(f->srv, "*", &hung), 0);
-	assert_int_equal(gp_poller_start(f->p, &err), 0);
+	assert_int_equal(gp__poller_start(f->p, &err), 0);
 	/* wait until the request is with the server, then a little more so
 	 * libcurl is inside its wait for the answer */
 	for (i = 0; i < 250 && ts_requests(f->srv) < 1; i++)
@@ -769,7 +769,7 @@ static void test_stop_hung_source(void **state)
 
 	start_hung(f);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	gp_poller_stop(f->p);
+	gp__poller_stop(f->p);
 	dt = since(&t0);
 	print_message("# stop returned after %.3f s (Timeout=60, server silent for 120 s)\n", dt);
 	assert_true(dt < 2.0);
@@ -785,7 +785,7 @@ static void test_destroy_hung_source(void **state)
 
 	start_hung(f);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	gp_poller_destroy(f->p);
+	gp__poller_destroy(f->p);
 	f->p = NULL;
 	dt = since(&t0);
 	print_message("# destroy returned after %.3f s (Timeout=60, server silent for 120 s)\n", dt);
