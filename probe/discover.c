@@ -467,7 +467,7 @@ static int hops(hwloc_obj_t o, hwloc_obj_t anc)
  * their common ancestor: PIX. */
 /* The closest object that is an ancestor of (or equal to) both a and b,
  * NULL when they share none.  Not hwloc_get_common_ancestor_obj(): that
- * helper walks by depth, and I/O objects all have negative special depths
+ * function walks by depth, and I/O objects all have negative special depths
  * (HWLOC_TYPE_DEPTH_BRIDGE, _PCI_DEVICE, _OS_DEVICE), so for a GPU and a
  * NIC at different PCIe depths it climbs past the root and dereferences
  * NULL (11 mutated real topologies did, ../shared/data/hwloc-crashes). */
