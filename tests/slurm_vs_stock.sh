@@ -18,12 +18,15 @@
 # The plugin-on job is submitted twice: once after the blockers have run
 # for a while (the plugin read them from Slurm), once right after they
 # start (the plugin's state is seconds old, and the same nodes were just
-# emptied by the previous blockers: the churn of a busy cluster); once more at once after the
-# plugin is enabled on a cluster in use (it may then let the job through
-# unchanged if it logs why, once).  Each TAP line prints both placements.  Then a burst of 500 submissions with the plugin on: none
-# lost, no GPU given to two jobs at once.
+# emptied by the previous blockers: the churn of a busy cluster); once
+# more at once after the plugin is enabled on a cluster in use (it may then
+# let the job through unchanged if it logs why, once).  Each TAP line
+# prints both placements.  Then a burst of 500 submissions with the plugin
+# on: none lost, no GPU given to two jobs at once.
 # Prints TAP; skips when not root, Slurm is missing or the plugin is not
-# built.  About 3 minutes on a 2-core machine.
+# built.  About 3 to 4 minutes on a 2-core machine.  Environment: CTLPORT,
+# BASEPORT (default 16947, 18400: nodes take 18401-18412), PLUGIN_SWITCH
+# (reconfigure or restart, see harness.sh), BURST, AGE, START_S (below).
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
