@@ -25,7 +25,8 @@
 # on: none lost, no GPU given to two jobs at once.
 # Prints TAP; skips when not root, Slurm is missing or the plugin is not
 # built.  About 3 to 4 minutes on a 2-core machine.  Environment: CTLPORT,
-# BASEPORT (default 16947, 18400: nodes take 18401-18412), PLUGIN_SWITCH
+# BASEPORT (default 16947, 18600, each plus GP_PORT_OFFSET as in
+# harness.sh: nodes take BASEPORT+1 .. BASEPORT+12), PLUGIN_SWITCH
 # (reconfigure or restart, see harness.sh), BURST, AGE, START_S (below).
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -47,7 +48,7 @@ done
 [ -f "$plugdir/job_submit_gpuplace.so" ] || skip_all "plugin not built in $plugdir"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-vs.XXXXXX")
-export CTLPORT=${CTLPORT:-16947} BASEPORT=${BASEPORT:-18400}
+export CTLPORT=${CTLPORT:-$((16947 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18600 + ${GP_PORT_OFFSET:-0}))}
 export N=12 LEAVES=3 WEIGHTS="10 1 10" NVL_NODES=2 RACK_NODES=6 RACK_KW="40 40"
 export PLUGIN_DIR=$plugdir
 unset JOB_SUBMIT SCHED_PARAMS SPANK_PLUGINS TELEMETRY_URL VALGRIND_LOG
