@@ -18,12 +18,16 @@
 # The plugin-on job is submitted twice: once after the blockers have run
 # for a while (the plugin read them from Slurm), once right after they
 # start (the plugin's state is seconds old, and the same nodes were just
-# emptied by the previous blockers: the churn of a busy cluster); once more at once after the
-# plugin is enabled on a cluster in use (it may then let the job through
-# unchanged if it logs why, once).  Each TAP line prints both placements.  Then a burst of 500 submissions with the plugin on: none
-# lost, no GPU given to two jobs at once.
+# emptied by the previous blockers: the churn of a busy cluster); once
+# more at once after the plugin is enabled on a cluster in use (it may then
+# let the job through unchanged if it logs why, once).  Each TAP line
+# prints both placements.  Then a burst of 500 submissions with the plugin
+# on: none lost, no GPU given to two jobs at once.
 # Prints TAP; skips when not root, Slurm is missing or the plugin is not
-# built.  About 3 minutes on a 2-core machine.
+# built.  About 3 to 4 minutes on a 2-core machine.  Environment: CTLPORT,
+# BASEPORT (default 16947, 18600, each plus GP_PORT_OFFSET as in
+# harness.sh: nodes take BASEPORT+1 .. BASEPORT+12), PLUGIN_SWITCH
+# (reconfigure or restart, see harness.sh), BURST, AGE, START_S (below).
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
@@ -44,7 +48,7 @@ done
 [ -f "$plugdir/job_submit_gpuplace.so" ] || skip_all "plugin not built in $plugdir"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-vs.XXXXXX")
-export CTLPORT=${CTLPORT:-$((16947 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18400 + ${GP_PORT_OFFSET:-0}))}
+export CTLPORT=${CTLPORT:-$((16947 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18600 + ${GP_PORT_OFFSET:-0}))}
 export N=12 LEAVES=3 WEIGHTS="10 1 10" NVL_NODES=2 RACK_NODES=6 RACK_KW="40 40"
 export PLUGIN_DIR=$plugdir
 unset JOB_SUBMIT SCHED_PARAMS SPANK_PLUGINS TELEMETRY_URL VALGRIND_LOG

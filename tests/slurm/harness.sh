@@ -320,12 +320,15 @@ restart_ctld() {
 	return 1
 }
 
+# JobSubmitPlugins of the running slurmctld ("(null)" when none)
+running_plugins() { timeout 10 scontrol show config 2>/dev/null | awk -F' = ' '/^JobSubmitPlugins / { print $2 }'; }
+
 # JobSubmitPlugins on or off on the running cluster.  scontrol reconfigure
 # loads or unloads a job_submit plugin when the list changes (it does not
 # reload a rebuilt .so under the same list: restart for that).  Returns when
-# slurmctld has applied the change (its log says so) and answers.
+# slurmctld runs with the new list and answers.
 plugin() {
-	local want=$1 val=${JOB_SUBMIT:-gpuplace} from t try
+	local want=$1 val=${JOB_SUBMIT:-gpuplace} t try
 	[ -f "$SLURM_CONF" ] || { log "no cluster under $D"; return 1; }
 	sed -i '/^JobSubmitPlugins=/d' "$SLURM_CONF"
 	case "$want" in
@@ -333,21 +336,22 @@ plugin() {
 	off) ;;
 	*) log "plugin on|off"; return 2 ;;
 	esac
-	from=$(logsize)
 	if [ "${PLUGIN_SWITCH:-reconfigure}" = restart ]; then
 		restart_ctld
 		return
 	fi
-	# 22.05 logs "JobSubmitPlugins changed to X" (or "to (null)") when the
-	# list changed, then "_slurm_rpc_reconfigure_controller: completed".  On
-	# a loaded machine the request can time out on the client side and still
-	# be carried out: the log decides, and one more request is sent if it
-	# says nothing within 20 s.
+	# Done when the running slurmctld reports the new list (scontrol show
+	# config), which holds whether reconfigure is carried out in place
+	# (22.05) or by a new slurmctld process (23.11 and later).  On a loaded
+	# machine the request can time out on the client side and still be
+	# carried out: the running configuration decides, and one more request
+	# is sent if it has not changed within 20 s.
 	for try in 1 2; do
-		timeout 30 scontrol reconfigure || log "scontrol reconfigure: no answer (try $try); reading slurmctld's log"
+		timeout 30 scontrol reconfigure || log "scontrol reconfigure: no answer (try $try)"
 		for t in $(seq 1 80); do
-			if tail -c +$((from + 1)) "$D/log/slurmctld.log" | grep -q 'reconfigure_controller: completed'; then
-				timeout 10 scontrol ping 2>/dev/null | grep -q UP && return 0
+			if [ "$(running_plugins)" = "$([ "$want" = on ] && echo "$val" || echo "(null)")" ] &&
+				timeout 10 scontrol ping 2>/dev/null | grep -q UP; then
+				return 0
 			fi
 			sleep 0.25
 		done
