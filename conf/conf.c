@@ -99,61 +99,18 @@ void gp__conf_paths_free(gp__conf_paths_t *pool)
 	pool->npaths = 0;
 }
 
-/* Whole file into a NUL-terminated buffer; returns 0 or an errno value. */
+/* Whole file into a NUL-terminated buffer (the shared reader, regular
+ * files only: an Include of /dev/zero or a FIFO is no configuration file);
+ * returns 0 or an errno value. */
 static int slurp(const char *path, char **out, size_t *len)
 {
-	char *buf = NULL, *nb;
-	size_t cap = 0, n = 0, r;
-	struct stat st;
-	FILE *f;
-	int fd, e;
+	gp__file_t f;
 
 	*out = NULL;
-	/* O_NONBLOCK: opening a FIFO must not hang; a directory, FIFO or device
-	 * (an Include of /dev/zero) is no configuration file */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return EINVAL;
-	}
-	f = fdopen(fd, "rb");
-	if (!f) {
-		e = errno;
-		close(fd);
-		return e;
-	}
-	for (;;) {
-		if (cap - n < 4096) {
-			if (cap >= GP_CONF_MAX_FILE) {
-				free(buf);
-				fclose(f);
-				return EFBIG;
-			}
-			cap = cap ? cap * 2 : 8192;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return ENOMEM;
-			}
-			buf = nb;
-		}
-		r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	e = ferror(f) ? EIO : 0;
-	fclose(f);
-	if (e) {
-		free(buf);
-		return e;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
+	if (gp__file_read(path, GP_CONF_MAX_FILE, GP_FILE_REGULAR, &f, NULL))
+		return f.sys_errno;
+	*out = f.buf;
+	*len = f.len;
 	return 0;
 }
 
@@ -394,92 +351,29 @@ int gp__conf_str(const gp__conf_loc_t *loc, const char *key, const char *val,
 
 /* ---- host lists ------------------------------------------------------------- */
 
+/* The shared expander (gp__hostlist_each) with "path:line: key" before
+ * its messages; its own failures are configuration errors. */
 int gp__conf_hostlist(const gp__conf_loc_t *loc, const char *key, const char *list,
                       gp__conf_host_fn fn, void *arg, gp_error_t *err)
 {
-	hostlist_t hl;
-	char *h;
-	int rc = GP_OK;
+	char what[GP_PATH_MAX + 96];
+	int rc;
 
-	if (!*list)
-		return gp__conf_err(err, loc, key, "empty host list");
-	/* the brackets and separators slurm_hostlist_create accepts, nothing
-	 * that could be mistaken for a name character set */
-	hl = slurm_hostlist_create(list);
-	if (!hl)
-		return gp__conf_err(err, loc, key, "'%s' is not a valid host list", list);
-	if (slurm_hostlist_count(hl) > GP_CONF_MAX_HOSTS) {
-		slurm_hostlist_destroy(hl);
-		return gp__conf_err(err, loc, key, "'%s' names more than %d hosts", list,
-		                    GP_CONF_MAX_HOSTS);
-	}
-	while ((h = slurm_hostlist_shift(hl)) != NULL) {
-		if (strlen(h) >= GP_NAME_MAX)
-			rc = gp__conf_err(err, loc, key, "name '%.40s...' is longer than %d characters",
-			                  h, GP_NAME_MAX - 1);
-		else if (!*h || strpbrk(h, "[]\""))
-			rc = gp__conf_err(err, loc, key, "'%s' is not a valid host list", list);
-		else
-			rc = fn(arg, h, err);
-		free(h);
-		if (rc)
-			break;
-	}
-	slurm_hostlist_destroy(hl);
-	return rc;
-}
-
-typedef struct nodes_acc {
-	const gp_cluster_t *c;
-	const gp__conf_loc_t *loc;
-	const char *key;
-	int32_t *v;
-	int32_t n, cap;
-	uint8_t *seen;          /* bit per node: already in the list */
-} nodes_acc_t;
-
-static int nodes_add(void *arg, const char *name, gp_error_t *err)
-{
-	nodes_acc_t *a = arg;
-	int32_t i = gp__node_find(a->c, name);
-
-	if (i < 0)
-		return gp__conf_err(err, a->loc, a->key, "unknown node '%s'", name);
-	if (a->seen[i >> 3] & (1u << (i & 7)))
-		return GP_OK;
-	a->seen[i >> 3] |= (uint8_t)(1u << (i & 7));
-	if (a->n == a->cap) {
-		int32_t nc = a->cap ? a->cap * 2 : 16;
-
-		if (gp__resize(&a->v, (size_t)a->cap, (size_t)nc, sizeof(*a->v)))
-			return gp__errorf(err, GP_ENOMEM, "out of memory");
-		a->cap = nc;
-	}
-	a->v[a->n++] = i;
-	return GP_OK;
+	snprintf(what, sizeof(what), "%s:%d: %s", loc->path, loc->line, key);
+	rc = gp__hostlist_each(what, list, GP_CONF_MAX_HOSTS, fn, arg, err);
+	return rc == GP_EINVAL || rc == GP_ELIMIT ? GP_ECONFIG : rc;
 }
 
 int gp__conf_nodes(const gp_cluster_t *c, const gp__conf_loc_t *loc,
                    const char *key, const char *list, int32_t **out,
                    int32_t *n, gp_error_t *err)
 {
-	nodes_acc_t a = { .c = c, .loc = loc, .key = key };
+	char what[GP_PATH_MAX + 96];
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	a.seen = calloc((size_t)c->nnodes / 8 + 1, 1);
-	if (!a.seen)
-		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	rc = gp__conf_hostlist(loc, key, list, nodes_add, &a, err);
-	free(a.seen);
-	if (rc) {
-		free(a.v);
-		return rc;
-	}
-	*out = a.v;
-	*n = a.n;
-	return GP_OK;
+	snprintf(what, sizeof(what), "%s:%d: %s", loc->path, loc->line, key);
+	rc = gp__hostlist_nodes(c, what, list, GP_CONF_MAX_HOSTS, out, n, err);
+	return rc == GP_EINVAL || rc == GP_ELIMIT || rc == GP_ENOENT ? GP_ECONFIG : rc;
 }
 
 /* ---- warnings --------------------------------------------------------------- */
@@ -522,108 +416,3 @@ const char *gp_cluster_warning(const gp_cluster_t *c, int i)
 	return c->warnings[i];
 }
 
-/* ---- name table ------------------------------------------------------------- */
-
-static uint32_t str_hash(const char *s, bool nocase)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++) {
-		h ^= nocase ? (unsigned char)tolower((unsigned char)*s) : (unsigned char)*s;
-		h *= 16777619u;
-	}
-	return h;
-}
-
-int gp__nametab_init(gp__nametab_t *t, bool nocase)
-{
-	memset(t, 0, sizeof(*t));
-	t->nocase = nocase;
-	t->size = 16;
-	t->names = calloc(t->size, sizeof(*t->names));
-	t->idx = calloc(t->size, sizeof(*t->idx));
-	if (!t->names || !t->idx) {
-		gp__nametab_free(t);
-		return GP_ENOMEM;
-	}
-	return GP_OK;
-}
-
-static bool name_eq(const gp__nametab_t *t, const char *a, const char *b)
-{
-	return t->nocase ? strcasecmp(a, b) == 0 : strcmp(a, b) == 0;
-}
-
-static void tab_put(gp__nametab_t *t, char *name, int32_t i)
-{
-	uint32_t mask = t->size - 1, h = str_hash(name, t->nocase) & mask;
-
-	while (t->names[h])
-		h = (h + 1) & mask;
-	t->names[h] = name;
-	t->idx[h] = i;
-	t->used++;
-}
-
-int gp__nametab_add(gp__nametab_t *t, const char *name, int32_t i, int32_t *dup)
-{
-	int32_t old = gp__nametab_find(t, name);
-	char *copy;
-
-	*dup = old;
-	if (old >= 0)
-		return GP_OK;
-	if (2 * (t->used + 1) > t->size) {
-		gp__nametab_t nt = { .nocase = t->nocase, .size = t->size * 2 };
-		uint32_t k;
-
-		nt.names = calloc(nt.size, sizeof(*nt.names));
-		nt.idx = calloc(nt.size, sizeof(*nt.idx));
-		if (!nt.names || !nt.idx) {
-			free(nt.names);
-			free(nt.idx);
-			return GP_ENOMEM;
-		}
-		for (k = 0; k < t->size; k++)
-			if (t->names[k])
-				tab_put(&nt, t->names[k], t->idx[k]);
-		free(t->names); /* the strings moved to nt */
-		free(t->idx);
-		*t = nt;
-	}
-	copy = strdup(name);
-	if (!copy)
-		return GP_ENOMEM;
-	tab_put(t, copy, i);
-	return GP_OK;
-}
-
-int32_t gp__nametab_find(const gp__nametab_t *t, const char *name)
-{
-	uint32_t mask, h;
-
-	if (!t->size)
-		return -1;
-	mask = t->size - 1;
-	h = str_hash(name, t->nocase) & mask;
-	while (t->names[h]) {
-		if (name_eq(t, t->names[h], name))
-			return t->idx[h];
-		h = (h + 1) & mask;
-	}
-	return -1;
-}
-
-void gp__nametab_free(gp__nametab_t *t)
-{
-	uint32_t k;
-
-	for (k = 0; k < t->size && t->names; k++)
-		free(t->names[k]);
-	free(t->names);
-	free(t->idx);
-	t->names = NULL;
-	t->idx = NULL;
-	t->size = 0;
-	t->used = 0;
-}

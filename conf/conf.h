@@ -87,7 +87,7 @@ int gp__conf_str(const gp__conf_loc_t *loc, const char *key, const char *val,
 
 /* Expand a Slurm host list with slurm_hostlist_*; fn gets each name
  * (borrowed for the call).  Names longer than GP_NAME_MAX-1 are errors. */
-typedef int (*gp__conf_host_fn)(void *arg, const char *name, gp_error_t *err);
+typedef gp__host_fn gp__conf_host_fn;
 int gp__conf_hostlist(const gp__conf_loc_t *loc, const char *key, const char *list,
                       gp__conf_host_fn fn, void *arg, gp_error_t *err);
 
@@ -103,23 +103,6 @@ int gp__conf_nodes(const gp_cluster_t *c, const gp__conf_loc_t *loc,
  * the rest are dropped. */
 int gp__cluster_warnf(gp_cluster_t *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-
-/* Small name -> index table (open addressing, case-sensitive or not). */
-typedef struct gp__nametab {
-	char **names;           /* owned copies */
-	int32_t *idx;
-	uint32_t size;          /* power of two */
-	uint32_t used;
-	bool nocase;
-} gp__nametab_t;
-
-int gp__nametab_init(gp__nametab_t *t, bool nocase);
-/* Add name -> i (name copied); returns 0 or
- * GP_ENOMEM.  *dup = index already stored under that name (then nothing is
- * added), else -1. */
-int gp__nametab_add(gp__nametab_t *t, const char *name, int32_t i, int32_t *dup);
-int32_t gp__nametab_find(const gp__nametab_t *t, const char *name);
-void gp__nametab_free(gp__nametab_t *t);
 
 /* ---- the loader context ------------------------------------------------ */
 

@@ -30,38 +30,20 @@
 
 /* ---- name index over arrays whose elements start with char name[] ---- */
 
+/* The shared name table (gp__nametab_t) with the array it names, so that an
+ * element is added by its index. */
 struct nidx {
-	int32_t *slot;
-	uint32_t mask;
+	gp__nametab_t t;
 	const char *base;
 	size_t stride;
 };
 
-static uint32_t fnv(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 16777619u;
-	}
-	return h;
-}
-
 static int nidx_init(struct nidx *h, const void *base, size_t stride, size_t n)
 {
-	uint32_t size = 16;
-
-	while (size < 2 * n + 1)
-		size <<= 1;
-	h->slot = malloc(size * sizeof(*h->slot));
-	if (!h->slot)
-		return GP_ENOMEM;
-	memset(h->slot, 0xff, size * sizeof(*h->slot));
-	h->mask = size - 1;
+	(void)n;
 	h->base = base;
 	h->stride = stride;
-	return GP_OK;
+	return gp__nametab_init(&h->t, false);
 }
 
 static const char *nidx_name(const struct nidx *h, int32_t i)
@@ -71,35 +53,23 @@ static const char *nidx_name(const struct nidx *h, int32_t i)
 
 static int32_t nidx_find(const struct nidx *h, const char *name)
 {
-	uint32_t k;
-	int32_t i;
-
-	if (!h->slot)
-		return -1;
-	for (k = fnv(name) & h->mask; (i = h->slot[k]) >= 0; k = (k + 1) & h->mask)
-		if (!strcmp(nidx_name(h, i), name))
-			return i;
-	return -1;
+	return gp__nametab_find(&h->t, name);
 }
 
-/* Insert element i; returns -1, or the index of an element with its name. */
+/* Insert element i; returns -1, or the index of an element with its name
+ * (GP_ENOMEM as -2: the callers' name checks then fail with it). */
 static int32_t nidx_add(struct nidx *h, int32_t i)
 {
-	const char *name = nidx_name(h, i);
-	uint32_t k;
-	int32_t j;
+	int32_t dup;
 
-	for (k = fnv(name) & h->mask; (j = h->slot[k]) >= 0; k = (k + 1) & h->mask)
-		if (!strcmp(nidx_name(h, j), name))
-			return j;
-	h->slot[k] = i;
-	return -1;
+	if (gp__nametab_add(&h->t, nidx_name(h, i), i, &dup))
+		return -2;
+	return dup;
 }
 
 static void nidx_free(struct nidx *h)
 {
-	free(h->slot);
-	h->slot = NULL;
+	gp__nametab_free(&h->t);
 }
 
 /* ---- loading: typed member access with JSON paths in errors ----------- */
@@ -368,6 +338,8 @@ static int add_name(struct jx *x, struct nidx *h, int32_t i, const char *p, cons
 {
 	int32_t d = nidx_add(h, i);
 
+	if (d == -2)
+		return gp__errorf(x->err, GP_ENOMEM, "out of memory");
 	if (d >= 0)
 		return jfail(x, p, "duplicate %s name '%s' (also element %d)", what,
 		             nidx_name(h, i), (int)d);
@@ -1264,48 +1236,12 @@ static int load_state(struct jx *x, json_object *st, gp_state_t **out)
 
 static int read_all(const char *path, char **buf, size_t *len, gp_error_t *err)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	size_t cap = 1 << 16, n = 0, r;
-	char *b = NULL, *nb;
+	gp__file_t f;
+	int rc = gp__file_read(path, GP_JSON_MAX_FILE, GP_FILE_STDIN, &f, err);
 
-	*buf = NULL;
-	if (!f)
-		return gp__errorf(err, GP_EIO, "%s: %s", path, strerror(errno));
-	if (!(b = malloc(cap + 1)))
-		goto nomem;
-	while ((r = fread(b + n, 1, cap - n, f)) > 0) {
-		n += r;
-		if (n == cap) {
-			if (cap >= (size_t)GP_JSON_MAX_FILE) {
-				free(b);
-				if (f != stdin)
-					fclose(f);
-				return gp__errorf(err, GP_ELIMIT, "%s: larger than %ld bytes", path,
-				                  GP_JSON_MAX_FILE);
-			}
-			cap *= 2;
-			if (!(nb = realloc(b, cap + 1)))
-				goto nomem;
-			b = nb;
-		}
-	}
-	if (ferror(f)) {
-		free(b);
-		if (f != stdin)
-			fclose(f);
-		return gp__errorf(err, GP_EIO, "%s: read error", path);
-	}
-	if (f != stdin)
-		fclose(f);
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return GP_OK;
-nomem:
-	free(b);
-	if (f != stdin)
-		fclose(f);
-	return gp__errorf(err, GP_ENOMEM, "%s: out of memory", path);
+	*buf = f.buf;
+	*len = f.len;
+	return rc == GP_EINVAL ? GP_EIO : rc;
 }
 
 /* Parse buf into a json-c tree, strictly; syntax errors name line and byte. */
@@ -1473,9 +1409,15 @@ int gp_state_load_json(const gp_cluster_t *c, const char *path, gp_state_t **out
 		goto out;
 	}
 	for (i = 0; i < c->nnodes; i++)
-		nidx_add(&x.nodes, i);
+		if (nidx_add(&x.nodes, i) == -2)
+			rc = GP_ENOMEM;
 	for (i = 0; i < c->nracks; i++)
-		nidx_add(&x.racks, i);
+		if (nidx_add(&x.racks, i) == -2)
+			rc = GP_ENOMEM;
+	if (rc == GP_ENOMEM) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		goto out;
+	}
 	if ((rc = load_state(&x, st, &s)) < 0)
 		goto out;
 	*out = s;
@@ -1493,17 +1435,11 @@ out:
 /* A JSON number with the shortest text that reads back as the same value. */
 static json_object *jnum(double v)
 {
-	char buf[40];
-	int prec;
+	char buf[GP_DOUBLE_STR];
 
 	if (!isfinite(v))
 		v = 0;
-	for (prec = 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	return json_object_new_double_s(v, buf);
+	return json_object_new_double_s(v, gp__double_str(buf, v));
 }
 
 /* Adders that remember the first allocation failure. */

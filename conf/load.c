@@ -209,24 +209,3 @@ error:
 	/* every configuration problem is GP_ECONFIG; memory stays ENOMEM */
 	return rc == GP_ENOMEM ? GP_ENOMEM : GP_ECONFIG;
 }
-
-int gp__model_load(const char *dir, const char *json, const char *state, gp_cluster_t **c,
-                   gp_state_t **s, gp_error_t *err)
-{
-	int rc;
-
-	*c = NULL;
-	if (s)
-		*s = NULL;
-	if (!dir == !json)
-		return gp__errorf(err, GP_EINVAL, "give exactly one of --conf-dir or --json");
-	if (state && !s)
-		return gp__errorf(err, GP_EINVAL, "a state was given where none is read");
-	rc = dir ? gp_cluster_load_conf_dir(dir, c, err)
-	         : gp_cluster_load_json(json, c, s && !state ? s : NULL, err);
-	if (rc == GP_OK && state && (rc = gp_state_load_json(*c, state, s, err))) {
-		gp_cluster_destroy(*c);
-		*c = NULL;
-	}
-	return rc;
-}

@@ -2,7 +2,7 @@
 # gpuplace.conf loaders, the JSON model/state format, the summary, the Slurm
 # file emitter and synthetic clusters.
 # configuration loaders (slurm.conf, topology.conf, gres.conf, gpuplace.conf)
-libgpuplace_core_la_SOURCES += \
+libgp_conf_la_SOURCES += \
 	conf/conf.c conf/conf.h conf/load.c conf/load_slurm.c \
 	conf/load_topology.c conf/load_gres.c conf/load_gpuplace.c
 
@@ -10,7 +10,7 @@ check_PROGRAMS += tests/test_conf
 tests_test_conf_SOURCES = tests/test_conf.c
 tests_test_conf_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_conf_CFLAGS = $(TEST_CFLAGS)
-tests_test_conf_LDADD = $(TEST_LIBS)
+tests_test_conf_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_conf
 TESTS += tests/test_conf_valgrind.sh
 EXTRA_DIST += tests/test_conf_valgrind.sh
@@ -23,8 +23,9 @@ TESTS += tests/fuzz_conf.sh
 EXTRA_DIST += tests/fuzz_conf.sh
 
 # JSON model format, summary, shared derivation, synthetic clusters.
-libgpuplace_core_la_SOURCES += conf/json.c conf/finish.c conf/summary.c \
-	conf/synth.c conf/synth.h
+libgp_conf_la_SOURCES += conf/json.c conf/finish.c conf/summary.c conf/policy_load.c
+# synthetic clusters are offline-only: libgp_sim, never the plugin.
+libgp_sim_la_SOURCES += conf/synth.c conf/synth.h
 
 check_PROGRAMS += tests/test_json tests/test_synth
 tests_test_json_SOURCES = tests/test_json.c
@@ -44,11 +45,11 @@ EXTRA_DIST += tests/fuzz_json.sh
 dist_man_MANS += doc/gpuplace-json.5
 
 # conf/slurm_emit.*: Slurm configuration from the model (gpuplace conf).
-libgpuplace_core_la_SOURCES += conf/slurm_emit.c conf/slurm_emit.h
+libgp_conf_la_SOURCES += conf/slurm_emit.c conf/slurm_emit.h
 gpuplace_SOURCES += tools/cmd_conf.c
 check_PROGRAMS += tests/test_emit
 tests_test_emit_SOURCES = tests/test_emit.c
 tests_test_emit_CFLAGS = $(TEST_CFLAGS)
-tests_test_emit_LDADD = $(TEST_LIBS)
+tests_test_emit_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_emit
 

@@ -14,24 +14,6 @@
 
 #define FEATURES_MAX 4096
 
-int gp__domain_feature(const char *prefix, const char *name, char *buf, size_t len)
-{
-	size_t n = strlen(prefix), i;
-
-	if (n + strlen(name) + 1 > len)
-		return GP_ELIMIT;
-	memcpy(buf, prefix, n);
-	for (i = 0; name[i]; i++) {
-		char ch = name[i];
-		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		          (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '.';
-
-		buf[n++] = ok ? ch : '_';
-	}
-	buf[n] = '\0';
-	return GP_OK;
-}
-
 /* Append ",item" (or "item") to buf of len bytes holding *used. */
 static int append(char *buf, size_t len, size_t *used, const char *item)
 {

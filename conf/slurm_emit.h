@@ -21,14 +21,7 @@
 #include <stdio.h>
 
 #include "model.h"
-
-#define GP_FEATURE_SWITCH "gpsw_"
-#define GP_FEATURE_NVL "gpnvl_"
-#define GP_FEATURE_RACK "gprack_"
-
-/* The feature of a domain: prefix + sanitised name, into buf (len bytes).
- * Returns 0 or GP_ELIMIT when it does not fit. */
-int gp__domain_feature(const char *prefix, const char *name, char *buf, size_t len);
+#include "request.h" /* GP_FEATURE_*, gp__domain_feature() */
 
 /* Comma-separated domain features of node n (no leading comma; "" when the
  * node is in no domain).  0 or GP_ELIMIT. */

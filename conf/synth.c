@@ -164,7 +164,12 @@ static void geo_init(struct geo *g, const gp_synth_params_t *p)
 	g->wrack = digits(g->nracks) < 4 ? 4 : digits(g->nracks);
 	g->wnvl = digits(g->nnvl) < 3 ? 3 : digits(g->nnvl);
 	g->node_peak_w = g->gpus * g->gpu->tdp + g->gpu->node_base_w;
-	g->rack_kw = p->rack_kw > 0 ? p->rack_kw : g->npr * g->node_peak_w / 1000.0;
+	/* default: a full rack at peak fits under the cap with the default
+	 * PowerMargin (5 %, cluster.c and gpuplace.conf(5)) kept free, rounded
+	 * up to 0.1 kW; a cap at exactly the peak would never let a full rack
+	 * run once the margin is kept */
+	g->rack_kw = p->rack_kw > 0 ? p->rack_kw :
+	             ceil(g->npr * g->node_peak_w / (1.0 - 0.05) / 100.0) / 10.0;
 	g->seed = p->seed;
 }
 
@@ -469,19 +474,6 @@ static void write_gres_conf(FILE *f, const struct geo *g)
 		        (int)g->gpus - 1);
 }
 
-/* Shortest "%g" text that reads back as the same double. */
-static const char *num(char *buf, size_t size, double v)
-{
-	int prec;
-
-	for (prec = 15; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	return buf;
-}
-
 static void write_gpuplace_conf(FILE *f, const struct geo *g, const gp_synth_params_t *p)
 {
 	const struct synth_gpu *u = g->gpu;
@@ -497,7 +489,7 @@ static void write_gpuplace_conf(FILE *f, const struct geo *g, const gp_synth_par
 	        u->min_cap);
 	for (l = 0; l < g->nlevels; l++)
 		fprintf(f, "FabricLevel=%d LinkGBps=%g Oversubscription=%s LatencyUs=%g\n", l,
-		        SYNTH_LINK_GBPS, num(b1, sizeof(b1), l == 1 ? p->oversub : 1.0),
+		        SYNTH_LINK_GBPS, gp__double_str(b1, l == 1 ? p->oversub : 1.0),
 		        SYNTH_HOP_US);
 	node_range(g, 0, g->nodes - 1, nl, sizeof(nl));
 	fprintf(f, "\nNodeName=%s Rails=%d NicGBps=%g\n\n", nl, (int)g->gpus, SYNTH_LINK_GBPS);
@@ -516,8 +508,8 @@ static void write_gpuplace_conf(FILE *f, const struct geo *g, const gp_synth_par
 
 		node_range(g, a, b, nl, sizeof(nl));
 		fprintf(f, "Rack=r%0*d Nodes=%s PowerCapKW=%s CoolingKW=%s NodeBaseWatts=%g\n",
-		        g->wrack, (int)(s + 1), nl, num(b1, sizeof(b1), cap),
-		        num(b2, sizeof(b2), cap), u->node_base_w);
+		        g->wrack, (int)(s + 1), nl, gp__double_str(b1, cap),
+		        gp__double_str(b2, cap), u->node_base_w);
 	}
 	fprintf(f, "\nStorage=nvme Scope=node WriteGBps=%g ReadGBps=%g\n", SYNTH_NVME_WRITE_GBPS,
 	        SYNTH_NVME_READ_GBPS);

@@ -62,62 +62,31 @@ void gp_cluster_destroy(gp_cluster_t *c)
 	for (i = 0; i < c->nwarnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);
-	free(c->name_hash);
+	gp__nametab_free(&c->node_index);
 	free(c);
-}
-
-/* FNV-1a: short names, few collisions, no allocation. */
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 16777619u;
-	}
-	return h;
 }
 
 int gp__cluster_index(gp_cluster_t *c)
 {
-	uint32_t size = 16, mask, h;
-	int32_t i;
+	int32_t i, dup;
 
-	while (size < 2u * (uint32_t)c->nnodes + 1)
-		size <<= 1;
-	free(c->name_hash);
-	c->name_hash = malloc(size * sizeof(*c->name_hash));
-	if (!c->name_hash) {
-		c->name_hash_size = 0;
+	gp__nametab_free(&c->node_index);
+	if (gp__nametab_init(&c->node_index, false))
 		return GP_ENOMEM;
-	}
-	memset(c->name_hash, 0xff, size * sizeof(*c->name_hash)); /* all -1 */
-	c->name_hash_size = size;
-	mask = size - 1;
-	for (i = 0; i < c->nnodes; i++) {
-		h = name_hash(c->nodes[i].name) & mask;
-		while (c->name_hash[h] >= 0)
-			h = (h + 1) & mask;
-		c->name_hash[h] = i;
-	}
+	/* a duplicate keeps the first node (conf/finish.c reports it) */
+	for (i = 0; i < c->nnodes; i++)
+		if (gp__nametab_add(&c->node_index, c->nodes[i].name, i, &dup)) {
+			gp__nametab_free(&c->node_index);
+			return GP_ENOMEM;
+		}
 	return GP_OK;
 }
 
 int32_t gp__node_find(const gp_cluster_t *c, const char *name)
 {
-	uint32_t mask, h;
-	int32_t i;
-
-	if (!c || !name || !c->name_hash_size)
+	if (!c || !name)
 		return -1;
-	mask = c->name_hash_size - 1;
-	h = name_hash(name) & mask;
-	while ((i = c->name_hash[h]) >= 0) {
-		if (strcmp(c->nodes[i].name, name) == 0)
-			return i;
-		h = (h + 1) & mask;
-	}
-	return -1;
+	return gp__nametab_find(&c->node_index, name);
 }
 
 int gp_cluster_node_count(const gp_cluster_t *c)

@@ -1,23 +1,23 @@
 # cost_model/: fragment of the top-level Makefile.am
 
 # communication cost model
-libgpuplace_core_la_SOURCES += cost_model/cost.h cost_model/cost.c \
+libgp_engine_la_SOURCES += cost_model/cost.h cost_model/cost.c \
 	cost_model/jobspec.c cost_model/cost_shape.c
 # cost_model/{request,features,candidates}.*: job request and candidate node sets.
-libgpuplace_core_la_SOURCES += cost_model/request.c cost_model/request.h \
+libgp_engine_la_SOURCES += cost_model/request.c cost_model/request.h \
 	cost_model/features.c cost_model/candidates.c cost_model/candidates.h
 
 check_PROGRAMS += tests/test_cost
 tests_test_cost_SOURCES = tests/test_cost.c tests/cost_fixture.c tests/cost_fixture.h
 tests_test_cost_CPPFLAGS = $(AM_CPPFLAGS) -DCOST_DATA_DIR='"$(abs_top_srcdir)/tests/data/cost"'
 tests_test_cost_CFLAGS = $(TEST_CFLAGS)
-tests_test_cost_LDADD = $(TEST_LIBS)
+tests_test_cost_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_cost
 EXTRA_DIST += tests/data/cost
 check_PROGRAMS += tests/test_candidates
 tests_test_candidates_SOURCES = tests/test_candidates.c tests/engine_fixture.c tests/engine_fixture.h
 tests_test_candidates_CFLAGS = $(TEST_CFLAGS)
-tests_test_candidates_LDADD = $(TEST_LIBS)
+tests_test_candidates_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_candidates
 
 # gpuplace model

@@ -11,7 +11,6 @@
 
 #include "decide.h"
 #include "power.h"
-#include "slurm_emit.h"
 
 #define KMAX 16                 /* candidates one search keeps at most */
 #define FUTURE_POINTS 4         /* future states tried for wait-or-spread */
@@ -107,7 +106,7 @@ void gp__power_view_fill(const gp_cluster_t *c, const gp_state_t *s,
 		racks[r].headroom_w = INFINITY;
 		racks[r].cooling_binds = false;
 	}
-	if (!h || gp_power_headroom_all(c, s, snap, now, h) != GP_OK) {
+	if (!h || gp__power_headroom_all(c, s, snap, now, h) != GP_OK) {
 		free(h);
 		return; /* no limit known is the engine's safe default: fail open */
 	}
@@ -122,7 +121,7 @@ void gp__power_view_fill(const gp_cluster_t *c, const gp_state_t *s,
 
 double gp__power_view_cap_speed(const gp_gpu_profile_t *prof, double cap_w)
 {
-	return gp_power_cap_speed(prof, cap_w);
+	return gp__power_cap_speed(prof, cap_w);
 }
 
 /* ---- evaluation of one node set ----------------------------------------- */

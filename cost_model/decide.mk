@@ -1,22 +1,22 @@
 # cost_model/: the decision side of the engine: checkpoint planner, policy.
-libgpuplace_core_la_SOURCES += cost_model/ckpt.c cost_model/ckpt.h
+libgp_engine_la_SOURCES += cost_model/ckpt.c cost_model/ckpt.h
 
 check_PROGRAMS += tests/test_ckpt
 tests_test_ckpt_SOURCES = tests/test_ckpt.c
 tests_test_ckpt_CFLAGS = $(TEST_CFLAGS)
-tests_test_ckpt_LDADD = $(TEST_LIBS)
+tests_test_ckpt_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_ckpt
 
 # cost_model/policy.*: presets and gpuplace_* SchedulerParameters.
-libgpuplace_core_la_SOURCES += cost_model/policy.c cost_model/policy.h
+libgp_engine_la_SOURCES += cost_model/policy.c cost_model/policy.h
 check_PROGRAMS += tests/test_policy
 tests_test_policy_SOURCES = tests/test_policy.c
 tests_test_policy_CFLAGS = $(TEST_CFLAGS)
-tests_test_policy_LDADD = $(TEST_LIBS)
+tests_test_policy_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_policy
 
 # cost_model/decide.*: the placement decision and its explanation.
-libgpuplace_core_la_SOURCES += cost_model/decide.c cost_model/decide.h
+libgp_engine_la_SOURCES += cost_model/decide.c cost_model/decide.h
 check_PROGRAMS += tests/test_decide
 tests_test_decide_SOURCES = tests/test_decide.c
 tests_test_decide_CFLAGS = $(TEST_CFLAGS)

@@ -346,3 +346,21 @@ void gp__constraint_alt_text(const gp_constraint_t *k, int alt, char *buf, size_
 			return;
 		}
 }
+
+int gp__domain_feature(const char *prefix, const char *name, char *buf, size_t len)
+{
+	size_t n = strlen(prefix), i;
+
+	if (n + strlen(name) + 1 > len)
+		return GP_ELIMIT;
+	memcpy(buf, prefix, n);
+	for (i = 0; name[i]; i++) {
+		char ch = name[i];
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		          (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '.';
+
+		buf[n++] = ok ? ch : '_';
+	}
+	buf[n] = '\0';
+	return GP_OK;
+}

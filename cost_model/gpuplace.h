@@ -116,6 +116,90 @@ long gp_cluster_gpu_count(const gp_cluster_t *c);
 int gp_state_create(const gp_cluster_t *c, gp_state_t **out);
 void gp_state_destroy(gp_state_t *s);
 
+/* ---- placement ----------------------------------------------------------- */
+
+typedef enum gp_place_kind {
+	GP_PLACE_PIN = 0,       /* start on gp_place_result_nodes() now */
+	GP_PLACE_CONSTRAIN = 1, /* start when one of the domains in
+	                         * gp_place_result_features() can hold it */
+	GP_PLACE_REJECT = 2,    /* can never satisfy the policy on this cluster */
+} gp_place_kind_t;
+
+/*
+ * One job as sbatch and its hints describe it.  Every string is borrowed
+ * for the call only; NULL (or 0) = not given.  Zero-initialise the struct
+ * and set what applies, so fields added later keep their defaults.
+ */
+typedef struct gp_place_request {
+	const char *job;          /* required: "gpus=N[,nodes=N][,gpus_per_node=N]"
+	                           * and the job's hints, as `gpuplace place --job`
+	                           * takes them (gpuplace(1)), e.g.
+	                           * "gpus=64,tp=8,pp=2,params=70e9" */
+	const char *partition;    /* NULL = the default partition */
+	const char *nodelist;     /* Slurm host list the job must include */
+	const char *exclude;      /* Slurm host list the job must avoid */
+	const char *constraint;   /* Slurm --constraint expression */
+	const char *policy;       /* gpuplace_* keys as in SchedulerParameters,
+	                           * applied after the site's slurm.conf */
+	unsigned time_limit_min;  /* minutes; 0 = the partition's limit */
+	int exclusive;            /* nonzero = whole nodes only */
+	int64_t now;              /* decision time, epoch s; 0 = the state's
+	                           * time, else the current time */
+} gp_place_request_t;
+
+/* Opaque result of gp_place(). */
+typedef struct gp_place_result gp_place_result_t;
+
+/*
+ * Decide where job req goes on model c in state s (NULL = every GPU free),
+ * as job_submit/gpuplace and `gpuplace place` decide: the site's policy
+ * (slurm.conf SchedulerParameters when c was loaded from a conf dir, else
+ * the default) adjusted by req->policy, the racks' power headroom from the
+ * state's recorded samples or the power estimate.
+ *
+ * On success *out is a new result the caller frees with
+ * gp_place_result_destroy(); a job that cannot fit is a GP_PLACE_REJECT
+ * result, not an error.  On failure *out is NULL and err (may be NULL)
+ * says what is wrong: GP_EINVAL for a malformed request (bad job spec,
+ * unknown partition or node, bad constraint), GP_ECONFIG for a bad
+ * slurm.conf policy, GP_ENOMEM.
+ *
+ * Thread safety: c and s are only read, so any number of threads may call
+ * gp_place() at once on the same model and state; each call builds its own
+ * engine (no state is kept between calls).
+ */
+int gp_place(const gp_cluster_t *c, const gp_state_t *s, const gp_place_request_t *req,
+             gp_place_result_t **out, gp_error_t *err);
+
+/* The accessors below take a result of gp_place() (never NULL); the strings
+ * they return belong to r and stay valid until gp_place_result_destroy(r).
+ * A result is immutable: any number of threads may read it at once. */
+
+/* The decision's kind. */
+gp_place_kind_t gp_place_result_kind(const gp_place_result_t *r);
+
+/* PIN: the chosen nodes; CONSTRAIN: the best set (a Slurm ranged host list,
+ * e.g. "gpu[001-008]"); REJECT: "".  Owned by r. */
+const char *gp_place_result_nodes(const gp_place_result_t *r);
+
+/* CONSTRAIN: the matching-OR constraint over the domain features
+ * `gpuplace conf` writes ("[gpsw_leaf1|gpsw_leaf2]"); else "".  Owned by r. */
+const char *gp_place_result_features(const gp_place_result_t *r);
+
+/* Why, for the user: the reason, or what to change for a REJECT.  Owned by r. */
+const char *gp_place_result_reason(const gp_place_result_t *r);
+
+/* Predicted step time of the choice in seconds (power cap included);
+ * 0 when there is no candidate. */
+double gp_place_result_step_s(const gp_place_result_t *r);
+
+/* The whole decision with every candidate's breakdown as one JSON object,
+ * the document `gpuplace place --json-out` prints.  Owned by r. */
+const char *gp_place_result_json(const gp_place_result_t *r);
+
+/* Free a result; NULL is a no-op. */
+void gp_place_result_destroy(gp_place_result_t *r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,14 +1,27 @@
-# cost_model/: the cluster model, its loaders and common helpers.
-libgpuplace_core_la_SOURCES += \
+# cost_model/: the cluster model types and the engine.
+# The base layer (libgp_base): model types, errors, numbers.
+libgp_base_la_SOURCES += \
 	cost_model/gpuplace.h cost_model/model.h \
-	cost_model/error.c cost_model/number.c cost_model/cluster.c
+	cost_model/error.c cost_model/number.c cost_model/cluster.c \
+	cost_model/names.c cost_model/fileio.c cost_model/hostlist.c
 
 check_PROGRAMS += tests/test_number
 tests_test_number_SOURCES = tests/test_number.c
 tests_test_number_CFLAGS = $(TEST_CFLAGS)
-tests_test_number_LDADD = $(TEST_LIBS)
+tests_test_number_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_number
 
 # doc/: manual pages (gpuplace(1), gpuplace.conf(5)).
 dist_man_MANS += doc/gpuplace.1 doc/gpuplace.conf.5
 
+
+# The installed library as others use it: only gpuplace.h, only libgpuplace.
+check_PROGRAMS += tests/test_api
+tests_test_api_SOURCES = tests/test_api.c
+tests_test_api_CFLAGS = $(TEST_CFLAGS)
+tests_test_api_LDADD = libgpuplace.la $(JSONC_LIBS) $(CMOCKA_LIBS) $(PTHREAD_LIBS)
+TESTS += tests/test_api
+# Every symbol libgpuplace.so exports is declared in the installed header,
+# and every function the header declares is exported.
+TESTS += tests/exports.sh
+EXTRA_DIST += tests/exports.sh

@@ -210,6 +210,27 @@ typedef struct gp_site {
 	double telemetry_stale_s;       /* TelemetryStale: default staleness limit */
 } gp_site_t;
 
+/* Name -> index table (cost_model/names.c): FNV-1a, open addressing,
+ * case-sensitive or not, growing as names are added; names are copied.
+ * The one table behind every lookup by name (nodes, loaders, JSON). */
+typedef struct gp__nametab {
+	char **names;           /* owned copies */
+	int32_t *idx;
+	uint32_t size;          /* power of two */
+	uint32_t used;
+	bool nocase;
+} gp__nametab_t;
+
+int gp__nametab_init(gp__nametab_t *t, bool nocase);
+/* Add name -> i (name copied); returns 0 or
+ * GP_ENOMEM.  *dup = index already stored under that name (then nothing is
+ * added), else -1. */
+int gp__nametab_add(gp__nametab_t *t, const char *name, int32_t i, int32_t *dup);
+/* The index stored under name, -1 when absent (or t never initialised). */
+int32_t gp__nametab_find(const gp__nametab_t *t, const char *name);
+/* Free what t owns; t may be zeroed or freed already. */
+void gp__nametab_free(gp__nametab_t *t);
+
 struct gp_cluster {
 	char name[GP_NAME_MAX];          /* slurm.conf ClusterName */
 	char conf_dir[GP_PATH_MAX];      /* where it was loaded from ("" for JSON) */
@@ -235,9 +256,8 @@ struct gp_cluster {
 	char **warnings;
 	int32_t nwarnings;
 
-	/* name -> node index hash (open addressing), built by gp__cluster_index() */
-	int32_t *name_hash;
-	uint32_t name_hash_size;         /* power of two, > 2 * nnodes */
+	/* node name -> index, built by gp__cluster_index() */
+	gp__nametab_t node_index;
 };
 
 /* ---- dynamic state ---------------------------------------------------- */
@@ -282,8 +302,66 @@ int gp__parse_double(const char *s, double min, double max, double *out);
 
 /* Node lookup by name (after gp__cluster_index()); -1 if absent. */
 int32_t gp__node_find(const gp_cluster_t *c, const char *name);
-/* Build the name hash; 0 or GP_ENOMEM. */
+/* Build the node name index; 0 or GP_ENOMEM. */
 int gp__cluster_index(gp_cluster_t *c);
+
+/* ---- shared helpers (base layer) ------------------------------------- */
+
+/* Flags of gp__file_read(). */
+#define GP_FILE_STDIN   1u  /* "-" reads standard input */
+#define GP_FILE_REGULAR 2u  /* only a regular file (a FIFO, directory or
+                             * device is refused without blocking) */
+
+/* A whole file read by gp__file_read(). */
+typedef struct gp__file {
+	char *buf;              /* malloc'd, NUL-terminated, the caller frees */
+	size_t len;             /* bytes read (a NUL inside is the caller's concern) */
+	double mtime;           /* modification time, epoch s; 0 for stdin */
+	int sys_errno;          /* on failure the errno: ENOENT, EACCES, ...,
+	                         * EFBIG (larger than max), EINVAL (not a regular
+	                         * file with GP_FILE_REGULAR), ENOMEM; 0 = none */
+} gp__file_t;
+
+/*
+ * The one bounded whole-file reader (cost_model/fileio.c): path into
+ * out->buf, at most max bytes (a larger file is refused, not truncated).
+ * Returns 0, or GP_EIO (cannot open or read: "PATH: strerror"), GP_ELIMIT
+ * ("PATH: larger than MAX bytes"), GP_EINVAL ("PATH: not a regular file")
+ * or GP_ENOMEM, with out->buf NULL and out->sys_errno set.
+ */
+int gp__file_read(const char *path, size_t max, unsigned flags, gp__file_t *out,
+                  gp_error_t *err);
+
+/* Longest text gp__double_str() writes, with its NUL. */
+#define GP_DOUBLE_STR 32
+/* The shortest of %.15g, %.16g, %.17g that reads back as exactly v
+ * (cost_model/number.c), into buf (GP_DOUBLE_STR bytes); returns buf.
+ * Callers decide what a non-finite v prints as; here it is %g's. */
+const char *gp__double_str(char buf[GP_DOUBLE_STR], double v);
+
+/* Host-list callback: name is borrowed for the call; non-zero stops. */
+typedef int (*gp__host_fn)(void *arg, const char *name, gp_error_t *err);
+
+/*
+ * The one host-list expander (cost_model/hostlist.c), libslurm's
+ * slurm_hostlist_*: fn(arg, name) for every host of list in order.  Every
+ * caller checks the same way: an empty list, brackets libslurm passed
+ * through unbalanced, a quote or comma left inside a name ("'LIST' is not a
+ * valid host list"), a name of GP_NAME_MAX characters or more, more than
+ * max hosts.  Messages start with what ("gpuplace.conf:3: Nodes",
+ * "--nodelist"); codes GP_EINVAL / GP_ELIMIT / GP_ENOMEM, or fn's.
+ */
+int gp__hostlist_each(const char *what, const char *list, int32_t max, gp__host_fn fn,
+                      void *arg, gp_error_t *err);
+
+/*
+ * Node indices of c for the hosts of list (gp__hostlist_each), in list
+ * order with duplicates folded.  A name that is no node of c is GP_ENOENT
+ * "WHAT: unknown node 'NAME'".  *out is malloc'd (the caller frees; NULL
+ * when *n is 0).
+ */
+int gp__hostlist_nodes(const gp_cluster_t *c, const char *what, const char *list, int32_t max,
+                       int32_t **out, int32_t *n, gp_error_t *err);
 
 /* Allocate an empty cluster (all counts 0, root -1, site defaults set). */
 gp_cluster_t *gp__cluster_new(void);
@@ -302,16 +380,6 @@ int gp__cluster_finish(gp_cluster_t *c, gp_error_t *err);
  * name is used in error messages.  Same ownership as gp_cluster_load_json. */
 int gp__cluster_load_json_buf(const char *name, const char *buf, size_t len,
                               gp_cluster_t **out, gp_state_t **state_out, gp_error_t *err);
-
-/*
- * The model a command names with --conf-dir DIR or --json FILE (exactly
- * one non-NULL) and, when s is not NULL, its state: the state file when
- * given, else the JSON document's own state section (*s NULL when there is
- * none).  On failure *c and *s are NULL and err says what is wrong; both
- * are the caller's (gp_cluster_destroy, gp_state_destroy).
- */
-int gp__model_load(const char *dir, const char *json, const char *state, gp_cluster_t **c,
-                   gp_state_t **s, gp_error_t *err);
 
 /* Shared by the loaders (conf/finish.c):
  * a synthetic root "(top)" (disconnected) over the ntops switches without a

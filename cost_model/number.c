@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* number.c - the one strict number parser every configuration reader uses. */
+/* number.c - the one strict number parser every configuration reader uses,
+ * and the one round-trip double formatter every writer uses. */
 #include "config.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "model.h"
@@ -45,4 +47,17 @@ int gp__parse_double(const char *s, double min, double max, double *out)
 		return GP_ERANGE;
 	*out = v;
 	return GP_OK;
+}
+
+const char *gp__double_str(char buf[GP_DOUBLE_STR], double v)
+{
+	int prec;
+
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(buf, GP_DOUBLE_STR, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return buf;
+	}
+	snprintf(buf, GP_DOUBLE_STR, "%.17g", v);
+	return buf;
 }

@@ -55,7 +55,8 @@ int gp__policy_parse(const char *params, const char *source, gp_policy_t *p, gp_
  * The site's policy: gp__policy_default(c) adjusted by every
  * SchedulerParameters line of dir/slurm.conf (read with the same reader as
  * the model, so Include works).  Errors name file, line and key; *p is set
- * only on success.
+ * only on success.  Defined in conf/policy_load.c (the conf layer reads
+ * files; the engine never does).
  */
 int gp__policy_load(const char *dir, const gp_cluster_t *c, gp_policy_t *p, gp_error_t *err);
 

@@ -26,62 +26,19 @@ void gp__request_clear(gp_request_t *r)
 	gp__request_init(r);
 }
 
-/* Expand a host list into node indices of c (deduplicated, in list order). */
+/* Expand a host list into node indices of c (deduplicated, in list order);
+ * a list naming far more hosts than the cluster has is GP_ENOENT. */
 static int expand_hostlist(const gp_cluster_t *c, const char *what, const char *list, int32_t **out,
                            int32_t *nout, gp_error_t *err)
 {
-	hostlist_t hl = NULL;
-	int32_t *v = NULL, n = 0, i, j;
-	char *h;
-	int count, rc = GP_OK;
+	int rc;
 
 	*out = NULL;
 	*nout = 0;
 	if (!list || !*list)
 		return GP_OK;
-	hl = slurm_hostlist_create(list);
-	if (!hl)
-		return gp__errorf(err, GP_EINVAL, "%s: '%s' is not a valid host list", what, list);
-	count = slurm_hostlist_count(hl);
-	if (count <= 0 || count > c->nnodes + 1024) {
-		rc = gp__errorf(err, count <= 0 ? GP_EINVAL : GP_ENOENT,
-		                "%s: '%s' names %d hosts but the cluster has %d nodes", what, list,
-		                count, (int)c->nnodes);
-		goto out;
-	}
-	v = malloc((size_t)count * sizeof(*v));
-	if (!v) {
-		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
-		goto out;
-	}
-	while ((h = slurm_hostlist_shift(hl)) != NULL) {
-		/* libslurm passes an unbalanced range through as a name */
-		if (!*h || strpbrk(h, "[]\",")) {
-			rc = gp__errorf(err, GP_EINVAL, "%s: '%s' is not a valid host list", what,
-			                list);
-			free(h);
-			goto out;
-		}
-		i = gp__node_find(c, h);
-		if (i < 0) {
-			rc = gp__errorf(err, GP_ENOENT, "%s: unknown node '%s'", what, h);
-			free(h);
-			goto out;
-		}
-		free(h);
-		for (j = 0; j < n; j++)
-			if (v[j] == i)
-				break;
-		if (j == n && n < count)
-			v[n++] = i;
-	}
-	*out = v;
-	*nout = n;
-	v = NULL;
-out:
-	free(v);
-	slurm_hostlist_destroy(hl);
-	return rc;
+	rc = gp__hostlist_nodes(c, what, list, c->nnodes + 1024, out, nout, err);
+	return rc == GP_ELIMIT ? GP_ENOENT : rc;
 }
 
 int gp__request_set_required(gp_request_t *r, const gp_cluster_t *c, const char *hostlist,

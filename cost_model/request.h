@@ -132,4 +132,15 @@ int gp__request_check(const gp_request_t *r, const gp_cluster_t *c, gp_error_t *
  * (every node eligible) or r names none and there is no default. */
 int32_t gp__request_partition(const gp_request_t *r, const gp_cluster_t *c);
 
+/* ---- topology-domain features ------------------------------------------
+ * The node features `gpuplace conf` writes (conf/slurm_emit.h) and the
+ * engine names in a CONSTRAIN decision's matching-OR constraint. */
+#define GP_FEATURE_SWITCH "gpsw_"
+#define GP_FEATURE_NVL "gpnvl_"
+#define GP_FEATURE_RACK "gprack_"
+
+/* The feature of a domain: prefix + sanitised name, into buf (len bytes).
+ * Returns 0 or GP_ELIMIT when it does not fit. */
+int gp__domain_feature(const char *prefix, const char *name, char *buf, size_t len);
+
 #endif /* GP_REQUEST_H */

@@ -20,17 +20,19 @@
  * Per-job lines go to slurm_verbose (job name and uid, job id when set),
  * failures to slurm_error, and a summary of the last minute to slurm_info.
  *
- * Configuration is loaded at init and reloaded by a background thread when
- * slurm.conf, gpuplace.conf, topology.conf or gres.conf changes (checked
- * every GP_REFRESH_S seconds, so an edit takes effect with or without
- * `scontrol reconfigure`); a configuration that fails to
- * load is logged with file, line and key, and the last good one is kept.
- * job_submit never waits for a load: it takes a reference on the current
- * immutable configuration under a short lock.
+ * A background thread reads the cluster state every GP_REFRESH_S seconds
+ * and reloads the configuration when slurm.conf, gpuplace.conf,
+ * topology.conf or gres.conf changes (so an edit takes effect with or
+ * without `scontrol reconfigure`); a configuration that fails to load is
+ * logged with file, line and key, and the last good one is kept.
+ * job_submit never waits for a load or a network answer: it takes
+ * references on the current immutable configuration and state under short
+ * locks.
  *
- * Everything handed to slurmctld is allocated with Slurm's allocator
- * (slurm_alloc.h); the engine library underneath uses malloc and never
- * sees a Slurm structure.
+ * Linked with the run-time layers only (engine, conf, power over base; no
+ * simulator, no hwloc: tests/plugin_symbols.sh).  Everything handed to
+ * slurmctld is allocated with Slurm's allocator (slurm_alloc.h); the engine
+ * library underneath uses malloc and never sees a Slurm structure.
  */
 #include "config.h"
 
@@ -130,7 +132,7 @@ static void conf_free(struct gp_conf *c)
 {
 	if (!c)
 		return;
-	gp_poller_destroy(c->poller);
+	gp__poller_destroy(c->poller);
 	gp_cluster_destroy(c->cluster);
 	free(c);
 }
@@ -299,11 +301,11 @@ static struct gp_conf *conf_load(gp_error_t *err)
 	if (rc == GP_OK && c->cluster->ntelemetry > 0) {
 		gp_poller_opts_t opts = { .log = poller_log };
 
-		rc = gp_poller_create(c->cluster, &opts, &c->poller, err);
-		if (rc == GP_OK && gp_poller_start(c->poller, err) != GP_OK) {
+		rc = gp__poller_create(c->cluster, &opts, &c->poller, err);
+		if (rc == GP_OK && gp__poller_start(c->poller, err) != GP_OK) {
 			/* no live power: the estimate from the cluster state remains */
 			slurm_error("gpuplace: telemetry not started: %s", err->text);
-			gp_poller_destroy(c->poller);
+			gp__poller_destroy(c->poller);
 			c->poller = NULL;
 		}
 	}
@@ -513,11 +515,11 @@ static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_lo
 	/* once per snapshot, off the submission path: measured draw from the
 	 * telemetry snapshot while fresh, else the estimate (power/power.h) */
 	{
-		const gp_power_snapshot_t *ps = c->poller ? gp_poller_snapshot_get(c->poller) : NULL;
+		const gp_power_snapshot_t *ps = c->poller ? gp__poller_snapshot_get(c->poller) : NULL;
 
 		gp__power_view_fill(c->cluster, sn->view.state, ps, &c->policy,
 		                    (double)sn->view.state->time, sn->racks);
-		gp_power_snapshot_put(ps);
+		gp__power_snapshot_put(ps);
 	}
 	snap_publish(sn);
 	pass_resolved(PASS_NO_STATE);

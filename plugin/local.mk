@@ -5,7 +5,9 @@ slurmplugindir = $(slurm_plugindir)
 slurmplugin_LTLIBRARIES = plugin/job_submit_gpuplace.la plugin/spank_gpuplace.la
 plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h \
 	plugin/live_state.c plugin/live_state.h
-plugin_job_submit_gpuplace_la_LIBADD = libgpuplace_core.la
+# Only what slurmctld runs: engine, conf and power over base; no simulator,
+# no traces, no probe, no synth, no hwloc (tests/plugin_symbols.sh).
+plugin_job_submit_gpuplace_la_LIBADD = $(GP_CORE_LA)
 plugin_job_submit_gpuplace_la_LDFLAGS = -module -avoid-version -shared \
 	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|job_submit|job_modify)$$'
 plugin_spank_gpuplace_la_SOURCES = plugin/spank_gpuplace.c
@@ -34,3 +36,6 @@ TESTS += tests/test_plugin tests/test_live_state tests/plugin_dlcheck.sh tests/s
 EXTRA_DIST += tests/slurm tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh bench/bench_submit.sh tests/plugin_dlcheck.sh tests/spank_dlcheck.sh \
 	tests/valgrind_plugin.sh
 TESTS += tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh
+# The plugin carries no offline-only code and does not link hwloc.
+TESTS += tests/plugin_symbols.sh
+EXTRA_DIST += tests/plugin_symbols.sh

@@ -21,7 +21,7 @@
  * ASSUMPTION: the points below 0.857 (0.7 -> 0.79, 0.5 -> 0.58) are a
  * straight extrapolation of that loss rate, flattening slightly as memory-
  * and communication-bound phases are less sensitive to clocks.  Override
- * with gp_cap_curve_parse() (gpuplace power show --cap-curve) once a site
+ * with gp__cap_curve_parse() (gpuplace power show --cap-curve) once a site
  * has measured its own curve.
  */
 static const gp_cap_curve_t default_curve = {
@@ -30,12 +30,12 @@ static const gp_cap_curve_t default_curve = {
 	.speed = { 0.58, 0.79, 0.89, 1.0 },
 };
 
-const gp_cap_curve_t *gp_cap_curve_default(void)
+const gp_cap_curve_t *gp__cap_curve_default(void)
 {
 	return &default_curve;
 }
 
-int gp_cap_curve_parse(const char *text, gp_cap_curve_t *out, gp_error_t *err)
+int gp__cap_curve_parse(const char *text, gp_cap_curve_t *out, gp_error_t *err)
 {
 	gp_cap_curve_t c;
 	char buf[512], *save = NULL, *tok;
@@ -83,7 +83,7 @@ static double min_cap(const gp_gpu_profile_t *p)
 	return p->min_cap_w > 0.0 ? p->min_cap_w : p->tdp_w / 2.0;
 }
 
-double gp_power_cap_speed_curve(const gp_cap_curve_t *curve, const gp_gpu_profile_t *p,
+double gp__power_cap_speed_curve(const gp_cap_curve_t *curve, const gp_gpu_profile_t *p,
                                 double cap_w)
 {
 	double f;
@@ -111,12 +111,12 @@ double gp_power_cap_speed_curve(const gp_cap_curve_t *curve, const gp_gpu_profil
 	return 1.0;
 }
 
-double gp_power_cap_speed(const gp_gpu_profile_t *p, double cap_w)
+double gp__power_cap_speed(const gp_gpu_profile_t *p, double cap_w)
 {
-	return gp_power_cap_speed_curve(NULL, p, cap_w);
+	return gp__power_cap_speed_curve(NULL, p, cap_w);
 }
 
-int gp_power_fit_cap(const gp_cap_curve_t *curve, const gp_gpu_profile_t *p, int ngpus,
+int gp__power_fit_cap(const gp_cap_curve_t *curve, const gp_gpu_profile_t *p, int ngpus,
                      double load, double avail_w, double *cap_w, double *speed)
 {
 	double per_gpu, lo, want;
@@ -144,9 +144,9 @@ int gp_power_fit_cap(const gp_cap_curve_t *curve, const gp_gpu_profile_t *p, int
 	*cap_w = p->idle_w + per_gpu;
 	if (*cap_w < lo) {
 		*cap_w = lo;
-		*speed = gp_power_cap_speed_curve(curve, p, lo);
+		*speed = gp__power_cap_speed_curve(curve, p, lo);
 		return GP_ENOFIT;
 	}
-	*speed = gp_power_cap_speed_curve(curve, p, *cap_w);
+	*speed = gp__power_cap_speed_curve(curve, p, *cap_w);
 	return GP_OK;
 }

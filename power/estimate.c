@@ -9,7 +9,7 @@
 
 #include "power.h"
 
-double gp_power_clock_real(void *arg)
+double gp__power_clock_real(void *arg)
 {
 	struct timespec ts;
 
@@ -18,7 +18,7 @@ double gp_power_clock_real(void *arg)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-double gp_power_gpu_watts(const gp_gpu_profile_t *p, double load)
+double gp__power_gpu_watts(const gp_gpu_profile_t *p, double load)
 {
 	if (!p)
 		/* Unknown GPU type: assume an H100 SXM at its 700 W TDP whatever
@@ -49,7 +49,7 @@ static double owner_load(const gp_state_t *s, int32_t n, int g)
 	return -1.0;
 }
 
-double gp_power_estimate_rack(const gp_cluster_t *c, const gp_state_t *s, int32_t rack)
+double gp__power_estimate_rack(const gp_cluster_t *c, const gp_state_t *s, int32_t rack)
 {
 	const gp_rack_t *r;
 	double w = 0.0;
@@ -75,18 +75,18 @@ double gp_power_estimate_rack(const gp_cluster_t *c, const gp_state_t *s, int32_
 			double load;
 
 			if (!s || !((s->alloc_mask[ni] >> g) & 1u)) {
-				w += gp_power_gpu_watts(p, 0.0);
+				w += gp__power_gpu_watts(p, 0.0);
 				continue;
 			}
 			load = owner_load(s, ni, g);
 			/* allocated but no job names it: assume full TDP */
-			w += gp_power_gpu_watts(p, load < 0.0 ? 1.0 : load);
+			w += gp__power_gpu_watts(p, load < 0.0 ? 1.0 : load);
 		}
 	}
 	return w;
 }
 
-int gp_power_estimate_all(const gp_cluster_t *c, const gp_state_t *s, double *rack_w)
+int gp__power_estimate_all(const gp_cluster_t *c, const gp_state_t *s, double *rack_w)
 {
 	uint32_t *named = NULL;
 	int32_t r, i, j, k;
@@ -111,7 +111,7 @@ int gp_power_estimate_all(const gp_cluster_t *c, const gp_state_t *s, double *ra
 			n = &c->nodes[rk->nodes[i]];
 			rack_w[r] += n->base_w > 0.0 ? n->base_w : rk->node_base_w;
 			for (g = 0; g < n->ngpus && g < GP_MAX_GPUS_PER_NODE; g++)
-				rack_w[r] += gp_power_gpu_watts(n->profile >= 0 && n->profile < c->nprofiles ?
+				rack_w[r] += gp__power_gpu_watts(n->profile >= 0 && n->profile < c->nprofiles ?
 				                                &c->profiles[n->profile] : NULL, 0.0);
 		}
 	}
@@ -161,7 +161,7 @@ int gp_power_estimate_all(const gp_cluster_t *c, const gp_state_t *s, double *ra
 	return GP_OK;
 }
 
-double gp_power_job_watts(const gp_cluster_t *c, const int32_t *nodes, const uint32_t *gpu_mask,
+double gp__power_job_watts(const gp_cluster_t *c, const int32_t *nodes, const uint32_t *gpu_mask,
                           int32_t nnodes, int32_t rack, double load)
 {
 	double w = 0.0;
@@ -186,12 +186,12 @@ double gp_power_job_watts(const gp_cluster_t *c, const int32_t *nodes, const uin
 			if ((gpu_mask[i] >> g) & 1u)
 				/* an unknown GPU is already counted at its assumed
 				 * maximum while idle: it adds nothing */
-				w += gp_power_gpu_watts(p, load) - gp_power_gpu_watts(p, 0.0);
+				w += gp__power_gpu_watts(p, load) - gp__power_gpu_watts(p, 0.0);
 	}
 	return w;
 }
 
-/* gp_power_headroom() with the rack's estimate given (< 0 = compute it). */
+/* gp__power_headroom() with the rack's estimate given (< 0 = compute it). */
 static int headroom_with(const gp_cluster_t *c, const gp_state_t *s,
                          const gp_power_snapshot_t *snap, int32_t rack, double estimate,
                          double extra_w, double now, gp_power_headroom_t *out)
@@ -233,7 +233,7 @@ static int headroom_with(const gp_cluster_t *c, const gp_state_t *s,
 	cool_lim = out->cooling_w * (1.0 - margin);
 	out->binding = cool_lim < power_lim ? GP_LIMIT_COOLING : GP_LIMIT_POWER;
 	out->limit_w = out->binding == GP_LIMIT_COOLING ? cool_lim : power_lim;
-	out->estimated_w = estimate >= 0.0 ? estimate : gp_power_estimate_rack(c, s, rack);
+	out->estimated_w = estimate >= 0.0 ? estimate : gp__power_estimate_rack(c, s, rack);
 	out->extra_w = extra_w;
 
 	if (smp.watts >= 0.0 && smp.time > 0.0) {
@@ -260,14 +260,14 @@ static int headroom_with(const gp_cluster_t *c, const gp_state_t *s,
 	return GP_OK;
 }
 
-int gp_power_headroom(const gp_cluster_t *c, const gp_state_t *s,
+int gp__power_headroom(const gp_cluster_t *c, const gp_state_t *s,
                       const gp_power_snapshot_t *snap, int32_t rack, double extra_w,
                       double now, gp_power_headroom_t *out)
 {
 	return headroom_with(c, s, snap, rack, -1.0, extra_w, now, out);
 }
 
-int gp_power_headroom_all(const gp_cluster_t *c, const gp_state_t *s,
+int gp__power_headroom_all(const gp_cluster_t *c, const gp_state_t *s,
                           const gp_power_snapshot_t *snap, double now, gp_power_headroom_t *out)
 {
 	double *est;
@@ -278,7 +278,7 @@ int gp_power_headroom_all(const gp_cluster_t *c, const gp_state_t *s,
 		return GP_EINVAL;
 	if (!(est = malloc(((size_t)c->nracks + 1) * sizeof(*est))))
 		return GP_ENOMEM;
-	if ((rc = gp_power_estimate_all(c, s, est)) == GP_OK)
+	if ((rc = gp__power_estimate_all(c, s, est)) == GP_OK)
 		for (r = 0; r < c->nracks && rc == GP_OK; r++)
 			rc = headroom_with(c, s, snap, r, est[r], 0.0, now, &out[r]);
 	free(est);

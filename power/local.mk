@@ -1,22 +1,22 @@
 # power/: fragment of the top-level Makefile.am
 # Rack power/cooling headroom, power-cap speed model, live telemetry poller.
-libgpuplace_core_la_SOURCES += power/power.h power/estimate.c power/capspeed.c \
+libgp_power_la_SOURCES += power/power.h power/estimate.c power/capspeed.c \
 	power/parse.c power/telemetry.c
 
 check_PROGRAMS += tests/test_power
 tests_test_power_SOURCES = tests/test_power.c tests/power_fixture.c tests/power_fixture.h
 tests_test_power_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_power_CFLAGS = $(TEST_CFLAGS)
-tests_test_power_LDADD = $(TEST_LIBS)
+tests_test_power_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_power
 EXTRA_DIST += tests/data/telemetry
 
 check_PROGRAMS += tests/test_telemetry
 tests_test_telemetry_SOURCES = tests/test_telemetry.c tests/http_server.c tests/http_server.h \
-	tests/power_fixture.c tests/power_fixture.h tools/cmd_power.c
+	tests/power_fixture.c tests/power_fixture.h tools/cmd_power.c tools/cli.c
 tests_test_telemetry_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_telemetry_CFLAGS = $(TEST_CFLAGS)
-tests_test_telemetry_LDADD = $(TEST_LIBS)
+tests_test_telemetry_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_telemetry
 
 check_PROGRAMS += tests/fuzz_prom tests/fuzz_redfish
@@ -36,7 +36,7 @@ gpuplace_SOURCES += tools/cmd_power.c
 # the telemetry tests (real HTTP over loopback, every failure mode) and both
 # parser fuzz targets, with power/*.c compiled instrumented into each
 # program (its symbols take precedence over the uninstrumented copies in
-# libgpuplace_core).
+# libgp_power).
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 GP_POWER_SOURCES = power/estimate.c power/capspeed.c power/parse.c power/telemetry.c
 check_PROGRAMS += tests/asan_telemetry tests/asan_fuzz_prom tests/asan_fuzz_redfish

@@ -7,12 +7,12 @@
  * kW.  Everything here reads a gp_cluster_t (immutable) and a gp_state_t;
  * neither is modified.
  *
- * Thread safety: gp_power_estimate_rack(), gp_power_headroom() and
- * gp_power_cap_speed*() are pure functions of their arguments and may run in
+ * Thread safety: gp__power_estimate_rack(), gp__power_headroom() and
+ * gp__power_cap_speed*() are pure functions of their arguments and may run in
  * any number of threads.  A gp_power_snapshot_t is immutable once published;
- * gp_poller_snapshot_get() takes a brief mutex (no network I/O, no waiting on
+ * gp__poller_snapshot_get() takes a brief mutex (no network I/O, no waiting on
  * a poll in progress) and returns a reference the caller drops with
- * gp_power_snapshot_put(), from any thread.
+ * gp__power_snapshot_put(), from any thread.
  */
 #ifndef GP_POWER_H
 #define GP_POWER_H
@@ -34,7 +34,7 @@ typedef void (*gp_log_fn)(void *arg, int level, const char *msg);
 typedef double (*gp_clock_fn)(void *arg);
 
 /* The default clock: CLOCK_REALTIME as a double. */
-double gp_power_clock_real(void *arg);
+double gp__power_clock_real(void *arg);
 
 /* ---- estimate and headroom --------------------------------------------- */
 
@@ -57,13 +57,13 @@ typedef struct gp_power_sample {
 	char source[GP_NAME_MAX]; /* telemetry name, "" = none */
 } gp_power_sample_t;
 
-typedef struct gp_power_headroom {
+typedef struct gp__power_headroom {
 	double cap_w;           /* rack power cap, W */
 	double cooling_w;       /* rack cooling capacity, W */
 	double margin;          /* site PowerMargin applied to both limits */
 	double limit_w;         /* min(cap_w, cooling_w) * (1 - margin) */
 	double measured_w;      /* last measured draw, < 0 = none */
-	double estimated_w;     /* estimate from the state (gp_power_estimate_rack) */
+	double estimated_w;     /* estimate from the state (gp__power_estimate_rack) */
 	double used_w;          /* draw headroom is computed from (see basis) */
 	double extra_w;         /* the candidate's added draw, as passed */
 	double headroom_w;      /* limit_w - used_w - extra_w (may be negative) */
@@ -77,7 +77,7 @@ typedef struct gp_power_headroom {
 /* Watts one GPU of profile p draws at load fraction `load` (0..1) of its
  * dynamic range: idle_w + load * (tdp_w - idle_w).  p == NULL (unknown GPU
  * type) counts GP_POWER_UNKNOWN_GPU_W whatever the load. */
-double gp_power_gpu_watts(const gp_gpu_profile_t *p, double load);
+double gp__power_gpu_watts(const gp_gpu_profile_t *p, double load);
 
 /* Assumed draw of a GPU whose type is unknown (node profile -1), W: an
  * H100 SXM's 700 W TDP (Llama 3 paper sec. 3.3.1, notes/calibration.md
@@ -94,7 +94,7 @@ double gp_power_gpu_watts(const gp_gpu_profile_t *p, double load);
  * like the others (conservative).  s may be NULL (everything idle).
  * Returns the watts, or a negative gp_err code for a bad rack index.
  */
-double gp_power_estimate_rack(const gp_cluster_t *c, const gp_state_t *s, int32_t rack);
+double gp__power_estimate_rack(const gp_cluster_t *c, const gp_state_t *s, int32_t rack);
 
 /*
  * Extra watts a candidate placement adds to rack `rack`: for each of its
@@ -103,16 +103,16 @@ double gp_power_estimate_rack(const gp_cluster_t *c, const gp_state_t *s, int32_
  * borrowed; load <= 0 or > 1 means 1 (full load).  Nodes outside the rack
  * add nothing.  Returns the watts (>= 0), or a negative gp_err code.
  */
-double gp_power_job_watts(const gp_cluster_t *c, const int32_t *nodes, const uint32_t *gpu_mask,
+double gp__power_job_watts(const gp_cluster_t *c, const int32_t *nodes, const uint32_t *gpu_mask,
                           int32_t nnodes, int32_t rack, double load);
 
 /*
- * gp_power_estimate_rack() for every rack at once into rack_w[0 ..
+ * gp__power_estimate_rack() for every rack at once into rack_w[0 ..
  * c->nracks-1], in one pass over the nodes and the jobs' allocations (the
  * per-rack call looks up each allocated GPU's job).  0, GP_EINVAL or
  * GP_ENOMEM.
  */
-int gp_power_estimate_all(const gp_cluster_t *c, const gp_state_t *s, double *rack_w);
+int gp__power_estimate_all(const gp_cluster_t *c, const gp_state_t *s, double *rack_w);
 
 /*
  * Headroom of rack `rack` after adding a candidate placement drawing
@@ -131,13 +131,13 @@ int gp_power_estimate_all(const gp_cluster_t *c, const gp_state_t *s, double *ra
  * GP_EINVAL / GP_ENOENT (bad rack).
  */
 struct gp_power_snapshot;
-int gp_power_headroom(const gp_cluster_t *c, const gp_state_t *s,
+int gp__power_headroom(const gp_cluster_t *c, const gp_state_t *s,
                       const struct gp_power_snapshot *snap, int32_t rack,
                       double extra_w, double now, gp_power_headroom_t *out);
 
-/* gp_power_headroom() with no extra draw for every rack into out[0 ..
- * c->nracks-1], sharing one gp_power_estimate_all() pass.  0 or a gp_err. */
-int gp_power_headroom_all(const gp_cluster_t *c, const gp_state_t *s,
+/* gp__power_headroom() with no extra draw for every rack into out[0 ..
+ * c->nracks-1], sharing one gp__power_estimate_all() pass.  0 or a gp_err. */
+int gp__power_headroom_all(const gp_cluster_t *c, const gp_state_t *s,
                           const struct gp_power_snapshot *snap, double now,
                           gp_power_headroom_t *out);
 
@@ -155,21 +155,21 @@ typedef struct gp_cap_curve {
 } gp_cap_curve_t;
 
 /* The built-in curve (see power/capspeed.c for where its numbers come from). */
-const gp_cap_curve_t *gp_cap_curve_default(void);
+const gp_cap_curve_t *gp__cap_curve_default(void);
 
 /*
  * Parse "FRAC:SPEED,FRAC:SPEED,..." (e.g. "0.5:0.6,0.857:0.89,1:1") into
  * *out: fractions in (0, 1] strictly rising, speeds in (0, 1] not falling,
  * the last point 1:1.  Returns 0 or GP_EINVAL with the detail in err.
  */
-int gp_cap_curve_parse(const char *text, gp_cap_curve_t *out, gp_error_t *err);
+int gp__cap_curve_parse(const char *text, gp_cap_curve_t *out, gp_error_t *err);
 
 /* Relative speed of a GPU of profile p capped to cap_w (curve NULL = the
  * default curve).  Caps at or above TDP give 1; caps below the profile's
  * lowest settable cap (min_cap_w, 0 = tdp_w / 2) are clamped to it.
  * Returns a value in (0, 1], or 1 when p is NULL or has no TDP. */
-double gp_power_cap_speed(const gp_gpu_profile_t *p, double cap_w);
-double gp_power_cap_speed_curve(const gp_cap_curve_t *curve, const gp_gpu_profile_t *p,
+double gp__power_cap_speed(const gp_gpu_profile_t *p, double cap_w);
+double gp__power_cap_speed_curve(const gp_cap_curve_t *curve, const gp_gpu_profile_t *p,
                                 double cap_w);
 
 /*
@@ -179,7 +179,7 @@ double gp_power_cap_speed_curve(const gp_cap_curve_t *curve, const gp_gpu_profil
  * Returns 0, or GP_ENOFIT when even the lowest settable cap does not fit
  * (*cap_w and *speed then describe the lowest cap).  curve NULL = default.
  */
-int gp_power_fit_cap(const gp_cap_curve_t *curve, const gp_gpu_profile_t *p, int ngpus,
+int gp__power_fit_cap(const gp_cap_curve_t *curve, const gp_gpu_profile_t *p, int ngpus,
                      double load, double avail_w, double *cap_w, double *speed);
 
 /* ---- telemetry snapshot and poller ------------------------------------- */
@@ -210,11 +210,11 @@ typedef struct gp_power_snapshot {
 	gp_source_status_t *sources;
 } gp_power_snapshot_t;
 
-/* Drop a reference from gp_poller_snapshot_get(); NULL is a no-op. */
-void gp_power_snapshot_put(const gp_power_snapshot_t *snap);
+/* Drop a reference from gp__poller_snapshot_get(); NULL is a no-op. */
+void gp__power_snapshot_put(const gp_power_snapshot_t *snap);
 
 typedef struct gp_poller_opts {
-	gp_clock_fn clock;      /* NULL = gp_power_clock_real */
+	gp_clock_fn clock;      /* NULL = gp__power_clock_real */
 	void *clock_arg;
 	gp_log_fn log;          /* NULL = no logging */
 	void *log_arg;
@@ -225,36 +225,36 @@ typedef struct gp_poller gp_poller_t;
 
 /*
  * Create a poller for the telemetry sources of c (c must outlive it).
- * Nothing is fetched yet: call gp_poller_start() for the background thread
- * or gp_poller_poll_once() to poll synchronously (CLI, tests).  opts may be
+ * Nothing is fetched yet: call gp__poller_start() for the background thread
+ * or gp__poller_poll_once() to poll synchronously (CLI, tests).  opts may be
  * NULL (defaults).  On success *out is owned by the caller and freed with
- * gp_poller_destroy().  Returns 0, GP_ENOMEM, or GP_ECONFIG (a source that
+ * gp__poller_destroy().  Returns 0, GP_ENOMEM, or GP_ECONFIG (a source that
  * cannot be polled: a Redfish Nodes= URL for several nodes without "{node}").
  */
-int gp_poller_create(const gp_cluster_t *c, const gp_poller_opts_t *opts, gp_poller_t **out,
+int gp__poller_create(const gp_cluster_t *c, const gp_poller_opts_t *opts, gp_poller_t **out,
                      gp_error_t *err);
 
 /* Start the background thread: every source is polled at its Interval and
  * a new snapshot published after each poll.  0, GP_EINVAL (already
  * running) or GP_ENOMEM. */
-int gp_poller_start(gp_poller_t *p, gp_error_t *err);
+int gp__poller_start(gp_poller_t *p, gp_error_t *err);
 
 /* Stop the thread (waits at most one source time-out).  No-op when not
  * running or p is NULL. */
-void gp_poller_stop(gp_poller_t *p);
+void gp__poller_stop(gp_poller_t *p);
 
 /* Stop and free; snapshots still referenced stay valid until put. */
-void gp_poller_destroy(gp_poller_t *p);
+void gp__poller_destroy(gp_poller_t *p);
 
 /* Poll every source once in the calling thread and publish a snapshot.
  * Must not be called while the thread runs (GP_EINVAL).  Returns 0 even when
  * sources fail (their status says why). */
-int gp_poller_poll_once(gp_poller_t *p);
+int gp__poller_poll_once(gp_poller_t *p);
 
 /* The current snapshot with a reference taken, or NULL before the first
  * publication.  Never blocks on the network.  Drop with
- * gp_power_snapshot_put(). */
-const gp_power_snapshot_t *gp_poller_snapshot_get(gp_poller_t *p);
+ * gp__power_snapshot_put(). */
+const gp_power_snapshot_t *gp__poller_snapshot_get(gp_poller_t *p);
 
 /* ---- response parsers (pure; exposed for tests and fuzzing) ------------ */
 

@@ -9,7 +9,7 @@
  * atomic increment: they never wait on the network or on a poll.
  *
  * Failures keep the last good sample of each rack; it ages and, once older
- * than its source's Stale= limit, gp_power_headroom() falls back to the
+ * than its source's Stale= limit, gp__power_headroom() falls back to the
  * conservative estimate (never below that last sample).  Each source logs
  * one line when its kind of failure changes (and one when it recovers), not
  * one per poll.
@@ -301,43 +301,19 @@ out:
 	return rc;
 }
 
-/* Read a file of at most p->o.max_body bytes; *mtime its modification time. */
+/* Read a file of at most p->o.max_body bytes (the shared reader); *mtime
+ * its modification time. */
 static int file_get(gp_poller_t *p, const char *path, struct body *b, double *mtime,
                     gp_error_t *err)
 {
-	struct stat sb;
-	ssize_t n;
-	int fd;
+	gp__file_t f;
+	int rc = gp__file_read(path, p->o.max_body, 0, &f, err);
 
 	memset(b, 0, sizeof(*b));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return gp__errorf(err, GP_EIO, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &sb) < 0) {
-		close(fd);
-		return gp__errorf(err, GP_EIO, "%s: %s", path, strerror(errno));
-	}
-	if ((size_t)sb.st_size > p->o.max_body) {
-		close(fd);
-		return gp__errorf(err, GP_ELIMIT, "%s: larger than %zu bytes", path, p->o.max_body);
-	}
-	*mtime = (double)sb.st_mtim.tv_sec + (double)sb.st_mtim.tv_nsec * 1e-9;
-	b->buf = malloc((size_t)sb.st_size + 1);
-	if (!b->buf) {
-		close(fd);
-		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	}
-	while (b->len < (size_t)sb.st_size) {
-		n = read(fd, b->buf + b->len, (size_t)sb.st_size - b->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		b->len += (size_t)n;
-	}
-	close(fd);
-	b->buf[b->len] = '\0';
-	return GP_OK;
+	b->buf = f.buf;
+	b->len = f.len;
+	*mtime = f.mtime;
+	return rc;
 }
 
 /* ---- one poll of one source -------------------------------------------- */
@@ -749,7 +725,7 @@ static void log_stale(gp_poller_t *p)
 
 /* ---- snapshots ------------------------------------------------------------ */
 
-void gp_power_snapshot_put(const gp_power_snapshot_t *snap)
+void gp__power_snapshot_put(const gp_power_snapshot_t *snap)
 {
 	gp_power_snapshot_t *s = (gp_power_snapshot_t *)snap;
 
@@ -785,11 +761,11 @@ static int publish(gp_poller_t *p)
 	old = p->cur;
 	p->cur = s;
 	pthread_mutex_unlock(&p->lock);
-	gp_power_snapshot_put(old);
+	gp__power_snapshot_put(old);
 	return GP_OK;
 }
 
-const gp_power_snapshot_t *gp_poller_snapshot_get(gp_poller_t *p)
+const gp_power_snapshot_t *gp__poller_snapshot_get(gp_poller_t *p)
 {
 	gp_power_snapshot_t *s;
 
@@ -805,7 +781,7 @@ const gp_power_snapshot_t *gp_poller_snapshot_get(gp_poller_t *p)
 
 /* ---- life cycle ------------------------------------------------------------ */
 
-int gp_poller_create(const gp_cluster_t *c, const gp_poller_opts_t *opts, gp_poller_t **out,
+int gp__poller_create(const gp_cluster_t *c, const gp_poller_opts_t *opts, gp_poller_t **out,
                      gp_error_t *err)
 {
 	gp_poller_t *p = NULL;
@@ -813,10 +789,10 @@ int gp_poller_create(const gp_cluster_t *c, const gp_poller_opts_t *opts, gp_pol
 	int rc;
 
 	if (!out)
-		return gp__errorf(err, GP_EINVAL, "gp_poller_create: out is NULL");
+		return gp__errorf(err, GP_EINVAL, "gp__poller_create: out is NULL");
 	*out = NULL;
 	if (!c)
-		return gp__errorf(err, GP_EINVAL, "gp_poller_create: no cluster");
+		return gp__errorf(err, GP_EINVAL, "gp__poller_create: no cluster");
 	for (i = 0; i < c->ntelemetry; i++) {
 		const gp_telemetry_t *t = &c->telemetry[i];
 
@@ -855,7 +831,7 @@ int gp_poller_create(const gp_cluster_t *c, const gp_poller_opts_t *opts, gp_pol
 	if (opts)
 		p->o = *opts;
 	if (!p->o.clock)
-		p->o.clock = gp_power_clock_real;
+		p->o.clock = gp__power_clock_real;
 	if (!p->o.max_body)
 		p->o.max_body = DEFAULT_MAX_BODY;
 	p->nsrc = c->ntelemetry;
@@ -882,7 +858,7 @@ int gp_poller_create(const gp_cluster_t *c, const gp_poller_opts_t *opts, gp_pol
 	*out = p;
 	return GP_OK;
 error:
-	gp_poller_destroy(p);
+	gp__poller_destroy(p);
 	return rc;
 }
 
@@ -938,14 +914,14 @@ static void *poller_main(void *arg)
 	}
 }
 
-int gp_poller_start(gp_poller_t *p, gp_error_t *err)
+int gp__poller_start(gp_poller_t *p, gp_error_t *err)
 {
 	int rc;
 
 	if (!p)
-		return gp__errorf(err, GP_EINVAL, "gp_poller_start: no poller");
+		return gp__errorf(err, GP_EINVAL, "gp__poller_start: no poller");
 	if (p->running)
-		return gp__errorf(err, GP_EINVAL, "gp_poller_start: already running");
+		return gp__errorf(err, GP_EINVAL, "gp__poller_start: already running");
 	p->stop = false;
 	rc = pthread_create(&p->thread, NULL, poller_main, p);
 	if (rc)
@@ -954,7 +930,7 @@ int gp_poller_start(gp_poller_t *p, gp_error_t *err)
 	return GP_OK;
 }
 
-void gp_poller_stop(gp_poller_t *p)
+void gp__poller_stop(gp_poller_t *p)
 {
 	if (!p || !p->running)
 		return;
@@ -966,7 +942,7 @@ void gp_poller_stop(gp_poller_t *p)
 	p->running = false;
 }
 
-int gp_poller_poll_once(gp_poller_t *p)
+int gp__poller_poll_once(gp_poller_t *p)
 {
 	int32_t i;
 
@@ -980,12 +956,12 @@ int gp_poller_poll_once(gp_poller_t *p)
 	return publish(p);
 }
 
-void gp_poller_destroy(gp_poller_t *p)
+void gp__poller_destroy(gp_poller_t *p)
 {
 	if (!p)
 		return;
-	gp_poller_stop(p);
-	gp_power_snapshot_put(p->cur);
+	gp__poller_stop(p);
+	gp__power_snapshot_put(p->cur);
 	if (p->curl)
 		curl_easy_cleanup(p->curl);
 	free(p->src);

@@ -89,51 +89,15 @@ static void xml_v3_to_v2(char *buf)
 	}
 }
 
-/* Read path into a malloc'd NUL-terminated buffer. */
+/* Read path into a malloc'd NUL-terminated buffer (the shared reader). */
 static int read_file(const char *path, char **out, size_t *len, gp_error_t *err)
 {
-	FILE *f;
-	char *buf = NULL;
-	size_t n = 0, cap = 0, r;
+	gp__file_t f;
+	int rc = gp__file_read(path, XML_MAX_BYTES, 0, &f, err);
 
-	*out = NULL;
-	f = fopen(path, "r");
-	if (!f)
-		return gp__errorf(err, GP_EIO, "%s: %s", path, strerror(errno));
-	for (;;) {
-		if (cap - n < 65536) {
-			char *nb;
-
-			if (cap >= (size_t)XML_MAX_BYTES) {
-				fclose(f);
-				free(buf);
-				return gp__errorf(err, GP_ELIMIT, "%s: larger than %ld bytes", path,
-				                  XML_MAX_BYTES);
-			}
-			cap = cap ? cap * 2 : 262144;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				fclose(f);
-				free(buf);
-				return gp__errorf(err, GP_ENOMEM, "%s: out of memory", path);
-			}
-			buf = nb;
-		}
-		r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	if (ferror(f)) {
-		fclose(f);
-		free(buf);
-		return gp__errorf(err, GP_EIO, "%s: read error", path);
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return GP_OK;
+	*out = f.buf;
+	*len = f.len;
+	return rc;
 }
 
 /* ---- small helpers ---------------------------------------------------- */

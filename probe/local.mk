@@ -1,6 +1,6 @@
 # probe/: fragment of the top-level Makefile.am
 # Node discovery with hwloc: `gpuplace probe` and `gpuplace cluster merge`.
-libgpuplace_core_la_SOURCES += probe/discover.c probe/discover.h
+libgp_probe_la_SOURCES += probe/discover.c probe/discover.h
 gpuplace_SOURCES += tools/cmd_probe.c tools/cmd_cluster_merge.c
 
 check_PROGRAMS += tests/test_probe

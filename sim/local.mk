@@ -1,5 +1,5 @@
 # sim/sim.*: the discrete-event simulator and `gpuplace simulate`.
-libgpuplace_core_la_SOURCES += sim/sim.c sim/sim.h
+libgp_sim_la_SOURCES += sim/sim.c sim/sim.h sim/judge.c
 gpuplace_SOURCES += tools/cmd_simulate.c
 check_PROGRAMS += tests/test_sim
 tests_test_sim_SOURCES = tests/test_sim.c
@@ -11,7 +11,7 @@ EXTRA_DIST += tests/simulate_cli.sh
 EXTRA_DIST += tests/data/sim
 
 # sim/trace.*: job traces for the simulator (CSV, synthetic generator).
-libgpuplace_core_la_SOURCES += sim/trace.c sim/trace.h
+libgp_sim_la_SOURCES += sim/trace.c sim/trace.h
 
 check_PROGRAMS += tests/test_trace
 tests_test_trace_SOURCES = tests/test_trace.c
@@ -40,7 +40,7 @@ TESTS += tests/trace_cli.sh
 EXTRA_DIST += tests/trace_cli.sh
 
 # sim/sim_out.c: the simulator's table, CSV/JSON files and gnuplot plots.
-libgpuplace_core_la_SOURCES += sim/sim_out.c sim/sim.h
+libgp_sim_la_SOURCES += sim/sim_out.c sim/sim.h
 check_PROGRAMS += tests/test_sim_out
 tests_test_sim_out_SOURCES = tests/test_sim_out.c
 tests_test_sim_out_CFLAGS = $(TEST_CFLAGS)

@@ -21,6 +21,7 @@
 #include "decide.h"
 #include "power.h"
 #include "sim.h"
+#include "slurm_emit.h"
 
 const char *const gp__sim_policy_names[] = {
 	"first-fit", "tree", "balanced", "pack", "performance", "power-save", NULL
@@ -35,10 +36,23 @@ const char *const gp__sim_policy_names[] = {
  * shares); gpuplace simulate --comm-fraction changes it. */
 #define SIM_DEFAULT_COMM_FRACTION 0.2
 
+/* How often the plugin reads the cluster's state from slurmctld (plugin/
+ * job_submit_gpuplace.c, GP_REFRESH_S) and how long one of its PINs stays
+ * in its ledger after a newer state (GP_LEDGER_GRACE_S): what a decision
+ * at submission sees. */
+#define SIM_PLUGIN_REFRESH_S 2.0
+#define SIM_PLUGIN_LEDGER_GRACE_S 10.0
+
 /* Placement attempts for the reserved job per pass.  When they run out,
  * the reservation keeps what is known: the job cannot start before the
  * last instant tried, so only jobs that end by then may pass it. */
 #define SIM_MAX_RESV_TRIES 64
+/* The same for a job the plugin CONSTRAINed (a tree placement within its
+ * alternatives costs a pass over the nodes, not an engine call); a PINned
+ * job's attempt checks only its own nodes and is never limited, so its
+ * reservation is the end of the jobs on those nodes, as Slurm's backfill
+ * plans a job with required nodes. */
+#define SIM_MAX_RESV_TRIES_CONSTRAINED 1024
 
 enum { JS_FUTURE = 0, JS_QUEUED, JS_RUNNING, JS_DONE, JS_REJECTED };
 
@@ -56,7 +70,33 @@ struct sjob {
 	double slowdown, overhead, load;
 	double wait_until;        /* it chose to wait for a better set until then (-1: never) */
 	int32_t nleaves, nracks, nnodes, node0;
+	int32_t *nodes;           /* its placement once started (nnodes) */
+	uint8_t *node_gpus;
+	gp_sim_spread_t spread;
+	int32_t spread_count;
+	gp_sim_decision_t decision;
+	/* as the plugin decided it at submission (GP_SIM_GPUPLACE) */
+	int32_t npin;             /* PIN: nodes and the engine's GPU masks */
+	int32_t *pin;
+	uint32_t *pin_mask;
+	int32_t nalts;            /* CONSTRAIN: domain alternatives, in order */
+	int32_t *alts;            /* indices into sim->doms */
+	double cap_w, cap_speed;  /* the power cap of its PIN, if any */
 	bool backfilled, violation;
+};
+
+/* A Slurm node feature gpuplace's CONSTRAIN names, and its nodes. */
+struct dom {
+	char feature[GP_NAME_MAX + 16];
+	const int32_t *nodes;     /* borrowed from the model, or owned (switches) */
+	int32_t n;
+	bool owned;
+};
+
+/* A PIN in the plugin's ledger. */
+struct ledger {
+	double time;
+	int32_t j;                /* the job (its pin and pin_mask) */
 };
 
 /* Jobs of the same request shape share the cost model's ideal step, the
@@ -64,6 +104,7 @@ struct sjob {
 struct shape {
 	int32_t gpus, nn, gpn;
 	double compute_s;         /* the profile's compute time */
+	gp_sim_comm_t comm;       /* communication class for the judge */
 	double ideal_s;           /* ideal step time with it (0 = none) */
 	int never;                /* -1 unknown, 0 can fit the empty cluster, 1 never */
 	uint32_t fail_pass[2];    /* pass number at which it failed: [0] now, [1] around the reservation */
@@ -79,6 +120,7 @@ struct placement {
 	int32_t *nodes;           /* nnodes capacity */
 	uint32_t *mask;
 	double slowdown, overhead, cap_w;
+	double cap_speed;         /* GPU speed under cap_w (1 = uncapped) */
 };
 
 struct sim {
@@ -140,6 +182,19 @@ struct sim {
 	                           * around it */
 	double *bf_rack_w;        /* scratch: the larger of now and the shadow */
 	struct heap_ent *ends;    /* scratch: running jobs by end */
+
+	/* plugin-faithful mode */
+	struct dom *doms;
+	int32_t ndoms;
+	uint32_t *snap_alloc;     /* GPUs in use at the plugin's last refresh */
+	double snap_time;
+	struct ledger *ledger;
+	int32_t nledger, ledger_cap;
+	uint32_t *allowed;        /* allowed[n] == allowed_gen: node in the alternative */
+	uint32_t allowed_gen;
+	bool restrict_nodes;      /* baselines keep to allowed nodes */
+	const int32_t *alt_nodes; /* the allowed nodes, alt_n of them */
+	int32_t alt_n;
 
 	/* tree policy scratch */
 	int32_t *sw_cnt;
@@ -297,12 +352,16 @@ static int32_t shape_get(struct sim *S, int32_t gpus, int32_t nn, int32_t gpn)
 	sh->nn = nn;
 	sh->gpn = gpn;
 	sh->never = -1;
+	sh->comm = GP_SIM_COMM_DP;
 	if (gpus > 1) {
 		/* exposed communication alone on the ideal placement, then the
 		 * compute time that makes it comm_fraction of the step */
 		gp__job_profile_default(S->c, gpus, &job);
 		if (gp__cost_ideal(S->c, &job, -1, S->scratch, &comm, NULL) != GP_OK)
 			comm = 0;
+		sh->comm = job.deg[GP_DIM_TP] > 1 ? GP_SIM_COMM_TP :
+		           job.deg[GP_DIM_EP] > 1 ? GP_SIM_COMM_EP :
+		           job.deg[GP_DIM_PP] > 1 ? GP_SIM_COMM_PP : GP_SIM_COMM_DP;
 		if (comm > 0) {
 			sh->compute_s = comm * (1.0 - S->comm_fraction) / S->comm_fraction;
 			shape_profile(S, sh, &job);
@@ -349,6 +408,7 @@ static int evaluate(struct sim *S, const struct shape *sh, struct placement *pl)
 	pl->slowdown = 1.0;
 	pl->overhead = 0.0;
 	pl->cap_w = 0;
+	pl->cap_speed = 1.0;
 	if (sh->gpus <= 1 || sh->ideal_s <= 0)
 		return GP_OK;
 	shape_profile(S, sh, &job);
@@ -366,7 +426,8 @@ static int evaluate(struct sim *S, const struct shape *sh, struct placement *pl)
 
 static bool usable(const struct sim *S, const uint32_t *alloc, int32_t n, int32_t gpn)
 {
-	return S->eligible[n] && node_free(S, alloc, n) >= gpn;
+	return S->eligible[n] && (!S->restrict_nodes || S->allowed[n] == S->allowed_gen) &&
+	       node_free(S, alloc, n) >= gpn;
 }
 
 static int first_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
@@ -430,15 +491,18 @@ static int tree_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc
                     struct placement *pl)
 {
 	const gp_cluster_t *c = S->c;
-	int32_t i, best = -1, lvl, rem;
+	int32_t i, k, best = -1, lvl, rem;
 
 	if (c->root < 0)
 		return first_fit(S, sh, alloc, pl);
 	memset(S->sw_cnt, 0, (size_t)c->nswitches * sizeof(*S->sw_cnt));
-	for (i = 0; i < c->nnodes; i++) {
-		int32_t s = c->nodes[i].leaf;
+	/* usable nodes per switch: every node, or only those of the domain
+	 * alternative the job is kept to */
+	for (k = 0; k < (S->restrict_nodes ? S->alt_n : c->nnodes); k++) {
+		int32_t n = S->restrict_nodes ? S->alt_nodes[k] : k;
+		int32_t s = c->nodes[n].leaf;
 
-		if (s < 0 || !usable(S, alloc, i, sh->gpn))
+		if (s < 0 || !usable(S, alloc, n, sh->gpn))
 			continue;
 		for (; s >= 0; s = c->switches[s].parent)
 			S->sw_cnt[s]++;
@@ -576,9 +640,147 @@ static int engine_place(struct sim *S, struct sjob *J, const struct shape *sh,
 			pl->slowdown = 1.0 / sc->cap_speed;
 		pl->overhead = sc->cost.overhead;
 		pl->cap_w = sc->cap_w;
+		pl->cap_speed = sc->cap_w > 0 && sc->cap_speed > 0 && sc->cap_speed < 1.0 ?
+		                sc->cap_speed : 1.0;
 	}
 	gp__decision_clear(&d);
 	return out;
+}
+
+/* How placement pl is spread (sim.h, the judge's classes). */
+static void spread_of(const struct sim *S, const struct placement *pl, gp_sim_spread_t *spread,
+                      int32_t *count)
+{
+	const gp_cluster_t *c = S->c;
+	int32_t i, dom, leaf, nl = 0, ns = 0;
+	bool one_dom = true, one_leaf = true;
+
+	*count = 1;
+	if (pl->n <= 1) {
+		*spread = GP_SIM_SPREAD_NODE;
+		return;
+	}
+	dom = c->nodes[pl->nodes[0]].nvl_domain;
+	leaf = c->nodes[pl->nodes[0]].leaf;
+	for (i = 1; i < pl->n; i++) {
+		one_dom &= dom >= 0 && c->nodes[pl->nodes[i]].nvl_domain == dom;
+		one_leaf &= c->nodes[pl->nodes[i]].leaf == leaf;
+	}
+	if (one_dom) {
+		*spread = GP_SIM_SPREAD_DOMAIN;
+		return;
+	}
+	if (one_leaf) {
+		*spread = GP_SIM_SPREAD_LEAF;
+		return;
+	}
+	/* distinct leaves and distinct level-1 switches (their parents); a
+	 * node outside the tree counts as its own leaf and spine */
+	for (i = 0; i < pl->n; i++) {
+		int32_t l = c->nodes[pl->nodes[i]].leaf, k, p;
+		bool seen = false, pseen = false;
+
+		for (k = 0; k < i && !seen; k++)
+			seen = l >= 0 && c->nodes[pl->nodes[k]].leaf == l;
+		if (seen)
+			continue;
+		nl++;
+		p = l >= 0 ? c->switches[l].parent : -1;
+		for (k = 0; k < i && !pseen && p >= 0; k++) {
+			int32_t lk = c->nodes[pl->nodes[k]].leaf;
+
+			pseen = lk >= 0 && c->switches[lk].parent == p;
+		}
+		if (!pseen)
+			ns++;
+	}
+	if (ns <= 1) {
+		*spread = GP_SIM_SPREAD_LEAVES;
+		*count = nl;
+	} else {
+		*spread = GP_SIM_SPREAD_SPINES;
+		*count = ns;
+	}
+}
+
+/* The judge's run-time factor for placement pl (the table's slowdown, over
+ * the speed a power cap leaves). */
+static int judge(struct sim *S, const struct shape *sh, struct placement *pl)
+{
+	gp_sim_spread_t spread;
+	int32_t count, i, gpn = 0;
+	double f;
+	int rc;
+
+	spread_of(S, pl, &spread, &count);
+	for (i = 0; i < pl->n; i++)
+		if (gp__popcount(pl->mask[i]) > gpn)
+			gpn = gp__popcount(pl->mask[i]);
+	rc = gp__sim_judge_slowdown(S->o.judge, spread, count, gpn, sh->comm, &f, S->err);
+	if (rc)
+		return rc;
+	pl->slowdown = f / (pl->cap_speed > 0 && pl->cap_speed < 1.0 ? pl->cap_speed : 1.0);
+	return GP_OK;
+}
+
+/* Slurm's placement of a job the plugin PINned: exactly its nodes, each
+ * with the job's GPUs free (the engine's GPUs when still free, else the
+ * lowest free ones, as gres/gpu picks). */
+static int pinned_fit(struct sim *S, const struct sjob *J, const struct shape *sh,
+                      const uint32_t *alloc, struct placement *pl)
+{
+	int32_t i;
+
+	pl->n = 0;
+	for (i = 0; i < J->npin; i++) {
+		int32_t n = J->pin[i];
+
+		if (!S->eligible[n] || node_free(S, alloc, n) < sh->gpn)
+			return PL_NOFIT;
+		pl->nodes[pl->n] = n;
+		pl->mask[pl->n++] = !(alloc[n] & J->pin_mask[i]) &&
+		                    gp__popcount(J->pin_mask[i]) == sh->gpn ?
+		                    J->pin_mask[i] : take_gpus(S, alloc, n, sh->gpn);
+	}
+	return pl->n == sh->nn ? PL_PLACED : PL_NOFIT;
+}
+
+/* The site's Slurm topology plugin (tree when the model has switches,
+ * else first-fit), within the allowed nodes when restrict_nodes is set. */
+static int slurm_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
+                     struct placement *pl)
+{
+	return S->c->root >= 0 ? tree_fit(S, sh, alloc, pl) : first_fit(S, sh, alloc, pl);
+}
+
+/* Slurm's placement of a job the plugin CONSTRAINed: the alternatives of
+ * the matching OR in order, the first that can hold the job now wins
+ * (slurm-on-one-machine.md, B: "all nodes in ONE alternative ... the first
+ * that can start now is taken"); none given: anywhere. */
+static int constrained_fit(struct sim *S, const struct sjob *J, const struct shape *sh,
+                           const uint32_t *alloc, struct placement *pl)
+{
+	int32_t a, i;
+	int rc = PL_NOFIT;
+
+	if (J->nalts == 0)
+		return slurm_fit(S, sh, alloc, pl);
+	for (a = 0; a < J->nalts && rc != PL_PLACED; a++) {
+		const struct dom *d = &S->doms[J->alts[a]];
+
+		if (++S->allowed_gen == 0) {
+			memset(S->allowed, 0, (size_t)S->c->nnodes * sizeof(*S->allowed));
+			S->allowed_gen = 1;
+		}
+		for (i = 0; i < d->n; i++)
+			S->allowed[d->nodes[i]] = S->allowed_gen;
+		S->alt_nodes = d->nodes;
+		S->alt_n = d->n;
+		S->restrict_nodes = true;
+		rc = slurm_fit(S, sh, alloc, pl);
+		S->restrict_nodes = false;
+	}
+	return rc;
 }
 
 /* One placement attempt of job J on the GPUs alloc leaves free. */
@@ -589,12 +791,33 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 	int rc;
 
 	S->res->m.decisions++;
-	if (S->p->kind == GP_SIM_GPUPLACE)
-		return engine_place(S, J, sh, alloc, rack_w, now, pol, pl);
-	rc = S->p->kind == GP_SIM_TREE ? tree_fit(S, sh, alloc, pl) : first_fit(S, sh, alloc, pl);
-	if (rc != PL_PLACED)
+	pl->cap_speed = 1.0;
+	pl->cap_w = 0;
+	if (S->p->kind == GP_SIM_GPUPLACE_IDEAL) {
+		rc = engine_place(S, J, sh, alloc, rack_w, now, pol, pl);
+	} else if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_PIN) {
+		rc = pinned_fit(S, J, sh, alloc, pl);
+		if (rc == PL_PLACED && (rc = evaluate(S, sh, pl)) == PL_PLACED && J->cap_w > 0) {
+			/* the cap the engine planned slows the job down */
+			pl->cap_w = J->cap_w;
+			pl->cap_speed = J->cap_speed;
+			pl->slowdown /= J->cap_speed;
+		}
+	} else if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_CONSTRAIN) {
+		rc = constrained_fit(S, J, sh, alloc, pl);
+		if (rc == PL_PLACED)
+			rc = evaluate(S, sh, pl);
+	} else {
+		/* the baselines, and jobs the plugin passes (one GPU) */
+		rc = S->p->kind == GP_SIM_TREE ? tree_fit(S, sh, alloc, pl) :
+		     S->p->kind == GP_SIM_GPUPLACE ? slurm_fit(S, sh, alloc, pl) :
+		     first_fit(S, sh, alloc, pl);
+		if (rc == PL_PLACED)
+			rc = evaluate(S, sh, pl);
+	}
+	if (rc == PL_PLACED && S->o.judge && (rc = judge(S, sh, pl)) != GP_OK)
 		return rc;
-	return evaluate(S, sh, pl);
+	return rc;
 }
 
 /* Can the job ever run here (on the idle cluster)?  Cached per shape. */
@@ -609,17 +832,161 @@ static int never_fits(struct sim *S, struct sjob *J)
 		sh->never = 1;
 		return 1;
 	}
-	if (S->p->kind == GP_SIM_GPUPLACE) {
+	if (S->p->kind == GP_SIM_GPUPLACE_IDEAL) {
 		/* the engine answers REJECT itself at the first attempt */
 		sh->never = 0;
 		return 0;
 	}
+	if (S->p->kind == GP_SIM_GPUPLACE && J->decision != GP_SIM_DEC_NONE)
+		return 0; /* decided at submission; not a per-shape fact */
 	memset(S->work, 0, (size_t)S->c->nnodes * sizeof(*S->work));
 	rc = place(S, J, S->work, S->rack_w, S->now, NULL, &S->pl2);
 	if (rc < 0)
 		return rc;
 	sh->never = rc == PL_PLACED ? 0 : 1;
 	return sh->never;
+}
+
+/* ---- the plugin's decision at submission (plugin-faithful mode) ----------- */
+
+/* The plugin's view: the GPUs in use at its last refresh plus its ledger. */
+static void plugin_view(struct sim *S, uint32_t *view)
+{
+	int32_t k, i, kept = 0;
+
+	memcpy(view, S->snap_alloc, (size_t)S->c->nnodes * sizeof(*view));
+	for (k = 0; k < S->nledger; k++) {
+		const struct ledger *e = &S->ledger[k];
+		const struct sjob *L = &S->jobs[e->j];
+
+		if (e->time + SIM_PLUGIN_LEDGER_GRACE_S < S->snap_time)
+			continue; /* dropped, as the plugin's prepare_work does */
+		for (i = 0; i < L->npin; i++)
+			view[L->pin[i]] |= L->pin_mask[i];
+		S->ledger[kept++] = *e;
+	}
+	S->nledger = kept;
+}
+
+/* Record the CONSTRAIN alternatives "[f1|f2]" / "f1" of features as
+ * domain indices. */
+static int set_alternatives(struct sim *S, struct sjob *J, const char *features)
+{
+	char buf[1024], *tok, *save = NULL;
+	int32_t k;
+
+	J->nalts = 0;
+	free(J->alts);
+	J->alts = NULL;
+	if (!*features)
+		return GP_OK;
+	{
+		const char *f = features[0] == '[' ? features + 1 : features;
+		size_t len = strnlen(f, sizeof(buf) - 1);
+
+		memcpy(buf, f, len);
+		buf[len] = '\0';
+		if (len && buf[len - 1] == ']')
+			buf[len - 1] = '\0';
+	}
+	if (!(J->alts = malloc(((size_t)S->ndoms + 1) * sizeof(*J->alts))))
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
+		for (k = 0; k < S->ndoms && strcmp(S->doms[k].feature, tok); k++)
+			;
+		if (k == S->ndoms)
+			return gp__errorf(S->err, GP_EINTERNAL, "job %u: CONSTRAIN feature '%s' names "
+			                  "no domain of the model", J->tj->id, tok);
+		if (J->nalts < S->ndoms)
+			J->alts[J->nalts++] = k;
+	}
+	return GP_OK;
+}
+
+/* The plugin's decision for job j at its submission. */
+static int plugin_decide(struct sim *S, int32_t j)
+{
+	struct sjob *J = &S->jobs[j];
+	const struct shape *sh = &S->shapes[J->shape];
+	const gp_policy_t *pol = &S->p->policy;
+	gp_state_t view = *S->cur;
+	gp_request_t r;
+	gp_job_profile_t job;
+	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
+	gp_decision_t d;
+	gp_error_t derr;
+	double lim;
+	int32_t i;
+	int rc;
+
+	if (sh->gpus <= 1)
+		return GP_OK; /* not a distributed GPU job: passes unchanged */
+	S->res->m.decisions++;
+	plugin_view(S, S->work);
+	view.alloc_mask = S->work;
+	view.time = to_i64(floor(S->now));
+	/* power: the estimate of what runs, as its refresh would compute it */
+	fill_view(S, pol, S->rack_w, S->view);
+	gp__request_init(&r);
+	r.gpus = sh->gpus;
+	r.min_nodes = r.max_nodes = sh->nn;
+	r.gpus_per_node = sh->gpn;
+	r.partition = S->partition;
+	lim = ceil(J->tj->duration_s / 60.0);
+	if (lim < 1)
+		lim = 1;
+	if (lim > S->part_max_min)
+		lim = S->part_max_min;
+	r.time_limit_min = (uint32_t)lim;
+	shape_profile(S, sh, &job);
+	rc = gp__decide(S->engine, &view, &r, &job, pol, S->c->nracks ? &pv : NULL,
+	                to_i64(floor(S->now)), NULL, 0, &d, &derr);
+	gp__request_clear(&r);
+	if (rc == GP_EINVAL) {
+		J->decision = GP_SIM_DEC_REJECT;
+		return GP_OK;
+	}
+	if (rc)
+		return gp__errorf(S->err, rc, "job %u: %s", J->tj->id, derr.text);
+	if (d.kind == GP_DECIDE_PIN && d.ncands > 0) {
+		const gp_scored_t *sc = &d.cands[0];
+
+		J->decision = GP_SIM_DEC_PIN;
+		J->pin = malloc((size_t)sc->nnodes * sizeof(*J->pin));
+		J->pin_mask = malloc((size_t)sc->nnodes * sizeof(*J->pin_mask));
+		if (!J->pin || !J->pin_mask) {
+			gp__decision_clear(&d);
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		}
+		for (i = 0; i < sc->nnodes; i++) {
+			J->pin[i] = sc->nodes[i];
+			J->pin_mask[i] = sc->gpu_mask[i];
+		}
+		J->npin = sc->nnodes;
+		if (sc->cap_w > 0 && sc->cap_speed > 0 && sc->cap_speed < 1.0) {
+			J->cap_w = sc->cap_w;
+			J->cap_speed = sc->cap_speed;
+		}
+		if (S->nledger == S->ledger_cap) {
+			int32_t cap = S->ledger_cap ? 2 * S->ledger_cap : 64;
+			struct ledger *nl = realloc(S->ledger, (size_t)cap * sizeof(*nl));
+
+			if (!nl) {
+				gp__decision_clear(&d);
+				return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+			}
+			S->ledger = nl;
+			S->ledger_cap = cap;
+		}
+		S->ledger[S->nledger++] = (struct ledger){ S->now, j };
+	} else if (d.kind == GP_DECIDE_REJECT) {
+		J->decision = GP_SIM_DEC_REJECT;
+	} else {
+		J->decision = GP_SIM_DEC_CONSTRAIN;
+		rc = set_alternatives(S, J, d.features);
+	}
+	gp__decision_clear(&d);
+	return rc;
 }
 
 /* ---- state changes -------------------------------------------------------- */
@@ -775,6 +1142,22 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	a->nnodes = pl->n;
 	a->job_id = J->tj->id;
 	a->load = load;
+	free(J->nodes);
+	free(J->node_gpus);
+	J->nodes = malloc((size_t)pl->n * sizeof(*J->nodes));
+	J->node_gpus = malloc((size_t)pl->n);
+	if (!J->nodes || !J->node_gpus) {
+		free(J->nodes);
+		free(J->node_gpus);
+		J->nodes = NULL;
+		J->node_gpus = NULL;
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < pl->n; i++) {
+		J->nodes[i] = pl->nodes[i];
+		J->node_gpus[i] = (uint8_t)gp__popcount(pl->mask[i]);
+	}
+	spread_of(S, pl, &J->spread, &J->spread_count);
 	J->start = now;
 	J->slowdown = pl->slowdown;
 	J->overhead = pl->overhead;
@@ -854,6 +1237,10 @@ static int reserve(struct sim *S, struct sjob *J)
 	int64_t freeg = S->free_gpus;
 	int rc = PL_NOFIT;
 	double last_tried = S->now;
+	int32_t max_tries = S->p->kind != GP_SIM_GPUPLACE ? SIM_MAX_RESV_TRIES :
+	                    J->decision == GP_SIM_DEC_PIN ? INT32_MAX :
+	                    J->decision == GP_SIM_DEC_CONSTRAIN ? SIM_MAX_RESV_TRIES_CONSTRAINED :
+	                    SIM_MAX_RESV_TRIES;
 
 	S->have_resv = false;
 	memcpy(S->work, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->work));
@@ -883,7 +1270,7 @@ static int reserve(struct sim *S, struct sjob *J)
 		i--;
 		if (freeg < sh->gpus)
 			continue;
-		if (++tries > SIM_MAX_RESV_TRIES) {
+		if (++tries > max_tries) {
 			/* a lower bound of the start: nothing may run past it */
 			S->have_resv = true;
 			S->shadow = last_tried;
@@ -924,11 +1311,27 @@ static int reserve(struct sim *S, struct sjob *J)
 /* Try to start job j now: 1 started, 0 not, < 0 error.  As a backfill
  * candidate (after a reservation) it must end before the shadow time or
  * keep off the reserved GPUs. */
+static int try_start_(struct sim *S, int32_t j, bool backfill);
+
+/* try_start_, and the decision the plugin would have logged when it first
+ * saw the job: PIN when it started at once, REJECT, else CONSTRAIN. */
 static int try_start(struct sim *S, int32_t j, bool backfill)
+{
+	struct sjob *J = &S->jobs[j];
+	int rc = try_start_(S, j, backfill);
+
+	if (rc >= 0 && S->p->kind == GP_SIM_GPUPLACE_IDEAL && J->decision == GP_SIM_DEC_NONE)
+		J->decision = J->st == JS_RUNNING ? GP_SIM_DEC_PIN :
+		              J->st == JS_REJECTED ? GP_SIM_DEC_REJECT : GP_SIM_DEC_CONSTRAIN;
+	return rc;
+}
+
+static int try_start_(struct sim *S, int32_t j, bool backfill)
 {
 	struct sjob *J = &S->jobs[j];
 	struct shape *sh = &S->shapes[J->shape];
 	int32_t r;
+	bool shared;
 	int rc;
 
 	rc = never_fits(S, J);
@@ -938,7 +1341,9 @@ static int try_start(struct sim *S, int32_t j, bool backfill)
 		reject_job(S, j);
 		return 0;
 	}
-	if (sh->fail_pass[0] != S->pass && S->free_gpus >= sh->gpus &&
+	/* a job the plugin decided for has its own nodes: no per-shape cache */
+	shared = !(S->p->kind == GP_SIM_GPUPLACE && J->decision != GP_SIM_DEC_NONE);
+	if ((!shared || sh->fail_pass[0] != S->pass) && S->free_gpus >= sh->gpus &&
 	    (!backfill || !S->have_resv || S->now + J->tj->duration_s <= S->shadow)) {
 		rc = place(S, J, S->cur->alloc_mask, S->rack_w, S->now, &S->p->policy, &S->pl);
 		if (rc < 0)
@@ -954,12 +1359,13 @@ static int try_start(struct sim *S, int32_t j, bool backfill)
 				return rc;
 			return 1;
 		}
-		if (rc == PL_NOFIT)
+		if (rc == PL_NOFIT && shared)
 			sh->fail_pass[0] = S->pass;
 		if (!backfill || !S->have_resv)
 			return 0;
 	}
-	if (!backfill || !S->have_resv || sh->fail_pass[1] == S->pass || S->resv_free < sh->gpus)
+	if (!backfill || !S->have_resv || (shared && sh->fail_pass[1] == S->pass) ||
+	    S->resv_free < sh->gpus)
 		return 0;
 	/* around the reservation: off its GPUs, and within every rack's limit
 	 * both now and at the shadow time, when the reserved job draws too */
@@ -973,7 +1379,7 @@ static int try_start(struct sim *S, int32_t j, bool backfill)
 		return 0;
 	}
 	if (rc != PL_PLACED) {
-		if (rc == PL_NOFIT)
+		if (rc == PL_NOFIT && shared)
 			sh->fail_pass[1] = S->pass;
 		return 0;
 	}
@@ -1182,7 +1588,7 @@ static int check(struct sim *S)
 		gp_rack_view_t *want = S->view2;
 
 		/* the draws must be the power model's own estimate */
-		if (gp_power_estimate_all(c, S->cur, S->work_rack_w) != GP_OK)
+		if (gp__power_estimate_all(c, S->cur, S->work_rack_w) != GP_OK)
 			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 		for (r = 0; r < c->nracks; r++)
 			if (fabs(S->work_rack_w[r] - S->rack_w[r]) > 1e-6 * fmax(1.0, S->rack_w[r]))
@@ -1217,6 +1623,8 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
                          gp_error_t *err)
 {
 	gp_error_t perr;
+	char base[32];
+	size_t len;
 
 	memset(out, 0, sizeof(*out));
 	if (!name || !*name)
@@ -1231,6 +1639,14 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 		return GP_OK;
 	}
 	out->kind = GP_SIM_GPUPLACE;
+	len = strlen(name);
+	if (len > 6 && !strcmp(name + len - 6, "-ideal") && len - 6 < sizeof(base)) {
+		/* the upper-bound mode of a preset or of site */
+		out->kind = GP_SIM_GPUPLACE_IDEAL;
+		memcpy(base, name, len - 6);
+		base[len - 6] = '\0';
+		name = base;
+	}
 	if (!strcmp(name, "site")) {
 		if (!c || !c->conf_dir[0])
 			return gp__errorf(err, GP_EINVAL,
@@ -1246,13 +1662,19 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 	}
 	return gp__errorf(err, GP_ENOENT,
 	                  "unknown policy '%s': use first-fit, tree, balanced, pack, performance, "
-	                  "power-save or site", name);
+	                  "power-save or site (the last five also as NAME-ideal)", out->name);
 }
 
 void gp__sim_result_destroy(gp_sim_result_t *r)
 {
+	int32_t i;
+
 	if (!r)
 		return;
+	for (i = 0; r->jobs && i < r->njobs; i++) {
+		free(r->jobs[i].nodes);
+		free(r->jobs[i].node_gpus);
+	}
 	free(r->jobs);
 	free(r->t);
 	free(r->util);
@@ -1264,6 +1686,22 @@ void gp__sim_result_destroy(gp_sim_result_t *r)
 
 static void sim_free(struct sim *S)
 {
+	int32_t i;
+
+	for (i = 0; S->jobs && i < S->njobs; i++) {
+		free(S->jobs[i].nodes);
+		free(S->jobs[i].node_gpus);
+		free(S->jobs[i].pin);
+		free(S->jobs[i].pin_mask);
+		free(S->jobs[i].alts);
+	}
+	for (i = 0; S->doms && i < S->ndoms; i++)
+		if (S->doms[i].owned)
+			free((void *)S->doms[i].nodes);
+	free(S->doms);
+	free(S->snap_alloc);
+	free(S->ledger);
+	free(S->allowed);
 	free(S->jobs);
 	free(S->shapes);
 	free(S->eligible);
@@ -1324,7 +1762,7 @@ static int finish_metrics(struct sim *S)
 	gp_sim_metrics_t *m = &R->m;
 	double *jct = malloc(((size_t)S->njobs + 1) * sizeof(*jct));
 	double *wait = malloc(((size_t)S->njobs + 1) * sizeof(*wait));
-	double gpuh = 0, ovh = 0, slow = 0, t_end = S->t_first;
+	double gpuh = 0, ovh = 0, slow = 0, t_end = S->t_first, useful = 0;
 	int32_t i, n = 0;
 
 	if (!jct || !wait) {
@@ -1333,7 +1771,7 @@ static int finish_metrics(struct sim *S)
 		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 	}
 	for (i = 0; i < S->njobs; i++) {
-		const struct sjob *J = &S->jobs[i];
+		struct sjob *J = &S->jobs[i];
 		gp_sim_job_t *o = &R->jobs[i];
 		double gh;
 
@@ -1342,11 +1780,23 @@ static int finish_metrics(struct sim *S)
 		o->submit_s = J->tj->submit_s;
 		o->duration_s = J->tj->duration_s;
 		o->rejected = J->st == JS_REJECTED;
+		o->decision = J->decision;
 		o->start_s = -1;
 		o->end_s = -1;
 		o->node0 = -1;
 		if (J->st != JS_DONE)
 			continue;
+		/* the placement moves to the result */
+		o->nodes = J->nodes;
+		o->node_gpus = J->node_gpus;
+		J->nodes = NULL;
+		J->node_gpus = NULL;
+		o->spread = J->spread;
+		o->spread_count = J->spread_count;
+		/* (rounding can leave a job's run a hair under its duration) */
+		m->lost_place_gpuh += J->tj->gpus * fmax(0.0, J->end - J->start - J->tj->duration_s) / 3600.0;
+		m->lost_wait_gpuh += J->tj->gpus * (J->start - J->tj->submit_s) / 3600.0;
+		useful += J->tj->gpus * J->tj->duration_s / 3600.0;
 		o->start_s = J->start;
 		o->end_s = J->end;
 		o->nnodes = J->nnodes;
@@ -1373,6 +1823,7 @@ static int finish_metrics(struct sim *S)
 	}
 	m->jobs = S->njobs;
 	m->span_s = t_end - S->t_first;
+	m->throughput = m->span_s > 0 ? useful / (m->span_s / 3600.0) : NAN;
 	if (n > 0) {
 		double sj = 0, sw = 0;
 
@@ -1417,6 +1868,59 @@ static void thin_samples(struct sim *S)
 	if (S->o.samples <= 0 || S->res->nsamples <= 2 * S->o.samples)
 		return;
 	thin(S, (S->res->nsamples + S->o.samples - 1) / S->o.samples);
+}
+
+/* The domains a CONSTRAIN can name (switches under the root, NVLink
+ * domains, racks: the features `gpuplace conf` writes), the plugin's
+ * snapshot and the alternatives' node marks. */
+static int setup_plugin(struct sim *S)
+{
+	const gp_cluster_t *c = S->c;
+	int32_t i, k, n = c->nswitches + c->nnvl + c->nracks;
+
+	S->doms = calloc((size_t)n + 1, sizeof(*S->doms));
+	S->snap_alloc = calloc((size_t)c->nnodes + 1, sizeof(*S->snap_alloc));
+	S->allowed = calloc((size_t)c->nnodes + 1, sizeof(*S->allowed));
+	if (!S->doms || !S->snap_alloc || !S->allowed)
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	memcpy(S->snap_alloc, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->snap_alloc));
+	S->snap_time = -INFINITY;
+	for (i = 0; i < c->nswitches; i++) {
+		const gp_switch_t *sw = &c->switches[i];
+		struct dom *d = &S->doms[S->ndoms];
+		int32_t *nodes;
+
+		if (sw->parent < 0 || sw->count <= 0 ||
+		    gp__domain_feature(GP_FEATURE_SWITCH, sw->name, d->feature, sizeof(d->feature)))
+			continue;
+		if (!(nodes = malloc((size_t)sw->count * sizeof(*nodes))))
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		for (k = 0; k < sw->count; k++)
+			nodes[k] = c->node_order[sw->first + k];
+		d->nodes = nodes;
+		d->n = sw->count;
+		d->owned = true;
+		S->ndoms++;
+	}
+	for (i = 0; i < c->nnvl; i++) {
+		struct dom *d = &S->doms[S->ndoms];
+
+		if (gp__domain_feature(GP_FEATURE_NVL, c->nvl[i].name, d->feature, sizeof(d->feature)))
+			continue;
+		d->nodes = c->nvl[i].nodes;
+		d->n = c->nvl[i].nnodes;
+		S->ndoms++;
+	}
+	for (i = 0; i < c->nracks; i++) {
+		struct dom *d = &S->doms[S->ndoms];
+
+		if (gp__domain_feature(GP_FEATURE_RACK, c->racks[i].name, d->feature, sizeof(d->feature)))
+			continue;
+		d->nodes = c->racks[i].nodes;
+		d->n = c->racks[i].nnodes;
+		S->ndoms++;
+	}
+	return GP_OK;
 }
 
 static int setup(struct sim *S, const gp_state_t *s0)
@@ -1486,15 +1990,15 @@ static int setup(struct sim *S, const gp_state_t *s0)
 				S->max_gpn = n->ngpus;
 		}
 		if (n->profile >= 0)
-			S->gpu_delta_w[i] = gp_power_gpu_watts(&c->profiles[n->profile], 1.0) -
-			                    gp_power_gpu_watts(&c->profiles[n->profile], 0.0);
+			S->gpu_delta_w[i] = gp__power_gpu_watts(&c->profiles[n->profile], 1.0) -
+			                    gp__power_gpu_watts(&c->profiles[n->profile], 0.0);
 	}
 	qsort_r(S->order, (size_t)S->norder, sizeof(*S->order), cmp_order, (void *)c);
 	S->free_gpus = S->total_gpus;
 	for (i = 0; i < c->nswitches; i++)
 		if (c->switches[i].level == 0 && c->switches[i].nnodes > 0)
 			S->leaves[S->nleaves++] = i;
-	if (nr > 0 && gp_power_estimate_all(c, NULL, S->rack_w) != GP_OK)
+	if (nr > 0 && gp__power_estimate_all(c, NULL, S->rack_w) != GP_OK)
 		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 	for (i = 0; i < nr; i++) {
 		double cap = c->racks[i].power_cap_kw * 1000.0;
@@ -1514,8 +2018,10 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	if ((rc = gp__cost_scratch_new(c, (int32_t)(S->total_gpus < INT32_MAX ? S->total_gpus : INT32_MAX),
 	                               &S->scratch)))
 		return gp__errorf(S->err, rc, "cost model scratch: %s", gp_strerror(rc));
-	if (S->p->kind == GP_SIM_GPUPLACE &&
+	if ((S->p->kind == GP_SIM_GPUPLACE || S->p->kind == GP_SIM_GPUPLACE_IDEAL) &&
 	    (rc = gp__engine_create(c, &S->engine, S->err)))
+		return rc;
+	if (S->p->kind == GP_SIM_GPUPLACE && (rc = setup_plugin(S)))
 		return rc;
 	S->resv_policy = S->p->policy;
 	S->resv_policy.max_wait_s = 0;
@@ -1605,6 +2111,12 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 		int32_t first_new = -1, qlen_before;
 		bool freed = false;
 
+		if (S.snap_alloc && floor(now / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S > S.snap_time) {
+			/* a refresh of the plugin happened since the last event:
+			 * it read the state as it stood until now */
+			memcpy(S.snap_alloc, S.cur->alloc_mask, (size_t)c->nnodes * sizeof(*S.snap_alloc));
+			S.snap_time = floor(now / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S;
+		}
 		/* completions first, then arrivals, of this instant */
 		while (S.nheap > 0 && S.heap[0].end <= now) {
 			struct heap_ent e = heap_pop(S.heap, &S.nheap);
@@ -1614,8 +2126,6 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			freed = true;
 		}
 		qlen_before = S.qlen;
-		if (next_arrival < S.njobs && S.jobs[next_arrival].tj->submit_s <= now)
-			first_new = next_arrival;
 		while (next_arrival < S.njobs && S.jobs[next_arrival].tj->submit_s <= now) {
 			struct sjob *J = &S.jobs[next_arrival];
 
@@ -1628,8 +2138,17 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 				S.qhead = next_arrival;
 			S.qtail = next_arrival;
 			S.qlen++;
-			next_arrival++;
 			S.res->m.events++;
+			if (S.p->kind == GP_SIM_GPUPLACE) {
+				/* the plugin decides at submission */
+				if ((rc = plugin_decide(&S, next_arrival)))
+					goto error;
+				if (J->decision == GP_SIM_DEC_REJECT)
+					reject_job(&S, next_arrival);
+			}
+			if (first_new < 0 && J->st == JS_QUEUED)
+				first_new = next_arrival;
+			next_arrival++;
 		}
 		if ((rc = schedule(&S, first_new, qlen_before, freed)))
 			goto error;

@@ -43,20 +43,31 @@
  *              the most, until placed; a one-node job takes the node with
  *              the fewest free GPUs that fits (best fit), nodes in order
  *              otherwise.
- *   PRESET     gpuplace: gp__decide() with that policy preset (balanced,
- *              pack, performance, power-save), the racks' power headroom
- *              from the power model's estimate, exactly as the plugin
- *              decides; PIN starts the job, CONSTRAIN keeps it queued
- *              (waiting for a better set or for power), REJECT drops it.
- *              A job waits for a better set once: when the wait the
- *              engine predicted has passed, it takes the best set free
- *              (as Slurm would start it in the constrained domain).
+ *   PRESET     gpuplace as the plugin ships (balanced, pack, performance,
+ *              power-save): at each job's submission gp__decide() with
+ *              that preset on the state the plugin would see (the cluster
+ *              as read at its last refresh, every SIM_PLUGIN_REFRESH_S,
+ *              plus its ledger of recent PINs), the racks' power headroom
+ *              from the power model's estimate.  PIN: the job is held to
+ *              exactly those nodes (min = max nodes) and starts when they
+ *              have its GPUs free, which may be later than the decision
+ *              when the plugin's view was stale.  CONSTRAIN: Slurm places
+ *              it, with the site's topology plugin (tree when the model
+ *              has switches, else first-fit), inside the first of the
+ *              matching-OR alternatives that can hold it, in order; no
+ *              power check (Slurm knows none).  REJECT at submission.
+ *              One-GPU jobs pass unchanged (Slurm's own placement).
+ *   PRESET-ideal  the same preset as an upper bound the plugin does not
+ *              ship: the engine re-decides at every scheduling pass on the
+ *              true state and starts the job on the best free set; a job
+ *              waits for a better set once, then takes the best set free.
  *   site       the policy of the cluster's slurm.conf SchedulerParameters
- *              (gp__policy_load), when the model came from a conf dir.
+ *              (gp__policy_load), when the model came from a conf dir
+ *              (site-ideal too).
  * Baselines see GPUs only: they start jobs whatever the racks' power.
  *
  * Power: each rack's draw is the power model's estimate
- * (gp_power_estimate_all: node base, idle GPUs at idle watts, busy GPUs at
+ * (gp__power_estimate_all: node base, idle GPUs at idle watts, busy GPUs at
  * TDP) kept up to date at every start and end.  A cap violation is a job
  * start after which a rack draws more than min(PowerCapKW, CoolingKW)
  * (margin not applied); the violation GPU-hours are the GPU-hours run in
@@ -79,23 +90,73 @@
 typedef enum gp_sim_kind {
 	GP_SIM_FIRST_FIT = 0,
 	GP_SIM_TREE = 1,
-	GP_SIM_GPUPLACE = 2,
+	GP_SIM_GPUPLACE = 2,       /* as the plugin decides (default for presets) */
+	GP_SIM_GPUPLACE_IDEAL = 3, /* re-decided at every pass: an upper bound */
 } gp_sim_kind_t;
 
 typedef struct gp_sim_policy {
-	char name[32];          /* "first-fit", "tree", a preset name, or "site" */
+	char name[32];          /* "first-fit", "tree", a preset name or "site",
+	                         * each optionally with "-ideal" */
 	gp_sim_kind_t kind;
 	gp_policy_t policy;     /* GP_SIM_GPUPLACE only */
 } gp_sim_policy_t;
 
 /* Resolve a policy name: first-fit, tree, any gp__policy_presets name, or
- * site (the policy of c's conf dir; GP_EINVAL when c has none).  GP_ENOENT
+ * site (the policy of c's conf dir; GP_EINVAL when c has none), the last
+ * two also with the suffix "-ideal" (the upper-bound mode).  GP_ENOENT
  * lists the names. */
 int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_t *out,
                          gp_error_t *err);
 
 /* Names gp__sim_policy_parse accepts, NULL-terminated (site aside). */
 extern const char *const gp__sim_policy_names[];
+
+/*
+ * The judge (--judge FILE): how a placement is spread, for a table that
+ * maps it to a slowdown.  Classes, from the most compact:
+ *   node     one node;
+ *   domain   several nodes of one cross-node NVLink domain;
+ *   leaf     several nodes under one leaf switch (not one NVLink domain);
+ *   leaves   several leaf switches under one level-1 switch; count = leaves;
+ *   spines   several level-1 switches; count = level-1 switches touched.
+ * A job's communication class: tp when its profile has TP > 1 across GPUs,
+ * else ep when EP > 1, else pp when PP > 1, else dp.
+ *
+ * The table is CSV: '#' comments and blank lines ignored, then the header
+ * "spread,count,gpus_per_node,comm,slowdown", then rows; count,
+ * gpus_per_node and comm may be '*' (any); the first row that matches a
+ * job's class gives its slowdown (in [1, 100]).  A job no row matches
+ * stops the run with an error naming its class.
+ */
+typedef enum gp_sim_spread {
+	GP_SIM_SPREAD_NODE = 0,
+	GP_SIM_SPREAD_DOMAIN = 1,
+	GP_SIM_SPREAD_LEAF = 2,
+	GP_SIM_SPREAD_LEAVES = 3,
+	GP_SIM_SPREAD_SPINES = 4,
+} gp_sim_spread_t;
+
+typedef enum gp_sim_comm {
+	GP_SIM_COMM_ANY = 0,
+	GP_SIM_COMM_DP = 1,
+	GP_SIM_COMM_TP = 2,
+	GP_SIM_COMM_PP = 3,
+	GP_SIM_COMM_EP = 4,
+} gp_sim_comm_t;
+
+typedef struct gp_sim_judge gp_sim_judge_t;
+
+/* Load a judge table from path; *out NULL first, freed by the caller with
+ * gp__sim_judge_destroy().  0, GP_EIO (cannot read), GP_ECONFIG (bad row:
+ * err names file:line, the field and the value), GP_ENOMEM. */
+int gp__sim_judge_load(const char *path, gp_sim_judge_t **out, gp_error_t *err);
+void gp__sim_judge_destroy(gp_sim_judge_t *j);
+/* The slowdown of the first matching row; GP_ENOENT (err names the class)
+ * when no row matches.  count: leaves or level-1 switches (1 otherwise). */
+int gp__sim_judge_slowdown(const gp_sim_judge_t *j, gp_sim_spread_t spread, int32_t count,
+                           int32_t gpn, gp_sim_comm_t comm, double *slowdown, gp_error_t *err);
+const char *gp__sim_spread_name(gp_sim_spread_t s);
+const char *gp__sim_comm_name(gp_sim_comm_t c);
 
 typedef struct gp_sim_opts {
 	int32_t bf_max_job_test;  /* jobs tried per backfill pass, default 500 (Slurm's) */
@@ -104,9 +165,20 @@ typedef struct gp_sim_opts {
 	                           * its ideal placement (0 < f < 1), default 0.2 */
 	bool check;               /* verify conservation after every event (slow):
 	                           * GP_EINTERNAL names the first breach */
+	const gp_sim_judge_t *judge; /* NULL: the engine's cost model judges run
+	                           * times; else this table, for every policy
+	                           * (borrowed, must outlive the run) */
 } gp_sim_opts_t;
 
 void gp__sim_opts_defaults(gp_sim_opts_t *o);
+
+/* What the plugin would have logged for a job at its submission. */
+typedef enum gp_sim_decision {
+	GP_SIM_DEC_NONE = 0,      /* a Slurm baseline: no gpuplace decision */
+	GP_SIM_DEC_PIN = 1,       /* placed on the set it was given at once */
+	GP_SIM_DEC_CONSTRAIN = 2, /* kept to domains; started later */
+	GP_SIM_DEC_REJECT = 3,
+} gp_sim_decision_t;
 
 /* One job's fate. */
 typedef struct gp_sim_job {
@@ -114,14 +186,21 @@ typedef struct gp_sim_job {
 	int32_t gpus;
 	int32_t nnodes;           /* nodes of its placement (0 if never started) */
 	int32_t node0;            /* its first node (cluster index), -1 if never started */
+	int32_t *nodes;           /* nnodes cluster indices, in rank order (NULL if never
+	                           * started; owned by the result) */
+	uint8_t *node_gpus;       /* GPUs it holds on each of those nodes */
+	gp_sim_spread_t spread;   /* how it was spread (judge classes above) */
+	int32_t spread_count;     /* leaves or level-1 switches of that class, else 1 */
+	gp_sim_decision_t decision;
 	int32_t nleaves;          /* leaf switches spanned (0 without topology) */
 	int32_t nracks;           /* racks touched */
 	double submit_s;
 	double start_s;           /* < 0: never started (rejected) */
 	double end_s;
 	double duration_s;        /* trace duration */
-	double slowdown;          /* run time / duration (>= 1) */
-	double overhead;          /* predicted communication overhead fraction */
+	double slowdown;          /* run time / duration (>= 1), power caps included */
+	double overhead;          /* predicted communication overhead fraction (the
+	                           * engine's model; informational, not a score) */
 	bool rejected;            /* the policy can never place it */
 	bool backfilled;          /* started ahead of an earlier queued job */
 	bool violation;           /* its start took a rack above its limit */
@@ -147,6 +226,12 @@ typedef struct gp_sim_metrics {
 	double peak_rack_frac;    /* highest rack draw / limit seen (NaN: no rack
 	                           * has a limit); JCT and wait are NaN when no
 	                           * job completed */
+	double lost_place_gpuh;   /* GPU-hours lost to placement: sum of GPUs x
+	                           * (run time - trace duration), power caps
+	                           * included (a cap is a loss, never a gain) */
+	double lost_wait_gpuh;    /* GPU-hours waited: sum of GPUs x (start - submit) */
+	double throughput;        /* useful GPU-hours (GPUs x trace duration of the
+	                           * completed jobs) per hour of the span */
 	int64_t decisions;        /* placement attempts (engine or baseline) */
 	int64_t events;           /* arrivals + completions processed */
 	int64_t passes;           /* scheduling passes */

@@ -32,19 +32,15 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* Shortest of %.15g / %.17g that reads back as v; "" when v is not finite. */
+/* The shortest text that reads back as v (gp__double_str); "" when v is
+ * not finite. */
 static const char *num(char buf[NUM_MAX], double v)
 {
-	double back;
-
 	if (!isfinite(v)) {
 		buf[0] = '\0';
 		return buf;
 	}
-	snprintf(buf, NUM_MAX, "%.15g", v);
-	if (gp__parse_double(buf, -INFINITY, INFINITY, &back) || back != v)
-		snprintf(buf, NUM_MAX, "%.17g", v);
-	return buf;
+	return gp__double_str(buf, v);
 }
 
 static bool finite_limit(double w)
@@ -309,6 +305,9 @@ static const struct mfield {
 	MF(violation_gpuh, M_DBL),
 	MF(frag_mean, M_DBL),
 	MF(peak_rack_frac, M_DBL),
+	MF(lost_place_gpuh, M_DBL),
+	MF(lost_wait_gpuh, M_DBL),
+	MF(throughput, M_DBL),
 	MF(decisions, M_I64),
 	MF(events, M_I64),
 	MF(passes, M_I64),
@@ -394,7 +393,7 @@ static const char *cell(char *buf, size_t size, int prec, double v)
 int gp__sim_print_table(const gp_sim_result_t *const *res, int n, FILE *f)
 {
 	int i, w = 11;
-	char a[10][32];
+	char a[12][32];
 
 	if (!f || check_results(res, n, NULL))
 		return GP_EINVAL;
@@ -404,9 +403,9 @@ int gp__sim_print_table(const gp_sim_result_t *const *res, int n, FILE *f)
 		if (k > w)
 			w = k;
 	}
-	fprintf(f, "%-*s %6s %5s %8s %8s %8s %8s %5s %5s %6s %13s %7s %9s %5s %5s\n", w,
+	fprintf(f, "%-*s %6s %5s %8s %8s %8s %8s %5s %6s %8s %9s %13s %7s %9s %5s\n", w,
 	        "policy", "done", "rej", "JCT-mean", "JCT-p95", "wait-avg", "wait-p95", "util",
-	        "ovhd", "slowdn", "spread(%mult)", "capviol", "viol-GPUh", "frag", "peak");
+	        "tput", "lost-plc", "lost-wait", "spread(%mult)", "capviol", "viol-GPUh", "peak");
 	for (i = 0; i < n; i++) {
 		const gp_sim_metrics_t *m = &res[i]->m;
 		char spread[32];
@@ -416,7 +415,7 @@ int gp__sim_print_table(const gp_sim_result_t *const *res, int n, FILE *f)
 			         100.0 * m->spread / m->multi_node);
 		else
 			snprintf(spread, sizeof(spread), "%ld (-)", (long)m->spread);
-		fprintf(f, "%-*.*s %6ld %5ld %8s %8s %8s %8s %5s %5s %6s %13s %7ld %9s %5s %5s\n",
+		fprintf(f, "%-*.*s %6ld %5ld %8s %8s %8s %8s %5s %6s %8s %9s %13s %7ld %9s %5s\n",
 		        w, (int)sizeof(res[i]->policy), res[i]->policy, (long)m->completed,
 		        (long)m->rejected,
 		        cell(a[0], sizeof(a[0]), 2, H(m->jct_mean_s)),
@@ -424,17 +423,19 @@ int gp__sim_print_table(const gp_sim_result_t *const *res, int n, FILE *f)
 		        cell(a[2], sizeof(a[2]), 2, H(m->wait_mean_s)),
 		        cell(a[3], sizeof(a[3]), 2, H(m->wait_p95_s)),
 		        cell(a[4], sizeof(a[4]), 1, 100.0 * m->gpu_util),
-		        cell(a[5], sizeof(a[5]), 1, 100.0 * m->overhead_gpuh),
-		        cell(a[6], sizeof(a[6]), 3, m->slowdown_mean),
+		        cell(a[5], sizeof(a[5]), 1, m->throughput),
+		        cell(a[10], sizeof(a[10]), 0, m->lost_place_gpuh),
+		        cell(a[11], sizeof(a[11]), 0, m->lost_wait_gpuh),
 		        spread, (long)m->violations,
 		        cell(a[7], sizeof(a[7]), 1, m->violation_gpuh),
-		        cell(a[8], sizeof(a[8]), 1, 100.0 * m->frag_mean),
 		        cell(a[9], sizeof(a[9]), 0, 100.0 * m->peak_rack_frac));
 	}
-	fprintf(f, "JCT/wait: hours from submit; util, ovhd, frag, peak: %%; ovhd, slowdn: "
-	        "GPU-h weighted; spread: jobs over >1 leaf (%% of multi-node)\n"
-	        "capviol: starts taking a rack over min(cap, cooling), viol-GPUh: GPU-h run "
-	        "over it; frag: free GPUs stranded; peak: top rack/limit\n");
+	fprintf(f, "JCT/wait: hours from submit; util, peak: %%; tput: useful GPU-h per hour; "
+	        "lost-plc: GPU-h lost to placement\n"
+	        "(run time over trace duration, power caps included); lost-wait: GPU-h waited; "
+	        "spread: jobs over >1 leaf (%% of multi-node)\n"
+	        "capviol: starts taking a rack over min(cap, cooling), viol-GPUh: GPU-h run over "
+	        "it; peak: top rack/limit\n");
 	if (fflush(f) || ferror(f))
 		return GP_EIO;
 	return GP_OK;
@@ -467,6 +468,9 @@ static int write_summary_csv(const gp_sim_result_t *const *res, int n, const cha
 	return out_close(&o, err);
 }
 
+/* gp_sim_decision_t as the plugin logs it; '-' for a Slurm baseline. */
+static const char *const decision_names[] = { "-", "PIN", "CONSTRAIN", "REJECT" };
+
 static int write_jobs_csv(const gp_cluster_t *c, const gp_sim_result_t *const *res, int n,
                           const char *dir, gp_error_t *err)
 {
@@ -478,7 +482,7 @@ static int write_jobs_csv(const gp_cluster_t *c, const gp_sim_result_t *const *r
 	if (rc)
 		return rc;
 	out_printf(&o, "policy,id,gpus,nnodes,nleaves,nracks,submit_s,start_s,end_s,duration_s,"
-	           "slowdown,overhead,rejected,backfilled,violation,node\n");
+	           "slowdown,overhead,rejected,backfilled,violation,node,decision,spread,nodes\n");
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < res[i]->njobs && !o.errnum; j++) {
 			const gp_sim_job_t *b = &res[i]->jobs[j];
@@ -498,8 +502,28 @@ static int write_jobs_csv(const gp_cluster_t *c, const gp_sim_result_t *const *r
 			out_printf(&o, ",");
 			out_num(&o, b->overhead);
 			/* the job's first node (node names hold no comma) */
-			out_printf(&o, ",%d,%d,%d,%s\n", b->rejected, b->backfilled, b->violation,
-			           c && b->node0 >= 0 && b->node0 < c->nnodes ? c->nodes[b->node0].name : "");
+			out_printf(&o, ",%d,%d,%d,%s,%s,", b->rejected, b->backfilled, b->violation,
+			           c && b->node0 >= 0 && b->node0 < c->nnodes ? c->nodes[b->node0].name : "",
+			           decision_names[b->decision <= GP_SIM_DEC_REJECT ? b->decision : 0]);
+			if (b->nodes) {
+				int32_t k;
+
+				/* spread class, then every node with its GPUs in
+				 * rank order, ';'-separated so the CSV needs no
+				 * quoting: enough to re-score any placement */
+				if (b->spread == GP_SIM_SPREAD_LEAVES || b->spread == GP_SIM_SPREAD_SPINES)
+					out_printf(&o, "%s:%ld,", gp__sim_spread_name(b->spread),
+					           (long)b->spread_count);
+				else
+					out_printf(&o, "%s,", gp__sim_spread_name(b->spread));
+				for (k = 0; k < b->nnodes && c; k++)
+					out_printf(&o, "%s%s:%u", k ? ";" : "",
+					           b->nodes[k] >= 0 && b->nodes[k] < c->nnodes ?
+					           c->nodes[b->nodes[k]].name : "?", (unsigned)b->node_gpus[k]);
+				out_printf(&o, "\n");
+			} else {
+				out_printf(&o, ",\n");
+			}
 		}
 	}
 	return out_close(&o, err);

@@ -336,43 +336,21 @@ int gp__trace_parse(const char *name, const char *buf, size_t len, gp_trace_t **
 
 int gp__trace_load(const char *path, gp_trace_t **out, gp_error_t *err)
 {
-	struct stat st;
-	FILE *f;
-	char *buf = NULL, *nb;
-	size_t len = 0, cap = 1 << 16, n;
+	gp__file_t f;
 	int rc;
 
 	if (out)
 		*out = NULL;
 	if (!path || !out)
 		return gp__errorf(err, GP_EINVAL, "trace load: missing argument");
-	if (!(f = fopen(path, "rb")))
-		return gp__errorf(err, GP_EIO, "cannot read %s: %s", path, strerror(errno));
-	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0)
-		cap = (size_t)st.st_size + 1;
-	for (;;) {
-		if (len + 1 >= cap || !buf) {
-			if (buf)
-				cap *= 2;
-			if (!(nb = realloc(buf, cap))) {
-				rc = gp__errorf(err, GP_ENOMEM, "%s: out of memory (%zu bytes)", path, cap);
-				goto out;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - 1 - len, f);
-		len += n;
-		if (n == 0)
-			break;
+	if ((rc = gp__file_read(path, GP_TRACE_MAX_FILE, 0, &f, err))) {
+		if (rc == GP_EIO)
+			return gp__errorf(err, GP_EIO, "cannot read %s: %s", path,
+			                  strerror(f.sys_errno));
+		return rc;
 	}
-	if (ferror(f)) {
-		rc = gp__errorf(err, GP_EIO, "cannot read %s: %s", path, strerror(errno));
-		goto out;
-	}
-	rc = parse_mut(path, buf, len, out, err);
-out:
-	fclose(f);
-	free(buf);
+	rc = parse_mut(path, f.buf, f.len, out, err);
+	free(f.buf);
 	return rc;
 }
 
@@ -390,24 +368,15 @@ void gp__trace_truncate(gp_trace_t *t, int32_t n)
 		t->njobs = n;
 }
 
-/* Shortest of %.15g, %.16g, %.17g that reads back to v; whole numbers
- * below 2^53 as integers. */
+/* Whole numbers below 2^53 as integers, else the shortest text that
+ * reads back to v (gp__double_str). */
 static const char *fmt_num(char *b, size_t n, double v)
 {
-	double back;
-	int prec;
-
 	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
 		snprintf(b, n, "%.0f", v);
 		return b;
 	}
-	for (prec = 15; prec < 17; prec++) {
-		snprintf(b, n, "%.*g", prec, v);
-		if (!gp__parse_double(b, -DBL_MAX, DBL_MAX, &back) && back == v)
-			return b;
-	}
-	snprintf(b, n, "%.17g", v);
-	return b;
+	return gp__double_str(b, v);
 }
 
 int gp__trace_write(const gp_trace_t *t, FILE *f)

@@ -64,6 +64,10 @@ int gp__trace_print_summary(const gp_trace_t *t, FILE *f);
 
 /* ---- synthetic traces ------------------------------------------------- */
 
+/* Largest trace file read, bytes: the JSON model reader's limit (1 GiB);
+ * at about 100 bytes a CSV row that is some 10 million jobs. */
+#define GP_TRACE_MAX_FILE ((size_t)1 << 30)
+
 #define GP_TRACE_MAX_SIZES 32
 
 /*

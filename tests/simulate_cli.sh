@@ -20,7 +20,7 @@ col() {
 	awk -F, -v p="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
 		$1 == p { print $k }' "$3/summary.csv"
 }
-echo "1..13"
+echo "1..15"
 
 ex="$s/etc/nvl72-gb200"
 "$g" trace synth --conf-dir "$ex" --jobs 1500 --load 0.9 --seed 3 --max 28800 \
@@ -40,6 +40,21 @@ if for f in summary.csv summary.json jobs.csv timeseries.csv racks.csv; do [ -s 
 	ok "simulate: summary, jobs (with their first node), time-series and rack files"
 else no "simulate files"; fi
 
+# jobs.csv: every started job's full node list with GPUs per node adds up
+# to its GPUs; gpuplace presets log a decision for every multi-GPU job (a
+# one-GPU job passes the plugin unchanged), baselines none
+bad=$(awk -F, 'NR > 1 && $8 >= 0 { n = split($19, a, ";"); s = 0
+		for (i = 1; i <= n; i++) { split(a[i], b, ":"); s += b[2] }
+		if (n != $4 || s != $3) print }
+	NR > 1 && $1 == "first-fit" && $17 != "-" { print }
+	NR > 1 && $1 == "balanced" && $3 > 1 && $17 !~ /^(PIN|CONSTRAIN|REJECT)$/ { print }
+	NR > 1 && $1 == "balanced" && $3 == 1 && $17 != "-" { print }' "$t/a/jobs.csv" | head -n 3)
+if [ -z "$bad" ] && [ "$(awk -F, 'NR == 1 { print $17, $18, $19 }' "$t/a/jobs.csv")" = "decision spread nodes" ]; then
+	ok "simulate: jobs.csv has every job's nodes and GPUs per node, and the decision gpuplace would log"
+else
+	n=$((n + 1)); echo "not ok $n - jobs.csv node lists"; echo "$bad" | sed 's/^/# /'
+fi
+
 if for p in jct_cdf utilization rack_power; do
 		[ "$(head -c 4 "$t/a/$p.png" | od -An -c | tr -d ' ')" = '211PNG' ] || exit 1
 		grep -q '<svg' "$t/a/$p.svg" || exit 1
@@ -52,6 +67,20 @@ if [ "$(rc)" = 0 ] && cmp -s "$t/a/summary.csv" "$t/b/summary.csv" && cmp -s "$t
 	cmp -s "$t/a/racks.csv" "$t/b/racks.csv" && [ ! -e "$t/b/jct_cdf.png" ]; then
 	ok "simulate: the same inputs give the same numbers (one thread or several)"
 else no "determinism"; fi
+
+# --judge: an independent table sets every policy's run times, gpuplace's
+# included: with every spread beyond one NVLink domain judged 3x slower,
+# each row's GPU-hours lost to placement differ from the engine-judged run
+printf '%s\n' "spread,count,gpus_per_node,comm,slowdown" "node,*,*,*,1" "domain,*,*,*,1" \
+	"leaf,*,*,*,3" "leaves,*,*,*,3" "spines,*,*,*,3" >"$t/judge.csv"
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/j" --no-plots --judge "$t/judge.csv"
+same=""
+for p in first-fit tree balanced pack performance power-save; do
+	[ "$(col "$p" lost_place_gpuh "$t/a")" = "$(col "$p" lost_place_gpuh "$t/j")" ] && same="$same $p"
+done
+if [ "$(rc)" = 0 ] && [ -z "$same" ] && grep -q "^judge: $t/judge.csv" "$t/out"; then
+	ok "simulate --judge: every policy's run times change, gpuplace's included (the table is named)"
+else no "--judge changed nothing for:$same"; fi
 
 # On 72-GPU NVLink domains a job that leaves its domain slows down: the
 # engine's presets finish jobs sooner on average than first-fit.
@@ -82,7 +111,7 @@ if [ "$(rc)" = 2 ] && grep -q "unknown policy 'fifo'" "$t/err"; then
 else no "unknown policy"; fi
 
 run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --comm-fraction 1.5
-if [ "$(rc)" = 2 ] && grep -q -- "--comm-fraction '1.5'" "$t/err"; then
+if [ "$(rc)" = 2 ] && grep -q -- "--comm-fraction: '1.5' is not a number in \[0.001, 0.999\]" "$t/err"; then
 	ok "simulate: --comm-fraction out of range is named"
 else no "comm-fraction"; fi
 

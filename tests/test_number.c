@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_number.c - the strict number parser and gp_strerror(). */
+/* test_number.c - the base layer's helpers: the strict number parser,
+ * gp_strerror(), the round-trip double formatter, the bounded file reader,
+ * the host-list expander and the name table. */
 #include "config.h"
 
+#include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
@@ -91,6 +100,190 @@ static void test_errorf(void **unused)
 	assert_int_equal(gp__errorf(NULL, GP_EIO, "ignored"), GP_EIO);
 }
 
+/* Shortest exact text: reads back bit for bit, never longer than needed. */
+static void test_double_str(void **unused)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+		{ 0.1, "0.1" },
+		{ 1.0 / 3.0, "0.3333333333333333" },   /* needs %.16g */
+		{ 0.1 + 0.2, "0.30000000000000004" },  /* needs %.17g */
+		{ 2.5e-7, "2.5e-07" },
+		{ 1e300, "1e+300" },
+		{ -42.0, "-42" },
+		{ 9007199254740993.0, "9007199254740992" },
+	};
+	char b[GP_DOUBLE_STR];
+	size_t i;
+	double x = 1.0;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(gp__double_str(b, cases[i].v), cases[i].want);
+	/* a walk over many magnitudes: always exact, always fits */
+	for (i = 0; i < 2000; i++) {
+		x = x * 1.37 + 1e-3 / (double)(i + 1);
+		if (!isfinite(x) || x > 1e300)
+			x = DBL_MIN * (double)(i + 1);
+		gp__double_str(b, x);
+		assert_true(strtod(b, NULL) == x);
+		assert_true(strlen(b) < GP_DOUBLE_STR);
+	}
+}
+
+static char tmpdir[] = "/tmp/gp-base-XXXXXX";
+
+static void write_bytes(const char *path, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	assert_non_null(f);
+	for (i = 0; i < n; i++)
+		assert_int_equal(fputc('a' + (int)(i % 26), f), 'a' + (int)(i % 26));
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Whole files up to the limit; larger, missing and non-regular refused. */
+static void test_file_read(void **unused)
+{
+	char path[256], fifo[256];
+	gp__file_t f;
+	gp_error_t err = { "" };
+	size_t sizes[] = { 0, 1, 4095, 65536, 65537, 200000 };
+	size_t i;
+
+	assert_non_null(mkdtemp(tmpdir));
+	snprintf(path, sizeof(path), "%s/f", tmpdir);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		write_bytes(path, sizes[i]);
+		assert_int_equal(gp__file_read(path, sizes[i], GP_FILE_REGULAR, &f, &err), GP_OK);
+		assert_int_equal(f.len, sizes[i]);
+		assert_int_equal(f.buf[f.len], '\0');
+		if (sizes[i])
+			assert_int_equal(f.buf[sizes[i] - 1], 'a' + (int)((sizes[i] - 1) % 26));
+		assert_true(f.mtime > 1e9);
+		free(f.buf);
+		if (sizes[i]) {
+			assert_int_equal(gp__file_read(path, sizes[i] - 1, 0, &f, &err), GP_ELIMIT);
+			assert_null(f.buf);
+			assert_int_equal(f.sys_errno, EFBIG);
+			assert_non_null(strstr(err.text, "larger than"));
+		}
+	}
+	snprintf(path, sizeof(path), "%s/missing", tmpdir);
+	assert_int_equal(gp__file_read(path, 100, 0, &f, &err), GP_EIO);
+	assert_int_equal(f.sys_errno, ENOENT);
+	assert_non_null(strstr(err.text, path));
+	/* a FIFO with no writer: refused at once, not waited on */
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(gp__file_read(fifo, 100, GP_FILE_REGULAR, &f, &err), GP_EINVAL);
+	assert_int_equal(f.sys_errno, EINVAL);
+	assert_non_null(strstr(err.text, "not a regular file"));
+	assert_int_equal(gp__file_read(tmpdir, 100, GP_FILE_REGULAR, &f, &err), GP_EINVAL);
+	unlink(fifo);
+	snprintf(path, sizeof(path), "%s/f", tmpdir);
+	unlink(path);
+	rmdir(tmpdir);
+}
+
+/* A four-node model with just names, indexed. */
+static gp_cluster_t *names_cluster(void)
+{
+	static const char *const names[] = { "n1", "n2", "n3", "gpu10" };
+	gp_cluster_t *c = gp__cluster_new();
+	int i;
+
+	assert_non_null(c);
+	c->nodes = calloc(4, sizeof(*c->nodes));
+	assert_non_null(c->nodes);
+	c->nnodes = 4;
+	for (i = 0; i < 4; i++)
+		snprintf(c->nodes[i].name, sizeof(c->nodes[i].name), "%s", names[i]);
+	assert_int_equal(gp__cluster_index(c), GP_OK);
+	return c;
+}
+
+static void test_hostlist(void **unused)
+{
+	static const struct {
+		const char *list;
+		int rc;
+		const char *want;   /* node indices, or the message */
+	} cases[] = {
+		{ "n[1-3]", GP_OK, "0 1 2" },
+		{ "n3,n1,n[1-2]", GP_OK, "2 0 1" },       /* list order, duplicates folded */
+		{ "gpu10,n2", GP_OK, "3 1" },
+		{ "n[3-1]", GP_EINVAL, "W: 'n[3-1]' is not a valid host list" },
+		{ "n[1-2", GP_EINVAL, "W: 'n[1-2' is not a valid host list" },
+		{ "n1]", GP_EINVAL, "W: 'n1]' is not a valid host list" },
+		{ "n\"1", GP_EINVAL, "W: 'n\"1' is not a valid host list" },
+		{ "", GP_EINVAL, "W: empty host list" },
+		{ "n[1-9]", GP_ELIMIT, "W: 'n[1-9]' names more than 8 hosts" },
+		{ "n1,n9", GP_ENOENT, "W: unknown node 'n9'" },
+	};
+	gp_cluster_t *c = names_cluster();
+	gp_error_t err;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int32_t *v = NULL, n = -1, k;
+		char got[64] = "";
+		size_t used = 0;
+		int rc = gp__hostlist_nodes(c, "W", cases[i].list, 8, &v, &n, &err);
+
+		if (rc != cases[i].rc)
+			fail_msg("'%s': rc %d, want %d (%s)", cases[i].list, rc, cases[i].rc, err.text);
+		if (rc == GP_OK) {
+			for (k = 0; k < n; k++)
+				used += (size_t)snprintf(got + used, sizeof(got) - used, "%s%d", k ? " " : "",
+				                         (int)v[k]);
+			assert_string_equal(got, cases[i].want);
+		} else {
+			assert_null(v);
+			assert_int_equal(n, 0);
+			assert_string_equal(err.text, cases[i].want);
+		}
+		free(v);
+	}
+	gp_cluster_destroy(c);
+}
+
+/* The name table: growth past its first size, case folding, duplicates. */
+static void test_nametab(void **unused)
+{
+	gp__nametab_t t, u;
+	char name[32];
+	int32_t i, dup;
+
+	assert_int_equal(gp__nametab_init(&t, false), GP_OK);
+	for (i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "node%04d", (int)i);
+		assert_int_equal(gp__nametab_add(&t, name, i, &dup), GP_OK);
+		assert_int_equal(dup, -1);
+	}
+	assert_int_equal(gp__nametab_add(&t, "node0500", 7, &dup), GP_OK);
+	assert_int_equal(dup, 500);
+	for (i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "node%04d", (int)i);
+		assert_int_equal(gp__nametab_find(&t, name), i);
+	}
+	assert_int_equal(gp__nametab_find(&t, "NODE0001"), -1);
+	assert_int_equal(gp__nametab_find(&t, "node1000"), -1);
+	gp__nametab_free(&t);
+	assert_int_equal(gp__nametab_find(&t, "node0001"), -1);
+	gp__nametab_free(&t);
+
+	assert_int_equal(gp__nametab_init(&u, true), GP_OK);
+	assert_int_equal(gp__nametab_add(&u, "H100", 3, &dup), GP_OK);
+	assert_int_equal(gp__nametab_find(&u, "h100"), 3);
+	assert_int_equal(gp__nametab_add(&u, "h100", 4, &dup), GP_OK);
+	assert_int_equal(dup, 3);
+	gp__nametab_free(&u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -98,6 +291,10 @@ int main(void)
 		cmocka_unit_test(test_parse_double_table),
 		cmocka_unit_test(test_strerror),
 		cmocka_unit_test(test_errorf),
+		cmocka_unit_test(test_double_str),
+		cmocka_unit_test(test_file_read),
+		cmocka_unit_test(test_hostlist),
+		cmocka_unit_test(test_nametab),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

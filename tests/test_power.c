@@ -52,32 +52,32 @@ static void test_estimate(void **unused)
 
 	assert_int_equal(gp_state_create(c, &s), 0);
 	/* idle: base + 8 idle GPUs per node */
-	assert_float_equal(gp_power_estimate_rack(c, NULL, 0), 2 * PF_IDLE_NODE_W, 1e-9);
-	assert_float_equal(gp_power_estimate_rack(c, s, 0), 2 * PF_IDLE_NODE_W, 1e-9);
-	assert_float_equal(gp_power_estimate_rack(c, s, 2), PF_IDLE_NODE_W, 1e-9);
+	assert_float_equal(gp__power_estimate_rack(c, NULL, 0), 2 * PF_IDLE_NODE_W, 1e-9);
+	assert_float_equal(gp__power_estimate_rack(c, s, 0), 2 * PF_IDLE_NODE_W, 1e-9);
+	assert_float_equal(gp__power_estimate_rack(c, s, 2), PF_IDLE_NODE_W, 1e-9);
 	/* a job at load 0.5 on 4 GPUs of n1 */
 	pf_alloc(s, 0, 0, 4, 0.5);
-	assert_float_equal(gp_power_estimate_rack(c, s, 0),
+	assert_float_equal(gp__power_estimate_rack(c, s, 0),
 	                   2 * PF_IDLE_NODE_W + 4 * 0.5 * (p->tdp_w - p->idle_w), 1e-9);
 	/* allocated GPUs no job names count at TDP */
 	pf_alloc(s, 1, 0, 2, -1);
-	assert_float_equal(gp_power_estimate_rack(c, s, 0),
+	assert_float_equal(gp__power_estimate_rack(c, s, 0),
 	                   2 * PF_IDLE_NODE_W + 4 * 0.5 * (p->tdp_w - p->idle_w) +
 	                   2 * (p->tdp_w - p->idle_w), 1e-9);
 	/* load 0 means "not given": full load */
 	pf_alloc(s, 4, 0, 1, 0.0);
-	assert_float_equal(gp_power_estimate_rack(c, s, 2), PF_IDLE_NODE_W + p->tdp_w - p->idle_w,
+	assert_float_equal(gp__power_estimate_rack(c, s, 2), PF_IDLE_NODE_W + p->tdp_w - p->idle_w,
 	                   1e-9);
 	/* other racks unaffected; bad rack index */
-	assert_float_equal(gp_power_estimate_rack(c, s, 1), 2 * PF_IDLE_NODE_W, 1e-9);
-	assert_true(gp_power_estimate_rack(c, s, 3) < 0);
-	assert_true(gp_power_estimate_rack(c, s, -1) < 0);
-	assert_true(gp_power_estimate_rack(NULL, s, 0) < 0);
+	assert_float_equal(gp__power_estimate_rack(c, s, 1), 2 * PF_IDLE_NODE_W, 1e-9);
+	assert_true(gp__power_estimate_rack(c, s, 3) < 0);
+	assert_true(gp__power_estimate_rack(c, s, -1) < 0);
+	assert_true(gp__power_estimate_rack(NULL, s, 0) < 0);
 	/* unknown GPU type counts the assumed TDP per GPU */
-	assert_float_equal(gp_power_gpu_watts(NULL, 0.0), GP_POWER_UNKNOWN_GPU_W, 1e-9);
-	assert_float_equal(gp_power_gpu_watts(p, 2.0), p->tdp_w, 1e-9);
-	assert_float_equal(gp_power_gpu_watts(p, -1.0), p->idle_w, 1e-9);
-	assert_float_equal(gp_power_gpu_watts(p, NAN), p->idle_w, 1e-9);
+	assert_float_equal(gp__power_gpu_watts(NULL, 0.0), GP_POWER_UNKNOWN_GPU_W, 1e-9);
+	assert_float_equal(gp__power_gpu_watts(p, 2.0), p->tdp_w, 1e-9);
+	assert_float_equal(gp__power_gpu_watts(p, -1.0), p->idle_w, 1e-9);
+	assert_float_equal(gp__power_gpu_watts(p, NAN), p->idle_w, 1e-9);
 	gp_state_destroy(s);
 	gp_cluster_destroy(c);
 }
@@ -91,24 +91,24 @@ static void test_job_watts(void **unused)
 	uint32_t masks[] = { 0x0f, 0x03, 0xff };
 	gp_state_t *s;
 
-	assert_float_equal(gp_power_job_watts(c, nodes, masks, 3, 0, 1.0), 4 * (p->tdp_w - p->idle_w),
+	assert_float_equal(gp__power_job_watts(c, nodes, masks, 3, 0, 1.0), 4 * (p->tdp_w - p->idle_w),
 	                   1e-9);
-	assert_float_equal(gp_power_job_watts(c, nodes, masks, 3, 1, 0.5),
+	assert_float_equal(gp__power_job_watts(c, nodes, masks, 3, 1, 0.5),
 	                   2 * 0.5 * (p->tdp_w - p->idle_w), 1e-9);
-	assert_float_equal(gp_power_job_watts(c, nodes, masks, 3, 2, 1.0), 0, 0);
+	assert_float_equal(gp__power_job_watts(c, nodes, masks, 3, 2, 1.0), 0, 0);
 	/* load out of range = full */
-	assert_float_equal(gp_power_job_watts(c, nodes, masks, 1, 0, 0),
-	                   gp_power_job_watts(c, nodes, masks, 1, 0, 1), 0);
-	assert_true(gp_power_job_watts(c, nodes, masks, 1, 3, 1) < 0);
-	assert_true(gp_power_job_watts(c, NULL, masks, 1, 0, 1) < 0);
+	assert_float_equal(gp__power_job_watts(c, nodes, masks, 1, 0, 0),
+	                   gp__power_job_watts(c, nodes, masks, 1, 0, 1), 0);
+	assert_true(gp__power_job_watts(c, nodes, masks, 1, 3, 1) < 0);
+	assert_true(gp__power_job_watts(c, NULL, masks, 1, 0, 1) < 0);
 	/* consistent with the estimate: placing it raises the estimate by as much */
 	assert_int_equal(gp_state_create(c, &s), 0);
 	{
-		double before = gp_power_estimate_rack(c, s, 0);
+		double before = gp__power_estimate_rack(c, s, 0);
 
 		pf_alloc(s, 0, 0, 4, 0.7);
-		assert_float_equal(gp_power_estimate_rack(c, s, 0) - before,
-		                   gp_power_job_watts(c, nodes, masks, 1, 0, 0.7), 1e-9);
+		assert_float_equal(gp__power_estimate_rack(c, s, 0) - before,
+		                   gp__power_job_watts(c, nodes, masks, 1, 0, 0.7), 1e-9);
 	}
 	gp_state_destroy(s);
 	gp_cluster_destroy(c);
@@ -148,7 +148,7 @@ static void test_headroom(void **unused)
 		gp_power_sample_t smp[3];
 		gp_power_snapshot_t snap = { .nracks = 3, .racks = smp };
 		gp_power_headroom_t h;
-		double est = gp_power_estimate_rack(c, s, k->rack), cap = r->power_cap_kw * 1e3;
+		double est = gp__power_estimate_rack(c, s, k->rack), cap = r->power_cap_kw * 1e3;
 		double cool = r->cooling_kw > 0 ? r->cooling_kw * 1e3 : cap, used;
 		double lim = fmin(cap, cool) * (1 - c->site.power_margin);
 
@@ -161,7 +161,7 @@ static void test_headroom(void **unused)
 			snprintf(smp[k->rack].source, GP_NAME_MAX, "prom");
 		}
 		print_message("# %s\n", k->what);
-		assert_int_equal(gp_power_headroom(c, s, &snap, k->rack, k->extra_w, T0, &h), 0);
+		assert_int_equal(gp__power_headroom(c, s, &snap, k->rack, k->extra_w, T0, &h), 0);
 		used = k->basis == GP_BASIS_MEASURED ? k->sample_w :
 		       k->basis == GP_BASIS_STALE ? fmax(k->sample_w, est) : est;
 		assert_int_equal(h.basis, k->basis);
@@ -190,29 +190,29 @@ static void test_headroom_state(void **unused)
 	gp_power_headroom_t h;
 
 	assert_int_equal(gp_state_create(c, &s), 0);
-	assert_int_equal(gp_power_headroom(c, s, NULL, 0, 0, T0, &h), 0);
+	assert_int_equal(gp__power_headroom(c, s, NULL, 0, 0, T0, &h), 0);
 	assert_int_equal(h.basis, GP_BASIS_ESTIMATE);
 	s->rack_power[0].measured_w = 7000;
 	s->rack_power[0].sample_time = (int64_t)T0 - 5;
 	snprintf(s->rack_power[0].source, GP_NAME_MAX, "rec");
-	assert_int_equal(gp_power_headroom(c, s, NULL, 0, 0, T0, &h), 0);
+	assert_int_equal(gp__power_headroom(c, s, NULL, 0, 0, T0, &h), 0);
 	assert_int_equal(h.basis, GP_BASIS_MEASURED);
 	assert_float_equal(h.used_w, 7000, 1e-9);
 	assert_string_equal(h.source, "rec");
 	c->site.telemetry_stale_s = 4;
-	assert_int_equal(gp_power_headroom(c, s, NULL, 0, 0, T0, &h), 0);
+	assert_int_equal(gp__power_headroom(c, s, NULL, 0, 0, T0, &h), 0);
 	assert_int_equal(h.basis, GP_BASIS_STALE);
 	assert_float_equal(h.used_w, 7000, 1e-9);
 	/* sample from the future (clock step): not stale, age 0 */
 	s->rack_power[0].sample_time = (int64_t)T0 + 100;
-	assert_int_equal(gp_power_headroom(c, s, NULL, 0, 0, T0, &h), 0);
+	assert_int_equal(gp__power_headroom(c, s, NULL, 0, 0, T0, &h), 0);
 	assert_int_equal(h.basis, GP_BASIS_MEASURED);
 	assert_float_equal(h.age_s, 0, 1e-9);
 	/* errors */
-	assert_int_equal(gp_power_headroom(c, s, NULL, 3, 0, T0, &h), GP_ENOENT);
-	assert_int_equal(gp_power_headroom(c, s, NULL, -1, 0, T0, &h), GP_ENOENT);
-	assert_int_equal(gp_power_headroom(NULL, s, NULL, 0, 0, T0, &h), GP_EINVAL);
-	assert_int_equal(gp_power_headroom(c, s, NULL, 0, 0, T0, NULL), GP_EINVAL);
+	assert_int_equal(gp__power_headroom(c, s, NULL, 3, 0, T0, &h), GP_ENOENT);
+	assert_int_equal(gp__power_headroom(c, s, NULL, -1, 0, T0, &h), GP_ENOENT);
+	assert_int_equal(gp__power_headroom(NULL, s, NULL, 0, 0, T0, &h), GP_EINVAL);
+	assert_int_equal(gp__power_headroom(c, s, NULL, 0, 0, T0, NULL), GP_EINVAL);
 	gp_state_destroy(s);
 	gp_cluster_destroy(c);
 }
@@ -223,32 +223,32 @@ static void test_cap_speed(void **unused)
 {
 	gp_gpu_profile_t p = { .name = "h100", .tdp_w = 700, .idle_w = 70, .min_cap_w = 200 };
 	gp_gpu_profile_t half = p;
-	const gp_cap_curve_t *d = gp_cap_curve_default();
+	const gp_cap_curve_t *d = gp__cap_curve_default();
 	double w, prev = 0;
 	int i;
 
 	assert_true(d->npoints >= 2);
 	assert_float_equal(d->frac[d->npoints - 1], 1.0, 0);
 	assert_float_equal(d->speed[d->npoints - 1], 1.0, 0);
-	assert_float_equal(gp_power_cap_speed(&p, 700), 1.0, 0);
-	assert_float_equal(gp_power_cap_speed(&p, 900), 1.0, 0);
-	assert_float_equal(gp_power_cap_speed(NULL, 300), 1.0, 0);
+	assert_float_equal(gp__power_cap_speed(&p, 700), 1.0, 0);
+	assert_float_equal(gp__power_cap_speed(&p, 900), 1.0, 0);
+	assert_float_equal(gp__power_cap_speed(NULL, 300), 1.0, 0);
 	/* at each curve point the curve's own speed */
 	for (i = 0; i < d->npoints; i++)
-		assert_float_equal(gp_power_cap_speed(&p, d->frac[i] * p.tdp_w), d->speed[i], 1e-9);
+		assert_float_equal(gp__power_cap_speed(&p, d->frac[i] * p.tdp_w), d->speed[i], 1e-9);
 	/* monotone, in (0, 1] */
 	for (w = 0; w <= 800; w += 10) {
-		double v = gp_power_cap_speed(&p, w);
+		double v = gp__power_cap_speed(&p, w);
 
 		assert_true(v > 0 && v <= 1);
 		assert_true(v >= prev - 1e-12);
 		prev = v;
 	}
 	/* below the lowest cap: clamped to it */
-	assert_float_equal(gp_power_cap_speed(&p, 50), gp_power_cap_speed(&p, 200), 0);
+	assert_float_equal(gp__power_cap_speed(&p, 50), gp__power_cap_speed(&p, 200), 0);
 	/* min_cap_w 0 = TDP / 2 */
 	half.min_cap_w = 0;
-	assert_float_equal(gp_power_cap_speed(&half, 100), gp_power_cap_speed(&half, 350), 0);
+	assert_float_equal(gp__power_cap_speed(&half, 100), gp__power_cap_speed(&half, 350), 0);
 }
 
 struct curve_case {
@@ -279,7 +279,7 @@ static void test_cap_curve_parse(void **unused)
 	for (i = 0; i < sizeof(curve_cases) / sizeof(curve_cases[0]); i++) {
 		gp_cap_curve_t cv;
 		gp_error_t err = { "" };
-		int rc = gp_cap_curve_parse(curve_cases[i].text, &cv, &err);
+		int rc = gp__cap_curve_parse(curve_cases[i].text, &cv, &err);
 
 		print_message("# '%s' -> %d %s\n", curve_cases[i].text, rc, err.text);
 		assert_int_equal(rc, curve_cases[i].rc);
@@ -289,11 +289,11 @@ static void test_cap_curve_parse(void **unused)
 	{
 		gp_cap_curve_t cv;
 
-		assert_int_equal(gp_cap_curve_parse("0.5:0.6,1:1", &cv, NULL), 0);
+		assert_int_equal(gp__cap_curve_parse("0.5:0.6,1:1", &cv, NULL), 0);
 		/* halfway between 0.5 and 1: halfway between 0.6 and 1 */
-		assert_float_equal(gp_power_cap_speed_curve(&cv, &p, 0.75 * 700), 0.8, 1e-9);
+		assert_float_equal(gp__power_cap_speed_curve(&cv, &p, 0.75 * 700), 0.8, 1e-9);
 		/* below the first point: proportional */
-		assert_float_equal(gp_power_cap_speed_curve(&cv, &p, 0.25 * 700), 0.3, 1e-9);
+		assert_float_equal(gp__power_cap_speed_curve(&cv, &p, 0.25 * 700), 0.3, 1e-9);
 	}
 }
 
@@ -303,23 +303,23 @@ static void test_fit_cap(void **unused)
 	double cap, speed;
 
 	/* room for all at full load */
-	assert_int_equal(gp_power_fit_cap(NULL, &p, 8, 1.0, 8 * 630, &cap, &speed), 0);
+	assert_int_equal(gp__power_fit_cap(NULL, &p, 8, 1.0, 8 * 630, &cap, &speed), 0);
 	assert_float_equal(cap, 700, 0);
 	assert_float_equal(speed, 1, 0);
 	/* half the room: cap = idle + room per GPU */
-	assert_int_equal(gp_power_fit_cap(NULL, &p, 8, 1.0, 8 * 400, &cap, &speed), 0);
+	assert_int_equal(gp__power_fit_cap(NULL, &p, 8, 1.0, 8 * 400, &cap, &speed), 0);
 	assert_float_equal(cap, 470, 1e-9);
-	assert_float_equal(speed, gp_power_cap_speed(&p, 470), 1e-12);
+	assert_float_equal(speed, gp__power_cap_speed(&p, 470), 1e-12);
 	assert_true(speed < 1);
 	/* a job at half load fits uncapped in half the room */
-	assert_int_equal(gp_power_fit_cap(NULL, &p, 8, 0.5, 8 * 315, &cap, &speed), 0);
+	assert_int_equal(gp__power_fit_cap(NULL, &p, 8, 0.5, 8 * 315, &cap, &speed), 0);
 	assert_float_equal(speed, 1, 0);
 	/* not even the lowest cap fits */
-	assert_int_equal(gp_power_fit_cap(NULL, &p, 8, 1.0, 8 * 50, &cap, &speed), GP_ENOFIT);
+	assert_int_equal(gp__power_fit_cap(NULL, &p, 8, 1.0, 8 * 50, &cap, &speed), GP_ENOFIT);
 	assert_float_equal(cap, 200, 0);
-	assert_float_equal(speed, gp_power_cap_speed(&p, 200), 1e-12);
-	assert_int_equal(gp_power_fit_cap(NULL, &p, 0, 1.0, 100, &cap, &speed), GP_EINVAL);
-	assert_int_equal(gp_power_fit_cap(NULL, NULL, 1, 1.0, 100, &cap, &speed), GP_EINVAL);
+	assert_float_equal(speed, gp__power_cap_speed(&p, 200), 1e-12);
+	assert_int_equal(gp__power_fit_cap(NULL, &p, 0, 1.0, 100, &cap, &speed), GP_EINVAL);
+	assert_int_equal(gp__power_fit_cap(NULL, NULL, 1, 1.0, 100, &cap, &speed), GP_EINVAL);
 }
 
 /* ---- units --------------------------------------------------------------- */
@@ -528,7 +528,7 @@ static void test_parse_file(void **unused)
 	gp_cluster_destroy(c);
 }
 
-/* gp_power_estimate_all() and gp_power_headroom_all() give what the per-rack
+/* gp__power_estimate_all() and gp__power_headroom_all() give what the per-rack
  * calls give, on random states with jobs of several loads, GPUs that no
  * job names and GPUs two jobs name. */
 static void test_estimate_all_matches(void **unused)
@@ -553,11 +553,11 @@ static void test_estimate_all_matches(void **unused)
 		for (n = 0; n < c->nnodes; n++)
 			if (rand_r(&seed) % 4 == 0)
 				s->alloc_mask[n] |= 1u << (rand_r(&seed) % 8); /* named by no job */
-		assert_int_equal(gp_power_estimate_all(c, s, all), GP_OK);
-		assert_int_equal(gp_power_headroom_all(c, s, NULL, 1000.0, h), GP_OK);
+		assert_int_equal(gp__power_estimate_all(c, s, all), GP_OK);
+		assert_int_equal(gp__power_headroom_all(c, s, NULL, 1000.0, h), GP_OK);
 		for (r = 0; r < c->nracks; r++) {
-			assert_true(fabs(all[r] - gp_power_estimate_rack(c, s, r)) < 1e-6);
-			assert_int_equal(gp_power_headroom(c, s, NULL, r, 0.0, 1000.0, &one), GP_OK);
+			assert_true(fabs(all[r] - gp__power_estimate_rack(c, s, r)) < 1e-6);
+			assert_int_equal(gp__power_headroom(c, s, NULL, r, 0.0, 1000.0, &one), GP_OK);
 			assert_true(fabs(h[r].headroom_w - one.headroom_w) < 1e-6);
 			assert_int_equal(h[r].basis, one.basis);
 		}

@@ -40,7 +40,8 @@ static const char *const metric_names[] = {
 	"jobs", "completed", "rejected", "backfilled", "span_s", "jct_mean_s", "jct_p50_s",
 	"jct_p95_s", "wait_mean_s", "wait_p50_s", "wait_p95_s", "slowdown_mean", "gpu_util",
 	"overhead_gpuh", "multi_node", "spread", "violations", "violation_gpuh", "frag_mean",
-	"peak_rack_frac", "decisions", "events", "passes",
+	"peak_rack_frac", "lost_place_gpuh", "lost_wait_gpuh", "throughput", "decisions", "events",
+	"passes",
 };
 #define NMETRICS (sizeof(metric_names) / sizeof(metric_names[0]))
 
@@ -105,6 +106,9 @@ static void fixture_init(struct fixture *x, const char *policy, int kind)
 	m->backfilled = 1;
 	m->span_s = 86400.0 * 1.5;
 	m->jct_mean_s = kind == 2 ? NAN : 7200.0 + 1800 * kind;
+	m->lost_place_gpuh = 12.5 + kind / 3.0;
+	m->lost_wait_gpuh = 1234.0 + kind;
+	m->throughput = kind == 2 ? NAN : 100.0 / 7 + kind;
 	m->jct_p50_s = kind == 2 ? NAN : 5400.25;
 	m->jct_p95_s = kind == 2 ? NAN : 36000.0 / 7;
 	m->wait_mean_s = kind == 2 ? NAN : 900.0 * (kind + 1);
@@ -275,7 +279,8 @@ static double metric_value(const gp_sim_metrics_t *m, const char *name, bool *is
 		M(jct_mean_s, 2), M(jct_p50_s, 2), M(jct_p95_s, 2), M(wait_mean_s, 2),
 		M(wait_p50_s, 2), M(wait_p95_s, 2), M(slowdown_mean, 2), M(gpu_util, 2),
 		M(overhead_gpuh, 2), M(multi_node, 0), M(spread, 0), M(violations, 0),
-		M(violation_gpuh, 2), M(frag_mean, 2), M(peak_rack_frac, 2), M(decisions, 1),
+		M(violation_gpuh, 2), M(frag_mean, 2), M(peak_rack_frac, 2), M(lost_place_gpuh, 2),
+		M(lost_wait_gpuh, 2), M(throughput, 2), M(decisions, 1),
 		M(events, 1), M(passes, 1),
 #undef M
 	};
@@ -353,7 +358,7 @@ static void test_table(void **state)
 	assert_int_equal(gp__sim_print_table(r6, 6, f), 0);
 	fclose(f);
 	n = split_lines(buf, lines, 16);
-	assert_int_equal(n, 1 + 6 + 2);        /* header, rows, legend */
+	assert_int_equal(n, 1 + 6 + 3);        /* header, rows, legend */
 	for (i = 0; i < n; i++)
 		if (strlen(lines[i]) > 130)
 			fail_msg("line %d is %zu columns: %s", i, strlen(lines[i]), lines[i]);
@@ -361,6 +366,9 @@ static void test_table(void **state)
 	assert_non_null(strstr(lines[0], "JCT-mean"));
 	assert_non_null(strstr(lines[0], "capviol"));
 	assert_non_null(strstr(lines[7], "hours"));
+	assert_non_null(strstr(lines[0], "lost-plc"));
+	assert_non_null(strstr(lines[0], "lost-wait"));
+	assert_non_null(strstr(lines[0], "tput"));
 	for (i = 0; i < 6; i++) {
 		const gp_sim_metrics_t *m = &more[i].r.m;
 		const char *row = lines[1 + i];
@@ -379,7 +387,11 @@ static void test_table(void **state)
 		assert_non_null(strstr(row, want));
 		snprintf(want, sizeof(want), " %.1f ", 100 * m->gpu_util);
 		assert_non_null(strstr(row, want));
-		snprintf(want, sizeof(want), " %.3f ", m->slowdown_mean);
+		snprintf(want, sizeof(want), " %.1f ", m->throughput);
+		assert_non_null(strstr(row, want));
+		snprintf(want, sizeof(want), " %.0f ", m->lost_place_gpuh);
+		assert_non_null(strstr(row, want));
+		snprintf(want, sizeof(want), " %.0f ", m->lost_wait_gpuh);
 		assert_non_null(strstr(row, want));
 		snprintf(want, sizeof(want), " %d (%.0f%%) ", m->spread,
 		         100.0 * m->spread / m->multi_node);
@@ -443,13 +455,14 @@ static void check_jobs_csv(const char *dir)
 	n = split_lines(text, lines, 16);
 	assert_int_equal(n, fx[0].r.njobs + fx[1].r.njobs + fx[2].r.njobs + 1);
 	assert_string_equal(lines[0], "policy,id,gpus,nnodes,nleaves,nracks,submit_s,start_s,"
-	                    "end_s,duration_s,slowdown,overhead,rejected,backfilled,violation,node");
+	                    "end_s,duration_s,slowdown,overhead,rejected,backfilled,violation,node,"
+	                    "decision,spread,nodes");
 	/* power-save's second job */
 	for (i = 1; i < n && i < 16; i++)
 		if (!strncmp(lines[i], "power-save,2,", 13))
 			row = i;
 	assert_true(row > 0);
-	assert_int_equal(split_fields(lines[row], f, 20), 16);
+	assert_int_equal(split_fields(lines[row], f, 20), 19);
 	assert_int_equal(inum(f[1]), b->id);
 	assert_int_equal(inum(f[2]), b->gpus);
 	assert_int_equal(inum(f[3]), b->nnodes);
@@ -465,12 +478,14 @@ static void check_jobs_csv(const char *dir)
 	assert_int_equal(inum(f[13]), b->backfilled);
 	assert_int_equal(inum(f[14]), b->violation);
 	assert_string_equal(f[15], ""); /* the test cluster has no nodes */
+	assert_string_equal(f[16], "-"); /* a baseline's jobs have no gpuplace decision */
+	assert_string_equal(f[18], "");
 	/* first-fit's third job was rejected: never started */
 	for (i = 1, row = -1; i < n && i < 16; i++)
 		if (!strncmp(lines[i], "first-fit,3,", 12))
 			row = i;
 	assert_true(row > 0);
-	assert_int_equal(split_fields(lines[row], f, 20), 16);
+	assert_int_equal(split_fields(lines[row], f, 20), 19);
 	assert_true(num(f[7]) < 0);
 	assert_int_equal(inum(f[12]), 1);
 	free(text);

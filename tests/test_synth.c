@@ -135,9 +135,17 @@ static void test_power(void **unused)
 	p.nodes = 400;
 	assert_int_equal(gp__synth_build(&p, &a, NULL), GP_OK);
 	peak = p.gpus_per_node * a->profiles[0].tdp_w + a->racks[0].node_base_w;
-	for (r = 0; r < a->nracks; r++)   /* default cap: every node at full power */
-		assert_true(a->racks[r].power_cap_kw * 1000.0 - a->racks[r].nnodes * peak < 1e-6 ||
-		            a->racks[r].nnodes < 4);
+	/* default cap: a full rack at full power fits with the default 5 %
+	 * margin kept free, and no more than 0.1 kW above that */
+	for (r = 0; r < a->nracks; r++) {
+		double need = a->racks[r].nnodes * peak / 0.95;
+
+		if (a->racks[r].nnodes < 4)
+			continue;
+		assert_true(a->racks[r].power_cap_kw * 1000.0 * (1.0 - a->site.power_margin) >=
+		            a->racks[r].nnodes * peak - 1e-6);
+		assert_true(a->racks[r].power_cap_kw * 1000.0 - need < 100.0 + 1e-6);
+	}
 	p.rack_kw = 30;
 	p.seed = 11;
 	assert_int_equal(gp__synth_build(&p, &b, NULL), GP_OK);

@@ -10,6 +10,8 @@
 #include "gpuplace.h"
 #include "model.h"
 
+#define ME "gpuplace cluster"
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -29,8 +31,15 @@ static void usage(FILE *f)
 	        "  --json-out FILE    export destination, - for standard output (alias: --out)\n");
 }
 
-int gp_cmd_cluster(int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+	const char *action, *conf_dir, *json, *out;
+};
+
+/* The action and its options into *a: GP_CLI_RUN, or the exit status. */
+static int parse_args(int argc, char **argv, struct args *a)
 {
+	static const char *const actions[] = { "show", "check", "export", "merge", NULL };
 	static const struct option opts[] = {
 		{ "conf-dir", required_argument, NULL, 'c' },
 		{ "json", required_argument, NULL, 'j' },
@@ -39,82 +48,79 @@ int gp_cmd_cluster(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *conf_dir = NULL, *json = NULL, *out = NULL, *action;
-	gp_cluster_t *c = NULL;
-	gp_error_t err = { "" };
-	int opt, rc, i, status = 1;
+	int opt, rc;
 
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc < 2 || argv[1][0] == '-') {
-		fprintf(stderr, "gpuplace cluster: missing action (show, check, export or merge)\n");
-		usage(stderr);
-		return 2;
-	}
-	action = argv[1];
-	if (!strcmp(action, "merge")) /* tools/cmd_cluster_merge.c */
-		return gp_cmd_cluster_merge(argc - 1, argv + 1);
-	if (strcmp(action, "show") && strcmp(action, "check") && strcmp(action, "export")) {
-		fprintf(stderr, "gpuplace cluster: unknown action '%s'\n", action);
-		usage(stderr);
-		return 2;
-	}
+	memset(a, 0, sizeof(*a));
+	if ((rc = gp__cli_action(ME, argc, argv, actions, usage, &a->action)) != GP_CLI_RUN ||
+	    !strcmp(a->action, "merge"))
+		return rc;
 	optind = 1;
 	opterr = 0;
 	/* options follow the action: parse argv[1..] with the action as argv[0] */
 	while ((opt = getopt_long(argc - 1, argv + 1, ":h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'c': conf_dir = optarg; break;
-		case 'j': json = optarg; break;
-		case 'o': out = optarg; break;
+		case 'c': a->conf_dir = optarg; break;
+		case 'j': a->json = optarg; break;
+		case 'o': a->out = optarg; break;
 		case 'h': usage(stdout); return 0;
-		case ':':
-			fprintf(stderr, "gpuplace cluster: %s needs an argument\n", argv[optind]);
-			usage(stderr);
-			return 2;
-		default:
-			fprintf(stderr, "gpuplace cluster: unknown option '%s'\n", argv[optind]);
-			usage(stderr);
-			return 2;
+		default: return gp__cli_option_error(ME, opt, argv[optind], usage);
 		}
 	}
 	if (optind < argc - 1) {
-		fprintf(stderr, "gpuplace cluster: unexpected argument '%s'\n", argv[optind + 1]);
+		fprintf(stderr, ME ": unexpected argument '%s'\n", argv[optind + 1]);
 		return 2;
 	}
-	if (!!conf_dir == !!json) {
-		fprintf(stderr, "gpuplace cluster %s: give exactly one of --conf-dir DIR or "
-		        "--json FILE\n", action);
+	if (!!a->conf_dir == !!a->json) {
+		fprintf(stderr, ME " %s: give exactly one of --conf-dir DIR or --json FILE\n",
+		        a->action);
 		return 2;
 	}
-	if (out && strcmp(action, "export")) {
-		fprintf(stderr, "gpuplace cluster %s: --json-out only applies to export\n", action);
+	if (a->out && strcmp(a->action, "export")) {
+		fprintf(stderr, ME " %s: --json-out only applies to export\n", a->action);
 		return 2;
 	}
+	return GP_CLI_RUN;
+}
 
-	rc = gp__model_load(conf_dir, json, NULL, &c, NULL, &err);
-	if (rc) {
-		fprintf(stderr, "gpuplace cluster %s: %s\n", action,
-		        err.text[0] ? err.text : gp_strerror(rc));
-		return 1;
-	}
-	if (!strcmp(action, "show")) {
-		status = gp_cluster_print_summary(c, stdout) ? 1 : 0;
-	} else if (!strcmp(action, "check")) {
+/* show, check or export the loaded model; the exit status. */
+static int run(const struct args *a, const gp_cluster_t *c)
+{
+	gp_error_t err = { "" };
+	int i;
+
+	if (!strcmp(a->action, "show"))
+		return gp_cluster_print_summary(c, stdout) ? 1 : 0;
+	if (!strcmp(a->action, "check")) {
 		for (i = 0; i < gp_cluster_warning_count(c); i++)
 			printf("warning: %s\n", gp_cluster_warning(c, i));
 		printf("OK: %d nodes, %ld GPUs\n", gp_cluster_node_count(c), gp_cluster_gpu_count(c));
-		status = 0;
-	} else {
-		rc = gp_cluster_save_json(c, NULL, out ? out : "-", &err);
-		if (rc)
-			fprintf(stderr, "gpuplace cluster export: %s\n", err.text);
-		status = rc ? 1 : 0;
+		return 0;
 	}
+	if (gp_cluster_save_json(c, NULL, a->out ? a->out : "-", &err)) {
+		fprintf(stderr, ME " export: %s\n", err.text);
+		return 1;
+	}
+	return 0;
+}
+
+int gp_cmd_cluster(int argc, char **argv)
+{
+	struct args a;
+	gp_cluster_t *c = NULL;
+	gp_error_t err = { "" };
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &a)) != GP_CLI_RUN)
+		return rc;
+	if (!strcmp(a.action, "merge")) /* tools/cmd_cluster_merge.c */
+		return gp_cmd_cluster_merge(argc - 1, argv + 1);
+	if ((rc = gp__model_load(a.conf_dir, a.json, NULL, &c, NULL, &err))) {
+		fprintf(stderr, ME " %s: %s\n", a.action, err.text[0] ? err.text : gp_strerror(rc));
+		return 1;
+	}
+	rc = run(&a, c);
 	if (fflush(stdout) != 0)
-		status = 1;
+		rc = 1;
 	gp_cluster_destroy(c);
-	return status;
+	return rc;
 }

@@ -72,12 +72,13 @@ int gp_cmd_cluster_merge(int argc, char **argv)
 	int c, i, rc, n = 0, status = 1;
 
 	optind = 1;
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default:
+			return gp__cli_option_error("gpuplace cluster merge", c, argv[optind - 1], usage);
 		}
 	}
 	if (optind >= argc) {

@@ -54,84 +54,6 @@ static void usage(FILE *f)
 	        "  --format text|json      breakdown format (default text)\n");
 }
 
-static int num_long(const char *opt, const char *s, long min, long max, long *out)
-{
-	if (gp__parse_long(s, min, max, out)) {
-		fprintf(stderr, ME ": %s: '%s' is not a whole number in [%ld, %ld]\n", opt, s, min,
-		        max);
-		return -1;
-	}
-	return 0;
-}
-
-static int num_double(const char *opt, const char *s, double min, double max, double *out)
-{
-	if (gp__parse_double(s, min, max, out)) {
-		fprintf(stderr, ME ": %s: '%s' is not a number in [%g, %g]\n", opt, s, min, max);
-		return -1;
-	}
-	return 0;
-}
-
-/* "8", "64K", "8G" (binary multiples, as nccl-tests reads them). */
-static int num_size(const char *opt, const char *s, double *out)
-{
-	char buf[64];
-	size_t n = strlen(s);
-	double mul = 1;
-
-	if (n == 0 || n >= sizeof(buf))
-		return num_double(opt, "", 1, 1, out);
-	memcpy(buf, s, n + 1);
-	switch (buf[n - 1]) {
-	case 'K': case 'k': mul = 1024.0; break;
-	case 'M': case 'm': mul = 1048576.0; break;
-	case 'G': case 'g': mul = 1073741824.0; break;
-	default: break;
-	}
-	if (mul > 1)
-		buf[n - 1] = '\0';
-	if (num_double(opt, buf, 1, 1e15, out))
-		return -1;
-	*out *= mul;
-	return 0;
-}
-
-/* Node indices of a Slurm host list, in the list's order. */
-static int parse_nodelist(const gp_cluster_t *c, const char *list, int32_t *nodes, int32_t max,
-                          int32_t *n)
-{
-	hostlist_t hl = slurm_hostlist_create(list);
-	char *h;
-	int rc = 0;
-
-	*n = 0;
-	if (!hl || !*list) {
-		fprintf(stderr, ME ": --nodelist: '%s' is not a valid host list\n", list);
-		if (hl)
-			slurm_hostlist_destroy(hl);
-		return -1;
-	}
-	while ((h = slurm_hostlist_shift(hl)) != NULL) {
-		int32_t i = gp__node_find(c, h);
-
-		if (i < 0) {
-			fprintf(stderr, ME ": --nodelist: unknown node '%s'\n", h);
-			rc = -1;
-		} else if (*n >= max) {
-			fprintf(stderr, ME ": --nodelist: more than %d nodes\n", (int)max);
-			rc = -1;
-		} else {
-			nodes[(*n)++] = i;
-		}
-		free(h);
-		if (rc)
-			break;
-	}
-	slurm_hostlist_destroy(hl);
-	return rc;
-}
-
 static uint32_t low_bits(int n)
 {
 	return n >= 32 ? ~0u : (1u << n) - 1;
@@ -274,59 +196,59 @@ int gp_cmd_model(int argc, char **argv)
 			shape_opt = true;
 			break;
 		case 'n':
-			if (num_long(name, optarg, 1, 1 << 20, &v))
+			if (gp__cli_long(ME, name, optarg, 1, 1 << 20, &v))
 				return 2;
 			sh.nodes = (int32_t)v;
 			shape_opt = true;
 			break;
 		case 'G':
-			if (num_long(name, optarg, 1, GP_MAX_GPUS_PER_NODE, &v))
+			if (gp__cli_long(ME, name, optarg, 1, GP_MAX_GPUS_PER_NODE, &v))
 				return 2;
 			sh.gpus_per_node = (int32_t)v;
 			shape_opt = true;
 			break;
 		case 'r':
-			if (num_long(name, optarg, 1, 32, &v))
+			if (gp__cli_long(ME, name, optarg, 1, 32, &v))
 				return 2;
 			sh.rails = (int32_t)v;
 			shape_opt = true;
 			break;
 		case 'N':
-			if (num_double(name, optarg, 0.001, 1e6, &sh.nic_gbps))
+			if (gp__cli_double(ME, name, optarg, 0.001, 1e6, &sh.nic_gbps))
 				return 2;
 			shape_opt = true;
 			break;
 		case 'l':
-			if (num_long(name, optarg, 1, 1 << 20, &v))
+			if (gp__cli_long(ME, name, optarg, 1, 1 << 20, &v))
 				return 2;
 			sh.nodes_per_leaf = (int32_t)v;
 			shape_opt = true;
 			break;
 		case 's':
-			if (num_long(name, optarg, 1, 1 << 20, &v))
+			if (gp__cli_long(ME, name, optarg, 1, 1 << 20, &v))
 				return 2;
 			sh.leaves_per_spine = (int32_t)v;
 			shape_opt = true;
 			break;
 		case 'x':
-			if (num_double(name, optarg, 1, 1000, &x))
+			if (gp__cli_double(ME, name, optarg, 1, 1000, &x))
 				return 2;
 			sh.oversub[1] = x;
 			shape_opt = true;
 			break;
 		case 'v':
-			if (num_long(name, optarg, 1, 1 << 20, &v))
+			if (gp__cli_long(ME, name, optarg, 1, 1 << 20, &v))
 				return 2;
 			sh.nvl_nodes = (int32_t)v;
 			shape_opt = true;
 			break;
 		case 'w': nodelist = optarg; break;
 		case 'p':
-			if (num_long(name, optarg, 1, 1 << 24, &ngpus))
+			if (gp__cli_long(ME, name, optarg, 1, 1 << 24, &ngpus))
 				return 2;
 			break;
 		case 'u':
-			if (num_long(name, optarg, 1, GP_MAX_GPUS_PER_NODE, &use_gpn))
+			if (gp__cli_long(ME, name, optarg, 1, GP_MAX_GPUS_PER_NODE, &use_gpn))
 				return 2;
 			break;
 		case 'o':
@@ -342,15 +264,15 @@ int gp_cmd_model(int argc, char **argv)
 			}
 			break;
 		case 'b':
-			if (num_size(name, optarg, &minb))
+			if (gp__cli_size(ME, name, optarg, &minb))
 				return 2;
 			break;
 		case 'e':
-			if (num_size(name, optarg, &maxb))
+			if (gp__cli_size(ME, name, optarg, &maxb))
 				return 2;
 			break;
 		case 'f':
-			if (num_double(name, optarg, 1, 1024, &factor))
+			if (gp__cli_double(ME, name, optarg, 1, 1024, &factor))
 				return 2;
 			break;
 		case 'j': job = optarg; break;
@@ -391,13 +313,8 @@ int gp_cmd_model(int argc, char **argv)
 		return 2;
 	}
 
-	if (conf_dir) {
-		if (gp_cluster_load_conf_dir(conf_dir, &c, &err) != GP_OK) {
-			fprintf(stderr, ME ": %s\n", err.text);
-			return 1;
-		}
-	} else if (json_path) {
-		if (gp_cluster_load_json(json_path, &c, NULL, &err) != GP_OK) {
+	if (conf_dir || json_path) {
+		if (gp__model_load(conf_dir, json_path, NULL, &c, NULL, &err) != GP_OK) {
 			fprintf(stderr, ME ": %s\n", err.text);
 			return 1;
 		}
@@ -420,10 +337,16 @@ int gp_cmd_model(int argc, char **argv)
 		goto out;
 	}
 	if (nodelist) {
-		if (parse_nodelist(c, nodelist, nodes, c->nnodes, &nn)) {
+		int32_t *idx = NULL;
+
+		if (gp__hostlist_nodes(c, ME ": --nodelist", nodelist, c->nnodes, &idx, &nn, &err)) {
+			fprintf(stderr, "%s\n", err.text);
 			rc = 2;
 			goto out;
 		}
+		if (nn)
+			memcpy(nodes, idx, (size_t)nn * sizeof(*idx));
+		free(idx);
 	} else {
 		for (i = 0; i < c->nnodes; i++)
 			nodes[nn++] = c->node_order && c->root >= 0 ? c->node_order[i] : i;

@@ -10,6 +10,8 @@
 #include "commands.h"
 #include "power.h"
 
+#define ME "gpuplace power"
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -26,7 +28,9 @@ static void usage(FILE *f)
 	        "  --conf-dir DIR     Slurm configuration directory with gpuplace.conf\n"
 	        "  --json FILE        a model written by `gpuplace cluster export`\n"
 	        "  --state FILE.json  allocations (and recorded rack power) from the \"state\"\n"
-	        "                     section of a JSON model of the same cluster\n"
+	        "                     section of a JSON document (gpuplace-json(5)); its node\n"
+	        "                     and rack names must be this cluster's.  Default: the\n"
+	        "                     --json document's own state, else everything idle\n"
 	        "  --no-telemetry     do not poll; use recorded samples or the estimate\n"
 	        "  --cap-curve SPEC   FRACTION:SPEED,... of TDP (default: built-in curve)\n");
 }
@@ -51,24 +55,24 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll)
 	const gp_power_snapshot_t *snap = NULL;
 	gp_poller_t *p = NULL;
 	gp_error_t err = { "" };
-	double now = gp_power_clock_real(NULL);
+	double now = gp__power_clock_real(NULL);
 	int32_t r, i;
 	int rc;
 
 	if (poll && c->ntelemetry > 0) {
 		gp_poller_opts_t o = { .log = log_stderr };
 
-		if ((rc = gp_poller_create(c, &o, &p, &err)) < 0) {
+		if ((rc = gp__poller_create(c, &o, &p, &err)) < 0) {
 			fprintf(stderr, "gpuplace power: %s\n", err.text);
 			return 1;
 		}
-		if (gp_poller_poll_once(p) < 0) {
+		if (gp__poller_poll_once(p) < 0) {
 			fprintf(stderr, "gpuplace power: out of memory\n");
-			gp_poller_destroy(p);
+			gp__poller_destroy(p);
 			return 1;
 		}
-		snap = gp_poller_snapshot_get(p);
-		now = gp_power_clock_real(NULL);
+		snap = gp__poller_snapshot_get(p);
+		now = gp__power_clock_real(NULL);
 	}
 	printf("%-16s %8s %8s %11s %12s %11s %-8s %-16s %s\n", "RACK", "CAP_KW", "COOL_KW",
 	       "MEASURED_KW", "ESTIMATED_KW", "HEADROOM_KW", "BINDS", "SOURCE", "AGE");
@@ -76,7 +80,7 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll)
 		gp_power_headroom_t h;
 		char m[32], e[32], hr[32], age[48];
 
-		if ((rc = gp_power_headroom(c, s, snap, r, 0, now, &h)) < 0) {
+		if ((rc = gp__power_headroom(c, s, snap, r, 0, now, &h)) < 0) {
 			fprintf(stderr, "gpuplace power: rack %s: %s\n", c->racks[r].name,
 			        gp_strerror(rc));
 			continue;
@@ -104,8 +108,8 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll)
 			       st->state == GP_SOURCE_PARTIAL ? "partial" : "not polled",
 			       st->message[0] ? ": " : "", st->message);
 	}
-	gp_power_snapshot_put(snap);
-	gp_poller_destroy(p);
+	gp__power_snapshot_put(snap);
+	gp__poller_destroy(p);
 	return 0;
 }
 
@@ -126,30 +130,24 @@ static int curve(const gp_cluster_t *c, const gp_cap_curve_t *cv)
 			if (cap < lo)
 				continue;
 			printf("%-16s %8.0f %8.3f %8.3f\n", p->name, cap, fracs[k],
-			       gp_power_cap_speed_curve(cv, p, cap));
+			       gp__power_cap_speed_curve(cv, p, cap));
 		}
 	}
 	return 0;
 }
 
-/* The state's model must name the same nodes and racks in the same order. */
-static bool same_names(const gp_cluster_t *a, const gp_cluster_t *b)
-{
-	int32_t i;
+/* What the command line asks for. */
+struct args {
+	const char *action, *conf_dir, *json, *state;
+	bool poll;
+	bool has_curve;
+	gp_cap_curve_t curve;
+};
 
-	if (a->nnodes != b->nnodes || a->nracks != b->nracks)
-		return false;
-	for (i = 0; i < a->nnodes; i++)
-		if (strcmp(a->nodes[i].name, b->nodes[i].name))
-			return false;
-	for (i = 0; i < a->nracks; i++)
-		if (strcmp(a->racks[i].name, b->racks[i].name))
-			return false;
-	return true;
-}
-
-int gp_cmd_power(int argc, char **argv)
+/* The action and its options into *a: GP_CLI_RUN, or the exit status. */
+static int parse_args(int argc, char **argv, struct args *a)
 {
+	static const char *const actions[] = { "show", "curve", NULL };
 	static const struct option opts[] = {
 		{ "conf-dir", required_argument, NULL, 'c' },
 		{ "json", required_argument, NULL, 'j' },
@@ -159,88 +157,62 @@ int gp_cmd_power(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *conf_dir = NULL, *json = NULL, *state = NULL, *spec = NULL, *action;
-	gp_cluster_t *c = NULL, *sc = NULL;
-	gp_state_t *s = NULL, *ss = NULL;
-	gp_cap_curve_t cv;
 	gp_error_t err = { "" };
-	bool poll = true;
-	int opt, rc, status = 1;
+	int opt, rc;
 
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc < 2 || argv[1][0] == '-') {
-		fprintf(stderr, "gpuplace power: missing action (show or curve)\n");
-		usage(stderr);
-		return 2;
-	}
-	action = argv[1];
-	if (strcmp(action, "show") && strcmp(action, "curve")) {
-		fprintf(stderr, "gpuplace power: unknown action '%s'\n", action);
-		usage(stderr);
-		return 2;
-	}
+	memset(a, 0, sizeof(*a));
+	a->poll = true;
+	if ((rc = gp__cli_action(ME, argc, argv, actions, usage, &a->action)) != GP_CLI_RUN)
+		return rc;
 	optind = 1;
 	opterr = 0;
+	/* options follow the action: parse argv[1..] with the action as argv[0] */
 	while ((opt = getopt_long(argc - 1, argv + 1, ":h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'c': conf_dir = optarg; break;
-		case 'j': json = optarg; break;
-		case 's': state = optarg; break;
-		case 'n': poll = false; break;
-		case 'k': spec = optarg; break;
+		case 'c': a->conf_dir = optarg; break;
+		case 'j': a->json = optarg; break;
+		case 's': a->state = optarg; break;
+		case 'n': a->poll = false; break;
+		case 'k':
+			if (gp__cap_curve_parse(optarg, &a->curve, &err) < 0) {
+				fprintf(stderr, ME ": --cap-curve: %s\n", err.text);
+				return 2;
+			}
+			a->has_curve = true;
+			break;
 		case 'h': usage(stdout); return 0;
-		case ':':
-			fprintf(stderr, "gpuplace power: %s needs an argument\n", argv[optind]);
-			usage(stderr);
-			return 2;
-		default:
-			fprintf(stderr, "gpuplace power: unknown option '%s'\n", argv[optind]);
-			usage(stderr);
-			return 2;
+		default: return gp__cli_option_error(ME, opt, argv[optind], usage);
 		}
 	}
-	if (optind < argc - 1 || !conf_dir == !json) {
-		fprintf(stderr, "gpuplace power: give exactly one of --conf-dir or --json\n");
+	if (optind < argc - 1 || !a->conf_dir == !a->json) {
+		fprintf(stderr, ME ": give exactly one of --conf-dir or --json\n");
 		usage(stderr);
 		return 2;
 	}
-	if (spec && gp_cap_curve_parse(spec, &cv, &err) < 0) {
-		fprintf(stderr, "gpuplace power: --cap-curve: %s\n", err.text);
-		return 2;
-	}
-	rc = conf_dir ? gp_cluster_load_conf_dir(conf_dir, &c, &err)
-	              : gp_cluster_load_json(json, &c, &s, &err);
-	if (rc < 0) {
-		fprintf(stderr, "gpuplace power: %s\n", err.text);
+	return GP_CLI_RUN;
+}
+
+int gp_cmd_power(int argc, char **argv)
+{
+	struct args a;
+	gp_cluster_t *c = NULL;
+	gp_state_t *s = NULL;
+	gp_error_t err = { "" };
+	int rc, status = 1;
+
+	if ((rc = parse_args(argc, argv, &a)) != GP_CLI_RUN)
+		return rc;
+	if ((rc = gp__model_load(a.conf_dir, a.json, a.state, &c, &s, &err)) < 0) {
+		fprintf(stderr, ME ": %s\n", err.text);
 		goto out;
-	}
-	if (state) {
-		if ((rc = gp_cluster_load_json(state, &sc, &ss, &err)) < 0) {
-			fprintf(stderr, "gpuplace power: %s\n", err.text);
-			goto out;
-		}
-		if (!ss || ss->nnodes != c->nnodes || ss->nracks != c->nracks ||
-		    !same_names(c, sc)) {
-			fprintf(stderr, "gpuplace power: %s: %s\n", state,
-			        ss ? "its model has other nodes or racks than this cluster"
-			           : "no \"state\" section");
-			goto out;
-		}
-		gp_state_destroy(s);
-		s = ss;
-		ss = NULL;
 	}
 	if (!s && (rc = gp_state_create(c, &s)) < 0) {
-		fprintf(stderr, "gpuplace power: %s\n", gp_strerror(rc));
+		fprintf(stderr, ME ": %s\n", gp_strerror(rc));
 		goto out;
 	}
-	status = !strcmp(action, "show") ? show(c, s, poll) : curve(c, spec ? &cv : NULL);
+	status = !strcmp(a.action, "show") ? show(c, s, a.poll)
+	                                   : curve(c, a.has_curve ? &a.curve : NULL);
 out:
-	gp_state_destroy(ss);
-	gp_cluster_destroy(sc);
 	gp_state_destroy(s);
 	gp_cluster_destroy(c);
 	return status;

@@ -84,14 +84,15 @@ int gp_cmd_probe(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'x': xml = optarg; break;
 		case 'n': node = optarg; break;
 		case 't': type = optarg; break;
 		case 'j': json = optarg; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: return gp__cli_option_error("gpuplace probe", c, argv[optind - 1], usage);
 		}
 	}
 	if (optind < argc) {

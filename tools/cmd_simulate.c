@@ -19,6 +19,8 @@
 #include "sim.h"
 #include "trace.h"
 
+#define ME "gpuplace simulate"
+
 #define MAX_POLICIES 16
 #define DEFAULT_POLICIES "first-fit,tree,balanced,pack,performance,power-save"
 
@@ -29,13 +31,15 @@ static void usage(FILE *f)
 	        "                         [--policies LIST] [--out DIR] [--no-plots]\n"
 	        "                         [--max-jobs N] [--state STATE.json] [--threads N]\n"
 	        "                         [--bf-max-job-test N] [--comm-fraction F]\n"
-	        "                         [--samples N] [--check]\n"
+	        "                         [--samples N] [--judge TABLE.csv] [--check]\n"
 	        "\n"
 	        "Replay TRACE.csv (gpuplace trace; columns submit_time_s,duration_s,gpus[,nodes])\n"
 	        "on the cluster with FIFO + EASY backfill under each policy and compare.\n"
 	        "\n"
 	        "  --policies LIST       comma-separated: first-fit, tree, balanced, pack,\n"
-	        "                        performance, power-save, site (slurm.conf's policy)\n"
+	        "                        performance, power-save (as the plugin decides),\n"
+	        "                        site (slurm.conf's policy), NAME-ideal (re-decided\n"
+	        "                        at every pass: an upper bound)\n"
 	        "                        (default " DEFAULT_POLICIES ")\n"
 	        "  --out DIR             where CSV, JSON and plots go (default gpuplace-sim)\n"
 	        "  --no-plots            do not run gnuplot\n"
@@ -46,6 +50,9 @@ static void usage(FILE *f)
 	        "  --comm-fraction F     exposed communication share of a job's step on its\n"
 	        "                        ideal placement (default 0.2)\n"
 	        "  --samples N           time-series points in the plots (default 500)\n"
+	        "  --judge TABLE.csv     judge every policy's run times by this table of\n"
+	        "                        slowdowns per spread (gpuplace(1), SIMULATE) instead\n"
+	        "                        of the engine's cost model\n"
 	        "  --check               verify conservation after every event (slow)\n");
 }
 
@@ -97,17 +104,16 @@ static void *worker(void *arg)
 	}
 }
 
-static int parse_long_opt(const char *name, const char *v, long min, long max, long *out)
-{
-	if (gp__parse_long(v, min, max, out)) {
-		fprintf(stderr, "gpuplace simulate: %s '%s': expected an integer in [%ld, %ld]\n",
-		        name, v, min, max);
-		return -1;
-	}
-	return 0;
-}
+/* What the command line asks for. */
+struct args {
+	const char *dir, *json, *trace, *state, *policies, *out, *judge;
+	bool plots;
+	long max_jobs, threads;
+	gp_sim_opts_t o;
+};
 
-int gp_cmd_simulate(int argc, char **argv)
+/* Options into *a: GP_CLI_RUN, or the exit status (0 --help, 2 usage). */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
 		{ "conf-dir", required_argument, NULL, 'c' },
@@ -123,136 +129,116 @@ int gp_cmd_simulate(int argc, char **argv)
 		{ "comm-fraction", required_argument, NULL, 'f' },
 		{ "samples", required_argument, NULL, 'S' },
 		{ "check", no_argument, NULL, 'k' },
+		{ "judge", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = NULL, *json = NULL, *trace = NULL, *state = NULL;
-	const char *policies = DEFAULT_POLICIES, *out = "gpuplace-sim";
-	bool plots = true;
-	long max_jobs = 0, threads = 0, l;
-	double d;
-	gp_sim_opts_t o;
-	gp_cluster_t *c = NULL;
-	gp_state_t *s = NULL;
-	gp_trace_t *t = NULL;
-	gp_error_t err = { "" };
-	struct run runs[MAX_POLICIES];
-	const gp_sim_result_t *res[MAX_POLICIES];
-	struct pool pool;
-	pthread_t tids[MAX_POLICIES];
-	int nruns = 0, opt, rc, status = 1, i, nthreads;
-	char *list = NULL, *tok, *save = NULL;
-	double t0;
+	long l;
+	int opt;
 
-	memset(runs, 0, sizeof(runs));
-	gp__sim_opts_defaults(&o);
+	memset(a, 0, sizeof(*a));
+	a->policies = DEFAULT_POLICIES;
+	a->out = "gpuplace-sim";
+	a->plots = true;
+	gp__sim_opts_defaults(&a->o);
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'c': dir = optarg; break;
-		case 'j': json = optarg; break;
-		case 't': trace = optarg; break;
-		case 'p': policies = optarg; break;
-		case 'o': out = optarg; break;
-		case 'N': plots = false; break;
-		case 's': state = optarg; break;
-		case 'k': o.check = true; break;
+		case 'c': a->dir = optarg; break;
+		case 'j': a->json = optarg; break;
+		case 't': a->trace = optarg; break;
+		case 'p': a->policies = optarg; break;
+		case 'o': a->out = optarg; break;
+		case 'N': a->plots = false; break;
+		case 's': a->state = optarg; break;
+		case 'k': a->o.check = true; break;
+		case 'J': a->judge = optarg; break;
 		case 'm':
-			if (parse_long_opt("--max-jobs", optarg, 1, INT32_MAX, &max_jobs))
+			if (gp__cli_long(ME, "--max-jobs", optarg, 1, INT32_MAX, &a->max_jobs))
 				return 2;
 			break;
 		case 'T':
-			if (parse_long_opt("--threads", optarg, 1, MAX_POLICIES, &threads))
+			if (gp__cli_long(ME, "--threads", optarg, 1, MAX_POLICIES, &a->threads))
 				return 2;
 			break;
 		case 'b':
-			if (parse_long_opt("--bf-max-job-test", optarg, 1, 1000000, &l))
+			if (gp__cli_long(ME, "--bf-max-job-test", optarg, 1, 1000000, &l))
 				return 2;
-			o.bf_max_job_test = (int32_t)l;
+			a->o.bf_max_job_test = (int32_t)l;
 			break;
 		case 'S':
-			if (parse_long_opt("--samples", optarg, 2, 1000000, &l))
+			if (gp__cli_long(ME, "--samples", optarg, 2, 1000000, &l))
 				return 2;
-			o.samples = (int32_t)l;
+			a->o.samples = (int32_t)l;
 			break;
 		case 'f':
-			if (gp__parse_double(optarg, 0.001, 0.999, &d)) {
-				fprintf(stderr, "gpuplace simulate: --comm-fraction '%s': expected a number "
-				        "in [0.001, 0.999]\n", optarg);
+			if (gp__cli_double(ME, "--comm-fraction", optarg, 0.001, 0.999,
+			                   &a->o.comm_fraction))
 				return 2;
-			}
-			o.comm_fraction = d;
 			break;
 		case 'h': usage(stdout); return 0;
-		default:
-			fprintf(stderr, "gpuplace simulate: unknown or incomplete option '%s'\n",
-			        argv[optind - 1]);
-			usage(stderr);
-			return 2;
+		default: return gp__cli_option_error(ME, opt, argv[optind - 1], usage);
 		}
 	}
-	if (optind < argc || !dir == !json || !trace) {
-		fprintf(stderr, "gpuplace simulate: give --trace and exactly one of --conf-dir or --json\n");
+	if (optind < argc || !a->dir == !a->json || !a->trace) {
+		fprintf(stderr, ME ": give --trace and exactly one of --conf-dir or --json\n");
 		usage(stderr);
 		return 2;
 	}
-	rc = gp__model_load(dir, json, state, &c, &s, &err);
-	if (rc == GP_OK)
-		rc = gp__trace_load(trace, &t, &err);
-	if (rc != GP_OK) {
-		fprintf(stderr, "gpuplace simulate: %s\n", err.text);
-		goto done;
-	}
-	if (max_jobs > 0)
-		gp__trace_truncate(t, (int32_t)max_jobs);
+	return GP_CLI_RUN;
+}
 
-	/* the policies */
-	if (!(list = strdup(policies))) {
-		fprintf(stderr, "gpuplace simulate: out of memory\n");
-		goto done;
+/* One run per distinct policy of the comma-separated list (at most
+ * MAX_POLICIES).  0, or 2 with the message printed. */
+static int add_policies(const char *policies, const gp_cluster_t *c, struct run *runs,
+                        int *nruns)
+{
+	char *list = strdup(policies), *tok, *save = NULL;
+	gp_error_t err = { "" };
+	int i, status = 0;
+
+	if (!list) {
+		fprintf(stderr, ME ": out of memory\n");
+		return 1;
 	}
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (nruns == MAX_POLICIES) {
-			fprintf(stderr, "gpuplace simulate: --policies: at most %d\n", MAX_POLICIES);
-			status = 2;
-			goto done;
-		}
-		for (i = 0; i < nruns; i++)
+	for (tok = strtok_r(list, ",", &save); tok && !status; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < *nruns; i++)
 			if (!strcmp(runs[i].policy.name, tok))
 				break;
-		if (i < nruns)
+		if (i < *nruns)
 			continue; /* named twice */
-		if ((rc = gp__sim_policy_parse(tok, c, &runs[nruns].policy, &err))) {
-			fprintf(stderr, "gpuplace simulate: --policies: %s\n", err.text);
+		if (*nruns == MAX_POLICIES) {
+			fprintf(stderr, ME ": --policies: at most %d\n", MAX_POLICIES);
 			status = 2;
-			goto done;
+		} else if (gp__sim_policy_parse(tok, c, &runs[*nruns].policy, &err)) {
+			fprintf(stderr, ME ": --policies: %s\n", err.text);
+			status = 2;
+		} else {
+			(*nruns)++;
 		}
-		runs[nruns].c = c;
-		runs[nruns].s = s;
-		runs[nruns].t = t;
-		runs[nruns].o = &o;
-		nruns++;
 	}
-	if (nruns == 0) {
-		fprintf(stderr, "gpuplace simulate: --policies: no policy given\n");
+	free(list);
+	if (!status && *nruns == 0) {
+		fprintf(stderr, ME ": --policies: no policy given\n");
 		status = 2;
-		goto done;
 	}
+	return status;
+}
 
-	/* one thread per CPU, each taking the next policy */
-	nthreads = threads > 0 ? (int)threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+/* Every run, nthreads at once (0 = one per CPU online), each thread taking
+ * the next policy; timings on stderr.  0, or 1 when a run failed. */
+static int run_all(struct run *runs, int nruns, long threads, const gp_trace_t *t)
+{
+	pthread_t tids[MAX_POLICIES];
+	struct pool pool = { runs, nruns, 0, PTHREAD_MUTEX_INITIALIZER };
+	int nthreads = threads > 0 ? (int)threads : (int)sysconf(_SC_NPROCESSORS_ONLN), i;
+	double t0 = now_s();
+
 	if (nthreads < 1)
 		nthreads = 1;
 	if (nthreads > nruns)
 		nthreads = nruns;
-	pool.runs = runs;
-	pool.nruns = nruns;
-	pool.next = 0;
-	pthread_mutex_init(&pool.lock, NULL);
-	fprintf(stderr, "gpuplace simulate: %d jobs of %s on %s (%d nodes, %ld GPUs), %d policies\n",
-	        t->njobs, t->name, c->name, gp_cluster_node_count(c), gp_cluster_gpu_count(c), nruns);
-	t0 = now_s();
 	for (i = 1; i < nthreads; i++)
 		if (pthread_create(&tids[i], NULL, worker, &pool)) {
 			nthreads = i;
@@ -264,37 +250,90 @@ int gp_cmd_simulate(int argc, char **argv)
 	pthread_mutex_destroy(&pool.lock);
 	for (i = 0; i < nruns; i++) {
 		if (runs[i].rc) {
-			fprintf(stderr, "gpuplace simulate: policy %s: %s\n", runs[i].policy.name,
-			        runs[i].err.text);
-			goto done;
+			fprintf(stderr, ME ": policy %s: %s\n", runs[i].policy.name, runs[i].err.text);
+			return 1;
 		}
-		res[i] = runs[i].res;
-		fprintf(stderr, "gpuplace simulate: %-12s %.2f s (%.0f jobs/min)\n", runs[i].policy.name,
+		fprintf(stderr, ME ": %-12s %.2f s (%.0f jobs/min)\n", runs[i].policy.name,
 		        runs[i].wall_s, runs[i].wall_s > 0 ? t->njobs * 60.0 / runs[i].wall_s : 0.0);
 	}
-	fprintf(stderr, "gpuplace simulate: all policies in %.2f s\n", now_s() - t0);
+	fprintf(stderr, ME ": all policies in %.2f s\n", now_s() - t0);
+	return 0;
+}
 
+/* The table on stdout, the files and (unless --no-plots) the plots. */
+static int report(const struct args *a, const gp_cluster_t *c, const gp_trace_t *t,
+                  const struct run *runs, int nruns)
+{
+	const gp_sim_result_t *res[MAX_POLICIES];
+	gp_error_t err = { "" };
+	int i;
+
+	for (i = 0; i < nruns; i++)
+		res[i] = runs[i].res;
+	printf("judge: %s\n", a->judge ? a->judge : "the engine's cost model (default; --judge "
+	       "FILE for an independent one)");
 	if (gp__sim_print_table(res, nruns, stdout)) {
-		fprintf(stderr, "gpuplace simulate: cannot write the table\n");
-		goto done;
+		fprintf(stderr, ME ": cannot write the table\n");
+		return 1;
 	}
-	if ((rc = gp__sim_write_files(c, t, res, nruns, out, &err))) {
-		fprintf(stderr, "gpuplace simulate: %s\n", err.text);
-		goto done;
+	if (gp__sim_write_files(c, t, res, nruns, a->out, &err)) {
+		fprintf(stderr, ME ": %s\n", err.text);
+		return 1;
 	}
-	printf("\nfiles: %s/summary.csv summary.json jobs.csv timeseries.csv racks.csv\n", out);
-	if (plots) {
-		if ((rc = gp__sim_plot(res, nruns, out, &err))) {
-			fprintf(stderr, "gpuplace simulate: %s\n", err.text);
-			goto done;
+	printf("\nfiles: %s/summary.csv summary.json jobs.csv timeseries.csv racks.csv\n", a->out);
+	if (a->plots) {
+		if (gp__sim_plot(res, nruns, a->out, &err)) {
+			fprintf(stderr, ME ": %s\n", err.text);
+			return 1;
 		}
-		printf("plots: %s/jct_cdf.png utilization.png rack_power.png (and .svg)\n", out);
+		printf("plots: %s/jct_cdf.png utilization.png rack_power.png (and .svg)\n", a->out);
 	}
-	status = 0;
+	return 0;
+}
+
+int gp_cmd_simulate(int argc, char **argv)
+{
+	struct args a;
+	struct run runs[MAX_POLICIES];
+	gp_cluster_t *c = NULL;
+	gp_state_t *s = NULL;
+	gp_trace_t *t = NULL;
+	gp_sim_judge_t *judge = NULL;
+	gp_error_t err = { "" };
+	int nruns = 0, status, i;
+
+	if ((status = parse_args(argc, argv, &a)) != GP_CLI_RUN)
+		return status;
+	memset(runs, 0, sizeof(runs));
+	if (gp__model_load(a.dir, a.json, a.state, &c, &s, &err) ||
+	    gp__trace_load(a.trace, &t, &err)) {
+		fprintf(stderr, ME ": %s\n", err.text);
+		status = 1;
+		goto done;
+	}
+	if (a.max_jobs > 0)
+		gp__trace_truncate(t, (int32_t)a.max_jobs);
+	if (a.judge && gp__sim_judge_load(a.judge, &judge, &err)) {
+		fprintf(stderr, ME ": --judge: %s\n", err.text);
+		status = 2;
+		goto done;
+	}
+	a.o.judge = judge;
+	if ((status = add_policies(a.policies, c, runs, &nruns)))
+		goto done;
+	for (i = 0; i < nruns; i++) {
+		runs[i].c = c;
+		runs[i].s = s;
+		runs[i].t = t;
+		runs[i].o = &a.o;
+	}
+	fprintf(stderr, ME ": %d jobs of %s on %s (%d nodes, %ld GPUs), %d policies\n", t->njobs,
+	        t->name, c->name, gp_cluster_node_count(c), gp_cluster_gpu_count(c), nruns);
+	status = run_all(runs, nruns, a.threads, t) || report(&a, c, t, runs, nruns) ? 1 : 0;
 done:
 	for (i = 0; i < nruns; i++)
 		gp__sim_result_destroy(runs[i].res);
-	free(list);
+	gp__sim_judge_destroy(judge);
 	gp__trace_destroy(t);
 	gp_state_destroy(s);
 	gp_cluster_destroy(c);

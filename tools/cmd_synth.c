@@ -11,6 +11,8 @@
 #include "model.h"
 #include "synth.h"
 
+#define ME "gpuplace synth"
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -25,7 +27,8 @@ static void usage(FILE *f)
 	        "  --nodes-per-leaf L           nodes per leaf switch / scalable unit (default 32)\n"
 	        "  --leaves-per-spine-group S   leaves under one spine group (default 16)\n"
 	        "  --nodes-per-rack R           nodes per rack (default 4, or the NVLink domain)\n"
-	        "  --rack-kw KW                 rack power cap (default: every node at peak)\n"
+	        "  --rack-kw KW                 rack power cap (default: every node at peak\n"
+	        "                               with the default 5 %% power margin free)\n"
 	        "  --nvl-domain-nodes D         nodes per cross-node NVLink domain (0 = none)\n"
 	        "  --oversub X                  leaf uplink oversubscription (default 1)\n"
 	        "  --name NAME                  ClusterName (default synth)\n"
@@ -35,27 +38,57 @@ static void usage(FILE *f)
 	        "  --json FILE                  write the model as JSON (- for standard output)\n");
 }
 
-static int num_long(const char *opt, const char *s, long min, long max, long *out)
+/* What the command line asks for. */
+struct args {
+	gp_synth_params_t p;
+	const char *out_dir, *json;
+};
+
+/* A ClusterName slurm.conf can carry. */
+static int set_name(gp_synth_params_t *p, const char *v)
 {
-	if (gp__parse_long(s, min, max, out)) {
-		fprintf(stderr, "gpuplace synth: %s: '%s' is not a whole number in [%ld, %ld]\n", opt,
-		        s, min, max);
+	if (!v[0] || strlen(v) >= sizeof(p->name) || strpbrk(v, " \t\"#=")) {
+		fprintf(stderr, ME ": --name: '%s' is not a valid ClusterName\n", v);
 		return -1;
 	}
+	snprintf(p->name, sizeof(p->name), "%s", v);
 	return 0;
 }
 
-static int num_double(const char *opt, const char *s, double min, double max, double *out)
+/* One option into p: 0, or -1 with the message printed. */
+static int set_option(gp_synth_params_t *p, int opt, const char *name, const char *v)
 {
-	if (gp__parse_double(s, min, max, out)) {
-		fprintf(stderr, "gpuplace synth: %s: '%s' is not a number in [%g, %g]\n", opt, s,
-		        min, max);
+	long seed;
+
+	switch (opt) {
+	case 'n': return gp__cli_int32(ME, name, v, 1, 1000000, &p->nodes);
+	case 'g': return gp__cli_int32(ME, name, v, 1, GP_MAX_GPUS_PER_NODE, &p->gpus_per_node);
+	case 'l': return gp__cli_int32(ME, name, v, 1, 100000, &p->nodes_per_leaf);
+	case 's': return gp__cli_int32(ME, name, v, 1, 100000, &p->leaves_per_spine_group);
+	case 'r': return gp__cli_int32(ME, name, v, 1, 100000, &p->nodes_per_rack);
+	case 'v': return gp__cli_int32(ME, name, v, 0, 100000, &p->nvl_domain_nodes);
+	case 'k': return gp__cli_double(ME, name, v, 0.001, 1e6, &p->rack_kw);
+	case 'x': return gp__cli_double(ME, name, v, 1, 64, &p->oversub);
+	case 'N': return set_name(p, v);
+	case 't':
+		if (strlen(v) >= sizeof(p->gpu_type)) {
+			fprintf(stderr, ME ": --gpu-type: too long\n");
+			return -1;
+		}
+		snprintf(p->gpu_type, sizeof(p->gpu_type), "%s", v);
+		return 0;
+	case 'S':
+		if (gp__cli_long(ME, name, v, 0, LONG_MAX, &seed))
+			return -1;
+		p->seed = (uint64_t)seed;
+		return 0;
+	default:
 		return -1;
 	}
-	return 0;
 }
 
-int gp_cmd_synth(int argc, char **argv)
+/* Options into *a: GP_CLI_RUN, or the exit status (0 --help, 2 usage). */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
 		{ "nodes", required_argument, NULL, 'n' },
@@ -74,122 +107,72 @@ int gp_cmd_synth(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out_dir = NULL, *json = NULL;
-	gp_synth_params_t p;
-	gp_cluster_t *c = NULL;
 	gp_error_t err = { "" };
-	long v;
-	int opt, rc;
+	char name[48];
+	int opt, i = 0;
 
-	gp__synth_defaults(&p);
+	memset(a, 0, sizeof(*a));
+	gp__synth_defaults(&a->p);
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		const char *name = argv[optind - 1];
-
-		switch (opt) {
-		case 'n':
-			if (num_long("--nodes", optarg, 1, 1000000, &v))
-				return 2;
-			p.nodes = (int32_t)v;
-			break;
-		case 'g':
-			if (num_long("--gpus-per-node", optarg, 1, GP_MAX_GPUS_PER_NODE, &v))
-				return 2;
-			p.gpus_per_node = (int32_t)v;
-			break;
-		case 't':
-			if (strlen(optarg) >= sizeof(p.gpu_type)) {
-				fprintf(stderr, "gpuplace synth: --gpu-type: too long\n");
-				return 2;
-			}
-			snprintf(p.gpu_type, sizeof(p.gpu_type), "%s", optarg);
-			break;
-		case 'l':
-			if (num_long("--nodes-per-leaf", optarg, 1, 100000, &v))
-				return 2;
-			p.nodes_per_leaf = (int32_t)v;
-			break;
-		case 's':
-			if (num_long("--leaves-per-spine-group", optarg, 1, 100000, &v))
-				return 2;
-			p.leaves_per_spine_group = (int32_t)v;
-			break;
-		case 'r':
-			if (num_long("--nodes-per-rack", optarg, 1, 100000, &v))
-				return 2;
-			p.nodes_per_rack = (int32_t)v;
-			break;
-		case 'k':
-			if (num_double("--rack-kw", optarg, 0.001, 1e6, &p.rack_kw))
-				return 2;
-			break;
-		case 'v':
-			if (num_long("--nvl-domain-nodes", optarg, 0, 100000, &v))
-				return 2;
-			p.nvl_domain_nodes = (int32_t)v;
-			break;
-		case 'x':
-			if (num_double("--oversub", optarg, 1, 64, &p.oversub))
-				return 2;
-			break;
-		case 'N':
-			if (!optarg[0] || strlen(optarg) >= sizeof(p.name) || strpbrk(optarg, " \t\"#=")) {
-				fprintf(stderr, "gpuplace synth: --name: '%s' is not a valid ClusterName\n",
-				        optarg);
-				return 2;
-			}
-			snprintf(p.name, sizeof(p.name), "%s", optarg);
-			break;
-		case 'S':
-			if (num_long("--seed", optarg, 0, LONG_MAX, &v))
-				return 2;
-			p.seed = (uint64_t)v;
-			break;
-		case 'o': out_dir = optarg; break;
-		case 'j': json = optarg; break;
-		case 'h': usage(stdout); return 0;
-		case ':':
-			fprintf(stderr, "gpuplace synth: %s needs an argument\n", name);
-			usage(stderr);
-			return 2;
-		default:
-			fprintf(stderr, "gpuplace synth: unknown option '%s'\n", name);
-			usage(stderr);
+	while ((opt = getopt_long(argc, argv, ":h", opts, &i)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return 0;
+		} else if (opt == 'o') {
+			a->out_dir = optarg;
+		} else if (opt == 'j') {
+			a->json = optarg;
+		} else if (opt == ':' || opt == '?') {
+			return gp__cli_option_error(ME, opt, argv[optind - 1], usage);
+		} else if (snprintf(name, sizeof(name), "--%s", opts[i].name),
+		           set_option(&a->p, opt, name, optarg)) {
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpuplace synth: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, ME ": unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (!p.nodes) {
-		fprintf(stderr, "gpuplace synth: --nodes N is required\n");
+	if (!a->p.nodes) {
+		fprintf(stderr, ME ": --nodes N is required\n");
 		usage(stderr);
 		return 2;
 	}
-	if (!!out_dir == !!json) {
-		fprintf(stderr, "gpuplace synth: give exactly one of --out-dir DIR or --json FILE\n");
+	if (!!a->out_dir == !!a->json) {
+		fprintf(stderr, ME ": give exactly one of --out-dir DIR or --json FILE\n");
 		return 2;
 	}
-	if ((rc = gp__synth_check(&p, &err))) {
-		fprintf(stderr, "gpuplace synth: %s\n", err.text);
+	if (gp__synth_check(&a->p, &err)) {
+		fprintf(stderr, ME ": %s\n", err.text);
 		return 2;
 	}
-	if (out_dir) {
-		rc = gp__synth_write_conf(&p, out_dir, &err);
+	return GP_CLI_RUN;
+}
+
+int gp_cmd_synth(int argc, char **argv)
+{
+	struct args a;
+	gp_cluster_t *c = NULL;
+	gp_error_t err = { "" };
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &a)) != GP_CLI_RUN)
+		return rc;
+	if (a.out_dir) {
+		rc = gp__synth_write_conf(&a.p, a.out_dir, &err);
 	} else {
-		rc = gp__synth_build(&p, &c, &err);
+		rc = gp__synth_build(&a.p, &c, &err);
 		if (!rc)
-			rc = gp_cluster_save_json(c, NULL, json, &err);
+			rc = gp_cluster_save_json(c, NULL, a.json, &err);
 		gp_cluster_destroy(c);
 	}
 	if (rc) {
-		fprintf(stderr, "gpuplace synth: %s\n", err.text);
+		fprintf(stderr, ME ": %s\n", err.text);
 		return 1;
 	}
-	if (out_dir)
-		fprintf(stderr, "gpuplace synth: %d nodes, %ld GPUs written to %s\n", (int)p.nodes,
-		        (long)p.nodes * p.gpus_per_node, out_dir);
+	if (a.out_dir)
+		fprintf(stderr, ME ": %d nodes, %ld GPUs written to %s\n", (int)a.p.nodes,
+		        (long)a.p.nodes * a.p.gpus_per_node, a.out_dir);
 	return 0;
 }

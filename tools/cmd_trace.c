@@ -13,6 +13,9 @@
 #include "model.h"
 #include "trace.h"
 
+#define ME_SHOW "gpuplace trace show"
+#define ME_SYNTH "gpuplace trace synth"
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -81,16 +84,6 @@ static bool is_help(const char *s)
 	return !strcmp(s, "--help") || !strcmp(s, "-h") || !strcmp(s, "help");
 }
 
-static int opt_error(const char *sub, int opt, const char *name, void (*u)(FILE *))
-{
-	if (opt == ':')
-		fprintf(stderr, "gpuplace trace %s: %s needs an argument\n", sub, name);
-	else
-		fprintf(stderr, "gpuplace trace %s: unknown option '%s'\n", sub, name);
-	u(stderr);
-	return 2;
-}
-
 static int cmd_show(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -108,15 +101,11 @@ static int cmd_show(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			if (gp__parse_long(optarg, 1, INT32_MAX, &n)) {
-				fprintf(stderr, "gpuplace trace show: --jobs: '%s' is not a whole "
-				                "number >= 1\n",
-				        optarg);
+			if (gp__cli_long(ME_SHOW, "--jobs", optarg, 1, INT32_MAX, &n))
 				return 2;
-			}
 			break;
 		case 'h': usage_show(stdout); return 0;
-		default: return opt_error("show", opt, argv[optind - 1], usage_show);
+		default: return gp__cli_option_error(ME_SHOW, opt, argv[optind - 1], usage_show);
 		}
 	}
 	if (argc - optind != 1) {
@@ -175,16 +164,6 @@ static int num_double(const char *opt, const char *s, double *out)
 	return 0;
 }
 
-static int num_long(const char *opt, const char *s, long min, long max, long *out)
-{
-	if (gp__parse_long(s, min, max, out)) {
-		fprintf(stderr, "gpuplace trace synth: %s: '%s' is not a whole number in [%ld, %ld]\n",
-		        opt, s, min, max);
-		return -1;
-	}
-	return 0;
-}
-
 /* The cluster's GPUs and largest node from a model; 0 or 1 (message
  * printed). */
 static int cluster_gpus(const char *dir, const char *json, int32_t *total, int32_t *per_node)
@@ -213,7 +192,56 @@ static int cluster_gpus(const char *dir, const char *json, int32_t *total, int32
 	return 0;
 }
 
-static int cmd_synth(int argc, char **argv)
+/* What `trace synth`'s command line asks for. */
+struct synth_args {
+	gp_trace_synth_params_t p;
+	const char *dir, *json, *out;
+	long gpn;               /* --gpus-per-node, -1 = the model's */
+	int sources;            /* how many of --conf-dir, --json, --gpus */
+};
+
+/* One option into a: 0, or -1 with the message printed. */
+static int synth_option(struct synth_args *a, int opt, const char *name, const char *v)
+{
+	gp_trace_synth_params_t *p = &a->p;
+	gp_error_t err = { "" };
+	long seed;
+
+	switch (opt) {
+	case 'n': return gp__cli_int32(ME_SYNTH, name, v, 1, 100000000, &p->jobs);
+	case 'c': a->dir = v; a->sources++; return 0;
+	case 'j': a->json = v; a->sources++; return 0;
+	case 'g': a->sources++; return gp__cli_int32(ME_SYNTH, name, v, 1, INT32_MAX, &p->cluster_gpus);
+	case 'G': return gp__cli_long(ME_SYNTH, name, v, 0, 1048576, &a->gpn);
+	case 'm': return num_double(name, v, &p->dur_median_s);
+	case 'p': return num_double(name, v, &p->dur_p90_s);
+	case 'a': return num_double(name, v, &p->dur_min_s);
+	case 'b': return num_double(name, v, &p->dur_max_s);
+	case 'o': a->out = v; return 0;
+	case 'l':
+		if (gp__parse_double(v, 0, 10, &p->load) || !(p->load > 0)) {
+			fprintf(stderr, ME_SYNTH ": --load: '%s' is not a number in (0, 10]\n", v);
+			return -1;
+		}
+		return 0;
+	case 'S':
+		if (gp__cli_long(ME_SYNTH, name, v, 0, LONG_MAX, &seed))
+			return -1;
+		p->seed = (uint64_t)seed;
+		return 0;
+	case 'z':
+		if (gp__trace_parse_sizes(v, p, &err)) {
+			fprintf(stderr, ME_SYNTH ": --%s\n", err.text);
+			return -1;
+		}
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Options into *a: GP_CLI_RUN, or the exit status (0 --help, 2 usage). */
+static int synth_parse_args(int argc, char **argv, struct synth_args *a)
 {
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'n' },
@@ -232,121 +260,91 @@ static int cmd_synth(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = NULL, *json = NULL, *out = NULL;
-	gp_trace_synth_params_t p;
-	gp_trace_t *t = NULL;
-	gp_error_t err = { "" };
-	long v, gpn = -1;
-	int opt, rc, sources = 0;
-	FILE *f;
+	char name[32];
+	int opt, i = -1;
 
-	gp__trace_synth_defaults(&p);
+	memset(a, 0, sizeof(*a));
+	gp__trace_synth_defaults(&a->p);
+	a->gpn = -1;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'n':
-			if (num_long("--jobs", optarg, 1, 100000000, &v))
-				return 2;
-			p.jobs = (int32_t)v;
-			break;
-		case 'c': dir = optarg; sources++; break;
-		case 'j': json = optarg; sources++; break;
-		case 'g':
-			if (num_long("--gpus", optarg, 1, INT32_MAX, &v))
-				return 2;
-			p.cluster_gpus = (int32_t)v;
-			sources++;
-			break;
-		case 'G':
-			if (num_long("--gpus-per-node", optarg, 0, 1048576, &gpn))
-				return 2;
-			break;
-		case 'l':
-			if (gp__parse_double(optarg, 0, 10, &p.load) || !(p.load > 0)) {
-				fprintf(stderr, "gpuplace trace synth: --load: '%s' is not a number in "
-				                "(0, 10]\n",
-				        optarg);
-				return 2;
-			}
-			break;
-		case 'S':
-			if (num_long("--seed", optarg, 0, LONG_MAX, &v))
-				return 2;
-			p.seed = (uint64_t)v;
-			break;
-		case 'z':
-			if (gp__trace_parse_sizes(optarg, &p, &err)) {
-				fprintf(stderr, "gpuplace trace synth: --%s\n", err.text);
-				return 2;
-			}
-			break;
-		case 'm':
-			if (num_double("--median", optarg, &p.dur_median_s))
-				return 2;
-			break;
-		case 'p':
-			if (num_double("--p90", optarg, &p.dur_p90_s))
-				return 2;
-			break;
-		case 'a':
-			if (num_double("--min", optarg, &p.dur_min_s))
-				return 2;
-			break;
-		case 'b':
-			if (num_double("--max", optarg, &p.dur_max_s))
-				return 2;
-			break;
-		case 'o': out = optarg; break;
-		case 'h': usage_synth(stdout); return 0;
-		default: return opt_error("synth", opt, argv[optind - 1], usage_synth);
+	while ((opt = getopt_long(argc, argv, ":ho:", opts, &i)) != -1) {
+		if (opt == 'h') {
+			usage_synth(stdout);
+			return 0;
 		}
+		if (opt == ':' || opt == '?')
+			return gp__cli_option_error(ME_SYNTH, opt, argv[optind - 1], usage_synth);
+		/* -o has no long index */
+		snprintf(name, sizeof(name), "--%s", i >= 0 ? opts[i].name : "out");
+		i = -1;
+		if (synth_option(a, opt, name, optarg))
+			return 2;
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpuplace trace synth: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, ME_SYNTH ": unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (!p.jobs) {
-		fprintf(stderr, "gpuplace trace synth: --jobs N is required\n");
+	if (!a->p.jobs) {
+		fprintf(stderr, ME_SYNTH ": --jobs N is required\n");
 		usage_synth(stderr);
 		return 2;
 	}
-	if (sources != 1) {
-		fprintf(stderr, "gpuplace trace synth: give exactly one of --conf-dir DIR, --json FILE "
+	if (a->sources != 1) {
+		fprintf(stderr, ME_SYNTH ": give exactly one of --conf-dir DIR, --json FILE "
 		                "or --gpus TOTAL\n");
 		return 2;
 	}
-	if ((dir || json) && cluster_gpus(dir, json, &p.cluster_gpus, &p.gpus_per_node))
-		return 1;
-	if (gpn >= 0)
-		p.gpus_per_node = (int32_t)gpn;
-	if ((rc = gp__trace_synth(&p, &t, &err))) {
-		fprintf(stderr, "gpuplace trace synth: %s\n", err.text);
-		return rc == GP_EINVAL ? 2 : 1;
-	}
-	f = !out || !strcmp(out, "-") ? stdout : fopen(out, "w");
+	return GP_CLI_RUN;
+}
+
+/* t as CSV to out ("-" or NULL = standard output); 0 or 1 (message printed). */
+static int write_trace(const gp_trace_t *t, const gp_trace_synth_params_t *p, const char *out)
+{
+	FILE *f = !out || !strcmp(out, "-") ? stdout : fopen(out, "w");
+	int rc;
+
 	if (!f) {
-		fprintf(stderr, "gpuplace trace synth: cannot write %s: %s\n", out, strerror(errno));
-		gp__trace_destroy(t);
+		fprintf(stderr, ME_SYNTH ": cannot write %s: %s\n", out, strerror(errno));
 		return 1;
 	}
 	rc = gp__trace_write(t, f);
 	if (f == stdout ? fflush(f) : fclose(f))
 		rc = GP_EIO;
 	if (rc) {
-		fprintf(stderr, "gpuplace trace synth: cannot write %s: %s\n",
+		fprintf(stderr, ME_SYNTH ": cannot write %s: %s\n",
 		        f == stdout ? "standard output" : out, strerror(errno));
-		gp__trace_destroy(t);
 		return 1;
 	}
 	if (f != stdout)
-		fprintf(stderr,
-		        "gpuplace trace synth: %d jobs over %.1f days, offered load %g on %d GPUs, "
+		fprintf(stderr, ME_SYNTH ": %d jobs over %.1f days, offered load %g on %d GPUs, "
 		        "written to %s\n",
 		        (int)t->njobs, (t->jobs[t->njobs - 1].submit_s - t->jobs[0].submit_s) / 86400,
-		        p.load, (int)p.cluster_gpus, out);
-	gp__trace_destroy(t);
+		        p->load, (int)p->cluster_gpus, out);
 	return 0;
+}
+
+static int cmd_synth(int argc, char **argv)
+{
+	struct synth_args a;
+	gp_trace_t *t = NULL;
+	gp_error_t err = { "" };
+	int rc;
+
+	if ((rc = synth_parse_args(argc, argv, &a)) != GP_CLI_RUN)
+		return rc;
+	if ((a.dir || a.json) &&
+	    cluster_gpus(a.dir, a.json, &a.p.cluster_gpus, &a.p.gpus_per_node))
+		return 1;
+	if (a.gpn >= 0)
+		a.p.gpus_per_node = (int32_t)a.gpn;
+	if ((rc = gp__trace_synth(&a.p, &t, &err))) {
+		fprintf(stderr, ME_SYNTH ": %s\n", err.text);
+		return rc == GP_EINVAL ? 2 : 1;
+	}
+	rc = write_trace(t, &a.p, a.out);
+	gp__trace_destroy(t);
+	return rc;
 }
 
 int gp_cmd_trace(int argc, char **argv)

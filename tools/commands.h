@@ -5,6 +5,8 @@
 #ifndef GP_COMMANDS_H
 #define GP_COMMANDS_H
 
+#include "cli.h" /* model loading and option values shared by every command */
+
 int gp_cmd_cluster(int argc, char **argv);  /* tools/cmd_cluster.c */
 int gp_cmd_synth(int argc, char **argv);    /* tools/cmd_synth.c */
 int gp_cmd_conf(int argc, char **argv);     /* tools/cmd_conf.c */

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* hostlist.c - the one host-list expander (model.h): libslurm expands,
+ * this checks every name the same way for every caller, and maps names to
+ * node indices. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+
+#include "model.h"
+
+int gp__hostlist_each(const char *what, const char *list, int32_t max, gp__host_fn fn,
+                      void *arg, gp_error_t *err)
+{
+	hostlist_t hl;
+	char *h;
+	int count, rc = GP_OK;
+
+	if (!list || !*list)
+		return gp__errorf(err, GP_EINVAL, "%s: empty host list", what);
+	hl = slurm_hostlist_create(list);
+	if (!hl)
+		return gp__errorf(err, GP_EINVAL, "%s: '%s' is not a valid host list", what, list);
+	count = slurm_hostlist_count(hl);
+	if (count > max) {
+		slurm_hostlist_destroy(hl);
+		return gp__errorf(err, GP_ELIMIT, "%s: '%s' names more than %d hosts", what, list,
+		                  (int)max);
+	}
+	while ((h = slurm_hostlist_shift(hl)) != NULL) {
+		if (strlen(h) >= GP_NAME_MAX)
+			rc = gp__errorf(err, GP_EINVAL, "%s: name '%.40s...' is longer than %d characters",
+			                what, h, GP_NAME_MAX - 1);
+		/* libslurm passes an unbalanced range through as a name */
+		else if (!*h || strpbrk(h, "[]\","))
+			rc = gp__errorf(err, GP_EINVAL, "%s: '%s' is not a valid host list", what, list);
+		else
+			rc = fn(arg, h, err);
+		free(h);
+		if (rc)
+			break;
+	}
+	slurm_hostlist_destroy(hl);
+	return rc;
+}
+
+typedef struct nodes_acc {
+	const gp_cluster_t *c;
+	const char *what;
+	int32_t *v;
+	int32_t n, cap;
+	uint8_t *seen;          /* bit per node: already in the list */
+} nodes_acc_t;
+
+static int nodes_add(void *arg, const char *name, gp_error_t *err)
+{
+	nodes_acc_t *a = arg;
+	int32_t i = gp__node_find(a->c, name);
+
+	if (i < 0)
+		return gp__errorf(err, GP_ENOENT, "%s: unknown node '%s'", a->what, name);
+	if (a->seen[i >> 3] & (1u << (i & 7)))
+		return GP_OK;
+	a->seen[i >> 3] |= (uint8_t)(1u << (i & 7));
+	if (a->n == a->cap) {
+		int32_t nc = a->cap ? a->cap * 2 : 16;
+		int32_t *nv = realloc(a->v, (size_t)nc * sizeof(*nv));
+
+		if (!nv)
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		a->v = nv;
+		a->cap = nc;
+	}
+	a->v[a->n++] = i;
+	return GP_OK;
+}
+
+int gp__hostlist_nodes(const gp_cluster_t *c, const char *what, const char *list, int32_t max,
+                       int32_t **out, int32_t *n, gp_error_t *err)
+{
+	nodes_acc_t a = { .c = c, .what = what };
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	a.seen = calloc((size_t)c->nnodes / 8 + 1, 1);
+	if (!a.seen)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	rc = gp__hostlist_each(what, list, max, nodes_add, &a, err);
+	free(a.seen);
+	if (rc) {
+		free(a.v);
+		return rc;
+	}
+	*out = a.v;
+	*n = a.n;
+	return GP_OK;
+}

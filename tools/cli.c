@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cli.c - model loading and option values shared by the sub-commands. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gpuplace.h"
+
+int gp__model_load(const char *dir, const char *json, const char *state, gp_cluster_t **c,
+                   gp_state_t **s, gp_error_t *err)
+{
+	int rc;
+
+	*c = NULL;
+	if (s)
+		*s = NULL;
+	if (!dir == !json)
+		return gp__errorf(err, GP_EINVAL, "give exactly one of --conf-dir or --json");
+	if (state && !s)
+		return gp__errorf(err, GP_EINVAL, "a state was given where none is read");
+	rc = dir ? gp_cluster_load_conf_dir(dir, c, err)
+	         : gp_cluster_load_json(json, c, s && !state ? s : NULL, err);
+	if (rc == GP_OK && state && (rc = gp_state_load_json(*c, state, s, err))) {
+		gp_cluster_destroy(*c);
+		*c = NULL;
+	}
+	return rc;
+}
+
+int gp__cli_long(const char *me, const char *opt, const char *s, long min, long max,
+                 long *out)
+{
+	if (gp__parse_long(s, min, max, out)) {
+		fprintf(stderr, "%s: %s: '%s' is not a whole number in [%ld, %ld]\n", me, opt, s,
+		        min, max);
+		return -1;
+	}
+	return 0;
+}
+
+int gp__cli_int32(const char *me, const char *opt, const char *s, long min, long max,
+                  int32_t *out)
+{
+	long v;
+
+	if (gp__cli_long(me, opt, s, min, max, &v))
+		return -1;
+	*out = (int32_t)v;
+	return 0;
+}
+
+int gp__cli_double(const char *me, const char *opt, const char *s, double min, double max,
+                   double *out)
+{
+	if (gp__parse_double(s, min, max, out)) {
+		fprintf(stderr, "%s: %s: '%s' is not a number in [%g, %g]\n", me, opt, s, min, max);
+		return -1;
+	}
+	return 0;
+}
+
+int gp__cli_size(const char *me, const char *opt, const char *s, double *out)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	double mul = 1;
+
+	if (n == 0 || n >= sizeof(buf))
+		return gp__cli_double(me, opt, "", 1, 1, out);
+	memcpy(buf, s, n + 1);
+	switch (buf[n - 1]) {
+	case 'K': case 'k': mul = 1024.0; break;
+	case 'M': case 'm': mul = 1048576.0; break;
+	case 'G': case 'g': mul = 1073741824.0; break;
+	default: break;
+	}
+	if (mul > 1)
+		buf[n - 1] = '\0';
+	if (gp__cli_double(me, opt, buf, 1, 1e15, out))
+		return -1;
+	*out *= mul;
+	return 0;
+}
+
+int gp__cli_option_error(const char *me, int opt, const char *arg, void (*usage)(FILE *))
+{
+	if (opt == ':')
+		fprintf(stderr, "%s: %s needs an argument\n", me, arg);
+	else
+		fprintf(stderr, "%s: unknown option '%s'\n", me, arg);
+	usage(stderr);
+	return 2;
+}
+
+int gp__cli_action(const char *me, int argc, char **argv, const char *const actions[],
+                   void (*usage)(FILE *), const char **action)
+{
+	char names[256];
+	size_t used = 0;
+	int i;
+
+	*action = NULL;
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	names[0] = '\0';
+	for (i = 0; actions[i]; i++) {
+		if (argc >= 2 && !strcmp(argv[1], actions[i])) {
+			*action = actions[i];
+			return GP_CLI_RUN;
+		}
+		used += (size_t)snprintf(names + used, used < sizeof(names) ? sizeof(names) - used : 0,
+		                         "%s%s", i ? (actions[i + 1] ? ", " : " or ") : "", actions[i]);
+		if (used >= sizeof(names))
+			used = sizeof(names) - 1;
+	}
+	if (argc < 2 || argv[1][0] == '-')
+		fprintf(stderr, "%s: missing action (%s)\n", me, names);
+	else
+		fprintf(stderr, "%s: unknown action '%s'\n", me, argv[1]);
+	usage(stderr);
+	return 2;
+}

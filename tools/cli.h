@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cli.h - what every gpuplace sub-command shares (tools/cli.c): loading the
+ * model a command names, and option values through the strict number
+ * helpers with one message format.
+ *
+ * Messages go to stderr as "ME: OPT: 'VALUE' is not ..." where ME is the
+ * command's name ("gpuplace trace synth").  Not thread-safe (stderr, and
+ * the callers' getopt state); commands run single-threaded while parsing.
+ */
+#ifndef GP_CLI_H
+#define GP_CLI_H
+
+#include <stdio.h>
+
+#include "model.h"
+
+/* What a command's option parser returns to go on and run (any other value
+ * is the exit status: 0 after --help, 2 for a usage error). */
+#define GP_CLI_RUN (-1)
+
+/*
+ * The model a command names with --conf-dir DIR or --json FILE (exactly
+ * one non-NULL) and, when s is not NULL, its state: the state file's
+ * "state" section (its "model" section, if any, is ignored; names must be
+ * this model's) when state is given, else the JSON document's own state
+ * section (*s NULL when there is none).  On failure *c and *s are NULL and
+ * err says what is wrong; both are the caller's (gp_cluster_destroy,
+ * gp_state_destroy).  Every command that reads a model uses this one.
+ */
+int gp__model_load(const char *dir, const char *json, const char *state, gp_cluster_t **c,
+                   gp_state_t **s, gp_error_t *err);
+
+/* s as a whole number in [min, max] into *out: 0, or -1 with
+ * "ME: OPT: 'S' is not a whole number in [MIN, MAX]" on stderr. */
+int gp__cli_long(const char *me, const char *opt, const char *s, long min, long max,
+                 long *out);
+
+/* gp__cli_long() into an int32_t (min and max within int32_t's range). */
+int gp__cli_int32(const char *me, const char *opt, const char *s, long min, long max,
+                  int32_t *out);
+
+/* s as a finite number in [min, max] into *out: 0, or -1 with
+ * "ME: OPT: 'S' is not a number in [MIN, MAX]" on stderr. */
+int gp__cli_double(const char *me, const char *opt, const char *s, double min, double max,
+                   double *out);
+
+/* A byte count "8", "64K", "8M", "8G" (binary multiples, as nccl-tests reads
+ * them) in [1, 1e15] before the multiple; 0 or -1 with a message. */
+int gp__cli_size(const char *me, const char *opt, const char *s, double *out);
+
+/*
+ * A getopt_long() error, with an optstring that starts with ':' so that a
+ * missing argument returns ':': prints "ME: OPT needs an argument" or
+ * "ME: unknown option 'OPT'" (arg = argv[optind - 1] of the array getopt
+ * read), then usage(stderr).  Returns 2, the usage-error status.
+ */
+int gp__cli_option_error(const char *me, int opt, const char *arg, void (*usage)(FILE *));
+
+/*
+ * The action word of "gpuplace CMD ACTION [OPTIONS]": --help/-h first
+ * prints usage(stdout) (returns 0); a missing action or one not in the
+ * NULL-terminated actions[] is a usage error (message, usage(stderr),
+ * returns 2).  Else *action = argv[1] and GP_CLI_RUN.  The options then
+ * follow the action: parse argc - 1, argv + 1.
+ */
+int gp__cli_action(const char *me, int argc, char **argv, const char *const actions[],
+                   void (*usage)(FILE *), const char **action);
+
+#endif /* GP_CLI_H */
