@@ -9,7 +9,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=18
+N_TESTS=19
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "integration tests need root"
@@ -197,3 +197,14 @@ check '[ "$(grep -c "gpuplace: job .* of uid" "$log")" = 0 ]' \
 check 'grep -q "gpuplace: last 60 s: [0-9]* PIN, [0-9]* CONSTRAIN .*[0-9]* REJECT, [0-9]* rejected hints; passed: " "$log"' \
 	"a summary line at info: $(grep -o "gpuplace: last 60 s:.*" "$log" | head -n1 | cut -c1-150)" \
 	"$(grep gpuplace "$log" | tail -n 5)"
+
+# 10. the configuration directory comes from slurmctld -f even without
+#     SLURM_CONF in slurmctld's environment
+p=$(cat "$D/pids/slurmctld.pid")
+kill -TERM "$p"
+for t in $(seq 1 80); do [ -e "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] || break; sleep 0.25; done
+env -u SLURM_CONF -u GPUPLACE_CONF_DIR slurmctld -f "$SLURM_CONF"
+for t in $(seq 1 40); do [ "$(grep -c "gpuplace: loaded" "$log")" -ge 2 ] && break; sleep 0.25; done
+check '[ "$(grep -o "gpuplace: loaded [^:]*" "$log" | tail -n1)" = "gpuplace: loaded $D/etc" ]' \
+	"slurmctld -f without SLURM_CONF: $(grep -o "gpuplace: loaded [^:]*" "$log" | tail -n1)" \
+	"$(grep -E "gpuplace|fatal" "$log" | tail -n 3)"
