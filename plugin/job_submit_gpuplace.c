@@ -64,6 +64,7 @@
 #include "power.h"
 #include "request.h"
 #include "slurm_emit.h"
+#include "steer.h"
 
 /* Slurm's plugin interface (src/plugins/job_submit, 22.05): slurmctld
  * resolves these by name; no installed header declares them. */
@@ -655,6 +656,7 @@ struct ledger_entry {
 	uint32_t uid;
 	uint64_t name_hash;
 	bool until_started;           /* PIN/CONSTRAIN: kept while the job pends */
+	double cap_w;                 /* GPU power cap planned, 0 = none */
 	int32_t n;
 	int32_t *nodes;
 	uint32_t *mask;
@@ -664,6 +666,8 @@ static struct gp_conf *dec_conf;      /* the configuration engine and ledger bel
 static gp_engine_t *engine;
 static gp_state_t *work;              /* snapshot + ledger, what a decision sees */
 static int32_t *slurm_order;          /* nodes by (Weight, slurm.conf order) */
+/* the snapshot's rack headroom less what the ledger's jobs will draw */
+static gp_rack_view_t *dec_racks;
 static struct ledger_entry ledger[GP_LEDGER_MAX];
 static int nledger;
 /* passed GPU jobs Slurm has not shown started yet (prepare_work) */
@@ -735,17 +739,22 @@ static int decider_reset(struct gp_conf *c)
 	work = NULL;
 	free(slurm_order);
 	slurm_order = NULL;
+	free(dec_racks);
+	dec_racks = NULL;
 	conf_put(dec_conf);
 	dec_conf = NULL;
 	if (!c)
 		return 0;
 	if (gp__engine_create(c->cluster, &engine, &err) != GP_OK ||
 	    gp_state_create(c->cluster, &work) != GP_OK ||
-	    !(slurm_order = malloc(((size_t)c->cluster->nnodes + 1) * sizeof(*slurm_order)))) {
+	    !(slurm_order = malloc(((size_t)c->cluster->nnodes + 1) * sizeof(*slurm_order))) ||
+	    !(dec_racks = calloc((size_t)c->cluster->nracks + 1, sizeof(*dec_racks)))) {
 		gp__engine_destroy(engine);
 		engine = NULL;
 		gp_state_destroy(work);
 		work = NULL;
+		free(slurm_order);
+		slurm_order = NULL;
 		slurm_error("gpuplace: cannot set up the placement engine: %s",
 		            *err.text ? err.text : "out of memory");
 		return -1;
@@ -870,8 +879,25 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 	}
 }
 
+/* dec_racks := the snapshot's racks less the power of the ledger's jobs,
+ * which Slurm's counts (and so the snapshot's estimate or measurement) do
+ * not hold yet: a burst of decisions cannot over-commit a rack.  After
+ * prepare_work (which leaves only such entries in the ledger). */
+static const gp_rack_view_t *ledger_racks(const gp_rack_view_t *from)
+{
+	int k;
+
+	if (!from || !dec_racks)
+		return from;
+	memcpy(dec_racks, from, (size_t)dec_conf->cluster->nracks * sizeof(*dec_racks));
+	for (k = 0; k < nledger; k++)
+		gp_ledger_power_subtract(dec_conf->cluster, dec_racks, ledger[k].nodes, ledger[k].mask,
+		                         ledger[k].n, ledger[k].cap_w);
+	return dec_racks;
+}
+
 static void ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref,
-                       uint32_t uid, uint64_t name_hash, bool until_started)
+                       uint32_t uid, uint64_t name_hash, bool until_started, double cap_w)
 {
 	struct ledger_entry *e;
 
@@ -893,6 +919,7 @@ static void ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, ui
 	e->uid = uid;
 	e->name_hash = name_hash;
 	e->until_started = until_started;
+	e->cap_w = cap_w;
 	if (!ledger_oldest || e->time < ledger_oldest)
 		ledger_oldest = e->time;
 	nledger++;
@@ -954,7 +981,7 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 		mask[got++] = m;
 	}
 	if (got == want)
-		ledger_add(idx, mask, got, 0, uid, name_hash, false);
+		ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0);
 }
 
 extern int init(void)
@@ -1189,6 +1216,35 @@ static void env_set(job_desc_msg_t *j, const char *name, const char *value)
 	j->env_size++;
 }
 
+/*
+ * Add NAME=VALUE to the job's SPANK environment, which slurmd hands to
+ * Prolog and Epilog as SPANK_NAME (slurm.conf(5), "Prolog and Epilog
+ * Scripts"), for batch jobs, srun and salloc alike.  job_desc_msg_t has
+ * spank_job_env (char **) and spank_job_env_size (uint32_t) from 22.05
+ * through 24.11 (slurm.h); slurmctld copies the array into the job record
+ * and frees the description's with xfree, so every string and the array
+ * come from Slurm's allocator.  A job without SPANK variables has a NULL
+ * array: it is created here.
+ */
+static void spank_env_set(job_desc_msg_t *j, const char *name, const char *value)
+{
+	size_t n = strlen(name);
+	uint32_t i;
+
+	for (i = 0; j->spank_job_env && i < j->spank_job_env_size; i++)
+		if (j->spank_job_env[i] && !strncmp(j->spank_job_env[i], name, n) &&
+		    j->spank_job_env[i][n] == '=') {
+			slurm_xfree((void **)&j->spank_job_env[i]);
+			j->spank_job_env[i] = slurm_xstrdup_printf("%s=%s", name, value);
+			return;
+		}
+	if (!j->spank_job_env)
+		j->spank_job_env_size = 0;
+	gp_xrealloc(j->spank_job_env, sizeof(char *) * (j->spank_job_env_size + 2));
+	j->spank_job_env[j->spank_job_env_size] = slurm_xstrdup_printf("%s=%s", name, value);
+	j->spank_job_env_size++;
+}
+
 /* A number as "%.<digits>g" (digits 1..17). */
 static void env_num(job_desc_msg_t *j, const char *name, int digits, double v)
 {
@@ -1401,6 +1457,9 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 			    "all-reduce per step and no compute time)",
 			    (c->site.default_grad_bytes > 0 ? c->site.default_grad_bytes : 1e9) / 1e9);
 	}
+	if (best && best->cap_w > 0)
+		/* read back by etc/prolog/gpuplace-powercap ("cap <W> W") */
+		ADD("; cap %.0f W (speed %.2f)", floor(best->cap_w), best->cap_speed);
 	if (d->waited)
 		ADD("; waits ~%.0f s: done in %.0f s instead of %.0f s", d->wait_s, d->wait_finish_s,
 		    d->now_finish_s);
@@ -1420,6 +1479,14 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 	j->admin_comment = slurm_xstrdup(comment);
 
 	env_set(j, "GPUPLACE_DECISION", gp__decision_kind_name(o->kind));
+	if (best && best->cap_w > 0) {
+		char w[32];
+
+		/* whole watts, rounded down so the cap never exceeds the plan */
+		snprintf(w, sizeof(w), "%.0f", floor(best->cap_w));
+		spank_env_set(j, "GPUPLACE_POWER_CAP_W", w);
+		env_set(j, "GPUPLACE_POWER_CAP_W", w);
+	}
 	if (best) {
 		env_num(j, "GPUPLACE_PREDICTED_STEP_S", 6, best->cost.step_s);
 		if (compute)
@@ -1559,7 +1626,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	}
 	prepare_work(&sn->view, &need);
 	{
-		gp_power_view_t pv = { sn->racks, gp__power_view_cap_speed };
+		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed };
 
 		if (found > 0 && profile.gpus == 0)
 			profile.gpus = r.gpus;
@@ -1607,7 +1674,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	}
 	if (o.kind != GP_DECIDE_REJECT && d.ncands > 0 && !d.cands[0].future)
 		ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, o.ref, submit_uid,
-		           gp_live_name_hash(job_desc->name), true);
+		           gp_live_name_hash(job_desc->name), true, d.cands[0].cap_w);
 	if (o.kind != GP_DECIDE_REJECT)
 		booking_add(&d, r.time_limit_min, (int64_t)time(NULL));
 	pthread_mutex_unlock(&decide_lock);
