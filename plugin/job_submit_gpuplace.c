@@ -211,6 +211,8 @@ struct gp_snap {
 	struct gp_conf *conf;         /* a reference */
 	gp_live_view_t view;          /* the state, CPUs and memory left, recent jobs */
 	gp_rack_view_t *racks;        /* the racks' power headroom in this state */
+	gp_resv_view_t resv;          /* advance reservations (steer.h) */
+	bool resv_ok;                 /* resv was read with this state */
 };
 
 static struct gp_snap *snap_current;
@@ -226,6 +228,7 @@ static void snap_put(struct gp_snap *sn)
 	pthread_mutex_unlock(&conf_lock);
 	if (last) {
 		gp_live_view_clear(&sn->view);
+		gp_resv_view_clear(&sn->resv);
 		free(sn->racks);
 		conf_put(sn->conf);
 		free(sn);
@@ -472,6 +475,10 @@ static bool have_snapshot(void)
  * ledger can tell which of its decisions Slurm has started (decide_lock). */
 static int64_t ledger_oldest;
 
+/* the plugin's thread's cache of Slurm's reservation list */
+static gp_resv_cache_t resv_cache;
+static bool resv_failure_logged;
+
 static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_logged)
 {
 	struct gp_conf *c = conf_get();
@@ -512,6 +519,14 @@ static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_lo
 	if (sn->view.unreadable)
 		slurm_debug("gpuplace: %d GRES strings could not be read; their nodes count as busy",
 		            (int)sn->view.unreadable);
+	/* reservations with the state: a job is never placed onto nodes a
+	 * reservation holds during its run, and a job in a reservation is
+	 * placed inside it; unread, such jobs pass (active reservations still
+	 * show in the nodes' state) */
+	sn->resv_ok = gp_resv_refresh(&resv_cache, c->cluster, &sn->resv, why, sizeof(why)) == 0;
+	if (!sn->resv_ok && !resv_failure_logged)
+		slurm_error("gpuplace: %s; jobs in a reservation pass unchanged", why);
+	resv_failure_logged = !sn->resv_ok;
 	sn->conf = c; /* the reference conf_get() took */
 	/* once per snapshot, off the submission path: measured draw from the
 	 * telemetry snapshot while fresh, else the estimate (power/power.h) */
@@ -590,6 +605,7 @@ static void *reload_main(void *arg)
 	}
 	pthread_mutex_unlock(&stop_lock);
 	gp_live_fini(&lv);
+	gp_resv_cache_fini(&resv_cache);
 	return NULL;
 }
 
@@ -1172,10 +1188,6 @@ static int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_requ
 	r->gpus_per_node = (int32_t)per_node;
 	if (r->gpus <= 1)
 		return 0; /* not a distributed GPU job */
-	if (j->reservation && *j->reservation) {
-		snprintf(why, len, "jobs in a reservation are left to Slurm");
-		return 0;
-	}
 	r->min_nodes = (int32_t)nodes;
 	r->max_nodes = j->max_nodes == NO_VAL || j->max_nodes == 0 ? 0 : (int32_t)j->max_nodes;
 	r->exclusive = j->shared == 0; /* --exclusive */
@@ -1474,6 +1486,8 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 	else
 		ADD("; no checkpoint plan: %s", p ? "the hints give neither ckpt_bytes nor params"
 		                                  : "no hints give the checkpoint size");
+	if (j->reservation && *j->reservation)
+		ADD("; inside reservation %.200s", j->reservation);
 	ADD("; ref %llu", (unsigned long long)o->ref);
 	slurm_xfree((void **)&j->admin_comment);
 	j->admin_comment = slurm_xstrdup(comment);
@@ -1625,6 +1639,18 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		goto out;
 	}
 	prepare_work(&sn->view, &need);
+	/* nodes reserved during the job's run are not its to take; a job in a
+	 * reservation stays inside it (time limit 0: no limit, every
+	 * reservation not yet over counts) */
+	if (gp_resv_apply(c->cluster, &sn->resv, job_desc->reservation, (int64_t)time(NULL),
+	                  (int64_t)r.time_limit_min * 60, work->node_flags, why, sizeof(why))) {
+		work->jobs = NULL; /* borrowed from the snapshot */
+		work->njobs = 0;
+		pthread_mutex_unlock(&decide_lock);
+		snap_put(sn);
+		count_pass(PASS_REQUEST, label, why);
+		goto out;
+	}
 	{
 		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed };
 

@@ -4,7 +4,8 @@
 slurmplugindir = $(slurm_plugindir)
 slurmplugin_LTLIBRARIES = plugin/job_submit_gpuplace.la plugin/spank_gpuplace.la
 plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h \
-	plugin/live_state.c plugin/live_state.h plugin/steer.c plugin/steer.h
+	plugin/live_state.c plugin/live_state.h plugin/steer.c plugin/steer.h \
+	plugin/reservations.c
 # Only what slurmctld runs: engine, conf and power over base; no simulator,
 # no traces, no probe, no synth, no hwloc (tests/plugin_symbols.sh).
 plugin_job_submit_gpuplace_la_LIBADD = $(GP_CORE_LA)

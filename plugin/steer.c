@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "steer.h"
 
@@ -38,4 +39,159 @@ void gp_ledger_power_subtract(const gp_cluster_t *c, gp_rack_view_t *racks,
 			continue;
 		rv->headroom_w = fmax(0.0, rv->headroom_w - per_gpu * gp__popcount(mask[i]));
 	}
+}
+
+/* ---- advance reservations ------------------------------------------------ */
+
+void gp_resv_view_clear(gp_resv_view_t *v)
+{
+	int32_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->n; i++)
+		free(v->r[i].nodes);
+	free(v->r);
+	v->r = NULL;
+	v->n = 0;
+}
+
+struct mark_arg {
+	const gp_cluster_t *c;
+	gp_resv_t *r;
+};
+
+/* a name the model does not know (a node outside gpuplace.conf) holds
+ * nothing gpuplace places on */
+static int mark_node(void *arg, const char *name, gp_error_t *err)
+{
+	struct mark_arg *a = arg;
+	int32_t i = gp__node_find(a->c, name);
+
+	(void)err;
+	if (i >= 0 && !a->r->nodes[i]) {
+		a->r->nodes[i] = 1;
+		a->r->nnodes++;
+	}
+	return 0;
+}
+
+int gp_resv_convert(const gp_cluster_t *c, const reserve_info_msg_t *msg, gp_resv_view_t *out,
+                    char *why, size_t len)
+{
+	uint32_t i;
+
+	gp_resv_view_clear(out);
+	if (!msg || !msg->record_count)
+		return 0;
+	if (!(out->r = calloc(msg->record_count, sizeof(*out->r)))) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < msg->record_count; i++) {
+		const reserve_info_t *ri = &msg->reservation_array[i];
+		gp_resv_t *r = &out->r[out->n];
+		gp_error_t err;
+
+		if (ri->flags & RESERVE_FLAG_ANY_NODES)
+			continue;
+		if (!(r->nodes = calloc((size_t)c->nnodes + 1, 1))) {
+			snprintf(why, len, "out of memory");
+			gp_resv_view_clear(out);
+			return -1;
+		}
+		if (ri->node_list && !strcasecmp(ri->node_list, "ALL")) {
+			memset(r->nodes, 1, (size_t)c->nnodes);
+			r->nnodes = c->nnodes;
+		} else if (ri->node_list && *ri->node_list) {
+			struct mark_arg a = { c, r };
+
+			if (gp__hostlist_each("reservation", ri->node_list, 1 << 20, mark_node, &a,
+			                      &err) != GP_OK) {
+				snprintf(why, len, "reservation %s: %s", ri->name ? ri->name : "?", err.text);
+				free(r->nodes);
+				r->nodes = NULL;
+				gp_resv_view_clear(out);
+				return -1;
+			}
+		}
+		if (!r->nnodes) {
+			free(r->nodes);
+			r->nodes = NULL;
+			continue;
+		}
+		snprintf(r->name, sizeof(r->name), "%s", ri->name ? ri->name : "");
+		r->start = (int64_t)ri->start_time;
+		r->end = (int64_t)ri->end_time;
+		r->flags = ri->flags;
+		out->n++;
+	}
+	return 0;
+}
+
+/* Is name one of the comma-separated names of list? */
+static bool list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t l = end ? (size_t)(end - p) : strlen(p);
+
+		if (l == n && !strncmp(p, name, n))
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+int gp_resv_apply(const gp_cluster_t *c, const gp_resv_view_t *v, const char *job_resv,
+                  int64_t now, int64_t run_s, uint32_t *node_flags, char *why, size_t len)
+{
+	int32_t i, k, found = 0, named = 0;
+	uint8_t *inside;
+	const char *p;
+
+	if (!c || !node_flags)
+		return 0;
+	if (!job_resv || !*job_resv) {
+		for (k = 0; v && k < v->n; k++) {
+			const gp_resv_t *r = &v->r[k];
+
+			if (r->end <= now || (run_s > 0 && r->start >= now + run_s))
+				continue; /* over, or starts after the job's run */
+			for (i = 0; i < c->nnodes; i++)
+				if (r->nodes[i])
+					node_flags[i] |= GP_NODE_RESERVED;
+		}
+		return 0;
+	}
+	for (p = job_resv; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		named++;
+	if (!(inside = calloc((size_t)c->nnodes + 1, 1))) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (k = 0; v && k < v->n; k++) {
+		if (!list_has(job_resv, v->r[k].name))
+			continue;
+		found++;
+		for (i = 0; i < c->nnodes; i++)
+			inside[i] |= v->r[k].nodes[i];
+	}
+	if (found < named) {
+		snprintf(why, len, "reservation %.200s not known to gpuplace (no nodes it places on, or "
+		         "not read yet)", job_resv);
+		free(inside);
+		return -1;
+	}
+	for (i = 0; i < c->nnodes; i++) {
+		if (inside[i])
+			node_flags[i] &= ~(uint32_t)GP_NODE_RESERVED;
+		else
+			node_flags[i] |= GP_NODE_RESERVED;
+	}
+	free(inside);
+	return 0;
 }

@@ -31,4 +31,63 @@ void gp_ledger_power_subtract(const gp_cluster_t *c, gp_rack_view_t *racks,
                               const int32_t *nodes, const uint32_t *mask, int32_t n,
                               double cap_w);
 
+/* ---- advance reservations ------------------------------------------------ */
+
+/* One reservation as the plugin reads it. */
+typedef struct gp_resv {
+	char name[GP_NAME_MAX];
+	int64_t start, end;     /* Slurm's start and end times */
+	uint64_t flags;         /* RESERVE_FLAG_* */
+	uint8_t *nodes;         /* per model node: 1 = reserved (malloc'd) */
+	int32_t nnodes;         /* how many model nodes it holds */
+} gp_resv_t;
+
+/* Every reservation of one reading (malloc'd, gp_resv_view_clear). */
+typedef struct gp_resv_view {
+	gp_resv_t *r;
+	int32_t n;
+} gp_resv_view_t;
+
+/*
+ * The reservations of Slurm's answer msg (NULL = none) for cluster c into
+ * *out (cleared first).  A node list of "ALL" (or empty with a node count)
+ * holds every node; names the model does not know are skipped;
+ * reservations without nodes (licenses or burst buffers only) and those
+ * flagged ANY_NODES (which hold no node away from other jobs) are left
+ * out.  0, or -1 (out of memory, or a node list that cannot be read) with
+ * why.
+ */
+int gp_resv_convert(const gp_cluster_t *c, const reserve_info_msg_t *msg, gp_resv_view_t *out,
+                    char *why, size_t len);
+
+void gp_resv_view_clear(gp_resv_view_t *v);
+
+/*
+ * Make node_flags (c->nnodes entries, the decision's copy of the state)
+ * say which nodes this job may be placed on as far as reservations go:
+ *   - job_resv NULL or "": every node of a reservation that overlaps
+ *     [now, now + run_s) is GP_NODE_RESERVED (run_s <= 0: the job has no
+ *     time limit, so every reservation not yet ended overlaps) - Slurm
+ *     starts no job there whose run would reach into the reservation;
+ *   - job_resv "a" or "a,b": the job runs inside those reservations'
+ *     nodes only: every other node is GP_NODE_RESERVED, and the flag Slurm
+ *     sets on the reservation's own nodes (node state RESERVED) is lifted.
+ * Returns 0, or -1 when a named reservation is not in v (why says which;
+ * the job is then left to Slurm).
+ */
+int gp_resv_apply(const gp_cluster_t *c, const gp_resv_view_t *v, const char *job_resv,
+                  int64_t now, int64_t run_s, uint32_t *node_flags, char *why, size_t len);
+
+/* Slurm's last answer, kept so the next reading can ask "changed since?". */
+typedef struct gp_resv_cache {
+	reserve_info_msg_t *msg;
+} gp_resv_cache_t;
+
+/* Read the reservations from slurmctld (plugin/reservations.c: an RPC, so
+ * the plugin's thread only, never the submission path) into *out. 0, or
+ * -1 with why. */
+int gp_resv_refresh(gp_resv_cache_t *rc, const gp_cluster_t *c, gp_resv_view_t *out, char *why,
+                    size_t len);
+void gp_resv_cache_fini(gp_resv_cache_t *rc);
+
 #endif /* GP_STEER_H */

@@ -3,7 +3,8 @@
  * test_steer.c - plugin/steer.c on the model alone: the power of the
  * plugin's own recent decisions (its ledger) taken off the racks' headroom,
  * so a burst of decisions made between two readings of the cluster cannot
- * over-commit a rack.  The cluster is the test cluster of
+ * over-commit a rack; and the advance reservations that keep a job off
+ * nodes, or inside them.  The cluster is the test cluster of
  * tests/slurm/harness.sh (tests/data/slurm/conf: 2 racks x 4 nodes x 4
  * A100, 400 W TDP, 50 W idle, 1 kW per node), its racks' caps lowered so
  * that each has room for two GPUs at full power.
@@ -180,11 +181,111 @@ static void burst_never_overcommits_a_rack(void **state)
 	assert_true(placed >= 2);
 }
 
+/* ---- reservations ---------------------------------------------------------- */
+
+static void resv_convert_and_apply(void **state)
+{
+	struct fx *f = *state;
+	reserve_info_t ri[4];
+	reserve_info_msg_t msg;
+	gp_resv_view_t v = { 0 };
+	uint32_t flags[8];
+	char why[256];
+	int i;
+
+	memset(ri, 0, sizeof(ri));
+	memset(&msg, 0, sizeof(msg));
+	/* the case: n[1-6] reserved now for another user, an hour */
+	ri[0].name = "other";
+	ri[0].node_list = "n[1-6]";
+	ri[0].start_time = 1000;
+	ri[0].end_time = 1000 + 3600;
+	/* n8 reserved in two hours */
+	ri[1].name = "later";
+	ri[1].node_list = "n8,ghost";   /* a node outside the model is skipped */
+	ri[1].start_time = 1000 + 7200;
+	ri[1].end_time = 1000 + 9000;
+	/* licenses only, and ANY_NODES: hold no node */
+	ri[2].name = "lic";
+	ri[2].licenses = "matlab:2";
+	ri[2].start_time = 0;
+	ri[2].end_time = 1 << 30;
+	ri[3].name = "any";
+	ri[3].node_list = "n7";
+	ri[3].flags = RESERVE_FLAG_ANY_NODES;
+	ri[3].start_time = 0;
+	ri[3].end_time = 1 << 30;
+	msg.record_count = 4;
+	msg.reservation_array = ri;
+	assert_int_equal(gp_resv_convert(f->c, &msg, &v, why, sizeof(why)), 0);
+	assert_int_equal(v.n, 2);
+	assert_string_equal(v.r[0].name, "other");
+	assert_int_equal(v.r[0].nnodes, 6);
+	assert_int_equal(v.r[1].nnodes, 1);
+
+	/* a one-hour job at t=1000: n[1-6] are not its to take, n8 is (the
+	 * later reservation starts after its run) */
+	memset(flags, 0, sizeof(flags));
+	assert_int_equal(gp_resv_apply(f->c, &v, NULL, 1000, 3600, flags, why, sizeof(why)), 0);
+	for (i = 0; i < 6; i++)
+		assert_true(flags[i] & GP_NODE_RESERVED);
+	assert_false(flags[6] & GP_NODE_RESERVED);
+	assert_false(flags[7] & GP_NODE_RESERVED);
+	/* a three-hour job, or one without a time limit, would run into it */
+	memset(flags, 0, sizeof(flags));
+	assert_int_equal(gp_resv_apply(f->c, &v, "", 1000, 3 * 3600, flags, why, sizeof(why)), 0);
+	assert_true(flags[7] & GP_NODE_RESERVED);
+	memset(flags, 0, sizeof(flags));
+	assert_int_equal(gp_resv_apply(f->c, &v, NULL, 1000, 0, flags, why, sizeof(why)), 0);
+	assert_true(flags[7] & GP_NODE_RESERVED);
+	assert_false(flags[6] & GP_NODE_RESERVED);
+	/* after the first reservation ended, only the later one counts */
+	memset(flags, 0, sizeof(flags));
+	assert_int_equal(gp_resv_apply(f->c, &v, NULL, 1000 + 3600, 60, flags, why, sizeof(why)), 0);
+	for (i = 0; i < 8; i++)
+		assert_false(flags[i] & GP_NODE_RESERVED);
+
+	/* a job in "other": inside n[1-6] only, Slurm's RESERVED state on
+	 * them lifted, other flags (drained) kept */
+	for (i = 0; i < 8; i++)
+		flags[i] = GP_NODE_RESERVED;
+	flags[2] |= GP_NODE_DRAIN;
+	assert_int_equal(gp_resv_apply(f->c, &v, "other", 1000, 3600, flags, why, sizeof(why)), 0);
+	for (i = 0; i < 6; i++)
+		assert_false(flags[i] & GP_NODE_RESERVED);
+	assert_true(flags[2] & GP_NODE_DRAIN);
+	assert_true(flags[6] & GP_NODE_RESERVED);
+	assert_true(flags[7] & GP_NODE_RESERVED);
+	/* two reservations: their union */
+	memset(flags, 0, sizeof(flags));
+	assert_int_equal(gp_resv_apply(f->c, &v, "other,later", 1000, 60, flags, why, sizeof(why)),
+	                 0);
+	assert_false(flags[7] & GP_NODE_RESERVED);
+	assert_true(flags[6] & GP_NODE_RESERVED);
+	/* an unknown reservation: left to Slurm, named */
+	assert_int_equal(gp_resv_apply(f->c, &v, "nosuch", 1000, 60, flags, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "nosuch"));
+	assert_int_equal(gp_resv_apply(f->c, &v, "other,nosuch", 1000, 60, flags, why, sizeof(why)),
+	                 -1);
+
+	/* ALL holds every node; a node list that is not a host list is an error */
+	ri[0].node_list = "ALL";
+	msg.record_count = 1;
+	assert_int_equal(gp_resv_convert(f->c, &msg, &v, why, sizeof(why)), 0);
+	assert_int_equal(v.r[0].nnodes, 8);
+	ri[0].node_list = "n[1-";
+	assert_int_equal(gp_resv_convert(f->c, &msg, &v, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "reservation other"));
+	assert_int_equal(v.n, 0);
+	gp_resv_view_clear(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(subtract_counts_tdp_or_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(burst_never_overcommits_a_rack, setup, teardown),
+		cmocka_unit_test_setup_teardown(resv_convert_and_apply, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
