@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# slurm_steer.sh - job_submit/gpuplace beyond the submission, in a real
+# slurmctld with 8 slurmd and fake GPUs (tests/slurm/harness.sh: two leaves
+# and racks of 4 nodes x 4 GPUs):
+#   - advance reservations: the issue's case (n[1-6] reserved for another
+#     user, an 8-GPU job must not be pinned there), a reservation that
+#     starts during the job's run, and a job with --reservation placed
+#     inside its reservation;
+#   - a planned GPU power cap reaches the GPUs: Prolog/Epilog are
+#     etc/prolog/gpuplace-powercap with a recording stand-in for
+#     nvidia-smi, and the prolog must set the cap written in the job's
+#     comment on exactly the job's GPUs of each of its nodes, the epilog
+#     restore the default.
+# Prints TAP; skips when not root or Slurm is missing.  GP_KEEP=1 keeps
+# the cluster directory (logs) after the run.
+set -u
+top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+build=${GP_TOP_BUILDDIR:-$top}
+plugdir=$build/plugin/.libs
+N_TESTS=9
+echo "1..$N_TESTS"
+skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
+[ "$(id -u)" = 0 ] || skip_all "integration tests need root"
+for b in slurmctld slurmd munged sbatch squeue scontrol; do
+	command -v $b >/dev/null 2>&1 || skip_all "$b is not installed"
+done
+[ -f "$plugdir/job_submit_gpuplace.so" ] || skip_all "plugin not built in $plugdir"
+
+export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-steer.XXXXXX")
+chmod 755 "$D"
+export CTLPORT=${CTLPORT:-16997} BASEPORT=${BASEPORT:-17800}
+export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpuplace.so
+export SCHED_PARAMS=gpuplace_allow_power_cap=yes
+export SLURM_CONF=$D/etc/slurm.conf
+# the prolog and epilog as a site installs them, with the recording
+# nvidia-smi stand-in named through GPUPLACE_NVIDIA_SMI (slurmd runs
+# Prolog/Epilog with a minimal environment, so a wrapper sets it)
+mkdir -p "$D/bin"
+cat >"$D/bin/nvidia-smi" <<SMI
+#!/bin/sh
+echo "job=\${SLURM_JOB_ID:-} node=\${SLURMD_NODENAME:-} \$*" >>"$D/smi.calls"
+case "\$*" in *power.default_limit*) echo "400.00" ;; esac
+exit 0
+SMI
+for m in prolog epilog; do
+	cat >"$D/bin/gpuplace-powercap-$m" <<WRAP
+#!/bin/sh
+GPUPLACE_NVIDIA_SMI=$D/bin/nvidia-smi exec /bin/sh $top/etc/prolog/gpuplace-powercap $m 2>>$D/powercap.log
+WRAP
+done
+chmod 755 "$D/bin"/*
+export PROLOG=$D/bin/gpuplace-powercap-prolog EPILOG=$D/bin/gpuplace-powercap-epilog
+H="bash $top/tests/slurm/harness.sh"
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
+check() { if eval "$1"; then ok "$2"; else not_ok "$2"; shift 2; for l in "$@"; do echo "# $l"; done; fi; }
+cleanup() { $H down >/dev/null 2>&1; [ -n "${GP_KEEP:-}" ] || rm -rf "$D" "$D.up.log"; }
+trap cleanup EXIT
+
+if ! $H up 2>"$D.up.log"; then
+	not_ok "cluster with job_submit/gpuplace did not come up"
+	sed 's/^/# /' "$D.up.log"
+	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
+	exit 0
+fi
+sleep 3 # the plugin's first reading of the state
+
+running_on() {
+	local t nodes=""
+	for t in $(seq 1 60); do
+		nodes=$(squeue -h -j "$1" -t R -o %N 2>/dev/null)
+		[ -n "$nodes" ] && break
+		sleep 0.25
+	done
+	echo "$nodes"
+}
+in_range() { # hostlist lo hi: every node's number in [lo, hi]
+	local h i
+	for h in $(scontrol show hostnames "$1"); do
+		i=${h#n}
+		[ "$i" -ge "$2" ] && [ "$i" -le "$3" ] || return 1
+	done
+	[ -n "$1" ]
+}
+show() { scontrol show job "$1" | grep -E 'JobState|AdminComment|ReqNodeList|NodeList|Reason' | tr -s ' ' | head -n 6; }
+clean() { scancel -u root; for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done; }
+
+# 1. the issue's case: n[1-6] reserved now for another user; an 8-GPU job
+#    must start on n[7-8], not be pinned into the reservation
+scontrol create reservation reservationname=other users=daemon nodes='n[1-6]' starttime=now duration=60 >/dev/null
+sleep 3
+j=$(sbatch --parsable --gpus=8 -o /dev/null --wrap='sleep 300')
+nodes=$(running_on "$j")
+check '[ "$nodes" = "n[7-8]" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN n\[7-8\]"' \
+	"n[1-6] reserved for another user: the 8-GPU job is pinned to and runs on n[7-8] ($nodes)" "$(show "$j")"
+clean
+scontrol delete reservation=other
+
+# 2. a reservation that starts during the job's run: n[5-6] reserved from
+#    10 minutes on; n[1-4] busy (jobs placed by hand); a 60-minute 8-GPU job
+#    must not be pinned to n[5-6], where Slurm would hold it
+scontrol create reservation reservationname=later users=daemon nodes='n[5-6]' starttime=now+600 duration=60 >/dev/null
+for i in 1 2 3 4; do sbatch -Q -w n$i --gpus=4 -o /dev/null --wrap='sleep 300'; done
+sleep 3
+j=$(sbatch --parsable --gpus=8 -t 60 -o /dev/null --wrap='sleep 300')
+nodes=$(running_on "$j")
+check '[ "$nodes" = "n[7-8]" ]' \
+	"a reservation starting during the job's run keeps it off n[5-6]: runs on $nodes" "$(show "$j")"
+# a 5-minute job ends before it: n[5-6] are fine (lower node order)
+k=$(sbatch --parsable --gpus=8 -t 5 -o /dev/null --wrap='sleep 300')
+nodes=$(running_on "$k")
+check '[ "$nodes" = "n[5-6]" ]' "a job that ends before the reservation starts may use its nodes: $nodes" "$(show "$k")"
+clean
+scontrol delete reservation=later
+
+# 3. a job with --reservation is placed inside its reservation's nodes
+scontrol create reservation reservationname=mine users=root nodes='n[3-6]' starttime=now duration=60 >/dev/null
+sleep 3
+j=$(sbatch --parsable --reservation=mine --gpus=8 -o /dev/null --wrap='sleep 300')
+nodes=$(running_on "$j")
+check 'in_range "$nodes" 3 6 && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN .*inside reservation mine"' \
+	"a job with --reservation=mine is placed by gpuplace inside n[3-6]: $nodes" "$(show "$j")"
+# the same leaf is preferred: n[3-4] or n[5-6], not one of each
+check '[ "$nodes" = "n[3-4]" ] || [ "$nodes" = "n[5-6]" ]' "inside the reservation it stays in one leaf ($nodes)"
+clean
+scontrol delete reservation=mine
+
+# 4. a power cap reaches the GPUs: both racks near their cap (6 kW: 4 nodes
+#    x 1 kW + 16 idle GPUs x 50 W = 4.8 kW, less the 5 % margin leaves
+#    ~900 W each), so a 4-GPU job (4 x 350 W above idle) runs only
+#    capped; the prolog must set that cap on the job's GPUs
+sed -i 's/^\(Rack=rack[AB] .*\)PowerCapKW=[0-9]*/\1PowerCapKW=6/' "$D/etc/gpuplace.conf"
+for t in $(seq 1 40); do [ "$(grep -c 'gpuplace: configuration reloaded' "$D/log/slurmctld.log")" -ge 1 ] && break; sleep 0.25; done
+sleep 3
+: >"$D/smi.calls"
+j=$(sbatch --parsable --gpus=4 --gpuplace=params=1e9 -o "$D/out/cap.out" --wrap='env | grep ^GPUPLACE_POWER; sleep 4')
+nodes=$(running_on "$j")
+cap=$(scontrol show job "$j" | sed -n 's/.*AdminComment=gpuplace:.*; cap \([0-9]*\) W.*/\1/p')
+check '[ -n "$cap" ] && [ "$cap" -ge 200 ] && [ "$cap" -lt 400 ] && [ -n "$nodes" ]' \
+	"the engine plans a power cap for the tight racks: $cap W, on $nodes" "$(show "$j")"
+for t in $(seq 1 40); do [ "$(grep -c "job=$j .* -pl $cap" "$D/smi.calls" 2>/dev/null)" -ge 4 ] && break; sleep 0.25; done
+# every (node, GPU) of the job, from Slurm, against the stand-in's record
+want=$(scontrol show job -d "$j" | awk '/^ +Nodes=.*IDX:/ {
+		match($0, /Nodes=[^ ]+/); nodes = substr($0, RSTART + 6, RLENGTH - 6)
+		match($0, /IDX:[^)]+/); print nodes, substr($0, RSTART + 4, RLENGTH - 4) }' |
+	while read -r hl idx; do for h in $(scontrol show hostnames "$hl"); do
+		echo "$idx" | tr ',' '\n' | while IFS=- read -r a b; do for g in $(seq "$a" "${b:-$a}"); do echo "$h $g"; done; done
+	done; done | sort)
+got=$(sed -n "s/^job=$j node=\([^ ]*\) -i \([0-9]*\) -pl $cap\$/\1 \2/p" "$D/smi.calls" | sort)
+check '[ -n "$want" ] && [ "$want" = "$got" ]' \
+	"the prolog set the planned $cap W on exactly the job's GPUs ($(echo "$got" | wc -l) GPUs on $(echo "$got" | cut -d" " -f1 | sort -u | tr '\n' ' '))" \
+	"Slurm: $(echo $want)" "stand-in: $(echo $got)" "$(cat "$D/powercap.log" 2>/dev/null | tail -n 3)"
+for t in $(seq 1 60); do [ "$(grep -c "job=$j .* -pl 400" "$D/smi.calls" 2>/dev/null)" -ge 4 ] && break; sleep 0.25; done
+check '[ "$(grep -c "job=$j .* -pl 400$" "$D/smi.calls")" = "$(echo "$want" | wc -l)" ]' \
+	"the epilog restored the default 400 W on each of them" "$(grep "job=$j" "$D/smi.calls" | tail -n 4)"
+check 'grep -q "^GPUPLACE_POWER_CAP_W=$cap$" "$D/out/cap.out"' \
+	"the batch job sees its cap in GPUPLACE_POWER_CAP_W" "$(cat "$D/out/cap.out" 2>/dev/null)"
