@@ -385,6 +385,7 @@ static unsigned long stat_kind[3];            /* PIN, CONSTRAIN, REJECT */
 static unsigned long stat_pass[PASS_NREASONS];
 static unsigned long stat_bad_hints;
 static unsigned long stat_unpinned;           /* PINs turned into CONSTRAIN */
+static unsigned long stat_steered;            /* pending jobs moved (steer_pass) */
 /* a pass reason that concerns every job (no state, stale...) is logged at
  * info once until it no longer holds, not once per job */
 static bool pass_announced[PASS_NREASONS];
@@ -417,7 +418,7 @@ static void pass_resolved(enum pass_reason why)
  * job was seen (an idle controller's log stays quiet). */
 static void summary_log(void)
 {
-	unsigned long kind[3], pass[PASS_NREASONS], bad, unpinned, total;
+	unsigned long kind[3], pass[PASS_NREASONS], bad, unpinned, total, steered;
 	char passes[512];
 	size_t used = 0;
 	int i;
@@ -427,11 +428,13 @@ static void summary_log(void)
 	memcpy(pass, stat_pass, sizeof(pass));
 	bad = stat_bad_hints;
 	unpinned = stat_unpinned;
+	steered = stat_steered;
+	stat_steered = 0;
 	memset(stat_kind, 0, sizeof(stat_kind));
 	memset(stat_pass, 0, sizeof(stat_pass));
 	stat_bad_hints = stat_unpinned = 0;
 	pthread_mutex_unlock(&stats_lock);
-	total = kind[0] + kind[1] + kind[2] + bad;
+	total = kind[0] + kind[1] + kind[2] + bad + steered;
 	passes[0] = '\0';
 	for (i = 0; i < PASS_NREASONS; i++) {
 		total += pass[i];
@@ -446,9 +449,10 @@ static void summary_log(void)
 	if (!total)
 		return;
 	slurm_info("gpuplace: last %d s: %lu PIN, %lu CONSTRAIN (%lu of them not pinned for "
-	           "exactness or stale state), %lu REJECT, %lu rejected hints; passed: %s",
+	           "exactness or stale state), %lu REJECT, %lu rejected hints; passed: %s; "
+	           "pending jobs steered: %lu",
 	           GP_SUMMARY_S, kind[GP_DECIDE_PIN], kind[GP_DECIDE_CONSTRAIN], unpinned,
-	           kind[GP_DECIDE_REJECT], bad, used ? passes : "none");
+	           kind[GP_DECIDE_REJECT], bad, used ? passes : "none", steered);
 }
 
 /* ---- the state thread --------------------------------------------------- */
@@ -471,9 +475,15 @@ static bool have_snapshot(void)
 	return have;
 }
 
+static void steer_pass(gp_live_t *lv);
+
 /* Jobs submitted since this time are listed with each snapshot, so the
  * ledger can tell which of its decisions Slurm has started (decide_lock). */
 static int64_t ledger_oldest;
+/* the decision whose own ledger entry prepare_work leaves out (a steering
+ * re-decision of a pending job must not see its own set as taken), 0 =
+ * none (decide_lock) */
+static uint64_t prepare_skip_ref;
 
 /* the plugin's thread's cache of Slurm's reservation list */
 static gp_resv_cache_t resv_cache;
@@ -573,8 +583,10 @@ static void *reload_main(void *arg)
 		pthread_mutex_unlock(&stop_lock);
 		graveyard_empty();
 		reload_if_changed(failed);
-		if (live)
+		if (live) {
 			refresh_state(&lv, &failing_since, &failure_logged);
+			steer_pass(&lv);
+		}
 		if (time(NULL) >= next_summary) {
 			summary_log();
 			next_summary = time(NULL) + GP_SUMMARY_S;
@@ -870,7 +882,7 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 			free(e->mask);
 			continue;
 		}
-		for (i = 0; i < e->n; i++)
+		for (i = 0; i < e->n && !(e->ref && e->ref == prepare_skip_ref); i++)
 			work->alloc_mask[e->nodes[i]] |= e->mask[i];
 		if (!ledger_oldest || e->time < ledger_oldest)
 			ledger_oldest = e->time;
@@ -907,7 +919,8 @@ static const gp_rack_view_t *ledger_racks(const gp_rack_view_t *from)
 		return from;
 	memcpy(dec_racks, from, (size_t)dec_conf->cluster->nracks * sizeof(*dec_racks));
 	for (k = 0; k < nledger; k++)
-		gp_ledger_power_subtract(dec_conf->cluster, dec_racks, ledger[k].nodes, ledger[k].mask,
+		if (!(ledger[k].ref && ledger[k].ref == prepare_skip_ref))
+			gp_ledger_power_subtract(dec_conf->cluster, dec_racks, ledger[k].nodes, ledger[k].mask,
 		                         ledger[k].n, ledger[k].cap_w);
 	return dec_racks;
 }
@@ -1561,6 +1574,9 @@ static void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *
 	refresh_soon();
 }
 
+static void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
+                      uint32_t uid);
+
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
 	char hints[GP_HINTS_MAX], why[512], label[160];
@@ -1698,6 +1714,9 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		domain_of(c->cluster, &d.cands[0], feat, sizeof(feat));
 		o.features = feat;
 	}
+	if (o.kind != GP_DECIDE_REJECT)
+		orig_save(job_desc, o.ref, found > 0 ? hints : NULL,
+		          d.waited ? d.wait_s : 0.0, submit_uid);
 	if (o.kind != GP_DECIDE_REJECT && d.ncands > 0 && !d.cands[0].future)
 		ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, o.ref, submit_uid,
 		           gp_live_name_hash(job_desc->name), true, d.cands[0].cap_w);
@@ -1733,4 +1752,392 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 {
 	/* job_ptr is slurmctld's private job_record_t: never dereferenced. */
 	return SLURM_SUCCESS;
+}
+
+/* ---- steering pending jobs (steer.h) -------------------------------------- */
+
+/*
+ * What the user asked, kept for each job gpuplace PINned or CONSTRAINed
+ * (by its decision reference) so that a re-decision starts from the
+ * user's own request, never from what gpuplace made of it: the fields
+ * build_request(), job_need() and pin_exact() read, strings malloc'd here
+ * (never handed to Slurm).  In memory only: after a slurmctld restart the
+ * original of a pending job is unknown and the job is left alone.
+ * Under decide_lock.
+ */
+struct steer_orig {
+	uint64_t ref;
+	int64_t decided;          /* when it was decided */
+	int64_t updated;          /* last steering update, 0 = none */
+	int64_t checked;          /* CONSTRAIN: last re-decision (first: its decision) */
+	double wait_s;            /* CONSTRAINed to wait: the predicted wait, else 0 */
+	uint32_t uid;
+	char *hints;              /* the hint string, NULL = none */
+	job_desc_msg_t d;
+};
+
+static struct steer_orig origs[GP_LEDGER_MAX];
+static int norigs;
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void orig_free(struct steer_orig *o)
+{
+	free(o->hints);
+	free(o->d.tres_per_job);
+	free(o->d.tres_per_node);
+	free(o->d.tres_per_socket);
+	free(o->d.tres_per_task);
+	free(o->d.cpus_per_tres);
+	free(o->d.mem_per_tres);
+	free(o->d.reservation);
+	free(o->d.partition);
+	free(o->d.req_nodes);
+	free(o->d.exc_nodes);
+	free(o->d.features);
+	free(o->d.name);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Called under decide_lock, before apply() changes the description. */
+static void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
+                      uint32_t uid)
+{
+	struct steer_orig *o;
+
+	if (norigs == GP_LEDGER_MAX) {
+		/* full: the oldest goes (its job is left alone from now on) */
+		orig_free(&origs[0]);
+		memmove(&origs[0], &origs[1], (size_t)(GP_LEDGER_MAX - 1) * sizeof(origs[0]));
+		memset(&origs[GP_LEDGER_MAX - 1], 0, sizeof(origs[0]));
+		norigs--;
+	}
+	o = &origs[norigs];
+	memset(o, 0, sizeof(*o));
+	o->ref = ref;
+	o->decided = o->checked = (int64_t)time(NULL);
+	o->wait_s = wait_s;
+	o->uid = uid;
+	o->hints = dup_or_null(hints);
+	o->d.min_nodes = j->min_nodes;
+	o->d.max_nodes = j->max_nodes;
+	o->d.shared = j->shared;
+	o->d.time_limit = j->time_limit;
+	o->d.num_tasks = j->num_tasks;
+	o->d.ntasks_per_node = j->ntasks_per_node;
+	o->d.cpus_per_task = j->cpus_per_task;
+	o->d.pn_min_cpus = j->pn_min_cpus;
+	o->d.pn_min_memory = j->pn_min_memory;
+	o->d.job_id = NO_VAL;
+	o->d.tres_per_job = dup_or_null(j->tres_per_job);
+	o->d.tres_per_node = dup_or_null(j->tres_per_node);
+	o->d.tres_per_socket = dup_or_null(j->tres_per_socket);
+	o->d.tres_per_task = dup_or_null(j->tres_per_task);
+	o->d.cpus_per_tres = dup_or_null(j->cpus_per_tres);
+	o->d.mem_per_tres = dup_or_null(j->mem_per_tres);
+	o->d.reservation = dup_or_null(j->reservation);
+	o->d.partition = dup_or_null(j->partition);
+	o->d.req_nodes = dup_or_null(j->req_nodes);
+	o->d.exc_nodes = dup_or_null(j->exc_nodes);
+	o->d.features = dup_or_null(j->features);
+	o->d.name = dup_or_null(j->name);
+	norigs++;
+}
+
+static struct steer_orig *orig_find(uint64_t ref)
+{
+	int k;
+
+	for (k = 0; k < norigs; k++)
+		if (origs[k].ref == ref)
+			return &origs[k];
+	return NULL;
+}
+
+static int by_ref(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Drop the originals of jobs no longer pending (started, ended, gone)
+ * once Slurm has had GP_LEDGER_GRACE_S to list them. */
+static void origs_prune(const job_info_msg_t *jobs, int64_t now)
+{
+	uint64_t *pend = malloc(((size_t)jobs->record_count + 1) * sizeof(*pend));
+	uint32_t i;
+	int k, kept = 0, np = 0;
+
+	if (!pend)
+		return;
+	for (i = 0; i < jobs->record_count; i++)
+		if ((jobs->job_array[i].job_state & JOB_STATE_BASE) == JOB_PENDING)
+			if ((pend[np] = gp_comment_ref(jobs->job_array[i].admin_comment)))
+				np++;
+	qsort(pend, (size_t)np, sizeof(*pend), by_ref);
+	pthread_mutex_lock(&decide_lock);
+	for (k = 0; k < norigs; k++) {
+		if (origs[k].decided + GP_LEDGER_GRACE_S < now &&
+		    !bsearch(&origs[k].ref, pend, (size_t)np, sizeof(*pend), by_ref)) {
+			orig_free(&origs[k]);
+			continue;
+		}
+		if (kept != k) {
+			origs[kept] = origs[k];
+			memset(&origs[k], 0, sizeof(origs[k]));
+		}
+		kept++;
+	}
+	norigs = kept;
+	pthread_mutex_unlock(&decide_lock);
+	free(pend);
+}
+
+static struct ledger_entry *ledger_find(uint64_t ref)
+{
+	int k;
+
+	for (k = 0; k < nledger; k++)
+		if (ledger[k].ref == ref)
+			return &ledger[k];
+	return NULL;
+}
+
+/* An update the steering pass sends (malloc'd strings). */
+struct steer_plan {
+	uint32_t job_id;
+	char *req_nodes;
+	uint32_t nodes;
+	char *features;           /* the user's own constraint, "" = none */
+	char *comment;
+	char why[160];
+};
+
+static void plan_clear(struct steer_plan *p)
+{
+	free(p->req_nodes);
+	free(p->features);
+	free(p->comment);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * Re-decide pending job ji (candidate k) on the current snapshot; 1 with
+ * *plan filled when it should be moved, else 0.  Under decide_lock, no
+ * RPC.  Situations that move a job:
+ *   PIN:       its pinned set is no longer free for it (taken by jobs
+ *              gpuplace did not place, or by higher-priority ones), and a
+ *              set the policy accepts is free now: PINned there;
+ *   CONSTRAIN: a set the policy accepts is free now (its domains could not
+ *              start it, or it waited longer than its predicted wait, after
+ *              which waiting is no longer considered): PINned there.
+ * The re-decision starts from the user's original request (partition,
+ * reservation, --nodelist, --exclude, --constraint, node counts), so it
+ * never widens it.
+ */
+static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_info_t *ji,
+                        const gp_steer_cand_t *k, int64_t now, struct steer_plan *plan,
+                        int *evaluations)
+{
+	struct steer_orig *o = orig_find(k->ref);
+	struct ledger_entry *e;
+	gp_job_profile_t profile;
+	gp_live_need_t need;
+	gp_policy_t pol;
+	gp_request_t r;
+	gp_decision_t d;
+	gp_error_t err;
+	char why[512], *tres_node = NULL, *list = NULL;
+	const char *tail;
+	int moved = 0, found = 0, rc;
+	int32_t i;
+	bool taken = false;
+
+	if (!o || (o->updated && now - o->updated < c->policy.steer_interval_s))
+		return 0; /* not known (slurmctld restarted), or updated lately */
+	/* a CONSTRAINed job is re-decided once per interval, not per refresh */
+	if (!k->pinned && now - o->checked < c->policy.steer_interval_s)
+		return 0;
+	if (dec_conf != c && decider_reset(c) != 0)
+		return 0;
+	if (o->hints && gp__job_profile_parse(o->hints, &profile, &err) == GP_OK)
+		found = 1;
+	gp__request_init(&r);
+	memset(&d, 0, sizeof(d));
+	if (build_request(&o->d, c->cluster, &r, why, sizeof(why)) <= 0)
+		goto out;
+	job_need(&o->d, &need);
+	prepare_skip_ref = k->ref;
+	prepare_work(&sn->view, &need);
+	if (gp_resv_apply(c->cluster, &sn->resv, o->d.reservation, now,
+	                  (int64_t)r.time_limit_min * 60, work->node_flags, why, sizeof(why)))
+		goto out;
+	pol = c->policy;
+	if (k->pinned) {
+		/* is the pinned set still free for it? */
+		if (!(e = ledger_find(k->ref)))
+			goto out; /* where it was pinned is no longer known */
+		for (i = 0; i < e->n; i++) {
+			int32_t nd = e->nodes[i];
+
+			if ((work->node_flags[nd] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)) ||
+			    gp__popcount(node_full(nd) & ~work->alloc_mask[nd]) <
+			            gp__popcount(e->mask[i]))
+				taken = true;
+		}
+		if (!taken)
+			goto out; /* Slurm starts it there as soon as it gets to it */
+		snprintf(plan->why, sizeof(plan->why), "its pinned nodes were taken");
+	} else if (o->wait_s > 0 && now - o->decided > o->wait_s) {
+		pol.max_wait_s = 0; /* waited as long as predicted: take what is free */
+		snprintf(plan->why, sizeof(plan->why), "waited %lld s, longer than the predicted %.0f s",
+		         (long long)(now - o->decided), o->wait_s);
+	} else {
+		snprintf(plan->why, sizeof(plan->why),
+		         "its domains could not start it and a set the policy accepts is free now");
+	}
+	if (!k->pinned)
+		o->checked = now;
+	(*evaluations)++;
+	{
+		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed };
+
+		if (found && profile.gpus == 0)
+			profile.gpus = r.gpus;
+		bookings_prune(now);
+		rc = gp__decide(engine, work, &r, found ? &profile : NULL, &pol, &pv,
+		                sn->view.state->time, bookings, nbookings, &d, &err);
+	}
+	if (rc != GP_OK || d.kind != GP_DECIDE_PIN || d.ncands == 0 || d.cands[0].future)
+		goto out;
+	if (!pin_exact(&o->d, &r, &d.cands[0], now - sn->view.state->time, &tres_node, why,
+	               sizeof(why)))
+		goto out;
+	if (!(list = gp__scored_nodelist(c->cluster, &d.cands[0])))
+		goto out;
+	if (k->pinned && ji->req_nodes && !strcmp(ji->req_nodes, list))
+		goto out; /* the same set again */
+	/* the old comment after its first clause (prediction, checkpoint
+	 * plan, cap, reference) stays */
+	tail = ji->admin_comment ? strstr(ji->admin_comment, "; ") : NULL;
+	plan->job_id = ji->job_id;
+	plan->req_nodes = strdup(list);
+	plan->nodes = (uint32_t)d.cands[0].nnodes;
+	plan->features = strdup(o->d.features ? o->d.features : "");
+	if (asprintf(&plan->comment, "gpuplace: PIN %s; exactly %d node%s, steered while pending: "
+	             "%s%s", list, d.cands[0].nnodes, d.cands[0].nnodes == 1 ? "" : "s", plan->why,
+	             tail ? tail : "") < 0)
+		plan->comment = NULL;
+	if (!plan->req_nodes || !plan->features || !plan->comment) {
+		plan_clear(plan);
+		goto out;
+	}
+	/* the new set is this job's from now on: later decisions see it taken */
+	if ((e = ledger_find(k->ref))) {
+		int32_t *nn = malloc((size_t)d.cands[0].nnodes * sizeof(*nn));
+		uint32_t *nm = malloc((size_t)d.cands[0].nnodes * sizeof(*nm));
+
+		if (nn && nm) {
+			memcpy(nn, d.cands[0].nodes, (size_t)d.cands[0].nnodes * sizeof(*nn));
+			memcpy(nm, d.cands[0].gpu_mask, (size_t)d.cands[0].nnodes * sizeof(*nm));
+			free(e->nodes);
+			free(e->mask);
+			e->nodes = nn;
+			e->mask = nm;
+			e->n = d.cands[0].nnodes;
+			e->cap_w = d.cands[0].cap_w;
+			nn = NULL;
+			nm = NULL;
+		}
+		free(nn);
+		free(nm);
+	} else {
+		ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, k->ref, o->uid,
+		           gp_live_name_hash(o->d.name), true, d.cands[0].cap_w);
+	}
+	o->updated = now;
+	moved = 1;
+out:
+	prepare_skip_ref = 0;
+	if (work) {
+		work->jobs = NULL; /* borrowed from the snapshot */
+		work->njobs = 0;
+	}
+	slurm_xfree((void **)&tres_node);
+	free(list);
+	gp__decision_clear(&d);
+	gp__request_clear(&r);
+	return moved;
+}
+
+/*
+ * Once per state refresh, on the plugin's thread (never the submission
+ * path): the pending jobs gpuplace placed, in Slurm's priority order, are
+ * re-decided and at most policy.steer_max of them updated through Slurm's
+ * public API (slurm_update_job, an RPC to this slurmctld like the
+ * thread's readings).  No plugin lock is held across the RPC; Slurm
+ * itself refuses to change the nodes of a job that is no longer pending,
+ * so a job that starts meanwhile is never moved.
+ */
+static void steer_pass(gp_live_t *lv)
+{
+	struct gp_snap *sn = snap_get();
+	struct gp_conf *c;
+	gp_steer_cand_t *cand = NULL;
+	int64_t now = (int64_t)time(NULL);
+	int nc, k, updates = 0, evaluations = 0;
+
+	if (!sn || !lv->jobs)
+		goto done;
+	c = sn->conf;
+	origs_prune(lv->jobs, now);
+	if (c->policy.steer_max <= 0 || now - sn->view.state->time > GP_PIN_FRESH_S)
+		goto done;
+	if (!(cand = malloc(((size_t)lv->jobs->record_count + 1) * sizeof(*cand))))
+		goto done;
+	nc = gp_steer_pick(lv->jobs->job_array, lv->jobs->record_count, cand,
+	                   (int)lv->jobs->record_count);
+	/* bounded work: at most steer_max updates and 4x as many
+	 * re-decisions per pass, decide_lock taken per job, so a submission
+	 * waits for one re-decision at most */
+	for (k = 0; k < nc && updates < c->policy.steer_max &&
+	            evaluations < 4 * c->policy.steer_max; k++) {
+		struct steer_plan plan;
+		job_desc_msg_t u;
+		int moved;
+
+		memset(&plan, 0, sizeof(plan));
+		pthread_mutex_lock(&decide_lock);
+		moved = steer_decide(c, sn, &lv->jobs->job_array[cand[k].index], &cand[k], now, &plan,
+		                     &evaluations);
+		pthread_mutex_unlock(&decide_lock);
+		if (!moved)
+			continue;
+		/* the RPC, with no plugin lock held */
+		slurm_init_job_desc_msg(&u);
+		u.job_id = plan.job_id;
+		u.req_nodes = plan.req_nodes;
+		u.min_nodes = u.max_nodes = plan.nodes;
+		u.features = plan.features;
+		u.admin_comment = plan.comment;
+		updates++;
+		if (slurm_update_job(&u) == SLURM_SUCCESS) {
+			slurm_verbose("gpuplace: job %u steered: %s", plan.job_id, plan.comment);
+			pthread_mutex_lock(&stats_lock);
+			stat_steered++;
+			pthread_mutex_unlock(&stats_lock);
+		} else {
+			/* most often: it started meanwhile, which Slurm refuses to move */
+			slurm_verbose("gpuplace: job %u not steered to %s: %s", plan.job_id,
+			              plan.req_nodes, slurm_strerror(errno));
+		}
+		plan_clear(&plan);
+	}
+done:
+	free(cand);
+	snap_put(sn);
 }

@@ -195,3 +195,61 @@ int gp_resv_apply(const gp_cluster_t *c, const gp_resv_view_t *v, const char *jo
 	free(inside);
 	return 0;
 }
+
+/* ---- steering pending jobs ------------------------------------------------- */
+
+uint64_t gp_comment_ref(const char *comment)
+{
+	const char *p = comment ? strstr(comment, "; ref ") : NULL;
+	unsigned long long v = 0;
+	int digits = 0;
+
+	if (!p)
+		return 0;
+	for (p += 6; *p >= '0' && *p <= '9' && digits < 20; p++, digits++)
+		v = v * 10 + (unsigned long long)(*p - '0');
+	return digits && (*p == '\0' || *p == ';' || *p == ' ') ? (uint64_t)v : 0;
+}
+
+static int by_priority(const void *a, const void *b)
+{
+	const gp_steer_cand_t *x = a, *y = b;
+
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	if (x->submit_time != y->submit_time)
+		return x->submit_time < y->submit_time ? -1 : 1;
+	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+int gp_steer_pick(const slurm_job_info_t *jobs, uint32_t n, gp_steer_cand_t *out, int max)
+{
+	uint32_t i;
+	int got = 0;
+
+	for (i = 0; jobs && i < n && got < max; i++) {
+		const slurm_job_info_t *j = &jobs[i];
+		const char *c = j->admin_comment;
+		uint64_t ref;
+
+		if ((j->job_state & JOB_STATE_BASE) != JOB_PENDING || (j->job_state & JOB_CONFIGURING))
+			continue;
+		if (j->priority == 0 || j->state_reason == WAIT_HELD ||
+		    j->state_reason == WAIT_HELD_USER || j->state_reason == WAIT_DEPENDENCY ||
+		    j->state_reason == WAIT_TIME)
+			continue;
+		if (!c || (strncmp(c, "gpuplace: PIN ", 14) && strncmp(c, "gpuplace: CONSTRAIN ", 20)))
+			continue;
+		if (!(ref = gp_comment_ref(c)))
+			continue;
+		out[got].index = i;
+		out[got].job_id = j->job_id;
+		out[got].ref = ref;
+		out[got].priority = j->priority;
+		out[got].submit_time = (int64_t)j->submit_time;
+		out[got].pinned = !strncmp(c, "gpuplace: PIN ", 14);
+		got++;
+	}
+	qsort(out, (size_t)got, sizeof(*out), by_priority);
+	return got;
+}

@@ -78,6 +78,32 @@ void gp_resv_view_clear(gp_resv_view_t *v);
 int gp_resv_apply(const gp_cluster_t *c, const gp_resv_view_t *v, const char *job_resv,
                   int64_t now, int64_t run_s, uint32_t *node_flags, char *why, size_t len);
 
+/* ---- steering pending jobs ------------------------------------------------- */
+
+/* "ref N" that gpuplace wrote into an admin comment; 0 = none. */
+uint64_t gp_comment_ref(const char *comment);
+
+/* A pending job gpuplace placed, as the steering pass sees it. */
+typedef struct gp_steer_cand {
+	uint32_t index;         /* in the job array */
+	uint32_t job_id;
+	uint64_t ref;           /* the decision reference of its comment */
+	uint32_t priority;
+	int64_t submit_time;
+	bool pinned;            /* the comment says PIN (else CONSTRAIN) */
+} gp_steer_cand_t;
+
+/*
+ * The jobs of jobs[0..n-1] the steering pass may look at, in Slurm's
+ * priority order (highest first; ties: earlier submission, lower job id)
+ * into out[0..max-1]: PENDING (not running, not starting: a job Slurm has
+ * begun to allocate is no longer PENDING), placed by gpuplace (its admin
+ * comment starts "gpuplace: PIN" or "gpuplace: CONSTRAIN" and carries a
+ * reference), and eligible now (not held, not waiting for a dependency or
+ * its begin time).  Returns how many.
+ */
+int gp_steer_pick(const slurm_job_info_t *jobs, uint32_t n, gp_steer_cand_t *out, int max);
+
 /* Slurm's last answer, kept so the next reading can ask "changed since?". */
 typedef struct gp_resv_cache {
 	reserve_info_msg_t *msg;
