@@ -1939,6 +1939,13 @@ static void plan_clear(struct steer_plan *p)
  * reservation, --nodelist, --exclude, --constraint, node counts), so it
  * never widens it.
  */
+/* Node nd cannot give a pinned job its `gpus' GPUs now (work as prepared). */
+static bool pinned_node_taken(int32_t nd, int32_t gpus)
+{
+	return (work->node_flags[nd] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)) ||
+	       gp__popcount(node_full(nd) & ~work->alloc_mask[nd]) < gpus;
+}
+
 static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_info_t *ji,
                         const gp_steer_cand_t *k, int64_t now, struct steer_plan *plan,
                         int *evaluations)
@@ -1978,17 +1985,26 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		goto out;
 	pol = c->policy;
 	if (k->pinned) {
-		/* is the pinned set still free for it? */
-		if (!(e = ledger_find(k->ref)))
-			goto out; /* where it was pinned is no longer known */
-		for (i = 0; i < e->n; i++) {
-			int32_t nd = e->nodes[i];
+		/* is the pinned set still free for it?  The ledger says how many
+		 * GPUs on each node; a held job left the ledger, then its
+		 * record's nodes and GPUs per node say it */
+		int32_t *pn = NULL, npn = 0, per;
 
-			if ((work->node_flags[nd] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)) ||
-			    gp__popcount(node_full(nd) & ~work->alloc_mask[nd]) <
-			            gp__popcount(e->mask[i]))
-				taken = true;
+		if ((e = ledger_find(k->ref))) {
+			for (i = 0; i < e->n; i++)
+				if (pinned_node_taken(e->nodes[i], gp__popcount(e->mask[i])))
+					taken = true;
+		} else if (ji->req_nodes && gp__hostlist_nodes(c->cluster, "ReqNodeList", ji->req_nodes,
+		                                                c->cluster->nnodes, &pn, &npn, &err) == GP_OK &&
+		           npn > 0) {
+			per = (int32_t)tres_gpus(ji->tres_per_node);
+			if (per <= 0)
+				per = (r.gpus + npn - 1) / npn;
+			for (i = 0; i < npn; i++)
+				if (pinned_node_taken(pn[i], per))
+					taken = true;
 		}
+		free(pn);
 		if (!taken)
 			goto out; /* Slurm starts it there as soon as it gets to it */
 		snprintf(plan->why, sizeof(plan->why), "its pinned nodes were taken");
@@ -2021,14 +2037,16 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		goto out;
 	if (k->pinned && ji->req_nodes && !strcmp(ji->req_nodes, list))
 		goto out; /* the same set again */
-	/* the old comment after its first clause (prediction, checkpoint
-	 * plan, cap, reference) stays */
-	tail = ji->admin_comment ? strstr(ji->admin_comment, "; ") : NULL;
+	/* the old comment's prediction, checkpoint plan, cap and reference
+	 * stay; what it said about the old set goes */
+	tail = ji->admin_comment ? strstr(ji->admin_comment, "; step ") : NULL;
+	if (!tail && ji->admin_comment)
+		tail = strstr(ji->admin_comment, "; ref ");
 	plan->job_id = ji->job_id;
 	plan->req_nodes = strdup(list);
 	plan->nodes = (uint32_t)d.cands[0].nnodes;
 	plan->features = strdup(o->d.features ? o->d.features : "");
-	if (asprintf(&plan->comment, "gpuplace: PIN %s; exactly %d node%s, steered while pending: "
+	if (asprintf(&plan->comment, "gpuplace: PIN %s; exactly %d node%s; steered while pending: "
 	             "%s%s", list, d.cands[0].nnodes, d.cands[0].nnodes == 1 ? "" : "s", plan->why,
 	             tail ? tail : "") < 0)
 		plan->comment = NULL;

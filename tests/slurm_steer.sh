@@ -7,6 +7,10 @@
 #     user, an 8-GPU job must not be pinned there), a reservation that
 #     starts during the job's run, and a job with --reservation placed
 #     inside its reservation;
+#   - steering: a pending job whose pinned nodes were taken starts
+#     elsewhere, a running job is never moved, a constrained job starts on
+#     the compact set when it frees, a burst of 200 submissions while
+#     steering loses nothing and double-books no GPU;
 #   - a planned GPU power cap reaches the GPUs: Prolog/Epilog are
 #     etc/prolog/gpuplace-powercap with a recording stand-in for
 #     nvidia-smi, and the prolog must set the cap written in the job's
@@ -18,7 +22,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=9
+N_TESTS=13
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "integration tests need root"
@@ -127,7 +131,82 @@ check '[ "$nodes" = "n[3-4]" ] || [ "$nodes" = "n[5-6]" ]' "inside the reservati
 clean
 scontrol delete reservation=mine
 
-# 4. a power cap reaches the GPUs: both racks near their cap (6 kW: 4 nodes
+# 4. steering a pending job whose pinned nodes were taken: a held 8-GPU
+#    job is PINned to a free pair; a job submitted with -w takes one of
+#    those nodes; released, the job must start elsewhere at once rather
+#    than wait for them
+j=$(sbatch --parsable --hold --gpus=8 -t 60 -o /dev/null --wrap='sleep 300')
+pin=$(scontrol show job "$j" | sed -n 's/.*ReqNodeList=\([^ ]*\).*/\1/p')
+first=$(scontrol show hostnames "$pin" | head -n 1)
+b=$(sbatch --parsable -w "$first" --gpus=4 -o /dev/null --wrap='sleep 300')
+running_on "$b" >/dev/null
+scontrol release "$j"
+nodes=$(running_on "$j")
+[ -n "$nodes" ] || { sleep 10; nodes=$(running_on "$j"); }
+check '[ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qx "$first" && scontrol show job "$j" | grep -qF "AdminComment=gpuplace: PIN $nodes; exactly 2 nodes; steered while pending: its pinned nodes were taken; step "' \
+	"a pinned job whose node $first was taken is steered and starts elsewhere: $pin -> $nodes" "$(show "$j")"
+# 5. a job is never moved once running: after several refreshes its nodes
+#    and comment are those it started with
+c0=$(scontrol show job "$j" | grep -o 'AdminComment=.*')
+sleep 6
+check '[ "$(running_on "$j")" = "$nodes" ] && [ "$(scontrol show job "$j" | grep -o "AdminComment=.*")" = "$c0" ]' \
+	"a running job is never moved ($nodes, comment unchanged)" "$(show "$j")"
+clean
+
+# 6. a constrained job starts on the compact set when it frees: n[1-3] and
+#    n[5-7] full, n4 and n8 free (8 GPUs, but in two leaves): the 8-GPU job
+#    waits for one leaf; when n3's job ends it runs on n[3-4]
+# (the blockers' 5-minute limit lets gpuplace predict the wait: 5 min
+# against a 60-minute job 17 % slower when spread)
+for i in 1 2 3 5 6 7; do sbatch -Q -w n$i --gpus=4 -t 5 -o /dev/null -J blk$i --wrap='sleep 300'; done
+sleep 3
+j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e9,step_s=1 -t 60 -o /dev/null --wrap='sleep 300')
+sleep 4
+st=$(squeue -h -j "$j" -o '%T %N')
+scancel -n blk3
+nodes=$(running_on "$j")
+check '[ "${st%% *}" = PENDING ] && [ "$nodes" = "n[3-4]" ]' \
+	"a constrained job waits rather than spread over n[4,8] ($st) and starts on the compact n[3-4] when it frees ($nodes)" "$(show "$j")"
+clean
+
+# 7. a burst of 200 submissions while steering: all accepted, no GPU
+#    double-booked, none lost
+: >"$D/burst.err"
+for i in $(seq 1 200); do
+	sbatch -Q --gpus=2 -o /dev/null --wrap='sleep 2' || echo "submit $i failed" >>"$D/burst.err"
+done
+gpus_in_use() {
+	scontrol show job -d 2>/dev/null | awk '
+		/JobState=/ { run = ($0 ~ /JobState=RUNNING/) }
+		run && /^ +Nodes=.*GRES=.*IDX:/ {
+			match($0, /Nodes=[^ ]+/); nodes = substr($0, RSTART + 6, RLENGTH - 6)
+			match($0, /IDX:[^)]+/); idx = substr($0, RSTART + 4, RLENGTH - 4)
+			print nodes, idx
+		}' | while read -r hl idx; do
+		for h in $(scontrol show hostnames "$hl"); do
+			echo "$idx" | tr ',' '\n' | while IFS=- read -r a b; do
+				for g in $(seq "$a" "${b:-$a}"); do echo "$h:$g"; done
+			done
+		done
+	done
+}
+: >"$D/overlap.txt"
+seen=0 steered=0
+for sample in 1 2 3 4 5 6; do
+	gpus_in_use >"$D/inuse.txt"
+	seen=$((seen + $(wc -l <"$D/inuse.txt")))
+	sort "$D/inuse.txt" | uniq -d | sed 's/^/double-booked /' >>"$D/overlap.txt"
+	steered=$((steered + $(scontrol show job 2>/dev/null | grep -c 'steered while pending')))
+	sleep 3
+done
+for t in $(seq 1 240); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.5; done
+left=$(squeue -h | wc -l)
+check '[ ! -s "$D/burst.err" ] && [ ! -s "$D/overlap.txt" ] && [ "$seen" -gt 0 ] && [ "$left" = 0 ]' \
+	"a burst of 200 submissions while steering: all accepted and run, none left, no GPU double-booked ($seen GPU allocations sampled, $steered steered-job sightings)" \
+	"$(cat "$D/burst.err" "$D/overlap.txt" 2>/dev/null | head -n 5)" "$left left"
+clean
+
+# 8. a power cap reaches the GPUs: both racks near their cap (6 kW: 4 nodes
 #    x 1 kW + 16 idle GPUs x 50 W = 4.8 kW, less the 5 % margin leaves
 #    ~900 W each), so a 4-GPU job (4 x 350 W above idle) runs only
 #    capped; the prolog must set that cap on the job's GPUs
