@@ -10,7 +10,14 @@
 # the median over rounds of the with/without ratio of each round pair (a
 # single slow round, common on a shared 2-core machine, does not decide),
 # and the ratio of the means beside it.
-#   bench/bench_submit.sh [JOBS per round, default 200] [ROUNDS, default 5]
+#   bench/bench_submit.sh [JOBS per round, default 200] [ROUNDS, default 5] [steer]
+# With "steer", both configurations load the plugin and differ only in
+# steering: on (gpuplace_steer_max=8 with gpuplace_steer_interval=0, so
+# every refresh re-decides up to 32 pending jobs, far more than the
+# default 30 s interval allows) against off (gpuplace_steer_max=0).  The
+# cluster is kept full by one job on every GPU and the submitted jobs are
+# not held: they pend and form a backlog (JOBS x ROUNDS) that the plugin's
+# thread keeps re-deciding while submissions continue.
 # Needs root and Debian's Slurm; run from a build tree (make) or set
 # GP_TOP_BUILDDIR.
 set -eu
@@ -18,19 +25,27 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${GP_TOP_BUILDDIR:-$top}
 JOBS=${1:-200}
 ROUNDS=${2:-5}
+STEER=${3:-}
 [ "$(id -u)" = 0 ] || { echo "bench_submit: needs root" >&2; exit 2; }
 [ -f "$build/plugin/.libs/job_submit_gpuplace.so" ] || { echo "bench_submit: build first (no plugin in $build)" >&2; exit 2; }
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-bench.XXXXXX")
 export CTLPORT=${CTLPORT:-16977} BASEPORT=${BASEPORT:-17700}
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$build/plugin/.libs
 export SLURM_CONF=$D/etc/slurm.conf
+[ "$STEER" = steer ] && export SCHED_PARAMS=gpuplace_steer_max=8,gpuplace_steer_interval=0
 H="bash $top/tests/slurm/harness.sh"
 trap '$H down >/dev/null 2>&1; rm -rf "$D"' EXIT
 $H up 2>/dev/null
 sleep 3 # the plugin's first state snapshot
 
 set_plugin() {
-	if [ "$1" = on ]; then
+	if [ "$STEER" = steer ]; then
+		if [ "$1" = on ]; then
+			sed -i 's/^SchedulerParameters=.*/SchedulerParameters=gpuplace_steer_max=8,gpuplace_steer_interval=0/' "$SLURM_CONF"
+		else
+			sed -i 's/^SchedulerParameters=.*/SchedulerParameters=gpuplace_steer_max=0/' "$SLURM_CONF"
+		fi
+	elif [ "$1" = on ]; then
 		grep -q '^JobSubmitPlugins=' "$SLURM_CONF" || echo "JobSubmitPlugins=gpuplace" >>"$SLURM_CONF"
 	else
 		sed -i '/^JobSubmitPlugins=/d' "$SLURM_CONF"
@@ -40,20 +55,33 @@ set_plugin() {
 }
 
 # one round: jobs per second and the server's mean µs per submit RPC
+hold=--hold
+if [ "$STEER" = steer ]; then
+	hold=
+	# every GPU busy for the whole run: submitted jobs pend
+	sbatch -Q -N 8 --gpus-per-node=4 -o /dev/null -J full --wrap='sleep 100000'
+	sleep 2
+fi
 round() {
 	local t0 t1 i
-	timeout 20 scancel -u root 2>/dev/null || true
+	if [ "$STEER" = steer ]; then
+		# the backlog stays: rounds add to it (the pending jobs are cancelled
+		# only when there are more than 1,000)
+		[ "$(squeue -h -t PD | wc -l)" -le 1000 ] || timeout 20 scancel -t PD 2>/dev/null || true
+	else
+		timeout 20 scancel -u root 2>/dev/null || true
+	fi
 	sleep 1
 	sdiag -r >/dev/null
 	t0=$(date +%s.%N)
-	for i in $(seq 1 "$JOBS"); do sbatch -Q --hold --gpus=8 -o /dev/null --wrap=true; done
+	for i in $(seq 1 "$JOBS"); do sbatch -Q $hold --gpus=8 -o /dev/null --wrap=true; done
 	t1=$(date +%s.%N)
 	rpc=$(sdiag | awk '/REQUEST_SUBMIT_BATCH_JOB/ { for (i = 1; i <= NF; i++) if ($i ~ /^ave_time:/) { sub("ave_time:", "", $i); print $i } }')
 	echo "$(echo "$JOBS / ($t1 - $t0)" | bc -l) ${rpc:-0}"
 }
 
 on_rate=0 off_rate=0 on_rpc=0 off_rpc=0 pair=""
-printf '%-6s %-8s %12s %14s\n' round plugin jobs_per_s server_us_rpc
+printf '%-6s %-8s %12s %14s\n' round "${STEER:-plugin}" jobs_per_s server_us_rpc
 for r in $(seq 1 "$ROUNDS"); do
 	for mode in off on; do
 		set_plugin $mode
@@ -70,7 +98,8 @@ printf 'mean jobs/s: without %.1f, with %.1f; server us per submit RPC: without 
 	"$(echo "$off_rate / $ROUNDS" | bc -l)" "$(echo "$on_rate / $ROUNDS" | bc -l)" \
 	$((off_rpc / ROUNDS)) $((on_rpc / ROUNDS))
 printf 'ratio of the means with/without: %.3f\n' "$means"
-printf 'throughput ratio with/without (median of round pairs): %.3f (target >= 0.95): %s\n' "$ratio" \
+printf 'throughput ratio with/without%s (median of round pairs): %.3f (target >= 0.95): %s\n' \
+	"${STEER:+ steering}" "$ratio" \
 	"$(echo "$ratio >= 0.95" | bc -l | sed 's/1/PASS/; s/0/FAIL/')"
 # per-job lines are below info: count the last round's decisions on the jobs
 echo "decisions in the last round (jobs with gpuplace's admin comment):" \
