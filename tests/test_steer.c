@@ -4,7 +4,8 @@
  * plugin's own recent decisions (its ledger) taken off the racks' headroom,
  * so a burst of decisions made between two readings of the cluster cannot
  * over-commit a rack; and the advance reservations that keep a job off
- * nodes, or inside them.  The cluster is the test cluster of
+ * nodes, or inside them; and which pending jobs the steering pass looks
+ * at, in which order.  The cluster is the test cluster of
  * tests/slurm/harness.sh (tests/data/slurm/conf: 2 racks x 4 nodes x 4
  * A100, 400 W TDP, 50 W idle, 1 kW per node), its racks' caps lowered so
  * that each has room for two GPUs at full power.
@@ -280,12 +281,96 @@ static void resv_convert_and_apply(void **state)
 	gp_resv_view_clear(&v);
 }
 
+/* ---- steering: which pending jobs, in which order -------------------------- */
+
+static void comment_ref_reads_only_a_reference(void **state)
+{
+	(void)state;
+	assert_true(gp_comment_ref("gpuplace: PIN n[1-2]; step 1 s; ref 1795444746000009") ==
+	            1795444746000009ULL);
+	assert_true(gp_comment_ref("gpuplace: PIN n1; ref 12; later") == 12);
+	assert_true(gp_comment_ref("gpuplace: PIN n1; ref x") == 0);
+	assert_true(gp_comment_ref("gpuplace: PIN n1; ref 12x") == 0);
+	assert_true(gp_comment_ref("ref 12") == 0);
+	assert_true(gp_comment_ref(NULL) == 0);
+}
+
+static void pick_pending_placed_jobs_by_priority(void **state)
+{
+	slurm_job_info_t j[8];
+	gp_steer_cand_t out[8];
+	int n, i;
+
+	(void)state;
+	memset(j, 0, sizeof(j));
+	for (i = 0; i < 8; i++) {
+		j[i].job_id = (uint32_t)(100 + i);
+		j[i].job_state = JOB_PENDING;
+		j[i].priority = 1000;
+		j[i].submit_time = 50;
+		j[i].state_reason = WAIT_RESOURCES;
+	}
+	j[0].admin_comment = "gpuplace: PIN n[1-2]; step 1 s; ref 7";
+	j[0].priority = 10;
+	j[1].admin_comment = "gpuplace: CONSTRAIN [a|b]; step 1 s; ref 8";
+	j[1].priority = 20;
+	j[2].admin_comment = "gpuplace: PIN n3; ref 9";        /* running: never */
+	j[2].job_state = JOB_RUNNING;
+	j[3].admin_comment = "gpuplace: PIN n4; ref 10";       /* held */
+	j[3].priority = 0;
+	j[3].state_reason = WAIT_HELD;
+	j[4].admin_comment = "gpuplace: PIN n5; ref 11";       /* dependency */
+	j[4].state_reason = WAIT_DEPENDENCY;
+	j[5].admin_comment = "site note; ref 12";               /* not gpuplace's */
+	j[6].admin_comment = "gpuplace: PIN n6; step 1 s";     /* no reference */
+	j[7].admin_comment = "gpuplace: PIN n7; ref 13";       /* configuring */
+	j[7].job_state = JOB_PENDING | JOB_CONFIGURING;
+	n = gp_steer_pick(j, 8, out, 8);
+	assert_int_equal(n, 2);
+	/* Slurm's priority order: 20 before 10 */
+	assert_int_equal(out[0].job_id, 101);
+	assert_false(out[0].pinned);
+	assert_true(out[0].ref == 8);
+	assert_int_equal(out[1].job_id, 100);
+	assert_true(out[1].pinned);
+	/* ties: the earlier submission first */
+	j[0].priority = j[1].priority = 5;
+	j[0].submit_time = 40;
+	n = gp_steer_pick(j, 8, out, 8);
+	assert_int_equal(n, 2);
+	assert_int_equal(out[0].job_id, 100);
+}
+
+static void steer_keys_parse(void **state)
+{
+	gp_policy_t p;
+	gp_error_t err;
+
+	(void)state;
+	gp__policy_default(NULL, &p);
+	assert_int_equal(p.steer_max, 8);
+	assert_int_equal(p.steer_interval_s, 30);
+	assert_int_equal(gp__policy_parse("gpuplace_policy=pack,gpuplace_steer_max=0,"
+	                                  "gpuplace_steer_interval=5", "slurm.conf", &p, &err),
+	                 GP_OK);
+	assert_int_equal(p.steer_max, 0);
+	assert_int_equal(p.steer_interval_s, 5);
+	assert_int_equal(gp__policy_parse("gpuplace_steer_max=-1", "slurm.conf", &p, &err),
+	                 GP_ECONFIG);
+	assert_non_null(strstr(err.text, "gpuplace_steer_max"));
+	assert_non_null(strstr(err.text, "'-1'"));
+	assert_int_equal(p.steer_max, 0); /* unchanged */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(subtract_counts_tdp_or_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(burst_never_overcommits_a_rack, setup, teardown),
 		cmocka_unit_test_setup_teardown(resv_convert_and_apply, setup, teardown),
+		cmocka_unit_test(comment_ref_reads_only_a_reference),
+		cmocka_unit_test(pick_pending_placed_jobs_by_priority),
+		cmocka_unit_test(steer_keys_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
