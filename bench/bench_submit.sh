@@ -101,6 +101,12 @@ printf 'ratio of the means with/without: %.3f\n' "$means"
 printf 'throughput ratio with/without%s (median of round pairs): %.3f (target >= 0.95): %s\n' \
 	"${STEER:+ steering}" "$ratio" \
 	"$(echo "$ratio >= 0.95" | bc -l | sed 's/1/PASS/; s/0/FAIL/')"
-# per-job lines are below info: count the last round's decisions on the jobs
-echo "decisions in the last round (jobs with gpuplace's admin comment):" \
-	"$(scontrol show job 2>/dev/null | grep -c 'AdminComment=gpuplace: ') of $JOBS"
+# per-job lines are below info: count the decisions on the jobs
+if [ "$STEER" = steer ]; then
+	echo "pending backlog at the end (jobs with gpuplace's admin comment):" \
+		"$(scontrol show job 2>/dev/null | grep -c 'AdminComment=gpuplace: ') of" \
+		"$(squeue -h -t PD | wc -l) pending"
+else
+	echo "decisions in the last round (jobs with gpuplace's admin comment):" \
+		"$(scontrol show job 2>/dev/null | grep -c 'AdminComment=gpuplace: ') of $JOBS"
+fi

@@ -1203,7 +1203,11 @@ static int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_requ
 		return 0; /* not a distributed GPU job */
 	r->min_nodes = (int32_t)nodes;
 	r->max_nodes = j->max_nodes == NO_VAL || j->max_nodes == 0 ? 0 : (int32_t)j->max_nodes;
-	r->exclusive = j->shared == 0; /* --exclusive */
+	/* --exclusive; and --exclusive=user or =mcs, which share a node only
+	 * with jobs of the same user or MCS label, which gpuplace cannot
+	 * tell apart: only idle nodes, where Slurm can always start it */
+	r->exclusive = j->shared == JOB_SHARED_NONE || j->shared == JOB_SHARED_USER ||
+	               j->shared == JOB_SHARED_MCS;
 	r->time_limit_min = j->time_limit == NO_VAL || j->time_limit == INFINITE ? 0 : j->time_limit;
 	if (j->partition && strchr(j->partition, ',')) {
 		snprintf(why, len, "several partitions are left to Slurm");
