@@ -634,6 +634,18 @@ static const char *daemon_conf_file(void)
 	return sc && sc->slurm_conf && *sc->slurm_conf ? sc->slurm_conf : NULL;
 }
 
+/* slurmctld runs topology/tree (its exported slurm_conf_t); false outside
+ * slurmctld. */
+static bool topology_tree(void)
+{
+	const slurm_conf_t *sc;
+
+	if (!in_slurmctld())
+		return false;
+	sc = dlsym(RTLD_DEFAULT, "slurm_conf");
+	return sc && sc->topology_plugin && strstr(sc->topology_plugin, "tree");
+}
+
 static void set_conf_dir(void)
 {
 	const char *env = getenv("GPUPLACE_CONF_DIR");
@@ -691,6 +703,7 @@ struct ledger_entry {
 };
 
 static struct gp_conf *dec_conf;      /* the configuration engine and ledger belong to */
+static bool dec_one_weight;           /* every node of dec_conf has the same Weight */
 static gp_engine_t *engine;
 static gp_state_t *work;              /* snapshot + ledger, what a decision sees */
 static int32_t *slurm_order;          /* nodes by (Weight, slurm.conf order) */
@@ -787,8 +800,12 @@ static int decider_reset(struct gp_conf *c)
 		            *err.text ? err.text : "out of memory");
 		return -1;
 	}
-	for (i = 0; i < c->cluster->nnodes; i++)
+	dec_one_weight = true;
+	for (i = 0; i < c->cluster->nnodes; i++) {
 		slurm_order[i] = i;
+		if (c->cluster->nodes[i].weight != c->cluster->nodes[0].weight)
+			dec_one_weight = false;
+	}
 	order_cluster = c->cluster;
 	qsort(slurm_order, (size_t)c->cluster->nnodes, sizeof(*slurm_order), by_slurm_order);
 	pthread_mutex_lock(&conf_lock);
@@ -1420,6 +1437,7 @@ struct outcome {
 	const char *features;         /* CONSTRAIN: the constraint to add, "" = none */
 	char *tres_node;              /* PIN: new tres_per_node (Slurm-allocated) or NULL */
 	char unpinned[160];           /* why a PIN became CONSTRAIN, "" = it did not */
+	uint32_t switches, switch_wait; /* CONSTRAIN by --switches=N@S, 0 = not */
 	uint64_t ref;
 	const gp_job_profile_t *profile; /* the hints, NULL = none */
 };
@@ -1450,6 +1468,13 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 		    best->nnodes == 1 ? "" : "s",
 		    best->nnodes == 1 ? best->ngpus : gp__popcount(best->gpu_mask[0]),
 		    best->nnodes == 1 ? "" : " each");
+	} else if (o->kind == GP_DECIDE_CONSTRAIN && o->switches) {
+		j->req_switch = o->switches;
+		j->wait4switch = o->switch_wait;
+		ADD("gpuplace: CONSTRAIN --switches=%u@%u s: Slurm (topology/tree) waits up to %u s "
+		    "for %u leaf switch%s, then may spread the job, which no longer pays after that",
+		    o->switches, o->switch_wait, o->switch_wait, o->switches,
+		    o->switches == 1 ? "" : "es");
 	} else if (o->kind == GP_DECIDE_CONSTRAIN) {
 		char *old = j->features;
 		bool added = false;
@@ -1579,7 +1604,7 @@ static void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *
 }
 
 static void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
-                      uint32_t uid);
+                      uint32_t uid, bool every_refresh);
 
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
@@ -1708,6 +1733,15 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	}
 	o.kind = d.kind;
 	o.features = d.features;
+	/* waiting for a compact set: Slurm's own wait-for-switch where it
+	 * applies (topology/tree, one Weight for all nodes - Weight tiers make
+	 * cons_tres force lower-weight nodes in and never meet the switch
+	 * count, notes/slurm-on-one-machine.md C2 - and no --switches of the
+	 * user's) */
+	if (d.kind == GP_DECIDE_CONSTRAIN && topology_tree() && dec_one_weight &&
+	    (job_desc->req_switch == NO_VAL || job_desc->req_switch == 0) &&
+	    gp_switch_request(&d, &c->policy, &o.switches, &o.switch_wait))
+		o.features = "";
 	o.ref = ref_base + ++ref_seq;
 	o.profile = found > 0 ? &profile : NULL;
 	if (d.kind == GP_DECIDE_PIN && d.ncands > 0 &&
@@ -1720,7 +1754,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	}
 	if (o.kind != GP_DECIDE_REJECT)
 		orig_save(job_desc, o.ref, found > 0 ? hints : NULL,
-		          d.waited ? d.wait_s : 0.0, submit_uid);
+		          d.waited ? d.wait_s : 0.0, submit_uid, o.switches > 0);
 	if (o.kind != GP_DECIDE_REJECT && d.ncands > 0 && !d.cands[0].future)
 		ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, o.ref, submit_uid,
 		           gp_live_name_hash(job_desc->name), true, d.cands[0].cap_w);
@@ -1774,6 +1808,10 @@ struct steer_orig {
 	int64_t decided;          /* when it was decided */
 	int64_t updated;          /* last steering update, 0 = none */
 	int64_t checked;          /* CONSTRAIN: last re-decision (first: its decision) */
+	bool every_refresh;       /* waits through --switches: re-decided at every
+	                           * refresh, so it is PINned the moment a compact
+	                           * set frees rather than at Slurm's next
+	                           * backfill pass */
 	double wait_s;            /* CONSTRAINed to wait: the predicted wait, else 0 */
 	uint32_t uid;
 	char *hints;              /* the hint string, NULL = none */
@@ -1808,7 +1846,7 @@ static void orig_free(struct steer_orig *o)
 
 /* Called under decide_lock, before apply() changes the description. */
 static void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
-                      uint32_t uid)
+                      uint32_t uid, bool every_refresh)
 {
 	struct steer_orig *o;
 
@@ -1825,6 +1863,7 @@ static void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, 
 	o->decided = o->checked = (int64_t)time(NULL);
 	o->wait_s = wait_s;
 	o->uid = uid;
+	o->every_refresh = every_refresh;
 	o->hints = dup_or_null(hints);
 	o->d.min_nodes = j->min_nodes;
 	o->d.max_nodes = j->max_nodes;
@@ -1971,7 +2010,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	if (!o || (o->updated && now - o->updated < c->policy.steer_interval_s))
 		return 0; /* not known (slurmctld restarted), or updated lately */
 	/* a CONSTRAINed job is re-decided once per interval, not per refresh */
-	if (!k->pinned && now - o->checked < c->policy.steer_interval_s)
+	if (!k->pinned && !o->every_refresh && now - o->checked < c->policy.steer_interval_s)
 		return 0;
 	if (dec_conf != c && decider_reset(c) != 0)
 		return 0;

@@ -253,3 +253,24 @@ int gp_steer_pick(const slurm_job_info_t *jobs, uint32_t n, gp_steer_cand_t *out
 	qsort(out, (size_t)got, sizeof(*out), by_priority);
 	return got;
 }
+
+/* ---- Slurm's own wait-for-switch ------------------------------------------- */
+
+int gp_switch_request(const gp_decision_t *d, const gp_policy_t *p, uint32_t *count,
+                      uint32_t *max_s)
+{
+	double compact_run, pays;
+
+	if (!d || !p || d->kind != GP_DECIDE_CONSTRAIN || !d->waited || d->ncands < 1 ||
+	    d->cands[0].nleaves < 1 || !(d->now_finish_s > 0))
+		return 0;
+	compact_run = d->wait_finish_s - d->wait_s;
+	pays = d->now_finish_s * (1.0 - p->wait_gain) - compact_run;
+	if (p->max_wait_s > 0 && pays > p->max_wait_s)
+		pays = p->max_wait_s;
+	if (!(pays >= d->wait_s) || pays < 1.0)
+		return 0;
+	*count = (uint32_t)d->cands[0].nleaves;
+	*max_s = (uint32_t)ceil(pays);
+	return 1;
+}

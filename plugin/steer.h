@@ -16,6 +16,7 @@
 
 #include "decide.h"
 #include "model.h"
+#include "policy.h"
 
 /*
  * Subtract from racks[] (c->nracks entries, as gp__power_view_fill filled
@@ -77,6 +78,22 @@ void gp_resv_view_clear(gp_resv_view_t *v);
  */
 int gp_resv_apply(const gp_cluster_t *c, const gp_resv_view_t *v, const char *job_resv,
                   int64_t now, int64_t run_s, uint32_t *node_flags, char *why, size_t len);
+
+/* ---- Slurm's own wait-for-switch ------------------------------------------- */
+
+/*
+ * For a decision that waits for a compact set (CONSTRAIN, d->waited):
+ * Slurm's --switches=count@max-time, which topology/tree honours itself
+ * (req_switch, wait4switch): count = the leaf switches of the set waited
+ * for, max-time = the longest wait after which waiting still pays by the
+ * policy's wait_gain (the compact run then ends no later than
+ * (1 - wait_gain) x the spread run started now), at most the policy's
+ * max_wait.  After that time Slurm may spread the job, as starting it now
+ * would have.  1 with *count and *max_s, 0 when not applicable (not
+ * waiting, or the wait that pays is shorter than the predicted one).
+ */
+int gp_switch_request(const gp_decision_t *d, const gp_policy_t *p, uint32_t *count,
+                      uint32_t *max_s);
 
 /* ---- steering pending jobs ------------------------------------------------- */
 

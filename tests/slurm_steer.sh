@@ -8,8 +8,9 @@
 #     starts during the job's run, and a job with --reservation placed
 #     inside its reservation;
 #   - steering: a pending job whose pinned nodes were taken starts
-#     elsewhere, a running job is never moved, a constrained job starts on
-#     the compact set when it frees, a burst of 200 submissions while
+#     elsewhere, a running job is never moved, a constrained job waits
+#     through Slurm's --switches=1@max-time and starts on the compact set
+#     when it frees, a burst of 200 submissions while
 #     steering loses nothing and double-books no GPU;
 #   - a planned GPU power cap reaches the GPUs: Prolog/Epilog are
 #     etc/prolog/gpuplace-powercap with a recording stand-in for
@@ -22,7 +23,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=13
+N_TESTS=14
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "integration tests need root"
@@ -71,9 +72,9 @@ if ! $H up 2>"$D.up.log"; then
 fi
 sleep 3 # the plugin's first reading of the state
 
-running_on() {
+running_on() { # job [quarter seconds to wait, default 60]
 	local t nodes=""
-	for t in $(seq 1 60); do
+	for t in $(seq 1 "${2:-60}"); do
 		nodes=$(squeue -h -j "$1" -t R -o %N 2>/dev/null)
 		[ -n "$nodes" ] && break
 		sleep 0.25
@@ -163,10 +164,22 @@ sleep 3
 j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e9,step_s=1 -t 60 -o /dev/null --wrap='sleep 300')
 sleep 4
 st=$(squeue -h -j "$j" -o '%T %N')
+sw=$(scontrol show job "$j" | grep -o 'Switches=[^ ]*')
+cm=$(scontrol show job "$j" | grep -o 'AdminComment=gpuplace: CONSTRAIN --switches=[0-9]*@[0-9]* s')
 scancel -n blk3
-nodes=$(running_on "$j")
-check '[ "${st%% *}" = PENDING ] && [ "$nodes" = "n[3-4]" ]' \
-	"a constrained job waits rather than spread over n[4,8] ($st) and starts on the compact n[3-4] when it frees ($nodes)" "$(show "$j")"
+t0=$SECONDS
+# Slurm alone starts a job waiting for a switch count at sched/backfill's
+# next pass (bf_interval, 30 s by default); gpuplace's steering PINs it to
+# the compact set at its next refresh (2 s), so it starts within seconds
+nodes=$(running_on "$j" 60)
+took=$((SECONDS - t0))
+check '[ "${st%% *}" = PENDING ] && [ "$nodes" = "n[3-4]" ] && scontrol show job "$j" | grep -qF "AdminComment=gpuplace: PIN n[3-4]; exactly 2 nodes; steered while pending: "' \
+	"a constrained job waits rather than spread over n[4,8] ($st) and is steered to the compact n[3-4] when it frees ($nodes, ${took} s later)" "$(show "$j")"
+# topology/tree and one Weight for all nodes: the wait goes through Slurm's
+# own --switches=1@max-time, max-time from the predicted gain
+secs=${cm##*@}; secs=${secs% s}
+check '[ -n "$cm" ] && echo "$sw" | grep -q "^Switches=1@" && [ "$secs" -ge 300 ] && [ "$secs" -le 1800 ]' \
+	"the wait is Slurm's --switches: $sw, ${cm#AdminComment=}" "$(show "$j")"
 clean
 
 # 7. a burst of 200 submissions while steering: all accepted, no GPU
