@@ -362,6 +362,53 @@ static void steer_keys_parse(void **state)
 	assert_int_equal(p.steer_max, 0); /* unchanged */
 }
 
+/* ---- --switches=count@max-time ---------------------------------------------- */
+
+static void switch_request_from_the_wait_gain(void **state)
+{
+	gp_scored_t cand;
+	gp_decision_t d;
+	gp_policy_t p;
+	uint32_t count = 0, max_s = 0;
+
+	(void)state;
+	gp__policy_default(NULL, &p); /* wait_gain 0.05, max_wait 1800 s */
+	memset(&cand, 0, sizeof(cand));
+	memset(&d, 0, sizeof(d));
+	cand.nleaves = 1;
+	d.cands = &cand;
+	d.ncands = 1;
+	d.kind = GP_DECIDE_CONSTRAIN;
+	d.waited = true;
+	/* the harness's case: a 60-minute job 17 % slower spread (4219 s),
+	 * compact after ~298 s (done in 3898 s, so a 3600 s run): waiting pays
+	 * while wait + 3600 <= 0.95 x 4219, up to 408.05 s */
+	d.now_finish_s = 4219;
+	d.wait_s = 298;
+	d.wait_finish_s = 3898;
+	assert_int_equal(gp_switch_request(&d, &p, &count, &max_s), 1);
+	assert_int_equal(count, 1);
+	assert_int_equal(max_s, 409);
+	/* capped by the policy's max_wait */
+	p.max_wait_s = 350;
+	assert_int_equal(gp_switch_request(&d, &p, &count, &max_s), 1);
+	assert_int_equal(max_s, 350);
+	/* a wait that pays less long than predicted: no switch request */
+	p.max_wait_s = 200;
+	assert_int_equal(gp_switch_request(&d, &p, &count, &max_s), 0);
+	p.max_wait_s = 1800;
+	/* two leaves waited for */
+	cand.nleaves = 2;
+	assert_int_equal(gp_switch_request(&d, &p, &count, &max_s), 1);
+	assert_int_equal(count, 2);
+	/* not waiting, or a PIN: none */
+	d.waited = false;
+	assert_int_equal(gp_switch_request(&d, &p, &count, &max_s), 0);
+	d.waited = true;
+	d.kind = GP_DECIDE_PIN;
+	assert_int_equal(gp_switch_request(&d, &p, &count, &max_s), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +418,7 @@ int main(void)
 		cmocka_unit_test(comment_ref_reads_only_a_reference),
 		cmocka_unit_test(pick_pending_placed_jobs_by_priority),
 		cmocka_unit_test(steer_keys_parse),
+		cmocka_unit_test(switch_request_from_the_wait_gain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
