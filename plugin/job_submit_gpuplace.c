@@ -448,8 +448,8 @@ static void summary_log(void)
 	}
 	if (!total)
 		return;
-	slurm_info("gpuplace: last %d s: %lu PIN, %lu CONSTRAIN (%lu of them not pinned for "
-	           "exactness or stale state), %lu REJECT, %lu rejected hints; passed: %s; "
+	slurm_info("gpuplace: last %d s: %lu PIN, %lu CONSTRAIN (%lu of them instead of a PIN "
+	           "Slurm could not be held to), %lu REJECT, %lu rejected hints; passed: %s; "
 	           "pending jobs steered: %lu",
 	           GP_SUMMARY_S, kind[GP_DECIDE_PIN], kind[GP_DECIDE_CONSTRAIN], unpinned,
 	           kind[GP_DECIDE_REJECT], bad, used ? passes : "none", steered);
@@ -646,6 +646,20 @@ static bool topology_tree(void)
 	return sc && sc->topology_plugin && strstr(sc->topology_plugin, "tree");
 }
 
+/* slurmctld's DefMemPerCPU (with MEM_PER_CPU set) or DefMemPerNode, 0 when
+ * none or outside slurmctld; read at every call, so a reconfigure counts. */
+static uint64_t daemon_default_mem(void)
+{
+	static const slurm_conf_t *sc;
+	static bool looked;
+
+	if (!looked) {
+		sc = in_slurmctld() ? dlsym(RTLD_DEFAULT, "slurm_conf") : NULL;
+		looked = true;
+	}
+	return sc ? sc->def_mem_per_cpu : 0;
+}
+
 static void set_conf_dir(void)
 {
 	const char *env = getenv("GPUPLACE_CONF_DIR");
@@ -686,7 +700,8 @@ static void set_conf_dir(void)
  * and name submitted with it as started, at most GP_LEDGER_GRACE_S
  * (pending that long, it waits for resources and holds none); while such a
  * guess stands, no job is PINned (the guess may be wrong), only
- * CONSTRAINed.  An entry whose job Slurm has not listed GP_LEDGER_GRACE_S after
+ * CONSTRAINed - unless the passed job's own --nodelist names exactly the
+ * nodes it takes.  An entry whose job Slurm has not listed GP_LEDGER_GRACE_S after
  * the decision (a later plugin rejected it, or it was cancelled) is
  * dropped.
  */
@@ -697,6 +712,8 @@ struct ledger_entry {
 	uint64_t name_hash;
 	bool until_started;           /* PIN/CONSTRAIN: kept while the job pends */
 	double cap_w;                 /* GPU power cap planned, 0 = none */
+	bool certain;                 /* a passed job's nodes are known (its own
+	                               * --nodelist names exactly them) */
 	int32_t n;
 	int32_t *nodes;
 	uint32_t *mask;
@@ -711,7 +728,8 @@ static int32_t *slurm_order;          /* nodes by (Weight, slurm.conf order) */
 static gp_rack_view_t *dec_racks;
 static struct ledger_entry ledger[GP_LEDGER_MAX];
 static int nledger;
-/* passed GPU jobs Slurm has not shown started yet (prepare_work) */
+/* passed GPU jobs Slurm has not shown started yet whose nodes are a
+ * guess (prepare_work) */
 static int unconfirmed_passes;
 static uint64_t ref_base, ref_seq;    /* decision references: init time, counter */
 /* checkpoint schedules this plugin planned, until the job's time limit
@@ -903,7 +921,7 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 			work->alloc_mask[e->nodes[i]] |= e->mask[i];
 		if (!ledger_oldest || e->time < ledger_oldest)
 			ledger_oldest = e->time;
-		if (!e->ref)
+		if (!e->ref && !e->certain)
 			unconfirmed_passes++;
 		ledger[kept++] = *e;
 	}
@@ -937,25 +955,26 @@ static const gp_rack_view_t *ledger_racks(const gp_rack_view_t *from)
 	memcpy(dec_racks, from, (size_t)dec_conf->cluster->nracks * sizeof(*dec_racks));
 	for (k = 0; k < nledger; k++)
 		if (!(ledger[k].ref && ledger[k].ref == prepare_skip_ref))
-			gp_ledger_power_subtract(dec_conf->cluster, dec_racks, ledger[k].nodes, ledger[k].mask,
-		                         ledger[k].n, ledger[k].cap_w);
+			gp_ledger_power_subtract(dec_conf->cluster, dec_racks, ledger[k].nodes,
+			                         ledger[k].mask, ledger[k].n, ledger[k].cap_w);
 	return dec_racks;
 }
 
-static void ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref,
+/* Add an entry; false when the ledger is full or memory is short. */
+static bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref,
                        uint32_t uid, uint64_t name_hash, bool until_started, double cap_w)
 {
 	struct ledger_entry *e;
 
 	if (nledger == GP_LEDGER_MAX || n <= 0)
-		return;
+		return false;
 	e = &ledger[nledger];
 	e->nodes = malloc((size_t)n * sizeof(*e->nodes));
 	e->mask = malloc((size_t)n * sizeof(*e->mask));
 	if (!e->nodes || !e->mask) {
 		free(e->nodes);
 		free(e->mask);
-		return;
+		return false;
 	}
 	memcpy(e->nodes, nodes, (size_t)n * sizeof(*e->nodes));
 	memcpy(e->mask, mask, (size_t)n * sizeof(*e->mask));
@@ -966,9 +985,11 @@ static void ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, ui
 	e->name_hash = name_hash;
 	e->until_started = until_started;
 	e->cap_w = cap_w;
+	e->certain = false;
 	if (!ledger_oldest || e->time < ledger_oldest)
 		ledger_oldest = e->time;
 	nledger++;
+	return true;
 }
 
 /*
@@ -1026,8 +1047,10 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 		idx[got] = i;
 		mask[got++] = m;
 	}
-	if (got == want)
-		ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0);
+	/* -w naming exactly the nodes it takes: only the GPU indices are a
+	 * guess, the nodes and counts are not */
+	if (got == want && ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0))
+		ledger[nledger - 1].certain = r->nrequired == got;
 }
 
 extern int init(void)
@@ -1312,11 +1335,14 @@ static void job_label(const job_desc_msg_t *j, uint32_t uid, char *buf, size_t l
 		snprintf(buf, len, "job '%.100s' of uid %u", name, uid);
 }
 
-/* What the job needs of each node besides GPUs (Slurm's defaults where it
- * says nothing: one CPU, and some memory - DefMemPerCPU is not known here,
- * so at least 1 MB). */
-static void job_need(const job_desc_msg_t *j, gp_live_need_t *n)
+/* What the job needs of each node besides GPUs, with Slurm's defaults where
+ * it says nothing: one CPU, and def_mem (slurmctld's DefMemPerCPU with
+ * MEM_PER_CPU set, or DefMemPerNode; a partition's own default is not
+ * seen), else at least 1 MB. */
+static void job_need(const job_desc_msg_t *j, uint64_t def_mem, gp_live_need_t *n)
 {
+	uint64_t mem = j->pn_min_memory != NO_VAL64 ? j->pn_min_memory : def_mem;
+
 	int32_t cpt = j->cpus_per_task == NO_VAL16 || j->cpus_per_task == 0 ? 1 : j->cpus_per_task;
 	long v;
 
@@ -1332,13 +1358,13 @@ static void job_need(const job_desc_msg_t *j, gp_live_need_t *n)
 	v = tres_gpus(j->mem_per_tres);
 	n->mem_per_gpu_mb = v > 0 ? v : 0;
 	n->mem_per_node_mb = 1;
-	if (j->pn_min_memory != NO_VAL64) {
-		if (j->pn_min_memory & MEM_PER_CPU)
-			n->mem_per_node_mb = (int64_t)(j->pn_min_memory & ~MEM_PER_CPU) * n->cpus_per_node;
-		else if (j->pn_min_memory == 0)
+	if (mem != NO_VAL64 && (mem || j->pn_min_memory == 0)) {
+		if (mem & MEM_PER_CPU)
+			n->mem_per_node_mb = (int64_t)(mem & ~MEM_PER_CPU) * n->cpus_per_node;
+		else if (mem == 0)
 			n->mem_per_node_mb = -1; /* --mem=0: the whole node's memory */
 		else
-			n->mem_per_node_mb = (int64_t)j->pn_min_memory;
+			n->mem_per_node_mb = (int64_t)mem;
 		if (n->mem_per_node_mb == 0)
 			n->mem_per_node_mb = 1;
 	}
@@ -1590,7 +1616,7 @@ static void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *
 		snap_put(sn);
 		return;
 	}
-	job_need(j, &need);
+	job_need(j, daemon_default_mem(), &need);
 	pthread_mutex_lock(&decide_lock);
 	if (dec_conf == c || decider_reset(c) == 0) {
 		prepare_work(&sn->view, &need);
@@ -1673,7 +1699,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		snap_put(sn);
 		goto out;
 	}
-	job_need(job_desc, &need);
+	job_need(job_desc, daemon_default_mem(), &need);
 	memset(&d, 0, sizeof(d));
 	memset(&o, 0, sizeof(o));
 	pthread_mutex_lock(&decide_lock);
@@ -2020,7 +2046,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	memset(&d, 0, sizeof(d));
 	if (build_request(&o->d, c->cluster, &r, why, sizeof(why)) <= 0)
 		goto out;
-	job_need(&o->d, &need);
+	job_need(&o->d, daemon_default_mem(), &need);
 	prepare_skip_ref = k->ref;
 	prepare_work(&sn->view, &need);
 	if (gp_resv_apply(c->cluster, &sn->resv, o->d.reservation, now,

@@ -222,7 +222,7 @@ static uint64_t comment_ref(const char *comment)
 }
 
 static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t *ji,
-                   int32_t *unreadable)
+                   int32_t *unreadable, int32_t *job_cpus, int64_t *job_mem)
 {
 	hostlist_t hl = slurm_hostlist_create(ji->nodes);
 	gp_job_alloc_t *ja, *grown;
@@ -271,6 +271,18 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 				 * gres_used count */
 			}
 			m &= full_mask(c->nodes[idx].ngpus);
+			{
+				int cpus = ji->job_resrcs
+				           ? slurm_job_cpus_allocated_on_node(ji->job_resrcs, host) : 0;
+				uint64_t mem = ji->pn_min_memory;
+
+				if (cpus > 0)
+					job_cpus[idx] += cpus;
+				if (mem != NO_VAL64 && !(mem & MEM_PER_CPU))
+					job_mem[idx] += (int64_t)mem;
+				else if (mem != NO_VAL64 && cpus > 0)
+					job_mem[idx] += (int64_t)(mem & ~MEM_PER_CPU) * cpus;
+			}
 			ja->nodes[ja->nnodes] = idx;
 			ja->gpu_mask[ja->nnodes] = m;
 			s->alloc_mask[idx] |= m; /* the job's indices, in case gres_used lags */
@@ -316,11 +328,14 @@ int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_li
                     int64_t since, gp_live_view_t *out, char *why, size_t len)
 {
 	uint32_t i;
-	int32_t cap = 0;
+	int32_t cap = 0, *job_cpus = NULL, k;
+	int64_t *job_mem = NULL;
 
 	memset(out, 0, sizeof(*out));
 	if (gp_state_create(c, &out->state) != GP_OK ||
-	    !(out->res = calloc((size_t)c->nnodes + 1, sizeof(*out->res))))
+	    !(out->res = calloc((size_t)c->nnodes + 1, sizeof(*out->res))) ||
+	    !(job_cpus = calloc((size_t)c->nnodes + 1, sizeof(*job_cpus))) ||
+	    !(job_mem = calloc((size_t)c->nnodes + 1, sizeof(*job_mem))))
 		goto nomem;
 	out->state->time = now;
 	out->jobs_time = now;
@@ -345,7 +360,8 @@ int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_li
 			continue;
 		r = &out->res[idx];
 		r->known = true;
-		r->cpus_free = (int32_t)(ni->cpus_efctv ? ni->cpus_efctv : ni->cpus) - (int32_t)alloc[i].cpus;
+		r->cpus_total = (int32_t)(ni->cpus_efctv ? ni->cpus_efctv : ni->cpus);
+		r->cpus_free = r->cpus_total - (int32_t)alloc[i].cpus;
 		if (r->cpus_free < 0)
 			r->cpus_free = 0;
 		r->mem_mb = (int64_t)ni->real_memory -
@@ -362,11 +378,28 @@ int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_li
 			goto nomem;
 		if ((base != JOB_RUNNING && base != JOB_SUSPENDED) || !ji->nodes || !*ji->nodes)
 			continue;
-		if (add_job(out->state, c, ji, &out->unreadable) != 0)
+		if (add_job(out->state, c, ji, &out->unreadable, job_cpus, job_mem) != 0)
 			goto nomem;
 	}
+	/* the running jobs' CPUs (their job_resrcs, when Slurm sent them) and
+	 * memory (per node, or per CPU times those CPUs) as a cross-check of
+	 * the node's own counts */
+	for (k = 0; k < c->nnodes; k++) {
+		gp_live_res_t *r = &out->res[k];
+
+		if (!r->known)
+			continue;
+		if (r->cpus_free > r->cpus_total - job_cpus[k])
+			r->cpus_free = r->cpus_total - job_cpus[k] < 0 ? 0 : r->cpus_total - job_cpus[k];
+		if (r->mem_free_mb > r->mem_mb - job_mem[k])
+			r->mem_free_mb = r->mem_mb - job_mem[k] < 0 ? 0 : r->mem_mb - job_mem[k];
+	}
+	free(job_cpus);
+	free(job_mem);
 	return 0;
 nomem:
+	free(job_cpus);
+	free(job_mem);
 	gp_live_view_clear(out);
 	snprintf(why, len, "out of memory");
 	return -1;

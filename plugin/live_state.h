@@ -32,9 +32,12 @@ typedef struct gp_live_alloc {
 /* What a node of the model has left for new jobs. */
 typedef struct gp_live_res {
 	bool known;             /* Slurm reported the node with its allocation */
-	int32_t cpus_free;      /* usable CPUs (CPUEfctv) less CPUAlloc */
+	int32_t cpus_total;     /* usable CPUs (CPUEfctv) */
+	int32_t cpus_free;      /* cpus_total less CPUAlloc, or less the CPUs
+	                         * of the running jobs when those are more */
 	int64_t mem_mb;         /* RealMemory less MemSpecLimit */
-	int64_t mem_free_mb;    /* mem_mb less AllocMem */
+	int64_t mem_free_mb;    /* mem_mb less AllocMem, or less the memory of
+	                         * the running jobs when that is more */
 } gp_live_res_t;
 
 /* A recently submitted job, as the plugin's ledger matches its decisions

@@ -9,7 +9,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=19
+N_TESTS=21
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "integration tests need root"
@@ -136,6 +136,32 @@ cb=$(scontrol show job "$b" | grep -o 'checkpoint every [0-9]* s to [a-z]* at +[
 check '[ -n "$ca" ] && [ -n "$cb" ] && [ "${ca##*to }" != "${cb##*to }" ] && [ "$(echo "$ca" | cut -d" " -f5)" = "$(echo "$cb" | cut -d" " -f5)" ]' \
 	"two jobs on one checkpoint target get staggered windows ($ca | $cb)" \
 	"$(scontrol show job "$a" | grep AdminComment)" "$(scontrol show job "$b" | grep AdminComment)"
+
+scancel -u root
+sleep 3
+
+# 6b. occupancy gpuplace did not make: 1-GPU jobs with -w pass unchanged
+#     and fill n5 and half of n6 (rack A has no power headroom); an 8-GPU
+#     job submitted at once must not be pinned to them and runs exactly
+#     where its comment says
+for h in n5 n5 n5 n5 n6 n6; do sbatch -Q -J blk -w $h --gpus=1 -o /dev/null --wrap='sleep 600'; done
+j=$(sbatch --parsable -J big --gpus=8 -o /dev/null --wrap='sleep 600')
+nodes=$(running_on "$j")
+check '[ "$nodes" = "n[7-8]" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN n\[7-8\];"' \
+	"jobs passed with -w count at once: the 8-GPU job runs on the free n[7-8] it was pinned to ($nodes)" \
+	"$(scontrol show job "$j" | grep -E 'AdminComment|NodeList')"
+# a 1-GPU job without -w: where Slurm starts it is a guess until the next
+# reading, so the 2-GPU job right after is kept in its domain, not pinned
+scancel "$j"
+sleep 2
+sbatch -Q -J one --gpus=1 -o /dev/null --wrap='sleep 600'
+j=$(sbatch --parsable -J two --gpus=2 -o /dev/null --wrap='sleep 600')
+nodes=$(running_on "$j")
+cmt=$(scontrol show job "$j" | grep -o 'AdminComment=.*')
+feat=$(echo "$cmt" | sed -n 's/^AdminComment=gpuplace: CONSTRAIN \([a-z_A-Z0-9]*\);.*/\1/p')
+outside=$(for h in $(scontrol show hostnames "$nodes"); do scontrol show node "$h" | grep -q "AvailableFeatures=.*$feat" || echo "$h"; done)
+check '[ -n "$nodes" ] && [ -n "$feat" ] && [ -z "$outside" ] && echo "$cmt" | grep -q "not pinned: 1 GPU job passed since the state was read"' \
+	"right after a passed job: CONSTRAIN to $feat, and the job runs inside it ($nodes)" "$cmt"
 
 scancel -u root
 sleep 3

@@ -244,6 +244,7 @@ static void parse_jobs(struct capture *cap, const char *rel)
 			assert_non_null(cap->jobs);
 			ji = &cap->jobs[cap->njobs++];
 			memset(ji, 0, sizeof(*ji));
+			ji->pn_min_memory = NO_VAL64;
 			ji->job_id = (uint32_t)lfield(line, "JobId", 0);
 			ji->name = field(line, "JobName");
 			continue;
@@ -261,6 +262,14 @@ static void parse_jobs(struct capture *cap, const char *rel)
 		}
 		if ((v = field(line, "Priority"))) {
 			ji->priority = (uint32_t)strtoul(v, NULL, 10);
+			free(v);
+		}
+		if ((v = field(line, "MinMemoryNode"))) {
+			ji->pn_min_memory = strtoull(v, NULL, 10);
+			free(v);
+		}
+		if ((v = field(line, "MinMemoryCPU"))) {
+			ji->pn_min_memory = strtoull(v, NULL, 10) | MEM_PER_CPU;
 			free(v);
 		}
 		if ((v = field(line, "SubmitTime"))) {
@@ -462,6 +471,11 @@ static void test_cpus_and_memory(void **state)
 	assert_int_equal(gp_live_usable_gpus(r, &four_cpus_per_gpu, 4), 2);
 	assert_int_equal(gp_live_usable_gpus(r, &mem_per_gpu, 4), 4);
 	assert_int_equal(gp_live_usable_gpus(r, &whole_node_mem, 4), 4);
+	/* a node's own count that lags behind its jobs: the jobs' memory per
+	 * node (--mem=16000 on n4) still counts */
+	f->cap.alloc[3].mem_mb = 0;
+	convert(f, 1, 0);
+	assert_int_equal(f->v.res[node(f, "n4")].mem_free_mb, 0);
 	/* without the allocation figures nothing is limited */
 	convert(f, 0, 0);
 	assert_false(f->v.res[node(f, "n3")].known);

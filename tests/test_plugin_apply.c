@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_plugin_apply.c - how job_submit/gpuplace writes a decision into a
+ * job description, without a daemon: the plugin's source is compiled into
+ * this program (its helpers are static) and linked with libslurm, whose
+ * allocator slurmctld also uses.  What the comment says must be what Slurm
+ * is told: the nodes, their number, the GPUs per node; a PIN Slurm cannot
+ * be held to becomes a CONSTRAIN and says why.
+ */
+#include "../plugin/job_submit_gpuplace.c"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+static gp_cluster_t *cl;
+
+static int setup(void **unused)
+{
+	const char *top = getenv("GP_TOP_SRCDIR");
+	char dir[4096];
+	gp_error_t err;
+
+	snprintf(dir, sizeof(dir), "%s/tests/data/slurm/conf", top ? top : ".");
+	if (gp_cluster_load_conf_dir(dir, &cl, &err) != GP_OK)
+		fail_msg("%s", err.text);
+	return 0;
+}
+
+static int teardown(void **unused)
+{
+	gp_cluster_destroy(cl);
+	return 0;
+}
+
+static job_desc_msg_t *job_new(const char *per_job, const char *per_node)
+{
+	job_desc_msg_t *j = slurm_xcalloc(1, sizeof(*j), true, false, __FILE__, __LINE__, __func__);
+
+	slurm_init_job_desc_msg(j);
+	if (per_job)
+		j->tres_per_job = slurm_xstrdup(per_job);
+	if (per_node)
+		j->tres_per_node = slurm_xstrdup(per_node);
+	return j;
+}
+
+static void job_free(job_desc_msg_t *j)
+{
+	slurm_xfree((void **)&j->tres_per_job);
+	slurm_xfree((void **)&j->tres_per_node);
+	slurm_xfree((void **)&j->req_nodes);
+	slurm_xfree((void **)&j->features);
+	slurm_xfree((void **)&j->admin_comment);
+	slurm_xfree((void **)&j);
+}
+
+/* A candidate on the named nodes with these GPU masks. */
+static void scored(gp_scored_t *sc, const char *const *names, const uint32_t *masks, int n)
+{
+	int i;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->nnodes = n;
+	sc->nodes = calloc((size_t)n, sizeof(*sc->nodes));
+	sc->gpu_mask = calloc((size_t)n, sizeof(*sc->gpu_mask));
+	for (i = 0; i < n; i++) {
+		sc->nodes[i] = gp__node_find(cl, names[i]);
+		assert_true(sc->nodes[i] >= 0);
+		sc->gpu_mask[i] = masks[i];
+		sc->ngpus += gp__popcount(masks[i]);
+	}
+	sc->kind = GP_DOM_NVL;
+	sc->domain = cl->nodes[sc->nodes[0]].nvl_domain;
+	sc->cost.step_s = 0.0146;
+	sc->cost.slowdown = 1.0;
+	sc->cost.overhead = 1.0;
+	sc->feasible = true;
+}
+
+static void test_per_node_tres(void **unused)
+{
+	char *t;
+
+	t = per_node_tres("gres:gpu:8", 4);
+	assert_string_equal(t, "gres:gpu:4");
+	slurm_xfree((void **)&t);
+	t = per_node_tres("gres/gpu:a100:8", 2);
+	assert_string_equal(t, "gres/gpu:a100:2");
+	slurm_xfree((void **)&t);
+	assert_null(per_node_tres("gres:gpu:8,gres:nic:1", 4));
+	assert_null(per_node_tres("license:x:1", 4));
+	assert_null(per_node_tres(NULL, 4));
+}
+
+static void test_pin_exact(void **unused)
+{
+	static const char *const two[] = { "n7", "n8" };
+	static const uint32_t even[] = { 0xf, 0xf }, uneven[] = { 0xf, 0x3 };
+	static const struct {
+		const char *name;
+		const uint32_t *masks;
+		const char *per_job, *per_node;
+		int32_t min_nodes, max_nodes, gpus_per_node;
+		uint32_t num_tasks;
+		int64_t age;
+		int passes;
+		int want;
+		const char *tres_or_why;
+	} cases[] = {
+		{ "--gpus over two nodes", even, "gres:gpu:8", NULL, 0, 0, 0, NO_VAL, 0, 0, 1, "gres:gpu:4" },
+		{ "--gpus-per-node", even, NULL, "gres:gpu:4", 0, 0, 4, NO_VAL, 0, 0, 1, NULL },
+		{ "other per-node count", even, NULL, "gres:gpu:2", 0, 0, 2, NO_VAL, 0, 0, 0, "--gpus-per-node=2" },
+		{ "uneven", uneven, "gres:gpu:6", NULL, 0, 0, 0, NO_VAL, 0, 0, 0, "uneven" },
+		{ "node range 3-4", even, "gres:gpu:8", NULL, 3, 4, 0, NO_VAL, 0, 0, 0, "3-4 nodes" },
+		{ "node range 1-2 narrows", even, "gres:gpu:8", NULL, 1, 2, 0, NO_VAL, 0, 0, 1, "gres:gpu:4" },
+		{ "one task", even, "gres:gpu:8", NULL, 0, 0, 0, 1, 0, 0, 0, "1 tasks" },
+		{ "state 6 s old", even, "gres:gpu:8", NULL, 0, 0, 0, NO_VAL, 6, 0, 0, "6 s old" },
+		{ "state 5 s old", even, "gres:gpu:8", NULL, 0, 0, 0, NO_VAL, GP_PIN_FRESH_S, 0, 1, "gres:gpu:4" },
+		{ "a passed job unseen", even, "gres:gpu:8", NULL, 0, 0, 0, NO_VAL, 0, 2, 0, "2 GPU jobs passed" },
+		{ "GPUs and licenses", even, "gres:gpu:8,license:x:1", NULL, 0, 0, 0, NO_VAL, 0, 0, 0, "per node" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		job_desc_msg_t *j = job_new(cases[i].per_job, cases[i].per_node);
+		gp_request_t r;
+		gp_scored_t sc;
+		char why[160] = "", *tres = NULL;
+		int got;
+
+		gp__request_init(&r);
+		r.min_nodes = cases[i].min_nodes;
+		r.max_nodes = cases[i].max_nodes;
+		r.gpus_per_node = cases[i].gpus_per_node;
+		j->num_tasks = cases[i].num_tasks;
+		scored(&sc, two, cases[i].masks, 2);
+		unconfirmed_passes = cases[i].passes;
+		got = pin_exact(j, &r, &sc, cases[i].age, &tres, why, sizeof(why));
+		if (got != cases[i].want)
+			fail_msg("%s: pin_exact %d, expected %d (%s)", cases[i].name, got, cases[i].want, why);
+		if (got && cases[i].tres_or_why && (!tres || strcmp(tres, cases[i].tres_or_why)))
+			fail_msg("%s: tres_per_node '%s', expected '%s'", cases[i].name, tres ? tres : "NULL",
+			         cases[i].tres_or_why);
+		if (got && !cases[i].tres_or_why && tres)
+			fail_msg("%s: tres_per_node '%s', expected none", cases[i].name, tres);
+		if (!got && !strstr(why, cases[i].tres_or_why))
+			fail_msg("%s: why '%s' lacks '%s'", cases[i].name, why, cases[i].tres_or_why);
+		slurm_xfree((void **)&tres);
+		free(sc.nodes);
+		free(sc.gpu_mask);
+		gp__request_clear(&r);
+		job_free(j);
+	}
+	unconfirmed_passes = 0;
+}
+
+static void test_apply_pin(void **unused)
+{
+	static const char *const two[] = { "n7", "n8" };
+	static const uint32_t even[] = { 0xf, 0xf };
+	job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+	gp_decision_t d;
+	struct outcome o;
+
+	memset(&d, 0, sizeof(d));
+	memset(&o, 0, sizeof(o));
+	d.ncands = 1;
+	d.cands = calloc(1, sizeof(*d.cands));
+	scored(&d.cands[0], two, even, 2);
+	d.ckpt.storage = -1;
+	o.kind = GP_DECIDE_PIN;
+	o.features = "";
+	o.ref = 42;
+	o.tres_node = per_node_tres(j->tres_per_job, 4);
+	apply(j, cl, &d, &o);
+	/* what Slurm is told */
+	assert_string_equal(j->req_nodes, "n[7-8]");
+	assert_int_equal(j->min_nodes, 2);
+	assert_int_equal(j->max_nodes, 2);
+	assert_null(j->tres_per_job);
+	assert_string_equal(j->tres_per_node, "gres:gpu:4");
+	assert_null(o.tres_node); /* handed to the job */
+	/* and what the comment says */
+	assert_non_null(strstr(j->admin_comment, "gpuplace: PIN n[7-8]; exactly 2 nodes, 4 GPUs each;"));
+	assert_non_null(strstr(j->admin_comment, "(no hints: default profile assumed, data parallel "
+	                                         "with a 1 GB gradient all-reduce per step"));
+	assert_null(strstr(j->admin_comment, "overhead"));
+	assert_non_null(strstr(j->admin_comment, "no checkpoint plan: no hints give the checkpoint size"));
+	assert_non_null(strstr(j->admin_comment, "; ref 42"));
+	gp__decision_clear(&d);
+	job_free(j);
+}
+
+static void test_apply_constrain(void **unused)
+{
+	static const char *const two[] = { "n7", "n8" };
+	static const uint32_t even[] = { 0xf, 0xf };
+	static const struct {
+		const char *user;        /* the user's --constraint, or NULL */
+		const char *features;    /* the job's features afterwards */
+		const char *comment;     /* the start of the comment */
+	} cases[] = {
+		{ NULL, "gpnvl_nvlB", "gpuplace: CONSTRAIN gpnvl_nvlB; best free set n[7-8] not pinned: why" },
+		{ "big", "(big)&gpnvl_nvlB", "gpuplace: CONSTRAIN gpnvl_nvlB;" },
+		{ "[a|b]", "[a|b]", "gpuplace: CONSTRAIN not applied (gpnvl_nvlB): the job's own constraint" },
+	};
+	gp_job_profile_t prof;
+	size_t i;
+
+	gp__job_profile_init(&prof);
+	prof.compute_s = 1.0;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+		gp_decision_t d;
+		struct outcome o;
+		char feat[64];
+
+		memset(&d, 0, sizeof(d));
+		memset(&o, 0, sizeof(o));
+		if (cases[i].user)
+			j->features = slurm_xstrdup(cases[i].user);
+		d.ncands = 1;
+		d.cands = calloc(1, sizeof(*d.cands));
+		scored(&d.cands[0], two, even, 2);
+		d.ckpt.storage = -1;
+		domain_of(cl, &d.cands[0], feat, sizeof(feat));
+		assert_string_equal(feat, "gpnvl_nvlB");
+		o.kind = GP_DECIDE_CONSTRAIN;
+		o.features = feat;
+		o.profile = &prof;
+		snprintf(o.unpinned, sizeof(o.unpinned), "why");
+		apply(j, cl, &d, &o);
+		assert_string_equal(j->features, cases[i].features);
+		if (strncmp(j->admin_comment, cases[i].comment, strlen(cases[i].comment)))
+			fail_msg("comment '%s' does not start with '%s'", j->admin_comment, cases[i].comment);
+		/* no node list, node count or GPU split is imposed */
+		assert_null(j->req_nodes);
+		assert_int_equal(j->min_nodes, NO_VAL);
+		assert_string_equal(j->tres_per_job, "gres:gpu:8");
+		/* hints with a compute time: an overhead figure */
+		assert_non_null(strstr(j->admin_comment, ", overhead 100.0 %"));
+		assert_non_null(strstr(j->admin_comment,
+		                       "no checkpoint plan: the hints give neither ckpt_bytes nor params"));
+		gp__decision_clear(&d);
+		job_free(j);
+	}
+}
+
+static void test_job_need(void **unused)
+{
+	job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+	gp_live_need_t n;
+
+	job_need(j, 0, &n); /* nothing asked: one CPU, some memory */
+	assert_int_equal(n.cpus_per_node, 1);
+	assert_int_equal(n.mem_per_node_mb, 1);
+	assert_int_equal(n.cpus_per_gpu, 0);
+	j->ntasks_per_node = 2;
+	j->cpus_per_task = 3;
+	j->pn_min_memory = 1000 | MEM_PER_CPU;
+	j->cpus_per_tres = slurm_xstrdup("gres:gpu:4");
+	j->mem_per_tres = slurm_xstrdup("gres:gpu:8000");
+	job_need(j, 0, &n);
+	assert_int_equal(n.cpus_per_node, 6);
+	assert_int_equal(n.mem_per_node_mb, 6000);
+	assert_int_equal(n.cpus_per_gpu, 4);
+	assert_int_equal(n.mem_per_gpu_mb, 8000);
+	j->pn_min_memory = 0; /* --mem=0: the whole node */
+	job_need(j, 0, &n);
+	assert_int_equal(n.mem_per_node_mb, -1);
+	j->pn_min_memory = 12000;
+	j->pn_min_cpus = 8;
+	job_need(j, 0, &n);
+	assert_int_equal(n.mem_per_node_mb, 12000);
+	assert_int_equal(n.cpus_per_node, 8);
+	/* nothing asked: slurmctld's DefMemPerCPU or DefMemPerNode */
+	j->pn_min_memory = NO_VAL64;
+	job_need(j, 1000 | MEM_PER_CPU, &n);
+	assert_int_equal(n.mem_per_node_mb, 8000);
+	job_need(j, 4000, &n);
+	assert_int_equal(n.mem_per_node_mb, 4000);
+	j->pn_min_memory = 0; /* the user's --mem=0 wins */
+	job_need(j, 4000, &n);
+	assert_int_equal(n.mem_per_node_mb, -1);
+	slurm_xfree((void **)&j->cpus_per_tres);
+	slurm_xfree((void **)&j->mem_per_tres);
+	job_free(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_per_node_tres),
+		cmocka_unit_test(test_pin_exact),
+		cmocka_unit_test(test_apply_pin),
+		cmocka_unit_test(test_apply_constrain),
+		cmocka_unit_test(test_job_need),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
