@@ -1053,6 +1053,8 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 		ledger[nledger - 1].certain = r->nrequired == got;
 }
 
+static void origs_clear(void);
+
 extern int init(void)
 {
 	struct gp_conf *c;
@@ -1100,6 +1102,7 @@ extern void fini(void)
 	thread_owns_graveyard = false; /* from now on the last put frees */
 	pthread_mutex_unlock(&conf_lock);
 	decider_reset(NULL);
+	origs_clear();
 	pthread_mutex_lock(&conf_lock);
 	sn = snap_current;
 	snap_current = NULL;
@@ -1914,6 +1917,16 @@ static void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, 
 	o->d.features = dup_or_null(j->features);
 	o->d.name = dup_or_null(j->name);
 	norigs++;
+}
+
+/* Forget every original (fini: the thread has stopped). */
+static void origs_clear(void)
+{
+	int k;
+
+	for (k = 0; k < norigs; k++)
+		orig_free(&origs[k]);
+	norigs = 0;
 }
 
 static struct steer_orig *orig_find(uint64_t ref)
