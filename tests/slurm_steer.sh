@@ -12,6 +12,7 @@
 #     through Slurm's --switches=1@max-time and starts on the compact set
 #     when it frees, a burst of 200 submissions while
 #     steering loses nothing and double-books no GPU;
+#   - a license the job waits for and --exclusive=user respected;
 #   - a planned GPU power cap reaches the GPUs: Prolog/Epilog are
 #     etc/prolog/gpuplace-powercap with a recording stand-in for
 #     nvidia-smi, and the prolog must set the cap written in the job's
@@ -23,7 +24,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=14
+N_TESTS=16
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "integration tests need root"
@@ -36,7 +37,7 @@ export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-steer.XXXXXX")
 chmod 755 "$D"
 export CTLPORT=${CTLPORT:-16997} BASEPORT=${BASEPORT:-17800}
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpuplace.so
-export SCHED_PARAMS=gpuplace_allow_power_cap=yes
+export SCHED_PARAMS=gpuplace_allow_power_cap=yes LICENSES=lic:1
 export SLURM_CONF=$D/etc/slurm.conf
 # the prolog and epilog as a site installs them, with the recording
 # nvidia-smi stand-in named through GPUPLACE_NVIDIA_SMI (slurmd runs
@@ -212,14 +213,39 @@ for sample in 1 2 3 4 5 6; do
 	steered=$((steered + $(scontrol show job 2>/dev/null | grep -c 'steered while pending')))
 	sleep 3
 done
-for t in $(seq 1 240); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.5; done
+# (on a loaded machine slurmd may time out a launch and Slurm requeues the
+# job: it is late, not lost, so the wait is generous)
+for t in $(seq 1 600); do [ "$(squeue -h 2>/dev/null | wc -l)" = 0 ] && break; sleep 0.5; done
 left=$(squeue -h | wc -l)
 check '[ ! -s "$D/burst.err" ] && [ ! -s "$D/overlap.txt" ] && [ "$seen" -gt 0 ] && [ "$left" = 0 ]' \
 	"a burst of 200 submissions while steering: all accepted and run, none left, no GPU double-booked ($seen GPU allocations sampled, $steered steered-job sightings)" \
 	"$(cat "$D/burst.err" "$D/overlap.txt" 2>/dev/null | head -n 5)" "$left left"
 clean
 
-# 8. a power cap reaches the GPUs: both racks near their cap (6 kW: 4 nodes
+# 8. what the user required stays: a license held elsewhere keeps the job
+#    pending for it (Reason=Licenses) with its license, and it starts once
+#    the license is free; --exclusive=user keeps a job off a node where
+#    another user's job runs
+l=$(sbatch --parsable -L lic:1 -o /dev/null --wrap='sleep 300')
+j=$(sbatch --parsable -L lic:1 --gpus=8 -o /dev/null --wrap='sleep 300')
+sleep 3
+st=$(squeue -h -j "$j" -o '%T %r')
+lic=$(scontrol show job "$j" | grep -o 'Licenses=[^ ]*')
+scancel "$l"
+nodes=$(running_on "$j" 200)
+check '[ "$st" = "PENDING Licenses" ] && [ "$lic" = "Licenses=lic:1" ] && [ -n "$nodes" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: "' \
+	"a job waiting for its license keeps it ($st, $lic) and runs once it is free ($nodes)" "$(show "$j")"
+clean
+o=$(sbatch --parsable --uid=daemon -w n1 --gpus=1 -o /dev/null --wrap='sleep 300')
+running_on "$o" >/dev/null
+sleep 3
+j=$(sbatch --parsable --exclusive=user --gpus=2 -o /dev/null --wrap='sleep 300')
+nodes=$(running_on "$j")
+check '[ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qx n1' \
+	"--exclusive=user: not placed beside another user's job on n1 (runs on $nodes)" "$(show "$j")" "$(show "$o")"
+clean
+
+# 9. a power cap reaches the GPUs: both racks near their cap (6 kW: 4 nodes
 #    x 1 kW + 16 idle GPUs x 50 W = 4.8 kW, less the 5 % margin leaves
 #    ~900 W each), so a 4-GPU job (4 x 350 W above idle) runs only
 #    capped; the prolog must set that cap on the job's GPUs

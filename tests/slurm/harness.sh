@@ -18,6 +18,7 @@
 #   TELEMETRY_URL a Prometheus URL gpuplace.conf polls for rack power
 #                 (default: none)
 #   PROLOG, EPILOG  Prolog= and Epilog= programs (default: none)
+#   LICENSES    Licenses= value (default: none)
 #   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
 #                 in this file (default: no valgrind)
 #
@@ -82,6 +83,7 @@ SlurmdParameters=config_overrides
 ${JOB_SUBMIT:+JobSubmitPlugins=$JOB_SUBMIT}
 ${SCHED_PARAMS:+SchedulerParameters=$SCHED_PARAMS}
 ${PROLOG:+Prolog=$PROLOG}
+${LICENSES:+Licenses=$LICENSES}
 ${EPILOG:+Epilog=$EPILOG}
 PlugStackConfig=$D/etc/plugstack.conf
 NodeName=n[1-$half] NodeHostname=n[1-$half] NodeAddr=127.0.1.[1-$half] Port=[$((BASEPORT + 1))-$((BASEPORT + half))] Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=gpsw_leafA,gpnvl_nvlA,gprack_rackA State=UNKNOWN
