@@ -13,15 +13,22 @@
  *     slurmctld (live_state.h) plus its own ledger of recent decisions:
  *     PIN (req_nodes with min = max nodes, and GPUs per node where needed,
  *     so Slurm runs it on exactly that set), CONSTRAIN (a node feature
- *     expression keeping it in a domain) or REJECT, and writes the decision
- *     with what it assumed into the job's admin comment;
+ *     expression keeping it in a domain, or Slurm's own --switches=N@T
+ *     where topology/tree runs with one Weight) or REJECT, and writes the
+ *     decision with what it assumed into the job's admin comment; nodes
+ *     reserved during the job's run are not its to take, a job with
+ *     --reservation stays inside it, and the racks' headroom is less the
+ *     power of the ledger's jobs (steer.h); a planned GPU power cap goes
+ *     into the job's SPANK environment for etc/prolog/gpuplace-powercap;
  *   - fails open: without a valid configuration or cluster state the job
  *     passes unchanged, and the reason is logged once, not once per job.
  * Per-job lines go to slurm_verbose (job name and uid, job id when set),
  * failures to slurm_error, and a summary of the last minute to slurm_info.
  *
- * A background thread reads the cluster state every GP_REFRESH_S seconds
- * and reloads the configuration when slurm.conf, gpuplace.conf,
+ * A background thread reads the cluster state (nodes, jobs, reservations)
+ * every GP_REFRESH_S seconds, steers the pending jobs the plugin placed
+ * whose situation changed (slurm_update_job, bounded by gpuplace_steer_max
+ * and gpuplace_steer_interval; steer_pass), and reloads the configuration when slurm.conf, gpuplace.conf,
  * topology.conf or gres.conf changes (so an edit takes effect with or
  * without `scontrol reconfigure`); a configuration that fails to load is
  * logged with file, line and key, and the last good one is kept.
@@ -2128,10 +2135,14 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	plan->req_nodes = strdup(list);
 	plan->nodes = (uint32_t)d.cands[0].nnodes;
 	plan->features = strdup(o->d.features ? o->d.features : "");
-	if (asprintf(&plan->comment, "gpuplace: PIN %s; exactly %d node%s; steered while pending: "
-	             "%s%s", list, d.cands[0].nnodes, d.cands[0].nnodes == 1 ? "" : "s", plan->why,
-	             tail ? tail : "") < 0)
-		plan->comment = NULL;
+	{
+		char comment[1536];
+
+		snprintf(comment, sizeof(comment), "gpuplace: PIN %s; exactly %d node%s; steered while "
+		         "pending: %s%s", list, d.cands[0].nnodes, d.cands[0].nnodes == 1 ? "" : "s",
+		         plan->why, tail ? tail : "");
+		plan->comment = strdup(comment);
+	}
 	if (!plan->req_nodes || !plan->features || !plan->comment) {
 		plan_clear(plan);
 		goto out;
