@@ -1822,9 +1822,40 @@ out:
 	return rc;
 }
 
+static void orig_forget_job(uint32_t job_id);
+
+/* Does an update touch what gpuplace keeps of the request (a hold or a
+ * release, which change the priority only, does not)? */
+static bool changes_request(const job_desc_msg_t *j)
+{
+	return j->req_nodes || j->exc_nodes || j->features || j->partition || j->reservation ||
+	       j->tres_per_job || j->tres_per_node || j->tres_per_socket || j->tres_per_task ||
+	       j->min_nodes != NO_VAL || j->max_nodes != NO_VAL || j->num_tasks != NO_VAL ||
+	       j->shared != NO_VAL16 || j->time_limit != NO_VAL || j->pn_min_memory != NO_VAL64 ||
+	       j->cpus_per_task != NO_VAL16;
+}
+
+/* The job the steering pass is updating right now (its own RPC comes back
+ * through job_modify), 0 = none. */
+static volatile uint32_t steer_inflight;
+
 extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid, char **err_msg)
 {
-	/* job_ptr is slurmctld's private job_record_t: never dereferenced. */
+	/* job_ptr is slurmctld's private job_record_t: never dereferenced.
+	 * Someone else changed the job: what gpuplace kept of the user's
+	 * request may no longer be it, so the job is not steered again. */
+	uint32_t id = 0;
+	long v;
+
+	if (!job_desc)
+		return SLURM_SUCCESS;
+	if (job_desc->job_id != NO_VAL && job_desc->job_id != 0)
+		id = job_desc->job_id;
+	else if (job_desc->job_id_str && gp__parse_long(job_desc->job_id_str, 1, UINT32_MAX, &v) == 0)
+		id = (uint32_t)v; /* scontrol update names the job as a string */
+	slurm_debug("gpuplace: job %u modified%s", id, id && id == steer_inflight ? " by steering" : "");
+	if (id && id != steer_inflight && changes_request(job_desc))
+		orig_forget_job(id);
 	return SLURM_SUCCESS;
 }
 
@@ -1841,6 +1872,7 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
  */
 struct steer_orig {
 	uint64_t ref;
+	uint32_t job_id;          /* once the steering pass has seen it, else 0 */
 	int64_t decided;          /* when it was decided */
 	int64_t updated;          /* last steering update, 0 = none */
 	int64_t checked;          /* CONSTRAIN: last re-decision (first: its decision) */
@@ -1936,6 +1968,22 @@ static void origs_clear(void)
 	norigs = 0;
 }
 
+static void orig_forget_job(uint32_t job_id)
+{
+	int k;
+
+	pthread_mutex_lock(&decide_lock);
+	for (k = 0; k < norigs; k++)
+		if (origs[k].job_id == job_id) {
+			orig_free(&origs[k]);
+			memmove(&origs[k], &origs[k + 1], (size_t)(norigs - k - 1) * sizeof(origs[0]));
+			memset(&origs[norigs - 1], 0, sizeof(origs[0]));
+			norigs--;
+			break;
+		}
+	pthread_mutex_unlock(&decide_lock);
+}
+
 static struct steer_orig *orig_find(uint64_t ref)
 {
 	int k;
@@ -1946,32 +1994,42 @@ static struct steer_orig *orig_find(uint64_t ref)
 	return NULL;
 }
 
+struct ref_job {
+	uint64_t ref;
+	uint32_t job_id;
+};
+
 static int by_ref(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t x = ((const struct ref_job *)a)->ref, y = ((const struct ref_job *)b)->ref;
 
 	return x < y ? -1 : x > y;
 }
 
 /* Drop the originals of jobs no longer pending (started, ended, gone)
- * once Slurm has had GP_LEDGER_GRACE_S to list them. */
+ * once Slurm has had GP_LEDGER_GRACE_S to list them; learn the job ids of
+ * the others (job_modify forgets a job changed by someone else). */
 static void origs_prune(const job_info_msg_t *jobs, int64_t now)
 {
-	uint64_t *pend = malloc(((size_t)jobs->record_count + 1) * sizeof(*pend));
+	struct ref_job *pend = malloc(((size_t)jobs->record_count + 1) * sizeof(*pend)), key;
+	const struct ref_job *hit;
 	uint32_t i;
 	int k, kept = 0, np = 0;
 
 	if (!pend)
 		return;
 	for (i = 0; i < jobs->record_count; i++)
-		if ((jobs->job_array[i].job_state & JOB_STATE_BASE) == JOB_PENDING)
-			if ((pend[np] = gp_comment_ref(jobs->job_array[i].admin_comment)))
-				np++;
+		if ((jobs->job_array[i].job_state & JOB_STATE_BASE) == JOB_PENDING &&
+		    (pend[np].ref = gp_comment_ref(jobs->job_array[i].admin_comment)))
+			pend[np++].job_id = jobs->job_array[i].job_id;
 	qsort(pend, (size_t)np, sizeof(*pend), by_ref);
 	pthread_mutex_lock(&decide_lock);
 	for (k = 0; k < norigs; k++) {
-		if (origs[k].decided + GP_LEDGER_GRACE_S < now &&
-		    !bsearch(&origs[k].ref, pend, (size_t)np, sizeof(*pend), by_ref)) {
+		key.ref = origs[k].ref;
+		hit = bsearch(&key, pend, (size_t)np, sizeof(*pend), by_ref);
+		if (hit)
+			origs[k].job_id = hit->job_id;
+		if (origs[k].decided + GP_LEDGER_GRACE_S < now && !hit) {
 			orig_free(&origs[k]);
 			continue;
 		}
@@ -2054,7 +2112,9 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	bool taken = false;
 
 	if (!o || (o->updated && now - o->updated < c->policy.steer_interval_s))
-		return 0; /* not known (slurmctld restarted), or updated lately */
+		return 0; /* not known (slurmctld restarted, or the job was changed
+		           * by someone else), or updated lately */
+
 	/* a CONSTRAINed job is re-decided once per interval, not per refresh */
 	if (!k->pinned && !o->every_refresh && now - o->checked < c->policy.steer_interval_s)
 		return 0;
@@ -2219,7 +2279,7 @@ static void steer_pass(gp_live_t *lv)
 	            evaluations < 4 * c->policy.steer_max; k++) {
 		struct steer_plan plan;
 		job_desc_msg_t u;
-		int moved;
+		int moved, rc;
 
 		memset(&plan, 0, sizeof(plan));
 		pthread_mutex_lock(&decide_lock);
@@ -2236,7 +2296,10 @@ static void steer_pass(gp_live_t *lv)
 		u.features = plan.features;
 		u.admin_comment = plan.comment;
 		updates++;
-		if (slurm_update_job(&u) == SLURM_SUCCESS) {
+		steer_inflight = plan.job_id;
+		rc = slurm_update_job(&u);
+		steer_inflight = 0;
+		if (rc == SLURM_SUCCESS) {
 			slurm_verbose("gpuplace: job %u steered: %s", plan.job_id, plan.comment);
 			pthread_mutex_lock(&stats_lock);
 			stat_steered++;

@@ -24,7 +24,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=16
+N_TESTS=17
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "integration tests need root"
@@ -147,6 +147,20 @@ nodes=$(running_on "$j")
 [ -n "$nodes" ] || { sleep 10; nodes=$(running_on "$j"); }
 check '[ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qx "$first" && scontrol show job "$j" | grep -qF "AdminComment=gpuplace: PIN $nodes; exactly 2 nodes; steered while pending: its pinned nodes were taken; step "' \
 	"a pinned job whose node $first was taken is steered and starts elsewhere: $pin -> $nodes" "$(show "$j")"
+# a job someone else changed while it pends is no longer steered: what
+# gpuplace kept of the user's request may not be it any more
+k=$(sbatch --parsable --hold --gpus=8 -t 60 -o /dev/null --wrap='sleep 300')
+kpin=$(scontrol show job "$k" | sed -n 's/.*ReqNodeList=\([^ ]*\).*/\1/p')
+sleep 3 # the steering pass learns its job id
+scontrol update jobid="$k" TimeLimit=50
+kb=$(sbatch --parsable -w "$(scontrol show hostnames "$kpin" | head -n 1)" --gpus=4 -o /dev/null --wrap='sleep 300')
+running_on "$kb" >/dev/null
+scontrol release "$k"
+sleep 8
+check '[ "$(squeue -h -j "$k" -o %T)" = PENDING ] && ! scontrol show job "$k" | grep -q "steered while pending"' \
+	"a pending job changed by scontrol update is left alone (still pinned to $kpin, pending)" "$(show "$k")"
+scancel "$k" "$kb"
+
 # 5. a job is never moved once running: after several refreshes its nodes
 #    and comment are those it started with
 c0=$(scontrol show job "$j" | grep -o 'AdminComment=.*')

@@ -19,6 +19,7 @@
 #                 (default: none)
 #   PROLOG, EPILOG  Prolog= and Epilog= programs (default: none)
 #   LICENSES    Licenses= value (default: none)
+#   CTLDEBUG    SlurmctldDebug level (default: info)
 #   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
 #                 in this file (default: no valgrind)
 #
@@ -60,7 +61,7 @@ SlurmctldPidFile=$D/pids/slurmctld.pid
 SlurmdPidFile=$D/pids/slurmd-%n.pid
 SlurmctldLogFile=$D/log/slurmctld.log
 SlurmdLogFile=$D/log/slurmd-%n.log
-SlurmctldDebug=info
+SlurmctldDebug=${CTLDEBUG:-info}
 SlurmdDebug=info
 PluginDir=$SYSPLUGDIR${PLUGIN_DIR:+:$PLUGIN_DIR}
 ProctrackType=proctrack/linuxproc
