@@ -103,9 +103,8 @@ printf 'throughput ratio with/without%s (median of round pairs): %.3f (target >=
 	"$(echo "$ratio >= 0.95" | bc -l | sed 's/1/PASS/; s/0/FAIL/')"
 # per-job lines are below info: count the decisions on the jobs
 if [ "$STEER" = steer ]; then
-	echo "pending backlog at the end (jobs with gpuplace's admin comment):" \
-		"$(scontrol show job 2>/dev/null | grep -c 'AdminComment=gpuplace: ') of" \
-		"$(squeue -h -t PD | wc -l) pending"
+	echo "pending backlog at the end: $(squeue -h -t PD | wc -l) jobs" \
+		"(up to 1,000 carried into a round, then cancelled)"
 else
 	echo "decisions in the last round (jobs with gpuplace's admin comment):" \
 		"$(scontrol show job 2>/dev/null | grep -c 'AdminComment=gpuplace: ') of $JOBS"
