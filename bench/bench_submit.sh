@@ -14,7 +14,12 @@
 # the median over rounds of the with/without ratio of each round pair (a
 # single slow round, common on a shared 2-core machine, does not decide),
 # and the ratio of the means beside it.
-#   bench/bench_submit.sh [JOBS per round, default 200] [ROUNDS, default 5]
+#   bench/bench_submit.sh [JOBS per round, default 200] [ROUNDS, default 5] [steer]
+# With "steer", both configurations load the plugin and differ only in
+# steering: on (gpuplace_steer_max=8 with gpuplace_steer_interval=0, so
+# every refresh re-decides up to 32 pending jobs) against off
+# (gpuplace_steer_max=0); the cluster is kept full and the submitted jobs
+# are not held, so they pend in a backlog the plugin keeps re-deciding.
 # Needs root and Debian's Slurm; run from a build tree (make) or set
 # GP_TOP_BUILDDIR.
 set -eu
@@ -22,12 +27,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${GP_TOP_BUILDDIR:-$top}
 JOBS=${1:-200}
 ROUNDS=${2:-5}
+STEER=${3:-}
 [ "$(id -u)" = 0 ] || { echo "bench_submit: needs root" >&2; exit 2; }
 [ -f "$build/plugin/.libs/job_submit_gpuplace.so" ] || { echo "bench_submit: build first (no plugin in $build)" >&2; exit 2; }
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-bench.XXXXXX")
 export CTLPORT=${CTLPORT:-$((16977 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((17700 + ${GP_PORT_OFFSET:-0}))}
 export PLUGIN_DIR=$build/plugin/.libs
-unset JOB_SUBMIT
+if [ "$STEER" = steer ]; then
+	# both configurations load the plugin and differ only in steering
+	export JOB_SUBMIT=gpuplace SCHED_PARAMS=gpuplace_steer_max=8,gpuplace_steer_interval=0
+else
+	unset JOB_SUBMIT
+fi
 export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 trap '$H down >/dev/null 2>&1; rm -rf "$D"' EXIT
@@ -43,18 +54,44 @@ for i in $(seq 1 100); do
 done
 
 set_plugin() {
-	$H plugin "$1"
+	if [ "$STEER" = steer ]; then
+		# steering on (every refresh re-decides up to 32 pending jobs, no
+		# wait between moves) or off, by a reconfigure
+		if [ "$1" = on ]; then
+			sed -i 's/^SchedulerParameters=.*/SchedulerParameters=gpuplace_steer_max=8,gpuplace_steer_interval=0/' "$SLURM_CONF"
+		else
+			sed -i 's/^SchedulerParameters=.*/SchedulerParameters=gpuplace_steer_max=0/' "$SLURM_CONF"
+		fi
+		timeout 30 scontrol reconfigure || true
+	else
+		$H plugin "$1"
+	fi
 	sleep 3 # the plugin's first state snapshot (its refresh is every 2 s)
 }
+
+# with "steer": every GPU busy for the whole run, so submitted jobs pend and
+# form a backlog (JOBS x ROUNDS) the plugin's thread keeps re-deciding
+hold=--hold
+if [ "$STEER" = steer ]; then
+	hold=
+	sbatch -Q -N "${N:-8}" --gpus-per-node="${GPUS:-4}" -o /dev/null -J full --wrap='sleep 100000'
+	sleep 2
+fi
 
 # one round: jobs per second and the server's mean µs per submit RPC
 round() {
 	local t0 t1 i
-	timeout 20 scancel -n gpbench 2>/dev/null || true
+	if [ "$STEER" = steer ]; then
+		# the backlog stays: rounds add to it (the pending jobs are cancelled
+		# only when there are more than 1,000)
+		[ "$(squeue -h -t PD -n gpbench | wc -l)" -le 1000 ] || timeout 20 scancel -n gpbench 2>/dev/null || true
+	else
+		timeout 20 scancel -n gpbench 2>/dev/null || true
+	fi
 	sleep 1
 	sdiag -r >/dev/null
 	t0=$(date +%s.%N)
-	for i in $(seq 1 "$JOBS"); do sbatch -Q -J gpbench --hold --gpus=8 -o /dev/null --wrap=true; done
+	for i in $(seq 1 "$JOBS"); do sbatch -Q -J gpbench $hold --gpus=8 -o /dev/null --wrap=true; done
 	t1=$(date +%s.%N)
 	rpc=$(sdiag | awk '/REQUEST_SUBMIT_BATCH_JOB/ { for (i = 1; i <= NF; i++) if ($i ~ /^ave_time:/) { sub("ave_time:", "", $i); print $i } }')
 	echo "$(echo "$JOBS / ($t1 - $t0)" | bc -l) ${rpc:-0}"
@@ -62,7 +99,7 @@ round() {
 
 on_rate=0 off_rate=0 on_rpc=0 off_rpc=0 pair=""
 [ -z "${BUSY:-}" ] || echo "GPUs held by running jobs: $BUSY ($(squeue -h -t R -n gpbusy -o %i | wc -l) running)"
-printf '%-6s %-8s %12s %14s\n' round plugin jobs_per_s server_us_rpc
+printf '%-6s %-8s %12s %14s\n' round "${STEER:-plugin}" jobs_per_s server_us_rpc
 for r in $(seq 1 "$ROUNDS"); do
 	for mode in off on; do
 		set_plugin $mode
@@ -86,3 +123,6 @@ echo "jobs of the last round that carry a gpuplace decision: $(scontrol show job
 	/JobName=/ { mine = ($0 ~ /JobName=gpbench$/) }
 	/JobState=/ { held = ($0 ~ /JobState=PENDING/) }
 	mine && held && /AdminComment=gpuplace: / { n++ } END { print n + 0 }') of $JOBS"
+[ "$STEER" = steer ] && echo "pending backlog at the end: $(squeue -h -t PD -n gpbench | wc -l) jobs" \
+	"(up to 1,000 carried into a round, then cancelled)"
+exit 0

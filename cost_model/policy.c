@@ -18,12 +18,19 @@
  *                 partly used domains before opening a whole one.
  *   performance   step time only; never waits for a better set.
  *   power-save    avoid tight racks, allow power caps, wider power margin.
+ * Steering (the last two values, the same in every preset): at most 8 job
+ * updates per state refresh (every 2 s): an update is one RPC, which costs
+ * slurmctld about as much as a submission (~0.6 ms, notes/slurm-on-one-
+ * machine.md section 5), so under 5 ms of every 2 s; and none for a job
+ * within 30 s of its last update, the default bf_interval of sched/backfill
+ * (slurm.conf(5)), so Slurm's backfill pass has seen one update before the
+ * next.
  */
 static const gp_policy_t presets[] = {
-	{ "balanced", 1.0, 0.25, 0.1, 0.05, 1.0, 1800, 0.05, false, 8 },
-	{ "pack", 1.0, 1.0, 0.05, 0.05, 1.0, 3600, 0.02, false, 8 },
-	{ "performance", 1.0, 0.0, 0.0, 0.05, 1.0, 0, 0.0, false, 8 },
-	{ "power-save", 1.0, 0.25, 1.0, 0.10, 1.0, 1800, 0.05, true, 8 },
+	{ "balanced", 1.0, 0.25, 0.1, 0.05, 1.0, 1800, 0.05, false, 8, 8, 30 },
+	{ "pack", 1.0, 1.0, 0.05, 0.05, 1.0, 3600, 0.02, false, 8, 8, 30 },
+	{ "performance", 1.0, 0.0, 0.0, 0.05, 1.0, 0, 0.0, false, 8, 8, 30 },
+	{ "power-save", 1.0, 0.25, 1.0, 0.10, 1.0, 1800, 0.05, true, 8, 8, 30 },
 };
 
 const char *const gp__policy_presets[] = { "balanced", "pack", "performance", "power-save", NULL };
@@ -67,6 +74,8 @@ static const struct key keys[] = {
 	DOUBLE_KEY("gpuplace_wait_gain", wait_gain, 0, 1),
 	{ "gpuplace_allow_power_cap", offsetof(gp_policy_t, allow_power_cap), 0, 1, 'b' },
 	{ "gpuplace_topk", offsetof(gp_policy_t, topk), 1, 64, 'i' },
+	{ "gpuplace_steer_max", offsetof(gp_policy_t, steer_max), 0, 1000, 'i' },
+	{ "gpuplace_steer_interval", offsetof(gp_policy_t, steer_interval_s), 0, 86400, 'i' },
 };
 
 /* Split "k=v" (at most len chars of it) into key and value buffers. */

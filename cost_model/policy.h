@@ -32,6 +32,9 @@ typedef struct gp_policy {
 	                         * at least this fraction */
 	bool allow_power_cap;   /* may cap GPUs so a job fits a tight rack */
 	int topk;               /* candidates kept with their breakdowns */
+	/* job_submit/gpuplace steering of pending jobs it placed (plugin only) */
+	int steer_max;          /* job updates per state refresh, 0 = no steering */
+	int steer_interval_s;   /* no second update of a job within this time */
 } gp_policy_t;
 
 /* Fill p with the named preset ("balanced", "pack", "spread-power" ...).

@@ -14,16 +14,22 @@
  *     slurmctld (live_state.h) plus its own ledger of recent decisions:
  *     PIN (req_nodes with min = max nodes, and GPUs per node where needed,
  *     so Slurm runs it on exactly that set), CONSTRAIN (a node feature
- *     expression keeping it in a domain) or REJECT, and writes the decision
- *     with what it assumed into the job's admin comment;
+ *     expression keeping it in a domain, or Slurm's own --switches=N@T
+ *     where topology/tree runs with one Weight) or REJECT, and writes the
+ *     decision with what it assumed into the job's admin comment; nodes
+ *     reserved during the job's run are not its to take, a job with
+ *     --reservation stays inside it, and the racks' headroom is less the
+ *     power of the ledger's jobs (steer.h); a planned GPU power cap goes
+ *     into the job's SPANK environment for etc/prolog/gpuplace-powercap;
  *   - fails open: without a valid configuration or cluster state the job
  *     passes unchanged, and the reason is logged once, not once per job.
  * Per-job lines go to slurm_verbose (job name and uid, job id when set),
  * failures to slurm_error, and a summary of the last minute to slurm_info.
- * job_modify changes nothing, and no pending job is re-placed after submit.
  *
- * A background thread reads the cluster state every GP_REFRESH_S seconds
- * and reloads the configuration when slurm.conf, gpuplace.conf,
+ * A background thread reads the cluster state (nodes, jobs, reservations)
+ * every GP_REFRESH_S seconds, steers the pending jobs the plugin placed
+ * whose situation changed (slurm_update_job, bounded by gpuplace_steer_max
+ * and gpuplace_steer_interval; steer_pass), and reloads the configuration when slurm.conf, gpuplace.conf,
  * topology.conf, topology.yaml or gres.conf changes (so an edit takes effect with or
  * without `scontrol reconfigure`); a configuration that fails to load is
  * logged with file, line and key, and the last good one is kept.
@@ -65,6 +71,7 @@
 #include "power.h"
 #include "request.h"
 #include "slurm_emit.h"
+#include "steer.h"
 
 /* Slurm's plugin interface (src/plugins/job_submit, 22.05): slurmctld
  * resolves these by name; no installed header declares them. */
@@ -213,6 +220,8 @@ struct gp_snap {
 	struct gp_conf *conf;         /* a reference */
 	gp_live_view_t view;          /* the state, CPUs and memory left, recent jobs */
 	gp_rack_view_t *racks;        /* the racks' power headroom in this state */
+	gp_resv_view_t resv;          /* advance reservations (steer.h) */
+	bool resv_ok;                 /* resv was read with this state */
 };
 
 static struct gp_snap *snap_current;
@@ -228,6 +237,7 @@ static void snap_put(struct gp_snap *sn)
 	pthread_mutex_unlock(&conf_lock);
 	if (last) {
 		gp_live_view_clear(&sn->view);
+		gp_resv_view_clear(&sn->resv);
 		free(sn->racks);
 		conf_put(sn->conf);
 		free(sn);
@@ -385,6 +395,7 @@ static unsigned long stat_kind[3];            /* PIN, CONSTRAIN, REJECT */
 static unsigned long stat_pass[PASS_NREASONS];
 static unsigned long stat_bad_hints;
 static unsigned long stat_unpinned;           /* PINs turned into CONSTRAIN */
+static unsigned long stat_steered;            /* pending jobs moved (steer_pass) */
 /* a pass reason that concerns every job (no state, stale...) is logged at
  * info once until it no longer holds, not once per job */
 static bool pass_announced[PASS_NREASONS];
@@ -417,7 +428,7 @@ static void pass_resolved(enum pass_reason why)
  * job was seen (an idle controller's log stays quiet). */
 static void summary_log(void)
 {
-	unsigned long kind[3], pass[PASS_NREASONS], bad, unpinned, total;
+	unsigned long kind[3], pass[PASS_NREASONS], bad, unpinned, total, steered;
 	char passes[512];
 	size_t used = 0;
 	int i;
@@ -427,11 +438,13 @@ static void summary_log(void)
 	memcpy(pass, stat_pass, sizeof(pass));
 	bad = stat_bad_hints;
 	unpinned = stat_unpinned;
+	steered = stat_steered;
+	stat_steered = 0;
 	memset(stat_kind, 0, sizeof(stat_kind));
 	memset(stat_pass, 0, sizeof(stat_pass));
 	stat_bad_hints = stat_unpinned = 0;
 	pthread_mutex_unlock(&stats_lock);
-	total = kind[0] + kind[1] + kind[2] + bad;
+	total = kind[0] + kind[1] + kind[2] + bad + steered;
 	passes[0] = '\0';
 	for (i = 0; i < PASS_NREASONS; i++) {
 		total += pass[i];
@@ -446,9 +459,10 @@ static void summary_log(void)
 	if (!total)
 		return;
 	slurm_info("gpuplace: last %d s: %lu PIN, %lu CONSTRAIN (%lu of them instead of a PIN "
-	           "Slurm could not be held to), %lu REJECT, %lu rejected hints; passed: %s",
+	           "Slurm could not be held to), %lu REJECT, %lu rejected hints; passed: %s; "
+	           "pending jobs steered: %lu",
 	           GP_SUMMARY_S, kind[GP_DECIDE_PIN], kind[GP_DECIDE_CONSTRAIN], unpinned,
-	           kind[GP_DECIDE_REJECT], bad, used ? passes : "none");
+	           kind[GP_DECIDE_REJECT], bad, used ? passes : "none", steered);
 }
 
 /* ---- the state thread --------------------------------------------------- */
@@ -471,9 +485,19 @@ static bool have_snapshot(void)
 	return have;
 }
 
+static void steer_pass(gp_live_t *lv);
+
 /* Jobs submitted since this time are listed with each snapshot, so the
  * ledger can tell which of its decisions Slurm has started (decide_lock). */
 static int64_t ledger_oldest;
+/* the decision whose own ledger entry prepare_work leaves out (a steering
+ * re-decision of a pending job must not see its own set as taken), 0 =
+ * none (decide_lock) */
+static uint64_t prepare_skip_ref;
+
+/* the plugin's thread's cache of Slurm's reservation list */
+static gp_resv_cache_t resv_cache;
+static bool resv_failure_logged;
 
 static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_logged)
 {
@@ -515,6 +539,14 @@ static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_lo
 	if (sn->view.unreadable)
 		slurm_debug("gpuplace: %d GRES strings could not be read; their nodes count as busy",
 		            (int)sn->view.unreadable);
+	/* reservations with the state: a job is never placed onto nodes a
+	 * reservation holds during its run, and a job in a reservation is
+	 * placed inside it; unread, such jobs pass (active reservations still
+	 * show in the nodes' state) */
+	sn->resv_ok = gp_resv_refresh(&resv_cache, c->cluster, &sn->resv, why, sizeof(why)) == 0;
+	if (!sn->resv_ok && !resv_failure_logged)
+		slurm_error("gpuplace: %s; jobs in a reservation pass unchanged", why);
+	resv_failure_logged = !sn->resv_ok;
 	sn->conf = c; /* the reference conf_get() took */
 	/* once per snapshot, off the submission path: measured draw from the
 	 * telemetry snapshot while fresh, else the estimate (power/power.h) */
@@ -562,8 +594,10 @@ static void *reload_main(void *arg)
 		pthread_mutex_unlock(&stop_lock);
 		graveyard_empty();
 		reload_if_changed(failed);
-		if (live)
+		if (live) {
 			refresh_state(&lv, &failing_since, &failure_logged);
+			steer_pass(&lv);
+		}
 		if (time(NULL) >= next_summary) {
 			summary_log();
 			next_summary = time(NULL) + GP_SUMMARY_S;
@@ -594,6 +628,7 @@ static void *reload_main(void *arg)
 	}
 	pthread_mutex_unlock(&stop_lock);
 	gp_live_fini(&lv);
+	gp_resv_cache_fini(&resv_cache);
 	return NULL;
 }
 
@@ -608,6 +643,18 @@ static const char *daemon_conf_file(void)
 		return NULL;
 	sc = dlsym(RTLD_DEFAULT, "slurm_conf");
 	return sc && sc->slurm_conf && *sc->slurm_conf ? sc->slurm_conf : NULL;
+}
+
+/* slurmctld runs topology/tree (its exported slurm_conf_t); false outside
+ * slurmctld. */
+static bool topology_tree(void)
+{
+	const slurm_conf_t *sc;
+
+	if (!in_slurmctld())
+		return false;
+	sc = dlsym(RTLD_DEFAULT, "slurm_conf");
+	return sc && sc->topology_plugin && strstr(sc->topology_plugin, "tree");
 }
 
 /* slurmctld's DefMemPerCPU (with MEM_PER_CPU set) or DefMemPerNode, 0 when
@@ -675,6 +722,7 @@ struct ledger_entry {
 	uint32_t uid;
 	uint64_t name_hash;
 	bool until_started;           /* PIN/CONSTRAIN: kept while the job pends */
+	double cap_w;                 /* GPU power cap planned, 0 = none */
 	bool certain;                 /* a passed job's nodes are known (its own
 	                               * --nodelist names exactly them) */
 	int32_t n;
@@ -683,9 +731,12 @@ struct ledger_entry {
 };
 
 static struct gp_conf *dec_conf;      /* the configuration engine and ledger belong to */
+static bool dec_one_weight;           /* every node of dec_conf has the same Weight */
 static gp_engine_t *engine;
 static gp_state_t *work;              /* snapshot + ledger, what a decision sees */
 static int32_t *slurm_order;          /* nodes by (Weight, slurm.conf order) */
+/* the snapshot's rack headroom less what the ledger's jobs will draw */
+static gp_rack_view_t *dec_racks;
 static struct ledger_entry ledger[GP_LEDGER_MAX];
 static int nledger;
 /* passed GPU jobs Slurm has not shown started yet whose nodes are a
@@ -758,23 +809,32 @@ static int decider_reset(struct gp_conf *c)
 	work = NULL;
 	free(slurm_order);
 	slurm_order = NULL;
+	free(dec_racks);
+	dec_racks = NULL;
 	conf_put(dec_conf);
 	dec_conf = NULL;
 	if (!c)
 		return 0;
 	if (gp__engine_create(c->cluster, &engine, &err) != GP_OK ||
 	    gp_state_create(c->cluster, &work) != GP_OK ||
-	    !(slurm_order = malloc(((size_t)c->cluster->nnodes + 1) * sizeof(*slurm_order)))) {
+	    !(slurm_order = malloc(((size_t)c->cluster->nnodes + 1) * sizeof(*slurm_order))) ||
+	    !(dec_racks = calloc((size_t)c->cluster->nracks + 1, sizeof(*dec_racks)))) {
 		gp__engine_destroy(engine);
 		engine = NULL;
 		gp_state_destroy(work);
 		work = NULL;
+		free(slurm_order);
+		slurm_order = NULL;
 		slurm_error("gpuplace: cannot set up the placement engine: %s",
 		            *err.text ? err.text : "out of memory");
 		return -1;
 	}
-	for (i = 0; i < c->cluster->nnodes; i++)
+	dec_one_weight = true;
+	for (i = 0; i < c->cluster->nnodes; i++) {
 		slurm_order[i] = i;
+		if (c->cluster->nodes[i].weight != c->cluster->nodes[0].weight)
+			dec_one_weight = false;
+	}
 	order_cluster = c->cluster;
 	qsort(slurm_order, (size_t)c->cluster->nnodes, sizeof(*slurm_order), by_slurm_order);
 	pthread_mutex_lock(&conf_lock);
@@ -868,7 +928,7 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 			free(e->mask);
 			continue;
 		}
-		for (i = 0; i < e->n; i++)
+		for (i = 0; i < e->n && !(e->ref && e->ref == prepare_skip_ref); i++)
 			work->alloc_mask[e->nodes[i]] |= e->mask[i];
 		if (!ledger_oldest || e->time < ledger_oldest)
 			ledger_oldest = e->time;
@@ -893,9 +953,27 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 	}
 }
 
+/* dec_racks := the snapshot's racks less the power of the ledger's jobs,
+ * which Slurm's counts (and so the snapshot's estimate or measurement) do
+ * not hold yet: a burst of decisions cannot over-commit a rack.  After
+ * prepare_work (which leaves only such entries in the ledger). */
+static const gp_rack_view_t *ledger_racks(const gp_rack_view_t *from)
+{
+	int k;
+
+	if (!from || !dec_racks)
+		return from;
+	memcpy(dec_racks, from, (size_t)dec_conf->cluster->nracks * sizeof(*dec_racks));
+	for (k = 0; k < nledger; k++)
+		if (!(ledger[k].ref && ledger[k].ref == prepare_skip_ref))
+			gp_ledger_power_subtract(dec_conf->cluster, dec_racks, ledger[k].nodes,
+			                         ledger[k].mask, ledger[k].n, ledger[k].cap_w);
+	return dec_racks;
+}
+
 /* Add an entry; false when the ledger is full or memory is short. */
 static bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref,
-                       uint32_t uid, uint64_t name_hash, bool until_started)
+                       uint32_t uid, uint64_t name_hash, bool until_started, double cap_w)
 {
 	struct ledger_entry *e;
 
@@ -917,6 +995,7 @@ static bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, ui
 	e->uid = uid;
 	e->name_hash = name_hash;
 	e->until_started = until_started;
+	e->cap_w = cap_w;
 	e->certain = false;
 	if (!ledger_oldest || e->time < ledger_oldest)
 		ledger_oldest = e->time;
@@ -1008,9 +1087,11 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 	}
 	/* -w naming exactly the nodes it takes: only the GPU indices are a
 	 * guess, the nodes and counts are not */
-	if (got == want && ledger_add(idx, mask, got, 0, uid, name_hash, false))
+	if (got == want && ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0))
 		ledger[nledger - 1].certain = r->nrequired == got;
 }
+
+static void origs_clear(void);
 
 extern int init(void)
 {
@@ -1063,6 +1144,7 @@ extern void fini(void)
 	thread_owns_graveyard = false; /* from now on the last put frees */
 	pthread_mutex_unlock(&conf_lock);
 	decider_reset(NULL);
+	origs_clear();
 	pthread_mutex_lock(&conf_lock);
 	sn = snap_current;
 	snap_current = NULL;
@@ -1175,13 +1257,13 @@ static int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_requ
 	r->gpus_per_node = (int32_t)per_node;
 	if (r->gpus <= 1)
 		return 0; /* not a distributed GPU job */
-	if (j->reservation && *j->reservation) {
-		snprintf(why, len, "jobs in a reservation are left to Slurm");
-		return 0;
-	}
 	r->min_nodes = (int32_t)nodes;
 	r->max_nodes = j->max_nodes == NO_VAL || j->max_nodes == 0 ? 0 : (int32_t)j->max_nodes;
-	r->exclusive = j->shared == 0; /* --exclusive */
+	/* --exclusive; and --exclusive=user or =mcs, which share a node only
+	 * with jobs of the same user or MCS label, which gpuplace cannot
+	 * tell apart: only idle nodes, where Slurm can always start it */
+	r->exclusive = j->shared == JOB_SHARED_NONE || j->shared == JOB_SHARED_USER ||
+	               j->shared == JOB_SHARED_MCS;
 	r->time_limit_min = j->time_limit == NO_VAL || j->time_limit == INFINITE ? 0 : j->time_limit;
 	/* --segment stays in the job as given: candidates are made of whole
 	 * segments so that Slurm can start the set gpuplace pins */
@@ -1220,6 +1302,35 @@ static void env_set(job_desc_msg_t *j, const char *name, const char *value)
 	gp_xrealloc(j->environment, sizeof(char *) * (j->env_size + 2));
 	j->environment[j->env_size] = slurm_xstrdup_printf("%s=%s", name, value);
 	j->env_size++;
+}
+
+/*
+ * Add NAME=VALUE to the job's SPANK environment, which slurmd hands to
+ * Prolog and Epilog as SPANK_NAME (slurm.conf(5), "Prolog and Epilog
+ * Scripts"), for batch jobs, srun and salloc alike.  job_desc_msg_t has
+ * spank_job_env (char **) and spank_job_env_size (uint32_t) from 22.05
+ * through 24.11 (slurm.h); slurmctld copies the array into the job record
+ * and frees the description's with xfree, so every string and the array
+ * come from Slurm's allocator.  A job without SPANK variables has a NULL
+ * array: it is created here.
+ */
+static void spank_env_set(job_desc_msg_t *j, const char *name, const char *value)
+{
+	size_t n = strlen(name);
+	uint32_t i;
+
+	for (i = 0; j->spank_job_env && i < j->spank_job_env_size; i++)
+		if (j->spank_job_env[i] && !strncmp(j->spank_job_env[i], name, n) &&
+		    j->spank_job_env[i][n] == '=') {
+			slurm_xfree((void **)&j->spank_job_env[i]);
+			j->spank_job_env[i] = slurm_xstrdup_printf("%s=%s", name, value);
+			return;
+		}
+	if (!j->spank_job_env)
+		j->spank_job_env_size = 0;
+	gp_xrealloc(j->spank_job_env, sizeof(char *) * (j->spank_job_env_size + 2));
+	j->spank_job_env[j->spank_job_env_size] = slurm_xstrdup_printf("%s=%s", name, value);
+	j->spank_job_env_size++;
 }
 
 /* A number as "%.<digits>g" (digits 1..17). */
@@ -1375,6 +1486,7 @@ struct outcome {
 	const char *features;         /* CONSTRAIN: the constraint to add, "" = none */
 	char *tres_node;              /* PIN: new tres_per_node (Slurm-allocated) or NULL */
 	char unpinned[160];           /* why a PIN became CONSTRAIN, "" = it did not */
+	uint32_t switches, switch_wait; /* CONSTRAIN by --switches=N@S, 0 = not */
 	uint64_t ref;
 	const gp_job_profile_t *profile; /* the hints, NULL = none */
 };
@@ -1405,6 +1517,13 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 		    best->nnodes == 1 ? "" : "s",
 		    best->nnodes == 1 ? best->ngpus : gp__popcount(best->gpu_mask[0]),
 		    best->nnodes == 1 ? "" : " each");
+	} else if (o->kind == GP_DECIDE_CONSTRAIN && o->switches) {
+		j->req_switch = o->switches;
+		j->wait4switch = o->switch_wait;
+		ADD("gpuplace: CONSTRAIN --switches=%u@%u s: Slurm (topology/tree) waits up to %u s "
+		    "for %u leaf switch%s, then may spread the job, which no longer pays after that",
+		    o->switches, o->switch_wait, o->switch_wait, o->switches,
+		    o->switches == 1 ? "" : "es");
 	} else if (o->kind == GP_DECIDE_CONSTRAIN) {
 		char *old = j->features;
 		bool added = false;
@@ -1441,6 +1560,9 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 			    "all-reduce per step and no compute time)",
 			    (c->site.default_grad_bytes > 0 ? c->site.default_grad_bytes : 1e9) / 1e9);
 	}
+	if (best && best->cap_w > 0)
+		/* read back by etc/prolog/gpuplace-powercap ("cap <W> W") */
+		ADD("; cap %.0f W (speed %.2f)", floor(best->cap_w), best->cap_speed);
 	if (d->waited)
 		ADD("; waits ~%.0f s: done in %.0f s instead of %.0f s", d->wait_s, d->wait_finish_s,
 		    d->now_finish_s);
@@ -1455,11 +1577,21 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 	else
 		ADD("; no checkpoint plan: %s", p ? "the hints give neither ckpt_bytes nor params"
 		                                  : "no hints give the checkpoint size");
+	if (j->reservation && *j->reservation)
+		ADD("; inside reservation %.200s", j->reservation);
 	ADD("; ref %llu", (unsigned long long)o->ref);
 	slurm_xfree((void **)&j->admin_comment);
 	j->admin_comment = slurm_xstrdup(comment);
 
 	env_set(j, "GPUPLACE_DECISION", gp__decision_kind_name(o->kind));
+	if (best && best->cap_w > 0) {
+		char w[32];
+
+		/* whole watts, rounded down so the cap never exceeds the plan */
+		snprintf(w, sizeof(w), "%.0f", floor(best->cap_w));
+		spank_env_set(j, "GPUPLACE_POWER_CAP_W", w);
+		env_set(j, "GPUPLACE_POWER_CAP_W", w);
+	}
 	if (best) {
 		env_num(j, "GPUPLACE_PREDICTED_STEP_S", 6, best->cost.step_s);
 		if (compute)
@@ -1519,6 +1651,9 @@ static void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *
 	snap_put(sn);
 	refresh_soon();
 }
+
+static void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
+                      uint32_t uid, bool every_refresh);
 
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
@@ -1598,8 +1733,20 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		goto out;
 	}
 	prepare_work(&sn->view, &need);
+	/* nodes reserved during the job's run are not its to take; a job in a
+	 * reservation stays inside it (time limit 0: no limit, every
+	 * reservation not yet over counts) */
+	if (gp_resv_apply(c->cluster, &sn->resv, job_desc->reservation, (int64_t)time(NULL),
+	                  (int64_t)r.time_limit_min * 60, work->node_flags, why, sizeof(why))) {
+		work->jobs = NULL; /* borrowed from the snapshot */
+		work->njobs = 0;
+		pthread_mutex_unlock(&decide_lock);
+		snap_put(sn);
+		count_pass(PASS_REQUEST, label, why);
+		goto out;
+	}
 	{
-		gp_power_view_t pv = { sn->racks, gp__power_view_cap_speed };
+		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed };
 
 		if (found > 0 && profile.gpus == 0)
 			profile.gpus = r.gpus;
@@ -1635,6 +1782,15 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	}
 	o.kind = d.kind;
 	o.features = d.features;
+	/* waiting for a compact set: Slurm's own wait-for-switch where it
+	 * applies (topology/tree, one Weight for all nodes - Weight tiers make
+	 * cons_tres force lower-weight nodes in and never meet the switch
+	 * count, notes/slurm-on-one-machine.md C2 - and no --switches of the
+	 * user's) */
+	if (d.kind == GP_DECIDE_CONSTRAIN && topology_tree() && dec_one_weight &&
+	    (job_desc->req_switch == NO_VAL || job_desc->req_switch == 0) &&
+	    gp_switch_request(&d, &c->policy, &o.switches, &o.switch_wait))
+		o.features = "";
 	o.ref = ref_base + ++ref_seq;
 	o.profile = found > 0 ? &profile : NULL;
 	if (d.kind == GP_DECIDE_PIN && d.ncands > 0 &&
@@ -1645,9 +1801,12 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		domain_of(c->cluster, &d.cands[0], feat, sizeof(feat));
 		o.features = feat;
 	}
+	if (o.kind != GP_DECIDE_REJECT)
+		orig_save(job_desc, o.ref, found > 0 ? hints : NULL,
+		          d.waited ? d.wait_s : 0.0, submit_uid, o.switches > 0);
 	if (o.kind != GP_DECIDE_REJECT && d.ncands > 0 && !d.cands[0].future)
 		ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, o.ref, submit_uid,
-		           gp_live_name_hash(job_desc->name), true);
+		           gp_live_name_hash(job_desc->name), true, d.cands[0].cap_w);
 	if (o.kind != GP_DECIDE_REJECT)
 		booking_add(&d, r.time_limit_min, (int64_t)time(NULL));
 	pthread_mutex_unlock(&decide_lock);
@@ -1676,8 +1835,496 @@ out:
 	return rc;
 }
 
+static void orig_forget_job(uint32_t job_id);
+
+/* Does an update touch what gpuplace keeps of the request (a hold or a
+ * release, which change the priority only, does not)? */
+static bool changes_request(const job_desc_msg_t *j)
+{
+	return j->req_nodes || j->exc_nodes || j->features || j->partition || j->reservation ||
+	       j->tres_per_job || j->tres_per_node || j->tres_per_socket || j->tres_per_task ||
+	       j->min_nodes != NO_VAL || j->max_nodes != NO_VAL || j->num_tasks != NO_VAL ||
+	       j->shared != NO_VAL16 || j->time_limit != NO_VAL || j->pn_min_memory != NO_VAL64 ||
+	       j->cpus_per_task != NO_VAL16;
+}
+
+/* The job the steering pass is updating right now (its own RPC comes back
+ * through job_modify), 0 = none. */
+static volatile uint32_t steer_inflight;
+
 extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid, char **err_msg)
 {
-	/* job_ptr is slurmctld's private job_record_t: never dereferenced. */
+	/* job_ptr is slurmctld's private job_record_t: never dereferenced.
+	 * Someone else changed the job: what gpuplace kept of the user's
+	 * request may no longer be it, so the job is not steered again. */
+	uint32_t id = 0;
+	long v;
+
+	if (!job_desc)
+		return SLURM_SUCCESS;
+	if (job_desc->job_id != NO_VAL && job_desc->job_id != 0)
+		id = job_desc->job_id;
+	else if (job_desc->job_id_str && gp__parse_long(job_desc->job_id_str, 1, UINT32_MAX, &v) == 0)
+		id = (uint32_t)v; /* scontrol update names the job as a string */
+	slurm_debug("gpuplace: job %u modified%s", id, id && id == steer_inflight ? " by steering" : "");
+	if (id && id != steer_inflight && changes_request(job_desc))
+		orig_forget_job(id);
 	return SLURM_SUCCESS;
+}
+
+/* ---- steering pending jobs (steer.h) -------------------------------------- */
+
+/*
+ * What the user asked, kept for each job gpuplace PINned or CONSTRAINed
+ * (by its decision reference) so that a re-decision starts from the
+ * user's own request, never from what gpuplace made of it: the fields
+ * build_request(), job_need() and pin_exact() read, strings malloc'd here
+ * (never handed to Slurm).  In memory only: after a slurmctld restart the
+ * original of a pending job is unknown and the job is left alone.
+ * Under decide_lock.
+ */
+struct steer_orig {
+	uint64_t ref;
+	uint32_t job_id;          /* once the steering pass has seen it, else 0 */
+	int64_t decided;          /* when it was decided */
+	int64_t updated;          /* last steering update, 0 = none */
+	int64_t checked;          /* CONSTRAIN: last re-decision (first: its decision) */
+	bool every_refresh;       /* waits through --switches: re-decided at every
+	                           * refresh, so it is PINned the moment a compact
+	                           * set frees rather than at Slurm's next
+	                           * backfill pass */
+	double wait_s;            /* CONSTRAINed to wait: the predicted wait, else 0 */
+	uint32_t uid;
+	char *hints;              /* the hint string, NULL = none */
+	job_desc_msg_t d;
+};
+
+static struct steer_orig origs[GP_LEDGER_MAX];
+static int norigs;
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void orig_free(struct steer_orig *o)
+{
+	free(o->hints);
+	free(o->d.tres_per_job);
+	free(o->d.tres_per_node);
+	free(o->d.tres_per_socket);
+	free(o->d.tres_per_task);
+	free(o->d.cpus_per_tres);
+	free(o->d.mem_per_tres);
+	free(o->d.reservation);
+	free(o->d.partition);
+	free(o->d.req_nodes);
+	free(o->d.exc_nodes);
+	free(o->d.features);
+	free(o->d.name);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Called under decide_lock, before apply() changes the description. */
+static void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
+                      uint32_t uid, bool every_refresh)
+{
+	struct steer_orig *o;
+
+	if (norigs == GP_LEDGER_MAX) {
+		/* full: the oldest goes (its job is left alone from now on) */
+		orig_free(&origs[0]);
+		memmove(&origs[0], &origs[1], (size_t)(GP_LEDGER_MAX - 1) * sizeof(origs[0]));
+		memset(&origs[GP_LEDGER_MAX - 1], 0, sizeof(origs[0]));
+		norigs--;
+	}
+	o = &origs[norigs];
+	memset(o, 0, sizeof(*o));
+	o->ref = ref;
+	o->decided = o->checked = (int64_t)time(NULL);
+	o->wait_s = wait_s;
+	o->uid = uid;
+	o->every_refresh = every_refresh;
+	o->hints = dup_or_null(hints);
+	o->d.min_nodes = j->min_nodes;
+	o->d.max_nodes = j->max_nodes;
+	o->d.shared = j->shared;
+	o->d.time_limit = j->time_limit;
+	o->d.num_tasks = j->num_tasks;
+	o->d.ntasks_per_node = j->ntasks_per_node;
+	o->d.cpus_per_task = j->cpus_per_task;
+	o->d.pn_min_cpus = j->pn_min_cpus;
+	o->d.pn_min_memory = j->pn_min_memory;
+	o->d.job_id = NO_VAL;
+	o->d.tres_per_job = dup_or_null(j->tres_per_job);
+	o->d.tres_per_node = dup_or_null(j->tres_per_node);
+	o->d.tres_per_socket = dup_or_null(j->tres_per_socket);
+	o->d.tres_per_task = dup_or_null(j->tres_per_task);
+	o->d.cpus_per_tres = dup_or_null(j->cpus_per_tres);
+	o->d.mem_per_tres = dup_or_null(j->mem_per_tres);
+	o->d.reservation = dup_or_null(j->reservation);
+	o->d.partition = dup_or_null(j->partition);
+	o->d.req_nodes = dup_or_null(j->req_nodes);
+	o->d.exc_nodes = dup_or_null(j->exc_nodes);
+	o->d.features = dup_or_null(j->features);
+	o->d.name = dup_or_null(j->name);
+	norigs++;
+}
+
+/* Forget every original (fini: the thread has stopped). */
+static void origs_clear(void)
+{
+	int k;
+
+	for (k = 0; k < norigs; k++)
+		orig_free(&origs[k]);
+	norigs = 0;
+}
+
+static void orig_forget_job(uint32_t job_id)
+{
+	int k;
+
+	pthread_mutex_lock(&decide_lock);
+	for (k = 0; k < norigs; k++)
+		if (origs[k].job_id == job_id) {
+			orig_free(&origs[k]);
+			memmove(&origs[k], &origs[k + 1], (size_t)(norigs - k - 1) * sizeof(origs[0]));
+			memset(&origs[norigs - 1], 0, sizeof(origs[0]));
+			norigs--;
+			break;
+		}
+	pthread_mutex_unlock(&decide_lock);
+}
+
+static struct steer_orig *orig_find(uint64_t ref)
+{
+	int k;
+
+	for (k = 0; k < norigs; k++)
+		if (origs[k].ref == ref)
+			return &origs[k];
+	return NULL;
+}
+
+struct ref_job {
+	uint64_t ref;
+	uint32_t job_id;
+};
+
+static int by_ref(const void *a, const void *b)
+{
+	uint64_t x = ((const struct ref_job *)a)->ref, y = ((const struct ref_job *)b)->ref;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Drop the originals of jobs no longer pending (started, ended, gone)
+ * once Slurm has had GP_LEDGER_GRACE_S to list them; learn the job ids of
+ * the others (job_modify forgets a job changed by someone else). */
+static void origs_prune(const job_info_msg_t *jobs, int64_t now)
+{
+	struct ref_job *pend = malloc(((size_t)jobs->record_count + 1) * sizeof(*pend)), key;
+	const struct ref_job *hit;
+	uint32_t i;
+	int k, kept = 0, np = 0;
+
+	if (!pend)
+		return;
+	for (i = 0; i < jobs->record_count; i++)
+		if ((jobs->job_array[i].job_state & JOB_STATE_BASE) == JOB_PENDING &&
+		    (pend[np].ref = gp_comment_ref(jobs->job_array[i].admin_comment)))
+			pend[np++].job_id = jobs->job_array[i].job_id;
+	qsort(pend, (size_t)np, sizeof(*pend), by_ref);
+	pthread_mutex_lock(&decide_lock);
+	for (k = 0; k < norigs; k++) {
+		key.ref = origs[k].ref;
+		hit = bsearch(&key, pend, (size_t)np, sizeof(*pend), by_ref);
+		if (hit)
+			origs[k].job_id = hit->job_id;
+		if (origs[k].decided + GP_LEDGER_GRACE_S < now && !hit) {
+			orig_free(&origs[k]);
+			continue;
+		}
+		if (kept != k) {
+			origs[kept] = origs[k];
+			memset(&origs[k], 0, sizeof(origs[k]));
+		}
+		kept++;
+	}
+	norigs = kept;
+	pthread_mutex_unlock(&decide_lock);
+	free(pend);
+}
+
+static struct ledger_entry *ledger_find(uint64_t ref)
+{
+	int k;
+
+	for (k = 0; k < nledger; k++)
+		if (ledger[k].ref == ref)
+			return &ledger[k];
+	return NULL;
+}
+
+/* An update the steering pass sends (malloc'd strings). */
+struct steer_plan {
+	uint32_t job_id;
+	char *req_nodes;
+	uint32_t nodes;
+	char *features;           /* the user's own constraint, "" = none */
+	char *comment;
+	char why[160];
+};
+
+static void plan_clear(struct steer_plan *p)
+{
+	free(p->req_nodes);
+	free(p->features);
+	free(p->comment);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * Re-decide pending job ji (candidate k) on the current snapshot; 1 with
+ * *plan filled when it should be moved, else 0.  Under decide_lock, no
+ * RPC.  Situations that move a job:
+ *   PIN:       its pinned set is no longer free for it (taken by jobs
+ *              gpuplace did not place, or by higher-priority ones), and a
+ *              set the policy accepts is free now: PINned there;
+ *   CONSTRAIN: a set the policy accepts is free now (its domains could not
+ *              start it, or it waited longer than its predicted wait, after
+ *              which waiting is no longer considered): PINned there.
+ * The re-decision starts from the user's original request (partition,
+ * reservation, --nodelist, --exclude, --constraint, node counts), so it
+ * never widens it.
+ */
+/* Node nd cannot give a pinned job its `gpus' GPUs now (work as prepared). */
+static bool pinned_node_taken(int32_t nd, int32_t gpus)
+{
+	return (work->node_flags[nd] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)) ||
+	       gp__popcount(node_full(nd) & ~work->alloc_mask[nd]) < gpus;
+}
+
+static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_info_t *ji,
+                        const gp_steer_cand_t *k, int64_t now, struct steer_plan *plan,
+                        int *evaluations)
+{
+	struct steer_orig *o = orig_find(k->ref);
+	struct ledger_entry *e;
+	gp_job_profile_t profile;
+	gp_live_need_t need;
+	gp_policy_t pol;
+	gp_request_t r;
+	gp_decision_t d;
+	gp_error_t err;
+	char why[512], *tres_node = NULL, *list = NULL;
+	const char *tail;
+	int moved = 0, found = 0, rc;
+	int32_t i;
+	bool taken = false;
+
+	if (!o || (o->updated && now - o->updated < c->policy.steer_interval_s))
+		return 0; /* not known (slurmctld restarted, or the job was changed
+		           * by someone else), or updated lately */
+
+	/* a CONSTRAINed job is re-decided once per interval, not per refresh */
+	if (!k->pinned && !o->every_refresh && now - o->checked < c->policy.steer_interval_s)
+		return 0;
+	if (dec_conf != c && decider_reset(c) != 0)
+		return 0;
+	if (o->hints && gp__job_profile_parse(o->hints, &profile, &err) == GP_OK)
+		found = 1;
+	gp__request_init(&r);
+	memset(&d, 0, sizeof(d));
+	if (build_request(&o->d, c->cluster, &r, why, sizeof(why)) <= 0)
+		goto out;
+	job_need(&o->d, daemon_default_mem(), &need);
+	prepare_skip_ref = k->ref;
+	prepare_work(&sn->view, &need);
+	if (gp_resv_apply(c->cluster, &sn->resv, o->d.reservation, now,
+	                  (int64_t)r.time_limit_min * 60, work->node_flags, why, sizeof(why)))
+		goto out;
+	pol = c->policy;
+	if (k->pinned) {
+		/* is the pinned set still free for it?  The ledger says how many
+		 * GPUs on each node; a held job left the ledger, then its
+		 * record's nodes and GPUs per node say it */
+		int32_t *pn = NULL, npn = 0, per;
+
+		if ((e = ledger_find(k->ref))) {
+			for (i = 0; i < e->n; i++)
+				if (pinned_node_taken(e->nodes[i], gp__popcount(e->mask[i])))
+					taken = true;
+		} else if (ji->req_nodes && gp__hostlist_nodes(c->cluster, "ReqNodeList", ji->req_nodes,
+		                                                c->cluster->nnodes, &pn, &npn, &err) == GP_OK &&
+		           npn > 0) {
+			per = (int32_t)tres_gpus(ji->tres_per_node);
+			if (per <= 0)
+				per = (r.gpus + npn - 1) / npn;
+			for (i = 0; i < npn; i++)
+				if (pinned_node_taken(pn[i], per))
+					taken = true;
+		}
+		free(pn);
+		if (!taken)
+			goto out; /* Slurm starts it there as soon as it gets to it */
+		snprintf(plan->why, sizeof(plan->why), "its pinned nodes were taken");
+	} else if (o->wait_s > 0 && now - o->decided > o->wait_s) {
+		pol.max_wait_s = 0; /* waited as long as predicted: take what is free */
+		snprintf(plan->why, sizeof(plan->why), "waited %lld s, longer than the predicted %.0f s",
+		         (long long)(now - o->decided), o->wait_s);
+	} else {
+		snprintf(plan->why, sizeof(plan->why),
+		         "its domains could not start it and a set the policy accepts is free now");
+	}
+	if (!k->pinned)
+		o->checked = now;
+	(*evaluations)++;
+	{
+		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed };
+
+		if (found && profile.gpus == 0)
+			profile.gpus = r.gpus;
+		bookings_prune(now);
+		rc = gp__decide(engine, work, &r, found ? &profile : NULL, &pol, &pv,
+		                sn->view.state->time, bookings, nbookings, &d, &err);
+	}
+	if (rc != GP_OK || d.kind != GP_DECIDE_PIN || d.ncands == 0 || d.cands[0].future)
+		goto out;
+	if (!pin_exact(&o->d, &r, &d.cands[0], now - sn->view.state->time, &tres_node, why,
+	               sizeof(why)))
+		goto out;
+	if (!(list = gp__scored_nodelist(c->cluster, &d.cands[0])))
+		goto out;
+	if (k->pinned && ji->req_nodes && !strcmp(ji->req_nodes, list))
+		goto out; /* the same set again */
+	/* the old comment's prediction, checkpoint plan, cap and reference
+	 * stay; what it said about the old set goes */
+	tail = ji->admin_comment ? strstr(ji->admin_comment, "; step ") : NULL;
+	if (!tail && ji->admin_comment)
+		tail = strstr(ji->admin_comment, "; ref ");
+	plan->job_id = ji->job_id;
+	plan->req_nodes = strdup(list);
+	plan->nodes = (uint32_t)d.cands[0].nnodes;
+	plan->features = strdup(o->d.features ? o->d.features : "");
+	{
+		char comment[1536];
+
+		snprintf(comment, sizeof(comment), "gpuplace: PIN %s; exactly %d node%s; steered while "
+		         "pending: %s%s", list, d.cands[0].nnodes, d.cands[0].nnodes == 1 ? "" : "s",
+		         plan->why, tail ? tail : "");
+		plan->comment = strdup(comment);
+	}
+	if (!plan->req_nodes || !plan->features || !plan->comment) {
+		plan_clear(plan);
+		goto out;
+	}
+	/* the new set is this job's from now on: later decisions see it taken */
+	if ((e = ledger_find(k->ref))) {
+		int32_t *nn = malloc((size_t)d.cands[0].nnodes * sizeof(*nn));
+		uint32_t *nm = malloc((size_t)d.cands[0].nnodes * sizeof(*nm));
+
+		if (nn && nm) {
+			memcpy(nn, d.cands[0].nodes, (size_t)d.cands[0].nnodes * sizeof(*nn));
+			memcpy(nm, d.cands[0].gpu_mask, (size_t)d.cands[0].nnodes * sizeof(*nm));
+			free(e->nodes);
+			free(e->mask);
+			e->nodes = nn;
+			e->mask = nm;
+			e->n = d.cands[0].nnodes;
+			e->cap_w = d.cands[0].cap_w;
+			nn = NULL;
+			nm = NULL;
+		}
+		free(nn);
+		free(nm);
+	} else {
+		ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, k->ref, o->uid,
+		           gp_live_name_hash(o->d.name), true, d.cands[0].cap_w);
+	}
+	o->updated = now;
+	moved = 1;
+out:
+	prepare_skip_ref = 0;
+	if (work) {
+		work->jobs = NULL; /* borrowed from the snapshot */
+		work->njobs = 0;
+	}
+	slurm_xfree((void **)&tres_node);
+	free(list);
+	gp__decision_clear(&d);
+	gp__request_clear(&r);
+	return moved;
+}
+
+/*
+ * Once per state refresh, on the plugin's thread (never the submission
+ * path): the pending jobs gpuplace placed, in Slurm's priority order, are
+ * re-decided and at most policy.steer_max of them updated through Slurm's
+ * public API (slurm_update_job, an RPC to this slurmctld like the
+ * thread's readings).  No plugin lock is held across the RPC; Slurm
+ * itself refuses to change the nodes of a job that is no longer pending,
+ * so a job that starts meanwhile is never moved.
+ */
+static void steer_pass(gp_live_t *lv)
+{
+	struct gp_snap *sn = snap_get();
+	struct gp_conf *c;
+	gp_steer_cand_t *cand = NULL;
+	int64_t now = (int64_t)time(NULL);
+	int nc, k, updates = 0, evaluations = 0;
+
+	if (!sn || !lv->jobs)
+		goto done;
+	c = sn->conf;
+	origs_prune(lv->jobs, now);
+	if (c->policy.steer_max <= 0 || now - sn->view.state->time > GP_PIN_FRESH_S)
+		goto done;
+	if (!(cand = malloc(((size_t)lv->jobs->record_count + 1) * sizeof(*cand))))
+		goto done;
+	nc = gp_steer_pick(lv->jobs->job_array, lv->jobs->record_count, cand,
+	                   (int)lv->jobs->record_count);
+	/* bounded work: at most steer_max updates and 4x as many
+	 * re-decisions per pass, decide_lock taken per job, so a submission
+	 * waits for one re-decision at most */
+	for (k = 0; k < nc && updates < c->policy.steer_max &&
+	            evaluations < 4 * c->policy.steer_max; k++) {
+		struct steer_plan plan;
+		job_desc_msg_t u;
+		int moved, rc;
+
+		memset(&plan, 0, sizeof(plan));
+		pthread_mutex_lock(&decide_lock);
+		moved = steer_decide(c, sn, &lv->jobs->job_array[cand[k].index], &cand[k], now, &plan,
+		                     &evaluations);
+		pthread_mutex_unlock(&decide_lock);
+		if (!moved)
+			continue;
+		/* the RPC, with no plugin lock held */
+		slurm_init_job_desc_msg(&u);
+		u.job_id = plan.job_id;
+		u.req_nodes = plan.req_nodes;
+		u.min_nodes = u.max_nodes = plan.nodes;
+		u.features = plan.features;
+		u.admin_comment = plan.comment;
+		updates++;
+		steer_inflight = plan.job_id;
+		rc = slurm_update_job(&u);
+		steer_inflight = 0;
+		if (rc == SLURM_SUCCESS) {
+			slurm_verbose("gpuplace: job %u steered: %s", plan.job_id, plan.comment);
+			pthread_mutex_lock(&stats_lock);
+			stat_steered++;
+			pthread_mutex_unlock(&stats_lock);
+		} else {
+			/* most often: it started meanwhile, which Slurm refuses to move */
+			slurm_verbose("gpuplace: job %u not steered to %s: %s", plan.job_id,
+			              plan.req_nodes, slurm_strerror(errno));
+		}
+		plan_clear(&plan);
+	}
+done:
+	free(cand);
+	snap_put(sn);
 }

@@ -4,7 +4,8 @@
 slurmplugindir = $(slurm_plugindir)
 slurmplugin_LTLIBRARIES = plugin/job_submit_gpuplace.la plugin/spank_gpuplace.la
 plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h plugin/slurm_compat.h \
-	plugin/live_state.c plugin/live_state.h plugin/gres_parse.c plugin/gres_parse.h
+	plugin/live_state.c plugin/live_state.h plugin/gres_parse.c plugin/gres_parse.h \
+	plugin/steer.c plugin/steer.h plugin/reservations.c
 # Only what slurmctld runs: engine, conf and power over base; no simulator,
 # no traces, no probe, no synth, no hwloc (tests/plugin_symbols.sh).
 plugin_job_submit_gpuplace_la_LIBADD = $(GP_CORE_LA)
@@ -23,13 +24,20 @@ uninstall-hook:
 
 # Daemon-less tests: the plugin dlopen()ed into a program linked with
 # libslurm, and an RTLD_NOW symbol check against libslurmfull.so.
-check_PROGRAMS += tests/test_plugin tests/dlcheck tests/test_live_state tests/test_plugin_apply
+check_PROGRAMS += tests/test_plugin tests/dlcheck tests/test_live_state tests/test_plugin_apply \
+	tests/test_steer
 # How a decision is written into a job description (the plugin's source
 # compiled in: its helpers are static).
 tests_test_plugin_apply_SOURCES = tests/test_plugin_apply.c plugin/live_state.c plugin/live_state.h \
-	plugin/gres_parse.c plugin/gres_parse.h
+	plugin/gres_parse.c plugin/gres_parse.h \
+	plugin/steer.c plugin/steer.h plugin/reservations.c
 tests_test_plugin_apply_CFLAGS = $(TEST_CFLAGS)
 tests_test_plugin_apply_LDADD = $(TEST_LIBS) $(DL_LIBS)
+# The plugin's ledger power, reservations, steering picks and switch
+# requests on the model alone.
+tests_test_steer_SOURCES = tests/test_steer.c plugin/steer.c plugin/steer.h
+tests_test_steer_CFLAGS = $(TEST_CFLAGS)
+tests_test_steer_LDADD = $(TEST_LIBS)
 # The live-state reader on Slurm records parsed from captured scontrol output.
 tests_test_live_state_SOURCES = tests/test_live_state.c plugin/live_state.c plugin/live_state.h \
 	plugin/gres_parse.c plugin/gres_parse.h
@@ -41,11 +49,13 @@ tests_test_plugin_CFLAGS = $(TEST_CFLAGS)
 tests_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 tests_dlcheck_SOURCES = tests/dlcheck.c
 tests_dlcheck_LDADD = $(DL_LIBS)
-TESTS += tests/test_plugin tests/test_live_state tests/test_plugin_apply tests/plugin_dlcheck.sh tests/spank_dlcheck.sh tests/valgrind_plugin.sh
+TESTS += tests/test_plugin tests/test_live_state tests/test_plugin_apply tests/test_steer \
+	tests/plugin_dlcheck.sh tests/spank_dlcheck.sh tests/valgrind_plugin.sh
 
-EXTRA_DIST += tests/slurm tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh tests/slurm_vs_stock.sh bench/bench_submit.sh tests/plugin_dlcheck.sh tests/spank_dlcheck.sh \
+EXTRA_DIST += tests/slurm tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh tests/slurm_vs_stock.sh tests/slurm_steer.sh bench/bench_submit.sh tests/plugin_dlcheck.sh tests/spank_dlcheck.sh \
 	tests/valgrind_plugin.sh tests/slurm_version_mismatch.sh
-TESTS += tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh tests/slurm_vs_stock.sh tests/slurm_version_mismatch.sh
+TESTS += tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh tests/slurm_vs_stock.sh tests/slurm_version_mismatch.sh \
+	tests/slurm_steer.sh
 # The plugin carries no offline-only code and does not link hwloc.
 TESTS += tests/plugin_symbols.sh
 EXTRA_DIST += tests/plugin_symbols.sh

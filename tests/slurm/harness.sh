@@ -47,6 +47,9 @@
 #               domains, as an NVL72 site configures it (LEAVES=2 only)
 #   TELEMETRY_URL a Prometheus URL gpuplace.conf polls for rack power
 #                 (default: none)
+#   PROLOG, EPILOG  Prolog= and Epilog= programs (default: none)
+#   LICENSES    Licenses= value (default: none)
+#   CTLDEBUG    SlurmctldDebug level (default: info)
 #   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
 #                 in this file (default: no valgrind)
 #
@@ -190,7 +193,7 @@ SlurmctldPidFile=$D/pids/slurmctld.pid
 SlurmdPidFile=$D/pids/slurmd-%n.pid
 SlurmctldLogFile=$D/log/slurmctld.log
 SlurmdLogFile=$D/log/slurmd-%n.log
-SlurmctldDebug=info
+SlurmctldDebug=${CTLDEBUG:-info}
 SlurmdDebug=info
 PluginDir=$SYSPLUGDIR${PLUGIN_DIR:+:$PLUGIN_DIR}
 ProctrackType=proctrack/linuxproc
@@ -212,6 +215,9 @@ ReturnToService=2
 SlurmdParameters=config_overrides
 ${JOB_SUBMIT:+JobSubmitPlugins=$JOB_SUBMIT}
 ${SCHED_PARAMS:+SchedulerParameters=$SCHED_PARAMS}
+${PROLOG:+Prolog=$PROLOG}
+${LICENSES:+Licenses=$LICENSES}
+${EPILOG:+Epilog=$EPILOG}
 PlugStackConfig=$D/etc/plugstack.conf
 $(node_lines)
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP

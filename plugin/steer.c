@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * steer.c - see steer.h.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "steer.h"
+
+void gp_ledger_power_subtract(const gp_cluster_t *c, gp_rack_view_t *racks,
+                              const int32_t *nodes, const uint32_t *mask, int32_t n,
+                              double cap_w)
+{
+	int32_t i;
+
+	if (!c || !racks || !nodes || !mask)
+		return;
+	for (i = 0; i < n; i++) {
+		const gp_node_t *nd;
+		const gp_gpu_profile_t *prof;
+		double per_gpu;
+		gp_rack_view_t *rv;
+
+		if (nodes[i] < 0 || nodes[i] >= c->nnodes)
+			continue;
+		nd = &c->nodes[nodes[i]];
+		if (nd->rack < 0 || nd->rack >= c->nracks || nd->profile < 0 ||
+		    nd->profile >= c->nprofiles)
+			continue; /* the engine counts no power there either */
+		prof = &c->profiles[nd->profile];
+		per_gpu = (cap_w > 0 && cap_w < prof->tdp_w ? cap_w : prof->tdp_w) - prof->idle_w;
+		rv = &racks[nd->rack];
+		if (!isfinite(rv->headroom_w) || per_gpu <= 0)
+			continue;
+		rv->headroom_w = fmax(0.0, rv->headroom_w - per_gpu * gp__popcount(mask[i]));
+	}
+}
+
+/* ---- advance reservations ------------------------------------------------ */
+
+void gp_resv_view_clear(gp_resv_view_t *v)
+{
+	int32_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->n; i++)
+		free(v->r[i].nodes);
+	free(v->r);
+	v->r = NULL;
+	v->n = 0;
+}
+
+struct mark_arg {
+	const gp_cluster_t *c;
+	gp_resv_t *r;
+};
+
+/* a name the model does not know (a node outside gpuplace.conf) holds
+ * nothing gpuplace places on */
+static int mark_node(void *arg, const char *name, gp_error_t *err)
+{
+	struct mark_arg *a = arg;
+	int32_t i = gp__node_find(a->c, name);
+
+	(void)err;
+	if (i >= 0 && !a->r->nodes[i]) {
+		a->r->nodes[i] = 1;
+		a->r->nnodes++;
+	}
+	return 0;
+}
+
+int gp_resv_convert(const gp_cluster_t *c, const reserve_info_msg_t *msg, gp_resv_view_t *out,
+                    char *why, size_t len)
+{
+	uint32_t i;
+
+	gp_resv_view_clear(out);
+	if (!msg || !msg->record_count)
+		return 0;
+	if (!(out->r = calloc(msg->record_count, sizeof(*out->r)))) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < msg->record_count; i++) {
+		const reserve_info_t *ri = &msg->reservation_array[i];
+		gp_resv_t *r = &out->r[out->n];
+		gp_error_t err;
+
+		if (ri->flags & RESERVE_FLAG_ANY_NODES)
+			continue;
+		if (!(r->nodes = calloc((size_t)c->nnodes + 1, 1))) {
+			snprintf(why, len, "out of memory");
+			gp_resv_view_clear(out);
+			return -1;
+		}
+		if (ri->node_list && !strcasecmp(ri->node_list, "ALL")) {
+			memset(r->nodes, 1, (size_t)c->nnodes);
+			r->nnodes = c->nnodes;
+		} else if (ri->node_list && *ri->node_list) {
+			struct mark_arg a = { c, r };
+
+			if (gp__hostlist_each("reservation", ri->node_list, 1 << 20, mark_node, &a,
+			                      &err) != GP_OK) {
+				snprintf(why, len, "reservation %s: %s", ri->name ? ri->name : "?", err.text);
+				free(r->nodes);
+				r->nodes = NULL;
+				gp_resv_view_clear(out);
+				return -1;
+			}
+		}
+		if (!r->nnodes) {
+			free(r->nodes);
+			r->nodes = NULL;
+			continue;
+		}
+		snprintf(r->name, sizeof(r->name), "%s", ri->name ? ri->name : "");
+		r->start = (int64_t)ri->start_time;
+		r->end = (int64_t)ri->end_time;
+		r->flags = ri->flags;
+		out->n++;
+	}
+	return 0;
+}
+
+/* Is name one of the comma-separated names of list? */
+static bool list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t l = end ? (size_t)(end - p) : strlen(p);
+
+		if (l == n && !strncmp(p, name, n))
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+int gp_resv_apply(const gp_cluster_t *c, const gp_resv_view_t *v, const char *job_resv,
+                  int64_t now, int64_t run_s, uint32_t *node_flags, char *why, size_t len)
+{
+	int32_t i, k, found = 0, named = 0;
+	uint8_t *inside;
+	const char *p;
+
+	if (!c || !node_flags)
+		return 0;
+	if (!job_resv || !*job_resv) {
+		for (k = 0; v && k < v->n; k++) {
+			const gp_resv_t *r = &v->r[k];
+
+			if (r->end <= now || (run_s > 0 && r->start >= now + run_s))
+				continue; /* over, or starts after the job's run */
+			for (i = 0; i < c->nnodes; i++)
+				if (r->nodes[i])
+					node_flags[i] |= GP_NODE_RESERVED;
+		}
+		return 0;
+	}
+	for (p = job_resv; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		named++;
+	if (!(inside = calloc((size_t)c->nnodes + 1, 1))) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (k = 0; v && k < v->n; k++) {
+		if (!list_has(job_resv, v->r[k].name))
+			continue;
+		found++;
+		for (i = 0; i < c->nnodes; i++)
+			inside[i] |= v->r[k].nodes[i];
+	}
+	if (found < named) {
+		snprintf(why, len, "reservation %.200s not known to gpuplace (no nodes it places on, or "
+		         "not read yet)", job_resv);
+		free(inside);
+		return -1;
+	}
+	for (i = 0; i < c->nnodes; i++) {
+		if (inside[i])
+			node_flags[i] &= ~(uint32_t)GP_NODE_RESERVED;
+		else
+			node_flags[i] |= GP_NODE_RESERVED;
+	}
+	free(inside);
+	return 0;
+}
+
+/* ---- steering pending jobs ------------------------------------------------- */
+
+uint64_t gp_comment_ref(const char *comment)
+{
+	const char *p = comment ? strstr(comment, "; ref ") : NULL;
+	unsigned long long v = 0;
+	int digits = 0;
+
+	if (!p)
+		return 0;
+	for (p += 6; *p >= '0' && *p <= '9' && digits < 20; p++, digits++)
+		v = v * 10 + (unsigned long long)(*p - '0');
+	return digits && (*p == '\0' || *p == ';' || *p == ' ') ? (uint64_t)v : 0;
+}
+
+static int by_priority(const void *a, const void *b)
+{
+	const gp_steer_cand_t *x = a, *y = b;
+
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	if (x->submit_time != y->submit_time)
+		return x->submit_time < y->submit_time ? -1 : 1;
+	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+int gp_steer_pick(const slurm_job_info_t *jobs, uint32_t n, gp_steer_cand_t *out, int max)
+{
+	uint32_t i;
+	int got = 0;
+
+	for (i = 0; jobs && i < n && got < max; i++) {
+		const slurm_job_info_t *j = &jobs[i];
+		const char *c = j->admin_comment;
+		uint64_t ref;
+
+		if ((j->job_state & JOB_STATE_BASE) != JOB_PENDING || (j->job_state & JOB_CONFIGURING))
+			continue;
+		if (j->priority == 0 || j->state_reason == WAIT_HELD ||
+		    j->state_reason == WAIT_HELD_USER || j->state_reason == WAIT_DEPENDENCY ||
+		    j->state_reason == WAIT_TIME)
+			continue;
+		if (!c || (strncmp(c, "gpuplace: PIN ", 14) && strncmp(c, "gpuplace: CONSTRAIN ", 20)))
+			continue;
+		if (!(ref = gp_comment_ref(c)))
+			continue;
+		out[got].index = i;
+		out[got].job_id = j->job_id;
+		out[got].ref = ref;
+		out[got].priority = j->priority;
+		out[got].submit_time = (int64_t)j->submit_time;
+		out[got].pinned = !strncmp(c, "gpuplace: PIN ", 14);
+		got++;
+	}
+	qsort(out, (size_t)got, sizeof(*out), by_priority);
+	return got;
+}
+
+/* ---- Slurm's own wait-for-switch ------------------------------------------- */
+
+int gp_switch_request(const gp_decision_t *d, const gp_policy_t *p, uint32_t *count,
+                      uint32_t *max_s)
+{
+	double compact_run, pays;
+
+	if (!d || !p || d->kind != GP_DECIDE_CONSTRAIN || !d->waited || d->ncands < 1 ||
+	    d->cands[0].nleaves < 1 || !(d->now_finish_s > 0))
+		return 0;
+	compact_run = d->wait_finish_s - d->wait_s;
+	pays = d->now_finish_s * (1.0 - p->wait_gain) - compact_run;
+	if (p->max_wait_s > 0 && pays > p->max_wait_s)
+		pays = p->max_wait_s;
+	if (!(pays >= d->wait_s) || pays < 1.0)
+		return 0;
+	*count = (uint32_t)d->cands[0].nleaves;
+	*max_s = (uint32_t)ceil(pays);
+	return 1;
+}
