@@ -1064,7 +1064,7 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 			idx[got] = i;
 			mask[got++] = m;
 		}
-		if (ledger_add(idx, mask, got, 0, uid, name_hash, false))
+		if (ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0))
 			ledger[nledger - 1].certain = true;
 		return;
 	}
@@ -2159,7 +2159,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		} else if (ji->req_nodes && gp__hostlist_nodes(c->cluster, "ReqNodeList", ji->req_nodes,
 		                                                c->cluster->nnodes, &pn, &npn, &err) == GP_OK &&
 		           npn > 0) {
-			per = (int32_t)tres_gpus(ji->tres_per_node);
+			per = (int32_t)gp_tres_gpus(ji->tres_per_node);
 			if (per <= 0)
 				per = (r.gpus + npn - 1) / npn;
 			for (i = 0; i < npn; i++)

@@ -9,8 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
+#include "slurm_compat.h"
 
 #include "steer.h"
 

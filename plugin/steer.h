@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <slurm/slurm.h>
+#include "slurm_compat.h"
 
 #include "decide.h"
 #include "model.h"
