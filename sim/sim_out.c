@@ -751,9 +751,10 @@ static int dat_open(struct out *o, const char *dir, const char *plot, int i,
 
 /* Data of jct_cdf: completion time (h) and the fraction of completed jobs
  * done by then; *has = it holds a point. */
-static int dat_jct(const char *dir, int i, const gp_sim_result_t *r, int32_t *count,
+static int dat_jct(const char *dir, int i, const gp_sim_result_t *r, void *arg, int32_t *count,
                    gp_error_t *err)
 {
+	(void)arg;
 	double *v = NULL;
 	int32_t j, m = 0;
 	struct out o;
@@ -797,12 +798,14 @@ static int dat_jct(const char *dir, int i, const gp_sim_result_t *r, int32_t *co
 	return out_close(&o, err);
 }
 
-static int dat_util(const char *dir, int i, const gp_sim_result_t *r, bool *has, gp_error_t *err)
+static int dat_util(const char *dir, int i, const gp_sim_result_t *r, void *arg, int32_t *has,
+                    gp_error_t *err)
 {
 	struct out o;
 	int32_t s;
 	int rc;
 
+	(void)arg;
 	rc = dat_open(&o, dir, "utilization", i, r, "t_days util_percent queued", err);
 	if (rc)
 		return rc;
@@ -816,11 +819,20 @@ static int dat_util(const char *dir, int i, const gp_sim_result_t *r, bool *has,
 	return out_close(&o, err);
 }
 
+/* What the rack power data writer needs: limits or kW, and the top value. */
+struct rack_arg {
+	bool pct;
+	double top;
+};
+
 /* Rack power: with limits (pct), highest and mean draw / limit in %; else
  * the highest and mean absolute draw in kW. */
-static int dat_rack(const char *dir, int i, const gp_sim_result_t *r, bool pct, bool *has,
-                    double *top, gp_error_t *err)
+static int dat_rack(const char *dir, int i, const gp_sim_result_t *r, void *arg, int32_t *has,
+                    gp_error_t *err)
 {
+	struct rack_arg *ra = arg;
+	bool pct = ra->pct;
+	double *top = &ra->top;
 	struct out o;
 	int32_t s, k;
 	int rc;
@@ -1015,6 +1027,29 @@ out:
 	return rc;
 }
 
+/* The start every plot shares: one data file per policy written by dat
+ * (points[i] > 0 when policy i has any; *any when one has), then NAME.gp
+ * opened with its head.  points is the caller's to free, also on error. */
+static int plot_begin(const gp_sim_result_t *const *res, int n, const char *dir, const char *name,
+                      int (*dat)(const char *, int, const gp_sim_result_t *, void *, int32_t *,
+                                 gp_error_t *),
+                      void *arg, int32_t **points, bool *any, struct out *o, gp_error_t *err)
+{
+	char file[64];
+	int i, rc;
+
+	*any = false;
+	if (!(*points = calloc((size_t)n + 1, sizeof(**points))))
+		return gp__errorf(err, GP_ENOMEM, "%s: out of memory", name);
+	for (i = 0; i < n; i++) {
+		if ((rc = dat(dir, i, res[i], arg, &(*points)[i], err)))
+			return rc;
+		*any |= (*points)[i] > 0;
+	}
+	snprintf(file, sizeof(file), "%s.gp", name);
+	return out_open(o, dir, file, err);
+}
+
 /* The end every plot shares: an empty plot when there was no series, the
  * script's tail, the file closed and gnuplot run on it. */
 static int plot_end(struct out *o, int nseries, const char *dir, const char *name,
@@ -1032,99 +1067,77 @@ static int plot_end(struct out *o, int nseries, const char *dir, const char *nam
 	return rc;
 }
 
-static int plot_jct(const gp_sim_result_t *const *res, int n, const char *dir, gp_error_t *err)
+/* A plot of one series per policy. */
+struct plot_spec {
+	const char *name, *title, *xlabel, *ylabel;
+	const char *settings;     /* gnuplot lines after the head */
+	const char *empty;        /* lines when no policy has a point */
+	const char *style;        /* "steps", "lines" */
+	const char *no_data;      /* a policy's title when it has no point */
+	bool count_in_title;      /* "(N jobs)" after each policy's name */
+	int (*dat)(const char *, int, const gp_sim_result_t *, void *, int32_t *, gp_error_t *);
+};
+
+static int plot_simple(const gp_sim_result_t *const *res, int n, const char *dir,
+                       const struct plot_spec *ps, gp_error_t *err)
 {
-	int32_t *count = NULL;
+	int32_t *points = NULL;
 	bool any = false;
-	char suffix[48];
+	char suffix[48] = "";
 	struct out o;
 	int i, rc;
 
-	count = calloc((size_t)n + 1, sizeof(*count));
-	if (!count)
-		return gp__errorf(err, GP_ENOMEM, "jct_cdf: out of memory");
-	for (i = 0; i < n; i++) {
-		rc = dat_jct(dir, i, res[i], &count[i], err);
-		if (rc)
-			goto out;
-		any |= count[i] > 0;
-	}
-	rc = out_open(&o, dir, "jct_cdf.gp", err);
+	rc = plot_begin(res, n, dir, ps->name, ps->dat, NULL, &points, &any, &o, err);
 	if (rc)
 		goto out;
-	gp_head(&o, "jct_cdf", "Job completion time (submit to end) of completed jobs",
-	        "completion time (hours, log scale)", "fraction of completed jobs");
-	out_printf(&o, "set logscale x\nset yrange [0:1]\nset key bottom right inside\n");
+	gp_head(&o, ps->name, ps->title, ps->xlabel, ps->ylabel);
+	out_printf(&o, "%s", ps->settings);
 	if (!any)
-		out_printf(&o, "set xrange [0.1:100]\nset label 'no completed jobs' at graph 0.5, "
-		           "graph 0.5 center\n");
+		out_printf(&o, "%s", ps->empty);
 	out_printf(&o, "plot ");
 	for (i = 0; i < n; i++) {
 		out_printf(&o, i ? ", \\\n     " : "");
-		snprintf(suffix, sizeof(suffix), " (%ld jobs)", (long)count[i]);
-		gp_series(&o, "jct_cdf", i, res[i], count[i] > 0, "1:2", "steps", suffix, "",
-		          "no completed jobs");
+		if (ps->count_in_title)
+			snprintf(suffix, sizeof(suffix), " (%ld jobs)", (long)points[i]);
+		gp_series(&o, ps->name, i, res[i], points[i] > 0, "1:2", ps->style, suffix, "",
+		          ps->no_data);
 	}
-	rc = plot_end(&o, n, dir, "jct_cdf", err);
+	rc = plot_end(&o, n, dir, ps->name, err);
 out:
-	free(count);
+	free(points);
 	return rc;
 }
 
-static int plot_util(const gp_sim_result_t *const *res, int n, const char *dir, gp_error_t *err)
-{
-	bool *has = NULL, any = false;
-	struct out o;
-	int i, rc;
+static const struct plot_spec plot_jct_spec = {
+	"jct_cdf", "Job completion time (submit to end) of completed jobs",
+	"completion time (hours, log scale)", "fraction of completed jobs",
+	"set logscale x\nset yrange [0:1]\nset key bottom right inside\n",
+	"set xrange [0.1:100]\nset label 'no completed jobs' at graph 0.5, graph 0.5 center\n",
+	"steps", "no completed jobs", true, dat_jct,
+};
 
-	has = calloc((size_t)n + 1, sizeof(*has));
-	if (!has)
-		return gp__errorf(err, GP_ENOMEM, "utilization: out of memory");
-	for (i = 0; i < n; i++) {
-		rc = dat_util(dir, i, res[i], &has[i], err);
-		if (rc)
-			goto out;
-		any |= has[i];
-	}
-	rc = out_open(&o, dir, "utilization.gp", err);
-	if (rc)
-		goto out;
-	gp_head(&o, "utilization", "GPU utilization: busy GPUs / all GPUs of the cluster",
-	        "time since the trace's start (days)", "GPUs busy (%)");
-	out_printf(&o, "set yrange [0:105]\n");
-	if (!any)
-		out_printf(&o, "set xrange [0:1]\nset label 'no samples' at graph 0.5, graph 0.5 "
-		           "center\n");
-	out_printf(&o, "plot ");
-	for (i = 0; i < n; i++) {
-		out_printf(&o, i ? ", \\\n     " : "");
-		gp_series(&o, "utilization", i, res[i], has[i], "1:2", "lines", "", "", "no samples");
-	}
-	rc = plot_end(&o, n, dir, "utilization", err);
-out:
-	free(has);
-	return rc;
-}
+static const struct plot_spec plot_util_spec = {
+	"utilization", "GPU utilization: busy GPUs / all GPUs of the cluster",
+	"time since the trace's start (days)", "GPUs busy (%)",
+	"set yrange [0:105]\n",
+	"set xrange [0:1]\nset label 'no samples' at graph 0.5, graph 0.5 center\n",
+	"lines", "no samples", false, dat_util,
+};
 
 static int plot_rack(const gp_sim_result_t *const *res, int n, const char *dir, gp_error_t *err)
 {
-	bool *has = NULL, any = false, pct = false;
+	struct rack_arg ra = { false, 0 };
+	int32_t *has = NULL;
+	bool any = false, pct = false;
 	double top = 0;
 	struct out o;
 	int i, rc;
 
-	has = calloc((size_t)n + 1, sizeof(*has));
-	if (!has)
-		return gp__errorf(err, GP_ENOMEM, "rack_power: out of memory");
 	for (i = 0; i < n; i++)
-		pct |= has_finite_limit(res[i]);
-	for (i = 0; i < n; i++) {
-		rc = dat_rack(dir, i, res[i], pct, &has[i], &top, err);
-		if (rc)
-			goto out;
-		any |= has[i];
-	}
-	rc = out_open(&o, dir, "rack_power.gp", err);
+		ra.pct |= has_finite_limit(res[i]);
+	pct = ra.pct;
+	rc = plot_begin(res, n, dir, "rack_power", dat_rack, &ra, &has, &any, &o, err);
+	top = ra.top;
 	if (rc)
 		goto out;
 	if (pct) {
@@ -1176,9 +1189,9 @@ int gp__sim_plot(const gp_sim_result_t *const *res, int n, const char *dir, gp_e
 	if (!rc)
 		rc = mkdir_p(dir, err);
 	if (!rc)
-		rc = plot_jct(res, n, dir, err);
+		rc = plot_simple(res, n, dir, &plot_jct_spec, err);
 	if (!rc)
-		rc = plot_util(res, n, dir, err);
+		rc = plot_simple(res, n, dir, &plot_util_spec, err);
 	if (!rc)
 		rc = plot_rack(res, n, dir, err);
 	return rc;
