@@ -22,7 +22,7 @@ SUITE=trixie
 # what the build and the whole test suite need inside (scripts/deps.sh has
 # the same list for the host)
 PKGS="build-essential autoconf automake libtool pkg-config
-libjson-c-dev libcurl4-openssl-dev libhwloc-dev hwloc libcmocka-dev
+libjson-c-dev libyaml-dev libcurl4-openssl-dev libhwloc-dev hwloc libcmocka-dev
 libslurm-dev slurmctld slurmd slurm-client munge
 valgrind gnuplot-nox procps iproute2 ca-certificates bc"
 STAMP=$ROOT/.gpuplace-packages

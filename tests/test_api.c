@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,6 +57,38 @@ static gp_place_result_t *place_ok(const gp_place_request_t *req)
 	return r;
 }
 
+/* Whether host list "dgx[001,005]" / "dgx[001-004]" names exactly n nodes,
+ * all numbered lo..hi (one scalable unit of the SuperPOD example: 32
+ * nodes under one leaf group).  The balanced policy may spread a job over
+ * the racks of its unit for power headroom at the same step time, so the
+ * exact nodes are the engine's choice; the unit is not. */
+static bool in_unit(const char *list, int n, long lo, long hi)
+{
+	const char *p = strchr(list, '[');
+	int count = 0;
+
+	if (!p || strncmp(list, "dgx[", 4))
+		return false;
+	for (p++; *p && *p != ']';) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			return false;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		if (a < lo || b > hi || b < a)
+			return false;
+		count += (int)(b - a + 1);
+		if (*p == ',')
+			p++;
+	}
+	return count == n;
+}
+
 /* An empty cluster: 16 GPUs with tp=8 go on two whole nodes under one leaf. */
 static void test_pin(void **state)
 {
@@ -64,7 +97,7 @@ static void test_pin(void **state)
 	json_object *root, *v;
 
 	assert_int_equal(gp_place_result_kind(r), GP_PLACE_PIN);
-	assert_string_equal(gp_place_result_nodes(r), "dgx[001-002]");
+	assert_true(in_unit(gp_place_result_nodes(r), 2, 1, 32));
 	assert_string_equal(gp_place_result_features(r), "");
 	assert_non_null(strstr(gp_place_result_reason(r), "best free set"));
 	assert_true(gp_place_result_step_s(r) > 0);
@@ -96,7 +129,7 @@ static void test_request_options(void **state)
 	req.job = "gpus=16,tp=8";
 	req.exclude = "dgx[001-032]";
 	r = place_ok(&req);
-	assert_string_equal(gp_place_result_nodes(r), "dgx[033-034]");
+	assert_true(in_unit(gp_place_result_nodes(r), 2, 33, 64));
 	gp_place_result_destroy(r);
 
 	/* debug has 4 nodes: 48 GPUs can never fit there */
@@ -213,7 +246,7 @@ static void test_threads(void **state)
 		assert_int_equal(w[i].rc, GP_OK);
 		assert_string_equal(w[i].nodes, w[0].nodes);
 	}
-	assert_string_equal(w[0].nodes, "dgx[001-004]");
+	assert_true(in_unit(w[0].nodes, 4, 1, 32));
 }
 
 int main(void)

@@ -64,8 +64,8 @@ fi
 # ---- build ----------------------------------------------------------------
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 CFLAGS="-g -O1 $SAN -fsanitize=fuzzer-no-link"
-INC="-I$build -I$src/cost_model -I$src/conf -I$src/sim -I$src/probe -I$src/power -I$src/tools -I$src/plugin $(pkg-config --cflags json-c libcurl hwloc)"
-LIBS="$(pkg-config --libs json-c libcurl hwloc) -lslurm -lm -lpthread"
+INC="-I$build -I$src/cost_model -I$src/conf -I$src/sim -I$src/probe -I$src/power -I$src/tools -I$src/plugin $(pkg-config --cflags json-c yaml-0.1 libcurl hwloc)"
+LIBS="$(pkg-config --libs json-c yaml-0.1 libcurl hwloc) -lslurm -lm -lpthread"
 
 # (make may first regenerate the Makefile and say so on stdout: keep the .c words)
 libsrc=$(make -s -C "$build" fuzz-sources | tr " " "\n" | grep "\.c$") ||
