@@ -190,8 +190,7 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 			}
 			m &= full_mask(c->nodes[idx].ngpus);
 			{
-				int cpus = ji->job_resrcs
-				           ? slurm_job_cpus_allocated_on_node(ji->job_resrcs, host) : 0;
+				int cpus = gp_job_cpus_on_node(ji, host);
 				uint64_t mem = ji->pn_min_memory;
 
 				if (cpus > 0)

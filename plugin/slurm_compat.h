@@ -123,6 +123,21 @@ static inline bool gp_job_segment_pin_ok(const job_desc_msg_t *j, int32_t nodes)
 #endif
 }
 
+/* CPUs a running job holds on node host, from its job_resrcs (0 when
+ * unknown): slurm_job_cpus_allocated_on_node() exists in 22.05 .. 24.05 and
+ * is gone from 24.11's slurm.h (checked against the headers), where the
+ * node's own CPUAlloc count is all there is. */
+static inline int gp_job_cpus_on_node(const slurm_job_info_t *ji, const char *host)
+{
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 11, 0)
+	return ji->job_resrcs ? slurm_job_cpus_allocated_on_node(ji->job_resrcs, host) : 0;
+#else
+	(void)ji;
+	(void)host;
+	return 0;
+#endif
+}
+
 /* The release gpuplace was compiled against, as slurmctld prints versions
  * ("24.11.5"). */
 #define GP_SLURM_MAJOR SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER)

@@ -12,4 +12,5 @@ EXTRA_DIST += tests/fuzz/run-all.sh tests/fuzz/run-one.sh tests/fuzz/libfuzzer.s
 clean-local: clean-fuzz
 clean-fuzz:
 	rm -rf fuzz-work asan-build
+	rm -f tests/fuzz/libfuzzer.out
 .PHONY: clean-fuzz
