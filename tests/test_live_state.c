@@ -194,7 +194,7 @@ struct detail {
 
 static void finish_job(slurm_job_info_t *ji, struct detail *det, int ndet)
 {
-	hostlist_t hl;
+	gp_hostlist_t hl;
 	char *host;
 	int i, k = 0;
 
@@ -204,7 +204,7 @@ static void finish_job(slurm_job_info_t *ji, struct detail *det, int ndet)
 		ji->gres_detail_str = calloc(ji->gres_detail_cnt, sizeof(char *));
 		while ((host = slurm_hostlist_shift(hl))) {
 			for (i = 0; i < ndet; i++) {
-				hostlist_t dh = slurm_hostlist_create(det[i].nodes);
+				gp_hostlist_t dh = slurm_hostlist_create(det[i].nodes);
 				int in = slurm_hostlist_find(dh, host) >= 0;
 
 				slurm_hostlist_destroy(dh);
