@@ -19,7 +19,8 @@
  * product of its bracket expressions ("r[1-2]n[01-04]" is 8), a bracket
  * the sum of its "A" and "A-B" items.  Returns false once the count passes
  * max; syntax it does not follow (anything but digits, '-' and ',' in a
- * bracket) is left for libslurm to judge. */
+ * bracket) is skipped over, its numbers still counted, and libslurm judges
+ * the syntax. */
 bool gp__hostlist_within(const char *list, unsigned long long max)
 {
 	unsigned long long total = 0, name = 1;
@@ -29,26 +30,30 @@ bool gp__hostlist_within(const char *list, unsigned long long max)
 		if (*p == '[') {
 			unsigned long long sum = 0;
 
-			for (p++; *p && *p != ']'; p++) {
+			for (p++; *p && *p != ']';) {
 				unsigned long long a = 0, b;
 				int digits = 0;
 
+				/* anything but a number is skipped, not trusted: libslurm
+				 * read "gb[0!0-8800000000000000000000]" as a range too */
+				if (*p < '0' || *p > '9') {
+					p++;
+					continue;
+				}
 				for (; *p >= '0' && *p <= '9' && digits < 19; p++, digits++)
 					a = a * 10 + (unsigned long long)(*p - '0');
-				if (!digits || (*p >= '0' && *p <= '9'))
-					return digits == 0; /* not a number: libslurm judges; 19+ digits: too many */
+				if (*p >= '0' && *p <= '9')
+					return false; /* 19+ digits: too many names */
 				b = a;
-				if (*p == '-') {
+				if (*p == '-' && p[1] >= '0' && p[1] <= '9') {
 					for (b = 0, digits = 0, p++; *p >= '0' && *p <= '9' && digits < 19;
 					     p++, digits++)
 						b = b * 10 + (unsigned long long)(*p - '0');
-					if (!digits || (*p >= '0' && *p <= '9'))
-						return digits == 0;
+					if (*p >= '0' && *p <= '9')
+						return false;
 				}
 				if (b >= a && (sum += b - a + 1) > max)
 					return false;
-				if (*p != ',')
-					break;
 			}
 			if (*p != ']')
 				return true; /* libslurm's to judge */

@@ -12,7 +12,7 @@ start=$(date +%s)
 # -detect_leaks=0: no LeakSanitizer pass after every input whose mallocs and
 # frees differ (libslurm leaks on each rejected host range, suppressed but
 # scanned: 100 times slower); the pass at exit still reports any leak.
-"$work/bin/fuzz_$t" $GP_FUZZ_LIMIT -timeout=25 -rss_limit_mb=2048 -detect_leaks=0 \
+"$work/bin/fuzz_$t" $GP_FUZZ_LIMIT -seed=1 -timeout=25 -rss_limit_mb=2048 -detect_leaks=0 \
 	-print_final_stats=1 -artifact_prefix="$work/crashes/$t/" "$work/corpus/$t" \
 	>"$work/log/$t.log" 2>&1
 rc=$?
