@@ -98,7 +98,7 @@ check 'scontrol show job "$j" | grep -Eq "AdminComment=gpuplace: PIN n\[7-8\]; e
 # what the comment says is what Slurm was told: these nodes, exactly two of
 # them, four GPUs on each
 show=$(scontrol show job "$j")
-check 'echo "$show" | grep -q "ReqNodeList=n\[7-8\]" && echo "$show" | grep -q "NumNodes=2-2 \|NumNodes=2 " && echo "$show" | grep -q "TresPerNode=gres:gpu:4"' \
+check 'echo "$show" | grep -q "ReqNodeList=n\[7-8\]" && echo "$show" | grep -q "NumNodes=2-2 \|NumNodes=2 " && echo "$show" | grep -Eq "TresPerNode=gres[:/]gpu:4"' \
 	"a PIN fixes the nodes, their number and the GPUs per node" \
 	"$(echo "$show" | grep -E 'ReqNodeList|NumNodes|TresPer')"
 for t in $(seq 1 40); do grep -q GPUPLACE_DECISION "$D/out/pin.out" 2>/dev/null && break; sleep 0.25; done
