@@ -46,6 +46,15 @@ for b in slurmctld slurmd munged sbatch squeue scontrol scancel; do
 	command -v $b >/dev/null 2>&1 || skip_all "$b is not installed"
 done
 [ -f "$plugdir/job_submit_gpuplace.so" ] || skip_all "plugin not built in $plugdir"
+# On Slurm 24.11 in the Debian 13 root, scancel of several jobs at once hits
+# RPC socket timeouts (one kill every 5 s), and the scenarios took over 15
+# minutes there, against the suite's 30-minute budget; run it there with
+# GP_VS_STOCK_ALL_RELEASES=1 until the harness cancels another way.
+case $(slurmctld -V 2>/dev/null | awk '{print $2}') in
+22.05.*) ;;
+*) [ -n "${GP_VS_STOCK_ALL_RELEASES:-}" ] ||
+	skip_all "Slurm $(slurmctld -V | awk '{print $2}'): scancel of many jobs times out here (5 s per kill) and the run outgrows the suite's time budget; GP_VS_STOCK_ALL_RELEASES=1 runs it" ;;
+esac
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-vs.XXXXXX")
 export CTLPORT=${CTLPORT:-$((16947 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18600 + ${GP_PORT_OFFSET:-0}))}
