@@ -894,7 +894,7 @@ static int32_t guess_group(const struct ledger_entry *e, const gp_live_view_t *v
  */
 static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 {
-	static const gp_live_need_t any = { 1, 1, 0, 0 };
+	static const gp_live_need_t any = { 1, 1, 0, 0, 0 };
 	const gp_state_t *st = v->state;
 	int32_t nn = dec_conf->cluster->nnodes, i;
 	int k, kept = 0;
@@ -1223,6 +1223,16 @@ static int collect_hints(const job_desc_msg_t *job, char *buf, size_t len, const
 
 /* ---- the job's request ------------------------------------------------ */
 
+/* --exclusive; and --exclusive=user or =mcs, which share a node only with
+ * jobs of the same user or MCS label, which gpuplace cannot tell apart:
+ * such a job gets only idle nodes (no GPU, CPU or memory allocated, by any
+ * job), where Slurm can always start it */
+static bool wants_idle_nodes(const job_desc_msg_t *j)
+{
+	return j->shared == JOB_SHARED_NONE || j->shared == JOB_SHARED_USER ||
+	       j->shared == JOB_SHARED_MCS;
+}
+
 /* The engine's request for job_desc.  1 = a request to decide on, 0 = not
  * gpuplace's job (passes unchanged; *why says why when not obvious), or -1
  * on an error named in *why. */
@@ -1259,11 +1269,7 @@ static int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_requ
 		return 0; /* not a distributed GPU job */
 	r->min_nodes = (int32_t)nodes;
 	r->max_nodes = j->max_nodes == NO_VAL || j->max_nodes == 0 ? 0 : (int32_t)j->max_nodes;
-	/* --exclusive; and --exclusive=user or =mcs, which share a node only
-	 * with jobs of the same user or MCS label, which gpuplace cannot
-	 * tell apart: only idle nodes, where Slurm can always start it */
-	r->exclusive = j->shared == JOB_SHARED_NONE || j->shared == JOB_SHARED_USER ||
-	               j->shared == JOB_SHARED_MCS;
+	r->exclusive = wants_idle_nodes(j);
 	r->time_limit_min = j->time_limit == NO_VAL || j->time_limit == INFINITE ? 0 : j->time_limit;
 	/* --segment stays in the job as given: candidates are made of whole
 	 * segments so that Slurm can start the set gpuplace pins */
@@ -1387,6 +1393,7 @@ static void job_need(const job_desc_msg_t *j, uint64_t def_mem, gp_live_need_t *
 		if (n->mem_per_node_mb == 0)
 			n->mem_per_node_mb = 1;
 	}
+	n->idle_node = wants_idle_nodes(j);
 }
 
 /* tres_per_node giving each node `per_node' GPUs: the job's own per-job

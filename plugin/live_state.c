@@ -329,6 +329,8 @@ int32_t gp_live_usable_gpus(const gp_live_res_t *r, const gp_live_need_t *need,
 
 	if (!r->known || free_gpus <= 0)
 		return free_gpus < 0 ? 0 : free_gpus;
+	if (need->idle_node && (r->cpus_free < r->cpus_total || r->mem_free_mb < r->mem_mb))
+		return 0;
 	if (r->cpus_free < (need->cpus_per_node > 0 ? need->cpus_per_node : 1))
 		return 0;
 	if (need->mem_per_node_mb < 0 ? r->mem_free_mb < r->mem_mb || r->mem_mb <= 0

@@ -125,13 +125,17 @@ typedef struct gp_live_need {
 	                         * -1 = the whole node (--mem=0) */
 	int32_t cpus_per_gpu;   /* --cpus-per-gpu, 0 = none */
 	int64_t mem_per_gpu_mb; /* --mem-per-gpu, 0 = none */
+	int32_t idle_node;      /* nonzero: --exclusive (any form): a node
+	                         * with any CPU or memory allocated, by a GPU
+	                         * job or not, gives it nothing */
 } gp_live_need_t;
 
 /*
  * How many more GPUs node r can give a job needing `need', given it has
  * free_gpus GPUs free: 0 when it lacks the CPUs or memory per node, else
- * free_gpus less what --cpus-per-gpu/--mem-per-gpu leave no room for.  A
- * node Slurm did not report (!r->known) is not limited.
+ * free_gpus less what --cpus-per-gpu/--mem-per-gpu leave no room for; 0 when
+ * the job wants an idle node and some of this one is allocated.  A node
+ * Slurm did not report (!r->known) is not limited.
  */
 int32_t gp_live_usable_gpus(const gp_live_res_t *r, const gp_live_need_t *need,
                             int32_t free_gpus);

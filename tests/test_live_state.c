@@ -446,10 +446,11 @@ static void test_jobs_fill_gaps_of_gres_used(void **state)
 
 static void test_cpus_and_memory(void **state)
 {
-	static const gp_live_need_t any = { 1, 1, 0, 0 };
-	static const gp_live_need_t four_cpus_per_gpu = { 1, 1, 4, 0 };
-	static const gp_live_need_t whole_node_mem = { 1, -1, 0, 0 };
-	static const gp_live_need_t mem_per_gpu = { 1, 1, 0, 4000 };
+	static const gp_live_need_t any = { 1, 1, 0, 0, 0 };
+	static const gp_live_need_t four_cpus_per_gpu = { 1, 1, 4, 0, 0 };
+	static const gp_live_need_t whole_node_mem = { 1, -1, 0, 0, 0 };
+	static const gp_live_need_t mem_per_gpu = { 1, 1, 0, 4000, 0 };
+	static const gp_live_need_t exclusive = { 1, 1, 0, 0, 1 };
 	struct fx *f = *state;
 	const gp_live_res_t *r;
 
@@ -467,7 +468,24 @@ static void test_cpus_and_memory(void **state)
 	assert_int_equal(r->mem_free_mb, 14000);
 	assert_int_equal(gp_live_usable_gpus(r, &any, 1), 1);
 	assert_int_equal(gp_live_usable_gpus(r, &whole_node_mem, 1), 0);
+	assert_int_equal(gp_live_usable_gpus(r, &exclusive, 1), 0);
+	/* --exclusive: a node whose GPUs are all free but where a CPU-only
+	 * job holds one CPU, or only memory, gives nothing */
+	{
+		gp_live_res_t cpu_job = { .known = 1, .cpus_total = 8, .cpus_free = 7,
+		                          .mem_mb = 16000, .mem_free_mb = 16000 };
+		gp_live_res_t mem_job = cpu_job;
+
+		mem_job.cpus_free = 8;
+		mem_job.mem_free_mb = 15000;
+		assert_int_equal(gp_live_usable_gpus(&cpu_job, &any, 4), 4);
+		assert_int_equal(gp_live_usable_gpus(&cpu_job, &exclusive, 4), 0);
+		assert_int_equal(gp_live_usable_gpus(&mem_job, &exclusive, 4), 0);
+		mem_job.mem_free_mb = 16000;
+		assert_int_equal(gp_live_usable_gpus(&mem_job, &exclusive, 4), 4);
+	}
 	r = &f->v.res[node(f, "n7")]; /* idle: 8 CPUs, 16000 MB */
+	assert_int_equal(gp_live_usable_gpus(r, &exclusive, 4), 4);
 	assert_int_equal(gp_live_usable_gpus(r, &four_cpus_per_gpu, 4), 2);
 	assert_int_equal(gp_live_usable_gpus(r, &mem_per_gpu, 4), 4);
 	assert_int_equal(gp_live_usable_gpus(r, &whole_node_mem, 4), 4);
