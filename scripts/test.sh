@@ -72,10 +72,10 @@ fi
 if [ "$status" = 0 ] && [ "${GP_SKIP_DISTCHECK:-0}" != 1 ]; then
 	t1=$(date +%s)
 	if GP_DISTCHECK=1 make distcheck >/tmp/gpuplace-distcheck.log 2>&1; then
-		echo "make distcheck: ok ($(($(date +%s) - t1)) s)"
+		add_line "make distcheck: ok ($(($(date +%s) - t1)) s)"
 	else
 		tail -n 60 /tmp/gpuplace-distcheck.log
-		echo "make distcheck failed"
+		add_line "make distcheck: FAILED (log above, whole in /tmp/gpuplace-distcheck.log)"
 		status=1
 	fi
 fi

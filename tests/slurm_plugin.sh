@@ -29,6 +29,7 @@ export RACKA_KW=5 RACKB_KW=40
 export TELEMETRY_URL=http://127.0.0.1:9/api/v1/query
 export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
+. "$top/tests/slurm/lib.sh"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
@@ -175,21 +176,6 @@ for i in $(seq 1 200); do
 	sbatch -Q --gpus=2 -o /dev/null --wrap='sleep 2' || echo "submit $i failed" >>"$D/burst.err"
 done
 # every (node, GPU index) held by a running job, one line each
-gpus_in_use() {
-	scontrol show job -d 2>/dev/null | awk '
-		/JobState=/ { run = ($0 ~ /JobState=RUNNING/) }
-		run && /^ +Nodes=.*GRES=.*IDX:/ {
-			match($0, /Nodes=[^ ]+/); nodes = substr($0, RSTART + 6, RLENGTH - 6)
-			match($0, /IDX:[^)]+/); idx = substr($0, RSTART + 4, RLENGTH - 4)
-			print nodes, idx
-		}' | while read -r nodes idx; do
-		for h in $(scontrol show hostnames "$nodes"); do
-			echo "$idx" | tr ',' '\n' | while IFS=- read -r a b; do
-				for g in $(seq "$a" "${b:-$a}"); do echo "$h:$g"; done
-			done
-		done
-	done
-}
 overlap=0 seen=0
 for sample in 1 2 3 4 5 6; do
 	gpus_in_use >"$D/inuse.txt"

@@ -27,6 +27,7 @@ plugdir=$build/plugin/.libs
 N_TESTS=17
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
+[ -z "${GP_DISTCHECK:-}" ] || skip_all "already run by make check before make distcheck, from the same sources"
 [ "$(id -u)" = 0 ] || skip_all "integration tests need root"
 for b in slurmctld slurmd munged sbatch squeue scontrol; do
 	command -v $b >/dev/null 2>&1 || skip_all "$b is not installed"
@@ -58,6 +59,7 @@ done
 chmod 755 "$D/bin"/*
 export PROLOG=$D/bin/gpuplace-powercap-prolog EPILOG=$D/bin/gpuplace-powercap-epilog
 H="bash $top/tests/slurm/harness.sh"
+. "$top/tests/slurm/lib.sh"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
@@ -203,21 +205,6 @@ clean
 for i in $(seq 1 200); do
 	sbatch -Q --gpus=2 -o /dev/null --wrap='sleep 2' || echo "submit $i failed" >>"$D/burst.err"
 done
-gpus_in_use() {
-	scontrol show job -d 2>/dev/null | awk '
-		/JobState=/ { run = ($0 ~ /JobState=RUNNING/) }
-		run && /^ +Nodes=.*GRES=.*IDX:/ {
-			match($0, /Nodes=[^ ]+/); nodes = substr($0, RSTART + 6, RLENGTH - 6)
-			match($0, /IDX:[^)]+/); idx = substr($0, RSTART + 4, RLENGTH - 4)
-			print nodes, idx
-		}' | while read -r hl idx; do
-		for h in $(scontrol show hostnames "$hl"); do
-			echo "$idx" | tr ',' '\n' | while IFS=- read -r a b; do
-				for g in $(seq "$a" "${b:-$a}"); do echo "$h:$g"; done
-			done
-		done
-	done
-}
 : >"$D/overlap.txt"
 seen=0 steered=0
 for sample in 1 2 3 4 5 6; do
@@ -250,13 +237,19 @@ nodes=$(running_on "$j" 200)
 check '[ "$st" = "PENDING Licenses" ] && [ "$lic" = "Licenses=lic:1" ] && [ -n "$nodes" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: "' \
 	"a job waiting for its license keeps it ($st, $lic) and runs once it is free ($nodes)" "$(show "$j")"
 clean
+# Another user's jobs: one GPU on n1, and one CPU but no GPU on n2 (a node
+# all of whose GPUs are free is still not idle).  Both must be running
+# before the exclusive job is submitted: the nodes may still be completing
+# the jobs just cancelled, and a loaded machine may take a while.
 o=$(sbatch --parsable --uid=daemon -w n1 --gpus=1 -o /dev/null --wrap='sleep 300')
-running_on "$o" >/dev/null
+c=$(sbatch --parsable --uid=daemon -w n2 -n 1 -o /dev/null --wrap='sleep 300')
+onodes=$(running_on "$o" 240)
+cnodes=$(running_on "$c" 240)
 sleep 3
 j=$(sbatch --parsable --exclusive=user --gpus=2 -o /dev/null --wrap='sleep 300')
 nodes=$(running_on "$j")
-check '[ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qx n1' \
-	"--exclusive=user: not placed beside another user's job on n1 (runs on $nodes)" "$(show "$j")" "$(show "$o")"
+check '[ "$onodes" = n1 ] && [ "$cnodes" = n2 ] && [ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qx "n[12]"' \
+	"--exclusive=user: not placed beside another user's GPU job on n1 nor CPU-only job on n2 (theirs on ${onodes:-nothing yet} and ${cnodes:-nothing yet}, this one on $nodes)" "$(show "$j")" "$(show "$o")"
 clean
 
 # 9. a power cap reaches the GPUs: both racks near their cap (6 kW: 4 nodes
