@@ -799,6 +799,45 @@ static double channel_factor(const struct grp *gr, int pi, gp_algo_t a, double S
 	return (double)nch / (nc > 1 ? nc : 1);
 }
 
+/* Channels the collective runs on at S bytes: NCCL's channel tuning above
+ * (src/enqueue.cc, "Ring/Tree channel tuning"), at least 1, at most the
+ * channels of the group. */
+static int channels_used(const struct grp *gr, int pi, gp_algo_t a, double S)
+{
+	double thr = pi == 2 ? 8.0 * (a == GP_ALGO_TREE ? 1 : gr->n) : pi == 1 ? 8.0 : 64.0;
+	double nt = pi == 2 ? 512.0 : 640.0;
+	int nch = CH_PER_NIC * (gr->nrails > 1 ? gr->nrails : 1), nc;
+
+	if (gr->units <= 1 || a == GP_ALGO_NVLS || a == GP_ALGO_DIRECT)
+		return 1;
+	nc = (int)(S / (nt * thr));
+	return nc < 1 ? 1 : nc > nch ? nch : nc;
+}
+
+/* An LL step between nodes completes when the slowest of the nc channels
+ * running it has crossed the network: the channels' steps are independent
+ * transfers (one connection each), so the wait grows as the expected
+ * maximum of nc delays, 1 + sigma (H(nc) - 1) times one channel's step
+ * latency for exponentially spread delays (H = harmonic number).  Between 4
+ * KiB (one LL tree channel) and 64 KiB (all 16) NCCL's own model adds only
+ * bandwidth time, where the two-to-four-node nccl-tests tables measure a
+ * rise of 0.13 (IB 2 and 4 nodes, RoCE) to 0.20 (EFA) x (H(16) - 1) x their
+ * inter-node tree latency (nccl-tests #309, oracle-quickstart/oci-hpc-oke,
+ * KeitaW/p5-nccl-test-2024-07-19): sigma = 0.14, one value for every
+ * transport.  Simple and LL128 run on every channel from 40-80 KiB on, and
+ * their pipeline fill (fill_us, fitted at full channel count) holds the same
+ * wait, so only LL takes the factor. */
+#define CHANNEL_SPREAD 0.14
+static double channel_wait(int nc)
+{
+	double h = 0;
+	int i;
+
+	for (i = 2; i <= nc; i++)
+		h += 1.0 / i;
+	return 1.0 + CHANNEL_SPREAD * h;
+}
+
 /* Tree correction of protocol index pi (0 Simple, 1 LL128, 2 LL) at S bytes. */
 static double tree_factor(int pi, double S)
 {
@@ -840,6 +879,13 @@ static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t 
 	 * transport's own step, whichever is longer, plus the links crossed */
 	an = (pr->net_ring > net->step_us ? pr->net_ring : net->step_us) + hop;
 	ant = (pr->net_tree > net->step_us ? pr->net_tree : net->step_us) + hop;
+	/* LL: the step waits for the slowest of the channels in use */
+	if (N > 1 && ll) {
+		double w = channel_wait(channels_used(gr, (int)(pr - protos), a, S));
+
+		an *= w;
+		ant *= w;
+	}
 	/* pipeline fill between nodes of Simple and LL128 (see transports[]) */
 	fill = N > 1 && !ll ? (net->fill_us + (a == GP_ALGO_TREE || a == GP_ALGO_NVLS ?
 	                                       net->fill_level_us * log2((double)N) : 0)) *
