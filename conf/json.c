@@ -282,15 +282,16 @@ static int j_array(struct jx *x, json_object *o, const char *path, const char *k
 	return GP_OK;
 }
 
-/* Element i of array a must be an object; path of the element in p. */
-static int j_elem_obj(struct jx *x, json_object *a, size_t i, const char *apath, char *p,
-                      json_object **e)
+/* Element i of array a (at apath) must be an object with only the listed
+ * keys; the element's path in p. */
+static int j_elem(struct jx *x, json_object *a, size_t i, const char *apath,
+                  const char *const *keys, char *p, json_object **e)
 {
 	ipath(p, apath, i);
 	*e = json_object_array_get_idx(a, i);
 	if (!json_object_is_type(*e, json_type_object))
 		return jfail(x, p, "expected an object, got %s", tname(*e));
-	return GP_OK;
+	return j_keys(x, *e, p, keys);
 }
 
 /* A list of names resolved through h into a malloc'd index array. */
@@ -331,6 +332,22 @@ static int alloc_n(struct jx *x, void **p, size_t n, size_t size)
 	*p = calloc(n + 1, size);
 	if (!*p)
 		return gp__errorf(x->err, GP_ENOMEM, "out of memory");
+	return GP_OK;
+}
+
+/* The preamble of an array section path.key (absent and not required:
+ * n = 0): its elements *arr as a C array (alloc_n()) and, when h is not
+ * NULL, h the name index over it. */
+static int j_section(struct jx *x, json_object *o, const char *path, const char *key,
+                     bool required, json_object **a, size_t *n, void **arr, size_t size,
+                     struct nidx *h)
+{
+	int rc;
+
+	if ((rc = j_array(x, o, path, key, required, a, n)) < 0 ||
+	    (rc = alloc_n(x, arr, *n, size)) < 0 ||
+	    (h && (rc = nidx_init(h, *arr, size, *n)) < 0))
+		return rc;
 	return GP_OK;
 }
 
@@ -386,15 +403,13 @@ static int load_profiles(struct jx *x, json_object *m)
 	size_t n, i;
 	int rc;
 
-	if ((rc = j_array(x, m, "model", "profiles", false, &a, &n)) < 0 ||
-	    (rc = alloc_n(x, (void **)&c->profiles, n, sizeof(*c->profiles))) < 0 ||
-	    (rc = nidx_init(&x->profiles, c->profiles, sizeof(*c->profiles), n)) < 0)
+	if ((rc = j_section(x, m, "model", "profiles", false, &a, &n, (void **)&c->profiles,
+	                    sizeof(*c->profiles), &x->profiles)) < 0)
 		return rc;
 	for (i = 0; i < n; i++) {
 		gp_gpu_profile_t *g = &c->profiles[i];
 
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
-		    (rc = j_keys(x, e, p, keys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, keys, p, &e)) < 0 ||
 		    (rc = j_name(x, e, p, "name", g->name)) < 0 ||
 		    (rc = j_double(x, e, p, "tflops_bf16", true, 0, 1e7, &g->tflops_bf16)) < 0 ||
 		    (rc = j_double(x, e, p, "hbm_gbps", true, 0, 1e7, &g->hbm_gbps)) < 0 ||
@@ -459,16 +474,15 @@ static int load_layouts(struct jx *x, json_object *m)
 	size_t n, i, k, nc;
 	int rc;
 
-	if ((rc = j_array(x, m, "model", "layouts", false, &a, &n)) < 0 ||
-	    (rc = alloc_n(x, (void **)&c->layouts, n, sizeof(*c->layouts))) < 0)
+	if ((rc = j_section(x, m, "model", "layouts", false, &a, &n, (void **)&c->layouts,
+	                    sizeof(*c->layouts), NULL)) < 0)
 		return rc;
 	for (i = 0; i < n; i++) {
 		gp_gres_layout_t *g = &c->layouts[i];
 		int32_t ng = 0;
 
 		c->nlayouts = (int32_t)i + 1;
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
-		    (rc = j_keys(x, e, p, keys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, keys, p, &e)) < 0 ||
 		    (rc = j_i32(x, e, p, "ngpus", true, 0, GP_MAX_GPUS_PER_NODE, &ng)) < 0)
 			return rc;
 		g->ngpus = ng;
@@ -514,8 +528,7 @@ static int load_levels(struct jx *x, json_object *m)
 		char tr[16] = "";
 		int t = GP_NET_IB;
 
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
-		    (rc = j_keys(x, e, p, keys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, keys, p, &e)) < 0 ||
 		    (rc = j_i32(x, e, p, "level", true, 0, GP_MAX_LEVELS - 1, &lv)) < 0)
 			return rc;
 		l = &x->c->levels[lv];
@@ -551,17 +564,15 @@ static int load_racks(struct jx *x, json_object *m)
 	size_t n, i;
 	int rc;
 
-	if ((rc = j_array(x, m, "model", "racks", false, &a, &n)) < 0 ||
-	    (rc = alloc_n(x, (void **)&c->racks, n, sizeof(*c->racks))) < 0 ||
-	    (rc = nidx_init(&x->racks, c->racks, sizeof(*c->racks), n)) < 0)
+	if ((rc = j_section(x, m, "model", "racks", false, &a, &n, (void **)&c->racks,
+	                    sizeof(*c->racks), &x->racks)) < 0)
 		return rc;
 	for (i = 0; i < n; i++) {
 		gp_rack_t *r = &c->racks[i];
 
 		c->nracks = (int32_t)i + 1;
 		r->cooling_kw = -1;
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
-		    (rc = j_keys(x, e, p, keys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, keys, p, &e)) < 0 ||
 		    (rc = j_name(x, e, p, "name", r->name)) < 0 ||
 		    (rc = add_name(x, &x->racks, (int32_t)i, p, "rack")) < 0 ||
 		    (rc = j_double(x, e, p, "power_cap_kw", true, 0, 1e6, &r->power_cap_kw)) < 0 ||
@@ -584,16 +595,14 @@ static int load_nvl(struct jx *x, json_object *m)
 	size_t n, i;
 	int rc;
 
-	if ((rc = j_array(x, m, "model", "nvl_domains", false, &a, &n)) < 0 ||
-	    (rc = alloc_n(x, (void **)&c->nvl, n, sizeof(*c->nvl))) < 0 ||
-	    (rc = nidx_init(&x->nvl, c->nvl, sizeof(*c->nvl), n)) < 0)
+	if ((rc = j_section(x, m, "model", "nvl_domains", false, &a, &n, (void **)&c->nvl,
+	                    sizeof(*c->nvl), &x->nvl)) < 0)
 		return rc;
 	for (i = 0; i < n; i++) {
 		gp_nvl_domain_t *d = &c->nvl[i];
 
 		c->nnvl = (int32_t)i + 1;
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
-		    (rc = j_keys(x, e, p, keys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, keys, p, &e)) < 0 ||
 		    (rc = j_name(x, e, p, "name", d->name)) < 0 ||
 		    (rc = add_name(x, &x->nvl, (int32_t)i, p, "NVLink domain")) < 0 ||
 		    (rc = j_double(x, e, p, "gbps_per_gpu", true, 0, 1e7, &d->gbps_per_gpu)) < 0)
@@ -622,13 +631,12 @@ static int load_blocks(struct jx *x, json_object *m)
 		return jfail(x, tp, "expected an object, got %s", tname(t));
 	if ((rc = j_keys(x, t, tp, keys)) < 0 ||
 	    (rc = j_bool(x, t, tp, "tree_from_blocks", false, &c->tree_from_blocks)) < 0 ||
-	    (rc = j_array(x, t, tp, "blocks", true, &a, &n)) < 0 ||
-	    (rc = alloc_n(x, (void **)&c->blocks, n, sizeof(*c->blocks))) < 0 ||
-	    (rc = nidx_init(&x->blocks, c->blocks, sizeof(*c->blocks), n)) < 0)
+	    (rc = j_section(x, t, tp, "blocks", true, &a, &n, (void **)&c->blocks,
+	                    sizeof(*c->blocks), &x->blocks)) < 0)
 		return rc;
 	for (i = 0; i < n; i++) {
 		c->nblocks = (int32_t)i + 1;
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 || (rc = j_keys(x, e, p, bkeys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, bkeys, p, &e)) < 0 ||
 		    (rc = j_name(x, e, p, "name", c->blocks[i].name)) < 0 ||
 		    (rc = add_name(x, &x->blocks, (int32_t)i, p, "block")) < 0)
 			return rc;
@@ -726,9 +734,8 @@ static int load_nodes(struct jx *x, json_object *m)
 	size_t n, i;
 	int rc;
 
-	if ((rc = j_array(x, m, "model", "nodes", true, &a, &n)) < 0 ||
-	    (rc = alloc_n(x, (void **)&c->nodes, n, sizeof(*c->nodes))) < 0 ||
-	    (rc = nidx_init(&x->nodes, c->nodes, sizeof(*c->nodes), n)) < 0 ||
+	if ((rc = j_section(x, m, "model", "nodes", true, &a, &n, (void **)&c->nodes,
+	                    sizeof(*c->nodes), &x->nodes)) < 0 ||
 	    (rc = alloc_n(x, (void **)&rack, n, sizeof(*rack))) < 0 ||
 	    (rc = alloc_n(x, (void **)&nvl, n, sizeof(*nvl))) < 0 ||
 	    (rc = alloc_n(x, (void **)&blk, n, sizeof(*blk))) < 0)
@@ -740,8 +747,7 @@ static int load_nodes(struct jx *x, json_object *m)
 		c->nnodes = (int32_t)i + 1;
 		d->rails = 1;
 		d->layout = -1;
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
-		    (rc = j_keys(x, e, p, keys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, keys, p, &e)) < 0 ||
 		    (rc = j_name(x, e, p, "name", d->name)) < 0 ||
 		    (rc = add_name(x, &x->nodes, (int32_t)i, p, "node")) < 0 ||
 		    (rc = j_i32(x, e, p, "ngpus", true, 0, GP_MAX_GPUS_PER_NODE, &d->ngpus)) < 0 ||
@@ -812,14 +818,12 @@ static int load_switches(struct jx *x, json_object *m)
 	size_t n, i;
 	int rc;
 
-	if ((rc = j_array(x, m, "model", "switches", false, &a, &n)) < 0 ||
-	    (rc = alloc_n(x, (void **)&c->switches, n, sizeof(*c->switches))) < 0 ||
-	    (rc = nidx_init(&x->switches, c->switches, sizeof(*c->switches), n)) < 0)
+	if ((rc = j_section(x, m, "model", "switches", false, &a, &n, (void **)&c->switches,
+	                    sizeof(*c->switches), &x->switches)) < 0)
 		return rc;
 	c->nswitches = (int32_t)n;
 	for (i = 0; i < n; i++) {  /* names first: lists may refer forward */
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
-		    (rc = j_keys(x, e, p, keys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, keys, p, &e)) < 0 ||
 		    (rc = j_name(x, e, p, "name", c->switches[i].name)) < 0 ||
 		    (rc = add_name(x, &x->switches, (int32_t)i, p, "switch")) < 0)
 			return rc;
@@ -865,8 +869,7 @@ static int load_parts(struct jx *x, json_object *m)
 		c->nparts = (int32_t)i + 1;
 		t->up = true;
 		t->max_time_min = UINT32_MAX;
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
-		    (rc = j_keys(x, e, p, keys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, keys, p, &e)) < 0 ||
 		    (rc = j_name(x, e, p, "name", t->name)) < 0 ||
 		    (rc = add_name(x, &h, (int32_t)i, p, "partition")) < 0 ||
 		    (rc = j_name_list(x, e, p, "nodes", &x->nodes, "node", &t->nodes,
@@ -930,9 +933,8 @@ static int load_storage(struct jx *x, json_object *m)
 	size_t n, i;
 	int rc;
 
-	if ((rc = j_array(x, m, "model", "storage", false, &a, &n)) < 0 ||
-	    (rc = alloc_n(x, (void **)&c->storage, n, sizeof(*c->storage))) < 0 ||
-	    (rc = nidx_init(&h, c->storage, sizeof(*c->storage), n)) < 0)
+	if ((rc = j_section(x, m, "model", "storage", false, &a, &n, (void **)&c->storage,
+	                    sizeof(*c->storage), &h)) < 0)
 		return rc;
 	for (i = 0; i < n; i++) {
 		gp_storage_t *s = &c->storage[i];
@@ -940,8 +942,7 @@ static int load_storage(struct jx *x, json_object *m)
 
 		c->nstorage = (int32_t)i + 1;
 		s->read_gbps = -1;
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
-		    (rc = j_keys(x, e, p, keys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, keys, p, &e)) < 0 ||
 		    (rc = j_name(x, e, p, "name", s->name)) < 0 ||
 		    (rc = add_name(x, &h, (int32_t)i, p, "storage")) < 0 ||
 		    (rc = parse_enum(x, e, p, "scope", true, scope_names, &scope)) < 0 ||
@@ -971,9 +972,8 @@ static int load_telemetry(struct jx *x, json_object *m)
 	size_t n, i;
 	int rc;
 
-	if ((rc = j_array(x, m, "model", "telemetry", false, &a, &n)) < 0 ||
-	    (rc = alloc_n(x, (void **)&c->telemetry, n, sizeof(*c->telemetry))) < 0 ||
-	    (rc = nidx_init(&h, c->telemetry, sizeof(*c->telemetry), n)) < 0)
+	if ((rc = j_section(x, m, "model", "telemetry", false, &a, &n, (void **)&c->telemetry,
+	                    sizeof(*c->telemetry), &h)) < 0)
 		return rc;
 	for (i = 0; i < n; i++) {
 		gp_telemetry_t *t = &c->telemetry[i];
@@ -984,8 +984,7 @@ static int load_telemetry(struct jx *x, json_object *m)
 		t->interval_s = 10;
 		t->timeout_s = 2;
 		t->stale_s = c->site.telemetry_stale_s;
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
-		    (rc = j_keys(x, e, p, keys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, keys, p, &e)) < 0 ||
 		    (rc = j_name(x, e, p, "name", t->name)) < 0 ||
 		    (rc = add_name(x, &h, (int32_t)i, p, "telemetry")) < 0 ||
 		    (rc = parse_enum(x, e, p, "type", true, tele_names, &kind)) < 0 ||
@@ -1021,8 +1020,8 @@ static int load_warnings(struct jx *x, json_object *m)
 	size_t n, i;
 	int rc;
 
-	if ((rc = j_array(x, m, "model", "warnings", false, &a, &n)) < 0 ||
-	    (rc = alloc_n(x, (void **)&c->warnings, n, sizeof(*c->warnings))) < 0)
+	if ((rc = j_section(x, m, "model", "warnings", false, &a, &n, (void **)&c->warnings,
+	                    sizeof(*c->warnings), NULL)) < 0)
 		return rc;
 	for (i = 0; i < n; i++) {
 		json_object *v = json_object_array_get_idx(a, i);
@@ -1137,8 +1136,7 @@ static int load_state_nodes(struct jx *x, json_object *st, gp_state_t *s)
 	for (i = 0; i < n; i++) {
 		int32_t nd;
 
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
-		    (rc = j_keys(x, e, p, keys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, keys, p, &e)) < 0 ||
 		    (rc = j_node_ref(x, e, p, &nd)) < 0)
 			goto out;
 		if (seen[nd]) {
@@ -1187,8 +1185,8 @@ static int load_state_jobs(struct jx *x, json_object *st, gp_state_t *s)
 	size_t n, i, k, nn;
 	int rc;
 
-	if ((rc = j_array(x, st, "state", "jobs", false, &a, &n)) < 0 ||
-	    (rc = alloc_n(x, (void **)&s->jobs, n, sizeof(*s->jobs))) < 0 ||
+	if ((rc = j_section(x, st, "state", "jobs", false, &a, &n, (void **)&s->jobs,
+	                    sizeof(*s->jobs), NULL)) < 0 ||
 	    (rc = alloc_n(x, (void **)&ids, n, sizeof(*ids))) < 0)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -1197,8 +1195,7 @@ static int load_state_jobs(struct jx *x, json_object *st, gp_state_t *s)
 
 		s->njobs = (int32_t)i + 1;
 		j->load = 1.0;
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
-		    (rc = j_keys(x, e, p, keys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, keys, p, &e)) < 0 ||
 		    (rc = j_int(x, e, p, "job_id", true, 1, UINT32_MAX, &id)) < 0 ||
 		    (rc = j_int(x, e, p, "end_time", false, 0, INT64_MAX, &j->end_time)) < 0 ||
 		    (rc = j_double(x, e, p, "load", false, 0, 1, &j->load)) < 0 ||
@@ -1221,8 +1218,7 @@ static int load_state_jobs(struct jx *x, json_object *st, gp_state_t *s)
 			int32_t nd;
 			size_t q;
 
-			if ((rc = j_elem_obj(x, na, k, np, nep, &ne)) < 0 ||
-			    (rc = j_keys(x, ne, nep, nkeys)) < 0 ||
+			if ((rc = j_elem(x, na, k, np, nkeys, nep, &ne)) < 0 ||
 			    (rc = j_node_ref(x, ne, nep, &nd)) < 0)
 				goto out;
 			for (q = 0; q < k; q++)
@@ -1266,8 +1262,7 @@ static int load_state_racks(struct jx *x, json_object *st, gp_state_t *s)
 		gp_rack_power_t *r;
 		int32_t k;
 
-		if ((rc = j_elem_obj(x, a, i, ap, p, &e)) < 0 ||
-		    (rc = j_keys(x, e, p, keys)) < 0 ||
+		if ((rc = j_elem(x, a, i, ap, keys, p, &e)) < 0 ||
 		    (rc = j_name(x, e, p, "name", name)) < 0)
 			goto out;
 		mpath(np, p, "name");

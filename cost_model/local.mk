@@ -11,6 +11,12 @@ tests_test_number_CFLAGS = $(TEST_CFLAGS)
 tests_test_number_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_number
 
+check_PROGRAMS += tests/test_fileio
+tests_test_fileio_SOURCES = tests/test_fileio.c
+tests_test_fileio_CFLAGS = $(TEST_CFLAGS)
+tests_test_fileio_LDADD = $(TEST_CORE_LIBS)
+TESTS += tests/test_fileio
+
 # doc/: manual pages (gpuplace(1), gpuplace.conf(5)).
 dist_man_MANS += doc/gpuplace.1 doc/gpuplace.conf.5
 

@@ -443,164 +443,153 @@ int gp__sim_print_table(const gp_sim_result_t *const *res, int n, FILE *f)
 
 /* ---- files -------------------------------------------------------------- */
 
-static int write_summary_csv(const gp_sim_result_t *const *res, int n, const char *dir,
-                             gp_error_t *err)
+/* One policy's rows of a CSV file; c may be NULL (names then stand in). */
+typedef void (*csv_rows_fn)(struct out *o, const gp_cluster_t *c, const gp_sim_result_t *r);
+
+/* dir/name: the header line, then every policy's rows, written to a
+ * temporary file and renamed (out_open/out_close); GP_OK or the error. */
+static int write_csv(const gp_cluster_t *c, const gp_sim_result_t *const *res, int n,
+                     const char *dir, const char *name, const char *header, csv_rows_fn rows,
+                     gp_error_t *err)
 {
 	struct out o;
-	size_t k;
 	int i, rc;
 
-	rc = out_open(&o, dir, "summary.csv", err);
+	rc = out_open(&o, dir, name, err);
 	if (rc)
 		return rc;
-	out_printf(&o, "policy");
-	for (k = 0; k < NMFIELDS; k++)
-		out_printf(&o, ",%s", mfields[k].name);
-	out_printf(&o, "\n");
-	for (i = 0; i < n; i++) {
-		out_policy(&o, res[i]);
-		for (k = 0; k < NMFIELDS; k++) {
-			out_printf(&o, ",");
-			out_metric(&o, &res[i]->m, &mfields[k]);
-		}
-		out_printf(&o, "\n");
-	}
+	out_printf(&o, "%s\n", header);
+	for (i = 0; i < n && !o.errnum; i++)
+		rows(&o, c, res[i]);
 	return out_close(&o, err);
+}
+
+/* summary.csv's header: "policy" and every metric's name. */
+static const char *summary_header(char *buf, size_t size)
+{
+	size_t used = (size_t)snprintf(buf, size, "policy"), k;
+
+	for (k = 0; k < NMFIELDS && used < size; k++)
+		used += (size_t)snprintf(buf + used, size - used, ",%s", mfields[k].name);
+	return buf;
+}
+
+/* summary.csv: one row a policy, every metric. */
+static void summary_rows(struct out *o, const gp_cluster_t *c, const gp_sim_result_t *r)
+{
+	size_t k;
+
+	(void)c;
+	out_policy(o, r);
+	for (k = 0; k < NMFIELDS; k++) {
+		out_printf(o, ",");
+		out_metric(o, &r->m, &mfields[k]);
+	}
+	out_printf(o, "\n");
 }
 
 /* gp_sim_decision_t as the plugin logs it; '-' for a Slurm baseline. */
 static const char *const decision_names[] = { "-", "PIN", "CONSTRAIN", "REJECT" };
 
-static int write_jobs_csv(const gp_cluster_t *c, const gp_sim_result_t *const *res, int n,
-                          const char *dir, gp_error_t *err)
+/* jobs.csv: one row a job. */
+static void jobs_rows(struct out *o, const gp_cluster_t *c, const gp_sim_result_t *r)
 {
-	struct out o;
 	int32_t j;
-	int i, rc;
 
-	rc = out_open(&o, dir, "jobs.csv", err);
-	if (rc)
-		return rc;
-	out_printf(&o, "policy,id,gpus,nnodes,nleaves,nracks,submit_s,start_s,end_s,duration_s,"
-	           "slowdown,overhead,rejected,backfilled,violation,node,decision,spread,nodes\n");
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < res[i]->njobs && !o.errnum; j++) {
-			const gp_sim_job_t *b = &res[i]->jobs[j];
+	for (j = 0; j < r->njobs && !o->errnum; j++) {
+		const gp_sim_job_t *b = &r->jobs[j];
 
-			out_policy(&o, res[i]);
-			out_printf(&o, ",%lu,%ld,%ld,%ld,%ld,", (unsigned long)b->id, (long)b->gpus,
-			           (long)b->nnodes, (long)b->nleaves, (long)b->nracks);
-			out_num(&o, b->submit_s);
-			out_printf(&o, ",");
-			out_num(&o, b->start_s);
-			out_printf(&o, ",");
-			out_num(&o, b->end_s);
-			out_printf(&o, ",");
-			out_num(&o, b->duration_s);
-			out_printf(&o, ",");
-			out_num(&o, b->slowdown);
-			out_printf(&o, ",");
-			out_num(&o, b->overhead);
-			/* the job's first node (node names hold no comma) */
-			out_printf(&o, ",%d,%d,%d,%s,%s,", b->rejected, b->backfilled, b->violation,
-			           c && b->node0 >= 0 && b->node0 < c->nnodes ? c->nodes[b->node0].name : "",
-			           decision_names[b->decision <= GP_SIM_DEC_REJECT ? b->decision : 0]);
-			if (b->nodes) {
-				int32_t k;
+		out_policy(o, r);
+		out_printf(o, ",%lu,%ld,%ld,%ld,%ld,", (unsigned long)b->id, (long)b->gpus,
+		           (long)b->nnodes, (long)b->nleaves, (long)b->nracks);
+		out_num(o, b->submit_s);
+		out_printf(o, ",");
+		out_num(o, b->start_s);
+		out_printf(o, ",");
+		out_num(o, b->end_s);
+		out_printf(o, ",");
+		out_num(o, b->duration_s);
+		out_printf(o, ",");
+		out_num(o, b->slowdown);
+		out_printf(o, ",");
+		out_num(o, b->overhead);
+		/* the job's first node (node names hold no comma) */
+		out_printf(o, ",%d,%d,%d,%s,%s,", b->rejected, b->backfilled, b->violation,
+		           c && b->node0 >= 0 && b->node0 < c->nnodes ? c->nodes[b->node0].name : "",
+		           decision_names[b->decision <= GP_SIM_DEC_REJECT ? b->decision : 0]);
+		if (b->nodes) {
+			int32_t k;
 
-				/* spread class, then every node with its GPUs in
-				 * rank order, ';'-separated so the CSV needs no
-				 * quoting: enough to re-score any placement */
-				if (b->spread == GP_SIM_SPREAD_LEAVES || b->spread == GP_SIM_SPREAD_SPINES)
-					out_printf(&o, "%s:%ld,", gp__sim_spread_name(b->spread),
-					           (long)b->spread_count);
-				else
-					out_printf(&o, "%s,", gp__sim_spread_name(b->spread));
-				for (k = 0; k < b->nnodes && c; k++)
-					out_printf(&o, "%s%s:%u", k ? ";" : "",
-					           b->nodes[k] >= 0 && b->nodes[k] < c->nnodes ?
-					           c->nodes[b->nodes[k]].name : "?", (unsigned)b->node_gpus[k]);
-				out_printf(&o, "\n");
-			} else {
-				out_printf(&o, ",\n");
-			}
+			/* spread class, then every node with its GPUs in rank
+			 * order, ';'-separated so the CSV needs no quoting:
+			 * enough to re-score any placement */
+			if (b->spread == GP_SIM_SPREAD_LEAVES || b->spread == GP_SIM_SPREAD_SPINES)
+				out_printf(o, "%s:%ld,", gp__sim_spread_name(b->spread),
+				           (long)b->spread_count);
+			else
+				out_printf(o, "%s,", gp__sim_spread_name(b->spread));
+			for (k = 0; k < b->nnodes && c; k++)
+				out_printf(o, "%s%s:%u", k ? ";" : "",
+				           b->nodes[k] >= 0 && b->nodes[k] < c->nnodes ?
+				           c->nodes[b->nodes[k]].name : "?", (unsigned)b->node_gpus[k]);
+			out_printf(o, "\n");
+		} else {
+			out_printf(o, ",\n");
 		}
 	}
-	return out_close(&o, err);
 }
 
-static int write_timeseries_csv(const gp_sim_result_t *const *res, int n, const char *dir,
-                                gp_error_t *err)
+/* timeseries.csv: one row a sample. */
+static void timeseries_rows(struct out *o, const gp_cluster_t *c, const gp_sim_result_t *r)
 {
-	struct out o;
 	int32_t s;
-	int i, rc;
 
-	rc = out_open(&o, dir, "timeseries.csv", err);
-	if (rc)
-		return rc;
-	out_printf(&o, "policy,t_s,util,queued,max_rack_frac,mean_rack_frac\n");
-	for (i = 0; i < n; i++) {
-		const gp_sim_result_t *r = res[i];
+	(void)c;
+	for (s = 0; s < r->nsamples && !o->errnum; s++) {
+		double mx, mean;
 
-		for (s = 0; s < r->nsamples && !o.errnum; s++) {
-			double mx, mean;
-
-			out_policy(&o, r);
-			out_printf(&o, ",");
-			out_num(&o, r->t[s]);
-			out_printf(&o, ",");
-			out_num(&o, r->util[s]);
-			out_printf(&o, ",%ld,", (long)r->queued[s]);
-			if (rack_fracs(r, s, &mx, &mean)) {
-				out_num(&o, mx);
-				out_printf(&o, ",");
-				out_num(&o, mean);
-			} else {
-				out_printf(&o, ",");
-			}
-			out_printf(&o, "\n");
+		out_policy(o, r);
+		out_printf(o, ",");
+		out_num(o, r->t[s]);
+		out_printf(o, ",");
+		out_num(o, r->util[s]);
+		out_printf(o, ",%ld,", (long)r->queued[s]);
+		if (rack_fracs(r, s, &mx, &mean)) {
+			out_num(o, mx);
+			out_printf(o, ",");
+			out_num(o, mean);
+		} else {
+			out_printf(o, ",");
 		}
+		out_printf(o, "\n");
 	}
-	return out_close(&o, err);
 }
 
-static int write_racks_csv(const gp_cluster_t *c, const gp_sim_result_t *const *res, int n,
-                           const char *dir, gp_error_t *err)
+/* racks.csv: one row a sample and rack (none for a run without racks). */
+static void racks_rows(struct out *o, const gp_cluster_t *c, const gp_sim_result_t *r)
 {
-	struct out o;
 	int32_t s, k;
-	int i, rc;
 
-	rc = out_open(&o, dir, "racks.csv", err);
-	if (rc)
-		return rc;
-	out_printf(&o, "policy,t_s,rack,watts,limit_w\n");
-	for (i = 0; i < n; i++) {
-		const gp_sim_result_t *r = res[i];
-
-		if (!r->rack_w)
-			continue;
-		for (s = 0; s < r->nsamples && !o.errnum; s++) {
-			for (k = 0; k < r->nracks; k++) {
-				out_policy(&o, r);
-				out_printf(&o, ",");
-				out_num(&o, r->t[s]);
-				out_printf(&o, ",");
-				if (c && k < c->nracks)
-					out_csv_str(&o, c->racks[k].name);
-				else
-					out_printf(&o, "rack%ld", (long)k);
-				out_printf(&o, ",");
-				out_num(&o, r->rack_w[(size_t)s * (size_t)r->nracks + (size_t)k]);
-				out_printf(&o, ",");
-				if (r->rack_limit_w)
-					out_num(&o, r->rack_limit_w[k]);
-				out_printf(&o, "\n");
-			}
+	if (!r->rack_w)
+		return;
+	for (s = 0; s < r->nsamples && !o->errnum; s++) {
+		for (k = 0; k < r->nracks; k++) {
+			out_policy(o, r);
+			out_printf(o, ",");
+			out_num(o, r->t[s]);
+			out_printf(o, ",");
+			if (c && k < c->nracks)
+				out_csv_str(o, c->racks[k].name);
+			else
+				out_printf(o, "rack%ld", (long)k);
+			out_printf(o, ",");
+			out_num(o, r->rack_w[(size_t)s * (size_t)r->nracks + (size_t)k]);
+			out_printf(o, ",");
+			if (r->rack_limit_w)
+				out_num(o, r->rack_limit_w[k]);
+			out_printf(o, "\n");
 		}
 	}
-	return out_close(&o, err);
 }
 
 /* json_object_object_add taking ownership of v (NULL = JSON null), also
@@ -695,6 +684,7 @@ int gp__sim_write_files(const gp_cluster_t *c, const gp_trace_t *t,
                         const gp_sim_result_t *const *res, int n, const char *dir,
                         gp_error_t *err)
 {
+	char head[1024]; /* summary.csv's header */
 	int rc;
 
 	if (!dir)
@@ -703,13 +693,20 @@ int gp__sim_write_files(const gp_cluster_t *c, const gp_trace_t *t,
 	if (!rc)
 		rc = mkdir_p(dir, err);
 	if (!rc)
-		rc = write_summary_csv(res, n, dir, err);
+		rc = write_csv(c, res, n, dir, "summary.csv", summary_header(head, sizeof(head)),
+		               summary_rows, err);
 	if (!rc)
-		rc = write_jobs_csv(c, res, n, dir, err);
+		rc = write_csv(c, res, n, dir, "jobs.csv",
+		               "policy,id,gpus,nnodes,nleaves,nracks,submit_s,start_s,end_s,"
+		               "duration_s,slowdown,overhead,rejected,backfilled,violation,node,"
+		               "decision,spread,nodes", jobs_rows, err);
 	if (!rc)
-		rc = write_timeseries_csv(res, n, dir, err);
+		rc = write_csv(c, res, n, dir, "timeseries.csv",
+		               "policy,t_s,util,queued,max_rack_frac,mean_rack_frac", timeseries_rows,
+		               err);
 	if (!rc)
-		rc = write_racks_csv(c, res, n, dir, err);
+		rc = write_csv(c, res, n, dir, "racks.csv", "policy,t_s,rack,watts,limit_w",
+		               racks_rows, err);
 	if (!rc)
 		rc = write_summary_json(c, t, res, n, dir, err);
 	return rc;

@@ -5,12 +5,15 @@
 # Cluster: the H100 NDR servers of nccl-tests #309 (tests/data/cost/measured,
 # 2 and 4 nodes).  "Same error": the median |error| on the predicted file is
 # at most 5 points above the fitted file's and at most 15 %.
+# Also the command line of tools/cmd_calibrate.c: --defaults, --fit,
+# --transport, files that cannot be read or do not go together, and the
+# usage errors (exit 2) with their messages.
 b=${GP_TOP_BUILDDIR:-.}
 s=${GP_TOP_SRCDIR:-${srcdir:-.}}
 d="$s/tests/data/cost/measured"
 t=$(mktemp -d "${TMPDIR:-/tmp}/gp-cal.XXXXXX")
 trap 'rm -rf "$t"' EXIT
-echo "1..6"
+echo "1..12"
 n=0
 check() { # name fitfile predictfile
 	n=$((n + 1))
@@ -57,4 +60,33 @@ if grep -q 'allgather_2x4_tagged.txt: allgather, 2 nodes x 4 GPUs, ib$' "$t/out"
 	echo "ok $n - tagged all_gather_perf output with -g 4: allgather, 2 x 4 GPUs, 7 rows"
 else
 	echo "not ok $n - tagged output ($rows rows)"; sed 's/^/# /' "$t/out" | head -20
+fi
+# usage errors: exit 2 and the message (cmd_calibrate.c's parse_args and
+# select_fit): usage_error NAME WANT-TEXT ARGS...
+usage_error() {
+	name=$1 want=$2; shift 2
+	n=$((n + 1))
+	"$b/gpuplace" calibrate "$@" >"$t/out" 2>&1
+	rc=$?
+	if [ "$rc" = 2 ] && grep -qF -- "$want" "$t/out"; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name (exit $rc)"; sed 's/^/# /' "$t/out" | head -20
+	fi
+}
+usage_error "no file is a usage error" "gpuplace calibrate: no nccl-tests file to fit"
+usage_error "only --predict files leave nothing to fit" "gpuplace calibrate: no nccl-tests file to fit" \
+	--predict "$d/ib_ndr_h100_2n_a.txt"
+usage_error "--fit names an unknown constant" "gpuplace calibrate: --fit: 'speed' is not step, eff, fill or level" \
+	--fit step,speed "$d/ib_ndr_h100_2n_a.txt"
+usage_error "a file that cannot be read is named" "gpuplace calibrate: $t/missing.txt: " \
+	"$d/ib_ndr_h100_2n_a.txt" "$t/missing.txt"
+usage_error "fitted files of two transports" "name different transports" \
+	"$d/ib_ndr_h100_2n_a.txt" "$d/tcp_g4dn_2n_socket.txt"
+n=$((n + 1))
+"$b/gpuplace" calibrate --transport roce --fit step,eff "$d/ib_ndr_h100_2n_a.txt" >"$t/out" 2>&1
+if grep -q '^FabricLevel=0 LinkGBps=50 Transport=roce NetStepUs=' "$t/out"; then
+	echo "ok $n - --transport overrides the file's transport, --fit a subset of the constants"
+else
+	echo "not ok $n - --transport roce --fit step,eff"; tail -n 5 "$t/out" | sed 's/^/# /'
 fi

@@ -4,6 +4,13 @@
  * tests/data/conf/rich, small valid variants, and one table row per error
  * (each row writes a conf dir into a temporary directory and checks the
  * exact "FILE:LINE: Key: message" text).
+ *
+ * The loaders it exercises, each with valid files and error rows:
+ * conf/load_slurm.c (slurm.conf), conf/load_gres.c (gres.conf),
+ * conf/load_gpuplace.c (gpuplace.conf), conf/load_topology.c
+ * (topology.conf, topology/tree and topology/block, and the switch tree
+ * and blocks that topology.yaml fills too) and conf/load_yaml.c
+ * (topology.yaml).
  */
 #include "config.h"
 
@@ -462,6 +469,8 @@ static void test_slurm_values(void **state)
 }
 
 /* ---- topology/block and topology.yaml ------------------------------------ */
+/* conf/load_topology.c (topology.conf in block syntax, the block sizes and
+ * the tree made from blocks) and conf/load_yaml.c (topology.yaml). */
 
 static gp_cluster_t *load_data(const char *sub)
 {
@@ -676,6 +685,7 @@ static const err_case_t err_cases[] = {
 	{ "node in two NVLink domains",
 	  { KEEP, KEEP, KEEP, "NVLinkDomain=a Nodes=n[1-2]\nNVLinkDomain=b Nodes=n[2-3]\n", KEEP },
 	  "gpuplace.conf:2: Nodes: node 'n2' is already in NVLink domain 'a' (" },
+	/* topology/tree (conf/load_topology.c) */
 	{ "switch cycle",
 	  { KEEP, "SwitchName=s1 Nodes=n[1-4] Switches=top\nSwitchName=s2\nSwitchName=top Switches=s[1-2]\n",
 	    KEEP, KEEP, KEEP },
@@ -792,7 +802,7 @@ static const err_case_t err_cases[] = {
 	  "extra.conf:2: PowerCapKW: required key missing (Rack 'r1')" },
 	{ "Include of itself", { KEEP, KEEP, KEEP, "Include gpuplace.conf\n", KEEP },
 	  "gpuplace.conf:1: Include: 'gpuplace.conf' nested more than 16 deep" },
-	/* topology/block (topology.conf(5)) */
+	/* topology/block (topology.conf(5), conf/load_topology.c) */
 	{ "block without Nodes", { KEEP, "BlockName=b1\n", KEEP, KEEP, KEEP },
 	  "topology.conf:1: Nodes: required key missing (block 'b1')" },
 	{ "unknown key on a block line", { KEEP, "BlockName=b1 Nodes=n[1-4] Switches=s1\n", KEEP, KEEP, KEEP },
@@ -840,8 +850,9 @@ static const err_case_t err_cases[] = {
 	  "gpuplace.conf:1: BlockNVLinkDomains: 'yes' but gpuplace.conf has NVLinkDomain lines (" },
 };
 
-/* topology.yaml rows: the base files (topology.conf, ignored, included)
- * and this topology.yaml. */
+/* topology.yaml rows (conf/load_yaml.c, and conf/load_topology.c for what
+ * the entries mean): the base files (topology.conf, ignored, included) and
+ * this topology.yaml. */
 typedef struct yaml_case {
 	const char *what;
 	const char *yaml;
@@ -851,6 +862,8 @@ typedef struct yaml_case {
 static const yaml_case_t yaml_cases[] = {
 	{ "YAML syntax", "- topology: t\n  tree: [\n",
 	  "topology.yaml:3: (yaml): did not find expected node content" },
+	{ "YAML with no document", "# no topology here\n",
+	  "topology.yaml:1: topology: no topology in the file" },
 	{ "YAML not a list of topologies", "topology: t\n",
 	  "topology.yaml:1: topology: expected a list" },
 	{ "YAML unknown topology key",

@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_number.c - the base layer's helpers: the strict number parser,
- * gp_strerror(), the round-trip double formatter, the bounded file reader,
- * the host-list expander and the name table. */
+ * gp_strerror(), the round-trip double formatter, the host-list expander
+ * and the name table (the bounded file reader: test_fileio.c). */
 #include "config.h"
 
-#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
@@ -132,63 +129,6 @@ static void test_double_str(void **unused)
 	}
 }
 
-static char tmpdir[] = "/tmp/gp-base-XXXXXX";
-
-static void write_bytes(const char *path, size_t n)
-{
-	FILE *f = fopen(path, "w");
-	size_t i;
-
-	assert_non_null(f);
-	for (i = 0; i < n; i++)
-		assert_int_equal(fputc('a' + (int)(i % 26), f), 'a' + (int)(i % 26));
-	assert_int_equal(fclose(f), 0);
-}
-
-/* Whole files up to the limit; larger, missing and non-regular refused. */
-static void test_file_read(void **unused)
-{
-	char path[256], fifo[256];
-	gp__file_t f;
-	gp_error_t err = { "" };
-	size_t sizes[] = { 0, 1, 4095, 65536, 65537, 200000 };
-	size_t i;
-
-	assert_non_null(mkdtemp(tmpdir));
-	snprintf(path, sizeof(path), "%s/f", tmpdir);
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		write_bytes(path, sizes[i]);
-		assert_int_equal(gp__file_read(path, sizes[i], GP_FILE_REGULAR, &f, &err), GP_OK);
-		assert_int_equal(f.len, sizes[i]);
-		assert_int_equal(f.buf[f.len], '\0');
-		if (sizes[i])
-			assert_int_equal(f.buf[sizes[i] - 1], 'a' + (int)((sizes[i] - 1) % 26));
-		assert_true(f.mtime > 1e9);
-		free(f.buf);
-		if (sizes[i]) {
-			assert_int_equal(gp__file_read(path, sizes[i] - 1, 0, &f, &err), GP_ELIMIT);
-			assert_null(f.buf);
-			assert_int_equal(f.sys_errno, EFBIG);
-			assert_non_null(strstr(err.text, "larger than"));
-		}
-	}
-	snprintf(path, sizeof(path), "%s/missing", tmpdir);
-	assert_int_equal(gp__file_read(path, 100, 0, &f, &err), GP_EIO);
-	assert_int_equal(f.sys_errno, ENOENT);
-	assert_non_null(strstr(err.text, path));
-	/* a FIFO with no writer: refused at once, not waited on */
-	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
-	assert_int_equal(mkfifo(fifo, 0600), 0);
-	assert_int_equal(gp__file_read(fifo, 100, GP_FILE_REGULAR, &f, &err), GP_EINVAL);
-	assert_int_equal(f.sys_errno, EINVAL);
-	assert_non_null(strstr(err.text, "not a regular file"));
-	assert_int_equal(gp__file_read(tmpdir, 100, GP_FILE_REGULAR, &f, &err), GP_EINVAL);
-	unlink(fifo);
-	snprintf(path, sizeof(path), "%s/f", tmpdir);
-	unlink(path);
-	rmdir(tmpdir);
-}
-
 /* A four-node model with just names, indexed. */
 static gp_cluster_t *names_cluster(void)
 {
@@ -292,7 +232,6 @@ int main(void)
 		cmocka_unit_test(test_strerror),
 		cmocka_unit_test(test_errorf),
 		cmocka_unit_test(test_double_str),
-		cmocka_unit_test(test_file_read),
 		cmocka_unit_test(test_hostlist),
 		cmocka_unit_test(test_nametab),
 	};

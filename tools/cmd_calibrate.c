@@ -136,7 +136,61 @@ static int print_defaults(void)
 	return ferror(stdout) ? 1 : 0;
 }
 
-int gp_cmd_calibrate(int argc, char **argv)
+/* What the command line asks for: the tables read (a file is read where
+ * the command line names it, so errors come in its order), which of them
+ * follow --predict, and the values that override the files' keys. */
+struct args {
+	gp_calib_table_t tab[MAXT];
+	bool predict[MAXT];
+	int nt;                /* tables read; gp__calib_free() each */
+	int transport;         /* --transport, or -1 */
+	const char *gpu;       /* --gpu, or NULL */
+	double nic;            /* --nic-gbps, or 0 */
+	long rails;            /* --rails, or 0 */
+	unsigned mask;         /* --fit: GP_FIT_* */
+	bool defaults;         /* --defaults: print them, nothing else */
+};
+
+/* One option into *a; 0, or 2 with the message printed. */
+static int parse_opt(struct args *a, int opt, const char *arg)
+{
+	switch (opt) {
+	case 't':
+		if (gp__transport_parse(arg, &a->transport)) {
+			fprintf(stderr, ME ": --transport: '%s' is not ib, roce, efa, tcp or offload\n", arg);
+			return 2;
+		}
+		return 0;
+	case 'g':
+		if (!gp__cost_gpu_builtin(arg, NULL)) {
+			fprintf(stderr, ME ": --gpu: unknown GPU '%s'\n", arg);
+			return 2;
+		}
+		a->gpu = arg;
+		return 0;
+	case 'N':
+		if (gp__parse_double(arg, 0.001, 1e6, &a->nic)) {
+			fprintf(stderr, ME ": --nic-gbps: '%s' is not a number in [0.001, 1e6]\n", arg);
+			return 2;
+		}
+		return 0;
+	case 'r':
+		if (gp__parse_long(arg, 1, 32, &a->rails)) {
+			fprintf(stderr, ME ": --rails: '%s' is not a whole number in [1, 32]\n", arg);
+			return 2;
+		}
+		return 0;
+	case 'F':
+		return parse_fit(arg, &a->mask) ? 2 : 0;
+	}
+	usage(stderr);
+	return 2;
+}
+
+/* Options and files into *a (a->nt tables read, whatever the result):
+ * GP_CLI_RUN, or the exit status (0 --help, 1 too many files, 2 usage or
+ * a file that cannot be read). */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
 		{ "transport", required_argument, NULL, 't' },
@@ -149,112 +203,99 @@ int gp_cmd_calibrate(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static gp_calib_table_t tab[MAXT];
-	gp_calib_table_t *fit[MAXT];
-	bool predict[MAXT];
-	const char *gpu = NULL;
-	int transport = -1, nt = 0, nfit = 0, opt, i, rc = 1;
-	long rails = 0;
-	double nic = 0, rms = 0;
-	bool in_predict = false;
-	unsigned mask = GP_FIT_ALL;
-	gp_net_consts_t net;
 	gp_error_t err = { "" };
+	bool in_predict = false;
+	int opt;
 
+	memset(a, 0, sizeof(*a));
+	a->transport = -1;
+	a->mask = GP_FIT_ALL;
 	optind = 1;
 	/* "+": options and files in order, so --predict splits the list */
 	while (optind < argc) {
 		opt = getopt_long(argc, argv, "+h", opts, NULL);
 		if (opt == -1) {
-			if (nt >= MAXT) {
+			if (a->nt >= MAXT) {
 				fprintf(stderr, ME ": more than %d files\n", MAXT);
-				goto out;
+				return 1;
 			}
-			if (gp__calib_read(argv[optind], &tab[nt], &err) != GP_OK) {
+			if (gp__calib_read(argv[optind], &a->tab[a->nt], &err) != GP_OK) {
 				fprintf(stderr, ME ": %s\n", err.text);
-				rc = 2;
-				goto out;
+				return 2;
 			}
-			predict[nt++] = in_predict;
+			a->predict[a->nt++] = in_predict;
 			optind++;
-			continue;
-		}
-		switch (opt) {
-		case 't':
-			if (gp__transport_parse(optarg, &transport)) {
-				fprintf(stderr, ME ": --transport: '%s' is not ib, roce, efa, tcp or offload\n", optarg);
-				return 2;
-			}
-			break;
-		case 'g':
-			if (!gp__cost_gpu_builtin(optarg, NULL)) {
-				fprintf(stderr, ME ": --gpu: unknown GPU '%s'\n", optarg);
-				return 2;
-			}
-			gpu = optarg;
-			break;
-		case 'N':
-			if (gp__parse_double(optarg, 0.001, 1e6, &nic)) {
-				fprintf(stderr, ME ": --nic-gbps: '%s' is not a number in [0.001, 1e6]\n", optarg);
-				return 2;
-			}
-			break;
-		case 'r':
-			if (gp__parse_long(optarg, 1, 32, &rails)) {
-				fprintf(stderr, ME ": --rails: '%s' is not a whole number in [1, 32]\n", optarg);
-				return 2;
-			}
-			break;
-		case 'P': in_predict = true; break;
-		case 'D':
-			return print_defaults();
-		case 'F':
-			if (parse_fit(optarg, &mask))
-				return 2;
-			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		} else if (opt == 'P') {
+			in_predict = true;
+		} else if (opt == 'D') {
+			a->defaults = true;
+			return GP_CLI_RUN;
+		} else if (opt == 'h') {
+			usage(stdout);
+			return 0;
+		} else if (parse_opt(a, opt, optarg)) {
+			return 2;
 		}
 	}
-	for (i = 0; i < nt; i++) {
-		if (transport >= 0)
-			tab[i].transport = transport;
-		if (gpu)
-			snprintf(tab[i].gpu, sizeof(tab[i].gpu), "%s", gpu);
-		if (nic > 0)
-			tab[i].nic_gbps = nic;
-		if (rails > 0)
-			tab[i].rails = (int32_t)rails;
-		if (!predict[i])
-			fit[nfit++] = &tab[i];
+	return GP_CLI_RUN;
+}
+
+/* The options' values over every table's keys, and the tables to fit on
+ * into fit[] (*nfit); 0, or 2 with the message printed. */
+static int select_fit(struct args *a, gp_calib_table_t **fit, int *nfit)
+{
+	int i;
+
+	*nfit = 0;
+	for (i = 0; i < a->nt; i++) {
+		if (a->transport >= 0)
+			a->tab[i].transport = a->transport;
+		if (a->gpu)
+			snprintf(a->tab[i].gpu, sizeof(a->tab[i].gpu), "%s", a->gpu);
+		if (a->nic > 0)
+			a->tab[i].nic_gbps = a->nic;
+		if (a->rails > 0)
+			a->tab[i].rails = (int32_t)a->rails;
+		if (!a->predict[i])
+			fit[(*nfit)++] = &a->tab[i];
 	}
-	if (!nfit) {
+	if (!*nfit) {
 		fprintf(stderr, ME ": no nccl-tests file to fit\n");
 		usage(stderr);
-		rc = 2;
-		goto out;
+		return 2;
 	}
-	for (i = 1; i < nfit; i++)
+	for (i = 1; i < *nfit; i++)
 		if (fit[i]->transport != fit[0]->transport) {
 			fprintf(stderr, ME ": %s and %s name different transports\n", fit[0]->path,
 			        fit[i]->path);
-			rc = 2;
-			goto out;
+			return 2;
 		}
+	return 0;
+}
+
+/* Fit on fit[], then every table measured vs predicted and the
+ * gpuplace.conf line; the exit status. */
+static int fit_and_report(struct args *a, gp_calib_table_t **fit, int nfit)
+{
+	gp_net_consts_t net;
+	gp_error_t err = { "" };
+	double rms = 0;
+	int i;
+
 	memset(&net, 0, sizeof(net));
 	net.transport = fit[0]->transport;
-	if (gp__calib_fit(fit, nfit, &net, mask, &rms, &err) != GP_OK) {
+	if (gp__calib_fit(fit, nfit, &net, a->mask, &rms, &err) != GP_OK) {
 		fprintf(stderr, ME ": %s\n", err.text);
-		goto out;
+		return 1;
 	}
-	for (i = 0; i < nt; i++) {
+	for (i = 0; i < a->nt; i++) {
 		double med, worst;
 
 		printf("%s", i ? "\n" : "");
-		if (predict[i])
+		if (a->predict[i])
 			printf("# predicted with the fitted constants (not fitted on)\n");
-		if (report(&tab[i], &net, &med, &worst))
-			goto out;
+		if (report(&a->tab[i], &net, &med, &worst))
+			return 1;
 	}
 	printf("\n# fitted on %d table(s): rms (Huber) log error %.3f\n", nfit, rms);
 	printf("# gpuplace.conf:\n");
@@ -262,9 +303,21 @@ int gp_cmd_calibrate(int argc, char **argv)
 	       "NetFillUs=%.3g NetFillLevelUs=%.3g\n", fit[0]->nic_gbps,
 	       gp__transport_name(net.transport), net.step_us, net.eff, net.fill_us,
 	       net.fill_level_us);
-	rc = ferror(stdout) ? 1 : 0;
-out:
-	for (i = 0; i < nt; i++)
-		gp__calib_free(&tab[i]);
+	return ferror(stdout) ? 1 : 0;
+}
+
+int gp_cmd_calibrate(int argc, char **argv)
+{
+	static struct args a; /* MAXT tables: too large for the stack */
+	gp_calib_table_t *fit[MAXT];
+	int nfit = 0, rc, i;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc == GP_CLI_RUN && a.defaults)
+		rc = print_defaults();
+	else if (rc == GP_CLI_RUN && !(rc = select_fit(&a, fit, &nfit)))
+		rc = fit_and_report(&a, fit, nfit);
+	for (i = 0; i < a.nt; i++)
+		gp__calib_free(&a.tab[i]);
 	return rc;
 }

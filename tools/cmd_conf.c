@@ -32,7 +32,15 @@ static void usage(FILE *f)
 	        "  all       the three, each under a comment naming its file (default)\n");
 }
 
-int gp_cmd_conf(int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+	const char *dir, *json;
+	bool nodes, topology, gres, all; /* --what: each file asked for; all: "all" */
+	gp_topo_format_t fmt;            /* --topology-format */
+};
+
+/* Options into *a: GP_CLI_RUN, or the exit status (0 --help, 2 usage). */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
 		{ "conf-dir", required_argument, NULL, 'c' },
@@ -42,19 +50,20 @@ int gp_cmd_conf(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = NULL, *json = NULL, *what = "all", *tfmt = "auto";
-	gp_topo_format_t fmt;
-	gp_cluster_t *c = NULL;
-	gp_error_t err = { "" };
-	int opt, rc = GP_OK;
-	bool all;
+	static const char *const fmts[] = { "auto", "tree", "block", "yaml" };
+	static const gp_topo_format_t fmt_of[] = { GP_TOPO_AUTO, GP_TOPO_TREE, GP_TOPO_BLOCK,
+		                                   GP_TOPO_YAML };
+	const char *what = "all", *tfmt = "auto";
+	size_t i;
+	int opt;
 
+	memset(a, 0, sizeof(*a));
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'c': dir = optarg; break;
-		case 'j': json = optarg; break;
+		case 'c': a->dir = optarg; break;
+		case 'j': a->json = optarg; break;
 		case 'w': what = optarg; break;
 		case 't': tfmt = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -64,51 +73,67 @@ int gp_cmd_conf(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc || (!dir == !json)) {
+	if (optind < argc || (!a->dir == !a->json)) {
 		fprintf(stderr, "gpuplace conf: give exactly one of --conf-dir or --json\n");
 		usage(stderr);
 		return 2;
 	}
-	all = !strcmp(what, "all");
-	if (!all && strcmp(what, "nodes") && strcmp(what, "topology") && strcmp(what, "gres")) {
+	a->all = !strcmp(what, "all");
+	a->nodes = a->all || !strcmp(what, "nodes");
+	a->topology = a->all || !strcmp(what, "topology");
+	a->gres = a->all || !strcmp(what, "gres");
+	if (!a->nodes && !a->topology && !a->gres) {
 		fprintf(stderr, "gpuplace conf: --what '%s': use nodes, topology, gres or all\n", what);
 		return 2;
 	}
-	if (!strcmp(tfmt, "auto"))
-		fmt = GP_TOPO_AUTO;
-	else if (!strcmp(tfmt, "tree"))
-		fmt = GP_TOPO_TREE;
-	else if (!strcmp(tfmt, "block"))
-		fmt = GP_TOPO_BLOCK;
-	else if (!strcmp(tfmt, "yaml"))
-		fmt = GP_TOPO_YAML;
-	else {
+	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]) && strcmp(tfmt, fmts[i]); i++)
+		;
+	if (i == sizeof(fmts) / sizeof(fmts[0])) {
 		fprintf(stderr, "gpuplace conf: --topology-format '%s': use auto, tree, block or yaml\n",
 		        tfmt);
 		return 2;
 	}
-	rc = gp__model_load(dir, json, NULL, &c, NULL, &err);
-	if (rc) {
-		fprintf(stderr, "gpuplace conf: %s\n", err.text);
-		return 1;
-	}
-	if (all || !strcmp(what, "nodes")) {
-		if (all)
+	a->fmt = fmt_of[i];
+	return GP_CLI_RUN;
+}
+
+/* The files asked for on stdout, each under a comment naming it when all
+ * are; GP_OK or the error in err. */
+static int emit(const struct args *a, const gp_cluster_t *c, gp_error_t *err)
+{
+	gp_topo_format_t fmt = a->fmt == GP_TOPO_AUTO ? gp__topo_format_auto(c) : a->fmt;
+	int rc = GP_OK;
+
+	if (a->nodes) {
+		if (a->all)
 			printf("##### slurm.conf #####\n");
-		rc = gp__emit_slurm_nodes(c, dir, stdout, &err);
+		rc = gp__emit_slurm_nodes(c, a->dir, stdout, err);
 	}
-	if (!rc && (all || !strcmp(what, "topology"))) {
-		if (fmt == GP_TOPO_AUTO)
-			fmt = gp__topo_format_auto(c);
-		if (all)
+	if (!rc && a->topology) {
+		if (a->all)
 			printf("\n##### %s #####\n", fmt == GP_TOPO_YAML ? "topology.yaml" : "topology.conf");
-		rc = gp__emit_topology(c, fmt, stdout, &err);
+		rc = gp__emit_topology(c, fmt, stdout, err);
 	}
-	if (!rc && (all || !strcmp(what, "gres"))) {
-		if (all)
+	if (!rc && a->gres) {
+		if (a->all)
 			printf("\n##### gres.conf #####\n");
-		rc = gp__emit_gres(c, stdout, &err);
+		rc = gp__emit_gres(c, stdout, err);
 	}
+	return rc;
+}
+
+int gp_cmd_conf(int argc, char **argv)
+{
+	struct args a;
+	gp_cluster_t *c = NULL;
+	gp_error_t err = { "" };
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &a)) != GP_CLI_RUN)
+		return rc;
+	rc = gp__model_load(a.dir, a.json, NULL, &c, NULL, &err);
+	if (rc == GP_OK)
+		rc = emit(&a, c, &err);
 	gp_cluster_destroy(c);
 	if (rc) {
 		fprintf(stderr, "gpuplace conf: %s\n", err.text);

@@ -223,7 +223,124 @@ static int run_job(const gp_cluster_t *c, const gp_placement_t *pl, int32_t G,
 	return rc == GP_OK ? 0 : 1;
 }
 
-int gp_cmd_model(int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+	const char *conf_dir, *json_path, *nodelist, *job, *placement;
+	int32_t pcounts[GP_MAX_NODES_ARG], npc; /* --placement's GPUs per node */
+	gp_cost_shape_t sh;                     /* the built-in shape */
+	bool shape_opt, json_out;               /* a shape option was given; --format json */
+	gp_coll_t coll;
+	gp_algo_t algo;
+	long ngpus, use_gpn;
+	double minb, maxb, factor;
+};
+
+/* One option of the built-in shape into a->sh (name: the option as
+ * written, as the messages say it); 0, or 2 with the message printed. */
+static int parse_shape_opt(struct args *a, int opt, const char *name, const char *arg)
+{
+	long v;
+
+	a->shape_opt = true;
+	switch (opt) {
+	case 'g':
+		if (!gp__cost_gpu_builtin(arg, NULL)) {
+			fprintf(stderr, ME ": --gpu: unknown GPU '%s'\n", arg);
+			return 2;
+		}
+		snprintf(a->sh.gpu, sizeof(a->sh.gpu), "%s", arg);
+		return 0;
+	case 'N':
+		return gp__cli_double(ME, name, arg, 0.001, 1e6, &a->sh.nic_gbps) ? 2 : 0;
+	case 'x':
+		return gp__cli_double(ME, name, arg, 1, 1000, &a->sh.oversub[1]) ? 2 : 0;
+	case 'G':
+		if (gp__cli_long(ME, name, arg, 1, GP_MAX_GPUS_PER_NODE, &v))
+			return 2;
+		a->sh.gpus_per_node = (int32_t)v;
+		return 0;
+	case 'r':
+		if (gp__cli_long(ME, name, arg, 1, 32, &v))
+			return 2;
+		a->sh.rails = (int32_t)v;
+		return 0;
+	}
+	/* the counts of nodes, leaves and domains */
+	if (gp__cli_long(ME, name, arg, 1, 1 << 20, &v))
+		return 2;
+	switch (opt) {
+	case 'n': a->sh.nodes = (int32_t)v; break;
+	case 'l': a->sh.nodes_per_leaf = (int32_t)v; break;
+	case 's': a->sh.leaves_per_spine = (int32_t)v; break;
+	case 'v': a->sh.nvl_nodes = (int32_t)v; break;
+	}
+	return 0;
+}
+
+/* One option of the nodes, the collective or the job into *a; 0, or 2 with
+ * the message printed. */
+static int parse_run_opt(struct args *a, int opt, const char *name, const char *arg)
+{
+	switch (opt) {
+	case 'C': a->conf_dir = arg; return 0;
+	case 'J': a->json_path = arg; return 0;
+	case 'w': a->nodelist = arg; return 0;
+	case 'j': a->job = arg; return 0;
+	case 'L':
+		a->placement = arg;
+		return parse_counts("--placement", arg, a->pcounts, GP_MAX_NODES_ARG, &a->npc) ? 2 : 0;
+	case 'p': return gp__cli_long(ME, name, arg, 1, 1 << 24, &a->ngpus) ? 2 : 0;
+	case 'u': return gp__cli_long(ME, name, arg, 1, GP_MAX_GPUS_PER_NODE, &a->use_gpn) ? 2 : 0;
+	case 'b': return gp__cli_size(ME, name, arg, &a->minb) ? 2 : 0;
+	case 'e': return gp__cli_size(ME, name, arg, &a->maxb) ? 2 : 0;
+	case 'f': return gp__cli_double(ME, name, arg, 1, 1024, &a->factor) ? 2 : 0;
+	case 'o':
+		if (gp__coll_parse(arg, &a->coll)) {
+			fprintf(stderr, ME ": --op: unknown collective '%s'\n", arg);
+			return 2;
+		}
+		return 0;
+	case 'a':
+		if (gp__algo_parse(arg, &a->algo)) {
+			fprintf(stderr, ME ": --algo: unknown algorithm '%s'\n", arg);
+			return 2;
+		}
+		return 0;
+	case 'F':
+		if (!strcmp(arg, "json")) {
+			a->json_out = true;
+		} else if (strcmp(arg, "text")) {
+			fprintf(stderr, ME ": --format: '%s' is not text or json\n", arg);
+			return 2;
+		}
+		return 0;
+	}
+	return 2;
+}
+
+/* Options that do not go together; 0, or 2 with the message printed. */
+static int check_args(const struct args *a)
+{
+	const char *msg = NULL;
+
+	if ((a->conf_dir != NULL) + (a->json_path != NULL) + a->shape_opt > 1)
+		msg = "give one of --conf-dir, --json or a built-in shape";
+	else if (a->minb > a->maxb)
+		msg = "-b is larger than -e";
+	else if (a->placement && (a->ngpus || a->use_gpn))
+		msg = "--placement gives the GPUs of every node; drop --ngpus and --use-gpus-per-node";
+	else if (a->placement && a->nodelist && strchr(a->nodelist, ':'))
+		msg = "give the GPU counts either in --nodelist or in --placement";
+	else if (a->job && (a->minb != 8 || a->factor != 2 || a->coll != GP_COLL_ALLREDUCE ||
+	                    a->algo != GP_ALGO_AUTO))
+		msg = "--job does not take collective options";
+	if (msg)
+		fprintf(stderr, ME ": %s\n", msg);
+	return msg ? 2 : 0;
+}
+
+/* Options into *a: GP_CLI_RUN, or the exit status (0 --help, 2 usage). */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
 		{ "conf-dir", required_argument, NULL, 'C' },
@@ -251,141 +368,34 @@ int gp_cmd_model(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *conf_dir = NULL, *json_path = NULL, *nodelist = NULL, *job = NULL;
-	const char *placement = NULL;
-	int32_t pcounts[GP_MAX_NODES_ARG], npc = 0, *counts = NULL;
-	gp_cost_shape_t sh;
-	gp_cluster_t *c = NULL;
-	gp_cost_scratch_t *s = NULL;
-	gp_coll_t coll = GP_COLL_ALLREDUCE;
-	gp_algo_t algo = GP_ALGO_AUTO;
-	gp_error_t err = { "" };
-	gp_placement_t pl;
-	int32_t *nodes = NULL, nn = 0, i, G = 0;
-	uint32_t *mask = NULL;
-	long v, ngpus = 0, use_gpn = 0;
-	double minb = 8, maxb = 8.0 * 1073741824.0, factor = 2, x;
-	bool shape_opt = false, json_out = false;
-	int opt, rc = 1;
+	int opt;
 
-	gp__cost_shape_defaults(&sh);
-	sh.nodes = 0;
+	memset(a, 0, sizeof(*a));
+	gp__cost_shape_defaults(&a->sh);
+	a->sh.nodes = 0; /* from --nodes, else from the GPUs asked for */
+	a->coll = GP_COLL_ALLREDUCE;
+	a->algo = GP_ALGO_AUTO;
+	a->minb = 8;
+	a->maxb = 8.0 * 1073741824.0;
+	a->factor = 2;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":hb:e:f:", opts, NULL)) != -1) {
+		/* as written: the messages name what the user typed */
 		const char *name = argv[optind - 1];
 
-		switch (opt) {
-		case 'C': conf_dir = optarg; break;
-		case 'J': json_path = optarg; break;
-		case 'g':
-			if (!gp__cost_gpu_builtin(optarg, NULL)) {
-				fprintf(stderr, ME ": --gpu: unknown GPU '%s'\n", optarg);
+		if (strchr("gnGrNlsxv", opt)) {
+			if (parse_shape_opt(a, opt, name, optarg))
 				return 2;
-			}
-			snprintf(sh.gpu, sizeof(sh.gpu), "%s", optarg);
-			shape_opt = true;
-			break;
-		case 'n':
-			if (gp__cli_long(ME, name, optarg, 1, 1 << 20, &v))
+		} else if (strchr("CJwjLpubefoaF", opt)) {
+			if (parse_run_opt(a, opt, name, optarg))
 				return 2;
-			sh.nodes = (int32_t)v;
-			shape_opt = true;
-			break;
-		case 'G':
-			if (gp__cli_long(ME, name, optarg, 1, GP_MAX_GPUS_PER_NODE, &v))
-				return 2;
-			sh.gpus_per_node = (int32_t)v;
-			shape_opt = true;
-			break;
-		case 'r':
-			if (gp__cli_long(ME, name, optarg, 1, 32, &v))
-				return 2;
-			sh.rails = (int32_t)v;
-			shape_opt = true;
-			break;
-		case 'N':
-			if (gp__cli_double(ME, name, optarg, 0.001, 1e6, &sh.nic_gbps))
-				return 2;
-			shape_opt = true;
-			break;
-		case 'l':
-			if (gp__cli_long(ME, name, optarg, 1, 1 << 20, &v))
-				return 2;
-			sh.nodes_per_leaf = (int32_t)v;
-			shape_opt = true;
-			break;
-		case 's':
-			if (gp__cli_long(ME, name, optarg, 1, 1 << 20, &v))
-				return 2;
-			sh.leaves_per_spine = (int32_t)v;
-			shape_opt = true;
-			break;
-		case 'x':
-			if (gp__cli_double(ME, name, optarg, 1, 1000, &x))
-				return 2;
-			sh.oversub[1] = x;
-			shape_opt = true;
-			break;
-		case 'v':
-			if (gp__cli_long(ME, name, optarg, 1, 1 << 20, &v))
-				return 2;
-			sh.nvl_nodes = (int32_t)v;
-			shape_opt = true;
-			break;
-		case 'w': nodelist = optarg; break;
-		case 'L':
-			placement = optarg;
-			if (parse_counts("--placement", optarg, pcounts, GP_MAX_NODES_ARG, &npc))
-				return 2;
-			break;
-		case 'p':
-			if (gp__cli_long(ME, name, optarg, 1, 1 << 24, &ngpus))
-				return 2;
-			break;
-		case 'u':
-			if (gp__cli_long(ME, name, optarg, 1, GP_MAX_GPUS_PER_NODE, &use_gpn))
-				return 2;
-			break;
-		case 'o':
-			if (gp__coll_parse(optarg, &coll)) {
-				fprintf(stderr, ME ": --op: unknown collective '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		case 'a':
-			if (gp__algo_parse(optarg, &algo)) {
-				fprintf(stderr, ME ": --algo: unknown algorithm '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		case 'b':
-			if (gp__cli_size(ME, name, optarg, &minb))
-				return 2;
-			break;
-		case 'e':
-			if (gp__cli_size(ME, name, optarg, &maxb))
-				return 2;
-			break;
-		case 'f':
-			if (gp__cli_double(ME, name, optarg, 1, 1024, &factor))
-				return 2;
-			break;
-		case 'j': job = optarg; break;
-		case 'F':
-			if (!strcmp(optarg, "json")) {
-				json_out = true;
-			} else if (strcmp(optarg, "text")) {
-				fprintf(stderr, ME ": --format: '%s' is not text or json\n", optarg);
-				return 2;
-			}
-			break;
-		case 'h':
+		} else if (opt == 'h') {
 			usage(stdout);
 			return 0;
-		case ':':
+		} else if (opt == ':') {
 			fprintf(stderr, ME ": %s needs a value\n", name);
 			return 2;
-		default:
+		} else {
 			fprintf(stderr, ME ": unknown option '%s'\n", name);
 			usage(stderr);
 			return 2;
@@ -395,131 +405,160 @@ int gp_cmd_model(int argc, char **argv)
 		fprintf(stderr, ME ": unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if ((conf_dir != NULL) + (json_path != NULL) + shape_opt > 1) {
-		fprintf(stderr, ME ": give one of --conf-dir, --json or a built-in shape\n");
-		return 2;
-	}
-	if (minb > maxb) {
-		fprintf(stderr, ME ": -b is larger than -e\n");
-		return 2;
-	}
-	if (placement && (ngpus || use_gpn)) {
-		fprintf(stderr, ME ": --placement gives the GPUs of every node; drop --ngpus and "
-		        "--use-gpus-per-node\n");
-		return 2;
-	}
-	if (placement && nodelist && strchr(nodelist, ':')) {
-		fprintf(stderr, ME ": give the GPU counts either in --nodelist or in --placement\n");
-		return 2;
-	}
-	if (job && (minb != 8 || factor != 2 || coll != GP_COLL_ALLREDUCE || algo != GP_ALGO_AUTO)) {
-		fprintf(stderr, ME ": --job does not take collective options\n");
-		return 2;
-	}
+	return check_args(a) ? 2 : GP_CLI_RUN;
+}
 
-	if (conf_dir || json_path) {
-		if (gp__model_load(conf_dir, json_path, NULL, &c, NULL, &err) != GP_OK) {
+/* The model the options name, else the built-in shape; 0, or the exit
+ * status with the message printed.  *c is the caller's. */
+static int load_cluster(struct args *a, gp_cluster_t **c)
+{
+	gp_error_t err = { "" };
+
+	if (a->conf_dir || a->json_path) {
+		if (gp__model_load(a->conf_dir, a->json_path, NULL, c, NULL, &err) != GP_OK) {
 			fprintf(stderr, ME ": %s\n", err.text);
 			return 1;
 		}
-	} else {
-		if (!sh.nodes) {
-			long per = use_gpn ? use_gpn : sh.gpus_per_node;
+		return 0;
+	}
+	if (!a->sh.nodes) {
+		long per = a->use_gpn ? a->use_gpn : a->sh.gpus_per_node;
 
-			sh.nodes = placement ? npc : ngpus ? (int32_t)((ngpus + per - 1) / per) : 1;
-		}
-		if (gp__cost_shape_build(&sh, &c, &err) != GP_OK) {
-			fprintf(stderr, ME ": %s\n", err.text);
+		a->sh.nodes = a->placement ? a->npc
+		            : a->ngpus ? (int32_t)((a->ngpus + per - 1) / per) : 1;
+	}
+	if (gp__cost_shape_build(&a->sh, c, &err) != GP_OK) {
+		fprintf(stderr, ME ": %s\n", err.text);
+		return 2;
+	}
+	return 0;
+}
+
+/* The nodes in rank order into nodes[] (c->nnodes + 1 entries), with the
+ * GPU count of each given in --nodelist or --placement into counts[] (0:
+ * none given); *nn set.  0, or 2 with the message printed. */
+static int pick_nodes(const struct args *a, const gp_cluster_t *c, int32_t *nodes,
+                      int32_t *counts, int32_t *nn)
+{
+	gp_error_t err = { "" };
+	int32_t i;
+
+	*nn = 0;
+	if (a->nodelist && strchr(a->nodelist, ':')) {
+		if (parse_node_counts(c, a->nodelist, nodes, counts, c->nnodes, nn))
 			return 2;
-		}
-	}
-
-	nodes = calloc((size_t)c->nnodes + 1, sizeof(*nodes));
-	mask = calloc((size_t)c->nnodes + 1, sizeof(*mask));
-	if (!nodes || !mask) {
-		fprintf(stderr, ME ": out of memory\n");
-		goto out;
-	}
-	counts = calloc((size_t)c->nnodes + 1, sizeof(*counts));
-	if (!counts) {
-		fprintf(stderr, ME ": out of memory\n");
-		goto out;
-	}
-	if (nodelist && strchr(nodelist, ':')) {
-		if (parse_node_counts(c, nodelist, nodes, counts, c->nnodes, &nn)) {
-			rc = 2;
-			goto out;
-		}
-	} else if (nodelist) {
+	} else if (a->nodelist) {
 		int32_t *idx = NULL;
 
-		if (gp__hostlist_nodes(c, ME ": --nodelist", nodelist, c->nnodes, &idx, &nn, &err)) {
+		if (gp__hostlist_nodes(c, ME ": --nodelist", a->nodelist, c->nnodes, &idx, nn, &err)) {
 			fprintf(stderr, "%s\n", err.text);
-			rc = 2;
-			goto out;
+			return 2;
 		}
-		if (nn)
-			memcpy(nodes, idx, (size_t)nn * sizeof(*idx));
+		if (*nn)
+			memcpy(nodes, idx, (size_t)*nn * sizeof(*idx));
 		free(idx);
 	} else {
 		for (i = 0; i < c->nnodes; i++)
-			nodes[nn++] = c->node_order && c->root >= 0 ? c->node_order[i] : i;
+			nodes[(*nn)++] = c->node_order && c->root >= 0 ? c->node_order[i] : i;
 	}
-	if (placement) {
-		if (npc > nn) {
-			fprintf(stderr, ME ": --placement: %d nodes asked, %d available\n", (int)npc,
-			        (int)nn);
-			rc = 2;
-			goto out;
+	if (a->placement) {
+		if (a->npc > *nn) {
+			fprintf(stderr, ME ": --placement: %d nodes asked, %d available\n", (int)a->npc,
+			        (int)*nn);
+			return 2;
 		}
-		nn = npc;
-		memcpy(counts, pcounts, (size_t)npc * sizeof(*counts));
+		*nn = a->npc;
+		memcpy(counts, a->pcounts, (size_t)a->npc * sizeof(*counts));
 	}
-	/* each node's GPUs: its count, else filled node by node up to --ngpus */
-	for (i = 0; i < nn; i++) {
+	return 0;
+}
+
+/* Each picked node's GPUs into mask[]: its count, else filled node by
+ * node up to --ngpus; *nn cut to the nodes that have GPUs, *G their sum.
+ * 0, or the exit status with the message printed. */
+static int pick_gpus(const struct args *a, const gp_cluster_t *c, const int32_t *nodes,
+                     const int32_t *counts, uint32_t *mask, int32_t *nn, int32_t *G)
+{
+	int32_t i;
+
+	*G = 0;
+	for (i = 0; i < *nn; i++) {
 		int g = c->nodes[nodes[i]].ngpus;
 
 		if (counts[i] > 0) {
 			if (counts[i] > g) {
 				fprintf(stderr, ME ": node '%s' has %d GPUs, %d asked\n",
 				        c->nodes[nodes[i]].name, g, (int)counts[i]);
-				rc = 2;
-				goto out;
+				return 2;
 			}
 			g = counts[i];
-		} else if (use_gpn && use_gpn < g) {
-			g = (int)use_gpn;
+		} else if (a->use_gpn && a->use_gpn < g) {
+			g = (int)a->use_gpn;
 		}
-		if (ngpus && G + g > ngpus)
-			g = (int)(ngpus - G);
+		if (a->ngpus && *G + g > a->ngpus)
+			g = (int)(a->ngpus - *G);
 		if (g <= 0)
 			break;
 		mask[i] = low_bits(g);
-		G += g;
+		*G += g;
 	}
-	nn = i;
-	if (ngpus && G < ngpus) {
-		fprintf(stderr, ME ": the nodes hold %d GPUs, --ngpus asks for %ld\n", (int)G, ngpus);
-		rc = 2;
-		goto out;
+	*nn = i;
+	if (a->ngpus && *G < a->ngpus) {
+		fprintf(stderr, ME ": the nodes hold %d GPUs, --ngpus asks for %ld\n", (int)*G,
+		        a->ngpus);
+		return 2;
 	}
-	if (G < 1) {
+	if (*G < 1) {
 		fprintf(stderr, ME ": no GPUs on the chosen nodes\n");
-		goto out;
+		return 1;
 	}
-	pl.n = nn;
-	pl.nodes = nodes;
-	pl.gpu_mask = mask;
+	return 0;
+}
+
+/* The collectives or the job on the picked GPUs; the exit status. */
+static int run(const struct args *a, const gp_cluster_t *c, const gp_placement_t *pl, int32_t G)
+{
+	gp_cost_scratch_t *s = NULL;
+	int rc;
+
 	if (gp__cost_scratch_new(c, G, &s) != GP_OK) {
 		fprintf(stderr, ME ": out of memory\n");
-		goto out;
+		return 1;
 	}
-	if (job)
-		rc = run_job(c, &pl, G, s, job, json_out);
+	if (a->job)
+		rc = run_job(c, pl, G, s, a->job, a->json_out);
 	else
-		rc = run_collectives(c, &pl, G, s, coll, algo, minb, maxb, factor);
-out:
+		rc = run_collectives(c, pl, G, s, a->coll, a->algo, a->minb, a->maxb, a->factor);
 	gp__cost_scratch_destroy(s);
+	return rc;
+}
+
+int gp_cmd_model(int argc, char **argv)
+{
+	struct args a;
+	gp_cluster_t *c = NULL;
+	gp_placement_t pl;
+	int32_t *nodes = NULL, *counts = NULL, nn = 0, G = 0;
+	uint32_t *mask = NULL;
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &a)) != GP_CLI_RUN)
+		return rc;
+	if ((rc = load_cluster(&a, &c)))
+		return rc;
+	nodes = calloc((size_t)c->nnodes + 1, sizeof(*nodes));
+	mask = calloc((size_t)c->nnodes + 1, sizeof(*mask));
+	counts = calloc((size_t)c->nnodes + 1, sizeof(*counts));
+	if (!nodes || !mask || !counts) {
+		fprintf(stderr, ME ": out of memory\n");
+		rc = 1;
+	} else if (!(rc = pick_nodes(&a, c, nodes, counts, &nn)) &&
+	           !(rc = pick_gpus(&a, c, nodes, counts, mask, &nn, &G))) {
+		pl.n = nn;
+		pl.nodes = nodes;
+		pl.gpu_mask = mask;
+		rc = run(&a, c, &pl, G);
+	}
 	free(counts);
 	free(nodes);
 	free(mask);

@@ -37,7 +37,16 @@ static void usage(FILE *f)
 	        "  --json-out        print the decision as JSON\n");
 }
 
-int gp_cmd_place(int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+	const char *dir, *json, *state, *part, *nodelist, *exclude, *constraint, *policy;
+	const char *tlimit, *now_s, *segment; /* checked once the model is loaded */
+	bool exclusive, json_out;
+	gp_job_profile_t job;                 /* --job */
+};
+
+/* Options into *a: GP_CLI_RUN, or the exit status (0 --help, 2 usage). */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
 		{ "conf-dir", required_argument, NULL, 'c' },
@@ -57,44 +66,29 @@ int gp_cmd_place(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = NULL, *json = NULL, *state = NULL, *spec = NULL, *part = NULL;
-	const char *nodelist = NULL, *exclude = NULL, *constraint = NULL, *policy = NULL;
-	const char *tlimit = NULL, *now_s = NULL, *segment = NULL;
-	bool exclusive = false, json_out = false;
-	gp_cluster_t *c = NULL;
-	gp_state_t *s = NULL;
-	gp_engine_t *e = NULL;
-	gp_rack_view_t *racks = NULL;
-	gp_power_view_t pv = { NULL, NULL };
-	gp_job_profile_t job;
-	gp_request_t r;
-	gp_policy_t p;
-	gp_decision_t d;
+	const char *spec = NULL;
 	gp_error_t err = { "" };
-	int opt, rc, status = 1;
-	long l;
-	int64_t now;
+	int opt;
 
-	memset(&d, 0, sizeof(d));
-	gp__request_init(&r);
+	memset(a, 0, sizeof(*a));
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'c': dir = optarg; break;
-		case 'j': json = optarg; break;
-		case 's': state = optarg; break;
+		case 'c': a->dir = optarg; break;
+		case 'j': a->json = optarg; break;
+		case 's': a->state = optarg; break;
 		case 'J': spec = optarg; break;
-		case 'p': part = optarg; break;
-		case 'x': exclusive = true; break;
-		case 'w': nodelist = optarg; break;
-		case 'e': exclude = optarg; break;
-		case 'C': constraint = optarg; break;
-		case 't': tlimit = optarg; break;
-		case 'S': segment = optarg; break;
-		case 'P': policy = optarg; break;
-		case 'n': now_s = optarg; break;
-		case 'o': json_out = true; break;
+		case 'p': a->part = optarg; break;
+		case 'x': a->exclusive = true; break;
+		case 'w': a->nodelist = optarg; break;
+		case 'e': a->exclude = optarg; break;
+		case 'C': a->constraint = optarg; break;
+		case 't': a->tlimit = optarg; break;
+		case 'S': a->segment = optarg; break;
+		case 'P': a->policy = optarg; break;
+		case 'n': a->now_s = optarg; break;
+		case 'o': a->json_out = true; break;
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "gpuplace place: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -102,90 +96,141 @@ int gp_cmd_place(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc || !dir == !json || !spec) {
+	if (optind < argc || !a->dir == !a->json || !spec) {
 		fprintf(stderr, "gpuplace place: give --job and exactly one of --conf-dir or --json\n");
 		usage(stderr);
 		return 2;
 	}
-	if ((rc = gp__job_profile_parse(spec, &job, &err))) {
+	if (gp__job_profile_parse(spec, &a->job, &err)) {
 		fprintf(stderr, "gpuplace place: --job: %s\n", err.text);
 		return 2;
 	}
-	if (job.gpus < 1) {
+	if (a->job.gpus < 1) {
 		fprintf(stderr, "gpuplace place: --job: gpus=N is required\n");
 		return 2;
 	}
-	rc = gp__model_load(dir, json, state, &c, &s, &err);
+	return GP_CLI_RUN;
+}
+
+/* The model, its state and the site's policy with --policy applied; 0, or
+ * 1 with the message printed.  *c and *s are the caller's. */
+static int load(const struct args *a, gp_cluster_t **c, gp_state_t **s, gp_policy_t *p)
+{
+	gp_error_t err = { "" };
+	int rc;
+
+	rc = gp__model_load(a->dir, a->json, a->state, c, s, &err);
 	if (rc == GP_OK)
-		rc = dir ? gp__policy_load(dir, c, &p, &err) : (gp__policy_default(c, &p), GP_OK);
-	if (rc == GP_OK && policy)
-		rc = gp__policy_parse(policy, "--policy", &p, &err);
+		rc = a->dir ? gp__policy_load(a->dir, *c, p, &err) : (gp__policy_default(*c, p), GP_OK);
+	if (rc == GP_OK && a->policy)
+		rc = gp__policy_parse(a->policy, "--policy", p, &err);
 	if (rc != GP_OK) {
 		fprintf(stderr, "gpuplace place: %s\n", err.text);
-		goto out;
+		return 1;
 	}
-	/* the request sbatch would make */
-	r.gpus = job.gpus;
-	r.min_nodes = r.max_nodes = job.nodes;
-	r.gpus_per_node = job.gpus_per_node;
-	r.exclusive = exclusive;
-	if (tlimit) {
-		if (gp__parse_long(tlimit, 1, 366L * 24 * 60, &l)) {
-			fprintf(stderr, "gpuplace place: --time: '%s' is not a number of minutes\n", tlimit);
-			status = 2;
-			goto out;
+	return 0;
+}
+
+/* The request sbatch would make into *r (gp__request_init()ed), and the
+ * decision time: --now, else the state's, else now.  0, or 2 with the
+ * message printed. */
+static int build_request(const struct args *a, const gp_cluster_t *c, const gp_state_t *s,
+                         gp_request_t *r, int64_t *now)
+{
+	gp_error_t err = { "" };
+	long l;
+
+	r->gpus = a->job.gpus;
+	r->min_nodes = r->max_nodes = a->job.nodes;
+	r->gpus_per_node = a->job.gpus_per_node;
+	r->exclusive = a->exclusive;
+	if (a->tlimit) {
+		if (gp__parse_long(a->tlimit, 1, 366L * 24 * 60, &l)) {
+			fprintf(stderr, "gpuplace place: --time: '%s' is not a number of minutes\n",
+			        a->tlimit);
+			return 2;
 		}
-		r.time_limit_min = (uint32_t)l;
+		r->time_limit_min = (uint32_t)l;
 	}
-	if (segment) {
+	if (a->segment) {
 		/* sbatch takes a uint16_t */
-		if (gp__parse_long(segment, 1, 65535, &l)) {
+		if (gp__parse_long(a->segment, 1, 65535, &l)) {
 			fprintf(stderr, "gpuplace place: --segment: '%s' is not a number of nodes "
-			        "(1-65535)\n", segment);
-			status = 2;
-			goto out;
+			        "(1-65535)\n", a->segment);
+			return 2;
 		}
-		r.segment_nodes = (int32_t)l;
+		r->segment_nodes = (int32_t)l;
 	}
-	if ((part && (rc = gp__request_set_partition(&r, c, part, &err))) ||
-	    (nodelist && (rc = gp__request_set_required(&r, c, nodelist, &err))) ||
-	    (exclude && (rc = gp__request_set_excluded(&r, c, exclude, &err))) ||
-	    (constraint && (rc = gp__request_set_constraint(&r, constraint, &err)))) {
+	if ((a->part && gp__request_set_partition(r, c, a->part, &err)) ||
+	    (a->nodelist && gp__request_set_required(r, c, a->nodelist, &err)) ||
+	    (a->exclude && gp__request_set_excluded(r, c, a->exclude, &err)) ||
+	    (a->constraint && gp__request_set_constraint(r, a->constraint, &err))) {
 		fprintf(stderr, "gpuplace place: %s\n", err.text);
-		status = 2;
-		goto out;
+		return 2;
 	}
-	now = s ? s->time : (int64_t)time(NULL);
-	if (now_s) {
-		if (gp__parse_long(now_s, 0, 1L << 40, &l)) {
-			fprintf(stderr, "gpuplace place: --now: '%s' is not a Unix time\n", now_s);
-			status = 2;
-			goto out;
+	*now = s ? s->time : (int64_t)time(NULL);
+	if (a->now_s) {
+		if (gp__parse_long(a->now_s, 0, 1L << 40, &l)) {
+			fprintf(stderr, "gpuplace place: --now: '%s' is not a Unix time\n", a->now_s);
+			return 2;
 		}
-		now = l;
+		*now = l;
 	}
+	return 0;
+}
+
+/* The engine's decision for r, printed; the exit status. */
+static int decide(const struct args *a, const gp_cluster_t *c, const gp_state_t *s,
+                  const gp_request_t *r, const gp_policy_t *p, int64_t now)
+{
+	gp_engine_t *e = NULL;
+	gp_rack_view_t *racks = NULL;
+	gp_power_view_t pv = { NULL, NULL };
+	gp_decision_t d;
+	gp_error_t err = { "" };
+	int rc, status = 1;
+
+	memset(&d, 0, sizeof(d));
 	if (c->nracks > 0) {
 		if (!(racks = calloc((size_t)c->nracks, sizeof(*racks)))) {
 			fprintf(stderr, "gpuplace place: out of memory\n");
-			goto out;
+			return 1;
 		}
-		gp__power_view_fill(c, s, NULL, &p, (double)now, racks);
+		gp__power_view_fill(c, s, NULL, p, (double)now, racks);
 		pv.racks = racks;
 		pv.cap_speed = gp__power_view_cap_speed;
 	}
 	if ((rc = gp__engine_create(c, &e, &err)) ||
-	    (rc = gp__decide(e, s, &r, &job, &p, &pv, now, NULL, 0, &d, &err))) {
+	    (rc = gp__decide(e, s, r, &a->job, p, &pv, now, NULL, 0, &d, &err))) {
 		fprintf(stderr, "gpuplace place: %s\n", err.text);
 		status = rc == GP_EINVAL ? 2 : 1;
-		goto out;
+	} else {
+		rc = a->json_out ? gp__decision_print_json(c, &d, stdout)
+		                 : gp__decision_print_text(c, &d, stdout);
+		status = rc == GP_OK && fflush(stdout) == 0 ? 0 : 1;
 	}
-	rc = json_out ? gp__decision_print_json(c, &d, stdout) : gp__decision_print_text(c, &d, stdout);
-	status = rc == GP_OK && fflush(stdout) == 0 ? 0 : 1;
-out:
 	gp__decision_clear(&d);
 	gp__engine_destroy(e);
-	gp__request_clear(&r);
 	free(racks);
+	return status;
+}
+
+int gp_cmd_place(int argc, char **argv)
+{
+	struct args a;
+	gp_cluster_t *c = NULL;
+	gp_state_t *s = NULL;
+	gp_request_t r;
+	gp_policy_t p;
+	int64_t now = 0;
+	int status;
+
+	if ((status = parse_args(argc, argv, &a)) != GP_CLI_RUN)
+		return status;
+	gp__request_init(&r);
+	if (!(status = load(&a, &c, &s, &p)) && !(status = build_request(&a, c, s, &r, &now)))
+		status = decide(&a, c, s, &r, &p, now);
+	gp__request_clear(&r);
 	gp_state_destroy(s);
 	gp_cluster_destroy(c);
 	return status;
