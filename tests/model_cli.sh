@@ -15,7 +15,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
 
-echo "1..11"
+echo "1..13"
 
 # busbw (column 8) of the row whose size (column 1) is $2, from file $1
 busbw() { awk -v s="$2" '$1 == s { print $8 }' "$1"; }
@@ -44,6 +44,10 @@ check "unknown collective is a usage error" '[ $? -eq 2 ]'
 check "two cluster sources are a usage error" '[ $? -eq 2 ]'
 "$bin" model --gpu h100 --job colour=red >"$tmp/err" 2>&1
 check "unknown job hint names the key" '[ $? -eq 2 ] && grep -q colour "$tmp/err"'
+"$bin" model --gpu h100 --nodes 0 >"$tmp/err" 2>&1
+check "a bad value names its option, given apart: --nodes 0" '[ $? -eq 2 ] && grep -q "^gpuplace model: --nodes: .0. is not" "$tmp/err"'
+"$bin" model --gpu h100 --nodes=0 >"$tmp/err" 2>&1
+check "a bad value names its option, given joined: --nodes=0" '[ $? -eq 2 ] && grep -q "^gpuplace model: --nodes: .0. is not" "$tmp/err"'
 if "$bin" synth --nodes 4 --json "$tmp/c.json" >/dev/null 2>&1; then
 	"$bin" model --json "$tmp/c.json" --ngpus 16 -b 1G -e 1G >"$tmp/fromjson" 2>&1
 	check "model on a JSON cluster" '[ "$(grep -vc "^#" "$tmp/fromjson")" -eq 1 ]'

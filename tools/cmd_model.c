@@ -368,7 +368,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt;
+	int opt, li = -1;
 
 	memset(a, 0, sizeof(*a));
 	gp__cost_shape_defaults(&a->sh);
@@ -379,9 +379,19 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->maxb = 8.0 * 1073741824.0;
 	a->factor = 2;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":hb:e:f:", opts, NULL)) != -1) {
-		/* as written: the messages name what the user typed */
-		const char *name = argv[optind - 1];
+	while ((opt = getopt_long(argc, argv, ":hb:e:f:", opts, &li)) != -1) {
+		/* the messages name the option: "--nodes" whether the user wrote
+		 * "--nodes 0" or "--nodes=0" ("-b" for the short ones); an
+		 * unknown or incomplete one as it was typed */
+		char name[40];
+
+		if (li >= 0)
+			snprintf(name, sizeof(name), "--%s", opts[li].name);
+		else if (opt != ':' && opt != '?')
+			snprintf(name, sizeof(name), "-%c", opt);
+		else
+			snprintf(name, sizeof(name), "%s", argv[optind - 1]);
+		li = -1;
 
 		if (strchr("gnGrNlsxv", opt)) {
 			if (parse_shape_opt(a, opt, name, optarg))
