@@ -847,17 +847,9 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	if (!(ends = malloc(((size_t)s->njobs + 1) * sizeof(*ends))))
 		return GP_ENOMEM;
 	lim = horizon < 9e15 ? now + (int64_t)horizon : INT64_MAX;
-	/* one copy of the state and of the power view, then each point
-	 * releases the jobs that end since the previous one */
-	state_copy(e->work, s, c->nnodes);
-	if (power)
-		memcpy(e->fut, x0->pv->racks, (size_t)c->nracks * sizeof(*e->fut));
-	for (i = 0; i < s->njobs; i++) {
-		if (s->jobs[i].end_time <= now)
-			release_job(e, &s->jobs[i], power); /* overdue: free already */
-		else if (s->jobs[i].end_time <= lim)
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].end_time > now && s->jobs[i].end_time <= lim)
 			ends[nends++] = (struct end_job){ s->jobs[i].end_time, i };
-	}
 	/* the quantiles only: selection, not a sort of every end time; after
 	 * it ends[0..q] are no later than ends[q] for every point's q */
 	for (pt = 1, base = 0; pt <= FUTURE_POINTS && nends > 0; pt++) {
@@ -868,6 +860,23 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 		select_kth(ends + base, nends - base, q - base);
 		base = q + 1;
 	}
+	/* the points come in time order and the loop below stops at the first
+	 * one that cannot finish in time even at the ideal speed: when that is
+	 * the first point, nothing is searched and the copies are not made */
+	if (nends == 0 ||
+	    (double)(ends[(nends + FUTURE_POINTS - 1) / FUTURE_POINTS - 1].end - now) + run_s >=
+	        fmin(beat, *finish)) {
+		free(ends);
+		return GP_OK;
+	}
+	/* one copy of the state and of the power view, then each point
+	 * releases the jobs that end since the previous one */
+	state_copy(e->work, s, c->nnodes);
+	if (power)
+		memcpy(e->fut, x0->pv->racks, (size_t)c->nracks * sizeof(*e->fut));
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].end_time <= now)
+			release_job(e, &s->jobs[i], power); /* overdue: free already */
 	if (power) {
 		fpv.racks = e->fut;
 		fpv.cap_speed = x0->pv->cap_speed;
