@@ -92,6 +92,7 @@ struct gp_search_ws {
 	uint32_t *full;  /* static: mask of the node's GPUs */
 	uint64_t *parts; /* static: partition bits */
 	int32_t *rack;   /* static: rack of each node (-1 none), compact for the hot loops */
+	int32_t *layout; /* static: GPU layout of each node (-1 none), likewise */
 	uint32_t *freem; /* free GPU mask */
 	uint64_t *fmask; /* constraint feature bits */
 	uint8_t *whole;  /* up and nothing allocated */
@@ -169,6 +170,7 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->full);
 	free(ws->parts);
 	free(ws->rack);
+	free(ws->layout);
 	free(ws->freem);
 	free(ws->fmask);
 	free(ws->whole);
@@ -247,6 +249,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->full = calloc(n, sizeof(*ws->full));
 	ws->parts = calloc(n, sizeof(*ws->parts));
 	ws->rack = calloc(n, sizeof(*ws->rack));
+	ws->layout = calloc(n, sizeof(*ws->layout));
 	ws->usable = ws->ubase;
 	ws->freem = calloc(n, sizeof(*ws->freem));
 	ws->fmask = calloc(n, sizeof(*ws->fmask));
@@ -282,7 +285,8 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->slots = calloc((size_t)kmax + 1, sizeof(*ws->slots));
 	ws->pool = calloc((size_t)kmax + 1, sizeof(*ws->pool));
 	ws->out = calloc((size_t)kmax, sizeof(*ws->out));
-	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->rack || !ws->freem || !ws->fmask ||
+	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->rack || !ws->layout ||
+	    !ws->freem || !ws->fmask ||
 	    !ws->whole || !ws->excl || !ws->excl_list || !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw ||
 	    !ws->ptot || !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp ||
 	    !ws->nv_stamp || !ws->nv_acc || !ws->nv_gpus || !ws->nv_split ||
@@ -306,6 +310,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 			ws->multi_rail = true;
 		ws->parts[i] = c->nodes[i].partitions;
 		ws->rack[i] = c->nodes[i].rack >= 0 && c->nodes[i].rack < c->nracks ? c->nodes[i].rack : -1;
+		ws->layout[i] = c->nodes[i].layout;
 	}
 	for (i = 0; i < (size_t)c->nnodes; i++)
 		ws->ptot[i + 1] = ws->ptot[i] + c->nodes[c->node_order[i]].ngpus;
@@ -1034,18 +1039,17 @@ static bool selection_ok(const ctx_t *x, int32_t R)
  * holds them, else from the islands with the most free GPUs first. */
 static uint32_t choose_gpus(const gp_search_ws_t *ws, int32_t i, uint32_t f, int32_t t)
 {
-	const gp_node_t *nd = &ws->c->nodes[i];
-	uint32_t m = 0, full, im;
+	int32_t lay = ws->layout[i]; /* compact copies, not the node's large struct */
+	uint32_t m = 0, im;
 	int nis, k, best = -1, bestn = 0, n;
 	uint32_t one[1];
 	const uint32_t *isl;
 
-	full = nd->ngpus >= 32 ? 0xffffffffu : ((1u << nd->ngpus) - 1);
-	if (nd->layout >= 0 && ws->nisl[nd->layout] > 0) {
-		isl = ws->isl[nd->layout];
-		nis = ws->nisl[nd->layout];
+	if (lay >= 0 && ws->nisl[lay] > 0) {
+		isl = ws->isl[lay];
+		nis = ws->nisl[lay];
 	} else {
-		one[0] = full;
+		one[0] = ws->full[i];
 		isl = one;
 		nis = 1;
 	}
@@ -1094,13 +1098,13 @@ static uint32_t choose_gpus(const gp_search_ws_t *ws, int32_t i, uint32_t f, int
 
 static int islands_of(const gp_search_ws_t *ws, int32_t i, uint32_t m)
 {
-	const gp_node_t *nd = &ws->c->nodes[i];
+	int32_t lay = ws->layout[i];
 	int k, n = 0;
 
-	if (nd->layout < 0)
+	if (lay < 0)
 		return m ? 1 : 0;
-	for (k = 0; k < ws->nisl[nd->layout]; k++)
-		if (m & ws->isl[nd->layout][k])
+	for (k = 0; k < ws->nisl[lay]; k++)
+		if (m & ws->isl[lay][k])
 			n++;
 	return n;
 }
