@@ -31,8 +31,9 @@
  * Targets (issue 19): p99 <= 1 ms at 16,384 nodes for every job up to
  * 1,024 GPUs, <= 4 ms at 65,536 nodes; PASS/FAIL lines at the end.
  *
- * Usage: bench_decide [reps] [max nodes] [only this job size]
- *        (default 100, 65536, every size)
+ * Usage: bench_decide [reps] [max nodes] [only this job size] [only this cluster size]
+ *        (default 100, 65536, every size, every cluster size up to max nodes;
+ *        the last two narrow a run to one cell, as for a profiler)
  */
 #include "config.h"
 
@@ -144,7 +145,7 @@ static int time_cell(gp_engine_t *e, gp_state_t **st, gp_rack_view_t **racks,
 int main(int argc, char **argv)
 {
 	static struct cell cells[NSIZES][NJOBS];
-	int reps = 100, maxn = 65536, only = 0, si, ji, i, rc, fails = 0;
+	int reps = 100, maxn = 65536, only = 0, only_n = 0, si, ji, i, rc, fails = 0;
 	double *t, *t2, pv_fill[NSIZES], pv_apply[NSIZES];
 	long v;
 
@@ -161,6 +162,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		only = (int)v;
+	}
+	if (argc > 4) {
+		if (gp__parse_long(argv[4], 1024, 65536, &v)) {
+			fprintf(stderr, "usage: %s [reps] [max nodes] [only this job size] [only this "
+			        "cluster size]\n", argv[0]);
+			return 2;
+		}
+		only_n = (int)v;
 	}
 	if (argc > 2) {
 		if (gp__parse_long(argv[2], 1024, 65536, &v)) {
@@ -195,6 +204,8 @@ int main(int argc, char **argv)
 		int32_t probe[8];
 		uint32_t pmask[8];
 
+		if (only_n > 0 && sizes[si] != only_n)
+			continue;
 		gp__synth_defaults(&sp);
 		sp.nodes = sizes[si];
 		if ((rc = gp__synth_build(&sp, &c, &err)) != GP_OK ||
@@ -289,13 +300,14 @@ int main(int argc, char **argv)
 	       "(8 nodes)\n");
 	printf("%-6s %12s %12s %9s\n", "nodes", "refill_us", "apply_us", "ratio");
 	for (si = 0; si < NSIZES && sizes[si] <= maxn; si++)
-		printf("%-6d %12.1f %12.3f %9.0f\n", sizes[si], pv_fill[si], pv_apply[si],
-		       pv_apply[si] > 0 ? pv_fill[si] / pv_apply[si] : 0);
+		if (!only_n || sizes[si] == only_n)
+			printf("%-6d %12.1f %12.3f %9.0f\n", sizes[si], pv_fill[si], pv_apply[si],
+			       pv_apply[si] > 0 ? pv_fill[si] / pv_apply[si] : 0);
 	for (si = 0; si < NSIZES && sizes[si] <= maxn; si++) {
 		double limit = sizes[si] == 16384 ? 1000.0 : sizes[si] == 65536 ? 4000.0 : 0;
 		double worst = 0;
 
-		if (limit == 0)
+		if (limit == 0 || (only_n && sizes[si] != only_n))
 			continue;
 		for (ji = 0; ji < NJOBS; ji++)
 			if (jobs[ji] <= 1024 && cells[si][ji].p99 > worst)

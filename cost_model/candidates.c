@@ -92,10 +92,12 @@ struct gp_search_ws {
 	uint32_t *full;  /* static: mask of the node's GPUs */
 	uint64_t *parts; /* static: partition bits */
 	int32_t *rack;   /* static: rack of each node (-1 none), compact for the hot loops */
+	int32_t *layout; /* static: GPU layout of each node (-1 none), likewise */
 	uint32_t *freem; /* free GPU mask */
 	uint64_t *fmask; /* constraint feature bits */
 	uint8_t *whole;  /* up and nothing allocated */
 	uint8_t *excl;   /* excluded by --exclude */
+	int32_t *excl_list, nexcl; /* the nodes excl marks, to clear them */
 	uint32_t *taken; /* == stamp: taken by the current selection */
 	int32_t *take;   /* GPUs taken on the node */
 	/* prefix sums over node_order positions, n + 1 */
@@ -168,10 +170,12 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->full);
 	free(ws->parts);
 	free(ws->rack);
+	free(ws->layout);
 	free(ws->freem);
 	free(ws->fmask);
 	free(ws->whole);
 	free(ws->excl);
+	free(ws->excl_list);
 	free(ws->taken);
 	free(ws->take);
 	free(ws->pg);
@@ -245,11 +249,13 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->full = calloc(n, sizeof(*ws->full));
 	ws->parts = calloc(n, sizeof(*ws->parts));
 	ws->rack = calloc(n, sizeof(*ws->rack));
+	ws->layout = calloc(n, sizeof(*ws->layout));
 	ws->usable = ws->ubase;
 	ws->freem = calloc(n, sizeof(*ws->freem));
 	ws->fmask = calloc(n, sizeof(*ws->fmask));
 	ws->whole = calloc(n, 1);
 	ws->excl = calloc(n, 1);
+	ws->excl_list = calloc(n, sizeof(*ws->excl_list));
 	ws->taken = calloc(n, sizeof(*ws->taken));
 	ws->take = calloc(n, sizeof(*ws->take));
 	ws->pg = calloc(nn1, sizeof(int32_t));
@@ -279,8 +285,9 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->slots = calloc((size_t)kmax + 1, sizeof(*ws->slots));
 	ws->pool = calloc((size_t)kmax + 1, sizeof(*ws->pool));
 	ws->out = calloc((size_t)kmax, sizeof(*ws->out));
-	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->rack || !ws->freem || !ws->fmask ||
-	    !ws->whole || !ws->excl || !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw ||
+	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->rack || !ws->layout ||
+	    !ws->freem || !ws->fmask ||
+	    !ws->whole || !ws->excl || !ws->excl_list || !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw ||
 	    !ws->ptot || !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp ||
 	    !ws->nv_stamp || !ws->nv_acc || !ws->nv_gpus || !ws->nv_split ||
 	    !ws->rk_left || !ws->rk_lstamp || !ws->isl ||
@@ -303,6 +310,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 			ws->multi_rail = true;
 		ws->parts[i] = c->nodes[i].partitions;
 		ws->rack[i] = c->nodes[i].rack >= 0 && c->nodes[i].rack < c->nracks ? c->nodes[i].rack : -1;
+		ws->layout[i] = c->nodes[i].layout;
 	}
 	for (i = 0; i < (size_t)c->nnodes; i++)
 		ws->ptot[i + 1] = ws->ptot[i] + c->nodes[c->node_order[i]].ngpus;
@@ -1031,18 +1039,17 @@ static bool selection_ok(const ctx_t *x, int32_t R)
  * holds them, else from the islands with the most free GPUs first. */
 static uint32_t choose_gpus(const gp_search_ws_t *ws, int32_t i, uint32_t f, int32_t t)
 {
-	const gp_node_t *nd = &ws->c->nodes[i];
-	uint32_t m = 0, full, im;
+	int32_t lay = ws->layout[i]; /* compact copies, not the node's large struct */
+	uint32_t m = 0, im;
 	int nis, k, best = -1, bestn = 0, n;
 	uint32_t one[1];
 	const uint32_t *isl;
 
-	full = nd->ngpus >= 32 ? 0xffffffffu : ((1u << nd->ngpus) - 1);
-	if (nd->layout >= 0 && ws->nisl[nd->layout] > 0) {
-		isl = ws->isl[nd->layout];
-		nis = ws->nisl[nd->layout];
+	if (lay >= 0 && ws->nisl[lay] > 0) {
+		isl = ws->isl[lay];
+		nis = ws->nisl[lay];
 	} else {
-		one[0] = full;
+		one[0] = ws->full[i];
 		isl = one;
 		nis = 1;
 	}
@@ -1091,13 +1098,13 @@ static uint32_t choose_gpus(const gp_search_ws_t *ws, int32_t i, uint32_t f, int
 
 static int islands_of(const gp_search_ws_t *ws, int32_t i, uint32_t m)
 {
-	const gp_node_t *nd = &ws->c->nodes[i];
+	int32_t lay = ws->layout[i];
 	int k, n = 0;
 
-	if (nd->layout < 0)
+	if (lay < 0)
 		return m ? 1 : 0;
-	for (k = 0; k < ws->nisl[nd->layout]; k++)
-		if (m & ws->isl[nd->layout][k])
+	for (k = 0; k < ws->nisl[lay]; k++)
+		if (m & ws->isl[lay][k])
 			n++;
 	return n;
 }
@@ -1789,14 +1796,25 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 	for (i = 0; i <= ws->kmax; i++)
 		ws->pool[i] = &ws->slots[i];
 	part = gp__request_partition(r, c);
-	memset(ws->excl, 0, (size_t)ws->n);
+	/* the exclusion marks: only the previous search's are cleared, not
+	 * every node's */
+	for (i = 0; i < ws->nexcl; i++)
+		ws->excl[ws->excl_list[i]] = 0;
+	ws->nexcl = 0;
 	for (i = 0; i < r->nexcluded; i++)
-		ws->excl[r->excluded[i]] = 1;
-	/* eligibility pass: static facts from the workspace's compact copies */
+		if (!ws->excl[r->excluded[i]]) {
+			ws->excl[r->excluded[i]] = 1;
+			ws->excl_list[ws->nexcl++] = r->excluded[i];
+		}
+	/* eligibility pass: static facts from the workspace's compact copies;
+	 * what the request does not use (partition, --exclude, --exclusive,
+	 * rack budgets) is not read per node */
 	{
 		uint64_t pbit = part >= 0 ? UINT64_C(1) << part : 0;
 		const uint32_t bad = GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED;
 		int32_t gpn = r->gpus_per_node, cap = r->gpus < 127 ? r->gpus : 127;
+		const int32_t *budget = ws->budget;
+		bool any_excl = ws->nexcl > 0 || r->exclusive;
 
 		/* in DFS order, so that without matching-OR alternatives the
 		 * prefix sums search_alt needs come out of the same pass */
@@ -1804,7 +1822,7 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 			next_stamp(ws);
 		for (dfs = 0; dfs < c->nnodes; dfs++) {
 			uint32_t full, alloc, fl, fm;
-			int32_t f;
+			int32_t f, rk;
 
 			i = c->node_order[dfs];
 			full = ws->full[i];
@@ -1812,7 +1830,8 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 			fl = s->node_flags[i];
 			fm = full & ~alloc;
 			ws->freem[i] = fm;
-			ws->whole[i] = !(fl & (GP_NODE_DOWN | GP_NODE_DRAIN)) && !alloc && full;
+			ws->whole[i] = (uint8_t)(((fl & (GP_NODE_DOWN | GP_NODE_DRAIN)) == 0) &
+			                         (alloc == 0) & (full != 0));
 			ws->ubase[i] = 0;
 			do {
 				if (pbit && !(ws->parts[i] & pbit)) {
@@ -1823,7 +1842,7 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 					n_state++;
 					break;
 				}
-				if (ws->excl[i] || (r->exclusive && alloc)) {
+				if (any_excl && (ws->excl[i] || (r->exclusive && alloc))) {
 					if (ws->excl[i])
 						n_excl++;
 					else
@@ -1831,9 +1850,9 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 					break;
 				}
 				f = pc32(fm);
-				if (ws->budget && ws->rack[i] >= 0 && ws->budget[ws->rack[i]] >= 0 &&
-				    ws->budget[ws->rack[i]] < f) {
-					f = ws->budget[ws->rack[i]];
+				if (budget && (rk = ws->rack[i]) >= 0 && budget[rk] >= 0 &&
+				    budget[rk] < f) {
+					f = budget[rk];
 					if (f <= 0 || (gpn && f < gpn)) {
 						n_power++;
 						break;
@@ -1869,10 +1888,11 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 			if (fuse) {
 				int32_t u = ws->ubase[i];
 
-				if (ws->budget && u > 0) {
-					int32_t l = rack_left(ws, i), rk = ws->rack[i];
+				if (budget && u > 0) {
+					int32_t l = rack_left(ws, i);
 
 					if (l != INT32_MAX) {
+						rk = ws->rack[i];
 						if (u > l)
 							u = l;
 						ws->rk_left[rk] = l - u;

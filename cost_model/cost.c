@@ -841,35 +841,39 @@ static double channel_wait(int nc)
 /* Tree correction of protocol index pi (0 Simple, 1 LL128, 2 LL) at S bytes. */
 static double tree_factor(int pi, double S)
 {
-	int row = pi == 0 ? 2 : pi == 1 ? 1 : 0, k = 0;
+	int row = pi == 0 ? 2 : pi == 1 ? 1 : 0, k = 0, e;
 	double x = S / 64.0;
 
 	if (x < 1)
 		return 1.0;
-	while (x >= 2.0 && k < 30) {
-		x /= 2.0;
-		k++;
+	/* k = floor(log2(x)), as many exact halvings as keep x >= 1: the
+	 * exponent frexp() returns (x = m 2^e, 0.5 <= m < 1) less one,
+	 * instead of a loop of up to 30 divisions per call */
+	if (x >= 2.0) {
+		frexp(x, &e);
+		k = e - 1 < 30 ? e - 1 : 30;
 	}
 	return k < 24 ? tree_corr[row][k] : 1.0;
 }
 
-/* Time of one group for one algorithm and protocol; < 0 if it does not apply. */
-static double group_time(const gp_cluster_t *c, const struct grp *gr, gp_coll_t coll,
-                         gp_algo_t a, const struct proto *pr, double S, double K,
-                         const double tau[2], const gp_net_consts_t *net)
+/* Time of one group for one algorithm and protocol; < 0 if it does not
+ * apply.  hop: path_lat_us() of the group's highest level, tf:
+ * tree_factor() of the protocol at S (the caller computes both once per
+ * group and per dimension, not once per algorithm and protocol). */
+static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
+                         const struct proto *pr, double S, double K, const double tau[2],
+                         const gp_net_consts_t *net, double hop, double tf)
 {
 	int n = gr->n, N = gr->units, g = gr->gmax;
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0;
 	double ai_ring = gr->pcie ? pr->pci_ring : pr->nvl_ring;
 	double ai_tree = gr->pcie ? pr->pci_tree : pr->nvl_tree;
-	double hop = path_lat_us(c, gr->lca_level < 0 ? 0 : gr->lca_level);
 	double an, ant, fill;
 	double bmin = gr->bmin * pr->bw, t0 = tau[0] / pr->bw, t1 = tau[1] / pr->bw;
 	double bw, lat;
 	bool simple = pr == &protos[0], ll = pr == &protos[2];
 	int gi = gr->gen >= 0 && gr->gen <= GEN_BLACKWELL ? gr->gen : 0;
 	double llmax = (N <= 1 ? ll_max_bw[gi][0] : ll_max_bw[0][N <= 2 ? 1 : 2]) * 1e9;
-	double tf = tree_factor((int)(pr - protos), S);
 	double cf = channel_factor(gr, (int)(pr - protos), a, S);
 
 	/* LL and LL128 cross nodes only over GPUDirect RDMA (see transports[]) */
@@ -1042,6 +1046,13 @@ static bool same_shape(const gp_cost_scratch_t *s, int32_t a, int32_t b, int32_t
 	return true;
 }
 
+/* Distinct groups of a dimension remembered to skip repeats: a group that
+ * straddles nodes differs from its neighbours, but a dimension has only a
+ * few shapes (inside one node, across two, ...), so 16 covers them at the
+ * price of 16 short memcmps per group; a shape beyond them is only costed
+ * again, never missed. */
+#define DISTINCT_MAX 16
+
 /*
  * Cost of a dimension: groups of sz ranks with stride st (bases: ranks r
  * with (r / st) % sz == 0, members r + i st), each doing `count`
@@ -1053,7 +1064,8 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
                     double K, bool cyclic, struct dimres *res, gp_error_t *err)
 {
 	int32_t r, i, ng = 0, ntot = 0, w = 1, k, bott[2] = { -2, -2 };
-	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, tau[2] = { 0, 0 };
+	int32_t dist[DISTINCT_MAX], ndist = 0, nextd = 0;
+	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, tau[2] = { 0, 0 }, tfs[NPROTOS];
 
 	memset(res, 0, sizeof(*res));
 	res->bottleneck = GP_LIMIT_NVLINK;
@@ -1263,24 +1275,36 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 	}
 
 	/* pass 2: each group's fastest algorithm; the dimension waits for the slowest */
+	for (k = 0; k < NPROTOS; k++)
+		tfs[k] = tree_factor(k, S);
 	for (k = 0; k < ng; k++) {
 		const struct grp *gr = &s->grp[k];
 		static const gp_algo_t cand[] = { GP_ALGO_RING, GP_ALGO_TREE, GP_ALGO_NVLS,
 		                                  GP_ALGO_HIER, GP_ALGO_DIRECT };
-		double best = -1, t;
+		double best = -1, t, hop;
 		gp_algo_t ba = GP_ALGO_AUTO;
 		size_t j;
+		int32_t q;
 
-		/* most groups of a dimension look alike: same facts, same time */
-		if (k > 0 && !memcmp(gr, &s->grp[k - 1], sizeof(*gr)))
+		/* most groups of a dimension look alike: same facts, same time.
+		 * A group equal to any earlier one changes nothing (its time
+		 * and level are that one's, and only a strictly slower group
+		 * replaces the slowest), so it is skipped; the last DISTINCT_MAX
+		 * distinct groups are compared, not only the previous group */
+		for (q = 0; q < ndist && memcmp(gr, &s->grp[dist[q]], sizeof(*gr)); q++)
+			;
+		if (q < ndist)
 			continue;
+		dist[ndist < DISTINCT_MAX ? ndist++ : (nextd++ % DISTINCT_MAX)] = k;
+		hop = path_lat_us(c, gr->lca_level < 0 ? 0 : gr->lca_level);
 		for (j = 0; j < sizeof(cand) / sizeof(cand[0]); j++) {
 			int pi;
 
 			if (force != GP_ALGO_AUTO && cand[j] != force)
 				continue;
 			for (pi = 0; pi < NPROTOS; pi++) {
-				t = group_time(c, gr, coll, cand[j], &protos[pi], S, K, tau, &s->net);
+				t = group_time(gr, coll, cand[j], &protos[pi], S, K, tau, &s->net, hop,
+				               tfs[pi]);
 				if (t >= 0 && (best < 0 || t < best)) {
 					best = t;
 					ba = cand[j];

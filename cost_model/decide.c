@@ -19,6 +19,12 @@
 #define INFEASIBLE 1e12
 #define MEMO 256                /* evaluations remembered per search, by candidate seq */
 
+/* A running job's end time and its index in the state. */
+struct end_job {
+	int64_t end;
+	int32_t job;
+};
+
 struct gp_engine {
 	const gp_cluster_t *c;
 	gp_search_ws_t *ws;
@@ -44,6 +50,18 @@ struct gp_engine {
 	bool ideal_valid;
 	int32_t *budget;
 	gp_rack_view_t *fut, *idle;
+	/* the running jobs' end times of the wait path, kept between
+	 * decisions: one array per job would be an mmap()'d block (beyond
+	 * glibc's 128 KiB threshold from 8,192 jobs on) whose pages fault in
+	 * again on every decision */
+	struct end_job *ends;
+	int32_t ends_cap;
+	/* per node, compact for the wait path's release of every ending job
+	 * (gp_node_t is large: one cache line or more per node read): its
+	 * rack when the power estimate applies (a rack and a known GPU type),
+	 * else -1, and the watts one of its GPUs adds above idle */
+	int32_t *node_rack;
+	double *node_w;
 	/* what the scoring callback computed, so keeping a candidate does not
 	 * evaluate it again: memo[seq] is valid when memo_gen[seq] == gen */
 	gp_scored_t memo[MEMO];
@@ -80,8 +98,10 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	e->head = calloc((size_t)c->nracks + 1, sizeof(*e->head));
 	e->fut = calloc((size_t)c->nracks + 1, sizeof(*e->fut));
 	e->idle = calloc((size_t)c->nracks + 1, sizeof(*e->idle));
+	e->node_rack = calloc((size_t)c->nnodes + 1, sizeof(*e->node_rack));
+	e->node_w = calloc((size_t)c->nnodes + 1, sizeof(*e->node_w));
 	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node || !e->rack_w || !e->rack_wcap ||
-	    !e->budget || !e->head || !e->fut || !e->idle) {
+	    !e->budget || !e->head || !e->fut || !e->idle || !e->node_rack || !e->node_w) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto error;
 	}
@@ -89,6 +109,12 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 		const gp_node_t *nd = &c->nodes[i];
 		int32_t q;
 
+		e->node_rack[i] = -1;
+		if (nd->rack >= 0 && nd->rack < c->nracks && nd->profile >= 0 &&
+		    nd->profile < c->nprofiles) {
+			e->node_rack[i] = nd->rack;
+			e->node_w[i] = c->profiles[nd->profile].tdp_w - c->profiles[nd->profile].idle_w;
+		}
 		if (nd->ngpus <= 0)
 			continue;
 		if (nd->rack >= 0 && nd->rack < c->nracks && nd->profile >= 0 &&
@@ -133,6 +159,9 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->head);
 	free(e->fut);
 	free(e->idle);
+	free(e->ends);
+	free(e->node_rack);
+	free(e->node_w);
 	free(e);
 }
 
@@ -436,12 +465,6 @@ static void state_copy(gp_state_t *dst, const gp_state_t *src, int32_t nnodes)
 	}
 }
 
-/* A running job's end time and its index in the state. */
-struct end_job {
-	int64_t end;
-	int32_t job;
-};
-
 /*
  * Partial order v[0..n) by end time so that v[k] is the k-th earliest,
  * everything before it no later and everything after no earlier (Hoare's
@@ -487,21 +510,17 @@ static void release_job(gp_engine_t *e, const gp_job_alloc_t *ja, bool power)
 	int32_t i;
 
 	for (i = 0; i < ja->nnodes; i++) {
-		int32_t v = ja->nodes[i];
-		const gp_node_t *nd;
+		int32_t v = ja->nodes[i], rk;
 
 		if (v < 0 || v >= c->nnodes)
 			continue;
 		e->work->alloc_mask[v] &= ~ja->gpu_mask[i];
 		if (!power)
 			continue;
-		nd = &c->nodes[v];
-		if (nd->rack < 0 || nd->rack >= c->nracks || nd->profile < 0 ||
-		    nd->profile >= c->nprofiles || !(e->fut[nd->rack].headroom_w < INFINITY))
+		rk = e->node_rack[v];
+		if (rk < 0 || !(e->fut[rk].headroom_w < INFINITY))
 			continue;
-		e->fut[nd->rack].headroom_w += gp__popcount(ja->gpu_mask[i]) * load *
-		                               (c->profiles[nd->profile].tdp_w -
-		                                c->profiles[nd->profile].idle_w);
+		e->fut[rk].headroom_w += gp__popcount(ja->gpu_mask[i]) * load * e->node_w[v];
 	}
 }
 
@@ -844,20 +863,19 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	gp_error_t serr;
 	int rc = GP_OK;
 
-	if (!(ends = malloc(((size_t)s->njobs + 1) * sizeof(*ends))))
-		return GP_ENOMEM;
-	lim = horizon < 9e15 ? now + (int64_t)horizon : INT64_MAX;
-	/* one copy of the state and of the power view, then each point
-	 * releases the jobs that end since the previous one */
-	state_copy(e->work, s, c->nnodes);
-	if (power)
-		memcpy(e->fut, x0->pv->racks, (size_t)c->nracks * sizeof(*e->fut));
-	for (i = 0; i < s->njobs; i++) {
-		if (s->jobs[i].end_time <= now)
-			release_job(e, &s->jobs[i], power); /* overdue: free already */
-		else if (s->jobs[i].end_time <= lim)
-			ends[nends++] = (struct end_job){ s->jobs[i].end_time, i };
+	if (s->njobs >= e->ends_cap) {
+		struct end_job *grown = realloc(e->ends, ((size_t)s->njobs + 1) * sizeof(*grown));
+
+		if (!grown)
+			return GP_ENOMEM;
+		e->ends = grown;
+		e->ends_cap = s->njobs + 1;
 	}
+	ends = e->ends;
+	lim = horizon < 9e15 ? now + (int64_t)horizon : INT64_MAX;
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].end_time > now && s->jobs[i].end_time <= lim)
+			ends[nends++] = (struct end_job){ s->jobs[i].end_time, i };
 	/* the quantiles only: selection, not a sort of every end time; after
 	 * it ends[0..q] are no later than ends[q] for every point's q */
 	for (pt = 1, base = 0; pt <= FUTURE_POINTS && nends > 0; pt++) {
@@ -868,6 +886,21 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 		select_kth(ends + base, nends - base, q - base);
 		base = q + 1;
 	}
+	/* the points come in time order and the loop below stops at the first
+	 * one that cannot finish in time even at the ideal speed: when that is
+	 * the first point, nothing is searched and the copies are not made */
+	if (nends == 0 ||
+	    (double)(ends[(nends + FUTURE_POINTS - 1) / FUTURE_POINTS - 1].end - now) + run_s >=
+	        fmin(beat, *finish))
+		return GP_OK;
+	/* one copy of the state and of the power view, then each point
+	 * releases the jobs that end since the previous one */
+	state_copy(e->work, s, c->nnodes);
+	if (power)
+		memcpy(e->fut, x0->pv->racks, (size_t)c->nracks * sizeof(*e->fut));
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].end_time <= now)
+			release_job(e, &s->jobs[i], power); /* overdue: free already */
 	if (power) {
 		fpv.racks = e->fut;
 		fpv.cap_speed = x0->pv->cap_speed;
@@ -912,7 +945,6 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 			}
 		}
 	}
-	free(ends);
 	return rc;
 }
 
