@@ -47,16 +47,6 @@ for b in slurmctld slurmd munged sbatch squeue scontrol scancel; do
 	command -v $b >/dev/null 2>&1 || skip_all "$b is not installed"
 done
 [ -f "$plugdir/job_submit_gpuplace.so" ] || skip_all "plugin not built in $plugdir"
-# From Slurm 23.11 on, `scontrol reconfigure` starts a new slurmctld and
-# hands control to it; RPCs that reach the old process in that moment hang
-# until MessageTimeout (scancel of several jobs right after it waited 2 to
-# 10 s per kill on 24.11).  There the plugin is switched by a restart of
-# slurmctld (by its PID, from its saved state), as a site may also do.
-case $(slurmctld -V 2>/dev/null | awk '{print $2}') in
-2[0-2].* | 23.0*) ;;
-*) export PLUGIN_SWITCH=restart ;;
-esac
-
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-vs.XXXXXX")
 export CTLPORT=${CTLPORT:-$((16947 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18600 + ${GP_PORT_OFFSET:-0}))}
 export N=12 LEAVES=3 WEIGHTS="10 1 10" NVL_NODES=2 RACK_NODES=6 RACK_KW="40 40"
