@@ -139,6 +139,8 @@ struct gp_search_ws {
 	bool multi_rail; /* some node has more than one rail */
 	bool best_fit_only; /* no alternative sets (gp__search_ws_set_best_fit_only) */
 	bool prefix_ready;  /* the eligibility pass already made pg / pn / pw */
+	bool dfs_identity;  /* node_order[i] == i: the passes in DFS order skip the
+	                     * indirection (clusters listed in topology order) */
 	int32_t last_nsel;  /* nodes of the last best-fit set made */
 	int32_t *rk_left;
 	uint32_t *rk_lstamp;
@@ -312,8 +314,12 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 		ws->rack[i] = c->nodes[i].rack >= 0 && c->nodes[i].rack < c->nracks ? c->nodes[i].rack : -1;
 		ws->layout[i] = c->nodes[i].layout;
 	}
-	for (i = 0; i < (size_t)c->nnodes; i++)
+	ws->dfs_identity = true;
+	for (i = 0; i < (size_t)c->nnodes; i++) {
 		ws->ptot[i + 1] = ws->ptot[i] + c->nodes[c->node_order[i]].ngpus;
+		if (c->node_order[i] != (int32_t)i)
+			ws->dfs_identity = false;
+	}
 	for (l = 0; l < c->nlayouts; l++) {
 		const gp_gres_layout_t *lay = &c->layouts[l];
 		int nis = lay->nislands > 0 ? lay->nislands : 1;
@@ -1815,6 +1821,10 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 		int32_t gpn = r->gpus_per_node, cap = r->gpus < 127 ? r->gpus : 127;
 		const int32_t *budget = ws->budget;
 		bool any_excl = ws->nexcl > 0 || r->exclusive;
+		/* the running prefix sums, in locals: the stores to the
+		 * workspace's arrays would otherwise force a reload of the last
+		 * sum per node */
+		int32_t acc_g = 0, acc_n = 0, acc_w = 0;
 
 		/* in DFS order, so that without matching-OR alternatives the
 		 * prefix sums search_alt needs come out of the same pass */
@@ -1822,17 +1832,22 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 			next_stamp(ws);
 		for (dfs = 0; dfs < c->nnodes; dfs++) {
 			uint32_t full, alloc, fl, fm;
-			int32_t f, rk;
+			int32_t f, rk = -1, b = -1, u = 0;
+			uint8_t wh;
 
-			i = c->node_order[dfs];
+			i = ws->dfs_identity ? dfs : c->node_order[dfs];
 			full = ws->full[i];
 			alloc = s->alloc_mask[i] & full;
 			fl = s->node_flags[i];
 			fm = full & ~alloc;
 			ws->freem[i] = fm;
-			ws->whole[i] = (uint8_t)(((fl & (GP_NODE_DOWN | GP_NODE_DRAIN)) == 0) &
-			                         (alloc == 0) & (full != 0));
-			ws->ubase[i] = 0;
+			wh = (uint8_t)(((fl & (GP_NODE_DOWN | GP_NODE_DRAIN)) == 0) & (alloc == 0) &
+			               (full != 0));
+			ws->whole[i] = wh;
+			/* the node's rack budget, read once for both uses below
+			 * (-1: no limit) */
+			if (budget && (rk = ws->rack[i]) >= 0)
+				b = budget[rk];
 			do {
 				if (pbit && !(ws->parts[i] & pbit)) {
 					n_part++;
@@ -1850,9 +1865,8 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 					break;
 				}
 				f = pc32(fm);
-				if (budget && (rk = ws->rack[i]) >= 0 && budget[rk] >= 0 &&
-				    budget[rk] < f) {
-					f = budget[rk];
+				if (b >= 0 && b < f) {
+					f = b;
 					if (f <= 0 || (gpn && f < gpn)) {
 						n_power++;
 						break;
@@ -1881,27 +1895,28 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 						break;
 					}
 				}
-				ws->ubase[i] = (int8_t)f;
+				u = f;
 				n_ok++;
 				usable += f;
 			} while (0);
+			ws->ubase[i] = (int8_t)u;
 			if (fuse) {
-				int32_t u = ws->ubase[i];
+				/* what rack_left() gives, without reading the node's
+				 * rack and budget twice */
+				if (u > 0 && b >= 0) {
+					int32_t l = ws->rk_lstamp[rk] == ws->stamp ? ws->rk_left[rk] : b;
 
-				if (budget && u > 0) {
-					int32_t l = rack_left(ws, i);
-
-					if (l != INT32_MAX) {
-						rk = ws->rack[i];
-						if (u > l)
-							u = l;
-						ws->rk_left[rk] = l - u;
-						ws->rk_lstamp[rk] = ws->stamp;
-					}
+					if (u > l)
+						u = l;
+					ws->rk_left[rk] = l - u;
+					ws->rk_lstamp[rk] = ws->stamp;
 				}
-				ws->pg[dfs + 1] = ws->pg[dfs] + u;
-				ws->pn[dfs + 1] = ws->pn[dfs] + (u > 0);
-				ws->pw[dfs + 1] = ws->pw[dfs] + ws->whole[i];
+				acc_g += u;
+				acc_n += u > 0;
+				acc_w += wh;
+				ws->pg[dfs + 1] = acc_g;
+				ws->pn[dfs + 1] = acc_n;
+				ws->pw[dfs + 1] = acc_w;
 			}
 		}
 		ws->prefix_ready = fuse;
