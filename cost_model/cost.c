@@ -858,11 +858,12 @@ static double tree_factor(int pi, double S)
 
 /* Time of one group for one algorithm and protocol; < 0 if it does not
  * apply.  hop: path_lat_us() of the group's highest level, tf:
- * tree_factor() of the protocol at S (the caller computes both once per
- * group and per dimension, not once per algorithm and protocol). */
+ * tree_factor() of the protocol at S, lg_units: log2 of the group's units
+ * (0 for one; the caller computes these once per group and per dimension,
+ * not once per algorithm and protocol). */
 static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
                          const struct proto *pr, double S, double K, const double tau[2],
-                         const gp_net_consts_t *net, double hop, double tf)
+                         const gp_net_consts_t *net, double hop, double tf, double lg_units)
 {
 	int n = gr->n, N = gr->units, g = gr->gmax;
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0;
@@ -892,7 +893,7 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 	}
 	/* pipeline fill between nodes of Simple and LL128 (see transports[]) */
 	fill = N > 1 && !ll ? (net->fill_us + (a == GP_ALGO_TREE || a == GP_ALGO_NVLS ?
-	                                       net->fill_level_us * log2((double)N) : 0)) *
+	                                       net->fill_level_us * lg_units : 0)) *
 	                      S / (S + net->fill_bytes) : 0;
 
 	if (coll == GP_COLL_SENDRECV) {
@@ -936,7 +937,7 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 
 		if (coll != GP_COLL_ALLREDUCE)
 			return -1;
-		lat = pr->base_tree + 2.0 * ((g - 1) * ai_tree + (N > 1 ? log2((double)N) * ant : 0)) +
+		lat = pr->base_tree + 2.0 * ((g - 1) * ai_tree + (N > 1 ? lg_units * ant : 0)) +
 		      fill;
 		/* tree moves ~2S per rank at 0.92 of the ring's bus bandwidth
 		 * (LL: 1/3.8 of it instead of 1/2), times NCCL's size correction */
@@ -964,7 +965,7 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 			            gr->pxn_bytes / bmin;
 			double net_t = t1 * (N > 2 ? (double)N / (N - 1) : 1.0);
 
-			lat = LAT_NVLS_US + 2.0 * log2((double)N) *
+			lat = LAT_NVLS_US + 2.0 * lg_units *
 			      ((LAT_NVLSTREE_NET_US > net->step_us ? LAT_NVLSTREE_NET_US : net->step_us) +
 			       hop) + fill;
 			return K * lat * 1e-6 + (nv > net_t ? nv : net_t) / tf;
@@ -1281,7 +1282,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		const struct grp *gr = &s->grp[k];
 		static const gp_algo_t cand[] = { GP_ALGO_RING, GP_ALGO_TREE, GP_ALGO_NVLS,
 		                                  GP_ALGO_HIER, GP_ALGO_DIRECT };
-		double best = -1, t, hop;
+		double best = -1, t, hop, lg_units;
 		gp_algo_t ba = GP_ALGO_AUTO;
 		size_t j;
 		int32_t q;
@@ -1297,6 +1298,9 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 			continue;
 		dist[ndist < DISTINCT_MAX ? ndist++ : (nextd++ % DISTINCT_MAX)] = k;
 		hop = path_lat_us(c, gr->lca_level < 0 ? 0 : gr->lca_level);
+		/* log2 of the group's units, once per group instead of in each
+		 * of its algorithm x protocol times (same value, a libm call less) */
+		lg_units = gr->units > 1 ? log2((double)gr->units) : 0;
 		for (j = 0; j < sizeof(cand) / sizeof(cand[0]); j++) {
 			int pi;
 
@@ -1304,7 +1308,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 				continue;
 			for (pi = 0; pi < NPROTOS; pi++) {
 				t = group_time(gr, coll, cand[j], &protos[pi], S, K, tau, &s->net, hop,
-				               tfs[pi]);
+				               tfs[pi], lg_units);
 				if (t >= 0 && (best < 0 || t < best)) {
 					best = t;
 					ba = cand[j];
