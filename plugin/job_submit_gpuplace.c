@@ -671,6 +671,33 @@ static uint64_t daemon_default_mem(void)
 	return sc ? sc->def_mem_per_cpu : 0;
 }
 
+/* Longest wait for a switch count slurmctld grants (SchedulerParameters
+ * max_switch_wait=N; 300 s when not set, its documented default in
+ * slurm.conf(5), SchedulerParameters); read at every call, so a reconfigure
+ * counts.  300 outside slurmctld. */
+static uint32_t daemon_max_switch_wait(void)
+{
+	static const slurm_conf_t *sc;
+	static bool looked;
+	const char *p;
+	char *end;
+	unsigned long v;
+
+	if (!looked) {
+		sc = in_slurmctld() ? dlsym(RTLD_DEFAULT, "slurm_conf") : NULL;
+		looked = true;
+	}
+	if (!sc || !sc->sched_params)
+		return 300;
+	for (p = sc->sched_params; (p = strstr(p, "max_switch_wait=")); p++)
+		if (p == sc->sched_params || p[-1] == ',') {
+			v = strtoul(p + 16, &end, 10);
+			if (end != p + 16 && (*end == ',' || !*end))
+				return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+		}
+	return 300;
+}
+
 static void set_conf_dir(void)
 {
 	const char *env = getenv("GPUPLACE_CONF_DIR");
@@ -1494,6 +1521,8 @@ struct outcome {
 	char *tres_node;              /* PIN: new tres_per_node (Slurm-allocated) or NULL */
 	char unpinned[160];           /* why a PIN became CONSTRAIN, "" = it did not */
 	uint32_t switches, switch_wait; /* CONSTRAIN by --switches=N@S, 0 = not */
+	uint32_t switch_pays;           /* > switch_wait: the wait that would pay,
+	                                 * cut to Slurm's max_switch_wait */
 	uint64_t ref;
 	const gp_job_profile_t *profile; /* the hints, NULL = none */
 };
@@ -1527,10 +1556,17 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 	} else if (o->kind == GP_DECIDE_CONSTRAIN && o->switches) {
 		j->req_switch = o->switches;
 		j->wait4switch = o->switch_wait;
-		ADD("gpuplace: CONSTRAIN --switches=%u@%u s: Slurm (topology/tree) waits up to %u s "
-		    "for %u leaf switch%s, then may spread the job, which no longer pays after that",
-		    o->switches, o->switch_wait, o->switch_wait, o->switches,
-		    o->switches == 1 ? "" : "es");
+		if (o->switch_pays > o->switch_wait)
+			ADD("gpuplace: CONSTRAIN --switches=%u@%u s: Slurm (topology/tree) waits up to %u s "
+			    "for %u leaf switch%s, then may spread the job; waiting would pay up to %u s, "
+			    "but Slurm's max_switch_wait is %u s",
+			    o->switches, o->switch_wait, o->switch_wait, o->switches,
+			    o->switches == 1 ? "" : "es", o->switch_pays, o->switch_wait);
+		else
+			ADD("gpuplace: CONSTRAIN --switches=%u@%u s: Slurm (topology/tree) waits up to %u s "
+			    "for %u leaf switch%s, then may spread the job, which no longer pays after that",
+			    o->switches, o->switch_wait, o->switch_wait, o->switches,
+			    o->switches == 1 ? "" : "es");
 	} else if (o->kind == GP_DECIDE_CONSTRAIN) {
 		char *old = j->features;
 		bool added = false;
@@ -1796,8 +1832,23 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	 * user's) */
 	if (d.kind == GP_DECIDE_CONSTRAIN && topology_tree() && dec_one_weight &&
 	    (job_desc->req_switch == NO_VAL || job_desc->req_switch == 0) &&
-	    gp_switch_request(&d, &c->policy, &o.switches, &o.switch_wait))
-		o.features = "";
+	    gp_switch_request(&d, &c->policy, &o.switches, &o.switch_wait)) {
+		/* Slurm waits no longer than its max_switch_wait whatever the
+		 * job asks: ask for that, and say so; when even the predicted
+		 * wait is longer, the switch request cannot hold the job and
+		 * the constraint stays */
+		uint32_t cap = daemon_max_switch_wait();
+
+		if (o.switch_wait > cap && (double)cap < ceil(d.wait_s)) {
+			o.switches = o.switch_wait = 0;
+		} else {
+			if (o.switch_wait > cap) {
+				o.switch_pays = o.switch_wait;
+				o.switch_wait = cap;
+			}
+			o.features = "";
+		}
+	}
 	o.ref = ref_base + ++ref_seq;
 	o.profile = found > 0 ? &profile : NULL;
 	if (d.kind == GP_DECIDE_PIN && d.ncands > 0 &&
