@@ -12,7 +12,7 @@
 #     through Slurm's --switches=1@max-time and starts on the compact set
 #     when it frees, a burst of 200 submissions while
 #     steering loses nothing and double-books no GPU;
-#   - a license the job waits for and --exclusive=user respected;
+#   - a license the job waits for, --exclusive=user and =mcs respected;
 #   - a planned GPU power cap reaches the GPUs: Prolog/Epilog are
 #     etc/prolog/gpuplace-powercap with a recording stand-in for
 #     nvidia-smi, and the prolog must set the cap written in the job's
@@ -24,7 +24,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=17
+N_TESTS=18
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ -z "${GP_DISTCHECK:-}" ] || skip_all "already run by make check before make distcheck, from the same sources"
@@ -39,6 +39,9 @@ chmod 755 "$D"
 export CTLPORT=${CTLPORT:-16997} BASEPORT=${BASEPORT:-17800}
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpuplace.so
 export SCHED_PARAMS=gpuplace_allow_power_cap=yes LICENSES=lic:1
+# MCS labels by user, given only to jobs that ask (--exclusive=mcs), whose
+# nodes then take only jobs of the same label (slurm.conf(5), MCSParameters)
+export MCS_PLUGIN=mcs/user MCS_PARAMS=ondemand,select
 export SLURM_CONF=$D/etc/slurm.conf
 # the prolog and epilog as a site installs them, with the recording
 # nvidia-smi stand-in named through GPUPLACE_NVIDIA_SMI (slurmd runs
@@ -183,6 +186,7 @@ sleep 4
 st=$(squeue -h -j "$j" -o '%T %N')
 sw=$(scontrol show job "$j" | grep -o 'Switches=[^ ]*')
 cm=$(scontrol show job "$j" | grep -o 'AdminComment=gpuplace: CONSTRAIN --switches=[0-9]*@[0-9]* s')
+cap=0; scontrol show job "$j" | grep -q "waiting would pay up to [0-9]* s, but Slurm's max_switch_wait is 300 s" && cap=1
 scancel -n blk3
 t0=$SECONDS
 # Slurm alone starts a job waiting for a switch count at sched/backfill's
@@ -193,10 +197,14 @@ took=$((SECONDS - t0))
 check '[ "${st%% *}" = PENDING ] && [ "$nodes" = "n[3-4]" ] && scontrol show job "$j" | grep -qF "AdminComment=gpuplace: PIN n[3-4]; exactly 2 nodes; steered while pending: "' \
 	"a constrained job waits rather than spread over n[4,8] ($st) and is steered to the compact n[3-4] when it frees ($nodes, ${took} s later)" "$(show "$j")"
 # topology/tree and one Weight for all nodes: the wait goes through Slurm's
-# own --switches=1@max-time, max-time from the predicted gain
+# own --switches=1@max-time, max-time from the predicted gain (409 s here),
+# cut to what Slurm grants (max_switch_wait, 300 s by default): Slurm holds
+# the job to exactly the time gpuplace states
 secs=${cm##*@}; secs=${secs% s}
-check '[ -n "$cm" ] && echo "$sw" | grep -q "^Switches=1@" && [ "$secs" -ge 300 ] && [ "$secs" -le 1800 ]' \
-	"the wait is Slurm's --switches: $sw, ${cm#AdminComment=}" "$(show "$j")"
+hms=${sw#*@}
+slurm_s=$(echo "$hms" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
+check '[ -n "$cm" ] && echo "$sw" | grep -q "^Switches=1@" && [ "$secs" = 300 ] && [ "$slurm_s" = "$secs" ] && [ "$cap" = 1 ]' \
+	"the wait is Slurm's --switches, capped at its max_switch_wait: $sw, ${cm#AdminComment=} (Slurm: $slurm_s s)" "$(show "$j")"
 clean
 
 # 7. a burst of 200 submissions while steering: all accepted, no GPU
@@ -250,6 +258,13 @@ j=$(sbatch --parsable --exclusive=user --gpus=2 -o /dev/null --wrap='sleep 300')
 nodes=$(running_on "$j")
 check '[ "$onodes" = n1 ] && [ "$cnodes" = n2 ] && [ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qx "n[12]"' \
 	"--exclusive=user: not placed beside another user's GPU job on n1 nor CPU-only job on n2 (theirs on ${onodes:-nothing yet} and ${cnodes:-nothing yet}, this one on $nodes)" "$(show "$j")" "$(show "$o")"
+# --exclusive=mcs (mcs/user: the label is the user's name) beside the same
+# jobs of another user
+m=$(sbatch --parsable --exclusive=mcs --gpus=2 -o /dev/null --wrap='sleep 300')
+mnodes=$(running_on "$m")
+label=$(scontrol show job "$m" | grep -o 'MCS_label=[^ ]*')
+check '[ "$onodes" = n1 ] && [ "$cnodes" = n2 ] && [ -n "$mnodes" ] && [ "$label" = MCS_label=root ] && ! scontrol show hostnames "$mnodes" | grep -qx "n[12]" && scontrol show job "$m" | grep -q "AdminComment=gpuplace: PIN "' \
+	"--exclusive=mcs: pinned away from the other label's jobs on n1 and n2 (runs on ${mnodes:-nothing yet}, $label)" "$(show "$m")"
 clean
 
 # 9. a power cap reaches the GPUs: both racks near their cap (6 kW: 4 nodes

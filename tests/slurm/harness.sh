@@ -49,6 +49,8 @@
 #                 (default: none)
 #   PROLOG, EPILOG  Prolog= and Epilog= programs (default: none)
 #   LICENSES    Licenses= value (default: none)
+#   MCS_PLUGIN, MCS_PARAMS  MCSPlugin= and MCSParameters= values (default:
+#               none)
 #   CTLDEBUG    SlurmctldDebug level (default: info)
 #   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
 #                 in this file (default: no valgrind)
@@ -217,6 +219,8 @@ ${JOB_SUBMIT:+JobSubmitPlugins=$JOB_SUBMIT}
 ${SCHED_PARAMS:+SchedulerParameters=$SCHED_PARAMS}
 ${PROLOG:+Prolog=$PROLOG}
 ${LICENSES:+Licenses=$LICENSES}
+${MCS_PLUGIN:+MCSPlugin=$MCS_PLUGIN}
+${MCS_PARAMS:+MCSParameters=$MCS_PARAMS}
 ${EPILOG:+Epilog=$EPILOG}
 PlugStackConfig=$D/etc/plugstack.conf
 $(node_lines)
