@@ -88,6 +88,9 @@ else
 	t2=$(date +%s)
 	why=""
 	work=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-deb13.XXXXXX")
+	# mktemp makes it 0700; the tests run jobs as another user (daemon),
+	# whose batch scripts live under it (/gpbuild inside the root)
+	chmod 755 "$work"
 	trap 'rm -rf "$work"' EXIT
 	if ! sh scripts/debian13-root.sh prepare 2>"$work/prepare.err"; then
 		cat "$work/prepare.err"

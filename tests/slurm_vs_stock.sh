@@ -321,7 +321,11 @@ t_s=$(date +%s.%N)
 # every (node, GPU index) held by a running job, one line each
 seen=0 samples=0
 : >"$D/overlap.txt"
-for t in $(seq 1 600); do
+# (until the queue is empty, at most 300 s: on a loaded 2-core machine the
+# 500 one-second jobs took 100-140 s to run; a late job is not a lost one)
+t=0 until=$((SECONDS + 300))
+while [ $SECONDS -lt $until ]; do
+	t=$((t + 1))
 	left=$(squeue -h -t PD,R,CG -o %i 2>/dev/null | wc -l)
 	[ "$left" = 0 ] && break
 	if [ $((t % 10)) = 1 ]; then
