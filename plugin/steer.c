@@ -168,17 +168,6 @@ int gp_resv_apply(const gp_cluster_t *c, const gp_resv_view_t *v, const char *jo
 
 /* ---- steering pending jobs ------------------------------------------------- */
 
-static int by_priority(const void *a, const void *b)
-{
-	const gp_steer_cand_t *x = a, *y = b;
-
-	if (x->priority != y->priority)
-		return x->priority > y->priority ? -1 : 1;
-	if (x->submit_time != y->submit_time)
-		return x->submit_time < y->submit_time ? -1 : 1;
-	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
-}
-
 int gp_steer_pick(const slurm_job_info_t *jobs, uint32_t n, gp_steer_cand_t *out, int max)
 {
 	uint32_t i;
@@ -207,6 +196,6 @@ int gp_steer_pick(const slurm_job_info_t *jobs, uint32_t n, gp_steer_cand_t *out
 		out[got].pinned = !strncmp(c, "gpuplace: PIN ", 14);
 		got++;
 	}
-	qsort(out, (size_t)got, sizeof(*out), by_priority);
+	gp_steer_sort(out, got);
 	return got;
 }

@@ -55,6 +55,92 @@ uint64_t gp_comment_ref(const char *comment)
 	return digits && (*p == '\0' || *p == ';' || *p == ' ') ? (uint64_t)v : 0;
 }
 
+void gp_steer_job_init(gp_steer_job_t *j, bool pinned, int64_t now, double wait_s,
+                       bool every_refresh)
+{
+	memset(j, 0, sizeof(*j));
+	j->pinned = pinned;
+	j->decided = j->checked = now;
+	j->wait_s = wait_s > 0 ? wait_s : 0.0;
+	j->every_refresh = every_refresh;
+}
+
+static int by_priority(const void *a, const void *b)
+{
+	const gp_steer_cand_t *x = a, *y = b;
+
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	if (x->submit_time != y->submit_time)
+		return x->submit_time < y->submit_time ? -1 : 1;
+	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+void gp_steer_sort(gp_steer_cand_t *c, int n)
+{
+	if (c && n > 1)
+		qsort(c, (size_t)n, sizeof(*c), by_priority);
+}
+
+bool gp_steer_budget(const gp_policy_t *p, int updates, int evaluations)
+{
+	/* bounded work: a submission waits for one re-decision at most, and
+	 * a pass for 4 x steer_max of them */
+	return p && p->steer_max > 0 && updates < p->steer_max && evaluations < 4 * p->steer_max;
+}
+
+bool gp_steer_due(const gp_steer_job_t *j, const gp_policy_t *p, int64_t now)
+{
+	if (!j || !p)
+		return false;
+	if (j->moved && now - j->updated < p->steer_interval_s)
+		return false;
+	/* a CONSTRAINed job is re-decided once per interval, not per refresh */
+	if (!j->pinned && !j->every_refresh && now - j->checked < p->steer_interval_s)
+		return false;
+	return true;
+}
+
+bool gp_steer_node_taken(uint32_t flags, uint32_t full, uint32_t alloc, int32_t gpus)
+{
+	return (flags & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)) ||
+	       gp__popcount(full & ~alloc) < gpus;
+}
+
+int gp_steer_redecide(gp_steer_job_t *j, const gp_policy_t *p, int64_t now, bool taken,
+                      gp_policy_t *out, char *why, size_t len)
+{
+	*out = *p;
+	if (j->pinned) {
+		if (!taken)
+			return 0;
+		snprintf(why, len, "its pinned nodes were taken");
+		return 1;
+	}
+	if (j->wait_s > 0 && now - j->decided > j->wait_s) {
+		out->max_wait_s = 0; /* waited as long as predicted: take what is free */
+		snprintf(why, len, "waited %lld s, longer than the predicted %.0f s",
+		         (long long)(now - j->decided), j->wait_s);
+	} else {
+		snprintf(why, len, "its domains could not start it and a set the policy accepts is "
+		         "free now");
+	}
+	j->checked = now;
+	return 1;
+}
+
+bool gp_steer_moves(const gp_decision_t *d)
+{
+	return d && d->kind == GP_DECIDE_PIN && d->ncands > 0 && !d->cands[0].future;
+}
+
+void gp_steer_moved(gp_steer_job_t *j, int64_t now)
+{
+	j->moved = true;
+	j->updated = now;
+	j->pinned = true;
+}
+
 /* ---- Slurm's own wait-for-switch ------------------------------------------- */
 
 int gp_switch_request(const gp_decision_t *d, const gp_policy_t *p, uint32_t *count,

@@ -63,4 +63,66 @@ typedef struct gp_steer_cand {
 	bool pinned;            /* the comment says PIN (else CONSTRAIN) */
 } gp_steer_cand_t;
 
+/* What the steering pass keeps of one pending job it placed (the plugin
+ * beside the user's original request, the simulator per job). */
+typedef struct gp_steer_job {
+	bool pinned;            /* the job is PINned now (else CONSTRAINed) */
+	bool every_refresh;     /* waits through --switches: re-decided at every
+	                         * refresh, so it is PINned the moment a compact
+	                         * set frees rather than at Slurm's next backfill
+	                         * pass */
+	int64_t decided;        /* when it was decided (submission) */
+	bool moved;             /* steering has moved it */
+	int64_t updated;        /* its last move (when moved) */
+	int64_t checked;        /* CONSTRAIN: last re-decision (first: its decision) */
+	double wait_s;          /* CONSTRAINed to wait: the predicted wait, else 0 */
+} gp_steer_job_t;
+
+/* Set *j for a job decided at now: pinned or not, the predicted wait of a
+ * decision that waits (0 otherwise), whether it waits through --switches. */
+void gp_steer_job_init(gp_steer_job_t *j, bool pinned, int64_t now, double wait_s,
+                       bool every_refresh);
+
+/* Sort c[0..n-1] in Slurm's priority order: highest priority first; ties:
+ * earlier submission, then lower job id (the order the steering pass
+ * looks at them). */
+void gp_steer_sort(gp_steer_cand_t *c, int n);
+
+/* May one pass re-decide another job?  At most policy.steer_max updates
+ * and 4 x steer_max re-decisions per refresh (false when steer_max is 0:
+ * steering off). */
+bool gp_steer_budget(const gp_policy_t *p, int updates, int evaluations);
+
+/*
+ * Is job j due for a look at this refresh?  Not when it was updated less
+ * than policy.steer_interval_s ago, nor, CONSTRAINed and not waiting
+ * through --switches, when it was re-decided less than an interval ago.
+ */
+bool gp_steer_due(const gp_steer_job_t *j, const gp_policy_t *p, int64_t now);
+
+/* A node of a pinned job cannot give it its `gpus' GPUs now: it is down,
+ * drained or reserved (flags), or fewer than gpus of full (its GPUs) are
+ * free of alloc. */
+bool gp_steer_node_taken(uint32_t flags, uint32_t full, uint32_t alloc, int32_t gpus);
+
+/*
+ * Should job j be re-decided, and with which policy?  taken: for a PINned
+ * job, its set is no longer free for it (gp_steer_node_taken on one of its
+ * nodes).  PINned and not taken: 0 (Slurm starts it there as soon as it
+ * gets to it).  Otherwise 1 with *out = p, except that a CONSTRAINed job
+ * that has waited longer than its predicted wait re-decides without
+ * waiting (max_wait_s 0: it takes what is free); why (len bytes) says
+ * which situation it is, for the job's comment.  A CONSTRAINed job's
+ * checked time becomes now.
+ */
+int gp_steer_redecide(gp_steer_job_t *j, const gp_policy_t *p, int64_t now, bool taken,
+                      gp_policy_t *out, char *why, size_t len);
+
+/* Does re-decision d move the job: a PIN on a set free now (not a future
+ * one)?  Never wider than the request it was made from. */
+bool gp_steer_moves(const gp_decision_t *d);
+
+/* Job j was moved (PINned) at now: no second move within the interval. */
+void gp_steer_moved(gp_steer_job_t *j, int64_t now);
+
 #endif /* GP_STEER_RULES_H */
