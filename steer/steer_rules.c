@@ -78,7 +78,13 @@ static int by_priority(const void *a, const void *b)
 
 void gp_steer_sort(gp_steer_cand_t *c, int n)
 {
-	if (c && n > 1)
+	int i;
+
+	/* read in order already (the simulator's FIFO queue, often Slurm's
+	 * job list): one pass instead of a sort */
+	for (i = 1; c && i < n && by_priority(&c[i - 1], &c[i]) <= 0; i++)
+		;
+	if (c && i < n)
 		qsort(c, (size_t)n, sizeof(*c), by_priority);
 }
 
