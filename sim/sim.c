@@ -205,6 +205,13 @@ struct sim {
 	double steer_at;          /* the next refresh at which the plugin's
 	                           * steering pass may move a job (INFINITY: none) */
 	gp_steer_cand_t *steer_cand; /* scratch: the pass's candidates (njobs) */
+	int32_t *steer_usable;    /* per GPU count g (0..32): eligible nodes with
+	                           * at least g GPUs free in the plugin's view at
+	                           * this pass, every ledger entry counted */
+	bool steer_usable_ok;     /* steer_usable is of the view as it stands */
+	int32_t *steer_moved;     /* the jobs the last pass moved (steer_max) */
+	int32_t nsteer_moved;
+	int32_t resv_j;           /* the job holding the reservation (have_resv) */
 	int32_t *cfail_key;       /* per-pass "cannot start" cache of constrained
 	                           * jobs (SIM_CFAIL slots): key shape x domain */
 	uint32_t *cfail_pass;     /* 2 per slot, as struct shape's fail_pass */
@@ -1497,6 +1504,24 @@ static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
 		return 0;
 	(*evaluations)++;
 	S->res->m.steer_evals++;
+	/* a PIN needs nn nodes with gpn GPUs free in its view: with fewer the
+	 * engine cannot move the job and is not asked (the answer, not the
+	 * work, is the plugin's).  Its view is the pass's less its own ledger
+	 * entry, which frees at most its own npin nodes. */
+	if (!S->steer_usable_ok) {
+		int32_t g;
+
+		plugin_view(S, S->work, -1);
+		memset(S->steer_usable, 0, 33 * sizeof(*S->steer_usable));
+		for (i = 0; i < S->norder; i++)
+			S->steer_usable[node_free(S, S->work, S->order[i])]++;
+		for (g = 31; g >= 0; g--)
+			S->steer_usable[g] += S->steer_usable[g + 1];
+		S->steer_usable_ok = true;
+	}
+	if (sh->gpn > 32 || S->steer_usable[sh->gpn] + (J->decision == GP_SIM_DEC_PIN ? J->npin : 0) <
+	                    sh->nn)
+		return 0;
 	if ((rc = plugin_state(S, j, S->snap_time, &pol, &view)))
 		return rc;
 	rc = sim_decide(S, J, sh, &view, &pol, &pv, S->snap_time, &d, &derr);
@@ -1530,6 +1555,8 @@ static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
 	gp__decision_clear(&d);
 	if (rc)
 		return rc;
+	S->steer_usable_ok = false; /* the ledger holds its new set */
+	S->steer_moved[S->nsteer_moved++] = j; /* at most steer_max per pass */
 	gp_steer_moved(&J->steer, now);
 	J->steered = true;
 	S->res->m.steered++;
@@ -1561,6 +1588,8 @@ static int steer_pass(struct sim *S, int *moved)
 	int32_t j;
 
 	*moved = 0;
+	S->nsteer_moved = 0;
+	S->steer_usable_ok = false;
 	if (pol->steer_max <= 0 || S->pinned_queued + S->constrained_queued <= 0)
 		return GP_OK;
 	for (j = S->qhead; j >= 0; j = S->jobs[j].next) {
@@ -2112,6 +2141,7 @@ static int schedule(struct sim *S, int32_t first_new, int32_t qlen_before, bool 
 			return rc;
 		if (rc == 0 && !resv_before && S->jobs[j].st == JS_QUEUED) {
 			/* the first job that cannot start gets the reservation */
+			S->resv_j = j;
 			rc = reserve(S, &S->jobs[j]);
 			if (rc < 0)
 				return rc;
@@ -2396,6 +2426,8 @@ static void sim_free(struct sim *S)
 	free(S->doms);
 	free(S->snap_alloc);
 	free(S->steer_cand);
+	free(S->steer_usable);
+	free(S->steer_moved);
 	free(S->ledger);
 	free(S->allowed);
 	recent_clear(S);
@@ -2590,8 +2622,11 @@ static int setup_plugin(struct sim *S)
 	S->cfail_key = malloc(SIM_CFAIL * sizeof(*S->cfail_key));
 	S->cfail_pass = calloc(2 * SIM_CFAIL, sizeof(*S->cfail_pass));
 	S->steer_cand = malloc(((size_t)S->njobs + 1) * sizeof(*S->steer_cand));
+	S->steer_usable = calloc(34, sizeof(*S->steer_usable));
+	S->steer_moved = calloc((size_t)(S->p->policy.steer_max > 0 ? S->p->policy.steer_max : 1),
+	                        sizeof(*S->steer_moved));
 	if (!S->doms || !S->snap_alloc || !S->allowed || !S->cfail_key || !S->cfail_pass ||
-	    !S->steer_cand)
+	    !S->steer_cand || !S->steer_usable || !S->steer_moved)
 		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 	for (i = 0; i < SIM_CFAIL; i++)
 		S->cfail_key[i] = -1;
@@ -2876,9 +2911,27 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 		}
 		/* a refresh alone (no arrival, no completion) changes nothing
 		 * Slurm schedules on unless the plugin moved a job */
-		if ((freed || arrived || moved) &&
-		    (rc = schedule(&S, first_new, qlen_before, freed || moved)))
+		if (moved && !freed && !arrived && S.have_resv) {
+			/* a refresh alone moved jobs: the last pass's reservation
+			 * stands, so they are tried as the backfill candidates they
+			 * are (the reserved job itself: a whole pass) */
+			int32_t k;
+
+			for (k = 0; k < S.nsteer_moved && S.steer_moved[k] != S.resv_j; k++)
+				;
+			if (k < S.nsteer_moved) {
+				if ((rc = schedule(&S, -1, 0, true)))
+					goto error;
+			} else {
+				S.res->m.passes++;
+				for (k = 0; k < S.nsteer_moved; k++)
+					if ((rc = try_start(&S, S.steer_moved[k], true)) < 0)
+						goto error;
+			}
+		} else if ((freed || arrived || moved) &&
+		           (rc = schedule(&S, first_new, qlen_before, freed || moved))) {
 			goto error;
+		}
 		if ((freed || arrived || moved) && S.snap_alloc && S.p->policy.steer_max > 0 &&
 		    S.pinned_queued + S.constrained_queued > 0)
 			/* the state changed: the plugin's next refresh sees it */
