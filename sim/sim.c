@@ -147,6 +147,7 @@ struct sim {
 	int32_t partition;
 	uint32_t part_max_min;    /* partition MaxTime in minutes */
 	double *gpu_delta_w;      /* per node: watts one GPU adds at full load */
+	uint32_t *gpu_full;       /* per node: the mask of all its GPUs */
 
 	/* dynamic */
 	gp_state_t *cur;
@@ -263,9 +264,11 @@ static uint32_t full_mask(int n)
 	return n >= 32 ? ~0u : (1u << n) - 1;
 }
 
+/* (the GPU masks are read from a compact array: the scheduling passes ask
+ * this of every node, and the node struct is large) */
 static int node_free(const struct sim *S, const uint32_t *alloc, int32_t n)
 {
-	return S->c->nodes[n].ngpus - gp__popcount(alloc[n] & full_mask(S->c->nodes[n].ngpus));
+	return gp__popcount(S->gpu_full[n] & ~alloc[n]);
 }
 
 /* The lowest-numbered k free GPUs of node n. */
@@ -1504,6 +1507,11 @@ static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
 		return 0;
 	(*evaluations)++;
 	S->res->m.steer_evals++;
+	/* pin_exact: while a job it let through is unconfirmed (not seen
+	 * started), it may take the set first, so no PIN is made at all
+	 * (plugin_decide says why): the re-decision cannot move the job */
+	if (S->passed_queued > 0 || S->passed_started > S->snap_time)
+		return 0;
 	/* a PIN needs nn nodes with gpn GPUs free in its view: with fewer the
 	 * engine cannot move the job and is not asked (the answer, not the
 	 * work, is the plugin's).  Its view is the pass's less its own ledger
@@ -1529,9 +1537,7 @@ static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
 		return 0;
 	if (rc)
 		return gp__errorf(S->err, rc, "job %u: %s", J->tj->id, derr.text);
-	/* pin_exact: a job it let through and has not seen started may take
-	 * the set first, so no PIN is made then (plugin_decide says why) */
-	if (!gp_steer_moves(&d) || S->passed_queued > 0 || S->passed_started > S->snap_time) {
+	if (!gp_steer_moves(&d)) {
 		gp__decision_clear(&d);
 		return 0;
 	}
@@ -2440,6 +2446,7 @@ static void sim_free(struct sim *S)
 	free(S->eligible);
 	free(S->order);
 	free(S->gpu_delta_w);
+	free(S->gpu_full);
 	gp_state_destroy(S->cur);
 	free(S->run_j);
 	free(S->heap);
@@ -2684,6 +2691,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->eligible = calloc((size_t)c->nnodes + 1, sizeof(*S->eligible));
 	S->order = malloc(((size_t)c->nnodes + 1) * sizeof(*S->order));
 	S->gpu_delta_w = calloc((size_t)c->nnodes + 1, sizeof(*S->gpu_delta_w));
+	S->gpu_full = calloc((size_t)c->nnodes + 1, sizeof(*S->gpu_full));
 	S->run_j = NULL;
 	S->heap = malloc(((size_t)S->njobs + 1) * sizeof(*S->heap));
 	S->ends = malloc(((size_t)S->njobs + 1) * sizeof(*S->ends));
@@ -2710,7 +2718,8 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->pl2.mask = malloc(((size_t)c->nnodes + 1) * sizeof(uint32_t));
 	S->leaf_seen = calloc((size_t)nsw, 1);
 	S->rack_seen = calloc((size_t)nr + 1, 1);
-	if (!S->jobs || !S->eligible || !S->order || !S->gpu_delta_w || !S->heap || !S->ends ||
+	if (!S->jobs || !S->eligible || !S->order || !S->gpu_delta_w || !S->gpu_full || !S->heap ||
+	    !S->ends ||
 	    !S->rack_busy || !S->rack_w || !S->rack_limit || !S->rack_over || !S->work_rack_w ||
 	    !S->resv_rack_w || !S->bf_rack_w ||
 	    !S->view || !S->view2 || !S->resv_alloc || !S->work || !S->sw_cnt || !S->leaves ||
@@ -2732,6 +2741,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	for (i = 0; i < c->nnodes; i++) {
 		const gp_node_t *n = &c->nodes[i];
 
+		S->gpu_full[i] = full_mask(n->ngpus);
 		S->eligible[i] = n->ngpus > 0 &&
 		                 (S->partition < 0 || (n->partitions >> S->partition) & 1) &&
 		                 !(S->cur->node_flags[i]);
