@@ -1944,14 +1944,7 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 struct steer_orig {
 	uint64_t ref;
 	uint32_t job_id;          /* once the steering pass has seen it, else 0 */
-	int64_t decided;          /* when it was decided */
-	int64_t updated;          /* last steering update, 0 = none */
-	int64_t checked;          /* CONSTRAIN: last re-decision (first: its decision) */
-	bool every_refresh;       /* waits through --switches: re-decided at every
-	                           * refresh, so it is PINned the moment a compact
-	                           * set frees rather than at Slurm's next
-	                           * backfill pass */
-	double wait_s;            /* CONSTRAINed to wait: the predicted wait, else 0 */
+	gp_steer_job_t st;        /* what the steering rules keep (steer_rules.h) */
 	uint32_t uid;
 	char *hints;              /* the hint string, NULL = none */
 	job_desc_msg_t d;
@@ -1999,10 +1992,8 @@ static void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, 
 	o = &origs[norigs];
 	memset(o, 0, sizeof(*o));
 	o->ref = ref;
-	o->decided = o->checked = (int64_t)time(NULL);
-	o->wait_s = wait_s;
+	gp_steer_job_init(&o->st, false, (int64_t)time(NULL), wait_s, every_refresh);
 	o->uid = uid;
-	o->every_refresh = every_refresh;
 	o->hints = dup_or_null(hints);
 	o->d.min_nodes = j->min_nodes;
 	o->d.max_nodes = j->max_nodes;
@@ -2100,7 +2091,7 @@ static void origs_prune(const job_info_msg_t *jobs, int64_t now)
 		hit = bsearch(&key, pend, (size_t)np, sizeof(*pend), by_ref);
 		if (hit)
 			origs[k].job_id = hit->job_id;
-		if (origs[k].decided + GP_LEDGER_GRACE_S < now && !hit) {
+		if (origs[k].st.decided + GP_LEDGER_GRACE_S < now && !hit) {
 			orig_free(&origs[k]);
 			continue;
 		}
@@ -2160,8 +2151,7 @@ static void plan_clear(struct steer_plan *p)
 /* Node nd cannot give a pinned job its `gpus' GPUs now (work as prepared). */
 static bool pinned_node_taken(int32_t nd, int32_t gpus)
 {
-	return (work->node_flags[nd] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)) ||
-	       gp__popcount(node_full(nd) & ~work->alloc_mask[nd]) < gpus;
+	return gp_steer_node_taken(work->node_flags[nd], node_full(nd), work->alloc_mask[nd], gpus);
 }
 
 static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_info_t *ji,
@@ -2182,12 +2172,12 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	int32_t i;
 	bool taken = false;
 
-	if (!o || (o->updated && now - o->updated < c->policy.steer_interval_s))
+	if (!o)
 		return 0; /* not known (slurmctld restarted, or the job was changed
-		           * by someone else), or updated lately */
-
-	/* a CONSTRAINed job is re-decided once per interval, not per refresh */
-	if (!k->pinned && !o->every_refresh && now - o->checked < c->policy.steer_interval_s)
+		           * by someone else) */
+	o->st.pinned = k->pinned;
+	/* moved lately, or CONSTRAINed and re-decided within the interval */
+	if (!gp_steer_due(&o->st, &c->policy, now))
 		return 0;
 	if (dec_conf != c && decider_reset(c) != 0)
 		return 0;
@@ -2203,7 +2193,6 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	if (gp_resv_apply(c->cluster, &sn->resv, o->d.reservation, now,
 	                  (int64_t)r.time_limit_min * 60, work->node_flags, why, sizeof(why)))
 		goto out;
-	pol = c->policy;
 	if (k->pinned) {
 		/* is the pinned set still free for it?  The ledger says how many
 		 * GPUs on each node; a held job left the ledger, then its
@@ -2225,19 +2214,10 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 					taken = true;
 		}
 		free(pn);
-		if (!taken)
-			goto out; /* Slurm starts it there as soon as it gets to it */
-		snprintf(plan->why, sizeof(plan->why), "its pinned nodes were taken");
-	} else if (o->wait_s > 0 && now - o->decided > o->wait_s) {
-		pol.max_wait_s = 0; /* waited as long as predicted: take what is free */
-		snprintf(plan->why, sizeof(plan->why), "waited %lld s, longer than the predicted %.0f s",
-		         (long long)(now - o->decided), o->wait_s);
-	} else {
-		snprintf(plan->why, sizeof(plan->why),
-		         "its domains could not start it and a set the policy accepts is free now");
 	}
-	if (!k->pinned)
-		o->checked = now;
+	/* pinned and not taken: Slurm starts it there as soon as it gets to it */
+	if (!gp_steer_redecide(&o->st, &c->policy, now, taken, &pol, plan->why, sizeof(plan->why)))
+		goto out;
 	(*evaluations)++;
 	{
 		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed };
@@ -2248,7 +2228,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		rc = gp__decide(engine, work, &r, found ? &profile : NULL, &pol, &pv,
 		                sn->view.state->time, bookings, nbookings, &d, &err);
 	}
-	if (rc != GP_OK || d.kind != GP_DECIDE_PIN || d.ncands == 0 || d.cands[0].future)
+	if (rc != GP_OK || !gp_steer_moves(&d))
 		goto out;
 	if (!pin_exact(&o->d, &r, &d.cands[0], now - sn->view.state->time, &tres_node, why,
 	               sizeof(why)))
@@ -2301,7 +2281,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, k->ref, o->uid,
 		           gp_live_name_hash(o->d.name), true, d.cands[0].cap_w);
 	}
-	o->updated = now;
+	gp_steer_moved(&o->st, now);
 	moved = 1;
 out:
 	prepare_skip_ref = 0;
@@ -2346,8 +2326,7 @@ static void steer_pass(gp_live_t *lv)
 	/* bounded work: at most steer_max updates and 4x as many
 	 * re-decisions per pass, decide_lock taken per job, so a submission
 	 * waits for one re-decision at most */
-	for (k = 0; k < nc && updates < c->policy.steer_max &&
-	            evaluations < 4 * c->policy.steer_max; k++) {
+	for (k = 0; k < nc && gp_steer_budget(&c->policy, updates, evaluations); k++) {
 		struct steer_plan plan;
 		job_desc_msg_t u;
 		int moved, rc;

@@ -6,9 +6,9 @@ slurmplugin_LTLIBRARIES = plugin/job_submit_gpuplace.la plugin/spank_gpuplace.la
 plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h plugin/slurm_compat.h \
 	plugin/live_state.c plugin/live_state.h plugin/gres_parse.c plugin/gres_parse.h \
 	plugin/steer.c plugin/steer.h plugin/reservations.c
-# Only what slurmctld runs: engine, conf and power over base; no simulator,
-# no traces, no probe, no synth, no hwloc (tests/plugin_symbols.sh).
-plugin_job_submit_gpuplace_la_LIBADD = $(GP_CORE_LA)
+# Only what slurmctld runs: steer, engine, conf and power over base; no
+# simulator, no traces, no probe, no synth, no hwloc (tests/plugin_symbols.sh).
+plugin_job_submit_gpuplace_la_LIBADD = libgp_steer.la $(GP_CORE_LA)
 plugin_job_submit_gpuplace_la_LDFLAGS = -module -avoid-version -shared \
 	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|job_submit|job_modify)$$'
 plugin_spank_gpuplace_la_SOURCES = plugin/spank_gpuplace.c

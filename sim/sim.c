@@ -21,6 +21,7 @@
 #include "decide.h"
 #include "power.h"
 #include "sim.h"
+#include "steer_rules.h"
 
 const char *const gp__sim_policy_names[] = {
 	"first-fit", "tree", "balanced", "pack", "performance", "power-save", NULL
@@ -77,7 +78,9 @@ struct sjob {
 	int32_t nalts;            /* CONSTRAIN: domain alternatives, in order */
 	int32_t *alts;            /* indices into sim->doms */
 	double cap_w, cap_speed;  /* the power cap of its PIN, if any */
-	bool backfilled, violation;
+	gp_steer_job_t steer;     /* what the plugin's steering keeps of it */
+	gp_sim_decision_t decision0; /* the decision at submission, once steered */
+	bool backfilled, violation, steered;
 };
 
 /* A Slurm node feature gpuplace's CONSTRAIN names, and its nodes. */
@@ -144,6 +147,7 @@ struct sim {
 	int32_t partition;
 	uint32_t part_max_min;    /* partition MaxTime in minutes */
 	double *gpu_delta_w;      /* per node: watts one GPU adds at full load */
+	uint32_t *gpu_full;       /* per node: the mask of all its GPUs */
 
 	/* dynamic */
 	gp_state_t *cur;
@@ -197,7 +201,18 @@ struct sim {
 	int32_t view_jobs_cap;
 	int32_t passed_queued;    /* GPU jobs the plugin let through, not started */
 	int32_t constrained_queued; /* jobs it CONSTRAINed, not started */
+	int32_t pinned_queued;    /* jobs it PINned, not started */
 	double passed_started;    /* latest start of such a job */
+	double steer_at;          /* the next refresh at which the plugin's
+	                           * steering pass may move a job (INFINITY: none) */
+	gp_steer_cand_t *steer_cand; /* scratch: the pass's candidates (njobs) */
+	int32_t *steer_usable;    /* per GPU count g (0..32): eligible nodes with
+	                           * at least g GPUs free in the plugin's view at
+	                           * this pass, every ledger entry counted */
+	bool steer_usable_ok;     /* steer_usable is of the view as it stands */
+	int32_t *steer_moved;     /* the jobs the last pass moved (steer_max) */
+	int32_t nsteer_moved;
+	int32_t resv_j;           /* the job holding the reservation (have_resv) */
 	int32_t *cfail_key;       /* per-pass "cannot start" cache of constrained
 	                           * jobs (SIM_CFAIL slots): key shape x domain */
 	uint32_t *cfail_pass;     /* 2 per slot, as struct shape's fail_pass */
@@ -249,9 +264,11 @@ static uint32_t full_mask(int n)
 	return n >= 32 ? ~0u : (1u << n) - 1;
 }
 
+/* (the GPU masks are read from a compact array: the scheduling passes ask
+ * this of every node, and the node struct is large) */
 static int node_free(const struct sim *S, const uint32_t *alloc, int32_t n)
 {
-	return S->c->nodes[n].ngpus - gp__popcount(alloc[n] & full_mask(S->c->nodes[n].ngpus));
+	return gp__popcount(S->gpu_full[n] & ~alloc[n]);
 }
 
 /* The lowest-numbered k free GPUs of node n. */
@@ -1237,8 +1254,10 @@ static int never_fits(struct sim *S, struct sjob *J)
 
 /* ---- the plugin's decision at submission (plugin-faithful mode) ----------- */
 
-/* The plugin's view: the GPUs in use at its last refresh plus its ledger. */
-static void plugin_view(struct sim *S, uint32_t *view)
+/* The plugin's view: the GPUs in use at its last refresh plus its ledger
+ * (but the entry of job skip, as its prepare_work leaves out the job being
+ * re-decided; -1: none). */
+static void plugin_view(struct sim *S, uint32_t *view, int32_t skip)
 {
 	int32_t k, i, kept = 0;
 
@@ -1249,7 +1268,7 @@ static void plugin_view(struct sim *S, uint32_t *view)
 
 		if (e->time + SIM_PLUGIN_LEDGER_GRACE_S < S->snap_time)
 			continue; /* dropped, as the plugin's prepare_work does */
-		for (i = 0; i < L->npin; i++)
+		for (i = 0; e->j != skip && i < L->npin; i++)
 			view[L->pin[i]] |= L->pin_mask[i];
 		S->ledger[kept++] = *e;
 	}
@@ -1291,29 +1310,16 @@ static int set_alternatives(struct sim *S, struct sjob *J, const char *features)
 	return GP_OK;
 }
 
-/* The plugin's decision for job j at its submission. */
-static int plugin_decide(struct sim *S, int32_t j)
+/* The state the plugin decides on at time now, leaving out the ledger
+ * entry of job skip (-1: none): its view of the GPUs in S->work, its job
+ * list (what runs, and what ended since its last refresh), the racks'
+ * power as its refresh would estimate it under policy pol. */
+static int plugin_state(struct sim *S, int32_t skip, double now, const gp_policy_t *pol,
+                        gp_state_t *view)
 {
-	struct sjob *J = &S->jobs[j];
-	const struct shape *sh = &S->shapes[J->shape];
-	const gp_policy_t *pol = &S->p->policy;
-	gp_state_t view = *S->cur;
-	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
-	gp_decision_t d;
-	gp_error_t derr;
-	int32_t i;
-	int rc;
-
-	if (sh->gpus <= 1) {
-		/* not a distributed GPU job: passes unchanged */
-		if (sh->gpus == 1)
-			S->passed_queued++;
-		return GP_OK;
-	}
-	S->res->m.decisions++;
-	plugin_view(S, S->work);
-	view.alloc_mask = S->work;
-	/* its job list: what runs, and what ended since its last refresh */
+	*view = *S->cur;
+	plugin_view(S, S->work, skip);
+	view->alloc_mask = S->work;
 	if (S->nrecent > 0) {
 		int32_t n = S->cur->njobs + S->nrecent;
 
@@ -1327,12 +1333,76 @@ static int plugin_decide(struct sim *S, int32_t j)
 		}
 		memcpy(S->view_jobs, S->cur->jobs, (size_t)S->cur->njobs * sizeof(*S->view_jobs));
 		memcpy(S->view_jobs + S->cur->njobs, S->recent, (size_t)S->nrecent * sizeof(*S->recent));
-		view.jobs = S->view_jobs;
-		view.njobs = n;
+		view->jobs = S->view_jobs;
+		view->njobs = n;
 	}
-	view.time = to_i64(floor(S->now));
-	/* power: the estimate of what runs, as its refresh would compute it */
+	view->time = to_i64(floor(now));
 	fill_view(S, pol, S->rack_w, S->view);
+	return GP_OK;
+}
+
+/* Job j's PIN becomes set sc (its nodes and GPU masks, its cap), and the
+ * ledger holds it: a new entry at now unless it has one (whose time
+ * stays, as the plugin's ledger_find path keeps it). */
+static int set_pin(struct sim *S, int32_t j, const gp_scored_t *sc, double now)
+{
+	struct sjob *J = &S->jobs[j];
+	int32_t i, k;
+
+	free(J->pin);
+	free(J->pin_mask);
+	J->pin = malloc((size_t)sc->nnodes * sizeof(*J->pin));
+	J->pin_mask = malloc((size_t)sc->nnodes * sizeof(*J->pin_mask));
+	J->npin = 0;
+	if (!J->pin || !J->pin_mask)
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	for (i = 0; i < sc->nnodes; i++) {
+		J->pin[i] = sc->nodes[i];
+		J->pin_mask[i] = sc->gpu_mask[i];
+	}
+	J->npin = sc->nnodes;
+	J->cap_w = J->cap_speed = 0;
+	if (sc->cap_w > 0 && sc->cap_speed > 0 && sc->cap_speed < 1.0) {
+		J->cap_w = sc->cap_w;
+		J->cap_speed = sc->cap_speed;
+	}
+	for (k = 0; k < S->nledger; k++)
+		if (S->ledger[k].j == j)
+			return GP_OK;
+	if (S->nledger == S->ledger_cap) {
+		int32_t cap = S->ledger_cap ? 2 * S->ledger_cap : 64;
+		struct ledger *nl = realloc(S->ledger, (size_t)cap * sizeof(*nl));
+
+		if (!nl)
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		S->ledger = nl;
+		S->ledger_cap = cap;
+	}
+	S->ledger[S->nledger++] = (struct ledger){ now, j };
+	return GP_OK;
+}
+
+/* The plugin's decision for job j at its submission. */
+static int plugin_decide(struct sim *S, int32_t j)
+{
+	struct sjob *J = &S->jobs[j];
+	const struct shape *sh = &S->shapes[J->shape];
+	const gp_policy_t *pol = &S->p->policy;
+	gp_state_t view;
+	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
+	gp_decision_t d;
+	gp_error_t derr;
+	int rc;
+
+	if (sh->gpus <= 1) {
+		/* not a distributed GPU job: passes unchanged */
+		if (sh->gpus == 1)
+			S->passed_queued++;
+		return GP_OK;
+	}
+	S->res->m.decisions++;
+	if ((rc = plugin_state(S, -1, S->now, pol, &view)))
+		return rc;
 	rc = sim_decide(S, J, sh, &view, pol, &pv, S->now, &d, &derr);
 	if (rc == GP_EINVAL) {
 		J->decision = GP_SIM_DEC_REJECT;
@@ -1351,6 +1421,8 @@ static int plugin_decide(struct sim *S, int32_t j)
 		char feat[GP_NAME_MAX + 16] = "";
 
 		J->decision = GP_SIM_DEC_CONSTRAIN;
+		gp_steer_job_init(&J->steer, false, to_i64(floor(S->now)), d.waited ? d.wait_s : 0.0,
+		                  false);
 		if (sc->kind == GP_DOM_NVL && sc->domain >= 0)
 			gp__domain_feature(GP_FEATURE_NVL, S->c->nvl[sc->domain].name, feat, sizeof(feat));
 		else if (sc->kind == GP_DOM_SWITCH && sc->domain >= 0 &&
@@ -1363,42 +1435,204 @@ static int plugin_decide(struct sim *S, int32_t j)
 		const gp_scored_t *sc = &d.cands[0];
 
 		J->decision = GP_SIM_DEC_PIN;
-		J->pin = malloc((size_t)sc->nnodes * sizeof(*J->pin));
-		J->pin_mask = malloc((size_t)sc->nnodes * sizeof(*J->pin_mask));
-		if (!J->pin || !J->pin_mask) {
-			gp__decision_clear(&d);
-			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
-		}
-		for (i = 0; i < sc->nnodes; i++) {
-			J->pin[i] = sc->nodes[i];
-			J->pin_mask[i] = sc->gpu_mask[i];
-		}
-		J->npin = sc->nnodes;
-		if (sc->cap_w > 0 && sc->cap_speed > 0 && sc->cap_speed < 1.0) {
-			J->cap_w = sc->cap_w;
-			J->cap_speed = sc->cap_speed;
-		}
-		if (S->nledger == S->ledger_cap) {
-			int32_t cap = S->ledger_cap ? 2 * S->ledger_cap : 64;
-			struct ledger *nl = realloc(S->ledger, (size_t)cap * sizeof(*nl));
-
-			if (!nl) {
-				gp__decision_clear(&d);
-				return gp__errorf(S->err, GP_ENOMEM, "out of memory");
-			}
-			S->ledger = nl;
-			S->ledger_cap = cap;
-		}
-		S->ledger[S->nledger++] = (struct ledger){ S->now, j };
+		gp_steer_job_init(&J->steer, true, to_i64(floor(S->now)), 0.0, false);
+		rc = set_pin(S, j, sc, S->now);
+		S->pinned_queued++;
 	} else if (d.kind == GP_DECIDE_REJECT) {
 		J->decision = GP_SIM_DEC_REJECT;
 	} else {
 		J->decision = GP_SIM_DEC_CONSTRAIN;
+		gp_steer_job_init(&J->steer, false, to_i64(floor(S->now)), d.waited ? d.wait_s : 0.0,
+		                  false);
 		rc = set_alternatives(S, J, d.features);
 		S->constrained_queued++;
 	}
 	gp__decision_clear(&d);
 	return rc;
+}
+
+/* ---- the plugin's steering of pending jobs (plugin-faithful mode) -------- */
+
+/* Is the set job j is PINned to no longer free for it in the plugin's view
+ * at its refresh (the snapshot plus the other jobs' ledger entries)? */
+static bool steer_taken(const struct sim *S, int32_t j)
+{
+	const struct sjob *J = &S->jobs[j];
+	int32_t i, k, m;
+
+	for (i = 0; i < J->npin; i++) {
+		int32_t n = J->pin[i];
+		uint32_t alloc = S->snap_alloc[n];
+
+		for (k = 0; k < S->nledger; k++) {
+			const struct ledger *e = &S->ledger[k];
+			const struct sjob *L = &S->jobs[e->j];
+
+			if (e->j == j || e->time + SIM_PLUGIN_LEDGER_GRACE_S < S->snap_time)
+				continue;
+			for (m = 0; m < L->npin; m++)
+				if (L->pin[m] == n)
+					alloc |= L->pin_mask[m];
+		}
+		if (gp_steer_node_taken(S->cur->node_flags[n], full_mask(S->c->nodes[n].ngpus), alloc,
+		                        gp__popcount(J->pin_mask[i])))
+			return true;
+	}
+	return false;
+}
+
+/* The plugin's steer_decide for pending job j at its refresh now: 1 moved
+ * (PINned to a set free in its view), 0 not, < 0 error. */
+static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
+{
+	struct sjob *J = &S->jobs[j];
+	const struct shape *sh = &S->shapes[J->shape];
+	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
+	gp_state_t view;
+	gp_policy_t pol;
+	gp_decision_t d;
+	gp_error_t derr;
+	const gp_scored_t *sc;
+	char why[160];
+	bool taken = false;
+	int32_t i;
+	int rc;
+
+	J->steer.pinned = J->decision == GP_SIM_DEC_PIN;
+	if (!gp_steer_due(&J->steer, &S->p->policy, now))
+		return 0;
+	if (J->steer.pinned)
+		taken = steer_taken(S, j);
+	if (!gp_steer_redecide(&J->steer, &S->p->policy, now, taken, &pol, why, sizeof(why)))
+		return 0;
+	(*evaluations)++;
+	S->res->m.steer_evals++;
+	/* pin_exact: while a job it let through is unconfirmed (not seen
+	 * started), it may take the set first, so no PIN is made at all
+	 * (plugin_decide says why): the re-decision cannot move the job */
+	if (S->passed_queued > 0 || S->passed_started > S->snap_time)
+		return 0;
+	/* a PIN needs nn nodes with gpn GPUs free in its view: with fewer the
+	 * engine cannot move the job and is not asked (the answer, not the
+	 * work, is the plugin's).  Its view is the pass's less its own ledger
+	 * entry, which frees at most its own npin nodes. */
+	if (!S->steer_usable_ok) {
+		int32_t g;
+
+		plugin_view(S, S->work, -1);
+		memset(S->steer_usable, 0, 33 * sizeof(*S->steer_usable));
+		for (i = 0; i < S->norder; i++)
+			S->steer_usable[node_free(S, S->work, S->order[i])]++;
+		for (g = 31; g >= 0; g--)
+			S->steer_usable[g] += S->steer_usable[g + 1];
+		S->steer_usable_ok = true;
+	}
+	if (sh->gpn > 32 || S->steer_usable[sh->gpn] + (J->decision == GP_SIM_DEC_PIN ? J->npin : 0) <
+	                    sh->nn)
+		return 0;
+	if ((rc = plugin_state(S, j, S->snap_time, &pol, &view)))
+		return rc;
+	rc = sim_decide(S, J, sh, &view, &pol, &pv, S->snap_time, &d, &derr);
+	if (rc == GP_EINVAL)
+		return 0;
+	if (rc)
+		return gp__errorf(S->err, rc, "job %u: %s", J->tj->id, derr.text);
+	if (!gp_steer_moves(&d)) {
+		gp__decision_clear(&d);
+		return 0;
+	}
+	sc = &d.cands[0];
+	if (J->decision == GP_SIM_DEC_PIN && sc->nnodes == J->npin) {
+		for (i = 0; i < sc->nnodes && sc->nodes[i] == J->pin[i]; i++)
+			;
+		if (i == sc->nnodes) {
+			gp__decision_clear(&d); /* the same set again */
+			return 0;
+		}
+	}
+	if (!J->steered)
+		J->decision0 = J->decision;
+	if (J->decision == GP_SIM_DEC_CONSTRAIN) {
+		S->constrained_queued--;
+		S->pinned_queued++;
+	}
+	J->decision = GP_SIM_DEC_PIN;
+	rc = set_pin(S, j, sc, S->now);
+	gp__decision_clear(&d);
+	if (rc)
+		return rc;
+	S->steer_usable_ok = false; /* the ledger holds its new set */
+	S->steer_moved[S->nsteer_moved++] = j; /* at most steer_max per pass */
+	gp_steer_moved(&J->steer, now);
+	J->steered = true;
+	S->res->m.steered++;
+	return 1;
+}
+
+/* The first refresh at or after t (strictly after `after'). */
+static double refresh_at(double t, double after)
+{
+	double r = ceil(t / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S;
+
+	return r > after ? r : (floor(after / SIM_PLUGIN_REFRESH_S) + 1) * SIM_PLUGIN_REFRESH_S;
+}
+
+/*
+ * The plugin's steering pass at its refresh (S->snap_time, the snapshot
+ * just taken), as steer_pass: the pending jobs it placed in Slurm's
+ * priority order, re-decided within the pass's budget.  *moved: how many
+ * it PINned anew.  Sets S->steer_at to the next refresh at which a job
+ * becomes due by time alone (its interval over), or the next refresh when
+ * the budget ran out; state changes schedule their own (gp__sim_run).
+ */
+static int steer_pass(struct sim *S, int *moved)
+{
+	const gp_policy_t *pol = &S->p->policy;
+	int64_t now = to_i64(S->snap_time);
+	int nc = 0, k, evaluations = 0, rc;
+	double wake = INFINITY;
+	int32_t j;
+
+	*moved = 0;
+	S->nsteer_moved = 0;
+	S->steer_usable_ok = false;
+	if (pol->steer_max <= 0 || S->pinned_queued + S->constrained_queued <= 0)
+		return GP_OK;
+	for (j = S->qhead; j >= 0; j = S->jobs[j].next) {
+		const struct sjob *J = &S->jobs[j];
+
+		if (J->decision != GP_SIM_DEC_PIN && J->decision != GP_SIM_DEC_CONSTRAIN)
+			continue;
+		/* Slurm's default priority (priority/basic) is the same for
+		 * every job: the order is submission, then job id */
+		S->steer_cand[nc++] = (gp_steer_cand_t){ .index = (uint32_t)j, .job_id = J->tj->id,
+		                                         .ref = (uint64_t)j + 1, .priority = 1,
+		                                         .submit_time = to_i64(floor(J->tj->submit_s)),
+		                                         .pinned = J->decision == GP_SIM_DEC_PIN };
+	}
+	gp_steer_sort(S->steer_cand, nc);
+	for (k = 0; k < nc && gp_steer_budget(pol, *moved, evaluations); k++) {
+		rc = steer_one(S, (int32_t)S->steer_cand[k].index, now, &evaluations);
+		if (rc < 0)
+			return rc;
+		*moved += rc;
+	}
+	if (k < nc) {
+		wake = S->snap_time + SIM_PLUGIN_REFRESH_S; /* work left for the next pass */
+	} else {
+		for (k = 0; k < nc; k++) {
+			const gp_steer_job_t *st = &S->jobs[S->steer_cand[k].index].steer;
+			double due = st->pinned ? -INFINITY : (double)st->checked + pol->steer_interval_s;
+
+			if (st->moved && (double)st->updated + pol->steer_interval_s > due)
+				due = (double)st->updated + pol->steer_interval_s;
+			if (due > (double)now && due < wake)
+				wake = due;
+		}
+	}
+	if (wake < INFINITY)
+		S->steer_at = fmin(S->steer_at, refresh_at(wake, S->now));
+	return GP_OK;
 }
 
 /* ---- state changes -------------------------------------------------------- */
@@ -1592,6 +1826,8 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	}
 	if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_CONSTRAIN)
 		S->constrained_queued--;
+	if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_PIN)
+		S->pinned_queued--;
 	heap_push(S->heap, &S->nheap, (struct heap_ent){ J->end, j });
 	if (S->have_resv)
 		/* the GPUs are taken for the reservation's planning too */
@@ -1671,6 +1907,8 @@ static void reject_job(struct sim *S, int32_t j)
 		S->passed_queued--;
 	if (S->p->kind == GP_SIM_GPUPLACE && S->jobs[j].decision == GP_SIM_DEC_CONSTRAIN)
 		S->constrained_queued--;
+	if (S->p->kind == GP_SIM_GPUPLACE && S->jobs[j].decision == GP_SIM_DEC_PIN)
+		S->pinned_queued--;
 	queue_remove(S, j);
 	S->jobs[j].st = JS_REJECTED;
 	S->res->m.rejected++;
@@ -1909,6 +2147,7 @@ static int schedule(struct sim *S, int32_t first_new, int32_t qlen_before, bool 
 			return rc;
 		if (rc == 0 && !resv_before && S->jobs[j].st == JS_QUEUED) {
 			/* the first job that cannot start gets the reservation */
+			S->resv_j = j;
 			rc = reserve(S, &S->jobs[j]);
 			if (rc < 0)
 				return rc;
@@ -2192,6 +2431,9 @@ static void sim_free(struct sim *S)
 			free((void *)S->doms[i].nodes);
 	free(S->doms);
 	free(S->snap_alloc);
+	free(S->steer_cand);
+	free(S->steer_usable);
+	free(S->steer_moved);
 	free(S->ledger);
 	free(S->allowed);
 	recent_clear(S);
@@ -2204,6 +2446,7 @@ static void sim_free(struct sim *S)
 	free(S->eligible);
 	free(S->order);
 	free(S->gpu_delta_w);
+	free(S->gpu_full);
 	gp_state_destroy(S->cur);
 	free(S->run_j);
 	free(S->heap);
@@ -2281,7 +2524,8 @@ static int finish_metrics(struct sim *S)
 		o->submit_s = J->tj->submit_s;
 		o->duration_s = J->tj->duration_s;
 		o->rejected = J->st == JS_REJECTED;
-		o->decision = J->decision;
+		o->decision = J->steered ? J->decision0 : J->decision;
+		o->steered = J->steered;
 		o->start_s = -1;
 		o->end_s = -1;
 		o->node0 = -1;
@@ -2384,7 +2628,12 @@ static int setup_plugin(struct sim *S)
 	S->allowed = calloc((size_t)c->nnodes + 1, sizeof(*S->allowed));
 	S->cfail_key = malloc(SIM_CFAIL * sizeof(*S->cfail_key));
 	S->cfail_pass = calloc(2 * SIM_CFAIL, sizeof(*S->cfail_pass));
-	if (!S->doms || !S->snap_alloc || !S->allowed || !S->cfail_key || !S->cfail_pass)
+	S->steer_cand = malloc(((size_t)S->njobs + 1) * sizeof(*S->steer_cand));
+	S->steer_usable = calloc(34, sizeof(*S->steer_usable));
+	S->steer_moved = calloc((size_t)(S->p->policy.steer_max > 0 ? S->p->policy.steer_max : 1),
+	                        sizeof(*S->steer_moved));
+	if (!S->doms || !S->snap_alloc || !S->allowed || !S->cfail_key || !S->cfail_pass ||
+	    !S->steer_cand || !S->steer_usable || !S->steer_moved)
 		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 	for (i = 0; i < SIM_CFAIL; i++)
 		S->cfail_key[i] = -1;
@@ -2442,6 +2691,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->eligible = calloc((size_t)c->nnodes + 1, sizeof(*S->eligible));
 	S->order = malloc(((size_t)c->nnodes + 1) * sizeof(*S->order));
 	S->gpu_delta_w = calloc((size_t)c->nnodes + 1, sizeof(*S->gpu_delta_w));
+	S->gpu_full = calloc((size_t)c->nnodes + 1, sizeof(*S->gpu_full));
 	S->run_j = NULL;
 	S->heap = malloc(((size_t)S->njobs + 1) * sizeof(*S->heap));
 	S->ends = malloc(((size_t)S->njobs + 1) * sizeof(*S->ends));
@@ -2468,7 +2718,8 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->pl2.mask = malloc(((size_t)c->nnodes + 1) * sizeof(uint32_t));
 	S->leaf_seen = calloc((size_t)nsw, 1);
 	S->rack_seen = calloc((size_t)nr + 1, 1);
-	if (!S->jobs || !S->eligible || !S->order || !S->gpu_delta_w || !S->heap || !S->ends ||
+	if (!S->jobs || !S->eligible || !S->order || !S->gpu_delta_w || !S->gpu_full || !S->heap ||
+	    !S->ends ||
 	    !S->rack_busy || !S->rack_w || !S->rack_limit || !S->rack_over || !S->work_rack_w ||
 	    !S->resv_rack_w || !S->bf_rack_w ||
 	    !S->view || !S->view2 || !S->resv_alloc || !S->work || !S->sw_cnt || !S->leaves ||
@@ -2490,6 +2741,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	for (i = 0; i < c->nnodes; i++) {
 		const gp_node_t *n = &c->nodes[i];
 
+		S->gpu_full[i] = full_mask(n->ngpus);
 		S->eligible[i] = n->ngpus > 0 &&
 		                 (S->partition < 0 || (n->partitions >> S->partition) & 1) &&
 		                 !(S->cur->node_flags[i]);
@@ -2610,23 +2862,28 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 	}
 	if ((rc = setup(&S, s0)))
 		goto error;
+	S.steer_at = INFINITY;
 	while (next_arrival < S.njobs || S.nheap > 0) {
 		double ta = next_arrival < S.njobs ? S.jobs[next_arrival].tj->submit_s : INFINITY;
 		double tc = S.nheap > 0 ? S.heap[0].end : INFINITY;
-		double now = ta < tc ? ta : tc;
+		double now = fmin(fmin(ta, tc), S.steer_at);
+		int32_t first_new = -1, qlen_before;
+		bool freed = false, arrived = false;
+		int moved = 0;
 
 		if ((rc = advance(&S, now)))
 			goto error;
 		S.now = now;
-		int32_t first_new = -1, qlen_before;
-		bool freed = false;
-
+		if (now >= S.steer_at)
+			S.steer_at = INFINITY;
 		if (S.snap_alloc && floor(now / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S > S.snap_time) {
 			/* a refresh of the plugin happened since the last event:
-			 * it read the state as it stood until now */
+			 * it read the state as it stood until now, and steered */
 			memcpy(S.snap_alloc, S.cur->alloc_mask, (size_t)c->nnodes * sizeof(*S.snap_alloc));
 			recent_clear(&S);
 			S.snap_time = floor(now / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S;
+			if ((rc = steer_pass(&S, &moved)))
+				goto error;
 		}
 		/* completions first, then arrivals, of this instant */
 		while (S.nheap > 0 && S.heap[0].end <= now) {
@@ -2650,6 +2907,7 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			S.qtail = next_arrival;
 			S.qlen++;
 			S.res->m.events++;
+			arrived = true;
 			if (S.p->kind == GP_SIM_GPUPLACE) {
 				/* the plugin decides at submission */
 				if ((rc = plugin_decide(&S, next_arrival)))
@@ -2661,8 +2919,33 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 				first_new = next_arrival;
 			next_arrival++;
 		}
-		if ((rc = schedule(&S, first_new, qlen_before, freed)))
+		/* a refresh alone (no arrival, no completion) changes nothing
+		 * Slurm schedules on unless the plugin moved a job */
+		if (moved && !freed && !arrived && S.have_resv) {
+			/* a refresh alone moved jobs: the last pass's reservation
+			 * stands, so they are tried as the backfill candidates they
+			 * are (the reserved job itself: a whole pass) */
+			int32_t k;
+
+			for (k = 0; k < S.nsteer_moved && S.steer_moved[k] != S.resv_j; k++)
+				;
+			if (k < S.nsteer_moved) {
+				if ((rc = schedule(&S, -1, 0, true)))
+					goto error;
+			} else {
+				S.res->m.passes++;
+				for (k = 0; k < S.nsteer_moved; k++)
+					if ((rc = try_start(&S, S.steer_moved[k], true)) < 0)
+						goto error;
+			}
+		} else if ((freed || arrived || moved) &&
+		           (rc = schedule(&S, first_new, qlen_before, freed || moved))) {
 			goto error;
+		}
+		if ((freed || arrived || moved) && S.snap_alloc && S.p->policy.steer_max > 0 &&
+		    S.pinned_queued + S.constrained_queued > 0)
+			/* the state changed: the plugin's next refresh sees it */
+			S.steer_at = fmin(S.steer_at, refresh_at(now, now));
 		if (S.o.check && (rc = check(&S)))
 			goto error;
 		if (S.nheap == 0 && next_arrival >= S.njobs && S.qhead >= 0) {

@@ -66,6 +66,17 @@
  *              matching-OR alternatives that can hold it, in order; no
  *              power check (Slurm knows none).  REJECT at submission.
  *              One-GPU jobs pass unchanged (Slurm's own placement).
+ *              Then, at each of the plugin's state refreshes, its
+ *              steering pass (plugin/job_submit_gpuplace.c, steer_pass)
+ *              with the same rules (steer/steer_rules.h) and the policy's
+ *              gpuplace_steer_max / gpuplace_steer_interval: the pending
+ *              jobs it placed, in Slurm's priority order (here: submission,
+ *              then trace id), are re-decided when their pinned nodes were
+ *              taken or, CONSTRAINed, once per interval (without waiting
+ *              once past their predicted wait), from the same request, and
+ *              PINned to a set free now.  Slurm's --switches wait is not
+ *              simulated: a CONSTRAINed job waits only through its
+ *              features.
  *   PRESET-ideal  the same preset as an upper bound the plugin does not
  *              ship: the engine re-decides at every scheduling pass on the
  *              true state and starts the job on the best free set; a job
@@ -216,6 +227,7 @@ typedef struct gp_sim_job {
 	bool rejected;            /* the policy can never place it */
 	bool backfilled;          /* started ahead of an earlier queued job */
 	bool violation;           /* its start took a rack above its limit */
+	bool steered;             /* moved while pending by the plugin's steering */
 } gp_sim_job_t;
 
 typedef struct gp_sim_metrics {
@@ -247,6 +259,9 @@ typedef struct gp_sim_metrics {
 	int64_t decisions;        /* placement attempts (engine or baseline) */
 	int64_t events;           /* arrivals + completions processed */
 	int64_t passes;           /* scheduling passes */
+	int32_t steered;          /* plugin-faithful mode: pending jobs the
+	                           * plugin's steering moved (moves, not jobs) */
+	int64_t steer_evals;      /* its re-decisions */
 } gp_sim_metrics_t;
 
 typedef struct gp_sim_result {

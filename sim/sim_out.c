@@ -311,6 +311,8 @@ static const struct mfield {
 	MF(decisions, M_I64),
 	MF(events, M_I64),
 	MF(passes, M_I64),
+	MF(steered, M_I32),
+	MF(steer_evals, M_I64),
 #undef MF
 };
 
@@ -318,7 +320,7 @@ static const struct mfield {
 
 /* The last field listed ends the struct: a field added after it must be
  * added to mfields too. */
-_Static_assert(offsetof(gp_sim_metrics_t, passes) + sizeof(int64_t) == sizeof(gp_sim_metrics_t),
+_Static_assert(offsetof(gp_sim_metrics_t, steer_evals) + sizeof(int64_t) == sizeof(gp_sim_metrics_t),
                "gp_sim_metrics_t grew: list the new field in mfields");
 
 static void out_metric(struct out *o, const gp_sim_metrics_t *m, const struct mfield *f)

@@ -17,7 +17,11 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "cost.h"
+#include "decide.h"
+#include "request.h"
 #include "sim.h"
+#include "steer_rules.h"
 #include "synth.h"
 #include "trace.h"
 
@@ -639,6 +643,152 @@ static void test_plugin_faithful_ledger(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* A preset as the plugin runs it, with its steering on (the preset's
+ * gpuplace_steer_max) or off (steer_max 0). */
+static gp_sim_result_t *run_steer(const gp_cluster_t *c, const gp_trace_t *t, const char *policy,
+                                  bool steer)
+{
+	gp_sim_policy_t p;
+	gp_sim_opts_t o;
+	gp_sim_result_t *r = NULL;
+	gp_error_t err = { "" };
+
+	assert_int_equal(gp__sim_policy_parse(policy, c, &p, &err), GP_OK);
+	assert_true(p.policy.steer_max > 0);
+	if (!steer)
+		p.policy.steer_max = 0;
+	gp__sim_opts_defaults(&o);
+	o.check = true;
+	if (gp__sim_run(c, NULL, t, &p, &o, &r, &err))
+		fail_msg("%s: %s", policy, err.text);
+	assert_non_null(r);
+	return r;
+}
+
+/*
+ * The plugin's steering, hand-worked, on 8 nodes x 8 GPUs (leaves
+ * gpu0001-0004 and gpu0005-0008), the performance preset (steer_max 8,
+ * steer_interval 30 s), refreshes every 2 s:
+ *   t=0  A (32 GPUs, 1000 s) is PINned to gpu0001-0004 and starts;
+ *        B (48 GPUs, 3000 s) cannot fit: CONSTRAINed, first in the queue,
+ *        it holds the backfill reservation for t=1000 on gpu0001-0006;
+ *   t=1  C (16 GPUs, 5000 s) is PINned to gpu0005-0006, free in the
+ *        plugin's view, but cannot backfill: it would run past 1000 on
+ *        GPUs reserved for B;
+ *   t=1000  A ends, B starts on gpu0001-0006: C's pinned nodes are taken.
+ * Without steering C waits for exactly those nodes until B ends: start
+ * 4000.  With it, the refresh at 1002 finds C's nodes taken, re-decides it
+ * and PINs it to gpu0007-0008, free: start 1002.  The move is the one the
+ * plugin's steer_decide makes on that state: the same rules
+ * (steer/steer_rules.h) and the same engine call on the same view give the
+ * same nodes.
+ */
+static void test_plugin_faithful_steering(void **state)
+{
+	static const struct row rows[] = {
+		{ 0, 1000, 32, 0 }, { 0, 3000, 48, 0 }, { 1, 5000, 16, 0 },
+	};
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	gp_trace_t *t = trace_of(rows, 3);
+	gp_sim_result_t *on, *off;
+	gp_sim_policy_t sp;
+	gp_steer_job_t st;
+	gp_policy_t pol;
+	gp_state_t *s = NULL;
+	gp_engine_t *e = NULL;
+	gp_cost_scratch_t *scratch = NULL;
+	gp_job_profile_t job;
+	gp_request_t r;
+	gp_decision_t d;
+	gp_error_t err;
+	char why[160];
+	double comm = 0;
+	int32_t k, gpn8 = 0xff;
+
+	(void)state;
+	t->jobs[2].comm_fraction = 0.2; /* C's profile, rebuilt below */
+	on = run_steer(c, t, "performance", true);
+	off = run_steer(c, t, "performance", false);
+	/* the same until C */
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(on->jobs[k].decision, off->jobs[k].decision);
+		assert_true(on->jobs[k].start_s == off->jobs[k].start_s);
+		assert_false(on->jobs[k].steered);
+	}
+	assert_int_equal(on->jobs[0].decision, GP_SIM_DEC_PIN);
+	assert_int_equal(on->jobs[1].decision, GP_SIM_DEC_CONSTRAIN);
+	assert_true(on->jobs[1].start_s == 1000);
+	assert_int_equal(on->jobs[1].nnodes, 6);
+	for (k = 0; k < 6; k++)
+		assert_int_equal(on->jobs[1].nodes[k], gp__node_find(c, (const char *[]){
+			"gpu0001", "gpu0002", "gpu0003", "gpu0004", "gpu0005", "gpu0006" }[k]));
+	/* without steering: C waits for its pinned nodes until B ends */
+	assert_int_equal(off->jobs[2].decision, GP_SIM_DEC_PIN);
+	assert_false(off->jobs[2].steered);
+	assert_true(off->jobs[2].start_s == 4000);
+	assert_int_equal(off->jobs[2].nodes[0], gp__node_find(c, "gpu0005"));
+	assert_int_equal(off->jobs[2].nodes[1], gp__node_find(c, "gpu0006"));
+	assert_int_equal(off->m.steered, 0);
+	assert_int_equal(off->m.steer_evals, 0);
+	/* with it: moved at the refresh after its nodes were taken */
+	assert_int_equal(on->jobs[2].decision, GP_SIM_DEC_PIN); /* as logged at submission */
+	assert_true(on->jobs[2].steered);
+	assert_true(on->jobs[2].start_s == 1002);
+	assert_int_equal(on->jobs[2].nnodes, 2);
+	assert_int_equal(on->jobs[2].nodes[0], gp__node_find(c, "gpu0007"));
+	assert_int_equal(on->jobs[2].nodes[1], gp__node_find(c, "gpu0008"));
+	assert_int_equal(on->m.steered, 1);
+	assert_true(on->jobs[2].end_s < off->jobs[2].end_s);
+
+	/* the plugin's rules and engine call on the state of the refresh at
+	 * 1002: B on gpu0001-0006, C PINned at 1 to gpu0005-0006 */
+	assert_int_equal(gp__sim_policy_parse("performance", c, &sp, &err), GP_OK);
+	gp_steer_job_init(&st, true, 1, 0.0, false);
+	assert_true(gp_steer_budget(&sp.policy, 0, 0));
+	assert_true(gp_steer_due(&st, &sp.policy, 1002));
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	for (k = 0; k < 6; k++)
+		s->alloc_mask[on->jobs[1].nodes[k]] = (uint32_t)gpn8;
+	s->time = 1002;
+	assert_true(gp_steer_node_taken(s->node_flags[off->jobs[2].nodes[0]], (uint32_t)gpn8,
+	                                s->alloc_mask[off->jobs[2].nodes[0]], 8));
+	assert_int_equal(gp_steer_redecide(&st, &sp.policy, 1002, true, &pol, why, sizeof(why)), 1);
+	assert_string_equal(why, "its pinned nodes were taken");
+	/* C's profile as the simulator builds it (sim.c, shape_get): the
+	 * default data-parallel one, its compute time making communication
+	 * 20 % of the ideal step */
+	assert_int_equal(gp__cost_scratch_new(c, 64, &scratch), GP_OK);
+	gp__job_profile_default(c, 16, &job);
+	job.nodes = 2;
+	job.gpus_per_node = 8;
+	assert_int_equal(gp__cost_ideal(c, &job, -1, scratch, &comm, NULL), GP_OK);
+	job.compute_s = comm * 0.8 / 0.2;
+	gp__request_init(&r);
+	r.gpus = 16;
+	r.min_nodes = r.max_nodes = 2;
+	r.gpus_per_node = 8;
+	r.partition = gp__request_partition(&r, c);
+	if (r.partition < 0 && c->nparts > 0)
+		r.partition = 0;
+	r.time_limit_min = 84; /* 5000 s in minutes, rounded up */
+	assert_int_equal(gp__engine_create(c, &e, &err), GP_OK);
+	assert_int_equal(gp__decide(e, s, &r, &job, &pol, NULL, 1002, NULL, 0, &d, &err), GP_OK);
+	assert_true(gp_steer_moves(&d));
+	assert_int_equal(d.cands[0].nnodes, on->jobs[2].nnodes);
+	assert_memory_equal(d.cands[0].nodes, on->jobs[2].nodes, 2 * sizeof(int32_t));
+	gp_steer_moved(&st, 1002);
+	assert_false(gp_steer_due(&st, &sp.policy, 1004)); /* not again within 30 s */
+	gp__decision_clear(&d);
+	gp__request_clear(&r);
+	gp__engine_destroy(e);
+	gp__cost_scratch_destroy(scratch);
+	gp_state_destroy(s);
+	gp__sim_result_destroy(on);
+	gp__sim_result_destroy(off);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
 /* ---- Slurm's topology/block baseline ------------------------------------------ */
 
 /* Run one job of gpus GPUs (4 per node) on tests/data/sim/block (blocks
@@ -918,6 +1068,7 @@ int main(void)
 		cmocka_unit_test(test_block_baseline),
 		cmocka_unit_test(test_plugin_faithful),
 		cmocka_unit_test(test_plugin_faithful_ledger),
+		cmocka_unit_test(test_plugin_faithful_steering),
 		cmocka_unit_test(test_judge_table),
 		cmocka_unit_test(test_judge_errors),
 		cmocka_unit_test(test_trace_hints),

@@ -41,7 +41,7 @@ static const char *const metric_names[] = {
 	"jct_p95_s", "wait_mean_s", "wait_p50_s", "wait_p95_s", "slowdown_mean", "gpu_util",
 	"overhead_gpuh", "multi_node", "spread", "violations", "violation_gpuh", "frag_mean",
 	"peak_rack_frac", "lost_place_gpuh", "lost_wait_gpuh", "throughput", "decisions", "events",
-	"passes",
+	"passes", "steered", "steer_evals",
 };
 #define NMETRICS (sizeof(metric_names) / sizeof(metric_names[0]))
 
@@ -126,6 +126,8 @@ static void fixture_init(struct fixture *x, const char *policy, int kind)
 	m->decisions = 1234567890123LL + kind;
 	m->events = 6;
 	m->passes = 5;
+	m->steered = kind;
+	m->steer_evals = 7 + kind;
 }
 
 static struct fixture fx[3];
@@ -281,7 +283,7 @@ static double metric_value(const gp_sim_metrics_t *m, const char *name, bool *is
 		M(overhead_gpuh, 2), M(multi_node, 0), M(spread, 0), M(violations, 0),
 		M(violation_gpuh, 2), M(frag_mean, 2), M(peak_rack_frac, 2), M(lost_place_gpuh, 2),
 		M(lost_wait_gpuh, 2), M(throughput, 2), M(decisions, 1),
-		M(events, 1), M(passes, 1),
+		M(events, 1), M(passes, 1), M(steered, 0), M(steer_evals, 1),
 #undef M
 	};
 	size_t i;

@@ -341,6 +341,96 @@ static void pick_pending_placed_jobs_by_priority(void **state)
 	assert_int_equal(out[0].job_id, 100);
 }
 
+/* The steering rules both the plugin and the simulator apply
+ * (steer/steer_rules.h): when a job is looked at, with which policy it is
+ * re-decided, when a re-decision moves it, and the pass's budget. */
+static void steer_rules_table(void **state)
+{
+	gp_policy_t p, out;
+	gp_steer_job_t j;
+	gp_decision_t d;
+	gp_scored_t sc;
+	gp_steer_cand_t c[3] = {
+		{ .job_id = 9, .priority = 5, .submit_time = 10 },
+		{ .job_id = 7, .priority = 5, .submit_time = 10 },
+		{ .job_id = 3, .priority = 6, .submit_time = 20 },
+	};
+	char why[160];
+
+	(void)state;
+	assert_int_equal(gp__policy_preset("balanced", &p, NULL), GP_OK);
+	assert_int_equal(p.steer_max, 8);
+	assert_int_equal(p.steer_interval_s, 30);
+	/* budget: 8 moves and 32 re-decisions per refresh; none when off */
+	assert_true(gp_steer_budget(&p, 7, 31));
+	assert_false(gp_steer_budget(&p, 8, 0));
+	assert_false(gp_steer_budget(&p, 0, 32));
+	p.steer_max = 0;
+	assert_false(gp_steer_budget(&p, 0, 0));
+	p.steer_max = 8;
+
+	/* PINned: looked at every refresh, re-decided only when taken */
+	gp_steer_job_init(&j, true, 100, 0.0, false);
+	assert_true(gp_steer_due(&j, &p, 100));
+	assert_int_equal(gp_steer_redecide(&j, &p, 102, false, &out, why, sizeof(why)), 0);
+	assert_int_equal(gp_steer_redecide(&j, &p, 102, true, &out, why, sizeof(why)), 1);
+	assert_string_equal(why, "its pinned nodes were taken");
+	assert_true(out.max_wait_s == p.max_wait_s);
+	/* moved: not again within the interval */
+	gp_steer_moved(&j, 102);
+	assert_false(gp_steer_due(&j, &p, 131));
+	assert_true(gp_steer_due(&j, &p, 132));
+	/* moved at time 0 (a trace's first second) counts as moved too */
+	gp_steer_job_init(&j, true, 0, 0.0, false);
+	gp_steer_moved(&j, 0);
+	assert_false(gp_steer_due(&j, &p, 29));
+
+	/* CONSTRAINed: once per interval after its decision ... */
+	gp_steer_job_init(&j, false, 100, 600.0, false);
+	assert_false(gp_steer_due(&j, &p, 129));
+	assert_true(gp_steer_due(&j, &p, 130));
+	assert_int_equal(gp_steer_redecide(&j, &p, 130, false, &out, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "domains could not start it"));
+	assert_true(out.max_wait_s == p.max_wait_s);
+	assert_false(gp_steer_due(&j, &p, 159));
+	/* ... and past its predicted wait without waiting any more */
+	assert_int_equal(gp_steer_redecide(&j, &p, 701, false, &out, why, sizeof(why)), 1);
+	assert_true(out.max_wait_s == 0);
+	assert_string_equal(why, "waited 601 s, longer than the predicted 600 s");
+	/* waiting through --switches: every refresh */
+	gp_steer_job_init(&j, false, 100, 600.0, true);
+	assert_true(gp_steer_due(&j, &p, 102));
+
+	/* taken: down, drained, reserved, or too few GPUs free */
+	assert_false(gp_steer_node_taken(0, 0xf, 0x3, 2));
+	assert_true(gp_steer_node_taken(0, 0xf, 0x7, 2));
+	assert_true(gp_steer_node_taken(GP_NODE_DRAIN, 0xf, 0, 2));
+	assert_true(gp_steer_node_taken(GP_NODE_RESERVED, 0xf, 0, 2));
+
+	/* a move is a PIN on a set free now */
+	memset(&d, 0, sizeof(d));
+	memset(&sc, 0, sizeof(sc));
+	d.cands = &sc;
+	d.ncands = 1;
+	d.kind = GP_DECIDE_PIN;
+	assert_true(gp_steer_moves(&d));
+	sc.future = true;
+	assert_false(gp_steer_moves(&d));
+	sc.future = false;
+	d.kind = GP_DECIDE_CONSTRAIN;
+	assert_false(gp_steer_moves(&d));
+	d.kind = GP_DECIDE_PIN;
+	d.ncands = 0;
+	assert_false(gp_steer_moves(&d));
+	assert_false(gp_steer_moves(NULL));
+
+	/* Slurm's priority order: priority, then submission, then job id */
+	gp_steer_sort(c, 3);
+	assert_int_equal(c[0].job_id, 3);
+	assert_int_equal(c[1].job_id, 7);
+	assert_int_equal(c[2].job_id, 9);
+}
+
 static void steer_keys_parse(void **state)
 {
 	gp_policy_t p;
@@ -417,6 +507,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(resv_convert_and_apply, setup, teardown),
 		cmocka_unit_test(comment_ref_reads_only_a_reference),
 		cmocka_unit_test(pick_pending_placed_jobs_by_priority),
+		cmocka_unit_test(steer_rules_table),
 		cmocka_unit_test(steer_keys_parse),
 		cmocka_unit_test(switch_request_from_the_wait_gain),
 	};

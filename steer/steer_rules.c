@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * steer_rules.c - see steer_rules.h.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "steer_rules.h"
+
+void gp_ledger_power_subtract(const gp_cluster_t *c, gp_rack_view_t *racks,
+                              const int32_t *nodes, const uint32_t *mask, int32_t n,
+                              double cap_w)
+{
+	int32_t i;
+
+	if (!c || !racks || !nodes || !mask)
+		return;
+	for (i = 0; i < n; i++) {
+		const gp_node_t *nd;
+		const gp_gpu_profile_t *prof;
+		double per_gpu;
+		gp_rack_view_t *rv;
+
+		if (nodes[i] < 0 || nodes[i] >= c->nnodes)
+			continue;
+		nd = &c->nodes[nodes[i]];
+		if (nd->rack < 0 || nd->rack >= c->nracks || nd->profile < 0 ||
+		    nd->profile >= c->nprofiles)
+			continue; /* the engine counts no power there either */
+		prof = &c->profiles[nd->profile];
+		per_gpu = (cap_w > 0 && cap_w < prof->tdp_w ? cap_w : prof->tdp_w) - prof->idle_w;
+		rv = &racks[nd->rack];
+		if (!isfinite(rv->headroom_w) || per_gpu <= 0)
+			continue;
+		rv->headroom_w = fmax(0.0, rv->headroom_w - per_gpu * gp__popcount(mask[i]));
+	}
+}
+
+/* ---- steering pending jobs ------------------------------------------------- */
+
+uint64_t gp_comment_ref(const char *comment)
+{
+	const char *p = comment ? strstr(comment, "; ref ") : NULL;
+	unsigned long long v = 0;
+	int digits = 0;
+
+	if (!p)
+		return 0;
+	for (p += 6; *p >= '0' && *p <= '9' && digits < 20; p++, digits++)
+		v = v * 10 + (unsigned long long)(*p - '0');
+	return digits && (*p == '\0' || *p == ';' || *p == ' ') ? (uint64_t)v : 0;
+}
+
+void gp_steer_job_init(gp_steer_job_t *j, bool pinned, int64_t now, double wait_s,
+                       bool every_refresh)
+{
+	memset(j, 0, sizeof(*j));
+	j->pinned = pinned;
+	j->decided = j->checked = now;
+	j->wait_s = wait_s > 0 ? wait_s : 0.0;
+	j->every_refresh = every_refresh;
+}
+
+static int by_priority(const void *a, const void *b)
+{
+	const gp_steer_cand_t *x = a, *y = b;
+
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	if (x->submit_time != y->submit_time)
+		return x->submit_time < y->submit_time ? -1 : 1;
+	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+void gp_steer_sort(gp_steer_cand_t *c, int n)
+{
+	int i;
+
+	/* read in order already (the simulator's FIFO queue, often Slurm's
+	 * job list): one pass instead of a sort */
+	for (i = 1; c && i < n && by_priority(&c[i - 1], &c[i]) <= 0; i++)
+		;
+	if (c && i < n)
+		qsort(c, (size_t)n, sizeof(*c), by_priority);
+}
+
+bool gp_steer_budget(const gp_policy_t *p, int updates, int evaluations)
+{
+	/* bounded work: a submission waits for one re-decision at most, and
+	 * a pass for 4 x steer_max of them */
+	return p && p->steer_max > 0 && updates < p->steer_max && evaluations < 4 * p->steer_max;
+}
+
+bool gp_steer_due(const gp_steer_job_t *j, const gp_policy_t *p, int64_t now)
+{
+	if (!j || !p)
+		return false;
+	if (j->moved && now - j->updated < p->steer_interval_s)
+		return false;
+	/* a CONSTRAINed job is re-decided once per interval, not per refresh */
+	if (!j->pinned && !j->every_refresh && now - j->checked < p->steer_interval_s)
+		return false;
+	return true;
+}
+
+bool gp_steer_node_taken(uint32_t flags, uint32_t full, uint32_t alloc, int32_t gpus)
+{
+	return (flags & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)) ||
+	       gp__popcount(full & ~alloc) < gpus;
+}
+
+int gp_steer_redecide(gp_steer_job_t *j, const gp_policy_t *p, int64_t now, bool taken,
+                      gp_policy_t *out, char *why, size_t len)
+{
+	*out = *p;
+	if (j->pinned) {
+		if (!taken)
+			return 0;
+		snprintf(why, len, "its pinned nodes were taken");
+		return 1;
+	}
+	if (j->wait_s > 0 && now - j->decided > j->wait_s) {
+		out->max_wait_s = 0; /* waited as long as predicted: take what is free */
+		snprintf(why, len, "waited %lld s, longer than the predicted %.0f s",
+		         (long long)(now - j->decided), j->wait_s);
+	} else {
+		snprintf(why, len, "its domains could not start it and a set the policy accepts is "
+		         "free now");
+	}
+	j->checked = now;
+	return 1;
+}
+
+bool gp_steer_moves(const gp_decision_t *d)
+{
+	return d && d->kind == GP_DECIDE_PIN && d->ncands > 0 && !d->cands[0].future;
+}
+
+void gp_steer_moved(gp_steer_job_t *j, int64_t now)
+{
+	j->moved = true;
+	j->updated = now;
+	j->pinned = true;
+}
+
+/* ---- Slurm's own wait-for-switch ------------------------------------------- */
+
+int gp_switch_request(const gp_decision_t *d, const gp_policy_t *p, uint32_t *count,
+                      uint32_t *max_s)
+{
+	double compact_run, pays;
+
+	if (!d || !p || d->kind != GP_DECIDE_CONSTRAIN || !d->waited || d->ncands < 1 ||
+	    d->cands[0].nleaves < 1 || !(d->now_finish_s > 0))
+		return 0;
+	compact_run = d->wait_finish_s - d->wait_s;
+	pays = d->now_finish_s * (1.0 - p->wait_gain) - compact_run;
+	if (p->max_wait_s > 0 && pays > p->max_wait_s)
+		pays = p->max_wait_s;
+	if (!(pays >= d->wait_s) || pays < 1.0)
+		return 0;
+	*count = (uint32_t)d->cands[0].nleaves;
+	*max_s = (uint32_t)ceil(pays);
+	return 1;
+}
