@@ -31,3 +31,10 @@ TESTS += tests/test_api
 # and every function the header declares is exported.
 TESTS += tests/exports.sh
 EXTRA_DIST += tests/exports.sh
+
+# steer (cost_model/steer_rules.c): what the plugin decides beyond one
+# submission that needs no Slurm type (its ledger's power, Slurm's wait-for-switch request, the steering
+# rules for pending jobs), shared by job_submit/gpuplace and the
+# simulator's plugin-faithful mode.  Its own layer over the engine: not in
+# libgpuplace (nothing of it is installed or exported).
+libgp_steer_la_SOURCES += cost_model/steer_rules.c cost_model/steer_rules.h

@@ -4,7 +4,7 @@
  * Slurm's records: the advance reservations that hold nodes, and the
  * pending jobs the steering pass looks at.  Pure functions; no RPC, no
  * lock, no Slurm allocator (the plugin wraps them).  The rules that need
- * no Slurm type are in steer/steer_rules.h, shared with the simulator.
+ * no Slurm type are in cost_model/steer_rules.h, shared with the simulator.
  */
 #ifndef GP_STEER_H
 #define GP_STEER_H

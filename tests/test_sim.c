@@ -680,7 +680,7 @@ static gp_sim_result_t *run_steer(const gp_cluster_t *c, const gp_trace_t *t, co
  * 4000.  With it, the refresh at 1002 finds C's nodes taken, re-decides it
  * and PINs it to gpu0007-0008, free: start 1002.  The move is the one the
  * plugin's steer_decide makes on that state: the same rules
- * (steer/steer_rules.h) and the same engine call on the same view give the
+ * (cost_model/steer_rules.h) and the same engine call on the same view give the
  * same nodes.
  */
 static void test_plugin_faithful_steering(void **state)

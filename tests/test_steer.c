@@ -342,7 +342,7 @@ static void pick_pending_placed_jobs_by_priority(void **state)
 }
 
 /* The steering rules both the plugin and the simulator apply
- * (steer/steer_rules.h): when a job is looked at, with which policy it is
+ * (cost_model/steer_rules.h): when a job is looked at, with which policy it is
  * re-decided, when a re-decision moves it, and the pass's budget. */
 static void steer_rules_table(void **state)
 {
