@@ -641,7 +641,9 @@ static void find_links(struct scan *s, gp_probe_t *p)
 			uint64_t bw = d->values[i * n + j] > d->values[j * n + i] ?
 			              d->values[i * n + j] : d->values[j * n + i];
 
-			if (i == j || !bw)
+			/* two objects of the matrix may be one GPU (its PCI
+			 * device and an OS device under it): no link to itself */
+			if (i == j || !bw || ep[j] == ep[i])
 				continue;
 			if (ep[j] >= 0)
 				p->layout.links[ep[i]][ep[j]] = (int8_t)nlinks(bw, p->link_mbps);
