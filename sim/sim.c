@@ -35,6 +35,14 @@ const char *const gp__sim_policy_names[] = {
 #define SIM_PLUGIN_REFRESH_S 2.0
 #define SIM_PLUGIN_LEDGER_GRACE_S 10.0
 
+/* Slurm's max_switch_wait (slurm.conf(5), SchedulerParameters: "Maximum
+ * number of seconds that a job can delay execution waiting for the
+ * specified desired switch count.  The default value is 300 seconds"): the
+ * cap the plugin puts on a --switches wait (plugin/job_submit_gpuplace.c,
+ * daemon_max_switch_wait).  A simulated site has no slurmctld whose
+ * SchedulerParameters could change it. */
+#define SIM_SLURM_MAX_SWITCH_WAIT_S 300u
+
 /* Placement attempts for the reserved job per pass.  When they run out,
  * the reservation keeps what is known: the job cannot start before the
  * last instant tried, so only jobs that end by then may pass it. */
@@ -78,6 +86,8 @@ struct sjob {
 	int32_t nalts;            /* CONSTRAIN: domain alternatives, in order */
 	int32_t *alts;            /* indices into sim->doms */
 	double cap_w, cap_speed;  /* the power cap of its PIN, if any */
+	uint32_t switches;        /* --switches=count@max-time the plugin set, 0 = none */
+	double switch_until;      /* eligible time + max-time: then Slurm may spread it */
 	gp_steer_job_t steer;     /* what the plugin's steering keeps of it */
 	gp_sim_decision_t decision0; /* the decision at submission, once steered */
 	bool backfilled, violation, steered;
@@ -213,6 +223,10 @@ struct sim {
 	int32_t *steer_moved;     /* the jobs the last pass moved (steer_max) */
 	int32_t nsteer_moved;
 	int32_t resv_j;           /* the job holding the reservation (have_resv) */
+	bool switch_ok;           /* the plugin may ask for --switches: topology/tree
+	                           * and one Weight for every node */
+	struct heap_ent *sw_heap; /* --switches deadlines (switch_until, job) */
+	int32_t nsw_heap;
 	int32_t *cfail_key;       /* per-pass "cannot start" cache of constrained
 	                           * jobs (SIM_CFAIL slots): key shape x domain */
 	uint32_t *cfail_pass;     /* 2 per slot, as struct shape's fail_pass */
@@ -1187,6 +1201,35 @@ static int constrained_fit(struct sim *S, const struct sjob *J, const struct sha
 	return rc;
 }
 
+/* Does Slurm's --switches request of job J let it start on placement pl
+ * at now?  As topology/tree's _eval_nodes_topo (src/plugins/topology/tree/
+ * eval_nodes_tree.c, at fini): with req_switch set, the leaf switches the
+ * allocation touches are counted; before wait4switch seconds have passed
+ * since the wait started (the job's eligible time, its submission here)
+ * more leaves than req_switch clear best_switch and the job is not
+ * started; after that any placement is taken. */
+static bool switch_holds(struct sim *S, const struct sjob *J, const struct placement *pl,
+                         double now)
+{
+	const gp_cluster_t *c = S->c;
+	int32_t i, nl = 0;
+
+	if (!J->switches || !(now < J->switch_until))
+		return true;
+	for (i = 0; i < pl->n; i++) {
+		int32_t l = c->nodes[pl->nodes[i]].leaf;
+
+		if (l >= 0 && !S->leaf_seen[l]) {
+			S->leaf_seen[l] = 1;
+			nl++;
+		}
+	}
+	for (i = 0; i < pl->n; i++)
+		if (c->nodes[pl->nodes[i]].leaf >= 0)
+			S->leaf_seen[c->nodes[pl->nodes[i]].leaf] = 0;
+	return nl <= (int32_t)J->switches;
+}
+
 /* One placement attempt of job J on the GPUs alloc leaves free. */
 static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const double *rack_w,
                  double now, const gp_policy_t *pol, struct placement *pl)
@@ -1201,6 +1244,8 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 		rc = engine_place(S, J, sh, alloc, rack_w, now, pol, pl);
 	} else if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_PIN) {
 		rc = pinned_fit(S, J, sh, alloc, pl);
+		if (rc == PL_PLACED && !switch_holds(S, J, pl, now))
+			rc = PL_NOFIT; /* steered, the job keeps its --switches */
 		if (rc == PL_PLACED && (rc = evaluate(S, sh, pl)) == PL_PLACED && J->cap_w > 0) {
 			/* the cap the engine planned slows the job down */
 			pl->cap_w = J->cap_w;
@@ -1209,6 +1254,8 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 		}
 	} else if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_CONSTRAIN) {
 		rc = constrained_fit(S, J, sh, alloc, pl);
+		if (rc == PL_PLACED && !switch_holds(S, J, pl, now))
+			rc = PL_NOFIT;
 		if (rc == PL_PLACED)
 			rc = evaluate(S, sh, pl);
 	} else {
@@ -1441,10 +1488,29 @@ static int plugin_decide(struct sim *S, int32_t j)
 	} else if (d.kind == GP_DECIDE_REJECT) {
 		J->decision = GP_SIM_DEC_REJECT;
 	} else {
+		uint32_t count = 0, wait = 0;
+		bool sw = false;
+
+		/* waiting for a compact set: Slurm's own wait-for-switch where the
+		 * plugin asks for it (topology/tree, one Weight for every node, no
+		 * --switches of the user's: trace jobs give none), with the same
+		 * rule and the same cap (plugin/job_submit_gpuplace.c, its
+		 * submission path); when even the predicted wait is longer than
+		 * the cap, the domain constraint stays */
+		if (S->switch_ok && gp_switch_request(&d, pol, &count, &wait)) {
+			uint32_t cap = SIM_SLURM_MAX_SWITCH_WAIT_S;
+
+			if (!(wait > cap && (double)cap < ceil(d.wait_s))) {
+				sw = true;
+				J->switches = count;
+				J->switch_until = J->tj->submit_s + (double)(wait > cap ? cap : wait);
+				heap_push(S->sw_heap, &S->nsw_heap, (struct heap_ent){ J->switch_until, j });
+			}
+		}
 		J->decision = GP_SIM_DEC_CONSTRAIN;
 		gp_steer_job_init(&J->steer, false, to_i64(floor(S->now)), d.waited ? d.wait_s : 0.0,
-		                  false);
-		rc = set_alternatives(S, J, d.features);
+		                  sw);
+		rc = set_alternatives(S, J, sw ? "" : d.features);
 		S->constrained_queued++;
 	}
 	gp__decision_clear(&d);
@@ -2017,6 +2083,8 @@ static uint32_t *fail_cache(struct sim *S, const struct sjob *J, struct shape *s
 
 	if (S->p->kind != GP_SIM_GPUPLACE || J->decision == GP_SIM_DEC_NONE)
 		return sh->fail_pass;
+	if (J->switches && S->now < J->switch_until)
+		return NULL; /* its --switches wait: stricter than its shape's */
 	if (J->decision != GP_SIM_DEC_CONSTRAIN || J->nalts > 1 || !S->cfail_key)
 		return NULL;
 	key = J->shape * (S->ndoms + 1) + (J->nalts ? J->alts[0] : S->ndoms);
@@ -2434,6 +2502,7 @@ static void sim_free(struct sim *S)
 	free(S->steer_cand);
 	free(S->steer_usable);
 	free(S->steer_moved);
+	free(S->sw_heap);
 	free(S->ledger);
 	free(S->allowed);
 	recent_clear(S);
@@ -2785,6 +2854,16 @@ static int setup(struct sim *S, const gp_state_t *s0)
 		return rc;
 	if (S->p->kind == GP_SIM_GPUPLACE && (rc = setup_plugin(S)))
 		return rc;
+	if (S->p->kind == GP_SIM_GPUPLACE) {
+		/* as the plugin's topology_tree() and dec_one_weight: the site's
+		 * Slurm runs topology/tree (the simulated one does when the model
+		 * has switches and no blocks) and every node has one Weight */
+		S->switch_ok = c->nblocks <= 0 && c->root >= 0;
+		for (i = 1; S->switch_ok && i < c->nnodes; i++)
+			S->switch_ok = c->nodes[i].weight == c->nodes[0].weight;
+		if (!(S->sw_heap = malloc(((size_t)S->njobs + 1) * sizeof(*S->sw_heap))))
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	}
 	S->resv_policy = S->p->policy;
 	S->resv_policy.max_wait_s = 0;
 	S->resv_policy.topk = 1;
@@ -2863,10 +2942,11 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 	if ((rc = setup(&S, s0)))
 		goto error;
 	S.steer_at = INFINITY;
-	while (next_arrival < S.njobs || S.nheap > 0) {
+	while (next_arrival < S.njobs || S.nheap > 0 || S.nsw_heap > 0) {
 		double ta = next_arrival < S.njobs ? S.jobs[next_arrival].tj->submit_s : INFINITY;
 		double tc = S.nheap > 0 ? S.heap[0].end : INFINITY;
-		double now = fmin(fmin(ta, tc), S.steer_at);
+		double ts = S.nsw_heap > 0 ? S.sw_heap[0].end : INFINITY;
+		double now = fmin(fmin(fmin(ta, tc), ts), S.steer_at);
 		int32_t first_new = -1, qlen_before;
 		bool freed = false, arrived = false;
 		int moved = 0;
@@ -2892,6 +2972,16 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			end_job(&S, e.j);
 			S.res->m.events++;
 			freed = true;
+		}
+		/* a job's --switches wait is over: Slurm may now place it
+		 * anywhere, so the whole queue is tried again */
+		while (S.nsw_heap > 0 && S.sw_heap[0].end <= now) {
+			struct heap_ent e = heap_pop(S.sw_heap, &S.nsw_heap);
+
+			if (S.jobs[e.j].st == JS_QUEUED) {
+				S.res->m.events++;
+				freed = true;
+			}
 		}
 		qlen_before = S.qlen;
 		while (next_arrival < S.njobs && S.jobs[next_arrival].tj->submit_s <= now) {
@@ -2959,10 +3049,11 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			if (rc)
 				goto error;
 		}
-		if (S.nheap == 0 && next_arrival >= S.njobs && S.qhead >= 0) {
-			/* nothing runs and nothing will arrive: the queue cannot
-			 * move any more (a job only the busy cluster blocked would
-			 * have started); the rest can never run */
+		if (S.nheap == 0 && next_arrival >= S.njobs && S.qhead >= 0 && S.nsw_heap == 0) {
+			/* nothing runs, nothing will arrive and no --switches
+			 * wait will end: the queue cannot move any more (a job
+			 * only the busy cluster blocked would have started); the
+			 * rest can never run */
 			while (S.qhead >= 0)
 				reject_job(&S, S.qhead);
 		}

@@ -74,9 +74,17 @@
  *              then trace id), are re-decided when their pinned nodes were
  *              taken or, CONSTRAINed, once per interval (without waiting
  *              once past their predicted wait), from the same request, and
- *              PINned to a set free now.  Slurm's --switches wait is not
- *              simulated: a CONSTRAINed job waits only through its
- *              features.
+ *              PINned to a set free now.  Slurm's --switches wait as the
+ *              plugin asks for it: a CONSTRAIN that waits for a compact
+ *              set, on a site whose Slurm runs topology/tree with one
+ *              Weight for every node, gets --switches=count@max-time
+ *              (gp_switch_request, max-time capped at Slurm's default
+ *              max_switch_wait of 300 s; when the predicted wait is longer
+ *              than that, the features stay) instead of features, and
+ *              Slurm's tree placement starts it only on at most count
+ *              leaf switches until max-time after its submission, then
+ *              anywhere (topology/tree, _eval_nodes_topo); a job steered
+ *              to a PIN keeps its --switches.
  *   PRESET-ideal  the same preset as an upper bound the plugin does not
  *              ship: the engine re-decides at every scheduling pass on the
  *              true state and starts the job on the best free set; a job

@@ -789,6 +789,144 @@ static void test_plugin_faithful_steering(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* A plugin-faithful run of the balanced preset (gpuplace_max_wait 1800 s,
+ * gpuplace_wait_gain 0.05) on c with gpu0007-0008 and gpu0011-0012
+ * drained; steering on or off. */
+static gp_sim_result_t *switch_run(const gp_cluster_t *c, const gp_trace_t *t, bool steer)
+{
+	static const char *const drained[] = { "gpu0007", "gpu0008", "gpu0011", "gpu0012" };
+	gp_sim_policy_t p;
+	gp_sim_opts_t o;
+	gp_sim_result_t *r = NULL;
+	gp_state_t *s0 = NULL;
+	gp_error_t err = { "" };
+	int32_t k;
+
+	assert_int_equal(gp_state_create(c, &s0), GP_OK);
+	for (k = 0; k < 4; k++)
+		s0->node_flags[gp__node_find(c, drained[k])] |= GP_NODE_DRAIN;
+	assert_int_equal(gp__sim_policy_parse("balanced", c, &p, &err), GP_OK);
+	if (!steer)
+		p.policy.steer_max = 0;
+	gp__sim_opts_defaults(&o);
+	o.check = true;
+	if (gp__sim_run(c, s0, t, &p, &o, &r, &err))
+		fail_msg("%s", err.text);
+	gp_state_destroy(s0);
+	return r;
+}
+
+/* Job j of r ran on exactly the nodes named. */
+static void ran_on(const gp_cluster_t *c, const gp_sim_result_t *r, int32_t j,
+                   const char *const *names)
+{
+	int32_t k;
+
+	assert_int_equal(r->jobs[j].nnodes, 4);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(r->jobs[j].nodes[k], gp__node_find(c, names[k]));
+}
+
+/*
+ * Slurm's --switches wait as the plugin asks for it (plugin/
+ * job_submit_gpuplace.c: a CONSTRAIN that waits, topology/tree, one
+ * Weight, no --switches of the user's), hand-worked.  12 nodes x 8 GPUs,
+ * every node Weight 1, leaves L1 gpu0001-0004, L2 gpu0005-0008, L3
+ * gpu0009-0012 with 4:1 oversubscribed uplinks, gpu0007-0008 and
+ * gpu0011-0012 drained: the free nodes outside L1 are gpu0005-0006 and
+ * gpu0009-0010, over two leaves.  Every job has 4 nodes x 8 GPUs and a
+ * communication share of 0.4.
+ *   t=0  A (101 s) is PINned to L1 and starts.
+ *   t=3  C (3600 s): spread now over L2 and L3 it runs 3600 x s s (s > 1,
+ *        the cost model's slowdown on the oversubscribed spine); on L1,
+ *        free at 101, it runs 3600 s: it waits (predicted wait 98 s).
+ *        gp_switch_request: count 1 leaf; the wait that still pays is
+ *        (1 - 0.05) x 3600 x s - 3600 s (about 446 s here, below the
+ *        preset's 1800 s), more than 300 s, so max-time is cut to Slurm's
+ *        max_switch_wait of 300 s (the predicted 98 s is within it):
+ *        --switches=1@300 and no feature constraint.
+ *  Case 1: nothing else: L1 frees at 101 < 3 + 300, C starts there at 101.
+ *  Case 2: D, the same as C, is submitted at 2.5 and gets --switches=1@300
+ *        too.  At 101 D, first in the queue, takes L1 (until 3701).  C's
+ *        compact set now frees only at 3701: Slurm holds it (L2 + L3 are
+ *        two leaves) until its 300 s are over and places it anywhere at
+ *        3 + 300 = 303, on gpu0005-0006 and gpu0009-0010.  With steering
+ *        the plugin PINs C to that same spread set at the refresh after it
+ *        waited longer than predicted (102), but Slurm keeps the job's
+ *        --switches: it still starts at 303.
+ */
+static void test_plugin_faithful_switches(void **state)
+{
+	static const struct row one[] = { { 0, 101, 32, 4 }, { 3, 3600, 32, 4 } };
+	static const struct row two[] = {
+		{ 0, 101, 32, 4 }, { 2.5, 3600, 32, 4 }, { 3, 3600, 32, 4 },
+	};
+	static const char *const l1[] = { "gpu0001", "gpu0002", "gpu0003", "gpu0004" };
+	static const char *const spread[] = { "gpu0005", "gpu0006", "gpu0009", "gpu0010" };
+	gp_cluster_t *c = NULL;
+	gp_synth_params_t sp;
+	gp_error_t err;
+	gp_trace_t *t1 = trace_of(one, 2), *t2 = trace_of(two, 3);
+	gp_sim_result_t *r, *on, *off;
+	double run_s;
+	int32_t j;
+
+	(void)state;
+	gp__synth_defaults(&sp);
+	sp.nodes = 12;
+	sp.nodes_per_leaf = 4;
+	sp.nodes_per_rack = 4;
+	sp.oversub = 4;
+	assert_int_equal(gp__synth_build(&sp, &c, &err), GP_OK);
+	sp.rack_kw = 1.25 * c->racks[0].power_cap_kw; /* room for all, as cluster() */
+	gp_cluster_destroy(c);
+	assert_int_equal(gp__synth_build(&sp, &c, &err), GP_OK);
+	assert_int_equal(c->nblocks, 0);
+	assert_true(c->root >= 0);
+	for (j = 1; j < c->nnodes; j++)
+		assert_int_equal(c->nodes[j].weight, c->nodes[0].weight);
+	for (j = 0; j < 3; j++)
+		t2->jobs[j].comm_fraction = 0.4;
+	for (j = 0; j < 2; j++)
+		t1->jobs[j].comm_fraction = 0.4;
+
+	/* case 1: the compact set frees before max-time */
+	r = switch_run(c, t1, true);
+	assert_int_equal(r->jobs[0].decision, GP_SIM_DEC_PIN);
+	assert_true(r->jobs[0].start_s == 0 && r->jobs[0].end_s == 101);
+	ran_on(c, r, 0, l1);
+	assert_int_equal(r->jobs[1].decision, GP_SIM_DEC_CONSTRAIN);
+	assert_true(r->jobs[1].start_s == 101);
+	assert_true(r->jobs[1].end_s == 101 + 3600);
+	ran_on(c, r, 1, l1);
+	gp__sim_result_destroy(r);
+
+	/* case 2: it frees only after max-time, with steering and without */
+	on = switch_run(c, t2, true);
+	off = switch_run(c, t2, false);
+	for (r = on; r; r = r == on ? off : NULL) {
+		assert_true(r->jobs[0].end_s == 101);
+		assert_int_equal(r->jobs[1].decision, GP_SIM_DEC_CONSTRAIN);
+		assert_true(r->jobs[1].start_s == 101);
+		ran_on(c, r, 1, l1);
+		assert_int_equal(r->jobs[2].decision, GP_SIM_DEC_CONSTRAIN);
+		assert_true(r->jobs[2].start_s == 3 + 300);
+		ran_on(c, r, 2, spread);
+		/* spread, it runs longer; by more than the 300 s that still
+		 * paid, so max-time was Slurm's cap, not the policy's */
+		run_s = r->jobs[2].end_s - r->jobs[2].start_s;
+		assert_true(run_s > 3600);
+		assert_true(0.95 * run_s - 3600 > 300);
+	}
+	assert_false(off->jobs[2].steered);
+	assert_true(on->jobs[2].steered);
+	gp__sim_result_destroy(on);
+	gp__sim_result_destroy(off);
+	trace_free(t1);
+	trace_free(t2);
+	gp_cluster_destroy(c);
+}
+
 /* ---- Slurm's topology/block baseline ------------------------------------------ */
 
 /* Run one job of gpus GPUs (4 per node) on tests/data/sim/block (blocks
@@ -1069,6 +1207,7 @@ int main(void)
 		cmocka_unit_test(test_plugin_faithful),
 		cmocka_unit_test(test_plugin_faithful_ledger),
 		cmocka_unit_test(test_plugin_faithful_steering),
+		cmocka_unit_test(test_plugin_faithful_switches),
 		cmocka_unit_test(test_judge_table),
 		cmocka_unit_test(test_judge_errors),
 		cmocka_unit_test(test_trace_hints),
