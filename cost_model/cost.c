@@ -785,23 +785,10 @@ struct dimres {
 };
 
 #define CH_PER_NIC 2
-static double channel_factor(const struct grp *gr, int pi, gp_algo_t a, double S)
-{
-	double thr = pi == 2 ? 8.0 * (a == GP_ALGO_TREE ? 1 : gr->n) : pi == 1 ? 8.0 : 64.0;
-	double nt = pi == 2 ? 512.0 : 640.0;
-	int nch = CH_PER_NIC * (gr->nrails > 1 ? gr->nrails : 1), nc;
 
-	if (gr->units <= 1 || a == GP_ALGO_NVLS || a == GP_ALGO_DIRECT)
-		return 1.0;
-	nc = (int)(S / (nt * thr));
-	if (nc >= nch)
-		return 1.0;
-	return (double)nch / (nc > 1 ? nc : 1);
-}
-
-/* Channels the collective runs on at S bytes: NCCL's channel tuning above
+/* Channels the collective runs on at S bytes: NCCL's channel tuning
  * (src/enqueue.cc, "Ring/Tree channel tuning"), at least 1, at most the
- * channels of the group. */
+ * group's channels (CH_PER_NIC per rail). */
 static int channels_used(const struct grp *gr, int pi, gp_algo_t a, double S)
 {
 	double thr = pi == 2 ? 8.0 * (a == GP_ALGO_TREE ? 1 : gr->n) : pi == 1 ? 8.0 : 64.0;
@@ -812,6 +799,16 @@ static int channels_used(const struct grp *gr, int pi, gp_algo_t a, double S)
 		return 1;
 	nc = (int)(S / (nt * thr));
 	return nc < 1 ? 1 : nc > nch ? nch : nc;
+}
+
+/* Bandwidth factor of running on fewer channels than the group has: the
+ * group's channels over those in use (1 on all of them). */
+static double channel_factor(const struct grp *gr, int pi, gp_algo_t a, double S)
+{
+	if (gr->units <= 1 || a == GP_ALGO_NVLS || a == GP_ALGO_DIRECT)
+		return 1.0;
+	return (double)(CH_PER_NIC * (gr->nrails > 1 ? gr->nrails : 1)) /
+	       channels_used(gr, pi, a, S);
 }
 
 /* An LL step between nodes completes when the slowest of the nc channels
