@@ -560,6 +560,22 @@ static int32_t next_cap(const ctx_t *x, int32_t R)
 	return R - left > 1 ? R - left : 1;
 }
 
+/* Take node v for as many of the R GPUs still wanted as it gives, the
+ * request allows per node and the nodes still needed leave; returns them. */
+static int32_t take_upto(ctx_t *x, int32_t v, int32_t R)
+{
+	const gp_request_t *r = x->r;
+	int32_t cap = r->gpus_per_node ? r->gpus_per_node : next_cap(x, R);
+	int32_t t = eff_usable(x->ws, v);
+
+	if (t > cap)
+		t = cap;
+	if (t > R)
+		t = R;
+	take_node(x, v, t);
+	return t;
+}
+
 /*
  * Best fit over keys[0..n) (sorted): takes up to R GPUs under the node
  * limits and returns how many it took.
@@ -742,7 +758,7 @@ static int32_t spread_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_p
 		progress = false;
 		for (i = 0; i < n && R > 0; i++) {
 			uint64_t rack = (ws->keys[i] >> 32) & 0xffffffffu;
-			int32_t t, cap;
+			int32_t t;
 
 			if (rack == last_rack)
 				continue;
@@ -751,13 +767,7 @@ static int32_t spread_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_p
 			v = (int32_t)(ws->keys[i] & 0x7ffffff);
 			if (ws->taken[v] == ws->stamp || eff_usable(ws, v) < need)
 				continue;
-			cap = r->gpus_per_node ? r->gpus_per_node : next_cap(x, R);
-			t = eff_usable(ws, v);
-			if (t > cap)
-				t = cap;
-			if (t > R)
-				t = R;
-			take_node(x, v, t);
+			t = take_upto(x, v, R);
 			R -= t;
 			got += t;
 			last_rack = rack;
@@ -776,19 +786,13 @@ static int32_t take_in_order(ctx_t *x, const uint64_t *keys, int32_t n, int32_t 
 	int32_t i, got = 0, need = r->gpus_per_node ? r->gpus_per_node : 1;
 
 	for (i = 0; i < n && R > 0; i++) {
-		int32_t v = (int32_t)(keys[i] & 0x7ffffff), t, cap;
+		int32_t v = (int32_t)(keys[i] & 0x7ffffff), t;
 
 		if (r->max_nodes && x->picked >= r->max_nodes)
 			break;
 		if (ws->taken[v] == ws->stamp || eff_usable(ws, v) < need)
 			continue;
-		cap = r->gpus_per_node ? r->gpus_per_node : next_cap(x, R);
-		t = eff_usable(ws, v);
-		if (t > cap)
-			t = cap;
-		if (t > R)
-			t = R;
-		take_node(x, v, t);
+		t = take_upto(x, v, R);
 		R -= t;
 		got += t;
 	}
