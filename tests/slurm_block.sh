@@ -40,13 +40,7 @@ export CTLPORT=${CTLPORT:-$((16997 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir TOPOLOGY=block RACKA_KW=40 RACKB_KW=40
 export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
-check() { if eval "$1"; then ok "$2"; else not_ok "$2"; shift 2; for l in "$@"; do echo "# $l"; done; fi; }
-cleanup() { $H down >/dev/null 2>&1; rm -rf "$D" "$D.up.log"; }
-trap cleanup EXIT
+. "$top/tests/slurm/lib.sh"
 
 if ! $H up 2>"$D.up.log"; then
 	not_ok "topology/block cluster with job_submit/gpuplace did not come up (Slurm $ver)"

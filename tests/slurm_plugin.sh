@@ -30,12 +30,6 @@ export TELEMETRY_URL=http://127.0.0.1:9/api/v1/query
 export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { if eval "$1"; then ok "$2"; else not_ok "$2"; shift 2; for l in "$@"; do echo "# $l"; done; fi; }
-cleanup() { $H down >/dev/null 2>&1; rm -rf "$D" "$D.up.log"; }
-trap cleanup EXIT
 
 if ! $H up 2>"$D.up.log"; then
 	not_ok "cluster with job_submit/gpuplace did not come up"

@@ -63,12 +63,6 @@ chmod 755 "$D/bin"/*
 export PROLOG=$D/bin/gpuplace-powercap-prolog EPILOG=$D/bin/gpuplace-powercap-epilog
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { if eval "$1"; then ok "$2"; else not_ok "$2"; shift 2; for l in "$@"; do echo "# $l"; done; fi; }
-cleanup() { $H down >/dev/null 2>&1; [ -n "${GP_KEEP:-}" ] || rm -rf "$D" "$D.up.log"; }
-trap cleanup EXIT
 
 if ! $H up 2>"$D.up.log"; then
 	not_ok "cluster with job_submit/gpuplace did not come up"

@@ -55,14 +55,6 @@ unset JOB_SUBMIT SCHED_PARAMS SPANK_PLUGINS TELEMETRY_URL VALGRIND_LOG
 export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
-diag() { local l; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /'; done; }
-# check COND TEXT [DIAG...]: COND is evaluated; DIAG lines are printed on failure
-check() { if eval "$1"; then ok "$2"; else not_ok "$2"; shift 2; diag "$@"; fi; }
-cleanup() { $H down >/dev/null 2>&1; rm -rf "$D" "$D.up.log"; }
-trap cleanup EXIT
 T0=$(date +%s)
 
 if ! $H up 2>"$D.up.log"; then

@@ -1,6 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# lib.sh - shell helpers the real-daemon tests share; sourced (bash) after
-# SLURM_CONF points at the harness's cluster.
+# lib.sh - shell helpers the real-daemon tests share; sourced (bash) once D
+# (the cluster's directory), H (the harness command) and SLURM_CONF are set.
+# Sourcing it starts the TAP count and removes the cluster at exit
+# (GP_KEEP=1 keeps its directory for a look).
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+# diagnostic lines, each line of each argument behind "#"
+diag() { local l; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /'; done; }
+# check COND TEXT [DIAG...]: COND is evaluated; DIAG lines on failure
+check() { if eval "$1"; then ok "$2"; else not_ok "$2"; shift 2; diag "$@"; fi; }
+cleanup() { $H down >/dev/null 2>&1; [ -n "${GP_KEEP:-}" ] || rm -rf "$D" "$D.up.log"; }
+trap cleanup EXIT
 
 # Every GPU a running job holds, one "node:index" line per GPU, from
 # `scontrol show job -d` (Nodes=... GRES=gpu:...(IDX:0-1,3) lines): a GPU
