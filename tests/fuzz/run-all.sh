@@ -6,7 +6,7 @@
 # print executions and crashes per target.
 #
 #   tests/fuzz/run-all.sh [-b BUILDDIR] [-w WORKDIR] [-t SECONDS | -r RUNS]
-#                         [-j PARALLEL] [-n] [TARGET...]
+#                         [-j PARALLEL] [-s SHARDS] [-n] [TARGET...]
 #
 #   -b  the configured build tree (config.h, `make fuzz-sources`); default .
 #   -w  where objects, binaries, corpora, crash inputs and logs go;
@@ -16,6 +16,9 @@
 #   -T  with -r: stop a target after this many seconds even if short of
 #       its runs (the printed executions say how far it got)
 #   -j  targets run at once (a pool: the next starts when one ends); default 1
+#   -s  processes per target, each with its own seed and its share of -r,
+#       all growing the target's one corpus; executions are their sum
+#       (for the slow probe_xml on an otherwise idle machine); default 1
 #   -n  build only
 #
 # Exit status 0 when every target ran without a crash, 1 on a crash or a
@@ -32,8 +35,9 @@ secs=
 runs=10000
 cap=
 par=1
+shards=1
 build_only=0
-while getopts b:w:t:r:T:j:n opt; do
+while getopts b:w:t:r:T:j:s:n opt; do
 	case $opt in
 	b) build=$OPTARG ;;
 	w) work=$OPTARG ;;
@@ -41,8 +45,9 @@ while getopts b:w:t:r:T:j:n opt; do
 	r) runs=$OPTARG; secs= ;;
 	T) cap=$OPTARG ;;
 	j) par=$OPTARG ;;
+	s) shards=$OPTARG ;;
 	n) build_only=1 ;;
-	*) sed -n '6,18p' "$0" >&2; exit 2 ;;
+	*) sed -n '6,21p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -134,11 +139,11 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export LSAN_OPTIONS="suppressions=$src/tests/data/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 if [ -n "$secs" ]; then limit="-max_total_time=$secs"; else limit="-runs=$runs${cap:+ -max_total_time=$cap}"; fi
-export GP_FUZZ_WORK="$work" GP_FUZZ_LIMIT="$limit"
+export GP_FUZZ_WORK="$work" GP_FUZZ_LIMIT="$limit" GP_FUZZ_SHARDS="$shards"
 # a pool of $par runners: xargs starts the next target when one ends
 printf '%s\n' $targets | xargs -P "$par" -n 1 sh "$src/tests/fuzz/run-one.sh"
 
-echo "libFuzzer ($("$cc" --version | head -1)), -fsanitize=fuzzer,address,undefined, LSan on; ${secs:+$secs s}${runs:+$runs runs}${cap:+ (at most $cap s)} per target"
+echo "libFuzzer ($("$cc" --version | head -1)), -fsanitize=fuzzer,address,undefined, LSan on; ${secs:+$secs s}${runs:+$runs runs}${cap:+ (at most $cap s)} per target$([ "$shards" -gt 1 ] && echo ", $shards processes each")"
 bad=0
 for t in $targets; do
 	cat "$work/log/$t.summary"
