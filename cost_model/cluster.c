@@ -105,6 +105,25 @@ int32_t gp__node_find(const gp_cluster_t *c, const char *name)
 	return gp__nametab_find(&c->node_index, name);
 }
 
+bool gp__block_pin_ok(const gp_cluster_t *c, const int32_t *nodes, int32_t n, int32_t segment)
+{
+	int32_t per, group = -1, i, b;
+
+	if (!c || c->nblocks <= 0 || c->block_base <= 0 || n <= 0)
+		return true;
+	per = ((segment > 0 ? segment : n) + c->block_base - 1) / c->block_base;
+	for (i = 0; i < n; i++) {
+		b = nodes[i] >= 0 && nodes[i] < c->nnodes ? c->nodes[nodes[i]].block : -1;
+		if (b < 0)
+			return false; /* "requires nodes which are not in blocks" */
+		if (group < 0)
+			group = b / per;
+		else if (b / per != group)
+			return false;
+	}
+	return true;
+}
+
 int gp_cluster_node_count(const gp_cluster_t *c)
 {
 	return c ? c->nnodes : 0;

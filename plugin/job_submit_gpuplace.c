@@ -657,6 +657,17 @@ static bool topology_tree(void)
 	return sc && sc->topology_plugin && strstr(sc->topology_plugin, "tree");
 }
 
+/* slurmctld runs topology/block (23.11+); false outside slurmctld. */
+static bool topology_block(void)
+{
+	const slurm_conf_t *sc;
+
+	if (!in_slurmctld())
+		return false;
+	sc = dlsym(RTLD_DEFAULT, "slurm_conf");
+	return sc && sc->topology_plugin && strstr(sc->topology_plugin, "block");
+}
+
 /* slurmctld's DefMemPerCPU (with MEM_PER_CPU set) or DefMemPerNode, 0 when
  * none or outside slurmctld; read at every call, so a reconfigure counts. */
 static uint64_t daemon_default_mem(void)
@@ -1466,6 +1477,13 @@ static int pin_exact(const job_desc_msg_t *j, const gp_request_t *r, const gp_sc
 		snprintf(why, len, "this Slurm takes no required nodes with several --segment segments");
 		return 0;
 	}
+	if (dec_conf &&
+	    !gp__block_pin_ok(dec_conf->cluster, best->nodes, n, (int32_t)gp_job_segment(j))) {
+		/* Slurm would refuse the job outright, not only wait */
+		snprintf(why, len, "topology/block takes no required nodes outside one block of "
+		         "the job's size");
+		return 0;
+	}
 	for (i = 1; i < n; i++)
 		if (gp__popcount(best->gpu_mask[i]) != per)
 			even = false;
@@ -1589,6 +1607,16 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 			    "matching-OR group", o->features);
 		else
 			ADD("gpuplace: CONSTRAIN none: the chosen set spans the whole cluster");
+		/* waiting for a block: --segment=<nodes> would let Slurm take
+		 * whichever block frees first, but Slurm gives it no max-time
+		 * and takes no change of a pending job's segment (job_mgr.c
+		 * _update_job has no segment_size, 24.11 to 25.11): a job held
+		 * by it could never be released.  The block's feature can be:
+		 * steering PINs the job elsewhere once the predicted wait is
+		 * over (steer_rules.h) */
+		if (added && d->waited && topology_block())
+			ADD(" (a block's feature, not --segment, which Slurm cannot lift from a pending "
+			    "job: gpuplace releases it after the predicted %.0f s)", d->wait_s);
 		if (*o->unpinned && list)
 			ADD("; best free set %s not pinned: %s", list, o->unpinned);
 	}
@@ -1880,7 +1908,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	} else {
 		apply(job_desc, c->cluster, &d, &o);
-		slurm_verbose("gpuplace: %s, %d GPUs: %s", label, r.gpus, job_desc->admin_comment);
+		slurm_verbose("gpuplace: %s, %d GPUs: %s (why: %s)", label, r.gpus,
+		              job_desc->admin_comment, d.reason);
 		rc = SLURM_SUCCESS;
 		refresh_soon();
 	}
@@ -2123,6 +2152,7 @@ struct steer_plan {
 	uint32_t nodes;
 	char *features;           /* the user's own constraint, "" = none */
 	char *comment;
+	bool drop_switch;         /* it waited through gpuplace's --switches */
 	char why[160];
 };
 
@@ -2246,6 +2276,10 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	plan->req_nodes = strdup(list);
 	plan->nodes = (uint32_t)d.cands[0].nnodes;
 	plan->features = strdup(o->d.features ? o->d.features : "");
+	/* a job that waited through gpuplace's --switches: the PIN is exact
+	 * now, and a spread set would otherwise be held by the switch count
+	 * until max-time */
+	plan->drop_switch = o->st.every_refresh;
 	{
 		char comment[1536];
 
@@ -2282,6 +2316,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		           gp_live_name_hash(o->d.name), true, d.cands[0].cap_w);
 	}
 	gp_steer_moved(&o->st, now);
+	o->st.every_refresh = false; /* a PIN from now on */
 	moved = 1;
 out:
 	prepare_skip_ref = 0;
@@ -2345,6 +2380,13 @@ static void steer_pass(gp_live_t *lv)
 		u.min_nodes = u.max_nodes = plan.nodes;
 		u.features = plan.features;
 		u.admin_comment = plan.comment;
+		if (plan.drop_switch) {
+			/* job_mgr.c _update_job takes both on a pending job;
+			 * 0 = no switch count (topology/tree evaluates
+			 * req_switch only when > 0) */
+			u.req_switch = 0;
+			u.wait4switch = 0;
+		}
 		updates++;
 		steer_inflight = plan.job_id;
 		rc = slurm_update_job(&u);

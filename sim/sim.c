@@ -1245,7 +1245,7 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 	} else if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_PIN) {
 		rc = pinned_fit(S, J, sh, alloc, pl);
 		if (rc == PL_PLACED && !switch_holds(S, J, pl, now))
-			rc = PL_NOFIT; /* steered, the job keeps its --switches */
+			rc = PL_NOFIT; /* its --switches, until steered */
 		if (rc == PL_PLACED && (rc = evaluate(S, sh, pl)) == PL_PLACED && J->cap_w > 0) {
 			/* the cap the engine planned slows the job down */
 			pl->cap_w = J->cap_w;
@@ -1458,12 +1458,15 @@ static int plugin_decide(struct sim *S, int32_t j)
 	if (rc)
 		return gp__errorf(S->err, rc, "job %u: %s", J->tj->id, derr.text);
 	if (d.kind == GP_DECIDE_PIN && d.ncands > 0 &&
-	    (S->passed_queued > 0 || S->passed_started > S->snap_time)) {
+	    (S->passed_queued > 0 || S->passed_started > S->snap_time ||
+	     !gp__block_pin_ok(S->c, d.cands[0].nodes, d.cands[0].nnodes, 0))) {
 		/* as the plugin does (plugin/job_submit_gpuplace.c, pin_exact): a
 		 * PIN names nodes free in its view, but a GPU job it let through
 		 * and has not seen started may take them first, and a PINned job
 		 * then waits for exactly those nodes; so while one is unconfirmed
-		 * it CONSTRAINs the job to the chosen set's domain instead */
+		 * it CONSTRAINs the job to the chosen set's domain instead.  The
+		 * same when topology/block would refuse the set as required nodes
+		 * (gp__block_pin_ok) */
 		const gp_scored_t *sc = &d.cands[0];
 		char feat[GP_NAME_MAX + 16] = "";
 
@@ -1616,6 +1619,10 @@ static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
 			return 0;
 		}
 	}
+	if (!gp__block_pin_ok(S->c, sc->nodes, sc->nnodes, 0)) {
+		gp__decision_clear(&d); /* Slurm would refuse it: pin_exact */
+		return 0;
+	}
 	if (!J->steered)
 		J->decision0 = J->decision;
 	if (J->decision == GP_SIM_DEC_CONSTRAIN) {
@@ -1630,6 +1637,10 @@ static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
 	S->steer_usable_ok = false; /* the ledger holds its new set */
 	S->steer_moved[S->nsteer_moved++] = j; /* at most steer_max per pass */
 	gp_steer_moved(&J->steer, now);
+	/* the plugin's steering update clears the switch request with the
+	 * PIN (steer_pass: req_switch = 0), so a spread set starts now */
+	J->switches = 0;
+	J->steer.every_refresh = false;
 	J->steered = true;
 	S->res->m.steered++;
 	return 1;

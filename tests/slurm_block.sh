@@ -6,7 +6,9 @@
 # (blkA = n[1-4], blkB = n[5-8], BlockSizes=4,8) that gpuplace reads from
 # topology.conf as its NVLink domains.  An NVL72-style job (whole nodes,
 # --nodes --gpus-per-node) is pinned inside one block, and a job with
-# --segment (24.05+) keeps it and runs on whole segments.
+# --segment (24.05+) keeps it and runs on whole segments; a set that
+# topology/block would refuse as required nodes (two nodes in two blocks)
+# is never pinned.
 # Prints TAP; skips, saying why, when not root, when Slurm is missing, or
 # when the installed Slurm has no topology/block (22.05: scripts/test.sh
 # runs this again inside a Debian 13 root with Slurm 24.11).
@@ -14,7 +16,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=6
+N_TESTS=8
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ -z "${GP_SANITIZERS:-}" ] || skip_all "built with sanitizers: slurmctld cannot load an ASan plugin (tests/test_plugin runs it instrumented)"
@@ -38,7 +40,7 @@ vnum=$((10#$major * 100 + 10#$minor))
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-block.XXXXXX")
 export CTLPORT=${CTLPORT:-$((16997 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((17900 + ${GP_PORT_OFFSET:-0}))}
-export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir TOPOLOGY=block RACKA_KW=40 RACKB_KW=40
+export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpuplace.so TOPOLOGY=block RACKA_KW=40 RACKB_KW=40
 export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
@@ -115,6 +117,32 @@ else
 		"$(scontrol show job "$j" | grep -E 'AdminComment|JobState')"
 	clear_jobs
 fi
+# 5-6. a set Slurm's topology/block refuses is never pinned: n[1-3] and
+#      n[5-7] full, n4 and n8 free (8 GPUs, one node in each block).  A
+#      2-node job must lie in one base block (eval_nodes_block.c groups the
+#      base blocks by ceil(nodes / 4)), so required nodes n[4,8] would make
+#      Slurm refuse the job at submission.  gpuplace keeps the job (no
+#      PIN, the reason in its comment); it starts inside blkA when n3 frees
+for i in 1 2 3 5 6 7; do sbatch -Q -w n$i --gpus=4 -t 5 -o /dev/null -J wblk$i --wrap='sleep 300'; done
+for t in $(seq 1 80); do
+	[ "$(squeue -h -t R -n wblk1,wblk2,wblk3,wblk5,wblk6,wblk7 | wc -l)" = 6 ] && break
+	sleep 0.25
+done
+sleep 3 # a state refresh (2 s) that has them
+j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e9,step_s=1 -t 60 -o /dev/null --wrap='sleep 30' 2>"$D/across.err")
+sleep 2
+st=$(squeue -h -j "$j" -o %T 2>/dev/null)
+check '[ -n "$j" ] && [ "$st" = PENDING ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: CONSTRAIN .*best free set n\[4,8\] not pinned: topology/block takes no required nodes outside one block"' \
+	"one free node in each block: the 8-GPU job is accepted and not pinned across the blocks (${st:-refused})" \
+	"$(cat "$D/across.err")" "$(scontrol show job "$j" 2>&1 | grep -E 'AdminComment|JobState|Features')"
+scancel -n wblk3
+# Slurm (its next scheduling or backfill pass) or gpuplace's steering (its
+# next pass over a CONSTRAINed job, within gpuplace_steer_interval, 30 s)
+nodes=""
+for t in $(seq 1 60); do nodes=$(squeue -h -j "$j" -t R -o %N 2>/dev/null); [ -n "$nodes" ] && break; sleep 1; done
+check '[ "$nodes" = "n[3-4]" ]' "when n3 frees, it runs inside blkA: $nodes" \
+	"$(scontrol show job "$j" 2>&1 | grep -E 'AdminComment|JobState|NodeList')"
+clear_jobs
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \
 	"$(grep 'gpuplace' "$D/log/slurmctld.log" | grep -E 'error|fatal' | head -n 3)"

@@ -901,16 +901,25 @@ static void test_plugin_faithful_switches(void **state)
 	ran_on(c, r, 1, l1);
 	gp__sim_result_destroy(r);
 
-	/* case 2: it frees only after max-time, with steering and without */
+	/* case 2: it frees only after max-time, with steering and without.
+	 * Without, Slurm holds the job to one leaf until max-time (300 s
+	 * after its submission at 3 s); with, steering PINs it to the spread
+	 * set at the first refresh after its predicted wait (job 0's end at
+	 * 101 s, which job 1 takes) and drops the switch count as the
+	 * plugin's update does, so it starts then */
 	on = switch_run(c, t2, true);
 	off = switch_run(c, t2, false);
+	printf("# case 2: spread start %.0f s with steering, %.0f s without\n",
+	       on->jobs[2].start_s, off->jobs[2].start_s);
+	assert_true(off->jobs[2].start_s == 3 + 300);
+	/* the plugin refreshes every 2 s */
+	assert_true(on->jobs[2].start_s >= 101 && on->jobs[2].start_s <= 101 + 2);
 	for (r = on; r; r = r == on ? off : NULL) {
 		assert_true(r->jobs[0].end_s == 101);
 		assert_int_equal(r->jobs[1].decision, GP_SIM_DEC_CONSTRAIN);
 		assert_true(r->jobs[1].start_s == 101);
 		ran_on(c, r, 1, l1);
 		assert_int_equal(r->jobs[2].decision, GP_SIM_DEC_CONSTRAIN);
-		assert_true(r->jobs[2].start_s == 3 + 300);
 		ran_on(c, r, 2, spread);
 		/* spread, it runs longer; by more than the 300 s that still
 		 * paid, so max-time was Slurm's cap, not the policy's */
@@ -928,6 +937,46 @@ static void test_plugin_faithful_switches(void **state)
 }
 
 /* ---- Slurm's topology/block baseline ------------------------------------------ */
+
+/* Which required node sets Slurm's topology/block accepts
+ * (gp__block_pin_ok, the plugin's PIN guard): eval_nodes_block.c groups
+ * the base blocks by ceil(nodes / base block size) and wants every
+ * required node in one group. */
+static int32_t pin_ok_of(const gp_cluster_t *c, const char *list, int32_t segment)
+{
+	int32_t nodes[32], n = 0;
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok && n < 32; tok = strtok_r(NULL, ",", &save))
+		nodes[n++] = gp__node_find(c, tok);
+	return gp__block_pin_ok(c, nodes, n, segment);
+}
+
+static void test_block_pin_ok(void **state)
+{
+	gp_cluster_t *c = NULL;
+	gp_error_t err = { "" };
+
+	(void)state;
+	if (gp_cluster_load_conf_dir(GP_SRCDIR "/tests/data/sim/block", &c, &err))
+		fail_msg("%s", err.text);
+	/* no larger than a base block: inside one, never across two */
+	assert_true(pin_ok_of(c, "n03,n04", 0));
+	assert_false(pin_ok_of(c, "n04,n05", 0));
+	assert_false(pin_ok_of(c, "n01,n02,n03,n16", 0));
+	/* 5 to 8 nodes: base blocks paired b1+b2, b3+b4 */
+	assert_true(pin_ok_of(c, "n01,n02,n03,n05,n06,n07", 0));
+	assert_true(pin_ok_of(c, "n09,n10,n11,n12,n13,n14,n15,n16", 0));
+	assert_false(pin_ok_of(c, "n05,n06,n07,n08,n09,n10,n11,n12", 0));
+	/* 9 to 12 nodes: groups of three base blocks, b1-b3 and b4 */
+	assert_true(pin_ok_of(c, "n01,n02,n03,n04,n05,n06,n07,n08,n09", 0));
+	assert_false(pin_ok_of(c, "n05,n06,n07,n08,n09,n10,n11,n12,n13", 0));
+	/* one --segment of 2: the segment's size decides, as for 2 nodes */
+	assert_false(pin_ok_of(c, "n04,n05", 2));
+	assert_true(pin_ok_of(c, "n07,n08", 2));
+	gp_cluster_destroy(c);
+}
 
 /* Run one job of gpus GPUs (4 per node) on tests/data/sim/block (blocks
  * b1-b4 of four nodes, BlockSizes=4,8,16) with the nodes in busy[] drained
@@ -1208,6 +1257,7 @@ int main(void)
 		cmocka_unit_test(test_plugin_faithful_ledger),
 		cmocka_unit_test(test_plugin_faithful_steering),
 		cmocka_unit_test(test_plugin_faithful_switches),
+		cmocka_unit_test(test_block_pin_ok),
 		cmocka_unit_test(test_judge_table),
 		cmocka_unit_test(test_judge_errors),
 		cmocka_unit_test(test_trace_hints),
