@@ -373,7 +373,14 @@ plugin() {
 down() {
 	local pids="" f p left="" t
 	if [ -f "$D/pids/slurmctld.pid" ] && alive "$(cat "$D/pids/slurmctld.pid")"; then
-		timeout 10 scancel -u root 2>/dev/null || true
+		# every user's jobs (tests submit as other users too): a job
+		# still running when its slurmd stops leaves its slurmstepd
+		# behind
+		timeout 10 squeue -h -o %i 2>/dev/null | xargs -r timeout 10 scancel 2>/dev/null || true
+		for t in $(seq 1 20); do
+			[ -z "$(timeout 5 squeue -h -o %i 2>/dev/null)" ] && break
+			sleep 0.25
+		done
 	fi
 	for f in "$D"/pids/slurmd-*.pid "$D/pids/slurmctld.pid"; do [ -f "$f" ] && pids="$pids $(cat "$f")"; done
 	for p in $pids; do if alive "$p" && ours "$p"; then kill -TERM "$p" 2>/dev/null || true; fi; done
