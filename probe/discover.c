@@ -649,8 +649,13 @@ static void find_links(struct scan *s, gp_probe_t *p)
 				p->layout.links[ep[i]][ep[j]] = (int8_t)nlinks(bw, p->link_mbps);
 			else if (ep[j] == EP_SWITCH)
 				sw[ep[i]] += nlinks(bw, p->link_mbps);
-			else if (ep[j] == EP_CPU)
-				p->gpus[ep[i]].cpu_links += nlinks(bw, p->link_mbps);
+			else if (ep[j] == EP_CPU) {
+				/* summed over the CPUs it links to, capped as
+				 * every link count (the fragment's range) */
+				int k = p->gpus[ep[i]].cpu_links + nlinks(bw, p->link_mbps);
+
+				p->gpus[ep[i]].cpu_links = k > 127 ? 127 : k;
+			}
 		}
 	}
 	for (g = 0; g < p->ngpus; g++)

@@ -328,7 +328,10 @@ static void test_gres_lines(void **unused)
 
 static void test_json_roundtrip(void **unused)
 {
-	static const char *const files[] = { "switch-gpu-hca.xml", "odd-bandwidth.xml" };
+	/* nvlink-cpu-links-sum.xml: GPU 0 has 127 NVLinks to each package;
+	 * its CPU link count stays within the fragment's 0-127 */
+	static const char *const files[] = { "switch-gpu-hca.xml", "odd-bandwidth.xml",
+		                             "nvlink-cpu-links-sum.xml" };
 	size_t i;
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -352,6 +355,8 @@ static void test_json_roundtrip(void **unused)
 			assert_int_equal(q->gpus[g].rail, p->gpus[g].rail);
 			assert_int_equal(q->gpus[g].rail_affinity, p->gpus[g].rail_affinity);
 		}
+		if (i == 2)
+			assert_int_equal(p->gpus[0].cpu_links, 127);
 		/* writing the parsed fragment again gives the same text */
 		assert_int_equal(gp__probe_to_json(q, &again, &err), GP_OK);
 		assert_string_equal(again, text);

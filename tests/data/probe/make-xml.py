@@ -114,3 +114,22 @@ machine(2,1,False,"GA100 [A100 SXM4 40GB]",d+"/pci-class-only.xml",kind='pci',bm
 # Blackwell GPUs whose NVLink 5 hwloc 2.9 does not measure (unknown)
 machine(2,1,False,"NVIDIA L40S",d+"/nvml-pcie.xml")
 machine(2,1,False,"NVIDIA B200",d+"/nvml-b200-no-matrix.xml")
+# NVLink from one GPU to both packages at 127 links each (as POWER9 nodes
+# report CPU NVLink): its CPU link count is capped at 127, the fragment's
+# range, not summed past it (libFuzzer found 254).  switch-gpu-hca.xml
+# with a 6-object matrix.
+import re
+src=open(d+"/switch-gpu-hca.xml").read()
+pk=re.findall(r'type="Package"[^>]*gp_index="(\d+)"',src)
+idx="OSDev:116 OSDev:120 OSDev:141 OSDev:145 Package:%s Package:%s "%(pk[0],pk[1])
+gbw={(0,1):100000,(2,3):50000}
+vals=[]
+for i in range(6):
+    for j in range(6):
+        if i==j: vals.append(1000000)
+        elif i<4 and j<4: vals.append(gbw.get((min(i,j),max(i,j)),0))
+        elif 0 in (i,j): vals.append(127*50000)
+        else: vals.append(0)
+v=" ".join(map(str,vals))+" "
+m='  <distances2hetero nbobjs="6" kind="25" name="NVLinkBandwidth">\n    <indexes length="%d">%s</indexes>\n    <u64values length="%d">%s</u64values>\n  </distances2hetero>'%(len(idx),idx,len(v),v)
+open(d+"/nvlink-cpu-links-sum.xml","w").write(re.sub(r'  <distances2hetero nbobjs="4".*?</distances2hetero>',lambda _: m,src,flags=re.S))
