@@ -166,17 +166,24 @@ sleep 3
 
 # 7. a burst of 200 submissions: every one is accepted and no GPU is ever
 #    given to two jobs at once (the plugin's ledger keeps a burst apart)
-for i in $(seq 1 200); do
-	sbatch -Q --gpus=2 -o /dev/null --wrap='sleep 2' || echo "submit $i failed" >>"$D/burst.err"
-done
-# every (node, GPU index) held by a running job, one line each
+# sampled while it is submitted and runs (on a loaded machine 200 sbatch
+# calls can take longer than the jobs): every (node, GPU index) held by a
+# running job, one line each, about every 2 s until the queue is empty
+(
+	for i in $(seq 1 200); do
+		sbatch -Q --gpus=2 -o /dev/null --wrap='sleep 2' || echo "submit $i failed" >>"$D/burst.err"
+	done
+) &
+sub=$!
 overlap=0 seen=0
-for sample in 1 2 3 4 5 6; do
+for sample in $(seq 1 90); do
 	gpus_in_use >"$D/inuse.txt"
 	seen=$((seen + $(wc -l <"$D/inuse.txt")))
 	sort "$D/inuse.txt" | uniq -d | sed 's/^/double-booked /' >>"$D/overlap.txt"
-	sleep 3
+	if ! kill -0 "$sub" 2>/dev/null && [ "$(squeue -h | wc -l)" = 0 ]; then break; fi
+	sleep 2
 done
+wait "$sub"
 [ -s "$D/overlap.txt" ] && overlap=1
 check '[ ! -s "$D/burst.err" ] && [ "$overlap" = 0 ] && [ "$seen" -gt 0 ]' \
 	"a burst of 200 submissions: all accepted, no GPU double-booked ($seen GPU allocations sampled)" \
