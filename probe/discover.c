@@ -95,6 +95,152 @@ static void xml_v3_to_v2(char *buf)
 	}
 }
 
+/* ---- reading XML: indexes hwloc would size bitmaps by ----------------- */
+
+/* hwloc sets the bit os_index of every PU and NUMA node it reads in the
+ * root's complete cpuset or nodeset (hwloc_insert_object_by_parent, hwloc
+ * 2.x topology.c), so the bitmap grows to that index; an object without
+ * os_index gets HWLOC_UNKNOWN_INDEX, 2^32 - 1.  A 12 kB XML whose one PU
+ * lacks os_index made `gpuplace probe --xml` reach 533 MB of resident
+ * memory (1 GB with two such objects).  So before hwloc reads an XML,
+ * every PU and NUMA node must carry a decimal os_index up to
+ * OS_INDEX_MAX.  Tags and attributes are found as hwloc's own XML reader
+ * finds them (topology-xml-nolibxml.c: a tag ends at the first '>', an
+ * attribute is name="value" after white space); a type is matched as
+ * hwloc_type_sscanf matches it (a case-insensitive prefix of at least two
+ * letters of "pu", "numanode" or "node", ended by anything but a letter
+ * or '-').  Linux numbers CPUs below NR_CPUS, at most 8192 on x86-64
+ * (CONFIG_MAXSMP) and 4096 on arm64, and NUMA nodes below
+ * 2^NODES_SHIFT, at most 1024 (arch/x86/Kconfig, arch/arm64/Kconfig);
+ * 65535 leaves room for sparse numbering and keeps a bitmap at 8 kB. */
+#define OS_INDEX_MAX 65535UL
+
+static bool type_match(const char *v, const char *type)
+{
+	size_t i;
+
+	for (i = 0;; i++) {
+		char c = v[i];
+
+		if (type[i] && (c == type[i] || c == type[i] - 'a' + 'A'))
+			continue;
+		if (isalpha((unsigned char)c) || c == '-')
+			return false;
+		return i >= 2;
+	}
+}
+
+static bool bitmap_indexed(const char *v)
+{
+	return type_match(v, "pu") || type_match(v, "numanode") || type_match(v, "node");
+}
+
+/* The escapes hwloc writes and its own reader knows; libxml2 reads them
+ * alike. */
+static size_t xml_escape_len(const char *v)
+{
+	static const char *const known[] = { "&#10;", "&#13;", "&#9;", "&quot;", "&lt;", "&gt;", "&amp;" };
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strncmp(v, known[i], strlen(known[i])))
+			return strlen(known[i]);
+	return 0;
+}
+
+static bool index_bounded(const char *v)
+{
+	unsigned long n = 0;
+	size_t i;
+
+	for (i = 0; isdigit((unsigned char)v[i]); i++)
+		if ((n = n * 10 + (unsigned long)(v[i] - '0')) > OS_INDEX_MAX)
+			return false;
+	return i > 0 && v[i] == '"';
+}
+
+/* One attribute list of an object tag, from after "<object" to its '>':
+ * only what hwloc writes, name="value" after white space, so that either
+ * XML reader hwloc may use sees the same attributes this one sees.
+ * Returns NULL, or where the list leaves that form. */
+static const char *object_attrs(const char *q, const char *end, const char **type, int *nindex,
+                        const char **bad)
+{
+	while (q < end) {
+		const char *name = q += strspn(q, " \t\n");
+		size_t n;
+
+		if (q == end || (*q == '/' && q + 1 == end))
+			return NULL;
+		if (name[-1] != ' ' && name[-1] != '\t' && name[-1] != '\n')
+			return name;
+		n = strspn(name, "abcdefghijklmnopqrstuvwxyz_");
+		if (n == 0 || name[n] != '=' || name[n + 1] != '"')
+			return name;
+		q = name + n + 2;
+		if (n == 4 && !strncmp(name, "type", 4) && bitmap_indexed(q))
+			*type = q;
+		else if (n == 8 && !strncmp(name, "os_index", 8)) {
+			(*nindex)++;
+			if (!*bad && !index_bounded(q))
+				*bad = q;
+		}
+		while (q < end && *q != '"') {
+			size_t e = *q == '&' ? xml_escape_len(q) : 1;
+
+			if (e == 0 || *q == '<')
+				return q;
+			q += e;
+		}
+		if (q >= end)
+			return end;
+		q++;
+	}
+	return NULL;
+}
+
+static int xml_indexes_bounded(const char *xml, const char *what, gp_error_t *err)
+{
+	const char *p = xml, *counted = xml;
+	int line = 1;
+
+	while ((p = strstr(p, "<object")) != NULL) {
+		const char *end = strchr(p, '>'), *type = NULL, *bad = NULL, *off;
+		int nindex = 0;
+		char c = p[7];
+
+		if (!end)
+			return GP_OK; /* hwloc refuses an unterminated tag */
+		for (; counted < p; counted++)
+			line += *counted == '\n';
+		p += 7;
+		if (isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.' || c == ':')
+			continue; /* another tag */
+		off = object_attrs(p, end, &type, &nindex, &bad);
+		if (off) {
+			for (; counted < off; counted++)
+				line += *counted == '\n';
+			return gp__errorf(err, GP_EHWLOC,
+			                  "%s:%d: an object's attributes leave the form hwloc writes "
+			                  "(name=\"value\" after a space) at '%.*s'",
+			                  what, line, (int)strcspn(off, "\n>") < 40 ? (int)strcspn(off, "\n>") : 40, off);
+		}
+		if (type && nindex == 0)
+			return gp__errorf(err, GP_EHWLOC,
+			                  "%s:%d: object type '%.*s' has no os_index (hwloc would "
+			                  "size a bitmap for index 4294967295)",
+			                  what, line, (int)strcspn(type, "\""), type);
+		if (type && bad) /* any os_index of the tag: hwloc keeps the last */
+			return gp__errorf(err, GP_EHWLOC,
+			                  "%s:%d: os_index '%.*s' of a '%.*s' object is not a CPU or "
+			                  "NUMA node number hwloc can take (0 to %lu)",
+			                  what, line, (int)strcspn(bad, "\""), bad,
+			                  (int)strcspn(type, "\""), type, OS_INDEX_MAX);
+		p = end;
+	}
+	return GP_OK;
+}
+
 /* Read path into a malloc'd NUL-terminated buffer (the shared reader). */
 static int read_file(const char *path, char **out, size_t *len, gp_error_t *err)
 {
@@ -907,6 +1053,9 @@ static int probe_run(char *xml, const char *what, const char *node_name, gp_prob
 			rc = gp__errorf(err, GP_ELIMIT, "%s: too large", what);
 			goto error;
 		}
+		rc = xml_indexes_bounded(xml, what, err);
+		if (rc)
+			goto error;
 		rc = hwloc_survives(xml, len, what, err);
 		if (rc)
 			goto error;

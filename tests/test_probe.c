@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -806,6 +807,44 @@ static void test_malformed_xml(void **state)
 	}
 }
 
+/* hwloc sizes its root cpuset and nodeset by the os_index of every PU and
+ * NUMA node, 2^32 - 1 when it is missing: each of these made hwloc
+ * allocate 512 MB (tests/data/probe/make-xml.py).  They are refused before
+ * hwloc reads them, naming file, line and the attribute, and the process
+ * stays small. */
+static void test_bitmap_bloat(void **state)
+{
+	static const struct {
+		const char *file, *line, *says;
+	} bad[] = {
+		{ "big-pu-no-os-index.xml", ":11:", "object type 'PU' has no os_index" },
+		{ "big-numa-os-index.xml", ":57:", "os_index '4294967295' of a 'NUMANode' object" },
+		{ "big-pu-attr-form.xml", ":11:", "at 'cpus=2 os_index=\"1\"" },
+	};
+	char path[PATH_MAX * 2];
+	struct rusage before, after;
+	gp_error_t err = { "" };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(getrusage(RUSAGE_SELF, &before), 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		gp_probe_t *p = (gp_probe_t *)1;
+		char where[PATH_MAX * 2 + 8];
+
+		snprintf(path, sizeof(path), "%s/%s", srcdata, bad[i].file);
+		assert_int_equal(gp__probe_load(path, "big", &p, &err), GP_EHWLOC);
+		assert_null(p);
+		snprintf(where, sizeof(where), "%s%s", path, bad[i].line);
+		if (!strstr(err.text, where) || !strstr(err.text, bad[i].says))
+			fail_msg("%s: %s", bad[i].file, err.text);
+	}
+	assert_int_equal(getrusage(RUSAGE_SELF, &after), 0);
+	/* ru_maxrss in kB: hwloc's bitmap alone would add 524288 */
+	if (after.ru_maxrss - before.ru_maxrss > 65536)
+		fail_msg("resident size grew by %ld kB", after.ru_maxrss - before.ru_maxrss);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -826,6 +865,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_merged_conf_loads),
 		cmocka_unit_test(test_malformed_xml),
+		cmocka_unit_test(test_bitmap_bloat),
 	};
 
 	paths_init();

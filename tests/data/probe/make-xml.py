@@ -133,3 +133,14 @@ for i in range(6):
 v=" ".join(map(str,vals))+" "
 m='  <distances2hetero nbobjs="6" kind="25" name="NVLinkBandwidth">\n    <indexes length="%d">%s</indexes>\n    <u64values length="%d">%s</u64values>\n  </distances2hetero>'%(len(idx),idx,len(v),v)
 open(d+"/nvlink-cpu-links-sum.xml","w").write(re.sub(r'  <distances2hetero nbobjs="4".*?</distances2hetero>',lambda _: m,src,flags=re.S))
+# hwloc sizes its root cpuset and nodeset to the os_index of every PU and
+# NUMA node; without os_index that index is 2^32 - 1 and the bitmap 512 MB.
+# The probe refuses these before hwloc reads them (libFuzzer found the
+# first; `gpuplace probe --xml` reached 533 MB on it).
+src=open(d+"/switch-gpu-hca.xml").read()
+open(d+"/big-pu-no-os-index.xml","w").write(src.replace('<object type="PU" os_index="1" ','<object type="PU" ',1))
+open(d+"/big-numa-os-index.xml","w").write(src.replace('<object type="NUMANode" os_index="1" ','<object type="NUMANode" os_index="4294967295" ',1))
+# an attribute out of hwloc's form: hwloc's reader stops at it and never
+# sees the os_index after it
+pu1=re.search(r'<object type="PU" os_index="1" [^>]*/>',src).group(0)
+open(d+"/big-pu-attr-form.xml","w").write(src.replace(pu1,pu1.replace(' os_index="1"','').replace('/>',' cpus=2 os_index="1"/>'),1))
