@@ -645,27 +645,16 @@ static const char *daemon_conf_file(void)
 	return sc && sc->slurm_conf && *sc->slurm_conf ? sc->slurm_conf : NULL;
 }
 
-/* slurmctld runs topology/tree (its exported slurm_conf_t); false outside
- * slurmctld. */
-static bool topology_tree(void)
+/* slurmctld runs topology/NAME ("tree"; "block", 23.11+), read from its
+ * exported slurm_conf_t; false outside slurmctld. */
+static bool topology_is(const char *name)
 {
 	const slurm_conf_t *sc;
 
 	if (!in_slurmctld())
 		return false;
 	sc = dlsym(RTLD_DEFAULT, "slurm_conf");
-	return sc && sc->topology_plugin && strstr(sc->topology_plugin, "tree");
-}
-
-/* slurmctld runs topology/block (23.11+); false outside slurmctld. */
-static bool topology_block(void)
-{
-	const slurm_conf_t *sc;
-
-	if (!in_slurmctld())
-		return false;
-	sc = dlsym(RTLD_DEFAULT, "slurm_conf");
-	return sc && sc->topology_plugin && strstr(sc->topology_plugin, "block");
+	return sc && sc->topology_plugin && strstr(sc->topology_plugin, name);
 }
 
 /* slurmctld's DefMemPerCPU (with MEM_PER_CPU set) or DefMemPerNode, 0 when
@@ -1614,7 +1603,7 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 		 * by it could never be released.  The block's feature can be:
 		 * steering PINs the job elsewhere once the predicted wait is
 		 * over (steer_rules.h) */
-		if (added && d->waited && topology_block())
+		if (added && d->waited && topology_is("block"))
 			ADD(" (a block's feature, not --segment, which Slurm cannot lift from a pending "
 			    "job: gpuplace releases it after the predicted %.0f s)", d->wait_s);
 		if (*o->unpinned && list)
@@ -1858,7 +1847,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	 * cons_tres force lower-weight nodes in and never meet the switch
 	 * count, notes/slurm-on-one-machine.md C2 - and no --switches of the
 	 * user's) */
-	if (d.kind == GP_DECIDE_CONSTRAIN && topology_tree() && dec_one_weight &&
+	if (d.kind == GP_DECIDE_CONSTRAIN && topology_is("tree") && dec_one_weight &&
 	    (job_desc->req_switch == NO_VAL || job_desc->req_switch == 0) &&
 	    gp_switch_request(&d, &c->policy, &o.switches, &o.switch_wait)) {
 		/* Slurm waits no longer than its max_switch_wait whatever the
