@@ -1626,10 +1626,17 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 	if (d->waited)
 		ADD("; waits ~%.0f s: done in %.0f s instead of %.0f s", d->wait_s, d->wait_finish_s,
 		    d->now_finish_s);
-	if (d->ckpt.storage >= 0)
+	if (d->ckpt.storage >= 0 && d->ckpt.interval_s > 0)
 		ADD("; checkpoint every %.0f s to %s at +%.0f s%s%s", d->ckpt.interval_s,
 		    c->storage[d->ckpt.storage].name, d->ckpt.offset_s,
 		    d->ckpt.buddy >= 0 ? ", buddy " : "",
+		    d->ckpt.buddy >= 0 ? c->nodes[d->ckpt.buddy].name : "");
+	else if (d->ckpt.storage >= 0)
+		/* a time limit short against the MTTF: no periodic checkpoint
+		 * pays (gp__ckpt_plan), one final write at the signal lead */
+		ADD("; no periodic checkpoint: the time limit comes first (job MTTF %.0f s); one "
+		    "to %s %.0f s before it%s%s", d->ckpt.mttf_s, c->storage[d->ckpt.storage].name,
+		    d->ckpt.signal_lead_s, d->ckpt.buddy >= 0 ? ", buddy " : "",
 		    d->ckpt.buddy >= 0 ? c->nodes[d->ckpt.buddy].name : "");
 	else if (d->ckpt_bytes > 0)
 		ADD("; no checkpoint plan: no storage target of gpuplace.conf could be planned for "
@@ -1659,9 +1666,13 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 		env_num(j, "GPUPLACE_SLOWDOWN", 4, best->cost.slowdown);
 	}
 	if (d->ckpt.storage >= 0) {
-		env_num(j, "GPUPLACE_CKPT_INTERVAL", 10, round(d->ckpt.interval_s));
+		/* an interval and offset only for a periodic plan; the target
+		 * and buddy serve the final checkpoint too */
+		if (d->ckpt.interval_s > 0) {
+			env_num(j, "GPUPLACE_CKPT_INTERVAL", 10, round(d->ckpt.interval_s));
+			env_num(j, "GPUPLACE_CKPT_OFFSET", 10, round(d->ckpt.offset_s));
+		}
 		env_set(j, "GPUPLACE_CKPT_TARGET", c->storage[d->ckpt.storage].name);
-		env_num(j, "GPUPLACE_CKPT_OFFSET", 10, round(d->ckpt.offset_s));
 		if (d->ckpt.buddy >= 0)
 			env_set(j, "GPUPLACE_CKPT_BUDDY", c->nodes[d->ckpt.buddy].name);
 		/* one checkpoint before the time limit, unless the user asked

@@ -248,6 +248,73 @@ static void test_apply_constrain(void **unused)
 	}
 }
 
+/* The checkpoint plan as the job sees it: a periodic plan gives its
+ * interval and offset; a plan whose time limit comes before any period
+ * pays (interval 0) says so, and gives no interval of 0 s to act on. */
+static void test_apply_ckpt(void **unused)
+{
+	static const char *const two[] = { "n7", "n8" };
+	static const uint32_t even[] = { 0xf, 0xf };
+	static const struct {
+		double interval_s;
+		const char *says, *not_says;
+		bool env_interval;
+	} cases[] = {
+		{ 1920, "; checkpoint every 1920 s to pfs at +60 s, buddy n1;", "no periodic", true },
+		{ 0, "; no periodic checkpoint: the time limit comes first (job MTTF 48000 s); one to "
+		     "pfs 40 s before it, buddy n1;", "checkpoint every", false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+		gp_decision_t d;
+		struct outcome o;
+		bool interval = false, target = false;
+		uint32_t e;
+
+		j->environment = slurm_xcalloc(2, sizeof(char *), true, false, __FILE__, __LINE__,
+		                               __func__);
+		j->environment[0] = slurm_xstrdup("PATH=/bin");
+		j->env_size = 1;
+		memset(&d, 0, sizeof(d));
+		memset(&o, 0, sizeof(o));
+		d.ncands = 1;
+		d.cands = calloc(1, sizeof(*d.cands));
+		scored(&d.cands[0], two, even, 2);
+		d.ckpt.storage = -1;
+		for (e = 0; e < (uint32_t)cl->nstorage; e++)
+			if (!strcmp(cl->storage[e].name, "pfs"))
+				d.ckpt.storage = (int32_t)e;
+		assert_true(d.ckpt.storage >= 0);
+		d.ckpt.interval_s = cases[i].interval_s;
+		d.ckpt.offset_s = cases[i].interval_s > 0 ? 60 : 0;
+		d.ckpt.mttf_s = 48000;
+		d.ckpt.signal_lead_s = 40;
+		d.ckpt.buddy = gp__node_find(cl, "n1");
+		o.kind = GP_DECIDE_PIN;
+		o.features = "";
+		o.ref = 7;
+		o.tres_node = per_node_tres(j->tres_per_job, 4);
+		apply(j, cl, &d, &o);
+		if (!strstr(j->admin_comment, cases[i].says) || strstr(j->admin_comment, cases[i].not_says))
+			fail_msg("comment '%s'", j->admin_comment);
+		for (e = 0; e < j->env_size; e++) {
+			interval |= !strncmp(j->environment[e], "GPUPLACE_CKPT_INTERVAL=", 23);
+			target |= !strcmp(j->environment[e], "GPUPLACE_CKPT_TARGET=pfs");
+		}
+		assert_int_equal(interval, cases[i].env_interval);
+		assert_true(target);
+		/* a final checkpoint either way: the signal before the limit */
+		assert_int_equal(j->warn_time, 40);
+		for (e = 0; e < j->env_size; e++)
+			slurm_xfree((void **)&j->environment[e]);
+		slurm_xfree((void **)&j->environment);
+		gp__decision_clear(&d);
+		job_free(j);
+	}
+}
+
 static void test_job_need(void **unused)
 {
 	job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
@@ -296,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_pin_exact),
 		cmocka_unit_test(test_apply_pin),
 		cmocka_unit_test(test_apply_constrain),
+		cmocka_unit_test(test_apply_ckpt),
 		cmocka_unit_test(test_job_need),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
