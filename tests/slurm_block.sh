@@ -16,7 +16,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=8
+N_TESTS=9
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ -z "${GP_SANITIZERS:-}" ] || skip_all "built with sanitizers: slurmctld cannot load an ASan plugin (tests/test_plugin runs it instrumented)"
@@ -123,12 +123,7 @@ fi
 #      base blocks by ceil(nodes / 4)), so required nodes n[4,8] would make
 #      Slurm refuse the job at submission.  gpuplace keeps the job (no
 #      PIN, the reason in its comment); it starts inside blkA when n3 frees
-for i in 1 2 3 5 6 7; do sbatch -Q -w n$i --gpus=4 -t 5 -o /dev/null -J wblk$i --wrap='sleep 300'; done
-for t in $(seq 1 80); do
-	[ "$(squeue -h -t R -n wblk1,wblk2,wblk3,wblk5,wblk6,wblk7 | wc -l)" = 6 ] && break
-	sleep 0.25
-done
-sleep 3 # a state refresh (2 s) that has them
+fill_but_n4_n8 wblk 5
 j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e9,step_s=1 -t 60 -o /dev/null --wrap='sleep 30' 2>"$D/across.err")
 sleep 2
 st=$(squeue -h -j "$j" -o %T 2>/dev/null)
@@ -142,6 +137,21 @@ nodes=""
 for t in $(seq 1 60); do nodes=$(squeue -h -j "$j" -t R -o %N 2>/dev/null); [ -n "$nodes" ] && break; sleep 1; done
 check '[ "$nodes" = "n[3-4]" ]' "when n3 frees, it runs inside blkA: $nodes" \
 	"$(scontrol show job "$j" 2>&1 | grep -E 'AdminComment|JobState|NodeList')"
+clear_jobs
+# 7. a job that waits for a block is held by the block's feature, never by
+#    --segment (which Slurm cannot lift from a pending job): n[1-3] and
+#    n[5-7] full for one more minute, n4 and n8 free.  A job with ten times
+#    the gradient of 5-6 is much slower across the blocks, so gpuplace
+#    holds it for a block (both free in a minute), and its comment says
+#    why not --segment
+fill_but_n4_n8 hblk 1
+j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e10,step_s=1 -t 60 -o /dev/null --wrap='sleep 30' 2>"$D/hold.err")
+sleep 2
+cm=$(scontrol show job "$j" 2>/dev/null | grep -o 'AdminComment=.*')
+seg=$(scontrol show job "$j" 2>/dev/null | grep -o 'Segment=[^ ]*')
+check '[ -n "$j" ] && [ "$(squeue -h -j "$j" -o %T)" = PENDING ] && echo "$cm" | grep -q "^AdminComment=gpuplace: CONSTRAIN gpnvl_blk[AB] (a block.s feature, not --segment, which Slurm cannot lift from a pending job: gpuplace releases it after the predicted [0-9]* s)" && [ -z "$seg" ]' \
+	"a job worth holding for a block waits for one by its feature, not by --segment ($(echo "$cm" | grep -o "CONSTRAIN [^ ]*"))" \
+	"$(cat "$D/hold.err")" "$cm" "$seg" "$(scontrol show job "$j" 2>&1 | grep -E 'JobState|Features')"
 clear_jobs
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \

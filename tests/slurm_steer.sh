@@ -116,15 +116,7 @@ clean() {
 #    fresh cluster: right after other jobs were cancelled, a node may still
 #    count as busy for a moment, and the job is then CONSTRAINed to a
 #    domain (no switch count) until the next steering pass
-for i in 1 2 3 5 6 7; do sbatch -Q -w n$i --gpus=4 -t 1 -o /dev/null -J ext$i --wrap='sleep 300'; done
-# all six running, then a state refresh (2 s) that has their end times,
-# from which the wait is predicted
-for t in $(seq 1 80); do
-	[ "$(squeue -h -t R -n ext1,ext2,ext3,ext5,ext6,ext7 | wc -l)" = 6 ] &&
-		[ "$(sinfo -h -N -n n4,n8 -t idle -o %N | sort -u | wc -l)" = 2 ] && break
-	sleep 0.25
-done
-sleep 3
+fill_but_n4_n8 ext 1
 t0=$SECONDS
 j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e9,step_s=1 -t 60 -o /dev/null --wrap='sleep 300')
 sleep 3
@@ -223,16 +215,7 @@ clean
 #    waits for one leaf; when n3's job ends it runs on n[3-4]
 # (the blockers' 5-minute limit lets gpuplace predict the wait: 5 min
 # against a 60-minute job 17 % slower when spread)
-for i in 1 2 3 5 6 7; do sbatch -Q -w n$i --gpus=4 -t 5 -o /dev/null -J blk$i --wrap='sleep 300'; done
-# all six running and n4, n8 idle (nodes of the last test may still be
-# completing), then
-# a state refresh (2 s) that has their end times, from which the wait is predicted
-for t in $(seq 1 80); do
-	[ "$(squeue -h -t R -n blk1,blk2,blk3,blk5,blk6,blk7 | wc -l)" = 6 ] &&
-		[ "$(sinfo -h -N -n n4,n8 -t idle -o %N | sort -u | wc -l)" = 2 ] && break
-	sleep 0.25
-done
-sleep 3
+fill_but_n4_n8 blk 5
 j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e9,step_s=1 -t 60 -o /dev/null --wrap='sleep 300')
 sleep 4
 st=$(squeue -h -j "$j" -o '%T %N')
