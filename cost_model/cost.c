@@ -793,12 +793,15 @@ static int channels_used(const struct grp *gr, int pi, gp_algo_t a, double S)
 {
 	double thr = pi == 2 ? 8.0 * (a == GP_ALGO_TREE ? 1 : gr->n) : pi == 1 ? 8.0 : 64.0;
 	double nt = pi == 2 ? 512.0 : 640.0;
-	int nch = CH_PER_NIC * (gr->nrails > 1 ? gr->nrails : 1), nc;
+	int nch = CH_PER_NIC * (gr->nrails > 1 ? gr->nrails : 1);
+	double nc;
 
 	if (gr->units <= 1 || a == GP_ALGO_NVLS || a == GP_ALGO_DIRECT)
 		return 1;
-	nc = (int)(S / (nt * thr));
-	return nc < 1 ? 1 : nc > nch ? nch : nc;
+	/* clamped as a double: hints may give up to 1e30 bytes, whose
+	 * quotient no int holds */
+	nc = floor(S / (nt * thr));
+	return nc < 1 ? 1 : nc > nch ? nch : (int)nc;
 }
 
 /* Bandwidth factor of running on fewer channels than the group has: the
