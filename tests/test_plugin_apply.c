@@ -79,6 +79,21 @@ static void scored(gp_scored_t *sc, const char *const *names, const uint32_t *ma
 	sc->feasible = true;
 }
 
+/* A decision with one candidate, four GPUs on each of n7 and n8, no
+ * checkpoint plan; o cleared. */
+static void one_set(gp_decision_t *d, struct outcome *o)
+{
+	static const char *const two[] = { "n7", "n8" };
+	static const uint32_t even[] = { 0xf, 0xf };
+
+	memset(d, 0, sizeof(*d));
+	memset(o, 0, sizeof(*o));
+	d->ncands = 1;
+	d->cands = calloc(1, sizeof(*d->cands));
+	scored(&d->cands[0], two, even, 2);
+	d->ckpt.storage = -1;
+}
+
 static void test_per_node_tres(void **unused)
 {
 	char *t;
@@ -158,18 +173,11 @@ static void test_pin_exact(void **unused)
 
 static void test_apply_pin(void **unused)
 {
-	static const char *const two[] = { "n7", "n8" };
-	static const uint32_t even[] = { 0xf, 0xf };
 	job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
 	gp_decision_t d;
 	struct outcome o;
 
-	memset(&d, 0, sizeof(d));
-	memset(&o, 0, sizeof(o));
-	d.ncands = 1;
-	d.cands = calloc(1, sizeof(*d.cands));
-	scored(&d.cands[0], two, even, 2);
-	d.ckpt.storage = -1;
+	one_set(&d, &o);
 	o.kind = GP_DECIDE_PIN;
 	o.features = "";
 	o.ref = 42;
@@ -195,8 +203,6 @@ static void test_apply_pin(void **unused)
 
 static void test_apply_constrain(void **unused)
 {
-	static const char *const two[] = { "n7", "n8" };
-	static const uint32_t even[] = { 0xf, 0xf };
 	static const struct {
 		const char *user;        /* the user's --constraint, or NULL */
 		const char *features;    /* the job's features afterwards */
@@ -217,14 +223,9 @@ static void test_apply_constrain(void **unused)
 		struct outcome o;
 		char feat[64];
 
-		memset(&d, 0, sizeof(d));
-		memset(&o, 0, sizeof(o));
+		one_set(&d, &o);
 		if (cases[i].user)
 			j->features = slurm_xstrdup(cases[i].user);
-		d.ncands = 1;
-		d.cands = calloc(1, sizeof(*d.cands));
-		scored(&d.cands[0], two, even, 2);
-		d.ckpt.storage = -1;
 		domain_of(cl, &d.cands[0], feat, sizeof(feat));
 		assert_string_equal(feat, "gpnvl_nvlB");
 		o.kind = GP_DECIDE_CONSTRAIN;
@@ -253,8 +254,6 @@ static void test_apply_constrain(void **unused)
  * pays (interval 0) says so, and gives no interval of 0 s to act on. */
 static void test_apply_ckpt(void **unused)
 {
-	static const char *const two[] = { "n7", "n8" };
-	static const uint32_t even[] = { 0xf, 0xf };
 	static const struct {
 		double interval_s;
 		const char *says, *not_says;
@@ -277,12 +276,7 @@ static void test_apply_ckpt(void **unused)
 		                               __func__);
 		j->environment[0] = slurm_xstrdup("PATH=/bin");
 		j->env_size = 1;
-		memset(&d, 0, sizeof(d));
-		memset(&o, 0, sizeof(o));
-		d.ncands = 1;
-		d.cands = calloc(1, sizeof(*d.cands));
-		scored(&d.cands[0], two, even, 2);
-		d.ckpt.storage = -1;
+		one_set(&d, &o);
 		for (e = 0; e < (uint32_t)cl->nstorage; e++)
 			if (!strcmp(cl->storage[e].name, "pfs"))
 				d.ckpt.storage = (int32_t)e;
