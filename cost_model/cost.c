@@ -392,10 +392,19 @@ struct gp_cost_scratch {
 	double *p_bw;       /* 4 per placement node: NVLink unit, NVLS, PCIe GB/s, GPU generation */
 	uint32_t *p_isl;    /* per placement node: islands its GPUs are in */
 	double *p_load;     /* 2 per placement node: ring, hierarchical pattern */
-	/* per unit (node index, or nnodes + NVLink domain) */
+	/* per unit: a node of the placement, or a cross-node NVLink domain
+	 * with the placement nodes in it.  A unit's id is the placement index
+	 * of its first node (u_dom: the unit is a domain), so these arrays are
+	 * as long as the placement, not the cluster: a group's units stay in
+	 * cache instead of one miss per array and unit in node-sized arrays */
 	uint32_t *u_stamp, *u_isl, *u_rails;
 	int32_t *u_cnt, *u_p;
+	uint8_t *u_dom;
 	int32_t *ulist;
+	/* per node: listed in this placement (stamp); per NVLink domain: its
+	 * unit id in this placement, valid where d_stamp is the stamp */
+	uint32_t *n_stamp, *d_stamp;
+	int32_t *d_unit;
 	/* per switch */
 	uint32_t *sw_stamp, *sw_gstamp;
 	int32_t *sw_cnt;
@@ -430,7 +439,11 @@ void gp__cost_scratch_destroy(gp_cost_scratch_t *s)
 	free(s->u_rails);
 	free(s->u_cnt);
 	free(s->u_p);
+	free(s->u_dom);
 	free(s->ulist);
+	free(s->n_stamp);
+	free(s->d_stamp);
+	free(s->d_unit);
 	free(s->sw_stamp);
 	free(s->sw_gstamp);
 	free(s->sw_cnt);
@@ -448,7 +461,7 @@ void gp__cost_scratch_destroy(gp_cost_scratch_t *s)
 int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratch_t **out)
 {
 	gp_cost_scratch_t *s;
-	size_t g, nu, ns, nn;
+	size_t g, nv, ns, nn;
 
 	if (!out)
 		return GP_EINVAL;
@@ -463,7 +476,7 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 	s->nswitches = c->nswitches;
 	s->nunits = c->nnodes + c->nnvl;
 	g = (size_t)max_gpus;
-	nu = (size_t)s->nunits + 1;
+	nv = (size_t)c->nnvl + 1;
 	ns = (size_t)c->nswitches + 1;
 	nn = (size_t)c->nnodes + 1;
 	s->rank_p = calloc(g, sizeof(*s->rank_p));
@@ -477,12 +490,16 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 	s->p_bw = calloc(4 * g, sizeof(*s->p_bw));
 	s->p_isl = calloc(g, sizeof(*s->p_isl));
 	s->p_load = calloc(2 * g, sizeof(*s->p_load));
-	s->u_stamp = calloc(nu, sizeof(*s->u_stamp));
-	s->u_isl = calloc(nu, sizeof(*s->u_isl));
-	s->u_rails = calloc(nu, sizeof(*s->u_rails));
-	s->u_cnt = calloc(nu, sizeof(*s->u_cnt));
-	s->u_p = calloc(nu, sizeof(*s->u_p));
+	s->u_stamp = calloc(g, sizeof(*s->u_stamp));
+	s->u_isl = calloc(g, sizeof(*s->u_isl));
+	s->u_rails = calloc(g, sizeof(*s->u_rails));
+	s->u_cnt = calloc(g, sizeof(*s->u_cnt));
+	s->u_p = calloc(g, sizeof(*s->u_p));
+	s->u_dom = calloc(g, sizeof(*s->u_dom));
 	s->ulist = calloc(g, sizeof(*s->ulist));
+	s->n_stamp = calloc(nn, sizeof(*s->n_stamp));
+	s->d_stamp = calloc(nv, sizeof(*s->d_stamp));
+	s->d_unit = calloc(nv, sizeof(*s->d_unit));
 	s->sw_stamp = calloc(ns, sizeof(*s->sw_stamp));
 	s->sw_gstamp = calloc(ns, sizeof(*s->sw_gstamp));
 	s->sw_cnt = calloc(ns, sizeof(*s->sw_cnt));
@@ -495,7 +512,8 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 	s->inodes = calloc(nn, sizeof(*s->inodes));
 	s->imask = calloc(nn, sizeof(*s->imask));
 	if (!s->rank_p || !s->rank_gpu || !s->rank_isl || !s->rank_rail || !s->p_node || !s->p_unit || !s->p_leaf || !s->p_cap || !s->p_bw || !s->p_isl || !s->p_load ||
-	    !s->u_stamp || !s->u_isl || !s->u_rails || !s->u_cnt || !s->u_p || !s->ulist ||
+	    !s->u_stamp || !s->u_isl || !s->u_rails || !s->u_cnt || !s->u_p || !s->u_dom || !s->ulist ||
+	    !s->n_stamp || !s->d_stamp || !s->d_unit ||
 	    !s->sw_stamp || !s->sw_gstamp || !s->sw_cnt || !s->sw_w || !s->sw_cap || !s->sw_load ||
 	    !s->touched || !s->gtouched || !s->grp || !s->inodes || !s->imask) {
 		gp__cost_scratch_destroy(s);
@@ -509,7 +527,9 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 static uint32_t next_stamp(gp_cost_scratch_t *s)
 {
 	if (++s->stamp == 0) {
-		memset(s->u_stamp, 0, ((size_t)s->nunits + 1) * sizeof(*s->u_stamp));
+		memset(s->u_stamp, 0, (size_t)s->max_gpus * sizeof(*s->u_stamp));
+		memset(s->n_stamp, 0, ((size_t)s->nnodes + 1) * sizeof(*s->n_stamp));
+		memset(s->d_stamp, 0, ((size_t)s->nunits - s->nnodes + 1) * sizeof(*s->d_stamp));
 		memset(s->sw_stamp, 0, ((size_t)s->nswitches + 1) * sizeof(*s->sw_stamp));
 		memset(s->sw_gstamp, 0, ((size_t)s->nswitches + 1) * sizeof(*s->sw_gstamp));
 		s->stamp = 1;
@@ -607,9 +627,9 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 		if (!m || (n->ngpus < 32 && (m >> n->ngpus)))
 			return gp__errorf(err, GP_EINVAL, "node '%s': GPU mask 0x%x invalid for %d GPUs",
 			                  n->name, m, (int)n->ngpus);
-		if (s->u_stamp[node] == st)
+		if (s->n_stamp[node] == st)
 			return gp__errorf(err, GP_EINVAL, "node '%s' listed twice", n->name);
-		s->u_stamp[node] = st;
+		s->n_stamp[node] = st;
 		if (G + gp__popcount(m) > s->max_gpus)
 			return gp__errorf(err, GP_ELIMIT, "placement has more than %d GPUs",
 			                  (int)s->max_gpus);
@@ -636,8 +656,18 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 			s->p_isl[p] = isl;
 		}
 		s->p_node[p] = node;
-		s->p_unit[p] = n->nvl_domain >= 0 && n->nvl_domain < c->nnvl ?
-		               c->nnodes + n->nvl_domain : node;
+		s->p_unit[p] = p;
+		s->u_dom[p] = 0;
+		if (n->nvl_domain >= 0 && n->nvl_domain < c->nnvl) {
+			int32_t dm = n->nvl_domain;
+
+			if (s->d_stamp[dm] != st) {
+				s->d_stamp[dm] = st;
+				s->d_unit[dm] = p;
+			}
+			s->p_unit[p] = s->d_unit[dm];
+			s->u_dom[s->p_unit[p]] = 1;
+		}
 		s->p_leaf[p] = n->leaf >= 0 && n->leaf < c->nswitches ? n->leaf : -1;
 		{
 			const gp_gpu_profile_t *pr = node_profile(c, node);
@@ -742,7 +772,7 @@ static void group_units(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, 
 
 		/* NVLink when the unit is a cross-node domain or the group's GPUs
 		 * on the node share one island; else PCIe */
-		if (s->p_bw[4 * p] > 0 && (uu >= c->nnodes || !(isl & (isl - 1)))) {
+		if (s->p_bw[4 * p] > 0 && (s->u_dom[uu] || !(isl & (isl - 1)))) {
 			b = s->p_bw[4 * p];
 			bn = s->p_bw[4 * p + 1];
 		} else {
@@ -1214,7 +1244,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 			for (i = 0; i < nu; i++) {
 				int32_t u = s->ulist[i], p = s->u_p[u];
 
-				if (u < c->nnodes) {
+				if (!s->u_dom[u]) {
 					/* a node unit: its edge leaves through that node */
 					s->p_load[2 * p] += vr;
 					s->p_load[2 * p + 1] += vh;
@@ -1226,7 +1256,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 			for (i = 0; has_dom && i < n; i++) {
 				int32_t p = s->rank_p[r + i * st], u = s->p_unit[p];
 
-				if (u >= c->nnodes) {
+				if (s->u_dom[u]) {
 					s->p_load[2 * p] += vr / s->u_cnt[u];
 					s->p_load[2 * p + 1] += vh / s->u_cnt[u];
 				}
