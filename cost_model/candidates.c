@@ -144,6 +144,10 @@ struct gp_search_ws {
 	int32_t last_nsel;  /* nodes of the last best-fit set made */
 	int32_t *rk_left;
 	uint32_t *rk_lstamp;
+	/* per node, what describe() and the alternative lists read of it, in
+	 * 16 bytes: gp_node_t spans several cache lines, and a 1,024-GPU set's
+	 * ~170 nodes each missed in it twice per described set */
+	struct node_topo { int32_t leaf, nvl, rack, ngpus; } *topo;
 };
 
 /* Per-search parameters shared by the helpers. */
@@ -172,6 +176,7 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->full);
 	free(ws->parts);
 	free(ws->rack);
+	free(ws->topo);
 	free(ws->layout);
 	free(ws->freem);
 	free(ws->fmask);
@@ -251,6 +256,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->full = calloc(n, sizeof(*ws->full));
 	ws->parts = calloc(n, sizeof(*ws->parts));
 	ws->rack = calloc(n, sizeof(*ws->rack));
+	ws->topo = calloc(n, sizeof(*ws->topo));
 	ws->layout = calloc(n, sizeof(*ws->layout));
 	ws->usable = ws->ubase;
 	ws->freem = calloc(n, sizeof(*ws->freem));
@@ -287,7 +293,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->slots = calloc((size_t)kmax + 1, sizeof(*ws->slots));
 	ws->pool = calloc((size_t)kmax + 1, sizeof(*ws->pool));
 	ws->out = calloc((size_t)kmax, sizeof(*ws->out));
-	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->rack || !ws->layout ||
+	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->rack || !ws->topo || !ws->layout ||
 	    !ws->freem || !ws->fmask ||
 	    !ws->whole || !ws->excl || !ws->excl_list || !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw ||
 	    !ws->ptot || !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp ||
@@ -313,6 +319,10 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 		ws->parts[i] = c->nodes[i].partitions;
 		ws->rack[i] = c->nodes[i].rack >= 0 && c->nodes[i].rack < c->nracks ? c->nodes[i].rack : -1;
 		ws->layout[i] = c->nodes[i].layout;
+		ws->topo[i].leaf = c->nodes[i].leaf;
+		ws->topo[i].nvl = c->nodes[i].nvl_domain;
+		ws->topo[i].rack = ws->rack[i];
+		ws->topo[i].ngpus = ng;
 	}
 	ws->dfs_identity = true;
 	for (i = 0; i < (size_t)c->nnodes; i++) {
@@ -817,7 +827,7 @@ static int32_t nvl_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos,
 		int32_t d, u;
 
 		v = by_pos ? c->node_order[nodes[0] + i] : nodes[i];
-		d = c->nodes[v].nvl_domain;
+		d = ws->topo[v].nvl;
 		u = eff_usable(ws, v);
 		if (d < 0 || u < need || ws->taken[v] == ws->stamp)
 			continue;
@@ -831,7 +841,7 @@ static int32_t nvl_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos,
 		int32_t d, u, g;
 
 		v = by_pos ? c->node_order[nodes[0] + i] : nodes[i];
-		d = c->nodes[v].nvl_domain;
+		d = ws->topo[v].nvl;
 		u = eff_usable(ws, v);
 		if (u < need || ws->taken[v] == ws->stamp)
 			continue;
@@ -873,7 +883,7 @@ static int32_t rail_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos
 			continue;
 		t = r->gpus_per_node ? r->gpus_per_node : (u < R ? u : R);
 		m = choose_gpus(ws, v, ws->freem[v], t) & 0xffff;
-		lf = c->nodes[v].leaf;
+		lf = ws->topo[v].leaf;
 		ws->keys[n++] = ((uint64_t)m << 47) | ((uint64_t)((uint32_t)lf & 0xfffff) << 27) |
 		                (uint64_t)(v & 0x7ffffff);
 	}
@@ -1145,11 +1155,11 @@ static void describe(ctx_t *x, slot_t *sl, int kind, int32_t domain, int alt)
 	 * the counter so a new value never matches an old mark. */
 	nv = -2;
 	for (i = 0; i < cd->nnodes; i++) {
-		const gp_node_t *nd;
+		const struct node_topo *nd;
 		int32_t pos;
 
 		v = sl->nodes[i];
-		nd = &c->nodes[v];
+		nd = &ws->topo[v];
 		sl->mask[i] = choose_gpus(ws, v, ws->freem[v], ws->take[v]);
 		cd->ngpus += pc32(sl->mask[i]);
 		if (islands_of(ws, v, sl->mask[i]) > 1)
@@ -1178,23 +1188,23 @@ static void describe(ctx_t *x, slot_t *sl, int kind, int32_t domain, int alt)
 			ws->rk_stamp[nd->rack] = ws->stamp;
 			cd->nracks++;
 		}
-		if (nd->nvl_domain >= 0) {
-			if (ws->nv_stamp[nd->nvl_domain] != ws->stamp) {
-				ws->nv_stamp[nd->nvl_domain] = ws->stamp;
-				ws->nv_acc[nd->nvl_domain] = 0;
+		if (nd->nvl >= 0) {
+			if (ws->nv_stamp[nd->nvl] != ws->stamp) {
+				ws->nv_stamp[nd->nvl] = ws->stamp;
+				ws->nv_acc[nd->nvl] = 0;
 			}
-			ws->nv_acc[nd->nvl_domain] += ws->take[v];
+			ws->nv_acc[nd->nvl] += ws->take[v];
 		}
 		if (i == 0)
-			nv = nd->nvl_domain;
-		else if (nv != nd->nvl_domain)
+			nv = nd->nvl;
+		else if (nv != nd->nvl)
 			nv = -1;
 	}
 	cd->one_nvl = nv >= 0;
 	sl->hash = h;
 	/* broken leaves and NVLink domains */
 	for (i = 0; i < cd->nnodes; i++) {
-		const gp_node_t *nd = &c->nodes[sl->nodes[i]];
+		const struct node_topo *nd = &ws->topo[sl->nodes[i]];
 
 		lf = nd->leaf;
 		if (lf >= 0 && ws->sw_stamp[lf] == ws->stamp) {
@@ -1206,21 +1216,21 @@ static void describe(ctx_t *x, slot_t *sl, int kind, int32_t domain, int alt)
 			    ws->sw_acc[lf] < ntot)
 				cd->frag += 4;
 		}
-		if (nd->nvl_domain >= 0 && ws->nv_stamp[nd->nvl_domain] == ws->stamp) {
-			const gp_nvl_domain_t *d = &c->nvl[nd->nvl_domain];
+		if (nd->nvl >= 0 && ws->nv_stamp[nd->nvl] == ws->stamp) {
+			const gp_nvl_domain_t *d = &c->nvl[nd->nvl];
 			int32_t j, allw = 1;
 
-			ws->nv_stamp[nd->nvl_domain] = ws->stamp - 1;
+			ws->nv_stamp[nd->nvl] = ws->stamp - 1;
 			for (j = 0; j < d->nnodes; j++)
 				if (!ws->whole[d->nodes[j]])
 					allw = 0;
-			if (allw && ws->nv_acc[nd->nvl_domain] < ws->nv_gpus[nd->nvl_domain])
+			if (allw && ws->nv_acc[nd->nvl] < ws->nv_gpus[nd->nvl])
 				cd->frag += 4;
 		}
 	}
 	/* the lowest switch enclosing every node */
 	if (!any_noleaf && cd->nnodes > 0) {
-		int32_t sw = c->nodes[sl->nodes[0]].leaf;
+		int32_t sw = ws->topo[sl->nodes[0]].leaf;
 
 		while (sw >= 0) {
 			const gp_switch_t *w = &c->switches[sw];
@@ -1758,14 +1768,117 @@ static const char *node_reason(const ctx_t *x, int32_t i, int32_t part, int8_t *
 	return NULL;
 }
 
+/* Why nodes give the search nothing, for the message when no set is
+ * found. */
+struct elig_counts {
+	int32_t part, state, excl, gpus, feat, power, ok, usable;
+};
+
+/* The request's tests beyond state, GPUs and power: partition, --exclude,
+ * --exclusive and the constraint (whose node mask it leaves in fmask). */
+static bool admitted(const ctx_t *x, int32_t i, uint64_t pbit, uint32_t alloc, int nalts)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_constraint_t *kc = x->r->constraint;
+	int alt;
+
+	if (pbit && !(ws->parts[i] & pbit))
+		return false;
+	if (ws->excl[i] || (x->r->exclusive && alloc))
+		return false;
+	if (kc) {
+		ws->fmask[i] = gp__constraint_node_mask(kc, x->c->nodes[i].features);
+		for (alt = 0; alt < nalts; alt++)
+			if (gp__constraint_eval(kc, ws->fmask[i], alt))
+				break;
+		if (alt == nalts)
+			return false;
+	}
+	return true;
+}
+
+/* The eligibility pass's tests again, in order, counting the first that
+ * fails per node (n->ok, n->usable: the nodes that pass, their GPUs). */
+static void count_ineligible(const ctx_t *x, int32_t part, struct elig_counts *n)
+{
+	const gp_cluster_t *c = x->c;
+	const gp_state_t *s = x->s;
+	const gp_request_t *r = x->r;
+	gp_search_ws_t *ws = x->ws;
+	const gp_constraint_t *kc = r->constraint;
+	uint64_t pbit = part >= 0 ? UINT64_C(1) << part : 0;
+	int32_t gpn = r->gpus_per_node, cap = r->gpus < 127 ? r->gpus : 127, i;
+	int nalts = kc ? kc->nalts : 1, alt;
+
+	memset(n, 0, sizeof(*n));
+	for (i = 0; i < c->nnodes; i++) {
+		uint32_t full = ws->full[i], alloc = s->alloc_mask[i] & full;
+		uint32_t fl = s->node_flags[i];
+		int32_t f, rk, b = -1;
+
+		if (ws->budget && (rk = ws->rack[i]) >= 0)
+			b = ws->budget[rk];
+		if (pbit && !(ws->parts[i] & pbit)) {
+			n->part++;
+			continue;
+		}
+		if (fl & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)) {
+			n->state++;
+			continue;
+		}
+		if (ws->excl[i]) {
+			n->excl++;
+			continue;
+		}
+		if (r->exclusive && alloc) {
+			n->gpus++;
+			continue;
+		}
+		f = pc32(full & ~alloc);
+		if (b >= 0 && b < f) {
+			f = b;
+			if (f <= 0 || (gpn && f < gpn)) {
+				n->power++;
+				continue;
+			}
+		}
+		if (gpn) {
+			if (f < gpn) {
+				n->gpus++;
+				continue;
+			}
+			f = gpn;
+		}
+		if (f <= 0) {
+			n->gpus++;
+			continue;
+		}
+		if (f > cap)
+			f = cap;
+		if (kc) {
+			uint64_t fmask = gp__constraint_node_mask(kc, c->nodes[i].features);
+
+			for (alt = 0; alt < nalts; alt++)
+				if (gp__constraint_eval(kc, fmask, alt))
+					break;
+			if (alt == nalts) {
+				n->feat++;
+				continue;
+			}
+		}
+		n->ok++;
+		n->usable += f;
+	}
+}
+
 int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_request_t *r, int k,
                           gp_score_fn score, void *score_arg, gp_search_ws_t *ws,
                           const gp_candidate_t **cands, int *ncands, gp_error_t *err)
 {
 	ctx_t x;
 	int32_t part, i, j, v;
-	int32_t n_part = 0, n_state = 0, n_excl = 0, n_gpus = 0, n_feat = 0, n_ok = 0, usable = 0;
-	int32_t n_power = 0, dfs;
+	struct elig_counts n;
+	int32_t dfs;
 	const gp_constraint_t *kc = r->constraint;
 	int nalts = kc ? kc->nalts : 1, alt, rc;
 	bool fuse = nalts == 1;
@@ -1822,9 +1935,11 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 	{
 		uint64_t pbit = part >= 0 ? UINT64_C(1) << part : 0;
 		const uint32_t bad = GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED;
-		int32_t gpn = r->gpus_per_node, cap = r->gpus < 127 ? r->gpus : 127;
+		int32_t gpn = r->gpus_per_node, need = gpn > 0 ? gpn : 1;
+		int32_t cap = r->gpus < 127 ? r->gpus : 127;
 		const int32_t *budget = ws->budget;
 		bool any_excl = ws->nexcl > 0 || r->exclusive;
+		bool plain = !pbit && !any_excl && !kc; /* only state, GPUs and power */
 		/* the running prefix sums, in locals: the stores to the
 		 * workspace's arrays would otherwise force a reload of the last
 		 * sum per node */
@@ -1836,7 +1951,7 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 			next_stamp(ws);
 		for (dfs = 0; dfs < c->nnodes; dfs++) {
 			uint32_t full, alloc, fl, fm;
-			int32_t f, rk = -1, b = -1, u = 0;
+			int32_t f, rk = -1, b = -1, u;
 			uint8_t wh;
 
 			i = ws->dfs_identity ? dfs : c->node_order[dfs];
@@ -1848,61 +1963,24 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 			wh = (uint8_t)(((fl & (GP_NODE_DOWN | GP_NODE_DRAIN)) == 0) & (alloc == 0) &
 			               (full != 0));
 			ws->whole[i] = wh;
-			/* the node's rack budget, read once for both uses below
-			 * (-1: no limit) */
+			/* what the node can give: its free GPUs within its rack's
+			 * budget (-1: no limit), gpus_per_node exactly, or none;
+			 * written without branches, as most nodes' outcome is
+			 * unpredictable under GPU-level occupancy.  Why a node
+			 * gives nothing is counted only when no set is found
+			 * (count_ineligible(), the same tests in order) */
+			f = pc32(fm);
 			if (budget && (rk = ws->rack[i]) >= 0)
 				b = budget[rk];
-			do {
-				if (pbit && !(ws->parts[i] & pbit)) {
-					n_part++;
-					break;
-				}
-				if (fl & bad) {
-					n_state++;
-					break;
-				}
-				if (any_excl && (ws->excl[i] || (r->exclusive && alloc))) {
-					if (ws->excl[i])
-						n_excl++;
-					else
-						n_gpus++;
-					break;
-				}
-				f = pc32(fm);
-				if (b >= 0 && b < f) {
-					f = b;
-					if (f <= 0 || (gpn && f < gpn)) {
-						n_power++;
-						break;
-					}
-				}
-				if (gpn) {
-					if (f < gpn) {
-						n_gpus++;
-						break;
-					}
-					f = gpn;
-				}
-				if (f <= 0) {
-					n_gpus++;
-					break;
-				}
-				if (f > cap)
-					f = cap;
-				if (kc) {
-					ws->fmask[i] = gp__constraint_node_mask(kc, c->nodes[i].features);
-					for (alt = 0; alt < nalts; alt++)
-						if (gp__constraint_eval(kc, ws->fmask[i], alt))
-							break;
-					if (alt == nalts) {
-						n_feat++;
-						break;
-					}
-				}
-				u = f;
-				n_ok++;
-				usable += f;
-			} while (0);
+			if (b >= 0 && b < f)
+				f = b;
+			u = f < need ? 0 : gpn ? gpn : f;
+			if (u > cap)
+				u = cap;
+			if (fl & bad)
+				u = 0;
+			if (!plain && u && !admitted(&x, i, pbit, alloc, nalts))
+				u = 0;
 			ws->ubase[i] = (int8_t)u;
 			if (fuse) {
 				/* what rack_left() gives, without reading the node's
@@ -1983,24 +2061,26 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 		char need[64] = "", pwhy[96] = "";
 		char pname[GP_NAME_MAX + 16] = "";
 
+		count_ineligible(&x, part, &n);
+
 		if (r->gpus_per_node)
 			snprintf(need, sizeof(need), " (%d per node)", (int)r->gpus_per_node);
 		if (part >= 0)
 			snprintf(pname, sizeof(pname), " in partition '%s'", c->parts[part].name);
-		if (n_power)
+		if (n.power)
 			snprintf(pwhy, sizeof(pwhy), ", %d sit in racks without the power for their "
-			         "share", (int)n_power);
+			         "share", (int)n.power);
 		if (!req_bad) {
-			if (usable < r->gpus)
+			if (n.usable < r->gpus)
 				snprintf(why, sizeof(why),
-				         "only %d usable GPUs on %d eligible nodes", (int)usable,
-				         (int)n_ok);
+				         "only %d usable GPUs on %d eligible nodes", (int)n.usable,
+				         (int)n.ok);
 			else if (!any_fit)
 				snprintf(
 				    why, sizeof(why),
 				    "%d usable GPUs on %d eligible nodes, but no connected fabric "
 				    "domain%s holds the job within its node limits",
-				    (int)usable, (int)n_ok,
+				    (int)n.usable, (int)n.ok,
 				    kc && kc->match >= 0 ? " with one matching-OR alternative"
 				                         : "");
 			else
@@ -2008,15 +2088,15 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 				    why, sizeof(why),
 				    "%d usable GPUs on %d eligible nodes, but no set meets the "
 				    "node count limits",
-				    (int)usable, (int)n_ok);
+				    (int)n.usable, (int)n.ok);
 		}
 		return gp__errorf(err, GP_ENOFIT,
 		                  "no placement for %d GPUs%s%s: %s; of %d nodes %d are not in the "
 		                  "partition, %d down/drained/reserved, %d excluded, %d lack the "
 		                  "constraint%s%s, %d have too few free GPUs%s%s",
-		                  (int)r->gpus, need, pname, why, (int)c->nnodes, (int)n_part,
-		                  (int)n_state, (int)n_excl, (int)n_feat, kc ? " " : "",
-		                  kc ? kc->text : "", (int)n_gpus,
+		                  (int)r->gpus, need, pname, why, (int)c->nnodes, (int)n.part,
+		                  (int)n.state, (int)n.excl, (int)n.feat, kc ? " " : "",
+		                  kc ? kc->text : "", (int)n.gpus,
 		                  r->exclusive ? " or are in use (--exclusive)" : "", pwhy);
 	}
 	for (i = 0; i < ws->npool; i++)
