@@ -148,6 +148,20 @@ struct gp_search_ws {
 	 * 16 bytes: gp_node_t spans several cache lines, and a 1,024-GPU set's
 	 * ~170 nodes each missed in it twice per described set */
 	struct node_topo { int32_t leaf, nvl, rack, ngpus; } *topo;
+	/* reuse of the last eligibility pass (gp__search_ws_reuse): what each
+	 * node gave the prefix sums (its usable GPUs within its rack's budget
+	 * in DFS order), each rack's budget then (-1 none), the racks' nodes
+	 * in DFS order (rk_first: nracks + 1 offsets into rk_nodes), and the
+	 * nodes changed since (dirty, up to dirty_cap; beyond it a full pass) */
+	int8_t *ueff;
+	int8_t *fpre;  /* free GPUs of an eligible node before its rack's budget, -1 ineligible */
+	int32_t *bsave, *rk_first, *rk_nodes;
+	int32_t *dirty, ndirty, dirty_cap;
+	uint32_t *dstamp;
+	const gp_request_t *pass_r; /* the request of the last full pass, NULL none */
+	bool pass_budget;           /* that pass had rack budgets */
+	bool reuse;                 /* the next search may reuse it */
+	bool dirty_over;            /* more nodes changed than dirty holds */
 };
 
 /* Per-search parameters shared by the helpers. */
@@ -177,6 +191,13 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->parts);
 	free(ws->rack);
 	free(ws->topo);
+	free(ws->ueff);
+	free(ws->fpre);
+	free(ws->bsave);
+	free(ws->rk_first);
+	free(ws->rk_nodes);
+	free(ws->dirty);
+	free(ws->dstamp);
 	free(ws->layout);
 	free(ws->freem);
 	free(ws->fmask);
@@ -257,6 +278,18 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->parts = calloc(n, sizeof(*ws->parts));
 	ws->rack = calloc(n, sizeof(*ws->rack));
 	ws->topo = calloc(n, sizeof(*ws->topo));
+	ws->ueff = calloc(n, sizeof(*ws->ueff));
+	ws->fpre = calloc(n, sizeof(*ws->fpre));
+	ws->bsave = calloc(c->nracks > 0 ? (size_t)c->nracks : 1, sizeof(*ws->bsave));
+	ws->rk_first = calloc((size_t)c->nracks + 1, sizeof(*ws->rk_first));
+	ws->rk_nodes = calloc(n, sizeof(*ws->rk_nodes));
+	/* a future state of the wait path frees a quarter of the running
+	 * jobs per point (up to a fifth of the nodes at 70 % occupancy);
+	 * beyond half the nodes, computed again in scattered order, a pass
+	 * over all of them in order is as cheap */
+	ws->dirty_cap = (int32_t)(n / 2 + 1);
+	ws->dirty = calloc((size_t)ws->dirty_cap, sizeof(*ws->dirty));
+	ws->dstamp = calloc(n, sizeof(*ws->dstamp));
 	ws->layout = calloc(n, sizeof(*ws->layout));
 	ws->usable = ws->ubase;
 	ws->freem = calloc(n, sizeof(*ws->freem));
@@ -293,7 +326,8 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->slots = calloc((size_t)kmax + 1, sizeof(*ws->slots));
 	ws->pool = calloc((size_t)kmax + 1, sizeof(*ws->pool));
 	ws->out = calloc((size_t)kmax, sizeof(*ws->out));
-	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->rack || !ws->topo || !ws->layout ||
+	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->rack || !ws->topo || !ws->layout || !ws->ueff || !ws->fpre || !ws->bsave ||
+	    !ws->rk_first || !ws->rk_nodes || !ws->dirty || !ws->dstamp ||
 	    !ws->freem || !ws->fmask ||
 	    !ws->whole || !ws->excl || !ws->excl_list || !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw ||
 	    !ws->ptot || !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp ||
@@ -329,6 +363,25 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 		ws->ptot[i + 1] = ws->ptot[i] + c->nodes[c->node_order[i]].ngpus;
 		if (c->node_order[i] != (int32_t)i)
 			ws->dfs_identity = false;
+	}
+	/* each rack's nodes in DFS order (the order the pass spends a rack's
+	 * budget in) */
+	for (i = 0; i < (size_t)c->nnodes; i++)
+		if (ws->rack[i] >= 0)
+			ws->rk_first[ws->rack[i] + 1]++;
+	for (l = 0; l < c->nracks; l++)
+		ws->rk_first[l + 1] += ws->rk_first[l];
+	{
+		int32_t *fill = ws->bsave; /* as a cursor per rack, before any pass */
+
+		for (l = 0; l < c->nracks; l++)
+			fill[l] = ws->rk_first[l];
+		for (i = 0; i < (size_t)c->nnodes; i++) {
+			int32_t v = c->node_order[i];
+
+			if (ws->rack[v] >= 0)
+				ws->rk_nodes[fill[ws->rack[v]]++] = v;
+		}
 	}
 	for (l = 0; l < c->nlayouts; l++) {
 		const gp_gres_layout_t *lay = &c->layouts[l];
@@ -498,6 +551,28 @@ void gp__search_ws_set_best_fit_only(gp_search_ws_t *ws, bool on)
 {
 	if (ws)
 		ws->best_fit_only = on;
+}
+
+void gp__search_ws_reuse(gp_search_ws_t *ws, bool on)
+{
+	if (!ws)
+		return;
+	ws->reuse = on;
+	if (!on) {
+		ws->ndirty = 0;
+		ws->dirty_over = false;
+	}
+}
+
+void gp__search_ws_changed(gp_search_ws_t *ws, int32_t node)
+{
+	if (!ws || !ws->reuse || node < 0 || node >= ws->n || ws->dirty_over)
+		return;
+	if (ws->ndirty == ws->dirty_cap) {
+		ws->dirty_over = true;
+		return;
+	}
+	ws->dirty[ws->ndirty++] = node;
 }
 
 void gp__search_ws_set_rack_budget(gp_search_ws_t *ws, const int32_t *budget,
@@ -1871,6 +1946,189 @@ static void count_ineligible(const ctx_t *x, int32_t part, struct elig_counts *n
 	}
 }
 
+/* What one eligibility pass applies per node. */
+struct pass {
+	uint64_t pbit;         /* the partition's bit, 0 = any */
+	int32_t gpn, need;     /* --gpus-per-node (0 none); the least a node must give */
+	int32_t cap;           /* the most one node gives */
+	const int32_t *budget; /* GPUs per rack its power allows, NULL none */
+	bool plain;            /* no partition, --exclude, --exclusive or constraint */
+	int nalts;
+};
+
+/* What an eligible node with f free GPUs (f < 0: ineligible) gives under
+ * its rack's budget b (-1: no limit): its free GPUs within the budget,
+ * --gpus-per-node exactly, or none. */
+static inline __attribute__((always_inline)) int32_t node_share(const struct pass *pp, int32_t f,
+                                                                int32_t b)
+{
+	int32_t u;
+
+	if (b >= 0 && b < f)
+		f = b;
+	u = f < pp->need ? 0 : pp->gpn ? pp->gpn : f;
+	return u > pp->cap ? pp->cap : u;
+}
+
+/*
+ * Node i under the current state: its free mask and wholeness, its free
+ * GPUs if it is eligible (fpre, -1 if not: down, drained, reserved, or
+ * failing the request's partition, --exclude, --exclusive or constraint)
+ * and what it gives under its rack's budget (ubase, returned; the budget
+ * in *b, -1 none).  Without branches on the node's outcome where it can
+ * be, as under GPU-level occupancy that is a coin toss per node.  Why a
+ * node gives nothing is counted only when no set is found
+ * (count_ineligible(), the same tests in order).
+ */
+static inline __attribute__((always_inline)) int32_t node_base(const ctx_t *x,
+                                                               const struct pass *pp,
+                                                               int32_t i, int32_t *b)
+{
+	gp_search_ws_t *ws = x->ws;
+	uint32_t full = ws->full[i], alloc = x->s->alloc_mask[i] & full;
+	uint32_t fl = x->s->node_flags[i], fm = full & ~alloc;
+	int32_t f, rk, u;
+
+	ws->freem[i] = fm;
+	ws->whole[i] = (uint8_t)(((fl & (GP_NODE_DOWN | GP_NODE_DRAIN)) == 0) & (alloc == 0) &
+	                         (full != 0));
+	f = pc32(fm);
+	if (fl & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED))
+		f = -1;
+	if (!pp->plain && f >= pp->need && !admitted(x, i, pp->pbit, alloc, pp->nalts))
+		f = -1;
+	ws->fpre[i] = (int8_t)(f > 127 ? 127 : f);
+	*b = -1;
+	if (pp->budget && (rk = ws->rack[i]) >= 0)
+		*b = pp->budget[rk];
+	u = node_share(pp, f, *b);
+	ws->ubase[i] = (int8_t)u;
+	return u;
+}
+
+/* Every node, in DFS order, so that without matching-OR alternatives
+ * (fuse) the prefix sums search_alt needs come out of the same pass; a
+ * rack's nodes count only up to its budget, in DFS order.  With fuse the
+ * pass is kept for gp__search_ws_reuse(). */
+static void full_pass(ctx_t *x, const struct pass *pp, bool fuse)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	/* the running prefix sums, in locals: the stores to the workspace's
+	 * arrays would otherwise force a reload of the last sum per node */
+	int32_t acc_g = 0, acc_n = 0, acc_w = 0, dfs, q;
+
+	if (fuse && ws->budget)
+		next_stamp(ws);
+	for (dfs = 0; dfs < c->nnodes; dfs++) {
+		int32_t i = ws->dfs_identity ? dfs : c->node_order[dfs], b;
+		int32_t u = node_base(x, pp, i, &b);
+
+		if (!fuse)
+			continue;
+		/* what rack_left() gives, without reading the node's rack and
+		 * budget twice */
+		if (u > 0 && b >= 0) {
+			int32_t rk = ws->rack[i];
+			int32_t l = ws->rk_lstamp[rk] == ws->stamp ? ws->rk_left[rk] : b;
+
+			if (u > l)
+				u = l;
+			ws->rk_left[rk] = l - u;
+			ws->rk_lstamp[rk] = ws->stamp;
+		}
+		ws->ueff[i] = (int8_t)u;
+		acc_g += u;
+		acc_n += u > 0;
+		acc_w += ws->whole[i];
+		ws->pg[dfs + 1] = acc_g;
+		ws->pn[dfs + 1] = acc_n;
+		ws->pw[dfs + 1] = acc_w;
+	}
+	ws->pass_r = fuse ? x->r : NULL;
+	ws->pass_budget = ws->budget != NULL;
+	for (q = 0; fuse && q < c->nracks; q++)
+		ws->bsave[q] = ws->budget ? ws->budget[q] : -1;
+	ws->ndirty = 0;
+}
+
+/*
+ * The last pass again for the same request on a state that differs only
+ * at the nodes gp__search_ws_changed() listed and in the budgets of some
+ * racks: those nodes, and every node of a rack whose budget or nodes
+ * changed (a rack's budget is spent in DFS order), are computed again; the
+ * prefix sums are then summed again from what each node gives, a pass over
+ * two small arrays instead of the state's.
+ */
+static void delta_pass(ctx_t *x, const struct pass *pp)
+{
+	gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	int32_t acc_g = 0, acc_n = 0, acc_w = 0, dfs, q, k, j, b, nrk = 0;
+	int32_t *rks = ws->scratch; /* racks to spend again, at most nracks */
+
+	next_stamp(ws);
+	/* changed nodes; a rack with a budget is spent again */
+	for (k = 0; k < ws->ndirty; k++) {
+		int32_t v = ws->dirty[k], rk = ws->rack[v], u;
+
+		if (ws->dstamp[v] == ws->stamp)
+			continue;
+		ws->dstamp[v] = ws->stamp;
+		u = node_base(x, pp, v, &b);
+		if (b < 0)
+			ws->ueff[v] = (int8_t)u;
+		else if (ws->rk_lstamp[rk] != ws->stamp) {
+			ws->rk_lstamp[rk] = ws->stamp;
+			rks[nrk++] = rk;
+		}
+	}
+	/* racks whose budget changed: every node's share is new, from what
+	 * it has free (unchanged nodes: kept from the last pass) */
+	for (q = 0; ws->budget && q < c->nracks; q++) {
+		if (ws->budget[q] == ws->bsave[q])
+			continue;
+		ws->bsave[q] = ws->budget[q];
+		for (j = ws->rk_first[q]; j < ws->rk_first[q + 1]; j++) {
+			int32_t v = ws->rk_nodes[j];
+
+			if (ws->dstamp[v] != ws->stamp)
+				ws->ubase[v] = (int8_t)node_share(pp, ws->fpre[v], ws->budget[q]);
+		}
+		if (ws->rk_lstamp[q] != ws->stamp) {
+			ws->rk_lstamp[q] = ws->stamp;
+			rks[nrk++] = q;
+		}
+	}
+	for (k = 0; k < nrk; k++) {
+		int32_t l;
+
+		q = rks[k];
+		l = ws->budget[q];
+		for (j = ws->rk_first[q]; j < ws->rk_first[q + 1]; j++) {
+			int32_t v = ws->rk_nodes[j], u = ws->ubase[v];
+
+			if (u > 0 && l >= 0) {
+				if (u > l)
+					u = l;
+				l -= u;
+			}
+			ws->ueff[v] = (int8_t)u;
+		}
+	}
+	for (dfs = 0; dfs < c->nnodes; dfs++) {
+		int32_t i = ws->dfs_identity ? dfs : c->node_order[dfs], u = ws->ueff[i];
+
+		acc_g += u;
+		acc_n += u > 0;
+		acc_w += ws->whole[i];
+		ws->pg[dfs + 1] = acc_g;
+		ws->pn[dfs + 1] = acc_n;
+		ws->pw[dfs + 1] = acc_w;
+	}
+	ws->ndirty = 0;
+}
+
 int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_request_t *r, int k,
                           gp_score_fn score, void *score_arg, gp_search_ws_t *ws,
                           const gp_candidate_t **cands, int *ncands, gp_error_t *err)
@@ -1878,7 +2136,6 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 	ctx_t x;
 	int32_t part, i, j, v;
 	struct elig_counts n;
-	int32_t dfs;
 	const gp_constraint_t *kc = r->constraint;
 	int nalts = kc ? kc->nalts : 1, alt, rc;
 	bool fuse = nalts == 1;
@@ -1933,74 +2190,20 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 	 * what the request does not use (partition, --exclude, --exclusive,
 	 * rack budgets) is not read per node */
 	{
-		uint64_t pbit = part >= 0 ? UINT64_C(1) << part : 0;
-		const uint32_t bad = GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED;
-		int32_t gpn = r->gpus_per_node, need = gpn > 0 ? gpn : 1;
-		int32_t cap = r->gpus < 127 ? r->gpus : 127;
-		const int32_t *budget = ws->budget;
-		bool any_excl = ws->nexcl > 0 || r->exclusive;
-		bool plain = !pbit && !any_excl && !kc; /* only state, GPUs and power */
-		/* the running prefix sums, in locals: the stores to the
-		 * workspace's arrays would otherwise force a reload of the last
-		 * sum per node */
-		int32_t acc_g = 0, acc_n = 0, acc_w = 0;
+		struct pass pp;
 
-		/* in DFS order, so that without matching-OR alternatives the
-		 * prefix sums search_alt needs come out of the same pass */
-		if (fuse && ws->budget)
-			next_stamp(ws);
-		for (dfs = 0; dfs < c->nnodes; dfs++) {
-			uint32_t full, alloc, fl, fm;
-			int32_t f, rk = -1, b = -1, u;
-			uint8_t wh;
-
-			i = ws->dfs_identity ? dfs : c->node_order[dfs];
-			full = ws->full[i];
-			alloc = s->alloc_mask[i] & full;
-			fl = s->node_flags[i];
-			fm = full & ~alloc;
-			ws->freem[i] = fm;
-			wh = (uint8_t)(((fl & (GP_NODE_DOWN | GP_NODE_DRAIN)) == 0) & (alloc == 0) &
-			               (full != 0));
-			ws->whole[i] = wh;
-			/* what the node can give: its free GPUs within its rack's
-			 * budget (-1: no limit), gpus_per_node exactly, or none;
-			 * written without branches, as most nodes' outcome is
-			 * unpredictable under GPU-level occupancy.  Why a node
-			 * gives nothing is counted only when no set is found
-			 * (count_ineligible(), the same tests in order) */
-			f = pc32(fm);
-			if (budget && (rk = ws->rack[i]) >= 0)
-				b = budget[rk];
-			if (b >= 0 && b < f)
-				f = b;
-			u = f < need ? 0 : gpn ? gpn : f;
-			if (u > cap)
-				u = cap;
-			if (fl & bad)
-				u = 0;
-			if (!plain && u && !admitted(&x, i, pbit, alloc, nalts))
-				u = 0;
-			ws->ubase[i] = (int8_t)u;
-			if (fuse) {
-				/* what rack_left() gives, without reading the node's
-				 * rack and budget twice */
-				if (u > 0 && b >= 0) {
-					int32_t l = ws->rk_lstamp[rk] == ws->stamp ? ws->rk_left[rk] : b;
-
-					if (u > l)
-						u = l;
-					ws->rk_left[rk] = l - u;
-					ws->rk_lstamp[rk] = ws->stamp;
-				}
-				acc_g += u;
-				acc_n += u > 0;
-				acc_w += wh;
-				ws->pg[dfs + 1] = acc_g;
-				ws->pn[dfs + 1] = acc_n;
-				ws->pw[dfs + 1] = acc_w;
-			}
-		}
+		pp.pbit = part >= 0 ? UINT64_C(1) << part : 0;
+		pp.gpn = r->gpus_per_node;
+		pp.need = pp.gpn > 0 ? pp.gpn : 1;
+		pp.cap = r->gpus < 127 ? r->gpus : 127;
+		pp.budget = ws->budget;
+		pp.plain = !pp.pbit && ws->nexcl == 0 && !r->exclusive && !kc;
+		pp.nalts = nalts;
+		if (fuse && ws->reuse && !ws->dirty_over && ws->pass_r == r &&
+		    ws->pass_budget == (ws->budget != NULL))
+			delta_pass(&x, &pp);
+		else
+			full_pass(&x, &pp, fuse);
 		ws->prefix_ready = fuse;
 	}
 	/* required nodes */

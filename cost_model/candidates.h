@@ -132,6 +132,22 @@ void gp__search_ws_set_rack_budget(gp_search_ws_t *ws, const int32_t *budget,
 void gp__search_ws_set_best_fit_only(gp_search_ws_t *ws, bool on);
 
 /*
+ * With on, the next search may reuse the eligibility pass of the last one
+ * (the same request, without matching-OR alternatives), computing again
+ * only the nodes reported by gp__search_ws_changed() since and the racks
+ * whose budget changed: for a state made from the last one by freeing or
+ * taking GPUs, as the wait path's future states are.  Off (the default)
+ * forgets what was reported; every search then reads the whole state.
+ * When more nodes changed than half the cluster, a search reads
+ * the whole state anyway.
+ */
+void gp__search_ws_reuse(gp_search_ws_t *ws, bool on);
+
+/* The state at node changed since the last search (ignored unless reuse
+ * is on). */
+void gp__search_ws_changed(gp_search_ws_t *ws, int32_t node);
+
+/*
  * Search up to k (1..kmax) candidates for r on cluster c in state s.
  * score NULL means gp__score_default.  On success *cands points to *ncands
  * (>= 1) candidates sorted by score, valid until the next search with ws.

@@ -537,6 +537,7 @@ static void release_job(gp_engine_t *e, const gp_job_alloc_t *ja, bool power)
 		if (v < 0 || v >= c->nnodes)
 			continue;
 		e->work->alloc_mask[v] &= ~ja->gpu_mask[i];
+		gp__search_ws_changed(e->ws, v);
 		if (!power)
 			continue;
 		rk = e->node_rack[v];
@@ -918,8 +919,12 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	        fmin(beat, *finish))
 		return GP_OK;
 	/* one copy of the state and of the power view, then each point
-	 * releases the jobs that end since the previous one */
+	 * releases the jobs that end since the previous one; each point's
+	 * search reads only the nodes released since the last search (the
+	 * state searched now differs from s only in overdue jobs, which the
+	 * first point releases again) */
 	state_copy(e->work, s, c->nnodes);
+	gp__search_ws_reuse(e->ws, true);
 	if (power)
 		memcpy(e->fut, x0->pv->racks, (size_t)c->nracks * sizeof(*e->fut));
 	if (power) {
@@ -973,6 +978,7 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 			}
 		}
 	}
+	gp__search_ws_reuse(e->ws, false);
 	return rc;
 }
 
@@ -1046,6 +1052,7 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	/* 1. what is free now, within each rack's power (at TDP, then, when the
 	 * policy may cap GPUs, at their lowest cap) */
 	now_st = s ? s : e->empty; /* only read: no copy */
+	gp__search_ws_reuse(e->ws, false); /* this search reads the whole state */
 	if (s) {
 		/* a job past its expected end has ended or is being ended: its
 		 * GPUs count as free now (a state read a few seconds ago still

@@ -1138,6 +1138,140 @@ static void test_randomized(void **state)
 	assert_true(feasible >= 50 && valid - feasible >= 50);
 }
 
+/* ---- reuse of the last eligibility pass ------------------------------------ */
+
+/* A search that reuses the last pass (gp__search_ws_reuse) after some
+ * nodes' GPUs were freed or taken, nodes went down or came back and racks'
+ * budgets moved gives exactly what a search reading the whole state gives:
+ * the same result code and message, the same candidates with the same
+ * nodes, GPUs and scores.  Random clusters with leaves, spines, NVLink
+ * domains and racks; random occupancy, budgets and requests (partition,
+ * --exclusive, --gpus-per-node, --exclude, constraints); several changes in
+ * a row per instance, each checked. */
+static void test_reuse(void **state)
+{
+	int inst, checked = 0, deltas = 0;
+
+	(void)state;
+	for (inst = 0; inst < 300; inst++) {
+		int ngpus[32];
+		const char *feat[32];
+		fx_params_t p;
+		gp_cluster_t *c;
+		gp_state_t *s;
+		gp_search_ws_t *ws, *ws2;
+		gp_request_t r;
+		gp_error_t err = {""}, err2 = {""};
+		const gp_candidate_t *cd, *cd2;
+		int32_t budget[32], i, j, round;
+		int n, n2, rc, rc2, total = 0;
+
+		memset(&p, 0, sizeof(p));
+		p.nnodes = 8 + (int)rnd(25);
+		for (i = 0; i < p.nnodes; i++) {
+			static const int g[] = {2, 4, 8, 8};
+
+			ngpus[i] = g[rnd(4)];
+			feat[i] = rand_features[rnd(8)];
+			total += ngpus[i];
+		}
+		p.ngpus = ngpus;
+		p.features = feat;
+		p.nodes_per_leaf = 2 + (int)rnd(4);
+		p.leaves_per_spine = rnd(2) ? 2 : 0;
+		p.nvl_nodes = rnd(3) == 0 ? 2 : 0;
+		p.nodes_per_rack = 1 + (int)rnd(4);
+		c = build(&p);
+		assert_true(c->nracks <= 32);
+		assert_int_equal(gp_state_create(c, &s), GP_OK);
+		for (i = 0; i < c->nnodes; i++)
+			if (rnd(3))
+				s->alloc_mask[i] = (uint32_t)rnd(1u << 8) & ((1u << c->nodes[i].ngpus) - 1);
+		for (i = 0; i < c->nracks; i++)
+			budget[i] = (int32_t)rnd(20) - 2;
+		assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+		assert_int_equal(gp__search_ws_create(c, 8, &ws2, &err), GP_OK);
+		if (rnd(4)) {
+			gp__search_ws_set_rack_budget(ws, budget, NULL);
+			gp__search_ws_set_rack_budget(ws2, budget, NULL);
+		}
+		gp__request_init(&r);
+		r.gpus = 1 + (int)rnd((uint32_t)(total / 2));
+		if (rnd(4) == 0)
+			r.gpus_per_node = 1 << rnd(3);
+		r.exclusive = rnd(8) == 0;
+		if (rnd(8) == 0)
+			r.partition = 1;
+		if (rnd(4) == 0) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "n%u", rnd((uint32_t)c->nnodes));
+			assert_int_equal(gp__request_set_excluded(&r, c, name, &err), GP_OK);
+		}
+		if (rnd(3) == 0)
+			assert_int_equal(gp__request_set_constraint(&r, rand_constraints[rnd(9)], &err),
+			                 0);
+		if (gp__request_check(&r, c, &err) != GP_OK)
+			goto next;
+		/* the pass to reuse */
+		gp__search_ws_reuse(ws, false);
+		(void)gp__candidates_search(c, s, &r, 8, NULL, NULL, ws, &cd, &n, &err);
+		gp__search_ws_reuse(ws, true);
+		for (round = 0; round < 4; round++) {
+			int nch = 1 + (int)rnd((uint32_t)c->nnodes);
+
+			for (j = 0; j < nch; j++) {
+				int32_t v = (int32_t)rnd((uint32_t)c->nnodes);
+				uint32_t full = (1u << c->nodes[v].ngpus) - 1;
+
+				switch (rnd(4)) {
+				case 0: /* a job ends */
+					s->alloc_mask[v] &= (uint32_t)rnd(1u << 8);
+					break;
+				case 1: /* a job starts */
+					s->alloc_mask[v] |= (uint32_t)rnd(1u << 8) & full;
+					break;
+				case 2:
+					s->node_flags[v] ^= GP_NODE_DOWN;
+					break;
+				default:
+					s->alloc_mask[v] = 0;
+				}
+				gp__search_ws_changed(ws, v);
+			}
+			for (j = 0; j < c->nracks; j++)
+				if (rnd(4) == 0)
+					budget[j] = (int32_t)rnd(20) - 2;
+			rc = gp__candidates_search(c, s, &r, 8, NULL, NULL, ws, &cd, &n, &err);
+			rc2 = gp__candidates_search(c, s, &r, 8, NULL, NULL, ws2, &cd2, &n2, &err2);
+			if (rc != rc2 || (rc == GP_OK && n != n2) ||
+			    (rc != GP_OK && strcmp(err.text, err2.text)))
+				fail_msg("instance %d round %d: reuse rc %d n %d (%s), full rc %d n %d (%s)",
+				         inst, round, rc, rc == GP_OK ? n : 0, err.text, rc2,
+				         rc2 == GP_OK ? n2 : 0, err2.text);
+			for (i = 0; rc == GP_OK && i < n; i++) {
+				assert_int_equal(cd[i].nnodes, cd2[i].nnodes);
+				assert_memory_equal(cd[i].nodes, cd2[i].nodes,
+				                    (size_t)cd[i].nnodes * sizeof(int32_t));
+				assert_memory_equal(cd[i].gpu_mask, cd2[i].gpu_mask,
+				                    (size_t)cd[i].nnodes * sizeof(uint32_t));
+				assert_true(cd[i].score == cd2[i].score);
+			}
+			checked++;
+			deltas += nch;
+		}
+	next:
+		gp__request_clear(&r);
+		gp__search_ws_destroy(ws);
+		gp__search_ws_destroy(ws2);
+		gp_state_destroy(s);
+		gp_cluster_destroy(c);
+	}
+	print_message("# %d searches reusing the last pass (%d node changes) matched a full "
+	              "pass\n", checked, deltas);
+	assert_true(checked >= 500);
+}
+
 /* ---- --segment: whole segments inside one block ---------------------------- */
 
 /* Blocks of per consecutive nodes (Slurm's topology/block, base = per). */
@@ -1321,6 +1455,7 @@ int main(void)
 	    cmocka_unit_test(test_rack_budget),
 	    cmocka_unit_test(test_rail_aligned_alternative),
 	    cmocka_unit_test(test_randomized),
+	    cmocka_unit_test(test_reuse),
 	    cmocka_unit_test(test_segments),
 	    cmocka_unit_test(test_segment_errors),
 	};
