@@ -153,6 +153,7 @@ struct gp_search_ws {
 	 * in DFS order), each rack's budget then (-1 none), the racks' nodes
 	 * in DFS order (rk_first: nracks + 1 offsets into rk_nodes), and the
 	 * nodes changed since (dirty, up to dirty_cap; beyond it a full pass) */
+	uint64_t part_all; /* partitions every node is in: no per-node test */
 	int8_t *ueff;
 	int8_t *fpre;  /* free GPUs of an eligible node before its rack's budget, -1 ineligible */
 	int32_t *bsave, *rk_first, *rk_nodes;
@@ -358,6 +359,9 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 		ws->topo[i].rack = ws->rack[i];
 		ws->topo[i].ngpus = ng;
 	}
+	ws->part_all = ~UINT64_C(0);
+	for (i = 0; i < (size_t)c->nnodes; i++)
+		ws->part_all &= ws->parts[i];
 	ws->dfs_identity = true;
 	for (i = 0; i < (size_t)c->nnodes; i++) {
 		ws->ptot[i + 1] = ws->ptot[i] + c->nodes[c->node_order[i]].ngpus;
@@ -2014,36 +2018,67 @@ static void full_pass(ctx_t *x, const struct pass *pp, bool fuse)
 {
 	gp_search_ws_t *ws = x->ws;
 	const gp_cluster_t *c = x->c;
+	/* node_base() and the budget spent, written out over arrays held in
+	 * restrict locals: through ws the compiler reloads every array pointer
+	 * per node (any store might change ws), and the two tests on a node's
+	 * outcome become selects (test_reuse checks this loop against
+	 * node_base() on random states) */
+	const uint32_t *restrict full = ws->full, *restrict am = x->s->alloc_mask;
+	const uint32_t *restrict nf = x->s->node_flags;
+	const int32_t *restrict rack = ws->rack, *restrict budget = pp->budget;
+	const int32_t *restrict order = ws->dfs_identity ? NULL : c->node_order;
+	uint32_t *restrict freem = ws->freem, *restrict rk_lstamp = ws->rk_lstamp;
+	uint8_t *restrict whole = ws->whole;
+	int8_t *restrict fpre = ws->fpre, *restrict ubase = ws->ubase, *restrict ueff = ws->ueff;
+	int32_t *restrict pg = ws->pg, *restrict pn = ws->pn, *restrict pw = ws->pw;
+	int32_t *restrict rk_left = ws->rk_left;
+	const int32_t need = pp->need, gpn = pp->gpn, cap = pp->cap, nn = c->nnodes;
+	const bool plain = pp->plain;
 	/* the running prefix sums, in locals: the stores to the workspace's
 	 * arrays would otherwise force a reload of the last sum per node */
 	int32_t acc_g = 0, acc_n = 0, acc_w = 0, dfs, q;
+	uint32_t stamp;
 
-	if (fuse && ws->budget)
+	if (fuse && budget)
 		next_stamp(ws);
-	for (dfs = 0; dfs < c->nnodes; dfs++) {
-		int32_t i = ws->dfs_identity ? dfs : c->node_order[dfs], b;
-		int32_t u = node_base(x, pp, i, &b);
+	stamp = ws->stamp;
+	for (dfs = 0; dfs < nn; dfs++) {
+		int32_t i = order ? order[dfs] : dfs, f, u, b = -1, rk = -1;
+		uint32_t fu = full[i], fl = nf[i], alloc = am[i] & fu, fm = fu & ~alloc;
+		uint8_t wh = (uint8_t)(((fl & (GP_NODE_DOWN | GP_NODE_DRAIN)) == 0) & (alloc == 0) &
+		                       (fu != 0));
 
+		freem[i] = fm;
+		whole[i] = wh;
+		f = pc32(fm);
+		f = (fl & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)) ? -1 : f;
+		if (!plain && f >= need && !admitted(x, i, pp->pbit, alloc, pp->nalts))
+			f = -1;
+		fpre[i] = (int8_t)f;
+		if (budget && (rk = rack[i]) >= 0)
+			b = budget[rk];
+		u = b >= 0 && b < f ? b : f;
+		u = (gpn ? gpn : u) & -(int32_t)(u >= need);
+		u = u > cap ? cap : u;
+		ubase[i] = (int8_t)u;
 		if (!fuse)
 			continue;
-		/* what rack_left() gives, without reading the node's rack and
-		 * budget twice */
-		if (u > 0 && b >= 0) {
-			int32_t rk = ws->rack[i];
-			int32_t l = ws->rk_lstamp[rk] == ws->stamp ? ws->rk_left[rk] : b;
+		/* what rack_left() gives; a node that gives nothing takes
+		 * nothing, so this needs no test of u */
+		if (b >= 0) {
+			int32_t l = rk_lstamp[rk] == stamp ? rk_left[rk] : b;
 
-			if (u > l)
-				u = l;
-			ws->rk_left[rk] = l - u;
-			ws->rk_lstamp[rk] = ws->stamp;
+			u = u > l ? l : u;
+			rk_left[rk] = l - u;
+			rk_lstamp[rk] = stamp;
 		}
-		ws->ueff[i] = (int8_t)u;
+		ueff[i] = (int8_t)u;
 		acc_g += u;
 		acc_n += u > 0;
-		acc_w += ws->whole[i];
-		ws->pg[dfs + 1] = acc_g;
-		ws->pn[dfs + 1] = acc_n;
-		ws->pw[dfs + 1] = acc_w;
+		acc_w += wh;
+		pg[dfs + 1] = acc_g;
+		pn[dfs + 1] = acc_n;
+		pw[dfs + 1] = acc_w;
 	}
 	ws->pass_r = fuse ? x->r : NULL;
 	ws->pass_budget = ws->budget != NULL;
@@ -2193,6 +2228,8 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 		struct pass pp;
 
 		pp.pbit = part >= 0 ? UINT64_C(1) << part : 0;
+		if (pp.pbit & ws->part_all)
+			pp.pbit = 0; /* the partition holds every node */
 		pp.gpn = r->gpus_per_node;
 		pp.need = pp.gpn > 0 ? pp.gpn : 1;
 		pp.cap = r->gpus < 127 ? r->gpus : 127;
