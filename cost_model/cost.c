@@ -405,6 +405,14 @@ struct gp_cost_scratch {
 	 * unit id in this placement, valid where d_stamp is the stamp */
 	uint32_t *n_stamp, *d_stamp;
 	int32_t *d_unit;
+	/* per node, what prepare() reads of gp_node_t, in 32 bytes (its name
+	 * puts those fields on a line of their own, one miss per placement
+	 * node), for the cluster nf_c; per GPU profile, facts prepare() used
+	 * to derive per node (generation from the name, bandwidths) */
+	struct nfact { double nic_gbps; int32_t leaf, nvl, layout, profile, ngpus, rails; } *nf;
+	const gp_cluster_t *nf_c;
+	struct pfact { double nvl_gbps, eta, nvls, pcie; int gen; } *pf;
+	int32_t pf_cap;
 	/* per switch */
 	uint32_t *sw_stamp, *sw_gstamp;
 	int32_t *sw_cnt;
@@ -442,6 +450,8 @@ void gp__cost_scratch_destroy(gp_cost_scratch_t *s)
 	free(s->u_dom);
 	free(s->ulist);
 	free(s->n_stamp);
+	free(s->nf);
+	free(s->pf);
 	free(s->d_stamp);
 	free(s->d_unit);
 	free(s->sw_stamp);
@@ -498,6 +508,7 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 	s->u_dom = calloc(g, sizeof(*s->u_dom));
 	s->ulist = calloc(g, sizeof(*s->ulist));
 	s->n_stamp = calloc(nn, sizeof(*s->n_stamp));
+	s->nf = calloc(nn, sizeof(*s->nf));
 	s->d_stamp = calloc(nv, sizeof(*s->d_stamp));
 	s->d_unit = calloc(nv, sizeof(*s->d_unit));
 	s->sw_stamp = calloc(ns, sizeof(*s->sw_stamp));
@@ -513,7 +524,7 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 	s->imask = calloc(nn, sizeof(*s->imask));
 	if (!s->rank_p || !s->rank_gpu || !s->rank_isl || !s->rank_rail || !s->p_node || !s->p_unit || !s->p_leaf || !s->p_cap || !s->p_bw || !s->p_isl || !s->p_load ||
 	    !s->u_stamp || !s->u_isl || !s->u_rails || !s->u_cnt || !s->u_p || !s->u_dom || !s->ulist ||
-	    !s->n_stamp || !s->d_stamp || !s->d_unit ||
+	    !s->n_stamp || !s->d_stamp || !s->d_unit || !s->nf ||
 	    !s->sw_stamp || !s->sw_gstamp || !s->sw_cnt || !s->sw_w || !s->sw_cap || !s->sw_load ||
 	    !s->touched || !s->gtouched || !s->grp || !s->inodes || !s->imask) {
 		gp__cost_scratch_destroy(s);
@@ -544,16 +555,6 @@ static const gp_gpu_profile_t *node_profile(const gp_cluster_t *c, int32_t node)
 	int32_t p = c->nodes[node].profile;
 
 	return p >= 0 && p < c->nprofiles ? &c->profiles[p] : NULL;
-}
-
-static int gpu_island(const gp_cluster_t *c, int32_t node, int gpu)
-{
-	const gp_node_t *n = &c->nodes[node];
-	const gp_gpu_profile_t *pr = node_profile(c, node);
-
-	if (n->layout >= 0 && n->layout < c->nlayouts)
-		return c->layouts[n->layout].island[gpu];
-	return pr && pr->nvlink_gbps > 0 ? 0 : gpu;
 }
 
 static int gpu_rail(const gp_node_t *n, int gpu)
@@ -595,6 +596,52 @@ static double path_lat_us(const gp_cluster_t *c, int L)
 }
 
 /* Set up rank and per-node facts of a placement; 0 or an error. */
+/* The per-node and per-profile facts of prepare() for cluster c: the node
+ * facts once per cluster (a cluster's nodes do not change once finished),
+ * the profiles' per call (calibration changes a cluster's fabric between
+ * evaluations; there are a few profiles).  0 or GP_ENOMEM. */
+static int facts(const gp_cluster_t *c, gp_cost_scratch_t *s)
+{
+	int32_t i;
+
+	if (s->nf_c != c) {
+		for (i = 0; i < c->nnodes; i++) {
+			const gp_node_t *n = &c->nodes[i];
+			struct nfact *f = &s->nf[i];
+
+			f->nic_gbps = n->nic_gbps;
+			f->leaf = n->leaf >= 0 && n->leaf < c->nswitches ? n->leaf : -1;
+			f->nvl = n->nvl_domain >= 0 && n->nvl_domain < c->nnvl ? n->nvl_domain : -1;
+			f->layout = n->layout >= 0 && n->layout < c->nlayouts ? n->layout : -1;
+			f->profile = n->profile >= 0 && n->profile < c->nprofiles ? n->profile : -1;
+			f->ngpus = n->ngpus;
+			f->rails = n->rails;
+		}
+		s->nf_c = c;
+	}
+	if (c->nprofiles + 1 > s->pf_cap) {
+		struct pfact *grown = realloc(s->pf, ((size_t)c->nprofiles + 1) * sizeof(*grown));
+
+		if (!grown)
+			return GP_ENOMEM;
+		s->pf = grown;
+		s->pf_cap = c->nprofiles + 1;
+	}
+	/* index 0: no known profile; i + 1: profile i */
+	for (i = -1; i < c->nprofiles; i++) {
+		const gp_gpu_profile_t *pr = i >= 0 ? &c->profiles[i] : NULL;
+		struct pfact *f = &s->pf[i + 1];
+
+		f->gen = gpu_gen(pr);
+		f->nvl_gbps = pr ? pr->nvlink_gbps : 0;
+		f->eta = eta_nvl(f->gen);
+		f->nvls = nvls_eff(f->gen);
+		f->pcie = pcie_gbps(pr, f->gen);
+	}
+	return GP_OK;
+}
+
+/* Set up rank and per-node facts of a placement; 0 or an error. */
 static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scratch_t *s,
                    int32_t *gpus_out, gp_error_t *err)
 {
@@ -609,26 +656,30 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 	if (pl->n > s->max_gpus)
 		return gp__errorf(err, GP_ELIMIT, "placement has %d nodes, scratch sized for %d GPUs",
 		                  (int)pl->n, (int)s->max_gpus);
+	if (facts(c, s))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	st = next_stamp(s);
 	s->ntouched = 0;
 	gp__cost_net(c, &s->net);
 	for (p = 0; p < pl->n; p++) {
 		int32_t node = pl->nodes[p];
-		const gp_node_t *n;
+		const struct nfact *n;
+		const struct pfact *pf;
 		uint32_t m, rails = 0;
 		int g;
-		double nic;
+		double nic, b;
 
 		if (node < 0 || node >= c->nnodes)
 			return gp__errorf(err, GP_EINVAL, "placement node index %d out of range",
 			                  (int)node);
-		n = &c->nodes[node];
+		n = &s->nf[node];
+		pf = &s->pf[n->profile + 1];
 		m = pl->gpu_mask[p];
 		if (!m || (n->ngpus < 32 && (m >> n->ngpus)))
 			return gp__errorf(err, GP_EINVAL, "node '%s': GPU mask 0x%x invalid for %d GPUs",
-			                  n->name, m, (int)n->ngpus);
+			                  c->nodes[node].name, m, (int)n->ngpus);
 		if (s->n_stamp[node] == st)
-			return gp__errorf(err, GP_EINVAL, "node '%s' listed twice", n->name);
+			return gp__errorf(err, GP_EINVAL, "node '%s' listed twice", c->nodes[node].name);
 		s->n_stamp[node] = st;
 		if (G + gp__popcount(m) > s->max_gpus)
 			return gp__errorf(err, GP_ELIMIT, "placement has more than %d GPUs",
@@ -636,14 +687,16 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 		{
 			uint32_t isl = 0;
 			int nr = n->rails > 0 ? n->rails : 1, ng = n->ngpus > 0 ? n->ngpus : 1;
-			bool one_isl = n->layout < 0 || n->layout >= c->nlayouts;
+			/* without a layout: one island over NVLink, else one per
+			 * GPU (gpu_island()) */
+			const uint8_t *island = n->layout >= 0 ? c->layouts[n->layout].island : NULL;
+			bool nvl0 = pf->nvl_gbps > 0;
 
 			for (; m; m &= m - 1) {
 				int ri, rr;
 
 				g = __builtin_ctz(m);
-				ri = one_isl ? gpu_island(c, node, g) & 31 :
-				     c->layouts[n->layout].island[g] & 31;
+				ri = (island ? island[g] : nvl0 ? 0 : g) & 31;
 				rr = nr >= ng ? g : g * nr / ng;
 				s->rank_p[G] = p;
 				s->rank_gpu[G] = (uint8_t)g;
@@ -658,8 +711,9 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 		s->p_node[p] = node;
 		s->p_unit[p] = p;
 		s->u_dom[p] = 0;
-		if (n->nvl_domain >= 0 && n->nvl_domain < c->nnvl) {
-			int32_t dm = n->nvl_domain;
+		b = pf->nvl_gbps;
+		if (n->nvl >= 0) {
+			int32_t dm = n->nvl;
 
 			if (s->d_stamp[dm] != st) {
 				s->d_stamp[dm] = st;
@@ -667,21 +721,14 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 			}
 			s->p_unit[p] = s->d_unit[dm];
 			s->u_dom[s->p_unit[p]] = 1;
+			if (c->nvl[dm].gbps_per_gpu > 0)
+				b = c->nvl[dm].gbps_per_gpu;
 		}
-		s->p_leaf[p] = n->leaf >= 0 && n->leaf < c->nswitches ? n->leaf : -1;
-		{
-			const gp_gpu_profile_t *pr = node_profile(c, node);
-			int gen = gpu_gen(pr);
-			double b = pr ? pr->nvlink_gbps : 0;
-
-			if (n->nvl_domain >= 0 && n->nvl_domain < c->nnvl &&
-			    c->nvl[n->nvl_domain].gbps_per_gpu > 0)
-				b = c->nvl[n->nvl_domain].gbps_per_gpu;
-			s->p_bw[4 * p] = b * eta_nvl(gen);
-			s->p_bw[4 * p + 1] = b * eta_nvl(gen) * nvls_eff(gen);
-			s->p_bw[4 * p + 2] = pcie_gbps(pr, gen);
-			s->p_bw[4 * p + 3] = gen;
-		}
+		s->p_leaf[p] = n->leaf;
+		s->p_bw[4 * p] = b * pf->eta;
+		s->p_bw[4 * p + 1] = b * pf->eta * pf->nvls;
+		s->p_bw[4 * p + 2] = pf->pcie;
+		s->p_bw[4 * p + 3] = pf->gen;
 		nic = n->nic_gbps > 0 && n->rails > 0 ? n->nic_gbps * s->net.eff : NET_DEFAULT_GBPS;
 		s->p_cap[p] = gp__popcount(rails) * nic * 1e9;
 		/* the job's NIC bandwidth under every switch above the node */
