@@ -1124,12 +1124,29 @@ static bool same_shape(const gp_cost_scratch_t *s, int32_t a, int32_t b, int32_t
 	return true;
 }
 
-/* Distinct groups of a dimension remembered to skip repeats: a group that
- * straddles nodes differs from its neighbours, but a dimension has only a
- * few shapes (inside one node, across two, ...), so 16 covers them at the
- * price of 16 short memcmps per group; a shape beyond them is only costed
- * again, never missed. */
-#define DISTINCT_MAX 16
+/* Distinct groups of a dimension remembered to skip repeats, in an open
+ * addressing table of DISTINCT_SLOTS by a hash of the group's bytes: a
+ * group that straddles nodes differs from its neighbours, and a 1,024-GPU
+ * set on partly free nodes has some 40 shapes of TP group (members split
+ * 1+7 ... 7+1, rails matched or not, climbing to one level or another),
+ * which a list of the last 16 compared one by one kept costing again.  Past
+ * DISTINCT_MAX entries a new shape is only costed again, never missed. */
+#define DISTINCT_SLOTS 128
+#define DISTINCT_MAX 96
+
+/* grp_hash() reads a group as whole 8-byte words */
+typedef char grp_words_check[sizeof(struct grp) % 8 == 0 ? 1 : -1];
+
+static uint32_t grp_hash(const struct grp *gr)
+{
+	uint64_t w[sizeof(*gr) / 8], h = 0;
+	size_t i;
+
+	memcpy(w, gr, sizeof(w));
+	for (i = 0; i < sizeof(w) / 8; i++)
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 32);
+}
 
 /*
  * Cost of a dimension: groups of sz ranks with stride st (bases: ranks r
@@ -1142,7 +1159,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
                     double K, bool cyclic, struct dimres *res, gp_error_t *err)
 {
 	int32_t r, i, ng = 0, ntot = 0, w = 1, k, bott[2] = { -2, -2 };
-	int32_t dist[DISTINCT_MAX], ndist = 0, nextd = 0;
+	int32_t dist[DISTINCT_SLOTS], ndist = 0;
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, tau[2] = { 0, 0 }, tfs[NPROTOS];
 
 	memset(res, 0, sizeof(*res));
@@ -1309,7 +1326,8 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 				}
 			}
 			for (i = 0; i < nu; i++) {
-				int32_t ua = s->ulist[i], ub = s->ulist[(i + 1) % nu];
+				/* the next unit, cyclically (no division per edge) */
+				int32_t ua = s->ulist[i], ub = s->ulist[i + 1 < nu ? i + 1 : 0];
 				int32_t la = s->p_leaf[s->u_p[ua]], lb = s->p_leaf[s->u_p[ub]];
 				double f = rail_mismatch(s->u_rails[ua], s->u_rails[ub]);
 				int lv = climb(c, s, la, lb, vr, vh);
@@ -1355,6 +1373,8 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 	/* pass 2: each group's fastest algorithm; the dimension waits for the slowest */
 	for (k = 0; k < NPROTOS; k++)
 		tfs[k] = tree_factor(k, S);
+	for (k = 0; ng > 1 && k < DISTINCT_SLOTS; k++)
+		dist[k] = -1;
 	for (k = 0; k < ng; k++) {
 		const struct grp *gr = &s->grp[k];
 		static const gp_algo_t cand[] = { GP_ALGO_RING, GP_ALGO_TREE, GP_ALGO_NVLS,
@@ -1362,18 +1382,23 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		double best = -1, t, hop, lg_units;
 		gp_algo_t ba = GP_ALGO_AUTO;
 		size_t j;
-		int32_t q;
 
 		/* most groups of a dimension look alike: same facts, same time.
 		 * A group equal to any earlier one changes nothing (its time
 		 * and level are that one's, and only a strictly slower group
-		 * replaces the slowest), so it is skipped; the last DISTINCT_MAX
-		 * distinct groups are compared, not only the previous group */
-		for (q = 0; q < ndist && memcmp(gr, &s->grp[dist[q]], sizeof(*gr)); q++)
-			;
-		if (q < ndist)
-			continue;
-		dist[ndist < DISTINCT_MAX ? ndist++ : (nextd++ % DISTINCT_MAX)] = k;
+		 * replaces the slowest), so it is skipped */
+		if (ng > 1) {
+			uint32_t h = grp_hash(gr) & (DISTINCT_SLOTS - 1);
+
+			while (dist[h] >= 0 && memcmp(gr, &s->grp[dist[h]], sizeof(*gr)))
+				h = (h + 1) & (DISTINCT_SLOTS - 1);
+			if (dist[h] >= 0)
+				continue;
+			if (ndist < DISTINCT_MAX) {
+				dist[h] = k;
+				ndist++;
+			}
+		}
 		hop = path_lat_us(c, gr->lca_level < 0 ? 0 : gr->lca_level);
 		/* log2 of the group's units, once per group instead of in each
 		 * of its algorithm x protocol times (same value, a libm call less) */
