@@ -59,9 +59,10 @@ struct gp_engine {
 	/* per node, compact for the wait path's release of every ending job
 	 * (gp_node_t is large: one cache line or more per node read): its
 	 * rack when the power estimate applies (a rack and a known GPU type),
-	 * else -1, and the watts one of its GPUs adds above idle */
-	int32_t *node_rack;
-	double *node_w;
+	 * else -1, its GPU profile then, and the watts one of its GPUs adds
+	 * above idle, in one 16-byte record (evaluate() read the profile from
+	 * gp_node_t: a miss per rack of every scored set) */
+	struct node_pw { int32_t rack, prof; double w; } *npw;
 	/* evaluate(): the slot of each rack in its per-set table, valid where
 	 * rk_mark == rk_gen, so finding a node's rack is O(1) instead of a
 	 * scan of the racks seen so far (for a 1,024-GPU set spread over a
@@ -104,12 +105,11 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	e->head = calloc((size_t)c->nracks + 1, sizeof(*e->head));
 	e->fut = calloc((size_t)c->nracks + 1, sizeof(*e->fut));
 	e->idle = calloc((size_t)c->nracks + 1, sizeof(*e->idle));
-	e->node_rack = calloc((size_t)c->nnodes + 1, sizeof(*e->node_rack));
-	e->node_w = calloc((size_t)c->nnodes + 1, sizeof(*e->node_w));
+	e->npw = calloc((size_t)c->nnodes + 1, sizeof(*e->npw));
 	e->rk_slot = calloc((size_t)c->nracks + 1, sizeof(*e->rk_slot));
 	e->rk_mark = calloc((size_t)c->nracks + 1, sizeof(*e->rk_mark));
 	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node || !e->rack_w || !e->rack_wcap ||
-	    !e->budget || !e->head || !e->fut || !e->idle || !e->node_rack || !e->node_w ||
+	    !e->budget || !e->head || !e->fut || !e->idle || !e->npw ||
 	    !e->rk_slot || !e->rk_mark) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto error;
@@ -118,11 +118,12 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 		const gp_node_t *nd = &c->nodes[i];
 		int32_t q;
 
-		e->node_rack[i] = -1;
+		e->npw[i].rack = -1;
 		if (nd->rack >= 0 && nd->rack < c->nracks && nd->profile >= 0 &&
 		    nd->profile < c->nprofiles) {
-			e->node_rack[i] = nd->rack;
-			e->node_w[i] = c->profiles[nd->profile].tdp_w - c->profiles[nd->profile].idle_w;
+			e->npw[i].rack = nd->rack;
+			e->npw[i].prof = nd->profile;
+			e->npw[i].w = c->profiles[nd->profile].tdp_w - c->profiles[nd->profile].idle_w;
 		}
 		if (nd->ngpus <= 0)
 			continue;
@@ -169,8 +170,7 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->fut);
 	free(e->idle);
 	free(e->ends);
-	free(e->node_rack);
-	free(e->node_w);
+	free(e->npw);
 	free(e->rk_slot);
 	free(e->rk_mark);
 	free(e);
@@ -311,15 +311,15 @@ static int evaluate(const struct eval_ctx *x, const int32_t *nodes, const uint32
 		return GP_OK;
 	}
 	/* power: the job's GPUs above idle, per rack (in the order the set
-	 * first touches them), against the headroom; node_rack / node_w are
-	 * the engine's compact copies of the node's rack and its GPUs' watts
-	 * above idle (-1: no rack or no GPU type, as before) */
+	 * first touches them), against the headroom; npw holds the
+	 * engine's compact copies of the node's rack, profile and its GPUs'
+	 * watts above idle (-1: no rack or no GPU type, as before) */
 	if (++e->rk_gen == 0) {
 		memset(e->rk_mark, 0, ((size_t)c->nracks + 1) * sizeof(*e->rk_mark));
 		e->rk_gen = 1;
 	}
 	for (i = 0; i < n; i++) {
-		int32_t v = nodes[i], rack = e->node_rack[v];
+		int32_t v = nodes[i], rack = e->npw[v].rack;
 		int32_t g = gp__popcount(mask[i]);
 
 		if (rack < 0)
@@ -327,7 +327,7 @@ static int evaluate(const struct eval_ctx *x, const int32_t *nodes, const uint32
 		if (e->rk_mark[rack] == e->rk_gen) {
 			j = e->rk_slot[rack];
 		} else {
-			const gp_gpu_profile_t *prof = &c->profiles[c->nodes[v].profile];
+			const gp_gpu_profile_t *prof = &c->profiles[e->npw[v].prof];
 
 			if (nrk == MAX_RACKS_PER_SET)
 				continue;
@@ -341,7 +341,7 @@ static int evaluate(const struct eval_ctx *x, const int32_t *nodes, const uint32
 			rk[j].tdp = prof->tdp_w;
 			rk[j].min_cap = prof->min_cap_w > 0 ? prof->min_cap_w : prof->tdp_w / 2;
 		}
-		rk[j].w += g * e->node_w[v];
+		rk[j].w += g * e->npw[v].w;
 		rk[j].gpus += g;
 	}
 	for (j = 0; x->pv && x->pv->racks && j < nrk; j++) {
@@ -540,10 +540,10 @@ static void release_job(gp_engine_t *e, const gp_job_alloc_t *ja, bool power)
 		gp__search_ws_changed(e->ws, v);
 		if (!power)
 			continue;
-		rk = e->node_rack[v];
+		rk = e->npw[v].rack;
 		if (rk < 0 || !(e->fut[rk].headroom_w < INFINITY))
 			continue;
-		e->fut[rk].headroom_w += gp__popcount(ja->gpu_mask[i]) * load * e->node_w[v];
+		e->fut[rk].headroom_w += gp__popcount(ja->gpu_mask[i]) * load * e->npw[v].w;
 	}
 }
 
