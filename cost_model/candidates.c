@@ -122,6 +122,9 @@ struct gp_search_ws {
 	int32_t *scratch;
 	size_t scratch_cap, scratch_top;
 	uint64_t *keys;
+	/* greedy(): per sorted key, the next (gnx) and previous (gpv, shifted
+	 * by one) key not yet taken, with path compression */
+	int32_t *gnx, *gpv;
 	/* current selection */
 	int32_t *sel;
 	int32_t nsel;
@@ -229,6 +232,8 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->dom);
 	free(ws->scratch);
 	free(ws->keys);
+	free(ws->gnx);
+	free(ws->gpv);
 	free(ws->sel);
 	if (ws->slots)
 		for (i = 0; i <= ws->kmax; i++) {
@@ -323,6 +328,8 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->scratch_cap = ns + 2 * n + 16;
 	ws->scratch = calloc(ws->scratch_cap, sizeof(int32_t));
 	ws->keys = calloc(n, sizeof(uint64_t));
+	ws->gnx = calloc(n + 1, sizeof(int32_t));
+	ws->gpv = calloc(n + 1, sizeof(int32_t));
 	ws->sel = calloc(n, sizeof(int32_t));
 	ws->slots = calloc((size_t)kmax + 1, sizeof(*ws->slots));
 	ws->pool = calloc((size_t)kmax + 1, sizeof(*ws->pool));
@@ -334,7 +341,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	    !ws->ptot || !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp ||
 	    !ws->nv_stamp || !ws->nv_acc || !ws->nv_gpus || !ws->nv_split ||
 	    !ws->rk_left || !ws->rk_lstamp || !ws->isl ||
-	    !ws->nisl || !ws->dom || !ws->scratch || !ws->keys || !ws->sel || !ws->slots ||
+	    !ws->nisl || !ws->dom || !ws->scratch || !ws->keys || !ws->gnx || !ws->gpv || !ws->sel || !ws->slots ||
 	    !ws->pool || !ws->out || !ws->bk_stamp || !ws->bk_cnt || !ws->bk_keys)
 		goto nomem;
 	for (i = 0; i <= (size_t)kmax; i++) {
@@ -669,15 +676,44 @@ static int32_t take_upto(ctx_t *x, int32_t v, int32_t R)
  * Best fit over keys[0..n) (sorted): takes up to R GPUs under the node
  * limits and returns how many it took.
  */
+/* The first index >= j (nx) or, with nx the shifted previous links, the
+ * last index <= j - 1 + 1 whose key is not taken: the root of j's chain,
+ * every link on the way pointed at it. */
+static int32_t untaken(int32_t *nx, int32_t j)
+{
+	int32_t r = j, t;
+
+	while (nx[r] != r)
+		r = nx[r];
+	while (nx[j] != r) {
+		t = nx[j];
+		nx[j] = r;
+		j = t;
+	}
+	return r;
+}
+
 static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 {
 	gp_search_ws_t *ws = x->ws;
 	const gp_request_t *r = x->r;
-	int32_t got = 0;
+	int32_t *nx = ws->gnx, *pv = ws->gpv; /* pv[j + 1]: key j or before */
+	int32_t got = 0, j;
 
 	sort_u64(keys, (size_t)n);
+	/* the keys not taken, linked both ways: every pick skips the nodes
+	 * already taken in O(1) amortized instead of walking over them (a
+	 * 1,024-GPU set of 170 partly free nodes walked some 10^5 keys) */
+	for (j = 0; j < n; j++) {
+		bool t = ws->taken[KEY_NODE(keys[j])] == ws->stamp;
+
+		nx[j] = t ? j + 1 : j;
+		pv[j + 1] = t ? j : j + 1;
+	}
+	nx[n] = n;
+	pv[0] = 0;
 	while (R > 0) {
-		int32_t cap, want, lo, hi, mid, j, u;
+		int32_t cap, want, lo, hi, mid, u;
 		bool last;
 
 		if (r->max_nodes && x->picked >= r->max_nodes)
@@ -699,31 +735,43 @@ static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 			else
 				hi = mid;
 		}
-		for (j = lo; j < n && (ws->taken[KEY_NODE(keys[j])] == ws->stamp ||
-		                       (ws->budget && eff_usable(ws, KEY_NODE(keys[j])) < want));
-		     j++)
+		for (j = untaken(nx, lo);
+		     j < n && ws->budget && eff_usable(ws, KEY_NODE(keys[j])) < want;
+		     j = untaken(nx, j + 1))
 			;
 		if (j == n) {
 			if (last || r->gpus_per_node)
 				break;
 			/* none fits: the largest, partially used / lowest index first */
-			for (j = n - 1; j >= 0 && (ws->taken[KEY_NODE(keys[j])] == ws->stamp ||
-			                           (ws->budget && eff_usable(ws, KEY_NODE(keys[j])) <= 0));
-			     j--)
+			for (j = untaken(pv, n) - 1;
+			     j >= 0 && ws->budget && eff_usable(ws, KEY_NODE(keys[j])) <= 0;
+			     j = untaken(pv, j) - 1)
 				;
 			if (j < 0)
 				break;
 			u = KEY_U(keys[j]);
-			while (j > 0 && KEY_U(keys[j - 1]) == u)
-				j--;
-			while (ws->taken[KEY_NODE(keys[j])] == ws->stamp ||
-			       (ws->budget && eff_usable(ws, KEY_NODE(keys[j])) <= 0))
-				j++;
+			/* the first key of that size, then the first not taken
+			 * with power for a GPU (j itself is one) */
+			lo = 0;
+			hi = j;
+			while (lo < hi) {
+				mid = (lo + hi) / 2;
+				if (KEY_U(keys[mid]) < u)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (j = untaken(nx, lo);
+			     ws->budget && eff_usable(ws, KEY_NODE(keys[j])) <= 0;
+			     j = untaken(nx, j + 1))
+				;
 		}
 		u = ws->budget ? eff_usable(ws, KEY_NODE(keys[j])) : KEY_U(keys[j]);
 		if (u > cap)
 			u = cap;
 		take_node(x, KEY_NODE(keys[j]), u);
+		nx[j] = j + 1;
+		pv[j + 1] = j;
 		R -= u;
 		got += u;
 	}
