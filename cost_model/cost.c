@@ -844,10 +844,14 @@ static void group_units(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, 
 /* Fraction of a unit-to-unit edge that must change rails. */
 static double rail_mismatch(uint32_t ra, uint32_t rb)
 {
-	int a = gp__popcount(ra), b = gp__popcount(rb);
+	int a, b;
 
 	if (ra == rb)
 		return 0;
+	if (!(ra & (ra - 1)) && !(rb & (rb - 1)))
+		return 1.0; /* one rail each, not the same: 1 - 0 / 1 */
+	a = gp__popcount(ra);
+	b = gp__popcount(rb);
 	return 1.0 - (double)gp__popcount(ra & rb) / (double)(a > b ? a : b);
 }
 
@@ -1330,7 +1334,9 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 				int32_t ua = s->ulist[i], ub = s->ulist[i + 1 < nu ? i + 1 : 0];
 				int32_t la = s->p_leaf[s->u_p[ua]], lb = s->p_leaf[s->u_p[ub]];
 				double f = rail_mismatch(s->u_rails[ua], s->u_rails[ub]);
-				int lv = climb(c, s, la, lb, vr, vh);
+				/* neighbours under one leaf, as most are, climb nowhere */
+				int lv = la == lb && la >= 0 && !c->switches[la].disconnected ?
+				         c->switches[la].level : climb(c, s, la, lb, vr, vh);
 
 				if (lv == -2)
 					goto disconnected;
