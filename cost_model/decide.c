@@ -55,7 +55,8 @@ struct gp_engine {
 	 * glibc's 128 KiB threshold from 8,192 jobs on) whose pages fault in
 	 * again on every decision */
 	struct end_job *ends;
-	int32_t ends_cap;
+	int64_t *times;
+	int32_t ends_cap, nends;
 	/* per node, compact for the wait path's release of every ending job
 	 * (gp_node_t is large: one cache line or more per node read): its
 	 * rack when the power estimate applies (a rack and a known GPU type),
@@ -170,6 +171,7 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->fut);
 	free(e->idle);
 	free(e->ends);
+	free(e->times);
 	free(e->npw);
 	free(e->rk_slot);
 	free(e->rk_mark);
@@ -492,19 +494,18 @@ static void state_copy(gp_state_t *dst, const gp_state_t *src, int32_t nnodes)
  * everything before it no later and everything after no earlier (Hoare's
  * selection, O(n) expected; the middle element as pivot).
  */
-static void select_kth(struct end_job *v, int32_t n, int32_t k)
+static void select_kth(int64_t *v, int32_t n, int32_t k)
 {
 	int32_t lo = 0, hi = n - 1;
 
 	while (lo < hi) {
-		int64_t pivot = v[lo + (hi - lo) / 2].end;
-		struct end_job t;
+		int64_t pivot = v[lo + (hi - lo) / 2], t;
 		int32_t i = lo, j = hi;
 
 		while (i <= j) {
-			while (v[i].end < pivot)
+			while (v[i] < pivot)
 				i++;
-			while (v[j].end > pivot)
+			while (v[j] > pivot)
 				j--;
 			if (i <= j) {
 				t = v[i];
@@ -521,6 +522,41 @@ static void select_kth(struct end_job *v, int32_t n, int32_t k)
 		else
 			return;
 	}
+}
+
+/*
+ * Every running job's end time and index, in the state's job order, in
+ * e->ends (e->nends): one pass over the state's jobs per decision, which
+ * both the release of overdue jobs and the wait path then read (16 bytes
+ * per job instead of gp_job_alloc_t's 48, and the jobs' memory once).
+ * Returns whether a job is overdue (ended by now), or a gp_err code.
+ */
+static int read_ends(gp_engine_t *e, const gp_state_t *s, int64_t now)
+{
+	int32_t i;
+	bool overdue = false;
+
+	e->nends = 0;
+	if (s->njobs >= e->ends_cap) {
+		struct end_job *grown = realloc(e->ends, ((size_t)s->njobs + 1) * sizeof(*grown));
+		int64_t *tg;
+
+		if (!grown)
+			return GP_ENOMEM;
+		e->ends = grown;
+		if (!(tg = realloc(e->times, ((size_t)s->njobs + 1) * sizeof(*tg))))
+			return GP_ENOMEM;
+		e->times = tg;
+		e->ends_cap = s->njobs + 1;
+	}
+	for (i = 0; i < s->njobs; i++) {
+		int64_t et = s->jobs[i].end_time;
+
+		e->ends[i] = (struct end_job){ et, i };
+		overdue |= et <= now;
+	}
+	e->nends = s->njobs;
+	return overdue;
 }
 
 /* Free job ja's GPUs in e->work and, with power, its draw above idle in
@@ -882,40 +918,31 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	struct eval_ctx x = *x0;
 	bool power = x0->pv && x0->pv->racks && c->nracks > 0;
 	gp_power_view_t fpv;
-	struct end_job *ends;
-	int64_t lim, prev_t = INT64_MIN;
+	int64_t *times = e->times, lim, prev_t = INT64_MIN;
 	int32_t nends = 0, pt, i, base;
 	gp_error_t serr;
 	int rc = GP_OK;
 
-	if (s->njobs >= e->ends_cap) {
-		struct end_job *grown = realloc(e->ends, ((size_t)s->njobs + 1) * sizeof(*grown));
-
-		if (!grown)
-			return GP_ENOMEM;
-		e->ends = grown;
-		e->ends_cap = s->njobs + 1;
-	}
-	ends = e->ends;
+	/* the end times within the horizon (read_ends() has listed every
+	 * job's); the quantiles only: selection, not a sort of every end time;
+	 * after it times[0..q] are no later than times[q] for every point's q */
 	lim = horizon < 9e15 ? now + (int64_t)horizon : INT64_MAX;
-	for (i = 0; i < s->njobs; i++)
-		if (s->jobs[i].end_time > now && s->jobs[i].end_time <= lim)
-			ends[nends++] = (struct end_job){ s->jobs[i].end_time, i };
-	/* the quantiles only: selection, not a sort of every end time; after
-	 * it ends[0..q] are no later than ends[q] for every point's q */
+	for (i = 0; i < e->nends; i++)
+		if (e->ends[i].end > now && e->ends[i].end <= lim)
+			times[nends++] = e->ends[i].end;
 	for (pt = 1, base = 0; pt <= FUTURE_POINTS && nends > 0; pt++) {
 		int32_t q = (nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1;
 
 		if (q < base)
 			continue;
-		select_kth(ends + base, nends - base, q - base);
+		select_kth(times + base, nends - base, q - base);
 		base = q + 1;
 	}
 	/* the points come in time order and the loop below stops at the first
 	 * one that cannot finish in time even at the ideal speed: when that is
 	 * the first point, nothing is searched and the copies are not made */
 	if (nends == 0 ||
-	    (double)(ends[(nends + FUTURE_POINTS - 1) / FUTURE_POINTS - 1].end - now) + run_s >=
+	    (double)(times[(nends + FUTURE_POINTS - 1) / FUTURE_POINTS - 1] - now) + run_s >=
 	        fmin(beat, *finish))
 		return GP_OK;
 	/* one copy of the state and of the power view, then each point
@@ -934,7 +961,7 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	}
 	for (pt = 1; pt <= FUTURE_POINTS && nends > 0; pt++) {
 		int32_t q = (nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1, from = d->ncands, f;
-		int64_t t = ends[q].end;
+		int64_t t = times[q];
 
 		if (t == prev_t)
 			continue;
@@ -943,15 +970,15 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 			        * than the best found so far */
 		/* free every job that has ended by t and not at an earlier
 		 * point (at the first, the overdue ones too): one pass over
-		 * the state's jobs in their order, not in end-time order, so
-		 * the jobs and their node lists are read front to back (at
-		 * 65,536 nodes a quarter of the running jobs, each read in
-		 * end-time order, cost more than the search itself) */
-		for (i = 0; i < s->njobs; i++) {
-			int64_t et = s->jobs[i].end_time;
+		 * the end list in the state's job order, not in end-time
+		 * order, so the jobs and their node lists are read front to
+		 * back (at 65,536 nodes a quarter of the running jobs, each
+		 * read in end-time order, cost more than the search itself) */
+		for (i = 0; i < e->nends; i++) {
+			int64_t et = e->ends[i].end;
 
 			if (et <= t && et > prev_t)
-				release_job(e, &s->jobs[i], power);
+				release_job(e, &s->jobs[e->ends[i].job], power);
 		}
 		prev_t = t;
 		set_budget(e, power ? e->fut : NULL, false);
@@ -1057,13 +1084,15 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		/* a job past its expected end has ended or is being ended: its
 		 * GPUs count as free now (a state read a few seconds ago still
 		 * lists a job that has just finished) */
-		for (i = 0; i < s->njobs && s->jobs[i].end_time > now; i++)
-			;
-		if (i < s->njobs) {
+		if ((rc = read_ends(e, s, now)) < 0) {
+			gp__errorf(err, rc, "%s", gp_strerror(rc));
+			goto error;
+		}
+		if (rc) {
 			state_copy(e->work, s, c->nnodes);
-			for (; i < s->njobs; i++)
-				if (s->jobs[i].end_time <= now)
-					release_job(e, &s->jobs[i], false);
+			for (i = 0; i < e->nends; i++)
+				if (e->ends[i].end <= now)
+					release_job(e, &s->jobs[e->ends[i].job], false);
 			now_st = e->work;
 		}
 	}
