@@ -56,7 +56,10 @@ struct gp_engine {
 	 * again on every decision */
 	struct end_job *ends;
 	int64_t *times;
+	int32_t *rel;               /* the jobs one future point releases */
 	int32_t ends_cap, nends;
+	int32_t *hist;              /* end times per second, for the quantiles */
+	int64_t hist_cap;
 	/* per node, compact for the wait path's release of every ending job
 	 * (gp_node_t is large: one cache line or more per node read): its
 	 * rack when the power estimate applies (a rack and a known GPU type),
@@ -172,6 +175,8 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->idle);
 	free(e->ends);
 	free(e->times);
+	free(e->rel);
+	free(e->hist);
 	free(e->npw);
 	free(e->rk_slot);
 	free(e->rk_mark);
@@ -540,6 +545,7 @@ static int read_ends(gp_engine_t *e, const gp_state_t *s, int64_t now)
 	if (s->njobs >= e->ends_cap) {
 		struct end_job *grown = realloc(e->ends, ((size_t)s->njobs + 1) * sizeof(*grown));
 		int64_t *tg;
+		int32_t *rg;
 
 		if (!grown)
 			return GP_ENOMEM;
@@ -547,6 +553,9 @@ static int read_ends(gp_engine_t *e, const gp_state_t *s, int64_t now)
 		if (!(tg = realloc(e->times, ((size_t)s->njobs + 1) * sizeof(*tg))))
 			return GP_ENOMEM;
 		e->times = tg;
+		if (!(rg = realloc(e->rel, ((size_t)s->njobs + 1) * sizeof(*rg))))
+			return GP_ENOMEM;
+		e->rel = rg;
 		e->ends_cap = s->njobs + 1;
 	}
 	for (i = 0; i < s->njobs; i++) {
@@ -900,6 +909,56 @@ static bool power_why(const gp_engine_t *e, const gp_power_view_t *pv, const gp_
 }
 
 /*
+ * The end times of the wait path's points: pts[p - 1] is the q-th
+ * earliest of times[0..n), q = ceil(n p / FUTURE_POINTS) - 1.  Within a
+ * horizon of minutes the times span few seconds, so a count per second
+ * finds them in one pass without a branch per time (a selection over
+ * 12,000 end times mispredicted about every other comparison); over a
+ * wide span, Hoare's selection.  0 or GP_ENOMEM.
+ */
+static int quantiles(gp_engine_t *e, int64_t *times, int32_t n, int64_t tmin, int64_t tmax,
+                     int64_t *pts)
+{
+	int32_t pt, base, i;
+	int64_t span = tmax - tmin + 1;
+
+	if (span > 0 && span <= 4 * (int64_t)n + 4096) {
+		int64_t v, seen = 0;
+
+		if (span > e->hist_cap) {
+			int32_t *grown = realloc(e->hist, (size_t)span * sizeof(*grown));
+
+			if (!grown)
+				return GP_ENOMEM;
+			e->hist = grown;
+			e->hist_cap = span;
+		}
+		memset(e->hist, 0, (size_t)span * sizeof(*e->hist));
+		for (i = 0; i < n; i++)
+			e->hist[times[i] - tmin]++;
+		for (pt = 1, v = 0; pt <= FUTURE_POINTS; pt++) {
+			int32_t q = (n * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1;
+
+			while (seen + e->hist[v] <= q)
+				seen += e->hist[v++];
+			pts[pt - 1] = tmin + v;
+		}
+		return GP_OK;
+	}
+	/* after each selection times[0..q] are no later than times[q] */
+	for (pt = 1, base = 0; pt <= FUTURE_POINTS; pt++) {
+		int32_t q = (n * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1;
+
+		if (q >= base) {
+			select_kth(times + base, n - base, q - base);
+			base = q + 1;
+		}
+		pts[pt - 1] = times[q];
+	}
+	return GP_OK;
+}
+
+/*
  * The cluster as it will be when running jobs of s have ended: up to
  * FUTURE_POINTS of their end times in (now, now + horizon] (quantiles),
  * each searched with the GPUs and the power those jobs free (kept as
@@ -918,32 +977,32 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	struct eval_ctx x = *x0;
 	bool power = x0->pv && x0->pv->racks && c->nracks > 0;
 	gp_power_view_t fpv;
-	int64_t *times = e->times, lim, prev_t = INT64_MIN;
-	int32_t nends = 0, pt, i, base;
+	int64_t *times = e->times, lim, prev_t = INT64_MIN, tmin = INT64_MAX, tmax = INT64_MIN;
+	int64_t pts[FUTURE_POINTS];
+	int32_t nends = 0, pt, i, nrel;
 	gp_error_t serr;
 	int rc = GP_OK;
 
 	/* the end times within the horizon (read_ends() has listed every
-	 * job's); the quantiles only: selection, not a sort of every end time;
-	 * after it times[0..q] are no later than times[q] for every point's q */
+	 * job's), appended without a branch per job */
 	lim = horizon < 9e15 ? now + (int64_t)horizon : INT64_MAX;
-	for (i = 0; i < e->nends; i++)
-		if (e->ends[i].end > now && e->ends[i].end <= lim)
-			times[nends++] = e->ends[i].end;
-	for (pt = 1, base = 0; pt <= FUTURE_POINTS && nends > 0; pt++) {
-		int32_t q = (nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1;
+	for (i = 0; i < e->nends; i++) {
+		int64_t et = e->ends[i].end;
+		bool in = et > now && et <= lim;
 
-		if (q < base)
-			continue;
-		select_kth(times + base, nends - base, q - base);
-		base = q + 1;
+		times[nends] = et;
+		nends += in;
+		tmin = in && et < tmin ? et : tmin;
+		tmax = in && et > tmax ? et : tmax;
 	}
+	if (nends == 0)
+		return GP_OK;
+	if ((rc = quantiles(e, times, nends, tmin, tmax, pts)))
+		return rc;
 	/* the points come in time order and the loop below stops at the first
 	 * one that cannot finish in time even at the ideal speed: when that is
 	 * the first point, nothing is searched and the copies are not made */
-	if (nends == 0 ||
-	    (double)(times[(nends + FUTURE_POINTS - 1) / FUTURE_POINTS - 1] - now) + run_s >=
-	        fmin(beat, *finish))
+	if ((double)(pts[0] - now) + run_s >= fmin(beat, *finish))
 		return GP_OK;
 	/* one copy of the state and of the power view, then each point
 	 * releases the jobs that end since the previous one; each point's
@@ -959,9 +1018,9 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 		fpv.cap_speed = x0->pv->cap_speed;
 		x.pv = &fpv;
 	}
-	for (pt = 1; pt <= FUTURE_POINTS && nends > 0; pt++) {
-		int32_t q = (nends * pt + FUTURE_POINTS - 1) / FUTURE_POINTS - 1, from = d->ncands, f;
-		int64_t t = times[q];
+	for (pt = 1; pt <= FUTURE_POINTS; pt++) {
+		int32_t from = d->ncands, f;
+		int64_t t = pts[pt - 1];
 
 		if (t == prev_t)
 			continue;
@@ -974,11 +1033,31 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 		 * order, so the jobs and their node lists are read front to
 		 * back (at 65,536 nodes a quarter of the running jobs, each
 		 * read in end-time order, cost more than the search itself) */
-		for (i = 0; i < e->nends; i++) {
+		for (i = 0, nrel = 0; i < e->nends; i++) {
 			int64_t et = e->ends[i].end;
 
-			if (et <= t && et > prev_t)
-				release_job(e, &s->jobs[e->ends[i].job], power);
+			e->rel[nrel] = e->ends[i].job;
+			nrel += et <= t && et > prev_t;
+		}
+		for (i = 0; i < nrel; i++) {
+			/* each release reads the job, its node list and its
+			 * nodes' records, a miss each once the cluster's state
+			 * outgrows the cache: fetched a few jobs ahead */
+			if (i + 16 < nrel)
+				__builtin_prefetch(&s->jobs[e->rel[i + 16]]);
+			if (i + 8 < nrel && s->jobs[e->rel[i + 8]].nnodes > 0) {
+				__builtin_prefetch(s->jobs[e->rel[i + 8]].nodes);
+				__builtin_prefetch(s->jobs[e->rel[i + 8]].gpu_mask);
+			}
+			if (i + 4 < nrel && s->jobs[e->rel[i + 4]].nnodes > 0) {
+				int32_t v = s->jobs[e->rel[i + 4]].nodes[0];
+
+				if (v >= 0 && v < c->nnodes) {
+					__builtin_prefetch(&e->npw[v]);
+					__builtin_prefetch(&e->work->alloc_mask[v]);
+				}
+			}
+			release_job(e, &s->jobs[e->rel[i]], power);
 		}
 		prev_t = t;
 		set_budget(e, power ? e->fut : NULL, false);
