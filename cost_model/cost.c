@@ -427,28 +427,41 @@ struct gp_cost_scratch {
 	uint32_t *imask;
 };
 
+/* The arrays sized by the largest placement (GPUs, placement nodes,
+ * units, groups), with their length in max_gpus: the rest of a scratch is
+ * sized by the cluster and kept when a scratch grows. */
+#define GPU_ARRAYS(X)                                                                              \
+	X(rank_p, 1) X(rank_gpu, 1) X(rank_isl, 1) X(rank_rail, 1) X(p_node, 1) X(p_unit, 1)      \
+	X(p_leaf, 1) X(p_cap, 1) X(p_bw, 4) X(p_isl, 1) X(p_load, 2) X(u_stamp, 1) X(u_isl, 1)     \
+	X(u_rails, 1) X(u_cnt, 1) X(u_p, 1) X(u_dom, 1) X(ulist, 1) X(grp, 1)
+
+static void free_gpu_arrays(gp_cost_scratch_t *s)
+{
+#define X(f, k)                                                                                    \
+	free(s->f);                                                                                \
+	s->f = NULL;
+	GPU_ARRAYS(X)
+#undef X
+}
+
+/* 0, or GP_ENOMEM with some arrays allocated (free_gpu_arrays()). */
+static int alloc_gpu_arrays(gp_cost_scratch_t *s, size_t g)
+{
+	bool ok = true;
+
+#define X(f, k)                                                                                    \
+	s->f = calloc((k) * g, sizeof(*s->f));                                                     \
+	ok = ok && s->f;
+	GPU_ARRAYS(X)
+#undef X
+	return ok ? GP_OK : GP_ENOMEM;
+}
+
 void gp__cost_scratch_destroy(gp_cost_scratch_t *s)
 {
 	if (!s)
 		return;
-	free(s->rank_p);
-	free(s->rank_gpu);
-	free(s->rank_isl);
-	free(s->rank_rail);
-	free(s->p_node);
-	free(s->p_unit);
-	free(s->p_leaf);
-	free(s->p_cap);
-	free(s->p_bw);
-	free(s->p_isl);
-	free(s->p_load);
-	free(s->u_stamp);
-	free(s->u_isl);
-	free(s->u_rails);
-	free(s->u_cnt);
-	free(s->u_p);
-	free(s->u_dom);
-	free(s->ulist);
+	free_gpu_arrays(s);
 	free(s->n_stamp);
 	free(s->nf);
 	free(s->pf);
@@ -462,11 +475,33 @@ void gp__cost_scratch_destroy(gp_cost_scratch_t *s)
 	free(s->sw_load);
 	free(s->touched);
 	free(s->gtouched);
-	free(s->grp);
 	free(s->inodes);
 	free(s->imask);
 	free(s);
 }
+
+int gp__cost_scratch_grow(gp_cost_scratch_t *s, int32_t max_gpus)
+{
+	gp_cost_scratch_t t;
+
+	if (!s || max_gpus < 1)
+		return GP_EINVAL;
+	if (max_gpus <= s->max_gpus)
+		return GP_OK;
+	memset(&t, 0, sizeof(t));
+	if (alloc_gpu_arrays(&t, (size_t)max_gpus)) {
+		free_gpu_arrays(&t);
+		return GP_ENOMEM;
+	}
+	free_gpu_arrays(s);
+#define X(f, k) s->f = t.f;
+	GPU_ARRAYS(X)
+#undef X
+	s->max_gpus = max_gpus;
+	return GP_OK;
+}
+
+static int facts(const gp_cluster_t *c, gp_cost_scratch_t *s);
 
 int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratch_t **out)
 {
@@ -489,24 +524,6 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 	nv = (size_t)c->nnvl + 1;
 	ns = (size_t)c->nswitches + 1;
 	nn = (size_t)c->nnodes + 1;
-	s->rank_p = calloc(g, sizeof(*s->rank_p));
-	s->rank_gpu = calloc(g, sizeof(*s->rank_gpu));
-	s->rank_isl = calloc(g, sizeof(*s->rank_isl));
-	s->rank_rail = calloc(g, sizeof(*s->rank_rail));
-	s->p_node = calloc(g, sizeof(*s->p_node));
-	s->p_unit = calloc(g, sizeof(*s->p_unit));
-	s->p_leaf = calloc(g, sizeof(*s->p_leaf));
-	s->p_cap = calloc(g, sizeof(*s->p_cap));
-	s->p_bw = calloc(4 * g, sizeof(*s->p_bw));
-	s->p_isl = calloc(g, sizeof(*s->p_isl));
-	s->p_load = calloc(2 * g, sizeof(*s->p_load));
-	s->u_stamp = calloc(g, sizeof(*s->u_stamp));
-	s->u_isl = calloc(g, sizeof(*s->u_isl));
-	s->u_rails = calloc(g, sizeof(*s->u_rails));
-	s->u_cnt = calloc(g, sizeof(*s->u_cnt));
-	s->u_p = calloc(g, sizeof(*s->u_p));
-	s->u_dom = calloc(g, sizeof(*s->u_dom));
-	s->ulist = calloc(g, sizeof(*s->ulist));
 	s->n_stamp = calloc(nn, sizeof(*s->n_stamp));
 	s->nf = calloc(nn, sizeof(*s->nf));
 	s->d_stamp = calloc(nv, sizeof(*s->d_stamp));
@@ -519,14 +536,16 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 	s->sw_load = calloc(2 * ns, sizeof(*s->sw_load));
 	s->touched = calloc(ns, sizeof(*s->touched));
 	s->gtouched = calloc(ns, sizeof(*s->gtouched));
-	s->grp = calloc(g, sizeof(*s->grp));
 	s->inodes = calloc(nn, sizeof(*s->inodes));
 	s->imask = calloc(nn, sizeof(*s->imask));
-	if (!s->rank_p || !s->rank_gpu || !s->rank_isl || !s->rank_rail || !s->p_node || !s->p_unit || !s->p_leaf || !s->p_cap || !s->p_bw || !s->p_isl || !s->p_load ||
-	    !s->u_stamp || !s->u_isl || !s->u_rails || !s->u_cnt || !s->u_p || !s->u_dom || !s->ulist ||
-	    !s->n_stamp || !s->d_stamp || !s->d_unit || !s->nf ||
+	if (alloc_gpu_arrays(s, g) || !s->n_stamp || !s->d_stamp || !s->d_unit || !s->nf ||
 	    !s->sw_stamp || !s->sw_gstamp || !s->sw_cnt || !s->sw_w || !s->sw_cap || !s->sw_load ||
-	    !s->touched || !s->gtouched || !s->grp || !s->inodes || !s->imask) {
+	    !s->touched || !s->gtouched || !s->inodes || !s->imask) {
+		gp__cost_scratch_destroy(s);
+		return GP_ENOMEM;
+	}
+	/* the nodes' facts now, not in the first evaluation */
+	if (facts(c, s)) {
 		gp__cost_scratch_destroy(s);
 		return GP_ENOMEM;
 	}

@@ -209,6 +209,10 @@ typedef struct gp_cost_scratch gp_cost_scratch_t;
  * success the caller owns it.  0, GP_EINVAL or GP_ENOMEM. */
 int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratch_t **out);
 void gp__cost_scratch_destroy(gp_cost_scratch_t *s);
+/* Make s hold placements of up to max_gpus GPUs, keeping what it knows of
+ * its cluster (a no-op when it already does).  0, GP_EINVAL or GP_ENOMEM
+ * (s unchanged). */
+int gp__cost_scratch_grow(gp_cost_scratch_t *s, int32_t max_gpus);
 
 /*
  * Evaluate one placement.  The hot path of placement search: it does not

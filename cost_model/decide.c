@@ -96,6 +96,14 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	e->c = c;
 	if ((rc = gp__search_ws_create(c, KMAX, &e->ws, err)))
 		goto error;
+	/* the cost model's scratch, grown for larger jobs as they come: made
+	 * here, it reads the cluster's nodes when the engine is made, not in
+	 * the first decision */
+	if ((rc = gp__cost_scratch_new(c, 8, &e->scratch))) {
+		gp__errorf(err, rc, "engine: cost model scratch: %s", gp_strerror(rc));
+		goto error;
+	}
+	e->scratch_gpus = 8;
 	if ((rc = gp_state_create(c, &e->work)) || (rc = gp_state_create(c, &e->empty))) {
 		gp__errorf(err, rc, "engine: %s", gp_strerror(rc));
 		goto error;
@@ -760,9 +768,12 @@ static int ensure_scratch(gp_engine_t *e, int32_t gpus, gp_error_t *err)
 
 	if (e->scratch && e->scratch_gpus >= gpus)
 		return GP_OK;
-	gp__cost_scratch_destroy(e->scratch);
-	e->scratch = NULL;
-	if ((rc = gp__cost_scratch_new(e->c, gpus, &e->scratch)))
+	/* grown, not made anew: what the scratch keeps of the cluster (its
+	 * nodes' facts, per-switch arrays) is read once per engine, and the
+	 * first decision for a larger job does not read every node again */
+	rc = e->scratch ? gp__cost_scratch_grow(e->scratch, gpus) :
+	                  gp__cost_scratch_new(e->c, gpus, &e->scratch);
+	if (rc)
 		return gp__errorf(err, rc, "engine: cost model scratch for %d GPUs: %s", gpus,
 		                  gp_strerror(rc));
 	e->scratch_gpus = gpus;

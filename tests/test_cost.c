@@ -485,6 +485,19 @@ static void test_eval_errors(void **unused)
 	assert_int_equal(gp__cost_eval(c, &job, &p.pl, s, 0, &out, &err), GP_EINVAL);
 	cf_place_range(&p, 0, 1, 2, 0xff);
 	assert_int_equal(gp__cost_eval(c, &job, &p.pl, small, 0, &out, &err), GP_ELIMIT);
+	/* grown, the small scratch evaluates it as one made for 64 GPUs does */
+	{
+		gp_cost_t big;
+
+		parse_ok("gpus=16,tp=8", &job);
+		assert_int_equal(gp__cost_scratch_grow(small, 0), GP_EINVAL);
+		assert_int_equal(gp__cost_scratch_grow(small, 4), GP_OK); /* no shrink */
+		assert_int_equal(gp__cost_eval(c, &job, &p.pl, small, 0, &out, &err), GP_ELIMIT);
+		assert_int_equal(gp__cost_scratch_grow(small, 64), GP_OK);
+		assert_int_equal(gp__cost_eval(c, &job, &p.pl, small, 0, &out, &err), GP_OK);
+		assert_int_equal(gp__cost_eval(c, &job, &p.pl, s, 0, &big, &err), GP_OK);
+		assert_memory_equal(&out, &big, sizeof(out));
+	}
 	gp__job_profile_init(&job);
 	job.gpus = 16;
 	job.deg[GP_DIM_TP] = 3;
