@@ -108,6 +108,10 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 		gp__errorf(err, rc, "engine: %s", gp_strerror(rc));
 		goto error;
 	}
+	/* pages written now, not in the first decision that copies a state
+	 * into work (calloc()'s zero pages are mapped on first write) */
+	memset(e->work->node_flags, 0, (size_t)c->nnodes * sizeof(*e->work->node_flags));
+	memset(e->work->alloc_mask, 0, (size_t)c->nnodes * sizeof(*e->work->alloc_mask));
 	e->cap_gpus = calloc((size_t)c->nparts + 1, sizeof(*e->cap_gpus));
 	e->cap_nodes = calloc((size_t)c->nparts + 1, sizeof(*e->cap_nodes));
 	e->cap_per_node = calloc((size_t)c->nparts + 1, sizeof(*e->cap_per_node));

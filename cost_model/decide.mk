@@ -2,7 +2,7 @@
 libgp_engine_la_SOURCES += cost_model/ckpt.c cost_model/ckpt.h
 
 check_PROGRAMS += tests/test_ckpt
-tests_test_ckpt_SOURCES = tests/test_ckpt.c
+tests_test_ckpt_SOURCES = tests/test_ckpt.c tests/engine_fixture.c tests/engine_fixture.h
 tests_test_ckpt_CFLAGS = $(TEST_CFLAGS)
 tests_test_ckpt_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_ckpt

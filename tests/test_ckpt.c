@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include "engine_fixture.h"
+
 #include "ckpt.h"
 
 /* 8 nodes; leafA = n0..n5, leafB = n6..n7, both under spine; rackA = n0..n3,
@@ -303,6 +305,71 @@ static double simulate_waste(double T, double P, double delta, double R, double 
 
 /* The plan honours the time limit: no checkpoint the run cannot reach,
  * and the waste is that of the real run (checked by simulation). */
+/* The buddy on finished clusters (searched up the writer's switches) is
+ * the one a scan of every node picks: the job's own nodes first (the first
+ * of the fewest hops in job order), else the node of the fewest hops in
+ * another rack, the lowest index among equals.  Random clusters of leaves,
+ * spines and a core, racks smaller or larger than leaves; random jobs. */
+static void test_buddy_search_matches_scan(void **unused)
+{
+	uint64_t rng = 0x2545f4914f6cdd1dull;
+	int inst, checked = 0;
+
+	(void)unused;
+	for (inst = 0; inst < 300; inst++) {
+		fx_params_t fp;
+		gp_cluster_t *c = NULL;
+		gp_error_t err = { "" };
+		int32_t nodes[8], n, i, want = -1, whops = -1;
+		gp_ckpt_plan_t p;
+
+#define RND(k) (rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17, (int32_t)(rng % (uint64_t)(k)))
+		memset(&fp, 0, sizeof(fp));
+		fp.nnodes = 4 + RND(60);
+		fp.gpus = 8;
+		fp.nodes_per_leaf = 1 + RND(8);
+		fp.leaves_per_spine = RND(3) ? 1 + RND(4) : 0;
+		fp.nodes_per_rack = 1 + RND(12);
+		assert_int_equal(fx_build(&fp, &c, &err), GP_OK);
+		assert_non_null(c->node_order);
+		n = 1 + RND(3);
+		for (i = 0; i < n; i++)
+			nodes[i] = RND(c->nnodes);
+		if (n > 1 && nodes[1] == nodes[0])
+			n = 1;
+		if (n > 2 && (nodes[2] == nodes[0] || nodes[2] == nodes[1]))
+			n = 2;
+		/* the reference: a scan of the job's nodes, then of every node */
+		if (c->nodes[nodes[0]].rack >= 0) {
+			int pass;
+
+			for (pass = 0; pass < 2 && want < 0; pass++)
+				for (i = 0; i < (pass ? c->nnodes : n); i++) {
+					int32_t cand = pass ? i : nodes[i];
+					int h;
+
+					if (c->nodes[cand].rack < 0 ||
+					    c->nodes[cand].rack == c->nodes[nodes[0]].rack)
+						continue;
+					h = gp__node_hops(c, nodes[0], cand);
+					if (h >= 0 && (want < 0 || h < whops)) {
+						want = cand;
+						whops = h;
+					}
+				}
+		}
+		plan_for(c, nodes, n, 1e11, NULL, 0, &p);
+		if (p.buddy != want || p.buddy_hops != whops)
+			fail_msg("instance %d (%d nodes, %d per leaf, %d per rack): buddy %d (%d hops), "
+			         "a scan gives %d (%d hops)", inst, (int)c->nnodes, fp.nodes_per_leaf,
+			         fp.nodes_per_rack, (int)p.buddy, p.buddy_hops, (int)want, whops);
+		checked += want >= 0;
+		gp_cluster_destroy(c);
+#undef RND
+	}
+	assert_true(checked >= 200);
+}
+
 static void test_plan_fits_time_limit(void **unused)
 {
 	static const int32_t all[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
@@ -418,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_staggered_windows_disjoint),
 		cmocka_unit_test(test_saturated_target_reports_overlap),
 		cmocka_unit_test(test_buddy_other_rack_fewest_hops),
+		cmocka_unit_test(test_buddy_search_matches_scan),
 		cmocka_unit_test(test_plan_fits_time_limit),
 		cmocka_unit_test(test_restart_from_site_or_job),
 		cmocka_unit_test(test_errors),
