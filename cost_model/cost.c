@@ -1184,6 +1184,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 	int32_t r, i, ng = 0, ntot = 0, w = 1, k, bott[2] = { -2, -2 };
 	int32_t dist[DISTINCT_SLOTS], ndist = 0;
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, tau[2] = { 0, 0 }, tfs[NPROTOS];
+	int res_pi = 0; /* protocol of the slowest group's fastest time */
 
 	memset(res, 0, sizeof(*res));
 	res->bottleneck = GP_LIMIT_NVLINK;
@@ -1407,6 +1408,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		double best = -1, t, hop, lg_units;
 		gp_algo_t ba = GP_ALGO_AUTO;
 		size_t j;
+		int bp = 0;
 
 		/* most groups of a dimension look alike: same facts, same time.
 		 * A group equal to any earlier one changes nothing (its time
@@ -1424,10 +1426,23 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 				ndist++;
 			}
 		}
+		if (gr->lca_level > res->max_level)
+			res->max_level = gr->lca_level;
 		hop = path_lat_us(c, gr->lca_level < 0 ? 0 : gr->lca_level);
 		/* log2 of the group's units, once per group instead of in each
 		 * of its algorithm x protocol times (same value, a libm call less) */
 		lg_units = gr->units > 1 ? log2((double)gr->units) : 0;
+		/* the algorithm and protocol of the slowest group so far, on
+		 * this one: its fastest is no slower than that, so when that is
+		 * no slower than the slowest group, this one cannot replace it
+		 * (only a strictly slower group does) and its other 14 times
+		 * are not needed */
+		if (res->algo != GP_ALGO_AUTO) {
+			t = group_time(gr, coll, res->algo, &protos[res_pi], S, K, tau, &s->net, hop,
+			               tfs[res_pi], lg_units);
+			if (t >= 0 && t <= res->time_s)
+				continue;
+		}
 		for (j = 0; j < sizeof(cand) / sizeof(cand[0]); j++) {
 			int pi;
 
@@ -1439,6 +1454,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 				if (t >= 0 && (best < 0 || t < best)) {
 					best = t;
 					ba = cand[j];
+					bp = pi;
 				}
 			}
 		}
@@ -1449,10 +1465,9 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		if (best > res->time_s) {
 			res->time_s = best;
 			res->algo = ba;
+			res_pi = bp;
 			res->bottleneck = group_limit(gr, coll, ba, S, tau, bott);
 		}
-		if (gr->lca_level > res->max_level)
-			res->max_level = gr->lca_level;
 	}
 	return GP_OK;
 
