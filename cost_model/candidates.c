@@ -747,18 +747,29 @@ static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 			else
 				hi = mid;
 		}
-		for (j = untaken(nx, lo);
-		     j < n && ws->budget && eff_usable(ws, KEY_NODE(keys[j])) < want;
-		     j = untaken(nx, j + 1))
-			;
+		/* a node whose rack has no power left for one GPU has none for
+		 * the rest of this selection (budgets only shrink as nodes are
+		 * taken): unlinked like a taken one, not walked over again */
+		for (j = untaken(nx, lo); j < n && ws->budget; j = untaken(nx, j + 1)) {
+			int32_t e = eff_usable(ws, KEY_NODE(keys[j]));
+
+			if (e >= want)
+				break;
+			if (e <= 0) {
+				nx[j] = j + 1;
+				pv[j + 1] = j;
+			}
+		}
 		if (j == n) {
 			if (last || r->gpus_per_node)
 				break;
 			/* none fits: the largest, partially used / lowest index first */
 			for (j = untaken(pv, n) - 1;
 			     j >= 0 && ws->budget && eff_usable(ws, KEY_NODE(keys[j])) <= 0;
-			     j = untaken(pv, j) - 1)
-				;
+			     j = untaken(pv, j) - 1) {
+				nx[j] = j + 1;
+				pv[j + 1] = j;
+			}
 			if (j < 0)
 				break;
 			u = KEY_U(keys[j]);
@@ -775,8 +786,10 @@ static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 			}
 			for (j = untaken(nx, lo);
 			     ws->budget && eff_usable(ws, KEY_NODE(keys[j])) <= 0;
-			     j = untaken(nx, j + 1))
-				;
+			     j = untaken(nx, j + 1)) {
+				nx[j] = j + 1;
+				pv[j + 1] = j;
+			}
 		}
 		u = ws->budget ? eff_usable(ws, KEY_NODE(keys[j])) : KEY_U(keys[j]);
 		if (u > cap)
