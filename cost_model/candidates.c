@@ -2224,15 +2224,23 @@ static void delta_pass(ctx_t *x, const struct pass *pp)
 			ws->ueff[v] = (int8_t)u;
 		}
 	}
-	for (dfs = 0; dfs < c->nnodes; dfs++) {
-		int32_t i = ws->dfs_identity ? dfs : c->node_order[dfs], u = ws->ueff[i];
+	{
+		/* restrict locals, as in full_pass() */
+		const int8_t *restrict ueff = ws->ueff;
+		const uint8_t *restrict whole = ws->whole;
+		const int32_t *restrict order = ws->dfs_identity ? NULL : c->node_order;
+		int32_t *restrict pg = ws->pg, *restrict pn = ws->pn, *restrict pw = ws->pw;
 
-		acc_g += u;
-		acc_n += u > 0;
-		acc_w += ws->whole[i];
-		ws->pg[dfs + 1] = acc_g;
-		ws->pn[dfs + 1] = acc_n;
-		ws->pw[dfs + 1] = acc_w;
+		for (dfs = 0; dfs < c->nnodes; dfs++) {
+			int32_t i = order ? order[dfs] : dfs, u = ueff[i];
+
+			acc_g += u;
+			acc_n += u > 0;
+			acc_w += whole[i];
+			pg[dfs + 1] = acc_g;
+			pn[dfs + 1] = acc_n;
+			pw[dfs + 1] = acc_w;
+		}
 	}
 	ws->ndirty = 0;
 }
