@@ -122,6 +122,7 @@ struct gp_search_ws {
 	int32_t *scratch;
 	size_t scratch_cap, scratch_top;
 	uint64_t *keys;
+	void *rtmp; /* the radix sorts' second buffer: n, domains or blocks, 8 bytes each */
 	/* greedy(): per sorted key, the next (gnx) and previous (gpv, shifted
 	 * by one) key not yet taken, with path compression */
 	int32_t *gnx, *gpv;
@@ -232,6 +233,7 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->dom);
 	free(ws->scratch);
 	free(ws->keys);
+	free(ws->rtmp);
 	free(ws->gnx);
 	free(ws->gpv);
 	free(ws->sel);
@@ -340,6 +342,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->scratch_cap = ns + 2 * n + 16;
 	ws->scratch = zalloc(ws->scratch_cap, sizeof(int32_t));
 	ws->keys = zalloc(n, sizeof(uint64_t));
+	ws->rtmp = zalloc(n + ns + (size_t)c->nnvl + (size_t)c->nblocks + 1, sizeof(uint64_t));
 	ws->gnx = zalloc(n + 1, sizeof(int32_t));
 	ws->gpv = zalloc(n + 1, sizeof(int32_t));
 	ws->sel = zalloc(n, sizeof(int32_t));
@@ -353,7 +356,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	    !ws->ptot || !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp ||
 	    !ws->nv_stamp || !ws->nv_acc || !ws->nv_gpus || !ws->nv_split ||
 	    !ws->rk_left || !ws->rk_lstamp || !ws->isl ||
-	    !ws->nisl || !ws->dom || !ws->scratch || !ws->keys || !ws->gnx || !ws->gpv || !ws->sel || !ws->slots ||
+	    !ws->nisl || !ws->dom || !ws->scratch || !ws->keys || !ws->rtmp || !ws->gnx || !ws->gpv || !ws->sel || !ws->slots ||
 	    !ws->pool || !ws->out || !ws->bk_stamp || !ws->bk_cnt || !ws->bk_keys)
 		goto nomem;
 	for (i = 0; i <= (size_t)kmax; i++) {
@@ -558,8 +561,60 @@ static void sort_any(void *v, size_t n, size_t size, int (*cmp)(const void *, co
 		}                                                                                  \
 	}
 
-DEFINE_SORT(sort_u64, uint64_t)
-DEFINE_SORT(sort_i32, int32_t)
+DEFINE_SORT(heap_u64, uint64_t)
+DEFINE_SORT(heap_i32, int32_t)
+
+/*
+ * Radix sort (least significant byte first, bytes that no two keys differ
+ * in skipped) for arrays longer than RADIX_MIN, through tmp (n elements):
+ * a 1,024-GPU set's ~170 nodes and a domain's hundreds of node keys took
+ * the heap sort several microseconds each, many times per decision.  The
+ * keys are integers, so the sorted order is the same whichever sort makes
+ * it.
+ */
+#define RADIX_MIN 48
+#define DEFINE_RADIX(NAME, HEAP, T, U)                                                             \
+	static void NAME(T *a, size_t n, void *tmp)                                                \
+	{                                                                                          \
+		U or_ = 0, and_ = (U)~(U)0, diff, *src = (U *)a, *dst = (U *)tmp, *sw;                \
+		size_t i, cnt[256];                                                                \
+		unsigned sh;                                                                       \
+                                                                                                   \
+		if (n <= RADIX_MIN || !tmp) {                                                      \
+			HEAP(a, n);                                                                \
+			return;                                                                    \
+		}                                                                                  \
+		for (i = 0; i < n; i++) {                                                          \
+			or_ |= src[i];                                                             \
+			and_ &= src[i];                                                            \
+		}                                                                                  \
+		diff = or_ ^ and_;                                                                 \
+		for (sh = 0; sh < 8 * sizeof(U); sh += 8) {                                        \
+			size_t sum = 0, c;                                                         \
+                                                                                                   \
+			if (!((diff >> sh) & 0xff))                                                \
+				continue;                                                          \
+			memset(cnt, 0, sizeof(cnt));                                               \
+			for (i = 0; i < n; i++)                                                    \
+				cnt[(src[i] >> sh) & 0xff]++;                                      \
+			for (i = 0; i < 256; i++) {                                                \
+				c = cnt[i];                                                        \
+				cnt[i] = sum;                                                      \
+				sum += c;                                                          \
+			}                                                                          \
+			for (i = 0; i < n; i++)                                                    \
+				dst[cnt[(src[i] >> sh) & 0xff]++] = src[i];                        \
+			sw = src;                                                                  \
+			src = dst;                                                                 \
+			dst = sw;                                                                  \
+		}                                                                                  \
+		if (src != (U *)a)                                                                 \
+			memcpy(a, src, n * sizeof(U));                                             \
+	}
+
+/* node indices are never negative: as unsigned they sort the same */
+DEFINE_RADIX(radix_u64, heap_u64, uint64_t, uint64_t)
+DEFINE_RADIX(radix_i32, heap_i32, int32_t, uint32_t)
 
 /* Population count without relying on a popcnt instruction (the default
  * x86-64 target lacks it and the builtin becomes a library call). */
@@ -712,7 +767,7 @@ static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 	int32_t *nx = ws->gnx, *pv = ws->gpv; /* pv[j + 1]: key j or before */
 	int32_t got = 0, j;
 
-	sort_u64(keys, (size_t)n);
+	radix_u64(keys, (size_t)n, ws->rtmp);
 	/* the keys not taken, linked both ways: every pick skips the nodes
 	 * already taken in O(1) amortized instead of walking over them (a
 	 * 1,024-GPU set of 170 partly free nodes walked some 10^5 keys) */
@@ -841,7 +896,7 @@ static int32_t balanced_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by
 	}
 	if (!n)
 		return 0;
-	sort_u64(ws->keys, (size_t)n);
+	radix_u64(ws->keys, (size_t)n, ws->rtmp);
 	/* the largest nodes, from the end of the ascending keys */
 	need_nodes = x->min_needed - x->picked;
 	while (m < n && (sum < R || m < need_nodes)) {
@@ -913,7 +968,7 @@ static int32_t spread_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_p
 	}
 	if (!n)
 		return 0;
-	sort_u64(ws->keys, (size_t)n);
+	radix_u64(ws->keys, (size_t)n, ws->rtmp);
 	while (R > 0 && progress) {
 		uint64_t last_rack = UINT64_MAX;
 
@@ -1007,7 +1062,7 @@ static int32_t nvl_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos,
 	}
 	if (!n)
 		return 0;
-	sort_u64(ws->keys, (size_t)n);
+	radix_u64(ws->keys, (size_t)n, ws->rtmp);
 	return take_in_order(x, ws->keys, n, R);
 }
 
@@ -1041,7 +1096,7 @@ static int32_t rail_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos
 	}
 	if (!n)
 		return 0;
-	sort_u64(ws->keys, (size_t)n);
+	radix_u64(ws->keys, (size_t)n, ws->rtmp);
 	/* the size of each index set, and of its part under each leaf; then
 	 * the largest sets first and inside one the leaves holding most of it
 	 * (nodes of one leaf stay together: ties go by node index) */
@@ -1063,7 +1118,7 @@ static int32_t rail_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos
 				              (ws->keys[k] & 0x7ffffff);
 		}
 	}
-	sort_u64(ws->keys, (size_t)n);
+	radix_u64(ws->keys, (size_t)n, ws->rtmp);
 	return take_in_order(x, ws->keys, n, R);
 }
 
@@ -1292,7 +1347,7 @@ static void describe(ctx_t *x, slot_t *sl, int kind, int32_t domain, int alt)
 	bool any_noleaf = false;
 
 	memcpy(sl->nodes, ws->sel, (size_t)ws->nsel * sizeof(int32_t));
-	sort_i32(sl->nodes, (size_t)ws->nsel);
+	radix_i32(sl->nodes, (size_t)ws->nsel, ws->rtmp);
 	memset(cd, 0, sizeof(*cd));
 	cd->nodes = sl->nodes;
 	cd->gpu_mask = sl->mask;
@@ -1561,7 +1616,7 @@ static int32_t segment_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_
 			b = (int32_t)ws->bk_keys[i];
 			ws->bk_keys[i] = ((uint64_t)(INT32_MAX - ws->bk_cnt[b]) << 32) | (uint32_t)b;
 		}
-		sort_u64(ws->bk_keys, (size_t)nb);
+		radix_u64(ws->bk_keys, (size_t)nb, ws->rtmp);
 		for (i = 0; i < nb; i++) {
 			int32_t take;
 
@@ -1574,7 +1629,7 @@ static int32_t segment_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_
 			return 0;
 	}
 	/* nodes: best fit inside each chosen block */
-	sort_u64(ws->keys, (size_t)n);
+	radix_u64(ws->keys, (size_t)n, ws->rtmp);
 	for (i = 0; i < n; i++) {
 		v = KEY_NODE(ws->keys[i]);
 		b = c->nodes[v].block;
@@ -1815,7 +1870,7 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bo
 		    dom_key(DOM_RANK_CLUSTER, ws->pg[c->nnodes] - x->r->gpus, false, -1);
 	if (nd)
 		*any_fit = true;
-	sort_u64(ws->dom, (size_t)nd);
+	radix_u64(ws->dom, (size_t)nd, ws->rtmp);
 	if (++ws->ok_stamp == 0) {
 		memset(ws->sw_ok, 0,
 		       (size_t)(c->nswitches > 0 ? c->nswitches : 1) * sizeof(uint32_t));
