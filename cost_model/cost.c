@@ -851,8 +851,14 @@ static void group_units(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, 
 			bnvls = bn;
 		if (s->u_cnt[uu] > gr->gmax)
 			gr->gmax = s->u_cnt[uu];
-		if (gp__popcount(s->u_rails[uu]) > gr->nrails)
-			gr->nrails = gp__popcount(s->u_rails[uu]);
+		{
+			/* most units of a large group hold one of its ranks: one rail */
+			uint32_t ur = s->u_rails[uu];
+			int32_t nr = ur & (ur - 1) ? gp__popcount(ur) : ur != 0;
+
+			if (nr > gr->nrails)
+				gr->nrails = nr;
+		}
 		*rails_and &= s->u_rails[uu];
 		*rails_or |= s->u_rails[uu];
 	}
@@ -1363,7 +1369,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 				if (f > 0) {
 					/* cross-rail: over NVLink to the right NIC (PXN) and,
 					 * in a rail-optimized fabric, up through the spine */
-					gr->pxn_bytes += f * vh / w;
+					gr->pxn_bytes += w == 1 ? f * vh : f * vh / w;
 					if (lv == 0 && la >= 0) {
 						s->sw_load[2 * la] += f * vr;
 						s->sw_load[2 * la + 1] += f * vh;
