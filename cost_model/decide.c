@@ -50,6 +50,15 @@ struct gp_engine {
 	bool ideal_valid;
 	int32_t *budget;
 	gp_rack_view_t *fut, *idle;
+	/* racks whose future headroom changed since the budget was last set
+	 * (chg, marked where chg_mark == chg_gen), and whether e->budget holds
+	 * the TDP budgets of e->fut but for those racks (budget_fut) */
+	int32_t *chg, nchg;
+	uint32_t *chg_mark, chg_gen;
+	bool budget_fut;
+	/* the view and mode of the last set_budget() */
+	const gp_rack_view_t *budget_view;
+	bool budget_tdp;
 	/* the running jobs' end times of the wait path, kept between
 	 * decisions: one array per job would be an mmap()'d block (beyond
 	 * glibc's 128 KiB threshold from 8,192 jobs on) whose pages fault in
@@ -122,10 +131,12 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	e->fut = calloc((size_t)c->nracks + 1, sizeof(*e->fut));
 	e->idle = calloc((size_t)c->nracks + 1, sizeof(*e->idle));
 	e->npw = calloc((size_t)c->nnodes + 1, sizeof(*e->npw));
+	e->chg = calloc((size_t)c->nracks + 1, sizeof(*e->chg));
+	e->chg_mark = calloc((size_t)c->nracks + 1, sizeof(*e->chg_mark));
 	e->rk_slot = calloc((size_t)c->nracks + 1, sizeof(*e->rk_slot));
 	e->rk_mark = calloc((size_t)c->nracks + 1, sizeof(*e->rk_mark));
 	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node || !e->rack_w || !e->rack_wcap ||
-	    !e->budget || !e->head || !e->fut || !e->idle || !e->npw ||
+	    !e->budget || !e->head || !e->fut || !e->idle || !e->npw || !e->chg || !e->chg_mark ||
 	    !e->rk_slot || !e->rk_mark) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto error;
@@ -190,6 +201,8 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->rel);
 	free(e->hist);
 	free(e->npw);
+	free(e->chg);
+	free(e->chg_mark);
 	free(e->rk_slot);
 	free(e->rk_mark);
 	free(e);
@@ -601,6 +614,10 @@ static void release_job(gp_engine_t *e, const gp_job_alloc_t *ja, bool power)
 		if (rk < 0 || !(e->fut[rk].headroom_w < INFINITY))
 			continue;
 		e->fut[rk].headroom_w += gp__popcount(ja->gpu_mask[i]) * load * e->npw[v].w;
+		if (e->chg_mark[rk] != e->chg_gen) {
+			e->chg_mark[rk] = e->chg_gen;
+			e->chg[e->nchg++] = rk;
+		}
 	}
 }
 
@@ -677,30 +694,65 @@ static int search_and_keep(const struct eval_ctx *x, const gp_state_t *st, const
  * NULL removes the limit.  Every set the search then makes fits the racks
  * (evaluate() still checks, and scores the share of headroom it takes).
  */
+static inline void rack_budget(gp_engine_t *e, const gp_rack_view_t *racks, bool at_cap,
+                               int32_t q)
+{
+	double w = at_cap ? e->rack_wcap[q] : e->rack_w[q], h = racks[q].headroom_w;
+
+	if (!(h < INFINITY) || !(w > 0))
+		e->budget[q] = -1;
+	else if (!(h > 0))
+		e->budget[q] = 0;
+	else
+		/* h / w > 0 here, where truncation is floor() without the libm
+		 * call (one per rack and search) */
+		e->budget[q] = h / w >= 1e6 ? 1000000 : (int32_t)(h / w + 1e-9);
+	e->head[q] = h;
+}
+
+/* Forget the racks marked as changed. */
+static void chg_clear(gp_engine_t *e)
+{
+	e->nchg = 0;
+	if (++e->chg_gen == 0) {
+		memset(e->chg_mark, 0, ((size_t)e->c->nracks + 1) * sizeof(*e->chg_mark));
+		e->chg_gen = 1;
+	}
+}
+
 static void set_budget(gp_engine_t *e, const gp_rack_view_t *racks, bool at_cap)
 {
 	const gp_cluster_t *c = e->c;
 	int32_t q;
 
+	e->budget_fut = false;
+	e->budget_view = racks;
+	e->budget_tdp = !at_cap;
 	if (!racks || c->nracks == 0) {
 		gp__search_ws_set_rack_budget(e->ws, NULL, NULL);
 		return;
 	}
-	for (q = 0; q < c->nracks; q++) {
-		double w = at_cap ? e->rack_wcap[q] : e->rack_w[q], h = racks[q].headroom_w;
-
-		if (!(h < INFINITY) || !(w > 0))
-			e->budget[q] = -1;
-		else if (!(h > 0))
-			e->budget[q] = 0;
-		else
-			/* h / w > 0 here, where truncation is floor() without
-			 * the libm call (one per rack and search) */
-			e->budget[q] = h / w >= 1e6 ? 1000000 : (int32_t)(h / w + 1e-9);
-	}
 	for (q = 0; q < c->nracks; q++)
-		e->head[q] = racks[q].headroom_w;
+		rack_budget(e, racks, at_cap, q);
 	gp__search_ws_set_rack_budget(e->ws, e->budget, e->head);
+}
+
+/* The TDP budgets of e->fut: only the racks whose headroom changed when
+ * the budgets already are e->fut's but for them (one division per changed
+ * rack, not per rack of the cluster, at each future point). */
+static void set_budget_fut(gp_engine_t *e)
+{
+	int32_t k;
+
+	if (!e->budget_fut) {
+		set_budget(e, e->fut, false);
+	} else {
+		for (k = 0; k < e->nchg; k++)
+			rack_budget(e, e->fut, false, e->chg[k]);
+		gp__search_ws_set_rack_budget(e->ws, e->budget, e->head);
+	}
+	e->budget_fut = true;
+	chg_clear(e);
 }
 
 static int32_t first_feasible(const gp_decision_t *d, int32_t from)
@@ -1026,8 +1078,13 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	 * first point releases again) */
 	state_copy(e->work, s, c->nnodes);
 	gp__search_ws_reuse(e->ws, true);
-	if (power)
+	chg_clear(e);
+	if (power) {
 		memcpy(e->fut, x0->pv->racks, (size_t)c->nracks * sizeof(*e->fut));
+		/* the budgets are e->fut's when the last were set from the same
+		 * view at TDP (the search of the free set) */
+		e->budget_fut = e->budget_tdp && e->budget_view == x0->pv->racks;
+	}
 	if (power) {
 		fpv.racks = e->fut;
 		fpv.cap_speed = x0->pv->cap_speed;
@@ -1075,7 +1132,10 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 			release_job(e, &s->jobs[e->rel[i]], power);
 		}
 		prev_t = t;
-		set_budget(e, power ? e->fut : NULL, false);
+		if (power)
+			set_budget_fut(e);
+		else
+			set_budget(e, NULL, false);
 		/* a quick look: is a much better set there then?  The best-fit
 		 * set of the FUTURE_K smallest domains answers it */
 		gp__search_ws_set_best_fit_only(e->ws, true);
