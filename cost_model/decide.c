@@ -1129,6 +1129,14 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 					__builtin_prefetch(&e->work->alloc_mask[v]);
 				}
 			}
+			if (power && i + 2 < nrel && s->jobs[e->rel[i + 2]].nnodes > 0) {
+				int32_t v = s->jobs[e->rel[i + 2]].nodes[0];
+
+				if (v >= 0 && v < c->nnodes && e->npw[v].rack >= 0) {
+					__builtin_prefetch(&e->fut[e->npw[v].rack]);
+					__builtin_prefetch(&e->chg_mark[e->npw[v].rack]);
+				}
+			}
 			release_job(e, &s->jobs[e->rel[i]], power);
 		}
 		prev_t = t;
