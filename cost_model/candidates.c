@@ -2227,8 +2227,14 @@ static void delta_pass(ctx_t *x, const struct pass *pp)
 {
 	gp_search_ws_t *ws = x->ws;
 	const gp_cluster_t *c = x->c;
-	int32_t acc_g = 0, acc_n = 0, acc_w = 0, dfs, q, k, j, b, nrk = 0;
+	int32_t acc_g = 0, acc_n = 0, acc_w = 0, dfs, q, k, j, b, nrk = 0, nd = 0;
 	int32_t *rks = ws->scratch; /* racks to spend again, at most nracks */
+	/* what changed, for the prefix sums: (DFS position << 32) | the
+	 * changes of the node's GPUs, their being > 0 and its wholeness, each
+	 * biased to be non-negative; up to n of them in ws->keys (free during
+	 * the pass), beyond that the sums are made again in full */
+	uint64_t *dl = ws->keys;
+	bool sparse = true;
 
 	next_stamp(ws);
 	/* changed nodes, in index order (their state and per-node arrays are
@@ -2238,13 +2244,30 @@ static void delta_pass(ctx_t *x, const struct pass *pp)
 	for (k = 0; k < ws->ndirty; k++) {
 		int32_t v = ws->dirty[k], rk = ws->rack[v], u;
 
+		int32_t ow, oe;
+
 		if (ws->dstamp[v] == ws->stamp)
 			continue;
 		ws->dstamp[v] = ws->stamp;
+		ow = ws->whole[v];
+		oe = ws->ueff[v];
 		u = node_base(x, pp, v, &b);
 		if (b < 0)
 			ws->ueff[v] = (int8_t)u;
-		else if (ws->rk_lstamp[rk] != ws->stamp) {
+		if (sparse && (ws->whole[v] != ow || ws->ueff[v] != oe)) {
+			if (nd == ws->n) {
+				sparse = false;
+			} else {
+				int32_t ne = ws->ueff[v];
+
+				dl[nd++] = ((uint64_t)c->node_pos[v] << 32) |
+				           (uint64_t)(ne - oe + 128) | (uint64_t)((ne > 0) - (oe > 0) + 1) << 8 |
+				           (uint64_t)(ws->whole[v] - ow + 1) << 10;
+			}
+		}
+		if (b < 0)
+			continue;
+		if (ws->rk_lstamp[rk] != ws->stamp) {
 			ws->rk_lstamp[rk] = ws->stamp;
 			rks[nrk++] = rk;
 		}
@@ -2272,7 +2295,7 @@ static void delta_pass(ctx_t *x, const struct pass *pp)
 		q = rks[k];
 		l = ws->budget[q];
 		for (j = ws->rk_first[q]; j < ws->rk_first[q + 1]; j++) {
-			int32_t v = ws->rk_nodes[j], u = ws->ubase[v];
+			int32_t v = ws->rk_nodes[j], u = ws->ubase[v], oe = ws->ueff[v];
 
 			if (u > 0 && l >= 0) {
 				if (u > l)
@@ -2280,7 +2303,40 @@ static void delta_pass(ctx_t *x, const struct pass *pp)
 				l -= u;
 			}
 			ws->ueff[v] = (int8_t)u;
+			if (sparse && u != oe) {
+				if (nd == ws->n)
+					sparse = false;
+				else
+					dl[nd++] = ((uint64_t)c->node_pos[v] << 32) | (uint64_t)(u - oe + 128) |
+					           (uint64_t)((u > 0) - (oe > 0) + 1) << 8 | (uint64_t)1 << 10;
+			}
 		}
+	}
+	if (sparse) {
+		/* each change moves every prefix sum after its position: add
+		 * the changes so far to each stretch between two changed
+		 * positions (a plain add over the rest of the arrays, no read of
+		 * every node) */
+		int32_t *restrict pg = ws->pg, *restrict pn = ws->pn, *restrict pw = ws->pw;
+		int32_t cg = 0, cn = 0, cw = 0, from, to;
+
+		radix_u64(dl, (size_t)nd, ws->rtmp);
+		for (k = 0; k < nd; k++) {
+			cg += (int32_t)(dl[k] & 0xff) - 128;
+			cn += (int32_t)((dl[k] >> 8) & 3) - 1;
+			cw += (int32_t)((dl[k] >> 10) & 3) - 1;
+			from = (int32_t)(dl[k] >> 32) + 1;
+			to = k + 1 < nd ? (int32_t)(dl[k + 1] >> 32) + 1 : c->nnodes + 1;
+			if (!cg && !cn && !cw)
+				continue;
+			for (j = from; j < to; j++) {
+				pg[j] += cg;
+				pn[j] += cn;
+				pw[j] += cw;
+			}
+		}
+		ws->ndirty = 0;
+		return;
 	}
 	{
 		/* restrict locals, as in full_pass() */
