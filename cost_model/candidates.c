@@ -162,7 +162,7 @@ struct gp_search_ws {
 	int8_t *fpre;  /* free GPUs of an eligible node before its rack's budget, -1 ineligible */
 	int32_t *bsave, *rk_first, *rk_nodes;
 	int32_t *dirty, ndirty, dirty_cap;
-	uint32_t *dstamp;
+	uint32_t *dstamp, *rk_spent;
 	const gp_request_t *pass_r; /* the request of the last full pass, NULL none */
 	bool pass_budget;           /* that pass had rack budgets */
 	bool reuse;                 /* the next search may reuse it */
@@ -203,6 +203,7 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->rk_nodes);
 	free(ws->dirty);
 	free(ws->dstamp);
+	free(ws->rk_spent);
 	free(ws->layout);
 	free(ws->freem);
 	free(ws->fmask);
@@ -310,6 +311,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->dirty_cap = (int32_t)(n / 2 + 1);
 	ws->dirty = zalloc((size_t)ws->dirty_cap, sizeof(*ws->dirty));
 	ws->dstamp = zalloc(n, sizeof(*ws->dstamp));
+	ws->rk_spent = zalloc(c->nracks > 0 ? (size_t)c->nracks : 1, sizeof(*ws->rk_spent));
 	ws->layout = zalloc(n, sizeof(*ws->layout));
 	ws->usable = ws->ubase;
 	ws->freem = zalloc(n, sizeof(*ws->freem));
@@ -350,7 +352,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->pool = zalloc((size_t)kmax + 1, sizeof(*ws->pool));
 	ws->out = zalloc((size_t)kmax, sizeof(*ws->out));
 	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->rack || !ws->topo || !ws->layout || !ws->ueff || !ws->fpre || !ws->bsave ||
-	    !ws->rk_first || !ws->rk_nodes || !ws->dirty || !ws->dstamp ||
+	    !ws->rk_first || !ws->rk_nodes || !ws->dirty || !ws->dstamp || !ws->rk_spent ||
 	    !ws->freem || !ws->fmask ||
 	    !ws->whole || !ws->excl || !ws->excl_list || !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw ||
 	    !ws->ptot || !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp ||
@@ -1238,6 +1240,9 @@ static void next_stamp(gp_search_ws_t *ws)
 	memset(ws->rk_stamp, 0, (size_t)(c->nracks > 0 ? c->nracks : 1) * sizeof(uint32_t));
 	memset(ws->nv_stamp, 0, (size_t)(c->nnvl > 0 ? c->nnvl : 1) * sizeof(uint32_t));
 	memset(ws->bk_stamp, 0, (size_t)(c->nblocks > 0 ? c->nblocks : 1) * sizeof(uint32_t));
+	memset(ws->rk_lstamp, 0, (size_t)(c->nracks > 0 ? c->nracks : 1) * sizeof(uint32_t));
+	memset(ws->rk_spent, 0, (size_t)(c->nracks > 0 ? c->nracks : 1) * sizeof(uint32_t));
+	memset(ws->dstamp, 0, (size_t)ws->n * sizeof(uint32_t));
 	ws->stamp = 2; /* describe() marks counted objects with stamp - 1 */
 }
 
@@ -2235,6 +2240,33 @@ static void full_pass(ctx_t *x, const struct pass *pp, bool fuse)
  * prefix sums are then summed again from what each node gives, a pass over
  * two small arrays instead of the state's.
  */
+/* Rack q's budget spent again over its nodes in DFS order (what each
+ * gives the prefix sums, ueff), each node whose share changed appended to
+ * dl (up to ws->n; *sparse false beyond). */
+static inline void respend(gp_search_ws_t *ws, const gp_cluster_t *c, int32_t q, uint64_t *dl,
+                           int32_t *nd, bool *sparse)
+{
+	int32_t l = ws->budget[q], j;
+
+	for (j = ws->rk_first[q]; j < ws->rk_first[q + 1]; j++) {
+		int32_t v = ws->rk_nodes[j], u = ws->ubase[v], oe = ws->ueff[v];
+
+		if (u > 0 && l >= 0) {
+			if (u > l)
+				u = l;
+			l -= u;
+		}
+		ws->ueff[v] = (int8_t)u;
+		if (*sparse && u != oe) {
+			if (*nd == ws->n)
+				*sparse = false;
+			else
+				dl[(*nd)++] = ((uint64_t)c->node_pos[v] << 32) | (uint64_t)(u - oe + 128) |
+				              (uint64_t)((u > 0) - (oe > 0) + 1) << 8 | (uint64_t)1 << 10;
+		}
+	}
+}
+
 static void delta_pass(ctx_t *x, const struct pass *pp)
 {
 	gp_search_ws_t *ws = x->ws;
@@ -2296,34 +2328,14 @@ static void delta_pass(ctx_t *x, const struct pass *pp)
 			if (ws->dstamp[v] != ws->stamp)
 				ws->ubase[v] = (int8_t)node_share(pp, ws->fpre[v], ws->budget[q]);
 		}
-		if (ws->rk_lstamp[q] != ws->stamp) {
-			ws->rk_lstamp[q] = ws->stamp;
-			rks[nrk++] = q;
-		}
+		/* spent now, while its nodes are at hand; a rack listed for
+		 * its changed nodes is then not spent again */
+		respend(ws, c, q, dl, &nd, &sparse);
+		ws->rk_spent[q] = ws->stamp;
 	}
-	for (k = 0; k < nrk; k++) {
-		int32_t l;
-
-		q = rks[k];
-		l = ws->budget[q];
-		for (j = ws->rk_first[q]; j < ws->rk_first[q + 1]; j++) {
-			int32_t v = ws->rk_nodes[j], u = ws->ubase[v], oe = ws->ueff[v];
-
-			if (u > 0 && l >= 0) {
-				if (u > l)
-					u = l;
-				l -= u;
-			}
-			ws->ueff[v] = (int8_t)u;
-			if (sparse && u != oe) {
-				if (nd == ws->n)
-					sparse = false;
-				else
-					dl[nd++] = ((uint64_t)c->node_pos[v] << 32) | (uint64_t)(u - oe + 128) |
-					           (uint64_t)((u > 0) - (oe > 0) + 1) << 8 | (uint64_t)1 << 10;
-			}
-		}
-	}
+	for (k = 0; k < nrk; k++)
+		if (ws->rk_spent[rks[k]] != ws->stamp)
+			respend(ws, c, rks[k], dl, &nd, &sparse);
 	if (sparse) {
 		/* each change moves every prefix sum after its position: add
 		 * the changes so far to each stretch between two changed
