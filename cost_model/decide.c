@@ -19,12 +19,6 @@
 #define INFEASIBLE 1e12
 #define MEMO 256                /* evaluations remembered per search, by candidate seq */
 
-/* A running job's end time and its index in the state. */
-struct end_job {
-	int64_t end;
-	int32_t job;
-};
-
 struct gp_engine {
 	const gp_cluster_t *c;
 	gp_search_ws_t *ws;
@@ -63,7 +57,7 @@ struct gp_engine {
 	 * decisions: one array per job would be an mmap()'d block (beyond
 	 * glibc's 128 KiB threshold from 8,192 jobs on) whose pages fault in
 	 * again on every decision */
-	struct end_job *ends;
+	int64_t *ends;              /* per job of the state, its end time */
 	int64_t *times;
 	int32_t *rel;               /* the jobs one future point releases */
 	int32_t ends_cap, nends;
@@ -555,11 +549,11 @@ static void select_kth(int64_t *v, int32_t n, int32_t k)
 }
 
 /*
- * Every running job's end time and index, in the state's job order, in
- * e->ends (e->nends): one pass over the state's jobs per decision, which
- * both the release of overdue jobs and the wait path then read (16 bytes
- * per job instead of gp_job_alloc_t's 48, and the jobs' memory once).
- * Returns whether a job is overdue (ended by now), or a gp_err code.
+ * Every running job's end time, in the state's job order, in e->ends
+ * (e->nends): one pass over the state's jobs per decision, which both the
+ * release of overdue jobs and the wait path then read (8 bytes per job
+ * instead of gp_job_alloc_t's 48, and the jobs' memory once).  Returns
+ * whether a job is overdue (ended by now), or a gp_err code.
  */
 static int read_ends(gp_engine_t *e, const gp_state_t *s, int64_t now)
 {
@@ -568,7 +562,7 @@ static int read_ends(gp_engine_t *e, const gp_state_t *s, int64_t now)
 
 	e->nends = 0;
 	if (s->njobs >= e->ends_cap) {
-		struct end_job *grown = realloc(e->ends, ((size_t)s->njobs + 1) * sizeof(*grown));
+		int64_t *grown = realloc(e->ends, ((size_t)s->njobs + 1) * sizeof(*grown));
 		int64_t *tg;
 		int32_t *rg;
 
@@ -586,7 +580,7 @@ static int read_ends(gp_engine_t *e, const gp_state_t *s, int64_t now)
 	for (i = 0; i < s->njobs; i++) {
 		int64_t et = s->jobs[i].end_time;
 
-		e->ends[i] = (struct end_job){ et, i };
+		e->ends[i] = et;
 		overdue |= et <= now;
 	}
 	e->nends = s->njobs;
@@ -1054,7 +1048,7 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	 * job's), appended without a branch per job */
 	lim = horizon < 9e15 ? now + (int64_t)horizon : INT64_MAX;
 	for (i = 0; i < e->nends; i++) {
-		int64_t et = e->ends[i].end;
+		int64_t et = e->ends[i];
 		bool in = et > now && et <= lim;
 
 		times[nends] = et;
@@ -1106,9 +1100,9 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 		 * back (at 65,536 nodes a quarter of the running jobs, each
 		 * read in end-time order, cost more than the search itself) */
 		for (i = 0, nrel = 0; i < e->nends; i++) {
-			int64_t et = e->ends[i].end;
+			int64_t et = e->ends[i];
 
-			e->rel[nrel] = e->ends[i].job;
+			e->rel[nrel] = i;
 			nrel += et <= t && et > prev_t;
 		}
 		for (i = 0; i < nrel; i++) {
@@ -1253,8 +1247,8 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		if (rc) {
 			state_copy(e->work, s, c->nnodes);
 			for (i = 0; i < e->nends; i++)
-				if (e->ends[i].end <= now)
-					release_job(e, &s->jobs[e->ends[i].job], false);
+				if (e->ends[i] <= now)
+					release_job(e, &s->jobs[i], false);
 			now_st = e->work;
 		}
 	}
