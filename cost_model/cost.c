@@ -381,6 +381,8 @@ struct grp {
 
 struct gp_cost_scratch {
 	int32_t max_gpus, nnodes, nswitches, nunits;
+	int32_t maxk;       /* the most GPUs of the placement on one node */
+	bool any_dom;       /* some node of the placement is in a cross-node NVLink domain */
 	gp_net_consts_t net;   /* the cluster's transport, set by prepare() */
 	uint32_t stamp;
 	/* per rank */
@@ -679,6 +681,8 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	st = next_stamp(s);
 	s->ntouched = 0;
+	s->maxk = 0;
+	s->any_dom = false;
 	gp__cost_net(c, &s->net);
 	for (p = 0; p < pl->n; p++) {
 		int32_t node = pl->nodes[p];
@@ -703,6 +707,8 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 		if (G + gp__popcount(m) > s->max_gpus)
 			return gp__errorf(err, GP_ELIMIT, "placement has more than %d GPUs",
 			                  (int)s->max_gpus);
+		if (gp__popcount(m) > s->maxk)
+			s->maxk = gp__popcount(m);
 		{
 			uint32_t isl = 0;
 			int nr = n->rails > 0 ? n->rails : 1, ng = n->ngpus > 0 ? n->ngpus : 1;
@@ -734,6 +740,7 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 		if (n->nvl >= 0) {
 			int32_t dm = n->nvl;
 
+			s->any_dom = true;
 			if (s->d_stamp[dm] != st) {
 				s->d_stamp[dm] = st;
 				s->d_unit[dm] = p;
@@ -1178,6 +1185,83 @@ static uint32_t grp_hash(const struct grp *gr)
 }
 
 /*
+ * A ring-style group whose members sit on distinct nodes outside NVLink
+ * domains (eval_dim() checks): what group_units() and the ring step of
+ * eval_dim() do, with each member its own unit in member order (one island,
+ * one rail, one GPU), in the same order of operations, so the same numbers.
+ * 0, or -2 when two members only meet at a disconnected root.
+ */
+static int ring_single(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, int32_t st,
+                       struct grp *gr, double vf, double L, int32_t w, struct dimres *res)
+{
+	int32_t i, n = gr->n;
+	uint32_t rand_ = ~0u, ror = 0;
+	double bmin = INFINITY, bnvls = INFINITY, vr, vh;
+
+	gr->gen = (int32_t)s->p_bw[4 * s->rank_p[r] + 3];
+	for (i = 0; i < n; i++) {
+		int32_t m = r + i * st, p = s->rank_p[m];
+		uint32_t rl = 1u << s->rank_rail[m];
+		double b, bn = 0;
+
+		if (s->p_bw[4 * p] > 0) {
+			b = s->p_bw[4 * p];
+			bn = s->p_bw[4 * p + 1];
+		} else {
+			b = s->p_bw[4 * p + 2];
+			gr->pcie = 1;
+		}
+		if (b < bmin)
+			bmin = b;
+		if (bn < bnvls)
+			bnvls = bn;
+		rand_ &= rl;
+		ror |= rl;
+	}
+	gr->units = n;
+	gr->gmax = 1;
+	gr->nrails = 1;
+	gr->bmin = bmin * 1e9;
+	gr->bnvls = gr->pcie ? 0 : bnvls * 1e9;
+	if (n > res->units)
+		res->units = n;
+	if (n == 1)
+		return 0;
+	if (rand_ != ror)
+		res->misaligned += w;
+	vr = vf * (double)(n - 1) / n * L;
+	vh = vf * (double)(n - 1) / n * L;
+	for (i = 0; i < n; i++) {
+		int32_t p = s->rank_p[r + i * st];
+
+		s->p_load[2 * p] += vr;
+		s->p_load[2 * p + 1] += vh;
+	}
+	for (i = 0; i < n; i++) {
+		int32_t ma = r + i * st, mb = r + (i + 1 < n ? i + 1 : 0) * st;
+		int32_t la = s->p_leaf[s->rank_p[ma]], lb = s->p_leaf[s->rank_p[mb]];
+		double f = s->rank_rail[ma] == s->rank_rail[mb] ? 0 : 1.0;
+		int lv = la == lb && la >= 0 && !c->switches[la].disconnected ?
+		         c->switches[la].level : climb(c, s, la, lb, vr, vh);
+
+		if (lv == -2)
+			return -2;
+		if (f > 0) {
+			gr->pxn_bytes += w == 1 ? f * vh : f * vh / w;
+			if (lv == 0 && la >= 0) {
+				s->sw_load[2 * la] += f * vr;
+				s->sw_load[2 * la + 1] += f * vh;
+			}
+			if (lv < 1)
+				lv = 1;
+		}
+		if (lv > gr->lca_level)
+			gr->lca_level = lv;
+	}
+	return 0;
+}
+
+/*
  * Cost of a dimension: groups of sz ranks with stride st (bases: ranks r
  * with (r / st) % sz == 0, members r + i st), each doing `count`
  * collectives of `bytes` per rank per step in total.  cyclic: send/recv
@@ -1249,6 +1333,17 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 			w++;
 		ntot += w - 1;
 		L = S * w;
+		if (coll != GP_COLL_SENDRECV && coll != GP_COLL_ALLTOALL && st >= s->maxk &&
+		    !s->any_dom) {
+			/* every member on a node of its own (a stride of at least
+			 * the most GPUs of one node, no NVLink domains), as in the
+			 * data-parallel rings of a large job: the units are the
+			 * members, each with one island and one rail, so the steps
+			 * below for this case, without the unit bookkeeping */
+			if (ring_single(c, s, r, st, gr, vf, L, w, res))
+				goto disconnected;
+			continue;
+		}
 		group_units(c, s, r, st, gr, &rand_, &ror);
 		nu = gr->units;
 		if (nu > res->units)
