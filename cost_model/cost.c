@@ -1194,15 +1194,23 @@ static uint32_t grp_hash(const struct grp *gr)
 static int ring_single(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, int32_t st,
                        struct grp *gr, double vf, double L, int32_t w, struct dimres *res)
 {
-	int32_t i, n = gr->n;
+	int32_t i, n = gr->n, p, pn;
 	uint32_t rand_ = ~0u, ror = 0;
-	double bmin = INFINITY, bnvls = INFINITY, vr, vh;
+	uint8_t rail, rn;
+	double bmin = INFINITY, bnvls = INFINITY;
+	double vr = vf * (double)(n - 1) / n * L, vh = vf * (double)(n - 1) / n * L;
 
 	gr->gen = (int32_t)s->p_bw[4 * s->rank_p[r] + 3];
+	if (n > res->units)
+		res->units = n;
+	/* one pass over the members: each one's bandwidths and rail, the
+	 * load of its ring edge on its node, and the edge to the next */
+	p = s->rank_p[r];
+	rail = s->rank_rail[r];
 	for (i = 0; i < n; i++) {
-		int32_t m = r + i * st, p = s->rank_p[m];
-		uint32_t rl = 1u << s->rank_rail[m];
-		double b, bn = 0;
+		int32_t mb = r + (i + 1 < n ? i + 1 : 0) * st, la, lb;
+		double b, bn = 0, f;
+		int lv;
 
 		if (s->p_bw[4 * p] > 0) {
 			b = s->p_bw[4 * p];
@@ -1215,49 +1223,42 @@ static int ring_single(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, i
 			bmin = b;
 		if (bn < bnvls)
 			bnvls = bn;
-		rand_ &= rl;
-		ror |= rl;
+		rand_ &= 1u << rail;
+		ror |= 1u << rail;
+		pn = s->rank_p[mb];
+		rn = s->rank_rail[mb];
+		if (n > 1) {
+			s->p_load[2 * p] += vr;
+			s->p_load[2 * p + 1] += vh;
+			la = s->p_leaf[p];
+			lb = s->p_leaf[pn];
+			f = rail == rn ? 0 : 1.0;
+			lv = la == lb && la >= 0 && !c->switches[la].disconnected ?
+			     c->switches[la].level : climb(c, s, la, lb, vr, vh);
+			if (lv == -2)
+				return -2;
+			if (f > 0) {
+				gr->pxn_bytes += w == 1 ? f * vh : f * vh / w;
+				if (lv == 0 && la >= 0) {
+					s->sw_load[2 * la] += f * vr;
+					s->sw_load[2 * la + 1] += f * vh;
+				}
+				if (lv < 1)
+					lv = 1;
+			}
+			if (lv > gr->lca_level)
+				gr->lca_level = lv;
+		}
+		p = pn;
+		rail = rn;
 	}
 	gr->units = n;
 	gr->gmax = 1;
 	gr->nrails = 1;
 	gr->bmin = bmin * 1e9;
 	gr->bnvls = gr->pcie ? 0 : bnvls * 1e9;
-	if (n > res->units)
-		res->units = n;
-	if (n == 1)
-		return 0;
-	if (rand_ != ror)
+	if (n > 1 && rand_ != ror)
 		res->misaligned += w;
-	vr = vf * (double)(n - 1) / n * L;
-	vh = vf * (double)(n - 1) / n * L;
-	for (i = 0; i < n; i++) {
-		int32_t p = s->rank_p[r + i * st];
-
-		s->p_load[2 * p] += vr;
-		s->p_load[2 * p + 1] += vh;
-	}
-	for (i = 0; i < n; i++) {
-		int32_t ma = r + i * st, mb = r + (i + 1 < n ? i + 1 : 0) * st;
-		int32_t la = s->p_leaf[s->rank_p[ma]], lb = s->p_leaf[s->rank_p[mb]];
-		double f = s->rank_rail[ma] == s->rank_rail[mb] ? 0 : 1.0;
-		int lv = la == lb && la >= 0 && !c->switches[la].disconnected ?
-		         c->switches[la].level : climb(c, s, la, lb, vr, vh);
-
-		if (lv == -2)
-			return -2;
-		if (f > 0) {
-			gr->pxn_bytes += w == 1 ? f * vh : f * vh / w;
-			if (lv == 0 && la >= 0) {
-				s->sw_load[2 * la] += f * vr;
-				s->sw_load[2 * la + 1] += f * vh;
-			}
-			if (lv < 1)
-				lv = 1;
-		}
-		if (lv > gr->lca_level)
-			gr->lca_level = lv;
-	}
 	return 0;
 }
 
