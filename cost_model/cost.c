@@ -1185,6 +1185,37 @@ static uint32_t grp_hash(const struct grp *gr)
 }
 
 /*
+ * One ring edge out of a unit under leaf la to the next under leaf lb, f
+ * of it changing rails: the ring and hierarchical volumes (x w) up the
+ * switches on la's side, the cross-rail share over NVLink to the right NIC
+ * (PXN) and, in a rail-optimized fabric, up through the spine, and the
+ * group's highest level.  0, or -2 when the leaves only meet at a
+ * disconnected root.
+ */
+static inline int ring_edge(const gp_cluster_t *c, gp_cost_scratch_t *s, struct grp *gr,
+                            int32_t la, int32_t lb, double f, double vr, double vh, int32_t w)
+{
+	/* neighbours under one leaf, as most are, climb nowhere */
+	int lv = la == lb && la >= 0 && !c->switches[la].disconnected ?
+	         c->switches[la].level : climb(c, s, la, lb, vr, vh);
+
+	if (lv == -2)
+		return -2;
+	if (f > 0) {
+		gr->pxn_bytes += w == 1 ? f * vh : f * vh / w;
+		if (lv == 0 && la >= 0) {
+			s->sw_load[2 * la] += f * vr;
+			s->sw_load[2 * la + 1] += f * vh;
+		}
+		if (lv < 1)
+			lv = 1;
+	}
+	if (lv > gr->lca_level)
+		gr->lca_level = lv;
+	return 0;
+}
+
+/*
  * A ring-style group whose members sit on distinct nodes outside NVLink
  * domains (eval_dim() checks): what group_units() and the ring step of
  * eval_dim() do, with each member its own unit in member order (one island,
@@ -1208,9 +1239,8 @@ static int ring_single(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, i
 	p = s->rank_p[r];
 	rail = s->rank_rail[r];
 	for (i = 0; i < n; i++) {
-		int32_t mb = r + (i + 1 < n ? i + 1 : 0) * st, la, lb;
-		double b, bn = 0, f;
-		int lv;
+		int32_t mb = r + (i + 1 < n ? i + 1 : 0) * st;
+		double b, bn = 0;
 
 		if (s->p_bw[4 * p] > 0) {
 			b = s->p_bw[4 * p];
@@ -1230,24 +1260,9 @@ static int ring_single(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, i
 		if (n > 1) {
 			s->p_load[2 * p] += vr;
 			s->p_load[2 * p + 1] += vh;
-			la = s->p_leaf[p];
-			lb = s->p_leaf[pn];
-			f = rail == rn ? 0 : 1.0;
-			lv = la == lb && la >= 0 && !c->switches[la].disconnected ?
-			     c->switches[la].level : climb(c, s, la, lb, vr, vh);
-			if (lv == -2)
+			if (ring_edge(c, s, gr, s->p_leaf[p], s->p_leaf[pn], rail == rn ? 0 : 1.0, vr, vh,
+			              w))
 				return -2;
-			if (f > 0) {
-				gr->pxn_bytes += w == 1 ? f * vh : f * vh / w;
-				if (lv == 0 && la >= 0) {
-					s->sw_load[2 * la] += f * vr;
-					s->sw_load[2 * la + 1] += f * vh;
-				}
-				if (lv < 1)
-					lv = 1;
-			}
-			if (lv > gr->lca_level)
-				gr->lca_level = lv;
 		}
 		p = pn;
 		rail = rn;
@@ -1454,27 +1469,10 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 			for (i = 0; i < nu; i++) {
 				/* the next unit, cyclically (no division per edge) */
 				int32_t ua = s->ulist[i], ub = s->ulist[i + 1 < nu ? i + 1 : 0];
-				int32_t la = s->p_leaf[s->u_p[ua]], lb = s->p_leaf[s->u_p[ub]];
-				double f = rail_mismatch(s->u_rails[ua], s->u_rails[ub]);
-				/* neighbours under one leaf, as most are, climb nowhere */
-				int lv = la == lb && la >= 0 && !c->switches[la].disconnected ?
-				         c->switches[la].level : climb(c, s, la, lb, vr, vh);
 
-				if (lv == -2)
+				if (ring_edge(c, s, gr, s->p_leaf[s->u_p[ua]], s->p_leaf[s->u_p[ub]],
+				              rail_mismatch(s->u_rails[ua], s->u_rails[ub]), vr, vh, w))
 					goto disconnected;
-				if (f > 0) {
-					/* cross-rail: over NVLink to the right NIC (PXN) and,
-					 * in a rail-optimized fabric, up through the spine */
-					gr->pxn_bytes += w == 1 ? f * vh : f * vh / w;
-					if (lv == 0 && la >= 0) {
-						s->sw_load[2 * la] += f * vr;
-						s->sw_load[2 * la + 1] += f * vh;
-					}
-					if (lv < 1)
-						lv = 1;
-				}
-				if (lv > gr->lca_level)
-					gr->lca_level = lv;
 			}
 		}
 	}
