@@ -762,6 +762,28 @@ static int32_t untaken(int32_t *nx, int32_t j)
 	return r;
 }
 
+/* Key j leaves both links of the keys not taken. */
+static inline void unlink_key(int32_t *nx, int32_t *pv, int32_t j)
+{
+	nx[j] = j + 1;
+	pv[j + 1] = j;
+}
+
+/* The first of keys[0..hi) (sorted) whose usable GPUs are at least u. */
+static int32_t first_of_size(const uint64_t *keys, int32_t hi, int32_t u)
+{
+	int32_t lo = 0, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (KEY_U(keys[mid]) < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 {
 	gp_search_ws_t *ws = x->ws;
@@ -782,7 +804,7 @@ static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 	nx[n] = n;
 	pv[0] = 0;
 	while (R > 0) {
-		int32_t cap, want, lo, hi, mid, u;
+		int32_t cap, want, lo, u;
 		bool last;
 
 		if (r->max_nodes && x->picked >= r->max_nodes)
@@ -795,15 +817,7 @@ static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 		if (cap > R)
 			cap = R;
 		/* smallest usable >= want */
-		lo = 0;
-		hi = n;
-		while (lo < hi) {
-			mid = (lo + hi) / 2;
-			if (KEY_U(keys[mid]) < want)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		lo = first_of_size(keys, n, want);
 		/* a node whose rack has no power left for one GPU has none for
 		 * the rest of this selection (budgets only shrink as nodes are
 		 * taken): unlinked like a taken one, not walked over again */
@@ -812,10 +826,8 @@ static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 
 			if (e >= want)
 				break;
-			if (e <= 0) {
-				nx[j] = j + 1;
-				pv[j + 1] = j;
-			}
+			if (e <= 0)
+				unlink_key(nx, pv, j);
 		}
 		if (j == n) {
 			if (last || r->gpus_per_node)
@@ -823,37 +835,23 @@ static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 			/* none fits: the largest, partially used / lowest index first */
 			for (j = untaken(pv, n) - 1;
 			     j >= 0 && ws->budget && eff_usable(ws, KEY_NODE(keys[j])) <= 0;
-			     j = untaken(pv, j) - 1) {
-				nx[j] = j + 1;
-				pv[j + 1] = j;
-			}
+			     j = untaken(pv, j) - 1)
+				unlink_key(nx, pv, j);
 			if (j < 0)
 				break;
 			u = KEY_U(keys[j]);
 			/* the first key of that size, then the first not taken
 			 * with power for a GPU (j itself is one) */
-			lo = 0;
-			hi = j;
-			while (lo < hi) {
-				mid = (lo + hi) / 2;
-				if (KEY_U(keys[mid]) < u)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			for (j = untaken(nx, lo);
+			for (j = untaken(nx, first_of_size(keys, j, u));
 			     ws->budget && eff_usable(ws, KEY_NODE(keys[j])) <= 0;
-			     j = untaken(nx, j + 1)) {
-				nx[j] = j + 1;
-				pv[j + 1] = j;
-			}
+			     j = untaken(nx, j + 1))
+				unlink_key(nx, pv, j);
 		}
 		u = ws->budget ? eff_usable(ws, KEY_NODE(keys[j])) : KEY_U(keys[j]);
 		if (u > cap)
 			u = cap;
 		take_node(x, KEY_NODE(keys[j]), u);
-		nx[j] = j + 1;
-		pv[j + 1] = j;
+		unlink_key(nx, pv, j);
 		R -= u;
 		got += u;
 	}
