@@ -2179,7 +2179,7 @@ static void full_pass(ctx_t *x, const struct pass *pp, bool fuse)
 	const bool plain = pp->plain;
 	/* the running prefix sums, in locals: the stores to the workspace's
 	 * arrays would otherwise force a reload of the last sum per node */
-	int32_t acc_g = 0, acc_n = 0, acc_w = 0, dfs, q;
+	int32_t acc_g = 0, acc_n = 0, acc_w = 0, dfs, q, crk = -1, cl = 0;
 	uint32_t stamp;
 
 	if (fuse && budget)
@@ -2207,13 +2207,26 @@ static void full_pass(ctx_t *x, const struct pass *pp, bool fuse)
 		if (!fuse)
 			continue;
 		/* what rack_left() gives; a node that gives nothing takes
-		 * nothing, so this needs no test of u */
+		 * nothing, so this needs no test of u.  The budget left in the
+		 * rack of the last node stays in a register (a rack's nodes
+		 * are mostly consecutive in DFS order, and through rk_left
+		 * each node waited for the store of the one before) and goes
+		 * to rk_left when another rack comes */
 		if (b >= 0) {
-			int32_t l = rk_lstamp[rk] == stamp ? rk_left[rk] : b;
+			int32_t l;
 
+			if (rk == crk) {
+				l = cl;
+			} else {
+				if (crk >= 0) {
+					rk_left[crk] = cl;
+					rk_lstamp[crk] = stamp;
+				}
+				l = rk_lstamp[rk] == stamp ? rk_left[rk] : b;
+				crk = rk;
+			}
 			u = u > l ? l : u;
-			rk_left[rk] = l - u;
-			rk_lstamp[rk] = stamp;
+			cl = l - u;
 		}
 		ueff[i] = (int8_t)u;
 		acc_g += u;
@@ -2222,6 +2235,10 @@ static void full_pass(ctx_t *x, const struct pass *pp, bool fuse)
 		pg[dfs + 1] = acc_g;
 		pn[dfs + 1] = acc_n;
 		pw[dfs + 1] = acc_w;
+	}
+	if (crk >= 0) {
+		rk_left[crk] = cl;
+		rk_lstamp[crk] = stamp;
 	}
 	ws->pass_r = fuse ? x->r : NULL;
 	ws->pass_budget = ws->budget != NULL;
