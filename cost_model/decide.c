@@ -61,6 +61,11 @@ struct gp_engine {
 	int64_t *times;
 	int32_t *rel;               /* the jobs one future point releases */
 	int32_t ends_cap, nends;
+	/* the jobs (indices, in job order) ending by hz_lim, overdue ones
+	 * included: the wait path's candidates for release */
+	int32_t *hz, nhz;
+	int64_t hz_lim;
+	bool hz_valid;
 	int32_t *hist;              /* end times per second, for the quantiles */
 	int64_t hist_cap;
 	/* per node, compact for the wait path's release of every ending job
@@ -193,6 +198,7 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->ends);
 	free(e->times);
 	free(e->rel);
+	free(e->hz);
 	free(e->hist);
 	free(e->npw);
 	free(e->chg);
@@ -552,10 +558,19 @@ static void select_kth(int64_t *v, int32_t n, int32_t k)
  * Every running job's end time, in the state's job order, in e->ends
  * (e->nends): one pass over the state's jobs per decision, which both the
  * release of overdue jobs and the wait path then read (8 bytes per job
- * instead of gp_job_alloc_t's 48, and the jobs' memory once).  Returns
- * whether a job is overdue (ended by now), or a gp_err code.
+ * instead of gp_job_alloc_t's 48, and the jobs' memory once).  In the same
+ * pass, the jobs that end by lim (e->hz): the wait path reads only those,
+ * where a pass over every job's end time of its own cost it more than its
+ * search (by then the now search has pushed the end times out of the
+ * cache).  Returns whether a job is overdue (ended by now), or a gp_err
+ * code.
  */
-static int read_ends(gp_engine_t *e, const gp_state_t *s, int64_t now)
+static int64_t horizon_end(int64_t now, double horizon)
+{
+	return horizon < 9e15 ? now + (int64_t)horizon : INT64_MAX;
+}
+
+static int read_ends(gp_engine_t *e, const gp_state_t *s, int64_t now, int64_t lim)
 {
 	int32_t i;
 	bool overdue = false;
@@ -575,15 +590,23 @@ static int read_ends(gp_engine_t *e, const gp_state_t *s, int64_t now)
 		if (!(rg = realloc(e->rel, ((size_t)s->njobs + 1) * sizeof(*rg))))
 			return GP_ENOMEM;
 		e->rel = rg;
+		if (!(rg = realloc(e->hz, ((size_t)s->njobs + 1) * sizeof(*rg))))
+			return GP_ENOMEM;
+		e->hz = rg;
 		e->ends_cap = s->njobs + 1;
 	}
+	e->nhz = 0;
 	for (i = 0; i < s->njobs; i++) {
 		int64_t et = s->jobs[i].end_time;
 
 		e->ends[i] = et;
 		overdue |= et <= now;
+		e->hz[e->nhz] = i;
+		e->nhz += et <= lim;
 	}
 	e->nends = s->njobs;
+	e->hz_lim = lim;
+	e->hz_valid = true;
 	return overdue;
 }
 
@@ -1040,21 +1063,33 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	gp_power_view_t fpv;
 	int64_t *times = e->times, lim, prev_t = INT64_MIN, tmin = INT64_MAX, tmax = INT64_MIN;
 	int64_t pts[FUTURE_POINTS];
-	int32_t nends = 0, pt, i, nrel;
+	int32_t nends = 0, pt, i, j, nrel;
 	gp_error_t serr;
 	int rc = GP_OK;
 
-	/* the end times within the horizon (read_ends() has listed every
-	 * job's), appended without a branch per job */
-	lim = horizon < 9e15 ? now + (int64_t)horizon : INT64_MAX;
-	for (i = 0; i < e->nends; i++) {
-		int64_t et = e->ends[i];
-		bool in = et > now && et <= lim;
+	/* the jobs ending by the horizon's end, as read_ends() listed them
+	 * for the policy's horizon, else listed here */
+	lim = horizon_end(now, horizon);
+	if (!e->hz_valid || e->hz_lim != lim) {
+		e->nhz = 0;
+		for (i = 0; i < e->nends; i++) {
+			e->hz[e->nhz] = i;
+			e->nhz += e->ends[i] <= lim;
+		}
+		e->hz_lim = lim;
+		e->hz_valid = true;
+	}
+	/* their end times after now, appended without a branch per job */
+	for (j = 0; j < e->nhz; j++) {
+		int64_t et = e->ends[e->hz[j]];
+		bool in = et > now;
 
 		times[nends] = et;
 		nends += in;
-		tmin = in && et < tmin ? et : tmin;
-		tmax = in && et > tmax ? et : tmax;
+		/* & and not &&, which the compiler may make a branch on each
+		 * test, mispredicted about as often as a job is overdue */
+		tmin = in & (et < tmin) ? et : tmin;
+		tmax = in & (et > tmax) ? et : tmax;
 	}
 	if (nends == 0)
 		return GP_OK;
@@ -1095,15 +1130,16 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 			        * than the best found so far */
 		/* free every job that has ended by t and not at an earlier
 		 * point (at the first, the overdue ones too): one pass over
-		 * the end list in the state's job order, not in end-time
+		 * the horizon's jobs in the state's job order, not in end-time
 		 * order, so the jobs and their node lists are read front to
 		 * back (at 65,536 nodes a quarter of the running jobs, each
 		 * read in end-time order, cost more than the search itself) */
-		for (i = 0, nrel = 0; i < e->nends; i++) {
-			int64_t et = e->ends[i];
+		for (j = 0, nrel = 0; j < e->nhz; j++) {
+			int32_t q = e->hz[j];
+			int64_t et = e->ends[q];
 
-			e->rel[nrel] = i;
-			nrel += et <= t && et > prev_t;
+			e->rel[nrel] = q;
+			nrel += (et <= t) & (et > prev_t); /* & as above */
 		}
 		for (i = 0; i < nrel; i++) {
 			/* each release reads the job, its node list and its
@@ -1235,12 +1271,13 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	/* 1. what is free now, within each rack's power (at TDP, then, when the
 	 * policy may cap GPUs, at their lowest cap) */
 	now_st = s ? s : e->empty; /* only read: no copy */
+	e->hz_valid = false;
 	gp__search_ws_reuse(e->ws, false); /* this search reads the whole state */
 	if (s) {
 		/* a job past its expected end has ended or is being ended: its
 		 * GPUs count as free now (a state read a few seconds ago still
 		 * lists a job that has just finished) */
-		if ((rc = read_ends(e, s, now)) < 0) {
+		if ((rc = read_ends(e, s, now, horizon_end(now, p->max_wait_s))) < 0) {
 			gp__errorf(err, rc, "%s", gp_strerror(rc));
 			goto error;
 		}
