@@ -1277,6 +1277,92 @@ static int ring_single(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, i
 	return 0;
 }
 
+/* Longest group ring_runs() takes (its runs are kept on the stack). */
+#define RUNS_MAX 32
+
+/*
+ * A ring-style group of consecutive ranks (stride 1: tensor parallel, as
+ * most of a large set's groups on partly free nodes) outside cross-node
+ * NVLink domains (eval_dim() checks): what group_units() and the ring step
+ * of eval_dim() do, with the units found as the runs of members on one
+ * node (ranks are block by node, so a node's members are one run) and
+ * kept in registers and on the stack instead of the scratch's per-unit
+ * arrays and their stamps, in the same order of operations, so the same
+ * numbers.  0, or -2 when two units only meet at a disconnected root.
+ */
+static int ring_runs(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, struct grp *gr,
+                     double vf, double L, int32_t w, struct dimres *res)
+{
+	int32_t n = gr->n, i, nu = 0, lastp = -1, up[RUNS_MAX], cnt[RUNS_MAX];
+	uint32_t isl[RUNS_MAX], rl[RUNS_MAX], rand_ = ~0u, ror = 0;
+	double bmin = INFINITY, bnvls = INFINITY, vr, vh;
+
+	gr->gen = (int32_t)s->p_bw[4 * s->rank_p[r] + 3];
+	for (i = 0; i < n; i++) {
+		int32_t m = r + i, p = s->rank_p[m];
+
+		if (p != lastp) {
+			lastp = p;
+			up[nu] = p;
+			cnt[nu] = 0;
+			isl[nu] = 0;
+			rl[nu] = 0;
+			nu++;
+		}
+		cnt[nu - 1]++;
+		isl[nu - 1] |= 1u << s->rank_isl[m];
+		rl[nu - 1] |= 1u << s->rank_rail[m];
+	}
+	gr->units = nu;
+	for (i = 0; i < nu; i++) {
+		int32_t p = up[i];
+		uint32_t is = isl[i], ur = rl[i];
+		double b, bn = 0;
+		int32_t nr;
+
+		if (s->p_bw[4 * p] > 0 && !(is & (is - 1))) {
+			b = s->p_bw[4 * p];
+			bn = s->p_bw[4 * p + 1];
+		} else {
+			b = s->p_bw[4 * p + 2];
+			gr->pcie = 1;
+		}
+		if (b < bmin)
+			bmin = b;
+		if (bn < bnvls)
+			bnvls = bn;
+		if (cnt[i] > gr->gmax)
+			gr->gmax = cnt[i];
+		nr = ur & (ur - 1) ? gp__popcount(ur) : ur != 0;
+		if (nr > gr->nrails)
+			gr->nrails = nr;
+		rand_ &= ur;
+		ror |= ur;
+	}
+	gr->bmin = bmin * 1e9;
+	gr->bnvls = gr->pcie ? 0 : bnvls * 1e9;
+	if (nu > res->units)
+		res->units = nu;
+	if (nu == 1)
+		return 0;
+	if (rand_ != ror)
+		res->misaligned += w;
+	vr = vf * (double)(n - 1) / n * L;
+	vh = vf * (double)(nu - 1) / nu * L;
+	for (i = 0; i < nu; i++) {
+		s->p_load[2 * up[i]] += vr;
+		s->p_load[2 * up[i] + 1] += vh;
+	}
+	for (i = 0; i < nu; i++) {
+		int32_t b = i + 1 < nu ? i + 1 : 0;
+
+		if (ring_edge(c, s, gr, s->p_leaf[up[i]], s->p_leaf[up[b]], rail_mismatch(rl[i], rl[b]),
+		              vr, vh, w))
+			return -2;
+	}
+	return 0;
+}
+
 /*
  * Cost of a dimension: groups of sz ranks with stride st (bases: ranks r
  * with (r / st) % sz == 0, members r + i st), each doing `count`
@@ -1357,6 +1443,12 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 			 * members, each with one island and one rail, so the steps
 			 * below for this case, without the unit bookkeeping */
 			if (ring_single(c, s, r, st, gr, vf, L, w, res))
+				goto disconnected;
+			continue;
+		}
+		if (st == 1 && n <= RUNS_MAX && coll != GP_COLL_SENDRECV &&
+		    coll != GP_COLL_ALLTOALL && !s->any_dom) {
+			if (ring_runs(c, s, r, gr, vf, L, w, res))
 				goto disconnected;
 			continue;
 		}
