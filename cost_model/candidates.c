@@ -100,8 +100,9 @@ struct gp_search_ws {
 	int32_t *excl_list, nexcl; /* the nodes excl marks, to clear them */
 	uint32_t *taken; /* == stamp: taken by the current selection */
 	int32_t *take;   /* GPUs taken on the node */
-	/* prefix sums over node_order positions, n + 1 */
-	int32_t *pg, *pn, *pw, *ptot;
+	/* prefix sums over node_order positions, n + 1; pa: what the nodes
+	 * give in whole groups of the granule (pg when there is none) */
+	int32_t *pg, *pn, *pw, *pa, *ptot;
 	/* per switch / rack / nvl stamps and accumulators */
 	uint32_t *sw_stamp, *rk_stamp, *nv_stamp;
 	uint32_t *sw_ok, ok_stamp; /* == ok_stamp: the switch (or a child) yielded a set */
@@ -142,6 +143,11 @@ struct gp_search_ws {
 	const double *head;
 	bool multi_rail; /* some node has more than one rail */
 	bool best_fit_only; /* no alternative sets (gp__search_ws_set_best_fit_only) */
+	int32_t granule;    /* GPUs of the job's innermost group (gp__search_ws_set_granule) */
+	int8_t atab[128];   /* u rounded down to a multiple of granule, for u < 128 */
+	int32_t pass_gran;  /* the granule of the last eligibility pass */
+	int32_t gran;       /* granule while a selection keeps whole groups on a node,
+	                     * else 1: what a node gives is rounded down to it */
 	bool prefix_ready;  /* the eligibility pass already made pg / pn / pw */
 	bool dfs_identity;  /* node_order[i] == i: the passes in DFS order skip the
 	                     * indirection (clusters listed in topology order) */
@@ -213,6 +219,7 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->taken);
 	free(ws->take);
 	free(ws->pg);
+	free(ws->pa);
 	free(ws->pn);
 	free(ws->pw);
 	free(ws->ptot);
@@ -290,6 +297,8 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->c = c;
 	ws->kmax = kmax;
 	ws->n = c->nnodes;
+	ws->gran = 1;
+	gp__search_ws_set_granule(ws, 1);
 	n = c->nnodes > 0 ? (size_t)c->nnodes : 1;
 	ns = c->nswitches > 0 ? (size_t)c->nswitches : 1;
 	nn1 = n + 1;
@@ -322,6 +331,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->taken = zalloc(n, sizeof(*ws->taken));
 	ws->take = zalloc(n, sizeof(*ws->take));
 	ws->pg = zalloc(nn1, sizeof(int32_t));
+	ws->pa = zalloc(nn1, sizeof(int32_t));
 	ws->pn = zalloc(nn1, sizeof(int32_t));
 	ws->pw = zalloc(nn1, sizeof(int32_t));
 	ws->ptot = zalloc(nn1, sizeof(int32_t));
@@ -354,7 +364,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->rack || !ws->topo || !ws->layout || !ws->ueff || !ws->fpre || !ws->bsave ||
 	    !ws->rk_first || !ws->rk_nodes || !ws->dirty || !ws->dstamp || !ws->rk_spent ||
 	    !ws->freem || !ws->fmask ||
-	    !ws->whole || !ws->excl || !ws->excl_list || !ws->taken || !ws->take || !ws->pg || !ws->pn || !ws->pw ||
+	    !ws->whole || !ws->excl || !ws->excl_list || !ws->taken || !ws->take || !ws->pg || !ws->pa || !ws->pn || !ws->pw ||
 	    !ws->ptot || !ws->sw_stamp || !ws->sw_acc || !ws->sw_ok || !ws->rk_stamp ||
 	    !ws->nv_stamp || !ws->nv_acc || !ws->nv_gpus || !ws->nv_split ||
 	    !ws->rk_left || !ws->rk_lstamp || !ws->isl ||
@@ -633,6 +643,17 @@ void gp__search_ws_set_best_fit_only(gp_search_ws_t *ws, bool on)
 		ws->best_fit_only = on;
 }
 
+void gp__search_ws_set_granule(gp_search_ws_t *ws, int32_t gpus)
+{
+	int u;
+
+	if (!ws)
+		return;
+	ws->granule = gpus > 1 && gpus <= 64 ? gpus : 1;
+	for (u = 0; u < 128; u++)
+		ws->atab[u] = (int8_t)(u - u % ws->granule);
+}
+
 void gp__search_ws_reuse(gp_search_ws_t *ws, bool on)
 {
 	if (!ws)
@@ -681,14 +702,17 @@ static inline int32_t eff_usable(const gp_search_ws_t *ws, int32_t v)
 {
 	int32_t u = ws->usable[v], l = rack_left(ws, v);
 
-	return u < l ? u : l;
+	u = u < l ? u : l;
+	return ws->gran > 1 && u > 0 ? ws->atab[u] : u; /* u <= usable < 128 */
 }
 
 /* Sort key of a node for best fit: usable, then free GPUs (an exact match
  * first), then partially used before idle, then node index. */
 static uint64_t node_key(const gp_search_ws_t *ws, int32_t i)
 {
-	uint64_t u = (uint64_t)ws->usable[i], f = (uint64_t)pc32(ws->freem[i]);
+	/* usable >= 0 here: greedy_list() reads only eligible nodes' keys */
+	uint64_t u = (uint64_t)(ws->gran > 1 ? ws->atab[ws->usable[i] & 127] : ws->usable[i]);
+	uint64_t f = (uint64_t)pc32(ws->freem[i]);
 
 	return (u << 37) | (f << 32) | ((uint64_t)ws->whole[i] << 31) | (uint64_t)i;
 }
@@ -862,7 +886,6 @@ static int32_t greedy(ctx_t *x, uint64_t *keys, int32_t n, int32_t R)
 static int32_t greedy_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos, int32_t R)
 {
 	gp_search_ws_t *ws = x->ws;
-	const int8_t *restrict usable = ws->usable;
 	const uint32_t *restrict taken = ws->taken;
 	const int32_t *restrict order = by_pos && !ws->dfs_identity ? x->c->node_order : NULL;
 	uint64_t *restrict keys = ws->keys;
@@ -875,7 +898,7 @@ static int32_t greedy_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_p
 	for (i = 0; i < nn; i++) {
 		v = !by_pos ? nodes[i] : order ? order[nodes[0] + i] : nodes[0] + i;
 		keys[n] = node_key(ws, v);
-		n += (usable[v] > 0) & (taken[v] != stamp);
+		n += (KEY_U(keys[n]) > 0) & (taken[v] != stamp);
 	}
 	if (!n)
 		return 0;
@@ -1136,7 +1159,9 @@ static int32_t rail_list(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos
 
 static int32_t sw_gpus(const gp_search_ws_t *ws, const gp_switch_t *w)
 {
-	return ws->pg[w->first + w->count] - ws->pg[w->first];
+	const int32_t *p = ws->gran > 1 ? ws->pa : ws->pg;
+
+	return p[w->first + w->count] - p[w->first];
 }
 
 static int32_t sw_nodes(const gp_search_ws_t *ws, const gp_switch_t *w)
@@ -1802,6 +1827,64 @@ static int32_t dom_nodes(const gp_cluster_t *c, const domain_t *d)
  * tried, per search: each costs up to three evaluations. */
 #define ALT_PARENTS 2
 
+/* Can a best fit keep whole groups of ws->granule GPUs on each node?  Not
+ * when the request fixes what nodes give (--gpus-per-node, node counts,
+ * --nodelist, --segment) or its GPUs are not whole groups. */
+static bool aligned_applies(const ctx_t *x)
+{
+	const gp_request_t *r = x->r;
+
+	return x->ws->granule > 1 && !x->seg && !r->gpus_per_node && !r->nrequired &&
+	       x->min_needed <= 1 && !r->max_nodes && r->gpus % x->ws->granule == 0;
+}
+
+/*
+ * The smallest, then tightest, domain that holds the job in whole groups
+ * (each node giving its usable GPUs rounded down to the granule) with a
+ * key above *after (any when NULL): its key, or UINT64_MAX for none.  A
+ * scan, not a sort: one or two are wanted.
+ */
+static uint64_t aligned_domain(const ctx_t *x, const uint64_t *after)
+{
+	const gp_search_ws_t *ws = x->ws;
+	const gp_cluster_t *c = x->c;
+	const int32_t R = x->r->gpus;
+	uint64_t best = UINT64_MAX, key;
+	int32_t i, j;
+
+	for (i = 0; i < c->nnvl; i++) {
+		const gp_nvl_domain_t *d = &c->nvl[i];
+		int32_t g = 0;
+
+		if (ws->nv_split[i])
+			continue;
+		for (j = 0; j < d->nnodes; j++)
+			g += ws->atab[ws->usable[d->nodes[j]] & 127];
+		key = dom_key(0, g - R, false, i);
+		if (g >= R && (!after || key > *after) && key < best)
+			best = key;
+	}
+	for (i = 0; i < c->nswitches; i++) {
+		const gp_switch_t *w = &c->switches[i];
+		int32_t g = ws->pa[w->first + w->count] - ws->pa[w->first];
+
+		if (w->disconnected || g < R)
+			continue;
+		key = dom_key(1 + (uint32_t)w->level, g - R, false, i);
+		if ((!after || key > *after) && key < best)
+			best = key;
+	}
+	if (c->root < 0 && ws->pa[c->nnodes] >= R) {
+		key = dom_key(DOM_RANK_CLUSTER, ws->pa[c->nnodes] - R, false, -1);
+		if ((!after || key > *after) && key < best)
+			best = key;
+	}
+	return best;
+}
+
+/* Tries of aligned_domain()'s domains per search, each a selection. */
+#define ALIGNED_TRIES 2
+
 /* Describe the selection just made in d and offer it: 1 kept, 0 not, or
  * a gp_err code. */
 static int keep_selection(ctx_t *x, const domain_t *d, int alt, gp_score_fn score, void *arg,
@@ -1847,6 +1930,7 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bo
 		ws->pg[i + 1] = ws->pg[i] + u;
 		ws->pn[i + 1] = ws->pn[i] + (u > 0);
 		ws->pw[i + 1] = ws->pw[i] + ws->whole[v];
+		ws->pa[i + 1] = ws->pa[i] + ws->atab[u > 0 ? u : 0];
 	}
 	/* NVLink domains */
 	for (i = 0; i < c->nnvl; i++) {
@@ -1890,6 +1974,38 @@ static int search_alt(ctx_t *x, int alt, int k, gp_score_fn score, void *arg, bo
 		memset(ws->sw_ok, 0,
 		       (size_t)(c->nswitches > 0 ? c->nswitches : 1) * sizeof(uint32_t));
 		ws->ok_stamp = 1;
+	}
+	/*
+	 * A job whose innermost groups (TP) should stay on one node: first the
+	 * best fit in whole groups, in the smallest domain that holds the job
+	 * so (the next one when that yields no set).  The plain best fit packs
+	 * a large job onto partly free nodes, splitting most of its groups
+	 * across nodes (their traffic over the network instead of NVLink), and
+	 * a set of more than BALANCED_MAX_NODES nodes gets no alternative that
+	 * would not; the score decides between this set and the plain ones.
+	 */
+	if (aligned_applies(x)) {
+		uint64_t key = 0;
+		int tries;
+
+		for (tries = 0; tries < ALIGNED_TRIES && added < k; tries++) {
+			domain_t ad;
+			bool ok;
+
+			key = aligned_domain(x, tries ? &key : NULL);
+			if (key == UINT64_MAX)
+				break;
+			ad = dom_decode(key);
+			ws->gran = ws->granule;
+			ok = select_in(x, &ad);
+			ws->gran = 1;
+			if (!ok)
+				continue;
+			if ((rc = keep_selection(x, &ad, alt, score, arg, err)) < 0)
+				return rc;
+			added += rc;
+			break;
+		}
 	}
 	for (i = 0; i < nd && added < k; i++) {
 		domain_t dd = dom_decode(ws->dom[i]);
@@ -2174,12 +2290,14 @@ static void full_pass(ctx_t *x, const struct pass *pp, bool fuse)
 	uint8_t *restrict whole = ws->whole;
 	int8_t *restrict fpre = ws->fpre, *restrict ubase = ws->ubase, *restrict ueff = ws->ueff;
 	int32_t *restrict pg = ws->pg, *restrict pn = ws->pn, *restrict pw = ws->pw;
+	int32_t *restrict pa = ws->pa;
+	const int8_t *restrict atab = ws->atab;
 	int32_t *restrict rk_left = ws->rk_left;
 	const int32_t need = pp->need, gpn = pp->gpn, cap = pp->cap, nn = c->nnodes;
 	const bool plain = pp->plain;
 	/* the running prefix sums, in locals: the stores to the workspace's
 	 * arrays would otherwise force a reload of the last sum per node */
-	int32_t acc_g = 0, acc_n = 0, acc_w = 0, dfs, q, crk = -1, cl = 0;
+	int32_t acc_g = 0, acc_n = 0, acc_w = 0, acc_a = 0, dfs, q, crk = -1, cl = 0;
 	uint32_t stamp;
 
 	if (fuse && budget)
@@ -2232,9 +2350,11 @@ static void full_pass(ctx_t *x, const struct pass *pp, bool fuse)
 		acc_g += u;
 		acc_n += u > 0;
 		acc_w += wh;
+		acc_a += atab[u]; /* 0 <= u <= cap < 128 */
 		pg[dfs + 1] = acc_g;
 		pn[dfs + 1] = acc_n;
 		pw[dfs + 1] = acc_w;
+		pa[dfs + 1] = acc_a;
 	}
 	if (crk >= 0) {
 		rk_left[crk] = cl;
@@ -2242,6 +2362,7 @@ static void full_pass(ctx_t *x, const struct pass *pp, bool fuse)
 	}
 	ws->pass_r = fuse ? x->r : NULL;
 	ws->pass_budget = ws->budget != NULL;
+	ws->pass_gran = ws->granule;
 	for (q = 0; fuse && q < c->nracks; q++)
 		ws->bsave[q] = ws->budget ? ws->budget[q] : -1;
 	ws->ndirty = 0;
@@ -2277,7 +2398,8 @@ static inline void respend(gp_search_ws_t *ws, const gp_cluster_t *c, int32_t q,
 				*sparse = false;
 			else
 				dl[(*nd)++] = ((uint64_t)c->node_pos[v] << 32) | (uint64_t)(u - oe + 128) |
-				              (uint64_t)((u > 0) - (oe > 0) + 1) << 8 | (uint64_t)1 << 10;
+				              (uint64_t)((u > 0) - (oe > 0) + 1) << 8 | (uint64_t)1 << 10 |
+				              (uint64_t)(ws->atab[u] - ws->atab[oe] + 128) << 12;
 		}
 	}
 }
@@ -2289,9 +2411,10 @@ static void delta_pass(ctx_t *x, const struct pass *pp)
 	int32_t acc_g = 0, acc_n = 0, acc_w = 0, dfs, q, k, j, b, nrk = 0, nd = 0;
 	int32_t *rks = ws->scratch; /* racks to spend again, at most nracks */
 	/* what changed, for the prefix sums: (DFS position << 32) | the
-	 * changes of the node's GPUs, their being > 0 and its wholeness, each
-	 * biased to be non-negative; up to n of them in ws->keys (free during
-	 * the pass), beyond that the sums are made again in full */
+	 * changes of the node's GPUs, their being > 0, its wholeness and its
+	 * GPUs in whole groups (bits 12-19), each biased to be non-negative;
+	 * up to n of them in ws->keys (free during the pass), beyond that the
+	 * sums are made again in full */
 	uint64_t *dl = ws->keys;
 	bool sparse = true;
 
@@ -2321,7 +2444,8 @@ static void delta_pass(ctx_t *x, const struct pass *pp)
 
 				dl[nd++] = ((uint64_t)c->node_pos[v] << 32) |
 				           (uint64_t)(ne - oe + 128) | (uint64_t)((ne > 0) - (oe > 0) + 1) << 8 |
-				           (uint64_t)(ws->whole[v] - ow + 1) << 10;
+				           (uint64_t)(ws->whole[v] - ow + 1) << 10 |
+				           (uint64_t)(ws->atab[ne] - ws->atab[oe] + 128) << 12;
 			}
 		}
 		if (b < 0)
@@ -2357,21 +2481,24 @@ static void delta_pass(ctx_t *x, const struct pass *pp)
 		 * positions (a plain add over the rest of the arrays, no read of
 		 * every node) */
 		int32_t *restrict pg = ws->pg, *restrict pn = ws->pn, *restrict pw = ws->pw;
-		int32_t cg = 0, cn = 0, cw = 0, from, to;
+		int32_t *restrict pa = ws->pa;
+		int32_t cg = 0, cn = 0, cw = 0, ca = 0, from, to;
 
 		radix_u64(dl, (size_t)nd, ws->rtmp);
 		for (k = 0; k < nd; k++) {
 			cg += (int32_t)(dl[k] & 0xff) - 128;
 			cn += (int32_t)((dl[k] >> 8) & 3) - 1;
 			cw += (int32_t)((dl[k] >> 10) & 3) - 1;
+			ca += (int32_t)((dl[k] >> 12) & 0xff) - 128;
 			from = (int32_t)(dl[k] >> 32) + 1;
 			to = k + 1 < nd ? (int32_t)(dl[k + 1] >> 32) + 1 : c->nnodes + 1;
-			if (!cg && !cn && !cw)
+			if (!cg && !cn && !cw && !ca)
 				continue;
 			for (j = from; j < to; j++) {
 				pg[j] += cg;
 				pn[j] += cn;
 				pw[j] += cw;
+				pa[j] += ca;
 			}
 		}
 		ws->ndirty = 0;
@@ -2379,10 +2506,11 @@ static void delta_pass(ctx_t *x, const struct pass *pp)
 	}
 	{
 		/* restrict locals, as in full_pass() */
-		const int8_t *restrict ueff = ws->ueff;
+		const int8_t *restrict ueff = ws->ueff, *restrict atab = ws->atab;
 		const uint8_t *restrict whole = ws->whole;
 		const int32_t *restrict order = ws->dfs_identity ? NULL : c->node_order;
 		int32_t *restrict pg = ws->pg, *restrict pn = ws->pn, *restrict pw = ws->pw;
+		int32_t *restrict pa = ws->pa, acc_a = 0;
 
 		for (dfs = 0; dfs < c->nnodes; dfs++) {
 			int32_t i = order ? order[dfs] : dfs, u = ueff[i];
@@ -2390,9 +2518,11 @@ static void delta_pass(ctx_t *x, const struct pass *pp)
 			acc_g += u;
 			acc_n += u > 0;
 			acc_w += whole[i];
+			acc_a += atab[u];
 			pg[dfs + 1] = acc_g;
 			pn[dfs + 1] = acc_n;
 			pw[dfs + 1] = acc_w;
+			pa[dfs + 1] = acc_a;
 		}
 	}
 	ws->ndirty = 0;
@@ -2471,7 +2601,7 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 		pp.plain = !pp.pbit && ws->nexcl == 0 && !r->exclusive && !kc;
 		pp.nalts = nalts;
 		if (fuse && ws->reuse && !ws->dirty_over && ws->pass_r == r &&
-		    ws->pass_budget == (ws->budget != NULL))
+		    ws->pass_budget == (ws->budget != NULL) && ws->pass_gran == ws->granule)
 			delta_pass(&x, &pp);
 		else
 			full_pass(&x, &pp, fuse);

@@ -132,6 +132,19 @@ void gp__search_ws_set_rack_budget(gp_search_ws_t *ws, const int32_t *budget,
 void gp__search_ws_set_best_fit_only(gp_search_ws_t *ws, bool on);
 
 /*
+ * GPUs of the job's innermost parallel group, which should stay on one node
+ * (its tensor-parallel degree, say); 1, the default, for none.  With more
+ * than 1 a search first makes the best fit in whole groups: each node gives
+ * its usable GPUs rounded down to a multiple of gpus (a node with 3 free
+ * GPUs gives a TP-8 job none), in the smallest domain that holds the job so
+ * (a second such domain when the first yields no set), so that no group is
+ * split across nodes; then the usual sets.  Not for requests with
+ * --gpus-per-node, node counts, --nodelist or --segment, nor when gpus
+ * does not divide the job's GPUs.  At most 64.
+ */
+void gp__search_ws_set_granule(gp_search_ws_t *ws, int32_t gpus);
+
+/*
  * With on, the next search may reuse the eligibility pass of the last one
  * (the same request, without matching-OR alternatives), computing again
  * only the nodes reported by gp__search_ws_changed() since and the racks

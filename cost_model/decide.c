@@ -772,6 +772,37 @@ static void set_budget_fut(gp_engine_t *e)
 	chg_clear(e);
 }
 
+/*
+ * GPUs of the job's innermost parallel group when it is on the critical
+ * path (tensor or context parallel: ranks next to each other, which the
+ * cost model lays out node by node), whole nodes' worth when it is larger
+ * than a node: what the search keeps on one node
+ * (gp__search_ws_set_granule).  1 when the innermost dimension is data or
+ * pipeline parallel, or none is hinted.
+ */
+static int32_t job_granule(const gp_engine_t *e, const gp_job_profile_t *job)
+{
+	static const int8_t def[4] = { GP_DIM_TP, GP_DIM_CP, GP_DIM_DP, GP_DIM_PP };
+	const int8_t *order = job->order;
+	int32_t gpn = e->cap_per_node[e->c->nparts], g, i;
+
+	if (!order[0] && !order[1] && !order[2] && !order[3])
+		order = def;
+	for (i = 0; i < 4; i++) {
+		int d = order[i];
+
+		if (d < 0 || d >= GP_NDIMS || job->deg[d] <= 1)
+			continue;
+		if (d != GP_DIM_TP && d != GP_DIM_CP)
+			return 1;
+		g = job->deg[d];
+		if (gpn > 0 && g > gpn)
+			g = g % gpn ? 1 : gpn; /* groups of whole nodes */
+		return g;
+	}
+	return 1;
+}
+
 static int32_t first_feasible(const gp_decision_t *d, int32_t from)
 {
 	int32_t i;
@@ -1266,6 +1297,7 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		x.ideal = 0; /* no domain of this cluster holds it: REJECT below */
 	d->ideal_step_s = x.ideal;
 	k = p->topk < 1 ? 1 : p->topk > KMAX ? KMAX : p->topk;
+	gp__search_ws_set_granule(e->ws, job_granule(e, &job));
 	run_s = r->time_limit_min ? r->time_limit_min * 60.0 : GP_DECIDE_DEFAULT_RUN_S;
 
 	/* 1. what is free now, within each rack's power (at TDP, then, when the

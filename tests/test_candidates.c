@@ -867,6 +867,65 @@ static void test_rail_aligned_alternative(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* Whole groups per node (gp__search_ws_set_granule): leaf 0's four nodes
+ * have 4 free GPUs each, nodes 4 and 8 (two spine groups) are idle.  A
+ * 16-GPU search with groups of 8 makes the set {4, 8} of whole nodes
+ * besides the fragments; with groups that do not divide the job, or with
+ * --gpus-per-node, the search is the plain one. */
+static void test_whole_groups(void **state)
+{
+	fx_params_t p = {.nnodes = 16, .gpus = 8, .nodes_per_leaf = 4, .leaves_per_spine = 2};
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_search_ws_t *ws, *plain;
+	gp_error_t err = {""};
+	gp_request_t r;
+	const gp_candidate_t *cd, *cp;
+	int32_t i, j;
+	int n, np, whole = -1, pass;
+
+	(void)state;
+	c = build(&p);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	for (i = 0; i < 16; i++)
+		s->alloc_mask[i] = i < 4 ? 0x0f : i == 4 || i == 8 ? 0 : 0xff;
+	assert_int_equal(gp__search_ws_create(c, 8, &ws, &err), GP_OK);
+	assert_int_equal(gp__search_ws_create(c, 8, &plain, &err), GP_OK);
+	gp__request_init(&r);
+	r.gpus = 16;
+	gp__search_ws_set_granule(ws, 8);
+	assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+	for (i = 0; i < n; i++)
+		if (cd[i].nnodes == 2 && cd[i].nodes[0] == 4 && cd[i].nodes[1] == 8 &&
+		    cd[i].gpu_mask[0] == 0xff && cd[i].gpu_mask[1] == 0xff)
+			whole = i;
+	assert_true(whole >= 0);
+	/* the plain search has no such set here */
+	assert_int_equal(search(c, s, &r, plain, &cp, &np, &err), GP_OK);
+	for (i = 0; i < np; i++)
+		assert_false(cp[i].nnodes == 2 && cp[i].nodes[0] == 4 && cp[i].nodes[1] == 8);
+	/* 12 GPUs are not whole groups of 8; --gpus-per-node fixes the split */
+	for (pass = 0; pass < 2; pass++) {
+		r.gpus = pass ? 16 : 12;
+		r.gpus_per_node = pass ? 4 : 0;
+		assert_int_equal(search(c, s, &r, ws, &cd, &n, &err), GP_OK);
+		assert_int_equal(search(c, s, &r, plain, &cp, &np, &err), GP_OK);
+		assert_int_equal(n, np);
+		for (i = 0; i < n; i++) {
+			assert_int_equal(cd[i].nnodes, cp[i].nnodes);
+			for (j = 0; j < cd[i].nnodes; j++) {
+				assert_int_equal(cd[i].nodes[j], cp[i].nodes[j]);
+				assert_int_equal(cd[i].gpu_mask[j], cp[i].gpu_mask[j]);
+			}
+		}
+	}
+	gp__request_clear(&r);
+	gp__search_ws_destroy(ws);
+	gp__search_ws_destroy(plain);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
 static void test_enofit_reasons(void **state)
 {
 	fx_params_t p = {.nnodes = 6, .gpus = 4, .nodes_per_leaf = 6};
@@ -1164,7 +1223,7 @@ static void test_reuse(void **state)
 		gp_error_t err = {""}, err2 = {""};
 		const gp_candidate_t *cd, *cd2;
 		int32_t budget[32], i, j, round;
-		int n, n2, rc, rc2, total = 0;
+		int n, n2, rc, rc2, total = 0, gran;
 
 		memset(&p, 0, sizeof(p));
 		p.nnodes = 8 + (int)rnd(25);
@@ -1195,6 +1254,11 @@ static void test_reuse(void **state)
 			gp__search_ws_set_rack_budget(ws, budget, NULL);
 			gp__search_ws_set_rack_budget(ws2, budget, NULL);
 		}
+		/* whole groups per node (a TP degree) in some: their prefix
+		 * sums are kept by the reused pass too */
+		gran = rnd(2) ? 1 : 2 + (int)rnd(7);
+		gp__search_ws_set_granule(ws, gran);
+		gp__search_ws_set_granule(ws2, gran);
 		gp__request_init(&r);
 		r.gpus = 1 + (int)rnd((uint32_t)(total / 2));
 		if (rnd(4) == 0)
@@ -1242,6 +1306,12 @@ static void test_reuse(void **state)
 			for (j = 0; j < c->nracks; j++)
 				if (rnd(4) == 0)
 					budget[j] = (int32_t)rnd(20) - 2;
+			if (rnd(8) == 0) {
+				/* another job's granule: the pass is made again */
+				gran = 1 + (int)rnd(8);
+				gp__search_ws_set_granule(ws, gran);
+				gp__search_ws_set_granule(ws2, gran);
+			}
 			rc = gp__candidates_search(c, s, &r, 8, NULL, NULL, ws, &cd, &n, &err);
 			rc2 = gp__candidates_search(c, s, &r, 8, NULL, NULL, ws2, &cd2, &n2, &err2);
 			if (rc != rc2 || (rc == GP_OK && n != n2) ||
@@ -1455,6 +1525,7 @@ int main(void)
 	    cmocka_unit_test(test_rack_budget),
 	    cmocka_unit_test(test_rail_aligned_alternative),
 	    cmocka_unit_test(test_randomized),
+	    cmocka_unit_test(test_whole_groups),
 	    cmocka_unit_test(test_reuse),
 	    cmocka_unit_test(test_segments),
 	    cmocka_unit_test(test_segment_errors),

@@ -171,6 +171,75 @@ static void test_fragmented_cluster_packs(void **state)
 		assert_true(f->d.cands[i].score >= f->d.cands[0].score);
 }
 
+/* A TP-8 job asking only for GPUs, on a cluster (16 nodes as above, but
+ * leaf uplinks not oversubscribed) whose free GPUs are mostly fragments:
+ * leaf 0's four nodes have 4 free each (16, the job's size, in the
+ * smallest domain), and the only whole free nodes are 4 and 8, in two
+ * spine groups.  The best fit packs the fragments and splits every TP group
+ * over two nodes (TP over the network); the engine makes the set of whole
+ * groups too, and the model finds it faster.  With --gpus-per-node=4 the
+ * user's split stands. */
+static void test_tp_groups_stay_on_a_node(void **unused)
+{
+	static const char *hints = "gpus=16,tp=8,params=13e9,step_s=0.5";
+	const int32_t frag[4] = { 0, 1, 2, 3 };
+	const uint32_t fmask[4] = { 0xf0, 0xf0, 0xf0, 0xf0 };
+	gp_synth_params_t sp;
+	gp_cluster_t *c;
+	gp_engine_t *e;
+	gp_state_t *s;
+	gp_policy_t p;
+	gp_request_t r;
+	gp_decision_t d;
+	gp_job_profile_t job;
+	gp_scored_t sc;
+	gp_error_t err;
+	int32_t i;
+
+	(void)unused;
+	gp__synth_defaults(&sp);
+	sp.nodes = 16;
+	sp.nodes_per_leaf = 4;
+	sp.leaves_per_spine_group = 2;
+	sp.nodes_per_rack = 4;
+	if (gp__synth_build(&sp, &c, &err) || gp__engine_create(c, &e, &err))
+		fail_msg("%s", err.text);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	for (i = 0; i < 16; i++)
+		s->alloc_mask[i] = i < 4 ? 0x0f : i == 4 || i == 8 ? 0 : 0xff;
+	gp__policy_default(c, &p);
+	gp__request_init(&r);
+	r.gpus = 16;
+	assert_int_equal(gp__job_profile_parse(hints, &job, &err), GP_OK);
+	assert_int_equal(gp__decide(e, s, &r, &job, &p, NULL, 0, NULL, 0, &d, &err), GP_OK);
+	assert_int_equal(d.kind, GP_DECIDE_PIN);
+	assert_int_equal(d.cands[0].nnodes, 2);
+	for (i = 0; i < d.cands[0].nnodes; i++) {
+		assert_true(d.cands[0].nodes[i] == 4 || d.cands[0].nodes[i] == 8);
+		assert_int_equal(d.cands[0].gpu_mask[i], 0xff);
+	}
+	/* the fragment set, scored by the same model: slower */
+	gp__job_profile_fill_defaults(c, &job, NULL, 0);
+	assert_int_equal(gp__decide_rescore(e, s, &job, &p, NULL, d.ideal_step_s, frag, fmask, 4,
+	                                    &sc, &err),
+	                 GP_OK);
+	print_message("# whole TP groups: slowdown %.3f; the fragments of leaf 0: %.3f\n",
+	              d.cands[0].cost.slowdown, sc.cost.slowdown);
+	assert_true(d.cands[0].cost.slowdown < sc.cost.slowdown);
+	gp__decision_clear(&d);
+	/* --gpus-per-node=4 is the user's */
+	r.gpus_per_node = 4;
+	assert_int_equal(gp__decide(e, s, &r, &job, &p, NULL, 0, NULL, 0, &d, &err), GP_OK);
+	assert_int_equal(d.kind, GP_DECIDE_PIN);
+	for (i = 0; i < d.cands[0].nnodes; i++)
+		assert_int_equal(gp__popcount(d.cands[0].gpu_mask[i]), 4);
+	gp__decision_clear(&d);
+	gp__request_clear(&r);
+	gp_state_destroy(s);
+	gp__engine_destroy(e);
+	gp_cluster_destroy(c);
+}
+
 static void test_rack_without_headroom_is_avoided(void **state)
 {
 	struct fx *f = *state;
@@ -778,6 +847,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_idle_cluster_pins_one_leaf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fragmented_cluster_packs, setup, teardown),
+		cmocka_unit_test(test_tp_groups_stay_on_a_node),
 		cmocka_unit_test_setup_teardown(test_rack_without_headroom_is_avoided, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_power_starved_rack_is_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_cluster_constrains_to_domains, setup, teardown),
