@@ -805,6 +805,38 @@ static int climb(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t a, int32_t
 	return sw[a].level;
 }
 
+/*
+ * One unit of a group (member count cnt, islands isl and rails ur of the
+ * group's GPUs on it, dom: a cross-node NVLink domain) into the group: its
+ * intra-unit bandwidth (NVLink when the unit is a cross-node domain or the
+ * group's GPUs on the node share one island, else PCIe) into the slowest so
+ * far, the most members and NICs of one unit.
+ */
+static inline void unit_into(const gp_cost_scratch_t *s, struct grp *gr, int32_t p, bool dom,
+                             uint32_t isl, int32_t cnt, uint32_t ur, double *bmin,
+                             double *bnvls)
+{
+	double b, bn = 0;
+	/* most units of a large group hold one of its ranks: one rail */
+	int32_t nr = ur & (ur - 1) ? gp__popcount(ur) : ur != 0;
+
+	if (s->p_bw[4 * p] > 0 && (dom || !(isl & (isl - 1)))) {
+		b = s->p_bw[4 * p];
+		bn = s->p_bw[4 * p + 1];
+	} else {
+		b = s->p_bw[4 * p + 2];
+		gr->pcie = 1;
+	}
+	if (b < *bmin)
+		*bmin = b;
+	if (bn < *bnvls)
+		*bnvls = bn;
+	if (cnt > gr->gmax)
+		gr->gmax = cnt;
+	if (nr > gr->nrails)
+		gr->nrails = nr;
+}
+
 /* Units of one group: fills s->ulist / u_* and the group's bandwidths. */
 static void group_units(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, int32_t st,
                         struct grp *gr, uint32_t *rails_and, uint32_t *rails_or)
@@ -839,33 +871,10 @@ static void group_units(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, 
 	*rails_and = ~0u;
 	*rails_or = 0;
 	for (i = 0; i < nu; i++) {
-		int32_t uu = s->ulist[i], p = s->u_p[uu];
-		uint32_t isl = s->u_isl[uu];
-		double b = 0, bn = 0;
+		int32_t uu = s->ulist[i];
 
-		/* NVLink when the unit is a cross-node domain or the group's GPUs
-		 * on the node share one island; else PCIe */
-		if (s->p_bw[4 * p] > 0 && (s->u_dom[uu] || !(isl & (isl - 1)))) {
-			b = s->p_bw[4 * p];
-			bn = s->p_bw[4 * p + 1];
-		} else {
-			b = s->p_bw[4 * p + 2];
-			gr->pcie = 1;
-		}
-		if (b < bmin)
-			bmin = b;
-		if (bn < bnvls)
-			bnvls = bn;
-		if (s->u_cnt[uu] > gr->gmax)
-			gr->gmax = s->u_cnt[uu];
-		{
-			/* most units of a large group hold one of its ranks: one rail */
-			uint32_t ur = s->u_rails[uu];
-			int32_t nr = ur & (ur - 1) ? gp__popcount(ur) : ur != 0;
-
-			if (nr > gr->nrails)
-				gr->nrails = nr;
-		}
+		unit_into(s, gr, s->u_p[uu], s->u_dom[uu], s->u_isl[uu], s->u_cnt[uu],
+		          s->u_rails[uu], &bmin, &bnvls);
 		*rails_and &= s->u_rails[uu];
 		*rails_or |= s->u_rails[uu];
 	}
@@ -1315,29 +1324,9 @@ static int ring_runs(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, str
 	}
 	gr->units = nu;
 	for (i = 0; i < nu; i++) {
-		int32_t p = up[i];
-		uint32_t is = isl[i], ur = rl[i];
-		double b, bn = 0;
-		int32_t nr;
-
-		if (s->p_bw[4 * p] > 0 && !(is & (is - 1))) {
-			b = s->p_bw[4 * p];
-			bn = s->p_bw[4 * p + 1];
-		} else {
-			b = s->p_bw[4 * p + 2];
-			gr->pcie = 1;
-		}
-		if (b < bmin)
-			bmin = b;
-		if (bn < bnvls)
-			bnvls = bn;
-		if (cnt[i] > gr->gmax)
-			gr->gmax = cnt[i];
-		nr = ur & (ur - 1) ? gp__popcount(ur) : ur != 0;
-		if (nr > gr->nrails)
-			gr->nrails = nr;
-		rand_ &= ur;
-		ror |= ur;
+		unit_into(s, gr, up[i], false, isl[i], cnt[i], rl[i], &bmin, &bnvls);
+		rand_ &= rl[i];
+		ror |= rl[i];
 	}
 	gr->bmin = bmin * 1e9;
 	gr->bnvls = gr->pcie ? 0 : bnvls * 1e9;
@@ -1671,6 +1660,13 @@ disconnected:
 
 static const int8_t default_order[4] = { GP_DIM_TP, GP_DIM_CP, GP_DIM_DP, GP_DIM_PP };
 
+const int8_t *gp__job_profile_order(const gp_job_profile_t *job)
+{
+	const int8_t *o = job->order;
+
+	return !o[0] && !o[1] && !o[2] && !o[3] ? default_order : o;
+}
+
 void gp__job_profile_init(gp_job_profile_t *job)
 {
 	memset(job, 0, sizeof(*job));
@@ -1702,7 +1698,7 @@ static int resolve(const gp_cluster_t *c, const gp_job_profile_t *job, int32_t G
                    int32_t first_node, struct resolved *rv, gp_error_t *err)
 {
 	int32_t prod = 1, st = 1, d, i;
-	const int8_t *order = job->order;
+	const int8_t *order;
 	double m, b = job->micro_batch, sq = job->seq, h = job->hidden, l = job->layers;
 	double eb = job->grad_bytes > 0 ? job->grad_bytes : 2.0, bsh, lpp;
 
@@ -1728,8 +1724,7 @@ static int resolve(const gp_cluster_t *c, const gp_job_profile_t *job, int32_t G
 	if (rv->deg[GP_DIM_DP] % rv->deg[GP_DIM_EP])
 		return gp__errorf(err, GP_EINVAL, "ep = %d does not divide dp = %d",
 		                  (int)rv->deg[GP_DIM_EP], (int)rv->deg[GP_DIM_DP]);
-	if (!order[0] && !order[1] && !order[2] && !order[3])
-		order = default_order;
+	order = gp__job_profile_order(job);
 	for (i = 0; i < 4; i++) {
 		d = order[i];
 		rv->stride[d] = st;

@@ -84,6 +84,10 @@ typedef struct gp_job_profile {
 /* Fill *job with no hints (all zero, grad_bytes 2).  No allocation. */
 void gp__job_profile_init(gp_job_profile_t *job);
 
+/* The job's rank layout, innermost dimension first: job->order, or the
+ * default (TP, CP, DP, PP) when it is all zero. */
+const int8_t *gp__job_profile_order(const gp_job_profile_t *job);
+
 /*
  * The documented default profile of a job without hints: pure data
  * parallelism over `gpus` GPUs, one gradient all-reduce per step of

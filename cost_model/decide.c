@@ -782,12 +782,9 @@ static void set_budget_fut(gp_engine_t *e)
  */
 static int32_t job_granule(const gp_engine_t *e, const gp_job_profile_t *job)
 {
-	static const int8_t def[4] = { GP_DIM_TP, GP_DIM_CP, GP_DIM_DP, GP_DIM_PP };
-	const int8_t *order = job->order;
+	const int8_t *order = gp__job_profile_order(job);
 	int32_t gpn = e->cap_per_node[e->c->nparts], g, i;
 
-	if (!order[0] && !order[1] && !order[2] && !order[3])
-		order = def;
 	for (i = 0; i < 4; i++) {
 		int d = order[i];
 
