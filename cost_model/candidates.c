@@ -659,7 +659,10 @@ void gp__search_ws_set_granule(gp_search_ws_t *ws, int32_t gpus)
 
 	if (!ws)
 		return;
-	ws->granule = gpus > 1 && gpus <= 64 ? gpus : 1;
+	gpus = gpus > 1 && gpus <= 64 ? gpus : 1;
+	if (ws->granule == gpus)
+		return; /* the table is this granule's already */
+	ws->granule = gpus;
 	for (u = 0; u < 128; u++)
 		ws->atab[u] = (int8_t)(u - u % ws->granule);
 }
