@@ -21,24 +21,31 @@
 #include "synth.h"
 
 /* 16 nodes x 8 H100: 4 leaves (su001..su004) of 4 nodes, 2 leaves per
- * spine group, racks of 4 nodes (= one leaf each), leaf uplinks 8:1
- * oversubscribed so that spreading a job costs step time. */
-static gp_cluster_t *cluster16(void)
+ * spine group, racks of 4 nodes (= one leaf each), leaf uplinks oversub:1
+ * oversubscribed. */
+static gp_cluster_t *synth16(double oversub)
 {
 	gp_synth_params_t p;
 	gp_cluster_t *c;
 	gp_error_t err;
-	int32_t i;
 
 	gp__synth_defaults(&p);
 	p.nodes = 16;
 	p.nodes_per_leaf = 4;
 	p.leaves_per_spine_group = 2;
 	p.nodes_per_rack = 4;
-	p.oversub = 8;
-
+	p.oversub = oversub;
 	if (gp__synth_build(&p, &c, &err))
 		fail_msg("synth: %s", err.text);
+	return c;
+}
+
+/* The same, uplinks 8:1 so that spreading a job costs step time. */
+static gp_cluster_t *cluster16(void)
+{
+	gp_cluster_t *c = synth16(8);
+	int32_t i;
+
 	/* a feature per leaf, as a site would write in slurm.conf */
 	for (i = 0; i < c->nnodes; i++)
 		assert_non_null(c->nodes[i].features = strdup(c->switches[c->nodes[i].leaf].name));
@@ -184,8 +191,7 @@ static void test_tp_groups_stay_on_a_node(void **unused)
 	static const char *hints = "gpus=16,tp=8,params=13e9,step_s=0.5";
 	const int32_t frag[4] = { 0, 1, 2, 3 };
 	const uint32_t fmask[4] = { 0xf0, 0xf0, 0xf0, 0xf0 };
-	gp_synth_params_t sp;
-	gp_cluster_t *c;
+	gp_cluster_t *c = synth16(1);
 	gp_engine_t *e;
 	gp_state_t *s;
 	gp_policy_t p;
@@ -197,12 +203,7 @@ static void test_tp_groups_stay_on_a_node(void **unused)
 	int32_t i;
 
 	(void)unused;
-	gp__synth_defaults(&sp);
-	sp.nodes = 16;
-	sp.nodes_per_leaf = 4;
-	sp.leaves_per_spine_group = 2;
-	sp.nodes_per_rack = 4;
-	if (gp__synth_build(&sp, &c, &err) || gp__engine_create(c, &e, &err))
+	if (gp__engine_create(c, &e, &err))
 		fail_msg("%s", err.text);
 	assert_int_equal(gp_state_create(c, &s), GP_OK);
 	for (i = 0; i < 16; i++)
