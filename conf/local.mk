@@ -6,59 +6,59 @@ libgp_conf_la_SOURCES += \
 	conf/conf.c conf/conf.h conf/load.c conf/load_slurm.c \
 	conf/load_topology.c conf/load_yaml.c conf/load_gres.c conf/load_gpuplace.c
 
-check_PROGRAMS += tests/test_conf
-tests_test_conf_SOURCES = tests/test_conf.c
-tests_test_conf_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
-tests_test_conf_CFLAGS = $(TEST_CFLAGS)
-tests_test_conf_LDADD = $(TEST_CORE_LIBS)
-TESTS += tests/test_conf
-TESTS += tests/test_conf_valgrind.sh
-EXTRA_DIST += tests/test_conf_valgrind.sh
+check_PROGRAMS += tests/unit/test_conf
+tests_unit_test_conf_SOURCES = tests/unit/test_conf.c
+tests_unit_test_conf_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_conf_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_conf_LDADD = $(TEST_CORE_LIBS)
+TESTS += tests/unit/test_conf
+TESTS += tests/unit/test_conf_valgrind.sh
+EXTRA_DIST += tests/unit/test_conf_valgrind.sh
 
-check_PROGRAMS += tests/fuzz_conf
-tests_fuzz_conf_SOURCES = tests/fuzz_conf.c tests/fuzz_driver.c
-tests_fuzz_conf_CFLAGS = $(TEST_CFLAGS)
-tests_fuzz_conf_LDADD = $(GP_LIBS)
-TESTS += tests/fuzz_conf.sh
-EXTRA_DIST += tests/fuzz_conf.sh
+check_PROGRAMS += tests/fuzz/fuzz_conf
+tests_fuzz_fuzz_conf_SOURCES = tests/fuzz/fuzz_conf.c tests/fuzz/fuzz_driver.c
+tests_fuzz_fuzz_conf_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_fuzz_conf_LDADD = $(GP_LIBS)
+TESTS += tests/fuzz/fuzz_conf.sh
+EXTRA_DIST += tests/fuzz/fuzz_conf.sh
 
 # JSON model format, summary, shared derivation, synthetic clusters.
 libgp_conf_la_SOURCES += conf/json.c conf/finish.c conf/summary.c conf/policy_load.c
 # synthetic clusters are offline-only: libgp_sim, never the plugin.
 libgp_sim_la_SOURCES += conf/synth.c conf/synth.h
 
-check_PROGRAMS += tests/test_json tests/test_synth
-tests_test_json_SOURCES = tests/test_json.c
-tests_test_json_CFLAGS = $(TEST_CFLAGS)
-tests_test_json_LDADD = $(TEST_LIBS)
-tests_test_synth_SOURCES = tests/test_synth.c
-tests_test_synth_CFLAGS = $(TEST_CFLAGS)
-tests_test_synth_LDADD = $(TEST_LIBS)
-TESTS += tests/test_json tests/test_synth
+check_PROGRAMS += tests/unit/test_json tests/unit/test_synth
+tests_unit_test_json_SOURCES = tests/unit/test_json.c
+tests_unit_test_json_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_json_LDADD = $(TEST_LIBS)
+tests_unit_test_synth_SOURCES = tests/unit/test_synth.c
+tests_unit_test_synth_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_synth_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_json tests/unit/test_synth
 
-check_PROGRAMS += tests/fuzz_json
-tests_fuzz_json_SOURCES = tests/fuzz_json.c tests/fuzz_driver.c
-tests_fuzz_json_CFLAGS = $(TEST_CFLAGS)
-tests_fuzz_json_LDADD = $(GP_LIBS)
-TESTS += tests/fuzz_json.sh
-EXTRA_DIST += tests/fuzz_json.sh
+check_PROGRAMS += tests/fuzz/fuzz_json
+tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c tests/fuzz/fuzz_driver.c
+tests_fuzz_fuzz_json_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_fuzz_json_LDADD = $(GP_LIBS)
+TESTS += tests/fuzz/fuzz_json.sh
+EXTRA_DIST += tests/fuzz/fuzz_json.sh
 dist_man_MANS += doc/gpuplace-json.5
 
 # conf/slurm_emit.*: Slurm configuration from the model (gpuplace conf).
 libgp_conf_la_SOURCES += conf/slurm_emit.c conf/slurm_emit.h
 gpuplace_SOURCES += tools/cmd_conf.c
-check_PROGRAMS += tests/test_emit
-tests_test_emit_SOURCES = tests/test_emit.c
-tests_test_emit_CFLAGS = $(TEST_CFLAGS)
-tests_test_emit_LDADD = $(TEST_CORE_LIBS)
-TESTS += tests/test_emit
+check_PROGRAMS += tests/unit/test_emit
+tests_unit_test_emit_SOURCES = tests/unit/test_emit.c
+tests_unit_test_emit_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_emit_LDADD = $(TEST_CORE_LIBS)
+TESTS += tests/unit/test_emit
 
 
 # topology/block and topology.yaml through `gpuplace cluster` and `gpuplace conf`.
-TESTS += tests/topology_cli.sh
-EXTRA_DIST += tests/topology_cli.sh
+TESTS += tests/cli/topology_cli.sh
+EXTRA_DIST += tests/cli/topology_cli.sh
 
 # job_submit/gpuplace on a real topology/block cluster (Slurm 23.11+; skips
 # with the reason on older releases), through tests/slurm/harness.sh.
-TESTS += tests/slurm_block.sh
-EXTRA_DIST += tests/slurm_block.sh
+TESTS += tests/slurm/slurm_block.sh
+EXTRA_DIST += tests/slurm/slurm_block.sh

@@ -116,7 +116,7 @@ static int set_key(const struct key *k, const char *val, gp_job_profile_t *job, 
 			return gp__errorf(err, rc, "job hint %s: '%s' is not a number in 0..1",
 			                  k->name, val);
 		/* "-0" reads as 0: the profile formats back and reparses to the
-		 * same bits (found by tests/fuzz_jobspec.c) */
+		 * same bits (found by tests/fuzz/fuzz_jobspec.c) */
 		*(double *)(base + k->off) = d + 0.0;
 		return GP_OK;
 	case K_ORDER:

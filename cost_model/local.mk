@@ -5,32 +5,32 @@ libgp_base_la_SOURCES += \
 	cost_model/error.c cost_model/number.c cost_model/cluster.c \
 	cost_model/names.c cost_model/fileio.c cost_model/hostlist.c
 
-check_PROGRAMS += tests/test_number
-tests_test_number_SOURCES = tests/test_number.c
-tests_test_number_CFLAGS = $(TEST_CFLAGS)
-tests_test_number_LDADD = $(TEST_CORE_LIBS)
-TESTS += tests/test_number
+check_PROGRAMS += tests/unit/test_number
+tests_unit_test_number_SOURCES = tests/unit/test_number.c
+tests_unit_test_number_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_number_LDADD = $(TEST_CORE_LIBS)
+TESTS += tests/unit/test_number
 
-check_PROGRAMS += tests/test_fileio
-tests_test_fileio_SOURCES = tests/test_fileio.c
-tests_test_fileio_CFLAGS = $(TEST_CFLAGS)
-tests_test_fileio_LDADD = $(TEST_CORE_LIBS)
-TESTS += tests/test_fileio
+check_PROGRAMS += tests/unit/test_fileio
+tests_unit_test_fileio_SOURCES = tests/unit/test_fileio.c
+tests_unit_test_fileio_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_fileio_LDADD = $(TEST_CORE_LIBS)
+TESTS += tests/unit/test_fileio
 
 # doc/: manual pages (gpuplace(1), gpuplace.conf(5)).
 dist_man_MANS += doc/gpuplace.1 doc/gpuplace.conf.5
 
 
 # The installed library as others use it: only gpuplace.h, only libgpuplace.
-check_PROGRAMS += tests/test_api
-tests_test_api_SOURCES = tests/test_api.c
-tests_test_api_CFLAGS = $(TEST_CFLAGS)
-tests_test_api_LDADD = libgpuplace.la $(JSONC_LIBS) $(CMOCKA_LIBS) $(PTHREAD_LIBS)
-TESTS += tests/test_api
+check_PROGRAMS += tests/unit/test_api
+tests_unit_test_api_SOURCES = tests/unit/test_api.c
+tests_unit_test_api_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_api_LDADD = libgpuplace.la $(JSONC_LIBS) $(CMOCKA_LIBS) $(PTHREAD_LIBS)
+TESTS += tests/unit/test_api
 # Every symbol libgpuplace.so exports is declared in the installed header,
 # and every function the header declares is exported.
-TESTS += tests/exports.sh
-EXTRA_DIST += tests/exports.sh
+TESTS += tests/unit/exports.sh
+EXTRA_DIST += tests/unit/exports.sh
 
 # steer (cost_model/steer_rules.c): what the plugin decides beyond one
 # submission that needs no Slurm type (its ledger's power, Slurm's wait-for-switch request, the steering

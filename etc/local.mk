@@ -10,7 +10,7 @@ install-exec-local:
 uninstall-local:
 	rm -f '$(DESTDIR)$(pkglibexecdir)/gpuplace-powercap-prolog' '$(DESTDIR)$(pkglibexecdir)/gpuplace-powercap-epilog'
 
-TESTS += tests/powercap_prolog.sh
-EXTRA_DIST += tests/powercap_prolog.sh
-TESTS += tests/examples_cli.sh
-EXTRA_DIST += tests/examples_cli.sh
+TESTS += tests/cli/powercap_prolog.sh
+EXTRA_DIST += tests/cli/powercap_prolog.sh
+TESTS += tests/cli/examples_cli.sh
+EXTRA_DIST += tests/cli/examples_cli.sh

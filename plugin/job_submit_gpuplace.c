@@ -38,7 +38,7 @@
  * locks.
  *
  * Linked with the run-time layers only (engine, conf, power over base; no
- * simulator, no hwloc: tests/plugin_symbols.sh).  Everything handed to
+ * simulator, no hwloc: tests/unit/plugin_symbols.sh).  Everything handed to
  * slurmctld is allocated with Slurm's allocator (slurm_alloc.h); the engine
  * library underneath uses malloc and never sees a Slurm structure.
  */

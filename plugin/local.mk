@@ -7,7 +7,7 @@ plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slur
 	plugin/live_state.c plugin/live_state.h plugin/gres_parse.c plugin/gres_parse.h \
 	plugin/steer.c plugin/steer.h plugin/reservations.c
 # Only what slurmctld runs: steer, engine, conf and power over base; no
-# simulator, no traces, no probe, no synth, no hwloc (tests/plugin_symbols.sh).
+# simulator, no traces, no probe, no synth, no hwloc (tests/unit/plugin_symbols.sh).
 plugin_job_submit_gpuplace_la_LIBADD = libgp_steer.la $(GP_CORE_LA)
 plugin_job_submit_gpuplace_la_LDFLAGS = -module -avoid-version -shared \
 	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|job_submit|job_modify)$$'
@@ -24,51 +24,51 @@ uninstall-hook:
 
 # Daemon-less tests: the plugin dlopen()ed into a program linked with
 # libslurm, and an RTLD_NOW symbol check against libslurmfull.so.
-check_PROGRAMS += tests/test_plugin tests/dlcheck tests/test_live_state tests/test_plugin_apply \
-	tests/test_steer
+check_PROGRAMS += tests/unit/test_plugin tests/unit/dlcheck tests/unit/test_live_state tests/unit/test_plugin_apply \
+	tests/unit/test_steer
 # How a decision is written into a job description (the plugin's source
 # compiled in: its helpers are static).
-tests_test_plugin_apply_SOURCES = tests/test_plugin_apply.c plugin/live_state.c plugin/live_state.h \
+tests_unit_test_plugin_apply_SOURCES = tests/unit/test_plugin_apply.c plugin/live_state.c plugin/live_state.h \
 	plugin/gres_parse.c plugin/gres_parse.h \
 	plugin/steer.c plugin/steer.h plugin/reservations.c
-tests_test_plugin_apply_CFLAGS = $(TEST_CFLAGS)
-tests_test_plugin_apply_LDADD = $(TEST_LIBS) $(DL_LIBS)
+tests_unit_test_plugin_apply_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_plugin_apply_LDADD = $(TEST_LIBS) $(DL_LIBS)
 # The plugin's ledger power, reservations, steering picks and switch
 # requests on the model alone.
-tests_test_steer_SOURCES = tests/test_steer.c plugin/steer.c plugin/steer.h
-tests_test_steer_CFLAGS = $(TEST_CFLAGS)
-tests_test_steer_LDADD = $(TEST_LIBS)
+tests_unit_test_steer_SOURCES = tests/unit/test_steer.c plugin/steer.c plugin/steer.h
+tests_unit_test_steer_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_steer_LDADD = $(TEST_LIBS)
 # The live-state reader on Slurm records parsed from captured scontrol output.
-tests_test_live_state_SOURCES = tests/test_live_state.c plugin/live_state.c plugin/live_state.h \
+tests_unit_test_live_state_SOURCES = tests/unit/test_live_state.c plugin/live_state.c plugin/live_state.h \
 	plugin/gres_parse.c plugin/gres_parse.h
-tests_test_live_state_CFLAGS = $(TEST_CFLAGS)
-tests_test_live_state_LDADD = $(TEST_LIBS)
-tests_test_plugin_SOURCES = tests/test_plugin.c tests/http_server.c tests/http_server.h
-tests_test_plugin_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
-tests_test_plugin_CFLAGS = $(TEST_CFLAGS)
-tests_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
-tests_dlcheck_SOURCES = tests/dlcheck.c
-tests_dlcheck_LDADD = $(DL_LIBS)
-TESTS += tests/test_plugin tests/test_live_state tests/test_plugin_apply tests/test_steer \
-	tests/plugin_dlcheck.sh tests/spank_dlcheck.sh tests/valgrind_plugin.sh
+tests_unit_test_live_state_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_live_state_LDADD = $(TEST_LIBS)
+tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c tests/unit/http_server.c tests/unit/http_server.h
+tests_unit_test_plugin_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_plugin_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
+tests_unit_dlcheck_SOURCES = tests/unit/dlcheck.c
+tests_unit_dlcheck_LDADD = $(DL_LIBS)
+TESTS += tests/unit/test_plugin tests/unit/test_live_state tests/unit/test_plugin_apply tests/unit/test_steer \
+	tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh tests/unit/valgrind_plugin.sh
 
-EXTRA_DIST += tests/slurm tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh tests/slurm_vs_stock.sh tests/slurm_steer.sh bench/bench_submit.sh tests/plugin_dlcheck.sh tests/spank_dlcheck.sh \
-	tests/valgrind_plugin.sh tests/slurm_version_mismatch.sh
-TESTS += tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh tests/slurm_vs_stock.sh tests/slurm_version_mismatch.sh \
-	tests/slurm_steer.sh
+EXTRA_DIST += tests/slurm tests/slurm/slurm_baseline.sh tests/slurm/slurm_plugin.sh tests/slurm/slurm_valgrind.sh tests/slurm/slurm_vs_stock.sh tests/slurm/slurm_steer.sh bench/bench_submit.sh tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh \
+	tests/unit/valgrind_plugin.sh tests/slurm/slurm_version_mismatch.sh
+TESTS += tests/slurm/slurm_baseline.sh tests/slurm/slurm_plugin.sh tests/slurm/slurm_valgrind.sh tests/slurm/slurm_vs_stock.sh tests/slurm/slurm_version_mismatch.sh \
+	tests/slurm/slurm_steer.sh
 # The plugin carries no offline-only code and does not link hwloc.
-TESTS += tests/plugin_symbols.sh
-EXTRA_DIST += tests/plugin_symbols.sh
+TESTS += tests/unit/plugin_symbols.sh
+EXTRA_DIST += tests/unit/plugin_symbols.sh
 
 # The plugin's Slurm-string readers, without Slurm (plugin/gres_parse.c).
-check_PROGRAMS += tests/test_gres_parse
-tests_test_gres_parse_SOURCES = tests/test_gres_parse.c plugin/gres_parse.c plugin/gres_parse.h
-tests_test_gres_parse_CFLAGS = $(TEST_CFLAGS)
-tests_test_gres_parse_LDADD = $(TEST_LIBS)
-TESTS += tests/test_gres_parse
-check_PROGRAMS += tests/fuzz_gres
-tests_fuzz_gres_SOURCES = tests/fuzz_gres.c tests/fuzz_driver.c plugin/gres_parse.c plugin/gres_parse.h
-tests_fuzz_gres_CFLAGS = $(TEST_CFLAGS)
-tests_fuzz_gres_LDADD = $(GP_LIBS)
-TESTS += tests/fuzz_gres.sh
-EXTRA_DIST += tests/fuzz_gres.sh
+check_PROGRAMS += tests/unit/test_gres_parse
+tests_unit_test_gres_parse_SOURCES = tests/unit/test_gres_parse.c plugin/gres_parse.c plugin/gres_parse.h
+tests_unit_test_gres_parse_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_gres_parse_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_gres_parse
+check_PROGRAMS += tests/fuzz/fuzz_gres
+tests_fuzz_fuzz_gres_SOURCES = tests/fuzz/fuzz_gres.c tests/fuzz/fuzz_driver.c plugin/gres_parse.c plugin/gres_parse.h
+tests_fuzz_fuzz_gres_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_fuzz_gres_LDADD = $(GP_LIBS)
+TESTS += tests/fuzz/fuzz_gres.sh
+EXTRA_DIST += tests/fuzz/fuzz_gres.sh

@@ -3,31 +3,31 @@
 libgp_power_la_SOURCES += power/power.h power/estimate.c power/capspeed.c \
 	power/parse.c power/telemetry.c
 
-check_PROGRAMS += tests/test_power
-tests_test_power_SOURCES = tests/test_power.c tests/power_fixture.c tests/power_fixture.h
-tests_test_power_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
-tests_test_power_CFLAGS = $(TEST_CFLAGS)
-tests_test_power_LDADD = $(TEST_CORE_LIBS)
-TESTS += tests/test_power
+check_PROGRAMS += tests/unit/test_power
+tests_unit_test_power_SOURCES = tests/unit/test_power.c tests/unit/power_fixture.c tests/unit/power_fixture.h
+tests_unit_test_power_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_power_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_power_LDADD = $(TEST_CORE_LIBS)
+TESTS += tests/unit/test_power
 EXTRA_DIST += tests/data/telemetry
 
-check_PROGRAMS += tests/test_telemetry
-tests_test_telemetry_SOURCES = tests/test_telemetry.c tests/http_server.c tests/http_server.h \
-	tests/power_fixture.c tests/power_fixture.h tools/cmd_power.c tools/cli.c
-tests_test_telemetry_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
-tests_test_telemetry_CFLAGS = $(TEST_CFLAGS)
-tests_test_telemetry_LDADD = $(TEST_CORE_LIBS)
-TESTS += tests/test_telemetry
+check_PROGRAMS += tests/unit/test_telemetry
+tests_unit_test_telemetry_SOURCES = tests/unit/test_telemetry.c tests/unit/http_server.c tests/unit/http_server.h \
+	tests/unit/power_fixture.c tests/unit/power_fixture.h tools/cmd_power.c tools/cli.c
+tests_unit_test_telemetry_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_telemetry_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_telemetry_LDADD = $(TEST_CORE_LIBS)
+TESTS += tests/unit/test_telemetry
 
-check_PROGRAMS += tests/fuzz_prom tests/fuzz_redfish
-tests_fuzz_prom_SOURCES = tests/fuzz_prom.c tests/fuzz_driver.c
-tests_fuzz_prom_CFLAGS = $(TEST_CFLAGS)
-tests_fuzz_prom_LDADD = $(GP_LIBS)
-tests_fuzz_redfish_SOURCES = tests/fuzz_redfish.c tests/fuzz_driver.c
-tests_fuzz_redfish_CFLAGS = $(TEST_CFLAGS)
-tests_fuzz_redfish_LDADD = $(GP_LIBS)
-TESTS += tests/fuzz_prom.sh tests/fuzz_redfish.sh tests/valgrind_telemetry.sh
-EXTRA_DIST += tests/fuzz_prom.sh tests/fuzz_redfish.sh tests/valgrind_telemetry.sh
+check_PROGRAMS += tests/fuzz/fuzz_prom tests/fuzz/fuzz_redfish
+tests_fuzz_fuzz_prom_SOURCES = tests/fuzz/fuzz_prom.c tests/fuzz/fuzz_driver.c
+tests_fuzz_fuzz_prom_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_fuzz_prom_LDADD = $(GP_LIBS)
+tests_fuzz_fuzz_redfish_SOURCES = tests/fuzz/fuzz_redfish.c tests/fuzz/fuzz_driver.c
+tests_fuzz_fuzz_redfish_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_fuzz_redfish_LDADD = $(GP_LIBS)
+TESTS += tests/fuzz/fuzz_prom.sh tests/fuzz/fuzz_redfish.sh tests/unit/valgrind_telemetry.sh
+EXTRA_DIST += tests/fuzz/fuzz_prom.sh tests/fuzz/fuzz_redfish.sh tests/unit/valgrind_telemetry.sh
 
 # gpuplace power show|curve
 gpuplace_SOURCES += tools/cmd_power.c
@@ -39,25 +39,25 @@ gpuplace_SOURCES += tools/cmd_power.c
 # libgp_power).
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 GP_POWER_SOURCES = power/estimate.c power/capspeed.c power/parse.c power/telemetry.c
-check_PROGRAMS += tests/asan_telemetry tests/asan_fuzz_prom tests/asan_fuzz_redfish
-tests_asan_telemetry_SOURCES = $(tests_test_telemetry_SOURCES) $(GP_POWER_SOURCES)
-tests_asan_telemetry_CPPFLAGS = $(tests_test_telemetry_CPPFLAGS)
-tests_asan_telemetry_CFLAGS = $(TEST_CFLAGS) $(ASAN_FLAGS)
-tests_asan_telemetry_LDFLAGS = $(ASAN_FLAGS)
-tests_asan_telemetry_LDADD = $(TEST_LIBS)
-tests_asan_fuzz_prom_SOURCES = tests/fuzz_prom.c tests/fuzz_driver.c $(GP_POWER_SOURCES)
-tests_asan_fuzz_prom_CFLAGS = $(TEST_CFLAGS) $(ASAN_FLAGS)
-tests_asan_fuzz_prom_LDFLAGS = $(ASAN_FLAGS)
-tests_asan_fuzz_prom_LDADD = $(GP_LIBS)
-tests_asan_fuzz_redfish_SOURCES = tests/fuzz_redfish.c tests/fuzz_driver.c $(GP_POWER_SOURCES)
-tests_asan_fuzz_redfish_CFLAGS = $(TEST_CFLAGS) $(ASAN_FLAGS)
-tests_asan_fuzz_redfish_LDFLAGS = $(ASAN_FLAGS)
-tests_asan_fuzz_redfish_LDADD = $(GP_LIBS)
-TESTS += tests/asan_telemetry tests/asan_power_fuzz.sh
-EXTRA_DIST += tests/asan_power_fuzz.sh
+check_PROGRAMS += tests/unit/asan_telemetry tests/fuzz/asan_fuzz_prom tests/fuzz/asan_fuzz_redfish
+tests_unit_asan_telemetry_SOURCES = $(tests_unit_test_telemetry_SOURCES) $(GP_POWER_SOURCES)
+tests_unit_asan_telemetry_CPPFLAGS = $(tests_unit_test_telemetry_CPPFLAGS)
+tests_unit_asan_telemetry_CFLAGS = $(TEST_CFLAGS) $(ASAN_FLAGS)
+tests_unit_asan_telemetry_LDFLAGS = $(ASAN_FLAGS)
+tests_unit_asan_telemetry_LDADD = $(TEST_LIBS)
+tests_fuzz_asan_fuzz_prom_SOURCES = tests/fuzz/fuzz_prom.c tests/fuzz/fuzz_driver.c $(GP_POWER_SOURCES)
+tests_fuzz_asan_fuzz_prom_CFLAGS = $(TEST_CFLAGS) $(ASAN_FLAGS)
+tests_fuzz_asan_fuzz_prom_LDFLAGS = $(ASAN_FLAGS)
+tests_fuzz_asan_fuzz_prom_LDADD = $(GP_LIBS)
+tests_fuzz_asan_fuzz_redfish_SOURCES = tests/fuzz/fuzz_redfish.c tests/fuzz/fuzz_driver.c $(GP_POWER_SOURCES)
+tests_fuzz_asan_fuzz_redfish_CFLAGS = $(TEST_CFLAGS) $(ASAN_FLAGS)
+tests_fuzz_asan_fuzz_redfish_LDFLAGS = $(ASAN_FLAGS)
+tests_fuzz_asan_fuzz_redfish_LDADD = $(GP_LIBS)
+TESTS += tests/unit/asan_telemetry tests/fuzz/asan_power_fuzz.sh
+EXTRA_DIST += tests/fuzz/asan_power_fuzz.sh
 
 # The Prometheus source against a real Prometheus and Pushgateway on
 # loopback (ports 29090/29091 unless GP_PROM_PORT/GP_PUSHGW_PORT say
 # otherwise); SKIP without the Debian packages.
-TESTS += tests/prom_integration.sh
-EXTRA_DIST += tests/prom_integration.sh
+TESTS += tests/cli/prom_integration.sh
+EXTRA_DIST += tests/cli/prom_integration.sh

@@ -2,7 +2,7 @@
 /*
  * parse.c - telemetry response parsers: Prometheus instant vectors, Redfish
  * power resources and the telemetry file format.  Pure functions, fuzzed by
- * tests/fuzz_prom.c and tests/fuzz_redfish.c.
+ * tests/fuzz/fuzz_prom.c and tests/fuzz/fuzz_redfish.c.
  */
 #include "config.h"
 

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fuzz_gres.c - fuzz target for the plugin's readers of Slurm strings
+ * (plugin/gres_parse.c): a job's TRES GPU request and a node's or job's
+ * GRES index list, as slurmctld hands them to the plugin.  Run by
+ * tests/fuzz/fuzz_gres.sh with tests/fuzz/fuzz_driver.c, or under libFuzzer. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gres_parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+	uint32_t mask = 1;
+	int32_t unindexed = -1;
+	long n;
+	int rc;
+
+	if (!s)
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+	n = gp_tres_gpus(s);
+	if (n < -1 || n > (1L << 30))
+		abort();
+	rc = gp_live_gres_gpus(s, &mask, &unindexed);
+	if (rc != 0 && rc != -1)
+		abort();
+	/* no GPU entry with an index list: no index taken; counts stay sane */
+	if (rc == 0 && ((mask && !strstr(s, "(IDX:")) || unindexed < 0))
+		abort();
+	free(s);
+	return 0;
+}

@@ -1,0 +1,14 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# TAP wrapper: run the plugin's TRES/GRES string fuzz target over
+# tests/data/plugin/*.txt.
+top_src=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_build=${GP_TOP_BUILDDIR:-.}
+bin="$top_build/tests/fuzz/fuzz_gres"
+if [ ! -x "$bin" ]; then
+	echo "1..0 # SKIP $bin not built"
+	exit 0
+fi
+GP_FUZZ_ITERATIONS=${GP_FUZZ_ITERATIONS:-20000}
+export GP_FUZZ_ITERATIONS
+exec "$bin" "$top_src"/tests/data/plugin/*.txt

@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# slurm_block.sh - job_submit/gpuplace on a topology/block cluster as an
+# NVL72 site runs one (Slurm 23.11+): a real slurmctld with 8 slurmd and
+# fake GPUs (tests/slurm/harness.sh, TOPOLOGY=block), two blocks of 4 nodes
+# (blkA = n[1-4], blkB = n[5-8], BlockSizes=4,8) that gpuplace reads from
+# topology.conf as its NVLink domains.  An NVL72-style job (whole nodes,
+# --nodes --gpus-per-node) is pinned inside one block, and a job with
+# --segment (24.05+) keeps it and runs on whole segments; a set that
+# topology/block would refuse as required nodes (two nodes in two blocks)
+# is never pinned.
+# Prints TAP; skips, saying why, when not root, when Slurm is missing, or
+# when the installed Slurm has no topology/block (22.05: scripts/test.sh
+# runs this again inside a Debian 13 root with Slurm 24.11).
+set -u
+top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+build=${GP_TOP_BUILDDIR:-$top}
+plugdir=$build/plugin/.libs
+N_TESTS=9
+echo "1..$N_TESTS"
+skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
+[ -z "${GP_SANITIZERS:-}" ] || skip_all "built with sanitizers: slurmctld cannot load an ASan plugin (tests/unit/test_plugin runs it instrumented)"
+[ "$(id -u)" = 0 ] || skip_all "integration tests need root"
+for b in slurmctld slurmd munged sbatch squeue scontrol; do
+	command -v $b >/dev/null 2>&1 || skip_all "$b is not installed"
+done
+[ -f "$plugdir/job_submit_gpuplace.so" ] || skip_all "plugin not built in $plugdir"
+# "slurm 24.11.5" / "slurm-wlm 22.05.8"
+ver=$(slurmctld -V 2>/dev/null | awk '{print $2}')
+major=${ver%%.*}
+minor=${ver#*.}
+minor=${minor%%.*}
+case "$major.$minor" in
+[0-9]*.[0-9]*) ;;
+*) skip_all "cannot read the Slurm version from 'slurmctld -V' ($(slurmctld -V 2>&1 | head -n1))" ;;
+esac
+vnum=$((10#$major * 100 + 10#$minor))
+[ "$vnum" -ge 2311 ] ||
+	skip_all "Slurm $ver has no topology/block (23.11+); scripts/test.sh runs this test against Slurm 24.11 in a Debian 13 root"
+
+export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-block.XXXXXX")
+export CTLPORT=${CTLPORT:-$((16997 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((17900 + ${GP_PORT_OFFSET:-0}))}
+export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpuplace.so TOPOLOGY=block RACKA_KW=40 RACKB_KW=40
+export SLURM_CONF=$D/etc/slurm.conf
+H="bash $top/tests/slurm/harness.sh"
+. "$top/tests/slurm/lib.sh"
+
+if ! $H up 2>"$D.up.log"; then
+	not_ok "topology/block cluster with job_submit/gpuplace did not come up (Slurm $ver)"
+	sed 's/^/# /' "$D.up.log"
+	grep -E 'gpuplace|fatal|error' "$D/log/slurmctld.log" 2>/dev/null | tail -n 10 | sed 's/^/# /'
+	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
+	exit 0
+fi
+check 'grep -q "gpuplace: loaded" "$D/log/slurmctld.log" && ! grep -q "gpuplace:.*topology.conf:[0-9]*:" "$D/log/slurmctld.log"' \
+	"Slurm $ver with topology/block loads job_submit/gpuplace and its model from BlockName lines" \
+	"$(grep -E 'gpuplace|topology' "$D/log/slurmctld.log" | head -n 5)"
+
+# wait until the plugin has read the cluster state once (it refreshes every 2 s)
+sleep 3
+
+running_on() {
+	local t nodes=""
+	for t in $(seq 1 40); do
+		nodes=$(squeue -h -j "$1" -t R -o %N 2>/dev/null)
+		[ -n "$nodes" ] && break
+		sleep 0.25
+	done
+	echo "$nodes"
+}
+# "A2B2": how many of the job's nodes are in each block
+per_block() {
+	scontrol show hostnames "$1" | while read -r h; do i=${h#n}; [ "$i" -le 4 ] && echo A || echo B; done |
+		sort | uniq -c | awk '{printf "%s%s", $2, $1}'
+}
+fill() { for spec in "$@"; do sbatch -Q -w "${spec%:*}" --gpus="${spec#*:}" -o /dev/null --wrap='sleep 600'; done; sleep 3; }
+clear_jobs() {
+	scancel -u root
+	for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
+	sleep 2
+}
+
+# 1-2. NVL72-style job: 2 whole nodes, inside one block.  blkA has n3 and n4
+#      free; blkB has n8 free and 2 GPUs on each of n5-n7
+fill n1:4 n2:4 n5:2 n6:2 n7:2
+j=$(sbatch --parsable --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 30' 2>"$D/nvl.err")
+nodes=$(running_on "$j")
+check '[ -n "$j" ] && [ "$nodes" = "n[3-4]" ]' "an NVL72-style job runs inside one block, its NVLink domain ($nodes)" \
+	"$(cat "$D/nvl.err")" "$(scontrol show job "$j" | grep -E 'AdminComment|ReqNodeList|NodeList|Reason')"
+check '[ -n "$j" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN n\[3-4\]"' \
+	"the decision names the block's nodes in scontrol show job" \
+	"$(scontrol show job "$j" | grep AdminComment)"
+clear_jobs
+
+# 3-4. --segment=2 (Slurm 24.05+): n1 and n5 busy, so no block holds 4
+#      whole nodes; the job keeps its --segment and runs on one segment in
+#      each block.  Slurm before 25.11 refuses required nodes with several
+#      segments, so there gpuplace records its set without pinning it and
+#      Slurm's topology/block places the segments; from 25.11 it pins.
+if [ "$vnum" -lt 2405 ]; then
+	skip "Slurm $ver has no --segment (24.05+)"
+	skip "Slurm $ver has no --segment (24.05+)"
+else
+	fill n1:4 n5:4
+	j=$(sbatch --parsable --nodes=4 --gpus-per-node=4 --segment=2 -o /dev/null --wrap='sleep 30' 2>"$D/seg.err")
+	nodes=$(running_on "$j")
+	check '[ -n "$j" ] && [ -n "$nodes" ] && [ "$(per_block "$nodes")" = A2B2 ]' \
+		"--segment=2: the job runs on whole 2-node segments, one in each block ($nodes)" \
+		"$(cat "$D/seg.err")" "$(scontrol show job "$j" 2>&1 | grep -E 'AdminComment|ReqNodeList|NodeList|Reason')"
+	if [ "$vnum" -lt 2511 ]; then
+		want="AdminComment=gpuplace: .*best free set n\[2-3,6-7\] not pinned: this Slurm takes no required nodes with several --segment segments"
+	else
+		want="AdminComment=gpuplace: PIN n\[2-3,6-7\]; step"
+	fi
+	check '[ -n "$j" ] && scontrol show job "$j" | grep -q "$want"' \
+		"gpuplace chose whole segments (n[2-3,6-7]) and $([ "$vnum" -lt 2511 ] && echo "left the pin to Slurm $ver" || echo "pinned them")" \
+		"$(scontrol show job "$j" | grep -E 'AdminComment|JobState')"
+	clear_jobs
+fi
+# 5-6. a set Slurm's topology/block refuses is never pinned: n[1-3] and
+#      n[5-7] full, n4 and n8 free (8 GPUs, one node in each block).  A
+#      2-node job must lie in one base block (eval_nodes_block.c groups the
+#      base blocks by ceil(nodes / 4)), so required nodes n[4,8] would make
+#      Slurm refuse the job at submission.  gpuplace keeps the job (no
+#      PIN, the reason in its comment); it starts inside blkA when n3 frees
+fill_but_n4_n8 wblk 5
+j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e9,step_s=1 -t 60 -o /dev/null --wrap='sleep 30' 2>"$D/across.err")
+sleep 2
+st=$(squeue -h -j "$j" -o %T 2>/dev/null)
+check '[ -n "$j" ] && [ "$st" = PENDING ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: CONSTRAIN .*best free set n\[4,8\] not pinned: topology/block takes no required nodes outside one block"' \
+	"one free node in each block: the 8-GPU job is accepted and not pinned across the blocks (${st:-refused})" \
+	"$(cat "$D/across.err")" "$(scontrol show job "$j" 2>&1 | grep -E 'AdminComment|JobState|Features')"
+scancel -n wblk3
+# Slurm (its next scheduling or backfill pass) or gpuplace's steering (its
+# next pass over a CONSTRAINed job, within gpuplace_steer_interval, 30 s)
+nodes=""
+for t in $(seq 1 60); do nodes=$(squeue -h -j "$j" -t R -o %N 2>/dev/null); [ -n "$nodes" ] && break; sleep 1; done
+check '[ "$nodes" = "n[3-4]" ]' "when n3 frees, it runs inside blkA: $nodes" \
+	"$(scontrol show job "$j" 2>&1 | grep -E 'AdminComment|JobState|NodeList')"
+clear_jobs
+# 7. a job that waits for a block is held by the block's feature, never by
+#    --segment (which Slurm cannot lift from a pending job): n[1-3] and
+#    n[5-7] full for one more minute, n4 and n8 free.  A job with ten times
+#    the gradient of 5-6 is much slower across the blocks, so gpuplace
+#    holds it for a block (both free in a minute), and its comment says
+#    why not --segment
+fill_but_n4_n8 hblk 1
+j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e10,step_s=1 -t 60 -o /dev/null --wrap='sleep 30' 2>"$D/hold.err")
+sleep 2
+cm=$(scontrol show job "$j" 2>/dev/null | grep -o 'AdminComment=.*')
+seg=$(scontrol show job "$j" 2>/dev/null | grep -o 'Segment=[^ ]*')
+check '[ -n "$j" ] && [ "$(squeue -h -j "$j" -o %T)" = PENDING ] && echo "$cm" | grep -q "^AdminComment=gpuplace: CONSTRAIN gpnvl_blk[AB] (a block.s feature, not --segment, which Slurm cannot lift from a pending job: gpuplace releases it after the predicted [0-9]* s)" && [ -z "$seg" ]' \
+	"a job worth holding for a block waits for one by its feature, not by --segment ($(echo "$cm" | grep -o "CONSTRAIN [^ ]*"))" \
+	"$(cat "$D/hold.err")" "$cm" "$seg" "$(scontrol show job "$j" 2>&1 | grep -E 'JobState|Features')"
+clear_jobs
+check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
+	"no gpuplace error in slurmctld's log" \
+	"$(grep 'gpuplace' "$D/log/slurmctld.log" | grep -E 'error|fatal' | head -n 3)"

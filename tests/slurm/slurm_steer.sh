@@ -1,0 +1,334 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# slurm_steer.sh - job_submit/gpuplace beyond the submission, in a real
+# slurmctld with 8 slurmd and fake GPUs (tests/slurm/harness.sh: two leaves
+# and racks of 4 nodes x 4 GPUs):
+#   - advance reservations: the issue's case (n[1-6] reserved for another
+#     user, an 8-GPU job must not be pinned there), a reservation that
+#     starts during the job's run, and a job with --reservation placed
+#     inside its reservation;
+#   - steering: a pending job whose pinned nodes were taken starts
+#     elsewhere, a running job is never moved, a constrained job waits
+#     through Slurm's --switches=1@max-time and starts on the compact set
+#     when it frees, or is steered to a spread set (dropping the switch
+#     count) when it does not free in the predicted wait, a burst of 200
+#     submissions while steering loses nothing and double-books no GPU;
+#   - a license the job waits for, --exclusive=user and =mcs respected;
+#   - a planned GPU power cap reaches the GPUs: Prolog/Epilog are
+#     etc/prolog/gpuplace-powercap with a recording stand-in for
+#     nvidia-smi, and the prolog must set the cap written in the job's
+#     comment on exactly the job's GPUs of each of its nodes, the epilog
+#     restore the default.
+# Prints TAP; skips when not root or Slurm is missing.  GP_KEEP=1 keeps
+# the cluster directory (logs) after the run.
+set -u
+top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+build=${GP_TOP_BUILDDIR:-$top}
+plugdir=$build/plugin/.libs
+N_TESTS=19
+echo "1..$N_TESTS"
+skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
+[ -z "${GP_SANITIZERS:-}" ] || skip_all "built with sanitizers: slurmctld cannot load an ASan plugin (tests/unit/test_plugin runs it instrumented)"
+[ -z "${GP_DISTCHECK:-}" ] || skip_all "already run by make check before make distcheck, from the same sources"
+[ "$(id -u)" = 0 ] || skip_all "integration tests need root"
+for b in slurmctld slurmd munged sbatch squeue scontrol; do
+	command -v $b >/dev/null 2>&1 || skip_all "$b is not installed"
+done
+[ -f "$plugdir/job_submit_gpuplace.so" ] || skip_all "plugin not built in $plugdir"
+
+export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-steer.XXXXXX")
+chmod 755 "$D"
+export CTLPORT=${CTLPORT:-16997} BASEPORT=${BASEPORT:-17800}
+export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpuplace.so
+export SCHED_PARAMS=gpuplace_allow_power_cap=yes LICENSES=lic:1
+# MCS labels by user, given only to jobs that ask (--exclusive=mcs), whose
+# nodes then take only jobs of the same label (slurm.conf(5), MCSParameters)
+export MCS_PLUGIN=mcs/user MCS_PARAMS=ondemand,select
+export SLURM_CONF=$D/etc/slurm.conf
+# the prolog and epilog as a site installs them, with the recording
+# nvidia-smi stand-in named through GPUPLACE_NVIDIA_SMI (slurmd runs
+# Prolog/Epilog with a minimal environment, so a wrapper sets it)
+mkdir -p "$D/bin"
+cat >"$D/bin/nvidia-smi" <<SMI
+#!/bin/sh
+echo "job=\${SLURM_JOB_ID:-} node=\${SLURMD_NODENAME:-} \$*" >>"$D/smi.calls"
+case "\$*" in *power.default_limit*) echo "400.00" ;; esac
+exit 0
+SMI
+for m in prolog epilog; do
+	cat >"$D/bin/gpuplace-powercap-$m" <<WRAP
+#!/bin/sh
+GPUPLACE_NVIDIA_SMI=$D/bin/nvidia-smi exec /bin/sh $top/etc/prolog/gpuplace-powercap $m 2>>$D/powercap.log
+WRAP
+done
+chmod 755 "$D/bin"/*
+export PROLOG=$D/bin/gpuplace-powercap-prolog EPILOG=$D/bin/gpuplace-powercap-epilog
+H="bash $top/tests/slurm/harness.sh"
+. "$top/tests/slurm/lib.sh"
+
+if ! $H up 2>"$D.up.log"; then
+	not_ok "cluster with job_submit/gpuplace did not come up"
+	sed 's/^/# /' "$D.up.log"
+	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
+	exit 0
+fi
+sleep 3 # the plugin's first reading of the state
+
+running_on() { # job [quarter seconds to wait, default 60]
+	local t nodes=""
+	for t in $(seq 1 "${2:-60}"); do
+		nodes=$(squeue -h -j "$1" -t R -o %N 2>/dev/null)
+		[ -n "$nodes" ] && break
+		sleep 0.25
+	done
+	echo "$nodes"
+}
+in_range() { # hostlist lo hi: every node's number in [lo, hi]
+	local h i
+	for h in $(scontrol show hostnames "$1"); do
+		i=${h#n}
+		[ "$i" -ge "$2" ] && [ "$i" -le "$3" ] || return 1
+	done
+	[ -n "$1" ]
+}
+show() { scontrol show job "$1" | grep -E 'JobState|AdminComment|ReqNodeList|NodeList|Reason' | tr -s ' ' | head -n 6; }
+# every job gone and every node done completing (sinfo's state idle, not
+# completing), then a state refresh of the plugin (2 s): the next scenario
+# starts from an idle cluster as the plugin sees it
+clean() {
+	local t
+	scancel -u root
+	for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
+	for t in $(seq 1 80); do
+		[ -z "$(sinfo -h -N -o %T | grep -v -x -e idle -e reserved)" ] && break
+		sleep 0.25
+	done
+	sleep 2.5
+}
+
+# 1. the compact set does not free when predicted: n[1-3] and n[5-7]
+#    full, n4 and n8 free; the blockers' 1-minute limits give a 1-minute
+#    predicted wait, so the 8-GPU job waits through --switches for one
+#    leaf (as in 7 below), and then their owner extends them.  Once the
+#    predicted wait has passed, steering PINs the job to the spread n[4,8],
+#    and the same update drops the --switches count, so it starts at once
+#    rather than when Slurm's max-time (300 s) runs out.  First, on the
+#    fresh cluster: right after other jobs were cancelled, a node may still
+#    count as busy for a moment, and the job is then CONSTRAINed to a
+#    domain (no switch count) until the next steering pass
+fill_but_n4_n8 ext 1
+t0=$SECONDS
+j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e9,step_s=1 -t 60 -o /dev/null --wrap='sleep 300')
+sleep 3
+sw0=$(scontrol show job "$j" | grep -o 'Switches=[^ ]*')
+cm0=$(scontrol show job "$j" | grep -o "AdminComment=.*")
+for b in $(squeue -h -n ext1,ext2,ext3,ext5,ext6,ext7 -o %i); do scontrol update jobid="$b" TimeLimit=10; done
+nodes=$(running_on "$j" 600)
+took=$((SECONDS - t0))
+sw1=$(scontrol show job "$j" | grep -o 'Switches=[^ ]*')
+check 'echo "$sw0" | grep -q "^Switches=1@" && [ "$nodes" = "n[4,8]" ] && [ "$took" -lt 150 ] && ! echo "$sw1" | grep -q "^Switches=1@" && scontrol show job "$j" | grep -qF "AdminComment=gpuplace: PIN n[4,8]; exactly 2 nodes; steered while pending: "' \
+	"a --switches job whose compact set does not free in its predicted wait is steered to the spread n[4,8] and starts ${took} s after submission, not at Slurm's max-time ($sw0 -> $sw1, $nodes)" "at submission: $cm0" "$(show "$j")"
+# let it get past its prolog (the power-cap prolog) before it is cancelled:
+# a job killed while its prolog runs leaves its nodes looking busy to the
+# plugin for some seconds, and the next scenario expects an idle cluster
+sleep 3
+clean
+
+# 2. the issue's case: n[1-6] reserved now for another user; an 8-GPU job
+#    must start on n[7-8], not be pinned into the reservation
+scontrol create reservation reservationname=other users=daemon nodes='n[1-6]' starttime=now duration=60 >/dev/null
+sleep 3
+j=$(sbatch --parsable --gpus=8 -o /dev/null --wrap='sleep 300')
+nodes=$(running_on "$j")
+check '[ "$nodes" = "n[7-8]" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN n\[7-8\]"' \
+	"n[1-6] reserved for another user: the 8-GPU job is pinned to and runs on n[7-8] ($nodes)" "$(show "$j")"
+clean
+scontrol delete reservation=other
+
+# 3. a reservation that starts during the job's run: n[5-6] reserved from
+#    10 minutes on; n[1-4] busy (jobs placed by hand); a 60-minute 8-GPU job
+#    must not be pinned to n[5-6], where Slurm would hold it
+scontrol create reservation reservationname=later users=daemon nodes='n[5-6]' starttime=now+600 duration=60 >/dev/null
+for i in 1 2 3 4; do sbatch -Q -w n$i --gpus=4 -o /dev/null --wrap='sleep 300'; done
+sleep 3
+j=$(sbatch --parsable --gpus=8 -t 60 -o /dev/null --wrap='sleep 300')
+nodes=$(running_on "$j")
+check '[ "$nodes" = "n[7-8]" ]' \
+	"a reservation starting during the job's run keeps it off n[5-6]: runs on $nodes" "$(show "$j")"
+# a 5-minute job ends before it: n[5-6] are fine (lower node order)
+k=$(sbatch --parsable --gpus=8 -t 5 -o /dev/null --wrap='sleep 300')
+nodes=$(running_on "$k")
+check '[ "$nodes" = "n[5-6]" ]' "a job that ends before the reservation starts may use its nodes: $nodes" "$(show "$k")"
+clean
+scontrol delete reservation=later
+
+# 4. a job with --reservation is placed inside its reservation's nodes
+scontrol create reservation reservationname=mine users=root nodes='n[3-6]' starttime=now duration=60 >/dev/null
+sleep 3
+j=$(sbatch --parsable --reservation=mine --gpus=8 -o /dev/null --wrap='sleep 300')
+nodes=$(running_on "$j")
+check 'in_range "$nodes" 3 6 && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN .*inside reservation mine"' \
+	"a job with --reservation=mine is placed by gpuplace inside n[3-6]: $nodes" "$(show "$j")"
+# the same leaf is preferred: n[3-4] or n[5-6], not one of each
+check '[ "$nodes" = "n[3-4]" ] || [ "$nodes" = "n[5-6]" ]' "inside the reservation it stays in one leaf ($nodes)"
+clean
+scontrol delete reservation=mine
+
+# 5. steering a pending job whose pinned nodes were taken: a held 8-GPU
+#    job is PINned to a free pair; a job submitted with -w takes one of
+#    those nodes; released, the job must start elsewhere at once rather
+#    than wait for them
+j=$(sbatch --parsable --hold --gpus=8 -t 60 -o /dev/null --wrap='sleep 300')
+pin=$(scontrol show job "$j" | sed -n 's/.*ReqNodeList=\([^ ]*\).*/\1/p')
+first=$(scontrol show hostnames "$pin" | head -n 1)
+b=$(sbatch --parsable -w "$first" --gpus=4 -o /dev/null --wrap='sleep 300')
+running_on "$b" >/dev/null
+scontrol release "$j"
+nodes=$(running_on "$j")
+[ -n "$nodes" ] || { sleep 10; nodes=$(running_on "$j"); }
+check '[ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qx "$first" && scontrol show job "$j" | grep -qF "AdminComment=gpuplace: PIN $nodes; exactly 2 nodes; steered while pending: its pinned nodes were taken; step "' \
+	"a pinned job whose node $first was taken is steered and starts elsewhere: $pin -> $nodes" "$(show "$j")"
+# a job someone else changed while it pends is no longer steered: what
+# gpuplace kept of the user's request may not be it any more
+k=$(sbatch --parsable --hold --gpus=8 -t 60 -o /dev/null --wrap='sleep 300')
+kpin=$(scontrol show job "$k" | sed -n 's/.*ReqNodeList=\([^ ]*\).*/\1/p')
+sleep 3 # the steering pass learns its job id
+scontrol update jobid="$k" TimeLimit=50
+kb=$(sbatch --parsable -w "$(scontrol show hostnames "$kpin" | head -n 1)" --gpus=4 -o /dev/null --wrap='sleep 300')
+running_on "$kb" >/dev/null
+scontrol release "$k"
+sleep 8
+check '[ "$(squeue -h -j "$k" -o %T)" = PENDING ] && ! scontrol show job "$k" | grep -q "steered while pending"' \
+	"a pending job changed by scontrol update is left alone (still pinned to $kpin, pending)" "$(show "$k")"
+scancel "$k" "$kb"
+
+# 6. a job is never moved once running: after several refreshes its nodes
+#    and comment are those it started with
+c0=$(scontrol show job "$j" | grep -o 'AdminComment=.*')
+sleep 6
+check '[ "$(running_on "$j")" = "$nodes" ] && [ "$(scontrol show job "$j" | grep -o "AdminComment=.*")" = "$c0" ]' \
+	"a running job is never moved ($nodes, comment unchanged)" "$(show "$j")"
+clean
+
+# 7. a constrained job starts on the compact set when it frees: n[1-3] and
+#    n[5-7] full, n4 and n8 free (8 GPUs, but in two leaves): the 8-GPU job
+#    waits for one leaf; when n3's job ends it runs on n[3-4]
+# (the blockers' 5-minute limit lets gpuplace predict the wait: 5 min
+# against a 60-minute job 17 % slower when spread)
+fill_but_n4_n8 blk 5
+j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e9,step_s=1 -t 60 -o /dev/null --wrap='sleep 300')
+sleep 4
+st=$(squeue -h -j "$j" -o '%T %N')
+sw=$(scontrol show job "$j" | grep -o 'Switches=[^ ]*')
+cm=$(scontrol show job "$j" | grep -o 'AdminComment=gpuplace: CONSTRAIN --switches=[0-9]*@[0-9]* s')
+cap=0; scontrol show job "$j" | grep -q "waiting would pay up to [0-9]* s, but Slurm's max_switch_wait is 300 s" && cap=1
+scancel -n blk3
+t0=$SECONDS
+# Slurm alone starts a job waiting for a switch count at sched/backfill's
+# next pass (bf_interval, 30 s by default); gpuplace's steering PINs it to
+# the compact set at its next refresh (2 s), so it starts within seconds
+nodes=$(running_on "$j" 60)
+took=$((SECONDS - t0))
+check '[ "${st%% *}" = PENDING ] && [ "$nodes" = "n[3-4]" ] && scontrol show job "$j" | grep -qF "AdminComment=gpuplace: PIN n[3-4]; exactly 2 nodes; steered while pending: "' \
+	"a constrained job waits rather than spread over n[4,8] ($st) and is steered to the compact n[3-4] when it frees ($nodes, ${took} s later)" "$(show "$j")"
+# topology/tree and one Weight for all nodes: the wait goes through Slurm's
+# own --switches=1@max-time, max-time from the predicted gain (409 s here),
+# cut to what Slurm grants (max_switch_wait, 300 s by default): Slurm holds
+# the job to exactly the time gpuplace states
+secs=${cm##*@}; secs=${secs% s}
+hms=${sw#*@}
+slurm_s=$(echo "$hms" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
+check '[ -n "$cm" ] && echo "$sw" | grep -q "^Switches=1@" && [ "$secs" = 300 ] && [ "$slurm_s" = "$secs" ] && [ "$cap" = 1 ]' \
+	"the wait is Slurm's --switches, capped at its max_switch_wait: $sw, ${cm#AdminComment=} (Slurm: $slurm_s s)" "$(show "$j")"
+clean
+
+# 8. a burst of 200 submissions while steering: all accepted, no GPU
+#    double-booked, none lost
+: >"$D/burst.err"
+for i in $(seq 1 200); do
+	sbatch -Q --gpus=2 -o /dev/null --wrap='sleep 2' || echo "submit $i failed" >>"$D/burst.err"
+done
+: >"$D/overlap.txt"
+seen=0 steered=0
+for sample in 1 2 3 4 5 6; do
+	gpus_in_use >"$D/inuse.txt"
+	seen=$((seen + $(wc -l <"$D/inuse.txt")))
+	sort "$D/inuse.txt" | uniq -d | sed 's/^/double-booked /' >>"$D/overlap.txt"
+	steered=$((steered + $(scontrol show job 2>/dev/null | grep -c 'steered while pending')))
+	sleep 3
+done
+# (on a loaded machine slurmd may time out a launch and Slurm requeues the
+# job: it is late, not lost, so the wait is generous)
+for t in $(seq 1 600); do [ "$(squeue -h 2>/dev/null | wc -l)" = 0 ] && break; sleep 0.5; done
+left=$(squeue -h | wc -l)
+check '[ ! -s "$D/burst.err" ] && [ ! -s "$D/overlap.txt" ] && [ "$seen" -gt 0 ] && [ "$left" = 0 ]' \
+	"a burst of 200 submissions while steering: all accepted and run, none left, no GPU double-booked ($seen GPU allocations sampled, $steered steered-job sightings)" \
+	"$(cat "$D/burst.err" "$D/overlap.txt" 2>/dev/null | head -n 5)" "$left left"
+clean
+
+# 9. what the user required stays: a license held elsewhere keeps the job
+#    pending for it (Reason=Licenses) with its license, and it starts once
+#    the license is free; --exclusive=user keeps a job off a node where
+#    another user's job runs
+l=$(sbatch --parsable -L lic:1 -o /dev/null --wrap='sleep 300')
+j=$(sbatch --parsable -L lic:1 --gpus=8 -o /dev/null --wrap='sleep 300')
+sleep 3
+st=$(squeue -h -j "$j" -o '%T %r')
+lic=$(scontrol show job "$j" | grep -o 'Licenses=[^ ]*')
+scancel "$l"
+nodes=$(running_on "$j" 200)
+check '[ "$st" = "PENDING Licenses" ] && [ "$lic" = "Licenses=lic:1" ] && [ -n "$nodes" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: "' \
+	"a job waiting for its license keeps it ($st, $lic) and runs once it is free ($nodes)" "$(show "$j")"
+clean
+# Another user's jobs: one GPU on n1, and one CPU but no GPU on n2 (a node
+# all of whose GPUs are free is still not idle).  Both must be running
+# before the exclusive job is submitted: the nodes may still be completing
+# the jobs just cancelled, and a loaded machine may take a while.
+o=$(sbatch --parsable --uid=daemon -w n1 --gpus=1 -o /dev/null --wrap='sleep 300')
+c=$(sbatch --parsable --uid=daemon -w n2 -n 1 -o /dev/null --wrap='sleep 300')
+onodes=$(running_on "$o" 240)
+cnodes=$(running_on "$c" 240)
+sleep 3
+j=$(sbatch --parsable --exclusive=user --gpus=2 -o /dev/null --wrap='sleep 300')
+nodes=$(running_on "$j")
+check '[ "$onodes" = n1 ] && [ "$cnodes" = n2 ] && [ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qx "n[12]"' \
+	"--exclusive=user: not placed beside another user's GPU job on n1 nor CPU-only job on n2 (theirs on ${onodes:-nothing yet} and ${cnodes:-nothing yet}, this one on $nodes)" "$(show "$j")" "$(show "$o")"
+# --exclusive=mcs (mcs/user: the label is the user's name) beside the same
+# jobs of another user
+m=$(sbatch --parsable --exclusive=mcs --gpus=2 -o /dev/null --wrap='sleep 300')
+mnodes=$(running_on "$m")
+label=$(scontrol show job "$m" | grep -o 'MCS_label=[^ ]*')
+check '[ "$onodes" = n1 ] && [ "$cnodes" = n2 ] && [ -n "$mnodes" ] && [ "$label" = MCS_label=root ] && ! scontrol show hostnames "$mnodes" | grep -qx "n[12]" && scontrol show job "$m" | grep -q "AdminComment=gpuplace: PIN "' \
+	"--exclusive=mcs: pinned away from the other label's jobs on n1 and n2 (runs on ${mnodes:-nothing yet}, $label)" "$(show "$m")"
+clean
+
+# 10. a power cap reaches the GPUs: both racks near their cap (6 kW: 4 nodes
+#    x 1 kW + 16 idle GPUs x 50 W = 4.8 kW, less the 5 % margin leaves
+#    ~900 W each), so a 4-GPU job (4 x 350 W above idle) runs only
+#    capped; the prolog must set that cap on the job's GPUs
+sed -i 's/^\(Rack=rack[AB] .*\)PowerCapKW=[0-9]*/\1PowerCapKW=6/' "$D/etc/gpuplace.conf"
+for t in $(seq 1 40); do [ "$(grep -c 'gpuplace: configuration reloaded' "$D/log/slurmctld.log")" -ge 1 ] && break; sleep 0.25; done
+sleep 3
+: >"$D/smi.calls"
+j=$(sbatch --parsable --gpus=4 --gpuplace=params=1e9 -o "$D/out/cap.out" --wrap='env | grep ^GPUPLACE_POWER; sleep 4')
+nodes=$(running_on "$j")
+cap=$(scontrol show job "$j" | sed -n 's/.*AdminComment=gpuplace:.*; cap \([0-9]*\) W.*/\1/p')
+check '[ -n "$cap" ] && [ "$cap" -ge 200 ] && [ "$cap" -lt 400 ] && [ -n "$nodes" ]' \
+	"the engine plans a power cap for the tight racks: $cap W, on $nodes" "$(show "$j")"
+for t in $(seq 1 40); do [ "$(grep -c "job=$j .* -pl $cap" "$D/smi.calls" 2>/dev/null)" -ge 4 ] && break; sleep 0.25; done
+# every (node, GPU) of the job, from Slurm, against the stand-in's record
+want=$(scontrol show job -d "$j" | awk '/^ +Nodes=.*IDX:/ {
+		match($0, /Nodes=[^ ]+/); nodes = substr($0, RSTART + 6, RLENGTH - 6)
+		match($0, /IDX:[^)]+/); print nodes, substr($0, RSTART + 4, RLENGTH - 4) }' |
+	while read -r hl idx; do for h in $(scontrol show hostnames "$hl"); do
+		echo "$idx" | tr ',' '\n' | while IFS=- read -r a b; do for g in $(seq "$a" "${b:-$a}"); do echo "$h $g"; done; done
+	done; done | sort)
+got=$(sed -n "s/^job=$j node=\([^ ]*\) -i \([0-9]*\) -pl $cap\$/\1 \2/p" "$D/smi.calls" | sort)
+check '[ -n "$want" ] && [ "$want" = "$got" ]' \
+	"the prolog set the planned $cap W on exactly the job's GPUs ($(echo "$got" | wc -l) GPUs on $(echo "$got" | cut -d" " -f1 | sort -u | tr '\n' ' '))" \
+	"Slurm: $(echo $want)" "stand-in: $(echo $got)" "$(cat "$D/powercap.log" 2>/dev/null | tail -n 3)"
+for t in $(seq 1 60); do [ "$(grep -c "job=$j .* -pl 400" "$D/smi.calls" 2>/dev/null)" -ge 4 ] && break; sleep 0.25; done
+check '[ "$(grep -c "job=$j .* -pl 400$" "$D/smi.calls")" = "$(echo "$want" | wc -l)" ]' \
+	"the epilog restored the default 400 W on each of them" "$(grep "job=$j" "$D/smi.calls" | tail -n 4)"
+check 'grep -q "^GPUPLACE_POWER_CAP_W=$cap$" "$D/out/cap.out"' \
+	"the batch job sees its cap in GPUPLACE_POWER_CAP_W" "$(cat "$D/out/cap.out" 2>/dev/null)"
