@@ -1,6 +1,6 @@
 # conf/: reading and writing the world: slurm.conf, topology.conf, gres.conf,
-# gpuplace.conf loaders, the JSON model/state format, the summary, the Slurm
-# file emitter and synthetic clusters.
+# gpuplace.conf loaders, the JSON model/state format, the summary and the
+# Slurm file emitter.
 # configuration loaders (slurm.conf, topology.conf, gres.conf, gpuplace.conf)
 libgp_conf_la_SOURCES += \
 	conf/conf.c conf/conf.h conf/load.c conf/load_slurm.c \
@@ -22,19 +22,14 @@ tests_fuzz_fuzz_conf_LDADD = $(GP_LIBS)
 TESTS += tests/fuzz/fuzz_conf.sh
 EXTRA_DIST += tests/fuzz/fuzz_conf.sh
 
-# JSON model format, summary, shared derivation, synthetic clusters.
+# JSON model format, summary, shared derivation.
 libgp_conf_la_SOURCES += conf/json.c conf/finish.c conf/summary.c conf/policy_load.c
-# synthetic clusters are offline-only: libgp_sim, never the plugin.
-libgp_sim_la_SOURCES += conf/synth.c conf/synth.h
 
-check_PROGRAMS += tests/unit/test_json tests/unit/test_synth
+check_PROGRAMS += tests/unit/test_json
 tests_unit_test_json_SOURCES = tests/unit/test_json.c
 tests_unit_test_json_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_json_LDADD = $(TEST_LIBS)
-tests_unit_test_synth_SOURCES = tests/unit/test_synth.c
-tests_unit_test_synth_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_synth_LDADD = $(TEST_LIBS)
-TESTS += tests/unit/test_json tests/unit/test_synth
+TESTS += tests/unit/test_json
 
 check_PROGRAMS += tests/fuzz/fuzz_json
 tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c tests/fuzz/fuzz_driver.c

@@ -47,3 +47,11 @@ tests_unit_test_sim_out_SOURCES = tests/unit/test_sim_out.c
 tests_unit_test_sim_out_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_sim_out_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_sim_out
+
+# sim/synth.*: synthetic clusters, offline-only (libgp_sim, never the plugin).
+libgp_sim_la_SOURCES += sim/synth.c sim/synth.h
+check_PROGRAMS += tests/unit/test_synth
+tests_unit_test_synth_SOURCES = tests/unit/test_synth.c
+tests_unit_test_synth_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_synth_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_synth
