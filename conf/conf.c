@@ -16,8 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "slurm_compat.h"
-
 #include "conf.h"
 
 int gp__resize(void *arrp, size_t old_nelem, size_t nelem, size_t sz)

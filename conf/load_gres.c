@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "slurm_compat.h"
+#include "slurm_hostlist.h"
 
 #include "conf.h"
 

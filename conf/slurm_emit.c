@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "slurm_compat.h"
+#include "slurm_hostlist.h"
 
 #include "conf.h"
 #include "slurm_emit.h"

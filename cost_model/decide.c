@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include <json-c/json.h>
-#include "slurm_compat.h"
+#include "slurm_hostlist.h"
 
 #include "decide.h"
 #include "power.h"

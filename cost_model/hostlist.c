@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slurm_compat.h"
+#include "slurm_hostlist.h"
 
 #include "model.h"
 

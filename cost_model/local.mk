@@ -3,7 +3,7 @@
 libgp_base_la_SOURCES += \
 	cost_model/gpuplace.h cost_model/model.h \
 	cost_model/error.c cost_model/number.c cost_model/cluster.c \
-	cost_model/names.c cost_model/fileio.c cost_model/hostlist.c
+	cost_model/names.c cost_model/fileio.c cost_model/hostlist.c cost_model/slurm_hostlist.h
 
 check_PROGRAMS += tests/unit/test_number
 tests_unit_test_number_SOURCES = tests/unit/test_number.c

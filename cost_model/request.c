@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slurm_compat.h"
-
 #include "request.h"
 
 void gp__request_init(gp_request_t *r)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * slurm_compat.h - the one place where Slurm releases differ for gpuplace.
- * Every source that uses Slurm's API (plugin/, conf/, tools/, probe/,
- * cost_model/, tests/) includes this header instead of <slurm/slurm.h>; no
- * other file tests SLURM_VERSION_NUMBER.
+ * Every source of plugin/ and tests/ that uses Slurm's API includes this
+ * header instead of <slurm/slurm.h>; the layers below plugin/ use only
+ * host lists, through cost_model/slurm_hostlist.h.  No other file tests
+ * SLURM_VERSION_NUMBER.
  *
  * Checked against the public headers (slurm/slurm.h, slurm/slurm_errno.h,
  * slurm/spank.h) of the releases 22.05.8, 23.11.11, 24.05.8, 24.11.5,
@@ -13,15 +14,9 @@
  * the declarations gpuplace writes itself (plugin/slurm_alloc.h and the
  * job_submit entry points):
  *
- * - hostlist_t: a pointer type (struct hostlist *) up to 23.02; from 23.11
- *   it is the struct itself and the functions take and return hostlist_t *.
- *   gp_hostlist_t is the pointer in both.
- * - slurm_hostlist_ranged_string_malloc(): gone from 23.11.
- *   gp_hostlist_ranged() uses slurm_hostlist_ranged_string_xmalloc(),
- *   present in every release, and frees its result with Slurm's free.
+ * - host lists (hostlist_t, gp_hostlist_t, gp_hostlist_ranged()): in the
+ *   base layer's cost_model/slurm_hostlist.h, included here.
  * - slurm_get_errno(): gone from 24.11; it always returned errno.
- * - slurm_hostlist_shift() returns memory from malloc() in every release
- *   (hostrange_shift in src/common/hostlist.c): callers free() it.
  * - slurm_xcalloc/xrecalloc/xfree/xstrdup/xstrdup_printf keep the same
  *   signatures through 26.05.3.
  * - job_submit(): same signature in every release.  job_modify(): 22.05
@@ -49,12 +44,7 @@
 #include <slurm/slurm_version.h>
 
 #include "slurm_alloc.h"
-
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
-typedef hostlist_t *gp_hostlist_t;
-#else
-typedef hostlist_t gp_hostlist_t;
-#endif
+#include "slurm_hostlist.h"
 
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
 #define gp_slurm_errno() (errno)
@@ -143,19 +133,5 @@ static inline int gp_job_cpus_on_node(const slurm_job_info_t *ji, const char *ho
 #define GP_SLURM_MAJOR SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER)
 #define GP_SLURM_MINOR SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER)
 #define GP_SLURM_MICRO SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER)
-
-/* Ranged form of hl ("n[1-4,7]") in memory from malloc(), which the caller
- * free()s; NULL when out of memory.  Slurm's own copy is freed with Slurm's
- * free. */
-static inline char *gp_hostlist_ranged(gp_hostlist_t hl)
-{
-	char *s = slurm_hostlist_ranged_string_xmalloc(hl), *out;
-
-	if (!s)
-		return NULL;
-	out = strdup(s);
-	slurm_xfree((void **)&s);
-	return out;
-}
 
 #endif /* GP_SLURM_COMPAT_H */

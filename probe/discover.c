@@ -21,7 +21,7 @@
 #include <json-c/json.h>
 
 #include "discover.h"
-#include "slurm_compat.h"
+#include "slurm_hostlist.h"
 
 #define XML_MAX_BYTES (64L << 20) /* a whole-I/O XML of a large node is < 2 MB */
 

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slurm_compat.h"
-
 #include "commands.h"
 #include "cost.h"
 
