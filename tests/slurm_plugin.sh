@@ -145,8 +145,10 @@ sleep 3
 for h in n5 n5 n5 n5 n6 n6; do sbatch -Q -J blk -w $h --gpus=1 -o /dev/null --wrap='sleep 600'; done
 j=$(sbatch --parsable -J big --gpus=8 -o /dev/null --wrap='sleep 600')
 nodes=$(running_on "$j")
-check '[ "$nodes" = "n[7-8]" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN n\[7-8\];"' \
-	"jobs passed with -w count at once: the 8-GPU job runs on the free n[7-8] it was pinned to ($nodes)" \
+# (the outcome: where it runs; a state older than 5 s on a loaded machine
+# makes the PIN a CONSTRAIN naming the same set)
+check '[ "$nodes" = "n[7-8]" ] && scontrol show job "$j" | grep -qF -e "AdminComment=gpuplace: PIN n[7-8];" -e "best free set n[7-8] not pinned"' \
+	"jobs passed with -w count at once: the 8-GPU job runs on the free n[7-8] it was placed on ($nodes)" \
 	"$(scontrol show job "$j" | grep -E 'AdminComment|NodeList')"
 # a 1-GPU job without -w: where Slurm starts it is a guess until the next
 # reading, so the 2-GPU job right after is kept in its domain, not pinned
@@ -207,9 +209,9 @@ check 'grep -q "gpuplace.conf:[0-9]*: PowerCapKW: .lots.*keeping the last good c
 #    every minute (the plugin has run for at least that long by now)
 left=$((t_up + 63 - SECONDS)); [ "$left" -gt 0 ] && sleep "$left"
 log=$D/log/slurmctld.log
-check '[ "$(grep -c "gpuplace: job .* of uid" "$log")" = 0 ]' \
+check '[ "$(grep -c "gpuplace: job .*uid [0-9]" "$log")" = 0 ]' \
 	"no per-job line at info level ($(grep -c "gpuplace:" "$log") gpuplace lines in all)" \
-	"$(grep "gpuplace: job .* of uid" "$log" | head -n 3)"
+	"$(grep "gpuplace: job .*uid [0-9]" "$log" | head -n 3)"
 check 'grep -q "gpuplace: last 60 s: [0-9]* PIN, [0-9]* CONSTRAIN .*[0-9]* REJECT, [0-9]* rejected hints; passed: " "$log"' \
 	"a summary line at info: $(grep -o "gpuplace: last 60 s:.*" "$log" | head -n1 | cut -c1-150)" \
 	"$(grep gpuplace "$log" | tail -n 5)"
