@@ -84,11 +84,17 @@ if ! $H up 2>"$D.up.log"; then
 fi
 plugin_read # the plugin's first reading of the state
 
-running_on() { # job [quarter seconds to wait, default 60]
-	local t nodes=""
+# running_on JOB [quarter seconds to wait, default 60]: the job's nodes
+# once it runs; "" when it does not within the wait, or has ended without
+# running (a wait for a job that will never run ends at once)
+running_on() {
+	local t nodes="" st
 	for t in $(seq 1 "${2:-60}"); do
-		nodes=$(squeue -h -j "$1" -t R -o %N 2>/dev/null)
-		[ -n "$nodes" ] && break
+		st=$(squeue -h -t all -j "$1" -o '%T %N' 2>/dev/null)
+		case "$st" in
+		RUNNING*) nodes=${st#RUNNING }; break ;;
+		COMPLETED*|COMPLETING*|FAILED*|CANCELLED*|TIMEOUT*|NODE_FAIL*|OUT_OF_MEMORY*|BOOT_FAIL*|DEADLINE*) break ;;
+		esac
 		sleep 0.25
 	done
 	echo "$nodes"
