@@ -187,20 +187,30 @@ int gp__request_check(const gp_request_t *r, const gp_cluster_t *c, gp_error_t *
 		return gp__errorf(err, GP_EINVAL,
 		                  "--nodelist names %d nodes but the job has only %d GPUs",
 		                  (int)r->nrequired, (int)r->gpus);
-	for (i = 0; i < r->nrequired; i++) {
+	for (i = 0; i < r->nrequired; i++)
 		if (r->required[i] < 0 || r->required[i] >= c->nnodes)
 			return gp__errorf(err, GP_EINVAL, "--nodelist: bad node index %d",
 			                  (int)r->required[i]);
-		for (j = 0; j < r->nexcluded; j++)
-			if (r->excluded[j] == r->required[i])
-				return gp__errorf(err, GP_EINVAL,
-				                  "node '%s' is both in --nodelist and --exclude",
-				                  c->nodes[r->required[i]].name);
-	}
 	for (j = 0; j < r->nexcluded; j++)
 		if (r->excluded[j] < 0 || r->excluded[j] >= c->nnodes)
 			return gp__errorf(err, GP_EINVAL, "--exclude: bad node index %d",
 			                  (int)r->excluded[j]);
+	if (r->nrequired && r->nexcluded) {
+		/* a map of the excluded nodes: linear in the lists, which may be
+		 * long (a typed GPU request excludes every node of other types) */
+		uint8_t *ex = calloc((size_t)c->nnodes, 1);
+
+		if (!ex)
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		for (j = 0; j < r->nexcluded; j++)
+			ex[r->excluded[j]] = 1;
+		for (i = 0; i < r->nrequired && !ex[r->required[i]]; i++)
+			;
+		free(ex);
+		if (i < r->nrequired)
+			return gp__errorf(err, GP_EINVAL, "node '%s' is both in --nodelist and --exclude",
+			                  c->nodes[r->required[i]].name);
+	}
 	if (check_segment(r, c, err))
 		return GP_EINVAL;
 	if (r->partition >= c->nparts || r->partition < -1)

@@ -7,8 +7,10 @@
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gres_parse.h"
 
@@ -161,3 +163,122 @@ long gp_tres_gpus(const char *tres)
 	return 0;
 }
 
+
+/* One GPU entry's fields after "gres:gpu" / "gres/gpu" in [p, end): ""
+ * (one GPU), ":N", ":TYPE", ":TYPE:N" (the count may follow '=' as in
+ * "gres/gpu=8" or "gres/gpu:a100=8").  Type into type[typelen] ("" when
+ * none), count into *count.  0 or -1. */
+static int gpu_entry(const char *p, const char *end, char *type, size_t typelen, long *count)
+{
+	const char *sep = NULL, *q;
+	char num[32];
+	size_t len;
+
+	type[0] = '\0';
+	*count = 1;
+	if (p == end)
+		return 0;
+	if (*p != ':' && *p != '=')
+		return -1;
+	p++;
+	for (q = p; q < end; q++)
+		if (*q == ':' || *q == '=') {
+			if (sep)
+				return -1; /* more than TYPE and N */
+			sep = q;
+		}
+	if (sep) {
+		len = (size_t)(sep - p);
+		if (len == 0 || len >= typelen)
+			return -1;
+		memcpy(type, p, len);
+		type[len] = '\0';
+		p = sep + 1;
+	}
+	len = (size_t)(end - p);
+	if (len == 0 || len >= sizeof(num))
+		return -1;
+	memcpy(num, p, len);
+	num[len] = '\0';
+	if (gp__parse_long(num, 0, 1L << 30, count) == 0)
+		return 0;
+	if (sep || *num < 'A' || strchr(num, '/'))
+		return -1;
+	/* "gres:gpu:a100": one GPU of that type (a type never starts with a digit) */
+	if (len >= typelen)
+		return -1;
+	memcpy(type, num, len + 1);
+	*count = 1;
+	return 0;
+}
+
+int gp_tres_gpu_request(const char *tres, long *count, char *type, size_t typelen)
+{
+	const char *p, *end;
+	bool found = false;
+	char t[GP_NAME_MAX];
+	long n;
+
+	*count = 0;
+	if (typelen)
+		type[0] = '\0';
+	if (!tres || !typelen)
+		return 0;
+	for (p = tres; *p; p = *end ? end + 1 : end) {
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		if (end - p < 8 || (strncmp(p, "gres:gpu", 8) && strncmp(p, "gres/gpu", 8)) ||
+		    (p + 8 < end && p[8] != ':' && p[8] != '='))
+			continue; /* not a GPU: gres:gpumem, license, cpu... */
+		if (gpu_entry(p + 8, end, t, sizeof(t) < typelen ? sizeof(t) : typelen, &n))
+			return -1;
+		/* Slurm compares GRES type names without regard to case */
+		if (found && strcasecmp(t, type))
+			return -2;
+		if (!found)
+			memcpy(type, t, strlen(t) + 1);
+		found = true;
+		if (*count + n > 1L << 30)
+			return -1;
+		*count += n;
+	}
+	return found ? 1 : 0;
+}
+
+bool gp_comment_section(const char *comment, size_t *start, size_t *len)
+{
+	static const char *const kinds[] = { "gpuplace: PIN ", "gpuplace: CONSTRAIN ",
+		                             "gpuplace: PASS " };
+	const char *p, *best = NULL, *end = NULL;
+	size_t k;
+
+	if (!comment)
+		return false;
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (p = comment; (p = strstr(p, kinds[k])); p++) {
+			const char *r, *d;
+
+			if (p != comment && p[-1] != ' ')
+				continue;
+			/* the section ends with its reference: "; ref <digits>",
+			 * then the end of the comment or a space */
+			for (r = p; (r = strstr(r, "; ref ")); r++) {
+				for (d = r + 6; *d >= '0' && *d <= '9'; d++)
+					;
+				if (d > r + 6 && (!*d || *d == ' '))
+					break;
+			}
+			if (r && (!best || p < best)) {
+				best = p;
+				end = d;
+			}
+			if (r)
+				break;
+		}
+	if (!best)
+		return false;
+	*start = (size_t)(best - comment);
+	*len = (size_t)(end - best);
+	return true;
+}

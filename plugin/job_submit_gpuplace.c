@@ -23,8 +23,12 @@
  *     into the job's SPANK environment for etc/prolog/gpuplace-powercap;
  *   - fails open: without a valid configuration or cluster state the job
  *     passes unchanged, and the reason is logged once, not once per job.
- * Per-job lines go to slurm_verbose (job name and uid, job id when set),
- * failures to slurm_error, and a summary of the last minute to slurm_info.
+ * Per-job lines go to slurm_verbose (job id, or "job from uid N" before
+ * slurmctld gives it one, and the job name), user mistakes too (with the
+ * ESLURM_* code Slurm answers them with: they are Slurm's to judge),
+ * failures of gpuplace itself to slurm_error (an engine failure at most once
+ * a minute), and a summary of the last minute to slurm_info.  User text in
+ * any line is escaped (gp_log).
  *
  * A background thread reads the cluster state (nodes, jobs, reservations)
  * every GP_REFRESH_S seconds, steers the pending jobs the plugin placed
@@ -50,6 +54,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -80,6 +85,93 @@ extern void fini(void);
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg);
 extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid,
                       char **err_msg);
+
+/* ---- log lines ------------------------------------------------------------ */
+
+/*
+ * Every line this plugin writes to slurmctld's log goes through gp_log():
+ * job names, comments, hints, node lists, partition and reservation names
+ * come from the user, and a newline or another control character in one
+ * of them must not end the line or forge another ("slurmctld: error: ...").
+ * The slurm_error/info/verbose/debug calls below are macros for gp_log, so
+ * no line can bypass it; log_sink calls Slurm's own functions.
+ */
+enum log_level { LOGL_ERROR, LOGL_INFO, LOGL_VERBOSE, LOGL_DEBUG };
+
+/* s into buf[len] with each byte below 0x20, 0x7f and the backslash written
+ * as \xNN (\\ for the backslash), cut with "..." when it does not fit.
+ * Returns buf. */
+static const char *log_escape(const char *s, char *buf, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!len)
+		return buf;
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		size_t need = ch < 0x20 || ch == 0x7f ? 4 : ch == '\\' ? 2 : 1;
+
+		if (o + need + 4 > len) {
+			if (o + 4 <= len)
+				memcpy(buf + o, "...", 3), o += 3;
+			break;
+		}
+		if (need == 4) {
+			buf[o++] = '\\';
+			buf[o++] = 'x';
+			buf[o++] = hex[ch >> 4];
+			buf[o++] = hex[ch & 15];
+		} else {
+			if (need == 2)
+				buf[o++] = '\\';
+			buf[o++] = (char)ch;
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+#ifndef GP_LOG_SINK
+/* Slurm's log functions themselves (the parentheses keep the macros below
+ * from applying). */
+static void log_sink(int level, const char *line)
+{
+	switch (level) {
+	case LOGL_ERROR:
+		(slurm_error)("%s", line);
+		break;
+	case LOGL_INFO:
+		(slurm_info)("%s", line);
+		break;
+	case LOGL_VERBOSE:
+		(slurm_verbose)("%s", line);
+		break;
+	default:
+		(slurm_debug)("%s", line);
+		break;
+	}
+}
+#define GP_LOG_SINK log_sink
+#endif
+
+static void gp_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void gp_log(int level, const char *fmt, ...)
+{
+	char raw[4096], line[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	GP_LOG_SINK(level, log_escape(raw, line, sizeof(line)));
+}
+
+#define slurm_error(...) gp_log(LOGL_ERROR, __VA_ARGS__)
+#define slurm_info(...) gp_log(LOGL_INFO, __VA_ARGS__)
+#define slurm_verbose(...) gp_log(LOGL_VERBOSE, __VA_ARGS__)
+#define slurm_debug(...) gp_log(LOGL_DEBUG, __VA_ARGS__)
 
 const char plugin_name[] = "gpuplace: topology- and power-aware GPU placement";
 const char plugin_type[] = "job_submit/gpuplace";
@@ -381,13 +473,15 @@ enum pass_reason {
 	PASS_OLD_CONF,                /* state read for an older configuration */
 	PASS_STALE,                   /* state older than GP_STATE_STALE_S */
 	PASS_ENGINE,                  /* the engine failed (logged at error) */
+	PASS_USER,                    /* a request Slurm refuses or holds: the
+	                               * user's to fix, Slurm's to say (verbose) */
 	PASS_NREASONS
 };
 
 static const char *const pass_names[PASS_NREASONS] = {
 	"not a multi-GPU job", "request left to Slurm", "no valid configuration",
 	"no cluster state yet", "cluster state is for an older configuration",
-	"cluster state is stale", "engine error",
+	"cluster state is stale", "engine error", "request Slurm judges",
 };
 
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -557,6 +651,11 @@ static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_lo
 		                    (double)sn->view.state->time, sn->racks);
 		gp__power_snapshot_put(ps);
 	}
+	/* what this reading holds, at debug: the real-daemon tests wait for
+	 * a reading that shows what they set up (tests/slurm/lib.sh) */
+	slurm_debug("gpuplace: cluster state read: %d nodes, %d running jobs, %d reservations%s",
+	            (int)c->cluster->nnodes, (int)sn->view.state->njobs, (int)sn->resv.n,
+	            sn->resv_ok ? "" : " (not read)");
 	snap_publish(sn);
 	pass_resolved(PASS_NO_STATE);
 	pass_resolved(PASS_STALE);
@@ -1186,14 +1285,17 @@ extern void fini(void)
 
 /* ---- hints ------------------------------------------------------------ */
 
-/* Value of NAME= in a Slurm environment array, or NULL. */
+/* Value of NAME= in a Slurm environment array of n entries, or NULL.  An
+ * entry may be NULL: libslurm unpacks a zero-length string as NULL, so any
+ * program using the submit API can send one; it is skipped, never read
+ * (here, in env_set and in spank_env_set). */
 static const char *env_find(char **env, uint32_t n, const char *name)
 {
 	size_t len = strlen(name);
 	uint32_t i;
 
-	for (i = 0; env && i < n && env[i]; i++)
-		if (!strncmp(env[i], name, len) && env[i][len] == '=')
+	for (i = 0; env && i < n; i++)
+		if (env[i] && !strncmp(env[i], name, len) && env[i][len] == '=')
 			return env[i] + len + 1;
 	return NULL;
 }
@@ -1260,25 +1362,140 @@ static bool wants_idle_nodes(const job_desc_msg_t *j)
 	       j->shared == JOB_SHARED_MCS;
 }
 
-/* The engine's request for job_desc.  1 = a request to decide on, 0 = not
- * gpuplace's job (passes unchanged; *why says why when not obvious), or -1
- * on an error named in *why. */
-static int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_request_t *r,
-                         char *why, size_t len)
+/* Does the job ask for GPUs in any of the fields Slurm keeps them in
+ * (--gpus, --gres, --gpus-per-node, --tres-per-task, ...)?  A field that
+ * cannot be read counts as asking. */
+static bool job_asks_gpus(const job_desc_msg_t *j)
 {
-	long per_job = gp_tres_gpus(j->tres_per_job), per_node = gp_tres_gpus(j->tres_per_node);
+	const char *f[] = { j->tres_per_job, j->tres_per_node, j->tres_per_socket, j->tres_per_task };
+	char type[GP_NAME_MAX];
+	size_t i;
+	long n;
+	int rc;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if ((rc = gp_tres_gpu_request(f[i], &n, type, sizeof(type))) < 0 || (rc > 0 && n > 0))
+			return true;
+	return false;
+}
+
+/*
+ * Keep a request for GPUs of one type on the nodes that have that type:
+ * every GPU node of another type joins r's excluded nodes.  The model has
+ * one GPU type per node, its profile, named as gres.conf and slurm.conf
+ * name the type (gpu:TYPE:N), compared without regard to case as Slurm
+ * compares type names; a node whose type the model does not know is never
+ * taken for a typed request (a node without a type in slurm.conf gets
+ * gpuplace.conf's DefaultProfile, so a request naming that profile may
+ * take it: name the type in slurm.conf).  0, or -1 with why when the
+ * request cannot be placed exactly: no node has the type, fewer GPUs of
+ * it than the job asks, or --nodelist names a node of another type.
+ */
+static int restrict_to_type(gp_request_t *r, const gp_cluster_t *c, const char *type, char *why,
+                            size_t len)
+{
+	uint8_t *out = calloc((size_t)c->nnodes + 1, 1);
+	int32_t i, k, n = 0, *ex;
+	int64_t gpus = 0;
+
+	if (!out) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < c->nnodes; i++) {
+		const gp_node_t *nd = &c->nodes[i];
+
+		if (nd->ngpus <= 0)
+			continue;
+		if (nd->profile >= 0 && nd->profile < c->nprofiles &&
+		    !strcasecmp(c->profiles[nd->profile].name, type))
+			gpus += nd->ngpus;
+		else
+			out[i] = 1;
+	}
+	if (gpus < r->gpus) {
+		if (gpus)
+			snprintf(why, len, "the job asks for %d GPUs of type %.64s, the cluster has %lld",
+			         (int)r->gpus, type, (long long)gpus);
+		else
+			snprintf(why, len, "no node has GPUs of type %.64s", type);
+		free(out);
+		return -1;
+	}
+	for (k = 0; k < r->nrequired; k++)
+		if (out[r->required[k]]) {
+			snprintf(why, len, "--nodelist names %.64s, which has no GPU of type %.64s",
+			         c->nodes[r->required[k]].name, type);
+			free(out);
+			return -1;
+		}
+	for (k = 0; k < r->nexcluded; k++)
+		out[r->excluded[k]] = 1;
+	for (i = 0; i < c->nnodes; i++)
+		n += out[i];
+	if (n > r->nexcluded) {
+		if (!(ex = malloc((size_t)n * sizeof(*ex)))) {
+			snprintf(why, len, "out of memory");
+			free(out);
+			return -1;
+		}
+		for (i = 0, k = 0; i < c->nnodes; i++)
+			if (out[i])
+				ex[k++] = i;
+		free(r->excluded);
+		r->excluded = ex;
+		r->nexcluded = n;
+	}
+	free(out);
+	return 0;
+}
+
+/* The job's GPU count and type from one TRES field into *count and
+ * type[GP_NAME_MAX]; 0, or -1 with why when gpuplace cannot express it. */
+static int tres_field(const char *what, const char *tres, long *count, char *type, char *why,
+                      size_t len)
+{
+	int rc = gp_tres_gpu_request(tres, count, type, GP_NAME_MAX);
+
+	if (rc == -2)
+		snprintf(why, len, "%s %.200s names more than one GPU type", what, tres);
+	else if (rc < 0)
+		snprintf(why, len, "cannot read the GPU request %s %.200s", what, tres);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The engine's request for job_desc.  1 = a request to decide on, 0 = not
+ * gpuplace's job (passes unchanged; *why says why when not obvious).  The
+ * GPUs are the sum of every GPU entry of --gpus (tres_per_job) or of
+ * --gres / --gpus-per-node (tres_per_node), of one type: a request of
+ * several types, or of a type gpuplace cannot place exactly, passes
+ * unchanged with the reason in why.  The type, "" for any, goes into
+ * type[GP_NAME_MAX]. */
+static int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_request_t *r,
+                         char *type, char *why, size_t len)
+{
+	char node_type[GP_NAME_MAX];
+	long per_job, per_node, n;
 	uint32_t nodes = j->min_nodes == NO_VAL || j->min_nodes == 0 ? 0 : j->min_nodes;
 	int64_t total;
 	gp_error_t err;
 
 	why[0] = '\0';
-	if (per_job < 0 || per_node < 0) {
-		snprintf(why, len, "cannot read the GPU request (%s)",
-		         per_job < 0 ? j->tres_per_job : j->tres_per_node);
+	type[0] = '\0';
+	if (tres_field("--gpus", j->tres_per_job, &per_job, type, why, len) ||
+	    tres_field("--gres/--gpus-per-node", j->tres_per_node, &per_node, node_type, why, len))
+		return 0;
+	if (*node_type && *type && strcasecmp(node_type, type)) {
+		snprintf(why, len, "GPUs of type %.64s per job and %.64s per node", type, node_type);
 		return 0;
 	}
+	if (!*type)
+		snprintf(type, GP_NAME_MAX, "%s", node_type);
 	if (j->tres_per_socket || j->tres_per_task) {
-		if (gp_tres_gpus(j->tres_per_socket) || gp_tres_gpus(j->tres_per_task)) {
+		char t[GP_NAME_MAX];
+
+		if (gp_tres_gpu_request(j->tres_per_socket, &n, t, sizeof(t)) ||
+		    gp_tres_gpu_request(j->tres_per_task, &n, t, sizeof(t))) {
 			snprintf(why, len, "GPUs per socket or per task are left to Slurm");
 			return 0;
 		}
@@ -1312,6 +1529,8 @@ static int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_requ
 		snprintf(why, len, "%.400s", err.text);
 		return 0;
 	}
+	if (*type && restrict_to_type(r, c, type, why, len))
+		return 0;
 	return 1;
 }
 
@@ -1327,7 +1546,8 @@ static void env_set(job_desc_msg_t *j, const char *name, const char *value)
 	if (!j->environment)
 		return;
 	for (i = 0; i < j->env_size; i++)
-		if (!strncmp(j->environment[i], name, n) && j->environment[i][n] == '=') {
+		if (j->environment[i] && !strncmp(j->environment[i], name, n) &&
+		    j->environment[i][n] == '=') {
 			slurm_xfree((void **)&j->environment[i]);
 			j->environment[i] = slurm_xstrdup_printf("%s=%s", name, value);
 			return;
@@ -1375,8 +1595,9 @@ static void env_num(job_desc_msg_t *j, const char *name, int digits, double v)
 	env_set(j, name, buf);
 }
 
-/* "job 'NAME' of uid U" (with the job id when the submitter chose one;
- * slurmctld assigns it only after job_submit), for every per-job line. */
+/* "job from uid U 'NAME'", or "job N 'NAME' of uid U" when the submitter
+ * chose the id (slurmctld assigns it only after job_submit), for every
+ * per-job line; the name is escaped with the whole line (gp_log). */
 static void job_label(const job_desc_msg_t *j, uint32_t uid, char *buf, size_t len)
 {
 	const char *name = j->name ? j->name : "";
@@ -1384,7 +1605,7 @@ static void job_label(const job_desc_msg_t *j, uint32_t uid, char *buf, size_t l
 	if (j->job_id != NO_VAL && j->job_id != 0)
 		snprintf(buf, len, "job %u '%.100s' of uid %u", j->job_id, name, uid);
 	else
-		snprintf(buf, len, "job '%.100s' of uid %u", name, uid);
+		snprintf(buf, len, "job from uid %u '%.100s'", uid, name);
 }
 
 /* What the job needs of each node besides GPUs, with Slurm's defaults where
@@ -1423,18 +1644,51 @@ static void job_need(const job_desc_msg_t *j, uint64_t def_mem, gp_live_need_t *
 	n->idle_node = wants_idle_nodes(j);
 }
 
-/* tres_per_node giving each node `per_node' GPUs: the job's own per-job
- * GPU entry ("gres:gpu[:type]:N") with N replaced (Slurm-allocated), or
- * NULL when the request holds more than that one entry. */
+/* tres_per_node giving each node `per_node' GPUs: the job's per-job GPU
+ * entries ("gres:gpu[:type]:N", several of one type summed) as one entry of
+ * that type with N replaced (Slurm-allocated), or NULL when the request
+ * holds anything but GPUs of one type. */
 static char *per_node_tres(const char *per_job, int32_t per_node)
 {
-	const char *colon;
+	char type[GP_NAME_MAX];
+	const char *p;
+	long n;
 
-	if (!per_job || strchr(per_job, ',') ||
-	    (strncmp(per_job, "gres:gpu:", 9) && strncmp(per_job, "gres/gpu:", 9)))
+	if (gp_tres_gpu_request(per_job, &n, type, sizeof(type)) != 1)
 		return NULL;
-	colon = strrchr(per_job, ':');
-	return slurm_xstrdup_printf("%.*s:%d", (int)(colon - per_job), per_job, per_node);
+	for (p = per_job; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if ((strncmp(p, "gres:gpu", 8) && strncmp(p, "gres/gpu", 8)) ||
+		    (p[8] && p[8] != ':' && p[8] != '=' && p[8] != ','))
+			return NULL;
+	/* "gres:" (22.05) or "gres/" (newer) as the job wrote it */
+	return *type ? slurm_xstrdup_printf("%.8s:%s:%d", per_job, type, per_node)
+	             : slurm_xstrdup_printf("%.8s:%d", per_job, per_node);
+}
+
+/*
+ * The admin comment `old' (NULL = none) with gpuplace's part
+ * (gp_comment_section) set to `section': replaced where it stands, else
+ * appended after the text already there with a space between.  What
+ * job_submit/lua, another plugin or the admin wrote stays as it is.
+ * malloc'd (the caller frees it), NULL when memory is short.
+ */
+static char *comment_with(const char *old, const char *section)
+{
+	size_t at, len, ol = old ? strlen(old) : 0, sl = strlen(section);
+	const char *sep = "";
+	char *out;
+
+	if (!gp_comment_section(old, &at, &len)) {
+		at = ol; /* appended */
+		len = 0;
+		if (ol && old[ol - 1] != ' ')
+			sep = " ";
+	}
+	if (!(out = malloc(ol - len + strlen(sep) + sl + 1)))
+		return NULL;
+	snprintf(out, ol - len + strlen(sep) + sl + 1, "%.*s%s%s%s", (int)at, old ? old : "", sep,
+	         section, old ? old + at + len : "");
+	return out;
 }
 
 /*
@@ -1647,8 +1901,14 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 	if (j->reservation && *j->reservation)
 		ADD("; inside reservation %.200s", j->reservation);
 	ADD("; ref %llu", (unsigned long long)o->ref);
-	slurm_xfree((void **)&j->admin_comment);
-	j->admin_comment = slurm_xstrdup(comment);
+	{
+		/* gpuplace's part only: what else the comment holds stays */
+		char *merged = comment_with(j->admin_comment, comment);
+
+		slurm_xfree((void **)&j->admin_comment);
+		j->admin_comment = slurm_xstrdup(merged ? merged : comment);
+		free(merged);
+	}
 
 	env_set(j, "GPUPLACE_DECISION", gp__decision_kind_name(o->kind));
 	if (best && best->cap_w > 0) {
@@ -1693,8 +1953,9 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 /* A job passing unchanged still takes GPUs: book where Slurm would most
  * likely put it, so the next decisions do not count those GPUs free. */
 static void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *r,
-                      uint32_t uid)
+                      const char *type, uint32_t uid)
 {
+	char why[256];
 	gp_error_t err;
 	struct gp_snap *sn = snap_get();
 	gp_live_need_t need;
@@ -1706,7 +1967,8 @@ static void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *
 	}
 	/* the node lists were not read for a job gpuplace does not place */
 	if ((j->req_nodes && gp__request_set_required(r, c->cluster, j->req_nodes, &err)) ||
-	    (j->exc_nodes && gp__request_set_excluded(r, c->cluster, j->exc_nodes, &err))) {
+	    (j->exc_nodes && gp__request_set_excluded(r, c->cluster, j->exc_nodes, &err)) ||
+	    (*type && restrict_to_type(r, c->cluster, type, why, sizeof(why)))) {
 		snap_put(sn);
 		return;
 	}
@@ -1726,9 +1988,72 @@ static void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *
 static void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
                       uint32_t uid, bool every_refresh);
 
+/* A GPU request gpuplace leaves to Slurm because it cannot express it
+ * exactly (several GPU types, a type no node has, GPUs per task...): the
+ * reason goes into gpuplace's part of the admin comment as "gpuplace: PASS
+ * <why>; ref 0" (ref 0: no decision to match or steer), so the job record
+ * says why the job is Slurm's alone.  A ';' of the reason, which may quote
+ * the job's own strings, becomes ',' so that it cannot end the part. */
+static void comment_pass(job_desc_msg_t *j, const char *why)
+{
+	char reason[512], section[640], *p, *merged;
+
+	snprintf(reason, sizeof(reason), "%s", why);
+	for (p = reason; *p; p++)
+		if (*p == ';' || (unsigned char)*p < 0x20)
+			*p = ',';
+	snprintf(section, sizeof(section), "gpuplace: PASS %s; ref 0", reason);
+	if (!(merged = comment_with(j->admin_comment, section)))
+		return;
+	slurm_xfree((void **)&j->admin_comment);
+	j->admin_comment = slurm_xstrdup(merged);
+	free(merged);
+}
+
+/*
+ * Slurm's own answer to a request gp__request_check() refused: the error
+ * slurmctld rejects such a job with, or holds it pending for (a time
+ * limit over the partition's MaxTime is rejected only with
+ * EnforcePartLimits; job_mgr.c).  The user's to fix and Slurm's to say:
+ * the job passes unchanged.  The conditions in gp__request_check()'s order.
+ */
+static int mistake_code(const gp_request_t *r, const gp_cluster_t *c, const char **name)
+{
+	int32_t p = gp__request_partition(r, c), i, k;
+
+	if (r->gpus_per_node > GP_MAX_GPUS_PER_NODE ||
+	    (r->gpus_per_node > 0 && r->gpus % r->gpus_per_node)) {
+		*name = "ESLURM_INVALID_GRES";
+		return ESLURM_INVALID_GRES;
+	}
+	for (i = 0; i < r->nrequired; i++)
+		for (k = 0; k < r->nexcluded; k++)
+			if (r->required[i] == r->excluded[k]) {
+				/* "Job's required and excluded node lists overlap" */
+				*name = "ESLURM_INVALID_NODE_NAME";
+				return ESLURM_INVALID_NODE_NAME;
+			}
+	if (p < 0 && c->nparts > 0) {
+		*name = "ESLURM_DEFAULT_PARTITION_NOT_SET";
+		return ESLURM_DEFAULT_PARTITION_NOT_SET;
+	}
+	if (p >= 0 && r->time_limit_min && c->parts[p].max_time_min != UINT32_MAX &&
+	    r->time_limit_min > c->parts[p].max_time_min) {
+		*name = "ESLURM_INVALID_TIME_LIMIT";
+		return ESLURM_INVALID_TIME_LIMIT;
+	}
+	*name = "ESLURM_INVALID_NODE_COUNT";
+	return ESLURM_INVALID_NODE_COUNT;
+}
+
+/* An engine failure is gpuplace's own: at error level, but at most once
+ * per GP_SUMMARY_S (the rest at verbose, all counted in the summary), so a
+ * burst of submissions that all meet it writes one error line. */
+static time_t engine_error_logged;
+
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
-	char hints[GP_HINTS_MAX], why[512], label[160];
+	char hints[GP_HINTS_MAX], why[512], label[160], type[GP_NAME_MAX];
 	const char *source = "";
 	gp_job_profile_t profile;
 	struct gp_conf *c;
@@ -1746,6 +2071,12 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		return SLURM_SUCCESS;
 	job_label(job_desc, submit_uid, label, sizeof(label));
 	found = collect_hints(job_desc, hints, sizeof(hints), &source);
+	if (found != 0 && !job_asks_gpus(job_desc)) {
+		/* hints describe a GPU job: a stray GPUPLACE_* variable in the
+		 * environment of a job without GPUs is none of gpuplace's */
+		slurm_verbose("gpuplace: %s asks for no GPU: its %s are ignored", label, source);
+		found = 0;
+	}
 	if (found < 0) {
 		if (err_msg)
 			*err_msg = slurm_xstrdup_printf("gpuplace: %s: hints are longer than %d characters",
@@ -1773,11 +2104,28 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	}
 	pass_resolved(PASS_NO_CONF);
 	gp__request_init(&r);
-	want = build_request(job_desc, c->cluster, &r, why, sizeof(why));
+	want = build_request(job_desc, c->cluster, &r, type, why, sizeof(why));
 	if (want <= 0) {
 		count_pass(*why ? PASS_REQUEST : PASS_FEW_GPUS, label, why);
+		if (*why)
+			comment_pass(job_desc, why);
 		if (r.gpus > 0)
-			book_pass(c, job_desc, &r, submit_uid);
+			book_pass(c, job_desc, &r, type, submit_uid);
+		goto out;
+	}
+	/* a request Slurm refuses or holds (a time limit over MaxTime, -w and
+	 * -x naming one node, ...) is the user's mistake, whatever the hints
+	 * say: it reaches Slurm unchanged, which answers it with its own
+	 * message */
+	if (gp__request_check(&r, c->cluster, &err) == GP_EINVAL) {
+		const char *code_name;
+		int code = mistake_code(&r, c->cluster, &code_name);
+
+		slurm_verbose("gpuplace: %s passes unchanged: %s; Slurm's to judge (%s, %d: %s)", label,
+		              err.text, code_name, code, slurm_strerror(code));
+		pthread_mutex_lock(&stats_lock);
+		stat_pass[PASS_USER]++;
+		pthread_mutex_unlock(&stats_lock);
 		goto out;
 	}
 	sn = snap_get();
@@ -1841,12 +2189,18 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		goto out;
 	}
 	if (rc != GP_OK) {
+		bool loud;
+
 		pthread_mutex_unlock(&decide_lock);
-		slurm_error("gpuplace: %s: the engine failed: %s; the job passes unchanged", label,
-		            err.text);
 		pthread_mutex_lock(&stats_lock);
 		stat_pass[PASS_ENGINE]++;
+		loud = time(NULL) >= engine_error_logged + GP_SUMMARY_S;
+		if (loud)
+			engine_error_logged = time(NULL);
 		pthread_mutex_unlock(&stats_lock);
+		gp_log(loud ? LOGL_ERROR : LOGL_VERBOSE,
+		       "gpuplace: %s: the engine failed: %s; the job passes unchanged%s", label, err.text,
+		       loud ? " (further engine failures this minute at verbose level)" : "");
 		rc = SLURM_SUCCESS;
 		snap_put(sn);
 		goto out;
@@ -2196,8 +2550,9 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	gp_request_t r;
 	gp_decision_t d;
 	gp_error_t err;
-	char why[512], *tres_node = NULL, *list = NULL;
-	const char *tail;
+	char why[512], *tres_node = NULL, *list = NULL, type[GP_NAME_MAX];
+	const char *tail, *sec;
+	size_t sec_at, sec_len;
 	int moved = 0, found = 0, rc;
 	int32_t i;
 	bool taken = false;
@@ -2215,7 +2570,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		found = 1;
 	gp__request_init(&r);
 	memset(&d, 0, sizeof(d));
-	if (build_request(&o->d, c->cluster, &r, why, sizeof(why)) <= 0)
+	if (build_request(&o->d, c->cluster, &r, type, why, sizeof(why)) <= 0)
 		goto out;
 	job_need(&o->d, daemon_default_mem(), &need);
 	prepare_skip_ref = k->ref;
@@ -2268,10 +2623,14 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	if (k->pinned && ji->req_nodes && !strcmp(ji->req_nodes, list))
 		goto out; /* the same set again */
 	/* the old comment's prediction, checkpoint plan, cap and reference
-	 * stay; what it said about the old set goes */
-	tail = ji->admin_comment ? strstr(ji->admin_comment, "; step ") : NULL;
-	if (!tail && ji->admin_comment)
-		tail = strstr(ji->admin_comment, "; ref ");
+	 * stay; what it said about the old set goes; text outside gpuplace's
+	 * part of the comment is not touched */
+	if (!gp_comment_section(ji->admin_comment, &sec_at, &sec_len))
+		goto out;
+	sec = ji->admin_comment + sec_at;
+	tail = strstr(sec, "; step ");
+	if (!tail || tail >= sec + sec_len)
+		tail = strstr(sec, "; ref ");
 	plan->job_id = ji->job_id;
 	plan->req_nodes = strdup(list);
 	plan->nodes = (uint32_t)d.cands[0].nnodes;
@@ -2284,9 +2643,9 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		char comment[1536];
 
 		snprintf(comment, sizeof(comment), "gpuplace: PIN %s; exactly %d node%s; steered while "
-		         "pending: %s%s", list, d.cands[0].nnodes, d.cands[0].nnodes == 1 ? "" : "s",
-		         plan->why, tail ? tail : "");
-		plan->comment = strdup(comment);
+		         "pending: %s%.*s", list, d.cands[0].nnodes, d.cands[0].nnodes == 1 ? "" : "s",
+		         plan->why, (int)(sec + sec_len - tail), tail);
+		plan->comment = comment_with(ji->admin_comment, comment);
 	}
 	if (!plan->req_nodes || !plan->features || !plan->comment) {
 		plan_clear(plan);

@@ -95,11 +95,14 @@ static uint32_t node_flags_of(uint32_t st)
 /* "ref N" that gpuplace wrote into an admin comment; 0 = none. */
 static uint64_t comment_ref(const char *comment)
 {
-	const char *p = comment ? strstr(comment, "; ref ") : NULL;
+	size_t at, len;
+	const char *p;
 	uint64_t v = 0;
 
-	if (!p || strncmp(comment, "gpuplace: ", 10))
+	/* gpuplace's part ends with its reference; other text may surround it */
+	if (!gp_comment_section(comment, &at, &len))
 		return 0;
+	p = strstr(comment + at, "; ref ");
 	for (p += 6; *p >= '0' && *p <= '9' && v < (1ULL << 60); p++)
 		v = v * 10 + (uint64_t)(*p - '0');
 	return v;

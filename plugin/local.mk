@@ -33,9 +33,18 @@ tests_unit_test_plugin_apply_SOURCES = tests/unit/test_plugin_apply.c plugin/liv
 	plugin/steer.c plugin/steer.h plugin/reservations.c
 tests_unit_test_plugin_apply_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_plugin_apply_LDADD = $(TEST_LIBS) $(DL_LIBS)
+# The plugin's real job_submit() on the example sites, with an idle cluster
+# state published as its thread would, and its log lines captured.
+check_PROGRAMS += tests/unit/test_plugin_submit
+tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c plugin/live_state.c plugin/live_state.h \
+	plugin/gres_parse.c plugin/gres_parse.h \
+	plugin/steer.c plugin/steer.h plugin/reservations.c
+tests_unit_test_plugin_submit_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_plugin_submit_LDADD = $(TEST_LIBS) $(DL_LIBS)
+TESTS += tests/unit/test_plugin_submit
 # The plugin's ledger power, reservations, steering picks and switch
 # requests on the model alone.
-tests_unit_test_steer_SOURCES = tests/unit/test_steer.c plugin/steer.c plugin/steer.h
+tests_unit_test_steer_SOURCES = tests/unit/test_steer.c plugin/steer.c plugin/steer.h plugin/gres_parse.c plugin/gres_parse.h
 tests_unit_test_steer_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_steer_LDADD = $(TEST_LIBS)
 # The live-state reader on Slurm records parsed from captured scontrol output.

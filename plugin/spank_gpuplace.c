@@ -13,8 +13,10 @@
  * contexts) the options are joined into one SPEC and stored in the job
  * control environment as GPUPLACE_HINTS, which reaches slurmctld in the
  * job's spank_job_env (srun, salloc) or its environment as
- * SLURM_SPANK_GPUPLACE_HINTS (sbatch), where job_submit/gpuplace validates it and rejects a bad hint with a message naming it.  On the
- * compute nodes the plugin does nothing.
+ * SLURM_SPANK_GPUPLACE_HINTS (sbatch), where job_submit/gpuplace validates
+ * it for a job that asks for GPUs and rejects a bad hint with a message
+ * naming it (a job without GPUs has its hints ignored: doc/gpuplace.conf.5,
+ * SLURM PLUGIN).  On the compute nodes the plugin does nothing.
  *
  * Enable with a line in plugstack.conf:  optional /path/spank_gpuplace.so
  */
@@ -57,7 +59,10 @@ static int store(int val, const char *optarg, int remote)
 }
 
 static struct spank_option options[] = {
-	{ "gpuplace", "SPEC", "gpuplace job profile, e.g. tp=8,pp=2,params=70e9", 1, 0, store },
+	{ "gpuplace", "SPEC",
+	  "gpuplace job profile of a GPU job, e.g. tp=8,pp=2,params=70e9 (a bad hint rejects the "
+	  "job with a message naming it; a job without GPUs ignores hints)",
+	  1, 0, store },
 	{ "gpuplace-tp", "N", "gpuplace: tensor-parallel degree", 1, 1, store },
 	{ "gpuplace-pp", "N", "gpuplace: pipeline-parallel degree", 1, 2, store },
 	{ "gpuplace-dp", "N", "gpuplace: data-parallel degree", 1, 3, store },

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gres_parse.h"
 #include "steer.h"
 
 /* ---- advance reservations ------------------------------------------------ */
@@ -176,6 +177,7 @@ int gp_steer_pick(const slurm_job_info_t *jobs, uint32_t n, gp_steer_cand_t *out
 	for (i = 0; jobs && i < n && got < max; i++) {
 		const slurm_job_info_t *j = &jobs[i];
 		const char *c = j->admin_comment;
+		size_t at, len;
 		uint64_t ref;
 
 		if ((j->job_state & JOB_STATE_BASE) != JOB_PENDING || (j->job_state & JOB_CONFIGURING))
@@ -184,8 +186,10 @@ int gp_steer_pick(const slurm_job_info_t *jobs, uint32_t n, gp_steer_cand_t *out
 		    j->state_reason == WAIT_HELD_USER || j->state_reason == WAIT_DEPENDENCY ||
 		    j->state_reason == WAIT_TIME)
 			continue;
-		if (!c || (strncmp(c, "gpuplace: PIN ", 14) && strncmp(c, "gpuplace: CONSTRAIN ", 20)))
+		/* gpuplace's part of the comment, wherever other text put it */
+		if (!gp_comment_section(c, &at, &len))
 			continue;
+		c += at;
 		if (!(ref = gp_comment_ref(c)))
 			continue;
 		out[got].index = i;

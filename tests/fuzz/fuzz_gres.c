@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_gres.c - fuzz target for the plugin's readers of Slurm strings
  * (plugin/gres_parse.c): a job's TRES GPU request and a node's or job's
- * GRES index list, as slurmctld hands them to the plugin.  Run by
+ * GRES index list, as slurmctld hands them to the plugin; the summed GPU
+ * request with its type, and gpuplace's part of an admin comment.  Run by
  * tests/fuzz/fuzz_gres.sh with tests/fuzz/fuzz_driver.c, or under libFuzzer. */
 #include "config.h"
 
@@ -18,6 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *s = malloc(size + 1);
 	uint32_t mask = 1;
 	int32_t unindexed = -1;
+	char type[64];
+	size_t at, len;
 	long n;
 	int rc;
 
@@ -33,6 +36,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	/* no GPU entry with an index list: no index taken; counts stay sane */
 	if (rc == 0 && ((mask && !strstr(s, "(IDX:")) || unindexed < 0))
+		abort();
+	rc = gp_tres_gpu_request(s, &n, type, sizeof(type));
+	if (rc < -2 || rc > 1 || (rc == 1 && (n < 0 || n > (1L << 30) || strlen(type) >= sizeof(type))))
+		abort();
+	/* the part lies inside the comment and ends with its reference */
+	if (gp_comment_section(s, &at, &len) &&
+	    (at + len > size || len < 14 || s[at + len - 1] < '0' || s[at + len - 1] > '9'))
 		abort();
 	free(s);
 	return 0;

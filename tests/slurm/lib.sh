@@ -15,10 +15,29 @@ check() { if eval "$1"; then ok "$2"; else not_ok "$2"; shift 2; diag "$@"; fi; 
 cleanup() { $H down >/dev/null 2>&1; [ -n "${GP_KEEP:-}" ] || rm -rf "$D" "$D.up.log"; }
 trap cleanup EXIT
 
+# plugin_read [ERE] [quarter seconds, default 240]: wait for the plugin to
+# log a reading of the cluster state (at debug: CTLDEBUG=debug) after this
+# call, matching ERE when given ("[0-9]+ nodes, 2 running jobs, 1
+# reservations"), so that the next submission is decided on a state that
+# shows what the test set up, however slow the machine; 1 after the time-out
+# (then the test goes on and its outcome checks decide).
+plugin_read() {
+	local from t log=$D/log/slurmctld.log
+	from=$(stat -c %s "$log" 2>/dev/null || echo 0)
+	for t in $(seq 1 "${2:-240}"); do
+		tail -c +$((from + 1)) "$log" 2>/dev/null |
+			grep -Eq "gpuplace: cluster state read: ${1:-}" && return 0
+		sleep 0.25
+	done
+	echo "# no plugin reading matching '${1:-}' within $((${2:-240} / 4)) s" >&2
+	return 1
+}
+
 # fill_but_n4_n8 NAME LIMIT: a 4-GPU job NAMEi with a time limit of LIMIT
 # minutes on each of n1-n3 and n5-n7; returns once all six run and n4 and
-# n8 are idle (nodes of an earlier test may still be completing), 3 s
-# later, so that a state refresh (2 s) has their end times, from which
+# n8 are idle (nodes of an earlier test may still be completing), and the
+# plugin has read a state with the six running (plugin_read; with
+# SlurmctldDebug below debug, 3 s later), with their end times, from which
 # gpuplace predicts a wait.
 fill_but_n4_n8() {
 	local i t names=
@@ -31,7 +50,10 @@ fill_but_n4_n8() {
 			[ "$(sinfo -h -N -n n4,n8 -t idle -o %N | sort -u | wc -l)" = 2 ] && break
 		sleep 0.25
 	done
-	sleep 3
+	case "${CTLDEBUG:-info}" in
+	debug*) plugin_read "[0-9]+ nodes, 6 running jobs" ;;
+	*) sleep 3 ;;
+	esac
 }
 
 # Every GPU a running job holds, one "node:index" line per GPU, from

@@ -18,14 +18,22 @@
 #     etc/prolog/gpuplace-powercap with a recording stand-in for
 #     nvidia-smi, and the prolog must set the cap written in the job's
 #     comment on exactly the job's GPUs of each of its nodes, the epilog
-#     restore the default.
+#     restore the default;
+#   - chaining: with JobSubmitPlugins=lua,gpuplace, what job_submit/lua
+#     wrote into the AdminComment stays after gpuplace's decision and after
+#     steering, and the user's --comment is never touched.
+# Waits follow what the plugin reports (its "cluster state read" lines at
+# SlurmctldDebug=debug, tests/slurm/lib.sh plugin_read), and assertions
+# check outcomes (where a job runs, whether it started), which hold on a
+# loaded machine, where a PIN may become a CONSTRAIN because the state is
+# older than 5 s when the job comes.
 # Prints TAP; skips when not root or Slurm is missing.  GP_KEEP=1 keeps
 # the cluster directory (logs) after the run.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=19
+N_TESTS=21
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ -z "${GP_SANITIZERS:-}" ] || skip_all "built with sanitizers: slurmctld cannot load an ASan plugin (tests/unit/test_plugin runs it instrumented)"
@@ -38,9 +46,11 @@ done
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-steer.XXXXXX")
 chmod 755 "$D"
-export CTLPORT=${CTLPORT:-16997} BASEPORT=${BASEPORT:-17800}
+export CTLPORT=${CTLPORT:-$((16997 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((17800 + ${GP_PORT_OFFSET:-0}))}
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpuplace.so
 export SCHED_PARAMS=gpuplace_allow_power_cap=yes LICENSES=lic:1
+# the plugin's readings of the cluster state are logged at debug
+export CTLDEBUG=debug
 # MCS labels by user, given only to jobs that ask (--exclusive=mcs), whose
 # nodes then take only jobs of the same label (slurm.conf(5), MCSParameters)
 export MCS_PLUGIN=mcs/user MCS_PARAMS=ondemand,select
@@ -72,13 +82,19 @@ if ! $H up 2>"$D.up.log"; then
 	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
 	exit 0
 fi
-sleep 3 # the plugin's first reading of the state
+plugin_read # the plugin's first reading of the state
 
-running_on() { # job [quarter seconds to wait, default 60]
-	local t nodes=""
+# running_on JOB [quarter seconds to wait, default 60]: the job's nodes
+# once it runs; "" when it does not within the wait, or has ended without
+# running (a wait for a job that will never run ends at once)
+running_on() {
+	local t nodes="" st
 	for t in $(seq 1 "${2:-60}"); do
-		nodes=$(squeue -h -j "$1" -t R -o %N 2>/dev/null)
-		[ -n "$nodes" ] && break
+		st=$(squeue -h -t all -j "$1" -o '%T %N' 2>/dev/null)
+		case "$st" in
+		RUNNING*) nodes=${st#RUNNING }; break ;;
+		COMPLETED*|COMPLETING*|FAILED*|CANCELLED*|TIMEOUT*|NODE_FAIL*|OUT_OF_MEMORY*|BOOT_FAIL*|DEADLINE*) break ;;
+		esac
 		sleep 0.25
 	done
 	echo "$nodes"
@@ -93,17 +109,25 @@ in_range() { # hostlist lo hi: every node's number in [lo, hi]
 }
 show() { scontrol show job "$1" | grep -E 'JobState|AdminComment|ReqNodeList|NodeList|Reason' | tr -s ' ' | head -n 6; }
 # every job gone and every node done completing (sinfo's state idle, not
-# completing), then a state refresh of the plugin (2 s): the next scenario
-# starts from an idle cluster as the plugin sees it
+# completing), then a reading of the plugin with no job running: the next
+# scenario starts from an idle cluster as the plugin sees it
 clean() {
 	local t
 	scancel -u root
+	scancel -u daemon 2>/dev/null
 	for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
 	for t in $(seq 1 80); do
 		[ -z "$(sinfo -h -N -o %T | grep -v -x -e idle -e reserved)" ] && break
 		sleep 0.25
 	done
-	sleep 2.5
+	plugin_read "[0-9]+ nodes, 0 running jobs"
+}
+# decided JOB NODES: gpuplace placed the job on NODES: PINned there, or,
+# when the state was too old to pin (a loaded machine), CONSTRAINed with
+# NODES as the best free set; where it runs is checked apart
+decided() {
+	scontrol show job "$1" | grep -qF -e "AdminComment=gpuplace: PIN $2;" \
+		-e "best free set $2 not pinned"
 }
 
 # 1. the compact set does not free when predicted: n[1-3] and n[5-7]
@@ -137,11 +161,11 @@ clean
 # 2. the issue's case: n[1-6] reserved now for another user; an 8-GPU job
 #    must start on n[7-8], not be pinned into the reservation
 scontrol create reservation reservationname=other users=daemon nodes='n[1-6]' starttime=now duration=60 >/dev/null
-sleep 3
+plugin_read "[0-9]+ nodes, 0 running jobs, 1 reservations"
 j=$(sbatch --parsable --gpus=8 -o /dev/null --wrap='sleep 300')
-nodes=$(running_on "$j")
-check '[ "$nodes" = "n[7-8]" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN n\[7-8\]"' \
-	"n[1-6] reserved for another user: the 8-GPU job is pinned to and runs on n[7-8] ($nodes)" "$(show "$j")"
+nodes=$(running_on "$j" 240)
+check '[ "$nodes" = "n[7-8]" ] && decided "$j" "n[7-8]"' \
+	"n[1-6] reserved for another user: the 8-GPU job is placed on and runs on n[7-8] ($nodes)" "$(show "$j")"
 clean
 scontrol delete reservation=other
 
@@ -150,7 +174,8 @@ scontrol delete reservation=other
 #    must not be pinned to n[5-6], where Slurm would hold it
 scontrol create reservation reservationname=later users=daemon nodes='n[5-6]' starttime=now+600 duration=60 >/dev/null
 for i in 1 2 3 4; do sbatch -Q -w n$i --gpus=4 -o /dev/null --wrap='sleep 300'; done
-sleep 3
+for t in $(seq 1 240); do [ "$(squeue -h -t R | wc -l)" = 4 ] && break; sleep 0.25; done
+plugin_read "[0-9]+ nodes, 4 running jobs, 1 reservations"
 j=$(sbatch --parsable --gpus=8 -t 60 -o /dev/null --wrap='sleep 300')
 nodes=$(running_on "$j")
 check '[ "$nodes" = "n[7-8]" ]' \
@@ -164,10 +189,10 @@ scontrol delete reservation=later
 
 # 4. a job with --reservation is placed inside its reservation's nodes
 scontrol create reservation reservationname=mine users=root nodes='n[3-6]' starttime=now duration=60 >/dev/null
-sleep 3
+plugin_read "[0-9]+ nodes, 0 running jobs, 1 reservations"
 j=$(sbatch --parsable --reservation=mine --gpus=8 -o /dev/null --wrap='sleep 300')
-nodes=$(running_on "$j")
-check 'in_range "$nodes" 3 6 && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN .*inside reservation mine"' \
+nodes=$(running_on "$j" 240)
+check 'in_range "$nodes" 3 6 && scontrol show job "$j" | grep -Eq "AdminComment=gpuplace: (PIN|CONSTRAIN) .*inside reservation mine"' \
 	"a job with --reservation=mine is placed by gpuplace inside n[3-6]: $nodes" "$(show "$j")"
 # the same leaf is preferred: n[3-4] or n[5-6], not one of each
 check '[ "$nodes" = "n[3-4]" ] || [ "$nodes" = "n[5-6]" ]' "inside the reservation it stays in one leaf ($nodes)"
@@ -288,7 +313,7 @@ o=$(sbatch --parsable --uid=daemon -w n1 --gpus=1 -o /dev/null --wrap='sleep 300
 c=$(sbatch --parsable --uid=daemon -w n2 -n 1 -o /dev/null --wrap='sleep 300')
 onodes=$(running_on "$o" 240)
 cnodes=$(running_on "$c" 240)
-sleep 3
+plugin_read "[0-9]+ nodes, 2 running jobs"
 j=$(sbatch --parsable --exclusive=user --gpus=2 -o /dev/null --wrap='sleep 300')
 nodes=$(running_on "$j")
 check '[ "$onodes" = n1 ] && [ "$cnodes" = n2 ] && [ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qx "n[12]"' \
@@ -298,21 +323,58 @@ check '[ "$onodes" = n1 ] && [ "$cnodes" = n2 ] && [ -n "$nodes" ] && ! scontrol
 m=$(sbatch --parsable --exclusive=mcs --gpus=2 -o /dev/null --wrap='sleep 300')
 mnodes=$(running_on "$m")
 label=$(scontrol show job "$m" | grep -o 'MCS_label=[^ ]*')
-check '[ "$onodes" = n1 ] && [ "$cnodes" = n2 ] && [ -n "$mnodes" ] && [ "$label" = MCS_label=root ] && ! scontrol show hostnames "$mnodes" | grep -qx "n[12]" && scontrol show job "$m" | grep -q "AdminComment=gpuplace: PIN "' \
-	"--exclusive=mcs: pinned away from the other label's jobs on n1 and n2 (runs on ${mnodes:-nothing yet}, $label)" "$(show "$m")"
+check '[ "$onodes" = n1 ] && [ "$cnodes" = n2 ] && [ -n "$mnodes" ] && [ "$label" = MCS_label=root ] && ! scontrol show hostnames "$mnodes" | grep -qx "n[12]" && decided "$m" "$mnodes"' \
+	"--exclusive=mcs: placed away from the other label's jobs on n1 and n2 (runs on ${mnodes:-nothing yet}, $label)" "$(show "$m")"
 clean
 
-# 10. a power cap reaches the GPUs: both racks near their cap (6 kW: 4 nodes
+# 10. chaining: job_submit/lua before gpuplace writes the AdminComment of
+#     jobs whose --comment is "chain"; gpuplace's decision and a steering
+#     move replace only gpuplace's part of it (doc/gpuplace.conf.5)
+cat >"$D/etc/job_submit.lua" <<'LUA'
+function slurm_job_submit(job_desc, part_list, submit_uid)
+	if job_desc.comment == "chain" then
+		job_desc.admin_comment = "lua: project=chain tier=2"
+	end
+	return slurm.SUCCESS
+end
+function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
+	return slurm.SUCCESS
+end
+LUA
+JOB_SUBMIT=lua,gpuplace $H plugin on 2>>"$D.up.log"
+plugin_read
+j=$(sbatch --parsable --hold --comment=chain --gpus=8 -t 60 -o /dev/null --wrap='sleep 300')
+ac0=$(scontrol show job "$j" | sed -n 's/^ *AdminComment=//p' | sed 's/ *$//')
+ucm=$(scontrol show job "$j" | grep -Eo "(^| )Comment=[^ ]*" | sed 's/^ *Comment=//')
+check 'echo "$ac0" | grep -Eq "^lua: project=chain tier=2 gpuplace: (PIN|CONSTRAIN) .*; ref [0-9]+$" && [ "$ucm" = chain ]' \
+	"job_submit/lua's AdminComment stays before gpuplace's part after the decision, --comment untouched: $ac0" "$(show "$j")"
+# steer it: its first pinned node taken, then released (as in 5)
+pin=$(scontrol show job "$j" | sed -n 's/.*ReqNodeList=\([^ ]*\).*/\1/p')
+first=$(scontrol show hostnames "$pin" | head -n 1)
+b=$(sbatch --parsable -w "${first:-n1}" --gpus=4 -o /dev/null --wrap='sleep 300')
+running_on "$b" 240 >/dev/null
+scontrol release "$j"
+nodes=$(running_on "$j" 240)
+ac1=$(scontrol show job "$j" | sed -n 's/^ *AdminComment=//p' | sed 's/ *$//')
+# (PINned at submission, it must have been steered; CONSTRAINed there, on
+# a loaded machine, Slurm may start it in its domain before any steering)
+want="PIN [^;]*; exactly 2 nodes; steered while pending: "
+[ -n "$pin" ] || want="(PIN|CONSTRAIN) "
+check '[ -n "$nodes" ] && echo "$ac1" | grep -Eq "^lua: project=chain tier=2 gpuplace: $want.*; ref [0-9]+$" && [ "${ac1##*; ref }" = "${ac0##*; ref }" ]' \
+	"after steering ($pin -> $nodes) the lua text is still there and gpuplace's part was replaced in place: $ac1" "$(show "$j")"
+clean
+
+# 11. a power cap reaches the GPUs: both racks near their cap (6 kW: 4 nodes
 #    x 1 kW + 16 idle GPUs x 50 W = 4.8 kW, less the 5 % margin leaves
 #    ~900 W each), so a 4-GPU job (4 x 350 W above idle) runs only
 #    capped; the prolog must set that cap on the job's GPUs
 sed -i 's/^\(Rack=rack[AB] .*\)PowerCapKW=[0-9]*/\1PowerCapKW=6/' "$D/etc/gpuplace.conf"
 for t in $(seq 1 40); do [ "$(grep -c 'gpuplace: configuration reloaded' "$D/log/slurmctld.log")" -ge 1 ] && break; sleep 0.25; done
-sleep 3
+plugin_read "[0-9]+ nodes, 0 running jobs"
 : >"$D/smi.calls"
 j=$(sbatch --parsable --gpus=4 --gpuplace=params=1e9 -o "$D/out/cap.out" --wrap='env | grep ^GPUPLACE_POWER; sleep 4')
 nodes=$(running_on "$j")
-cap=$(scontrol show job "$j" | sed -n 's/.*AdminComment=gpuplace:.*; cap \([0-9]*\) W.*/\1/p')
+cap=$(scontrol show job "$j" | sed -n 's/.*AdminComment=.*gpuplace:.*; cap \([0-9]*\) W.*/\1/p')
 check '[ -n "$cap" ] && [ "$cap" -ge 200 ] && [ "$cap" -lt 400 ] && [ -n "$nodes" ]' \
 	"the engine plans a power cap for the tight racks: $cap W, on $nodes" "$(show "$j")"
 for t in $(seq 1 40); do [ "$(grep -c "job=$j .* -pl $cap" "$D/smi.calls" 2>/dev/null)" -ge 4 ] && break; sleep 0.25; done
@@ -332,3 +394,4 @@ check '[ "$(grep -c "job=$j .* -pl 400$" "$D/smi.calls")" = "$(echo "$want" | wc
 	"the epilog restored the default 400 W on each of them" "$(grep "job=$j" "$D/smi.calls" | tail -n 4)"
 check 'grep -q "^GPUPLACE_POWER_CAP_W=$cap$" "$D/out/cap.out"' \
 	"the batch job sees its cap in GPUPLACE_POWER_CAP_W" "$(cat "$D/out/cap.out" 2>/dev/null)"
+clean

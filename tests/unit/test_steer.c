@@ -310,7 +310,8 @@ static void pick_pending_placed_jobs_by_priority(void **state)
 		j[i].submit_time = 50;
 		j[i].state_reason = WAIT_RESOURCES;
 	}
-	j[0].admin_comment = "gpuplace: PIN n[1-2]; step 1 s; ref 7";
+	/* after job_submit/lua's text: gpuplace's part is found where it is */
+	j[0].admin_comment = "lua: site=x gpuplace: PIN n[1-2]; step 1 s; ref 7";
 	j[0].priority = 10;
 	j[1].admin_comment = "gpuplace: CONSTRAIN [a|b]; step 1 s; ref 8";
 	j[1].priority = 20;
@@ -321,7 +322,7 @@ static void pick_pending_placed_jobs_by_priority(void **state)
 	j[3].state_reason = WAIT_HELD;
 	j[4].admin_comment = "gpuplace: PIN n5; ref 11";       /* dependency */
 	j[4].state_reason = WAIT_DEPENDENCY;
-	j[5].admin_comment = "site note; ref 12";               /* not gpuplace's */
+	j[5].admin_comment = "site note; ref 12 gpuplace: PASS two types; ref 0"; /* not placed */
 	j[6].admin_comment = "gpuplace: PIN n6; step 1 s";     /* no reference */
 	j[7].admin_comment = "gpuplace: PIN n7; ref 13";       /* configuring */
 	j[7].job_state = JOB_PENDING | JOB_CONFIGURING;

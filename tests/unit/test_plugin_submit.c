@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_plugin_submit.c - job_submit/gpuplace's real job_submit() on the
+ * example sites, without a daemon: the plugin's source is compiled into
+ * this program (linked with libslurm, whose allocator slurmctld uses),
+ * init() loads a site from etc/, and the cluster state the plugin's
+ * thread would read from slurmctld is published as an idle cluster read
+ * just now.  Job descriptions are built from Slurm-allocated memory as
+ * slurmctld unpacks them, and every log line the plugin writes is
+ * captured (GP_LOG_SINK) with its level.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* the captured log: the lines of the current test, each with its level */
+#define LOG_MAX 400
+static struct {
+	int level;
+	char *line;
+} captured[LOG_MAX];
+static int ncaptured;
+
+static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* (the plugin's thread logs too) */
+static void capture(int level, const char *line)
+{
+	pthread_mutex_lock(&capture_lock);
+	if (ncaptured < LOG_MAX) {
+		captured[ncaptured].level = level;
+		captured[ncaptured++].line = strdup(line);
+	}
+	pthread_mutex_unlock(&capture_lock);
+}
+
+#define GP_LOG_SINK capture
+#include "../plugin/job_submit_gpuplace.c"
+
+#include <cmocka.h>
+
+static void log_clear(void)
+{
+	int i;
+
+	pthread_mutex_lock(&capture_lock);
+	for (i = 0; i < ncaptured; i++)
+		free(captured[i].line);
+	ncaptured = 0;
+	pthread_mutex_unlock(&capture_lock);
+}
+
+/* haystack holds needle, in any case */
+static bool has_nocase(const char *haystack, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; haystack && *haystack; haystack++)
+		if (!strncasecmp(haystack, needle, n))
+			return true;
+	return false;
+}
+
+/* The first captured line containing want at `level' (-1: any), or NULL. */
+static const char *log_find(int level, const char *want)
+{
+	int i;
+
+	for (i = 0; i < ncaptured; i++)
+		if ((level < 0 || captured[i].level == level) && strstr(captured[i].line, want))
+			return captured[i].line;
+	return NULL;
+}
+
+static int log_count(int level)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ncaptured; i++)
+		n += captured[i].level == level;
+	return n;
+}
+
+static void log_dump(void)
+{
+	int i;
+
+	for (i = 0; i < ncaptured; i++)
+		print_message("#   [%d] %s\n", captured[i].level, captured[i].line);
+}
+
+/* ---- the site and its state ------------------------------------------------ */
+
+static int load_site(const char *site)
+{
+	const char *top = getenv("GP_TOP_SRCDIR");
+	static char dir[4096];
+	struct gp_conf *c;
+	struct gp_snap *sn;
+
+	snprintf(dir, sizeof(dir), "%s/etc/%s", top ? top : ".", site);
+	setenv("GPUPLACE_CONF_DIR", dir, 1);
+	log_clear();
+	if (init() != SLURM_SUCCESS || !(c = conf_get()))
+		return -1;
+	/* what the state thread publishes inside slurmctld: here every node
+	 * up and idle, read now */
+	sn = calloc(1, sizeof(*sn));
+	if (!sn || gp_state_create(c->cluster, &sn->view.state) != GP_OK)
+		return -1;
+	sn->view.state->time = (int64_t)time(NULL);
+	sn->view.jobs_time = sn->view.state->time;
+	sn->view.res = calloc((size_t)c->cluster->nnodes + 1, sizeof(*sn->view.res));
+	sn->racks = calloc((size_t)c->cluster->nracks + 1, sizeof(*sn->racks));
+	if (!sn->view.res || !sn->racks)
+		return -1;
+	gp__power_view_fill(c->cluster, sn->view.state, NULL, &c->policy,
+	                    (double)sn->view.state->time, sn->racks);
+	sn->resv_ok = true;
+	sn->conf = c; /* the reference conf_get() took */
+	snap_publish(sn);
+	return 0;
+}
+
+static int setup_mixed(void **unused)
+{
+	return load_site("mixed-pcie");
+}
+
+static int setup_superpod(void **unused)
+{
+	return load_site("superpod-h100");
+}
+
+static int teardown_site(void **unused)
+{
+	fini();
+	log_clear();
+	return 0;
+}
+
+/* ---- job descriptions as slurmctld unpacks them ------------------------------ */
+
+static char **xarray(const char *const *vars, uint32_t n)
+{
+	char **a = slurm_xcalloc(n + 1, sizeof(char *), true, false, __FILE__, __LINE__, __func__);
+	uint32_t i;
+
+	/* a NULL entry stays NULL: libslurm unpacks a zero-length string so */
+	for (i = 0; i < n; i++)
+		a[i] = vars[i] ? slurm_xstrdup(vars[i]) : NULL;
+	return a;
+}
+
+static void xarray_free(char ***a, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; *a && i < n; i++)
+		slurm_xfree((void **)&(*a)[i]);
+	slurm_xfree((void **)a);
+}
+
+static job_desc_msg_t *job_new(const char *per_job, const char *per_node)
+{
+	job_desc_msg_t *j = slurm_xcalloc(1, sizeof(*j), true, false, __FILE__, __LINE__, __func__);
+
+	slurm_init_job_desc_msg(j);
+	if (per_job)
+		j->tres_per_job = slurm_xstrdup(per_job);
+	if (per_node)
+		j->tres_per_node = slurm_xstrdup(per_node);
+	return j;
+}
+
+static void job_free(job_desc_msg_t *j)
+{
+	xarray_free(&j->environment, j->env_size);
+	xarray_free(&j->spank_job_env, j->spank_job_env_size);
+	slurm_xfree((void **)&j->tres_per_job);
+	slurm_xfree((void **)&j->tres_per_node);
+	slurm_xfree((void **)&j->tres_per_task);
+	slurm_xfree((void **)&j->req_nodes);
+	slurm_xfree((void **)&j->exc_nodes);
+	slurm_xfree((void **)&j->features);
+	slurm_xfree((void **)&j->admin_comment);
+	slurm_xfree((void **)&j->comment);
+	slurm_xfree((void **)&j->name);
+	slurm_xfree((void **)&j);
+}
+
+static int submit(job_desc_msg_t *j, char **msg)
+{
+	*msg = NULL;
+	return job_submit(j, 1000, msg);
+}
+
+/* The nodes a job was pinned to all have names starting with prefix. */
+static void assert_nodes_named(const job_desc_msg_t *j, const char *prefix)
+{
+	gp_error_t err;
+	int32_t *idx = NULL, n = 0, i;
+
+	if (!j->req_nodes)
+		return;
+	if (gp__hostlist_nodes(dec_conf->cluster, "req_nodes", j->req_nodes,
+	                       dec_conf->cluster->nnodes, &idx, &n, &err) != GP_OK)
+		fail_msg("req_nodes %s: %s", j->req_nodes, err.text);
+	for (i = 0; i < n; i++)
+		if (strncmp(dec_conf->cluster->nodes[idx[i]].name, prefix, strlen(prefix)))
+			fail_msg("pinned to %s: %s is not a %s node", j->req_nodes,
+			         dec_conf->cluster->nodes[idx[i]].name, prefix);
+	free(idx);
+}
+
+/* ---- 1. a NULL element in environment or spank_job_env ----------------------- */
+
+static void null_env_on(const char *site, const char *gpus)
+{
+	static const char *const env[] = { "PATH=/bin", NULL, "GPUPLACE_TP=2", NULL, "HOME=/" };
+	static const char *const spank[] = { NULL, "OTHER=1", NULL };
+	job_desc_msg_t *j;
+	char *msg;
+	uint32_t i;
+	bool decision = false;
+
+	if (load_site(site))
+		fail_msg("cannot load %s", site);
+	j = job_new(gpus, NULL);
+	j->environment = xarray(env, 5);
+	j->env_size = 5;
+	j->spank_job_env = xarray(spank, 3);
+	j->spank_job_env_size = 3;
+	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+	assert_null(msg);
+	/* the job was decided on, and the decision written into its
+	 * environment, past the NULL elements */
+	if (!j->admin_comment || !strstr(j->admin_comment, "gpuplace: "))
+		fail_msg("%s: no decision: %s", site, j->admin_comment ? j->admin_comment : "(none)");
+	for (i = 0; i < j->env_size; i++)
+		if (j->environment[i] && !strncmp(j->environment[i], "GPUPLACE_DECISION=", 18))
+			decision = true;
+	assert_true(decision);
+	/* the hint after the NULL element was read (tp=2 assumed) */
+	assert_null(strstr(j->admin_comment, "no hints"));
+	job_free(j);
+	fini();
+}
+
+static void test_null_env_element(void **unused)
+{
+	null_env_on("mixed-pcie", "gres:gpu:8");
+	null_env_on("superpod-h100", "gres:gpu:16");
+	null_env_on("a100-oversub", "gres:gpu:8");
+	null_env_on("nvl72-gb200", "gres:gpu:8");
+	log_clear();
+}
+
+/* ---- 2. typed and multi-entry GPU requests ------------------------------------ */
+
+static void test_typed_requests(void **unused)
+{
+	static const struct {
+		const char *per_job, *per_node;
+		uint32_t nodes;
+		const char *prefix;     /* node names it may be pinned to */
+	} cases[] = {
+		{ "gres:gpu:a100:4", NULL, NO_VAL, "a100n" },     /* --gpus=a100:4, 22.05 */
+		{ "gres/gpu:a100:4", NULL, NO_VAL, "a100n" },     /* the same, 24.11 */
+		{ "gres/gpu:A100:4", NULL, NO_VAL, "a100n" },     /* Slurm ignores case */
+		{ NULL, "gres:gpu:a100:4", 2, "a100n" },          /* --gres=gpu:a100:4 -N2 */
+		{ NULL, "gres/gpu:a100:2", 2, "a100n" },          /* --gpus-per-node=a100:2 -N2 */
+		{ "gres:gpu:l40s:4", NULL, NO_VAL, "l40s" },
+		{ NULL, "gres/gpu:l40s:2", 2, "l40s" },
+		{ "gres:gpu:a100:2,gres:gpu:a100:2", NULL, NO_VAL, "a100n" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		job_desc_msg_t *j = job_new(cases[i].per_job, cases[i].per_node);
+		char *msg;
+
+		j->min_nodes = cases[i].nodes;
+		assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+		if (!j->admin_comment || (!strstr(j->admin_comment, "gpuplace: PIN ") &&
+		                          !strstr(j->admin_comment, "gpuplace: CONSTRAIN "))) {
+			log_dump();
+			fail_msg("case %zu: not decided: %s", i, j->admin_comment);
+		}
+		assert_nodes_named(j, cases[i].prefix);
+		/* the GPUs Slurm is told per node keep the type */
+		if (j->tres_per_node &&
+		    !has_nocase(j->tres_per_node, cases[i].prefix[0] == 'a' ? ":a100:" : ":l40s:"))
+			fail_msg("case %zu: tres_per_node %s lost the type", i, j->tres_per_node);
+		job_free(j);
+		decider_reset(NULL); /* each case on an empty ledger */
+	}
+}
+
+/* What gpuplace cannot place exactly passes unchanged, with the reason in
+ * one verbose line and in the comment. */
+static void test_typed_requests_left_to_slurm(void **unused)
+{
+	static const struct {
+		const char *per_job, *per_node, *per_task;
+		const char *why;
+	} cases[] = {
+		{ "gres:gpu:a100:4,gres:gpu:l40s:4", NULL, NULL, "names more than one GPU type" },
+		{ "gres/gpu:a100:2,gres/gpu:4", NULL, NULL, "names more than one GPU type" },
+		{ "gres:gpu:a100:8", "gres:gpu:l40s:4", NULL, "GPUs of type a100 per job and l40s per node" },
+		{ "gres:gpu:h100:4", NULL, NULL, "no node has GPUs of type h100" },
+		{ "gres:gpu:l40s:20", NULL, NULL, "the job asks for 20 GPUs of type l40s, the cluster has 16" },
+		{ NULL, NULL, "gres/gpu:1", NULL }, /* --tres-per-task: not gpuplace's */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		job_desc_msg_t *j = job_new(cases[i].per_job, cases[i].per_node);
+		char *msg;
+
+		if (cases[i].per_task) {
+			j->tres_per_task = slurm_xstrdup(cases[i].per_task);
+			j->num_tasks = 8;
+		}
+		log_clear();
+		assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+		assert_null(msg);
+		/* unchanged for Slurm */
+		assert_null(j->req_nodes);
+		assert_null(j->features);
+		assert_int_equal(j->min_nodes, NO_VAL);
+		if (cases[i].per_job)
+			assert_string_equal(j->tres_per_job, cases[i].per_job);
+		if (cases[i].why) {
+			const char *line = log_find(LOGL_VERBOSE, cases[i].why);
+
+			if (!line || !j->admin_comment || !strstr(j->admin_comment, cases[i].why) ||
+			    strncmp(j->admin_comment, "gpuplace: PASS ", 15)) {
+				log_dump();
+				fail_msg("case %zu: '%s' not in a verbose line and the comment '%s'", i,
+				         cases[i].why, j->admin_comment ? j->admin_comment : "(none)");
+			}
+			assert_non_null(strstr(line, "passes unchanged"));
+		}
+		assert_int_equal(log_count(LOGL_ERROR), 0);
+		job_free(j);
+	}
+}
+
+/* Homogeneous site: two entries of one type are one request of their sum,
+ * never pinned to one node that holds half of it. */
+static void test_multi_entry_request(void **unused)
+{
+	static const char *const per_job[] = { "gres:gpu:h100:8,gres:gpu:h100:8",
+		                               "gres/gpu:h100:8,gres/gpu:H100:8" };
+	size_t i;
+
+	for (i = 0; i < sizeof(per_job) / sizeof(per_job[0]); i++) {
+		job_desc_msg_t *j = job_new(per_job[i], NULL);
+		char *msg;
+
+		assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+		if (!j->admin_comment || !strstr(j->admin_comment, "gpuplace: PIN ")) {
+			log_dump();
+			fail_msg("not pinned: %s", j->admin_comment ? j->admin_comment : "(none)");
+		}
+		/* 16 GPUs on two 8-GPU nodes, and Slurm is told so */
+		assert_int_equal(j->min_nodes, 2);
+		assert_int_equal(j->max_nodes, 2);
+		assert_non_null(strstr(j->admin_comment, "exactly 2 nodes, 8 GPUs each"));
+		assert_null(j->tres_per_job);
+		assert_string_equal(j->tres_per_node, i == 0 ? "gres:gpu:h100:8" : "gres/gpu:h100:8");
+		assert_nodes_named(j, "dgx");
+		job_free(j);
+		decider_reset(NULL);
+	}
+}
+
+/* ---- 5. log lines ----------------------------------------------------------- */
+
+static void test_log_escapes_user_text(void **unused)
+{
+	job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+	char *msg;
+	int i;
+
+	j->name = slurm_xstrdup("train\nslurmctld: error: forged\r\x1b[31m\\");
+	j->admin_comment = slurm_xstrdup("site\nnote");
+	log_clear();
+	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+	assert_true(ncaptured > 0);
+	for (i = 0; i < ncaptured; i++) {
+		const unsigned char *p;
+
+		for (p = (const unsigned char *)captured[i].line; *p; p++)
+			if (*p < 0x20 || *p == 0x7f)
+				fail_msg("raw control character 0x%02x in line '%s'", *p, captured[i].line);
+	}
+	/* the name is there, escaped */
+	assert_non_null(log_find(LOGL_VERBOSE, "'train\\x0aslurmctld: error: forged\\x0d\\x1b[31m\\\\"));
+	job_free(j);
+}
+
+static void test_user_mistakes_at_verbose(void **unused)
+{
+	static const struct {
+		const char *per_job, *per_node;
+		uint32_t nodes, time_limit;
+		const char *req, *exc;
+		const char *code;
+	} cases[] = {
+		/* MaxTime of partition gpu is 2 days = 2880 min */
+		{ "gres:gpu:8", NULL, NO_VAL, 5000, NULL, NULL, "ESLURM_INVALID_TIME_LIMIT" },
+		{ "gres:gpu:8", NULL, NO_VAL, NO_VAL, "a100n01", "a100n01", "ESLURM_INVALID_NODE_NAME" },
+		{ NULL, "gres:gpu:1000", 2, NO_VAL, NULL, NULL, "ESLURM_INVALID_GRES" },
+	};
+	size_t i;
+	int k;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		log_clear();
+		/* a burst of the same mistake */
+		for (k = 0; k < 20; k++) {
+			job_desc_msg_t *j = job_new(cases[i].per_job, cases[i].per_node);
+			char *msg;
+
+			j->min_nodes = cases[i].nodes;
+			j->time_limit = cases[i].time_limit;
+			if (cases[i].req)
+				j->req_nodes = slurm_xstrdup(cases[i].req);
+			if (cases[i].exc)
+				j->exc_nodes = slurm_xstrdup(cases[i].exc);
+			assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+			assert_null(msg);
+			assert_null(j->admin_comment); /* unchanged: Slurm's to judge */
+			job_free(j);
+		}
+		if (log_count(LOGL_ERROR) || !log_find(LOGL_VERBOSE, cases[i].code) ||
+		    !log_find(LOGL_VERBOSE, "job from uid 1000")) {
+			log_dump();
+			fail_msg("case %zu: %d error lines; want %s at verbose with the uid", i,
+			         log_count(LOGL_ERROR), cases[i].code);
+		}
+	}
+}
+
+/* ---- 7. hints never change whether Slurm accepts a job ---------------------------- */
+
+static void test_hints_do_not_change_acceptance(void **unused)
+{
+	static const char *const hinted[] = { "SLURM_SPANK_GPUPLACE_HINTS=tp=8", NULL };
+	job_desc_msg_t *a = job_new("gres:gpu:8", NULL), *b = job_new("gres:gpu:8", NULL);
+	char *ma, *mb;
+	int ra, rb;
+
+	/* the same job with and without hints, a time limit over MaxTime */
+	a->time_limit = b->time_limit = 5000;
+	b->environment = xarray(hinted, 1);
+	b->env_size = 1;
+	ra = submit(a, &ma);
+	rb = submit(b, &mb);
+	assert_int_equal(ra, SLURM_SUCCESS);
+	assert_int_equal(rb, ra);
+	assert_null(ma);
+	assert_null(mb);
+	assert_null(b->admin_comment);
+	assert_null(b->req_nodes);
+	assert_int_equal(b->time_limit, 5000);
+	assert_null(log_find(-1, "--gpuplace options"));
+	job_free(a);
+	job_free(b);
+}
+
+static void test_stray_hint_without_gpus(void **unused)
+{
+	static const char *const stray[] = { "GPUPLACE_TP=abc", "GPUPLACE_HINTS=warp=9", NULL };
+	job_desc_msg_t *j = job_new(NULL, NULL);
+	char *msg;
+
+	j->environment = xarray(stray, 2);
+	j->env_size = 2;
+	log_clear();
+	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+	assert_null(msg);
+	assert_non_null(log_find(LOGL_VERBOSE, "asks for no GPU"));
+	job_free(j);
+	/* the same variable on a GPU job is a hint, and a bad one: rejected
+	 * with a message naming it (doc/gpuplace.1, HINTS) */
+	j = job_new("gres:gpu:8", NULL);
+	j->environment = xarray(stray, 1);
+	j->env_size = 1;
+	assert_int_not_equal(submit(j, &msg), SLURM_SUCCESS);
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "GPUPLACE_* variables"));
+	assert_non_null(strstr(msg, "tp"));
+	slurm_xfree((void **)&msg);
+	job_free(j);
+}
+
+/* ---- chaining: the admin comment's other text stays --------------------------------- */
+
+static void test_admin_comment_kept(void **unused)
+{
+	job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+	char *msg, *again;
+	size_t at, len;
+
+	j->admin_comment = slurm_xstrdup("lua: project=climate tier=2");
+	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+	if (!j->admin_comment || strncmp(j->admin_comment, "lua: project=climate tier=2 gpuplace: ", 38))
+		fail_msg("comment '%s'", j->admin_comment ? j->admin_comment : "(none)");
+	assert_true(gp_comment_section(j->admin_comment, &at, &len));
+	assert_int_equal(at, 28);
+	assert_int_equal(at + len, strlen(j->admin_comment));
+	/* a later update of gpuplace's part (steering) replaces only it, and
+	 * text written after it stays too */
+	again = comment_with("lua: a gpuplace: PIN n1; step 1 s; ref 5 epilog: b",
+	                     "gpuplace: PIN n2; ref 5");
+	assert_string_equal(again, "lua: a gpuplace: PIN n2; ref 5 epilog: b");
+	free(again);
+	again = comment_with(NULL, "gpuplace: PIN n2; ref 5");
+	assert_string_equal(again, "gpuplace: PIN n2; ref 5");
+	free(again);
+	/* a comment mentioning gpuplace without a part of its own */
+	again = comment_with("see gpuplace: docs", "gpuplace: PIN n2; ref 5");
+	assert_string_equal(again, "see gpuplace: docs gpuplace: PIN n2; ref 5");
+	free(again);
+	job_free(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null_env_element),
+		cmocka_unit_test_setup_teardown(test_typed_requests, setup_mixed, teardown_site),
+		cmocka_unit_test_setup_teardown(test_typed_requests_left_to_slurm, setup_mixed,
+		                                teardown_site),
+		cmocka_unit_test_setup_teardown(test_multi_entry_request, setup_superpod, teardown_site),
+		cmocka_unit_test_setup_teardown(test_log_escapes_user_text, setup_mixed, teardown_site),
+		cmocka_unit_test_setup_teardown(test_user_mistakes_at_verbose, setup_mixed, teardown_site),
+		cmocka_unit_test_setup_teardown(test_hints_do_not_change_acceptance, setup_mixed,
+		                                teardown_site),
+		cmocka_unit_test_setup_teardown(test_stray_hint_without_gpus, setup_mixed, teardown_site),
+		cmocka_unit_test_setup_teardown(test_admin_comment_kept, setup_superpod, teardown_site),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
