@@ -25,7 +25,7 @@ uninstall-hook:
 # Daemon-less tests: the plugin dlopen()ed into a program linked with
 # libslurm, and an RTLD_NOW symbol check against libslurmfull.so.
 check_PROGRAMS += tests/test_plugin tests/dlcheck tests/test_live_state tests/test_plugin_apply \
-	tests/test_steer
+	tests/test_steer tests/test_plugin_ledger
 # How a decision is written into a job description (the plugin's source
 # compiled in: its helpers are static).
 tests_test_plugin_apply_SOURCES = tests/test_plugin_apply.c plugin/live_state.c plugin/live_state.h \
@@ -33,6 +33,13 @@ tests_test_plugin_apply_SOURCES = tests/test_plugin_apply.c plugin/live_state.c 
 	plugin/steer.c plugin/steer.h plugin/reservations.c
 tests_test_plugin_apply_CFLAGS = $(TEST_CFLAGS)
 tests_test_plugin_apply_LDADD = $(TEST_LIBS) $(DL_LIBS)
+# The plugin's ledger through job_submit(): bounded (no two PINs share GPUs
+# when it is full), and its index equal to a recomputation on random ledgers.
+tests_test_plugin_ledger_SOURCES = tests/test_plugin_ledger.c plugin/live_state.c plugin/live_state.h \
+	plugin/gres_parse.c plugin/gres_parse.h \
+	plugin/steer.c plugin/steer.h plugin/reservations.c
+tests_test_plugin_ledger_CFLAGS = $(TEST_CFLAGS)
+tests_test_plugin_ledger_LDADD = $(TEST_LIBS) $(DL_LIBS)
 # The plugin's ledger power, reservations, steering picks and switch
 # requests on the model alone.
 tests_test_steer_SOURCES = tests/test_steer.c plugin/steer.c plugin/steer.h
@@ -49,7 +56,7 @@ tests_test_plugin_CFLAGS = $(TEST_CFLAGS)
 tests_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 tests_dlcheck_SOURCES = tests/dlcheck.c
 tests_dlcheck_LDADD = $(DL_LIBS)
-TESTS += tests/test_plugin tests/test_live_state tests/test_plugin_apply tests/test_steer \
+TESTS += tests/test_plugin tests/test_live_state tests/test_plugin_apply tests/test_steer tests/test_plugin_ledger \
 	tests/plugin_dlcheck.sh tests/spank_dlcheck.sh tests/valgrind_plugin.sh
 
 EXTRA_DIST += tests/slurm tests/slurm_baseline.sh tests/slurm_plugin.sh tests/slurm_valgrind.sh tests/slurm_vs_stock.sh tests/slurm_steer.sh bench/bench_submit.sh tests/plugin_dlcheck.sh tests/spank_dlcheck.sh \
