@@ -235,6 +235,12 @@ struct gp_snap {
 	int32_t nby_ref, nby_name;
 	bool indexed;                 /* by_ref and by_name are there (else the
 	                               * ledger scans view.seen: same answers) */
+	/* over the nodes Slurm reported with their CPUs and memory that have
+	 * a GPU free: the fewest CPUs and least memory free, whether any has
+	 * some allocated, whether any lacks a memory size (need_limits) */
+	int32_t min_cpus_free;
+	int64_t min_mem_free_mb;
+	bool some_allocated, some_mem_unknown;
 };
 
 /* One job of a snapshot's view.seen under a sort key: (ref) for jobs with
@@ -327,6 +333,39 @@ static void snap_index(struct gp_snap *sn)
 	sn->indexed = true;
 }
 
+/* What need_limits() reads: CPUs and memory left on the nodes with a GPU
+ * free, summed up once per snapshot (the plugin's thread). */
+static void snap_res_summary(struct gp_snap *sn)
+{
+	const gp_cluster_t *c = sn->conf ? sn->conf->cluster : NULL;
+	const gp_live_view_t *v = &sn->view;
+	int32_t i;
+
+	sn->min_cpus_free = INT32_MAX;
+	sn->min_mem_free_mb = INT64_MAX;
+	sn->some_allocated = sn->some_mem_unknown = false;
+	if (!c || !v->res || !v->state) {
+		sn->min_cpus_free = 0; /* unknown: every decision checks every node */
+		return;
+	}
+	for (i = 0; i < c->nnodes; i++) {
+		const gp_live_res_t *r = &v->res[i];
+		int32_t g = c->nodes[i].ngpus;
+		uint32_t full = g >= 32 ? ~0u : g <= 0 ? 0 : (1u << g) - 1;
+
+		if (!r->known || !(full & ~v->state->alloc_mask[i]))
+			continue;
+		if (r->cpus_free < sn->min_cpus_free)
+			sn->min_cpus_free = r->cpus_free;
+		if (r->mem_free_mb < sn->min_mem_free_mb)
+			sn->min_mem_free_mb = r->mem_free_mb;
+		if (r->cpus_free < r->cpus_total || r->mem_free_mb < r->mem_mb)
+			sn->some_allocated = true;
+		if (r->mem_mb <= 0)
+			sn->some_mem_unknown = true;
+	}
+}
+
 /* The first key of keys[0..n-1] (sorted) not below want. */
 static int32_t seen_lower_bound(const struct seen_key *keys, int32_t n, const struct seen_key *want)
 {
@@ -351,6 +390,7 @@ static void snap_publish(struct gp_snap *sn)
 
 	sn->refs = 1;
 	snap_index(sn);
+	snap_res_summary(sn);
 	pthread_mutex_lock(&conf_lock);
 	sn->gen = ++snap_gen;
 	old = snap_current;
@@ -1288,6 +1328,37 @@ static void ledger_prune(const struct gp_snap *sn)
 }
 
 /*
+ * Can the CPUs or memory `need' asks for keep some node of snapshot sn
+ * from giving the job a free GPU (gp_live_usable_gpus)?  false only when
+ * no node with a GPU free can be short of them, by the snapshot's
+ * summary: then the pass over every node is skipped.  The ledger only
+ * takes GPUs, so nodes without a free GPU in the snapshot never matter.
+ */
+static bool need_limits(const struct gp_snap *sn, const gp_live_need_t *need)
+{
+	int32_t cpus = need->cpus_per_node > 0 ? need->cpus_per_node : 1;
+	int64_t mem = need->mem_per_node_mb > 0 ? need->mem_per_node_mb : 1;
+
+	if (sn->min_cpus_free == INT32_MAX)
+		return false; /* no node reported: none is limited */
+	if (need->idle_node && sn->some_allocated)
+		return true;
+	if (sn->min_cpus_free < cpus)
+		return true;
+	if (need->mem_per_node_mb < 0 ? sn->some_allocated || sn->some_mem_unknown
+	                              : sn->min_mem_free_mb < mem)
+		return true;
+	/* per GPU: enough for every GPU a node can have */
+	if (need->cpus_per_gpu > 0 &&
+	    sn->min_cpus_free / need->cpus_per_gpu < GP_MAX_GPUS_PER_NODE)
+		return true;
+	if (need->mem_per_gpu_mb > 0 &&
+	    sn->min_mem_free_mb / need->mem_per_gpu_mb < GP_MAX_GPUS_PER_NODE)
+		return true;
+	return false;
+}
+
+/*
  * work := the snapshot plus the ledger, then the GPUs of nodes that lack
  * the CPUs or memory `need' asks for count as busy (need NULL: only nodes
  * with no CPU or no memory left at all).  Entries Slurm has caught up with
@@ -1327,6 +1398,8 @@ static void prepare_work(const struct gp_snap *sn, const gp_live_need_t *need)
 	}
 	if (!need)
 		need = &any;
+	if (!need_limits(sn, need))
+		return; /* every node with a GPU free gives the job all of them */
 	for (i = 0; i < nn; i++) {
 		uint32_t full = node_full(i), freem = full & ~work->alloc_mask[i];
 		int32_t nfree, use;

@@ -59,10 +59,24 @@ static void site_end(void)
 	conf_put(c);
 }
 
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+/* publish(): CPUs and memory of half the nodes reported, random */
+static bool random_res;
+
 /*
  * A reading of the cluster: GPUs busy as busy[] says (NULL: none), CPUs
- * and memory not reported (not limiting), the recent jobs seen[0..nseen-1]
- * and Slurm's job list read at jobs_time; stamped now.
+ * and memory not reported (not limiting; random_res: half of the nodes
+ * reported with random CPUs and memory left), the recent jobs
+ * seen[0..nseen-1] and Slurm's job list read at jobs_time; stamped now.
  */
 static void publish(const uint32_t *busy, const gp_live_seen_t *seen, int32_t nseen,
                     int64_t jobs_time)
@@ -80,6 +94,17 @@ static void publish(const uint32_t *busy, const gp_live_seen_t *seen, int32_t ns
 	sn->view.seen = calloc((size_t)nseen + 1, sizeof(*sn->view.seen));
 	sn->racks = calloc((size_t)c->cluster->nracks + 1, sizeof(*sn->racks));
 	assert_true(sn->view.res && sn->view.seen && sn->racks);
+	for (int32_t i = 0; random_res && i < nn; i++) {
+		gp_live_res_t *r = &sn->view.res[i];
+
+		if (rnd(2))
+			continue;
+		r->known = true;
+		r->cpus_total = 64;
+		r->cpus_free = rnd(10) ? 64 - (int32_t)rnd(4) : (int32_t)rnd(65);
+		r->mem_mb = rnd(20) ? 1000 : 0;
+		r->mem_free_mb = rnd(10) ? 1000 : (int64_t)rnd(1001);
+	}
 	if (nseen)
 		memcpy(sn->view.seen, seen, (size_t)nseen * sizeof(*seen));
 	sn->view.nseen = nseen;
@@ -262,23 +287,15 @@ struct ref_entry {
 static struct ref_entry *refl;
 static int nrefl;
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static uint32_t rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
-
 /* The old prepare_work and ledger_racks over the reference entries:
  * drop what the snapshot shows caught up with, then OR every remaining
  * entry's masks into alloc and subtract its power from racks, entry by
  * entry. */
-static void reference_view(const gp_live_view_t *v, const gp_rack_view_t *from, uint32_t *alloc,
-                           gp_rack_view_t *racks, int *unconfirmed, int64_t *oldest)
+static void reference_view(const gp_live_view_t *v, const gp_rack_view_t *from,
+                           const gp_live_need_t *need, uint32_t *alloc, gp_rack_view_t *racks,
+                           int *unconfirmed, int64_t *oldest)
 {
+	static const gp_live_need_t any = { 1, 1, 0, 0, 0 };
 	const gp_cluster_t *c = dec_conf->cluster;
 	int k, kept = 0;
 	int32_t i, m;
@@ -322,6 +339,21 @@ static void reference_view(const gp_live_view_t *v, const gp_rack_view_t *from, 
 		refl[kept++] = *e;
 	}
 	nrefl = kept;
+	/* the GPUs a node cannot give for want of CPUs or memory: busy,
+	 * highest first, on every node */
+	if (!need)
+		need = &any;
+	for (i = 0; i < c->nnodes; i++) {
+		int32_t g = c->nodes[i].ngpus;
+		uint32_t full = g >= 32 ? ~0u : (1u << g) - 1, freem = full & ~alloc[i];
+		int32_t nfree = gp__popcount(freem), use = gp_live_usable_gpus(&v->res[i], need, nfree);
+
+		for (g = 31; g >= 0 && nfree > use; g--)
+			if (freem & (1u << g)) {
+				alloc[i] |= 1u << g;
+				nfree--;
+			}
+	}
 }
 
 /* A random entry, added to the plugin's ledger and to the reference. */
@@ -409,12 +441,14 @@ static void test_ledger_index_matches(void **unused)
 			j->submit_time = now - 12 + (int64_t)rnd(30);
 			j->started = rnd(2);
 		}
+		random_res = r % 3 != 0;
 		publish(NULL, seen, nseen, now + (rnd(4) == 0 ? 2 * GP_LEDGER_GRACE_S : 0) -
 		                               (int64_t)rnd(3));
 		sn = snap_get();
 		for (q = 0; q < per_round; q++) {
 			int unconfirmed;
 			int64_t oldest;
+			gp_live_need_t need, *np = NULL;
 			const gp_rack_view_t *mine;
 			int32_t i;
 
@@ -423,17 +457,25 @@ static void test_ledger_index_matches(void **unused)
 
 				add_random(guess ? 0 : next_ref++, 1000 + rnd(3), rnd(3));
 			}
+			/* what the job asks besides GPUs: nothing, or at random */
+			if (rnd(3)) {
+				memset(&need, 0, sizeof(need));
+				need.cpus_per_node = (int32_t)rnd(9);
+				need.mem_per_node_mb = rnd(8) == 0 ? -1 : (int64_t)rnd(600);
+				need.cpus_per_gpu = rnd(3) == 0 ? (int32_t)rnd(9) : 0;
+				need.mem_per_gpu_mb = rnd(3) == 0 ? (int64_t)rnd(200) : 0;
+				need.idle_node = rnd(6) == 0;
+				np = &need;
+			}
 			pthread_mutex_lock(&decide_lock);
-			prepare_work(sn, NULL);
+			prepare_work(sn, np);
 			mine = ledger_racks(sn->racks);
 			pthread_mutex_unlock(&decide_lock);
-			reference_view(&sn->view, sn->racks, alloc, racks, &unconfirmed, &oldest);
+			reference_view(&sn->view, sn->racks, np, alloc, racks, &unconfirmed, &oldest);
 			assert_int_equal(nledger, nrefl);
 			for (k = 0; k < nrefl; k++)
 				if (ledger[k].ref != refl[k].ref || ledger[k].time != refl[k].time)
 					fail_msg("round %d: entry %d differs", r, k);
-			/* no CPU or memory is reported: the ledger alone adds to
-			 * the snapshot's GPUs in use */
 			for (i = 0; i < dec_conf->cluster->nnodes; i++)
 				if (work->alloc_mask[i] != alloc[i])
 					fail_msg("round %d call %d: node %d mask %#x, recomputed %#x", r, q, i,
@@ -452,6 +494,7 @@ static void test_ledger_index_matches(void **unused)
 		}
 		snap_put(sn);
 	}
+	random_res = false;
 	print_message("# %d views compared, %d entries at the end\n", compared, nledger);
 	assert_true(nledger > 0);
 	site_end();
