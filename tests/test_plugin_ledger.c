@@ -536,12 +536,51 @@ static void test_no_engine_passes(void **unused)
 	site_end();
 }
 
+/* A host list is read once per submission: book_pass reuses what
+ * build_request read, and does not read again a list that failed (a
+ * megabyte-long -w was read twice).  Shown by changing the strings
+ * between the two reads: the second read must not see the change. */
+static void test_node_lists_read_once(void **unused)
+{
+	job_desc_msg_t *j = job_new(16);
+	gp_request_t r;
+	gp_error_t err;
+	char why[512];
+
+	site(64, 0.0);
+	/* read by build_request; a later call keeps what it read */
+	j->req_nodes = slurm_xstrdup_printf("%s,%s", dec_conf->cluster->nodes[0].name,
+	                                    dec_conf->cluster->nodes[1].name);
+	j->exc_nodes = slurm_xstrdup(dec_conf->cluster->nodes[2].name);
+	gp__request_init(&r);
+	if (build_request(j, dec_conf->cluster, &r, why, sizeof(why)) != 1)
+		fail_msg("%s", why);
+	assert_int_equal(r.nrequired, 2);
+	slurm_xfree((void **)&j->req_nodes);
+	j->req_nodes = slurm_xstrdup("nosuchnode");
+	assert_int_equal(node_lists(j, dec_conf->cluster, &r, &err), GP_OK);
+	assert_int_equal(r.nrequired, 2);
+	gp__request_clear(&r);
+	/* a list that cannot be read is refused once, and not read again */
+	assert_int_equal(build_request(j, dec_conf->cluster, &r, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "nosuchnode"));
+	assert_int_equal(r.nrequired, -1);
+	slurm_xfree((void **)&j->req_nodes);
+	j->req_nodes = slurm_xstrdup(dec_conf->cluster->nodes[0].name);
+	assert_int_not_equal(node_lists(j, dec_conf->cluster, &r, &err), GP_OK);
+	gp__request_clear(&r);
+	slurm_xfree((void **)&j->exc_nodes);
+	job_free(j);
+	site_end();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ledger_bound),
 		cmocka_unit_test(test_ledger_index_matches),
 		cmocka_unit_test(test_no_engine_passes),
+		cmocka_unit_test(test_node_lists_read_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
