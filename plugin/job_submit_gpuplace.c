@@ -33,9 +33,11 @@
  * topology.conf, topology.yaml or gres.conf changes (so an edit takes effect with or
  * without `scontrol reconfigure`); a configuration that fails to load is
  * logged with file, line and key, and the last good one is kept.
- * job_submit never waits for a load or a network answer: it takes
- * references on the current immutable configuration and state under short
- * locks.
+ * job_submit never waits for a load or a network answer, nor builds the
+ * placement engine (the thread builds it for each new configuration): it
+ * takes references on the current immutable configuration and state under
+ * short locks, and its own work grows with neither the ledger nor, beyond
+ * one pass over the nodes, the cluster (bench/bench_job_submit).
  *
  * Linked with the run-time layers only (engine, conf, power over base; no
  * simulator, no hwloc: tests/plugin_symbols.sh).  Everything handed to
@@ -1043,6 +1045,8 @@ static void ledger_clear(void)
 	nledger = 0;
 	ledger_gen = 0;
 	ledger_nchecked = 0;
+	unbooked_passes = 0;
+	unbooked_gen = 0;
 	ledger_index_rebuild();
 }
 
