@@ -11,32 +11,79 @@
 
 #include "steer_rules.h"
 
+/* Watts above idle one GPU of node nodes[i] draws for a ledger job, or
+ * -1 when the engine counts no power there (no rack, no profile, a draw
+ * not above idle). */
+static double ledger_gpu_w(const gp_cluster_t *c, int32_t node, double cap_w, int32_t *rack)
+{
+	const gp_node_t *nd;
+	const gp_gpu_profile_t *prof;
+	double per_gpu;
+
+	if (node < 0 || node >= c->nnodes)
+		return -1;
+	nd = &c->nodes[node];
+	if (nd->rack < 0 || nd->rack >= c->nracks || nd->profile < 0 || nd->profile >= c->nprofiles)
+		return -1; /* the engine counts no power there either */
+	prof = &c->profiles[nd->profile];
+	per_gpu = (cap_w > 0 && cap_w < prof->tdp_w ? cap_w : prof->tdp_w) - prof->idle_w;
+	*rack = nd->rack;
+	return per_gpu > 0 ? per_gpu : -1;
+}
+
 void gp_ledger_power_subtract(const gp_cluster_t *c, gp_rack_view_t *racks,
                               const int32_t *nodes, const uint32_t *mask, int32_t n,
                               double cap_w)
 {
-	int32_t i;
+	int32_t i, r;
 
 	if (!c || !racks || !nodes || !mask)
 		return;
 	for (i = 0; i < n; i++) {
-		const gp_node_t *nd;
-		const gp_gpu_profile_t *prof;
-		double per_gpu;
+		double per_gpu = ledger_gpu_w(c, nodes[i], cap_w, &r);
 		gp_rack_view_t *rv;
 
-		if (nodes[i] < 0 || nodes[i] >= c->nnodes)
+		if (per_gpu < 0)
 			continue;
-		nd = &c->nodes[nodes[i]];
-		if (nd->rack < 0 || nd->rack >= c->nracks || nd->profile < 0 ||
-		    nd->profile >= c->nprofiles)
-			continue; /* the engine counts no power there either */
-		prof = &c->profiles[nd->profile];
-		per_gpu = (cap_w > 0 && cap_w < prof->tdp_w ? cap_w : prof->tdp_w) - prof->idle_w;
-		rv = &racks[nd->rack];
-		if (!isfinite(rv->headroom_w) || per_gpu <= 0)
+		rv = &racks[r];
+		if (!isfinite(rv->headroom_w))
 			continue;
 		rv->headroom_w = fmax(0.0, rv->headroom_w - per_gpu * gp__popcount(mask[i]));
+	}
+}
+
+int32_t gp_ledger_power_draw(const gp_cluster_t *c, double *draw, const int32_t *nodes,
+                             const uint32_t *mask, int32_t n, double cap_w, int32_t *touched,
+                             int32_t ntouched)
+{
+	int32_t i, r;
+
+	if (!c || !draw || !nodes || !mask)
+		return ntouched;
+	for (i = 0; i < n; i++) {
+		double per_gpu = ledger_gpu_w(c, nodes[i], cap_w, &r), w;
+
+		if (per_gpu < 0 || !(w = per_gpu * gp__popcount(mask[i])))
+			continue;
+		if (draw[r] == 0 && touched)
+			touched[ntouched++] = r;
+		draw[r] += w;
+	}
+	return ntouched;
+}
+
+void gp_ledger_power_apply(gp_rack_view_t *racks, const double *draw, const int32_t *touched,
+                           int32_t ntouched)
+{
+	int32_t k;
+
+	if (!racks || !draw)
+		return;
+	for (k = 0; k < ntouched; k++) {
+		gp_rack_view_t *rv = &racks[touched[k]];
+
+		if (isfinite(rv->headroom_w))
+			rv->headroom_w = fmax(0.0, rv->headroom_w - draw[touched[k]]);
 	}
 }
 

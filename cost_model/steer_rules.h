@@ -32,6 +32,28 @@ void gp_ledger_power_subtract(const gp_cluster_t *c, gp_rack_view_t *racks,
                               const int32_t *nodes, const uint32_t *mask, int32_t n,
                               double cap_w);
 
+/*
+ * The same power as a sum per rack, for a ledger kept indexed: adds to
+ * draw[rack] (c->nracks entries, caller-owned, 0 where nothing is booked)
+ * the watts above idle the GPUs of mask[i] on nodes[i] will draw (as
+ * gp_ledger_power_subtract counts them), appends to touched[] (room for
+ * c->nracks; NULL = not kept) each rack whose draw was 0 before, and
+ * returns the new count of touched racks.
+ */
+int32_t gp_ledger_power_draw(const gp_cluster_t *c, double *draw, const int32_t *nodes,
+                             const uint32_t *mask, int32_t n, double cap_w, int32_t *touched,
+                             int32_t ntouched);
+
+/*
+ * Subtract the sums gp_ledger_power_draw() kept from racks[] in
+ * O(racks touched): a finite headroom goes down by the rack's draw, never
+ * below 0; an infinite one stays.  Equal to gp_ledger_power_subtract() over
+ * the same entries up to rounding (a sum subtracted once instead of each
+ * term in turn).
+ */
+void gp_ledger_power_apply(gp_rack_view_t *racks, const double *draw, const int32_t *touched,
+                           int32_t ntouched);
+
 /* ---- Slurm's own wait-for-switch ------------------------------------------- */
 
 /*

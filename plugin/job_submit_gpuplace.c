@@ -37,9 +37,11 @@
  * topology.conf, topology.yaml or gres.conf changes (so an edit takes effect with or
  * without `scontrol reconfigure`); a configuration that fails to load is
  * logged with file, line and key, and the last good one is kept.
- * job_submit never waits for a load or a network answer: it takes
- * references on the current immutable configuration and state under short
- * locks.
+ * job_submit never waits for a load or a network answer, nor builds the
+ * placement engine (the thread builds it for each new configuration): it
+ * takes references on the current immutable configuration and state under
+ * short locks, and its own work grows with neither the ledger nor, beyond
+ * one pass over the nodes, the cluster (bench/bench_job_submit).
  *
  * Linked with the run-time layers only (engine, conf, power over base; no
  * simulator, no hwloc: tests/unit/plugin_symbols.sh).  Everything handed to
@@ -199,7 +201,12 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 #define GP_LEDGER_GRACE_S 10      /* a decision whose job Slurm has not listed
                                    * this long after it leaves the ledger */
 #define GP_SUMMARY_S 60           /* the summary line at info, at most this often */
-#define GP_LEDGER_MAX 4096
+/* Decisions Slurm has not started yet the ledger holds at most (and the
+ * requests kept for steering, and the checkpoint plans): Slurm's default
+ * MaxJobCount, 10,000 jobs in slurmctld at once (slurm.conf(5)), so with
+ * Slurm's defaults it never fills; what happens when it does is under
+ * "The ledger" below.  Indexed, its size costs a submission nothing. */
+#define GP_LEDGER_MAX 10000
 #define GP_HINTS_MAX 1024
 /* slurm.conf, gpuplace.conf, topology.conf, gres.conf, topology.yaml */
 #define GP_NWATCHED 5
@@ -314,9 +321,33 @@ struct gp_snap {
 	gp_rack_view_t *racks;        /* the racks' power headroom in this state */
 	gp_resv_view_t resv;          /* advance reservations (steer.h) */
 	bool resv_ok;                 /* resv was read with this state */
+	/* set by snap_publish, on the plugin's thread: */
+	uint64_t gen;                 /* publication number, never 0 */
+	struct seen_key *by_ref;      /* view.seen with a reference, by (ref, index) */
+	struct seen_key *by_name;     /* view.seen without one, by (uid, name hash,
+	                               * submit time, index) */
+	int32_t nby_ref, nby_name;
+	bool indexed;                 /* by_ref and by_name are there (else the
+	                               * ledger scans view.seen: same answers) */
+	/* over the nodes Slurm reported with their CPUs and memory that have
+	 * a GPU free: the fewest CPUs and least memory free, whether any has
+	 * some allocated, whether any lacks a memory size (need_limits) */
+	int32_t min_cpus_free;
+	int64_t min_mem_free_mb;
+	bool some_allocated, some_mem_unknown;
+};
+
+/* One job of a snapshot's view.seen under a sort key: (ref) for jobs with
+ * a decision reference, (uid, name hash, submit time) for the others, the
+ * index last so that equal keys keep the list's order. */
+struct seen_key {
+	uint64_t a, b;
+	int64_t t;
+	int32_t k;
 };
 
 static struct gp_snap *snap_current;
+static uint64_t snap_gen;             /* under conf_lock */
 
 static void snap_put(struct gp_snap *sn)
 {
@@ -328,6 +359,8 @@ static void snap_put(struct gp_snap *sn)
 	last = --sn->refs == 0;
 	pthread_mutex_unlock(&conf_lock);
 	if (last) {
+		free(sn->by_ref);
+		free(sn->by_name);
 		gp_live_view_clear(&sn->view);
 		gp_resv_view_clear(&sn->resv);
 		free(sn->racks);
@@ -348,12 +381,112 @@ static struct gp_snap *snap_get(void)
 	return sn;
 }
 
+static int seen_key_cmp(const void *x, const void *y)
+{
+	const struct seen_key *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	if (p->t != q->t)
+		return p->t < q->t ? -1 : 1;
+	return p->k < q->k ? -1 : p->k > q->k;
+}
+
+/* The ledger's look-ups into sn's recent jobs, sorted once here (the
+ * plugin's thread) so that a submission finds a decision's job in
+ * O(log jobs) instead of a scan of every job per ledger entry.  Out of
+ * memory: not indexed, and the ledger scans. */
+static void snap_index(struct gp_snap *sn)
+{
+	const gp_live_view_t *v = &sn->view;
+	int32_t k;
+
+	sn->indexed = false;
+	sn->nby_ref = sn->nby_name = 0;
+	sn->by_ref = malloc(((size_t)(v->nseen > 0 ? v->nseen : 0) + 1) * sizeof(*sn->by_ref));
+	sn->by_name = malloc(((size_t)(v->nseen > 0 ? v->nseen : 0) + 1) * sizeof(*sn->by_name));
+	if (!sn->by_ref || !sn->by_name) {
+		free(sn->by_ref);
+		free(sn->by_name);
+		sn->by_ref = sn->by_name = NULL;
+		return;
+	}
+	for (k = 0; k < v->nseen; k++) {
+		const gp_live_seen_t *j = &v->seen[k];
+
+		if (j->ref)
+			sn->by_ref[sn->nby_ref++] = (struct seen_key){ j->ref, 0, 0, k };
+		else
+			sn->by_name[sn->nby_name++] =
+				(struct seen_key){ j->uid, j->name_hash, j->submit_time, k };
+	}
+	qsort(sn->by_ref, (size_t)sn->nby_ref, sizeof(*sn->by_ref), seen_key_cmp);
+	qsort(sn->by_name, (size_t)sn->nby_name, sizeof(*sn->by_name), seen_key_cmp);
+	sn->indexed = true;
+}
+
+/* What need_limits() reads: CPUs and memory left on the nodes with a GPU
+ * free, summed up once per snapshot (the plugin's thread). */
+static void snap_res_summary(struct gp_snap *sn)
+{
+	const gp_cluster_t *c = sn->conf ? sn->conf->cluster : NULL;
+	const gp_live_view_t *v = &sn->view;
+	int32_t i;
+
+	sn->min_cpus_free = INT32_MAX;
+	sn->min_mem_free_mb = INT64_MAX;
+	sn->some_allocated = sn->some_mem_unknown = false;
+	if (!c || !v->res || !v->state) {
+		sn->min_cpus_free = 0; /* unknown: every decision checks every node */
+		return;
+	}
+	for (i = 0; i < c->nnodes; i++) {
+		const gp_live_res_t *r = &v->res[i];
+		int32_t g = c->nodes[i].ngpus;
+		uint32_t full = g >= 32 ? ~0u : g <= 0 ? 0 : (1u << g) - 1;
+
+		if (!r->known || !(full & ~v->state->alloc_mask[i]))
+			continue;
+		if (r->cpus_free < sn->min_cpus_free)
+			sn->min_cpus_free = r->cpus_free;
+		if (r->mem_free_mb < sn->min_mem_free_mb)
+			sn->min_mem_free_mb = r->mem_free_mb;
+		if (r->cpus_free < r->cpus_total || r->mem_free_mb < r->mem_mb)
+			sn->some_allocated = true;
+		if (r->mem_mb <= 0)
+			sn->some_mem_unknown = true;
+	}
+}
+
+/* The first key of keys[0..n-1] (sorted) not below want. */
+static int32_t seen_lower_bound(const struct seen_key *keys, int32_t n, const struct seen_key *want)
+{
+	int32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+
+		if (seen_key_cmp(&keys[mid], want) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Publish sn (caller's reference handed over); indexes it first, so call
+ * it off the submission path. */
 static void snap_publish(struct gp_snap *sn)
 {
 	struct gp_snap *old;
 
 	sn->refs = 1;
+	snap_index(sn);
+	snap_res_summary(sn);
 	pthread_mutex_lock(&conf_lock);
+	sn->gen = ++snap_gen;
 	old = snap_current;
 	snap_current = sn;
 	pthread_mutex_unlock(&conf_lock);
@@ -472,6 +605,8 @@ enum pass_reason {
 	PASS_NO_STATE,                /* cluster state not read yet */
 	PASS_OLD_CONF,                /* state read for an older configuration */
 	PASS_STALE,                   /* state older than GP_STATE_STALE_S */
+	PASS_NO_ENGINE,               /* the plugin's thread has not built the
+	                               * engine for this configuration yet */
 	PASS_ENGINE,                  /* the engine failed (logged at error) */
 	PASS_USER,                    /* a request Slurm refuses or holds: the
 	                               * user's to fix, Slurm's to say (verbose) */
@@ -481,7 +616,8 @@ enum pass_reason {
 static const char *const pass_names[PASS_NREASONS] = {
 	"not a multi-GPU job", "request left to Slurm", "no valid configuration",
 	"no cluster state yet", "cluster state is for an older configuration",
-	"cluster state is stale", "engine error", "request Slurm judges",
+	"cluster state is stale", "placement engine not ready for this configuration",
+	"engine error", "request Slurm judges",
 };
 
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -500,7 +636,7 @@ static void count_pass(enum pass_reason why, const char *label, const char *deta
 
 	pthread_mutex_lock(&stats_lock);
 	stat_pass[why]++;
-	if (why >= PASS_NO_CONF && why <= PASS_STALE && !pass_announced[why]) {
+	if (why >= PASS_NO_CONF && why <= PASS_NO_ENGINE && !pass_announced[why]) {
 		pass_announced[why] = announce = true;
 	}
 	pthread_mutex_unlock(&stats_lock);
@@ -580,6 +716,7 @@ static bool have_snapshot(void)
 }
 
 static void steer_pass(gp_live_t *lv);
+static void decider_prepare(void);
 
 /* Jobs submitted since this time are listed with each snapshot, so the
  * ledger can tell which of its decisions Slurm has started (decide_lock). */
@@ -693,6 +830,8 @@ static void *reload_main(void *arg)
 		pthread_mutex_unlock(&stop_lock);
 		graveyard_empty();
 		reload_if_changed(failed);
+		/* the engine for a new configuration, before its first state */
+		decider_prepare();
 		if (live) {
 			refresh_state(&lv, &failing_since, &failure_logged);
 			steer_pass(&lv);
@@ -841,6 +980,21 @@ static void set_conf_dir(void)
  * nodes it takes.  An entry whose job Slurm has not listed GP_LEDGER_GRACE_S after
  * the decision (a later plugin rejected it, or it was cancelled) is
  * dropped.
+ *
+ * Bounded: at most GP_LEDGER_MAX entries.  A decision that cannot be
+ * booked (the ledger full, or memory short) is never a PIN: the job is
+ * CONSTRAINed to its set's domain instead (its comment says why), so no
+ * two jobs are ever pinned to the same GPUs; a passed job that cannot be
+ * booked blocks PINs like an unconfirmed guess until the next reading of
+ * the cluster; steering moves no job it cannot book.  The ledger filling
+ * up is logged once at info, and once more when it has room again.
+ *
+ * Indexed: what the entries hold is also kept per node (the OR of their
+ * GPU masks) and per rack (the watts their jobs will draw), so applying
+ * the ledger to a snapshot costs O(nodes and racks it touches), not
+ * O(entries x nodes); whether an entry stays is decided once per entry and
+ * snapshot, looking its job up in the snapshot's sorted index (snap_index),
+ * not once per submission with a scan of every recent job.
  */
 struct ledger_entry {
 	int64_t time;                 /* when the decision was made */
@@ -861,16 +1015,38 @@ static bool dec_one_weight;           /* every node of dec_conf has the same Wei
 static gp_engine_t *engine;
 static gp_state_t *work;              /* snapshot + ledger, what a decision sees */
 static int32_t *slurm_order;          /* nodes by (Weight, slurm.conf order) */
+/* every node's GPUs as a mask (node_full), one array: the pass over every
+ * node in prepare_work touches no node record */
+static uint32_t *dec_full;
 /* the snapshot's rack headroom less what the ledger's jobs will draw */
 static gp_rack_view_t *dec_racks;
 static struct ledger_entry ledger[GP_LEDGER_MAX];
 static int nledger;
+/* the ledger per node and per rack (see above): led_mask[i] = OR of the
+ * entries' masks on node i, led_nodes[0..nled_nodes-1] the nodes where it
+ * is not 0; led_draw[r] = watts of rack r, led_racks the racks where it is
+ * not 0 */
+static uint32_t *led_mask;
+static int32_t *led_nodes, nled_nodes;
+static double *led_draw;
+static int32_t *led_racks, nled_racks;
+/* the snapshot (gen) the ledger was last checked against, and how many of
+ * its first entries were */
+static uint64_t ledger_gen;
+static int ledger_nchecked;
+static bool ledger_full_logged;
 /* passed GPU jobs Slurm has not shown started yet whose nodes are a
  * guess (prepare_work) */
 static int unconfirmed_passes;
+/* passed GPU jobs the full ledger could not book since this snapshot
+ * (gen): they count as unconfirmed guesses until the next one */
+static int unbooked_passes;
+static uint64_t unbooked_gen;
 static uint64_t ref_base, ref_seq;    /* decision references: init time, counter */
 /* checkpoint schedules this plugin planned, until the job's time limit
- * (or a day when it has none): later plans stagger their windows */
+ * (or a day when it has none): later plans stagger their windows; when
+ * GP_LEDGER_MAX are planned, later jobs' plans are not staggered against
+ * each other */
 static gp_ckpt_booking_t bookings[GP_LEDGER_MAX];
 static int64_t booking_until[GP_LEDGER_MAX];
 static int nbookings;
@@ -888,12 +1064,73 @@ static void bookings_prune(int64_t now)
 	nbookings = kept;
 }
 
+/*
+ * The plans a new plan is staggered against: the GP_CKPT_STAGGER most
+ * recent.  The planner compares every candidate offset with every booked
+ * window (gp__ckpt_plan: O(bookings^2) per decision, about 0.1 s with 4,096
+ * bookings on one target), and a shared target keeps at most
+ * interval/write jobs apart anyway (8 for the 60 s write every 480 s of
+ * the synthetic sites), so the most recent plans - the jobs that start
+ * next - are the ones worth keeping apart; 64 keeps the planner's share of
+ * a decision in the tens of microseconds (bench/bench_job_submit).
+ */
+#define GP_CKPT_STAGGER 64
+
+static const gp_ckpt_booking_t *recent_bookings(void)
+{
+	return nbookings > GP_CKPT_STAGGER ? bookings + (nbookings - GP_CKPT_STAGGER) : bookings;
+}
+
+static int32_t nrecent_bookings(void)
+{
+	return nbookings > GP_CKPT_STAGGER ? GP_CKPT_STAGGER : nbookings;
+}
+
 static void booking_add(const gp_decision_t *d, uint32_t time_limit_min, int64_t now)
 {
 	if (d->ckpt.storage < 0 || nbookings == GP_LEDGER_MAX)
 		return;
 	gp__ckpt_booking_of(&d->ckpt, ++booking_seq, &bookings[nbookings]);
 	booking_until[nbookings++] = now + (time_limit_min ? (int64_t)time_limit_min * 60 : 86400);
+}
+
+/* Add entry e to the per-node and per-rack sums. */
+static void ledger_index_add(const struct ledger_entry *e)
+{
+	int32_t i;
+
+	if (e->time && (!ledger_oldest || e->time < ledger_oldest))
+		ledger_oldest = e->time;
+	if (!e->ref && !e->certain)
+		unconfirmed_passes++;
+	if (!led_mask)
+		return;
+	for (i = 0; i < e->n; i++) {
+		if (!led_mask[e->nodes[i]] && e->mask[i])
+			led_nodes[nled_nodes++] = e->nodes[i];
+		led_mask[e->nodes[i]] |= e->mask[i];
+	}
+	nled_racks = gp_ledger_power_draw(dec_conf->cluster, led_draw, e->nodes, e->mask, e->n,
+	                                  e->cap_w, led_racks, nled_racks);
+}
+
+/* The sums again from the entries (after some left or changed). */
+static void ledger_index_rebuild(void)
+{
+	int32_t i;
+	int k;
+
+	ledger_oldest = 0;
+	unconfirmed_passes = 0;
+	if (led_mask) {
+		for (i = 0; i < nled_nodes; i++)
+			led_mask[led_nodes[i]] = 0;
+		for (i = 0; i < nled_racks; i++)
+			led_draw[led_racks[i]] = 0;
+	}
+	nled_nodes = nled_racks = 0;
+	for (k = 0; k < nledger; k++)
+		ledger_index_add(&ledger[k]);
 }
 
 static void ledger_clear(void)
@@ -905,10 +1142,14 @@ static void ledger_clear(void)
 		free(ledger[i].mask);
 	}
 	nledger = 0;
-	ledger_oldest = 0;
+	ledger_gen = 0;
+	ledger_nchecked = 0;
+	unbooked_passes = 0;
+	unbooked_gen = 0;
+	ledger_index_rebuild();
 }
 
-static const gp_cluster_t *order_cluster; /* for by_slurm_order (under decide_lock) */
+static const gp_cluster_t *order_cluster; /* for by_slurm_order (one builder at a time) */
 
 static int by_slurm_order(const void *a, const void *b)
 {
@@ -920,69 +1161,176 @@ static int by_slurm_order(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Bind the decider to configuration c (NULL: release everything).
- * Called with decide_lock held, or from fini. */
-static int decider_reset(struct gp_conf *c)
+/* What the decisions need for one configuration, built off the
+ * submission path (decider_prepare) and installed whole. */
+struct decider {
+	struct gp_conf *conf;         /* a reference */
+	gp_engine_t *engine;
+	gp_state_t *work;
+	int32_t *slurm_order;
+	uint32_t *full;
+	gp_rack_view_t *racks;
+	uint32_t *led_mask;
+	int32_t *led_nodes, *led_racks;
+	double *led_draw;
+	bool one_weight;
+};
+
+static void decider_free(struct decider *d)
 {
-	gp_error_t err = { 0 };
+	gp__engine_destroy(d->engine);
+	gp_state_destroy(d->work);
+	free(d->slurm_order);
+	free(d->full);
+	free(d->racks);
+	free(d->led_mask);
+	free(d->led_nodes);
+	free(d->led_racks);
+	free(d->led_draw);
+	conf_put(d->conf);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Build the decider for c (the engine for a 65,536-node site takes about
+ * 0.1 s: never on the submission path); 0, or -1 with err. */
+static int decider_build(struct gp_conf *c, struct decider *d, gp_error_t *err)
+{
+	const gp_cluster_t *cl = c->cluster;
+	size_t nn = (size_t)cl->nnodes + 1, nr = (size_t)cl->nracks + 1;
 	int32_t i;
 
-	ledger_clear();
-	nbookings = 0; /* storage indices belong to the old model */
-	gp__engine_destroy(engine);
-	engine = NULL;
-	gp_state_destroy(work);
-	work = NULL;
-	free(slurm_order);
-	slurm_order = NULL;
-	free(dec_racks);
-	dec_racks = NULL;
-	conf_put(dec_conf);
-	dec_conf = NULL;
-	if (!c)
-		return 0;
-	if (gp__engine_create(c->cluster, &engine, &err) != GP_OK ||
-	    gp_state_create(c->cluster, &work) != GP_OK ||
-	    !(slurm_order = malloc(((size_t)c->cluster->nnodes + 1) * sizeof(*slurm_order))) ||
-	    !(dec_racks = calloc((size_t)c->cluster->nracks + 1, sizeof(*dec_racks)))) {
-		gp__engine_destroy(engine);
-		engine = NULL;
-		gp_state_destroy(work);
-		work = NULL;
-		free(slurm_order);
-		slurm_order = NULL;
-		slurm_error("gpuplace: cannot set up the placement engine: %s",
-		            *err.text ? err.text : "out of memory");
+	memset(d, 0, sizeof(*d));
+	memset(err, 0, sizeof(*err));
+	if (gp__engine_create(cl, &d->engine, err) != GP_OK ||
+	    gp_state_create(cl, &d->work) != GP_OK ||
+	    !(d->slurm_order = malloc(nn * sizeof(*d->slurm_order))) ||
+	    !(d->full = malloc(nn * sizeof(*d->full))) ||
+	    !(d->racks = calloc(nr, sizeof(*d->racks))) ||
+	    !(d->led_mask = calloc(nn, sizeof(*d->led_mask))) ||
+	    !(d->led_nodes = malloc(nn * sizeof(*d->led_nodes))) ||
+	    !(d->led_racks = malloc(nr * sizeof(*d->led_racks))) ||
+	    !(d->led_draw = calloc(nr, sizeof(*d->led_draw)))) {
+		if (!*err->text)
+			gp__errorf(err, GP_ENOMEM, "out of memory");
+		decider_free(d);
 		return -1;
 	}
-	dec_one_weight = true;
-	for (i = 0; i < c->cluster->nnodes; i++) {
-		slurm_order[i] = i;
-		if (c->cluster->nodes[i].weight != c->cluster->nodes[0].weight)
-			dec_one_weight = false;
+	d->one_weight = true;
+	for (i = 0; i < cl->nnodes; i++) {
+		int32_t g = cl->nodes[i].ngpus;
+
+		d->full[i] = g >= 32 ? ~0u : g <= 0 ? 0 : (1u << g) - 1;
+		d->slurm_order[i] = i;
+		if (cl->nodes[i].weight != cl->nodes[0].weight)
+			d->one_weight = false;
 	}
-	order_cluster = c->cluster;
-	qsort(slurm_order, (size_t)c->cluster->nnodes, sizeof(*slurm_order), by_slurm_order);
+	order_cluster = cl;
+	qsort(d->slurm_order, (size_t)cl->nnodes, sizeof(*d->slurm_order), by_slurm_order);
 	pthread_mutex_lock(&conf_lock);
 	c->refs++;
 	pthread_mutex_unlock(&conf_lock);
-	dec_conf = c;
+	d->conf = c;
 	return 0;
+}
+
+/* Swap d in as the current decider (decide_lock held); the old one comes
+ * back in d, for the caller to free outside the lock.  The ledger and the
+ * checkpoint bookings belong to the old model and are emptied. */
+static void decider_swap(struct decider *d)
+{
+	struct decider old = { dec_conf, engine, work, slurm_order, dec_full, dec_racks,
+			       led_mask, led_nodes, led_racks, led_draw, dec_one_weight };
+
+	ledger_clear();
+	nbookings = 0; /* storage indices belong to the old model */
+	dec_conf = d->conf;
+	engine = d->engine;
+	work = d->work;
+	slurm_order = d->slurm_order;
+	dec_full = d->full;
+	dec_racks = d->racks;
+	led_mask = d->led_mask;
+	led_nodes = d->led_nodes;
+	led_racks = d->led_racks;
+	led_draw = d->led_draw;
+	dec_one_weight = d->one_weight;
+	nled_nodes = nled_racks = 0;
+	*d = old;
+}
+
+/* Release everything (fini, after the thread stopped). */
+static void decider_reset(void)
+{
+	struct decider none;
+
+	memset(&none, 0, sizeof(none));
+	pthread_mutex_lock(&decide_lock);
+	decider_swap(&none);
+	pthread_mutex_unlock(&decide_lock);
+	decider_free(&none);
+}
+
+/* The configuration a decider failed for (a reference), so that the
+ * failure is logged once, not at every pass of the thread. */
+static struct gp_conf *dec_failed;
+
+/*
+ * On the plugin's thread (and in init when it cannot start): when the
+ * current configuration has no decider, build one outside every lock and
+ * install it under decide_lock, as the snapshot is published.  Until then
+ * job_submit lets jobs pass unchanged (PASS_NO_ENGINE, logged once).
+ */
+static void decider_prepare(void)
+{
+	struct gp_conf *c = conf_get();
+	struct decider d;
+	gp_error_t err;
+	bool have;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&decide_lock);
+	have = dec_conf == c;
+	pthread_mutex_unlock(&decide_lock);
+	if (have || c == dec_failed) {
+		conf_put(c);
+		return;
+	}
+	if (decider_build(c, &d, &err) != 0) {
+		slurm_error("gpuplace: cannot set up the placement engine: %s; jobs pass unchanged",
+		            err.text);
+		conf_put(dec_failed);
+		dec_failed = c; /* the reference conf_get() took */
+		return;
+	}
+	pthread_mutex_lock(&decide_lock);
+	decider_swap(&d);
+	pthread_mutex_unlock(&decide_lock);
+	decider_free(&d); /* the old one */
+	conf_put(dec_failed);
+	dec_failed = NULL;
+	conf_put(c);
+	pass_resolved(PASS_NO_ENGINE);
 }
 
 static uint32_t node_full(int32_t i)
 {
-	int32_t g = dec_conf->cluster->nodes[i].ngpus;
-
-	return g >= 32 ? ~0u : g <= 0 ? 0 : (1u << g) - 1;
+	return dec_full[i];
 }
 
 /* A decision's job in the snapshot's recent jobs (by the reference in its
- * admin comment), or -1. */
-static int32_t ledger_match(const struct ledger_entry *e, const gp_live_view_t *v)
+ * admin comment), the first one listed, or -1. */
+static int32_t ledger_match(const struct ledger_entry *e, const struct gp_snap *sn)
 {
+	const gp_live_view_t *v = &sn->view;
 	int32_t k;
 
+	if (sn->indexed) {
+		struct seen_key want = { e->ref, 0, 0, INT32_MIN };
+
+		k = seen_lower_bound(sn->by_ref, sn->nby_ref, &want);
+		return k < sn->nby_ref && sn->by_ref[k].a == e->ref ? sn->by_ref[k].k : -1;
+	}
 	for (k = 0; k < v->nseen; k++)
 		if (v->seen[k].ref == e->ref)
 			return k;
@@ -993,12 +1341,26 @@ static int32_t ledger_match(const struct ledger_entry *e, const gp_live_view_t *
  * submitted around its time stand for it (which of several identical jobs
  * went where is not known).  Returns how many there are, *pending how many
  * of them still pend. */
-static int32_t guess_group(const struct ledger_entry *e, const gp_live_view_t *v,
+static int32_t guess_group(const struct ledger_entry *e, const struct gp_snap *sn,
                            int32_t *pending)
 {
+	const gp_live_view_t *v = &sn->view;
 	int32_t k, n = 0;
 
 	*pending = 0;
+	if (sn->indexed) {
+		struct seen_key want = { e->uid, e->name_hash, e->time - 1, INT32_MIN };
+
+		for (k = seen_lower_bound(sn->by_name, sn->nby_name, &want);
+		     k < sn->nby_name && sn->by_name[k].a == e->uid &&
+		     sn->by_name[k].b == e->name_hash && sn->by_name[k].t <= e->time + GP_LEDGER_GRACE_S;
+		     k++) {
+			n++;
+			if (!v->seen[sn->by_name[k].k].started)
+				(*pending)++;
+		}
+		return n;
+	}
 	for (k = 0; k < v->nseen; k++) {
 		const gp_live_seen_t *j = &v->seen[k];
 
@@ -1012,18 +1374,107 @@ static int32_t guess_group(const struct ledger_entry *e, const gp_live_view_t *v
 	return n;
 }
 
+/* Does entry e leave the ledger in snapshot sn?  Depends on e and sn
+ * alone, so it is asked once per entry and snapshot. */
+static bool ledger_drops(const struct ledger_entry *e, const struct gp_snap *sn)
+{
+	const gp_live_view_t *v = &sn->view;
+	bool expired = v->jobs_time >= e->time + GP_LEDGER_GRACE_S;
+
+	if (e->ref) {
+		int32_t m = ledger_match(e, sn);
+
+		/* started: its GPUs are in Slurm's counts now; held (or
+		 * waiting for a dependency or begin time): it takes
+		 * nothing for now; pending: it waits for its set */
+		return m >= 0 ? v->seen[m].started || v->seen[m].held : expired;
+	} else {
+		int32_t pending, n = guess_group(e, sn, &pending);
+
+		return (n > 0 && pending == 0) || expired;
+	}
+}
+
+/* Entries Slurm has caught up with in snapshot sn leave the ledger: each
+ * entry is checked once per snapshot (the ones added since the last call
+ * with the same snapshot only), and the sums are rebuilt only when one
+ * left. */
+static void ledger_prune(const struct gp_snap *sn)
+{
+	int k, kept;
+
+	if (sn->gen != ledger_gen || ledger_nchecked > nledger) {
+		ledger_gen = sn->gen;
+		ledger_nchecked = 0;
+	}
+	kept = ledger_nchecked;
+	for (k = ledger_nchecked; k < nledger; k++) {
+		struct ledger_entry *e = &ledger[k];
+
+		if (ledger_drops(e, sn)) {
+			free(e->nodes);
+			free(e->mask);
+			continue;
+		}
+		ledger[kept++] = *e;
+	}
+	if (kept != nledger) {
+		nledger = kept;
+		ledger_index_rebuild();
+	}
+	ledger_nchecked = nledger;
+	if (ledger_full_logged && nledger < GP_LEDGER_MAX) {
+		slurm_info("gpuplace: the ledger has room again (%d of %d entries): jobs can be PINned",
+		           nledger, GP_LEDGER_MAX);
+		ledger_full_logged = false;
+	}
+}
+
+/*
+ * Can the CPUs or memory `need' asks for keep some node of snapshot sn
+ * from giving the job a free GPU (gp_live_usable_gpus)?  false only when
+ * no node with a GPU free can be short of them, by the snapshot's
+ * summary: then the pass over every node is skipped.  The ledger only
+ * takes GPUs, so nodes without a free GPU in the snapshot never matter.
+ */
+static bool need_limits(const struct gp_snap *sn, const gp_live_need_t *need)
+{
+	int32_t cpus = need->cpus_per_node > 0 ? need->cpus_per_node : 1;
+	int64_t mem = need->mem_per_node_mb > 0 ? need->mem_per_node_mb : 1;
+
+	if (sn->min_cpus_free == INT32_MAX)
+		return false; /* no node reported: none is limited */
+	if (need->idle_node && sn->some_allocated)
+		return true;
+	if (sn->min_cpus_free < cpus)
+		return true;
+	if (need->mem_per_node_mb < 0 ? sn->some_allocated || sn->some_mem_unknown
+	                              : sn->min_mem_free_mb < mem)
+		return true;
+	/* per GPU: enough for every GPU a node can have */
+	if (need->cpus_per_gpu > 0 &&
+	    sn->min_cpus_free / need->cpus_per_gpu < GP_MAX_GPUS_PER_NODE)
+		return true;
+	if (need->mem_per_gpu_mb > 0 &&
+	    sn->min_mem_free_mb / need->mem_per_gpu_mb < GP_MAX_GPUS_PER_NODE)
+		return true;
+	return false;
+}
+
 /*
  * work := the snapshot plus the ledger, then the GPUs of nodes that lack
  * the CPUs or memory `need' asks for count as busy (need NULL: only nodes
  * with no CPU or no memory left at all).  Entries Slurm has caught up with
- * leave the ledger.
+ * leave the ledger.  O(nodes) copies and the need, O(nodes the ledger
+ * touches) for the ledger.
  */
-static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
+static void prepare_work(const struct gp_snap *sn, const gp_live_need_t *need)
 {
 	static const gp_live_need_t any = { 1, 1, 0, 0, 0 };
+	const gp_live_view_t *v = &sn->view;
 	const gp_state_t *st = v->state;
 	int32_t nn = dec_conf->cluster->nnodes, i;
-	int k, kept = 0;
+	int k;
 
 	memcpy(work->node_flags, st->node_flags, (size_t)nn * sizeof(*work->node_flags));
 	memcpy(work->alloc_mask, st->alloc_mask, (size_t)nn * sizeof(*work->alloc_mask));
@@ -1031,45 +1482,36 @@ static void prepare_work(const gp_live_view_t *v, const gp_live_need_t *need)
 	/* the running jobs are the snapshot's: borrowed for this decision */
 	work->jobs = st->jobs;
 	work->njobs = st->njobs;
-	ledger_oldest = 0;
-	unconfirmed_passes = 0;
-	for (k = 0; k < nledger; k++) {
-		struct ledger_entry *e = &ledger[k];
-		bool expired = v->jobs_time >= e->time + GP_LEDGER_GRACE_S, drop;
-
-		if (e->ref) {
-			int32_t m = ledger_match(e, v);
-
-			/* started: its GPUs are in Slurm's counts now; held (or
-			 * waiting for a dependency or begin time): it takes
-			 * nothing for now; pending: it waits for its set */
-			drop = m >= 0 ? v->seen[m].started || v->seen[m].held : expired;
-		} else {
-			int32_t pending, n = guess_group(e, v, &pending);
-
-			drop = (n > 0 && pending == 0) || expired;
-		}
-		if (drop) {
-			free(e->nodes);
-			free(e->mask);
-			continue;
-		}
-		for (i = 0; i < e->n && !(e->ref && e->ref == prepare_skip_ref); i++)
-			work->alloc_mask[e->nodes[i]] |= e->mask[i];
-		if (!ledger_oldest || e->time < ledger_oldest)
-			ledger_oldest = e->time;
-		if (!e->ref && !e->certain)
-			unconfirmed_passes++;
-		ledger[kept++] = *e;
+	ledger_prune(sn);
+	if (unbooked_gen && unbooked_gen != sn->gen) {
+		/* a reading since: the passed jobs show in Slurm's counts */
+		unbooked_passes = 0;
+		unbooked_gen = 0;
 	}
-	nledger = kept;
+	if (prepare_skip_ref) {
+		/* a steering re-decision: every entry but its job's own (the
+		 * plugin's thread, off the submission path) */
+		for (k = 0; k < nledger; k++)
+			if (ledger[k].ref != prepare_skip_ref)
+				for (i = 0; i < ledger[k].n; i++)
+					work->alloc_mask[ledger[k].nodes[i]] |= ledger[k].mask[i];
+	} else {
+		for (i = 0; i < nled_nodes; i++)
+			work->alloc_mask[led_nodes[i]] |= led_mask[led_nodes[i]];
+	}
 	if (!need)
 		need = &any;
+	if (!need_limits(sn, need))
+		return; /* every node with a GPU free gives the job all of them */
 	for (i = 0; i < nn; i++) {
 		uint32_t full = node_full(i), freem = full & ~work->alloc_mask[i];
-		int32_t nfree = gp__popcount(freem), use = gp_live_usable_gpus(&v->res[i], need, nfree);
+		int32_t nfree, use;
 		int g;
 
+		if (!freem)
+			continue; /* nothing to give, nothing to take away */
+		nfree = gp__popcount(freem);
+		use = gp_live_usable_gpus(&v->res[i], need, nfree);
 		/* the GPUs it cannot give this job count as busy, highest first */
 		for (g = 31; g >= 0 && nfree > use; g--)
 			if (freem & (1u << g)) {
@@ -1090,21 +1532,43 @@ static const gp_rack_view_t *ledger_racks(const gp_rack_view_t *from)
 	if (!from || !dec_racks)
 		return from;
 	memcpy(dec_racks, from, (size_t)dec_conf->cluster->nracks * sizeof(*dec_racks));
+	if (!prepare_skip_ref) {
+		gp_ledger_power_apply(dec_racks, led_draw, led_racks, nled_racks);
+		return dec_racks;
+	}
 	for (k = 0; k < nledger; k++)
-		if (!(ledger[k].ref && ledger[k].ref == prepare_skip_ref))
+		if (ledger[k].ref != prepare_skip_ref)
 			gp_ledger_power_subtract(dec_conf->cluster, dec_racks, ledger[k].nodes,
 			                         ledger[k].mask, ledger[k].n, ledger[k].cap_w);
 	return dec_racks;
 }
 
-/* Add an entry; false when the ledger is full or memory is short. */
+/* The ledger is full: said once at info until it has room again. */
+static void ledger_full_note(void)
+{
+	if (ledger_full_logged)
+		return;
+	ledger_full_logged = true;
+	slurm_info("gpuplace: the ledger holds %d decisions Slurm has not started yet, its "
+	           "bound: later jobs are CONSTRAINed to their domain instead of PINned, and "
+	           "passed jobs block PINs until the next reading, until Slurm starts some",
+	           GP_LEDGER_MAX);
+}
+
+/* Add an entry; false when the ledger is full or memory is short (the
+ * caller must then not PIN the job). */
 static bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref,
-                       uint32_t uid, uint64_t name_hash, bool until_started, double cap_w)
+                       uint32_t uid, uint64_t name_hash, bool until_started, double cap_w,
+                       bool certain)
 {
 	struct ledger_entry *e;
 
-	if (nledger == GP_LEDGER_MAX || n <= 0)
+	if (n <= 0)
 		return false;
+	if (nledger == GP_LEDGER_MAX) {
+		ledger_full_note();
+		return false;
+	}
 	e = &ledger[nledger];
 	e->nodes = malloc((size_t)n * sizeof(*e->nodes));
 	e->mask = malloc((size_t)n * sizeof(*e->mask));
@@ -1122,10 +1586,9 @@ static bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, ui
 	e->name_hash = name_hash;
 	e->until_started = until_started;
 	e->cap_w = cap_w;
-	e->certain = false;
-	if (!ledger_oldest || e->time < ledger_oldest)
-		ledger_oldest = e->time;
+	e->certain = certain;
 	nledger++;
+	ledger_index_add(e);
 	return true;
 }
 
@@ -1136,7 +1599,9 @@ static bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, ui
  * `nodes' nodes, or the whole `gpus' on the first node that has them,
  * among the job's --nodelist if it has one and never on its --exclude.  A
  * guess (Slurm also weighs CPUs, topology and its own queue), which is why
- * the entry leaves the ledger as soon as Slurm lists the job.
+ * the entry leaves the ledger as soon as Slurm lists the job.  Not booked
+ * (the ledger full), it counts as an unconfirmed guess until the next
+ * snapshot (sn).
  */
 static bool in_list(const int32_t *list, int32_t n, int32_t i)
 {
@@ -1149,13 +1614,14 @@ static bool in_list(const int32_t *list, int32_t n, int32_t i)
 }
 
 static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
-                             uint64_t name_hash)
+                             uint64_t name_hash, const struct gp_snap *sn)
 {
 	int32_t gpus = r->gpus, per_node = r->gpus_per_node;
 	const uint32_t bad = GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED;
 	int32_t nn = dec_conf->cluster->nnodes, k, got = 0, want, take;
 	int32_t idx[64];
 	uint32_t mask[64];
+	bool booked = true;
 
 	if (gpus <= 0)
 		return;
@@ -1190,31 +1656,37 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 			idx[got] = i;
 			mask[got++] = m;
 		}
-		if (ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0))
-			ledger[nledger - 1].certain = true;
-		return;
-	}
-	for (k = 0; k < nn && got < want; k++) {
-		int32_t i = slurm_order[k], g;
-		uint32_t freem = node_full(i) & ~work->alloc_mask[i], m = 0;
+		booked = ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0, true);
+	} else {
+		for (k = 0; k < nn && got < want; k++) {
+			int32_t i = slurm_order[k], g;
+			uint32_t freem = node_full(i) & ~work->alloc_mask[i], m = 0;
 
-		if ((work->node_flags[i] & bad) || gp__popcount(freem) < per_node ||
-		    (r->nrequired && !in_list(r->required, r->nrequired, i)) ||
-		    in_list(r->excluded, r->nexcluded, i))
-			continue;
-		take = per_node;
-		for (g = 0; g < 32 && take > 0; g++)
-			if (freem & (1u << g)) {
-				m |= 1u << g;
-				take--;
-			}
-		idx[got] = i;
-		mask[got++] = m;
+			if ((work->node_flags[i] & bad) || gp__popcount(freem) < per_node ||
+			    (r->nrequired && !in_list(r->required, r->nrequired, i)) ||
+			    in_list(r->excluded, r->nexcluded, i))
+				continue;
+			take = per_node;
+			for (g = 0; g < 32 && take > 0; g++)
+				if (freem & (1u << g)) {
+					m |= 1u << g;
+					take--;
+				}
+			idx[got] = i;
+			mask[got++] = m;
+		}
+		/* -w naming exactly the nodes it takes: only the GPU indices
+		 * are a guess, the nodes and counts are not */
+		if (got == want)
+			booked = ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0,
+			                    r->nrequired == got);
 	}
-	/* -w naming exactly the nodes it takes: only the GPU indices are a
-	 * guess, the nodes and counts are not */
-	if (got == want && ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0))
-		ledger[nledger - 1].certain = r->nrequired == got;
+	if (!booked) {
+		/* where it goes is unknown to the ledger: no PIN until the
+		 * next reading shows it */
+		unbooked_passes++;
+		unbooked_gen = sn->gen;
+	}
 }
 
 static void origs_clear(void);
@@ -1248,6 +1720,7 @@ extern int init(void)
 	} else {
 		thread_owns_graveyard = false;
 		slurm_error("gpuplace: cannot start the reload thread: configuration changes need a restart");
+		decider_prepare(); /* no thread to build it: now, once */
 	}
 	return SLURM_SUCCESS;
 }
@@ -1269,7 +1742,9 @@ extern void fini(void)
 	pthread_mutex_lock(&conf_lock);
 	thread_owns_graveyard = false; /* from now on the last put frees */
 	pthread_mutex_unlock(&conf_lock);
-	decider_reset(NULL);
+	decider_reset();
+	conf_put(dec_failed);
+	dec_failed = NULL;
 	origs_clear();
 	pthread_mutex_lock(&conf_lock);
 	sn = snap_current;
@@ -1360,6 +1835,27 @@ static bool wants_idle_nodes(const job_desc_msg_t *j)
 {
 	return j->shared == JOB_SHARED_NONE || j->shared == JOB_SHARED_USER ||
 	       j->shared == JOB_SHARED_MCS;
+}
+
+/* The job's --nodelist and --exclude into r, each read once per
+ * submission (a host list can be a megabyte): a list r holds already is
+ * not read again, and lists that could not be read leave nrequired and
+ * nexcluded at -1, so that book_pass does not try them again.  0, or a
+ * gp_err code with err. */
+static int node_lists(const job_desc_msg_t *j, const gp_cluster_t *c, gp_request_t *r,
+                      gp_error_t *err)
+{
+	int rc = GP_OK;
+
+	if (r->nrequired < 0 || r->nexcluded < 0)
+		return GP_EINVAL; /* refused before; err was given then */
+	if (j->req_nodes && !r->required)
+		rc = gp__request_set_required(r, c, j->req_nodes, err);
+	if (rc == GP_OK && j->exc_nodes && !r->excluded)
+		rc = gp__request_set_excluded(r, c, j->exc_nodes, err);
+	if (rc != GP_OK)
+		r->nrequired = r->nexcluded = -1;
+	return rc;
 }
 
 /* Does the job ask for GPUs in any of the fields Slurm keeps them in
@@ -1523,8 +2019,7 @@ static int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_requ
 		return 0;
 	}
 	if ((j->partition && gp__request_set_partition(r, c, j->partition, &err)) ||
-	    (j->req_nodes && gp__request_set_required(r, c, j->req_nodes, &err)) ||
-	    (j->exc_nodes && gp__request_set_excluded(r, c, j->exc_nodes, &err)) ||
+	    node_lists(j, c, r, &err) ||
 	    (j->features && gp__request_set_constraint(r, j->features, &err))) {
 		snprintf(why, len, "%.400s", err.text);
 		return 0;
@@ -1710,10 +2205,11 @@ static int pin_exact(const job_desc_msg_t *j, const gp_request_t *r, const gp_sc
 		snprintf(why, len, "cluster state %lld s old", (long long)age);
 		return 0;
 	}
-	if (unconfirmed_passes) {
+	if (unconfirmed_passes + unbooked_passes) {
 		/* where Slurm put them is a guess until the next reading */
-		snprintf(why, len, "%d GPU job%s passed since the state was read", unconfirmed_passes,
-		         unconfirmed_passes == 1 ? "" : "s");
+		snprintf(why, len, "%d GPU job%s passed since the state was read",
+		         unconfirmed_passes + unbooked_passes,
+		         unconfirmed_passes + unbooked_passes == 1 ? "" : "s");
 		return 0;
 	}
 	if (!gp_job_segment_pin_ok(j, n)) {
@@ -1965,18 +2461,17 @@ static void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *
 		snap_put(sn);
 		return;
 	}
-	/* the node lists were not read for a job gpuplace does not place */
-	if ((j->req_nodes && gp__request_set_required(r, c->cluster, j->req_nodes, &err)) ||
-	    (j->exc_nodes && gp__request_set_excluded(r, c->cluster, j->exc_nodes, &err)) ||
+	/* the node lists, unless build_request read them already */
+	if (node_lists(j, c->cluster, r, &err) ||
 	    (*type && restrict_to_type(r, c->cluster, type, why, sizeof(why)))) {
 		snap_put(sn);
 		return;
 	}
 	job_need(j, daemon_default_mem(), &need);
 	pthread_mutex_lock(&decide_lock);
-	if (dec_conf == c || decider_reset(c) == 0) {
-		prepare_work(&sn->view, &need);
-		ledger_add_guess(r, nodes, uid, gp_live_name_hash(j->name));
+	if (dec_conf == c) {
+		prepare_work(sn, &need);
+		ledger_add_guess(r, nodes, uid, gp_live_name_hash(j->name), sn);
 		work->jobs = NULL; /* borrowed from the snapshot */
 		work->njobs = 0;
 	}
@@ -2145,13 +2640,14 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	memset(&d, 0, sizeof(d));
 	memset(&o, 0, sizeof(o));
 	pthread_mutex_lock(&decide_lock);
-	if (dec_conf != c && decider_reset(c) != 0) {
+	if (dec_conf != c) {
+		/* the plugin's thread builds it (decider_prepare): never here */
 		pthread_mutex_unlock(&decide_lock);
 		snap_put(sn);
-		count_pass(PASS_ENGINE, label, "cannot set up the placement engine");
+		count_pass(PASS_NO_ENGINE, label, NULL);
 		goto out;
 	}
-	prepare_work(&sn->view, &need);
+	prepare_work(sn, &need);
 	/* nodes reserved during the job's run are not its to take; a job in a
 	 * reservation stays inside it (time limit 0: no limit, every
 	 * reservation not yet over counts) */
@@ -2171,7 +2667,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 			profile.gpus = r.gpus;
 		bookings_prune((int64_t)time(NULL));
 		rc = gp__decide(engine, work, &r, found > 0 ? &profile : NULL, &c->policy, &pv,
-		                sn->view.state->time, bookings, nbookings, &d, &err);
+		                sn->view.state->time, recent_bookings(), nrecent_bookings(), &d, &err);
 	}
 	work->jobs = NULL; /* borrowed from the snapshot */
 	work->njobs = 0;
@@ -2241,12 +2737,21 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		domain_of(c->cluster, &d.cands[0], feat, sizeof(feat));
 		o.features = feat;
 	}
+	if (o.kind != GP_DECIDE_REJECT && d.ncands > 0 && !d.cands[0].future &&
+	    !ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, o.ref, submit_uid,
+	                gp_live_name_hash(job_desc->name), true, d.cands[0].cap_w, false) &&
+	    o.kind == GP_DECIDE_PIN) {
+		/* not booked (the ledger full): the next decision would count
+		 * this set free and pin another job to it; only a domain */
+		o.kind = GP_DECIDE_CONSTRAIN;
+		domain_of(c->cluster, &d.cands[0], feat, sizeof(feat));
+		o.features = feat;
+		snprintf(o.unpinned, sizeof(o.unpinned), "the ledger of %d decisions Slurm has not "
+		         "started is full", GP_LEDGER_MAX);
+	}
 	if (o.kind != GP_DECIDE_REJECT)
 		orig_save(job_desc, o.ref, found > 0 ? hints : NULL,
 		          d.waited ? d.wait_s : 0.0, submit_uid, o.switches > 0);
-	if (o.kind != GP_DECIDE_REJECT && d.ncands > 0 && !d.cands[0].future)
-		ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, o.ref, submit_uid,
-		           gp_live_name_hash(job_desc->name), true, d.cands[0].cap_w);
 	if (o.kind != GP_DECIDE_REJECT)
 		booking_add(&d, r.time_limit_min, (int64_t)time(NULL));
 	pthread_mutex_unlock(&decide_lock);
@@ -2333,7 +2838,9 @@ struct steer_orig {
 	job_desc_msg_t d;
 };
 
-static struct steer_orig origs[GP_LEDGER_MAX];
+/* pointers, so that dropping the oldest of a full table moves
+ * GP_LEDGER_MAX pointers, not GP_LEDGER_MAX job descriptions */
+static struct steer_orig *origs[GP_LEDGER_MAX];
 static int norigs;
 
 static char *dup_or_null(const char *s)
@@ -2343,6 +2850,8 @@ static char *dup_or_null(const char *s)
 
 static void orig_free(struct steer_orig *o)
 {
+	if (!o)
+		return;
 	free(o->hints);
 	free(o->d.tres_per_job);
 	free(o->d.tres_per_node);
@@ -2356,7 +2865,7 @@ static void orig_free(struct steer_orig *o)
 	free(o->d.exc_nodes);
 	free(o->d.features);
 	free(o->d.name);
-	memset(o, 0, sizeof(*o));
+	free(o);
 }
 
 /* Called under decide_lock, before apply() changes the description. */
@@ -2365,15 +2874,16 @@ static void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, 
 {
 	struct steer_orig *o;
 
+	if (!(o = calloc(1, sizeof(*o))))
+		return; /* memory short: this job is not steered */
 	if (norigs == GP_LEDGER_MAX) {
 		/* full: the oldest goes (its job is left alone from now on) */
-		orig_free(&origs[0]);
+		orig_free(origs[0]);
 		memmove(&origs[0], &origs[1], (size_t)(GP_LEDGER_MAX - 1) * sizeof(origs[0]));
-		memset(&origs[GP_LEDGER_MAX - 1], 0, sizeof(origs[0]));
+		origs[GP_LEDGER_MAX - 1] = NULL;
 		norigs--;
 	}
-	o = &origs[norigs];
-	memset(o, 0, sizeof(*o));
+	origs[norigs] = o;
 	o->ref = ref;
 	gp_steer_job_init(&o->st, false, (int64_t)time(NULL), wait_s, every_refresh);
 	o->uid = uid;
@@ -2408,8 +2918,10 @@ static void origs_clear(void)
 {
 	int k;
 
-	for (k = 0; k < norigs; k++)
-		orig_free(&origs[k]);
+	for (k = 0; k < norigs; k++) {
+		orig_free(origs[k]);
+		origs[k] = NULL;
+	}
 	norigs = 0;
 }
 
@@ -2419,10 +2931,10 @@ static void orig_forget_job(uint32_t job_id)
 
 	pthread_mutex_lock(&decide_lock);
 	for (k = 0; k < norigs; k++)
-		if (origs[k].job_id == job_id) {
-			orig_free(&origs[k]);
+		if (origs[k]->job_id == job_id) {
+			orig_free(origs[k]);
 			memmove(&origs[k], &origs[k + 1], (size_t)(norigs - k - 1) * sizeof(origs[0]));
-			memset(&origs[norigs - 1], 0, sizeof(origs[0]));
+			origs[norigs - 1] = NULL;
 			norigs--;
 			break;
 		}
@@ -2434,8 +2946,8 @@ static struct steer_orig *orig_find(uint64_t ref)
 	int k;
 
 	for (k = 0; k < norigs; k++)
-		if (origs[k].ref == ref)
-			return &origs[k];
+		if (origs[k]->ref == ref)
+			return origs[k];
 	return NULL;
 }
 
@@ -2470,17 +2982,18 @@ static void origs_prune(const job_info_msg_t *jobs, int64_t now)
 	qsort(pend, (size_t)np, sizeof(*pend), by_ref);
 	pthread_mutex_lock(&decide_lock);
 	for (k = 0; k < norigs; k++) {
-		key.ref = origs[k].ref;
+		key.ref = origs[k]->ref;
 		hit = bsearch(&key, pend, (size_t)np, sizeof(*pend), by_ref);
 		if (hit)
-			origs[k].job_id = hit->job_id;
-		if (origs[k].st.decided + GP_LEDGER_GRACE_S < now && !hit) {
-			orig_free(&origs[k]);
+			origs[k]->job_id = hit->job_id;
+		if (origs[k]->st.decided + GP_LEDGER_GRACE_S < now && !hit) {
+			orig_free(origs[k]);
+			origs[k] = NULL;
 			continue;
 		}
 		if (kept != k) {
 			origs[kept] = origs[k];
-			memset(&origs[k], 0, sizeof(origs[k]));
+			origs[k] = NULL;
 		}
 		kept++;
 	}
@@ -2564,8 +3077,8 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	/* moved lately, or CONSTRAINed and re-decided within the interval */
 	if (!gp_steer_due(&o->st, &c->policy, now))
 		return 0;
-	if (dec_conf != c && decider_reset(c) != 0)
-		return 0;
+	if (dec_conf != c)
+		return 0; /* built by this thread before the next pass */
 	if (o->hints && gp__job_profile_parse(o->hints, &profile, &err) == GP_OK)
 		found = 1;
 	gp__request_init(&r);
@@ -2574,7 +3087,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		goto out;
 	job_need(&o->d, daemon_default_mem(), &need);
 	prepare_skip_ref = k->ref;
-	prepare_work(&sn->view, &need);
+	prepare_work(sn, &need);
 	if (gp_resv_apply(c->cluster, &sn->resv, o->d.reservation, now,
 	                  (int64_t)r.time_limit_min * 60, work->node_flags, why, sizeof(why)))
 		goto out;
@@ -2611,7 +3124,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 			profile.gpus = r.gpus;
 		bookings_prune(now);
 		rc = gp__decide(engine, work, &r, found ? &profile : NULL, &pol, &pv,
-		                sn->view.state->time, bookings, nbookings, &d, &err);
+		                sn->view.state->time, recent_bookings(), nrecent_bookings(), &d, &err);
 	}
 	if (rc != GP_OK || !gp_steer_moves(&d))
 		goto out;
@@ -2651,12 +3164,14 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		plan_clear(plan);
 		goto out;
 	}
-	/* the new set is this job's from now on: later decisions see it taken */
+	/* the new set is this job's from now on: later decisions see it
+	 * taken; a move the ledger cannot book is not made */
 	if ((e = ledger_find(k->ref))) {
 		int32_t *nn = malloc((size_t)d.cands[0].nnodes * sizeof(*nn));
 		uint32_t *nm = malloc((size_t)d.cands[0].nnodes * sizeof(*nm));
+		bool booked = nn && nm;
 
-		if (nn && nm) {
+		if (booked) {
 			memcpy(nn, d.cands[0].nodes, (size_t)d.cands[0].nnodes * sizeof(*nn));
 			memcpy(nm, d.cands[0].gpu_mask, (size_t)d.cands[0].nnodes * sizeof(*nm));
 			free(e->nodes);
@@ -2667,12 +3182,19 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 			e->cap_w = d.cands[0].cap_w;
 			nn = NULL;
 			nm = NULL;
+			ledger_index_rebuild();
 		}
 		free(nn);
 		free(nm);
-	} else {
-		ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, k->ref, o->uid,
-		           gp_live_name_hash(o->d.name), true, d.cands[0].cap_w);
+		if (!booked) {
+			plan_clear(plan);
+			goto out;
+		}
+	} else if (!ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, k->ref,
+	                       o->uid, gp_live_name_hash(o->d.name), true, d.cands[0].cap_w,
+	                       false)) {
+		plan_clear(plan);
+		goto out;
 	}
 	gp_steer_moved(&o->st, now);
 	o->st.every_refresh = false; /* a PIN from now on */

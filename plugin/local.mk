@@ -25,7 +25,7 @@ uninstall-hook:
 # Daemon-less tests: the plugin dlopen()ed into a program linked with
 # libslurm, and an RTLD_NOW symbol check against libslurmfull.so.
 check_PROGRAMS += tests/unit/test_plugin tests/unit/dlcheck tests/unit/test_live_state tests/unit/test_plugin_apply \
-	tests/unit/test_steer
+	tests/unit/test_steer tests/unit/test_plugin_ledger
 # How a decision is written into a job description (the plugin's source
 # compiled in: its helpers are static).
 tests_unit_test_plugin_apply_SOURCES = tests/unit/test_plugin_apply.c plugin/live_state.c plugin/live_state.h \
@@ -42,6 +42,13 @@ tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c plugin/l
 tests_unit_test_plugin_submit_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_plugin_submit_LDADD = $(TEST_LIBS) $(DL_LIBS)
 TESTS += tests/unit/test_plugin_submit
+# The plugin's ledger through job_submit(): bounded (no two PINs share GPUs
+# when it is full), and its index equal to a recomputation on random ledgers.
+tests_unit_test_plugin_ledger_SOURCES = tests/unit/test_plugin_ledger.c plugin/live_state.c plugin/live_state.h \
+	plugin/gres_parse.c plugin/gres_parse.h \
+	plugin/steer.c plugin/steer.h plugin/reservations.c
+tests_unit_test_plugin_ledger_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_plugin_ledger_LDADD = $(TEST_LIBS) $(DL_LIBS)
 # The plugin's ledger power, reservations, steering picks and switch
 # requests on the model alone.
 tests_unit_test_steer_SOURCES = tests/unit/test_steer.c plugin/steer.c plugin/steer.h plugin/gres_parse.c plugin/gres_parse.h
@@ -58,7 +65,7 @@ tests_unit_test_plugin_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 tests_unit_dlcheck_SOURCES = tests/unit/dlcheck.c
 tests_unit_dlcheck_LDADD = $(DL_LIBS)
-TESTS += tests/unit/test_plugin tests/unit/test_live_state tests/unit/test_plugin_apply tests/unit/test_steer \
+TESTS += tests/unit/test_plugin tests/unit/test_live_state tests/unit/test_plugin_apply tests/unit/test_steer tests/unit/test_plugin_ledger \
 	tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh tests/unit/valgrind_plugin.sh
 
 EXTRA_DIST += tests/slurm tests/slurm/slurm_baseline.sh tests/slurm/slurm_plugin.sh tests/slurm/slurm_valgrind.sh tests/slurm/slurm_vs_stock.sh tests/slurm/slurm_steer.sh bench/bench_submit.sh tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh \

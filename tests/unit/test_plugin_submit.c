@@ -125,6 +125,9 @@ static int load_site(const char *site)
 	sn->resv_ok = true;
 	sn->conf = c; /* the reference conf_get() took */
 	snap_publish(sn);
+	/* the engine the plugin's thread builds for a new configuration: built
+	 * here too, so that the first submission finds it */
+	decider_prepare();
 	return 0;
 }
 
@@ -299,7 +302,8 @@ static void test_typed_requests(void **unused)
 		    !has_nocase(j->tres_per_node, cases[i].prefix[0] == 'a' ? ":a100:" : ":l40s:"))
 			fail_msg("case %zu: tres_per_node %s lost the type", i, j->tres_per_node);
 		job_free(j);
-		decider_reset(NULL); /* each case on an empty ledger */
+		decider_reset(); /* each case on an empty ledger */
+		decider_prepare();
 	}
 }
 
@@ -378,7 +382,8 @@ static void test_multi_entry_request(void **unused)
 		assert_string_equal(j->tres_per_node, i == 0 ? "gres:gpu:h100:8" : "gres/gpu:h100:8");
 		assert_nodes_named(j, "dgx");
 		job_free(j);
-		decider_reset(NULL);
+		decider_reset();
+		decider_prepare();
 	}
 }
 
