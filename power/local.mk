@@ -18,6 +18,9 @@ tests_test_telemetry_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_telemetry_CFLAGS = $(TEST_CFLAGS)
 tests_test_telemetry_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/test_telemetry
+# gpuplace power show on a FIFO telemetry file (must not hang)
+TESTS += tests/power_fifo_cli.sh
+EXTRA_DIST += tests/power_fifo_cli.sh
 
 check_PROGRAMS += tests/fuzz_prom tests/fuzz_redfish
 tests_fuzz_prom_SOURCES = tests/fuzz_prom.c tests/fuzz_driver.c

@@ -262,6 +262,7 @@ const gp_power_snapshot_t *gp__poller_snapshot_get(gp_poller_t *p);
 typedef struct gp__reading {
 	int32_t rack;           /* index into c->racks */
 	double watts;
+	double time;            /* epoch s the sample was taken, < 0 = the poll's time */
 } gp__reading_t;
 
 /*
@@ -292,7 +293,9 @@ int gp__parse_power_file(const gp_cluster_t *c, const char *buf, size_t len,
                          double *time, gp_error_t *err);
 
 /* Plausibility of a reading in watts for rack r: 0, or GP_ERANGE with why
- * in err ("negative", "not finite", "looks like kW", "implausibly high"). */
+ * in err ("negative", "not finite", "looks like kW", "ten times" the cap,
+ * "0 W is no measurement" of a rack with nodes, "implausibly low": below
+ * half the rack's idle draw from its nodes' NodeBaseWatts and IdleWatts). */
 int gp__power_check_units(const gp_cluster_t *c, int32_t rack, double watts, gp_error_t *err);
 
 #endif /* GP_POWER_H */
