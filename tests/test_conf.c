@@ -761,6 +761,19 @@ static const err_case_t err_cases[] = {
 	  { KEEP, KEEP, KEEP, PROFILE "Rack=r1 Nodes=n[1-4] PowerCapKW=1.32 NodeBaseWatts=4600\n", KEEP },
 	  "gpuplace.conf:2: PowerCapKW: 1.32 kW for rack 'r1' is below its idle draw of 19.5 kW "
 	  "(4 nodes at NodeBaseWatts=4600" },
+	/* cooling is held to the cap's rule (issue 27 item 8): heat equals
+	 * the draw, so cooling below the idle draw can never be met */
+	{ "rack cooling below the rack's idle draw",
+	  { KEEP, KEEP, KEEP,
+	    PROFILE "Rack=r1 Nodes=n[1-4] PowerCapKW=40 CoolingKW=1.32 NodeBaseWatts=4600\n", KEEP },
+	  "gpuplace.conf:2: CoolingKW: 1.32 kW for rack 'r1' is below its idle draw of 19.5 kW "
+	  "(4 nodes at NodeBaseWatts=4600" },
+	{ "rack cooling 0 (was taken as the cap)",
+	  { KEEP, KEEP, KEEP, PROFILE "Rack=r1 Nodes=n[1-4] PowerCapKW=40 CoolingKW=0\n", KEEP },
+	  "gpuplace.conf:2: CoolingKW: 0 kW for rack 'r1': no rack runs on 0 kW of cooling" },
+	{ "rack cooling above any rack (watts as kW)",
+	  { KEEP, KEEP, KEEP, PROFILE "Rack=r1 Nodes=n[1-4] PowerCapKW=40 CoolingKW=40000\n", KEEP },
+	  "gpuplace.conf:2: CoolingKW: 40000 kW for rack 'r1' is above 1000 kW" },
 	{ "switch level without topology.conf",
 	  { KEEP, NULL, KEEP, PROFILE "FabricLevel=1 LinkGBps=25\n", KEEP },
 	  "gpuplace.conf:2: FabricLevel: level 1 is a switch level, but " },
