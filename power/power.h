@@ -219,6 +219,11 @@ typedef struct gp_poller_opts {
 	gp_log_fn log;          /* NULL = no logging */
 	void *log_arg;
 	size_t max_body;        /* largest accepted response/file, bytes; 0 = 4 MiB */
+	/* Type=file reader, NULL = gp__file_read (tests pass one that stalls
+	 * like a hung mount); runs in a thread of its own, may outlive the
+	 * poller, so it must not use anything the poller owns */
+	int (*file_read)(const char *path, size_t max, unsigned flags, gp__file_t *out,
+	                 gp_error_t *err);
 } gp_poller_opts_t;
 
 typedef struct gp_poller gp_poller_t;

@@ -358,6 +358,7 @@ struct file_read {
 	int refs;                       /* under lock: poller + reader */
 	bool done;
 	size_t max;
+	int (*read)(const char *, size_t, unsigned, gp__file_t *, gp_error_t *);
 	gp__file_t f;
 	gp_error_t err;
 	int rc;
@@ -386,7 +387,10 @@ static void *file_read_main(void *arg)
 	struct file_read *fr = arg;
 	gp_error_t e = { "" };
 	gp__file_t f;
-	int rc = gp__file_read(fr->path, fr->max, GP_FILE_REGULAR, &f, &e);
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	rc = fr->read(fr->path, fr->max, GP_FILE_REGULAR, &f, &e);
 
 	pthread_mutex_lock(&fr->lock);
 	fr->f = f;
@@ -444,6 +448,7 @@ static int file_get(gp_poller_t *p, struct source *s, struct body *b, double *mt
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	memcpy(fr->path, t->url, plen + 1);
 	fr->max = p->o.max_body;
+	fr->read = p->o.file_read ? p->o.file_read : gp__file_read;
 	fr->refs = 2;
 	pthread_mutex_init(&fr->lock, NULL);
 	pthread_condattr_init(&ca);

@@ -631,6 +631,147 @@ static void test_file_fifo(void **state)
 	unlink(path);
 }
 
+/* A file on a hung mount: open() and read() of a regular file ignore
+ * O_NONBLOCK and sleep in the kernel while the server is away.  The
+ * reader below stands in for one (it blocks until released, then reads
+ * the real file).  The poll fails after the source's Timeout with the file
+ * named; a second poll starts no second read while the first is stuck;
+ * once the read returns, polling works again; stop and destroy return
+ * promptly while a read is stuck, and the reader frees what it shares. */
+static double since(const struct timespec *t0);
+static pthread_mutex_t hung_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hung_cond = PTHREAD_COND_INITIALIZER;
+static bool hung_release;
+static int hung_calls, hung_done;
+
+static int hung_read(const char *path, size_t max, unsigned flags, gp__file_t *out,
+                     gp_error_t *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&hung_lock);
+	hung_calls++;
+	while (!hung_release)
+		pthread_cond_wait(&hung_cond, &hung_lock);
+	pthread_mutex_unlock(&hung_lock);
+	rc = gp__file_read(path, max, flags, out, err);
+	pthread_mutex_lock(&hung_lock);
+	hung_done++;
+	pthread_cond_broadcast(&hung_cond);
+	pthread_mutex_unlock(&hung_lock);
+	return rc;
+}
+
+static void hung_set(bool release)
+{
+	pthread_mutex_lock(&hung_lock);
+	hung_release = release;
+	pthread_cond_broadcast(&hung_cond);
+	pthread_mutex_unlock(&hung_lock);
+}
+
+/* Wait until n reads have returned. */
+static void hung_wait_done(int n)
+{
+	pthread_mutex_lock(&hung_lock);
+	while (hung_done < n)
+		pthread_cond_wait(&hung_cond, &hung_lock);
+	pthread_mutex_unlock(&hung_lock);
+}
+
+static int hung_calls_now(void)
+{
+	int n;
+
+	pthread_mutex_lock(&hung_lock);
+	n = hung_calls;
+	pthread_mutex_unlock(&hung_lock);
+	return n;
+}
+
+static void test_file_hung_mount(void **state)
+{
+	struct fx *f = *state;
+	gp_poller_opts_t o = { .clock = fake_clock, .clock_arg = f, .log = capture_log,
+	                       .log_arg = f, .file_read = hung_read };
+	struct timespec t0;
+	gp_error_t err = { "" };
+	char path[512];
+	double dt;
+	FILE *fp;
+
+	hung_calls = hung_done = 0;
+	hung_set(false);
+	snprintf(path, sizeof(path), "%s/power.json", f->tmp);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "{\"time\": %.0f, \"racks\": {\"r1\": 9500}}\n", T0 - 5);
+	fclose(fp);
+	f->c = pf_cluster(1);
+	pf_telemetry(f->c, 0, "nfs", GP_TELEMETRY_FILE, path, "r1", NULL);
+	f->c->telemetry[0].timeout_s = 0.5;
+	assert_int_equal(gp_state_create(f->c, &f->s), 0);
+	assert_int_equal(gp__poller_create(f->c, &o, &f->p, &err), 0);
+	alarm(30);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(gp__poller_poll_once(f->p), 0);
+	dt = since(&t0);
+	print_message("# poll with a stuck read returned after %.3f s (Timeout=0.5)\n", dt);
+	assert_true(dt >= 0.45 && dt < 1.5);
+	assert_int_equal(status(f, 0).state, GP_SOURCE_FAILED);
+	assert_non_null(strstr(status(f, 0).message, path));
+	assert_non_null(strstr(status(f, 0).message, "no answer within Timeout=0.5 s"));
+	/* still stuck: no second reader, the poll fails at once */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(gp__poller_poll_once(f->p), 0);
+	assert_true(since(&t0) < 0.3);
+	assert_int_equal(hung_calls_now(), 1);
+	assert_non_null(strstr(status(f, 0).message, "an earlier read is still blocked"));
+	/* the mount comes back: the next poll reads the file */
+	hung_set(true);
+	hung_wait_done(1);
+	{
+		/* the reader marks its read done just after hung_read returns */
+		struct timespec ts = { 0, 20000000L };
+		int k;
+
+		for (k = 0; k < 100; k++) {
+			assert_int_equal(gp__poller_poll_once(f->p), 0);
+			if (!strstr(status(f, 0).message, "still blocked"))
+				break;
+			nanosleep(&ts, NULL);
+		}
+	}
+	assert_int_equal(status(f, 0).state, GP_SOURCE_OK);
+	assert_float_equal(headroom(f, 0).measured_w, 9500, 0);
+	/* stuck again, in the thread: stop returns promptly, destroy too, and
+	 * the reader frees the shared read when it returns */
+	hung_set(false);
+	assert_int_equal(gp__poller_start(f->p, &err), 0);
+	while (hung_calls_now() < 3) {
+		struct timespec ts = { 0, 10000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	gp__poller_stop(f->p);
+	gp__poller_destroy(f->p);
+	f->p = NULL;
+	dt = since(&t0);
+	print_message("# stop + destroy with a stuck read returned after %.3f s\n", dt);
+	assert_true(dt < 1.0);
+	hung_set(true);
+	hung_wait_done(3);
+	alarm(0);
+	/* give the detached reader its last instructions (the free) */
+	{
+		struct timespec ts = { 0, 100000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	unlink(path);
+}
+
 /* ---- credentials ------------------------------------------------------------ */
 
 static void write_secret(struct fx *f, const char *text, mode_t mode)
@@ -1103,6 +1244,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_redfish_racks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_source, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_fifo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_hung_mount, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tls_verified, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_errors, setup, teardown),
