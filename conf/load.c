@@ -252,17 +252,13 @@ static int plausibility(gp__load_t *ld, gp_error_t *err)
 {
 	gp_cluster_t *c = ld->c;
 	int32_t i, j;
+	int k;
 
 	for (i = 0; i < c->nracks; i++) {
 		const gp_rack_t *r = &c->racks[i];
 		const gp__conf_loc_t *loc = &ld->rack_loc[i];
 		double idle_w = 0;
 
-		if (r->power_cap_kw > RACK_KW_MAX)
-			return gp__conf_err(err, loc, "PowerCapKW",
-			                    "%g kW for rack '%s' is above %g kW, more than any rack draws "
-			                    "(a GB200 NVL72 has 132 kW of power shelves): watts written as kW?",
-			                    r->power_cap_kw, r->name, RACK_KW_MAX);
 		if (r->node_base_w > 0 && r->node_base_w < NODE_BASE_W_MIN &&
 		    gp__cluster_warnf(c, "%s:%d: NodeBaseWatts: %g W for rack '%s' is below %g W, less "
 		                      "than any GPU server draws without its GPUs: kW written as W?",
@@ -275,14 +271,33 @@ static int plausibility(gp__load_t *ld, gp_error_t *err)
 			if (n->profile >= 0)
 				idle_w += n->ngpus * c->profiles[n->profile].idle_w;
 		}
-		/* a cap below what the rack draws doing nothing can never be met */
-		if (r->power_cap_kw * 1000.0 < idle_w)
-			return gp__conf_err(err, loc, "PowerCapKW",
-			                    "%g kW for rack '%s' is below its idle draw of %.1f kW "
-			                    "(%d nodes at NodeBaseWatts=%g plus their GPUs' IdleWatts): "
-			                    "kW written as MW, or a wrong rack?",
-			                    r->power_cap_kw, r->name, idle_w / 1000.0, (int)r->nnodes,
-			                    r->node_base_w);
+		/* One rule for both limits: heat equals the electrical draw
+		 * (power.h), so cooling below the idle draw can no more be met
+		 * than such a cap, and 0 is no limit a rack runs under (an
+		 * unset CoolingKW is the cap, never 0). */
+		for (k = 0; k < 2; k++) {
+			const char *key = k ? "CoolingKW" : "PowerCapKW";
+			double kw = k ? r->cooling_kw : r->power_cap_kw;
+
+			if (kw > RACK_KW_MAX)
+				return gp__conf_err(err, loc, key,
+				                    "%g kW for rack '%s' is above %g kW, more than any rack "
+				                    "draws (a GB200 NVL72 has 132 kW of power shelves): watts "
+				                    "written as kW?", kw, r->name, RACK_KW_MAX);
+			if (!(kw > 0.0))
+				return gp__conf_err(err, loc, key,
+				                    "%g kW for rack '%s': no rack runs on 0 kW of %s%s", kw,
+				                    r->name, k ? "cooling" : "power",
+				                    k ? " (leave CoolingKW out to mean the power cap)" : "");
+			/* a limit below what the rack draws doing nothing can never be met */
+			if (kw * 1000.0 < idle_w)
+				return gp__conf_err(err, loc, key,
+				                    "%g kW for rack '%s' is below its idle draw of %.1f kW "
+				                    "(%d nodes at NodeBaseWatts=%g plus their GPUs' IdleWatts): "
+				                    "kW written as MW, or a wrong rack?",
+				                    kw, r->name, idle_w / 1000.0, (int)r->nnodes,
+				                    r->node_base_w);
+		}
 	}
 	return GP_OK;
 }

@@ -107,6 +107,45 @@ static int new_object(const gp__conf_line_t *l, const char *what, gp__nametab_t 
 	return GP_OK;
 }
 
+/*
+ * The lowest power limit each known GPU model accepts (nvidia-smi
+ * --query-gpu=power.min_limit, "Min Power Limit" of nvidia-smi -q), used
+ * when a GpuProfile leaves MinCapWatts out.  A model is known by its
+ * profile name and its TDPWatts together (an A100 is a 400 W SXM board or a
+ * 300 W PCIe card, whose floors differ).  Models not listed keep the
+ * documented default of TDPWatts / 2.
+ */
+static const struct gpu_floor {
+	const char *name;
+	double tdp_w, min_cap_w;
+} gpu_floors[] = {
+	/* H200 SXM: nvidia-smi on a real H200 reported default 700 W, min
+	 * 200 W, max 700 W (shared/data/hwloc/README.md) [S]. */
+	{ "h200", 700.0, 200.0 },
+	/* H100 SXM: 200-700 W, the H200's board limits (same board power,
+	 * same SXM5 module); H100 cap sweeps start at 200 W (arXiv 2604.11391,
+	 * notes/calibration.md sec. 4) [S abstract]; nvidia-smi -q "Min Power
+	 * Limit: 200.00 W" [R]. */
+	{ "h100", 700.0, 200.0 },
+	/* A100 SXM4: nvidia-smi -q "Min Power Limit: 100.00 W", "Max Power
+	 * Limit: 400.00 W" [R]; etc/prolog/gpuplace-powercap states the same
+	 * range. */
+	{ "a100", 400.0, 100.0 },
+	/* A100 PCIe 80 GB: 150-300 W [R: nvidia-smi -q on the card]. */
+	{ "a100", 300.0, 150.0 },
+};
+
+/* The built-in floor of profile name/tdp_w, or 0 when the model is not known. */
+static double builtin_min_cap(const char *name, double tdp_w)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(gpu_floors) / sizeof(gpu_floors[0]); i++)
+		if (!strcasecmp(name, gpu_floors[i].name) && tdp_w == gpu_floors[i].tdp_w)
+			return gpu_floors[i].min_cap_w;
+	return 0.0;
+}
+
 static int line_profile(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 {
 	gp_cluster_t *c = x->ld->c;
@@ -151,6 +190,10 @@ static int line_profile(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 	if (p->min_cap_w > p->tdp_w)
 		return gp__conf_err(err, &l->loc, "MinCapWatts", "'%s' is above TDPWatts '%s'",
 		                    k[5].val, k[3].val);
+	/* a cap the GPU refuses is no plan: without MinCapWatts, the known
+	 * model's floor (else TDPWatts / 2, model.h) */
+	if (!k[5].val)
+		p->min_cap_w = builtin_min_cap(p->name, p->tdp_w);
 	return GP_OK;
 }
 

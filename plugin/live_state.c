@@ -129,6 +129,57 @@ static long tres_alloc_gpus(const char *tres)
 	return 0;
 }
 
+/*
+ * The power caps etc/prolog/gpuplace-powercap recorded for a running job:
+ * each node's prolog appends "; applied cap NODE W W" (the highest limit
+ * its GPUs read back after nvidia-smi -pl) or "; applied cap NODE none"
+ * to the job's admin comment.  When every node of the job has a number,
+ * the job's load becomes the fraction of its GPUs' dynamic range that cap
+ * allows, (W - IdleWatts) / (TDPWatts - IdleWatts), the highest over its
+ * nodes, if lower than the load it had: the estimate then counts what the
+ * GPUs enforce, not the plan.  A node without a record, "none", or a GPU
+ * of unknown profile leaves the load as it was (uncapped: conservative).
+ */
+static void applied_cap_load(const gp_cluster_t *c, const char *comment, gp_job_alloc_t *ja)
+{
+	static const char key[] = "; applied cap ";
+	double frac = 0.0;
+	int32_t k;
+
+	if (!comment || strncmp(comment, "gpuplace: ", 10) || !strstr(comment, key))
+		return;
+	for (k = 0; k < ja->nnodes; k++) {
+		const gp_node_t *n = &c->nodes[ja->nodes[k]];
+		const gp_gpu_profile_t *p;
+		size_t nl = strlen(n->name);
+		const char *q;
+		bool found = false;
+		double w = 0.0, f;
+
+		if (n->profile < 0 || n->profile >= c->nprofiles)
+			return;
+		p = &c->profiles[n->profile];
+		for (q = comment; (q = strstr(q, key)); q++) {
+			char *end;
+
+			if (strncmp(q + sizeof(key) - 1, n->name, nl) || q[sizeof(key) - 1 + nl] != ' ')
+				continue;
+			errno = 0;
+			w = strtod(q + sizeof(key) + nl, &end);
+			/* the last record of the node counts (a requeued job's prolog ran again) */
+			found = !errno && end != q + sizeof(key) + nl && !strncmp(end, " W", 2) &&
+			        w > 0.0 && w < 1e5;
+		}
+		if (!found || !(p->tdp_w > p->idle_w))
+			return;
+		f = (w - p->idle_w) / (p->tdp_w - p->idle_w);
+		frac = f > frac ? f : frac;
+	}
+	/* load 0 would mean "not given" (model.h): a cap at idle is 1e-6 */
+	if (ja->nnodes > 0 && frac < ja->load)
+		ja->load = frac > 1e-6 ? frac : 1e-6;
+}
+
 static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t *ji,
                    int32_t *unreadable, int32_t *job_cpus, int64_t *job_mem)
 {
@@ -212,6 +263,7 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 		free(host);
 	}
 	slurm_hostlist_destroy(hl);
+	applied_cap_load(c, ji->admin_comment, ja);
 	s->njobs++;
 	return 0;
 }

@@ -18,6 +18,9 @@ tests_unit_test_telemetry_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcd
 tests_unit_test_telemetry_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_telemetry_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/unit/test_telemetry
+# gpuplace power show on a FIFO telemetry file (must not hang)
+TESTS += tests/cli/power_fifo_cli.sh
+EXTRA_DIST += tests/cli/power_fifo_cli.sh
 
 check_PROGRAMS += tests/fuzz/fuzz_prom tests/fuzz/fuzz_redfish
 tests_fuzz_fuzz_prom_SOURCES = tests/fuzz/fuzz_prom.c tests/fuzz/fuzz_driver.c

@@ -67,9 +67,42 @@ static int32_t rack_find(const gp_cluster_t *c, const char *name)
 	return -1;
 }
 
+/* A rack's idle draw as the configuration states it: each node's
+ * NodeBaseWatts plus its GPUs' IdleWatts (GPUs of no known profile count
+ * nothing here: a floor must not be raised by a guess).  The same sum
+ * conf/load.c holds PowerCapKW to. */
+static double rack_idle_w(const gp_cluster_t *c, const gp_rack_t *r)
+{
+	double w = 0.0;
+	int32_t i;
+
+	for (i = 0; i < r->nnodes; i++) {
+		const gp_node_t *n;
+
+		if (r->nodes[i] < 0 || r->nodes[i] >= c->nnodes)
+			continue;
+		n = &c->nodes[r->nodes[i]];
+		w += n->base_w > 0.0 ? n->base_w : r->node_base_w;
+		if (n->profile >= 0 && n->profile < c->nprofiles)
+			w += n->ngpus * c->profiles[n->profile].idle_w;
+	}
+	return w;
+}
+
+/* The lowest plausible reading as a fraction of the rack's configured idle
+ * draw.  An assumption: NodeBaseWatts is usually taken from a system's
+ * maximum (DGX H100: 10.2 kW less 8 x 700 W, calibration.md sec. 4), and a
+ * server with idle CPUs draws less than that, so a real idle rack may read
+ * below the configured figure -- but not below half of it while its nodes
+ * are up.  A rack read lower is switched off, half measured (a PDU feed
+ * missing from the sum) or not reported (0 from a collector that lost it);
+ * taking such a number would grant headroom no one measured, so it is
+ * refused and the estimate is used. */
+#define GP_IDLE_FLOOR_FRACTION 0.5
+
 int gp__power_check_units(const gp_cluster_t *c, int32_t rack, double watts, gp_error_t *err)
 {
-	double cap_w;
+	double cap_w, floor_w;
 
 	if (!isfinite(watts))
 		return gp__errorf(err, GP_ERANGE, "%g W is not a finite number", watts);
@@ -91,17 +124,37 @@ int gp__power_check_units(const gp_cluster_t *c, int32_t rack, double watts, gp_
 		return gp__errorf(err, GP_ERANGE,
 		                  "%g W is over ten times the %g kW cap (wrong units?)", watts,
 		                  c->racks[rack].power_cap_kw);
+	/* A rack with nodes always draws: 0 W is a missing value, not a
+	 * measurement; below half its idle draw it is not all measured. */
+	if (c->racks[rack].nnodes > 0 && watts == 0.0)
+		return gp__errorf(err, GP_ERANGE,
+		                  "0 W is no measurement of a rack with %d nodes (switched off, or the "
+		                  "value is missing)", (int)c->racks[rack].nnodes);
+	floor_w = GP_IDLE_FLOOR_FRACTION * rack_idle_w(c, &c->racks[rack]);
+	if (watts < floor_w)
+		return gp__errorf(err, GP_ERANGE,
+		                  "%g W is implausibly low: below half the rack's idle draw of %.0f W "
+		                  "(its nodes' NodeBaseWatts plus their GPUs' IdleWatts); part of the "
+		                  "rack unmeasured?", watts, floor_w / GP_IDLE_FLOOR_FRACTION);
 	return GP_OK;
 }
 
-/* A Prometheus sample value: a JSON string holding a float ("NaN", "+Inf"
- * included) per the HTTP API docs. */
-static int prom_value(json_object *v, double *out)
+/* A Prometheus sample: [ <unix_time>, "<sample_value>" ], the time a JSON
+ * number of seconds (fractions allowed), the value a JSON string holding a
+ * float ("NaN", "+Inf" included), per the HTTP API docs ("Expression query
+ * result formats", instant vectors).  *time is the sample's time. */
+static int prom_value(json_object *v, double *out, double *time)
 {
-	json_object *num;
+	json_object *num, *ts;
 	const char *s;
 
 	if (!json_object_is_type(v, json_type_array) || json_object_array_length(v) != 2)
+		return GP_EJSON;
+	ts = json_object_array_get_idx(v, 0);
+	if (!json_object_is_type(ts, json_type_int) && !json_object_is_type(ts, json_type_double))
+		return GP_EJSON;
+	*time = json_object_get_double(ts);
+	if (!isfinite(*time) || *time < 0.0)
 		return GP_EJSON;
 	num = json_object_array_get_idx(v, 1);
 	if (!json_object_is_type(num, json_type_string))
@@ -164,7 +217,7 @@ int gp__parse_prometheus(const gp_cluster_t *c, const char *label, const char *b
 	for (i = 0; i < nres; i++) {
 		json_object *e = json_object_array_get_idx(res, i), *m, *l, *v;
 		int32_t r;
-		double w;
+		double w, when;
 
 		if (!json_object_is_type(e, json_type_object) ||
 		    !json_object_object_get_ex(e, "metric", &m) ||
@@ -173,7 +226,7 @@ int gp__parse_prometheus(const gp_cluster_t *c, const char *label, const char *b
 			gp__errorf(err, rc, "prometheus: result %zu has no metric/value", i);
 			goto out;
 		}
-		if (prom_value(v, &w) < 0) {
+		if (prom_value(v, &w, &when) < 0) {
 			gp__errorf(err, rc, "prometheus: result %zu: value is not [time, \"number\"]", i);
 			goto out;
 		}
@@ -188,6 +241,7 @@ int gp__parse_prometheus(const gp_cluster_t *c, const char *label, const char *b
 		}
 		readings[*n].rack = r;
 		readings[*n].watts = w;
+		readings[*n].time = when;
 		(*n)++;
 	}
 	rc = GP_OK;
@@ -345,6 +399,7 @@ int gp__parse_power_file(const gp_cluster_t *c, const char *buf, size_t len,
 			}
 			readings[*n].rack = r;
 			readings[*n].watts = json_object_get_double(val);
+			readings[*n].time = -1.0; /* the file's "time" or mtime */
 			(*n)++;
 		}
 	}

@@ -219,6 +219,11 @@ typedef struct gp_poller_opts {
 	gp_log_fn log;          /* NULL = no logging */
 	void *log_arg;
 	size_t max_body;        /* largest accepted response/file, bytes; 0 = 4 MiB */
+	/* Type=file reader, NULL = gp__file_read (tests pass one that stalls
+	 * like a hung mount); runs in a thread of its own, may outlive the
+	 * poller, so it must not use anything the poller owns */
+	int (*file_read)(const char *path, size_t max, unsigned flags, gp__file_t *out,
+	                 gp_error_t *err);
 } gp_poller_opts_t;
 
 typedef struct gp_poller gp_poller_t;
@@ -262,6 +267,7 @@ const gp_power_snapshot_t *gp__poller_snapshot_get(gp_poller_t *p);
 typedef struct gp__reading {
 	int32_t rack;           /* index into c->racks */
 	double watts;
+	double time;            /* epoch s the sample was taken, < 0 = the poll's time */
 } gp__reading_t;
 
 /*
@@ -292,7 +298,9 @@ int gp__parse_power_file(const gp_cluster_t *c, const char *buf, size_t len,
                          double *time, gp_error_t *err);
 
 /* Plausibility of a reading in watts for rack r: 0, or GP_ERANGE with why
- * in err ("negative", "not finite", "looks like kW", "implausibly high"). */
+ * in err ("negative", "not finite", "looks like kW", "ten times" the cap,
+ * "0 W is no measurement" of a rack with nodes, "implausibly low": below
+ * half the rack's idle draw from its nodes' NodeBaseWatts and IdleWatts). */
 int gp__power_check_units(const gp_cluster_t *c, int32_t rack, double watts, gp_error_t *err);
 
 #endif /* GP_POWER_H */

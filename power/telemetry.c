@@ -36,12 +36,15 @@
  * gp_poller_opts_t.max_body. */
 #define DEFAULT_MAX_BODY (4u << 20)
 
+struct file_read;
+
 struct source {
 	const gp_telemetry_t *t;
 	double next_due;                /* CLOCK_MONOTONIC s */
 	gp_source_status_t st;
 	char logged_key[256];           /* failure kind last logged, "" = none */
 	int fail_detail;                /* curl code / 1000 + HTTP status of the last failure */
+	struct file_read *file_stuck;   /* Type=file: a read past its Timeout, or NULL */
 };
 
 struct gp_poller {
@@ -67,6 +70,14 @@ struct gp_poller {
 	bool running;
 	pthread_t thread;
 };
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* ---- libcurl ------------------------------------------------------------ */
 
@@ -327,18 +338,174 @@ out:
 	return rc;
 }
 
-/* Read a file of at most p->o.max_body bytes (the shared reader); *mtime
- * its modification time. */
-static int file_get(gp_poller_t *p, const char *path, struct body *b, double *mtime,
+/*
+ * A telemetry file is read by a short-lived thread of its own while the
+ * poller waits at most the source's Timeout for it, so a file on a hung
+ * network mount (open() and read() of a regular file ignore O_NONBLOCK and
+ * may sleep in the kernel for as long as the server is away) costs the
+ * poller one Timeout, not its life.  A FIFO or device is refused at once:
+ * it is opened O_NONBLOCK and fstat()ed (gp__file_read with
+ * GP_FILE_REGULAR), so a FIFO without a writer cannot block the open.
+ *
+ * The read's state is shared by reference count between the poller and the
+ * reader thread: a reader still stuck when the poller gives up, stops or is
+ * destroyed keeps it alive and frees it when its system call returns.  A
+ * source whose previous read is still stuck starts no new one.
+ */
+struct file_read {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;            /* CLOCK_MONOTONIC; signalled when done */
+	int refs;                       /* under lock: poller + reader */
+	bool done;
+	size_t max;
+	int (*read)(const char *, size_t, unsigned, gp__file_t *, gp_error_t *);
+	gp__file_t f;
+	gp_error_t err;
+	int rc;
+	char path[];
+};
+
+static void file_read_put(struct file_read *fr)
+{
+	bool last;
+
+	if (!fr)
+		return;
+	pthread_mutex_lock(&fr->lock);
+	last = --fr->refs == 0;
+	pthread_mutex_unlock(&fr->lock);
+	if (!last)
+		return;
+	free(fr->f.buf);
+	pthread_cond_destroy(&fr->cond);
+	pthread_mutex_destroy(&fr->lock);
+	free(fr);
+}
+
+static void *file_read_main(void *arg)
+{
+	struct file_read *fr = arg;
+	gp_error_t e = { "" };
+	gp__file_t f;
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	rc = fr->read(fr->path, fr->max, GP_FILE_REGULAR, &f, &e);
+
+	pthread_mutex_lock(&fr->lock);
+	fr->f = f;
+	fr->err = e;
+	fr->rc = rc;
+	fr->done = true;
+	pthread_cond_broadcast(&fr->cond);
+	pthread_mutex_unlock(&fr->lock);
+	file_read_put(fr);
+	return NULL;
+}
+
+static bool stop_asked(gp_poller_t *p)
+{
+	bool stop;
+
+	pthread_mutex_lock(&p->run_lock);
+	stop = p->stop;
+	pthread_mutex_unlock(&p->run_lock);
+	return stop;
+}
+
+/* Read telemetry file t->url of at most p->o.max_body bytes into *b within
+ * t->timeout_s; *mtime its modification time.  0, GP_EINVAL (not a
+ * regular file), GP_ENET (timed out, stopped, a read still stuck), GP_EIO,
+ * GP_ELIMIT or GP_ENOMEM with the file named in err. */
+static int file_get(gp_poller_t *p, struct source *s, struct body *b, double *mtime,
                     gp_error_t *err)
 {
-	gp__file_t f;
-	int rc = gp__file_read(path, p->o.max_body, 0, &f, err);
+	const gp_telemetry_t *t = s->t;
+	size_t plen = strlen(t->url);
+	struct file_read *fr;
+	pthread_condattr_t ca;
+	pthread_attr_t ta;
+	pthread_t th;
+	double deadline;
+	int rc;
 
 	memset(b, 0, sizeof(*b));
-	b->buf = f.buf;
-	b->len = f.len;
-	*mtime = f.mtime;
+	*mtime = 0.0;
+	if (s->file_stuck) {
+		bool done;
+
+		pthread_mutex_lock(&s->file_stuck->lock);
+		done = s->file_stuck->done;
+		pthread_mutex_unlock(&s->file_stuck->lock);
+		if (!done)
+			return gp__errorf(err, GP_ENET,
+			                  "file %s: an earlier read is still blocked (hung mount?); "
+			                  "no new read until it returns", t->url);
+		file_read_put(s->file_stuck);
+		s->file_stuck = NULL;
+	}
+	if (!(fr = calloc(1, sizeof(*fr) + plen + 1)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	memcpy(fr->path, t->url, plen + 1);
+	fr->max = p->o.max_body;
+	fr->read = p->o.file_read ? p->o.file_read : gp__file_read;
+	fr->refs = 2;
+	pthread_mutex_init(&fr->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&fr->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_attr_init(&ta);
+	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&th, &ta, file_read_main, fr);
+	pthread_attr_destroy(&ta);
+	if (rc) {
+		fr->refs = 1;
+		file_read_put(fr);
+		return gp__errorf(err, GP_ENOMEM, "file %s: cannot start its reader: %s", t->url,
+		                  strerror(rc));
+	}
+	/* wait for the reader, the Timeout, or a stop (checked every 50 ms) */
+	deadline = mono_now() + t->timeout_s;
+	pthread_mutex_lock(&fr->lock);
+	while (!fr->done) {
+		double now = mono_now(), until = fmin(deadline, now + 0.05);
+		struct timespec ts;
+
+		if (now >= deadline)
+			break;
+		ts.tv_sec = (time_t)until;
+		ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
+		pthread_cond_timedwait(&fr->cond, &fr->lock, &ts);
+		if (!fr->done) {
+			pthread_mutex_unlock(&fr->lock);
+			if (stop_asked(p)) {
+				s->file_stuck = fr;
+				return gp__errorf(err, GP_ENET, "stopped");
+			}
+			pthread_mutex_lock(&fr->lock);
+		}
+	}
+	if (!fr->done) {
+		pthread_mutex_unlock(&fr->lock);
+		s->file_stuck = fr; /* looked at again by the next poll */
+		return gp__errorf(err, GP_ENET, "file %s: no answer within Timeout=%g s (hung mount?)",
+		                  t->url, t->timeout_s);
+	}
+	pthread_mutex_unlock(&fr->lock);
+	rc = fr->rc;
+	if (rc == GP_EINVAL)
+		gp__errorf(err, rc, "file %s: not a regular file (a FIFO, device or directory "
+		           "could block or never end; refused)", t->url);
+	else if (rc < 0)
+		gp__errorf(err, rc, "%s", fr->err.text);
+	else {
+		b->buf = fr->f.buf;
+		b->len = fr->f.len;
+		*mtime = fr->f.mtime;
+		fr->f.buf = NULL;
+	}
+	file_read_put(fr);
 	return rc;
 }
 
@@ -347,14 +514,6 @@ static int file_get(gp_poller_t *p, const char *path, struct body *b, double *mt
 static double clock_now(gp_poller_t *p)
 {
 	return p->o.clock(p->o.clock_arg);
-}
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Copy src into dst[size], truncated, always terminated. */
@@ -404,6 +563,7 @@ static int apply_readings(gp_poller_t *p, struct source *s, const gp__reading_t 
 	char line[320];
 	int32_t *seen;
 	int32_t i, good = 0;
+	double t;
 
 	/* seen[r]: number of values for rack r in the answer */
 	seen = calloc((size_t)c->nracks + 1, sizeof(*seen));
@@ -436,8 +596,21 @@ static int apply_readings(gp_poller_t *p, struct source *s, const gp__reading_t 
 			problem(prob, psize, line);
 			continue;
 		}
+		/* the sample's own time (Prometheus [time, "value"]) ages it; a
+		 * time ahead of the poll (clocks apart) counts as the poll's, and
+		 * as a sample time 0 means "never", an epoch-0 stamp is kept as
+		 * 1 s, as stale */
+		t = rd[i].time < 0.0 || rd[i].time > when ? when : fmax(rd[i].time, 1.0);
+		if (t < p->racks[r].time)
+			continue; /* older than the sample already held */
+		if (when - t > s->t->stale_s) {
+			snprintf(line, sizeof(line),
+			         "rack %s: the sample is %.0f s old, older than Stale=%g s", c->racks[r].name,
+			         when - t, s->t->stale_s);
+			problem(prob, psize, line);
+		}
 		p->racks[r].watts = rd[i].watts;
-		p->racks[r].time = when;
+		p->racks[r].time = t;
 		p->racks[r].stale_s = s->t->stale_s;
 		snprintf(p->racks[r].source, sizeof(p->racks[r].source), "%s", s->t->name);
 		good++;
@@ -567,6 +740,7 @@ static int poll_redfish(gp_poller_t *p, struct source *s, char *prob, size_t psi
 		gp_error_t e = { "" };
 
 		rd->rack = t->racks[i];
+		rd->time = -1.0;
 		rc = gp__parse_redfish(b.buf, b.len, t->nracks > 1 ? c->racks[rd->rack].name : NULL,
 		                       &rd->watts, &e);
 		if (rc == GP_EJSON) {
@@ -627,7 +801,7 @@ static void poll_source(gp_poller_t *p, struct source *s)
 		break;
 	}
 	case GP_TELEMETRY_FILE:
-		if ((rc = file_get(p, t->url, &b, &mtime, &err)) < 0)
+		if ((rc = file_get(p, s, &b, &mtime, &err)) < 0)
 			break;
 		rc = gp__parse_power_file(c, b.buf, b.len, p->readings, p->nreadings, &n, &unknown,
 		                          &ftime, &err);
@@ -984,9 +1158,14 @@ int gp__poller_poll_once(gp_poller_t *p)
 
 void gp__poller_destroy(gp_poller_t *p)
 {
+	int32_t i;
+
 	if (!p)
 		return;
 	gp__poller_stop(p);
+	/* a reader still blocked keeps its own reference */
+	for (i = 0; p->src && i < p->nsrc; i++)
+		file_read_put(p->src[i].file_stuck);
 	gp__power_snapshot_put(p->cur);
 	if (p->curl)
 		curl_easy_cleanup(p->curl);

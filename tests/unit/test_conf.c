@@ -761,6 +761,19 @@ static const err_case_t err_cases[] = {
 	  { KEEP, KEEP, KEEP, PROFILE "Rack=r1 Nodes=n[1-4] PowerCapKW=1.32 NodeBaseWatts=4600\n", KEEP },
 	  "gpuplace.conf:2: PowerCapKW: 1.32 kW for rack 'r1' is below its idle draw of 19.5 kW "
 	  "(4 nodes at NodeBaseWatts=4600" },
+	/* cooling is held to the cap's rule (issue 27 item 8): heat equals
+	 * the draw, so cooling below the idle draw can never be met */
+	{ "rack cooling below the rack's idle draw",
+	  { KEEP, KEEP, KEEP,
+	    PROFILE "Rack=r1 Nodes=n[1-4] PowerCapKW=40 CoolingKW=1.32 NodeBaseWatts=4600\n", KEEP },
+	  "gpuplace.conf:2: CoolingKW: 1.32 kW for rack 'r1' is below its idle draw of 19.5 kW "
+	  "(4 nodes at NodeBaseWatts=4600" },
+	{ "rack cooling 0 (was taken as the cap)",
+	  { KEEP, KEEP, KEEP, PROFILE "Rack=r1 Nodes=n[1-4] PowerCapKW=40 CoolingKW=0\n", KEEP },
+	  "gpuplace.conf:2: CoolingKW: 0 kW for rack 'r1': no rack runs on 0 kW of cooling" },
+	{ "rack cooling above any rack (watts as kW)",
+	  { KEEP, KEEP, KEEP, PROFILE "Rack=r1 Nodes=n[1-4] PowerCapKW=40 CoolingKW=40000\n", KEEP },
+	  "gpuplace.conf:2: CoolingKW: 40000 kW for rack 'r1' is above 1000 kW" },
 	{ "switch level without topology.conf",
 	  { KEEP, NULL, KEEP, PROFILE "FabricLevel=1 LinkGBps=25\n", KEEP },
 	  "gpuplace.conf:2: FabricLevel: level 1 is a switch level, but " },
@@ -977,6 +990,42 @@ static void test_plausibility_warnings(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* Issue 28: a profile without MinCapWatts gets its GPU model's floor when
+ * gpuplace knows the model by name and TDP (an H200's nvidia-smi: min
+ * 200 W of 700 W; an A100 PCIe 150 W of 300 W), else TDP / 2 (0 here);
+ * MinCapWatts given wins. */
+static void test_builtin_min_cap(void **state)
+{
+	conf_set_t s = { KEEP, KEEP, KEEP,
+		         "GpuProfile=h100 TFLOPS=989 HBMGBps=3350 NVLinkGBps=450 TDPWatts=700 IdleWatts=70\n"
+		         "GpuProfile=H200 TFLOPS=989 HBMGBps=4800 NVLinkGBps=450 TDPWatts=700 IdleWatts=70\n"
+		         "GpuProfile=a100 TFLOPS=312 HBMGBps=1935 NVLinkGBps=300 TDPWatts=300 IdleWatts=35\n"
+		         "GpuProfile=b200 TFLOPS=2250 HBMGBps=8000 NVLinkGBps=900 TDPWatts=1000 IdleWatts=100\n"
+		         "GpuProfile=h100x TFLOPS=989 HBMGBps=3350 NVLinkGBps=450 TDPWatts=600 IdleWatts=70\n"
+		         "GpuProfile=l40s TFLOPS=362 HBMGBps=864 NVLinkGBps=0 TDPWatts=350 IdleWatts=35 "
+		         "MinCapWatts=120\n"
+		         "Rack=r1 Nodes=n[1-4] PowerCapKW=40\n",
+		         KEEP };
+	static const struct { const char *name; double min_cap_w; } want[] = {
+		{ "h100", 200 }, { "H200", 200 }, { "a100", 150 }, { "b200", 0 }, { "h100x", 0 },
+		{ "l40s", 120 },
+	};
+	gp_cluster_t *c = load_set(&s);
+	size_t i;
+	int32_t k;
+
+	(void)state;
+	assert_non_null(c);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		for (k = 0; k < c->nprofiles; k++)
+			if (!strcmp(c->profiles[k].name, want[i].name))
+				break;
+		assert_true(k < c->nprofiles);
+		assert_float_equal(c->profiles[k].min_cap_w, want[i].min_cap_w, 0);
+	}
+	gp_cluster_destroy(c);
+}
+
 /* ---- scale: 16,384 nodes in the shape of a large site ----------------------- */
 
 static void write_large(int nodes)
@@ -1086,6 +1135,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_yaml_errors),
 		cmocka_unit_test(test_plausibility_warnings),
+		cmocka_unit_test(test_builtin_min_cap),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_large),
 	};

@@ -273,6 +273,27 @@ static void test_rack_without_headroom_is_avoided(void **state)
 	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
 	assert_true(f->d.cands[0].cap_w > 0);
 	assert_true(f->d.cands[0].cap_speed < 1.0);
+	/* issue 28: no planned cap below the GPU's floor, however tight the
+	 * racks (the GPU would refuse it and the job run uncapped past the
+	 * rack's limit): every feasible candidate's cap is at or above it */
+	{
+		const gp_gpu_profile_t *pr = &f->c->profiles[f->c->nodes[0].profile];
+		double floor_w = pr->min_cap_w > 0 ? pr->min_cap_w : pr->tdp_w / 2;
+
+		for (r = 0; r < 4; r++)
+			racks[r].headroom_w = 8 * (floor_w + 1 - pr->idle_w);
+		decide(f, NULL, &pv, 0);
+		assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+		assert_true(f->d.cands[0].cap_w >= floor_w);
+		for (i = 0; i < f->d.ncands; i++)
+			assert_true(!f->d.cands[i].feasible || f->d.cands[i].cap_w >= floor_w);
+		for (r = 0; r < 4; r++)
+			racks[r].headroom_w = 4 * (floor_w - 1 - pr->idle_w);
+		decide(f, NULL, &pv, 0);
+		for (i = 0; i < f->d.ncands; i++)
+			assert_true(!f->d.cands[i].feasible || f->d.cands[i].cap_w == 0 ||
+			            f->d.cands[i].cap_w >= floor_w);
+	}
 }
 
 /* The best-fit sets all sit in a rack short of power while others are

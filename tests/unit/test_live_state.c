@@ -30,6 +30,7 @@
 
 #include "live_state.h"
 #include "model.h"
+#include "power.h"
 
 /* ---- records from captured scontrol output ------------------------------ */
 
@@ -627,6 +628,70 @@ static void test_decision_refs(void **state)
 	assert_int_equal(f->v.state->alloc_mask[node(f, "n4")], 0);
 }
 
+/* The caps etc/prolog/gpuplace-powercap recorded (issue 28): job 14 runs
+ * on n[2-3], 4 A100s (TDP 400 W, idle 50 W) on each.  With both nodes
+ * recorded at 225 W its GPUs count at the cap, (225 - 50) / 350 = half
+ * their range, and rack A's estimate drops by 8 x 175 W; a node without a
+ * record or recorded "none" leaves the job uncapped. */
+static void set_comment(struct fx *f, uint32_t job, const char *extra)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->cap.njobs; i++)
+		if (f->cap.jobs[i].job_id == job) {
+			const char *base = "gpuplace: PIN n[2-3]; exactly 2 nodes, 4 GPUs each; cap 150 W "
+			                   "(speed 0.50); ref 1795443871000012";
+			size_t n = strlen(base) + strlen(extra) + 1;
+
+			free(f->cap.jobs[i].admin_comment);
+			f->cap.jobs[i].admin_comment = malloc(n);
+			assert_non_null(f->cap.jobs[i].admin_comment);
+			snprintf(f->cap.jobs[i].admin_comment, n, "%s%s", base, extra);
+		}
+}
+
+static double job_load(struct fx *f, uint32_t job, double *rack_a_w)
+{
+	int32_t k;
+
+	*rack_a_w = gp__power_estimate_rack(f->c, f->v.state, 0);
+	for (k = 0; k < f->v.state->njobs; k++)
+		if (f->v.state->jobs[k].job_id == job)
+			return f->v.state->jobs[k].load;
+	fail_msg("job %u not in the state", job);
+	return -1;
+}
+
+static void test_applied_caps(void **state)
+{
+	struct fx *f = *state;
+	double full_w, capped_w, w;
+
+	set_comment(f, 14, "");
+	convert(f, 1, 0);
+	assert_float_equal(job_load(f, 14, &full_w), 1.0, 0);
+	/* the plan alone (cap 150 W) changes nothing: only what was applied */
+	set_comment(f, 14, "; applied cap n2 225 W; applied cap n3 225 W");
+	convert(f, 1, 0);
+	assert_float_equal(job_load(f, 14, &capped_w), 0.5, 1e-12);
+	assert_float_equal(full_w - capped_w, 8 * 175.0, 1e-6);
+	/* nodes differ: the highest counts */
+	set_comment(f, 14, "; applied cap n2 225 W; applied cap n3 400 W");
+	convert(f, 1, 0);
+	assert_float_equal(job_load(f, 14, &w), 1.0, 0);
+	/* one node not (yet) recorded, or recorded as none: uncapped */
+	set_comment(f, 14, "; applied cap n2 225 W");
+	convert(f, 1, 0);
+	assert_float_equal(job_load(f, 14, &w), 1.0, 0);
+	set_comment(f, 14, "; applied cap n2 225 W; applied cap n3 none");
+	convert(f, 1, 0);
+	assert_float_equal(job_load(f, 14, &w), 1.0, 0);
+	/* a node name that only starts like n2 is not n2 */
+	set_comment(f, 14, "; applied cap n22 225 W; applied cap n3 225 W");
+	convert(f, 1, 0);
+	assert_float_equal(job_load(f, 14, &w), 1.0, 0);
+}
+
 static void test_gres_strings(void **unused)
 {
 	static const struct {
@@ -686,6 +751,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unreadable_strings, setup_busy, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_node_ignored, setup_busy, teardown),
 		cmocka_unit_test_setup_teardown(test_decision_refs, setup_plugin, teardown),
+		cmocka_unit_test_setup_teardown(test_applied_caps, setup_plugin, teardown),
 		cmocka_unit_test(test_gres_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -320,6 +321,65 @@ static void test_fini_with_hung_telemetry(void **unused)
 	rmdir(hung_dir);
 }
 
+/* The same with a Type=file source that is a FIFO with no writer: its
+ * open() for reading blocks until a writer comes (fifo(7)).  The poller
+ * must refuse it at once, so the configuration, the plugin's thread and
+ * fini() are never held by it; SIGALRM fails the test rather than let it
+ * hang. */
+static char fifo_dir[256];
+
+static int setup_fifo_telemetry(void **state)
+{
+	static const char *const files[] = { "slurm.conf", "gres.conf", "topology.conf", "racks.conf",
+		"gpuplace.conf" };
+	const char *s = getenv("GP_TOP_SRCDIR"), *t = getenv("TMPDIR");
+	char from[4096], to[4096], line[4200];
+	size_t i;
+
+	snprintf(fifo_dir, sizeof(fifo_dir), "%s/gp-plugin-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(fifo_dir))
+		return -1;
+	snprintf(to, sizeof(to), "%s/power.json", fifo_dir);
+	if (mkfifo(to, 0600))
+		return -1;
+	snprintf(line, sizeof(line), "\nTelemetry=pdus Type=file Path=%s Interval=1 Timeout=1\n", to);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", s ? s : ".", files[i]);
+		snprintf(to, sizeof(to), "%s/%s", fifo_dir, files[i]);
+		if (copy_file(from, to, i == 4 ? line : NULL))
+			return -1;
+	}
+	alarm(30);
+	return load(fifo_dir);
+}
+
+static void test_fini_with_fifo_telemetry(void **unused)
+{
+	static const char *const files[] = { "slurm.conf", "gres.conf", "topology.conf", "racks.conf",
+		"gpuplace.conf", "power.json" };
+	struct timespec t0, t1, ts = { 1, 500000000L };
+	char path[4096];
+	double dt;
+	size_t i;
+
+	/* the poller has tried the FIFO at least once */
+	nanosleep(&ts, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	p_fini();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	print_message("# fini returned after %.3f s (Type=file source on a FIFO)\n", dt);
+	assert_true(dt < 2.0);
+	alarm(0);
+	dlclose(handle);
+	handle = NULL;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", fifo_dir, files[i]);
+		unlink(path);
+	}
+	rmdir(fifo_dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +395,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_hints_rejected, setup_missing, teardown),
 		/* shutdown while a telemetry source hangs (the test calls fini) */
 		cmocka_unit_test_setup(test_fini_with_hung_telemetry, setup_hung_telemetry),
+		cmocka_unit_test_setup(test_fini_with_fifo_telemetry, setup_fifo_telemetry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

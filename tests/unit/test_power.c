@@ -329,13 +329,18 @@ static void test_units(void **unused)
 	gp_cluster_t *c = pf_cluster(0);
 	struct { double w; int rc; const char *why; } k[] = {
 		{ 9876.5, 0, "" },
-		{ 0, 0, "" },               /* a rack switched off */
+		/* issue 27 item 6: 0 W for a rack with nodes is a missing value */
+		{ 0, GP_ERANGE, "0 W is no measurement" },
+		/* r1's idle draw is 2 x (1000 + 8 x 70) = 3120 W: below half of
+		 * it, part of the rack is not measured */
+		{ 1559, GP_ERANGE, "implausibly low" },
+		{ 1560, 0, "" },
 		{ -5, GP_ERANGE, "negative" },
 		{ NAN, GP_ERANGE, "finite" },
 		{ INFINITY, GP_ERANGE, "finite" },
 		{ 9.8, GP_ERANGE, "kW" },   /* r1 cap 20 kW: a kW figure */
 		{ 20, GP_ERANGE, "kW" },
-		{ 21, 0, "" },
+		{ 21, GP_ERANGE, "implausibly low" },
 		{ 2e5, 0, "" },
 		{ 2.1e5, GP_ERANGE, "ten times" },
 	};

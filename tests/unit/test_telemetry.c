@@ -124,6 +124,22 @@ static void route_file(struct fx *f, const char *path, const char *file, int sta
 	free(body);
 }
 
+/* prom_ok.json's three racks with their samples taken at epoch s `when`
+ * (Prometheus ages a sample by its own time). */
+static void route_prom_at(struct fx *f, double when)
+{
+	char body[512];
+	ts_response_t r = { .status = 200, .body = body };
+
+	snprintf(body, sizeof(body),
+	         "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+	         "{\"metric\":{\"rack\":\"r1\"},\"value\":[%.3f,\"9876.5\"]},"
+	         "{\"metric\":{\"rack\":\"r2\"},\"value\":[%.3f,\"12000\"]},"
+	         "{\"metric\":{\"rack\":\"r3\"},\"value\":[%.3f,\"4000.25\"]}]}}",
+	         when, when, when);
+	assert_int_equal(ts_route(f->srv, "*", &r), 0);
+}
+
 static gp_power_headroom_t headroom(struct fx *f, int32_t rack)
 {
 	const gp_power_snapshot_t *snap = gp__poller_snapshot_get(f->p);
@@ -344,8 +360,8 @@ static void test_stale(void **state)
 	assert_int_equal(gp__poller_poll_once(f->p), 0);
 	assert_int_equal(f->nlog, 2);
 	assert_non_null(strstr(f->log[1], "3 rack(s) with samples older than their Stale= limit (r1, r2, r3)"));
-	/* recovery: fresh again, and one "recovered" line */
-	route_file(f, "*", "prom_ok.json", 200);
+	/* recovery: a fresh sample again, and one "recovered" line */
+	route_prom_at(f, f->now);
 	assert_int_equal(gp__poller_poll_once(f->p), 0);
 	h = headroom(f, 0);
 	assert_int_equal(h.basis, GP_BASIS_MEASURED);
@@ -357,6 +373,58 @@ static void test_stale(void **state)
 	assert_int_equal(gp__poller_poll_once(f->p), 0);
 	assert_int_equal(f->nlog, 5);
 	assert_non_null(strstr(f->log[4], "older than"));
+}
+
+/* Issue 27 item 6: a sample's own time ages it (a 1970 sample was shown
+ * 0 s old), and 0 W for a rack with nodes is no measurement (it gave the
+ * rack its whole limit as headroom). */
+static void test_sample_time_and_zero(void **state)
+{
+	struct fx *f = *state;
+	ts_response_t r = { .status = 200 };
+	gp_power_headroom_t h, est;
+	char body[512];
+
+	prom_source(f, 2, 0);
+	f->c->telemetry[0].stale_s = 60;
+	/* r1 sampled 20 s before the poll, r2 at 1970-01-01 00:00:01, r3 0 W */
+	snprintf(body, sizeof(body),
+	         "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+	         "{\"metric\":{\"rack\":\"r1\"},\"value\":[%.3f,\"9876.5\"]},"
+	         "{\"metric\":{\"rack\":\"r2\"},\"value\":[1,\"12000\"]},"
+	         "{\"metric\":{\"rack\":\"r3\"},\"value\":[%.3f,\"0\"]}]}}",
+	         T0 - 20, T0);
+	r.body = body;
+	assert_int_equal(ts_route(f->srv, "*", &r), 0);
+	assert_int_equal(gp__poller_poll_once(f->p), 0);
+	h = headroom(f, 0);
+	assert_int_equal(h.basis, GP_BASIS_MEASURED);
+	assert_float_equal(h.age_s, 20, 1e-6);
+	/* the 1970 sample: as old as it is, so stale: never less than the estimate */
+	h = headroom(f, 1);
+	assert_float_equal(h.age_s, T0 - 1, 1e-3);
+	assert_int_equal(h.basis, GP_BASIS_STALE);
+	assert_true(h.used_w >= h.estimated_w);
+	/* 0 W refused: r3 keeps the estimate */
+	h = headroom(f, 2);
+	assert_int_equal(h.basis, GP_BASIS_ESTIMATE);
+	assert_float_equal(h.measured_w, -1, 0);
+	assert_int_equal(gp__power_headroom(f->c, f->s, NULL, 2, 0, f->now, &est), 0);
+	assert_float_equal(h.headroom_w, est.headroom_w, 1e-9);
+	assert_int_equal(status(f, 0).state, GP_SOURCE_PARTIAL);
+	assert_non_null(strstr(status(f, 0).message, "rack r2: the sample is"));
+	assert_non_null(strstr(status(f, 0).message, "older than Stale=60 s"));
+	assert_non_null(strstr(status(f, 0).message, "rack r3: 0 W is no measurement"));
+	/* a sample stamped ahead of the poll (clocks apart) counts as taken now */
+	f->now = T0 + 100;
+	route_prom_at(f, T0 + 500);
+	assert_int_equal(gp__poller_poll_once(f->p), 0);
+	assert_float_equal(headroom(f, 0).age_s, 0, 1e-9);
+	/* an older sample than the one held does not replace it */
+	f->now = T0 + 110;
+	route_prom_at(f, T0 + 50);
+	assert_int_equal(gp__poller_poll_once(f->p), 0);
+	assert_float_equal(headroom(f, 0).age_s, 10, 1e-9);
 }
 
 /* A different failure after a first one is a new event: a second line. */
@@ -501,6 +569,207 @@ static void test_file_source(void **state)
 	assert_non_null(strstr(f->log[0], "No such file"));
 	assert_non_null(strstr(f->log[1], "older than"));
 	assert_float_equal(headroom(f, 1).measured_w, 11800.5, 0);
+}
+
+/* A telemetry file that is a FIFO with no writer: opening it for reading
+ * blocks until a writer comes (fifo(7)), so a poller that open()s it
+ * without O_NONBLOCK never returns.  The poll must come back at once with
+ * the file named and refused, in the CLI's synchronous poll and in the
+ * thread (stop returns promptly).  SIGALRM ends the test program (a
+ * failure) if either hangs. */
+static void fifo_source(struct fx *f, char *path, size_t size, double timeout_s)
+{
+	snprintf(path, size, "%s/power.json", f->tmp);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	f->c = pf_cluster(1);
+	pf_telemetry(f->c, 0, "collector", GP_TELEMETRY_FILE, path, NULL, NULL);
+	f->c->telemetry[0].timeout_s = timeout_s;
+	redfish_poller(f);
+}
+
+static void test_file_fifo(void **state)
+{
+	struct fx *f = *state;
+	struct timespec t0, t1;
+	gp_error_t err = { "" };
+	char path[512];
+	double dt;
+
+	fifo_source(f, path, sizeof(path), 60);
+	alarm(20);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(gp__poller_poll_once(f->p), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	print_message("# poll of a FIFO returned after %.3f s\n", dt);
+	assert_true(dt < 2.0);
+	assert_int_equal(status(f, 0).state, GP_SOURCE_FAILED);
+	assert_non_null(strstr(status(f, 0).message, path));
+	assert_non_null(strstr(status(f, 0).message, "not a regular file"));
+	assert_int_equal(f->nlog, 1);
+	assert_non_null(strstr(f->log[0], "not a regular file"));
+	/* no sample from it: the estimate stands */
+	assert_int_equal(headroom(f, 0).basis, GP_BASIS_ESTIMATE);
+
+	/* the thread: started, polling the FIFO, stopped within 2 s */
+	gp__poller_destroy(f->p);
+	f->p = NULL;
+	gp_state_destroy(f->s);
+	f->s = NULL;
+	redfish_poller(f);
+	assert_int_equal(gp__poller_start(f->p, &err), 0);
+	t0.tv_sec = 0;
+	t0.tv_nsec = 300000000L;
+	nanosleep(&t0, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	gp__poller_stop(f->p);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	print_message("# stop with a FIFO source returned after %.3f s\n", dt);
+	assert_true(dt < 2.0);
+	alarm(0);
+	unlink(path);
+}
+
+/* A file on a hung mount: open() and read() of a regular file ignore
+ * O_NONBLOCK and sleep in the kernel while the server is away.  The
+ * reader below stands in for one (it blocks until released, then reads
+ * the real file).  The poll fails after the source's Timeout with the file
+ * named; a second poll starts no second read while the first is stuck;
+ * once the read returns, polling works again; stop and destroy return
+ * promptly while a read is stuck, and the reader frees what it shares. */
+static double since(const struct timespec *t0);
+static pthread_mutex_t hung_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hung_cond = PTHREAD_COND_INITIALIZER;
+static bool hung_release;
+static int hung_calls, hung_done;
+
+static int hung_read(const char *path, size_t max, unsigned flags, gp__file_t *out,
+                     gp_error_t *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&hung_lock);
+	hung_calls++;
+	while (!hung_release)
+		pthread_cond_wait(&hung_cond, &hung_lock);
+	pthread_mutex_unlock(&hung_lock);
+	rc = gp__file_read(path, max, flags, out, err);
+	pthread_mutex_lock(&hung_lock);
+	hung_done++;
+	pthread_cond_broadcast(&hung_cond);
+	pthread_mutex_unlock(&hung_lock);
+	return rc;
+}
+
+static void hung_set(bool release)
+{
+	pthread_mutex_lock(&hung_lock);
+	hung_release = release;
+	pthread_cond_broadcast(&hung_cond);
+	pthread_mutex_unlock(&hung_lock);
+}
+
+/* Wait until n reads have returned. */
+static void hung_wait_done(int n)
+{
+	pthread_mutex_lock(&hung_lock);
+	while (hung_done < n)
+		pthread_cond_wait(&hung_cond, &hung_lock);
+	pthread_mutex_unlock(&hung_lock);
+}
+
+static int hung_calls_now(void)
+{
+	int n;
+
+	pthread_mutex_lock(&hung_lock);
+	n = hung_calls;
+	pthread_mutex_unlock(&hung_lock);
+	return n;
+}
+
+static void test_file_hung_mount(void **state)
+{
+	struct fx *f = *state;
+	gp_poller_opts_t o = { .clock = fake_clock, .clock_arg = f, .log = capture_log,
+	                       .log_arg = f, .file_read = hung_read };
+	struct timespec t0;
+	gp_error_t err = { "" };
+	char path[512];
+	double dt;
+	FILE *fp;
+
+	hung_calls = hung_done = 0;
+	hung_set(false);
+	snprintf(path, sizeof(path), "%s/power.json", f->tmp);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "{\"time\": %.0f, \"racks\": {\"r1\": 9500}}\n", T0 - 5);
+	fclose(fp);
+	f->c = pf_cluster(1);
+	pf_telemetry(f->c, 0, "nfs", GP_TELEMETRY_FILE, path, "r1", NULL);
+	f->c->telemetry[0].timeout_s = 0.5;
+	assert_int_equal(gp_state_create(f->c, &f->s), 0);
+	assert_int_equal(gp__poller_create(f->c, &o, &f->p, &err), 0);
+	alarm(30);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(gp__poller_poll_once(f->p), 0);
+	dt = since(&t0);
+	print_message("# poll with a stuck read returned after %.3f s (Timeout=0.5)\n", dt);
+	assert_true(dt >= 0.45 && dt < 1.5);
+	assert_int_equal(status(f, 0).state, GP_SOURCE_FAILED);
+	assert_non_null(strstr(status(f, 0).message, path));
+	assert_non_null(strstr(status(f, 0).message, "no answer within Timeout=0.5 s"));
+	/* still stuck: no second reader, the poll fails at once */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(gp__poller_poll_once(f->p), 0);
+	assert_true(since(&t0) < 0.3);
+	assert_int_equal(hung_calls_now(), 1);
+	assert_non_null(strstr(status(f, 0).message, "an earlier read is still blocked"));
+	/* the mount comes back: the next poll reads the file */
+	hung_set(true);
+	hung_wait_done(1);
+	{
+		/* the reader marks its read done just after hung_read returns */
+		struct timespec ts = { 0, 20000000L };
+		int k;
+
+		for (k = 0; k < 100; k++) {
+			assert_int_equal(gp__poller_poll_once(f->p), 0);
+			if (!strstr(status(f, 0).message, "still blocked"))
+				break;
+			nanosleep(&ts, NULL);
+		}
+	}
+	assert_int_equal(status(f, 0).state, GP_SOURCE_OK);
+	assert_float_equal(headroom(f, 0).measured_w, 9500, 0);
+	/* stuck again, in the thread: stop returns promptly, destroy too, and
+	 * the reader frees the shared read when it returns */
+	hung_set(false);
+	assert_int_equal(gp__poller_start(f->p, &err), 0);
+	while (hung_calls_now() < 3) {
+		struct timespec ts = { 0, 10000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	gp__poller_stop(f->p);
+	gp__poller_destroy(f->p);
+	f->p = NULL;
+	dt = since(&t0);
+	print_message("# stop + destroy with a stuck read returned after %.3f s\n", dt);
+	assert_true(dt < 1.0);
+	hung_set(true);
+	hung_wait_done(3);
+	alarm(0);
+	/* give the detached reader its last instructions (the free) */
+	{
+		struct timespec ts = { 0, 100000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	unlink(path);
 }
 
 /* ---- credentials ------------------------------------------------------------ */
@@ -670,7 +939,7 @@ static void test_thread(void **state)
 	snprintf(f->c->telemetry[0].query, GP_PATH_MAX, "%s", QUERY);
 	f->c->telemetry[0].interval_s = 0.02;
 	f->c->telemetry[0].timeout_s = 20;  /* no time-outs even under valgrind */
-	route_file(f, "*", "prom_ok.json", 200);
+	route_prom_at(f, gp__power_clock_real(NULL));
 	assert_int_equal(gp__poller_create(f->c, &o, &f->p, &err), 0);
 	assert_int_equal(gp__poller_start(f->p, &err), 0);
 	assert_int_equal(gp__poller_start(f->p, &err), GP_EINVAL);
@@ -877,7 +1146,7 @@ static void test_cli(void **state)
 	snprintf(model, sizeof(model), "%s/model.json", f->tmp);
 	if (gp_cluster_save_json(f->c, f->s, model, &err) < 0)
 		fail_msg("save: %s", err.text);
-	route_file(f, "*", "prom_ok.json", 200);
+	route_prom_at(f, gp__power_clock_real(NULL));
 
 	argv[0] = "power"; argv[1] = "show"; argv[2] = "--json"; argv[3] = model;
 	assert_int_equal(run_cli(f, 4, argv, out, sizeof(out), errs, sizeof(errs)), 0);
@@ -970,9 +1239,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fail_14, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_time_and_zero, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_redfish_nodes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_redfish_racks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_source, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_fifo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_hung_mount, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tls_verified, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_errors, setup, teardown),
