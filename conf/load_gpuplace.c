@@ -19,7 +19,13 @@ typedef struct gpp_ctx {
 	gp__nametab_t profiles, nvl, racks, storage, telemetry;
 	gp__conf_loc_t level_loc[GP_MAX_LEVELS];
 	gp__conf_loc_t *profile_loc, *storage_loc, *telemetry_loc;
+	gp__conf_loc_t global_loc[8]; /* per key of globals[]: where it was set */
 } gpp_ctx_t;
+
+/* The site-wide keys (line_global), each allowed once in the file. */
+static const char *const globals[] = { "DefaultGradientBytes", "NodeFailureRate",
+	                               "RestartSeconds", "PowerMargin", "TelemetryStale",
+	                               "BlockNVLinkDomains", "DefaultGpuProfile" };
 
 /* A key of an object line: its spelling and the value found (NULL if absent). */
 typedef struct okey {
@@ -466,7 +472,21 @@ static int line_global(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 
 	for (i = 0; i < l->n && !rc; i++) {
 		const gp__conf_kv_t *kv = &l->kv[i];
+		size_t g;
 
+		/* a second definition would silently replace the first: an
+		 * error naming both lines (gpuplace.conf is gpuplace's own
+		 * file; for Slurm's files the reader does as Slurm does) */
+		for (g = 0; g < sizeof(globals) / sizeof(globals[0]); g++)
+			if (gp__conf_is(kv, globals[g])) {
+				const gp__conf_loc_t *o = &x->global_loc[g];
+
+				if (o->line)
+					return gp__conf_err(err, &l->loc, globals[g],
+					                    "already set at %s:%d; set it once", o->path,
+					                    o->line);
+				x->global_loc[g] = l->loc;
+			}
 		if (gp__conf_is(kv, "DefaultGradientBytes"))
 			rc = gp__conf_double(&l->loc, "DefaultGradientBytes", kv->val, 0, 1e15,
 			                     &s->default_grad_bytes, err);
