@@ -720,6 +720,26 @@ static void test_degrade_topology(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* A rack without PowerCapKW switches off power for its nodes only: the
+ * other racks, the telemetry naming it and the rest of the model stay. */
+static void test_degrade_rack(void **state)
+{
+	conf_set_t set = { KEEP, KEEP, KEEP,
+		           PROFILE "Rack=r1 Nodes=n[1-2] PowerCapKW=10\n\nRack=r7 Nodes=n[3-4]\n"
+		           "Telemetry=t Type=redfish URL=http://x Racks=r[1,7]\n", KEEP };
+	gp_cluster_t *c = load_set(&set);
+
+	want_warning(c, "gpuplace.conf:4: PowerCapKW: rack 'r7' has no PowerCapKW: power not "
+	                "considered on its 2 nodes");
+	assert_int_equal(c->nracks, 1);
+	assert_int_equal(c->nodes[0].rack, 0);
+	assert_int_equal(c->nodes[2].rack, -1);
+	assert_int_equal(c->ntelemetry, 1);
+	assert_int_equal(c->telemetry[0].nracks, 1);
+	assert_int_equal(c->telemetry[0].racks[0], 0);
+	gp_cluster_destroy(c);
+}
+
 /* slurm.conf as Slurm reads it: spaces around '=', the last Default=YES,
  * CPUs before Procs, a key twice on a line (last used, warned), ClusterName
  * twice (last used, warned). */
@@ -932,8 +952,6 @@ static const err_case_t err_cases[] = {
 	{ "Links with the wrong length",
 	  { KEEP, KEEP, "NodeName=n[1-4] Name=gpu File=/dev/nvidia0 Links=-1,1\n", KEEP, KEEP },
 	  "gres.conf:1: Links: 2 values but node 'n1' has 4 GPUs" },
-	{ "rack without a cap", { KEEP, KEEP, KEEP, PROFILE "Rack=r2 Nodes=n[3-4]\n", KEEP },
-	  "gpuplace.conf:2: PowerCapKW: required key missing (Rack 'r2')" },
 	{ "unknown node in a rack", { KEEP, KEEP, KEEP, "Rack=r2 Nodes=n[3-9] PowerCapKW=1\n", KEEP },
 	  "gpuplace.conf:1: Nodes: unknown node 'n5'" },
 	{ "unknown node in a partition",
@@ -1004,8 +1022,8 @@ static const err_case_t err_cases[] = {
 	{ "missing Include file", { KEEP, KEEP, KEEP, PROFILE "Include nowhere.conf\n", KEEP },
 	  "gpuplace.conf:2: Include: cannot read '" },
 	{ "error inside an Include",
-	  { KEEP, KEEP, KEEP, "Include extra.conf\n", "\nRack=r1 Nodes=n1\n" },
-	  "extra.conf:2: PowerCapKW: required key missing (Rack 'r1')" },
+	  { KEEP, KEEP, KEEP, "Include extra.conf\n", "\nRack=r1 Nodes=n9 PowerCapKW=1\n" },
+	  "extra.conf:2: Nodes: unknown node 'n9'" },
 	{ "Include of itself", { KEEP, KEEP, KEEP, PROFILE "\nInclude gpuplace.conf\n", KEEP },
 	  "gpuplace.conf:3: Include: 'gpuplace.conf' includes itself (" },
 	{ "Include cycle through another file",
@@ -1309,6 +1327,7 @@ int main(void)
 		cmocka_unit_test(test_block_rules),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_degrade_topology),
+		cmocka_unit_test(test_degrade_rack),
 		cmocka_unit_test(test_slurm_semantics),
 		cmocka_unit_test(test_nodeset),
 		cmocka_unit_test(test_links_order),
