@@ -351,6 +351,7 @@ static int unswitched(gp__load_t *ld, gp_error_t *err)
 	gp_cluster_t *c = ld->c;
 	char names[200] = "";
 	int32_t i, n = 0, idx;
+	gp__conf_loc_t loc;
 	gp_switch_t *w;
 	int rc;
 
@@ -369,7 +370,9 @@ static int unswitched(gp__load_t *ld, gp_error_t *err)
 	                      "that no job spans with the tree", ld->topo_path, (int)n,
 	                      n == 1 ? " is" : "s are", names, n > 4 ? ", ..." : ""))
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	if ((rc = gp__topo_add_switch(ld, &ld->sw[0].loc, k_switch(ld), "(unswitched)", &idx, err)))
+	/* a copy: adding the switch moves ld->sw */
+	loc = ld->sw[0].loc;
+	if ((rc = gp__topo_add_switch(ld, &loc, k_switch(ld), "(unswitched)", &idx, err)))
 		return rc;
 	w = &c->switches[idx];
 	w->nodes = malloc((size_t)n * sizeof(*w->nodes));
