@@ -69,6 +69,9 @@ typedef struct reader {
 	void *arg;
 	gp__conf_kv_t *kv;
 	int kvcap;
+	bool last_wins;         /* a key twice on a line: the last is used (else an error) */
+	gp_cluster_t *warn;     /* with last_wins: where that is said, NULL = silently */
+	const char *open[GP_CONF_INCLUDE_DEPTH]; /* files being read, outermost first */
 } reader_t;
 
 const char *gp__conf_pool_add(gp__conf_paths_t *pool, const char *path)
@@ -159,9 +162,88 @@ bool gp__conf_pool_exists(const gp__conf_paths_t *pool, const char *path)
 	return false;
 }
 
+/* Order of a line's keys for the duplicate check: case-insensitive name,
+ * then position. */
+static const gp__conf_kv_t *sort_kv;
+static int kv_cmp(const void *a, const void *b)
+{
+	int ia = *(const int *)a, ib = *(const int *)b;
+	int d = strcasecmp(sort_kv[ia].key, sort_kv[ib].key);
+
+	return d ? d : (ia > ib) - (ia < ib);
+}
+
+/*
+ * A key given more than once on one line.  Slurm logs "KEY specified more
+ * than once, latest value used" and goes on (parse_config.c,
+ * _handle_common / _handle_pointer): with r->last_wins that is what
+ * happens here, as a warning naming the key, both values and the line;
+ * without it (gpuplace.conf, which is gpuplace's own) it is an error.
+ * The later value takes the first one's place, so a callback sees each
+ * key once and the line's first key stays first.
+ */
+static int dedup_keys(reader_t *r, gp__conf_line_t *line, gp_error_t *err)
+{
+	int *ix, i, j, g, n = line->n, out;
+	bool any = false;
+
+	if (n < 2)
+		return GP_OK;
+	ix = malloc((size_t)n * sizeof(*ix));
+	if (!ix)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		ix[i] = i;
+	sort_kv = r->kv;
+	qsort(ix, (size_t)n, sizeof(*ix), kv_cmp);
+	/* groups of equal keys, each in line order */
+	for (g = 0; g < n; g = j) {
+		gp__conf_kv_t *first = &r->kv[ix[g]];
+
+		for (j = g + 1; j < n && !strcasecmp(r->kv[ix[j]].key, first->key); j++)
+			;
+		if (j - g == 1)
+			continue;
+		if (!r->last_wins) {
+			int rc = gp__conf_err(err, &line->loc, r->kv[ix[g + 1]].key,
+			                      "given twice on this line ('%s' and '%s')", first->val,
+			                      r->kv[ix[g + 1]].val);
+
+			free(ix);
+			return rc;
+		}
+		if (r->warn && gp__cluster_warnf(r->warn, "%s:%d: %s: given twice on this line ('%s' "
+		                                 "and '%s'); the last is used, as Slurm uses it",
+		                                 line->loc.path, line->loc.line,
+		                                 r->kv[ix[j - 1]].key, first->val,
+		                                 r->kv[ix[j - 1]].val)) {
+			free(ix);
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		}
+		first->val = r->kv[ix[j - 1]].val;
+		for (i = g + 1; i < j; i++)
+			r->kv[ix[i]].val = NULL; /* dropped below */
+		any = true;
+	}
+	free(ix);
+	if (!any)
+		return GP_OK;
+	for (i = out = 0; i < n; i++)
+		if (r->kv[i].val)
+			r->kv[out++] = r->kv[i];
+	line->n = out;
+	return GP_OK;
+}
+
 /*
  * Split a logical line (comments removed, continuations joined; modified in
  * place) into Key=Value pairs and hand it on, or follow an Include.
+ *
+ * Pairs are read as Slurm's parser reads them (parse_config.c,
+ * keyvalue_pattern): white space may stand on either side of '=' ("Key =
+ * Value", as configuration-management tools write it); the value is the
+ * next word, which may hold "double quoted" spaces; a key with '=' and no
+ * word after it on the line is empty.
  */
 static int do_line(reader_t *r, char *s, const gp__conf_loc_t *loc, int depth,
                    gp_error_t *err)
@@ -171,14 +253,60 @@ static int do_line(reader_t *r, char *s, const gp__conf_loc_t *loc, int depth,
 	int rc;
 
 	for (;;) {
-		char *tok, *w, *eq = NULL;
+		char *key, *val, *w;
 		bool inq = false;
 
 		while (*p && isspace((unsigned char)*p))
 			p++;
 		if (!*p)
 			break;
-		tok = w = p;
+		key = p;
+		while (*p && !isspace((unsigned char)*p) && *p != '=' && *p != '"')
+			p++;
+		if (p > key && line.n == 0 && (p - key) == 7 && !strncasecmp(key, "Include", 7) &&
+		    isspace((unsigned char)*p)) {
+			char *q = p, *fname;
+
+			while (*q && isspace((unsigned char)*q))
+				q++;
+			if (*q != '=') {
+				/* the file name: the rest of the line, unquoted, trimmed */
+				fname = q;
+				for (w = fname; *q; q++)
+					if (*q != '"')
+						*w++ = *q;
+				*w = '\0';
+				while (w > fname && isspace((unsigned char)w[-1]))
+					*--w = '\0';
+				key[7] = '\0';
+				if (!*fname)
+					return gp__conf_err(err, loc, "Include", "missing file name");
+				if (depth + 1 >= GP_CONF_INCLUDE_DEPTH)
+					return gp__conf_err(err, loc, "Include",
+					                    "'%s' nested more than %d deep", fname,
+					                    GP_CONF_INCLUDE_DEPTH);
+				return read_file(r, fname, depth + 1, false, loc, err);
+			}
+		}
+		{
+			char *ke = p, *q = p;
+
+			while (*q && isspace((unsigned char)*q))
+				q++;
+			if (ke == key || *q != '=') {
+				/* not Key=Value: name the word as written */
+				while (*p && !isspace((unsigned char)*p))
+					p++;
+				*p = '\0';
+				return gp__conf_err(err, loc, key, "expected Key=Value");
+			}
+			*ke = '\0';
+			p = q + 1;
+		}
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		/* the value: one word, quotes removed, quoted spaces kept */
+		val = w = p;
 		for (; *p; p++) {
 			if (*p == '"') {
 				inq = !inq;
@@ -186,53 +314,27 @@ static int do_line(reader_t *r, char *s, const gp__conf_loc_t *loc, int depth,
 			}
 			if (!inq && isspace((unsigned char)*p))
 				break;
-			if (!inq && *p == '=' && !eq)
-				eq = w;
 			*w++ = *p;
 		}
 		if (*p)
 			p++;
 		*w = '\0';
-		if (inq) {
-			if (eq)
-				*eq = '\0';
-			return gp__conf_err(err, loc, tok, "unterminated quote");
-		}
-		if (!eq && line.n == 0 && strcasecmp(tok, "Include") == 0) {
-			char *fname = p, *q;
-
-			while (*fname && isspace((unsigned char)*fname))
-				fname++;
-			/* the file name: the rest of the line, unquoted, trimmed */
-			for (q = w = fname; *q; q++)
-				if (*q != '"')
-					*w++ = *q;
-			*w = '\0';
-			while (w > fname && isspace((unsigned char)w[-1]))
-				*--w = '\0';
-			if (!*fname)
-				return gp__conf_err(err, loc, "Include", "missing file name");
-			if (depth + 1 >= GP_CONF_INCLUDE_DEPTH)
-				return gp__conf_err(err, loc, "Include",
-				                    "'%s' nested more than %d deep", fname,
-				                    GP_CONF_INCLUDE_DEPTH);
-			return read_file(r, fname, depth + 1, false, loc, err);
-		}
-		if (!eq || eq == tok)
-			return gp__conf_err(err, loc, tok, "expected Key=Value");
-		*eq = '\0';
+		if (inq)
+			return gp__conf_err(err, loc, key, "unterminated quote");
 		if (line.n == r->kvcap) {
 			if (gp__resize(&r->kv, (size_t)r->kvcap, (size_t)r->kvcap * 2 + 8,
 			               sizeof(*r->kv)))
 				return gp__errorf(err, GP_ENOMEM, "out of memory");
 			r->kvcap = r->kvcap * 2 + 8;
 		}
-		r->kv[line.n].key = tok;
-		r->kv[line.n].val = eq + 1;
+		r->kv[line.n].key = key;
+		r->kv[line.n].val = val;
 		line.n++;
 	}
 	if (line.n == 0)
 		return GP_OK;
+	if ((rc = dedup_keys(r, &line, err)))
+		return rc;
 	line.kv = r->kv;
 	rc = r->fn(r->arg, &line, err);
 	return rc;
@@ -257,9 +359,17 @@ static int read_file(reader_t *r, const char *name, int depth, bool optional,
 			return gp__conf_err(err, from, "Include", "path '%s' is too long", name);
 		return gp__errorf(err, GP_ECONFIG, "%s/%s: path is too long", r->dir, name);
 	}
+	/* an Include of a file that is being read (itself, or a file that
+	 * includes it) would never end: say so at the Include line */
+	for (e = 0; from && e < depth; e++)
+		if (!strcmp(r->open[e], pathbuf))
+			return gp__conf_err(err, from, "Include", "'%s' includes itself (%s is "
+			                    "already being read%s)", name, pathbuf,
+			                    e == depth - 1 ? "" : " further up");
 	path = gp__conf_pool_add(r->paths, pathbuf);
 	if (!path)
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	r->open[depth] = path;
 	e = r->paths->mem ? slurp_mem(r->paths, path, &buf, &len) : gp__conf_slurp(path, &buf, &len);
 	if (e) {
 		if (e == ENOENT && optional)
@@ -331,6 +441,19 @@ static int read_file(reader_t *r, const char *name, int depth, bool optional,
 	}
 	free(lb);
 	free(buf);
+	return rc;
+}
+
+int gp__conf_read_slurm(gp__conf_paths_t *paths, const char *dir, const char *name,
+                        bool optional, gp_cluster_t *warn, gp__conf_line_fn fn, void *arg,
+                        gp_error_t *err)
+{
+	reader_t r = { .paths = paths, .dir = dir, .fn = fn, .arg = arg,
+		       .last_wins = true, .warn = warn };
+	int rc;
+
+	rc = read_file(&r, name, 0, optional, NULL, err);
+	free(r.kv);
 	return rc;
 }
 

@@ -80,6 +80,15 @@ typedef int (*gp__conf_line_fn)(void *arg, const gp__conf_line_t *line,
  */
 int gp__conf_read(gp__conf_paths_t *paths, const char *dir, const char *name,
                   bool optional, gp__conf_line_fn fn, void *arg, gp_error_t *err);
+/* gp__conf_read() for the files Slurm reads (slurm.conf, topology.conf,
+ * gres.conf): a key given twice on one line is a warning recorded in warn
+ * and the last value is used, as Slurm does (parse_config.c: "specified
+ * more than once, latest value used"); gp__conf_read() makes it an error.
+ * warn may be NULL only when no warning is wanted (the last value is used
+ * silently then; slurm_emit.c, policy_load.c). */
+int gp__conf_read_slurm(gp__conf_paths_t *paths, const char *dir, const char *name,
+                        bool optional, gp_cluster_t *warn, gp__conf_line_fn fn, void *arg,
+                        gp_error_t *err);
 void gp__conf_paths_free(gp__conf_paths_t *paths);
 
 /* "path:line: key: message" into err; returns GP_ECONFIG. */
@@ -139,7 +148,16 @@ typedef struct gp__load_block {
 typedef struct gp__load_part {
 	gp__conf_loc_t loc;
 	char *nodes;            /* Nodes= as written, NULL if absent */
+	char *topology;         /* Topology= (Slurm 25.05+) as written, NULL if absent */
 } gp__load_part_t;
+
+/* A topology of topology.yaml: its name, kind and whether the model holds it. */
+typedef struct gp__load_topo {
+	char name[GP_NAME_MAX];
+	const char *kind;       /* "tree", "block", "flat", "ring", "torus3d" (static) */
+	int line;
+	bool modelled;
+} gp__load_topo_t;
 
 typedef struct gp__load_telemetry {
 	gp__conf_loc_t loc;
@@ -163,6 +181,8 @@ typedef struct gp__load {
 	bool has_topology;
 	const char *topo_path;          /* the file read (in paths), NULL if none */
 	bool topo_yaml;                 /* it is topology.yaml */
+	gp__load_topo_t *topos;         /* topology.yaml: every topology */
+	int ntopos;
 	gp__nametab_t sw_names, blk_names; /* switch / block name -> index */
 	gp__load_switch_t *sw;          /* per switch read from the file */
 	int32_t nsw;                    /* entries of sw (no synthetic root) */

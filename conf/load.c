@@ -12,11 +12,13 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "conf.h"
+#include "cost.h"
 
 static uint32_t layout_hash(const gp_gres_layout_t *g)
 {
@@ -85,6 +87,70 @@ static int build_layouts(gp__load_t *ld, gp_error_t *err)
 	return GP_OK;
 }
 
+/*
+ * The built-in profile (cost_model/cost_shape.c) a GPU type stands for,
+ * when the type is a name Slurm's AutoDetect gives or a common alias.
+ * AutoDetect=nvml names a GPU after NVML's device name, lower-cased with
+ * spaces as '_' (gres.conf(5), AutoDetect; Slurm's gpu_nvml.c): "NVIDIA
+ * H100 80GB HBM3" is nvidia_h100_80gb_hbm3, "NVIDIA A100-SXM4-80GB" is
+ * nvidia_a100-sxm4-80gb, "Tesla T4" is tesla_t4.  Only the SXM/HGX forms
+ * map to the SXM profiles: a PCIe or NVL card has other TFLOPS, TDP and
+ * no NVSwitch, so it resolves to nothing (predictions for it are marked
+ * unknown) unless it is the H100 PCIe that the "pcie" profile describes.
+ * Returns the built-in name or NULL.
+ */
+static const char *builtin_alias(const char *type)
+{
+	char t[GP_NAME_MAX];
+	size_t i;
+
+	for (i = 0; type[i] && i + 1 < sizeof(t); i++)
+		t[i] = (char)tolower((unsigned char)type[i]);
+	t[i] = '\0';
+	if (gp__cost_gpu_builtin(t, NULL))
+		return NULL; /* the name itself: gp__cost_gpu_builtin finds it */
+	if (strstr(t, "gb200"))
+		return "gb200";
+	if (strstr(t, "pcie") || strstr(t, "nvl")) {
+		/* H100 PCIe (756 TFLOPS BF16, 350 W): the "pcie" profile */
+		return strstr(t, "h100") && strstr(t, "pcie") ? "pcie" : NULL;
+	}
+	if (strstr(t, "b200"))
+		return "b200";
+	if (strstr(t, "h100"))
+		return "h100";
+	if (strstr(t, "h200"))
+		return "h200";
+	if (strstr(t, "h800"))
+		return "h800";
+	if (strstr(t, "a100"))
+		return "a100";
+	if (!strcmp(t, "tesla_t4") || !strcmp(t, "nvidia_t4"))
+		return "t4";
+	return NULL;
+}
+
+/* Index of profile name in c, adding the built-in one if absent; -1 if
+ * there is no such built-in (or out of memory: *oom set). */
+static int32_t builtin_profile(gp_cluster_t *c, const char *name, bool *oom)
+{
+	gp_gpu_profile_t p;
+	int32_t i;
+
+	for (i = 0; i < c->nprofiles; i++)
+		if (!strcasecmp(c->profiles[i].name, name))
+			return i;
+	if (!gp__cost_gpu_builtin(name, &p))
+		return -1;
+	if (gp__resize(&c->profiles, (size_t)c->nprofiles, (size_t)c->nprofiles + 1,
+	               sizeof(*c->profiles))) {
+		*oom = true;
+		return -1;
+	}
+	c->profiles[c->nprofiles] = p;
+	return c->nprofiles++;
+}
+
 /* GPU types to profiles, defaults that depend on other lines. */
 static int resolve_nodes(gp__load_t *ld, gp_error_t *err)
 {
@@ -116,6 +182,32 @@ static int resolve_nodes(gp__load_t *ld, gp_error_t *err)
 			n->profile = p;
 			continue;
 		}
+		/* an AutoDetect name or alias of a built-in profile, or the
+		 * built-in of that very name */
+		{
+			const char *alias = builtin_alias(type);
+			bool oom = false;
+
+			p = builtin_profile(c, alias ? alias : type, &oom);
+			if (oom)
+				return gp__errorf(err, GP_ENOMEM, "out of memory");
+			if (p >= 0) {
+				n->profile = p;
+				for (w = 0; w < nwarned; w++)
+					if (!strcasecmp(ld->node_type[warned[w]], type))
+						break;
+				if (w < nwarned || nwarned == (int32_t)(sizeof(warned) / sizeof(warned[0])))
+					continue;
+				warned[nwarned++] = i;
+				if (gp__cluster_warnf(c, "%s:%d: Gres: GPU type '%s' of node '%s' has no "
+				                      "GpuProfile in gpuplace.conf; the built-in profile "
+				                      "'%s' is used", ld->node_loc[i].path,
+				                      ld->node_loc[i].line, type, n->name,
+				                      c->profiles[p].name))
+					return gp__errorf(err, GP_ENOMEM, "out of memory");
+				continue;
+			}
+		}
 		/* not an error: the model just knows nothing about this GPU;
 		 * one warning per type (node_type entries are per node) */
 		for (w = 0; w < nwarned; w++)
@@ -124,8 +216,9 @@ static int resolve_nodes(gp__load_t *ld, gp_error_t *err)
 		if (w < nwarned || nwarned == (int32_t)(sizeof(warned) / sizeof(warned[0])))
 			continue; /* warned already, or enough said */
 		warned[nwarned++] = i;
-		if (gp__cluster_warnf(c, "%s:%d: Gres: GPU type '%s' of node '%s' has no "
-		                      "GpuProfile in gpuplace.conf; its GPUs get no profile",
+		if (gp__cluster_warnf(c, "%s:%d: Gres: no profile for %s (node '%s' and others "
+		                      "of that type): no GpuProfile in gpuplace.conf and no built-in "
+		                      "of that name; step time not predicted on them",
 		                      ld->node_loc[i].path, ld->node_loc[i].line, type, n->name))
 			return gp__errorf(err, GP_ENOMEM, "out of memory");
 	}
@@ -148,17 +241,38 @@ static int resolve_nodes(gp__load_t *ld, gp_error_t *err)
 	return GP_OK;
 }
 
+/* Whether a Gres GPU type names a GPU that is NVLink-switched across the
+ * nodes of its rack: GB200 NVL72 / GB300 NVL72, whose 18 compute trays
+ * share 9 NVLink switch trays (NVIDIA DGX SuperPOD GB200 reference
+ * architecture; shared/notes/real-topologies.md section 2).  Matches the
+ * short names (gb200, gb300) and AutoDetect's (nvidia_gb200, ...). */
+static bool rack_nvlink_type(const char *type)
+{
+	char t[GP_NAME_MAX];
+	size_t i;
+
+	for (i = 0; type[i] && i + 1 < sizeof(t); i++)
+		t[i] = (char)tolower((unsigned char)type[i]);
+	t[i] = '\0';
+	return strstr(t, "gb200") || strstr(t, "gb300");
+}
+
 /*
  * Blocks of topology/block as NVLink domains (gpuplace.conf(5),
- * BlockNVLinkDomains): on by default, because NVLink racks are what sites
- * describe with blocks (an NVL72 rack is one block); NVLinkDomain lines of
- * gpuplace.conf replace them, and BlockNVLinkDomains=no keeps blocks as
- * scheduling units only (e.g. blocks that stand for InfiniBand leaves).
+ * BlockNVLinkDomains).  A block is a scheduling unit to Slurm, not a fact
+ * about links: cloud providers and fabric tools write blocks for
+ * InfiniBand or EFA groups of HGX nodes, whose GPUs share no NVLink across
+ * nodes.  So a block is an NVLink domain only when the site says so
+ * (BlockNVLinkDomains=yes) or when every node in it has GPUs that are
+ * NVLink-switched across nodes (rack_nvlink_type: GB200/GB300 NVL).
+ * NVLinkDomain lines of gpuplace.conf replace blocks; BlockNVLinkDomains=no
+ * keeps every block a scheduling unit only.
  */
 static int blocks_to_domains(gp__load_t *ld, gp_error_t *err)
 {
 	gp_cluster_t *c = ld->c;
-	int32_t i, j;
+	int32_t i, j, nd = 0, nskip = 0, firstskip = -1;
+	bool *take;
 
 	if (c->nblocks == 0 || ld->block_nvl == 0)
 		return GP_OK;
@@ -175,29 +289,66 @@ static int blocks_to_domains(gp__load_t *ld, gp_error_t *err)
 			return gp__errorf(err, GP_ENOMEM, "out of memory");
 		return GP_OK;
 	}
-	c->nvl = calloc((size_t)c->nblocks, sizeof(*c->nvl));
-	ld->nvl_gbps = malloc((size_t)c->nblocks * sizeof(*ld->nvl_gbps));
-	ld->nvl_loc = malloc((size_t)c->nblocks * sizeof(*ld->nvl_loc));
-	if (!c->nvl || !ld->nvl_gbps || !ld->nvl_loc)
+	take = calloc((size_t)c->nblocks, sizeof(*take));
+	if (!take)
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	for (i = 0; i < c->nblocks; i++) {
 		const gp_block_t *b = &c->blocks[i];
-		gp_nvl_domain_t *d = &c->nvl[i];
 
+		take[i] = ld->block_nvl == 1;
+		if (!take[i]) {
+			take[i] = b->nnodes > 0;
+			for (j = 0; j < b->nnodes && take[i]; j++)
+				take[i] = rack_nvlink_type(ld->node_type[b->nodes[j]]);
+		}
+		if (take[i])
+			nd++;
+		else if (nskip++ == 0)
+			firstskip = i;
+	}
+	if (nskip && gp__cluster_warnf(c, "%s:%d: BlockName: %d of %d blocks (first '%s') are not "
+	                               "NVLink domains: their nodes' GPUs are not NVLink-switched "
+	                               "across nodes (GB200/GB300 NVL); BlockNVLinkDomains=yes in "
+	                               "gpuplace.conf if they are", ld->blk[firstskip].loc.path,
+	                               ld->blk[firstskip].loc.line, (int)nskip, (int)c->nblocks,
+	                               c->blocks[firstskip].name)) {
+		free(take);
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	}
+	if (!nd) {
+		free(take);
+		return GP_OK;
+	}
+	c->nvl = calloc((size_t)nd, sizeof(*c->nvl));
+	ld->nvl_gbps = malloc((size_t)nd * sizeof(*ld->nvl_gbps));
+	ld->nvl_loc = malloc((size_t)nd * sizeof(*ld->nvl_loc));
+	if (!c->nvl || !ld->nvl_gbps || !ld->nvl_loc) {
+		free(take);
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < c->nblocks; i++) {
+		const gp_block_t *b = &c->blocks[i];
+		gp_nvl_domain_t *d = &c->nvl[c->nnvl];
+
+		if (!take[i])
+			continue;
 		memcpy(d->name, b->name, sizeof(d->name));
 		d->nodes = malloc(((size_t)b->nnodes + 1) * sizeof(*d->nodes));
-		if (!d->nodes)
+		if (!d->nodes) {
+			free(take);
 			return gp__errorf(err, GP_ENOMEM, "out of memory");
-		c->nnvl = i + 1;
+		}
 		memcpy(d->nodes, b->nodes, (size_t)b->nnodes * sizeof(*d->nodes));
 		d->nnodes = b->nnodes;
 		for (j = 0; j < b->nnodes; j++) {
-			c->nodes[b->nodes[j]].nvl_domain = i;
+			c->nodes[b->nodes[j]].nvl_domain = c->nnvl;
 			d->ngpus += c->nodes[b->nodes[j]].ngpus;
 		}
-		ld->nvl_gbps[i] = -1; /* the GPU profile's NVLinkGBps */
-		ld->nvl_loc[i] = ld->blk[i].loc;
+		ld->nvl_gbps[c->nnvl] = -1; /* the GPU profile's NVLinkGBps */
+		ld->nvl_loc[c->nnvl] = ld->blk[i].loc;
+		c->nnvl++;
 	}
+	free(take);
 	return GP_OK;
 }
 
@@ -205,8 +356,11 @@ static void load_free(gp__load_t *ld)
 {
 	int32_t i;
 
-	for (i = 0; ld->part && i < ld->c->nparts; i++)
+	for (i = 0; ld->part && i < ld->c->nparts; i++) {
 		free(ld->part[i].nodes);
+		free(ld->part[i].topology);
+	}
+	free(ld->topos);
 	for (i = 0; ld->sw && i < ld->nsw; i++) {
 		free(ld->sw[i].switches);
 		free(ld->sw[i].nodes);

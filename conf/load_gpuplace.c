@@ -19,7 +19,13 @@ typedef struct gpp_ctx {
 	gp__nametab_t profiles, nvl, racks, storage, telemetry;
 	gp__conf_loc_t level_loc[GP_MAX_LEVELS];
 	gp__conf_loc_t *profile_loc, *storage_loc, *telemetry_loc;
+	gp__conf_loc_t global_loc[8]; /* per key of globals[]: where it was set */
 } gpp_ctx_t;
+
+/* The site-wide keys (line_global), each allowed once in the file. */
+static const char *const globals[] = { "DefaultGradientBytes", "NodeFailureRate",
+	                               "RestartSeconds", "PowerMargin", "TelemetryStale",
+	                               "BlockNVLinkDomains", "DefaultGpuProfile" };
 
 /* A key of an object line: its spelling and the value found (NULL if absent). */
 typedef struct okey {
@@ -330,6 +336,9 @@ static int line_nvl(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 	return GP_OK;
 }
 
+/* The name-table index of a rack read without PowerCapKW (not modelled). */
+#define RACK_OFF (-2)
+
 static int line_rack(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 {
 	gp__load_t *ld = x->ld;
@@ -339,9 +348,25 @@ static int line_rack(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 	int32_t i, j;
 	int rc;
 
-	if ((rc = match_keys(l, k, 4, err)) || (rc = required(l, &k[0], "Rack", err)) ||
-	    (rc = required(l, &k[1], "Rack", err)))
+	if ((rc = match_keys(l, k, 4, err)) || (rc = required(l, &k[0], "Rack", err)))
 		return rc;
+	if (!k[1].val) {
+		/* a rack without its cap: this rack's power is not modelled,
+		 * the rest of the site is (its name stays known, as RACK_OFF,
+		 * so Telemetry lines naming it are not errors) */
+		int32_t *nodes = NULL, nn = 0, dup;
+
+		if ((rc = gp__conf_nodes(c, &l->loc, "Nodes", k[0].val, &nodes, &nn, err)))
+			return rc;
+		free(nodes);
+		if (gp__nametab_add(&x->racks, l->kv[0].val, RACK_OFF, &dup))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		if (gp__cluster_warnf(c, "%s:%d: PowerCapKW: rack '%s' has no PowerCapKW: power not "
+		                      "considered on its %d node%s", l->loc.path, l->loc.line,
+		                      l->kv[0].val, (int)nn, nn == 1 ? "" : "s"))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		return GP_OK;
+	}
 	if ((rc = new_object(l, "Rack", &x->racks, &c->racks, &c->nracks, sizeof(*c->racks),
 	                     &ld->rack_loc, &i, err)))
 		return rc;
@@ -509,7 +534,21 @@ static int line_global(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 
 	for (i = 0; i < l->n && !rc; i++) {
 		const gp__conf_kv_t *kv = &l->kv[i];
+		size_t g;
 
+		/* a second definition would silently replace the first: an
+		 * error naming both lines (gpuplace.conf is gpuplace's own
+		 * file; for Slurm's files the reader does as Slurm does) */
+		for (g = 0; g < sizeof(globals) / sizeof(globals[0]); g++)
+			if (gp__conf_is(kv, globals[g])) {
+				const gp__conf_loc_t *o = &x->global_loc[g];
+
+				if (o->line)
+					return gp__conf_err(err, &l->loc, globals[g],
+					                    "already set at %s:%d; set it once", o->path,
+					                    o->line);
+				x->global_loc[g] = l->loc;
+			}
 		if (gp__conf_is(kv, "DefaultGradientBytes"))
 			rc = gp__conf_double(&l->loc, "DefaultGradientBytes", kv->val, 0, 1e15,
 			                     &s->default_grad_bytes, err);
@@ -578,6 +617,8 @@ static int add_rack(void *arg, const char *name, gp_error_t *err)
 	gp_telemetry_t *t = a->t;
 	int32_t r = gp__nametab_find(&a->x->racks, name), j;
 
+	if (r == RACK_OFF)
+		return GP_OK; /* its power is not modelled (warned at its line) */
 	if (r < 0)
 		return gp__conf_err(err, a->loc, "Racks", "unknown rack '%s'", name);
 	for (j = 0; j < t->nracks; j++)

@@ -79,7 +79,7 @@ static int apply_node(gres_line_t *g, int32_t i, gp_error_t *err)
 	gp__load_t *ld = g->ld;
 	gp_node_t *n = &ld->c->nodes[i];
 	gp_gres_layout_t *l = &ld->gres[i];
-	int k, j, idx;
+	int k, j, idx, self;
 
 	if (l->ngpus == 0)
 		ld->gres_loc[i] = *g->loc;
@@ -97,11 +97,15 @@ static int apply_node(gres_line_t *g, int32_t i, gp_error_t *err)
 			return gp__conf_err(err, g->loc, "Links",
 			                    "%d values but node '%s' has %d GPUs", g->nlinks, n->name,
 			                    (int)n->ngpus);
-		for (j = 0; j < g->nlinks; j++)
-			if ((g->links[j] == -1) != (j == idx))
-				return gp__conf_err(err, g->loc, "Links",
-				                    "-1 must be at position %d only (GPU %d of node '%s')",
-				                    idx, idx, n->name);
+		/* the -1 marks the GPU itself: its device number, whatever
+		 * the order of the lines (gres.conf(5), Links); rows are put
+		 * in device order once the node is complete (sort_links) */
+		for (j = 0, self = 0; j < g->nlinks; j++)
+			self += g->links[j] == -1;
+		if (self != 1)
+			return gp__conf_err(err, g->loc, "Links",
+			                    "%d values of -1 (node '%s'); one -1 marks the GPU itself",
+			                    self, n->name);
 		memcpy(l->links[idx], g->links, (size_t)g->nlinks);
 	}
 	return GP_OK;
@@ -209,13 +213,42 @@ static int gres_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
 	return GP_OK;
 }
 
+/* Put node i's Links rows (and the Cores that came with them) in device
+ * order: row d is the one whose -1 is at position d.  Slurm numbers the
+ * GPUs by PCI bus id and reads each row's own position from its -1
+ * (gres.conf(5), Links), so rows may be listed in any order. */
+static int sort_links(gp__load_t *ld, int32_t i, gp_error_t *err)
+{
+	gp_gres_layout_t *l = &ld->gres[i], tmp;
+	int g, d, from[GP_MAX_GPUS_PER_NODE];
+
+	for (d = 0; d < l->ngpus; d++)
+		from[d] = -1;
+	for (g = 0; g < l->ngpus; g++) {
+		for (d = 0; d < l->ngpus && l->links[g][d] != -1; d++)
+			;
+		if (from[d] >= 0)
+			return gp__conf_err(err, &ld->gres_loc[i], "Links",
+			                    "two GPUs of node '%s' have their -1 at position %d "
+			                    "(rows %d and %d of the node's Links)", ld->c->nodes[i].name,
+			                    d, from[d] + 1, g + 1);
+		from[d] = g;
+	}
+	tmp = *l;
+	for (d = 0; d < l->ngpus; d++) {
+		memcpy(l->links[d], tmp.links[from[d]], sizeof(l->links[d]));
+		memcpy(l->cores[d], tmp.cores[from[d]], sizeof(l->cores[d]));
+	}
+	return GP_OK;
+}
+
 int gp__load_gres(gp__load_t *ld, gp_error_t *err)
 {
 	gp_cluster_t *c = ld->c;
 	int32_t i;
 	int rc, g, rows;
 
-	rc = gp__conf_read(&ld->paths, ld->dir, "gres.conf", true, gres_line, ld, err);
+	rc = gp__conf_read_slurm(&ld->paths, ld->dir, "gres.conf", true, c, gres_line, ld, err);
 	if (rc == GP_CONF_ABSENT)
 		return GP_OK;
 	if (rc || !ld->gres)
@@ -231,12 +264,14 @@ int gp__load_gres(gp__load_t *ld, gp_error_t *err)
 			                    "(%s:%d)", c->nodes[i].name, l->ngpus, (int)c->nodes[i].ngpus,
 			                    ld->node_loc[i].path, ld->node_loc[i].line);
 		for (g = rows = 0; g < l->ngpus; g++)
-			rows += l->links[g][g] == -1;
+			rows += memchr(l->links[g], 0xff, (size_t)l->ngpus) != NULL;
 		if (rows && rows != l->ngpus)
 			return gp__conf_err(err, &ld->gres_loc[i], "Links",
 			                    "given for %d of the %d GPUs of node '%s'", rows, l->ngpus,
 			                    c->nodes[i].name);
 		l->has_links = rows > 0;
+		if (rows && (rc = sort_links(ld, i, err)))
+			return rc;
 	}
 	return GP_OK;
 }

@@ -18,7 +18,8 @@
 typedef struct node_attr {
 	int32_t ngpus;
 	char type[GP_NAME_MAX];
-	long cpus;              /* 0 = Sockets * CoresPerSocket * ThreadsPerCore */
+	long cpus;              /* CPUs=; 0 = not given */
+	long procs;             /* Procs= (CPUs' old name); 0 = not given */
 	long sockets, cores, threads;
 	long real_memory;
 	long weight;
@@ -27,13 +28,25 @@ typedef struct node_attr {
 
 typedef struct part_attr {
 	char *nodes;            /* malloc'd or NULL */
+	char *topology;         /* Topology= (Slurm 25.05+), malloc'd or NULL */
 	bool is_default;
 	bool up;
 	uint32_t max_time_min;
 } part_attr_t;
 
+/* A NodeSet= line (slurm.conf(5), NODESET CONFIGURATION). */
+typedef struct nodeset {
+	char name[GP_NAME_MAX];
+	char *nodes;            /* Nodes= as written, NULL if absent */
+	char *feature;          /* Feature= as written, NULL if absent */
+	gp__conf_loc_t loc;
+} nodeset_t;
+
 typedef struct slurm_ctx {
 	gp__load_t *ld;
+	nodeset_t *sets;
+	int32_t nsets;
+	gp__conf_loc_t cluster_loc;     /* ClusterName's line, line 0 = not yet */
 	node_attr_t ndef;
 	part_attr_t pdef;
 	/* the NodeName line being expanded */
@@ -146,8 +159,12 @@ static int parse_gres(const gp__conf_loc_t *loc, const char *val, node_attr_t *a
 static int node_key(const gp__conf_loc_t *loc, const gp__conf_kv_t *kv, node_attr_t *a,
                     gp_error_t *err)
 {
-	if (gp__conf_is(kv, "CPUs") || gp__conf_is(kv, "Procs"))
+	/* both: Slurm takes CPUs (line, then DEFAULT) before Procs (line,
+	 * then DEFAULT), whatever their order (read_config.c) */
+	if (gp__conf_is(kv, "CPUs"))
 		return gp__conf_long(loc, "CPUs", kv->val, 1, 1L << 24, &a->cpus, err);
+	if (gp__conf_is(kv, "Procs"))
+		return gp__conf_long(loc, "Procs", kv->val, 1, 1L << 24, &a->procs, err);
 	if (gp__conf_is(kv, "Sockets"))
 		return gp__conf_long(loc, "Sockets", kv->val, 1, 1L << 16, &a->sockets, err);
 	if (gp__conf_is(kv, "CoresPerSocket"))
@@ -193,7 +210,7 @@ static int add_node(void *arg, const char *name, gp_error_t *err)
 	n->profile = n->layout = n->leaf = n->rack = n->nvl_domain = n->block = -1;
 	n->rails = -1; /* gpuplace.conf default applied at the end */
 	n->weight = (uint32_t)a->weight;
-	n->cpus = (int32_t)(a->cpus ? a->cpus
+	n->cpus = (int32_t)(a->cpus ? a->cpus : a->procs ? a->procs
 	                            : (a->sockets * a->cores * a->threads > (1L << 24)
 	                                       ? (1L << 24)
 	                                       : a->sockets * a->cores * a->threads));
@@ -287,14 +304,19 @@ static int part_line(slurm_ctx_t *s, const gp__conf_line_t *l, gp_error_t *err)
 	gp_partition_t *p;
 	int i, rc = GP_OK;
 
-	a.nodes = NULL;
-	if (s->pdef.nodes && !(a.nodes = strdup(s->pdef.nodes)))
+	a.nodes = a.topology = NULL;
+	if ((s->pdef.nodes && !(a.nodes = strdup(s->pdef.nodes))) ||
+	    (s->pdef.topology && !(a.topology = strdup(s->pdef.topology)))) {
+		free(a.nodes);
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	}
 	for (i = 1; i < l->n && !rc; i++) {
 		const gp__conf_kv_t *kv = &l->kv[i];
 
 		if (gp__conf_is(kv, "Nodes")) {
 			rc = dup_str(&a.nodes, kv->val, err);
+		} else if (gp__conf_is(kv, "Topology")) {
+			rc = dup_str(&a.topology, kv->val, err);
 		} else if (gp__conf_is(kv, "Default")) {
 			if (!strcasecmp(kv->val, "YES"))
 				a.is_default = true;
@@ -320,6 +342,7 @@ static int part_line(slurm_ctx_t *s, const gp__conf_line_t *l, gp_error_t *err)
 		goto out;
 	if (is_def) {
 		free(s->pdef.nodes);
+		free(s->pdef.topology);
 		s->pdef = a;
 		return GP_OK;
 	}
@@ -350,11 +373,53 @@ static int part_line(slurm_ctx_t *s, const gp__conf_line_t *l, gp_error_t *err)
 	p->max_time_min = a.max_time_min;
 	ld->part[c->nparts].loc = l->loc;
 	ld->part[c->nparts].nodes = a.nodes;
-	a.nodes = NULL;
+	ld->part[c->nparts].topology = a.topology;
+	a.nodes = a.topology = NULL;
 	c->nparts++;
 out:
 	free(a.nodes);
+	free(a.topology);
 	return rc;
+}
+
+/* NodeSet=NAME [Nodes=LIST|ALL] [Feature=F]: kept for the partitions. */
+static int nodeset_line(slurm_ctx_t *s, const gp__conf_line_t *l, gp_error_t *err)
+{
+	nodeset_t *ns;
+	int32_t i;
+	int k, rc;
+
+	for (i = 0; i < s->nsets; i++)
+		if (!strcmp(s->sets[i].name, l->kv[0].val)) {
+			/* Slurm replaces a partition's first match only: the first wins */
+			if (gp__cluster_warnf(s->ld->c, "%s:%d: NodeSet: '%s' is already defined at "
+			                      "%s:%d; this one is ignored, as Slurm uses the first",
+			                      l->loc.path, l->loc.line, l->kv[0].val,
+			                      s->sets[i].loc.path, s->sets[i].loc.line))
+				return gp__errorf(err, GP_ENOMEM, "out of memory");
+			return GP_OK;
+		}
+	if (gp__grow(&s->sets, (size_t)s->nsets, sizeof(*s->sets)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	ns = &s->sets[s->nsets];
+	memset(ns, 0, sizeof(*ns));
+	if ((rc = gp__conf_str(&l->loc, "NodeSet", l->kv[0].val, ns->name, sizeof(ns->name),
+	                       false, err)))
+		return rc;
+	ns->loc = l->loc;
+	s->nsets++;
+	for (k = 1; k < l->n; k++) {
+		if (gp__conf_is(&l->kv[k], "Nodes"))
+			rc = dup_str(&ns->nodes, l->kv[k].val, err);
+		else if (gp__conf_is(&l->kv[k], "Feature") || gp__conf_is(&l->kv[k], "Features"))
+			rc = dup_str(&ns->feature, l->kv[k].val, err);
+		else
+			rc = gp__conf_err(err, &l->loc, l->kv[k].key,
+			                  "unknown key (a NodeSet has Nodes= and Feature=)");
+		if (rc)
+			return rc;
+	}
+	return GP_OK;
 }
 
 static int slurm_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
@@ -366,42 +431,180 @@ static int slurm_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
 		return node_line(s, l, err);
 	if (gp__conf_is(&l->kv[0], "PartitionName"))
 		return part_line(s, l, err);
+	if (gp__conf_is(&l->kv[0], "NodeSet"))
+		return nodeset_line(s, l, err);
 	for (i = 0; i < l->n; i++)
-		if (gp__conf_is(&l->kv[i], "ClusterName"))
+		if (gp__conf_is(&l->kv[i], "ClusterName")) {
+			/* Slurm: "specified more than once, latest value used" */
+			if (s->cluster_loc.line &&
+			    gp__cluster_warnf(s->ld->c, "%s:%d: ClusterName: already set at %s:%d; "
+			                      "the last is used, as Slurm uses it", l->loc.path,
+			                      l->loc.line, s->cluster_loc.path, s->cluster_loc.line))
+				return gp__errorf(err, GP_ENOMEM, "out of memory");
+			s->cluster_loc = l->loc;
 			return gp__conf_str(&l->loc, "ClusterName", l->kv[i].val, s->ld->c->name,
 			                    sizeof(s->ld->c->name), false, err);
+		}
 	return GP_OK; /* global keys belong to Slurm */
 }
 
-/* Node lists of the partitions, once every node is known. */
-static int resolve_partitions(gp__load_t *ld, gp_error_t *err)
+/* Whether node n has feature f in its comma-separated Features=. */
+static bool has_feature(const gp_node_t *n, const char *f)
 {
-	gp_cluster_t *c = ld->c;
-	int32_t i, j;
+	const char *p = n->features;
+	size_t fl = strlen(f);
+
+	while (p && *p) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len == fl && !strncmp(p, f, fl))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+/* A partition's member list being built. */
+typedef struct part_acc {
+	slurm_ctx_t *s;
+	const gp__conf_loc_t *loc;
+	uint8_t *in;            /* per node: already listed */
+	int32_t *nodes, n;
+} part_acc_t;
+
+static int acc_node(part_acc_t *a, int32_t i, gp_error_t *err)
+{
+	if (a->in[i])
+		return GP_OK;
+	a->in[i] = 1;
+	if (gp__grow(&a->nodes, (size_t)a->n, sizeof(*a->nodes)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	a->nodes[a->n++] = i;
+	return GP_OK;
+}
+
+static int acc_all(part_acc_t *a, gp_error_t *err)
+{
+	int32_t i;
 	int rc;
 
-	for (i = 0; i < c->nparts; i++) {
+	for (i = 0; i < a->s->ld->c->nnodes; i++)
+		if ((rc = acc_node(a, i, err)))
+			return rc;
+	return GP_OK;
+}
+
+static int acc_plain(void *arg, const char *name, gp_error_t *err)
+{
+	part_acc_t *a = arg;
+	int32_t i = gp__node_find(a->s->ld->c, name);
+
+	if (i < 0)
+		return gp__conf_err(err, a->loc, "Nodes", "unknown node '%s'", name);
+	return acc_node(a, i, err);
+}
+
+/* One name of a partition's Nodes=: a NodeSet (its Nodes= and the nodes
+ * with its Feature=, as slurmctld's nodespec_to_hostlist() swaps it in) or
+ * a node. */
+static int acc_name(void *arg, const char *name, gp_error_t *err)
+{
+	part_acc_t *a = arg;
+	gp_cluster_t *c = a->s->ld->c;
+	int32_t k, i;
+	int rc;
+
+	for (k = 0; k < a->s->nsets; k++) {
+		const nodeset_t *ns = &a->s->sets[k];
+
+		if (strcmp(ns->name, name))
+			continue;
+		if (ns->feature)
+			for (i = 0; i < c->nnodes; i++)
+				if (has_feature(&c->nodes[i], ns->feature) && (rc = acc_node(a, i, err)))
+					return rc;
+		if (ns->nodes && !strcasecmp(ns->nodes, "ALL"))
+			return acc_all(a, err);
+		if (ns->nodes && *ns->nodes) {
+			part_acc_t sub = *a;
+
+			sub.loc = &ns->loc;
+			rc = gp__conf_hostlist(&ns->loc, "Nodes", ns->nodes, acc_plain, &sub, err);
+			a->nodes = sub.nodes;
+			a->n = sub.n;
+			return rc;
+		}
+		return GP_OK;
+	}
+	return acc_plain(a, name, err);
+}
+
+/* Node lists of the partitions, once every node is known: host lists,
+ * ALL and NodeSet names (slurm.conf(5): "Comma-separated list of nodes or
+ * nodesets"). */
+static int resolve_partitions(slurm_ctx_t *s, gp_error_t *err)
+{
+	gp__load_t *ld = s->ld;
+	gp_cluster_t *c = ld->c;
+	int32_t i, j, k, ndef = 0, lastdef = -1;
+	int rc = GP_OK;
+	uint8_t *in;
+
+	/* a NodeSet named like a node is refused by Slurm
+	 * (_validate_conf_nodeset_vs_nodenames) */
+	for (k = 0; k < s->nsets; k++)
+		if ((i = gp__node_find(c, s->sets[k].name)) >= 0)
+			return gp__conf_err(err, &s->sets[k].loc, "NodeSet",
+			                    "'%s' is also a node (%s:%d); Slurm refuses a NodeSet "
+			                    "named like a node", s->sets[k].name, ld->node_loc[i].path,
+			                    ld->node_loc[i].line);
+	in = calloc((size_t)c->nnodes + 1, 1);
+	if (!in)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	for (i = 0; i < c->nparts && !rc; i++) {
 		gp_partition_t *p = &c->parts[i];
 		const char *list = ld->part[i].nodes;
+		part_acc_t a = { .s = s, .loc = &ld->part[i].loc, .in = in };
 
+		if (p->is_default) {
+			ndef++;
+			lastdef = i;
+		}
 		if (!list || !*list)
 			continue;
-		if (!strcasecmp(list, "ALL")) {
-			p->nodes = malloc(((size_t)c->nnodes + 1) * sizeof(*p->nodes));
-			if (!p->nodes)
-				return gp__errorf(err, GP_ENOMEM, "out of memory");
-			for (j = 0; j < c->nnodes; j++)
-				p->nodes[j] = j;
-			p->nnodes = c->nnodes;
-		} else {
-			rc = gp__conf_nodes(c, &ld->part[i].loc, "Nodes", list, &p->nodes,
-			                    &p->nnodes, err);
-			if (rc)
-				return rc;
+		if (!strcasecmp(list, "ALL"))
+			rc = acc_all(&a, err);
+		else
+			rc = gp__conf_hostlist(&ld->part[i].loc, "Nodes", list, acc_name, &a, err);
+		for (j = 0; j < a.n; j++)
+			in[a.nodes[j]] = 0;
+		if (rc) {
+			free(a.nodes);
+			break;
 		}
+		p->nodes = a.nodes;
+		p->nnodes = a.n;
+		if (!p->nodes && !(p->nodes = malloc(sizeof(*p->nodes))))
+			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		for (j = 0; j < p->nnodes; j++)
 			c->nodes[p->nodes[j]].partitions |= UINT64_C(1) << i;
 	}
+	free(in);
+	if (rc)
+		return rc;
+	/* several Default=YES: slurmctld keeps the last one read ("changing
+	 * default partition from A to B", slurmctld/read_config.c) */
+	for (i = 0; i < c->nparts && ndef > 1; i++)
+		if (c->parts[i].is_default && i != lastdef) {
+			c->parts[i].is_default = false;
+			if (gp__cluster_warnf(c, "%s:%d: Default: partition '%s' is Default=YES but so "
+			                      "is '%s' (%s:%d); the last is the default, as in Slurm",
+			                      ld->part[i].loc.path, ld->part[i].loc.line,
+			                      c->parts[i].name, c->parts[lastdef].name,
+			                      ld->part[lastdef].loc.path, ld->part[lastdef].loc.line))
+				return gp__errorf(err, GP_ENOMEM, "out of memory");
+		}
 	return GP_OK;
 }
 
@@ -415,18 +618,32 @@ int gp__load_slurm(gp__load_t *ld, gp_error_t *err)
 	node_attr_init(&s.ndef);
 	s.pdef.up = true;
 	s.pdef.max_time_min = UINT32_MAX;
-	rc = gp__conf_read(&ld->paths, ld->dir, "slurm.conf", false, slurm_line, &s, err);
+	rc = gp__conf_read_slurm(&ld->paths, ld->dir, "slurm.conf", false, c, slurm_line, &s,
+	                         err);
 	free(s.ndef.features);
 	free(s.pdef.nodes);
+	free(s.pdef.topology);
 	if (rc)
-		return rc;
-	if (gp__cluster_index(c))
-		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	/* the hash finds the first of equal names: a later one is a duplicate */
+		goto out;
+	if (gp__cluster_index(c)) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* the hash finds the first of equal names: a later one is a duplicate
+	 * (slurmctld: fatal "Duplicated NodeName") */
 	for (i = 0; i < c->nnodes; i++)
-		if ((first = gp__node_find(c, c->nodes[i].name)) != i)
-			return gp__conf_err(err, &ld->node_loc[i], "NodeName",
-			                    "duplicate node '%s' (first at %s:%d)", c->nodes[i].name,
-			                    ld->node_loc[first].path, ld->node_loc[first].line);
-	return resolve_partitions(ld, err);
+		if ((first = gp__node_find(c, c->nodes[i].name)) != i) {
+			rc = gp__conf_err(err, &ld->node_loc[i], "NodeName",
+			                  "duplicate node '%s' (first at %s:%d)", c->nodes[i].name,
+			                  ld->node_loc[first].path, ld->node_loc[first].line);
+			goto out;
+		}
+	rc = resolve_partitions(&s, err);
+out:
+	for (i = 0; i < s.nsets; i++) {
+		free(s.sets[i].nodes);
+		free(s.sets[i].feature);
+	}
+	free(s.sets);
+	return rc;
 }

@@ -44,6 +44,8 @@
 typedef struct topo_ctx {
 	gp__load_t *ld;
 	int32_t *cap;           /* per switch: capacity of children / nodes */
+	int32_t nunknown;       /* unknown node names on the current line */
+	char unknown[160];      /* the first of them, comma-separated */
 	int32_t cur;            /* switch being resolved */
 	const gp__conf_loc_t *cur_loc;
 	const char *cur_key;    /* "Switches"/"Nodes" or topology.yaml's spelling */
@@ -279,8 +281,16 @@ static int add_node(void *arg, const char *name, gp_error_t *err)
 	gp_switch_t *w = &c->switches[t->cur];
 	int32_t i = gp__node_find(c, name);
 
-	if (i < 0)
-		return gp__conf_err(err, t->cur_loc, t->cur_key, "unknown node '%s'", name);
+	if (i < 0) {
+		/* slurmctld's topology/tree: "Invalid hostnames in switch
+		 * configuration", a warning; the rest of the switch is used
+		 * (switch_record.c, node_name2bitmap with an invalid list) */
+		size_t ul = strlen(t->unknown);
+
+		if (t->nunknown++ < 4)
+			snprintf(t->unknown + ul, sizeof(t->unknown) - ul, "%s%s", ul ? ", " : "", name);
+		return GP_OK;
+	}
 	if (c->nodes[i].leaf >= 0) {
 		if (c->nodes[i].leaf == t->cur)
 			return GP_OK;
@@ -328,6 +338,54 @@ static int finish_tree(gp__load_t *ld, const gp__conf_loc_t *loc, const char *ke
 	return GP_OK;
 }
 
+/*
+ * Nodes under no switch.  slurmctld warns ("switches lack access to N
+ * nodes: LIST", topology/tree switch_record.c) and goes on; its tree
+ * placement never reaches them.  Here they become one leaf of their own,
+ * "(unswitched)", beside the tree under a disconnected top: gpuplace keeps
+ * placing jobs inside them or inside the tree, never across.  One warning
+ * for all of them, with the count and the first names.
+ */
+static int unswitched(gp__load_t *ld, gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	char names[200] = "";
+	int32_t i, n = 0, idx;
+	gp__conf_loc_t loc;
+	gp_switch_t *w;
+	int rc;
+
+	for (i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].leaf < 0) {
+			size_t ul = strlen(names);
+
+			if (n++ < 4)
+				snprintf(names + ul, sizeof(names) - ul, "%s%s (%s:%d)", ul ? ", " : "",
+				         c->nodes[i].name, ld->node_loc[i].path, ld->node_loc[i].line);
+		}
+	if (!n)
+		return GP_OK;
+	if (gp__cluster_warnf(c, "%s: %d node%s under no switch (%s%s): Slurm's topology/tree has "
+	                      "no switch for them; modelled as a separate group \"(unswitched)\" "
+	                      "that no job spans with the tree", ld->topo_path, (int)n,
+	                      n == 1 ? " is" : "s are", names, n > 4 ? ", ..." : ""))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	/* a copy: adding the switch moves ld->sw */
+	loc = ld->sw[0].loc;
+	if ((rc = gp__topo_add_switch(ld, &loc, k_switch(ld), "(unswitched)", &idx, err)))
+		return rc;
+	w = &c->switches[idx];
+	w->nodes = malloc((size_t)n * sizeof(*w->nodes));
+	if (!w->nodes)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	for (i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].leaf < 0) {
+			c->nodes[i].leaf = idx;
+			w->nodes[w->nnodes++] = i;
+		}
+	return GP_OK;
+}
+
 static int resolve_tree(topo_ctx_t *t, gp_error_t *err)
 {
 	gp__load_t *ld = t->ld;
@@ -356,9 +414,18 @@ static int resolve_tree(topo_ctx_t *t, gp_error_t *err)
 			continue;
 		t->cur = i;
 		t->cur_loc = &ld->sw[i].nodes_loc;
+		t->nunknown = 0;
+		t->unknown[0] = '\0';
 		rc = gp__conf_hostlist(t->cur_loc, t->cur_key, ld->sw[i].nodes, add_node, t, err);
 		if (rc)
 			return rc;
+		if (t->nunknown &&
+		    gp__cluster_warnf(c, "%s:%d: %s: %d unknown node%s under switch '%s' (%s%s): "
+		                      "not in slurm.conf, ignored as Slurm does", t->cur_loc->path,
+		                      t->cur_loc->line, t->cur_key, (int)t->nunknown,
+		                      t->nunknown == 1 ? "" : "s", c->switches[i].name, t->unknown,
+		                      t->nunknown > 4 ? ", ..." : ""))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
 	}
 	/* cycles: a switch that no top reaches has a parent chain that loops */
 	seen = calloc((size_t)nreal + 1, 1);
@@ -383,14 +450,9 @@ static int resolve_tree(topo_ctx_t *t, gp_error_t *err)
 			seen[s] = 1;
 	}
 	free(seen);
-	if ((rc = finish_tree(ld, &ld->sw[0].loc, k_switch(ld), err)))
+	if ((rc = unswitched(ld, err)))
 		return rc;
-	for (i = 0; i < c->nnodes; i++)
-		if (c->nodes[i].leaf < 0)
-			return gp__conf_err(err, &ld->node_loc[i], "NodeName",
-			                    "node '%s' is missing from the switch tree (%s)",
-			                    c->nodes[i].name, ld->topo_yaml ? "topology.yaml" : "topology.conf");
-	return GP_OK;
+	return finish_tree(ld, &ld->sw[0].loc, k_switch(ld), err);
 }
 
 /* The block levels in effect (see the file comment); 0 or GP_ECONFIG. */
@@ -552,10 +614,45 @@ out:
 	return rc;
 }
 
+/* One node of block t->cur (the block's Nodes=). */
+static int block_node(void *arg, const char *name, gp_error_t *err)
+{
+	topo_ctx_t *t = arg;
+	gp__load_t *ld = t->ld;
+	gp_cluster_t *c = ld->c;
+	gp_block_t *b = &c->blocks[t->cur];
+	int32_t i = gp__node_find(c, name);
+	gp_node_t *n;
+
+	if (i < 0) {
+		/* topology/block: "Invalid hostnames in block configuration",
+		 * a warning (block_record.c) */
+		size_t ul = strlen(t->unknown);
+
+		if (t->nunknown++ < 4)
+			snprintf(t->unknown + ul, sizeof(t->unknown) - ul, "%s%s", ul ? ", " : "", name);
+		return GP_OK;
+	}
+	n = &c->nodes[i];
+	if (n->block == t->cur)
+		return GP_OK;
+	if (n->block >= 0)
+		return gp__conf_err(err, t->cur_loc, k_nodes(ld),
+		                    "node '%s' is already in block '%s' (%s:%d)", n->name,
+		                    c->blocks[n->block].name, ld->blk[n->block].loc.path,
+		                    ld->blk[n->block].loc.line);
+	n->block = t->cur;
+	if (gp__grow(&b->nodes, (size_t)b->nnodes, sizeof(*b->nodes)))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	b->nodes[b->nnodes++] = i;
+	return GP_OK;
+}
+
 static int resolve_blocks(gp__load_t *ld, gp_error_t *err)
 {
 	gp_cluster_t *c = ld->c;
-	int32_t i, j, nout = 0, firstout = -1;
+	topo_ctx_t t = { .ld = ld };
+	int32_t i, nout = 0, firstout = -1;
 	int rc;
 
 	for (i = 0; i < c->nblocks; i++) {
@@ -564,19 +661,22 @@ static int resolve_blocks(gp__load_t *ld, gp_error_t *err)
 		if (!ld->blk[i].nodes)
 			return gp__conf_err(err, &ld->blk[i].loc, k_nodes(ld),
 			                    "required key missing (block '%s')", b->name);
-		if ((rc = gp__conf_nodes(c, &ld->blk[i].nodes_loc, k_nodes(ld), ld->blk[i].nodes,
-		                         &b->nodes, &b->nnodes, err)))
+		t.cur = i;
+		t.cur_loc = &ld->blk[i].nodes_loc;
+		t.nunknown = 0;
+		t.unknown[0] = '\0';
+		if ((rc = gp__conf_hostlist(t.cur_loc, k_nodes(ld), ld->blk[i].nodes, block_node, &t,
+		                            err)))
 			return rc;
-		for (j = 0; j < b->nnodes; j++) {
-			gp_node_t *n = &c->nodes[b->nodes[j]];
-
-			if (n->block >= 0)
-				return gp__conf_err(err, &ld->blk[i].nodes_loc, k_nodes(ld),
-				                    "node '%s' is already in block '%s' (%s:%d)", n->name,
-				                    c->blocks[n->block].name, ld->blk[n->block].loc.path,
-				                    ld->blk[n->block].loc.line);
-			n->block = i;
-		}
+		if (!b->nodes && !(b->nodes = malloc(sizeof(*b->nodes))))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		if (t.nunknown &&
+		    gp__cluster_warnf(c, "%s:%d: %s: %d unknown node%s in block '%s' (%s%s): "
+		                      "not in slurm.conf, ignored as Slurm does", t.cur_loc->path,
+		                      t.cur_loc->line, k_nodes(ld), (int)t.nunknown,
+		                      t.nunknown == 1 ? "" : "s", b->name, t.unknown,
+		                      t.nunknown > 4 ? ", ..." : ""))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
 	}
 	for (i = 0; i < c->nnodes; i++)
 		if (c->nodes[i].block < 0 && nout++ == 0)
@@ -607,6 +707,50 @@ static int resolve(gp__load_t *ld, gp_error_t *err)
 	return rc;
 }
 
+/*
+ * PartitionName=... Topology=NAME (Slurm 25.05+, slurm.conf(5)): each
+ * topology of topology.yaml covers its own nodes and its partitions.  The
+ * model holds one tree and one block topology (load_yaml.c); a partition
+ * bound to another is named once with what that means for it.
+ */
+static int partition_topologies(gp__load_t *ld, gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	int32_t i;
+	int k;
+
+	for (i = 0; i < c->nparts; i++) {
+		const gp__load_part_t *lp = &ld->part[i];
+		const gp__load_topo_t *t = NULL;
+		int e = 0;
+
+		if (!lp->topology)
+			continue;
+		for (k = 0; k < ld->ntopos; k++)
+			if (!strcmp(ld->topos[k].name, lp->topology))
+				t = &ld->topos[k];
+		if (!t)
+			e = gp__cluster_warnf(c, "%s:%d: Topology: partition '%s': topology '%s' is not in "
+			                      "%s; its jobs are placed as the rest of the model says",
+			                      lp->loc.path, lp->loc.line, c->parts[i].name, lp->topology,
+			                      ld->topo_path ? ld->topo_path : "a topology.yaml");
+		else if (!t->modelled && (!strcmp(t->kind, "tree") || !strcmp(t->kind, "block")))
+			e = gp__cluster_warnf(c, "%s:%d: Topology: partition '%s': topology '%s' (%s, "
+			                      "%s:%d) is not the one modelled; its nodes not in the "
+			                      "modelled topology are a group of their own, without "
+			                      "its switches", lp->loc.path, lp->loc.line,
+			                      c->parts[i].name, t->name, t->kind, ld->topo_path, t->line);
+		else if (!t->modelled)
+			e = gp__cluster_warnf(c, "%s:%d: Topology: partition '%s': topology '%s' is %s, "
+			                      "placed by Slurm without topology; gpuplace sees no switches "
+			                      "for it", lp->loc.path, lp->loc.line, c->parts[i].name,
+			                      t->name, t->kind);
+		if (e)
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+	}
+	return GP_OK;
+}
+
 int gp__load_topology(gp__load_t *ld, gp_error_t *err)
 {
 	topo_ctx_t t = { .ld = ld };
@@ -630,7 +774,8 @@ int gp__load_topology(gp__load_t *ld, gp_error_t *err)
 		if (!(ld->topo_path = gp__conf_pool_add(&ld->paths, path)))
 			return gp__errorf(err, GP_ENOMEM, "out of memory");
 		ld->topo_yaml = true;
-		if ((rc = gp__load_topology_yaml(ld, ld->topo_path, err)))
+		if ((rc = gp__load_topology_yaml(ld, ld->topo_path, err)) ||
+		    (rc = partition_topologies(ld, err)))
 			return rc;
 		snprintf(path, sizeof(path), "%s/topology.conf", ld->dir);
 		if (gp__conf_pool_exists(&ld->paths, path) &&
@@ -638,7 +783,8 @@ int gp__load_topology(gp__load_t *ld, gp_error_t *err)
 		                      ld->topo_path, path))
 			return gp__errorf(err, GP_ENOMEM, "out of memory");
 	} else {
-		rc = gp__conf_read(&ld->paths, ld->dir, "topology.conf", true, topo_line, &t, err);
+		rc = gp__conf_read_slurm(&ld->paths, ld->dir, "topology.conf", true, c, topo_line,
+		                         &t, err);
 		if (rc == GP_CONF_ABSENT)
 			return GP_OK;
 		if (rc)

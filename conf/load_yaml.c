@@ -313,6 +313,21 @@ static int load_doc(yctx_t *y, gp_error_t *err)
 	}
 	itree = pick(t, n, "tree");
 	iblock = pick(t, n, "block");
+	/* every topology by name, for the partitions' Topology= */
+	y->ld->topos = calloc((size_t)n + 1, sizeof(*y->ld->topos));
+	if (!y->ld->topos) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		goto out;
+	}
+	y->ld->ntopos = n;
+	for (i = 0; i < n; i++) {
+		gp__load_topo_t *lt = &y->ld->topos[i];
+
+		snprintf(lt->name, sizeof(lt->name), "%s", t[i].name);
+		lt->kind = t[i].kind;
+		lt->line = t[i].loc.line;
+		lt->modelled = i == itree || i == iblock;
+	}
 	if (itree >= 0 && (rc = tree(y, t[itree].body, err)))
 		goto out;
 	if (iblock >= 0 && (rc = block(y, t[iblock].body, err)))

@@ -57,3 +57,10 @@ EXTRA_DIST += tests/cli/topology_cli.sh
 # with the reason on older releases), through tests/slurm/harness.sh.
 TESTS += tests/slurm/slurm_block.sh
 EXTRA_DIST += tests/slurm/slurm_block.sh
+
+# tests/data/sites/: one configuration per documented Slurm feature and the
+# shapes cluster managers and fabric tools generate, through cluster check,
+# cluster show and place, with hand-counted nodes, GPUs, switches, blocks
+# and partitions.
+TESTS += tests/cli/sites_corpus.sh
+EXTRA_DIST += tests/cli/sites_corpus.sh tests/data/sites

@@ -39,7 +39,7 @@ int gp__policy_load(const char *dir, const gp_cluster_t *c, gp_policy_t *p, gp_e
 	if (!dir || !p)
 		return gp__errorf(err, GP_EINVAL, "policy: no directory or policy");
 	gp__policy_default(c, &la.policy);
-	rc = gp__conf_read(&paths, dir, "slurm.conf", false, sched_line, &la, err);
+	rc = gp__conf_read_slurm(&paths, dir, "slurm.conf", false, NULL, sched_line, &la, err);
 	gp__conf_paths_free(&paths);
 	if (rc != GP_OK)
 		return rc;

@@ -345,7 +345,7 @@ int gp__emit_slurm_nodes(const gp_cluster_t *c, const char *dir, FILE *f, gp_err
 	        dir ? "/slurm.conf" : "");
 	if (!dir)
 		return nodes_from_model(c, f, err);
-	rc = gp__conf_read(&paths, dir, "slurm.conf", false, node_line, &ec, err);
+	rc = gp__conf_read_slurm(&paths, dir, "slurm.conf", false, NULL, node_line, &ec, err);
 	gp__conf_paths_free(&paths);
 	return rc;
 }

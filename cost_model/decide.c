@@ -1541,12 +1541,30 @@ static const char *domain_name(const gp_cluster_t *c, const gp_scored_t *sc)
 	return "(cluster)";
 }
 
-int gp__decision_print_text(const gp_cluster_t *c, const gp_decision_t *d, FILE *f)
+/* The first node of sc whose GPUs have no profile (no GpuProfile and no
+ * built-in for their type), -1 if none: the cost model's step time for
+ * such a set is no prediction, only the defaults' arithmetic. */
+static int32_t unprofiled(const gp_cluster_t *c, const gp_scored_t *sc)
 {
 	int32_t i;
 
+	for (i = 0; i < sc->nnodes; i++)
+		if (c->nodes[sc->nodes[i]].ngpus > 0 && c->nodes[sc->nodes[i]].profile < 0)
+			return sc->nodes[i];
+	return -1;
+}
+
+int gp__decision_print_text(const gp_cluster_t *c, const gp_decision_t *d, FILE *f)
+{
+	int32_t i, u = d->ncands > 0 ? unprofiled(c, &d->cands[0]) : -1;
+
 	fprintf(f, "decision: %s\n", gp__decision_kind_name(d->kind));
-	fprintf(f, "reason:   %s\n", d->reason);
+	/* facts or nothing: no step time printed for GPUs without a profile */
+	if (u >= 0 && !strncmp(d->reason, "best free set: predicted step", 29))
+		fprintf(f, "reason:   best free set; no profile for the GPUs of %s: step time not "
+		           "predicted\n", c->nodes[u].name);
+	else
+		fprintf(f, "reason:   %s\n", d->reason);
 	if (*d->defaults)
 		fprintf(f, "defaults: %s\n", d->defaults);
 	if (d->kind == GP_DECIDE_PIN && d->ncands > 0) {
@@ -1557,7 +1575,10 @@ int gp__decision_print_text(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 	}
 	if (*d->features)
 		fprintf(f, "constraint: %s\n", d->features);
-	if (d->now_finish_s > 0)
+	if (d->now_finish_s > 0 && u >= 0)
+		fprintf(f, "completion if started now: not predicted (no profile for the GPUs of %s)\n",
+		        c->nodes[u].name);
+	else if (d->now_finish_s > 0)
 		fprintf(f, "completion if started now: %.0f s\n", d->now_finish_s);
 	if (d->waited)
 		fprintf(f, "completion after waiting %.0f s: %.0f s\n", d->wait_s, d->wait_finish_s);
@@ -1587,10 +1608,16 @@ int gp__decision_print_text(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 		const gp_scored_t *sc = &d->cands[i];
 		char *nl = gp__scored_nodelist(c, sc);
 
-		fprintf(f, "%-3d %-24s %5d %-14s %6d %5d %5d %11.3f %11.3f %8.3f %9.2f %5d %7.1f ",
-		        i + 1, nl ? nl : "?", sc->ngpus, domain_name(c, sc), sc->nleaves, sc->nracks,
-		        sc->hops, 1e3 * sc->cost.step_s, 1e3 * sc->cost.ideal_step_s, sc->cost.slowdown,
-		        100 * sc->cost.overhead, sc->frag, 100 * sc->power_use);
+		if (unprofiled(c, sc) >= 0)
+			fprintf(f, "%-3d %-24s %5d %-14s %6d %5d %5d %11s %11s %8s %9s %5d %7.1f ",
+			        i + 1, nl ? nl : "?", sc->ngpus, domain_name(c, sc), sc->nleaves,
+			        sc->nracks, sc->hops, "unknown", "unknown", "unknown", "unknown",
+			        sc->frag, 100 * sc->power_use);
+		else
+			fprintf(f, "%-3d %-24s %5d %-14s %6d %5d %5d %11.3f %11.3f %8.3f %9.2f %5d %7.1f ",
+			        i + 1, nl ? nl : "?", sc->ngpus, domain_name(c, sc), sc->nleaves,
+			        sc->nracks, sc->hops, 1e3 * sc->cost.step_s, 1e3 * sc->cost.ideal_step_s,
+			        sc->cost.slowdown, 100 * sc->cost.overhead, sc->frag, 100 * sc->power_use);
 		if (sc->feasible)
 			fprintf(f, "%9.4f%s\n", sc->score, sc->future ? "  (after waiting)" : "");
 		else

@@ -346,6 +346,115 @@ static bool gpu_by_class(hwloc_obj_t pci)
 	return (cls == 0x0300 && ven == 0x10de) || (cls == 0x0380 && ven == 0x1002);
 }
 
+/*
+ * Data-centre GPU models by PCI vendor:device id, for nodes where no
+ * NVML/CUDA/RSMI backend names the GPU and hwloc was built without the
+ * PCI name database (its "PCIDevice" info is then absent).  Source: the
+ * PCI ID Repository (pci-ids.ucw.cz, pci.ids version 2026.08.22), vendor
+ * 10de (NVIDIA) and 1002 (AMD) entries of every NVIDIA data-centre GPU
+ * since V100 and the AMD Instinct line; the name is the bracketed
+ * marketing name there, up to its first '/'.  Devices whose id the
+ * repository shares with workstation cards (AMD 66a0/66a1: Radeon Pro
+ * VII and Instinct MI50) are left out: their name would be a guess.
+ */
+static const struct pci_gpu {
+	uint16_t vendor, device;
+	const char *name;
+} pci_gpus[] = {
+	{ 0x10de, 0x1db1, "Tesla V100 SXM2 16GB" },
+	{ 0x10de, 0x1db2, "Tesla V100 DGXS 16GB" },
+	{ 0x10de, 0x1db3, "Tesla V100 FHHL 16GB" },
+	{ 0x10de, 0x1db4, "Tesla V100 PCIe 16GB" },
+	{ 0x10de, 0x1db5, "Tesla V100 SXM2 32GB" },
+	{ 0x10de, 0x1db6, "Tesla V100 PCIe 32GB" },
+	{ 0x10de, 0x1db7, "Tesla V100 DGXS 32GB" },
+	{ 0x10de, 0x1db8, "Tesla V100 SXM3 32GB" },
+	{ 0x10de, 0x1df5, "Tesla V100 SXM2 16GB" },
+	{ 0x10de, 0x1df6, "Tesla V100S PCIe 32GB" },
+	{ 0x10de, 0x1eb8, "Tesla T4" },
+	{ 0x10de, 0x20b0, "A100 SXM4 40GB" },
+	{ 0x10de, 0x20b1, "A100 PCIe 40GB" },
+	{ 0x10de, 0x20b2, "A100 SXM4 80GB" },
+	{ 0x10de, 0x20b3, "A100-SXM-64GB" },
+	{ 0x10de, 0x20b5, "A100 PCIe 80GB" },
+	{ 0x10de, 0x20b7, "A30 PCIe" },
+	{ 0x10de, 0x20b8, "A100X" },
+	{ 0x10de, 0x20b9, "A30X" },
+	{ 0x10de, 0x20bd, "A800 SXM4 40GB" },
+	{ 0x10de, 0x20f0, "A100-PG506-207" },
+	{ 0x10de, 0x20f1, "A100 PCIe 40GB" },
+	{ 0x10de, 0x20f2, "A100-PG506-217" },
+	{ 0x10de, 0x20f3, "A800-SXM4-80GB" },
+	{ 0x10de, 0x20f5, "A800 80GB PCIe" },
+	{ 0x10de, 0x20f6, "A800 40GB PCIe" },
+	{ 0x10de, 0x2235, "A40" },
+	{ 0x10de, 0x2236, "A10" },
+	{ 0x10de, 0x2237, "A10G" },
+	{ 0x10de, 0x230c, "H20 NVL16" },
+	{ 0x10de, 0x230e, "H20 NVL16" },
+	{ 0x10de, 0x2321, "H100L 94GB" },
+	{ 0x10de, 0x2322, "H800 PCIe" },
+	{ 0x10de, 0x2324, "H800" },
+	{ 0x10de, 0x2328, "H20B" },
+	{ 0x10de, 0x2329, "H20" },
+	{ 0x10de, 0x232c, "H20 HBM3e" },
+	{ 0x10de, 0x2330, "H100 SXM5 80GB" },
+	{ 0x10de, 0x2331, "H100 PCIe" },
+	{ 0x10de, 0x2335, "H200 SXM 141GB" },
+	{ 0x10de, 0x2336, "H100" },
+	{ 0x10de, 0x2337, "H100 SXM5 64GB" },
+	{ 0x10de, 0x2338, "H100 SXM5 96GB" },
+	{ 0x10de, 0x2339, "H100 SXM5 94GB" },
+	{ 0x10de, 0x233a, "H800L 94GB" },
+	{ 0x10de, 0x233b, "H200 NVL" },
+	{ 0x10de, 0x233d, "H100 96GB" },
+	{ 0x10de, 0x2342, "GH200 120GB" },
+	{ 0x10de, 0x2348, "GH200 144G HBM3e" },
+	{ 0x10de, 0x237e, "H100 GH3" },
+	{ 0x10de, 0x25b6, "A2" },
+	{ 0x10de, 0x26b5, "L40" },
+	{ 0x10de, 0x26b7, "L20" },
+	{ 0x10de, 0x26b8, "L40G" },
+	{ 0x10de, 0x26b9, "L40S" },
+	{ 0x10de, 0x26ba, "L20" },
+	{ 0x10de, 0x27b8, "L4" },
+	{ 0x10de, 0x2901, "B200" },
+	{ 0x10de, 0x2909, "HGX B200 168GB" },
+	{ 0x10de, 0x2941, "HGX GB200" },
+	{ 0x10de, 0x29bc, "B100" },
+	{ 0x10de, 0x3182, "B300 SXM6 AC" },
+	{ 0x10de, 0x31a1, "GB300 MaxQ" },
+	{ 0x10de, 0x31c2, "GB300" },
+	{ 0x10de, 0x31c3, "GB300" },
+	{ 0x1002, 0x6860, "Instinct MI25" },
+	{ 0x1002, 0x738c, "Instinct MI100" },
+	{ 0x1002, 0x738e, "Instinct MI100" },
+	{ 0x1002, 0x7408, "Instinct MI250X" },
+	{ 0x1002, 0x740c, "Instinct MI250X" },
+	{ 0x1002, 0x740f, "Instinct MI210" },
+	{ 0x1002, 0x74a0, "Instinct MI300A" },
+	{ 0x1002, 0x74a1, "Instinct MI300X" },
+	{ 0x1002, 0x74a2, "Instinct MI308X" },
+	{ 0x1002, 0x74a5, "Instinct MI325X" },
+	{ 0x1002, 0x74a9, "Instinct MI300X HF" },
+	{ 0x1002, 0x74b5, "Instinct MI300X VF" },
+	{ 0x1002, 0x74b9, "Instinct MI325X VF" },
+	{ 0x1002, 0x74bd, "Instinct MI300X HF" },
+	{ 0x1002, 0x75a0, "Instinct MI350X" },
+	{ 0x1002, 0x75a3, "Instinct MI355X" },
+	{ 0x1002, 0x75a8, "Instinct MI350P" },
+};
+
+const char *gp__probe_pci_gpu_name(unsigned vendor, unsigned device)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(pci_gpus) / sizeof(pci_gpus[0]); i++)
+		if (pci_gpus[i].vendor == vendor && pci_gpus[i].device == device)
+			return pci_gpus[i].name;
+	return NULL;
+}
+
 /* gres Type= from a model name: the first word that is not a vendor or
  * brand word, up to the first '-', lower case, letters and digits only
  * ("Tesla V100-SXM3-32GB-H" -> "v100", "NVIDIA H100 80GB HBM3" -> "h100",
@@ -354,7 +463,7 @@ void gp__probe_gpu_type(const char *model, char *out, size_t n)
 {
 	static const char *const skip[] = {
 		"nvidia", "tesla", "geforce", "quadro", "amd", "ati", "radeon", "instinct",
-		"intel", "corporation", "data", "center", "gpu", "[amd/ati]",
+		"intel", "corporation", "data", "center", "gpu", "[amd/ati]", "hgx",
 	};
 	const char *p = model, *br = strrchr(model, '[');
 	size_t o = 0, i;
@@ -522,6 +631,11 @@ static int find_gpus(struct scan *s, gp_probe_t *p, gp_error_t *err)
 		}
 		if (!model)
 			model = hwloc_obj_get_info_by_name(s->gpu[g], "PCIDevice");
+		/* no backend and no PCI name database: the model from the
+		 * PCI id (its device id is as good a fact as the name) */
+		if (!model || !*model)
+			model = gp__probe_pci_gpu_name(s->gpu[g]->attr->pcidev.vendor_id,
+			                               s->gpu[g]->attr->pcidev.device_id);
 		copy(G->model, sizeof(G->model), model);
 		gp__probe_gpu_type(G->model, G->type, sizeof(G->type));
 		/* /dev/nvidiaN: the driver numbers GPUs in PCI probe order,

@@ -193,6 +193,11 @@ int gp__probe_merge(gp_probe_t *const *p, int n, FILE *f, gp_error_t *err);
  * "Tesla V100-SXM3-32GB-H" -> "v100", "GA100 [A100 SXM4 80GB]" -> "a100". */
 void gp__probe_gpu_type(const char *model, char *out, size_t n);
 
+/* The model name of a data-centre GPU by PCI vendor:device id (the PCI
+ * ID Repository's name, e.g. 10de:2335 -> "H200 SXM 141GB"), or NULL when
+ * the id is not one of them. */
+const char *gp__probe_pci_gpu_name(unsigned vendor, unsigned device);
+
 /* Short name of an affinity class ("PIX" ...), "" for GP_PROBE_AFF_NONE. */
 const char *gp__probe_affinity_name(gp_probe_affinity_t a);
 

@@ -178,8 +178,11 @@ static void test_roundtrip_mixed(void **unused) { roundtrip("mixed-pcie"); }
 /* ---- topology/block and topology.yaml written, then read back ------------- */
 
 /* Copy dir src to a new temporary directory *tmp, leaving out
- * topology.conf and the NVLinkDomain lines of gpuplace.conf; no_tree: also
- * the FabricLevel lines above 0 (a tree the blocks do not carry). */
+ * topology.conf and the NVLinkDomain lines of gpuplace.conf, which then
+ * says BlockNVLinkDomains=yes (the blocks written are those domains; the
+ * rich example's GPUs are not GB200, so blocks are no NVLink domains
+ * otherwise); no_tree: also the FabricLevel lines above 0 (a tree the
+ * blocks do not carry). */
 static void copy_for_topology(const char *src, char *tmp, bool no_tree)
 {
 	char a[8192], b[8192], line[8192];
@@ -201,6 +204,8 @@ static void copy_for_topology(const char *src, char *tmp, bool no_tree)
 			if (strncasecmp(line, "NVLinkDomain=", 13) &&
 			    !(no_tree && !strncasecmp(line, "FabricLevel=", 12) && line[12] != '0'))
 				fputs(line, out);
+		if (!strcmp(de->d_name, "gpuplace.conf"))
+			fputs("BlockNVLinkDomains=yes\n", out);
 		fclose(in);
 		fclose(out);
 	}

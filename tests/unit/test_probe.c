@@ -122,6 +122,49 @@ static void test_dgx2(void **unused)
 	gp__probe_destroy(p);
 }
 
+/* A real H200 VM (shared data h200-vm-1gpu.xml): hwloc saw PCI 10de:2335
+ * with no NVML/CUDA OS device and no PCI name; the model and gres Type=
+ * come from the PCI id (PCI ID Repository: 2335 = "GH100 [H200 SXM
+ * 141GB]"). */
+static void test_h200_pci_id(void **unused)
+{
+	gp_probe_t *p = load_or_skip(shared, "h200-vm-1gpu.xml", "h200n1");
+	char line[512];
+
+	check_invariants(p);
+	assert_int_equal(p->ngpus, 1);
+	assert_string_equal(p->gpus[0].backend, "PCI");
+	assert_string_equal(p->gpus[0].model, "H200 SXM 141GB");
+	assert_string_equal(p->gpus[0].type, "h200");
+	assert_int_equal(gp__probe_gres_body(p, 0, line, sizeof(line)), GP_OK);
+	assert_non_null(strstr(line, "Type=h200"));
+	gp__probe_destroy(p);
+}
+
+/* The table itself: both vendors, an unknown id, and the names reduce
+ * to the Type= a site would write. */
+static void test_pci_names(void **unused)
+{
+	static const struct { unsigned v, d; const char *type; } cases[] = {
+		{ 0x10de, 0x1db5, "v100" }, { 0x10de, 0x20b2, "a100" }, { 0x10de, 0x2330, "h100" },
+		{ 0x10de, 0x2335, "h200" }, { 0x10de, 0x2901, "b200" }, { 0x10de, 0x2909, "b200" },
+		{ 0x10de, 0x1eb8, "t4" },   { 0x10de, 0x26b9, "l40s" }, { 0x1002, 0x74a1, "mi300x" },
+		{ 0x1002, 0x740c, "mi250x" },
+	};
+	char type[GP_NAME_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *name = gp__probe_pci_gpu_name(cases[i].v, cases[i].d);
+
+		assert_non_null(name);
+		gp__probe_gpu_type(name, type, sizeof(type));
+		assert_string_equal(type, cases[i].type);
+	}
+	assert_null(gp__probe_pci_gpu_name(0x10de, 0x0001));
+	assert_null(gp__probe_pci_gpu_name(0x8086, 0x2335)); /* right device, other vendor */
+}
+
 static void test_power8(void **unused)
 {
 	gp_probe_t *p = load_or_skip(shared, "power8gpudistances.xml", "p8n1");
@@ -849,6 +892,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dgx2),
+		cmocka_unit_test(test_h200_pci_id),
+		cmocka_unit_test(test_pci_names),
 		cmocka_unit_test(test_power8),
 		cmocka_unit_test(test_wholeio_hca),
 		cmocka_unit_test(test_no_gpu),

@@ -1,0 +1,116 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# TAP: the configurations of tests/data/sites/ (one per documented Slurm
+# feature, each citing its man page section, plus shapes cluster managers
+# and fabric-discovery tools generate) through `gpuplace cluster check`,
+# `cluster show` and `place`.  The expected counts below are worked out by
+# hand from the files (see each file's header), not from gpuplace.
+top_build=${GP_TOP_BUILDDIR:-.}
+top_src=${GP_TOP_SRCDIR:-.}
+gp="$top_build/gpuplace"
+data="$top_src/tests/data/sites"
+if [ ! -x "$gp" ]; then
+	echo "1..0 # SKIP $gp not built"
+	exit 0
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gp-sites-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
+
+# has FILE PATTERN DESCRIPTION: a line of FILE matches the grep -E PATTERN
+has() {
+	if grep -Eq -- "$2" "$1"; then ok "$3"; else
+		bad "$3: no line matching '$2'"; sed 's/^/# /' "$1"; fi
+}
+
+# site DIR NODES GPUS SWITCHES BLOCKS PARTITIONS JOB [PLACE-ARGS...]
+# SWITCHES counts the synthetic "(top)" over a forest and "(unswitched)";
+# 0 = no switch tree.
+site() {
+	d=$1 nodes=$2 gpus=$3 sw=$4 blocks=$5 parts=$6 job=$7
+	shift 7
+	if "$gp" cluster check --conf-dir "$data/$d" >"$tmp/check" 2>&1; then
+		ok "$d: cluster check"
+	else
+		bad "$d: cluster check failed"; sed 's/^/# /' "$tmp/check"
+	fi
+	has "$tmp/check" "^OK: $nodes nodes, $gpus GPUs\$" "$d: check counts $nodes nodes, $gpus GPUs"
+	"$gp" cluster show --conf-dir "$data/$d" >"$tmp/show" 2>&1 || bad "$d: cluster show failed"
+	has "$tmp/show" "^Nodes: $nodes, GPUs: $gpus\$" "$d: show counts nodes and GPUs"
+	if [ "$sw" -eq 0 ]; then
+		has "$tmp/show" "^Fabric: no switch tree" "$d: no switch tree"
+	else
+		has "$tmp/show" "^Fabric: $sw switches," "$d: $sw switches"
+	fi
+	if [ "$blocks" -eq 0 ]; then
+		if grep -q '^Blocks' "$tmp/show"; then bad "$d: blocks shown"; else ok "$d: no blocks"; fi
+	else
+		has "$tmp/show" "^Blocks \\(topology/block\\): $blocks," "$d: $blocks blocks"
+	fi
+	has "$tmp/show" "^Partitions: $parts\$" "$d: $parts partitions"
+	if "$gp" place --conf-dir "$data/$d" --job "$job" "$@" >"$tmp/place" 2>&1; then
+		ok "$d: place $job $*"
+	else
+		bad "$d: place $job $* failed"; sed 's/^/# /' "$tmp/place"
+	fi
+	has "$tmp/place" "^decision: (PIN|CONSTRAIN)" "$d: place decides"
+}
+
+echo "1..128"
+#    dir                  nodes gpus sw blk parts job
+site kv-spaces                8   48  3  0  2 gpus=16
+has "$tmp/show" "^  gpu +6 nodes default" "kv-spaces: partition gpu from 'Key = Value'"
+site nodeset                 12   26  0  0  5 gpus=8 --partition a100
+has "$tmp/show" "^  gpu +9 nodes default" "nodeset: NodeSet by Nodes="
+has "$tmp/show" "^  l40s +6 nodes" "nodeset: NodeSet by Feature= and Nodes= (union)"
+has "$tmp/show" "^  mixed +6 nodes" "nodeset: a NodeSet and nodes in one list"
+has "$tmp/show" "^  all +12 nodes" "nodeset: NodeSet Nodes=ALL"
+has "$tmp/place" "^nodes: +a(\\[0|0)" "nodeset: the a100 partition places on a nodes"
+site default-partition        8   32  0  0  3 gpus=8
+has "$tmp/show" "^  gpu +4 nodes default" "default-partition: the last Default=YES wins"
+has "$tmp/check" "partition 'cpu' is Default=YES but so is 'gpu'" "default-partition: both named"
+has "$tmp/place" "^nodes: +h[1-4]" "default-partition: a plain request lands on GPU nodes"
+site continuation-include    12   68  0  0  1 gpus=4
+has "$tmp/show" "^  gpu +12 nodes default" "continuation-include: multi-range host list"
+site topo-tree-warts         24  192  6  0  1 gpus=16
+has "$tmp/check" "topology.conf:6: Nodes: 1 unknown node under switch 's0' \\(x019\\)" \
+	"topo-tree-warts: unknown host named with its line"
+has "$tmp/check" "topology.conf:7: Nodes: 2 unknown nodes under switch 's1' \\(n030, n031\\)" \
+	"topo-tree-warts: every unknown host in the same pass"
+has "$tmp/check" "4 nodes are under no switch \\(n021" "topo-tree-warts: unswitched nodes, once"
+has "$tmp/check" "node 'n008' is already under switch 's0'" "topo-tree-warts: node under two leaves"
+site gres-links-order         4   24  0  0  1 gpus=2 --nodelist g1
+has "$tmp/show" "layout .*: 4 GPUs in 2 NVLink islands \\(gres.conf Links=\\), 2 nodes" \
+	"gres-links-order: Links rows in any order give two NVLink pairs"
+site topology-yaml-multi     20  112  5  2  5 gpus=8 --partition nvl
+has "$tmp/show" "2 cross-node NVLink domains over 8 nodes / 32 GPUs" \
+	"topology-yaml-multi: GB200 blocks are NVLink domains"
+has "$tmp/check" "partition 'eth': topology 'plain' is flat" "topology-yaml-multi: flat topology named"
+has "$tmp/check" "partition 'tree2': topology 'fabric2' \\(tree" "topology-yaml-multi: second tree named"
+has "$tmp/check" "partition 'typo': topology 'nosuch' is not in" "topology-yaml-multi: unknown topology named"
+has "$tmp/place" "^nodes: +nvl(\\[0|0)" "topology-yaml-multi: the nvl partition places on its nodes"
+site autodetect-types         5   34  0  0  1 gpus=16 --nodelist h[1-2]
+has "$tmp/show" "^  h100 +16 GPUs on +2 nodes" "autodetect-types: nvidia_h100_80gb_hbm3 is the h100 profile"
+has "$tmp/show" "^  a100 +16 GPUs on +2 nodes" "autodetect-types: nvidia_a100-sxm4-80gb is the a100 profile"
+has "$tmp/check" "no profile for nvidia_xyz" "autodetect-types: a type without a profile is named"
+"$gp" place --conf-dir "$data/autodetect-types" --job gpus=2 --nodelist z1 >"$tmp/z" 2>&1
+has "$tmp/z" "no profile for the GPUs of z1: step time not predicted" \
+	"autodetect-types: no step time printed without a profile"
+if grep -Eq "slowdown [0-9]|[0-9]+ s$" "$tmp/z"; then bad "autodetect-types: numbers printed for z1"
+else ok "autodetect-types: no prediction printed for z1"; fi
+site gen-nodeset-cm          40  240  0  0  4 gpus=16 --partition p5
+has "$tmp/show" "^  compute +4 nodes default" "gen-nodeset-cm: NodeSet by Nodes="
+has "$tmp/show" "^  p5 +16 nodes" "gen-nodeset-cm: NodeSet by Feature="
+has "$tmp/place" "^nodes: +p5-dy" "gen-nodeset-cm: p5 jobs land on p5 nodes"
+site gen-uuid-blocks         24  192  5  6  1 gpus=32
+has "$tmp/check" "6 of 6 blocks .* are not NVLink domains" "gen-uuid-blocks: HGX blocks are no NVLink domains"
+if grep -q "cross-node NVLink domains over" "$tmp/show"; then bad "gen-uuid-blocks: NVLink domains"
+else ok "gen-uuid-blocks: no cross-node NVLink domain"; fi
+site gen-dotted-switches     32  256  7  0  1 gpus=64
+has "$tmp/show" "root ib.core.0" "gen-dotted-switches: dotted names kept"
+site gen-forest-6level      128  512 127 0  1 gpus=16
+has "$tmp/show" "7 levels, root \\(top\\)" "gen-forest-6level: two 6-level trees under a disconnected top"
+exit $fail
