@@ -20,8 +20,10 @@ libgp_engine_la_SOURCES += cost_model/decide.c cost_model/decide.h
 check_PROGRAMS += tests/test_decide
 tests_test_decide_SOURCES = tests/test_decide.c
 tests_test_decide_CFLAGS = $(TEST_CFLAGS)
+tests_test_decide_CPPFLAGS = $(AM_CPPFLAGS) -DDECIDE_DATA_DIR='"$(abs_top_srcdir)/tests/data/json"'
 tests_test_decide_LDADD = $(TEST_LIBS)
 TESTS += tests/test_decide
+EXTRA_DIST += tests/data/json/issue31-racks21.json
 gpuplace_SOURCES += tools/cmd_place.c
 TESTS += tests/place_cli.sh
 EXTRA_DIST += tests/place_cli.sh
