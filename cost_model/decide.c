@@ -1462,10 +1462,11 @@ static int32_t compact_rule(gp_engine_t *e, const gp_state_t *st, const gp_reque
 	int32_t bl, bg, l, g, i, alt = -1;
 
 	note[0] = '\0';
-	if (p->compact_gain < 0 || !slurm_bound(e, st, r, &bl, &bg))
+	if (p->compact_gain < 0)
 		return best;
+	/* one leaf is as compact as Slurm can be: no pass over the nodes */
 	set_span(c, e, &d->cands[best], &l, &g);
-	if (l <= bl && g <= bg)
+	if (l <= 1 || !slurm_bound(e, st, r, &bl, &bg) || (l <= bl && g <= bg))
 		return best;
 	for (i = 0; i < d->ncands && alt < 0; i++) {
 		int32_t li, gi;
