@@ -192,6 +192,30 @@ static const float tree_corr[3][24] = {
  * (notes/calibration.md sec. 1.2); NCCL converts tree busbw to algbw with
  * ratio 0.5 (src/graph/tuning.cc). */
 #define TREE_BW_FRACTION 0.92
+/* Flow collisions of equal-cost multipath routing on switch uplinks, at
+ * full load: Baidu's AIPod training fabric (8-rail A800, ECMP at leaf and
+ * spine) measured about 70 Gb/s of a 100 Gb/s link under hash collisions
+ * ("How to eliminate network hash collisions in large-model training",
+ * Baidu Intelligent Cloud tech blog) [R]; Alibaba HPN (Qian et al.,
+ * SIGCOMM'24) gained ~15 % LLM training throughput by removing hash
+ * polarization of its tiers, and Meta found ECMP "rendered poor
+ * performance for the training workload due to the low flow entropy"
+ * (Gangidi et al., SIGCOMM'24).  The loss grows with the uplinks' load
+ * (uplink_share()): 0.30 at full load.  A placement under one leaf crosses
+ * no uplink and pays none of it. */
+#define ECMP_LOSS 0.30
+/* Share of the time a running job that crosses an uplink pushes its NICs'
+ * rate through it: LLM training traffic comes as periodic bursts of the
+ * gradient synchronisation (Alibaba HPN, SIGCOMM'24, sec. 2), and the
+ * simulator's documented exposed-communication shares run 0.05 to 0.40 of
+ * a step; 0.5 is an assumption between them and a job that never stops
+ * communicating. */
+#define CROSS_DUTY 0.5
+/* The uplinks' load the collisions are charged at when the state says
+ * less (or nothing): the same half, so a job that crosses an uplink pays
+ * 0.15 of its rate there, Alibaba HPN's ~15 % (above), and 0.30 when the
+ * uplinks are full. */
+#define ECMP_LOAD_FLOOR 0.5
 /* Per-link latency when gpuplace.conf gives none: SimAI's ns-3 topology
  * default of 500 ns per NIC/switch link (aliyun/SimAI gen_Topo_Template.py). */
 #define HOP_LAT_DEFAULT_US 0.5
@@ -419,6 +443,13 @@ struct gp_cost_scratch {
 	uint32_t *sw_stamp, *sw_gstamp;
 	int32_t *sw_cnt;
 	double *sw_w, *sw_cap;
+	/* per switch, for the uplinks' contention (uplink_share()): the NIC
+	 * rate (GB/s x 1e9, before the transport's efficiency) of every node
+	 * under it, for the cluster nf_c; the other jobs' rate that crosses
+	 * its uplinks, from the live state (gp__cost_cross_set), when
+	 * has_other */
+	double *sw_all, *sw_other;
+	bool has_other;
 	double *sw_load;    /* 2 per switch: ring, hierarchical pattern */
 	int32_t *touched, ntouched;
 	int32_t *gtouched;
@@ -474,6 +505,8 @@ void gp__cost_scratch_destroy(gp_cost_scratch_t *s)
 	free(s->sw_cnt);
 	free(s->sw_w);
 	free(s->sw_cap);
+	free(s->sw_all);
+	free(s->sw_other);
 	free(s->sw_load);
 	free(s->touched);
 	free(s->gtouched);
@@ -535,6 +568,8 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 	s->sw_cnt = calloc(ns, sizeof(*s->sw_cnt));
 	s->sw_w = calloc(ns, sizeof(*s->sw_w));
 	s->sw_cap = calloc(ns, sizeof(*s->sw_cap));
+	s->sw_all = calloc(ns, sizeof(*s->sw_all));
+	s->sw_other = calloc(ns, sizeof(*s->sw_other));
 	s->sw_load = calloc(2 * ns, sizeof(*s->sw_load));
 	s->touched = calloc(ns, sizeof(*s->touched));
 	s->gtouched = calloc(ns, sizeof(*s->gtouched));
@@ -542,6 +577,7 @@ int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratc
 	s->imask = calloc(nn, sizeof(*s->imask));
 	if (alloc_gpu_arrays(s, g) || !s->n_stamp || !s->d_stamp || !s->d_unit || !s->nf ||
 	    !s->sw_stamp || !s->sw_gstamp || !s->sw_cnt || !s->sw_w || !s->sw_cap || !s->sw_load ||
+	    !s->sw_all || !s->sw_other ||
 	    !s->touched || !s->gtouched || !s->inodes || !s->imask) {
 		gp__cost_scratch_destroy(s);
 		return GP_ENOMEM;
@@ -616,7 +652,105 @@ static double path_lat_us(const gp_cluster_t *c, int L)
 	return t;
 }
 
-/* Set up rank and per-node facts of a placement; 0 or an error. */
+/* A node's whole NIC rate, GB/s x 1e9 before the transport's efficiency
+ * (as prepare() counts the rails a placement uses, at NET_DEFAULT_GBPS
+ * without NIC facts). */
+static double node_nic(const struct nfact *f)
+{
+	if (f->ngpus <= 0)
+		return 0.0;
+	return (f->nic_gbps > 0 && f->rails > 0 ? f->nic_gbps * f->rails : NET_DEFAULT_GBPS) * 1e9;
+}
+
+/*
+ * The job's share of switch sw's uplinks (bytes/s).  Without the live
+ * state, as before: every node under sw busy across its uplinks, so the
+ * job gets its own NIC rate under sw (own) over the cumulative
+ * oversubscription.  With it (gp__cost_cross_set()): the uplinks'
+ * capacity, the NIC rate of every node under sw over the oversubscription
+ * (up), shared in proportion to demand with the rate other running jobs
+ * push through them (other), and never more than own:
+ *   share = min(own, up x own / (own + other)),
+ * so a job is not charged for idle nodes or for jobs that stay under their
+ * leaf (the worst case rated compact sets' gain on a 2:1 fabric at several
+ * times the measured one).  Either way the share is lowered by the flow
+ * collisions of equal-cost routing, on every fabric, non-blocking too:
+ *   x (1 - ECMP_LOSS x max(ECMP_LOAD_FLOOR, other / up)).
+ */
+static double uplink_share(const gp_cluster_t *c, const gp_cost_scratch_t *s, int32_t sw)
+{
+	double own = s->sw_w[sw], eff_net = s->net.eff > 0 ? s->net.eff : 1.0;
+	double t = taper(c, c->switches[sw].level + 1), up = s->sw_all[sw] * eff_net / t;
+	double other = s->has_other ? s->sw_other[sw] * eff_net : 0, share, load = 0;
+
+	if (!s->has_other || !(up > 0)) {
+		share = own / t;
+	} else {
+		share = own + other > 0 ? fmin(own, up * own / (own + other)) : own;
+		load = fmin(1.0, other / up);
+	}
+	return share * (1.0 - ECMP_LOSS * fmax(ECMP_LOAD_FLOOR, load));
+}
+
+void gp__cost_cross_set(const gp_cluster_t *c, const gp_state_t *st, gp_cost_scratch_t *s)
+{
+	int32_t j, i;
+
+	if (!s)
+		return;
+	s->has_other = false;
+	if (!c || !st || c->nswitches == 0 || facts(c, s))
+		return;
+	memset(s->sw_other, 0, (size_t)c->nswitches * sizeof(*s->sw_other));
+	for (j = 0; j < st->njobs; j++) {
+		const gp_job_alloc_t *ja = &st->jobs[j];
+		int32_t lca = -1, sw;
+
+		if (ja->nnodes < 2)
+			continue;
+		/* the lowest switch over all its nodes: its traffic crosses the
+		 * uplinks of every switch below that one on each node's path */
+		for (i = 0; i < ja->nnodes; i++) {
+			int32_t n = ja->nodes[i], a, b;
+
+			if (n < 0 || n >= c->nnodes || s->nf[n].leaf < 0)
+				continue;
+			if (lca < 0) {
+				lca = s->nf[n].leaf;
+				continue;
+			}
+			for (a = lca; a >= 0; a = c->switches[a].parent) {
+				for (b = s->nf[n].leaf; b >= 0 && b != a; b = c->switches[b].parent)
+					;
+				if (b == a)
+					break;
+			}
+			lca = a;
+			if (lca < 0)
+				break;
+		}
+		for (i = 0; i < ja->nnodes; i++) {
+			int32_t n = ja->nodes[i];
+			const struct nfact *f;
+
+			if (n < 0 || n >= c->nnodes || s->nf[n].leaf < 0)
+				continue;
+			f = &s->nf[n];
+			for (sw = f->leaf; sw >= 0 && sw != lca; sw = c->switches[sw].parent)
+				s->sw_other[sw] += CROSS_DUTY * node_nic(f) *
+				                   (f->ngpus > 0 ? (double)gp__popcount(ja->gpu_mask[i]) /
+				                                   f->ngpus : 0.0);
+		}
+	}
+	s->has_other = true;
+}
+
+void gp__cost_cross_clear(gp_cost_scratch_t *s)
+{
+	if (s)
+		s->has_other = false;
+}
+
 /* The per-node and per-profile facts of prepare() for cluster c: the node
  * facts once per cluster (a cluster's nodes do not change once finished),
  * the profiles' per call (calibration changes a cluster's fabric between
@@ -637,6 +771,13 @@ static int facts(const gp_cluster_t *c, gp_cost_scratch_t *s)
 			f->profile = n->profile >= 0 && n->profile < c->nprofiles ? n->profile : -1;
 			f->ngpus = n->ngpus;
 			f->rails = n->rails;
+		}
+		memset(s->sw_all, 0, (size_t)c->nswitches * sizeof(*s->sw_all));
+		for (i = 0; i < c->nnodes; i++) {
+			int32_t sw;
+
+			for (sw = s->nf[i].leaf; sw >= 0; sw = c->switches[sw].parent)
+				s->sw_all[sw] += node_nic(&s->nf[i]);
 		}
 		s->nf_c = c;
 	}
@@ -769,7 +910,7 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 	}
 	for (p = 0; p < s->ntouched; p++) {
 		sw = s->touched[p];
-		s->sw_cap[sw] = s->sw_w[sw] / taper(c, c->switches[sw].level + 1);
+		s->sw_cap[sw] = uplink_share(c, s, sw);
 	}
 	*gpus_out = G;
 	return GP_OK;

@@ -213,6 +213,20 @@ typedef struct gp_cost_scratch gp_cost_scratch_t;
  * success the caller owns it.  0, GP_EINVAL or GP_ENOMEM. */
 int gp__cost_scratch_new(const gp_cluster_t *c, int32_t max_gpus, gp_cost_scratch_t **out);
 void gp__cost_scratch_destroy(gp_cost_scratch_t *s);
+
+/*
+ * Contention on switch uplinks from the live state: every running job of st
+ * on more than one node pushes, for a share of the time (CROSS_DUTY in
+ * cost.c), its nodes' NIC rate (in proportion to the GPUs it holds there)
+ * through the uplinks of each switch between its nodes and its lowest
+ * common switch.  Evaluations with s after this call share those uplinks
+ * with that traffic (cost.c, uplink_share()) until gp__cost_cross_clear().
+ * Without it, a job shares uplinks with no other job (an idle fabric),
+ * which is what gp__cost_ideal() should see.  Not thread-safe with other
+ * uses of s.
+ */
+void gp__cost_cross_set(const gp_cluster_t *c, const gp_state_t *st, gp_cost_scratch_t *s);
+void gp__cost_cross_clear(gp_cost_scratch_t *s);
 /* Make s hold placements of up to max_gpus GPUs, keeping what it knows of
  * its cluster (a no-op when it already does).  0, GP_EINVAL or GP_ENOMEM
  * (s unchanged). */

@@ -86,6 +86,12 @@ struct gp_engine {
 	gp_scored_t memo[MEMO];
 	uint32_t memo_gen[MEMO];
 	uint32_t gen;
+	/* compactness against the site's Slurm (slurm_bound()): per switch
+	 * the units (nodes or GPUs) its subtree can give the job, and the
+	 * leaves topology/tree would take; the most GPUs of one block */
+	int64_t *sw_units;
+	int32_t *sw_mark;
+	int64_t block_gpus;
 };
 
 int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
@@ -134,6 +140,21 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	e->chg_mark = calloc((size_t)c->nracks + 1, sizeof(*e->chg_mark));
 	e->rk_slot = calloc((size_t)c->nracks + 1, sizeof(*e->rk_slot));
 	e->rk_mark = calloc((size_t)c->nracks + 1, sizeof(*e->rk_mark));
+	e->sw_units = calloc((size_t)c->nswitches + 1, sizeof(*e->sw_units));
+	e->sw_mark = calloc((size_t)c->nswitches + 1, sizeof(*e->sw_mark));
+	if (!e->sw_units || !e->sw_mark) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		goto error;
+	}
+	for (i = 0; i < c->nblocks; i++) {
+		int64_t g = 0;
+		int32_t k;
+
+		for (k = 0; k < c->blocks[i].nnodes; k++)
+			g += c->nodes[c->blocks[i].nodes[k]].ngpus;
+		if (g > e->block_gpus)
+			e->block_gpus = g;
+	}
 	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node || !e->rack_w || !e->rack_wcap ||
 	    !e->budget || !e->head || !e->fut || !e->idle || !e->npw || !e->chg || !e->chg_mark ||
 	    !e->rk_slot || !e->rk_mark) {
@@ -205,6 +226,8 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->chg_mark);
 	free(e->rk_slot);
 	free(e->rk_mark);
+	free(e->sw_units);
+	free(e->sw_mark);
 	free(e);
 }
 
@@ -314,6 +337,48 @@ static double default_cap_speed(const gp_gpu_profile_t *prof, double cap_w)
 	return prof->tdp_w > 0 ? fmin(1.0, cap_w / prof->tdp_w) : 1.0;
 }
 
+/*
+ * Projected use of rack r with the job's w watts on it, as a fraction of
+ * the rack's binding limit min(PowerCapKW, CoolingKW): its draw (the limit
+ * less the policy's margin less the view's unfloored headroom, i.e. the
+ * draw the view was filled from) plus w.  A rack without a limit in the
+ * model (a view written by hand) counts its headroom as the whole limit.
+ */
+static double rack_use(const gp_cluster_t *c, const gp_policy_t *p, int32_t r,
+                       const gp_rack_view_t *rv, double w)
+{
+	const gp_rack_t *rk = &c->racks[r];
+	double cap = rk->power_cap_kw > 0 ? rk->power_cap_kw * 1000.0 : INFINITY;
+	double cool = rk->cooling_kw > 0 ? rk->cooling_kw * 1000.0 : INFINITY;
+	double limit = fmin(cap, cool), draw;
+
+	if (!isfinite(limit) || !isfinite(rv->raw_w))
+		return rv->headroom_w > 0 ? w / rv->headroom_w : INFINITY;
+	draw = limit * (1.0 - p->power_margin) - rv->raw_w;
+	return (fmax(0.0, draw) + w) / limit;
+}
+
+/*
+ * The score's power term for a set whose most loaded rack reaches `use`
+ * of its limit: 0 up to the policy's knee (policy.c says why 0.8), then
+ * quadratic, ((use - knee) / (1 - knee))^2 / (1 - knee): 5 at the limit
+ * with the 0.8 knee, i.e. w_power x 5 (0.5 for balanced, a 50 % slowdown)
+ * where the old linear term gave w_power x 1, and 0 where racks are not
+ * short of power, so no job is spread over leaves or racks for power that
+ * does not bind.
+ */
+static double power_term(const gp_policy_t *p, double use)
+{
+	double knee = p->power_knee, x;
+
+	if (!(use > knee))
+		return 0.0;
+	if (knee >= 1.0)
+		return 0.0;
+	x = (fmin(use, 2.0) - knee) / (1.0 - knee);
+	return x * x / (1.0 - knee);
+}
+
 /* Fill sc (not its node arrays) for the set nodes/mask. */
 static int evaluate(const struct eval_ctx *x, const int32_t *nodes, const uint32_t *mask,
                     int32_t n, gp_scored_t *sc)
@@ -333,6 +398,7 @@ static int evaluate(const struct eval_ctx *x, const int32_t *nodes, const uint32
 	sc->cap_w = 0;
 	sc->cap_speed = 1.0;
 	sc->power_use = 0;
+	sc->rack_use = 0;
 	rc = gp__cost_eval(c, x->job, &pl, x->e->scratch, x->ideal, &sc->cost, &err);
 	if (rc != GP_OK) {
 		if (rc == GP_ENOMEM || rc == GP_ELIMIT)
@@ -383,6 +449,7 @@ static int evaluate(const struct eval_ctx *x, const int32_t *nodes, const uint32
 		if (!isfinite(rv->headroom_w) || rk[j].w <= 0)
 			continue;
 		share = rv->headroom_w > 0 ? rk[j].w / rv->headroom_w : INFINITY;
+		sc->rack_use = fmax(sc->rack_use, rack_use(c, x->p, rk[j].rack, rv, rk[j].w));
 		if (share <= 1.0) {
 			sc->power_use = fmax(sc->power_use, share);
 			continue;
@@ -426,7 +493,7 @@ static int evaluate(const struct eval_ctx *x, const int32_t *nodes, const uint32
 	}
 	sc->hops = sc->cost.hops;
 	sc->s_step = x->p->w_step * fmax(0.0, sc->cost.slowdown - 1.0);
-	sc->s_power = x->p->w_power * sc->power_use;
+	sc->s_power = x->p->w_power * power_term(x->p, sc->rack_use);
 	sc->score = sc->s_step + sc->s_power; /* + s_frag, added by the caller */
 	if (!sc->feasible)
 		sc->score = INFEASIBLE + sc->cost.slowdown;
@@ -489,6 +556,7 @@ static int keep(const struct eval_ctx *x, const gp_candidate_t *cd, bool future,
 
 		sc->cost = m->cost;
 		sc->power_use = m->power_use;
+		sc->rack_use = m->rack_use;
 		sc->cap_w = m->cap_w;
 		sc->cap_speed = m->cap_speed;
 		sc->s_step = m->s_step;
@@ -1229,6 +1297,217 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	return rc;
 }
 
+/* ---- compactness against the site's Slurm -------------------------------- */
+
+/* The level-1 switch (spine group) above leaf sw, else the leaf itself. */
+static int32_t spine_group(const gp_cluster_t *c, int32_t sw)
+{
+	int32_t up = sw >= 0 ? c->switches[sw].parent : -1;
+
+	return up >= 0 && !c->switches[up].disconnected ? up : sw;
+}
+
+/* Leaf switches and spine groups a scored set spans. */
+static void set_span(const gp_cluster_t *c, gp_engine_t *e, const gp_scored_t *sc,
+                     int32_t *leaves, int32_t *groups)
+{
+	int32_t i, nl = 0, ng = 0;
+
+	/* two passes over at most the set's nodes, marks cleared after */
+	for (i = 0; i < sc->nnodes; i++) {
+		int32_t lf = c->nodes[sc->nodes[i]].leaf, gr;
+
+		if (lf < 0 || lf >= c->nswitches)
+			continue;
+		if (!(e->sw_mark[lf] & 1)) {
+			e->sw_mark[lf] |= 1;
+			nl++;
+		}
+		gr = spine_group(c, lf);
+		if (!(e->sw_mark[gr] & 2)) {
+			e->sw_mark[gr] |= 2;
+			ng++;
+		}
+	}
+	for (i = 0; i < sc->nnodes; i++) {
+		int32_t lf = c->nodes[sc->nodes[i]].leaf;
+
+		if (lf < 0 || lf >= c->nswitches)
+			continue;
+		e->sw_mark[lf] = 0;
+		e->sw_mark[spine_group(c, lf)] = 0;
+	}
+	*leaves = nl;
+	*groups = ng;
+}
+
+/*
+ * How many leaf switches and spine groups Slurm's topology/tree would give
+ * request r on state st (as sim/sim.c tree_fit and topology/tree's
+ * _eval_nodes_topo in src/plugins/topology/tree/eval_nodes_tree.c choose):
+ * the lowest-level switch whose subtree can hold the job, the one with the
+ * fewest usable units among those (best fit); under it, the leaf with the
+ * fewest usable units that holds the rest alone, else the leaf with the
+ * most, until placed.  Units are nodes with the job's GPUs per node free
+ * when the request fixes it (or its node count), else free GPUs.  Nodes
+ * down, drained, reserved, outside the partition or excluded are not
+ * usable.  false when the rule does not apply: no switch tree (first-fit),
+ * topology/block (blocks keep a job in its block already), a node list or
+ * a feature constraint the user chose, or no subtree can hold the job now.
+ */
+static bool slurm_bound(gp_engine_t *e, const gp_state_t *st, const gp_request_t *r,
+                        int32_t *leaves, int32_t *groups)
+{
+	const gp_cluster_t *c = e->c;
+	int32_t q = gp__request_partition(r, c), nn = gp__request_nodes(r), gpn = 0, i, k;
+	int32_t best = -1, nl = 0, ng = 0, top;
+	int64_t need, rem;
+
+	if (c->nswitches == 0 || c->nblocks > 0 || r->nrequired > 0 || r->constraint)
+		return false;
+	if (r->gpus_per_node > 0)
+		gpn = r->gpus_per_node;
+	else if (nn > 0)
+		gpn = (r->gpus + nn - 1) / nn;
+	need = gpn > 0 ? (nn > 0 ? nn : (r->gpus + gpn - 1) / gpn) : r->gpus;
+	memset(e->sw_units, 0, (size_t)c->nswitches * sizeof(*e->sw_units));
+	for (i = 0; i < c->nnodes; i++) {
+		const gp_node_t *nd = &c->nodes[i];
+		int32_t fr, sw;
+		int64_t u;
+
+		if (nd->ngpus <= 0 || nd->leaf < 0 || nd->leaf >= c->nswitches)
+			continue;
+		if (st->node_flags[i] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED))
+			continue;
+		if (q >= 0 && !(nd->partitions & (UINT64_C(1) << q)))
+			continue;
+		if (r->exclusive && st->alloc_mask[i])
+			continue;
+		fr = nd->ngpus - gp__popcount(st->alloc_mask[i] & ((nd->ngpus >= 32) ? UINT32_MAX :
+		                                                   ((UINT32_C(1) << nd->ngpus) - 1)));
+		u = gpn > 0 ? (fr >= gpn) : fr;
+		if (u <= 0)
+			continue;
+		for (k = 0; k < r->nexcluded && r->excluded[k] != i; k++)
+			;
+		if (k < r->nexcluded)
+			continue;
+		for (sw = nd->leaf; sw >= 0; sw = c->switches[sw].parent)
+			e->sw_units[sw] += u;
+	}
+	/* the lowest level that holds it, best fit there */
+	for (i = 0; i < c->nswitches; i++) {
+		if (c->switches[i].disconnected || e->sw_units[i] < need)
+			continue;
+		if (best < 0 || c->switches[i].level < c->switches[best].level ||
+		    (c->switches[i].level == c->switches[best].level &&
+		     e->sw_units[i] < e->sw_units[best]))
+			best = i;
+	}
+	if (best < 0)
+		return false;
+	/* its leaves, greedily as topology/tree takes them */
+	top = best;
+	for (rem = need; rem > 0;) {
+		int32_t fit = -1, most = -1;
+
+		for (i = 0; i < c->nswitches; i++) {
+			int32_t a;
+
+			if (c->switches[i].level != 0 || e->sw_units[i] <= 0 || (e->sw_mark[i] & 4))
+				continue;
+			for (a = i; a >= 0 && a != top; a = c->switches[a].parent)
+				;
+			if (a != top)
+				continue;
+			if (e->sw_units[i] >= rem && (fit < 0 || e->sw_units[i] < e->sw_units[fit]))
+				fit = i;
+			if (most < 0 || e->sw_units[i] > e->sw_units[most])
+				most = i;
+		}
+		if (fit < 0 && most < 0)
+			break;
+		k = fit >= 0 ? fit : most;
+		e->sw_mark[k] |= 4;
+		rem -= e->sw_units[k];
+		nl++;
+		if (!(e->sw_mark[spine_group(c, k)] & 8)) {
+			e->sw_mark[spine_group(c, k)] |= 8;
+			ng++;
+		}
+	}
+	for (i = 0; i < c->nswitches; i++)
+		e->sw_mark[i] = 0;
+	if (rem > 0)
+		return false;
+	*leaves = nl;
+	*groups = ng;
+	return true;
+}
+
+/*
+ * The compactness rule (policy compact_gain >= 0): the chosen free set
+ * (index best of d) spans no more leaf switches or spine groups than the
+ * site's Slurm topology plugin would give the job, unless its predicted
+ * step is faster than the best set that is as compact by at least
+ * compact_gain; then note says so for the job's comment.  Returns the
+ * index of the set to take.
+ */
+static int32_t compact_rule(gp_engine_t *e, const gp_state_t *st, const gp_request_t *r,
+                            const gp_policy_t *p, gp_decision_t *d, int32_t best, char *note,
+                            size_t len)
+{
+	const gp_cluster_t *c = e->c;
+	int32_t bl, bg, l, g, i, alt = -1;
+
+	note[0] = '\0';
+	if (p->compact_gain < 0)
+		return best;
+	/* one leaf is as compact as Slurm can be: no pass over the nodes */
+	set_span(c, e, &d->cands[best], &l, &g);
+	if (l <= 1 || !slurm_bound(e, st, r, &bl, &bg) || (l <= bl && g <= bg))
+		return best;
+	for (i = 0; i < d->ncands && alt < 0; i++) {
+		int32_t li, gi;
+
+		if (!d->cands[i].feasible || d->cands[i].future)
+			continue;
+		set_span(c, e, &d->cands[i], &li, &gi);
+		if (li <= bl && gi <= bg)
+			alt = i;
+	}
+	if (alt >= 0 && !(d->cands[best].cost.step_s <
+	                  d->cands[alt].cost.step_s * (1.0 - p->compact_gain)))
+		return alt;
+	snprintf(note, len,
+	         "; %d leaf switch%s and %d spine group%s where Slurm's topology/tree would "
+	         "use %d and %d: %s",
+	         (int)l, l == 1 ? "" : "es", (int)g, g == 1 ? "" : "s", (int)bl, (int)bg,
+	         alt >= 0 ? "predicted step faster by more than the policy's compact_gain" :
+	                    "no set as compact was found");
+	if (alt >= 0) {
+		size_t n = strlen(note);
+
+		snprintf(note + n, len - n, " (%.3g s against %.3g s)", d->cands[best].cost.step_s,
+		         d->cands[alt].cost.step_s);
+	}
+	return best;
+}
+
+/* Allocated fraction of the GPUs of state st. */
+static double busy_fraction(const gp_cluster_t *c, const gp_state_t *st)
+{
+	int64_t all = 0, used = 0;
+	int32_t i;
+
+	for (i = 0; i < c->nnodes; i++) {
+		all += c->nodes[i].ngpus;
+		used += gp__popcount(st->alloc_mask[i]);
+	}
+	return all > 0 ? (double)used / (double)all : 0.0;
+}
+
 int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
                const gp_job_profile_t *job_in, const gp_policy_t *p,
                const gp_power_view_t *pv, int64_t now,
@@ -1243,6 +1522,7 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	int32_t best, i;
 	int k, rc, nalts = 0;
 	double run_s;
+	char note[200];
 
 	if (d)
 		memset(d, 0, sizeof(*d));
@@ -1276,6 +1556,9 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	x.p = p;
 	x.pv = pv;
 	x.ideal = 0;
+	/* the ideal is the job alone on an idle fabric; its candidates share
+	 * the uplinks with the running jobs that cross them */
+	gp__cost_cross_clear(e->scratch);
 	if (e->ideal_valid && !memcmp(&job, &e->ideal_job, sizeof(job))) {
 		rc = e->ideal_rc;
 		x.ideal = e->ideal_s;
@@ -1293,6 +1576,8 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	if (rc != GP_OK)
 		x.ideal = 0; /* no domain of this cluster holds it: REJECT below */
 	d->ideal_step_s = x.ideal;
+	if (s)
+		gp__cost_cross_set(c, s, e->scratch);
 	k = p->topk < 1 ? 1 : p->topk > KMAX ? KMAX : p->topk;
 	gp__search_ws_set_granule(e->ws, job_granule(e, &job));
 	run_s = r->time_limit_min ? r->time_limit_min * 60.0 : GP_DECIDE_DEFAULT_RUN_S;
@@ -1336,13 +1621,20 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		sort_by_score(d, 0);
 	}
 	best = first_feasible(d, 0);
+	/* never less compact than the site's Slurm would place it, unless
+	 * the model predicts a gain it states */
+	if (best >= 0)
+		best = compact_rule(e, now_st, r, p, d, best, note, sizeof(note));
 
-	/* 2. wait or spread */
+	/* 2. wait or spread; a job that fits one block of a topology/block
+	 * site is not held: Slurm's block placement keeps it in one NVLink
+	 * domain anyway */
 	if (best >= 0 && s && p->max_wait_s > 0 && s->njobs > 0 &&
+	    !(c->nblocks > 0 && r->gpus <= e->block_gpus) &&
 	    d->cands[best].cost.slowdown > 1.0 + p->wait_gain) {
 		double now_finish = run_s * d->cands[best].cost.slowdown, best_finish = now_finish;
 		int32_t nbefore = d->ncands, chosen = -1;
-		double chosen_wait = 0;
+		double chosen_wait = 0, behind = 0;
 
 		rc = search_future(&x, s, r, k, now, p->max_wait_s, run_s,
 		                   now_finish * (1.0 - p->wait_gain), d, &chosen, &chosen_wait,
@@ -1352,7 +1644,15 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 			goto error;
 		}
 		d->now_finish_s = now_finish;
-		if (chosen >= 0 && best_finish < now_finish * (1.0 - p->wait_gain)) {
+		/* the wait pays only when the completion it gains outweighs
+		 * the delay it passes on: while the job waits, the jobs behind
+		 * it wait too, about the busy share of the cluster's GPUs per
+		 * GPU it would hold (GPU-seconds, so a large job's wait weighs
+		 * by its size) */
+		if (chosen >= 0)
+			behind = r->gpus * chosen_wait * busy_fraction(c, now_st);
+		if (chosen >= 0 && best_finish < now_finish * (1.0 - p->wait_gain) &&
+		    r->gpus * (now_finish - best_finish) > behind) {
 			d->waited = true;
 			d->wait_s = chosen_wait;
 			d->wait_finish_s = best_finish;
@@ -1362,8 +1662,10 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 			finish_alternatives(d->features, sizeof(d->features), nalts);
 			snprintf(d->reason, sizeof(d->reason),
 			         "waiting %.0f s for a compact set finishes in %.0f s instead of %.0f s "
-			         "when started now on a spread set (slowdown %.2f)",
-			         chosen_wait, best_finish, now_finish, now_finish / run_s);
+			         "when started now on a spread set (slowdown %.2f); it saves %.2f "
+			         "GPU-h against %.2f GPU-h the jobs behind it wait",
+			         chosen_wait, best_finish, now_finish, now_finish / run_s,
+			         r->gpus * (now_finish - best_finish) / 3600.0, behind / 3600.0);
 			plan_checkpoint(e, &job, r, bookings, nbookings, d);
 			return GP_OK;
 		}
@@ -1377,10 +1679,10 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		d->now_finish_s = run_s * d->cands[0].cost.slowdown;
 		snprintf(d->reason, sizeof(d->reason),
 		         "best free set: predicted step %.3g s (ideal %.3g s, slowdown %.2f), "
-		         "%d leaf switch%s, %d rack%s",
+		         "%d leaf switch%s, %d rack%s%s",
 		         d->cands[0].cost.step_s, x.ideal, d->cands[0].cost.slowdown,
 		         d->cands[0].nleaves, d->cands[0].nleaves == 1 ? "" : "es", d->cands[0].nracks,
-		         d->cands[0].nracks == 1 ? "" : "s");
+		         d->cands[0].nracks == 1 ? "" : "s", note);
 		plan_checkpoint(e, &job, r, bookings, nbookings, d);
 		return GP_OK;
 	}
@@ -1498,6 +1800,11 @@ int gp__decide_rescore(gp_engine_t *e, const gp_state_t *s, const gp_job_profile
 	}
 	if ((rc = ensure_scratch(e, g, err)))
 		return rc;
+	/* the running jobs' traffic on the uplinks, as gp__decide() sees it */
+	if (s)
+		gp__cost_cross_set(e->c, s, e->scratch);
+	else
+		gp__cost_cross_clear(e->scratch);
 	x.e = e;
 	x.job = job;
 	x.p = p;
@@ -1686,6 +1993,7 @@ int gp__decision_print_json(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 		json_object_object_add(o, "overhead", json_object_new_double(sc->cost.overhead));
 		json_object_object_add(o, "frag", json_object_new_int(sc->frag));
 		json_object_object_add(o, "power_use", json_object_new_double(sc->power_use));
+		json_object_object_add(o, "rack_use", json_object_new_double(sc->rack_use));
 		json_object_object_add(o, "cap_w", json_object_new_double(sc->cap_w));
 		json_object_object_add(o, "score", json_object_new_double(sc->score));
 		json_object_object_add(o, "score_step", json_object_new_double(sc->s_step));

@@ -8,7 +8,9 @@
  * Score of a feasible candidate (lower is better):
  *     w_step  * (step_s / ideal_step_s - 1)
  *   + w_frag  * frag / 100          (frag: candidates.h; one unit = 1 % of step time)
- *   + w_power * power_use           (largest share of a rack's headroom the job takes)
+ *   + w_power * power term          (0 while every rack the set touches stays at or
+ *                                    below the policy's power_knee of min(cap, cooling)
+ *                                    with the job; quadratic above, decide.c power_term)
  * Hard limits make a candidate infeasible: a rack's headroom exceeded (unless
  * the policy allows power caps and a cap at or above the GPU's lowest
  * settable cap fits), or the communication overhead above max_overhead.
@@ -121,6 +123,9 @@ typedef struct gp_scored {
 	int32_t nleaves, nracks, frag, hops;
 	gp_cost_t cost;           /* step_s already includes a power cap's slowdown */
 	double power_use;         /* largest share of a rack's headroom taken */
+	double rack_use;          /* highest projected use (fraction of min(cap,
+	                           * cooling)) of a rack the set touches, job
+	                           * included; what the score's power term weighs */
 	double cap_w;             /* GPU power cap needed, 0 = none */
 	double cap_speed;         /* speed at that cap, 1 = uncapped */
 	double s_step, s_frag, s_power, score;

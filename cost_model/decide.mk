@@ -20,8 +20,10 @@ libgp_engine_la_SOURCES += cost_model/decide.c cost_model/decide.h
 check_PROGRAMS += tests/unit/test_decide
 tests_unit_test_decide_SOURCES = tests/unit/test_decide.c
 tests_unit_test_decide_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_decide_CPPFLAGS = $(AM_CPPFLAGS) -DDECIDE_DATA_DIR='"$(abs_top_srcdir)/tests/data/json"'
 tests_unit_test_decide_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_decide
+EXTRA_DIST += tests/data/json/issue31-racks21.json
 gpuplace_SOURCES += tools/cmd_place.c
 TESTS += tests/cli/place_cli.sh
 EXTRA_DIST += tests/cli/place_cli.sh

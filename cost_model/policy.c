@@ -25,12 +25,27 @@
  * within 30 s of its last update, the default bf_interval of sched/backfill
  * (slurm.conf(5)), so Slurm's backfill pass has seen one update before the
  * next.
+ * Power knee (every preset): 0.8 of min(cap, cooling).  A rack below it is
+ * not short of power, so evening out racks there buys nothing and costs
+ * network locality (issue: an 8-GPU job spread over two leaves for racks at
+ * 21 %).  0.8 is the continuous-load rule electrical practice sizes rack
+ * circuits by: a branch circuit carries at most 80 % of its rating
+ * continuously (US National Electrical Code, NFPA 70, 210.19(A)(1) and
+ * 210.20(A): conductors and breakers sized at 125 % of the continuous
+ * load), and it leaves the headroom for the training load swings between
+ * compute and communication phases (notes/calibration.md 4, arXiv
+ * 2508.14318).
+ * Compactness against Slurm (balanced, pack, power-save): a set spanning
+ * more leaf switches or spine groups than topology/tree or topology/block
+ * would give the job is taken only when its predicted step is at least 5 %
+ * faster, the same gain the presets ask of a wait (wait_gain); performance
+ * ranks by predicted step alone (-1: no rule).
  */
 static const gp_policy_t presets[] = {
-	{ "balanced", 1.0, 0.25, 0.1, 0.05, 1.0, 1800, 0.05, false, 8, 8, 30 },
-	{ "pack", 1.0, 1.0, 0.05, 0.05, 1.0, 3600, 0.02, false, 8, 8, 30 },
-	{ "performance", 1.0, 0.0, 0.0, 0.05, 1.0, 0, 0.0, false, 8, 8, 30 },
-	{ "power-save", 1.0, 0.25, 1.0, 0.10, 1.0, 1800, 0.05, true, 8, 8, 30 },
+	{ "balanced", 1.0, 0.25, 0.1, 0.05, 1.0, 1800, 0.05, false, 8, 8, 30, 0.8, 0.05 },
+	{ "pack", 1.0, 1.0, 0.05, 0.05, 1.0, 3600, 0.02, false, 8, 8, 30, 0.8, 0.05 },
+	{ "performance", 1.0, 0.0, 0.0, 0.05, 1.0, 0, 0.0, false, 8, 8, 30, 0.8, -1.0 },
+	{ "power-save", 1.0, 0.25, 1.0, 0.10, 1.0, 1800, 0.05, true, 8, 8, 30, 0.8, 0.05 },
 };
 
 const char *const gp__policy_presets[] = { "balanced", "pack", "performance", "power-save", NULL };
@@ -72,6 +87,8 @@ static const struct key keys[] = {
 	DOUBLE_KEY("gpuplace_max_overhead", max_overhead, 0, 1),
 	DOUBLE_KEY("gpuplace_max_wait", max_wait_s, 0, 30 * 86400.0),
 	DOUBLE_KEY("gpuplace_wait_gain", wait_gain, 0, 1),
+	DOUBLE_KEY("gpuplace_power_knee", power_knee, 0, 1),
+	DOUBLE_KEY("gpuplace_compact_gain", compact_gain, -1, 1),
 	{ "gpuplace_allow_power_cap", offsetof(gp_policy_t, allow_power_cap), 0, 1, 'b' },
 	{ "gpuplace_topk", offsetof(gp_policy_t, topk), 1, 64, 'i' },
 	{ "gpuplace_steer_max", offsetof(gp_policy_t, steer_max), 0, 1000, 'i' },

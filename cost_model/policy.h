@@ -20,7 +20,10 @@ typedef struct gp_policy {
 	/* Score of a candidate (lower is better):
 	 *   w_step  * (predicted step time / ideal step time - 1)
 	 * + w_frag  * fragmentation cost (whole free domains the set breaks)
-	 * + w_power * (fraction of the racks' remaining headroom the job uses) */
+	 * + w_power * power term: 0 while every rack the set touches stays at
+	 *   or below power_knee of min(cap, cooling) with the job on it, then
+	 *   ((use - knee) / (1 - knee))^2 / (1 - knee) of its most loaded rack
+	 *   (decide.h) */
 	double w_step;
 	double w_frag;
 	double w_power;
@@ -35,6 +38,12 @@ typedef struct gp_policy {
 	/* job_submit/gpuplace steering of pending jobs it placed (plugin only) */
 	int steer_max;          /* job updates per state refresh, 0 = no steering */
 	int steer_interval_s;   /* no second update of a job within this time */
+	double power_knee;      /* rack use (fraction of min(cap, cooling)) below
+	                         * which power does not weigh in the score */
+	double compact_gain;    /* a set spanning more leaf switches or spine groups
+	                         * than the site's Slurm topology plugin would give
+	                         * the job is taken only when its predicted step is
+	                         * faster by at least this fraction; < 0 = no rule */
 } gp_policy_t;
 
 /* Fill p with the named preset ("balanced", "pack", "spread-power" ...).

@@ -11,7 +11,7 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 no() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$t/out" "$t/err" 2>/dev/null | head -n 20; }
 run() { "$@" >"$t/out" 2>"$t/err"; echo $? >"$t/rc"; }
-echo "1..18"
+echo "1..19"
 
 run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=64,tp=8,pp=2,params=70e9,step_s=2
 # one scalable unit (su1, dgx001-032); the balanced policy spreads the job
@@ -119,3 +119,14 @@ if [ "$(cat "$t/rc")" = 0 ] && grep -q '"restart_s": 432[1-9]' "$t/out" &&
 	grep -q '"count": [1-9]' "$t/out"; then
 	ok "the restart time comes from gpuplace.conf RestartSeconds"
 else no "RestartSeconds"; fi
+
+# the placement issue's state, written by hand: racks at 21 % of their caps,
+# 4 free GPUs on n1 (leaf1) and on each of n9, n10 (leaf2): the 8-GPU job
+# takes the one leaf (power does not weigh below the racks' knee)
+j="$s/tests/data/json/issue31-racks21.json"
+run "$g" place --json "$j" --state "$j" --job gpus=8 --json-out
+first=$(grep -m1 '"nodes":' "$t/out")
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '"decision": "PIN"' "$t/out" &&
+	echo "$first" | grep -q '"n\[9-10\]"' && grep -m1 '"leaves":' "$t/out" | grep -q ': 1,'; then
+	ok "racks at 21 % of their caps: place --json-out chooses the one-leaf set n[9-10]"
+else no "racks at 21 % of caps: one leaf ($first)"; fi

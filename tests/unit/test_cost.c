@@ -676,6 +676,118 @@ static void test_shape_errors(void **unused)
 	assert_true(gp__cost_gpu_builtin("H100", NULL));
 }
 
+/* Bandwidth part of a forced-ring all-reduce on pl: T(2 GiB) - T(1 GiB). */
+#define RING_EDGE_BYTES (2.0 * 15.0 / 16.0 * 1073741824.0)
+#define NODE_NIC (8 * 50e9 * 0.96)
+static double ring_bw_part(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scratch_t *s)
+{
+	gp_coll_result_t r1, r2;
+	gp_error_t err;
+
+	if (gp__cost_collective(c, pl, GP_COLL_ALLREDUCE, GP_ALGO_RING, 1073741824.0, s, &r1, &err) ||
+	    gp__cost_collective(c, pl, GP_COLL_ALLREDUCE, GP_ALGO_RING, 2147483648.0, s, &r2, &err))
+		fail_msg("ring: %s", err.text);
+	return r2.time_s - r1.time_s;
+}
+
+/*
+ * Crossing a switch level costs something on every fabric, and what the
+ * live state says crosses the same uplinks is shared in proportion to
+ * demand (cost.c, uplink_share()).  Hand-worked on 4-node leaves of 8 GPUs
+ * with 8 NDR rails each, a ring all-reduce of 16 ranks on two whole nodes;
+ * its bandwidth part (T(2 GiB) - T(1 GiB), the latency cancels) is the
+ * ring edge out of each leaf, 2 x 15/16 x 1 GiB, over the job's share of
+ * the leaf's uplinks, a node's 8 x 50 GB/s x 0.96 (IB efficiency) times:
+ *  - one leaf each, non-blocking, no state: 1 - 0.30 x 0.5 = 0.85 (ECMP
+ *    collisions at the floor load): 6,168 us, where the same two nodes
+ *    under one leaf cross no uplink (their bound is the NICs);
+ *  - 2:1 uplinks, no state (every node under the leaf assumed busy
+ *    across, as before): 0.5 x 0.85;
+ *  - 2:1, live state with no job crossing: uplinks of 2 NICs' worth for
+ *    the job's 1: min(1, 2 x 1 / 1) x 0.85, as non-blocking (the idle
+ *    fabric is not charged);
+ *  - 2:1, live state with another job on the leaf's 3 other nodes and one
+ *    node under another spine, crossing: other = 0.5 x 3 NICs, share =
+ *    min(1, 2 x 1 / 2.5) = 0.8, load 1.5 / 2 = 0.75, eff 1 - 0.30 x 0.75
+ *    = 0.775: 0.62.
+ * And one spine level more adds latency only: for 8 bytes the ring's LL
+ * pays 2 inter-node steps, each 2 x 0.5 us more per level (path_lat_us).
+ */
+static void test_crossing_cost_per_level(void **unused)
+{
+	gp_cost_shape_t sh;
+	gp_cluster_t *c;
+	gp_cost_scratch_t *s = NULL;
+	gp_state_t *st = NULL;
+	cf_placement_t one, two, far;
+	gp_coll_result_t ra, rb;
+	gp_error_t err;
+	double d1, d;
+	int ov, i;
+
+	(void)unused;
+	for (ov = 1; ov <= 2; ov++) {
+		gp__cost_shape_defaults(&sh);
+		sh.nodes = 32;
+		sh.nodes_per_leaf = 4;
+		sh.leaves_per_spine = 2;
+		sh.oversub[1] = ov;
+		c = cf_cluster_shape(&sh);
+		assert_int_equal(gp__cost_scratch_new(c, 16, &s), GP_OK);
+		cf_place_range(&one, 0, 1, 2, 0xff);  /* nodes 0, 1: leaf 0 */
+		cf_place_range(&two, 0, 4, 2, 0xff);  /* nodes 0, 4: leaves 0 and 1, one spine */
+		cf_place_range(&far, 0, 8, 2, 0xff);  /* nodes 0, 8: two spine groups */
+		d1 = ring_bw_part(c, &one.pl, s);
+		d = ring_bw_part(c, &two.pl, s);
+		print_message("# %d:1, no state: one leaf %.1f us, two leaves %.1f us (x %.4f)\n", ov,
+		              d1 * 1e6, d * 1e6, d / d1);
+		assert_true(d > d1);
+		assert_true(fabs(d / (RING_EDGE_BYTES / (NODE_NIC * (ov == 1 ? 0.85 : 0.425))) - 1) <
+		            1e-3);
+		/* one level more: latency only */
+		assert_int_equal(gp__cost_collective(c, &two.pl, GP_COLL_ALLREDUCE, GP_ALGO_RING, 8, s,
+		                                     &ra, &err), GP_OK);
+		assert_int_equal(gp__cost_collective(c, &far.pl, GP_COLL_ALLREDUCE, GP_ALGO_RING, 8, s,
+		                                     &rb, &err), GP_OK);
+		print_message("# 8 B over one spine %.2f us, over the core %.2f us\n",
+		              ra.time_s * 1e6, rb.time_s * 1e6);
+		assert_true(fabs((rb.time_s - ra.time_s) * 1e6 - 2.0) < 1e-6);
+		if (ov == 2) {
+			gp_job_alloc_t *ja;
+			int32_t nodes[4] = { 1, 2, 3, 16 };
+			uint32_t masks[4] = { 0xff, 0xff, 0xff, 0xff };
+
+			assert_int_equal(gp_state_create(c, &st), GP_OK);
+			gp__cost_cross_set(c, st, s);
+			d = ring_bw_part(c, &two.pl, s);
+			assert_true(fabs(d / (RING_EDGE_BYTES / (NODE_NIC * 0.85)) - 1) < 1e-3);
+			/* another job over nodes 1-3 and 16 (another spine group) */
+			assert_non_null(st->jobs = calloc(1, sizeof(*st->jobs)));
+			ja = &st->jobs[0];
+			st->njobs = 1;
+			ja->job_id = 9;
+			ja->nnodes = 4;
+			ja->nodes = malloc(sizeof(nodes));
+			ja->gpu_mask = malloc(sizeof(masks));
+			assert_true(ja->nodes && ja->gpu_mask);
+			memcpy(ja->nodes, nodes, sizeof(nodes));
+			memcpy(ja->gpu_mask, masks, sizeof(masks));
+			for (i = 0; i < 4; i++)
+				st->alloc_mask[nodes[i]] = 0xff;
+			gp__cost_cross_set(c, st, s);
+			d = ring_bw_part(c, &two.pl, s);
+			print_message("# 2:1 with a crossing job beside it: %.1f us\n", d * 1e6);
+			assert_true(fabs(d / (RING_EDGE_BYTES / (NODE_NIC * 0.8 * 0.775)) - 1) < 1e-3);
+			/* under one leaf nothing is crossed: unchanged */
+			assert_true(fabs(ring_bw_part(c, &one.pl, s) - d1) < 1e-9);
+			gp__cost_cross_clear(s);
+			gp_state_destroy(st);
+		}
+		gp__cost_scratch_destroy(s);
+		gp_cluster_destroy(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -683,6 +795,7 @@ int main(void)
 		cmocka_unit_test(test_golden_job),
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_spreading_never_faster),
+		cmocka_unit_test(test_crossing_cost_per_level),
 		cmocka_unit_test(test_tp_cross_node),
 		cmocka_unit_test(test_oversub_never_helps),
 		cmocka_unit_test(test_rail_alignment),
