@@ -10,6 +10,7 @@ TESTS += tests/test_sim
 TESTS += tests/simulate_cli.sh
 EXTRA_DIST += tests/simulate_cli.sh
 EXTRA_DIST += tests/data/sim
+EXTRA_DIST += tests/data/judge
 
 # sim/trace.*: job traces for the simulator (CSV, synthetic generator).
 libgp_sim_la_SOURCES += sim/trace.c sim/trace.h
