@@ -21,3 +21,6 @@ bench_bench_calib_SOURCES = bench/bench_calib.c
 bench_bench_calib_LDADD = $(GP_LIBS)
 TESTS += tests/bench_calib_smoke.sh
 EXTRA_DIST += tests/bench_calib_smoke.sh
+noinst_PROGRAMS += bench/bench_placement
+bench_bench_placement_SOURCES = bench/bench_placement.c
+bench_bench_placement_LDADD = $(GP_LIBS)
