@@ -10,7 +10,8 @@
  * (topology/tree, 2:1 oversubscribed spine), etc/nvl72-gb200
  * (topology/block, NVL72 domains).  Baselines: first-fit, tree and
  * tree-switches (--switches=N@300, Slurm's default max_switch_wait) on
- * the tree sites; first-fit, tree and block on the block site.
+ * the tree sites; first-fit, tree, block and block with --segment (jobs
+ * over one NVL72 domain in segments of whole domains) on the block site.
  *
  * Traces: the Philly trace (../shared/data/traces, or $GP_SHARED_DATA/
  * traces; skipped with a message when absent): N jobs (default 3,000, a
@@ -294,9 +295,10 @@ int main(int argc, char **argv)
 		pols[npol++] = dflt;
 		pols[npol++] = "first-fit";
 		pols[npol++] = "tree";
-		if (c->nblocks > 0)
+		if (c->nblocks > 0) {
 			pols[npol++] = "block";
-		else
+			pols[npol++] = "block-segment";
+		} else
 			pols[npol++] = "tree-switches";
 
 		gp__trace_synth_defaults(&tp);

@@ -1258,6 +1258,67 @@ static bool switch_holds(struct sim *S, const struct sjob *J, const struct place
 	return nl <= (int32_t)J->switches;
 }
 
+/* Slurm's topology/block for a job submitted with --segment=S (sim.h,
+ * block-segment): a job of at most one base block is placed as block_fit
+ * places it; a larger one is cut into nn / S segments of S nodes, S the
+ * largest divisor of nn not above the base block size, and each segment
+ * goes whole into one base block (as eval_nodes_block places segments:
+ * no aggregated block needed), the base blocks with the fewest usable
+ * nodes that still hold a segment first (best fit), as many segments in
+ * one as its usable nodes allow, nodes in node order.  An approximation of
+ * Slurm's segment search: it ignores Weight tiers. */
+static int segment_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
+                       struct placement *pl)
+{
+	const gp_cluster_t *c = S->c;
+	int32_t bsize = c->block_base > 0 ? c->block_base : 1, seg, need, b, k, i;
+
+	if (c->nblocks <= 0 || sh->nn <= bsize)
+		return block_fit(S, sh, alloc, pl);
+	for (seg = bsize; seg > 1 && sh->nn % seg; seg--)
+		;
+	need = sh->nn / seg;
+	/* usable nodes per base block */
+	for (b = 0; b < c->nblocks; b++) {
+		const gp_block_t *bl = &c->blocks[b];
+
+		S->bb_cnt[b] = 0;
+		for (k = 0; k < bl->nnodes; k++)
+			S->bb_cnt[b] += usable(S, alloc, bl->nodes[k], sh->gpn);
+	}
+	pl->n = 0;
+	while (need > 0) {
+		int32_t best = -1;
+
+		for (b = 0; b < c->nblocks; b++)
+			if (S->bb_cnt[b] >= seg && (best < 0 || S->bb_cnt[b] < S->bb_cnt[best]))
+				best = b;
+		if (best < 0)
+			return PL_NOFIT;
+		for (i = 0; i < seg; i++) {
+			const gp_block_t *bl = &c->blocks[best];
+
+			for (k = 0; k < bl->nnodes; k++) {
+				int32_t nd = bl->nodes[k], j;
+				bool taken = false;
+
+				if (!usable(S, alloc, nd, sh->gpn))
+					continue;
+				for (j = 0; j < pl->n && !taken; j++)
+					taken = pl->nodes[j] == nd;
+				if (taken)
+					continue;
+				pl->nodes[pl->n] = nd;
+				pl->mask[pl->n++] = take_gpus(S, alloc, nd, sh->gpn);
+				break;
+			}
+		}
+		S->bb_cnt[best] -= seg;
+		need--;
+	}
+	return PL_PLACED;
+}
+
 /* The fewest leaf switches whose eligible nodes with sh->gpn GPUs can hold
  * the job's sh->nn nodes on the idle cluster (what a user asks for with
  * --switches; 1 when one leaf can), cached per shape. */
@@ -1321,6 +1382,7 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 		rc = S->p->kind == GP_SIM_TREE || S->p->kind == GP_SIM_TREE_SWITCHES ?
 		     tree_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_BLOCK ? block_fit(S, sh, alloc, pl) :
+		     S->p->kind == GP_SIM_BLOCK_SEGMENT ? segment_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_GPUPLACE ? slurm_fit(S, sh, alloc, pl) :
 		     first_fit(S, sh, alloc, pl);
 		if (rc == PL_PLACED && S->p->kind == GP_SIM_TREE_SWITCHES &&
@@ -2530,6 +2592,13 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 		out->switch_wait_s = T;
 		return GP_OK;
 	}
+	if (!strcmp(name, "block-segment")) {
+		if (!c || c->nblocks <= 0)
+			return gp__errorf(err, GP_EINVAL, "policy 'block-segment' needs a cluster whose "
+			                  "topology.conf or topology.yaml has topology/block blocks");
+		out->kind = GP_SIM_BLOCK_SEGMENT;
+		return GP_OK;
+	}
 	if (!strcmp(name, "block")) {
 		if (!c || c->nblocks <= 0)
 			return gp__errorf(err, GP_EINVAL, "policy 'block' needs a cluster whose "
@@ -2561,6 +2630,7 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 	}
 	return gp__errorf(err, GP_ENOENT,
 	                  "unknown policy '%s': use first-fit, tree, tree-switches[@T], block, "
+	                  "block-segment, "
 	                  "balanced, pack, performance, "
 	                  "power-save or site (the last five also as NAME-ideal)", out->name);
 }

@@ -130,6 +130,7 @@ typedef enum gp_sim_kind {
 	GP_SIM_GPUPLACE_IDEAL = 3, /* re-decided at every pass: an upper bound */
 	GP_SIM_BLOCK = 4,          /* Slurm's topology/block */
 	GP_SIM_TREE_SWITCHES = 5,  /* topology/tree with --switches=N@T on every job */
+	GP_SIM_BLOCK_SEGMENT = 6,  /* topology/block with --segment on jobs over a block */
 } gp_sim_kind_t;
 
 /* Slurm's default max_switch_wait (slurm.conf(5), SchedulerParameters:
@@ -152,7 +153,11 @@ typedef struct gp_sim_policy {
  * leaf switches that can hold it (1 for a job that fits one leaf), T
  * GP_SIM_MAX_SWITCH_WAIT_S or the seconds of "tree-switches@T"; Slurm's
  * topology/tree then starts it only on at most N leaves until T after its
- * submission, then anywhere), block, any gp__policy_presets name, or
+ * submission, then anywhere), block, block-segment (topology/block with
+ * every job larger than a base block submitted with --segment=S, S the
+ * largest divisor of its node count that fits a base block: its segments
+ * go into base blocks with room, fullest first, one aggregated block not
+ * required), any gp__policy_presets name, or
  * site (the policy of c's conf dir; GP_EINVAL when c has none), the last
  * two also with the suffix "-ideal" (the upper-bound mode).  GP_ENOENT
  * lists the names. */

@@ -1062,6 +1062,27 @@ static void test_block_baseline(void **state)
 	assert_string_equal(got, "n01,n02,n03,n04,n09,n10,n11,n12,n13,n14,n15,n16");
 }
 
+/* block with --segment: a job of one base block or less is placed as
+ * block places it; a larger one goes in segments, each whole in one base
+ * block, fullest first, no aggregated block needed.  With n02-n05 and
+ * n13-n14 out, 24 GPUs (6 nodes) go as two segments of 3 into b2 (3
+ * usable) and b3 (4), where block needs the aggregated b3+b4; 28 GPUs (7
+ * nodes, segments of 1) start where block rejects them. */
+static void test_block_segment_baseline(void **state)
+{
+	static const char *const busy[] = { "n02", "n03", "n04", "n05", "n13", "n14", NULL };
+	char got[256];
+
+	(void)state;
+	block_run("block-segment", 8, busy, got, sizeof(got));
+	assert_string_equal(got, "n15,n16");
+	block_run("block-segment", 24, busy, got, sizeof(got));
+	assert_string_equal(got, "n06,n07,n08,n09,n10,n11");
+	block_run("block-segment", 28, busy, got, sizeof(got));
+	assert_string_not_equal(got, "rejected");
+	assert_int_equal((int)strlen(got), 7 * 3 + 6);
+}
+
 /* ---- the judge ------------------------------------------------------------- */
 
 static char *write_tmp(const char *text)
@@ -1530,6 +1551,7 @@ int main(void)
 		cmocka_unit_test(test_initial_state_flags),
 		cmocka_unit_test(test_policy_names),
 		cmocka_unit_test(test_block_baseline),
+		cmocka_unit_test(test_block_segment_baseline),
 		cmocka_unit_test(test_plugin_faithful),
 		cmocka_unit_test(test_plugin_faithful_ledger),
 		cmocka_unit_test(test_plugin_faithful_steering),
