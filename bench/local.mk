@@ -21,7 +21,7 @@ bench_bench_calib_SOURCES = bench/bench_calib.c
 bench_bench_calib_LDADD = $(GP_LIBS)
 TESTS += tests/cli/bench_calib_smoke.sh
 EXTRA_DIST += tests/cli/bench_calib_smoke.sh
-# job_submit() itself, the plugin's source compiled in as tests/test_plugin_apply
+# job_submit() itself, the plugin's source compiled in as tests/unit/test_plugin_apply
 # compiles it, beside the engine-only decision of the same job.
 noinst_PROGRAMS += bench/bench_job_submit
 bench_bench_job_submit_SOURCES = bench/bench_job_submit.c bench/bench_util.c bench/bench_util.h \
@@ -29,3 +29,6 @@ bench_bench_job_submit_SOURCES = bench/bench_job_submit.c bench/bench_util.c ben
 	plugin/steer.c plugin/steer.h plugin/reservations.c
 bench_bench_job_submit_CFLAGS = $(AM_CFLAGS)
 bench_bench_job_submit_LDADD = $(GP_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
+noinst_PROGRAMS += bench/bench_placement
+bench_bench_placement_SOURCES = bench/bench_placement.c
+bench_bench_placement_LDADD = $(GP_LIBS)

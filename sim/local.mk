@@ -10,6 +10,7 @@ TESTS += tests/unit/test_sim
 TESTS += tests/cli/simulate_cli.sh
 EXTRA_DIST += tests/cli/simulate_cli.sh
 EXTRA_DIST += tests/data/sim
+EXTRA_DIST += tests/data/judge
 
 # sim/trace.*: job traces for the simulator (CSV, synthetic generator).
 libgp_sim_la_SOURCES += sim/trace.c sim/trace.h

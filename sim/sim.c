@@ -24,8 +24,28 @@
 #include "steer_rules.h"
 
 const char *const gp__sim_policy_names[] = {
-	"first-fit", "tree", "balanced", "pack", "performance", "power-save", NULL
+	"first-fit", "tree", "tree-switches", "balanced", "pack", "performance", "power-save", NULL
 };
+
+/* Per-size wait classes (sim.h): upper GPU bound of each but the last. */
+static const int32_t size_class_max[GP_SIM_NSIZE - 1] = { 1, 8, 32, 128 };
+static const char *const size_class_names[GP_SIM_NSIZE] = { "1", "2-8", "9-32", "33-128",
+	                                                    ">128" };
+
+int gp__sim_size_class(int32_t gpus)
+{
+	int k;
+
+	for (k = 0; k < GP_SIM_NSIZE - 1; k++)
+		if (gpus <= size_class_max[k])
+			return k;
+	return GP_SIM_NSIZE - 1;
+}
+
+const char *gp__sim_size_class_name(int k)
+{
+	return k >= 0 && k < GP_SIM_NSIZE ? size_class_names[k] : "?";
+}
 
 
 /* How often the plugin reads the cluster's state from slurmctld (plugin/
@@ -71,6 +91,7 @@ struct sjob {
 	int32_t prev, next;       /* queue links (-1 = none) */
 	int32_t run;              /* index into cur->jobs while running */
 	double start, end;
+	double limit;             /* time limit Slurm and the engine see, s */
 	double slowdown, overhead, load;
 	double wait_until;        /* it chose to wait for a better set until then (-1: never) */
 	int32_t nleaves, nracks, nnodes, node0;
@@ -90,7 +111,7 @@ struct sjob {
 	double switch_until;      /* eligible time + max-time: then Slurm may spread it */
 	gp_steer_job_t steer;     /* what the plugin's steering keeps of it */
 	gp_sim_decision_t decision0; /* the decision at submission, once steered */
-	bool backfilled, violation, steered;
+	bool backfilled, violation, steered, killed;
 };
 
 /* A Slurm node feature gpuplace's CONSTRAIN names, and its nodes. */
@@ -118,6 +139,7 @@ struct shape {
 	double compute_s;         /* the profile's compute time */
 	gp_sim_comm_t comm;       /* communication class for the judge */
 	double ideal_s;           /* ideal step time with it (0 = none) */
+	int32_t min_leaves;       /* fewest leaf switches that hold it (-1: unknown) */
 	int never;                /* -1 unknown, 0 can fit the empty cluster, 1 never */
 	uint32_t fail_pass[2];    /* pass number at which it failed: [0] now, [1] around the reservation */
 };
@@ -163,8 +185,12 @@ struct sim {
 	gp_state_t *cur;
 	int32_t jobs_cap;         /* capacity of cur->jobs */
 	int32_t *run_j;           /* cur->jobs[i] belongs to sim job run_j[i] */
-	struct heap_ent *heap;
+	struct heap_ent *heap;    /* running jobs by true end (events) */
 	int32_t nheap;
+	struct heap_ent *lheap;   /* running jobs by start + time limit, what
+	                           * Slurm plans with (entries of ended jobs are
+	                           * dropped lazily) */
+	int32_t nlheap;
 	int32_t qhead, qtail, qlen;
 	int64_t free_gpus;        /* free GPUs on eligible up nodes */
 	int64_t stranded;         /* free GPUs on partly used eligible nodes */
@@ -227,6 +253,7 @@ struct sim {
 	                           * and one Weight for every node */
 	struct heap_ent *sw_heap; /* --switches deadlines (switch_until, job) */
 	int32_t nsw_heap;
+	bool no_switch_hold;      /* never_fits: --switches waits do not count */
 	int32_t *cfail_key;       /* per-pass "cannot start" cache of constrained
 	                           * jobs (SIM_CFAIL slots): key shape x domain */
 	uint32_t *cfail_pass;     /* 2 per slot, as struct shape's fail_pass */
@@ -421,6 +448,7 @@ static int32_t shape_get(struct sim *S, const gp_trace_job_t *tj, int32_t nn, in
 	sh->params = tj->params;
 	sh->cf = cf;
 	sh->never = -1;
+	sh->min_leaves = -1;
 	sh->comm = GP_SIM_COMM_DP;
 	/* the profile: the trace's hints with the engine's documented defaults
 	 * for the sizes they leave out, else the default data-parallel one */
@@ -978,9 +1006,9 @@ static void fill_view(const struct sim *S, const gp_policy_t *p, const double *r
 }
 
 /* The engine's decision for job J as sbatch would ask for it (its nodes,
- * GPUs per node, the partition and a time limit of its run rounded up to
- * minutes, within the partition's MaxTime), on state view: the one call
- * both the plugin-faithful and the upper-bound mode make. */
+ * GPUs per node, the partition and its time limit rounded up to minutes,
+ * within the partition's MaxTime: never its run time), on state view: the
+ * one call both the plugin-faithful and the upper-bound mode make. */
 static int sim_decide(struct sim *S, const struct sjob *J, const struct shape *sh,
                       gp_state_t *view, const gp_policy_t *pol, gp_power_view_t *pv, double now,
                       gp_decision_t *d, gp_error_t *derr)
@@ -995,7 +1023,7 @@ static int sim_decide(struct sim *S, const struct sjob *J, const struct shape *s
 	r.min_nodes = r.max_nodes = sh->nn;
 	r.gpus_per_node = sh->gpn;
 	r.partition = S->partition;
-	lim = ceil(J->tj->duration_s / 60.0);
+	lim = ceil(J->limit / 60.0);
 	if (lim < 1)
 		lim = 1;
 	if (lim > S->part_max_min)
@@ -1214,7 +1242,7 @@ static bool switch_holds(struct sim *S, const struct sjob *J, const struct place
 	const gp_cluster_t *c = S->c;
 	int32_t i, nl = 0;
 
-	if (!J->switches || !(now < J->switch_until))
+	if (!J->switches || !(now < J->switch_until) || S->no_switch_hold)
 		return true;
 	for (i = 0; i < pl->n; i++) {
 		int32_t l = c->nodes[pl->nodes[i]].leaf;
@@ -1228,6 +1256,97 @@ static bool switch_holds(struct sim *S, const struct sjob *J, const struct place
 		if (c->nodes[pl->nodes[i]].leaf >= 0)
 			S->leaf_seen[c->nodes[pl->nodes[i]].leaf] = 0;
 	return nl <= (int32_t)J->switches;
+}
+
+/* Slurm's topology/block for a job submitted with --segment=S (sim.h,
+ * block-segment): a job of at most one base block is placed as block_fit
+ * places it; a larger one is cut into nn / S segments of S nodes, S the
+ * largest divisor of nn not above the base block size, and each segment
+ * goes whole into one base block (as eval_nodes_block places segments:
+ * no aggregated block needed), the base blocks with the fewest usable
+ * nodes that still hold a segment first (best fit), as many segments in
+ * one as its usable nodes allow, nodes in node order.  An approximation of
+ * Slurm's segment search: it ignores Weight tiers. */
+static int segment_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
+                       struct placement *pl)
+{
+	const gp_cluster_t *c = S->c;
+	int32_t bsize = c->block_base > 0 ? c->block_base : 1, seg, need, b, k, i;
+
+	if (c->nblocks <= 0 || sh->nn <= bsize)
+		return block_fit(S, sh, alloc, pl);
+	for (seg = bsize; seg > 1 && sh->nn % seg; seg--)
+		;
+	need = sh->nn / seg;
+	/* usable nodes per base block */
+	for (b = 0; b < c->nblocks; b++) {
+		const gp_block_t *bl = &c->blocks[b];
+
+		S->bb_cnt[b] = 0;
+		for (k = 0; k < bl->nnodes; k++)
+			S->bb_cnt[b] += usable(S, alloc, bl->nodes[k], sh->gpn);
+	}
+	pl->n = 0;
+	while (need > 0) {
+		int32_t best = -1;
+
+		for (b = 0; b < c->nblocks; b++)
+			if (S->bb_cnt[b] >= seg && (best < 0 || S->bb_cnt[b] < S->bb_cnt[best]))
+				best = b;
+		if (best < 0)
+			return PL_NOFIT;
+		for (i = 0; i < seg; i++) {
+			const gp_block_t *bl = &c->blocks[best];
+
+			for (k = 0; k < bl->nnodes; k++) {
+				int32_t nd = bl->nodes[k], j;
+				bool taken = false;
+
+				if (!usable(S, alloc, nd, sh->gpn))
+					continue;
+				for (j = 0; j < pl->n && !taken; j++)
+					taken = pl->nodes[j] == nd;
+				if (taken)
+					continue;
+				pl->nodes[pl->n] = nd;
+				pl->mask[pl->n++] = take_gpus(S, alloc, nd, sh->gpn);
+				break;
+			}
+		}
+		S->bb_cnt[best] -= seg;
+		need--;
+	}
+	return PL_PLACED;
+}
+
+/* The fewest leaf switches whose eligible nodes with sh->gpn GPUs can hold
+ * the job's sh->nn nodes on the idle cluster (what a user asks for with
+ * --switches; 1 when one leaf can), cached per shape. */
+static int32_t min_leaves(struct sim *S, struct shape *sh)
+{
+	const gp_cluster_t *c = S->c;
+	int32_t i, k, n = 0, got = 0;
+
+	if (sh->min_leaves >= 0)
+		return sh->min_leaves;
+	for (i = 0; i < c->nswitches; i++) {
+		const gp_switch_t *sw = &c->switches[i];
+		int32_t cnt = 0;
+
+		if (sw->level != 0)
+			continue;
+		for (k = 0; k < sw->nnodes; k++) {
+			int32_t nd = sw->nodes[k];
+
+			cnt += S->eligible[nd] && c->nodes[nd].ngpus >= sh->gpn;
+		}
+		S->sw_cnt[n++] = cnt;
+	}
+	qsort(S->sw_cnt, (size_t)n, sizeof(*S->sw_cnt), cmp_desc_i32);
+	for (i = 0; i < n && got < sh->nn; i++)
+		got += S->sw_cnt[i];
+	sh->min_leaves = i > 0 ? i : 1;
+	return sh->min_leaves;
 }
 
 /* One placement attempt of job J on the GPUs alloc leaves free. */
@@ -1260,10 +1379,15 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 			rc = evaluate(S, sh, pl);
 	} else {
 		/* the baselines, and jobs the plugin passes (one GPU) */
-		rc = S->p->kind == GP_SIM_TREE ? tree_fit(S, sh, alloc, pl) :
+		rc = S->p->kind == GP_SIM_TREE || S->p->kind == GP_SIM_TREE_SWITCHES ?
+		     tree_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_BLOCK ? block_fit(S, sh, alloc, pl) :
+		     S->p->kind == GP_SIM_BLOCK_SEGMENT ? segment_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_GPUPLACE ? slurm_fit(S, sh, alloc, pl) :
 		     first_fit(S, sh, alloc, pl);
+		if (rc == PL_PLACED && S->p->kind == GP_SIM_TREE_SWITCHES &&
+		    !switch_holds(S, J, pl, now))
+			rc = PL_NOFIT; /* its --switches wait */
 		if (rc == PL_PLACED)
 			rc = evaluate(S, sh, pl);
 	}
@@ -1292,7 +1416,9 @@ static int never_fits(struct sim *S, struct sjob *J)
 	if (S->p->kind == GP_SIM_GPUPLACE && J->decision != GP_SIM_DEC_NONE)
 		return 0; /* decided at submission; not a per-shape fact */
 	memset(S->work, 0, (size_t)S->c->nnodes * sizeof(*S->work));
+	S->no_switch_hold = true; /* a --switches wait ends: not a fact of the shape */
 	rc = place(S, J, S->work, S->rack_w, S->now, NULL, &S->pl2);
+	S->no_switch_hold = false;
 	if (rc < 0)
 		return rc;
 	sh->never = rc == PL_PLACED ? 0 : 1;
@@ -1886,8 +2012,13 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	J->slowdown = pl->slowdown;
 	J->overhead = pl->overhead;
 	J->load = load;
+	/* it runs its duration x slowdown, or until Slurm kills it at its
+	 * time limit; Slurm and the engine know only the limit */
 	J->end = now + J->tj->duration_s * pl->slowdown;
-	a->end_time = to_i64(ceil(J->end));
+	J->killed = J->end > now + J->limit;
+	if (J->killed)
+		J->end = now + J->limit;
+	a->end_time = to_i64(ceil(now + J->limit));
 	J->nnodes = pl->n;
 	J->node0 = pl->nodes[0];
 	J->nleaves = nl;
@@ -1906,6 +2037,7 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_PIN)
 		S->pinned_queued--;
 	heap_push(S->heap, &S->nheap, (struct heap_ent){ J->end, j });
+	heap_push(S->lheap, &S->nlheap, (struct heap_ent){ J->start + J->limit, j });
 	if (S->have_resv)
 		/* the GPUs are taken for the reservation's planning too */
 		for (i = 0; i < pl->n; i++) {
@@ -2011,19 +2143,24 @@ static int reserve(struct sim *S, struct sjob *J)
 	S->have_resv = false;
 	memcpy(S->work, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->work));
 	memcpy(S->work_rack_w, S->rack_w, (size_t)c->nracks * sizeof(*S->work_rack_w));
-	/* running jobs by end: a copy of the heap, popped in order (usually a
-	 * few pops find the reservation; no sort of every running job) */
+	/* running jobs by their planned end (start + time limit, as Slurm's
+	 * backfill plans): a copy of that heap, popped in order (usually a few
+	 * pops find the reservation; no sort of every running job) */
 	(void)n;
-	i = S->nheap;
-	memcpy(S->ends, S->heap, (size_t)i * sizeof(*S->ends));
+	i = S->nlheap;
+	memcpy(S->ends, S->lheap, (size_t)i * sizeof(*S->ends));
 	while (i > 0) {
 		double t = S->ends[0].end;
 
-		/* release every job ending at t */
+		/* release every job planned to end at t */
 		while (i > 0 && S->ends[0].end == t) {
 			struct heap_ent e = heap_pop(S->ends, &i);
 			const struct sjob *R = &S->jobs[e.j];
-			const gp_job_alloc_t *a = &S->cur->jobs[R->run];
+			const gp_job_alloc_t *a;
+
+			if (R->st != JS_RUNNING)
+				continue; /* ended early: an entry left behind */
+			a = &S->cur->jobs[R->run];
 
 			for (k = 0; k < a->nnodes; k++) {
 				int32_t nd = a->nodes[k];
@@ -2092,10 +2229,10 @@ static uint32_t *fail_cache(struct sim *S, const struct sjob *J, struct shape *s
 	int32_t key, k;
 	uint32_t h;
 
-	if (S->p->kind != GP_SIM_GPUPLACE || J->decision == GP_SIM_DEC_NONE)
-		return sh->fail_pass;
 	if (J->switches && S->now < J->switch_until)
 		return NULL; /* its --switches wait: stricter than its shape's */
+	if (S->p->kind != GP_SIM_GPUPLACE || J->decision == GP_SIM_DEC_NONE)
+		return sh->fail_pass;
 	if (J->decision != GP_SIM_DEC_CONSTRAIN || J->nalts > 1 || !S->cfail_key)
 		return NULL;
 	key = J->shape * (S->ndoms + 1) + (J->nalts ? J->alts[0] : S->ndoms);
@@ -2141,7 +2278,7 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 	}
 	fp = fail_cache(S, J, sh);
 	if ((!fp || fp[0] != S->pass) && S->free_gpus >= sh->gpus &&
-	    (!backfill || !S->have_resv || S->now + J->tj->duration_s <= S->shadow)) {
+	    (!backfill || !S->have_resv || S->now + J->limit <= S->shadow)) {
 		rc = place(S, J, S->cur->alloc_mask, S->rack_w, S->now, &S->p->policy, &S->pl);
 		if (rc < 0)
 			return rc;
@@ -2150,7 +2287,7 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 			return 0;
 		}
 		if (rc == PL_PLACED && (!backfill || !S->have_resv ||
-		                        S->now + J->tj->duration_s * S->pl.slowdown <= S->shadow)) {
+		                        S->now + J->limit <= S->shadow)) {
 			rc = start_job(S, j, &S->pl, S->now, backfill);
 			if (rc)
 				return rc;
@@ -2420,6 +2557,7 @@ void gp__sim_opts_defaults(gp_sim_opts_t *o)
 	o->bf_max_job_test = 500;
 	o->samples = 500;
 	o->comm_fraction = 0; /* per job: the trace's, else sim_comm_fractions */
+	o->limit_seed = 1;
 }
 
 int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_t *out,
@@ -2439,6 +2577,26 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 	}
 	if (!strcmp(name, "tree")) {
 		out->kind = GP_SIM_TREE;
+		return GP_OK;
+	}
+	if (!strncmp(name, "tree-switches", 13) && (!name[13] || name[13] == '@')) {
+		double T = GP_SIM_MAX_SWITCH_WAIT_S;
+
+		if (name[13] == '@' && gp__parse_double(name + 14, 0, 1e9, &T))
+			return gp__errorf(err, GP_EINVAL, "policy '%s': the wait after '@' must be "
+			                  "seconds from 0 to 1e9", name);
+		if (!c || c->root < 0 || c->nblocks > 0)
+			return gp__errorf(err, GP_EINVAL, "policy '%s' needs a cluster whose Slurm "
+			                  "runs topology/tree (switches, no blocks)", name);
+		out->kind = GP_SIM_TREE_SWITCHES;
+		out->switch_wait_s = T;
+		return GP_OK;
+	}
+	if (!strcmp(name, "block-segment")) {
+		if (!c || c->nblocks <= 0)
+			return gp__errorf(err, GP_EINVAL, "policy 'block-segment' needs a cluster whose "
+			                  "topology.conf or topology.yaml has topology/block blocks");
+		out->kind = GP_SIM_BLOCK_SEGMENT;
 		return GP_OK;
 	}
 	if (!strcmp(name, "block")) {
@@ -2471,7 +2629,9 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 		return GP_OK;
 	}
 	return gp__errorf(err, GP_ENOENT,
-	                  "unknown policy '%s': use first-fit, tree, balanced, pack, performance, "
+	                  "unknown policy '%s': use first-fit, tree, tree-switches[@T], block, "
+	                  "block-segment, "
+	                  "balanced, pack, performance, "
 	                  "power-save or site (the last five also as NAME-ideal)", out->name);
 }
 
@@ -2530,6 +2690,7 @@ static void sim_free(struct sim *S)
 	gp_state_destroy(S->cur);
 	free(S->run_j);
 	free(S->heap);
+	free(S->lheap);
 	free(S->rack_busy);
 	free(S->rack_w);
 	free(S->rack_limit);
@@ -2587,7 +2748,8 @@ static int finish_metrics(struct sim *S)
 	double *jct = malloc(((size_t)S->njobs + 1) * sizeof(*jct));
 	double *wait = malloc(((size_t)S->njobs + 1) * sizeof(*wait));
 	double gpuh = 0, ovh = 0, slow = 0, t_end = S->t_first, useful = 0;
-	int32_t i, n = 0;
+	double wsize[GP_SIM_NSIZE] = { 0 }, wgh = 0, gh_all = 0;
+	int32_t i, k, n = 0;
 
 	if (!jct || !wait) {
 		free(jct);
@@ -2603,6 +2765,7 @@ static int finish_metrics(struct sim *S)
 		o->gpus = J->tj->gpus;
 		o->submit_s = J->tj->submit_s;
 		o->duration_s = J->tj->duration_s;
+		o->limit_s = J->limit;
 		o->rejected = J->st == JS_REJECTED;
 		o->decision = J->steered ? J->decision0 : J->decision;
 		o->steered = J->steered;
@@ -2618,10 +2781,24 @@ static int finish_metrics(struct sim *S)
 		J->node_gpus = NULL;
 		o->spread = J->spread;
 		o->spread_count = J->spread_count;
-		/* (rounding can leave a job's run a hair under its duration) */
-		m->lost_place_gpuh += J->tj->gpus * fmax(0.0, J->end - J->start - J->tj->duration_s) / 3600.0;
+		/* (rounding can leave a job's run a hair under its duration); a
+		 * job killed at its limit that would have fitted it on the ideal
+		 * placement lost its whole run to placement (sim.h) */
+		if (J->killed && J->tj->duration_s <= J->limit)
+			m->lost_place_gpuh += J->tj->gpus * (J->end - J->start) / 3600.0;
+		else
+			m->lost_place_gpuh += J->tj->gpus *
+			                      fmax(0.0, J->end - J->start - J->tj->duration_s) / 3600.0;
 		m->lost_wait_gpuh += J->tj->gpus * (J->start - J->tj->submit_s) / 3600.0;
-		useful += J->tj->gpus * J->tj->duration_s / 3600.0;
+		if (!J->killed)
+			useful += J->tj->gpus * J->tj->duration_s / 3600.0;
+		m->killed += J->killed;
+		o->killed = J->killed;
+		k = gp__sim_size_class(J->tj->gpus);
+		m->size_jobs[k]++;
+		wsize[k] += J->start - J->tj->submit_s;
+		wgh += J->tj->gpus * J->tj->duration_s * (J->start - J->tj->submit_s);
+		gh_all += J->tj->gpus * J->tj->duration_s;
 		o->start_s = J->start;
 		o->end_s = J->end;
 		o->nnodes = J->nnodes;
@@ -2663,6 +2840,9 @@ static int finish_metrics(struct sim *S)
 		m->wait_p50_s = quantile(wait, n, 0.5);
 		m->wait_p95_s = quantile(wait, n, 0.95);
 	}
+	for (k = 0; k < GP_SIM_NSIZE; k++)
+		m->wait_size_mean_s[k] = m->size_jobs[k] > 0 ? wsize[k] / m->size_jobs[k] : NAN;
+	m->wait_gpuh_mean_s = gh_all > 0 ? wgh / gh_all : NAN;
 	m->slowdown_mean = gpuh > 0 ? slow / gpuh : 1.0;
 	m->overhead_gpuh = gpuh > 0 ? ovh / gpuh : 0;
 	m->gpu_util = m->span_s > 0 && S->total_gpus > 0 ?
@@ -2774,6 +2954,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->gpu_full = calloc((size_t)c->nnodes + 1, sizeof(*S->gpu_full));
 	S->run_j = NULL;
 	S->heap = malloc(((size_t)S->njobs + 1) * sizeof(*S->heap));
+	S->lheap = malloc(((size_t)S->njobs + 1) * sizeof(*S->lheap));
 	S->ends = malloc(((size_t)S->njobs + 1) * sizeof(*S->ends));
 	S->rack_busy = calloc((size_t)nr + 1, sizeof(*S->rack_busy));
 	S->rack_w = calloc((size_t)nr + 1, sizeof(*S->rack_w));
@@ -2799,7 +2980,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->leaf_seen = calloc((size_t)nsw, 1);
 	S->rack_seen = calloc((size_t)nr + 1, 1);
 	if (!S->jobs || !S->eligible || !S->order || !S->gpu_delta_w || !S->gpu_full || !S->heap ||
-	    !S->ends ||
+	    !S->ends || !S->lheap ||
 	    !S->rack_busy || !S->rack_w || !S->rack_limit || !S->rack_over || !S->work_rack_w ||
 	    !S->resv_rack_w || !S->bf_rack_w ||
 	    !S->view || !S->view2 || !S->resv_alloc || !S->work || !S->sw_cnt || !S->leaves ||
@@ -2875,6 +3056,9 @@ static int setup(struct sim *S, const gp_state_t *s0)
 		if (!(S->sw_heap = malloc(((size_t)S->njobs + 1) * sizeof(*S->sw_heap))))
 			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 	}
+	if (S->p->kind == GP_SIM_TREE_SWITCHES &&
+	    !(S->sw_heap = malloc(((size_t)S->njobs + 1) * sizeof(*S->sw_heap))))
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 	S->resv_policy = S->p->policy;
 	S->resv_policy.max_wait_s = 0;
 	S->resv_policy.topk = 1;
@@ -2891,6 +3075,14 @@ static int setup(struct sim *S, const gp_state_t *s0)
 		if (sh < 0)
 			return sh;
 		J->shape = sh;
+		/* its time limit: the trace's, else drawn (trace.h); at most the
+		 * partition's MaxTime, as Slurm takes no longer one */
+		J->limit = J->tj->limit_s > 0 ? J->tj->limit_s :
+		           gp__trace_draw_limit(S->o.limit_seed, J->tj->id, J->tj->duration_s);
+		if (!(J->tj->limit_s > 0))
+			S->res->m.limits_drawn++;
+		if (S->part_max_min != UINT32_MAX && J->limit > 60.0 * S->part_max_min)
+			J->limit = 60.0 * S->part_max_min;
 		if (J->tj->submit_s > last_submit)
 			last_submit = J->tj->submit_s;
 		if (J->tj->duration_s > maxdur)
@@ -2984,6 +3176,9 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			S.res->m.events++;
 			freed = true;
 		}
+		/* planned ends of jobs that have ended: drop them from the top */
+		while (S.nlheap > 0 && S.jobs[S.lheap[0].j].st != JS_RUNNING)
+			(void)heap_pop(S.lheap, &S.nlheap);
 		/* a job's --switches wait is over: Slurm may now place it
 		 * anywhere, so the whole queue is tried again */
 		while (S.nsw_heap > 0 && S.sw_heap[0].end <= now) {
@@ -3009,6 +3204,13 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			S.qlen++;
 			S.res->m.events++;
 			arrived = true;
+			if (S.p->kind == GP_SIM_TREE_SWITCHES && J->nn > 1 && c->root >= 0) {
+				/* submitted with --switches=N@T (sim.h) */
+				J->switches = (uint32_t)min_leaves(&S, &S.shapes[J->shape]);
+				J->switch_until = J->tj->submit_s + S.p->switch_wait_s;
+				heap_push(S.sw_heap, &S.nsw_heap,
+				          (struct heap_ent){ J->switch_until, next_arrival });
+			}
 			if (S.p->kind == GP_SIM_GPUPLACE) {
 				/* the plugin decides at submission */
 				if ((rc = plugin_decide(&S, next_arrival)))

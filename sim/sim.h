@@ -14,8 +14,16 @@
  * find no such instant, only jobs that end before the last one tried may
  * pass).  Up to bf_max_job_test jobs
  * after the reserved one are tried per pass (Slurm's bf_max_job_test).
- * Run-time estimates are exact (the scheduler knows each job's run time),
- * which is the best case for backfill and the same for every policy.
+ * Run-time estimates are time limits, as Slurm has them: every decision
+ * the simulator asks of the engine (submission, the plugin's steering,
+ * the wait path's estimates of when running jobs end) and every backfill
+ * plan, gpuplace's and the baselines', sees each job's time limit (the
+ * trace's time_limit_s, else one drawn as trace.h's gp__trace_draw_limit
+ * documents, with gp_sim_opts_t's limit_seed), never its run time.  A job
+ * ends at its true run time (duration x slowdown), or is killed at its
+ * limit when it runs over, as Slurm's time limit does: a killed job's
+ * whole run counts as GPU-hours lost to placement when its trace duration
+ * fits its limit (placement pushed it over), none otherwise.
  *
  * A job's run time is its trace duration x slowdown, where slowdown = the
  * cost model's predicted step time on its placement / the predicted step
@@ -121,16 +129,35 @@ typedef enum gp_sim_kind {
 	GP_SIM_GPUPLACE = 2,       /* as the plugin decides (default for presets) */
 	GP_SIM_GPUPLACE_IDEAL = 3, /* re-decided at every pass: an upper bound */
 	GP_SIM_BLOCK = 4,          /* Slurm's topology/block */
+	GP_SIM_TREE_SWITCHES = 5,  /* topology/tree with --switches=N@T on every job */
+	GP_SIM_BLOCK_SEGMENT = 6,  /* topology/block with --segment on jobs over a block */
 } gp_sim_kind_t;
+
+/* Slurm's default max_switch_wait (slurm.conf(5), SchedulerParameters:
+ * "Maximum number of seconds that a job can delay execution waiting for
+ * the specified desired switch count.  The default value is 300
+ * seconds"; sbatch(1) --switches: the max-time defaults to it): the T of
+ * the tree-switches baseline when its name gives none. */
+#define GP_SIM_MAX_SWITCH_WAIT_S 300.0
 
 typedef struct gp_sim_policy {
 	char name[32];          /* "first-fit", "tree", "block", a preset name or "site",
 	                         * each optionally with "-ideal" */
 	gp_sim_kind_t kind;
 	gp_policy_t policy;     /* GP_SIM_GPUPLACE only */
+	double switch_wait_s;   /* GP_SIM_TREE_SWITCHES: T of --switches=N@T */
 } gp_sim_policy_t;
 
-/* Resolve a policy name: first-fit, tree, any gp__policy_presets name, or
+/* Resolve a policy name: first-fit, tree, tree-switches (stock Slurm with
+ * every multi-node job submitted with sbatch --switches=N@T, N the fewest
+ * leaf switches that can hold it (1 for a job that fits one leaf), T
+ * GP_SIM_MAX_SWITCH_WAIT_S or the seconds of "tree-switches@T"; Slurm's
+ * topology/tree then starts it only on at most N leaves until T after its
+ * submission, then anywhere), block, block-segment (topology/block with
+ * every job larger than a base block submitted with --segment=S, S the
+ * largest divisor of its node count that fits a base block: its segments
+ * go into base blocks with room, fullest first, one aggregated block not
+ * required), any gp__policy_presets name, or
  * site (the policy of c's conf dir; GP_EINVAL when c has none), the last
  * two also with the suffix "-ideal" (the upper-bound mode).  GP_ENOENT
  * lists the names. */
@@ -199,7 +226,15 @@ typedef struct gp_sim_opts {
 	const gp_sim_judge_t *judge; /* NULL: the engine's cost model judges run
 	                           * times; else this table, for every policy
 	                           * (borrowed, must outlive the run) */
+	uint64_t limit_seed;      /* seed of the time limits drawn for jobs whose
+	                           * trace gives none (trace.h), default 1 */
 } gp_sim_opts_t;
+
+/* Job size classes of the per-size waits, by GPUs: 1, 2-8, 9-32, 33-128,
+ * >128 (gp__sim_size_class_name). */
+#define GP_SIM_NSIZE 5
+int gp__sim_size_class(int32_t gpus);
+const char *gp__sim_size_class_name(int k);
 
 void gp__sim_opts_defaults(gp_sim_opts_t *o);
 
@@ -229,6 +264,7 @@ typedef struct gp_sim_job {
 	double start_s;           /* < 0: never started (rejected) */
 	double end_s;
 	double duration_s;        /* trace duration */
+	double limit_s;           /* time limit the scheduler saw */
 	double slowdown;          /* run time / duration (>= 1), power caps included */
 	double overhead;          /* predicted communication overhead fraction (the
 	                           * engine's model; informational, not a score) */
@@ -236,6 +272,7 @@ typedef struct gp_sim_job {
 	bool backfilled;          /* started ahead of an earlier queued job */
 	bool violation;           /* its start took a rack above its limit */
 	bool steered;             /* moved while pending by the plugin's steering */
+	bool killed;              /* ran over its time limit and was killed there */
 } gp_sim_job_t;
 
 typedef struct gp_sim_metrics {
@@ -262,6 +299,13 @@ typedef struct gp_sim_metrics {
 	                           * (run time - trace duration), power caps
 	                           * included (a cap is a loss, never a gain) */
 	double lost_wait_gpuh;    /* GPU-hours waited: sum of GPUs x (start - submit) */
+	double wait_gpuh_mean_s;  /* mean wait weighted by the jobs' GPU-hours
+	                           * (GPUs x trace duration) */
+	double wait_size_mean_s[GP_SIM_NSIZE]; /* mean wait per size class (NaN:
+	                           * no started job of that class) */
+	int32_t size_jobs[GP_SIM_NSIZE]; /* started jobs per size class */
+	int32_t killed;           /* jobs killed at their time limit */
+	int32_t limits_drawn;     /* jobs whose time limit was drawn */
 	double throughput;        /* useful GPU-hours (GPUs x trace duration of the
 	                           * completed jobs) per hour of the span */
 	int64_t decisions;        /* placement attempts (engine or baseline) */

@@ -307,6 +307,25 @@ static const struct mfield {
 	MF(peak_rack_frac, M_DBL),
 	MF(lost_place_gpuh, M_DBL),
 	MF(lost_wait_gpuh, M_DBL),
+	MF(wait_gpuh_mean_s, M_DBL),
+#define MS(name, k) { name, M_DBL, offsetof(gp_sim_metrics_t, wait_size_mean_s) + \
+	                            (k) * sizeof(double) }
+	MS("wait_mean_s_1gpu", 0),
+	MS("wait_mean_s_2_8gpu", 1),
+	MS("wait_mean_s_9_32gpu", 2),
+	MS("wait_mean_s_33_128gpu", 3),
+	MS("wait_mean_s_gt128gpu", 4),
+#undef MS
+#define MJ(name, k) { name, M_I32, offsetof(gp_sim_metrics_t, size_jobs) + \
+	                            (k) * sizeof(int32_t) }
+	MJ("jobs_1gpu", 0),
+	MJ("jobs_2_8gpu", 1),
+	MJ("jobs_9_32gpu", 2),
+	MJ("jobs_33_128gpu", 3),
+	MJ("jobs_gt128gpu", 4),
+#undef MJ
+	MF(killed, M_I32),
+	MF(limits_drawn, M_I32),
 	MF(throughput, M_DBL),
 	MF(decisions, M_I64),
 	MF(events, M_I64),
@@ -322,6 +341,7 @@ static const struct mfield {
  * added to mfields too. */
 _Static_assert(offsetof(gp_sim_metrics_t, steer_evals) + sizeof(int64_t) == sizeof(gp_sim_metrics_t),
                "gp_sim_metrics_t grew: list the new field in mfields");
+_Static_assert(GP_SIM_NSIZE == 5, "size classes changed: list them in mfields");
 
 static void out_metric(struct out *o, const gp_sim_metrics_t *m, const struct mfield *f)
 {
@@ -434,10 +454,33 @@ int gp__sim_print_table(const gp_sim_result_t *const *res, int n, FILE *f)
 	}
 	fprintf(f, "JCT/wait: hours from submit; util, peak: %%; tput: useful GPU-h per hour; "
 	        "lost-plc: GPU-h lost to placement\n"
-	        "(run time over trace duration, power caps included); lost-wait: GPU-h waited; "
-	        "spread: jobs over >1 leaf (%% of multi-node)\n"
-	        "capviol: starts taking a rack over min(cap, cooling), viol-GPUh: GPU-h run over "
-	        "it; peak: top rack/limit\n");
+	        "(run time over trace duration, power caps included, a job killed at its limit: "
+	        "its run); lost-wait: GPU-h waited;\n"
+	        "spread: jobs over >1 leaf (%% of multi-node); capviol: starts taking a rack over "
+	        "min(cap, cooling), viol-GPUh: GPU-h run over it;\n"
+	        "peak: top rack/limit\n");
+	/* the waits per job size, and weighted by GPU-hours: a mean over jobs
+	 * hides the large jobs' waits */
+	fprintf(f, "\n%-*s %8s %8s %8s %8s %8s %8s %8s %7s\n", w, "wait (h)", "mean",
+	        "GPUh-wtd", gp__sim_size_class_name(0), gp__sim_size_class_name(1),
+	        gp__sim_size_class_name(2), gp__sim_size_class_name(3),
+	        gp__sim_size_class_name(4), "killed");
+	for (i = 0; i < n; i++) {
+		const gp_sim_metrics_t *m = &res[i]->m;
+
+		fprintf(f, "%-*.*s %8s %8s %8s %8s %8s %8s %8s %7ld\n", w,
+		        (int)sizeof(res[i]->policy), res[i]->policy,
+		        cell(a[0], sizeof(a[0]), 2, H(m->wait_mean_s)),
+		        cell(a[1], sizeof(a[1]), 2, H(m->wait_gpuh_mean_s)),
+		        cell(a[2], sizeof(a[2]), 2, H(m->wait_size_mean_s[0])),
+		        cell(a[3], sizeof(a[3]), 2, H(m->wait_size_mean_s[1])),
+		        cell(a[4], sizeof(a[4]), 2, H(m->wait_size_mean_s[2])),
+		        cell(a[5], sizeof(a[5]), 2, H(m->wait_size_mean_s[3])),
+		        cell(a[6], sizeof(a[6]), 2, H(m->wait_size_mean_s[4])), (long)m->killed);
+	}
+	fprintf(f, "wait: mean over started jobs, GPU-hour-weighted (GPUs x trace duration), "
+	        "and per job size in GPUs;\n"
+	        "killed: jobs Slurm ended at their time limit\n");
 	if (fflush(f) || ferror(f))
 		return GP_EIO;
 	return GP_OK;
@@ -534,10 +577,12 @@ static void jobs_rows(struct out *o, const gp_cluster_t *c, const gp_sim_result_
 				out_printf(o, "%s%s:%u", k ? ";" : "",
 				           b->nodes[k] >= 0 && b->nodes[k] < c->nnodes ?
 				           c->nodes[b->nodes[k]].name : "?", (unsigned)b->node_gpus[k]);
-			out_printf(o, "\n");
 		} else {
-			out_printf(o, ",\n");
+			out_printf(o, ",");
 		}
+		out_printf(o, ",");
+		out_num(o, b->limit_s);
+		out_printf(o, ",%d\n", b->killed);
 	}
 }
 
@@ -701,7 +746,7 @@ int gp__sim_write_files(const gp_cluster_t *c, const gp_trace_t *t,
 		rc = write_csv(c, res, n, dir, "jobs.csv",
 		               "policy,id,gpus,nnodes,nleaves,nracks,submit_s,start_s,end_s,"
 		               "duration_s,slowdown,overhead,rejected,backfilled,violation,node,"
-		               "decision,spread,nodes", jobs_rows, err);
+		               "decision,spread,nodes,limit_s,killed", jobs_rows, err);
 	if (!rc)
 		rc = write_csv(c, res, n, dir, "timeseries.csv",
 		               "policy,t_s,util,queued,max_rack_frac,mean_rack_frac", timeseries_rows,

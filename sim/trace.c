@@ -27,9 +27,10 @@
 
 /* The columns the reader knows; every other column is ignored. */
 enum { COL_SUBMIT, COL_DURATION, COL_GPUS, COL_NODES, COL_TP, COL_PP, COL_PARAMS, COL_COMM,
-       NCOLS };
+       COL_LIMIT, NCOLS };
 static const char *const col_names[NCOLS] = {
 	"submit_time_s", "duration_s", "gpus", "nodes", "tp", "pp", "params", "comm_fraction",
+	"time_limit_s",
 };
 /* Largest params hint: 1e15 parameters, far above any model trained. */
 #define TRACE_MAX_PARAMS 1e15
@@ -188,6 +189,10 @@ static int parse_seconds(const char *name, long line, int col, struct field *f, 
 	double v;
 	int rc;
 
+	if (!f->len && col == COL_LIMIT) {
+		*out = 0; /* not given: the simulator draws one */
+		return 0;
+	}
 	if (!f->len)
 		return bad_value(err, name, line, col, f, "missing");
 	rc = gp__parse_double(field_str(f), -DBL_MAX, DBL_MAX, &v);
@@ -197,7 +202,7 @@ static int parse_seconds(const char *name, long line, int col, struct field *f, 
 		return bad_value(err, name, line, col, f, "not a finite number");
 	if (col == COL_SUBMIT && v < 0)
 		return bad_value(err, name, line, col, f, "must be >= 0");
-	if (col == COL_DURATION && !(v > 0))
+	if ((col == COL_DURATION || col == COL_LIMIT) && !(v > 0))
 		return bad_value(err, name, line, col, f, "must be > 0");
 	*out = v + 0.0; /* -0 reads as 0 */
 	return 0;
@@ -400,7 +405,7 @@ static int parse_mut(const char *name, char *buf, size_t len, gp_trace_t **out, 
 		                      err)))
 			goto error;
 		j->nodes = j->tp = j->pp = 0;
-		j->params = j->comm_fraction = 0;
+		j->params = j->comm_fraction = j->limit_s = 0;
 		if ((col[COL_NODES] >= 0 &&
 		     (rc = parse_count(name, line, COL_NODES, &f[COL_NODES], j->gpus, &j->nodes, err))) ||
 		    (col[COL_TP] >= 0 &&
@@ -410,7 +415,9 @@ static int parse_mut(const char *name, char *buf, size_t len, gp_trace_t **out, 
 		    (col[COL_PARAMS] >= 0 &&
 		     (rc = parse_hint(name, line, COL_PARAMS, &f[COL_PARAMS], &j->params, err))) ||
 		    (col[COL_COMM] >= 0 &&
-		     (rc = parse_hint(name, line, COL_COMM, &f[COL_COMM], &j->comm_fraction, err))))
+		     (rc = parse_hint(name, line, COL_COMM, &f[COL_COMM], &j->comm_fraction, err))) ||
+		    (col[COL_LIMIT] >= 0 &&
+		     (rc = parse_seconds(name, line, COL_LIMIT, &f[COL_LIMIT], &j->limit_s, err))))
 			goto error;
 		if ((j->tp > 1 || j->pp > 1) && j->gpus % ((j->tp ? j->tp : 1) * (j->pp ? j->pp : 1))) {
 			rc = gp__errorf(err, GP_EINVAL, "%s:%ld: tp %d x pp %d does not divide the job's "
@@ -506,16 +513,19 @@ int gp__trace_write(const gp_trace_t *t, FILE *f)
 {
 	char a[40], b[40];
 	int32_t i;
-	bool hints = false;
+	bool hints = false, limits = false;
 
 	if (!t || !f)
 		return GP_EINVAL;
 	for (i = 0; i < t->njobs && !hints; i++)
 		hints = t->jobs[i].tp || t->jobs[i].pp || t->jobs[i].params > 0 ||
 		        t->jobs[i].comm_fraction > 0;
-	/* the hint columns only when a job has one: older readers keep working */
-	fputs(hints ? "submit_time_s,duration_s,gpus,nodes,tp,pp,params,comm_fraction\n"
-	            : "submit_time_s,duration_s,gpus,nodes\n", f);
+	for (i = 0; i < t->njobs && !limits; i++)
+		limits = t->jobs[i].limit_s > 0;
+	/* the hint and limit columns only when a job has one: older readers
+	 * keep working */
+	fprintf(f, "submit_time_s,duration_s,gpus,nodes%s%s\n",
+	        hints ? ",tp,pp,params,comm_fraction" : "", limits ? ",time_limit_s" : "");
 	for (i = 0; i < t->njobs; i++) {
 		const gp_trace_job_t *j = &t->jobs[i];
 
@@ -532,6 +542,11 @@ int gp__trace_write(const gp_trace_t *t, FILE *f)
 				fprintf(f, "%d", (int)j->pp);
 			fprintf(f, ",%s,%s", j->params > 0 ? fmt_num(a, sizeof(a), j->params) : "",
 			        j->comm_fraction > 0 ? fmt_num(b, sizeof(b), j->comm_fraction) : "");
+		}
+		if (limits) {
+			fputc(',', f);
+			if (j->limit_s > 0)
+				fputs(fmt_num(a, sizeof(a), j->limit_s), f);
 		}
 		fputc('\n', f);
 	}
@@ -721,6 +736,51 @@ static double rng_normal(struct rng *r)
 	r->spare = rad * sin(ang);
 	r->has_spare = true;
 	return rad * cos(ang);
+}
+
+/* ---- time limits ------------------------------------------------------- */
+
+/* The time limits users ask for (trace.h, gp__trace_draw_limit): round
+ * values, as Tsafrir, Etsion and Feitelson (JSSPP 2005) found estimates to
+ * be modal (about 20 values for 90 % of jobs; the most popular in their
+ * logs were round minutes and hours up to the site's maximum).  The list
+ * itself (minutes: 5 .. 30, then hours: 1 .. 7 days) is an assumption of
+ * which round values: the logs' own lists differ per site. */
+static const double limit_values_s[] = {
+	300, 600, 900, 1200, 1800, 2700, 3600, 5400, 7200, 10800, 14400, 21600, 28800,
+	36000, 43200, 57600, 72000, 86400, 129600, 172800, 259200, 345600, 432000, 604800,
+};
+
+double gp__trace_draw_limit(uint64_t seed, uint32_t id, double duration_s)
+{
+	uint64_t x = seed ^ ((uint64_t)id * 0x9e3779b97f4a7c15ULL);
+	double a, want;
+	size_t i;
+
+	(void)splitmix64(&x);
+	/* accuracy uniform in (0, 1]: 53 random bits */
+	a = ((double)(splitmix64(&x) >> 11) + 1.0) * (1.0 / 9007199254740992.0);
+	want = duration_s / a;
+	for (i = 0; i < sizeof(limit_values_s) / sizeof(limit_values_s[0]); i++)
+		if (limit_values_s[i] >= want)
+			return limit_values_s[i];
+	/* beyond a week: whole days, at least the run itself */
+	return ceil(fmax(duration_s, fmin(want, 4.0 * 604800.0)) / 86400.0) * 86400.0;
+}
+
+int32_t gp__trace_fill_limits(gp_trace_t *t, uint64_t seed)
+{
+	int32_t i, n = 0;
+
+	if (!t)
+		return 0;
+	for (i = 0; i < t->njobs; i++)
+		if (!(t->jobs[i].limit_s > 0)) {
+			t->jobs[i].limit_s = gp__trace_draw_limit(seed, t->jobs[i].id,
+			                                          t->jobs[i].duration_s);
+			n++;
+		}
+	return n;
 }
 
 void gp__trace_synth_defaults(gp_trace_synth_params_t *p)

@@ -6,13 +6,16 @@
  * CSV format (RFC 4180: fields and header names may be "quoted", holding
  * commas, line breaks and "" for a quote; one header line):
  *   submit_time_s,duration_s,gpus[,nodes][,tp][,pp][,params][,comm_fraction]
- *   [,other columns...]
+ *   [,time_limit_s][,other columns...]
  * Columns are found by name in the header, in any order; submit_time_s,
  * duration_s and gpus are required; nodes and the job-shape hints tp, pp
  * (degrees dividing gpus), params (model parameters, > 0) and
  * comm_fraction (exposed communication share of the step on the ideal
- * placement, in (0, 1)) are optional (a missing column or an empty field
- * = not given: the simulator's documented defaults, sim.h); every other
+ * placement, in (0, 1)) and time_limit_s (the time limit the job asked
+ * Slurm for, seconds > 0: all the scheduler knows of its run time) are
+ * optional (a missing column or an empty field = not given: the
+ * simulator's documented defaults, sim.h, and for the limit a drawn one,
+ * gp__trace_draw_limit); every other
  * column (status, vc, ...) is ignored.  submit_time_s is
  * seconds from the trace's start (>= 0), duration_s the job's run time on
  * an ideal placement (> 0), gpus the job's total GPUs (>= 1), nodes the
@@ -41,6 +44,7 @@ typedef struct gp_trace_job {
 	int32_t tp, pp;       /* parallelism hints, 0 = not given */
 	double params;        /* model parameters hint, 0 = not given */
 	double comm_fraction; /* exposed communication share, 0 = not given */
+	double limit_s;       /* time limit asked for (--time), 0 = not given */
 } gp_trace_job_t;
 
 typedef struct gp_trace {
@@ -65,11 +69,32 @@ void gp__trace_destroy(gp_trace_t *t);
 /* Keep only the first n jobs (by submit order); n <= 0 or >= njobs keeps all. */
 void gp__trace_truncate(gp_trace_t *t, int32_t n);
 
-/* Write t as CSV (header submit_time_s,duration_s,gpus,nodes); 0 or GP_EIO. */
+/* Write t as CSV (header submit_time_s,duration_s,gpus,nodes, then the hint
+ * columns and time_limit_s when a job has one); 0 or GP_EIO. */
 int gp__trace_write(const gp_trace_t *t, FILE *f);
 
 /* Summary: jobs, span, GPU-hours, GPU-count histogram, duration quantiles. */
 int gp__trace_print_summary(const gp_trace_t *t, FILE *f);
+
+/*
+ * A time limit for a job whose trace gives none, as users ask for them
+ * (seconds, >= duration_s unless the duration exceeds the longest popular
+ * value): the accuracy a = run time / limit is drawn uniform in (0, 1],
+ * then the limit duration / a is rounded up to the next of the values
+ * users pick (gp__trace_limit_values).  Sources: Mu'alem and Feitelson,
+ * "Utilization, Predictability, Workloads, and User Runtime Estimates in
+ * Scheduling the IBM SP2 with Backfilling", IEEE TPDS 12(6), 2001 (the
+ * accuracy of the CTC and SDSC SP2 logs spread roughly evenly over (0, 1]);
+ * Tsafrir, Etsion and Feitelson, "Modeling User Runtime Estimates",
+ * JSSPP 2005 (estimates are modal: some 20 round values cover about 90 %
+ * of the jobs of every log studied).  The draw is a function of (seed,
+ * job id) alone, so truncating a trace keeps every other job's limit.
+ */
+double gp__trace_draw_limit(uint64_t seed, uint32_t id, double duration_s);
+
+/* Give every job of t without a time limit a drawn one
+ * (gp__trace_draw_limit with seed); returns how many were drawn. */
+int32_t gp__trace_fill_limits(gp_trace_t *t, uint64_t seed);
 
 /* ---- synthetic traces ------------------------------------------------- */
 

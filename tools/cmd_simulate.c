@@ -23,7 +23,10 @@
 
 #define MAX_POLICIES 16
 #define DEFAULT_POLICIES "first-fit,tree,balanced,pack,performance,power-save"
-/* on a cluster with topology/block blocks, Slurm's block plugin too */
+/* on a cluster with switches (topology/tree), stock Slurm with --switches
+ * too; with topology/block blocks, Slurm's block plugin */
+#define DEFAULT_POLICIES_TREE \
+	"first-fit,tree,tree-switches,balanced,pack,performance,power-save"
 #define DEFAULT_POLICIES_BLOCK "first-fit,tree,block,balanced,pack,performance,power-save"
 
 static void usage(FILE *f)
@@ -35,16 +38,22 @@ static void usage(FILE *f)
 	        "                         [--bf-max-job-test N] [--comm-fraction F]\n"
 	        "                         [--samples N] [--judge TABLE.csv] [--check]\n"
 	        "\n"
-	        "Replay TRACE.csv (gpuplace trace; columns submit_time_s,duration_s,gpus[,nodes])\n"
-	        "on the cluster with FIFO + EASY backfill under each policy and compare.\n"
+	        "Replay TRACE.csv (gpuplace trace; columns submit_time_s,duration_s,gpus[,nodes]\n"
+	        "[,time_limit_s]) on the cluster with FIFO + EASY backfill under each policy and\n"
+	        "compare.  Slurm and gpuplace see each job's time limit (the trace's, else one\n"
+	        "drawn from published user-estimate accuracy, gpuplace(1)), never its run time.\n"
 	        "\n"
-	        "  --policies LIST       comma-separated: first-fit, tree, block (clusters with\n"
-	        "                        topology/block blocks), balanced, pack,\n"
+	        "  --policies LIST       comma-separated: first-fit, tree, tree-switches[@T]\n"
+	        "                        (stock Slurm, every multi-node job with\n"
+	        "                        --switches=N@T, T default 300 s), block and\n"
+	        "                        block-segment (clusters with topology/block\n"
+	        "                        blocks; --segment on jobs over a block), balanced, pack,\n"
 	        "                        performance, power-save (as the plugin decides),\n"
 	        "                        site (slurm.conf's policy), NAME-ideal (re-decided\n"
 	        "                        at every pass: an upper bound)\n"
 	        "                        (default " DEFAULT_POLICIES ",\n"
-	        "                        with block after tree where the cluster has blocks)\n"
+	        "                        with tree-switches after tree where the cluster has\n"
+	        "                        switches, block after tree where it has blocks)\n"
 	        "  --out DIR             where CSV, JSON and plots go (default gpuplace-sim)\n"
 	        "  --no-plots            do not run gnuplot\n"
 	        "  --max-jobs N          only the first N jobs of the trace\n"
@@ -325,7 +334,8 @@ int gp_cmd_simulate(int argc, char **argv)
 	}
 	a.o.judge = judge;
 	if (!a.policies)
-		a.policies = c->nblocks > 0 ? DEFAULT_POLICIES_BLOCK : DEFAULT_POLICIES;
+		a.policies = c->nblocks > 0 ? DEFAULT_POLICIES_BLOCK :
+		             c->root >= 0 ? DEFAULT_POLICIES_TREE : DEFAULT_POLICIES;
 	if ((status = add_policies(a.policies, c, runs, &nruns)))
 		goto done;
 	for (i = 0; i < nruns; i++) {

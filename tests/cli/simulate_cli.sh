@@ -20,7 +20,7 @@ col() {
 	awk -F, -v p="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
 		$1 == p { print $k }' "$3/summary.csv"
 }
-echo "1..15"
+echo "1..16"
 
 ex="$s/etc/nvl72-gb200"
 "$g" trace synth --conf-dir "$ex" --jobs 1500 --load 0.9 --seed 3 --max 28800 \
@@ -73,12 +73,17 @@ else no "determinism"; fi
 # slower and every spread beyond it 3x, each row's GPU-hours lost to
 # placement differ from the engine-judged run (on this NVL72 example the
 # gpuplace presets, like Slurm's block, spread no job beyond a domain)
+# (the first 300 jobs: enough for every policy to place some over several
+# nodes, at a tenth of the CPU time of the whole trace)
 printf '%s\n' "spread,count,gpus_per_node,comm,slowdown" "node,*,*,*,1" "domain,*,*,*,2" \
 	"leaf,*,*,*,3" "leaves,*,*,*,3" "spines,*,*,*,3" >"$t/judge.csv"
-run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/j" --no-plots --judge "$t/judge.csv"
+"$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/j0" --no-plots --max-jobs 300 \
+	>/dev/null 2>&1
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/j" --no-plots --judge "$t/judge.csv" \
+	--max-jobs 300
 same=""
 for p in first-fit tree balanced pack performance power-save; do
-	[ "$(col "$p" lost_place_gpuh "$t/a")" = "$(col "$p" lost_place_gpuh "$t/j")" ] && same="$same $p"
+	[ "$(col "$p" lost_place_gpuh "$t/j0")" = "$(col "$p" lost_place_gpuh "$t/j")" ] && same="$same $p"
 done
 if [ "$(rc)" = 0 ] && [ -z "$same" ] && grep -q "^judge: $t/judge.csv" "$t/out"; then
 	ok "simulate --judge: every policy's run times change, gpuplace's included (the table is named)"
@@ -100,6 +105,21 @@ run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/c" --no-plot
 if [ "$(rc)" = 0 ] && [ "$(wc -l <"$t/c/summary.csv")" = 3 ] && grep -q '^site  *300 ' "$t/out"; then
 	ok "simulate --policies tree,site --check --max-jobs 300"
 else no "policies/check/max-jobs"; fi
+
+# On a topology/tree site the default policies include stock Slurm with
+# --switches; every policy's waits are reported per job size and weighted
+# by GPU-hours, in the table and in summary.csv.
+"$g" trace synth --conf-dir "$s/etc/a100-oversub" --jobs 300 --load 1.5 --seed 5 --max 14400 \
+	--sizes 1:0.3,8:0.3,16:0.2,32:0.1,64:0.1 -o "$t/tree.csv" 2>"$t/err"
+run "$g" simulate --conf-dir "$s/etc/a100-oversub" --trace "$t/tree.csv" --out "$t/w" --no-plots
+if [ "$(rc)" = 0 ] && grep -q '^tree-switches  *300 ' "$t/out" && grep -q '^wait (h) .*GPUh-wtd.*33-128' "$t/out" &&
+	[ "$(wc -l <"$t/w/summary.csv")" = 8 ] &&
+	[ -n "$(col tree-switches wait_mean_s_33_128gpu "$t/w")" ] &&
+	[ -n "$(col balanced wait_gpuh_mean_s "$t/w")" ] &&
+	[ "$(col tree limits_drawn "$t/w")" = 300 ] &&
+	[ "$(awk -F, 'NR == 1 { print $20, $21 }' "$t/w/jobs.csv")" = "limit_s killed" ]; then
+	ok "simulate: tree-switches beside tree; waits per size and GPU-hour-weighted; drawn time limits"
+else no "tree-switches / per-size waits"; fi
 
 printf 'submit_time_s,duration_s,gpus\n0,10,8\n5,x,8\n' >"$t/bad.csv"
 run "$g" simulate --conf-dir "$ex" --trace "$t/bad.csv" --out "$t/d"
@@ -130,8 +150,12 @@ else no "json model"; fi
 
 # EASY: the jobs behind the reserved one (job 49, 4 GPUs on one node, after
 # 48 one-GPU jobs with staggered ends) never delay its start, even when
-# finding its start takes many placement attempts.
-r="$s/tests/data/sim/reservation.csv"
+# finding its start takes many placement attempts.  Its users ask for
+# exactly their run times (time_limit_s = duration_s): with looser limits
+# EASY promises only the start its plan computed from them.
+r="$t/reservation.csv"
+awk -F, 'NR == 1 { print $0 ",time_limit_s"; next } { print $0 "," $2 }' \
+	"$s/tests/data/sim/reservation.csv" >"$r"
 "$g" simulate --conf-dir "$s/etc/mixed-pcie" --trace "$r" --out "$t/r1" --no-plots --check >"$t/out" 2>"$t/err"
 "$g" simulate --conf-dir "$s/etc/mixed-pcie" --trace "$r" --out "$t/r2" --no-plots --max-jobs 49 >>"$t/out" 2>>"$t/err"
 with=$(awk -F, '$2 == 49 { printf "%s=%s ", $1, $8 }' "$t/r1/jobs.csv")

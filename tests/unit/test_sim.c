@@ -51,6 +51,10 @@ static gp_cluster_t *cluster(int32_t nodes, int32_t per_leaf, int32_t per_rack, 
 	return c;
 }
 
+/* A hand-made job.  Its time limit is its duration: the scenarios below
+ * were drawn for a scheduler that knows run times, so their users ask for
+ * exactly that (a job a slowdown pushes past it is killed there, sim.h);
+ * a test that wants another limit sets limit_s itself. */
 struct row {
 	double submit, duration;
 	int32_t gpus, nodes;
@@ -71,6 +75,7 @@ static gp_trace_t *trace_of(const struct row *rows, int32_t n)
 		t->jobs[i].duration_s = rows[i].duration;
 		t->jobs[i].gpus = rows[i].gpus;
 		t->jobs[i].nodes = rows[i].nodes;
+		t->jobs[i].limit_s = rows[i].duration;
 	}
 	t->njobs = n;
 	return t;
@@ -564,6 +569,7 @@ static void test_slowdown_stretches_run_time(void **state)
 	gp_sim_result_t *ff, *tr;
 
 	(void)state;
+	t->jobs[1].limit_s = 1000; /* room to run its slowdown out */
 	ff = run(c, t, "first-fit", true);
 	tr = run(c, t, "tree", true);
 	assert_true(ff->jobs[1].slowdown > tr->jobs[1].slowdown);
@@ -893,6 +899,8 @@ static void test_plugin_faithful_switches(void **state)
 		t2->jobs[j].comm_fraction = 0.4;
 	for (j = 0; j < 2; j++)
 		t1->jobs[j].comm_fraction = 0.4;
+	/* the long jobs ask for room to run a spread placement's slowdown */
+	t1->jobs[1].limit_s = t2->jobs[1].limit_s = t2->jobs[2].limit_s = 7200;
 
 	/* case 1: the compact set frees before max-time */
 	r = switch_run(c, t1, true);
@@ -1058,6 +1066,27 @@ static void test_block_baseline(void **state)
 	assert_string_equal(got, "n01,n02,n03,n04,n09,n10,n11,n12,n13,n14,n15,n16");
 }
 
+/* block with --segment: a job of one base block or less is placed as
+ * block places it; a larger one goes in segments, each whole in one base
+ * block, fullest first, no aggregated block needed.  With n02-n05 and
+ * n13-n14 out, 24 GPUs (6 nodes) go as two segments of 3 into b2 (3
+ * usable) and b3 (4), where block needs the aggregated b3+b4; 28 GPUs (7
+ * nodes, segments of 1) start where block rejects them. */
+static void test_block_segment_baseline(void **state)
+{
+	static const char *const busy[] = { "n02", "n03", "n04", "n05", "n13", "n14", NULL };
+	char got[256];
+
+	(void)state;
+	block_run("block-segment", 8, busy, got, sizeof(got));
+	assert_string_equal(got, "n15,n16");
+	block_run("block-segment", 24, busy, got, sizeof(got));
+	assert_string_equal(got, "n06,n07,n08,n09,n10,n11");
+	block_run("block-segment", 28, busy, got, sizeof(got));
+	assert_string_not_equal(got, "rejected");
+	assert_int_equal((int)strlen(got), 7 * 3 + 6);
+}
+
 /* ---- the judge ------------------------------------------------------------- */
 
 static char *write_tmp(const char *text)
@@ -1119,6 +1148,7 @@ static void test_judge_table(void **state)
 	gp_error_t err = { "" };
 
 	(void)state;
+	t->jobs[0].limit_s = t->jobs[1].limit_s = 4000; /* room for every slowdown */
 	assert_int_equal(gp__sim_judge_load(path, &j, &err), GP_OK);
 	ff = run_judged(c, t, "first-fit", j, GP_OK, &err);
 	tr = run_judged(c, t, "tree", j, GP_OK, &err);
@@ -1179,6 +1209,7 @@ static void test_trace_hints(void **state)
 	                 "leaves,*,*,*,3\nspines,*,*,*,3\n");
 	assert_int_equal(gp__sim_judge_load(path, &j, &err), GP_OK);
 	t->jobs[0].tp = 8;
+	t->jobs[0].limit_s = t->jobs[1].limit_s = 4000; /* room for every slowdown */
 	r = run_judged(c, t, "first-fit", j, GP_OK, &err);
 	assert_true(fabs(r->jobs[0].end_s - r->jobs[0].start_s - 2000) < 1e-9);
 	assert_true(fabs(r->jobs[1].end_s - r->jobs[1].start_s - 1250) < 1e-9);
@@ -1225,6 +1256,273 @@ static void test_judge_errors(void **state)
 	assert_non_null(strstr(err.text, "/nonexistent/judge.csv"));
 }
 
+/* ---- time limits: what Slurm and the engine know ------------------------------ */
+
+/* EASY backfill plans with limits, not run times.  A (32 GPUs) runs 100 s
+ * but asked for 1,000; B (64 GPUs) waits for it and is reserved at A's
+ * limit; C (8 GPUs, 50 s) passes B only when its own limit ends before
+ * that reservation: with a 100 s limit it starts at once, with a 2,000 s
+ * limit (the same run time) it waits, although it would have ended long
+ * before A did.  B starts when A really ends (at 100 s, or later when a
+ * policy spreads A), not at its limit. */
+static void test_backfill_sees_limits(void **state)
+{
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	static const struct row rows[] = {
+		{ 0, 100, 32, 0 }, { 1, 50, 64, 0 }, { 2, 50, 8, 0 },
+	};
+	gp_trace_t *t = trace_of(rows, 3);
+	gp_sim_result_t *r;
+	const char *const pol[] = { "first-fit", "tree", "balanced", NULL };
+	int i;
+
+	(void)state;
+	t->jobs[0].limit_s = 1000;
+	for (i = 0; pol[i]; i++) {
+		t->jobs[2].limit_s = 100;
+		r = run(c, t, pol[i], true);
+		assert_true(r->jobs[2].start_s == 2);
+		assert_true(r->jobs[2].backfilled);
+		assert_true(r->jobs[1].start_s == r->jobs[0].end_s);
+		assert_true(r->jobs[0].end_s < 1000);
+		assert_int_equal(r->m.limits_drawn, 0);
+		gp__sim_result_destroy(r);
+
+		t->jobs[2].limit_s = 2000;
+		r = run(c, t, pol[i], true);
+		assert_true(r->jobs[2].start_s >= r->jobs[1].start_s);
+		assert_false(r->jobs[2].backfilled);
+		assert_true(r->jobs[1].start_s == r->jobs[0].end_s);
+		assert_true(r->jobs[2].limit_s == 2000);
+		gp__sim_result_destroy(r);
+	}
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
+/* The engine sees limits, never run times.  test_plugin_faithful's scene:
+ * A (32 GPUs) ends at 10.5 s; B (32 GPUs) arrives at 11 while the
+ * plugin's last read (at 10) still lists A.  When A asked for 10.5 s, the
+ * engine counts A's leaf free by 11 and PINs B there; when A asked for an
+ * hour (the same run), the engine expects A to hold its leaf and does not
+ * PIN B at once.  And a run time the limit hides changes nothing the
+ * engine decides: X running 1,000 s or 2,000 s under the same limit gives
+ * B and C the same decisions and starts. */
+static void test_engine_sees_limits(void **state)
+{
+	static const struct row rows[] = {
+		{ 0, 10.5, 32, 0 }, { 0, 1000, 24, 0 }, { 11, 100, 32, 0 }, { 13, 100, 8, 0 },
+	};
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	gp_trace_t *t = trace_of(rows, 4);
+	gp_sim_result_t *a, *b, *x1, *x2;
+	int32_t j;
+
+	(void)state;
+	a = run(c, t, "performance", true);
+	assert_int_equal(a->jobs[2].decision, GP_SIM_DEC_PIN);
+	assert_true(a->jobs[2].start_s == 11);
+	t->jobs[0].limit_s = 3600;
+	b = run(c, t, "performance", true);
+	assert_int_not_equal(b->jobs[2].decision, GP_SIM_DEC_PIN);
+	assert_true(b->jobs[0].end_s == 10.5); /* it still ran 10.5 s */
+
+	t->jobs[1].limit_s = 7200;
+	x1 = run(c, t, "performance", true);
+	t->jobs[1].duration_s = 2000;
+	x2 = run(c, t, "performance", true);
+	for (j = 2; j < 4; j++) {
+		assert_int_equal(x1->jobs[j].decision, x2->jobs[j].decision);
+		assert_true(x1->jobs[j].start_s == x2->jobs[j].start_s);
+		assert_int_equal(x1->jobs[j].nnodes, x2->jobs[j].nnodes);
+		assert_memory_equal(x1->jobs[j].nodes, x2->jobs[j].nodes,
+		                    (size_t)x1->jobs[j].nnodes * sizeof(int32_t));
+	}
+	assert_true(x2->jobs[1].end_s > x1->jobs[1].end_s);
+	gp__sim_result_destroy(a);
+	gp__sim_result_destroy(b);
+	gp__sim_result_destroy(x1);
+	gp__sim_result_destroy(x2);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
+/* A job over its limit is killed there, as Slurm does.  A (8 GPUs) runs
+ * 500 s against a 200 s limit: it ends at 200, killed, and is no placement
+ * loss (it ran over on the ideal placement too).  B (16 GPUs, 100 s, limit
+ * 100 s) spread by first-fit over two leaves runs slower than its limit
+ * allows: killed at 100, and its whole run is lost to placement. */
+static void test_killed_at_limit(void **state)
+{
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	static const struct row rows[] = {
+		{ 0, 500, 8, 0 }, { 0, 1000, 16, 0 }, { 1, 100, 16, 0 },
+	};
+	gp_trace_t *t = trace_of(rows, 3);
+	gp_sim_result_t *r;
+
+	(void)state;
+	t->jobs[0].limit_s = 200;
+	t->jobs[1].limit_s = 4000;
+	r = run(c, t, "first-fit", true);
+	assert_true(r->jobs[0].end_s == 200);
+	assert_true(r->jobs[0].killed);
+	/* first-fit: A on n0, the 16-GPU job on n1-n2, B on n3 + n4 */
+	assert_int_equal(r->jobs[2].nleaves, 2);
+	assert_true(r->jobs[2].slowdown > 1.0);
+	assert_true(r->jobs[2].killed);
+	assert_true(r->jobs[2].end_s - r->jobs[2].start_s == 100);
+	assert_false(r->jobs[1].killed);
+	assert_int_equal(r->m.killed, 2);
+	assert_true(fabs(r->m.lost_place_gpuh - (16 * 100.0) / 3600 -
+	                 16 * (r->jobs[1].end_s - r->jobs[1].start_s - 1000) / 3600) < 1e-9);
+	gp__sim_result_destroy(r);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
+/* A trace without limits gets drawn ones: the same seed the same limits,
+ * every one at least the job's run (none is killed on the ideal
+ * placement), and another seed others. */
+static void test_drawn_limits(void **state)
+{
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	gp_trace_t *t = random_trace(200, 7, 30);
+	gp_sim_policy_t p;
+	gp_sim_opts_t o;
+	gp_sim_result_t *a = NULL, *b = NULL, *d = NULL;
+	gp_error_t err = { "" };
+	int32_t j, differ = 0;
+
+	(void)state;
+	assert_int_equal(gp__sim_policy_parse("tree", c, &p, &err), GP_OK);
+	gp__sim_opts_defaults(&o);
+	assert_int_equal(gp__sim_run(c, NULL, t, &p, &o, &a, &err), GP_OK);
+	assert_int_equal(gp__sim_run(c, NULL, t, &p, &o, &b, &err), GP_OK);
+	o.limit_seed = 2;
+	assert_int_equal(gp__sim_run(c, NULL, t, &p, &o, &d, &err), GP_OK);
+	assert_int_equal(a->m.limits_drawn, 200);
+	for (j = 0; j < 200; j++) {
+		assert_true(a->jobs[j].limit_s == b->jobs[j].limit_s);
+		assert_true(a->jobs[j].limit_s >= t->jobs[j].duration_s);
+		assert_true(a->jobs[j].limit_s ==
+		            gp__trace_draw_limit(1, t->jobs[j].id, t->jobs[j].duration_s));
+		differ += a->jobs[j].limit_s != d->jobs[j].limit_s;
+	}
+	assert_true(differ > 50);
+	gp__sim_result_destroy(a);
+	gp__sim_result_destroy(b);
+	gp__sim_result_destroy(d);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
+/* ---- tree + --switches ---------------------------------------------------------- */
+
+/* A (24 GPUs) holds n0-n2 for long; B (24 GPUs) n4-n6 until 100.  C (16
+ * GPUs) arrives at 1, when only n3 and n7 are free, one per leaf.  tree
+ * starts it at once over two leaves; tree-switches (--switches=1@300)
+ * holds it for one leaf and starts it at 100 on B's leaf;
+ * tree-switches@50 gives up at 51 (its submission + T) and spreads it. */
+static void test_tree_switches(void **state)
+{
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	static const struct row rows[] = {
+		{ 0, 5000, 24, 0 }, { 0, 100, 24, 0 }, { 1, 500, 16, 0 },
+	};
+	gp_trace_t *t = trace_of(rows, 3);
+	gp_sim_result_t *tr, *sw, *sw50;
+	gp_sim_policy_t p;
+	gp_error_t err = { "" };
+
+	(void)state;
+	t->jobs[2].limit_s = 1000;
+	tr = run(c, t, "tree", true);
+	sw = run(c, t, "tree-switches", true);
+	sw50 = run(c, t, "tree-switches@50", true);
+	assert_true(tr->jobs[2].start_s == 1);
+	assert_int_equal(tr->jobs[2].nleaves, 2);
+	assert_true(sw->jobs[2].start_s == 100);
+	assert_int_equal(sw->jobs[2].nleaves, 1);
+	assert_int_equal(c->nodes[sw->jobs[2].node0].leaf, c->nodes[node_index(c, 4)].leaf);
+	assert_true(sw50->jobs[2].start_s == 51);
+	assert_int_equal(sw50->jobs[2].nleaves, 2);
+	/* the wait is the baseline's: A, B and C are all of 9-32 GPUs */
+	assert_true(sw->m.wait_size_mean_s[2] == 99.0 / 3);
+	assert_true(tr->m.wait_size_mean_s[2] == 0);
+	gp__sim_result_destroy(tr);
+	gp__sim_result_destroy(sw);
+	gp__sim_result_destroy(sw50);
+
+	assert_int_equal(gp__sim_policy_parse("tree-switches", c, &p, &err), GP_OK);
+	assert_int_equal(p.kind, GP_SIM_TREE_SWITCHES);
+	assert_true(p.switch_wait_s == GP_SIM_MAX_SWITCH_WAIT_S);
+	assert_int_equal(gp__sim_policy_parse("tree-switches@x", c, &p, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "tree-switches@x"));
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
+/* A job larger than a leaf asks for the fewest leaves that hold it: 6
+ * nodes on leaves of 4 get --switches=2, and start on the idle cluster
+ * over two leaves at once. */
+static void test_tree_switches_large_job(void **state)
+{
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	static const struct row rows[] = { { 0, 100, 48, 0 } };
+	gp_trace_t *t = trace_of(rows, 1);
+	gp_sim_result_t *r;
+
+	(void)state;
+	r = run(c, t, "tree-switches", true);
+	assert_true(r->jobs[0].start_s == 0);
+	assert_int_equal(r->jobs[0].nleaves, 2);
+	gp__sim_result_destroy(r);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
+/* ---- waits per size --------------------------------------------------------- */
+
+/* A (64 GPUs, the whole cluster) runs 0..100; B (1 GPU, 100 s) arrives at
+ * 10, C (16 GPUs, 100 s) at 20: both wait for A.  Mean waits per class:
+ * 1 GPU 90 s, 9-32 GPUs 80 s, 33-128 GPUs 0, 2-8 and >128 none (NaN);
+ * weighted by GPU-hours (GPUs x duration): (1x100x90 + 16x100x80) /
+ * (64x100 + 1x100 + 16x100). */
+static void test_wait_per_size(void **state)
+{
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	static const struct row rows[] = { { 0, 100, 64, 0 }, { 10, 100, 1, 0 }, { 20, 100, 16, 0 } };
+	gp_trace_t *t = trace_of(rows, 3);
+	gp_sim_result_t *r;
+
+	(void)state;
+	r = run(c, t, "tree", true);
+	assert_true(r->m.wait_size_mean_s[0] == 90);
+	assert_true(isnan(r->m.wait_size_mean_s[1]));
+	assert_true(r->m.wait_size_mean_s[2] == 80);
+	assert_true(r->m.wait_size_mean_s[3] == 0);
+	assert_true(isnan(r->m.wait_size_mean_s[4]));
+	assert_int_equal(r->m.size_jobs[0], 1);
+	assert_int_equal(r->m.size_jobs[1], 0);
+	assert_int_equal(r->m.size_jobs[2], 1);
+	assert_int_equal(r->m.size_jobs[3], 1);
+	assert_true(fabs(r->m.wait_gpuh_mean_s - (100.0 * 90 + 1600.0 * 80) / (6400 + 100 + 1600)) <
+	            1e-9);
+	assert_true(fabs(r->m.wait_mean_s - 170.0 / 3) < 1e-9);
+	assert_true(fabs(r->m.lost_wait_gpuh - (90.0 + 16 * 80.0) / 3600) < 1e-9);
+	assert_int_equal(gp__sim_size_class(1), 0);
+	assert_int_equal(gp__sim_size_class(2), 1);
+	assert_int_equal(gp__sim_size_class(8), 1);
+	assert_int_equal(gp__sim_size_class(9), 2);
+	assert_int_equal(gp__sim_size_class(128), 3);
+	assert_int_equal(gp__sim_size_class(129), 4);
+	assert_string_equal(gp__sim_size_class_name(4), ">128");
+	gp__sim_result_destroy(r);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
 static void test_policy_names(void **state)
 {
 	gp_cluster_t *c = cluster(8, 4, 4, 0);
@@ -1257,6 +1555,7 @@ int main(void)
 		cmocka_unit_test(test_initial_state_flags),
 		cmocka_unit_test(test_policy_names),
 		cmocka_unit_test(test_block_baseline),
+		cmocka_unit_test(test_block_segment_baseline),
 		cmocka_unit_test(test_plugin_faithful),
 		cmocka_unit_test(test_plugin_faithful_ledger),
 		cmocka_unit_test(test_plugin_faithful_steering),
@@ -1265,6 +1564,13 @@ int main(void)
 		cmocka_unit_test(test_judge_table),
 		cmocka_unit_test(test_judge_errors),
 		cmocka_unit_test(test_trace_hints),
+		cmocka_unit_test(test_backfill_sees_limits),
+		cmocka_unit_test(test_engine_sees_limits),
+		cmocka_unit_test(test_killed_at_limit),
+		cmocka_unit_test(test_drawn_limits),
+		cmocka_unit_test(test_tree_switches),
+		cmocka_unit_test(test_tree_switches_large_job),
+		cmocka_unit_test(test_wait_per_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

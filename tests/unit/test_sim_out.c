@@ -40,7 +40,10 @@ static const char *const metric_names[] = {
 	"jobs", "completed", "rejected", "backfilled", "span_s", "jct_mean_s", "jct_p50_s",
 	"jct_p95_s", "wait_mean_s", "wait_p50_s", "wait_p95_s", "slowdown_mean", "gpu_util",
 	"overhead_gpuh", "multi_node", "spread", "violations", "violation_gpuh", "frag_mean",
-	"peak_rack_frac", "lost_place_gpuh", "lost_wait_gpuh", "throughput", "decisions", "events",
+	"peak_rack_frac", "lost_place_gpuh", "lost_wait_gpuh", "wait_gpuh_mean_s",
+	"wait_mean_s_1gpu", "wait_mean_s_2_8gpu", "wait_mean_s_9_32gpu", "wait_mean_s_33_128gpu",
+	"wait_mean_s_gt128gpu", "jobs_1gpu", "jobs_2_8gpu", "jobs_9_32gpu", "jobs_33_128gpu",
+	"jobs_gt128gpu", "killed", "limits_drawn", "throughput", "decisions", "events",
 	"passes", "steered", "steer_evals",
 };
 #define NMETRICS (sizeof(metric_names) / sizeof(metric_names[0]))
@@ -282,7 +285,18 @@ static double metric_value(const gp_sim_metrics_t *m, const char *name, bool *is
 		M(wait_p50_s, 2), M(wait_p95_s, 2), M(slowdown_mean, 2), M(gpu_util, 2),
 		M(overhead_gpuh, 2), M(multi_node, 0), M(spread, 0), M(violations, 0),
 		M(violation_gpuh, 2), M(frag_mean, 2), M(peak_rack_frac, 2), M(lost_place_gpuh, 2),
-		M(lost_wait_gpuh, 2), M(throughput, 2), M(decisions, 1),
+		M(lost_wait_gpuh, 2), M(wait_gpuh_mean_s, 2),
+		{ "wait_mean_s_1gpu", offsetof(gp_sim_metrics_t, wait_size_mean_s), 2 },
+		{ "wait_mean_s_2_8gpu", offsetof(gp_sim_metrics_t, wait_size_mean_s) + 8, 2 },
+		{ "wait_mean_s_9_32gpu", offsetof(gp_sim_metrics_t, wait_size_mean_s) + 16, 2 },
+		{ "wait_mean_s_33_128gpu", offsetof(gp_sim_metrics_t, wait_size_mean_s) + 24, 2 },
+		{ "wait_mean_s_gt128gpu", offsetof(gp_sim_metrics_t, wait_size_mean_s) + 32, 2 },
+		{ "jobs_1gpu", offsetof(gp_sim_metrics_t, size_jobs), 0 },
+		{ "jobs_2_8gpu", offsetof(gp_sim_metrics_t, size_jobs) + 4, 0 },
+		{ "jobs_9_32gpu", offsetof(gp_sim_metrics_t, size_jobs) + 8, 0 },
+		{ "jobs_33_128gpu", offsetof(gp_sim_metrics_t, size_jobs) + 12, 0 },
+		{ "jobs_gt128gpu", offsetof(gp_sim_metrics_t, size_jobs) + 16, 0 },
+		M(killed, 0), M(limits_drawn, 0), M(throughput, 2), M(decisions, 1),
 		M(events, 1), M(passes, 1), M(steered, 0), M(steer_evals, 1),
 #undef M
 	};
@@ -346,7 +360,7 @@ static void test_table(void **state)
 	                                    "performance", "power-save" };
 	struct fixture more[6];
 	const gp_sim_result_t *r6[6];
-	char *buf = NULL, *lines[16], want[64];
+	char *buf = NULL, *lines[24], want[64];
 	size_t len = 0;
 	FILE *f;
 	int i, n;
@@ -359,8 +373,9 @@ static void test_table(void **state)
 	assert_non_null(f);
 	assert_int_equal(gp__sim_print_table(r6, 6, f), 0);
 	fclose(f);
-	n = split_lines(buf, lines, 16);
-	assert_int_equal(n, 1 + 6 + 3);        /* header, rows, legend */
+	n = split_lines(buf, lines, 24);
+	/* header, rows, legend; a blank line, the waits' header, rows, legend */
+	assert_int_equal(n, 1 + 6 + 4 + 1 + 1 + 6 + 2);
 	for (i = 0; i < n; i++)
 		if (strlen(lines[i]) > 130)
 			fail_msg("line %d is %zu columns: %s", i, strlen(lines[i]), lines[i]);
@@ -371,6 +386,12 @@ static void test_table(void **state)
 	assert_non_null(strstr(lines[0], "lost-plc"));
 	assert_non_null(strstr(lines[0], "lost-wait"));
 	assert_non_null(strstr(lines[0], "tput"));
+	assert_non_null(strstr(lines[12], "wait (h)"));
+	assert_non_null(strstr(lines[12], "GPUh-wtd"));
+	assert_non_null(strstr(lines[12], "33-128"));
+	assert_non_null(strstr(lines[12], ">128"));
+	assert_int_equal(strncmp(lines[13], six[0], strlen(six[0])), 0);
+	assert_non_null(strstr(lines[19], "per job size"));
 	for (i = 0; i < 6; i++) {
 		const gp_sim_metrics_t *m = &more[i].r.m;
 		const char *row = lines[1 + i];
@@ -419,12 +440,12 @@ static void test_table(void **state)
 
 static void check_summary_csv(const char *dir)
 {
-	char *text = slurp(dir, "summary.csv", NULL), *lines[8], *f[64];
+	char *text = slurp(dir, "summary.csv", NULL), *lines[8], *f[80];
 	int i, nf;
 	size_t k;
 
 	assert_int_equal(split_lines(text, lines, 8), 3 + 1);
-	nf = split_fields(lines[0], f, 64);
+	nf = split_fields(lines[0], f, 80);
 	assert_int_equal(nf, (int)NMETRICS + 1);
 	assert_string_equal(f[0], "policy");
 	for (k = 0; k < NMETRICS; k++)
@@ -432,7 +453,7 @@ static void check_summary_csv(const char *dir)
 	/* the third name is quoted: it holds a comma */
 	assert_int_equal(strncmp(lines[3], "\"o'dd,name\",", 12), 0);
 	for (i = 0; i < 2; i++) {
-		assert_int_equal(split_fields(lines[1 + i], f, 64), (int)NMETRICS + 1);
+		assert_int_equal(split_fields(lines[1 + i], f, 80), (int)NMETRICS + 1);
 		assert_string_equal(f[0], policies[i]);
 		for (k = 0; k < NMETRICS; k++) {
 			bool is_int;
@@ -450,7 +471,7 @@ static void check_summary_csv(const char *dir)
 
 static void check_jobs_csv(const char *dir)
 {
-	char *text = slurp(dir, "jobs.csv", NULL), *lines[16], *f[20];
+	char *text = slurp(dir, "jobs.csv", NULL), *lines[16], *f[24];
 	const gp_sim_job_t *b = &fx[1].jobs[1];
 	int n, i, row = -1;
 
@@ -458,13 +479,13 @@ static void check_jobs_csv(const char *dir)
 	assert_int_equal(n, fx[0].r.njobs + fx[1].r.njobs + fx[2].r.njobs + 1);
 	assert_string_equal(lines[0], "policy,id,gpus,nnodes,nleaves,nracks,submit_s,start_s,"
 	                    "end_s,duration_s,slowdown,overhead,rejected,backfilled,violation,node,"
-	                    "decision,spread,nodes");
+	                    "decision,spread,nodes,limit_s,killed");
 	/* power-save's second job */
 	for (i = 1; i < n && i < 16; i++)
 		if (!strncmp(lines[i], "power-save,2,", 13))
 			row = i;
 	assert_true(row > 0);
-	assert_int_equal(split_fields(lines[row], f, 20), 19);
+	assert_int_equal(split_fields(lines[row], f, 24), 21);
 	assert_int_equal(inum(f[1]), b->id);
 	assert_int_equal(inum(f[2]), b->gpus);
 	assert_int_equal(inum(f[3]), b->nnodes);
@@ -482,12 +503,14 @@ static void check_jobs_csv(const char *dir)
 	assert_string_equal(f[15], ""); /* the test cluster has no nodes */
 	assert_string_equal(f[16], "-"); /* a baseline's jobs have no gpuplace decision */
 	assert_string_equal(f[18], "");
+	assert_true(num(f[19]) == b->limit_s);
+	assert_int_equal(inum(f[20]), b->killed);
 	/* first-fit's third job was rejected: never started */
 	for (i = 1, row = -1; i < n && i < 16; i++)
 		if (!strncmp(lines[i], "first-fit,3,", 12))
 			row = i;
 	assert_true(row > 0);
-	assert_int_equal(split_fields(lines[row], f, 20), 19);
+	assert_int_equal(split_fields(lines[row], f, 24), 21);
 	assert_true(num(f[7]) < 0);
 	assert_int_equal(inum(f[12]), 1);
 	free(text);

@@ -327,6 +327,76 @@ static void test_hint_columns(void **unused)
 	gp__trace_destroy(u);
 }
 
+/* time_limit_s: read when given (an empty field = not given), refused
+ * when not a positive number, written back only when a job has one; a
+ * limit drawn for a job without one is the same for the same (seed, id),
+ * at least the run, one of the round values users pick below a week, and
+ * spread as uniform accuracy makes it (half the jobs ask for more than
+ * twice their run). */
+static void test_time_limits(void **unused)
+{
+	static const char text[] = "submit_time_s,duration_s,gpus,time_limit_s\n"
+	                           "0,100,8,3600\n5,10,4,\n";
+	static const double round_s[] = {
+		300, 600, 900, 1200, 1800, 2700, 3600, 5400, 7200, 10800, 14400, 21600, 28800,
+		36000, 43200, 57600, 72000, 86400, 129600, 172800, 259200, 345600, 432000, 604800,
+	};
+	gp_trace_t *t = NULL, *u = NULL;
+	gp_error_t err = { "" };
+	char *buf = NULL;
+	size_t len = 0, k;
+	FILE *f;
+	int32_t i, over2 = 0;
+
+	(void)unused;
+	if (gp__trace_parse("l.csv", text, strlen(text), &t, &err))
+		fail_msg("%s", err.text);
+	assert_true(t->jobs[0].limit_s == 3600);
+	assert_true(t->jobs[1].limit_s == 0);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(gp__trace_write(t, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "submit_time_s,duration_s,gpus,nodes,time_limit_s\n"));
+	if (gp__trace_parse("l2.csv", buf, len, &u, &err))
+		fail_msg("%s", err.text);
+	assert_true(u->jobs[0].limit_s == 3600 && u->jobs[1].limit_s == 0);
+	free(buf);
+	gp__trace_destroy(u);
+
+	/* fill: only the job without one, deterministically */
+	assert_int_equal(gp__trace_fill_limits(t, 9), 1);
+	assert_true(t->jobs[0].limit_s == 3600);
+	assert_true(t->jobs[1].limit_s == gp__trace_draw_limit(9, t->jobs[1].id, 10));
+	assert_int_equal(gp__trace_fill_limits(t, 9), 0);
+	gp__trace_destroy(t);
+
+	for (i = 1; i <= 2000; i++) {
+		double d = 60.0 + 37.0 * i, l = gp__trace_draw_limit(1, (uint32_t)i, d);
+		bool found = false;
+
+		assert_true(l == gp__trace_draw_limit(1, (uint32_t)i, d));
+		assert_true(l >= d);
+		for (k = 0; k < sizeof(round_s) / sizeof(round_s[0]); k++)
+			found |= l == round_s[k];
+		if (!found)
+			assert_true(l > 604800 && fmod(l, 86400) == 0);
+		over2 += l > 2 * d;
+	}
+	assert_true(over2 > 900 && over2 < 1500);
+	assert_true(gp__trace_draw_limit(1, 1, 100) != gp__trace_draw_limit(2, 1, 100) ||
+	            gp__trace_draw_limit(1, 2, 100) != gp__trace_draw_limit(2, 2, 100));
+
+	/* a bad limit is named */
+	assert_int_equal(gp__trace_parse("b.csv", "submit_time_s,duration_s,gpus,time_limit_s\n"
+	                                 "0,100,8,0\n", 53, &t, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "time_limit_s"));
+	assert_non_null(strstr(err.text, "b.csv:2"));
+	assert_int_equal(gp__trace_parse("b.csv", "submit_time_s,duration_s,gpus,time_limit_s\n"
+	                                 "0,100,8,soon\n", 56, &t, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "soon"));
+}
+
 static void test_parse_errors(void **unused)
 {
 	size_t k;
@@ -1032,6 +1102,7 @@ int main(void)
 		cmocka_unit_test(test_load_good),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_hint_columns),
+		cmocka_unit_test(test_time_limits),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_truncate),

@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bench_placement.c - does the default preset earn its place against the
+ * Slurm a site runs?  Replays traces on the three example sites under the
+ * default preset (balanced, as the plugin decides) and stock Slurm's
+ * placements, and prints each metric as a ratio to the best Slurm
+ * baseline.
+ *
+ * Sites: etc/superpod-h100 (non-blocking topology/tree), etc/a100-oversub
+ * (topology/tree, 2:1 oversubscribed spine), etc/nvl72-gb200
+ * (topology/block, NVL72 domains).  Baselines: first-fit, tree and
+ * tree-switches (--switches=N@300, Slurm's default max_switch_wait) on
+ * the tree sites; first-fit, tree, block and block with --segment (jobs
+ * over one NVL72 domain in segments of whole domains) on the block site.
+ *
+ * Traces: the Philly trace (../shared/data/traces, or $GP_SHARED_DATA/
+ * traces; skipped with a message when absent): N jobs (default 3,000, a
+ * window of a few days, to keep the run to minutes on a small machine)
+ * from its 40,001st on (its first weeks hold jobs that started before the
+ * log, runs of weeks that the sites' 7- and 14-day MaxTime would cut); and a synthetic trace (trace.h's generator, sizes 1 to 64 GPUs
+ * weighted toward multi-node jobs, run times cut at 8 h), N jobs generated
+ * at offered load 0.9 of the site.  Scenarios: the trace at its recorded
+ * load (Philly: its own submit times; synthetic: as generated), at
+ * moderate load (submit times stretched or squeezed to an offered load of
+ * 0.7) and at twice its recorded density (submit times halved: the dense,
+ * overloaded case).  Time limits: the trace has none, so every job gets
+ * the simulator's drawn one (trace.h): the engine sees limits only.
+ *
+ * Judges: the published table (tests/data/judge/published.csv, each factor
+ * cited there) and the engine's own cost model.
+ *
+ * Printed per scenario: GPU-hours lost to placement, mean wait, GPU-hour-
+ * weighted wait, mean wait per job size and cap violations, for every
+ * policy, then the default preset's ratio to the best baseline of each
+ * metric (the smallest value among the baselines) and whether it is at
+ * most 1.0 (and, in the dense scenario, at most 0.8 on lost GPU-hours).
+ * A ratio over a best of nothing (at most 0.01 GPU-hours lost, a second of
+ * mean wait, no violation) prints as "0/0" when the default's is nothing
+ * too, else as "+x" (the default's value).  Exit status 0 whatever the verdicts:
+ * this measures, it does not gate.
+ *
+ *   GP_SRCDIR=. ./bench/bench_placement [jobs per trace] [default preset]
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpuplace.h"
+#include "model.h"
+#include "sim.h"
+#include "trace.h"
+
+#define MAX_POL 8
+/* Philly jobs skipped before the window (about 6 weeks into the trace). */
+#define PHILLY_SKIP 40000
+
+struct scenario {
+	const char *name;
+	int kind;         /* 0 recorded, 1 moderate (0.7), 2 dense (2x) */
+};
+
+static const struct scenario scenarios[] = {
+	{ "recorded", 0 }, { "moderate-0.7", 1 }, { "dense-2x", 2 },
+};
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Offered load of t on g GPUs: GPU-seconds over g x the submit span. */
+static double offered_load(const gp_trace_t *t, long g)
+{
+	double w = 0, span;
+	int32_t i;
+
+	for (i = 0; i < t->njobs; i++)
+		w += t->jobs[i].gpus * t->jobs[i].duration_s;
+	span = t->njobs > 1 ? t->jobs[t->njobs - 1].submit_s - t->jobs[0].submit_s : 0;
+	return span > 0 && g > 0 ? w / ((double)g * span) : 0;
+}
+
+/* A copy of t with submit times scaled by f from its first submit. */
+static gp_trace_t *scaled(const gp_trace_t *t, double f)
+{
+	gp_trace_t *u = calloc(1, sizeof(*u));
+	int32_t i;
+
+	if (!u || !(u->jobs = malloc((size_t)t->njobs * sizeof(*u->jobs)))) {
+		free(u);
+		return NULL;
+	}
+	memcpy(u->jobs, t->jobs, (size_t)t->njobs * sizeof(*u->jobs));
+	u->njobs = t->njobs;
+	snprintf(u->name, sizeof(u->name), "%s", t->name);
+	for (i = 0; i < u->njobs; i++)
+		u->jobs[i].submit_s = t->jobs[0].submit_s + (t->jobs[i].submit_s - t->jobs[0].submit_s) * f;
+	return u;
+}
+
+static void free_trace(gp_trace_t *t)
+{
+	if (t) {
+		free(t->jobs);
+		free(t);
+	}
+}
+
+/* Values at most this are nothing (floating-point residue, a second of
+ * wait on average, a hundredth of a GPU-hour): a ratio over them means
+ * nothing.  Units of the value (hours or GPU-hours, or counts). */
+#define NIL 0.01
+
+/* default / best ratio cell */
+static const char *ratio(char *b, size_t n, double dflt, double best, double nil)
+{
+	if (!isfinite(dflt) || !isfinite(best))
+		snprintf(b, n, "-");
+	else if (best > nil)
+		snprintf(b, n, "%.2f", dflt / best);
+	else if (dflt <= nil)
+		snprintf(b, n, "0/0");
+	else
+		snprintf(b, n, "+%.3g", dflt);
+	return b;
+}
+
+static bool le(double dflt, double best, double r, double nil)
+{
+	if (!isfinite(dflt) || !isfinite(best))
+		return true; /* no job of that kind: nothing to lose */
+	return best > nil ? dflt <= r * best : dflt <= nil;
+}
+
+struct tally {
+	int scen, lost_ok, mean_ok, wtd_ok, dense, dense_ok;
+};
+
+static int run_scenario(const gp_cluster_t *c, const char *site, const char *tname,
+                        const char *sname, int dense, const gp_trace_t *t,
+                        const char *const *pols, int npol, const gp_sim_judge_t *judge,
+                        const char *jname, struct tally *ty)
+{
+	gp_sim_result_t *r[MAX_POL] = { NULL };
+	gp_error_t err = { "" };
+	double best[3 + GP_SIM_NSIZE], v;
+	char a[8][32];
+	int i, k, rc = 1;
+	bool lost_ok, mean_ok, wtd_ok;
+
+	for (i = 0; i < npol; i++) {
+		gp_sim_policy_t p;
+		gp_sim_opts_t o;
+
+		gp__sim_opts_defaults(&o);
+		o.judge = judge;
+		if (gp__sim_policy_parse(pols[i], c, &p, &err) ||
+		    gp__sim_run(c, NULL, t, &p, &o, &r[i], &err)) {
+			fprintf(stderr, "bench_placement: %s %s %s: %s\n", site, pols[i], tname, err.text);
+			goto out;
+		}
+	}
+	printf("\n## %s | %s | %s (offered load %.2f, %d jobs) | judge: %s\n", site, tname, sname,
+	       offered_load(t, gp_cluster_gpu_count(c)), t->njobs, jname);
+	printf("%-14s %9s %8s %8s %8s %8s %8s %8s %8s %6s %6s\n", "policy", "lost-GPUh",
+	       "wait-h", "wtd-h", "w1", "w2-8", "w9-32", "w33-128", "w>128", "viol", "killed");
+	for (k = 0; k < 3 + GP_SIM_NSIZE; k++)
+		best[k] = INFINITY;
+	for (i = 0; i < npol; i++) {
+		const gp_sim_metrics_t *m = &r[i]->m;
+		double vals[3 + GP_SIM_NSIZE];
+
+		vals[0] = m->lost_place_gpuh;
+		vals[1] = m->wait_mean_s / 3600;
+		vals[2] = m->wait_gpuh_mean_s / 3600;
+		for (k = 0; k < GP_SIM_NSIZE; k++)
+			vals[3 + k] = m->wait_size_mean_s[k] / 3600;
+		printf("%-14s %9.1f %8.3f %8.3f", pols[i], vals[0], vals[1], vals[2]);
+		for (k = 0; k < GP_SIM_NSIZE; k++) {
+			if (isfinite(vals[3 + k]))
+				printf(" %8.3f", vals[3 + k]);
+			else
+				printf(" %8s", "-");
+		}
+		printf(" %6d %6d\n", (int)m->violations, (int)m->killed);
+		if (i == 0)
+			continue; /* the default preset */
+		for (k = 0; k < 3 + GP_SIM_NSIZE; k++)
+			if (isfinite(vals[k]) && vals[k] < best[k])
+				best[k] = vals[k];
+	}
+	{
+		const gp_sim_metrics_t *m = &r[0]->m;
+		double vb = INFINITY;
+
+		for (i = 1; i < npol; i++)
+			if (r[i]->m.violations < vb)
+				vb = r[i]->m.violations;
+		lost_ok = le(m->lost_place_gpuh, best[0], dense ? 0.8 : 1.0, NIL);
+		mean_ok = le(m->wait_mean_s / 3600, best[1], 1.0, 1.0 / 3600);
+		wtd_ok = le(m->wait_gpuh_mean_s / 3600, best[2], 1.0, 1.0 / 3600);
+		printf("%-14s %9s %8s %8s", "ratio",
+		       ratio(a[0], sizeof(a[0]), m->lost_place_gpuh, best[0], NIL),
+		       ratio(a[1], sizeof(a[1]), m->wait_mean_s / 3600, best[1], 1.0 / 3600),
+		       ratio(a[2], sizeof(a[2]), m->wait_gpuh_mean_s / 3600, best[2], 1.0 / 3600));
+		for (k = 0; k < GP_SIM_NSIZE; k++) {
+			v = m->wait_size_mean_s[k] / 3600;
+			printf(" %8s", ratio(a[3], sizeof(a[3]), v, best[3 + k], 1.0 / 3600));
+		}
+		printf(" %6s\n", ratio(a[4], sizeof(a[4]), m->violations, vb, 0));
+		printf("verdict: lost-GPUh <= %.1fx %s, mean wait <= 1.0x %s, GPUh-weighted wait "
+		       "<= 1.0x %s\n", dense ? 0.8 : 1.0, lost_ok ? "yes" : "NO",
+		       mean_ok ? "yes" : "NO", wtd_ok ? "yes" : "NO");
+		if (judge) {
+			ty->scen++;
+			ty->lost_ok += lost_ok;
+			ty->mean_ok += mean_ok;
+			ty->wtd_ok += wtd_ok;
+			ty->dense += dense;
+			ty->dense_ok += dense && lost_ok;
+		}
+	}
+	rc = 0;
+out:
+	for (i = 0; i < npol; i++)
+		gp__sim_result_destroy(r[i]);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const sites[] = { "superpod-h100", "a100-oversub", "nvl72-gb200" };
+	const char *src = getenv("GP_SRCDIR"), *shared = getenv("GP_SHARED_DATA");
+	const char *dflt = argc > 2 ? argv[2] : "balanced";
+	long njobs = argc > 1 ? strtol(argv[1], NULL, 10) : 3000;
+	char path[2048], jpath[2048];
+	gp_trace_t *philly = NULL;
+	gp_sim_judge_t *judge = NULL;
+	gp_error_t err = { "" };
+	struct tally ty = { 0 };
+	double t0 = cpu_s();
+	size_t s;
+	int rc = 1;
+
+	if (!src || !*src)
+		src = ".";
+	if (njobs < 100)
+		njobs = 100;
+	snprintf(jpath, sizeof(jpath), "%s/tests/data/judge/published.csv", src);
+	if (gp__sim_judge_load(jpath, &judge, &err)) {
+		fprintf(stderr, "bench_placement: %s\n", err.text);
+		return 1;
+	}
+	if (shared && *shared)
+		snprintf(path, sizeof(path), "%s/traces/philly_pollux_82k.csv", shared);
+	else
+		snprintf(path, sizeof(path), "%s/../shared/data/traces/philly_pollux_82k.csv", src);
+	if (gp__trace_load(path, &philly, &err)) {
+		printf("# Philly trace not run: %s\n", err.text);
+		philly = NULL;
+	} else if (philly->njobs > PHILLY_SKIP + njobs) {
+		/* a window past the trace's start, where jobs that began before
+		 * the log fill the first days with runs of weeks */
+		memmove(philly->jobs, philly->jobs + PHILLY_SKIP,
+		        (size_t)njobs * sizeof(*philly->jobs));
+		philly->njobs = (int32_t)njobs;
+	} else {
+		gp__trace_truncate(philly, (int32_t)njobs);
+	}
+	printf("# default preset '%s' vs stock Slurm, %ld jobs per trace, time limits drawn "
+	       "(the engine sees limits only)\n# judge tables: %s and the engine's model\n", dflt,
+	       njobs, jpath);
+
+	for (s = 0; s < sizeof(sites) / sizeof(sites[0]); s++) {
+		gp_cluster_t *c = NULL;
+		const char *pols[MAX_POL];
+		int npol = 0, k;
+		long g;
+		gp_trace_t *synth = NULL;
+		gp_trace_synth_params_t tp;
+
+		snprintf(path, sizeof(path), "%s/etc/%s", src, sites[s]);
+		if (gp_cluster_load_conf_dir(path, &c, &err)) {
+			fprintf(stderr, "bench_placement: %s: %s\n", path, err.text);
+			goto out;
+		}
+		g = gp_cluster_gpu_count(c);
+		pols[npol++] = dflt;
+		pols[npol++] = "first-fit";
+		pols[npol++] = "tree";
+		if (c->nblocks > 0) {
+			pols[npol++] = "block";
+			pols[npol++] = "block-segment";
+		} else
+			pols[npol++] = "tree-switches";
+
+		gp__trace_synth_defaults(&tp);
+		tp.jobs = (int32_t)njobs;
+		tp.seed = 7;
+		tp.cluster_gpus = (int32_t)g;
+		tp.load = 0.9;
+		tp.dur_max_s = 8 * 3600.0;
+		tp.gpus_per_node = c->nodes[0].ngpus;
+		if (gp__trace_parse_sizes("1:0.3,2:0.1,4:0.1,8:0.25,16:0.12,32:0.08,64:0.05", &tp,
+		                          &err) ||
+		    gp__trace_synth(&tp, &synth, &err)) {
+			fprintf(stderr, "bench_placement: synthetic trace: %s\n", err.text);
+			gp_cluster_destroy(c);
+			goto out;
+		}
+		for (k = 0; k < 2; k++) {
+			const gp_trace_t *base = k == 0 ? philly : synth;
+			const char *tname = k == 0 ? "philly" : "synthetic";
+			double l0;
+			size_t sc;
+
+			if (!base)
+				continue;
+			l0 = offered_load(base, g);
+			for (sc = 0; sc < sizeof(scenarios) / sizeof(scenarios[0]); sc++) {
+				double f = scenarios[sc].kind == 0 ? 1.0 :
+				           scenarios[sc].kind == 1 ? (l0 > 0 ? l0 / 0.7 : 1.0) : 0.5;
+				gp_trace_t *t = scaled(base, f);
+				int bad;
+
+				if (!t) {
+					fprintf(stderr, "bench_placement: out of memory\n");
+					gp__trace_destroy(synth);
+					gp_cluster_destroy(c);
+					goto out;
+				}
+				bad = run_scenario(c, sites[s], tname, scenarios[sc].name,
+				                   scenarios[sc].kind == 2, t, pols, npol, judge,
+				                   "published table", &ty) ||
+				      run_scenario(c, sites[s], tname, scenarios[sc].name,
+				                   scenarios[sc].kind == 2, t, pols, npol, NULL,
+				                   "engine model", &ty);
+				free_trace(t);
+				if (bad) {
+					gp__trace_destroy(synth);
+					gp_cluster_destroy(c);
+					goto out;
+				}
+			}
+		}
+		gp__trace_destroy(synth);
+		gp_cluster_destroy(c);
+	}
+	printf("\n# under the published judge: lost GPU-hours within target in %d of %d scenarios "
+	       "(dense: %d of %d at <= 0.8x); mean wait <= 1.0x in %d; GPU-hour-weighted wait "
+	       "<= 1.0x in %d\n", ty.lost_ok, ty.scen, ty.dense_ok, ty.dense, ty.mean_ok, ty.wtd_ok);
+	printf("# %.1f s CPU\n", cpu_s() - t0);
+	rc = 0;
+out:
+	gp__trace_destroy(philly);
+	gp__sim_judge_destroy(judge);
+	return rc;
+}
