@@ -13,6 +13,8 @@ EXTRA_DIST += tests/data/sim
 
 # sim/trace.*: job traces for the simulator (CSV, synthetic generator).
 libgp_sim_la_SOURCES += sim/trace.c sim/trace.h
+# sim/sacct.*: a site's sacct --parsable2 history into a trace.
+libgp_sim_la_SOURCES += sim/sacct.c sim/sacct.h
 
 check_PROGRAMS += tests/test_trace
 tests_test_trace_SOURCES = tests/test_trace.c

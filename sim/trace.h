@@ -12,7 +12,10 @@
  * (degrees dividing gpus), params (model parameters, > 0) and
  * comm_fraction (exposed communication share of the step on the ideal
  * placement, in (0, 1)) are optional (a missing column or an empty field
- * = not given: the simulator's documented defaults, sim.h); every other
+ * = not given: the simulator's documented defaults, sim.h); nodelist, the
+ * nodes Slurm gave the job (a Slurm host list, as `trace import-sacct`
+ * writes it from sacct's NodeList), is kept for `simulate` to compare its
+ * placements with, not checked against the cluster here; every other
  * column (status, vc, ...) is ignored.  submit_time_s is
  * seconds from the trace's start (>= 0), duration_s the job's run time on
  * an ideal placement (> 0), gpus the job's total GPUs (>= 1), nodes the
@@ -41,6 +44,8 @@ typedef struct gp_trace_job {
 	int32_t tp, pp;       /* parallelism hints, 0 = not given */
 	double params;        /* model parameters hint, 0 = not given */
 	double comm_fraction; /* exposed communication share, 0 = not given */
+	char *nodelist;       /* the nodes Slurm gave it (host list), NULL = not
+	                       * given; owned by the trace */
 } gp_trace_job_t;
 
 typedef struct gp_trace {
@@ -76,6 +81,9 @@ int gp__trace_print_summary(const gp_trace_t *t, FILE *f);
 /* Largest trace file read, bytes: the JSON model reader's limit (1 GiB);
  * at about 100 bytes a CSV row that is some 10 million jobs. */
 #define GP_TRACE_MAX_FILE ((size_t)1 << 30)
+/* Longest nodelist field kept, bytes: a host list of a job on a whole
+ * 65,536-node cluster compresses far below this. */
+#define GP_TRACE_MAX_NODELIST 65536
 
 #define GP_TRACE_MAX_SIZES 32
 
