@@ -49,3 +49,12 @@ tests_test_sim_out_SOURCES = tests/test_sim_out.c
 tests_test_sim_out_CFLAGS = $(TEST_CFLAGS)
 tests_test_sim_out_LDADD = $(TEST_LIBS)
 TESTS += tests/test_sim_out
+
+# sacct --parsable2 output into a trace (sim/sacct.c), and the command:
+# import, then simulate's comparison with the nodes Slurm gave.
+check_PROGRAMS += tests/test_sacct
+tests_test_sacct_SOURCES = tests/test_sacct.c
+tests_test_sacct_CFLAGS = $(TEST_CFLAGS)
+tests_test_sacct_LDADD = $(TEST_LIBS)
+TESTS += tests/test_sacct tests/sacct_cli.sh
+EXTRA_DIST += tests/sacct_cli.sh
