@@ -26,7 +26,7 @@ ex="$s/etc/nvl72-gb200"
 "$g" trace synth --conf-dir "$ex" --jobs 1500 --load 0.9 --seed 3 --max 28800 \
 	--sizes 1:0.3,2:0.1,4:0.1,8:0.25,16:0.12,32:0.08,64:0.05 -o "$t/trace.csv" 2>"$t/err"
 
-run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/a"
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out-dir "$t/a"
 if [ "$(rc)" = 0 ] && grep -q '^policy  *done  *rej' "$t/out" &&
 	for p in first-fit tree block balanced pack performance power-save; do
 		grep -q "^$p  *1500 " "$t/out" || exit 1
@@ -62,7 +62,7 @@ if for p in jct_cdf utilization rack_power; do
 	ok "simulate: PNG and SVG plots of JCT CDF, utilization and rack power"
 else no "plots"; fi
 
-run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/b" --no-plots --threads 1
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out-dir "$t/b" --no-plots --threads 1
 if [ "$(rc)" = 0 ] && cmp -s "$t/a/summary.csv" "$t/b/summary.csv" && cmp -s "$t/a/jobs.csv" "$t/b/jobs.csv" &&
 	cmp -s "$t/a/racks.csv" "$t/b/racks.csv" && [ ! -e "$t/b/jct_cdf.png" ]; then
 	ok "simulate: the same inputs give the same numbers (one thread or several)"
@@ -75,7 +75,7 @@ else no "determinism"; fi
 # gpuplace presets, like Slurm's block, spread no job beyond a domain)
 printf '%s\n' "spread,count,gpus_per_node,comm,slowdown" "node,*,*,*,1" "domain,*,*,*,2" \
 	"leaf,*,*,*,3" "leaves,*,*,*,3" "spines,*,*,*,3" >"$t/judge.csv"
-run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/j" --no-plots --judge "$t/judge.csv"
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out-dir "$t/j" --no-plots --judge "$t/judge.csv"
 same=""
 for p in first-fit tree balanced pack performance power-save; do
 	[ "$(col "$p" lost_place_gpuh "$t/a")" = "$(col "$p" lost_place_gpuh "$t/j")" ] && same="$same $p"
@@ -96,13 +96,13 @@ if [ -n "$ff" ] && [ -z "$bad" ]; then
 	ok "simulate: every preset's mean JCT below first-fit's ($ff s)"
 else no "presets vs first-fit:$bad"; fi
 
-run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/c" --no-plots --policies tree,site --check --max-jobs 300
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out-dir "$t/c" --no-plots --policies tree,site --check --max-jobs 300
 if [ "$(rc)" = 0 ] && [ "$(wc -l <"$t/c/summary.csv")" = 3 ] && grep -q '^site  *300 ' "$t/out"; then
 	ok "simulate --policies tree,site --check --max-jobs 300"
 else no "policies/check/max-jobs"; fi
 
 printf 'submit_time_s,duration_s,gpus\n0,10,8\n5,x,8\n' >"$t/bad.csv"
-run "$g" simulate --conf-dir "$ex" --trace "$t/bad.csv" --out "$t/d"
+run "$g" simulate --conf-dir "$ex" --trace "$t/bad.csv" --out-dir "$t/d"
 if [ "$(rc)" = 1 ] && grep -q "bad.csv:3: .*duration_s.*'x'" "$t/err" && [ ! -e "$t/d" ]; then
 	ok "simulate: a bad trace row is named (file:line, column, value), nothing written"
 else no "bad trace"; fi
@@ -123,7 +123,7 @@ if [ "$(rc)" = 2 ] && grep -q 'exactly one of --conf-dir or --json' "$t/err"; th
 else no "usage"; fi
 
 "$g" cluster export --conf-dir "$ex" >"$t/model.json" 2>/dev/null
-run "$g" simulate --json "$t/model.json" --trace "$t/trace.csv" --out "$t/e" --no-plots --policies first-fit,balanced
+run "$g" simulate --json "$t/model.json" --trace "$t/trace.csv" --out-dir "$t/e" --no-plots --policies first-fit,balanced
 if [ "$(rc)" = 0 ] && [ "$(col balanced jct_mean_s "$t/e")" = "$(col balanced jct_mean_s "$t/a")" ]; then
 	ok "simulate --json: the model as JSON gives the numbers of its conf dir"
 else no "json model"; fi
@@ -132,8 +132,8 @@ else no "json model"; fi
 # 48 one-GPU jobs with staggered ends) never delay its start, even when
 # finding its start takes many placement attempts.
 r="$s/tests/data/sim/reservation.csv"
-"$g" simulate --conf-dir "$s/etc/mixed-pcie" --trace "$r" --out "$t/r1" --no-plots --check >"$t/out" 2>"$t/err"
-"$g" simulate --conf-dir "$s/etc/mixed-pcie" --trace "$r" --out "$t/r2" --no-plots --max-jobs 49 >>"$t/out" 2>>"$t/err"
+"$g" simulate --conf-dir "$s/etc/mixed-pcie" --trace "$r" --out-dir "$t/r1" --no-plots --check >"$t/out" 2>"$t/err"
+"$g" simulate --conf-dir "$s/etc/mixed-pcie" --trace "$r" --out-dir "$t/r2" --no-plots --max-jobs 49 >>"$t/out" 2>>"$t/err"
 with=$(awk -F, '$2 == 49 { printf "%s=%s ", $1, $8 }' "$t/r1/jobs.csv")
 alone=$(awk -F, '$2 == 49 { printf "%s=%s ", $1, $8 }' "$t/r2/jobs.csv")
 if [ -n "$with" ] && [ "$with" = "$alone" ] &&
@@ -147,7 +147,7 @@ if [ ! -r "$real" ]; then
 elif [ -n "${GP_DISTCHECK:-}" ]; then
 	skip "real Philly trace: skipped under distcheck"
 else
-	run "$g" simulate --conf-dir "$s/etc/superpod-h100" --trace "$real" --out "$t/f" --no-plots \
+	run "$g" simulate --conf-dir "$s/etc/superpod-h100" --trace "$real" --out-dir "$t/f" --no-plots \
 		--policies first-fit,tree,balanced --max-jobs 20000
 	if [ "$(rc)" = 0 ] && grep -q '^balanced  *[0-9]' "$t/out" &&
 		[ "$(awk -F, 'NR > 1 { s += $3 + $4 } END { print s }' "$t/f/summary.csv")" -gt 0 ] &&
