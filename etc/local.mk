@@ -46,3 +46,6 @@ check-packages:
 # The RPM spec, parsed by rpmspec (quick).
 TESTS += tests/rpmspec.sh
 EXTRA_DIST += tests/rpmspec.sh gpuplace.spec
+# README.md's commands and configuration lines run as written.
+TESTS += tests/readme_commands.sh
+EXTRA_DIST += tests/readme_commands.sh
