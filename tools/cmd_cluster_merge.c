@@ -19,7 +19,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: gpuplace cluster merge [--json-out FILE] FRAG.json...\n"
 	        "\n"
-	        "Merge the JSON fragments written by `gpuplace probe --json` on many nodes:\n"
+	        "Merge the JSON fragments written by `gpuplace probe --json-out` on many nodes:\n"
 	        "gres.conf lines with identical nodes grouped under one host list, the\n"
 	        "gpuplace.conf NodeName=LIST Rails=N lines, and each group's slurm.conf\n"
 	        "Gres= and Features= as comments.\n"

@@ -31,8 +31,8 @@ static void usage(FILE *f)
 	        "  --json FILE        a model written by `gpuplace cluster export`\n"
 	        "  --state FILE.json  allocations (and recorded rack power) from the \"state\"\n"
 	        "                     section of a JSON document (gpuplace-json(5)); its node\n"
-	        "                     and rack names must be this cluster's.  Default: the\n"
-	        "                     --json document's own state, else everything idle\n"
+	        "                     and rack names must be this cluster's.  Default: the state\n"
+	        "                     in the --json FILE, else everything idle\n"
 	        "  --no-telemetry     do not poll; use recorded samples or the estimate\n"
 	        "  --json-out FILE    show: the racks as JSON to FILE (- for standard output)\n"
 	        "  --cap-curve SPEC   FRACTION:SPEED,... of TDP (default: built-in curve)\n");
