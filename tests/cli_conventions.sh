@@ -134,4 +134,25 @@ if command -v script >/dev/null 2>&1; then
 else
 	skip "script (util-linux) is not installed: no terminal to test with"
 fi
+# ---- tables fit long names -------------------------------------------------------
+cp -r "$top/etc/mixed-pcie" "$t/long"
+sed -i 's/\brack1\b/rack-row17-hall-b-liquid-cooled-01/' "$t/long"/*.conf
+"$gp" power show --conf-dir "$t/long" --no-telemetry >"$t/pw" 2>&1
+# right edge of the CAP_KW column in the header and in the long name's row
+hdr=$(awk 'NR == 1 { print index($0, "CAP_KW") + 5 }' "$t/pw")
+row=$(awk '/^rack-row17/ { p = index($0, $2); print p + length($2) - 1 }' "$t/pw")
+if [ -n "$hdr" ] && [ "$hdr" = "$row" ]; then
+	ok "power show: the columns stay aligned under a 34-character rack name"
+else
+	nok "power show: CAP_KW ends at column $hdr in the header, $row in the long rack's row"
+	sed 's/^/# /' "$t/pw" | head -n 4
+fi
+"$gp" cluster show --conf-dir "$t/long" >"$t/cs" 2>&1
+a=$(awk '/^  rack-row17/ { print index($0, " nodes") }' "$t/cs")
+b=$(awk '/^  rack2 / { print index($0, " nodes") }' "$t/cs")
+if [ -n "$a" ] && [ "$a" = "$b" ]; then
+	ok "cluster show: rack rows aligned under a long rack name"
+else
+	nok "cluster show: ' nodes' at column $a for the long name, $b for rack2"
+fi
 echo "1..$n"
