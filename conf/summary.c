@@ -128,6 +128,7 @@ static void print_racks(const gp_cluster_t *c, FILE *f)
 {
 	double cap = 0, cool = 0, mincap = 0, maxcap = 0;
 	int32_t i, shown;
+	int w;
 
 	if (!c->nracks) {
 		fprintf(f, "Racks: none (no power or cooling limits)\n");
@@ -147,10 +148,14 @@ static void print_racks(const gp_cluster_t *c, FILE *f)
 	        "total, power margin %g%%\n", (int)c->nracks, cap, mincap, maxcap, cool,
 	        c->site.power_margin * 100.0);
 	shown = c->nracks <= 8 ? c->nracks : 4;
+	/* the name column as wide as the longest name shown */
+	for (i = 0, w = 12; i < shown; i++)
+		if ((int)strlen(c->racks[i].name) > w)
+			w = (int)strlen(c->racks[i].name);
 	for (i = 0; i < shown; i++) {
 		const gp_rack_t *r = &c->racks[i];
 
-		fprintf(f, "  %-12s %3d nodes  cap %g kW  cooling %g kW  node base %g W\n", r->name,
+		fprintf(f, "  %-*s %3d nodes  cap %g kW  cooling %g kW  node base %g W\n", w, r->name,
 		        (int)r->nnodes, r->power_cap_kw, r->cooling_kw, r->node_base_w);
 	}
 	if (shown < c->nracks)

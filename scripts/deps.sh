@@ -3,13 +3,15 @@
 # Install the Debian 12 packages gpuplace needs to build and test, only
 # those that are missing (idempotent; needs root when something is
 # missing).  debootstrap makes the Debian 13 root in which scripts/test.sh
-# tests against Slurm 24.11.
+# tests against Slurm 24.11; debhelper builds the Debian packages
+# (tests/cli/packages.sh) and rpm provides rpmspec for the RPM spec check.
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config
 libjson-c-dev libyaml-dev libcurl4-openssl-dev libhwloc-dev hwloc libcmocka-dev
 libslurm-dev slurmctld slurmd slurm-client munge
 valgrind gnuplot-nox procps iproute2 ca-certificates bc
-debootstrap clang libclang-rt-14-dev prometheus prometheus-pushgateway curl"
+debootstrap clang libclang-rt-14-dev prometheus prometheus-pushgateway curl
+debhelper dpkg-dev fakeroot rpm"
 missing=""
 for p in $PKGS; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

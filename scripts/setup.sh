@@ -22,8 +22,8 @@ echo "# ./gpuplace trace synth --conf-dir etc/nvl72-gb200 --jobs 3000 --load 0.9
 echo "#     --sizes 1:0.3,2:0.1,4:0.1,8:0.25,16:0.12,32:0.08,64:0.05 -o gpuplace-sim/trace.csv"
 ./gpuplace trace synth --conf-dir etc/nvl72-gb200 --jobs 3000 --load 0.9 --seed 1 --max 28800 \
 	--sizes 1:0.3,2:0.1,4:0.1,8:0.25,16:0.12,32:0.08,64:0.05 -o gpuplace-sim/trace.csv
-echo "# ./gpuplace simulate --conf-dir etc/nvl72-gb200 --trace gpuplace-sim/trace.csv --out gpuplace-sim"
-./gpuplace simulate --conf-dir etc/nvl72-gb200 --trace gpuplace-sim/trace.csv --out gpuplace-sim
+echo "# ./gpuplace simulate --conf-dir etc/nvl72-gb200 --trace gpuplace-sim/trace.csv --out-dir gpuplace-sim"
+./gpuplace simulate --conf-dir etc/nvl72-gb200 --trace gpuplace-sim/trace.csv --out-dir gpuplace-sim
 echo
 echo "# The same on the 2:1 oversubscribed DGX A100 example, whose racks run out of"
 echo "# power when the cluster is busy (topology/tree, so no block baseline):"
@@ -32,8 +32,8 @@ echo "#     --sizes 1:0.3,2:0.1,4:0.1,8:0.25,16:0.12,32:0.08,64:0.05 -o gpuplace
 mkdir -p gpuplace-sim/a100
 ./gpuplace trace synth --conf-dir etc/a100-oversub --jobs 3000 --load 0.9 --seed 1 --max 28800 \
 	--sizes 1:0.3,2:0.1,4:0.1,8:0.25,16:0.12,32:0.08,64:0.05 -o gpuplace-sim/a100/trace.csv
-echo "# ./gpuplace simulate --conf-dir etc/a100-oversub --trace gpuplace-sim/a100/trace.csv --out gpuplace-sim/a100 --no-plots"
-./gpuplace simulate --conf-dir etc/a100-oversub --trace gpuplace-sim/a100/trace.csv --out gpuplace-sim/a100 --no-plots
+echo "# ./gpuplace simulate --conf-dir etc/a100-oversub --trace gpuplace-sim/a100/trace.csv --out-dir gpuplace-sim/a100 --no-plots"
+./gpuplace simulate --conf-dir etc/a100-oversub --trace gpuplace-sim/a100/trace.csv --out-dir gpuplace-sim/a100 --no-plots
 echo
 echo "# Plots (PNG and SVG) and CSV/JSON results are in $(pwd)/gpuplace-sim/:"
 ls gpuplace-sim/*.png gpuplace-sim/*.svg | sed 's/^/#   /'

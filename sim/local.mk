@@ -14,6 +14,8 @@ EXTRA_DIST += tests/data/judge
 
 # sim/trace.*: job traces for the simulator (CSV, synthetic generator).
 libgp_sim_la_SOURCES += sim/trace.c sim/trace.h
+# sim/sacct.*: a site's sacct --parsable2 history into a trace.
+libgp_sim_la_SOURCES += sim/sacct.c sim/sacct.h
 
 check_PROGRAMS += tests/unit/test_trace
 tests_unit_test_trace_SOURCES = tests/unit/test_trace.c
@@ -56,3 +58,12 @@ tests_unit_test_synth_SOURCES = tests/unit/test_synth.c
 tests_unit_test_synth_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_synth_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_synth
+
+# sacct --parsable2 output into a trace (sim/sacct.c), and the command:
+# import, then simulate's comparison with the nodes Slurm gave.
+check_PROGRAMS += tests/unit/test_sacct
+tests_unit_test_sacct_SOURCES = tests/unit/test_sacct.c
+tests_unit_test_sacct_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_sacct_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_sacct tests/cli/sacct_cli.sh
+EXTRA_DIST += tests/cli/sacct_cli.sh

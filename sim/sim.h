@@ -369,4 +369,36 @@ int gp__sim_write_files(const gp_cluster_t *c, const gp_trace_t *t,
  * when gnuplot is missing or fails (err names the script). */
 int gp__sim_plot(const gp_sim_result_t *const *res, int n, const char *dir, gp_error_t *err);
 
+/*
+ * Placements against the nodes Slurm actually gave (the trace's nodelist,
+ * from sacct's NodeList: gpuplace trace import-sacct).  Over the jobs that
+ * have a nodelist naming only nodes of c and that r started: how many the
+ * policy put on exactly Slurm's nodes, the mean share of the policy's
+ * nodes that Slurm gave too, and the leaf switches and racks each spanned
+ * (means; a node without a leaf or rack counts none) and how many jobs
+ * spanned more than one leaf.
+ */
+typedef struct gp_sim_vs_slurm {
+	int32_t with_list;      /* trace jobs with a nodelist */
+	int32_t unknown;        /* ... that names a node c does not have */
+	int32_t compared;       /* with a known nodelist, started by the policy */
+	int32_t same;           /* placed on exactly Slurm's node set */
+	double shared;          /* mean |policy's nodes among Slurm's| / |policy's| */
+	double leaves_policy, leaves_slurm; /* mean leaf switches spanned */
+	double racks_policy, racks_slurm;   /* mean racks spanned */
+	int32_t spread_policy, spread_slurm; /* jobs spanning more than one leaf */
+} gp_sim_vs_slurm_t;
+
+/* The comparison for r (trace t replayed on c); 0 or GP_ENOMEM,
+ * GP_EINVAL (r is not a replay of t). */
+int gp__sim_vs_slurm(const gp_cluster_t *c, const gp_trace_t *t, const gp_sim_result_t *r,
+                     gp_sim_vs_slurm_t *out, gp_error_t *err);
+
+/* One table row per result ("policy  same  shared  leaves policy/Slurm
+ * racks policy/Slurm  multi-leaf policy/Slurm"), after a line naming how
+ * many jobs were compared; nothing when no job of t has a nodelist.
+ * 0, or GP_EIO / the error of gp__sim_vs_slurm. */
+int gp__sim_print_vs_slurm(const gp_cluster_t *c, const gp_trace_t *t,
+                           const gp_sim_result_t *const *res, int n, FILE *f, gp_error_t *err);
+
 #endif /* GP_SIM_H */

@@ -1240,3 +1240,146 @@ int gp__sim_plot(const gp_sim_result_t *const *res, int n, const char *dir, gp_e
 		rc = plot_rack(res, n, dir, err);
 	return rc;
 }
+
+/* ---- placements against the nodes Slurm gave ---------------------------- */
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Distinct leaves (what = 0) or racks (1) of nodes[0..n) (sorted scratch
+ * in tmp). */
+static int32_t span(const gp_cluster_t *c, const int32_t *nodes, int32_t n, int what,
+                    int32_t *tmp)
+{
+	int32_t k = 0, d = 0;
+
+	for (int32_t i = 0; i < n; i++) {
+		int32_t v = what ? c->nodes[nodes[i]].rack : c->nodes[nodes[i]].leaf;
+
+		if (v >= 0)
+			tmp[k++] = v;
+	}
+	qsort(tmp, (size_t)k, sizeof(*tmp), cmp_i32);
+	for (int32_t i = 0; i < k; i++)
+		d += !i || tmp[i] != tmp[i - 1];
+	return d;
+}
+
+int gp__sim_vs_slurm(const gp_cluster_t *c, const gp_trace_t *t, const gp_sim_result_t *r,
+                     gp_sim_vs_slurm_t *out, gp_error_t *err)
+{
+	int32_t *tmp = NULL, *pol = NULL;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!c || !t || !r || r->njobs != t->njobs)
+		return gp__errorf(err, GP_EINVAL, "the result is not a replay of this trace");
+	if (!(tmp = malloc(((size_t)c->nnodes + 1) * sizeof(*tmp))) ||
+	    !(pol = malloc(((size_t)c->nnodes + 1) * sizeof(*pol)))) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory comparing with Slurm's nodes");
+		goto done;
+	}
+	for (int32_t i = 0; i < t->njobs; i++) {
+		const gp_trace_job_t *tj = &t->jobs[i];
+		const gp_sim_job_t *J = &r->jobs[i];
+		int32_t *sl = NULL, ns = 0, common = 0;
+		gp_error_t e = { "" };
+
+		if (!tj->nodelist)
+			continue;
+		out->with_list++;
+		if (J->id != tj->id) {
+			rc = gp__errorf(err, GP_EINVAL, "job %u of the result is not job %u of the trace",
+			                (unsigned)J->id, (unsigned)tj->id);
+			goto done;
+		}
+		if (gp__hostlist_nodes(c, "nodelist", tj->nodelist, c->nnodes, &sl, &ns, &e) || !ns) {
+			free(sl);
+			out->unknown++;
+			continue;
+		}
+		if (J->start_s < 0 || J->nnodes <= 0 || !J->nodes) {
+			free(sl);
+			continue;
+		}
+		out->compared++;
+		memcpy(pol, J->nodes, (size_t)J->nnodes * sizeof(*pol));
+		qsort(pol, (size_t)J->nnodes, sizeof(*pol), cmp_i32);
+		qsort(sl, (size_t)ns, sizeof(*sl), cmp_i32);
+		for (int32_t a = 0, b = 0; a < J->nnodes && b < ns;) {
+			if (pol[a] == sl[b]) {
+				common++;
+				a++;
+				b++;
+			} else if (pol[a] < sl[b]) {
+				a++;
+			} else {
+				b++;
+			}
+		}
+		out->same += common == J->nnodes && common == ns;
+		out->shared += (double)common / J->nnodes;
+		{
+			int32_t lp = span(c, pol, J->nnodes, 0, tmp), ls = span(c, sl, ns, 0, tmp);
+
+			out->leaves_policy += lp;
+			out->leaves_slurm += ls;
+			out->spread_policy += lp > 1;
+			out->spread_slurm += ls > 1;
+		}
+		out->racks_policy += span(c, pol, J->nnodes, 1, tmp);
+		out->racks_slurm += span(c, sl, ns, 1, tmp);
+		free(sl);
+	}
+	if (out->compared) {
+		out->shared /= out->compared;
+		out->leaves_policy /= out->compared;
+		out->leaves_slurm /= out->compared;
+		out->racks_policy /= out->compared;
+		out->racks_slurm /= out->compared;
+	}
+done:
+	free(tmp);
+	free(pol);
+	return rc;
+}
+
+int gp__sim_print_vs_slurm(const gp_cluster_t *c, const gp_trace_t *t,
+                           const gp_sim_result_t *const *res, int n, FILE *f, gp_error_t *err)
+{
+	gp_sim_vs_slurm_t v;
+	int32_t with = 0;
+	int rc, w = 11;
+
+	for (int32_t i = 0; i < t->njobs; i++)
+		with += t->jobs[i].nodelist != NULL;
+	if (!with)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(res[i]->policy) > w)
+			w = (int)strlen(res[i]->policy);
+	for (int i = 0; i < n; i++) {
+		if ((rc = gp__sim_vs_slurm(c, t, res[i], &v, err)))
+			return rc;
+		if (!i) {
+			fprintf(f, "\nAgainst the nodes Slurm gave (the trace's nodelist): %d jobs with a "
+			        "node list, %d naming nodes this cluster does not have\n",
+			        (int)v.with_list, (int)v.unknown);
+			fprintf(f, "%-*s %8s %9s %8s %8s %8s %8s %8s %10s %8s\n", w, "policy",
+			        "compared", "same set", "shared", "leaves", "(Slurm)", "racks", "(Slurm)",
+			        "multi-leaf", "(Slurm)");
+		}
+		fprintf(f, "%-*s %8d %8.1f%% %7.1f%% %8.2f %8.2f %8.2f %8.2f %10d %8d\n", w,
+		        res[i]->policy, (int)v.compared,
+		        v.compared ? 100.0 * v.same / v.compared : 0.0, 100.0 * v.shared,
+		        v.leaves_policy, v.leaves_slurm, v.racks_policy, v.racks_slurm,
+		        (int)v.spread_policy, (int)v.spread_slurm);
+	}
+	if (ferror(f))
+		return gp__errorf(err, GP_EIO, "cannot write the comparison with Slurm's nodes");
+	return 0;
+}

@@ -27,10 +27,10 @@
 
 /* The columns the reader knows; every other column is ignored. */
 enum { COL_SUBMIT, COL_DURATION, COL_GPUS, COL_NODES, COL_TP, COL_PP, COL_PARAMS, COL_COMM,
-       COL_LIMIT, NCOLS };
+       COL_LIMIT, COL_NODELIST, NCOLS };
 static const char *const col_names[NCOLS] = {
 	"submit_time_s", "duration_s", "gpus", "nodes", "tp", "pp", "params", "comm_fraction",
-	"time_limit_s",
+	"time_limit_s", "nodelist",
 };
 /* Largest params hint: 1e15 parameters, far above any model trained. */
 #define TRACE_MAX_PARAMS 1e15
@@ -285,6 +285,26 @@ static int parse_header(const char *name, long line, char *buf, size_t len, size
 	return 0;
 }
 
+/* The nodelist column: a copy of the field (unquoted), NULL when empty;
+ * a host list of GP_TRACE_MAX_NODELIST bytes or more is an error. */
+static int keep_nodelist(const char *name, long line, const struct field *f, gp_trace_job_t *j,
+                         gp_error_t *err)
+{
+	char v[64];
+
+	if (!f->s || !f->len)
+		return 0;
+	if (f->len >= GP_TRACE_MAX_NODELIST || memchr(f->s, '\n', f->len))
+		return gp__errorf(err, GP_EINVAL, "%s:%ld: nodelist '%s': %s", name, line,
+		                  shown(v, sizeof(v), f->s, f->len),
+		                  f->len >= GP_TRACE_MAX_NODELIST ? "too long" : "holds a line break");
+	if (!(j->nodelist = malloc(f->len + 1)))
+		return gp__errorf(err, GP_ENOMEM, "%s:%ld: out of memory", name, line);
+	memcpy(j->nodelist, f->s, f->len);
+	j->nodelist[f->len] = '\0';
+	return 0;
+}
+
 static int cmp_job(const void *a, const void *b)
 {
 	const gp_trace_job_t *x = a, *y = b;
@@ -419,12 +439,15 @@ static int parse_mut(const char *name, char *buf, size_t len, gp_trace_t **out, 
 		    (col[COL_LIMIT] >= 0 &&
 		     (rc = parse_seconds(name, line, COL_LIMIT, &f[COL_LIMIT], &j->limit_s, err))))
 			goto error;
+		j->nodelist = NULL;
 		if ((j->tp > 1 || j->pp > 1) && j->gpus % ((j->tp ? j->tp : 1) * (j->pp ? j->pp : 1))) {
 			rc = gp__errorf(err, GP_EINVAL, "%s:%ld: tp %d x pp %d does not divide the job's "
 			                "%d GPUs", name, line, (int)(j->tp ? j->tp : 1),
 			                (int)(j->pp ? j->pp : 1), (int)j->gpus);
 			goto error;
 		}
+		if (col[COL_NODELIST] >= 0 && (rc = keep_nodelist(name, line, &f[COL_NODELIST], j, err)))
+			goto error;
 		t->njobs++;
 		/* the record's line breaks beyond its last one are lines too */
 		line += lines - (lines > 0);
@@ -488,14 +511,21 @@ void gp__trace_destroy(gp_trace_t *t)
 {
 	if (!t)
 		return;
+	for (int32_t i = 0; i < t->njobs; i++)
+		free(t->jobs[i].nodelist);
 	free(t->jobs);
 	free(t);
 }
 
 void gp__trace_truncate(gp_trace_t *t, int32_t n)
 {
-	if (t && n > 0 && n < t->njobs)
+	if (t && n > 0 && n < t->njobs) {
+		for (int32_t i = n; i < t->njobs; i++) {
+			free(t->jobs[i].nodelist);
+			t->jobs[i].nodelist = NULL;
+		}
 		t->njobs = n;
+	}
 }
 
 /* Whole numbers below 2^53 as integers, else the shortest text that

@@ -15,7 +15,10 @@
  * Slurm for, seconds > 0: all the scheduler knows of its run time) are
  * optional (a missing column or an empty field = not given: the
  * simulator's documented defaults, sim.h, and for the limit a drawn one,
- * gp__trace_draw_limit); every other
+ * gp__trace_draw_limit); nodelist, the nodes Slurm gave the job (a Slurm
+ * host list, as `trace import-sacct` writes it from sacct's NodeList), is
+ * kept for `simulate` to compare its placements with, not checked against
+ * the cluster here; every other
  * column (status, vc, ...) is ignored.  submit_time_s is
  * seconds from the trace's start (>= 0), duration_s the job's run time on
  * an ideal placement (> 0), gpus the job's total GPUs (>= 1), nodes the
@@ -45,6 +48,8 @@ typedef struct gp_trace_job {
 	double params;        /* model parameters hint, 0 = not given */
 	double comm_fraction; /* exposed communication share, 0 = not given */
 	double limit_s;       /* time limit asked for (--time), 0 = not given */
+	char *nodelist;       /* the nodes Slurm gave it (host list), NULL = not
+	                       * given; owned by the trace */
 } gp_trace_job_t;
 
 typedef struct gp_trace {
@@ -101,6 +106,9 @@ int32_t gp__trace_fill_limits(gp_trace_t *t, uint64_t seed);
 /* Largest trace file read, bytes: the JSON model reader's limit (1 GiB);
  * at about 100 bytes a CSV row that is some 10 million jobs. */
 #define GP_TRACE_MAX_FILE ((size_t)1 << 30)
+/* Longest nodelist field kept, bytes: a host list of a job on a whole
+ * 65,536-node cluster compresses far below this. */
+#define GP_TRACE_MAX_NODELIST 65536
 
 #define GP_TRACE_MAX_SIZES 32
 

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -123,4 +124,60 @@ int gp__cli_action(const char *me, int argc, char **argv, const char *const acti
 		fprintf(stderr, "%s: unknown action '%s'\n", me, argv[1]);
 	usage(stderr);
 	return 2;
+}
+
+/* Old spelling -> new, per command (NULL: every command). */
+static const struct cli_alias {
+	const char *cmd, *old, *new_;
+} cli_aliases[] = {
+	{ "simulate", "--out", "--out-dir" },
+	{ "model", "--gpu", "--gpu-type" },
+	{ "calibrate", "--gpu", "--gpu-type" },
+	{ "probe", "--type", "--gpu-type" },
+	{ "probe", "--json", "--json-out" },
+	{ "synth", "--json", "--json-out" },
+	{ "cluster", "--out", "--json-out" },
+};
+
+char **gp__cli_aliases(int *argc, char **argv)
+{
+	char **out = malloc(((size_t)*argc + 2) * sizeof(*out));
+	int n = 0;
+
+	if (!out)
+		return NULL;
+	for (int i = 0; i < *argc; i++) {
+		const char *a = argv[i];
+
+		out[n++] = argv[i];
+		if (i < 2 || !strcmp(a, "--"))
+			continue;
+		if (!strcmp(argv[1], "place") && !strcmp(a, "--json-out") &&
+		    (i + 1 == *argc || (argv[i + 1][0] == '-' && argv[i + 1][1]))) {
+			fprintf(stderr, "gpuplace place: --json-out without FILE is now --json-out - "
+			        "(standard output); the old form goes away in the next release\n");
+			out[n++] = (char *)"-";
+			continue;
+		}
+		for (size_t k = 0; k < sizeof(cli_aliases) / sizeof(cli_aliases[0]); k++) {
+			const struct cli_alias *al = &cli_aliases[k];
+			size_t ol = strlen(al->old);
+
+			if (strcmp(argv[1], al->cmd) || strncmp(a, al->old, ol) || (a[ol] && a[ol] != '='))
+				continue;
+			fprintf(stderr, "gpuplace %s: %s is now %s; the old spelling goes away in the next "
+			        "release\n", al->cmd, al->old, al->new_);
+			if (!a[ol]) {
+				out[n - 1] = (char *)al->new_;
+			} else {
+				/* --old=VALUE: the new name as one word, the value as the next */
+				out[n - 1] = (char *)al->new_;
+				out[n++] = (char *)(a + ol + 1);
+			}
+			break;
+		}
+	}
+	out[n] = NULL;
+	*argc = n;
+	return out;
 }

@@ -67,4 +67,17 @@ int gp__cli_option_error(const char *me, int opt, const char *arg, void (*usage)
 int gp__cli_action(const char *me, int argc, char **argv, const char *const actions[],
                    void (*usage)(FILE *), const char **action);
 
+/*
+ * The old spellings of options, kept for one release: argv (of the whole
+ * command line, argv[1] the command) with each old spelling replaced by
+ * the new one ("--old VALUE" and "--old=VALUE"), and a warning on stderr
+ * for each.  One spelling per concept: --json FILE reads a model,
+ * --json-out FILE|- writes JSON, --out-dir DIR is an output directory,
+ * -o/--out FILE another output file, --gpu-type TYPE a GPU type.  `place
+ * --json-out` without a FILE (its old flag) becomes --json-out -.
+ * Returns a malloc'd array of *argc + 1 pointers (into argv or static
+ * strings; the caller frees the array only), or NULL when out of memory.
+ */
+char **gp__cli_aliases(int *argc, char **argv);
+
 #endif /* GP_CLI_H */

@@ -3,7 +3,7 @@
  * cmd_calibrate.c - `gpuplace calibrate`: fit the site's transport
  * constants to its own nccl-tests runs and print the gpuplace.conf keys.
  *
- * usage: gpuplace calibrate [--defaults] [--transport T] [--gpu G] [--nic-gbps X]
+ * usage: gpuplace calibrate [--defaults] [--transport T] [--gpu-type G] [--nic-gbps X]
  *        [--rails R] [--predict FILE...] FILE...
  *
  * Every FILE is standard nccl-tests text output (any collective, size
@@ -37,7 +37,7 @@ static void usage(FILE *f)
 	        "time per size and the FabricLevel=0 line for gpuplace.conf.\n"
 	        "\n"
 	        "  --transport T   ib roce efa tcp offload (default: the files' key, else ib)\n"
-	        "  --gpu G         built-in GPU of the nodes (default: the files' key, else h100)\n"
+	        "  --gpu-type G    built-in GPU of the nodes (default: the files' key, else h100)\n"
 	        "  --nic-gbps X    per-NIC line rate, GB/s (default: the files' key, else 50)\n"
 	        "  --rails R       NICs per node (default: the files' key, else one per GPU)\n"
 	        "  --predict       the files that follow are predicted, not fitted\n"
@@ -163,7 +163,7 @@ static int parse_opt(struct args *a, int opt, const char *arg)
 		return 0;
 	case 'g':
 		if (!gp__cost_gpu_builtin(arg, NULL)) {
-			fprintf(stderr, ME ": --gpu: unknown GPU '%s'\n", arg);
+			fprintf(stderr, ME ": --gpu-type: unknown GPU '%s'\n", arg);
 			return 2;
 		}
 		a->gpu = arg;
@@ -194,7 +194,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
 		{ "transport", required_argument, NULL, 't' },
-		{ "gpu", required_argument, NULL, 'g' },
+		{ "gpu-type", required_argument, NULL, 'g' },
 		{ "nic-gbps", required_argument, NULL, 'N' },
 		{ "rails", required_argument, NULL, 'r' },
 		{ "predict", no_argument, NULL, 'P' },

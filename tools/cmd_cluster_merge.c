@@ -17,14 +17,14 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: gpuplace cluster merge [--out FILE] FRAG.json...\n"
+	        "usage: gpuplace cluster merge [--json-out FILE] FRAG.json...\n"
 	        "\n"
-	        "Merge the JSON fragments written by `gpuplace probe --json` on many nodes:\n"
+	        "Merge the JSON fragments written by `gpuplace probe --json-out` on many nodes:\n"
 	        "gres.conf lines with identical nodes grouped under one host list, the\n"
 	        "gpuplace.conf NodeName=LIST Rails=N lines, and each group's slurm.conf\n"
 	        "Gres= and Features= as comments.\n"
 	        "\n"
-	        "  --out FILE   write to FILE instead of standard output\n"
+	        "  --json-out FILE  write to FILE instead of standard output\n"
 	        "  -h, --help   this help\n");
 }
 
@@ -59,7 +59,7 @@ static int load_fragment(const char *path, gp_probe_t **out, gp_error_t *err)
 int gp_cmd_cluster_merge(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
+		{ "json-out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

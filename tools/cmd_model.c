@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "commands.h"
 #include "cost.h"
 
@@ -25,7 +27,7 @@ static void usage(FILE *f)
 	        "Cluster (one of):\n"
 	        "  --conf-dir DIR          Slurm configuration directory (slurm.conf, ...)\n"
 	        "  --json FILE             cluster model as JSON\n"
-	        "  --gpu TYPE              built-in shape: h100 h200 h800 a100 b200 gb200 pcie t4\n"
+	        "  --gpu-type TYPE         built-in shape: h100 h200 h800 a100 b200 gb200 pcie t4\n"
 	        "                          (default h100 when no cluster is given)\n"
 	        "    --nodes N             nodes in the shape (default: enough for --ngpus, else 1)\n"
 	        "    --gpus-per-node G     GPUs per node (default 8)\n"
@@ -53,7 +55,8 @@ static void usage(FILE *f)
 	        "Job:\n"
 	        "  --job SPEC              job hints, e.g. tp=8,pp=2,params=70e9,step_s=2\n"
 	        "                          (\"default\" = the default profile)\n"
-	        "  --format text|json      breakdown format (default text)\n");
+	        "  --format text|json      output format, for --job and for collectives\n"
+	        "                          (default text)\n");
 }
 
 /* Parse "G,G,..." (GPUs per node) into counts[]; *n set.  0 or -1. */
@@ -160,12 +163,19 @@ static void print_header(const gp_cluster_t *c, const gp_placement_t *pl, int32_
 
 static int run_collectives(const gp_cluster_t *c, const gp_placement_t *pl, int32_t G,
                            gp_cost_scratch_t *s, gp_coll_t coll, gp_algo_t algo, double minb,
-                           double maxb, double factor)
+                           double maxb, double factor, bool json)
 {
 	double size;
 	gp_error_t err = { "" };
+	json_object *rows = NULL;
+	int rc = 0;
 
-	print_header(c, pl, G, coll, algo);
+	if (json && !(rows = json_object_new_array())) {
+		fprintf(stderr, ME ": out of memory\n");
+		return 1;
+	}
+	if (!json)
+		print_header(c, pl, G, coll, algo);
 	for (size = minb; size <= maxb * (1 + 1e-9); size *= factor) {
 		gp_coll_result_t r;
 		double count = size / 4.0;
@@ -177,15 +187,38 @@ static int run_collectives(const gp_cluster_t *c, const gp_placement_t *pl, int3
 			count = size / 4.0 / G;
 		if (gp__cost_collective(c, pl, coll, algo, size, s, &r, &err) != GP_OK) {
 			fprintf(stderr, ME ": %s\n", err.text);
+			json_object_put(rows);
 			return 1;
 		}
-		printf("  %10.0f %12.0f %8s %6s %6d %10.2f %8.2f %8.2f  %s\n", size, count, "float",
+		if (rows) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "bytes", json_object_new_double(size));
+			json_object_object_add(o, "count", json_object_new_double(count));
+			json_object_object_add(o, "time_us", json_object_new_double(r.time_s * 1e6));
+			json_object_object_add(o, "algbw_gbps", json_object_new_double(r.algbw_gbps));
+			json_object_object_add(o, "busbw_gbps", json_object_new_double(r.busbw_gbps));
+			json_object_object_add(o, "algo", json_object_new_string(gp__algo_name(r.algo)));
+			json_object_array_add(rows, o);
+		} else
+			printf("  %10.0f %12.0f %8s %6s %6d %10.2f %8.2f %8.2f  %s\n", size, count, "float",
 		       reduce ? "sum" : "none", -1, r.time_s * 1e6, r.algbw_gbps, r.busbw_gbps,
 		       gp__algo_name(r.algo));
 		if (factor <= 1)
 			break;
 	}
-	return ferror(stdout) ? 1 : 0;
+	if (rows) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "gpus", json_object_new_int(G));
+		json_object_object_add(o, "nodes", json_object_new_int(pl->n));
+		json_object_object_add(o, "rows", rows);
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+		                                              JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	}
+	rc = ferror(stdout) ? 1 : 0;
+	return rc;
 }
 
 static int run_job(const gp_cluster_t *c, const gp_placement_t *pl, int32_t G,
@@ -243,7 +276,7 @@ static int parse_shape_opt(struct args *a, int opt, const char *name, const char
 	switch (opt) {
 	case 'g':
 		if (!gp__cost_gpu_builtin(arg, NULL)) {
-			fprintf(stderr, ME ": --gpu: unknown GPU '%s'\n", arg);
+			fprintf(stderr, ME ": --gpu-type: unknown GPU '%s'\n", arg);
 			return 2;
 		}
 		snprintf(a->sh.gpu, sizeof(a->sh.gpu), "%s", arg);
@@ -343,7 +376,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	static const struct option opts[] = {
 		{ "conf-dir", required_argument, NULL, 'C' },
 		{ "json", required_argument, NULL, 'J' },
-		{ "gpu", required_argument, NULL, 'g' },
+		{ "gpu-type", required_argument, NULL, 'g' },
 		{ "nodes", required_argument, NULL, 'n' },
 		{ "gpus-per-node", required_argument, NULL, 'G' },
 		{ "rails", required_argument, NULL, 'r' },
@@ -536,7 +569,8 @@ static int run(const struct args *a, const gp_cluster_t *c, const gp_placement_t
 	if (a->job)
 		rc = run_job(c, pl, G, s, a->job, a->json_out);
 	else
-		rc = run_collectives(c, pl, G, s, a->coll, a->algo, a->minb, a->maxb, a->factor);
+		rc = run_collectives(c, pl, G, s, a->coll, a->algo, a->minb, a->maxb, a->factor,
+		                     a->json_out);
 	gp__cost_scratch_destroy(s);
 	return rc;
 }

@@ -2,6 +2,7 @@
 /* cmd_place.c - `gpuplace place`: the engine's decision for one job, and why. */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@ static void usage(FILE *f)
 	        "                      --job SPEC [--partition NAME] [--exclusive]\n"
 	        "                      [--nodelist LIST] [--exclude LIST] [--constraint EXPR]\n"
 	        "                      [--time MINUTES] [--segment N] [--policy PARAMS] [--now EPOCH]\n"
-	        "                      [--json-out]\n"
+	        "                      [--json-out FILE|-]\n"
 	        "\n"
 	        "Decide where a job goes and print why: PIN (the nodes), CONSTRAIN (the\n"
 	        "topology domains it may start in, or advice to wait for a compact set) or\n"
@@ -34,14 +35,15 @@ static void usage(FILE *f)
 	        "  --policy PARAMS   gpuplace_* keys as in SchedulerParameters, applied after\n"
 	        "                    the site's slurm.conf, e.g. gpuplace_policy=pack\n"
 	        "  --now EPOCH       decision time (default: the state's time, else now)\n"
-	        "  --json-out        print the decision as JSON\n");
+	        "  --json-out FILE   write the decision as JSON to FILE (- for standard output)\n");
 }
 
 /* What the command line asks for. */
 struct args {
 	const char *dir, *json, *state, *part, *nodelist, *exclude, *constraint, *policy;
 	const char *tlimit, *now_s, *segment; /* checked once the model is loaded */
-	bool exclusive, json_out;
+	bool exclusive;
+	const char *json_out;     /* --json-out FILE, "-" = standard output */
 	gp_job_profile_t job;                 /* --job */
 };
 
@@ -62,7 +64,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "segment", required_argument, NULL, 'S' },
 		{ "policy", required_argument, NULL, 'P' },
 		{ "now", required_argument, NULL, 'n' },
-		{ "json-out", no_argument, NULL, 'o' },
+		{ "json-out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -88,7 +90,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'S': a->segment = optarg; break;
 		case 'P': a->policy = optarg; break;
 		case 'n': a->now_s = optarg; break;
-		case 'o': a->json_out = true; break;
+		case 'o': a->json_out = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "gpuplace place: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -180,6 +182,31 @@ static int build_request(const struct args *a, const gp_cluster_t *c, const gp_s
 }
 
 /* The engine's decision for r, printed; the exit status. */
+/* The decision as text on standard output, and as JSON to json_out when
+ * given ("-": JSON only, on standard output); 0 or 1 (message printed). */
+static int print_decision(const char *json_out, const gp_cluster_t *c, const gp_decision_t *d)
+{
+	FILE *f;
+	int rc;
+
+	if (json_out && !strcmp(json_out, "-"))
+		return gp__decision_print_json(c, d, stdout) == GP_OK && fflush(stdout) == 0 ? 0 : 1;
+	if (gp__decision_print_text(c, d, stdout) != GP_OK || fflush(stdout))
+		return 1;
+	if (!json_out)
+		return 0;
+	if (!(f = fopen(json_out, "w"))) {
+		fprintf(stderr, "gpuplace place: cannot write %s: %s\n", json_out, strerror(errno));
+		return 1;
+	}
+	rc = gp__decision_print_json(c, d, f);
+	if (fclose(f) || rc != GP_OK) {
+		fprintf(stderr, "gpuplace place: cannot write %s\n", json_out);
+		return 1;
+	}
+	return 0;
+}
+
 static int decide(const struct args *a, const gp_cluster_t *c, const gp_state_t *s,
                   const gp_request_t *r, const gp_policy_t *p, int64_t now)
 {
@@ -205,9 +232,7 @@ static int decide(const struct args *a, const gp_cluster_t *c, const gp_state_t 
 		fprintf(stderr, "gpuplace place: %s\n", err.text);
 		status = rc == GP_EINVAL ? 2 : 1;
 	} else {
-		rc = a->json_out ? gp__decision_print_json(c, &d, stdout)
-		                 : gp__decision_print_text(c, &d, stdout);
-		status = rc == GP_OK && fflush(stdout) == 0 ? 0 : 1;
+		status = print_decision(a->json_out, c, &d);
 	}
 	gp__decision_clear(&d);
 	gp__engine_destroy(e);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "commands.h"
 #include "power.h"
 
@@ -16,7 +18,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: gpuplace power show  (--conf-dir DIR | --json FILE) [--state FILE.json]\n"
-	        "                            [--no-telemetry]\n"
+	        "                            [--no-telemetry] [--json-out FILE|-]\n"
 	        "       gpuplace power curve (--conf-dir DIR | --json FILE) [--cap-curve SPEC]\n"
 	        "\n"
 	        "  show     poll every Telemetry= source once, then print per rack: power cap,\n"
@@ -29,9 +31,10 @@ static void usage(FILE *f)
 	        "  --json FILE        a model written by `gpuplace cluster export`\n"
 	        "  --state FILE.json  allocations (and recorded rack power) from the \"state\"\n"
 	        "                     section of a JSON document (gpuplace-json(5)); its node\n"
-	        "                     and rack names must be this cluster's.  Default: the\n"
-	        "                     --json document's own state, else everything idle\n"
+	        "                     and rack names must be this cluster's.  Default: the state\n"
+	        "                     in the --json FILE, else everything idle\n"
 	        "  --no-telemetry     do not poll; use recorded samples or the estimate\n"
+	        "  --json-out FILE    show: the racks as JSON to FILE (- for standard output)\n"
 	        "  --cap-curve SPEC   FRACTION:SPEED,... of TDP (default: built-in curve)\n");
 }
 
@@ -50,14 +53,16 @@ static void kw(char *buf, size_t size, double w)
 		snprintf(buf, size, "%.2f", w / 1000.0);
 }
 
-static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll)
+static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll, const char *json_out)
 {
 	const gp_power_snapshot_t *snap = NULL;
 	gp_poller_t *p = NULL;
 	gp_error_t err = { "" };
 	double now = gp__power_clock_real(NULL);
 	int32_t r, i;
-	int rc;
+	int rc, w = 16;
+	json_object *jr = NULL;
+	FILE *out = stdout;
 
 	if (poll && c->ntelemetry > 0) {
 		gp_poller_opts_t o = { .log = log_stderr };
@@ -74,7 +79,20 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll)
 		snap = gp__poller_snapshot_get(p);
 		now = gp__power_clock_real(NULL);
 	}
-	printf("%-16s %8s %8s %11s %12s %11s %-8s %-16s %s\n", "RACK", "CAP_KW", "COOL_KW",
+	/* the rack column as wide as the longest rack name */
+	for (r = 0; r < c->nracks; r++)
+		if ((int)strlen(c->racks[r].name) > w)
+			w = (int)strlen(c->racks[r].name);
+	if (json_out) {
+		if (!(jr = json_object_new_array())) {
+			fprintf(stderr, "gpuplace power: out of memory\n");
+			rc = 1;
+			goto done;
+		}
+		/* the table goes to stderr when the JSON takes standard output */
+		out = strcmp(json_out, "-") ? stdout : stderr;
+	}
+	fprintf(out, "%-*s %8s %8s %11s %12s %11s %-8s %-16s %s\n", w, "RACK", "CAP_KW", "COOL_KW",
 	       "MEASURED_KW", "ESTIMATED_KW", "HEADROOM_KW", "BINDS", "SOURCE", "AGE");
 	for (r = 0; r < c->nracks; r++) {
 		gp_power_headroom_t h;
@@ -93,24 +111,54 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll)
 		else
 			snprintf(age, sizeof(age), "%.0fs%s", h.age_s,
 			         h.stale ? " (stale: estimate used)" : "");
-		printf("%-16s %8.2f %8.2f %11s %12s %11s %-8s %-16s %s\n", c->racks[r].name,
+		if (jr) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "rack", json_object_new_string(c->racks[r].name));
+			json_object_object_add(o, "cap_kw", json_object_new_double(h.cap_w / 1000.0));
+			json_object_object_add(o, "cooling_kw", json_object_new_double(h.cooling_w / 1000.0));
+			json_object_object_add(o, "measured_kw", h.measured_w >= 0 ?
+			                       json_object_new_double(h.measured_w / 1000.0) : NULL);
+			json_object_object_add(o, "estimated_kw", json_object_new_double(h.estimated_w / 1000.0));
+			json_object_object_add(o, "headroom_kw", json_object_new_double(h.headroom_w / 1000.0));
+			json_object_object_add(o, "binds", json_object_new_string(
+			                       h.binding == GP_LIMIT_COOLING ? "cooling" : "power"));
+			json_object_object_add(o, "source", json_object_new_string(h.source));
+			json_object_object_add(o, "age_s", h.age_s >= 0 ? json_object_new_double(h.age_s) : NULL);
+			json_object_object_add(o, "stale", json_object_new_boolean(h.stale));
+			json_object_array_add(jr, o);
+		}
+		fprintf(out, "%-*s %8.2f %8.2f %11s %12s %11s %-8s %-16s %s\n", w, c->racks[r].name,
 		       h.cap_w / 1000.0, h.cooling_w / 1000.0, m, e, hr,
 		       h.binding == GP_LIMIT_COOLING ? "cooling" : "power", h.source, age);
 	}
-	printf("headroom = min(cap, cooling) x (1 - PowerMargin %.3g) - draw; draw is the fresh "
+	fprintf(out, "headroom = min(cap, cooling) x (1 - PowerMargin %.3g) - draw; draw is the fresh "
 	       "measurement, else max(estimate, last measurement)\n", c->site.power_margin);
 	for (i = 0; snap && i < snap->nsources; i++) {
 		const gp_source_status_t *st = &snap->sources[i];
 
 		if (st->state != GP_SOURCE_OK)
-			printf("telemetry %s: %s%s%s\n", st->name,
+			fprintf(out, "telemetry %s: %s%s%s\n", st->name,
 			       st->state == GP_SOURCE_FAILED ? "failed" :
 			       st->state == GP_SOURCE_PARTIAL ? "partial" : "not polled",
 			       st->message[0] ? ": " : "", st->message);
 	}
+	rc = 0;
+	if (jr) {
+		FILE *f = strcmp(json_out, "-") ? fopen(json_out, "w") : stdout;
+
+		if (!f || fprintf(f, "%s\n", json_object_to_json_string_ext(jr,
+		           JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0 ||
+		    (f == stdout ? fflush(f) : fclose(f))) {
+			fprintf(stderr, "gpuplace power: cannot write %s\n", json_out);
+			rc = 1;
+		}
+	}
+done:
+	json_object_put(jr);
 	gp__power_snapshot_put(snap);
 	gp__poller_destroy(p);
-	return 0;
+	return rc;
 }
 
 static int curve(const gp_cluster_t *c, const gp_cap_curve_t *cv)
@@ -138,7 +186,7 @@ static int curve(const gp_cluster_t *c, const gp_cap_curve_t *cv)
 
 /* What the command line asks for. */
 struct args {
-	const char *action, *conf_dir, *json, *state;
+	const char *action, *conf_dir, *json, *state, *json_out;
 	bool poll;
 	bool has_curve;
 	gp_cap_curve_t curve;
@@ -154,6 +202,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "state", required_argument, NULL, 's' },
 		{ "no-telemetry", no_argument, NULL, 'n' },
 		{ "cap-curve", required_argument, NULL, 'k' },
+		{ "json-out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -173,6 +222,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'j': a->json = optarg; break;
 		case 's': a->state = optarg; break;
 		case 'n': a->poll = false; break;
+		case 'o': a->json_out = optarg; break;
 		case 'k':
 			if (gp__cap_curve_parse(optarg, &a->curve, &err) < 0) {
 				fprintf(stderr, ME ": --cap-curve: %s\n", err.text);
@@ -210,7 +260,7 @@ int gp_cmd_power(int argc, char **argv)
 		fprintf(stderr, ME ": %s\n", gp_strerror(rc));
 		goto out;
 	}
-	status = !strcmp(a.action, "show") ? show(c, s, a.poll)
+	status = !strcmp(a.action, "show") ? show(c, s, a.poll, a.json_out)
 	                                   : curve(c, a.has_curve ? &a.curve : NULL);
 out:
 	gp_state_destroy(s);

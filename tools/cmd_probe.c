@@ -15,7 +15,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: gpuplace probe [--xml FILE] [--node-name NAME] [--type TYPE] [--json FILE]\n"
+	        "usage: gpuplace probe [--xml FILE] [--node-name NAME] [--gpu-type TYPE] [--json-out FILE]\n"
 	        "\n"
 	        "Find this node's GPUs, NVLinks and GPU-NIC affinity with hwloc and print\n"
 	        "its gres.conf lines (Cores=, Links=), slurm.conf Gres=/Features= and\n"
@@ -23,8 +23,8 @@ static void usage(FILE *f)
 	        "\n"
 	        "  --xml FILE        read a saved hwloc XML topology instead of this machine\n"
 	        "  --node-name NAME  node name in the lines (default: the host name)\n"
-	        "  --type TYPE       gres Type= of every GPU (default: from the GPU model)\n"
-	        "  --json FILE       write the node's JSON fragment to FILE ('-' = standard\n"
+	        "  --gpu-type TYPE   gres Type= of every GPU (default: from the GPU model)\n"
+	        "  --json-out FILE   write the node's JSON fragment to FILE ('-' = standard\n"
 	        "                    output, instead of the configuration lines)\n"
 	        "  -h, --help        this help\n");
 }
@@ -34,7 +34,7 @@ static int set_type(gp_probe_t *p, const char *type)
 	int g;
 
 	if (strlen(type) >= sizeof(p->gpus[0].type) || !*type || strpbrk(type, " \t,:=\"")) {
-		fprintf(stderr, "gpuplace probe: --type: '%s' is not a gres type\n", type);
+		fprintf(stderr, "gpuplace probe: --gpu-type: '%s' is not a gres type\n", type);
 		return 2;
 	}
 	for (g = 0; g < p->ngpus; g++)
@@ -73,8 +73,8 @@ int gp_cmd_probe(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "xml", required_argument, NULL, 'x' },
 		{ "node-name", required_argument, NULL, 'n' },
-		{ "type", required_argument, NULL, 't' },
-		{ "json", required_argument, NULL, 'j' },
+		{ "gpu-type", required_argument, NULL, 't' },
+		{ "json-out", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

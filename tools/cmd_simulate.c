@@ -33,7 +33,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: gpuplace simulate (--conf-dir DIR | --json FILE) --trace TRACE.csv\n"
-	        "                         [--policies LIST] [--out DIR] [--no-plots]\n"
+	        "                         [--policies LIST] [--out-dir DIR] [--no-plots]\n"
 	        "                         [--max-jobs N] [--state STATE.json] [--threads N]\n"
 	        "                         [--bf-max-job-test N] [--comm-fraction F]\n"
 	        "                         [--samples N] [--judge TABLE.csv] [--check]\n"
@@ -54,7 +54,7 @@ static void usage(FILE *f)
 	        "                        (default " DEFAULT_POLICIES ",\n"
 	        "                        with tree-switches after tree where the cluster has\n"
 	        "                        switches, block after tree where it has blocks)\n"
-	        "  --out DIR             where CSV, JSON and plots go (default gpuplace-sim)\n"
+	        "  --out-dir DIR         where CSV, JSON and plots go (default gpuplace-sim)\n"
 	        "  --no-plots            do not run gnuplot\n"
 	        "  --max-jobs N          only the first N jobs of the trace\n"
 	        "  --state STATE.json    initial node flags (down/drained nodes stay unused)\n"
@@ -86,6 +86,9 @@ struct pool {
 	struct run *runs;
 	int nruns;
 	int next;
+	int done;               /* runs finished (progress line) */
+	bool progress;          /* stderr is a terminal: keep a progress line */
+	double t0;
 	pthread_mutex_t lock;
 };
 
@@ -113,8 +116,20 @@ static void *worker(void *arg)
 			return NULL;
 		r = &p->runs[i];
 		t0 = now_s();
+		if (p->progress) {
+			pthread_mutex_lock(&p->lock);
+			fprintf(stderr, "\r" ME ": %d of %d policies done, running %s (%.0f s)\033[K",
+			        p->done, p->nruns, r->policy.name, now_s() - p->t0);
+			pthread_mutex_unlock(&p->lock);
+		}
 		r->rc = gp__sim_run(r->c, r->s, r->t, &r->policy, r->o, &r->res, &r->err);
 		r->wall_s = now_s() - t0;
+		pthread_mutex_lock(&p->lock);
+		p->done++;
+		if (p->progress)
+			fprintf(stderr, "\r" ME ": %d of %d policies done (%.0f s)\033[K", p->done,
+			        p->nruns, now_s() - p->t0);
+		pthread_mutex_unlock(&p->lock);
 	}
 }
 
@@ -134,7 +149,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "json", required_argument, NULL, 'j' },
 		{ "trace", required_argument, NULL, 't' },
 		{ "policies", required_argument, NULL, 'p' },
-		{ "out", required_argument, NULL, 'o' },
+		{ "out-dir", required_argument, NULL, 'o' },
 		{ "no-plots", no_argument, NULL, 'N' },
 		{ "max-jobs", required_argument, NULL, 'm' },
 		{ "state", required_argument, NULL, 's' },
@@ -245,7 +260,10 @@ static int add_policies(const char *policies, const gp_cluster_t *c, struct run 
 static int run_all(struct run *runs, int nruns, long threads, const gp_trace_t *t)
 {
 	pthread_t tids[MAX_POLICIES];
-	struct pool pool = { runs, nruns, 0, PTHREAD_MUTEX_INITIALIZER };
+	/* a progress line only where someone watches it (a terminal), never
+	 * in a log or a pipe */
+	struct pool pool = { runs, nruns, 0, 0, isatty(STDERR_FILENO) == 1, now_s(),
+	                     PTHREAD_MUTEX_INITIALIZER };
 	int nthreads = threads > 0 ? (int)threads : (int)sysconf(_SC_NPROCESSORS_ONLN), i;
 	double t0 = now_s();
 
@@ -262,6 +280,8 @@ static int run_all(struct run *runs, int nruns, long threads, const gp_trace_t *
 	for (i = 1; i < nthreads; i++)
 		pthread_join(tids[i], NULL);
 	pthread_mutex_destroy(&pool.lock);
+	if (pool.progress)
+		fputs("\r\033[K", stderr);
 	for (i = 0; i < nruns; i++) {
 		if (runs[i].rc) {
 			fprintf(stderr, ME ": policy %s: %s\n", runs[i].policy.name, runs[i].err.text);
@@ -288,6 +308,10 @@ static int report(const struct args *a, const gp_cluster_t *c, const gp_trace_t 
 	       "FILE for an independent one)");
 	if (gp__sim_print_table(res, nruns, stdout)) {
 		fprintf(stderr, ME ": cannot write the table\n");
+		return 1;
+	}
+	if (gp__sim_print_vs_slurm(c, t, res, nruns, stdout, &err)) {
+		fprintf(stderr, ME ": %s\n", err.text);
 		return 1;
 	}
 	if (gp__sim_write_files(c, t, res, nruns, a->out, &err)) {

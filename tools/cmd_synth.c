@@ -16,7 +16,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: gpuplace synth --nodes N [OPTIONS] (--out-dir DIR | --json FILE)\n"
+	        "usage: gpuplace synth --nodes N [OPTIONS] (--out-dir DIR | --json-out FILE)\n"
 	        "\n"
 	        "A rail-optimized leaf/spine cluster: scalable units of nodes under one leaf,\n"
 	        "leaves under spine groups, a core switch above several spine groups.\n"
@@ -35,7 +35,7 @@ static void usage(FILE *f)
 	        "  --seed S                     vary rack caps +-15%% reproducibly (0 = regular)\n"
 	        "  --out-dir DIR                write slurm.conf, topology.conf, gres.conf,\n"
 	        "                               gpuplace.conf into DIR\n"
-	        "  --json FILE                  write the model as JSON (- for standard output)\n");
+	        "  --json-out FILE              write the model as JSON (- for standard output)\n");
 }
 
 /* What the command line asks for. */
@@ -103,7 +103,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "name", required_argument, NULL, 'N' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "out-dir", required_argument, NULL, 'o' },
-		{ "json", required_argument, NULL, 'j' },
+		{ "json-out", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -140,7 +140,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return 2;
 	}
 	if (!!a->out_dir == !!a->json) {
-		fprintf(stderr, ME ": give exactly one of --out-dir DIR or --json FILE\n");
+		fprintf(stderr, ME ": give exactly one of --out-dir DIR or --json-out FILE\n");
 		return 2;
 	}
 	if (gp__synth_check(&a->p, &err)) {

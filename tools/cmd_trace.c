@@ -7,14 +7,17 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "model.h"
+#include "sacct.h"
 #include "trace.h"
 
 #define ME_SHOW "gpuplace trace show"
 #define ME_SYNTH "gpuplace trace synth"
+#define ME_SACCT "gpuplace trace import-sacct"
 
 static void usage(FILE *f)
 {
@@ -25,13 +28,15 @@ static void usage(FILE *f)
 	        "                            [--gpus-per-node G] [--load L] [--seed S]\n"
 	        "                            [--sizes SPEC] [--median S] [--p90 S] [--min S]\n"
 	        "                            [--max S] [-o FILE]\n"
+	        "       gpuplace trace import-sacct [-o FILE] [SACCT_FILE|-]\n"
 	        "\n"
 	        "Job traces for the simulator: CSV with a header naming submit_time_s,\n"
 	        "duration_s, gpus and optionally nodes (other columns are ignored).\n"
 	        "\n"
 	        "  show    summary: jobs, span, GPU-hours, GPUs per job, duration quantiles\n"
 	        "  check   load each FILE and say whether it is valid\n"
-	        "  synth   write a synthetic trace (see `gpuplace trace synth --help`)\n");
+	        "  synth   write a synthetic trace (see `gpuplace trace synth --help`)\n"
+	        "  import-sacct  the site's own jobs from `sacct --parsable2` output\n");
 }
 
 static void usage_show(FILE *f)
@@ -347,6 +352,82 @@ static int cmd_synth(int argc, char **argv)
 	return rc;
 }
 
+static void usage_sacct(FILE *f)
+{
+	fprintf(f,
+	        "usage: gpuplace trace import-sacct [-o FILE] [SACCT_FILE|-]\n"
+	        "\n"
+	        "The site's own history as a trace: read what sacct --parsable2 printed\n"
+	        "(standard input without SACCT_FILE or with -), for example\n"
+	        "\n"
+	        "  sacct --allusers --parsable2 --starttime 2026-10-01 --endtime 2026-11-01 \\\n"
+	        "    --format=JobID,Submit,Start,End,Elapsed,Timelimit,AllocTRES,ReqTRES,NodeList,Partition,State\n"
+	        "\n"
+	        "and write the trace CSV that `gpuplace simulate --trace` replays, with\n"
+	        "the nodes Slurm gave each job (NodeList) for simulate to compare with.\n"
+	        "Steps (123.batch, 123.0), jobs without GPUs (AllocTRES, else ReqTRES\n"
+	        "gres/gpu) and jobs that never ran are skipped and counted on stderr.\n"
+	        "\n"
+	        "  -o, --out FILE   write to FILE instead of standard output\n");
+}
+
+static int cmd_import_sacct(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *in = "-", *outp = NULL;
+	gp__file_t file = { 0 };
+	gp_sacct_stats_t st;
+	gp_error_t err = { "" };
+	FILE *f;
+	int opt, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': outp = optarg; break;
+		case 'h': usage_sacct(stdout); return 0;
+		default: return gp__cli_option_error(ME_SACCT, opt, argv[optind - 1], usage_sacct);
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, ME_SACCT ": give at most one SACCT_FILE\n");
+		usage_sacct(stderr);
+		return 2;
+	}
+	if (argc - optind == 1)
+		in = argv[optind];
+	if (gp__file_read(in, GP_TRACE_MAX_FILE, GP_FILE_STDIN, &file, &err)) {
+		fprintf(stderr, ME_SACCT ": %s\n", err.text);
+		return 1;
+	}
+	f = !outp || !strcmp(outp, "-") ? stdout : fopen(outp, "w");
+	if (!f) {
+		fprintf(stderr, ME_SACCT ": cannot write %s: %s\n", outp, strerror(errno));
+		free(file.buf);
+		return 1;
+	}
+	rc = gp__sacct_import(strcmp(in, "-") ? in : "standard input", file.buf, file.len, f, &st,
+	                      &err);
+	free(file.buf);
+	if (f != stdout && fclose(f) && !rc)
+		rc = gp__errorf(&err, GP_EIO, "%s: %s", outp, strerror(errno));
+	if (rc) {
+		fprintf(stderr, ME_SACCT ": %s\n", err.text);
+		if (f != stdout)
+			remove(outp);
+		return rc == GP_EINVAL ? 2 : 1;
+	}
+	fprintf(stderr, ME_SACCT ": %d jobs from %d lines (skipped: %d steps, %d without GPUs, "
+	        "%d that never ran)\n", (int)st.jobs, (int)st.lines, (int)st.steps, (int)st.no_gpus,
+	        (int)st.not_run);
+	return 0;
+}
+
 int gp_cmd_trace(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -363,6 +444,8 @@ int gp_cmd_trace(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "synth"))
 		return cmd_synth(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "import-sacct"))
+		return cmd_import_sacct(argc - 1, argv + 1);
 	fprintf(stderr, "gpuplace trace: unknown sub-command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

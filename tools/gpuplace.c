@@ -3,8 +3,10 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 
 struct command {
@@ -54,8 +56,18 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], commands[i].name)) {
+			char **av = gp__cli_aliases(&argc, argv);
+			int rc;
+
+			if (!av) {
+				fprintf(stderr, "gpuplace: out of memory\n");
+				return 1;
+			}
+			rc = commands[i].fn(argc - 1, av + 1);
+			free(av);
+			return rc;
+		}
 	fprintf(stderr, "gpuplace: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

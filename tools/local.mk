@@ -5,3 +5,7 @@ gpuplace_LDADD = $(GP_LIBS)
 gpuplace_SOURCES += tools/cmd_cluster.c tools/cmd_synth.c
 TESTS += tests/cli/test_cluster_cli.sh
 EXTRA_DIST += tests/cli/test_cluster_cli.sh
+# One spelling per concept across every sub-command's --help; the old
+# spellings as aliases with a warning; JSON from every show.
+TESTS += tests/cli/cli_conventions.sh
+EXTRA_DIST += tests/cli/cli_conventions.sh

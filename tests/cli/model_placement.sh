@@ -31,7 +31,7 @@ check() { # name file units time_s algo limit
 	fi
 }
 job=dp_bytes=1e9
-pcie="--gpu pcie --gpus-per-node 4 --rails 1 --nic-gbps 25"
+pcie="--gpu-type pcie --gpus-per-node 4 --rails 1 --nic-gbps 25"
 
 # A. PCIe nodes, one 25 GB/s NIC, 1+1: ring of 2 ranks.  Each node's NIC
 # carries 2(2-1)/2 x 1e9 = 1e9 B at 25 x 0.96 = 24 GB/s: 41.6667 ms (PCIe
@@ -53,7 +53,7 @@ check "4+4 PCIe: PCIe-bound, 68.557811 ms" "$t/b" 2 0.0685578 hier pcie
 # at 48 GB/s = 27.777778 ms; NVLink 2(4-1)/4 x 1e9 / 370.8e9 = 4.045 ms.
 # Latency: 6 steps, 4 between nodes: 1.4 x (2 x 3.4 + 4 x 14) + 8.4 +
 # 55.076 = 151.396 us.  Total 27.929174 ms, NIC-bound.
-"$bin" model --gpu h100 --rails 1 --placement 2,1,1 --job $job >"$t/c" 2>&1
+"$bin" model --gpu-type h100 --rails 1 --placement 2,1,1 --job $job >"$t/c" 2>&1
 check "2+1+1 H100: NIC-bound, 27.929174 ms" "$t/c" 3 0.0279292 hier nic
 
 # D. 1+1 on nodes under different leaves with 4:1 uplinks: the leaf's
@@ -62,18 +62,18 @@ check "2+1+1 H100: NIC-bound, 27.929174 ms" "$t/c" 3 0.0279292 hier nic
 # ECMP_LOAD_FLOOR): 10.2 GB/s for the 1e9 B ring edge = 98.039216 ms;
 # the leaf-to-spine links add 2 x 0.5 = 1 us per step, latency 8.4 + 1.4 x
 # 2 x 15 + 55.076 = 105.476 us.  Total 98.144692 ms, uplink of level 1.
-"$bin" model --gpu h100 --rails 1 --nodes-per-leaf 1 --oversub 4 --placement 1,1 \
+"$bin" model --gpu-type h100 --rails 1 --nodes-per-leaf 1 --oversub 4 --placement 1,1 \
 	--job $job >"$t/d" 2>&1
 check "1+1 across 4:1 leaves: uplink-L1, 98.144692 ms" "$t/d" 2 0.0981447 ring uplink-L1
 
 # E. --nodelist NODE:G is the same placement as --placement on those nodes.
-"$bin" model --gpu h100 --nodes 4 --rails 1 --nodelist n0001:2,n0002:1,n0003:1 \
+"$bin" model --gpu-type h100 --nodes 4 --rails 1 --nodelist n0001:2,n0002:1,n0003:1 \
 	--job $job >"$t/e" 2>&1
 check "--nodelist n0001:2,n0002:1,n0003:1 equals 2+1+1" "$t/e" 3 0.0279292 hier nic
 
 # F. Inside one node over NVLink: the limit is NVLink, not a NIC.
 n=$((n + 1))
-"$bin" model --gpu h100 --placement 8 --job $job >"$t/f" 2>&1
+"$bin" model --gpu-type h100 --placement 8 --job $job >"$t/f" 2>&1
 set -- $(row "$t/f")
 if [ "$1" = 1 ] && [ "$4" = nvlink ]; then
 	echo "ok $n - one node: limit nvlink"
@@ -83,14 +83,14 @@ fi
 
 # G. Bad input names the option and the value.
 n=$((n + 1))
-if ! "$bin" model --gpu h100 --placement 4,x --job $job >"$t/g" 2>&1 &&
+if ! "$bin" model --gpu-type h100 --placement 4,x --job $job >"$t/g" 2>&1 &&
    grep -q "^gpuplace model: --placement: 'x' is not a whole number" "$t/g"; then
 	echo "ok $n - --placement 4,x is an error naming the value"
 else
 	echo "not ok $n - bad count"; sed 's/^/# /' "$t/g"
 fi
 n=$((n + 1))
-if ! "$bin" model --gpu h100 --nodes 2 --nodelist n0001:9 --job $job >"$t/h" 2>&1 &&
+if ! "$bin" model --gpu-type h100 --nodes 2 --nodelist n0001:9 --job $job >"$t/h" 2>&1 &&
    grep -q "node 'n0001' has 8 GPUs, 9 asked" "$t/h"; then
 	echo "ok $n - more GPUs than the node has is an error naming the node"
 else

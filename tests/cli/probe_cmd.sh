@@ -38,13 +38,13 @@ check "usage errors exit 2, a missing file 1" '[ $r1 -eq 2 ] && [ $r2 -eq 1 ] &&
 # 5-8: fragments of three identical nodes and a different one, merged
 x="$s/tests/data/probe/switch-gpu-hca.xml"
 for h in gn03 gn01 gn02; do
-	"$gp" probe --xml "$x" --node-name $h --json "$t/$h.json" || nok "probe --json $h"
+	"$gp" probe --xml "$x" --node-name $h --json-out "$t/$h.json" || nok "probe --json $h"
 done
-"$gp" probe --xml "$s/tests/data/probe/odd-bandwidth.xml" --node-name odd1 --json - >"$t/odd1.json"
-"$gp" probe --xml "$x" --node-name gn01 --type h100 >"$t/conf"
-check "--type sets every GPU's Type" \
+"$gp" probe --xml "$s/tests/data/probe/odd-bandwidth.xml" --node-name odd1 --json-out - >"$t/odd1.json"
+"$gp" probe --xml "$x" --node-name gn01 --gpu-type h100 >"$t/conf"
+check "--gpu-type sets every GPU's Type" \
 	'[ $(grep -c "^NodeName=gn01 Name=gpu Type=h100 " "$t/conf") -eq 4 ]'
-"$gp" cluster merge --out "$t/merged" "$t/gn01.json" "$t/gn02.json" "$t/gn03.json" "$t/odd1.json"; rc=$?
+"$gp" cluster merge --json-out "$t/merged" "$t/gn01.json" "$t/gn02.json" "$t/gn03.json" "$t/odd1.json"; rc=$?
 check "merge exits 0" '[ $rc -eq 0 ]'
 check "identical nodes share one host list" \
 	'[ $(grep -c "^NodeName=gn\[01-03\] Name=gpu Type=a100 File=/dev/nvidia[0-3] Cores=[0-9-]* Links=" "$t/merged") -eq 4 ] &&
@@ -52,6 +52,6 @@ check "identical nodes share one host list" \
 check "gpuplace.conf Rails line for all" 'grep -q "^NodeName=gn\[01-03\],odd1 Rails=2$" "$t/merged"'
 
 # 9: a node given twice is refused
-"$gp" cluster merge --out "$t/dup" "$t/gn01.json" "$t/gn01.json" >/dev/null 2>"$t/err"; rc=$?
+"$gp" cluster merge --json-out "$t/dup" "$t/gn01.json" "$t/gn01.json" >/dev/null 2>"$t/err"; rc=$?
 check "duplicate node: exit 1 naming it, nothing written" \
 	'[ $rc -eq 1 ] && grep -q "gn01 is given twice" "$t/err" && [ ! -e "$t/dup" ]'

@@ -26,7 +26,7 @@ ex="$s/etc/nvl72-gb200"
 "$g" trace synth --conf-dir "$ex" --jobs 1500 --load 0.9 --seed 3 --max 28800 \
 	--sizes 1:0.3,2:0.1,4:0.1,8:0.25,16:0.12,32:0.08,64:0.05 -o "$t/trace.csv" 2>"$t/err"
 
-run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/a"
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out-dir "$t/a"
 if [ "$(rc)" = 0 ] && grep -q '^policy  *done  *rej' "$t/out" &&
 	for p in first-fit tree block balanced pack performance power-save; do
 		grep -q "^$p  *1500 " "$t/out" || exit 1
@@ -62,7 +62,7 @@ if for p in jct_cdf utilization rack_power; do
 	ok "simulate: PNG and SVG plots of JCT CDF, utilization and rack power"
 else no "plots"; fi
 
-run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/b" --no-plots --threads 1
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out-dir "$t/b" --no-plots --threads 1
 if [ "$(rc)" = 0 ] && cmp -s "$t/a/summary.csv" "$t/b/summary.csv" && cmp -s "$t/a/jobs.csv" "$t/b/jobs.csv" &&
 	cmp -s "$t/a/racks.csv" "$t/b/racks.csv" && [ ! -e "$t/b/jct_cdf.png" ]; then
 	ok "simulate: the same inputs give the same numbers (one thread or several)"
@@ -77,9 +77,9 @@ else no "determinism"; fi
 # nodes, at a tenth of the CPU time of the whole trace)
 printf '%s\n' "spread,count,gpus_per_node,comm,slowdown" "node,*,*,*,1" "domain,*,*,*,2" \
 	"leaf,*,*,*,3" "leaves,*,*,*,3" "spines,*,*,*,3" >"$t/judge.csv"
-"$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/j0" --no-plots --max-jobs 300 \
+"$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out-dir "$t/j0" --no-plots --max-jobs 300 \
 	>/dev/null 2>&1
-run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/j" --no-plots --judge "$t/judge.csv" \
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out-dir "$t/j" --no-plots --judge "$t/judge.csv" \
 	--max-jobs 300
 same=""
 for p in first-fit tree balanced pack performance power-save; do
@@ -101,7 +101,7 @@ if [ -n "$ff" ] && [ -z "$bad" ]; then
 	ok "simulate: every preset's mean JCT below first-fit's ($ff s)"
 else no "presets vs first-fit:$bad"; fi
 
-run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out "$t/c" --no-plots --policies tree,site --check --max-jobs 300
+run "$g" simulate --conf-dir "$ex" --trace "$t/trace.csv" --out-dir "$t/c" --no-plots --policies tree,site --check --max-jobs 300
 if [ "$(rc)" = 0 ] && [ "$(wc -l <"$t/c/summary.csv")" = 3 ] && grep -q '^site  *300 ' "$t/out"; then
 	ok "simulate --policies tree,site --check --max-jobs 300"
 else no "policies/check/max-jobs"; fi
@@ -111,7 +111,7 @@ else no "policies/check/max-jobs"; fi
 # by GPU-hours, in the table and in summary.csv.
 "$g" trace synth --conf-dir "$s/etc/a100-oversub" --jobs 300 --load 1.5 --seed 5 --max 14400 \
 	--sizes 1:0.3,8:0.3,16:0.2,32:0.1,64:0.1 -o "$t/tree.csv" 2>"$t/err"
-run "$g" simulate --conf-dir "$s/etc/a100-oversub" --trace "$t/tree.csv" --out "$t/w" --no-plots
+run "$g" simulate --conf-dir "$s/etc/a100-oversub" --trace "$t/tree.csv" --out-dir "$t/w" --no-plots
 if [ "$(rc)" = 0 ] && grep -q '^tree-switches  *300 ' "$t/out" && grep -q '^wait (h) .*GPUh-wtd.*33-128' "$t/out" &&
 	[ "$(wc -l <"$t/w/summary.csv")" = 8 ] &&
 	[ -n "$(col tree-switches wait_mean_s_33_128gpu "$t/w")" ] &&
@@ -122,7 +122,7 @@ if [ "$(rc)" = 0 ] && grep -q '^tree-switches  *300 ' "$t/out" && grep -q '^wait
 else no "tree-switches / per-size waits"; fi
 
 printf 'submit_time_s,duration_s,gpus\n0,10,8\n5,x,8\n' >"$t/bad.csv"
-run "$g" simulate --conf-dir "$ex" --trace "$t/bad.csv" --out "$t/d"
+run "$g" simulate --conf-dir "$ex" --trace "$t/bad.csv" --out-dir "$t/d"
 if [ "$(rc)" = 1 ] && grep -q "bad.csv:3: .*duration_s.*'x'" "$t/err" && [ ! -e "$t/d" ]; then
 	ok "simulate: a bad trace row is named (file:line, column, value), nothing written"
 else no "bad trace"; fi
@@ -143,7 +143,7 @@ if [ "$(rc)" = 2 ] && grep -q 'exactly one of --conf-dir or --json' "$t/err"; th
 else no "usage"; fi
 
 "$g" cluster export --conf-dir "$ex" >"$t/model.json" 2>/dev/null
-run "$g" simulate --json "$t/model.json" --trace "$t/trace.csv" --out "$t/e" --no-plots --policies first-fit,balanced
+run "$g" simulate --json "$t/model.json" --trace "$t/trace.csv" --out-dir "$t/e" --no-plots --policies first-fit,balanced
 if [ "$(rc)" = 0 ] && [ "$(col balanced jct_mean_s "$t/e")" = "$(col balanced jct_mean_s "$t/a")" ]; then
 	ok "simulate --json: the model as JSON gives the numbers of its conf dir"
 else no "json model"; fi
@@ -156,8 +156,8 @@ else no "json model"; fi
 r="$t/reservation.csv"
 awk -F, 'NR == 1 { print $0 ",time_limit_s"; next } { print $0 "," $2 }' \
 	"$s/tests/data/sim/reservation.csv" >"$r"
-"$g" simulate --conf-dir "$s/etc/mixed-pcie" --trace "$r" --out "$t/r1" --no-plots --check >"$t/out" 2>"$t/err"
-"$g" simulate --conf-dir "$s/etc/mixed-pcie" --trace "$r" --out "$t/r2" --no-plots --max-jobs 49 >>"$t/out" 2>>"$t/err"
+"$g" simulate --conf-dir "$s/etc/mixed-pcie" --trace "$r" --out-dir "$t/r1" --no-plots --check >"$t/out" 2>"$t/err"
+"$g" simulate --conf-dir "$s/etc/mixed-pcie" --trace "$r" --out-dir "$t/r2" --no-plots --max-jobs 49 >>"$t/out" 2>>"$t/err"
 with=$(awk -F, '$2 == 49 { printf "%s=%s ", $1, $8 }' "$t/r1/jobs.csv")
 alone=$(awk -F, '$2 == 49 { printf "%s=%s ", $1, $8 }' "$t/r2/jobs.csv")
 if [ -n "$with" ] && [ "$with" = "$alone" ] &&
@@ -171,7 +171,7 @@ if [ ! -r "$real" ]; then
 elif [ -n "${GP_DISTCHECK:-}" ]; then
 	skip "real Philly trace: skipped under distcheck"
 else
-	run "$g" simulate --conf-dir "$s/etc/superpod-h100" --trace "$real" --out "$t/f" --no-plots \
+	run "$g" simulate --conf-dir "$s/etc/superpod-h100" --trace "$real" --out-dir "$t/f" --no-plots \
 		--policies first-fit,tree,balanced --max-jobs 20000
 	if [ "$(rc)" = 0 ] && grep -q '^balanced  *[0-9]' "$t/out" &&
 		[ "$(awk -F, 'NR > 1 { s += $3 + $4 } END { print s }' "$t/f/summary.csv")" -gt 0 ] &&

@@ -30,14 +30,14 @@ expect 2 "cluster unknown action" "$gp" cluster frob --json x
 expect 2 "cluster show without source" "$gp" cluster show
 expect 2 "cluster show with two sources" "$gp" cluster show --json a --conf-dir b
 expect 2 "cluster check --json-out" "$gp" cluster check --json a --json-out b
-expect 2 "synth without --nodes" "$gp" synth --json "$tmp/x.json"
-expect 2 "synth bad number" "$gp" synth --nodes 12x --json "$tmp/x.json"
+expect 2 "synth without --nodes" "$gp" synth --json-out "$tmp/x.json"
+expect 2 "synth bad number" "$gp" synth --nodes 12x --json-out "$tmp/x.json"
 expect 1 "check of a missing file" "$gp" cluster check --json "$tmp/none.json"
 
 expect 0 "synth conf dir" "$gp" synth --nodes 70 --nodes-per-leaf 8 --leaves-per-spine-group 4 \
 	--nvl-domain-nodes 6 --seed 3 --out-dir "$tmp/conf"
 expect 0 "synth JSON" "$gp" synth --nodes 70 --nodes-per-leaf 8 --leaves-per-spine-group 4 \
-	--nvl-domain-nodes 6 --seed 3 --json "$tmp/synth.json"
+	--nvl-domain-nodes 6 --seed 3 --json-out "$tmp/synth.json"
 "$gp" cluster check --conf-dir "$tmp/conf" >"$tmp/check" 2>&1
 if grep -qx "OK: 70 nodes, 560 GPUs" "$tmp/check"; then ok "check prints the counts"; else
 	bad "check output"; sed 's/^/# /' "$tmp/check"; fi
