@@ -55,3 +55,6 @@ tests_unit_test_synth_SOURCES = tests/unit/test_synth.c
 tests_unit_test_synth_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_synth_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_synth
+# 20,000 jobs of the real Philly trace (make check-long)
+LONG_TESTS += tests/cli/simulate_long.sh
+EXTRA_DIST += tests/cli/simulate_long.sh
