@@ -12,7 +12,7 @@ tests_unit_test_conf_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_conf_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_conf_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/unit/test_conf
-TESTS += tests/unit/test_conf_valgrind.sh
+LONG_TESTS += tests/unit/test_conf_valgrind.sh
 EXTRA_DIST += tests/unit/test_conf_valgrind.sh
 
 check_PROGRAMS += tests/fuzz/fuzz_conf
@@ -55,7 +55,7 @@ EXTRA_DIST += tests/cli/topology_cli.sh
 
 # job_submit/gpuplace on a real topology/block cluster (Slurm 23.11+; skips
 # with the reason on older releases), through tests/slurm/harness.sh.
-TESTS += tests/slurm/slurm_block.sh
+SLURM_TESTS += tests/slurm/slurm_block.sh
 EXTRA_DIST += tests/slurm/slurm_block.sh
 
 # tests/data/sites/: one configuration per documented Slurm feature and the

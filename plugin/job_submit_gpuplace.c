@@ -2097,8 +2097,8 @@ static void job_label(const job_desc_msg_t *j, uint32_t uid, char *buf, size_t l
 {
 	const char *name = j->name ? j->name : "";
 
-	if (j->job_id != NO_VAL && j->job_id != 0)
-		snprintf(buf, len, "job %u '%.100s' of uid %u", j->job_id, name, uid);
+	if (GP_JOB_DESC_ID(j) != NO_VAL && GP_JOB_DESC_ID(j) != 0)
+		snprintf(buf, len, "job %u '%.100s' of uid %u", GP_JOB_DESC_ID(j), name, uid);
 	else
 		snprintf(buf, len, "job from uid %u '%.100s'", uid, name);
 }
@@ -2808,8 +2808,8 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 
 	if (!job_desc)
 		return SLURM_SUCCESS;
-	if (job_desc->job_id != NO_VAL && job_desc->job_id != 0)
-		id = job_desc->job_id;
+	if (GP_JOB_DESC_ID(job_desc) != NO_VAL && GP_JOB_DESC_ID(job_desc) != 0)
+		id = GP_JOB_DESC_ID(job_desc);
 	else if (job_desc->job_id_str && gp__parse_long(job_desc->job_id_str, 1, UINT32_MAX, &v) == 0)
 		id = (uint32_t)v; /* scontrol update names the job as a string */
 	slurm_debug("gpuplace: job %u modified%s", id, id && id == steer_inflight ? " by steering" : "");
@@ -2897,7 +2897,7 @@ static void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, 
 	o->d.cpus_per_task = j->cpus_per_task;
 	o->d.pn_min_cpus = j->pn_min_cpus;
 	o->d.pn_min_memory = j->pn_min_memory;
-	o->d.job_id = NO_VAL;
+	GP_JOB_DESC_ID(&o->d) = NO_VAL;
 	o->d.tres_per_job = dup_or_null(j->tres_per_job);
 	o->d.tres_per_node = dup_or_null(j->tres_per_node);
 	o->d.tres_per_socket = dup_or_null(j->tres_per_socket);
@@ -3256,7 +3256,7 @@ static void steer_pass(gp_live_t *lv)
 			continue;
 		/* the RPC, with no plugin lock held */
 		slurm_init_job_desc_msg(&u);
-		u.job_id = plan.job_id;
+		GP_JOB_DESC_ID(&u) = plan.job_id;
 		u.req_nodes = plan.req_nodes;
 		u.min_nodes = u.max_nodes = plan.nodes;
 		u.features = plan.features;

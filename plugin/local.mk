@@ -66,11 +66,15 @@ tests_unit_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(D
 tests_unit_dlcheck_SOURCES = tests/unit/dlcheck.c
 tests_unit_dlcheck_LDADD = $(DL_LIBS)
 TESTS += tests/unit/test_plugin tests/unit/test_live_state tests/unit/test_plugin_apply tests/unit/test_steer tests/unit/test_plugin_ledger \
-	tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh tests/unit/valgrind_plugin.sh
+	tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh
+# the plugin under valgrind inside test_plugin
+LONG_TESTS += tests/unit/valgrind_plugin.sh
 
 EXTRA_DIST += tests/slurm tests/slurm/slurm_baseline.sh tests/slurm/slurm_plugin.sh tests/slurm/slurm_valgrind.sh tests/slurm/slurm_vs_stock.sh tests/slurm/slurm_steer.sh bench/bench_submit.sh tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh \
 	tests/unit/valgrind_plugin.sh tests/slurm/slurm_version_mismatch.sh
-TESTS += tests/slurm/slurm_baseline.sh tests/slurm/slurm_plugin.sh tests/slurm/slurm_valgrind.sh tests/slurm/slurm_vs_stock.sh tests/slurm/slurm_version_mismatch.sh \
+# Real daemons: one smoke test in make check, the others in make check-slurm.
+SLURM_SMOKE_TESTS += tests/slurm/slurm_smoke.sh
+SLURM_TESTS += tests/slurm/slurm_baseline.sh tests/slurm/slurm_plugin.sh tests/slurm/slurm_valgrind.sh tests/slurm/slurm_vs_stock.sh tests/slurm/slurm_version_mismatch.sh \
 	tests/slurm/slurm_steer.sh
 # The plugin carries no offline-only code and does not link hwloc.
 TESTS += tests/unit/plugin_symbols.sh

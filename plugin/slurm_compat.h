@@ -128,6 +128,17 @@ static inline int gp_job_cpus_on_node(const slurm_job_info_t *ji, const char *ho
 #endif
 }
 
+/* A job description's job id (NO_VAL or 0 when Slurm has given none):
+ * job_desc_msg_t's job_id in 22.05 .. 25.11; 26.05 replaced it with
+ * step_id, a slurm_step_id_t whose job_id it is (slurm/slurm.h of Debian's
+ * 26.05.5).  configure tests for the member rather than a release number,
+ * as the change came within the 26.05 series. */
+#ifdef HAVE_JOB_DESC_MSG_T_STEP_ID
+#define GP_JOB_DESC_ID(j) ((j)->step_id.job_id)
+#else
+#define GP_JOB_DESC_ID(j) ((j)->job_id)
+#endif
+
 /* The release gpuplace was compiled against, as slurmctld prints versions
  * ("24.11.5"). */
 #define GP_SLURM_MAJOR SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER)

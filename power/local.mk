@@ -29,7 +29,8 @@ tests_fuzz_fuzz_prom_LDADD = $(GP_LIBS)
 tests_fuzz_fuzz_redfish_SOURCES = tests/fuzz/fuzz_redfish.c tests/fuzz/fuzz_driver.c
 tests_fuzz_fuzz_redfish_CFLAGS = $(TEST_CFLAGS)
 tests_fuzz_fuzz_redfish_LDADD = $(GP_LIBS)
-TESTS += tests/fuzz/fuzz_prom.sh tests/fuzz/fuzz_redfish.sh tests/unit/valgrind_telemetry.sh
+TESTS += tests/fuzz/fuzz_prom.sh tests/fuzz/fuzz_redfish.sh
+LONG_TESTS += tests/unit/valgrind_telemetry.sh
 EXTRA_DIST += tests/fuzz/fuzz_prom.sh tests/fuzz/fuzz_redfish.sh tests/unit/valgrind_telemetry.sh
 
 # gpuplace power show|curve

@@ -67,3 +67,6 @@ tests_unit_test_sacct_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_sacct_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_sacct tests/cli/sacct_cli.sh
 EXTRA_DIST += tests/cli/sacct_cli.sh
+# 20,000 jobs of the real Philly trace (make check-long)
+LONG_TESTS += tests/cli/simulate_long.sh
+EXTRA_DIST += tests/cli/simulate_long.sh

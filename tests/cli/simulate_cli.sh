@@ -3,7 +3,8 @@
 # gpuplace simulate as an admin runs it: a synthetic trace on a bundled
 # example, the table, the files and the plots; the same numbers twice;
 # the gpuplace presets beating first-fit on an NVLink-domain cluster; bad
-# input named; and the real Philly trace when ../shared/data has it.
+# input named.  The real Philly trace: tests/cli/simulate_long.sh (make
+# check-long).
 b=${GP_TOP_BUILDDIR:-.}
 s=${GP_TOP_SRCDIR:-.}
 g="$b/gpuplace"
@@ -20,7 +21,7 @@ col() {
 	awk -F, -v p="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
 		$1 == p { print $k }' "$3/summary.csv"
 }
-echo "1..16"
+echo "1..15"
 
 ex="$s/etc/nvl72-gb200"
 "$g" trace synth --conf-dir "$ex" --jobs 1500 --load 0.9 --seed 3 --max 28800 \
@@ -165,17 +166,3 @@ if [ -n "$with" ] && [ "$with" = "$alone" ] &&
 	ok "simulate: backfilled jobs never delay the reserved job ($with)"
 else no "reservation: with the queue behind it: $with; alone: $alone"; fi
 
-real="${GP_SHARED_DATA:-$s/../shared/data}/traces/philly_pollux_82k.csv"
-if [ ! -r "$real" ]; then
-	skip "real Philly trace not found at $real (GP_SHARED_DATA)"
-elif [ -n "${GP_DISTCHECK:-}" ]; then
-	skip "real Philly trace: skipped under distcheck"
-else
-	run "$g" simulate --conf-dir "$s/etc/superpod-h100" --trace "$real" --out-dir "$t/f" --no-plots \
-		--policies first-fit,tree,balanced --max-jobs 20000
-	if [ "$(rc)" = 0 ] && grep -q '^balanced  *[0-9]' "$t/out" &&
-		[ "$(awk -F, 'NR > 1 { s += $3 + $4 } END { print s }' "$t/f/summary.csv")" -gt 0 ] &&
-		[ "$(wc -l <"$t/f/jobs.csv")" = $((3 * 20000 + 1)) ]; then
-		ok "simulate: 20,000 jobs of the real Philly trace on the SuperPOD example"
-	else no "real trace"; fi
-fi

@@ -8,8 +8,8 @@
 #   tests/fuzz/run-all.sh [-b BUILDDIR] [-w WORKDIR] [-t SECONDS | -r RUNS]
 #                         [-j PARALLEL] [-s SHARDS] [-n] [TARGET...]
 #
-#   -b  the configured build tree (config.h, `make fuzz-sources`); default .
-#   -w  where objects, binaries, corpora, crash inputs and logs go;
+#   -b  the configured build tree (`make fuzz-build` there); default .
+#   -w  where binaries, corpora, crash inputs and logs go;
 #       default BUILDDIR/fuzz-work
 #   -t  run each target this many seconds (libFuzzer -max_total_time)
 #   -r  run each target this many inputs (libFuzzer -runs); default 10000
@@ -53,7 +53,7 @@ done
 shift $((OPTIND - 1))
 build=$(cd "$build" && pwd) || exit 1
 [ -n "$work" ] || work=$build/fuzz-work
-mkdir -p "$work/obj" "$work/bin" "$work/corpus" "$work/crashes" "$work/log" || exit 1
+mkdir -p "$work/obj" "$work/corpus" "$work/crashes" "$work/log" || exit 1
 work=$(cd "$work" && pwd)
 shared=${GP_SHARED_DATA:-$src/../shared/data}
 cc=${CLANG:-clang}
@@ -67,57 +67,22 @@ if ! "$cc" -fsanitize=fuzzer,address,undefined "$probe_c" -o "$work/obj/probe" >
 fi
 
 # ---- build ----------------------------------------------------------------
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-CFLAGS="-g -O1 $SAN -fsanitize=fuzzer-no-link"
-INC="-I$build -I$src/cost_model -I$src/conf -I$src/sim -I$src/probe -I$src/power -I$src/tools -I$src/plugin $(pkg-config --cflags json-c yaml-0.1 libcurl hwloc)"
-LIBS="$(pkg-config --libs json-c yaml-0.1 libcurl hwloc) -lslurm -lm -lpthread"
-
-# (make may first regenerate the Makefile and say so on stdout: keep the .c words)
-libsrc=$(make -s -C "$build" fuzz-sources | tr " " "\n" | grep "\.c$") ||
-	{ echo "make fuzz-sources failed in $build"; exit 1; }
-[ -n "$libsrc" ] || { echo "no library sources"; exit 1; }
-
-# compile src (relative to the source tree) into obj unless obj is newer
-# than it and than every header of the tree
-newest_h=$(ls -t "$src"/*/*.h "$build/config.h" | head -1)
-compile() { # SRC OBJ EXTRA_CFLAGS
-	if [ -f "$2" ] && [ "$2" -nt "$src/$1" ] && [ "$2" -nt "$newest_h" ]; then
-		return 0
-	fi
-	# shellcheck disable=SC2086
-	"$cc" $CFLAGS $INC $3 -c "$src/$1" -o "$2" 2>"$2.err" || { cat "$2.err"; return 1; }
-}
-
-failed=0
-libobj=
-for f in $libsrc; do
-	o=$work/obj/lib_$(echo "$f" | tr '/.' '__').o
-	compile "$f" "$o" "" || failed=1
-	libobj="$libobj $o"
-done
-[ $failed -eq 0 ] || { echo "building the library with $cc failed"; exit 1; }
-
-targets=$(grep -v '^#' "$src/tests/fuzz/targets" | awk 'NF >= 4 { print $1 }')
+# the build tree's `make fuzz-build` (tests/fuzz/local.mk): every library
+# source compiled once with clang, rebuilt only when it changed, in parallel;
+# a make that runs this script (make check-fuzz) has built them already
+targets=$(grep -v '^#' "$src/tests/fuzz/targets" | awk 'NF >= 1 { print $1 }')
 [ $# -gt 0 ] && targets="$*"
-field() { grep -v '^#' "$src/tests/fuzz/targets" | awk -v n="$1" -v k="$2" '$1 == n { print $k }'; }
-seeds_of() { grep -v '^#' "$src/tests/fuzz/targets" | awk -v n="$1" '$1 == n { for (i = 5; i <= NF; i++) print $i }'; }
+seeds_of() { grep -v '^#' "$src/tests/fuzz/targets" | awk -v n="$1" '$1 == n { for (i = 2; i <= NF; i++) print $i }'; }
+for t in $targets; do
+	grep -v '^#' "$src/tests/fuzz/targets" | awk -v n="$t" '$1 == n { f = 1 } END { exit !f }' ||
+		{ echo "$t: unknown target"; exit 1; }
+done
+bins=$(for t in $targets; do printf 'fuzz-work/bin/fuzz_%s ' "$t"; done)
+# shellcheck disable=SC2086
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$build" -j"$par" CLANG="$cc" $bins >"$work/log/build.log" 2>&1 ||
+	{ tail -n 30 "$work/log/build.log"; echo "building the fuzz targets with $cc failed"; exit 1; }
 
 for t in $targets; do
-	s=$(field "$t" 2)
-	[ -n "$s" ] || { echo "$t: unknown target"; exit 1; }
-	fl=$(field "$t" 3); [ "$fl" = - ] && fl=
-	ex=$(field "$t" 4); [ "$ex" = - ] && ex=
-	objs=
-	compile "$s" "$work/obj/t_$t.o" "$fl" || { failed=1; continue; }
-	objs="$work/obj/t_$t.o"
-	for e in $ex; do
-		o=$work/obj/x_${t}_$(echo "$e" | tr '/.' '__').o
-		compile "$e" "$o" "$fl" || failed=1
-		objs="$objs $o"
-	done
-	# shellcheck disable=SC2086
-	"$cc" -fsanitize=fuzzer $SAN $objs $libobj $LIBS -o "$work/bin/fuzz_$t" 2>"$work/log/$t.link" ||
-		{ cat "$work/log/$t.link"; failed=1; continue; }
 	# seed the corpus once
 	c=$work/corpus/$t
 	if [ ! -d "$c" ]; then
@@ -131,7 +96,6 @@ for t in $targets; do
 		done
 	fi
 done
-[ $failed -eq 0 ] || { echo "building the fuzz targets with $cc failed"; exit 1; }
 [ $build_only -eq 1 ] && { echo "built: $(echo $targets)"; exit 0; }
 
 # ---- run ------------------------------------------------------------------
@@ -139,7 +103,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export LSAN_OPTIONS="suppressions=$src/tests/data/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 if [ -n "$secs" ]; then limit="-max_total_time=$secs"; else limit="-runs=$runs${cap:+ -max_total_time=$cap}"; fi
-export GP_FUZZ_WORK="$work" GP_FUZZ_LIMIT="$limit" GP_FUZZ_SHARDS="$shards"
+export GP_FUZZ_WORK="$work" GP_FUZZ_BIN="$build/fuzz-work/bin" GP_FUZZ_LIMIT="$limit" GP_FUZZ_SHARDS="$shards"
 # a pool of $par runners: xargs starts the next target when one ends
 printf '%s\n' $targets | xargs -P "$par" -n 1 sh "$src/tests/fuzz/run-one.sh"
 

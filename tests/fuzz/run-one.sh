@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # run-one.sh TARGET - one libFuzzer run for tests/fuzz/run-all.sh, which
-# sets GP_FUZZ_WORK (binaries, corpora, logs), GP_FUZZ_LIMIT (-runs=N
+# sets GP_FUZZ_BIN (the binaries), GP_FUZZ_WORK (corpora, logs), GP_FUZZ_LIMIT (-runs=N
 # and/or -max_total_time=S), GP_FUZZ_SHARDS (processes of this target at
 # once, each with its own -seed and its share of -runs, all growing the one
 # corpus; executions are their sum) and the sanitizer options.  Writes
@@ -26,7 +26,7 @@ while [ $i -le "$shards" ]; do
 	log=$work/log/$t.log
 	[ "$shards" -gt 1 ] && log=$work/log/$t.$i.log
 	# shellcheck disable=SC2086
-	"$work/bin/fuzz_$t" $limit -seed=$i -timeout=25 -rss_limit_mb=2048 -detect_leaks=0 \
+	"$GP_FUZZ_BIN/fuzz_$t" $limit -seed=$i -timeout=25 -rss_limit_mb=2048 -detect_leaks=0 \
 		-print_final_stats=1 -artifact_prefix="$work/crashes/$t/" "$work/corpus/$t" \
 		>"$log" 2>&1 &
 	pids="$pids $!"

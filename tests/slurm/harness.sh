@@ -39,7 +39,13 @@
 #   CTLPORT, BASEPORT  ports              (default 16817, 17000, each plus
 #               GP_PORT_OFFSET, default 0: a second Slurm release's run sets
 #               it so its clusters never meet the first's on loopback; nodes
-#               use BASEPORT+1 .. BASEPORT+N)
+#               use BASEPORT+1 .. BASEPORT+N).  Each test has its own pair,
+#               so that tests run side by side (make -j): CTLPORT 16917
+#               baseline, 16937 version_mismatch, 16947 vs_stock, 16957
+#               plugin, 16967 smoke, 16977 steer, 16987 valgrind, 16997
+#               block; BASEPORT 17100, 17300, 18600, 17500, 18400, 18200,
+#               17800, 17900.  All lie in 16817 .. 18612: scripts/test.sh
+#               gives each Slurm release an offset 2000 apart.
 #   TOPOLOGY    tree (default): topology/tree, the leaves under a spine and
 #               the NVLink domains in gpuplace.conf; block: topology/block
 #               (Slurm 23.11+), each leaf's nodes one block (blkA, blkB, ...;

@@ -11,7 +11,6 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 echo "1..4"
 skip_all() { for i in 1 2 3 4; do echo "ok $i # SKIP $1"; done; exit 0; }
-[ -z "${GP_DISTCHECK:-}" ] || skip_all "already run by make check before make distcheck, from the same sources"
 [ "$(id -u)" = 0 ] || skip_all "integration tests need root"
 for b in slurmctld slurmd munged sbatch squeue scontrol; do
 	command -v $b >/dev/null 2>&1 || skip_all "$b is not installed"

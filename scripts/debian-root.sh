@@ -1,24 +1,35 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# A Debian 13 ("trixie") root with Slurm 24.11 from Debian's own packages,
-# for building and testing gpuplace against a second Slurm release on a
-# Debian 12 machine.
+# A root of another Debian suite with that suite's Slurm from Debian's own
+# packages, for building and testing gpuplace against other Slurm releases
+# on a Debian 12 machine: trixie (Debian 13) has Slurm 24.11, sid (unstable)
+# the newest Slurm Debian ships (25.11 in November 2026).
 #
-#   scripts/debian13-root.sh prepare        build or complete the root
-#   scripts/debian13-root.sh run DIR CMD..  run CMD inside the root, with
-#                                           DIR bound at /gpbuild
+#   scripts/debian-root.sh SUITE prepare        build or complete the root
+#   scripts/debian-root.sh SUITE version        print the root's Slurm
+#                                               release ("24.11.5")
+#   scripts/debian-root.sh SUITE run DIR CMD..  run CMD inside the root,
+#                                               with DIR bound at /gpbuild
 #
-# The root is cached between runs on one machine (GP_DEBIAN13_ROOT, default
-# /var/cache/gpuplace/debian13): it is made with `debootstrap --variant=
-# minbase trixie` when absent or left incomplete by an interrupted run, and
-# its packages are installed when the list below changed.  Commands run in
+# The root of SUITE is cached between runs on one machine, in
+# /var/cache/gpuplace/SUITE (trixie's in /var/cache/gpuplace/debian13;
+# GP_DEBIAN_ROOT names another place): it is made with `debootstrap
+# --variant=minbase SUITE` when absent or left incomplete by an interrupted
+# run, and its packages are installed when the list below changed.  Commands run in
 # their own mount and PID namespaces (unshare): /proc and /dev are mounted
 # there only, and every process started inside, daemons included, ends with
 # the command, so nothing outlives a run.  Needs root.  Exit status 0, or
 # non-zero with the reason on stderr (package registry unreachable, ...).
 set -eu
-ROOT=${GP_DEBIAN13_ROOT:-/var/cache/gpuplace/debian13}
-SUITE=trixie
+die() { echo "debian-root: $*" >&2; exit 1; }
+
+SUITE=${1:-}
+case "$SUITE" in
+"" | -* | */* | *" "*) echo "usage: $0 SUITE prepare | version | run DIR CMD..." >&2; exit 2 ;;
+trixie) ROOT=${GP_DEBIAN_ROOT:-/var/cache/gpuplace/debian13} ;;
+*) ROOT=${GP_DEBIAN_ROOT:-/var/cache/gpuplace/$SUITE} ;;
+esac
+shift
 # what the build and the whole test suite need inside (scripts/deps.sh has
 # the same list for the host)
 PKGS="build-essential autoconf automake libtool pkg-config
@@ -26,8 +37,6 @@ libjson-c-dev libyaml-dev libcurl4-openssl-dev libhwloc-dev hwloc libcmocka-dev
 libslurm-dev slurmctld slurmd slurm-client munge
 valgrind gnuplot-nox procps iproute2 ca-certificates bc"
 STAMP=$ROOT/.gpuplace-packages
-
-die() { echo "debian13-root: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, unshare)"
 
@@ -71,7 +80,7 @@ prepare() {
 		command -v debootstrap >/dev/null 2>&1 ||
 			die "debootstrap is not installed (scripts/deps.sh installs it)"
 		rm -rf "$ROOT" "$ROOT.new"
-		echo "debian13-root: debootstrap --variant=minbase $SUITE $ROOT (about a minute)" >&2
+		echo "debian-root: debootstrap --variant=minbase $SUITE $ROOT (about a minute)" >&2
 		debootstrap --variant=minbase "$SUITE" "$ROOT.new" >"$ROOT.log" 2>&1 ||
 			{ tail -n 5 "$ROOT.log" >&2; rm -rf "$ROOT.new"; die "debootstrap $SUITE failed (is Debian's package registry reachable?)"; }
 		mv "$ROOT.new" "$ROOT"
@@ -82,9 +91,12 @@ prepare() {
 		printf '#!/bin/sh\nexit 101\n' >"$ROOT/usr/sbin/policy-rc.d"
 		chmod 755 "$ROOT/usr/sbin/policy-rc.d"
 		cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
-		echo "debian13-root: installing the build and test packages (about a minute)" >&2
+		echo "debian-root: installing the build and test packages (about a minute)" >&2
 		# shellcheck disable=SC2086
-		inside "" sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $want" \
+		# (Check-Valid-Until=false: a mirror that is a snapshot serves an
+		# unstable suite whose Release file has expired, "invalid since
+		# 22d"; its packages are still signed and checked)
+		inside "" sh -c "apt-get -o Acquire::Check-Valid-Until=false update -qq && apt-get install -y -qq --no-install-recommends $want" \
 			>"$ROOT.log" 2>&1 ||
 			{ tail -n 5 "$ROOT.log" >&2; die "apt-get inside the root failed (is Debian's package registry reachable?)"; }
 		echo "$want" >"$STAMP"
@@ -95,15 +107,21 @@ case "${1:-}" in
 prepare)
 	prepare
 	;;
+version)
+	complete && [ -f "$STAMP" ] || die "no prepared root at $ROOT (run: $0 $SUITE prepare)"
+	# the Slurm release of the root's libslurm-dev, as slurmctld prints it
+	v=$(awk '/define SLURM_VERSION_NUMBER/ { print $3 }' "$ROOT/usr/include/slurm/slurm_version.h")
+	printf '%d.%02d.%d\n' $((v >> 16)) $(((v >> 8) & 255)) $((v & 255))
+	;;
 run)
-	[ $# -ge 3 ] || die "usage: $0 run DIR CMD..."
+	[ $# -ge 3 ] || die "usage: $0 $SUITE run DIR CMD..."
 	dir=$2
 	shift 2
-	complete && [ -f "$STAMP" ] || die "no prepared root at $ROOT (run: $0 prepare)"
+	complete && [ -f "$STAMP" ] || die "no prepared root at $ROOT (run: $0 $SUITE prepare)"
 	inside "$dir" "$@"
 	;;
 *)
-	echo "usage: $0 prepare | run DIR CMD..." >&2
+	echo "usage: $0 SUITE prepare | version | run DIR CMD..." >&2
 	exit 2
 	;;
 esac
