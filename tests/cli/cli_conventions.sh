@@ -123,7 +123,11 @@ if ! grep -q 'policies done' "$t/err" && ! grep -q "$(printf '\r')" "$t/err"; th
 else
 	nok "simulate printed a progress line into a file"
 fi
-if command -v script >/dev/null 2>&1; then
+if ! command -v script >/dev/null 2>&1; then
+	skip "script (util-linux) is not installed: no terminal to test with"
+elif ! script -qec true /dev/null >/dev/null 2>&1; then
+	skip "script cannot open a pseudo-terminal here (no /dev/pts): no terminal to test with"
+else
 	script -qec "$gp simulate --conf-dir $top/etc/mixed-pcie --trace $t/tr.csv --policies first-fit,tree --out-dir $t/s2 --no-plots --threads 1 >/dev/null" \
 		/dev/null >"$t/tty" 2>&1
 	if grep -q '2 of 2 policies done' "$t/tty"; then
@@ -131,8 +135,6 @@ if command -v script >/dev/null 2>&1; then
 	else
 		nok "simulate: no progress line on a terminal"; tail -c 300 "$t/tty" | sed 's/^/# /'
 	fi
-else
-	skip "script (util-linux) is not installed: no terminal to test with"
 fi
 # ---- tables fit long names -------------------------------------------------------
 cp -r "$top/etc/mixed-pcie" "$t/long"

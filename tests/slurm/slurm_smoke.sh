@@ -26,6 +26,8 @@ export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-smoke.XXXXXX")
 export CTLPORT=${CTLPORT:-$((16967 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18400 + ${GP_PORT_OFFSET:-0}))}
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpuplace.so
 export SLURM_CONF=$D/etc/slurm.conf
+# the plugin's readings of the state at debug (lib.sh plugin_read)
+export CTLDEBUG=debug
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 
@@ -60,9 +62,9 @@ for t in $(seq 1 80); do
 	[ "$(squeue -h -t R | wc -l)" = 5 ] && break
 	sleep 0.25
 done
-sleep 2.5
+plugin_read "[0-9]+ nodes, 5 running jobs" || true
 j=$(sbatch --parsable --gpus=8 --gpuplace=params=1e9 -o "$D/out/pin.out" \
-	--wrap='env | grep ^GPUPLACE_ | sort')
+	--wrap='env | grep ^GPUPLACE_ | sort; sleep 60')
 nodes=$(running_on "$j")
 check '[ "$nodes" = "n[7-8]" ]' "fragmented cluster: the 8-GPU job stays in one leaf ($nodes)" \
 	"$(scontrol show job "$j" | grep -E 'AdminComment|ReqNodeList|NodeList')"

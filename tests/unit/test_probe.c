@@ -846,7 +846,10 @@ static void test_malformed_xml(void **state)
 		assert_int_equal(gp__probe_load(path, "bad", &p, &err), GP_EHWLOC);
 		assert_null(p);
 		assert_non_null(strstr(err.text, path));
-		assert_non_null(strstr(err.text, "crashed"));
+		/* hwloc 2.9 (Debian 12) crashes on these; a newer hwloc (Debian
+		 * sid's) may end its checker without a signal instead */
+		if (!strstr(err.text, "crashed") && !strstr(err.text, "failed reading it"))
+			fail_msg("%s", err.text);
 	}
 }
 
