@@ -60,8 +60,18 @@ export SLURM_CONF=$D/etc/slurm.conf
 mkdir -p "$D/bin"
 cat >"$D/bin/nvidia-smi" <<SMI
 #!/bin/sh
+# an A100 SXM4's limits (100-400 W, default 400 W); power.limit reads back
+# the last limit set on that GPU of that node
 echo "job=\${SLURM_JOB_ID:-} node=\${SLURMD_NODENAME:-} \$*" >>"$D/smi.calls"
-case "\$*" in *power.default_limit*) echo "400.00" ;; esac
+g=0
+[ "\$1" = -i ] && g=\$2
+f="$D/smi.limit.\${SLURMD_NODENAME:-x}.\$g"
+case "\$*" in
+*power.min_limit*) echo "100.00, 400.00, 400.00" ;;
+*power.default_limit*) echo "400.00" ;;
+*power.limit*) cat "\$f" 2>/dev/null || echo "400.00" ;;
+*-pl*) for w; do :; done; printf '%s.00\n' "\$w" >"\$f" ;;
+esac
 exit 0
 SMI
 for m in prolog epilog; do
