@@ -12,6 +12,15 @@ skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
 diag() { local l; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /'; done; }
 # check COND TEXT [DIAG...]: COND is evaluated; DIAG lines on failure
 check() { if eval "$1"; then ok "$2"; else not_ok "$2"; shift 2; diag "$@"; fi; }
+# check_todo WHY COND TEXT [DIAG...]: a check that fails today for the
+# known, open reason WHY: TAP's TODO (automake counts a failure as XFAIL and
+# a pass as XPASS, which fails the suite, so the mark goes when the cause
+# is fixed)
+check_todo() {
+	local why=$1
+	shift
+	if eval "$1"; then ok "$2 # TODO $why"; else not_ok "$2 # TODO $why"; shift 2; diag "$@"; fi
+}
 cleanup() { $H down >/dev/null 2>&1; [ -n "${GP_KEEP:-}" ] || rm -rf "$D" "$D.up.log"; }
 trap cleanup EXIT
 
