@@ -7,9 +7,11 @@
 #   a Debian 13 root (Slurm 24.11) check, check-slurm   } scripts/debian-root.sh,
 #   a Debian sid root (the newest  check, check-slurm   } each from a clean
 #     Slurm Debian ships, 26.05)                         } copy of the sources
-# The places run one after another (side by side they overloaded the
-# 2-core machine: real-daemon tests timed out), each
-# Slurm release on its own ports (GP_PORT_OFFSET plus 0, 2000, 4000).
+# in two lanes side by side (see "Two lanes" below): the real-daemon tiers
+# one place after another, two tests at a time, at normal priority; every
+# build and CPU-bound tier beside them at nice 10, so that they never
+# starve a daemon (run side by side at one priority, they overloaded the
+# 2-core machine: real-daemon tests timed out).
 # Prints one line per tier and place with its counts and time, one summary
 # line per Slurm release, one per tier over all places, then the overall
 # `N passed, N failed, N skipped` line last.  Exits non-zero when any test
@@ -23,6 +25,9 @@
 #       build here and run the tiers (check, slurm, fuzz, long) one after
 #       the other: what runs inside a root.  Prints `tier TIER: P F S T`
 #       per tier (T seconds) and `suite slurm X.Y.Z: P F S` last
+#   scripts/test.sh --cpu-lane WORK
+#       the CPU lane of a run whose results go to WORK (the main run
+#       starts it)
 # Environment: GP_SKIP_ROOTS="trixie sid" leaves those releases out (and
 # says so), GP_SKIP_DISTCHECK=1 leaves distcheck out, GP_PORT_OFFSET.
 set -eu
@@ -44,16 +49,30 @@ built_for() {
 	printf '%d.%02d.%d\n' $((v >> 16)) $(((v >> 8) & 255)) $((v & 255))
 }
 
+# the .trs of the tests of tier $1 run since its marker .tier-start-$1:
+# the slurm tier's are in tests/slurm, the others' elsewhere, as tiers may
+# run side by side in one tree
+tier_trs() {
+	for t in $(find tests -name '*.trs' -newer ".tier-start-$1"); do
+		case "$1:$t" in
+		slurm:tests/slurm/* | [!s]*:tests/[!s]*) echo "$t" ;;
+		esac
+	done
+}
+
+# the logs of the tier's tests that failed
 show_failures() {
-	find tests -name '*.log' -exec grep -l -E '^(not ok|FAIL|ERROR)' {} + 2>/dev/null |
-		grep -v -- '-suite.log$' |
-		while read -r f; do echo "==== $f"; tail -n 40 "$f"; done
+	for t in $(tier_trs "$1"); do
+		grep -q -E '^:test-result: (FAIL|ERROR|XPASS)' "$t" || continue
+		echo "==== ${t%.trs}.log"
+		tail -n 40 "${t%.trs}.log"
+	done
 }
 
 # the slowest tests of the last tier run, from each log's creation (the
 # test driver opens it first) to its .trs (written last)
 slowest() {
-	for t in $(find tests -name '*.trs' -newer "$1"); do
+	for t in $(tier_trs "$1"); do
 		l=${t%.trs}.log
 		b=$(stat -c %W "$l" 2>/dev/null || echo 0)
 		[ "$b" -gt 0 ] 2>/dev/null || continue
@@ -71,21 +90,24 @@ run_tier() {
 	*) echo "unknown tier $1" >&2; return 1 ;;
 	esac
 	rm -f "$log"
-	touch .tier-start
+	touch ".tier-start-$1"
 	s=$(date +%s)
 	rc=0
-	# after make check, check-slurm leaves out the smoke test just run; the
-	# real-daemon tests mostly wait on the daemons: two at a time.  The
+	# the real-daemon tests mostly wait on the daemons: two at a time.  The
 	# make output goes to .tier-NAME.out; failures are printed below
+	# the real-daemon smoke test of make check runs with the real-daemon
+	# tier (SLURM_SMOKE_TESTS empty in the quick one): the quick tier runs
+	# in the CPU lane, niced, where a daemon would wait behind a build
 	case $1 in
-	slurm) make -j2 "$target" GP_CHECK_SLURM='$(SLURM_TESTS)' >".tier-$1.out" 2>&1 || rc=1 ;;
+	slurm) make -j2 "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
+	check) make -j"$(nproc)" "$target" SLURM_SMOKE_TESTS= >".tier-$1.out" 2>&1 || rc=1 ;;
 	*) make -j"$(nproc)" "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
 	esac
 	[ $rc = 0 ] || grep -E -v '^(PASS|SKIP|XFAIL): |^  (CC|CCLD|GEN) ' ".tier-$1.out" | tail -n 40
 	c=$(suite_counts "$log")
 	[ -n "$c" ] || c="0 1 0"
-	[ $rc = 0 ] || show_failures
-	echo "slowest $1: $(slowest .tier-start)"
+	[ $rc = 0 ] || show_failures "$1"
+	echo "slowest $1: $(slowest "$1")"
 	echo "tier $1: $c $(($(date +%s) - s))"
 }
 
@@ -101,10 +123,116 @@ if [ "${1:-}" = --suite ]; then
 		set -- $(sed -n 's/^tier [a-z]*: //p' .tier-out)
 		sum_p=$((sum_p + $1)) sum_f=$((sum_f + $2)) sum_s=$((sum_s + $3))
 	done
-	rm -f .tier-out .tier-start .tier-*.out
+	rm -f .tier-out .tier-start-* .tier-*.out
 	echo "suite slurm $(built_for): $sum_p $sum_f $sum_s"
 	[ "$sum_f" = 0 ]
 	exit
+fi
+
+# Two lanes run side by side once the host is built:
+#   the daemon lane   the real-daemon tier (check-slurm) on the host, then
+#                     in the Debian 13 root, then in the sid root: these
+#                     tests mostly wait on their daemons
+#   the CPU lane      the roots' builds and quick tiers, the host's
+#                     quick, fuzz and long tiers, then distcheck, at nice
+#                     10 and in the idle I/O class: it never delays a
+#                     daemon
+# A root's real-daemon tier starts once the CPU lane has built it.  Each
+# Slurm release has its own ports (GP_PORT_OFFSET plus 0, 2000, 4000).
+roots="trixie:Debian_13_root sid:Debian_sid_root"
+
+# root_build SUITE NAME OFFSET: prepare the root, copy the sources, build
+# and run the quick tier inside; $work/SUITE.ready (or .failed) says so
+root_build() {
+	suite=$1 name=$2 d=$work/$1
+	mkdir -p "$d/src" "$d/tmp" "$d/shared"
+	echo "$(date +%s)" >"$d.t0"
+	if ! sh scripts/debian-root.sh "$suite" prepare 2>"$d/prepare.err"; then
+		echo "place $name: FAILED, not tested: $(tail -n 1 "$d/prepare.err" | sed 's/^debian-root: //')" >"$d.res"
+		: >"$d.failed"
+		return 0
+	fi
+	# the tracked files of a git checkout (as they are in the work tree),
+	# else the dist tarball
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git ls-files -z | tar --null -T - -cf - 2>/dev/null | tar -xf - -C "$d/src"
+	else
+		tar -xzf "$work"/gpuplace-*.tar.gz -C "$d/src" --strip-components=1
+	fi
+	[ -d ../shared/data ] && cp -rL ../shared/data "$d/shared/data"
+	GP_PORT_OFFSET=$3 sh scripts/debian-root.sh "$suite" run "$d" \
+		sh -c 'cd /gpbuild/src && TMPDIR=/gpbuild/tmp sh scripts/test.sh --suite check' \
+		>"$d/check.log" 2>&1 || true
+	if grep -q '^suite slurm [0-9]' "$d/check.log"; then
+		: >"$d.ready"
+	else
+		echo "place $name: FAILED, not tested: $(grep '^suite slurm ' "$d/check.log" | tail -n 1 | sed 's/^suite slurm //')${name:+ (log: $d/check.log)}" >"$d.res"
+		: >"$d.failed"
+	fi
+	echo "$(($(date +%s) - $(cat "$d.t0")))" >"$d.tb"
+}
+
+# root_slurm SUITE NAME OFFSET: once built, the real-daemon tier inside
+root_slurm() {
+	suite=$1 name=$2 d=$work/$1
+	while [ ! -f "$d.ready" ] && [ ! -f "$d.failed" ]; do sleep 2; done
+	[ -f "$d.ready" ] || return 0
+	s=$(date +%s)
+	GP_PORT_OFFSET=$3 sh scripts/debian-root.sh "$suite" run "$d" \
+		sh -c 'cd /gpbuild/src && TMPDIR=/gpbuild/tmp sh scripts/test.sh --suite slurm' \
+		>"$d/slurm.log" 2>&1 || true
+	{
+		cat "$d/check.log" "$d/slurm.log" |
+			sed -n "s/^tier \\(.*\\)/tier \\1 $name/p; s/^slowest \\(.*\\)/slowest \\1 ($name)/p"
+		res=$(grep '^suite slurm ' "$d/slurm.log" | tail -n 1)
+		ver=${res#suite slurm }
+		case "$res" in
+		*": "[0-9]*" "[0-9]*" "[0-9]*) echo "release ${ver%%:*}: $name $(($(cat "$d.tb") + $(date +%s) - s))" ;;
+		*) echo "place $name: FAILED, not tested: ${res:-the run inside the root ended without a result (log: $d/slurm.log)}" ;;
+		esac
+	} >"$d.res"
+}
+
+skipped() {
+	case " ${GP_SKIP_ROOTS:-} " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# distcheck: the quick tier from the tarball
+distcheck() {
+	ds=$(date +%s)
+	# (its smoke test left out as in the quick tier above: the host's
+	# real-daemon tier runs it)
+	if make -j"$(nproc)" distcheck SLURM_SMOKE_TESTS= >"$work/distcheck.log" 2>&1; then
+		grep -a '^# \(TOTAL\|PASS\|SKIP\|XFAIL\|FAIL\|XPASS\|ERROR\):' "$work/distcheck.log" | tail -n 7 >"$work/dc.sum"
+		dc=$(suite_counts "$work/dc.sum")
+		echo "tier check: ${dc:-0 1 0} $(($(date +%s) - ds)) distcheck" >"$work/distcheck.res"
+	else
+		echo "place distcheck: FAILED (its log: ${GP_KEEP_LOGS:-the tail above})" >"$work/distcheck.res"
+		tail -n 60 "$work/distcheck.log"
+	fi
+}
+
+
+# --cpu-lane WORK: the CPU lane (run niced by the main invocation)
+if [ "${1:-}" = --cpu-lane ]; then
+	work=$2 off=${GP_PORT_OFFSET:-0}
+	i=0
+	for spec in $roots; do
+		i=$((i + 1))
+		suite=${spec%%:*} name=$(echo "${spec#*:}" | tr _ ' ')
+		if skipped "$suite"; then
+			echo "place $name: not run (GP_SKIP_ROOTS)" >"$work/$suite.res"
+			: >"$work/$suite.failed"
+			continue
+		fi
+		root_build "$suite" "$name" $((off + 2000 * i))
+	done
+	for tier in check fuzz long; do
+		run_tier "$tier" >"$work/host-$tier.out" 2>&1 || true
+	done
+	[ "${GP_SKIP_DISTCHECK:-0}" = 1 ] || distcheck >"$work/distcheck.out" 2>&1 || true
+	exit 0
 fi
 
 busy=
@@ -114,8 +242,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-test.XXXXXX")
 # mktemp makes it 0700; the tests in a root run jobs as another user
 # (daemon), whose batch scripts live under it (/gpbuild inside the root)
 chmod 755 "$work"
+lane=
 cleanup() {
 	[ -z "$busy" ] || kill "$busy" 2>/dev/null || true
+	[ -z "$lane" ] || kill "$lane" 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -128,88 +258,45 @@ fi
 t0=$(date +%s)
 off=${GP_PORT_OFFSET:-0}
 
-# ---- the roots: one after another, each from a clean copy of the sources --
-# root SUITE NAME OFFSET: prepare the root, run check and slurm inside; the
-# result lines go to $work/SUITE.res
-root() {
-	suite=$1 name=$2 d=$work/$1
-	mkdir -p "$d/src" "$d/tmp" "$d/shared"
-	s=$(date +%s)
-	if ! sh scripts/debian-root.sh "$suite" prepare 2>"$d/prepare.err"; then
-		echo "place $name: FAILED, not tested: $(tail -n 1 "$d/prepare.err" | sed 's/^debian-root: //')" >"$d.res"
-		return 0
-	fi
-	# the tracked files of a git checkout (as they are in the work tree),
-	# else the dist tarball
-	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		git ls-files -z | tar --null -T - -cf - 2>/dev/null | tar -xf - -C "$d/src"
-	else
-		tar -xzf "$work"/gpuplace-*.tar.gz -C "$d/src" --strip-components=1
-	fi
-	[ -d ../shared/data ] && cp -rL ../shared/data "$d/shared/data"
-	GP_PORT_OFFSET=$3 sh scripts/debian-root.sh "$suite" run "$d" \
-		sh -c 'cd /gpbuild/src && TMPDIR=/gpbuild/tmp sh scripts/test.sh --suite check slurm' \
-		>"$d/suite.log" 2>&1 || true
-	{
-		sed -n "s/^tier \\(.*\\)/tier \\1 $name/p; s/^slowest \\(.*\\)/slowest \\1 ($name)/p" "$d/suite.log"
-		res=$(grep '^suite slurm ' "$d/suite.log" | tail -n 1)
-		ver=${res#suite slurm }
-		case "$res" in
-		*": "[0-9]*" "[0-9]*" "[0-9]*) echo "release ${ver%%:*}: $name $(($(date +%s) - s))" ;;
-		*) echo "place $name: FAILED, not tested: ${res:-the run inside the root ended without a result (log: $d/suite.log)}" ;;
-		esac
-	} >"$d.res"
-}
-
 # outside a git checkout the roots get the dist tarball
 if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	sh scripts/build.sh && make dist >/dev/null && cp gpuplace-*.tar.gz "$work/"
 fi
 
-# ---- the host: every tier, then distcheck of the quick tier ----------------
+# ---- the host build, then the two lanes ------------------------------------
 host_res=$work/host.res
 : >"$host_res"
-s=$(date +%s)
-# distcheck: the quick tier from the tarball, after the host's tiers
-distcheck() {
-	s=$(date +%s)
-	if make -j"$(nproc)" distcheck >"$work/distcheck.log" 2>&1; then
-		grep -a '^# \(TOTAL\|PASS\|SKIP\|XFAIL\|FAIL\|XPASS\|ERROR\):' "$work/distcheck.log" | tail -n 7 >"$work/dc.sum"
-		dc=$(suite_counts "$work/dc.sum")
-		echo "tier check: ${dc:-0 1 0} $(($(date +%s) - s)) distcheck" >"$work/distcheck.res"
-	else
-		echo "place distcheck: FAILED (its log: ${GP_KEEP_LOGS:-the tail above})" >"$work/distcheck.res"
-		tail -n 60 "$work/distcheck.log"
-	fi
-}
-if sh scripts/build.sh; then
+hs=$(date +%s)
+if sh scripts/build.sh && make -j"$(nproc)" check TESTS= >/dev/null 2>&1; then
 	ver=$(built_for)
-	for tier in check slurm fuzz long; do
-		run_tier "$tier" >"$work/host-$tier.out" 2>&1 || true
-		grep -v '^tier \|^slowest ' "$work/host-$tier.out" || true
-		sed -n 's/^\(tier\|slowest\) \(.*\)/\1 \2 host/p' "$work/host-$tier.out" >>"$host_res"
+	# the CPU lane, in the background, as its own niced invocation
+	nice -n 10 ionice -c 3 sh scripts/test.sh --cpu-lane "$work" &
+	lane=$!
+	# the daemon lane, here
+	run_tier slurm >"$work/host-slurm.out" 2>&1 || true
+	i=0
+	for spec in $roots; do
+		i=$((i + 1))
+		suite=${spec%%:*} name=$(echo "${spec#*:}" | tr _ ' ')
+		skipped "$suite" || root_slurm "$suite" "$name" $((off + 2000 * i))
 	done
-	echo "release $ver: host $(($(date +%s) - s))" >>"$host_res"
+	wait "$lane" || true
+	lane=
+	for tier in check slurm fuzz long; do
+		grep -v '^tier \|^slowest ' "$work/host-$tier.out" 2>/dev/null || true
+		sed -n 's/^\(tier\|slowest\) \(.*\)/\1 \2 host/p' "$work/host-$tier.out" >>"$host_res" 2>/dev/null
+	done
+	echo "release $ver: host $(($(date +%s) - hs))" >>"$host_res"
 	if [ "${GP_SKIP_DISTCHECK:-0}" != 1 ]; then
-		distcheck || true
-		cat "$work/distcheck.res" >>"$host_res"
+		cat "$work/distcheck.out" 2>/dev/null
+		cat "$work/distcheck.res" >>"$host_res" 2>/dev/null ||
+			echo "place distcheck: FAILED, no result" >>"$host_res"
 	fi
 else
 	echo "place host: FAILED, not tested: the build failed (see above)" >>"$host_res"
 fi
-
-roots=""
-i=0
-for spec in trixie:"Debian 13 root" sid:"Debian sid root"; do
-	i=$((i + 1))
-	suite=${spec%%:*}
-	case " ${GP_SKIP_ROOTS:-} " in
-	*" $suite "*) echo "place ${spec#*:}: not run (GP_SKIP_ROOTS)" >"$work/$suite.res"; continue ;;
-	esac
-	root "$suite" "${spec#*:}" $((off + 2000 * i)) || true
-done
-for f in "$work"/*/suite.log; do
-	[ -f "$f" ] && grep -q -E '^(not ok|FAIL|ERROR)' "$f" && { echo "==== $f"; grep -E -A20 '^(not ok|==== )' "$f" | tail -n 80; }
+for f in "$work"/*/check.log "$work"/*/slurm.log; do
+	[ -f "$f" ] && grep -q -E '^(not ok|FAIL|ERROR|XPASS)' "$f" && { echo "==== $f"; grep -E -A20 '^(not ok|==== )' "$f" | tail -n 80; }
 done
 
 # ---- summary -------------------------------------------------------------

@@ -138,19 +138,20 @@ for t in $(seq 1 60); do nodes=$(squeue -h -j "$j" -t R -o %N 2>/dev/null); [ -n
 check '[ "$nodes" = "n[3-4]" ]' "when n3 frees, it runs inside blkA: $nodes" \
 	"$(scontrol show job "$j" 2>&1 | grep -E 'AdminComment|JobState|NodeList')"
 clear_jobs
-# 7. a job that waits for a block is held by the block's feature, never by
-#    --segment (which Slurm cannot lift from a pending job): n[1-3] and
-#    n[5-7] full for one more minute, n4 and n8 free.  A job with ten times
-#    the gradient of 5-6 is much slower across the blocks, so gpuplace
-#    holds it for a block (both free in a minute), and its comment says
-#    why not --segment
+# 7. a job that fits one block is never held by gpuplace on a block site,
+#    however much slower the model finds it across the blocks: Slurm's
+#    topology/block keeps it in one block anyway (5-6 above), and a
+#    --segment count (which Slurm cannot lift from a pending job) is never
+#    set.  n[1-3] and n[5-7] full for one more minute, n4 and n8 free; the
+#    job has ten times the gradient of 5-6: it pends, left to Slurm, with
+#    the reason in its comment
 fill_but_n4_n8 hblk 1
 j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e10,step_s=1 -t 60 -o /dev/null --wrap='sleep 30' 2>"$D/hold.err")
 sleep 2
 cm=$(scontrol show job "$j" 2>/dev/null | grep -o 'AdminComment=.*')
 seg=$(scontrol show job "$j" 2>/dev/null | grep -o 'Segment=[^ ]*')
-check '[ -n "$j" ] && [ "$(squeue -h -j "$j" -o %T)" = PENDING ] && echo "$cm" | grep -q "^AdminComment=gpuplace: CONSTRAIN gpnvl_blk[AB] (a block.s feature, not --segment, which Slurm cannot lift from a pending job: gpuplace releases it after the predicted [0-9]* s)" && [ -z "$seg" ]' \
-	"a job worth holding for a block waits for one by its feature, not by --segment ($(echo "$cm" | grep -o "CONSTRAIN [^ ]*"))" \
+check '[ -n "$j" ] && [ "$(squeue -h -j "$j" -o %T)" = PENDING ] && echo "$cm" | grep -q "^AdminComment=gpuplace: CONSTRAIN .*best free set n\[4,8\] not pinned: topology/block takes no required nodes outside one block" && [ -z "$seg" ]' \
+	"a job that fits one block, much slower across the blocks, is left to topology/block: pending, not pinned across, no --segment ($(echo "$cm" | grep -o "CONSTRAIN [^;]*" | cut -c1-60))" \
 	"$(cat "$D/hold.err")" "$cm" "$seg" "$(scontrol show job "$j" 2>&1 | grep -E 'JobState|Features')"
 clear_jobs
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
