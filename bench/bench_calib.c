@@ -136,14 +136,13 @@ static int holdout(const char *csv, const char *dir, int verbose)
 {
 	static struct hrow h[MAXH];
 	static gp_calib_table_t tab[MAXH];
-	static double all[MAXPTS], dec[NDEC][MAXPTS / 8], nd[4][MAXPTS / 4], nn[GP_NET_NTRANSPORTS];
+	static double all[MAXPTS], dec[NDEC][MAXPTS / 8], nd[4][MAXPTS / 4];
 	static int dec_n[NDEC], nd_n[4];
 	gp_net_consts_t fitted[GP_NET_NTRANSPORTS];
 	bool have[GP_NET_NTRANSPORTS] = { false };
 	int n, i, k, n_all = 0, fail = 0, rc = 2;
 	double st[3];
 
-	(void)nn;
 	if ((n = read_split(csv, h, MAXH)) < 0)
 		return 2;
 	for (i = 0; i < n; i++) {
