@@ -208,7 +208,7 @@ static int line_level(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 	gp_cluster_t *c = x->ld->c;
 	okey_t k[] = { { "LinkGBps", NULL }, { "Oversubscription", NULL }, { "LatencyUs", NULL },
 		       { "Transport", NULL }, { "NetStepUs", NULL }, { "NetEfficiency", NULL },
-		       { "NetFillUs", NULL } };
+		       { "NetFillUs", NULL }, { "NetFillLevelUs", NULL } };
 	long n, max = c->nlevels < GP_MAX_LEVELS - 1 ? c->nlevels : GP_MAX_LEVELS - 1;
 	gp_fabric_level_t *f;
 	int rc, j, t;
@@ -225,10 +225,10 @@ static int line_level(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 	}
 	if ((rc = gp__conf_long(&l->loc, "FabricLevel", l->kv[0].val, 0, max, &n, err)))
 		return rc;
-	if ((rc = match_keys(l, k, 7, err)) || (rc = required(l, &k[0], "FabricLevel", err)))
+	if ((rc = match_keys(l, k, 8, err)) || (rc = required(l, &k[0], "FabricLevel", err)))
 		return rc;
 	/* the transport describes the NICs: level 0 only */
-	for (j = 3; n > 0 && j < 7; j++)
+	for (j = 3; n > 0 && j < 8; j++)
 		if (k[j].val)
 			return gp__conf_err(err, &l->loc, k[j].name, "'%s': only FabricLevel=0 (the "
 			                    "NICs) has a transport", k[j].val);
@@ -244,7 +244,8 @@ static int line_level(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 	    (rc = opt_double(l, &k[2], 0, 1e6, &f->latency_us, err)) ||
 	    (rc = opt_double(l, &k[4], 0, 1e6, &f->step_us, err)) ||
 	    (rc = opt_double(l, &k[5], 0.001, 1, &f->net_eff, err)) ||
-	    (rc = opt_double(l, &k[6], 0, 1e6, &f->fill_us, err)))
+	    (rc = opt_double(l, &k[6], 0, 1e6, &f->fill_us, err)) ||
+	    (rc = opt_double(l, &k[7], 0, 1e6, &f->fill_level_us, err)))
 		return rc;
 	if (k[3].val) {
 		if (gp__transport_parse(k[3].val, &t))

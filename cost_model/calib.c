@@ -12,8 +12,15 @@
 
 #include "calib.h"
 
-/* Huber threshold on |log(predicted / measured)|: log 1.5 */
-#define HUBER 0.405
+/* Huber threshold on |log(predicted / measured)|: 0.1, a factor 1.105.
+ * Rows further off than 10 % are, in the published tables of
+ * tests/data/cost/measured, the warm-up outliers nccl-tests prints for its
+ * first sizes, the protocol switch knees the model places a size early or
+ * late and single noisy sizes; counted linearly they do not steer the
+ * constants away from the other rows.  With log 1.5 (the former threshold)
+ * the half of the host-staged offload table that is predicted in
+ * tests/cli/calibrate_xval.sh is 6.0-6.6 % off; with 0.1, 3.8-4.0 %. */
+#define HUBER 0.1
 
 void gp__calib_free(gp_calib_table_t *t)
 {
@@ -352,9 +359,9 @@ static int sse(gp_calib_table_t *const *t, int nt, const gp_net_consts_t *net, d
 		for (i = 0; rc == GP_OK && i < t[k]->n; i++) {
 			double e = fabs(log(p[i] / t[k]->time_us[i]));
 
-			/* squares up to a factor 1.5, linear beyond (Huber): the
-			 * warm-up outliers nccl-tests prints for its first sizes
-			 * (3-4x the neighbouring rows) must not steer the fit */
+			/* squares up to HUBER, linear beyond: the warm-up
+			 * outliers nccl-tests prints for its first sizes (3-4x the
+			 * neighbouring rows) must not steer the fit */
 			acc += e <= HUBER ? e * e : HUBER * (2 * e - HUBER);
 			n++;
 		}
@@ -367,12 +374,89 @@ static int sse(gp_calib_table_t *const *t, int nt, const gp_net_consts_t *net, d
 	return GP_OK;
 }
 
+/* Bounds of the fitted constants: step, eff, fill, level. */
+static const double fit_lo[4] = { 0.01, 0.01, 0.01, 0.01 }, fit_hi[4] = { 1e4, 1.0, 1e5, 1e5 };
+
+static double *fit_par(gp_net_consts_t *d, int k)
+{
+	return k == 0 ? &d->step_us : k == 1 ? &d->eff : k == 2 ? &d->fill_us : &d->fill_level_us;
+}
+
+/* Coordinate descent from *d with multiplicative steps, smaller when no
+ * move helps; *best: the loss at *d on entry and on return. */
+static int fit_descend(gp_calib_table_t *const *t, int nt, gp_net_consts_t *d, unsigned mask,
+                       double *best, int *n, gp_error_t *err)
+{
+	int it, k, rc;
+
+	for (it = 0; it < 60; it++) {
+		double f = it < 20 ? 1.5 : it < 40 ? 1.15 : 1.03;
+		bool moved = false;
+
+		for (k = 0; k < 4; k++) {
+			double *par = fit_par(d, k);
+			int dir;
+
+			if (!(mask & (1u << k)))
+				continue;
+			for (dir = -1; dir <= 1; dir += 2) {
+				double old = *par, v = dir > 0 ? old * f : old / f, e;
+
+				if (v < fit_lo[k] || v > fit_hi[k])
+					continue;
+				*par = v;
+				if ((rc = sse(t, nt, d, &e, n, err)) < 0)
+					return rc;
+				if (e < *best - 1e-12) {
+					*best = e;
+					moved = true;
+					break;
+				}
+				*par = old;
+			}
+		}
+		if (!moved && it >= 40)
+			break;
+	}
+	return GP_OK;
+}
+
+/* A bounded search in log space, two sweeps over the fitted constants:
+ * each tried at every factor of 2 between its bounds, the best kept.
+ * Local steps alone stall where the loss does not change near the start
+ * (a NetStepUs below NCCL's own NET latency is not used at all, so a 1 us
+ * start stays 1 us). */
+static int fit_scan(gp_calib_table_t *const *t, int nt, gp_net_consts_t *d, unsigned mask,
+                    double *best, int *n, gp_error_t *err)
+{
+	int it, k, rc;
+
+	for (it = 0; it < 2; it++)
+		for (k = 0; k < 4; k++) {
+			double *par = fit_par(d, k), keep = *par, v, e;
+
+			if (!(mask & (1u << k)))
+				continue;
+			for (v = fit_lo[k]; v <= fit_hi[k] * 1.0001; v *= 2.0) {
+				*par = v;
+				if ((rc = sse(t, nt, d, &e, n, err)) < 0)
+					return rc;
+				if (e < *best - 1e-12) {
+					*best = e;
+					keep = v;
+				}
+			}
+			*par = keep;
+		}
+	return GP_OK;
+}
+
 int gp__calib_fit(gp_calib_table_t *const *t, int nt, gp_net_consts_t *net, unsigned mask,
                   double *rms_out, gp_error_t *err)
 {
-	gp_net_consts_t d;
-	double best, *par[4], lo[4] = { 0.01, 0.01, 0.01, 0.01 }, hi[4] = { 1e4, 1.0, 1e5, 1e5 };
-	int it, k, n, rc;
+	gp_net_consts_t d, d2;
+	double best, best2;
+	int n, rc;
 
 	if (nt < 1)
 		return gp__errorf(err, GP_EINVAL, "no tables to fit");
@@ -395,40 +479,19 @@ int gp__calib_fit(gp_calib_table_t *const *t, int nt, gp_net_consts_t *net, unsi
 		d.fill_us = 1.0;
 	if (d.fill_level_us <= 0 && (mask & GP_FIT_LEVEL))
 		d.fill_level_us = 1.0;
-	par[0] = &d.step_us;
-	par[1] = &d.eff;
-	par[2] = &d.fill_us;
-	par[3] = &d.fill_level_us;
 	if ((rc = sse(t, nt, &d, &best, &n, err)) < 0)
 		return rc;
-	/* coordinate descent with multiplicative steps, halved when no move helps */
-	for (it = 0; it < 60; it++) {
-		double f = it < 20 ? 1.5 : it < 40 ? 1.15 : 1.03;
-		bool moved = false;
-
-		for (k = 0; k < 4; k++) {
-			int dir;
-
-			if (!(mask & (1u << k)))
-				continue;
-			for (dir = -1; dir <= 1; dir += 2) {
-				double old = *par[k], v = dir > 0 ? old * f : old / f, e;
-
-				if (v < lo[k] || v > hi[k])
-					continue;
-				*par[k] = v;
-				if ((rc = sse(t, nt, &d, &e, &n, err)) < 0)
-					return rc;
-				if (e < best - 1e-12) {
-					best = e;
-					moved = true;
-					break;
-				}
-				*par[k] = old;
-			}
-		}
-		if (!moved && it >= 40)
-			break;
+	/* two starts: the descent from the start, and from the best point of
+	 * the scan in log space; the lower loss wins */
+	d2 = d;
+	best2 = best;
+	if ((rc = fit_descend(t, nt, &d, mask, &best, &n, err)) < 0 ||
+	    (rc = fit_scan(t, nt, &d2, mask, &best2, &n, err)) < 0 ||
+	    (rc = fit_descend(t, nt, &d2, mask, &best2, &n, err)) < 0)
+		return rc;
+	if (best2 < best - 1e-12) {
+		d = d2;
+		best = best2;
 	}
 	*net = d;
 	*rms_out = n > 0 ? sqrt(best / n) : 0;

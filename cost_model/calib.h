@@ -48,10 +48,14 @@ int gp__calib_predict(const gp_calib_table_t *t, const gp_net_consts_t *net, dou
                       gp_error_t *err);
 
 /* Least squares on log(predicted / measured) over the tables (Huber: linear
- * beyond a factor 1.5, so single outliers do not steer it): fits
- * the constants of *net chosen by mask (which gives the transport and the
- * starting point; zero fields start at the defaults).  *rms_out = root
- * mean square of the log error after the fit.  0 or an error. */
+ * beyond 10 %, so single outliers do not steer it): fits the constants of
+ * *net chosen by mask (which gives the transport and the starting point;
+ * zero fields start at the defaults).  Two starts, kept the lower loss:
+ * descent from the starting point, and descent from the best point of a
+ * bounded search in log space (every factor of 2 of each constant between
+ * its bounds), so a constant whose start lies on a flat part of the loss
+ * still moves.  *rms_out = root mean square of the log error after the
+ * fit.  0 or an error. */
 enum {
 	GP_FIT_STEP = 1u << 0,   /* NetStepUs */
 	GP_FIT_EFF = 1u << 1,    /* NetEfficiency */

@@ -23,10 +23,11 @@ TESTS += tests/unit/test_candidates
 # gpuplace model
 gpuplace_SOURCES += tools/cmd_model.c tools/cmd_calibrate.c
 TESTS += tests/cli/model_cli.sh
-EXTRA_DIST += tests/cli/model_cli.sh tests/cli/calibrate_cli.sh tests/cli/model_placement.sh tests/cli/transport_conf.sh
+EXTRA_DIST += tests/cli/model_cli.sh tests/cli/calibrate_cli.sh tests/cli/model_placement.sh tests/cli/transport_conf.sh \
+	tests/cli/calibrate_xval.sh
 TESTS += tests/cli/transport_conf.sh
 TESTS += tests/cli/model_placement.sh
-TESTS += tests/cli/calibrate_cli.sh
+TESTS += tests/cli/calibrate_cli.sh tests/cli/calibrate_xval.sh
 
 # job hint parser fuzz target (hints come from users through the plugin)
 check_PROGRAMS += tests/fuzz/fuzz_jobspec

@@ -2,23 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench/bench_calib still runs over the calibration set in the repository
 # (tests/data/cost/measured): a row per table, the ALL row, the size decades
-# and the verdict line.  Whether the target is met is the benchmark's to
-# print (README), not this smoke test's.
+# and the verdict line; then the held-out score of tests/data/cost/holdout.csv:
+# a row per score table, the fits, the node-count groups and its verdict.
+# Whether the targets are met is the benchmark's to print (README), not this
+# smoke test's.
 b=${GP_TOP_BUILDDIR:-.}
 s=${GP_TOP_SRCDIR:-${srcdir:-.}}
 t=$(mktemp -d "${TMPDIR:-/tmp}/gp-bcal.XXXXXX")
 trap 'rm -rf "$t"' EXIT
-echo "1..3"
+echo "1..4"
 GP_SRCDIR="$s" "$b/bench/bench_calib" >"$t/out" 2>&1
 rc=$?
 n=$(ls "$s"/tests/data/cost/measured/*.txt | wc -l)
-rows=$(grep -c '\.txt  *[0-9]' "$t/out")
+rows=$(sed '/^held out/,$d' "$t/out" | grep -c '\.txt  *[0-9]')
 if [ "$rc" = 0 ] && [ "$rows" = "$n" ] && [ "$n" -ge 7 ]; then
 	echo "ok 1 - bench_calib: a row per measured table ($n)"
 else
 	echo "not ok 1 - bench_calib rows ($rows of $n, exit $rc)"; sed 's/^/# /' "$t/out" | head -n 30
 fi
-pts=$(awk '$1 == "ALL" { print $2 }' "$t/out")
+pts=$(awk '$1 == "ALL" && $2 ~ /^[0-9]+$/ { print $2 }' "$t/out")
 if [ -n "$pts" ] && [ "$pts" -ge 150 ] && grep -q '^1e0 \.\.1e1 ' "$t/out" && grep -q '^1e9 \.\.1e10' "$t/out"; then
 	echo "ok 2 - bench_calib: $pts points, decades from 8 B to 8 GiB"
 else
@@ -28,4 +30,13 @@ if grep -q '^target: median |error| <= 10 %, |median signed error| <= 5 % per de
 	echo "ok 3 - bench_calib: verdict line"
 else
 	echo "not ok 3 - bench_calib verdict"; tail -n 3 "$t/out" | sed 's/^/# /'
+fi
+nh=$(grep -c '^score,' "$s/tests/data/cost/holdout.csv")
+hrows=$(sed -n '/^score table/,/^ALL held out/p' "$t/out" | grep -c '\.txt  *[0-9]')
+if [ "$nh" -ge 3 ] && [ "$hrows" = "$nh" ] && grep -q '^fit ib  *on [0-9]* table(s): NetStepUs=' "$t/out" &&
+   grep -q '^2\.\.9  ' "$t/out" &&
+   grep -q '^held-out target: median |error| <= 10 %, <= 20 % in every size and node-count decade: \(met\|NOT MET\)$' "$t/out"; then
+	echo "ok 4 - bench_calib: held out, $hrows score tables, fits, node counts and verdict"
+else
+	echo "not ok 4 - bench_calib held out ($hrows of $nh score tables)"; sed -n '/^held out/,$p' "$t/out" | sed 's/^/# /'
 fi
