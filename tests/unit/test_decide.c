@@ -352,6 +352,39 @@ static void test_full_cluster_constrains_to_domains(void **state)
 	assert_non_null(strstr(f->d.reason, "no acceptable set is free now"));
 }
 
+/*
+ * Nothing free now: the job is held to the leaf the running jobs' time
+ * limits say frees first, and to every other leaf that can hold it after
+ * that one (limits are longer than runs, so another may free first);
+ * Slurm takes the first alternative that can start it.
+ */
+static void test_full_cluster_lists_every_domain_predicted_first(void **state)
+{
+	struct fx *f = *state;
+	char want[64];
+	int32_t i;
+
+	/* leaf su001 (nodes 0-3) is predicted to free at 600 s, the others
+	 * at 36,000 s */
+	running_job(f, 1, 0, 4, 600);
+	running_job(f, 2, 4, 8, 36000);
+	running_job(f, 3, 8, 12, 36000);
+	running_job(f, 4, 12, 16, 36000);
+	f->r.gpus = 16;
+	f->r.time_limit_min = 60;
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_CONSTRAIN);
+	print_message("# features: %s\n", f->d.features);
+	/* the predicted leaf first: "[gpsw_su001|..." */
+	assert_true(f->d.features[0] == '[');
+	snprintf(want, sizeof(want), "%.60s", f->d.features + 1);
+	assert_non_null(strchr(want, '|'));
+	*strchr(want, '|') = '\0';
+	assert_non_null(strstr(want, f->c->switches[leaf_of(f, 0)].name));
+	for (i = 0; i < 16; i += 4)
+		assert_non_null(strstr(f->d.features, f->c->switches[leaf_of(f, i)].name));
+}
+
 static void test_never_fits_is_rejected(void **state)
 {
 	struct fx *f = *state;
@@ -1124,6 +1157,8 @@ int main(void)
 		cmocka_unit_test(test_exhaustive_within_2_percent),
 		cmocka_unit_test(test_racks_far_below_caps_keep_one_leaf),
 		cmocka_unit_test(test_block_job_not_spread_over_blocks),
+		cmocka_unit_test_setup_teardown(test_full_cluster_lists_every_domain_predicted_first,
+		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_counts_the_jobs_behind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_below_knee_as_compact_as_without_power, setup,
 		                                teardown),
