@@ -162,6 +162,11 @@ static void explain(const gp_sim_result_t *r)
 	for (i = 0; i < r->njobs; i++) {
 		const gp_sim_job_t *j = &r->jobs[i];
 
+		if (j->killed && j->start_s >= 0)
+			printf("#   %-14s killed: job %u, %d GPUs, %s, %d leaves, slowdown %.3f, run %.0f s "
+			       "of limit %.0f s\n", r->policy, (unsigned)j->id, (int)j->gpus,
+			       kinds[(int)j->decision & 3], (int)j->nleaves, j->slowdown,
+			       j->duration_s, j->limit_s);
 		if (j->start_s < 0 || j->gpus <= 1)
 			continue;
 		k = (int)j->decision & 3;
