@@ -1539,8 +1539,8 @@ static double busy_fraction(const gp_cluster_t *c, const gp_state_t *st)
  * (CONSTRAIN with no feature), which keeps it in one block and starts it
  * in the first block that can hold it.
  */
-static int block_job(gp_engine_t *e, const gp_request_t *r, gp_decision_t *d, int32_t best, double ideal,
-                     const gp_ckpt_booking_t *bookings, int32_t nbookings,
+static int block_job(gp_engine_t *e, const gp_request_t *r, gp_decision_t *d, int32_t best,
+                     double ideal, const gp_ckpt_booking_t *bookings, int32_t nbookings,
                      const gp_job_profile_t *job)
 {
 	const gp_cluster_t *c = e->c;
