@@ -39,7 +39,16 @@
  * too, else as "+x" (the default's value).  Exit status 0 whatever the verdicts:
  * this measures, it does not gate.
  *
- *   GP_SRCDIR=. ./bench/bench_placement [jobs per trace] [default preset]
+ *   GP_SRCDIR=. ./bench/bench_placement [--only PATTERN] [--published-only] [-v]
+ *                                       [jobs per trace] [default preset]
+ *
+ * --only runs the scenarios whose "site/trace/scenario" name (e.g.
+ * "a100-oversub/synthetic/moderate-0.7") contains PATTERN; the summary
+ * counts only those.  --published-only leaves out the engine-model judge
+ * (half the run time).  Both are for iterating on one scenario.  -v adds,
+ * per policy, the multi-GPU jobs' waits by the plugin's decision at their
+ * submission (pin, constrain, none), steered jobs, leaves spanned and
+ * GPU-hours lost to placement.
  */
 #include "config.h"
 
@@ -139,6 +148,43 @@ static bool le(double dflt, double best, double r, double nil)
 	return best > nil ? dflt <= r * best : dflt <= nil;
 }
 
+/* -v: where a policy's wait comes from, by what the plugin decided at
+ * submission (none for a Slurm baseline or a job the plugin passes),
+ * with how many of those jobs were steered and the leaves they spanned. */
+static bool verbose;
+
+static void explain(const gp_sim_result_t *r)
+{
+	static const char *const kinds[] = { "none", "pin", "constrain", "reject" };
+	double w[4] = { 0 }, wg[4] = { 0 }, lv[4] = { 0 }, lost[4] = { 0 };
+	int32_t n[4] = { 0 }, st[4] = { 0 }, i, k;
+
+	for (i = 0; i < r->njobs; i++) {
+		const gp_sim_job_t *j = &r->jobs[i];
+
+		if (j->killed && j->start_s >= 0)
+			printf("#   %-14s killed: job %u, %d GPUs, %s, %d leaves, slowdown %.3f, run %.0f s "
+			       "of limit %.0f s\n", r->policy, (unsigned)j->id, (int)j->gpus,
+			       kinds[(int)j->decision & 3], (int)j->nleaves, j->slowdown,
+			       j->duration_s, j->limit_s);
+		if (j->start_s < 0 || j->gpus <= 1)
+			continue;
+		k = (int)j->decision & 3;
+		n[k]++;
+		w[k] += j->start_s - j->submit_s;
+		wg[k] += j->gpus * (j->start_s - j->submit_s);
+		lv[k] += j->nleaves;
+		st[k] += j->steered;
+		lost[k] += j->gpus * j->duration_s * (j->slowdown - 1.0) / 3600;
+	}
+	for (k = 0; k < 4; k++)
+		if (n[k])
+			printf("#   %-14s %-9s %5d multi-GPU jobs, mean wait %7.3f h, %9.1f GPU-h "
+			       "waited, %4.2f leaves, %d steered, %.1f GPU-h lost\n", r->policy, kinds[k],
+			       (int)n[k], w[k] / n[k] / 3600, wg[k] / 3600, lv[k] / n[k], (int)st[k],
+			       lost[k]);
+}
+
 struct tally {
 	int scen, lost_ok, mean_ok, wtd_ok, dense, dense_ok;
 };
@@ -190,6 +236,8 @@ static int run_scenario(const gp_cluster_t *c, const char *site, const char *tna
 				printf(" %8s", "-");
 		}
 		printf(" %6d %6d\n", (int)m->violations, (int)m->killed);
+		if (verbose)
+			explain(r[i]);
 		if (i == 0)
 			continue; /* the default preset */
 		for (k = 0; k < 3 + GP_SIM_NSIZE; k++)
@@ -238,8 +286,10 @@ int main(int argc, char **argv)
 {
 	static const char *const sites[] = { "superpod-h100", "a100-oversub", "nvl72-gb200" };
 	const char *src = getenv("GP_SRCDIR"), *shared = getenv("GP_SHARED_DATA");
-	const char *dflt = argc > 2 ? argv[2] : "balanced";
-	long njobs = argc > 1 ? strtol(argv[1], NULL, 10) : 3000;
+	const char *dflt = "balanced", *only = NULL;
+	long njobs = 3000;
+	bool published_only = false;
+	int ai, npos = 0;
 	char path[2048], jpath[2048];
 	gp_trace_t *philly = NULL;
 	gp_sim_judge_t *judge = NULL;
@@ -249,6 +299,22 @@ int main(int argc, char **argv)
 	size_t s;
 	int rc = 1;
 
+	for (ai = 1; ai < argc; ai++) {
+		if (!strcmp(argv[ai], "--only") && ai + 1 < argc)
+			only = argv[++ai];
+		else if (!strcmp(argv[ai], "--published-only"))
+			published_only = true;
+		else if (!strcmp(argv[ai], "-v"))
+			verbose = true;
+		else if (argv[ai][0] == '-') {
+			fprintf(stderr, "usage: bench_placement [--only SITE/TRACE/SCENARIO] "
+			                "[--published-only] [-v] [jobs per trace] [default preset]\n");
+			return 2;
+		} else if (npos++ == 0)
+			njobs = strtol(argv[ai], NULL, 10);
+		else
+			dflt = argv[ai];
+	}
 	if (!src || !*src)
 		src = ".";
 	if (njobs < 100)
@@ -327,9 +393,15 @@ int main(int argc, char **argv)
 			for (sc = 0; sc < sizeof(scenarios) / sizeof(scenarios[0]); sc++) {
 				double f = scenarios[sc].kind == 0 ? 1.0 :
 				           scenarios[sc].kind == 1 ? (l0 > 0 ? l0 / 0.7 : 1.0) : 0.5;
-				gp_trace_t *t = scaled(base, f);
+				gp_trace_t *t;
+				char full[256];
 				int bad;
 
+				snprintf(full, sizeof(full), "%s/%s/%s", sites[s], tname,
+				         scenarios[sc].name);
+				if (only && !strstr(full, only))
+					continue;
+				t = scaled(base, f);
 				if (!t) {
 					fprintf(stderr, "bench_placement: out of memory\n");
 					gp__trace_destroy(synth);
@@ -339,9 +411,9 @@ int main(int argc, char **argv)
 				bad = run_scenario(c, sites[s], tname, scenarios[sc].name,
 				                   scenarios[sc].kind == 2, t, pols, npol, judge,
 				                   "published table", &ty) ||
-				      run_scenario(c, sites[s], tname, scenarios[sc].name,
+				      (!published_only && run_scenario(c, sites[s], tname, scenarios[sc].name,
 				                   scenarios[sc].kind == 2, t, pols, npol, NULL,
-				                   "engine model", &ty);
+				                   "engine model", &ty));
 				free_trace(t);
 				if (bad) {
 					gp__trace_destroy(synth);

@@ -732,6 +732,30 @@ static void add_alternative(const gp_cluster_t *c, const gp_scored_t *sc, char *
 	(*nalts)++;
 }
 
+/* Every switch at the level of sc's domain whose subtree has r's GPUs,
+ * as alternatives after those in out (add_alternative). */
+static void add_level_alternatives(const gp_cluster_t *c, const gp_request_t *r,
+                                   const gp_scored_t *sc, char *out, size_t len, int *nalts)
+{
+	int32_t lv = c->switches[sc->domain].level, sw, i;
+
+	for (sw = 0; sw < c->nswitches; sw++) {
+		const gp_switch_t *w = &c->switches[sw];
+		gp_scored_t alt;
+		int64_t g = 0;
+
+		if (w->level != lv || w->disconnected || sw == sc->domain)
+			continue;
+		for (i = w->first; i < w->first + w->count && g < r->gpus; i++)
+			g += c->nodes[c->node_order[i]].ngpus;
+		if (g < r->gpus)
+			continue;
+		alt = *sc;
+		alt.domain = sw;
+		add_alternative(c, &alt, out, len, nalts);
+	}
+}
+
 /* "|a|b|" -> "[a|b]" or "a"; "" stays "". */
 static void finish_alternatives(char *buf, size_t len, int nalts)
 {
@@ -1508,6 +1532,50 @@ static double busy_fraction(const gp_cluster_t *c, const gp_state_t *st)
 	return all > 0 ? (double)used / (double)all : 0.0;
 }
 
+/*
+ * A job that fits one block of a topology/block site (gp__decide): the
+ * best feasible free set inside one block, as Slurm takes it for required
+ * nodes, is PINned; with none, the job is left to Slurm's topology/block
+ * (CONSTRAIN with no feature), which keeps it in one block and starts it
+ * in the first block that can hold it.
+ */
+static int block_job(gp_engine_t *e, const gp_request_t *r, gp_decision_t *d, int32_t best,
+                     double ideal, const gp_ckpt_booking_t *bookings, int32_t nbookings,
+                     const gp_job_profile_t *job)
+{
+	const gp_cluster_t *c = e->c;
+	int32_t i, one = -1;
+
+	for (i = best < 0 ? d->ncands : best; i < d->ncands && one < 0; i++)
+		if (d->cands[i].feasible && !d->cands[i].future &&
+		    gp__block_pin_ok(c, d->cands[i].nodes, d->cands[i].nnodes, r->segment_nodes))
+			one = i;
+	if (one >= 0) {
+		to_front(d, one);
+		d->kind = GP_DECIDE_PIN;
+		d->now_finish_s = (r->time_limit_min ? r->time_limit_min * 60.0 :
+		                                       GP_DECIDE_DEFAULT_RUN_S) *
+		                  d->cands[0].cost.slowdown;
+		snprintf(d->reason, sizeof(d->reason),
+		         "best free set inside one block: predicted step %.3g s (ideal %.3g s, "
+		         "slowdown %.2f), %d rack%s",
+		         d->cands[0].cost.step_s, ideal, d->cands[0].cost.slowdown, d->cands[0].nracks,
+		         d->cands[0].nracks == 1 ? "" : "s");
+		plan_checkpoint(e, job, r, bookings, nbookings, d);
+		return GP_OK;
+	}
+	/* no set is booked for it (the plugin's ledger books cands[0]) */
+	drop_from(d, 0);
+	d->kind = GP_DECIDE_CONSTRAIN;
+	d->features[0] = '\0';
+	snprintf(d->reason, sizeof(d->reason),
+	         "no block has room for the job now%s; left to Slurm's topology/block, which keeps "
+	         "it in one block and starts it in the first block that frees",
+	         best >= 0 ? " (the free sets span blocks, which Slurm refuses as required nodes)" :
+	                     "");
+	return GP_OK;
+}
+
 int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
                const gp_job_profile_t *job_in, const gp_policy_t *p,
                const gp_power_view_t *pv, int64_t now,
@@ -1625,6 +1693,17 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	 * the model predicts a gain it states */
 	if (best >= 0)
 		best = compact_rule(e, now_st, r, p, d, best, note, sizeof(note));
+	/* a job that fits one block of a topology/block site runs in one
+	 * block or not at all: Slurm refuses required nodes outside one
+	 * block (gp__block_pin_ok), and a domain constraint to the spread
+	 * set's switch only narrows the blocks Slurm may start it in.  With
+	 * no free set inside one block, Slurm's own block placement, which
+	 * starts it in the first block that frees, is the best that can be
+	 * done; so is it when nothing is free now (step 3 below would
+	 * narrow it to the blocks predicted from time limits, which are
+	 * longer than the runs; bench_placement, nvl72-gb200) */
+	if (best >= 0 && c->nblocks > 0 && r->gpus <= e->block_gpus && r->nrequired == 0)
+		return block_job(e, r, d, best, x.ideal, bookings, nbookings, &job);
 
 	/* 2. wait or spread; a job that fits one block of a topology/block
 	 * site is not held: Slurm's block placement keeps it in one NVLink
@@ -1749,6 +1828,8 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 				return GP_OK;
 			}
 		}
+		if (c->nblocks > 0 && r->gpus <= e->block_gpus && r->nrequired == 0)
+			return block_job(e, r, d, -1, x.ideal, bookings, nbookings, &job);
 		/* the feasible later sets, best first, become the alternatives */
 		drop_before(d, nbefore);
 		chosen -= nbefore;
@@ -1756,6 +1837,18 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		for (i = 0; i < d->ncands; i++)
 			if (d->cands[i].feasible)
 				add_alternative(c, &d->cands[i], d->features, sizeof(d->features), &nalts);
+		/* then every other switch of the chosen set's level that can
+		 * hold the job: the predicted ones come from time limits, which
+		 * users set longer than their runs, so another domain often
+		 * frees first; Slurm takes the first alternative that can start
+		 * the job (slurm-on-one-machine.md, B), so the predicted ones
+		 * keep their precedence and the job still stays in one domain
+		 * (bench_placement: the tree sites' synthetic traces waited
+		 * 1.3 to 4.3 times as long as tree when held to the predicted
+		 * domains alone) */
+		if (nalts > 0 && d->cands[0].kind == GP_DOM_SWITCH && d->cands[0].domain >= 0)
+			add_level_alternatives(c, r, &d->cands[0], d->features, sizeof(d->features),
+			                       &nalts);
 		finish_alternatives(d->features, sizeof(d->features), nalts);
 		d->kind = GP_DECIDE_CONSTRAIN;
 		if (isfinite(fin)) {

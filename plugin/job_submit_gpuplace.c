@@ -2344,6 +2344,10 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 		else if (*o->features)
 			ADD("gpuplace: CONSTRAIN not applied (%s): the job's own constraint has a "
 			    "matching-OR group", o->features);
+		else if (!best)
+			/* no set chosen: left to Slurm's placement, the reason
+			 * says why (a job that fits one block with no block free) */
+			ADD("gpuplace: CONSTRAIN none: %.600s", d->reason);
 		else
 			ADD("gpuplace: CONSTRAIN none: the chosen set spans the whole cluster");
 		/* waiting for a block: --segment=<nodes> would let Slurm take

@@ -352,6 +352,39 @@ static void test_full_cluster_constrains_to_domains(void **state)
 	assert_non_null(strstr(f->d.reason, "no acceptable set is free now"));
 }
 
+/*
+ * Nothing free now: the job is held to the leaf the running jobs' time
+ * limits say frees first, and to every other leaf that can hold it after
+ * that one (limits are longer than runs, so another may free first);
+ * Slurm takes the first alternative that can start it.
+ */
+static void test_full_cluster_lists_every_domain_predicted_first(void **state)
+{
+	struct fx *f = *state;
+	char want[64];
+	int32_t i;
+
+	/* leaf su001 (nodes 0-3) is predicted to free at 600 s, the others
+	 * at 36,000 s */
+	running_job(f, 1, 0, 4, 600);
+	running_job(f, 2, 4, 8, 36000);
+	running_job(f, 3, 8, 12, 36000);
+	running_job(f, 4, 12, 16, 36000);
+	f->r.gpus = 16;
+	f->r.time_limit_min = 60;
+	decide(f, NULL, NULL, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_CONSTRAIN);
+	print_message("# features: %s\n", f->d.features);
+	/* the predicted leaf first: "[gpsw_su001|..." */
+	assert_true(f->d.features[0] == '[');
+	snprintf(want, sizeof(want), "%.60s", f->d.features + 1);
+	assert_non_null(strchr(want, '|'));
+	*strchr(want, '|') = '\0';
+	assert_non_null(strstr(want, f->c->switches[leaf_of(f, 0)].name));
+	for (i = 0; i < 16; i += 4)
+		assert_non_null(strstr(f->d.features, f->c->switches[leaf_of(f, i)].name));
+}
+
 static void test_never_fits_is_rejected(void **state)
 {
 	struct fx *f = *state;
@@ -748,6 +781,64 @@ static void test_wait_counts_the_jobs_behind(void **state)
 
 /* ---- power only where it binds ------------------------------------------ */
 
+
+/*
+ * A topology/block site (tests/data/sim/block: base blocks b1-b4 of four
+ * 4-GPU nodes): a 2-node job that fits one block, with one node free in
+ * each of b1 and b2 only, is left to Slurm's block placement (CONSTRAIN,
+ * no feature, no set booked): Slurm refuses required nodes across two
+ * blocks, and a domain constraint to their switch would only narrow the
+ * blocks it may start in.  With two nodes free in b3 it is PINned there.
+ */
+static void test_block_job_not_spread_over_blocks(void **unused)
+{
+	gp_cluster_t *c = NULL;
+	gp_engine_t *e = NULL;
+	gp_state_t *s = NULL;
+	gp_policy_t p;
+	gp_request_t r;
+	gp_decision_t d;
+	gp_error_t err = { "" };
+	int32_t i;
+
+	(void)unused;
+	if (gp_cluster_load_conf_dir(DECIDE_DATA_DIR "/../sim/block", &c, &err))
+		fail_msg("%s", err.text);
+	assert_true(c->nblocks > 0);
+	assert_int_equal(gp__engine_create(c, &e, &err), 0);
+	assert_int_equal(gp_state_create(c, &s), 0);
+	gp__policy_default(c, &p);
+	gp__request_init(&r);
+	r.gpus = 8;
+	r.min_nodes = r.max_nodes = 2;
+	r.gpus_per_node = 4;
+	/* every node busy but n04 (b1) and n08 (b2) */
+	for (i = 0; i < c->nnodes; i++)
+		if (strcmp(c->nodes[i].name, "n04") && strcmp(c->nodes[i].name, "n08"))
+			s->alloc_mask[i] = 0xf;
+	memset(&d, 0, sizeof(d));
+	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
+		fail_msg("decide: %s", err.text);
+	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
+	assert_string_equal(d.features, "");
+	assert_int_equal(d.ncands, 0);
+	assert_non_null(strstr(d.reason, "topology/block"));
+	gp__decision_clear(&d);
+	/* two nodes free in b3 as well: PINned there, inside one block */
+	s->alloc_mask[gp__node_find(c, "n09")] = 0;
+	s->alloc_mask[gp__node_find(c, "n10")] = 0;
+	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
+		fail_msg("decide: %s", err.text);
+	assert_int_equal(d.kind, GP_DECIDE_PIN);
+	assert_int_equal(d.cands[0].nnodes, 2);
+	assert_true(gp__block_pin_ok(c, d.cands[0].nodes, 2, 0));
+	gp__decision_clear(&d);
+	gp__request_clear(&r);
+	gp_state_destroy(s);
+	gp__engine_destroy(e);
+	gp_cluster_destroy(c);
+}
+
 /*
  * The state of the placement issue, written by hand in
  * tests/data/json/issue31-racks21.json: two leaves of 8 H100 nodes, one
@@ -1065,6 +1156,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_random_never_violates, setup, teardown),
 		cmocka_unit_test(test_exhaustive_within_2_percent),
 		cmocka_unit_test(test_racks_far_below_caps_keep_one_leaf),
+		cmocka_unit_test(test_block_job_not_spread_over_blocks),
+		cmocka_unit_test_setup_teardown(test_full_cluster_lists_every_domain_predicted_first,
+		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_counts_the_jobs_behind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_below_knee_as_compact_as_without_power, setup,
 		                                teardown),
