@@ -435,6 +435,60 @@ static void test_warning_bound(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* What Slurm accepts and the model holds only in part: a node of two GPU
+ * types (counted per type, typed matches by slurm.conf's names), a node
+ * with more GPUs than the model holds (warned, modelled without GPUs, its
+ * gres.conf line read past, the rest of the site intact), partitions past
+ * the 64th (members by the bitmap). */
+static void test_partial_parts(void **state)
+{
+	char slurm[8192];
+	size_t used;
+	conf_set_t set = { slurm, "", "NodeName=big Name=gpu Type=l4 File=/dev/nvidia[0-39]\n"
+	                   "NodeName=m1 Name=gpu Type=a100 File=/dev/nvidia[0-7]\n"
+	                   "NodeName=m1 Name=gpu Type=t4 File=/dev/nvidia[8-9]\n", "", KEEP };
+	gp_cluster_t *c;
+	int32_t m1, a1, big, q;
+	bool all;
+	int i;
+
+	used = (size_t)snprintf(slurm, sizeof(slurm),
+	                        "NodeName=m1 Gres=gpu:a100:8,gpu:t4:2,gpu:a100:0\n"
+	                        "NodeName=a1 Gres=gpu:A100:8\n"
+	                        "NodeName=big Gres=gpu:l4:40\n");
+	for (i = 0; i < 70; i++)
+		used += (size_t)snprintf(slurm + used, sizeof(slurm) - used,
+		                         "PartitionName=p%02d Nodes=%s\n", i, i % 2 ? "a1" : "m1,big");
+	c = load_set(&set);
+	m1 = gp__node_find(c, "m1");
+	a1 = gp__node_find(c, "a1");
+	big = gp__node_find(c, "big");
+	assert_int_equal(c->nodes[m1].ngpus, 10);
+	assert_string_equal(c->nodes[m1].gpu_types, "a100:8,t4:2");
+	assert_string_equal(c->profiles[c->nodes[m1].profile].name, "a100");
+	assert_int_equal(gp__node_type_gpus(c, m1, "T4", &all), 2);
+	assert_false(all);
+	assert_int_equal(gp__node_type_gpus(c, m1, "a100", &all), 8);
+	assert_false(all);
+	assert_int_equal(gp__node_type_gpus(c, a1, "a100", &all), 8);
+	assert_true(all);
+	assert_int_equal(gp__node_type_gpus(c, a1, "t4", &all), 0);
+	assert_false(all);
+	assert_true(has_warning(c, "slurm.conf:1: Gres: nodes 'm1' hold 2 GPU types (a100:8,t4:2)"));
+	assert_int_equal(c->nodes[big].ngpus, 0);
+	assert_null(c->nodes[big].gpu_types);
+	assert_true(has_warning(c, "slurm.conf:3: Gres: nodes 'big' have 40 GPUs each, more than "
+	                           "the 32 gpuplace models per node"));
+	assert_int_equal(gp_cluster_gpu_count(c), 18);
+	assert_int_equal(c->nparts, 70);
+	for (q = 0; q < 70; q++) {
+		assert_int_equal(gp__node_in_part(c, a1, q), q % 2 == 1);
+		assert_int_equal(gp__node_in_part(c, m1, q), q % 2 == 0);
+		assert_int_equal(gp__node_in_part(c, big, q), q % 2 == 0);
+	}
+	gp_cluster_destroy(c);
+}
+
 /* Gres= and MaxTime= forms Slurm accepts, one row each. */
 static void test_slurm_values(void **state)
 {
@@ -1372,6 +1426,7 @@ int main(void)
 		cmocka_unit_test(test_slurm_values),
 		cmocka_unit_test(test_gres_shared),
 		cmocka_unit_test(test_warning_bound),
+		cmocka_unit_test(test_partial_parts),
 		cmocka_unit_test(test_block_conf),
 		cmocka_unit_test(test_topology_yaml),
 		cmocka_unit_test(test_yaml_block_sizes),
