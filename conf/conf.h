@@ -174,6 +174,8 @@ typedef struct gp__load {
 	/* slurm.conf */
 	gp__conf_loc_t *node_loc;       /* per node: its NodeName line */
 	char (*node_type)[GP_NAME_MAX]; /* per node: gres gpu TYPE, "" untyped */
+	bool *gpus_off;                 /* per node: more GPUs than the model holds,
+	                                 * modelled without them (gres.conf skips it) */
 	int32_t node_cap;
 	gp__load_part_t *part;          /* per partition (cluster nparts) */
 

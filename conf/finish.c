@@ -8,7 +8,7 @@
  * builds everything that follows from them, so both loaders produce the
  * same model from the same facts:
  *   - the node name hash (gp__cluster_index), rejecting duplicate names;
- *   - node.rack, node.nvl_domain, node.partitions, node.leaf from the lists;
+ *   - node.rack, node.nvl_domain, node.leaf from the lists, the partition bitmap;
  *   - switch.parent, the root (a synthetic "(top)" over a forest), levels,
  *     nlevels, the DFS node order and every switch's [first, first+count);
  *   - NVLink domain GPU counts and the NVLink islands of each GPU layout.
@@ -61,7 +61,6 @@ static int finish_nodes(gp_cluster_t *c, gp_error_t *err)
 		n->nvl_domain = -1;
 		n->block = -1;
 		n->leaf = -1;
-		n->partitions = 0;
 	}
 	if ((rc = gp__cluster_index(c)) < 0)
 		return gp__errorf(err, rc, "out of memory building the node index");
@@ -122,13 +121,45 @@ static int finish_nodes(gp_cluster_t *c, gp_error_t *err)
 
 		if ((rc = check_node_list(c, "partition", p->name, p->nodes, p->nnodes, err)) < 0)
 			return rc;
-		for (j = 0; j < p->nnodes; j++)
-			c->nodes[p->nodes[j]].partitions |= UINT64_C(1) << i;
 	}
+	if ((rc = gp__cluster_part_bits(c, err)) < 0)
+		return rc;
 	for (i = 0; i < c->nstorage; i++)
 		if ((rc = check_node_list(c, "storage", c->storage[i].name, c->storage[i].nodes,
 		                          c->storage[i].nnodes, err)) < 0)
 			return rc;
+	return GP_OK;
+}
+
+int gp__cluster_part_bits(gp_cluster_t *c, gp_error_t *err)
+{
+	int32_t i, j;
+
+	free(c->part_bits);
+	c->part_words = (c->nparts + 63) / 64;
+	if (c->part_words < 1)
+		c->part_words = 1;
+	c->part_bits = calloc((size_t)(c->nnodes > 0 ? c->nnodes : 1) * (size_t)c->part_words,
+	                      sizeof(*c->part_bits));
+	if (!c->part_bits)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	/* a node listed twice is folded, so that nnodes == the cluster's
+	 * nnodes means the partition holds every node */
+	for (i = 0; i < c->nparts; i++) {
+		gp_partition_t *p = &c->parts[i];
+		int32_t k = 0;
+
+		for (j = 0; j < p->nnodes; j++) {
+			uint64_t *w = &c->part_bits[(size_t)p->nodes[j] * (size_t)c->part_words +
+			                            (size_t)(i >> 6)];
+
+			if (*w & (UINT64_C(1) << (i & 63)))
+				continue;
+			*w |= UINT64_C(1) << (i & 63);
+			p->nodes[k++] = p->nodes[j];
+		}
+		p->nnodes = k;
+	}
 	return GP_OK;
 }
 
@@ -348,7 +379,9 @@ static void finish_layouts(gp_cluster_t *c)
 			if (c->nodes[i].layout == l) {
 				int32_t p = c->nodes[i].profile;
 
-				nvlink = p >= 0 && c->profiles[p].nvlink_gbps > 0;
+				/* several GPU types: no NVLink unless Links= says so */
+				nvlink = p >= 0 && c->profiles[p].nvlink_gbps > 0 &&
+				         !(c->nodes[i].gpu_types && strchr(c->nodes[i].gpu_types, ','));
 				break;
 			}
 		gp__layout_islands(&c->layouts[l], nvlink);

@@ -721,15 +721,49 @@ static int member_lists(struct jx *x, const int32_t *ref, char *base, int32_t no
 	return GP_OK;
 }
 
+/* A node's "gpu_types": "TYPE:N[,TYPE:N...]" (gp_node.gpu_types) whose
+ * counts add up to the node's ngpus, or null. */
+static int node_gpu_types(struct jx *x, json_object *v, const char *p, gp_node_t *d)
+{
+	char fp[JPATH], *s, *item, *next, *colon;
+	long sum = 0, k;
+
+	mpath(fp, p, "gpu_types");
+	if (json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_string))
+		return jfail(x, fp, "expected a string or null, got %s", tname(v));
+	if (!(s = strdup(json_object_get_string(v))))
+		return gp__errorf(x->err, GP_ENOMEM, "out of memory");
+	for (item = s; item; item = next) {
+		if ((next = strchr(item, ',')) != NULL)
+			*next++ = '\0';
+		colon = strchr(item, ':');
+		if (!colon || colon == item || gp__parse_long(colon + 1, 0, 1L << 20, &k)) {
+			jfail(x, fp, "'%s' is not TYPE:COUNT[,TYPE:COUNT...]",
+			      json_object_get_string(v));
+			free(s);
+			return GP_EJSON;
+		}
+		sum += k;
+	}
+	free(s);
+	if (sum != d->ngpus)
+		return jfail(x, fp, "counts %ld GPUs, the node %d", sum, (int)d->ngpus);
+	if (!(d->gpu_types = strdup(json_object_get_string(v))))
+		return gp__errorf(x->err, GP_ENOMEM, "out of memory");
+	return 0;
+}
+
 static int load_nodes(struct jx *x, json_object *m)
 {
 	static const char *const keys[] = { "name", "ngpus", "profile", "layout", "rack",
 		"nvl_domain", "block", "rails", "nic_gbps", "base_w", "weight", "cpus",
-		"real_memory_mb", "features", "order", NULL };
+		"real_memory_mb", "features", "order", "gpu_types", NULL };
 	const char *ap = "model.nodes";
 	gp_cluster_t *c = x->c;
 	int32_t *rack = NULL, *nvl = NULL, *blk = NULL;
-	json_object *a, *e, *v;
+	json_object *a, *e, *v, *gt;
 	char p[JPATH], fp[JPATH];
 	size_t n, i;
 	int rc;
@@ -765,7 +799,8 @@ static int load_nodes(struct jx *x, json_object *m)
 		    (rc = j_int(x, e, p, "real_memory_mb", false, 0, INT64_MAX,
 		                &d->real_memory_mb)) < 0 ||
 		    (rc = j_int(x, e, p, "order", false, 0, UINT32_MAX, &ord)) < 0 ||
-		    (rc = j_get(x, e, p, "features", false, &v)) < 0)
+		    (rc = j_get(x, e, p, "features", false, &v)) < 0 ||
+		    (rc = j_get(x, e, p, "gpu_types", false, &gt)) < 0)
 			goto out;
 		d->weight = (uint32_t)w;
 		d->order = (uint32_t)ord;
@@ -790,6 +825,8 @@ static int load_nodes(struct jx *x, json_object *m)
 				goto out;
 			}
 		}
+		if (gt && (rc = node_gpu_types(x, gt, p, d)) < 0)
+			goto out;
 	}
 	if ((rc = member_lists(x, rack, (char *)c->racks, c->nracks, sizeof(gp_rack_t),
 	                       offsetof(gp_rack_t, nodes), offsetof(gp_rack_t, nnodes))) < 0)
@@ -1755,6 +1792,8 @@ static json_object *save_model(struct jw *w, const gp_cluster_t *c)
 			jadd(w, o, "real_memory_mb", json_object_new_int64(n->real_memory_mb));
 			jadd_nullable(w, o, "features", jstr_or_null(n->features), !n->features);
 			jadd(w, o, "order", json_object_new_int64(n->order));
+			if (n->gpu_types)
+				jadd(w, o, "gpu_types", json_object_new_string(n->gpu_types));
 		}
 	if ((a = jadd(w, m, "switches", json_object_new_array())))
 		for (i = 0; i < c->nswitches; i++) {

@@ -64,7 +64,9 @@ static int build_layouts(gp__load_t *ld, gp_error_t *err)
 
 		if (g->ngpus == 0)
 			continue;
-		gp__layout_islands(g, p >= 0 && c->profiles[p].nvlink_gbps > 0);
+		/* GPUs of several types share no NVLink unless Links= says so */
+		gp__layout_islands(g, p >= 0 && c->profiles[p].nvlink_gbps > 0 &&
+		                          !(c->nodes[i].gpu_types && strchr(c->nodes[i].gpu_types, ',')));
 		h = layout_hash(g) & mask;
 		while (tab[h] >= 0 && !layout_eq(&c->layouts[tab[h]], g))
 			h = (h + 1) & mask;
@@ -88,6 +90,30 @@ static int build_layouts(gp__load_t *ld, gp_error_t *err)
 }
 
 /*
+ * Does type t (lower case) name a MIG slice?  NVIDIA's MIG profiles are
+ * "<compute slices>g.<memory>gb" (1g.5gb, 2g.10gb, 3g.20gb, 7g.80gb, with
+ * "+me" or "-me" for media extensions: NVIDIA MIG User Guide, "Supported
+ * MIG Profiles"); Slurm's AutoDetect names a slice "<GPU>_<profile>"
+ * (gres.html, "MIG Management").
+ */
+static bool mig_profile(const char *t)
+{
+	const char *p;
+
+	for (p = t; (p = strstr(p, "g.")) != NULL; p += 2) {
+		const char *q = p + 2;
+
+		if (p == t || !isdigit((unsigned char)p[-1]) || !isdigit((unsigned char)*q))
+			continue;
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (q[0] == 'g' && q[1] == 'b')
+			return true;
+	}
+	return false;
+}
+
+/*
  * The built-in profile (cost_model/cost_shape.c) a GPU type stands for,
  * when the type is a name Slurm's AutoDetect gives or a common alias.
  * AutoDetect=nvml names a GPU after NVML's device name, lower-cased with
@@ -97,6 +123,8 @@ static int build_layouts(gp__load_t *ld, gp_error_t *err)
  * map to the SXM profiles: a PCIe or NVL card has other TFLOPS, TDP and
  * no NVSwitch, so it resolves to nothing (predictions for it are marked
  * unknown) unless it is the H100 PCIe that the "pcie" profile describes.
+ * A MIG slice ("1g.5gb", "a100_3g.20gb", "nvidia_a100-sxm4-40gb_1g.5gb")
+ * is a fraction of its GPU, never the whole GPU's profile.
  * Returns the built-in name or NULL.
  */
 static const char *builtin_alias(const char *type)
@@ -109,6 +137,8 @@ static const char *builtin_alias(const char *type)
 	t[i] = '\0';
 	if (gp__cost_gpu_builtin(t, NULL))
 		return NULL; /* the name itself: gp__cost_gpu_builtin finds it */
+	if (mig_profile(t))
+		return NULL;
 	if (strstr(t, "gb200"))
 		return "gb200";
 	if (strstr(t, "pcie") || strstr(t, "nvl")) {
@@ -377,6 +407,7 @@ static void load_free(gp__load_t *ld)
 	free(ld->tel);
 	free(ld->node_loc);
 	free(ld->node_type);
+	free(ld->gpus_off);
 	free(ld->gres);
 	free(ld->gres_loc);
 	free(ld->nic_gbps);

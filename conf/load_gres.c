@@ -18,6 +18,10 @@
 
 #include "conf.h"
 
+/* GPUs one gres.conf line may describe: slurm.conf's bound on a node
+ * (load_slurm.c, 2^20) */
+#define GRES_LINE_MAX (1L << 20)
+
 typedef struct gres_line {
 	gp__load_t *ld;
 	const gp__conf_loc_t *loc;
@@ -36,17 +40,20 @@ static int count_files(const gp__conf_loc_t *loc, const char *key, const char *v
 
 	if (!*val)
 		return gp__conf_err(err, loc, key, "empty value");
-	if (!gp__hostlist_within(val, GP_MAX_GPUS_PER_NODE))
-		return gp__conf_err(err, loc, key, "'%.60s' names more than %d files", val,
-		                    GP_MAX_GPUS_PER_NODE);
+	/* a line may describe more GPUs than the model holds on a node that
+	 * slurm.conf gives as many (its GPUs are then Slurm's alone);
+	 * apply_node holds the count to the node's */
+	if (!gp__hostlist_within(val, GRES_LINE_MAX))
+		return gp__conf_err(err, loc, key, "'%.60s' names more than %ld files", val,
+		                    GRES_LINE_MAX);
 	hl = slurm_hostlist_create(val);
 	if (!hl)
 		return gp__conf_err(err, loc, key, "'%s' is not a valid file list", val);
 	*n = slurm_hostlist_count(hl);
 	slurm_hostlist_destroy(hl);
-	if (*n < 1 || *n > GP_MAX_GPUS_PER_NODE)
-		return gp__conf_err(err, loc, key, "'%s' names %ld files (1 to %d allowed)", val, *n,
-		                    GP_MAX_GPUS_PER_NODE);
+	if (*n < 1 || *n > GRES_LINE_MAX)
+		return gp__conf_err(err, loc, key, "'%s' names %ld files (1 to %ld allowed)", val, *n,
+		                    GRES_LINE_MAX);
 	return GP_OK;
 }
 
@@ -81,6 +88,8 @@ static int apply_node(gres_line_t *g, int32_t i, gp_error_t *err)
 	gp_gres_layout_t *l = &ld->gres[i];
 	int k, j, idx, self;
 
+	if (ld->gpus_off && ld->gpus_off[i])
+		return GP_OK; /* its GPUs are Slurm's alone (load_slurm.c said so) */
 	if (l->ngpus == 0)
 		ld->gres_loc[i] = *g->loc;
 	if (l->ngpus + g->ngpus > n->ngpus)
@@ -174,7 +183,7 @@ static int gres_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
 		if (multi)
 			n = 1; /* one GPU behind several device files */
 	} else if (count) {
-		rc = gp__conf_long(&l->loc, "Count", count, 1, GP_MAX_GPUS_PER_NODE, &n, err);
+		rc = gp__conf_long(&l->loc, "Count", count, 1, GRES_LINE_MAX, &n, err);
 		if (rc)
 			return rc;
 	}

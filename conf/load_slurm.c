@@ -16,8 +16,10 @@
 
 /* What a NodeName line sets; NodeName=DEFAULT keeps one of these. */
 typedef struct node_attr {
-	int32_t ngpus;
-	char type[GP_NAME_MAX];
+	int32_t ngpus;          /* every gpu entry summed (may pass GP_MAX_GPUS_PER_NODE) */
+	char type[GP_NAME_MAX]; /* the type with the most GPUs, "" untyped */
+	char types[1200];       /* "TYPE:N[,TYPE:N...]", "" untyped (gp_node.gpu_types) */
+	int32_t ntypes;         /* distinct types in types */
 	long cpus;              /* CPUs=; 0 = not given */
 	long procs;             /* Procs= (CPUs' old name); 0 = not given */
 	long sockets, cores, threads;
@@ -52,6 +54,8 @@ typedef struct slurm_ctx {
 	/* the NodeName line being expanded */
 	const node_attr_t *cur;
 	const gp__conf_loc_t *cur_loc;
+	int32_t parts_over;             /* PartitionName lines past GP_MAX_PARTITIONS */
+	bool cur_gpus_off;              /* the line's nodes have more GPUs than the model holds */
 } slurm_ctx_t;
 
 static void node_attr_init(node_attr_t *a)
@@ -80,10 +84,10 @@ static int dup_str(char **dst, const char *src, gp_error_t *err)
 static int parse_gres(const gp__conf_loc_t *loc, const char *val, node_attr_t *a,
                       gp_error_t *err)
 {
-	char buf[1024], *item, *p, *f[4], *type, *count;
-	int depth = 0, nf, total = 0;
-	bool typed_seen = false;
-	long n;
+	char buf[1024], *item, *p, *f[4], *type, *count, tname[16][GP_NAME_MAX];
+	int depth = 0, nf, t, ntypes = 0, best = -1;
+	long n, total = 0, tcount[16];
+	size_t len;
 	int rc;
 
 	if (strlen(val) >= sizeof(buf))
@@ -100,6 +104,8 @@ static int parse_gres(const gp__conf_loc_t *loc, const char *val, node_attr_t *a
 	}
 	a->ngpus = 0;
 	a->type[0] = '\0';
+	a->types[0] = '\0';
+	a->ntypes = 0;
 	for (item = buf; item; item = p) {
 		p = strchr(item, '\n');
 		if (p)
@@ -133,26 +139,46 @@ static int parse_gres(const gp__conf_loc_t *loc, const char *val, node_attr_t *a
 				count = f[1];
 		}
 		n = 1;
-		if (count && (rc = gp__conf_long(loc, "Gres", count, 0, GP_MAX_GPUS_PER_NODE, &n,
-		                                 err)))
+		/* Slurm's count is 64-bit; 2^20 GPUs on one node is past any
+		 * machine and keeps the sums below in range */
+		if (count && (rc = gp__conf_long(loc, "Gres", count, 0, 1L << 20, &n, err)))
 			return rc;
 		if (type) {
+			/* several types on one node: Slurm schedules each type
+			 * apart (gres.html, "Multiple GPU types"; MIG slices of
+			 * several profiles on one node, gres.html "MIG
+			 * Management"); entries of one type add up */
 			if (!*type)
 				return gp__conf_err(err, loc, "Gres", "'%s' has an empty GPU type", val);
-			if (typed_seen && strcasecmp(a->type, type) != 0)
-				return gp__conf_err(err, loc, "Gres",
-				                    "'%s' mixes GPU types (one type per node)", val);
-			rc = gp__conf_str(loc, "Gres", type, a->type, sizeof(a->type), false, err);
-			if (rc)
-				return rc;
-			typed_seen = true;
+			for (t = 0; t < ntypes && strcasecmp(tname[t], type); t++)
+				;
+			if (t == ntypes) {
+				if (ntypes == (int)(sizeof(tname) / sizeof(tname[0])))
+					return gp__conf_err(err, loc, "Gres", "'%.60s...' names more than "
+					                    "%d GPU types", val, ntypes);
+				rc = gp__conf_str(loc, "Gres", type, tname[t], sizeof(tname[t]), false,
+				                  err);
+				if (rc)
+					return rc;
+				tcount[ntypes++] = 0;
+			}
+			tcount[t] += n;
 		}
-		total += (int)n;
-		if (total > GP_MAX_GPUS_PER_NODE)
-			return gp__conf_err(err, loc, "Gres", "'%s' gives more than %d GPUs per node",
-			                    val, GP_MAX_GPUS_PER_NODE);
+		total += n;
+		if (total > (1L << 20))
+			return gp__conf_err(err, loc, "Gres", "'%.60s' gives more than %ld GPUs per "
+			                    "node", val, 1L << 20);
 	}
-	a->ngpus = total;
+	a->ngpus = (int32_t)total;
+	for (t = 0, len = 0; t < ntypes; t++) {
+		if (best < 0 || tcount[t] > tcount[best])
+			best = t;
+		len += (size_t)snprintf(a->types + len, sizeof(a->types) - len, "%s%s:%ld",
+		                        t ? "," : "", tname[t], tcount[t]);
+	}
+	a->ntypes = ntypes;
+	if (best >= 0)
+		snprintf(a->type, sizeof(a->type), "%s", tname[best]);
 	return GP_OK;
 }
 
@@ -197,7 +223,9 @@ static int add_node(void *arg, const char *name, gp_error_t *err)
 		    gp__resize(&ld->node_loc, (size_t)ld->node_cap, (size_t)nc,
 		               sizeof(*ld->node_loc)) ||
 		    gp__resize(&ld->node_type, (size_t)ld->node_cap, (size_t)nc,
-		               sizeof(*ld->node_type)))
+		               sizeof(*ld->node_type)) ||
+		    gp__resize(&ld->gpus_off, (size_t)ld->node_cap, (size_t)nc,
+		               sizeof(*ld->gpus_off)))
 			return gp__errorf(err, GP_ENOMEM, "out of memory");
 		ld->node_cap = nc;
 	}
@@ -216,8 +244,10 @@ static int add_node(void *arg, const char *name, gp_error_t *err)
 	                                       : a->sockets * a->cores * a->threads));
 	n->real_memory_mb = a->real_memory;
 	n->order = (uint32_t)c->nnodes;
-	if (a->features && !(n->features = strdup(a->features)))
+	if ((a->features && !(n->features = strdup(a->features))) ||
+	    (a->types[0] && !(n->gpu_types = strdup(a->types))))
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	ld->gpus_off[c->nnodes] = s->cur_gpus_off;
 	ld->node_loc[c->nnodes] = *s->cur_loc;
 	snprintf(ld->node_type[c->nnodes], GP_NAME_MAX, "%s", a->type);
 	c->nnodes++;
@@ -240,6 +270,28 @@ static int node_line(slurm_ctx_t *s, const gp__conf_line_t *l, gp_error_t *err)
 		free(s->ndef.features);
 		s->ndef = a;
 		return GP_OK;
+	}
+	s->cur_gpus_off = a.ngpus > GP_MAX_GPUS_PER_NODE;
+	if (s->cur_gpus_off) {
+		/* Slurm takes it; the model cannot: this line's nodes only */
+		if (gp__cluster_warnf(s->ld->c, "%s:%d: Gres: nodes '%s' have %d GPUs each, more "
+		                      "than the %d gpuplace models per node: their GPUs are left "
+		                      "to Slurm (modelled without GPUs, gres.conf lines for them "
+		                      "ignored)", l->loc.path, l->loc.line, l->kv[0].val,
+		                      (int)a.ngpus, GP_MAX_GPUS_PER_NODE)) {
+			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+			goto out;
+		}
+		a.ngpus = a.ntypes = 0;
+		a.type[0] = a.types[0] = '\0';
+	} else if (a.ntypes > 1 &&
+	           gp__cluster_warnf(s->ld->c, "%s:%d: Gres: nodes '%s' hold %d GPU types (%s): "
+	                             "a request for one type is placed only on nodes whose GPUs "
+	                             "are all of that type, the others are left to Slurm; step "
+	                             "time and power use the profile of %s", l->loc.path,
+	                             l->loc.line, l->kv[0].val, (int)a.ntypes, a.types, a.type)) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		goto out;
 	}
 	s->cur = &a;
 	s->cur_loc = &l->loc;
@@ -354,8 +406,14 @@ static int part_line(slurm_ctx_t *s, const gp__conf_line_t *l, gp_error_t *err)
 			goto out;
 		}
 	if (c->nparts >= GP_MAX_PARTITIONS) {
-		rc = gp__conf_err(err, &l->loc, "PartitionName",
-		                  "more than %d partitions", GP_MAX_PARTITIONS);
+		/* Slurm has no such limit: the partitions past it are Slurm's
+		 * alone (a job naming one is not gpuplace's), said once */
+		if (s->parts_over++ == 0 &&
+		    gp__cluster_warnf(c, "%s:%d: PartitionName: '%s' and the partitions after it "
+		                      "are past the %d gpuplace models; jobs in them are left to "
+		                      "Slurm", l->loc.path, l->loc.line, l->kv[0].val,
+		                      GP_MAX_PARTITIONS))
+			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto out;
 	}
 	if (gp__grow(&c->parts, (size_t)c->nparts, sizeof(*c->parts)) ||
@@ -587,11 +645,9 @@ static int resolve_partitions(slurm_ctx_t *s, gp_error_t *err)
 		p->nnodes = a.n;
 		if (!p->nodes && !(p->nodes = malloc(sizeof(*p->nodes))))
 			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
-		for (j = 0; j < p->nnodes; j++)
-			c->nodes[p->nodes[j]].partitions |= UINT64_C(1) << i;
 	}
 	free(in);
-	if (rc)
+	if (rc || (rc = gp__cluster_part_bits(c, err)))
 		return rc;
 	/* several Default=YES: slurmctld keeps the last one read ("changing
 	 * default partition from A to B", slurmctld/read_config.c) */

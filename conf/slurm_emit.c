@@ -269,7 +269,8 @@ static bool same_line(const gp_node_t *a, const gp_node_t *b)
 {
 	return a->ngpus == b->ngpus && a->profile == b->profile && a->cpus == b->cpus &&
 	       a->real_memory_mb == b->real_memory_mb && a->weight == b->weight &&
-	       !strcmp(a->features ? a->features : "", b->features ? b->features : "");
+	       !strcmp(a->features ? a->features : "", b->features ? b->features : "") &&
+	       !strcmp(a->gpu_types ? a->gpu_types : "", b->gpu_types ? b->gpu_types : "");
 }
 
 /* One NodeName line for nodes [from, to) of c, all like nodes[from]. */
@@ -295,7 +296,18 @@ static int put_model_line(const gp_cluster_t *c, int32_t from, int32_t to, const
 		fprintf(f, " CPUs=%d", a->cpus);
 	if (a->real_memory_mb > 0)
 		fprintf(f, " RealMemory=%lld", (long long)a->real_memory_mb);
-	if (a->ngpus > 0 && a->profile >= 0)
+	if (a->ngpus > 0 && a->gpu_types) {
+		/* slurm.conf's own types: "TYPE:N,TYPE:N" as gpu:TYPE:N,... */
+		const char *t = a->gpu_types, *e;
+
+		fprintf(f, " Gres=");
+		for (; *t; t = *e ? e + 1 : e) {
+			e = strchr(t, ',');
+			if (!e)
+				e = t + strlen(t);
+			fprintf(f, "%sgpu:%.*s", t == a->gpu_types ? "" : ",", (int)(e - t), t);
+		}
+	} else if (a->ngpus > 0 && a->profile >= 0)
 		fprintf(f, " Gres=gpu:%s:%d", c->profiles[a->profile].name, a->ngpus);
 	else if (a->ngpus > 0)
 		fprintf(f, " Gres=gpu:%d", a->ngpus);

@@ -19,6 +19,35 @@ static const char *tele_name(gp_telemetry_kind_t k)
 	       k == GP_TELEMETRY_REDFISH ? "redfish" : "file";
 }
 
+/* Nodes of several GPU types (counted above under their most numerous
+ * type's profile), one line per distinct mix with its counts per type. */
+static void print_mixed(const gp_cluster_t *c, FILE *f)
+{
+	const char *seen[16];
+	long count[16];
+	int nseen = 0, k;
+	int32_t i;
+
+	for (i = 0; i < c->nnodes; i++) {
+		const char *t = c->nodes[i].gpu_types;
+
+		if (!t || !strchr(t, ','))
+			continue;
+		for (k = 0; k < nseen && strcmp(seen[k], t); k++)
+			;
+		if (k == nseen) {
+			if (nseen == (int)(sizeof(seen) / sizeof(seen[0])))
+				continue;
+			seen[nseen] = t;
+			count[nseen++] = 0;
+		}
+		count[k]++;
+	}
+	for (k = 0; k < nseen; k++)
+		fprintf(f, "  %-10s %6ld nodes of mixed GPU types, each %s\n", "mixed", count[k],
+		        seen[k]);
+}
+
 static void print_gpus(const gp_cluster_t *c, FILE *f)
 {
 	long *per = calloc((size_t)c->nprofiles + 1, sizeof(*per));
@@ -47,6 +76,7 @@ static void print_gpus(const gp_cluster_t *c, FILE *f)
 		        per[c->nprofiles], nodes[c->nprofiles]);
 	free(per);
 	free(nodes);
+	print_mixed(c, f);
 }
 
 static void print_islands(const gp_cluster_t *c, FILE *f)

@@ -90,7 +90,6 @@ struct gp_search_ws {
 	int8_t *usable; /* usable for the current alternative: ubase or ualt */
 	int8_t *ualt;
 	uint32_t *full;  /* static: mask of the node's GPUs */
-	uint64_t *parts; /* static: partition bits */
 	int32_t *rack;   /* static: rack of each node (-1 none), compact for the hot loops */
 	int32_t *layout; /* static: GPU layout of each node (-1 none), likewise */
 	uint32_t *freem; /* free GPU mask */
@@ -163,7 +162,6 @@ struct gp_search_ws {
 	 * in DFS order), each rack's budget then (-1 none), the racks' nodes
 	 * in DFS order (rk_first: nracks + 1 offsets into rk_nodes), and the
 	 * nodes changed since (dirty, up to dirty_cap; beyond it a full pass) */
-	uint64_t part_all; /* partitions every node is in: no per-node test */
 	int8_t *ueff;
 	int8_t *fpre;  /* free GPUs of an eligible node before its rack's budget, -1 ineligible */
 	int32_t *bsave, *rk_first, *rk_nodes;
@@ -199,7 +197,6 @@ void gp__search_ws_destroy(gp_search_ws_t *ws)
 	free(ws->ubase);
 	free(ws->ualt);
 	free(ws->full);
-	free(ws->parts);
 	free(ws->rack);
 	free(ws->topo);
 	free(ws->ueff);
@@ -305,7 +302,6 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->ubase = zalloc(n, 1);
 	ws->ualt = zalloc(n, 1);
 	ws->full = zalloc(n, sizeof(*ws->full));
-	ws->parts = zalloc(n, sizeof(*ws->parts));
 	ws->rack = zalloc(n, sizeof(*ws->rack));
 	ws->topo = zalloc(n, sizeof(*ws->topo));
 	ws->ueff = zalloc(n, sizeof(*ws->ueff));
@@ -361,7 +357,7 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 	ws->slots = zalloc((size_t)kmax + 1, sizeof(*ws->slots));
 	ws->pool = zalloc((size_t)kmax + 1, sizeof(*ws->pool));
 	ws->out = zalloc((size_t)kmax, sizeof(*ws->out));
-	if (!ws->ubase || !ws->ualt || !ws->full || !ws->parts || !ws->rack || !ws->topo || !ws->layout || !ws->ueff || !ws->fpre || !ws->bsave ||
+	if (!ws->ubase || !ws->ualt || !ws->full || !ws->rack || !ws->topo || !ws->layout || !ws->ueff || !ws->fpre || !ws->bsave ||
 	    !ws->rk_first || !ws->rk_nodes || !ws->dirty || !ws->dstamp || !ws->rk_spent ||
 	    !ws->freem || !ws->fmask ||
 	    !ws->whole || !ws->excl || !ws->excl_list || !ws->taken || !ws->take || !ws->pg || !ws->pa || !ws->pn || !ws->pw ||
@@ -385,7 +381,6 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 		ws->full[i] = ng >= 32 ? 0xffffffffu : ng <= 0 ? 0 : ((1u << ng) - 1);
 		if (c->nodes[i].rails > 1)
 			ws->multi_rail = true;
-		ws->parts[i] = c->nodes[i].partitions;
 		ws->rack[i] = c->nodes[i].rack >= 0 && c->nodes[i].rack < c->nracks ? c->nodes[i].rack : -1;
 		ws->layout[i] = c->nodes[i].layout;
 		ws->topo[i].leaf = c->nodes[i].leaf;
@@ -393,9 +388,6 @@ int gp__search_ws_create(const gp_cluster_t *c, int kmax, gp_search_ws_t **out, 
 		ws->topo[i].rack = ws->rack[i];
 		ws->topo[i].ngpus = ng;
 	}
-	ws->part_all = ~UINT64_C(0);
-	for (i = 0; i < (size_t)c->nnodes; i++)
-		ws->part_all &= ws->parts[i];
 	ws->dfs_identity = true;
 	for (i = 0; i < (size_t)c->nnodes; i++) {
 		ws->ptot[i + 1] = ws->ptot[i] + c->nodes[c->node_order[i]].ngpus;
@@ -2091,13 +2083,13 @@ static const char *node_reason(const ctx_t *x, int32_t i, int32_t part, int8_t *
 {
 	const gp_node_t *nd = &x->c->nodes[i];
 	const gp_request_t *r = x->r;
-	uint32_t full = nd->ngpus >= 32 ? 0xffffffffu : ((1u << nd->ngpus) - 1);
+	uint32_t full = gp__gpu_full_mask(nd->ngpus);
 	uint32_t flags = x->s->node_flags[i], alloc = x->s->alloc_mask[i] & full;
 	int32_t f;
 
 	*u = 0;
 	*fm = full & ~alloc;
-	if (part >= 0 && !(nd->partitions & (1ull << part)))
+	if (part >= 0 && !gp__node_in_part(x->c, i, part))
 		return "not in the partition";
 	if (flags & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED))
 		return "down, drained or reserved";
@@ -2127,13 +2119,13 @@ struct elig_counts {
 
 /* The request's tests beyond state, GPUs and power: partition, --exclude,
  * --exclusive and the constraint (whose node mask it leaves in fmask). */
-static bool admitted(const ctx_t *x, int32_t i, uint64_t pbit, uint32_t alloc, int nalts)
+static bool admitted(const ctx_t *x, int32_t i, int32_t part, uint32_t alloc, int nalts)
 {
 	gp_search_ws_t *ws = x->ws;
 	const gp_constraint_t *kc = x->r->constraint;
 	int alt;
 
-	if (pbit && !(ws->parts[i] & pbit))
+	if (part >= 0 && !gp__node_in_part(x->c, i, part))
 		return false;
 	if (ws->excl[i] || (x->r->exclusive && alloc))
 		return false;
@@ -2157,7 +2149,6 @@ static void count_ineligible(const ctx_t *x, int32_t part, struct elig_counts *n
 	const gp_request_t *r = x->r;
 	gp_search_ws_t *ws = x->ws;
 	const gp_constraint_t *kc = r->constraint;
-	uint64_t pbit = part >= 0 ? UINT64_C(1) << part : 0;
 	int32_t gpn = r->gpus_per_node, cap = r->gpus < 127 ? r->gpus : 127, i;
 	int nalts = kc ? kc->nalts : 1, alt;
 
@@ -2169,7 +2160,7 @@ static void count_ineligible(const ctx_t *x, int32_t part, struct elig_counts *n
 
 		if (ws->budget && (rk = ws->rack[i]) >= 0)
 			b = ws->budget[rk];
-		if (pbit && !(ws->parts[i] & pbit)) {
+		if (part >= 0 && !gp__node_in_part(c, i, part)) {
 			n->part++;
 			continue;
 		}
@@ -2224,7 +2215,7 @@ static void count_ineligible(const ctx_t *x, int32_t part, struct elig_counts *n
 
 /* What one eligibility pass applies per node. */
 struct pass {
-	uint64_t pbit;         /* the partition's bit, 0 = any */
+	int32_t part;          /* the partition, -1 = any (or one that holds every node) */
 	int32_t gpn, need;     /* --gpus-per-node (0 none); the least a node must give */
 	int32_t cap;           /* the most one node gives */
 	const int32_t *budget; /* GPUs per rack its power allows, NULL none */
@@ -2271,7 +2262,7 @@ static inline __attribute__((always_inline)) int32_t node_base(const ctx_t *x,
 	f = pc32(fm);
 	if (fl & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED))
 		f = -1;
-	if (!pp->plain && f >= pp->need && !admitted(x, i, pp->pbit, alloc, pp->nalts))
+	if (!pp->plain && f >= pp->need && !admitted(x, i, pp->part, alloc, pp->nalts))
 		f = -1;
 	ws->fpre[i] = (int8_t)(f > 127 ? 127 : f);
 	*b = -1;
@@ -2326,7 +2317,7 @@ static void full_pass(ctx_t *x, const struct pass *pp, bool fuse)
 		whole[i] = wh;
 		f = pc32(fm);
 		f = (fl & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)) ? -1 : f;
-		if (!plain && f >= need && !admitted(x, i, pp->pbit, alloc, pp->nalts))
+		if (!plain && f >= need && !admitted(x, i, pp->part, alloc, pp->nalts))
 			f = -1;
 		fpre[i] = (int8_t)f;
 		if (budget && (rk = rack[i]) >= 0)
@@ -2604,14 +2595,14 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 	{
 		struct pass pp;
 
-		pp.pbit = part >= 0 ? UINT64_C(1) << part : 0;
-		if (pp.pbit & ws->part_all)
-			pp.pbit = 0; /* the partition holds every node */
+		/* a partition that holds every node (its list has no
+		 * duplicates) needs no per-node test */
+		pp.part = part >= 0 && c->parts[part].nnodes < c->nnodes ? part : -1;
 		pp.gpn = r->gpus_per_node;
 		pp.need = pp.gpn > 0 ? pp.gpn : 1;
 		pp.cap = r->gpus < 127 ? r->gpus : 127;
 		pp.budget = ws->budget;
-		pp.plain = !pp.pbit && ws->nexcl == 0 && !r->exclusive && !kc;
+		pp.plain = pp.part < 0 && ws->nexcl == 0 && !r->exclusive && !kc;
 		pp.nalts = nalts;
 		if (fuse && ws->reuse && !ws->dirty_over && ws->pass_r == r &&
 		    ws->pass_budget == (ws->budget != NULL) && ws->pass_gran == ws->granule)

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "model.h"
 
@@ -43,8 +44,10 @@ void gp_cluster_destroy(gp_cluster_t *c)
 
 	if (!c)
 		return;
-	for (i = 0; i < c->nnodes; i++)
+	for (i = 0; i < c->nnodes; i++) {
 		free(c->nodes[i].features);
+		free(c->nodes[i].gpu_types);
+	}
 	for (i = 0; i < c->nswitches; i++) {
 		free(c->switches[i].children);
 		free(c->switches[i].nodes);
@@ -73,6 +76,7 @@ void gp_cluster_destroy(gp_cluster_t *c)
 	free(c->blocks);
 	free(c->racks);
 	free(c->parts);
+	free(c->part_bits);
 	free(c->storage);
 	free(c->telemetry);
 	for (i = 0; i < c->nwarnings; i++)
@@ -80,6 +84,44 @@ void gp_cluster_destroy(gp_cluster_t *c)
 	free(c->warnings);
 	gp__nametab_free(&c->node_index);
 	free(c);
+}
+
+int32_t gp__node_type_gpus(const gp_cluster_t *c, int32_t i, const char *type, bool *all)
+{
+	const gp_node_t *nd = &c->nodes[i];
+	const char *s = nd->gpu_types, *colon, *end;
+	size_t tl = strlen(type);
+	int32_t n = 0, other = 0;
+	long v;
+
+	*all = false;
+	if (nd->ngpus <= 0)
+		return 0;
+	if (!s) {
+		if (nd->profile < 0 || nd->profile >= c->nprofiles ||
+		    strcasecmp(c->profiles[nd->profile].name, type))
+			return 0;
+		*all = true;
+		return nd->ngpus;
+	}
+	/* "TYPE:N,TYPE:N" as the loader wrote it (the type holds no ':' or
+	 * ',': slurm.conf's Gres syntax splits on them) */
+	while (*s) {
+		end = strchr(s, ',');
+		if (!end)
+			end = s + strlen(s);
+		colon = memchr(s, ':', (size_t)(end - s));
+		if (!colon)
+			break;
+		v = strtol(colon + 1, NULL, 10); /* the loader's own digits */
+		if ((size_t)(colon - s) == tl && !strncasecmp(s, type, tl))
+			n += (int32_t)v;
+		else
+			other += (int32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	*all = n > 0 && other == 0 && n == nd->ngpus;
+	return n;
 }
 
 int gp__cluster_index(gp_cluster_t *c)

@@ -184,7 +184,7 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 			e->rack_wcap[nd->rack] = fmax(e->rack_wcap[nd->rack], wc);
 		}
 		for (q = 0; q <= c->nparts; q++) {
-			if (q < c->nparts && !(nd->partitions & (UINT64_C(1) << q)))
+			if (q < c->nparts && !gp__node_in_part(c, i, q))
 				continue;
 			e->cap_gpus[q] += nd->ngpus;
 			e->cap_nodes[q]++;
@@ -1404,12 +1404,11 @@ static bool slurm_bound(gp_engine_t *e, const gp_state_t *st, const gp_request_t
 			continue;
 		if (st->node_flags[i] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED))
 			continue;
-		if (q >= 0 && !(nd->partitions & (UINT64_C(1) << q)))
+		if (q >= 0 && !gp__node_in_part(c, i, q))
 			continue;
 		if (r->exclusive && st->alloc_mask[i])
 			continue;
-		fr = nd->ngpus - gp__popcount(st->alloc_mask[i] & ((nd->ngpus >= 32) ? UINT32_MAX :
-		                                                   ((UINT32_C(1) << nd->ngpus) - 1)));
+		fr = nd->ngpus - gp__popcount(st->alloc_mask[i] & gp__gpu_full_mask(nd->ngpus));
 		u = gpn > 0 ? (fr >= gpn) : fr;
 		if (u <= 0)
 			continue;

@@ -25,9 +25,19 @@
 #include "gpuplace.h"
 
 #define GP_NAME_MAX 64           /* node, switch, rack, ... names incl. NUL */
-#define GP_MAX_GPUS_PER_NODE 16  /* DGX-2 has 16; bitmasks are uint32_t */
+/* GPUs (GRES gpu devices, MIG slices included) one node model holds.
+ * Slurm sets no such limit; the model's GPU bitmasks are uint32_t, so 32.
+ * Nodes with more than 16 exist as published (10-GPU PCIe chassis in
+ * pairs, 8 A100 split into 1g MIG slices by fours); a node beyond 32 is
+ * kept with its GPUs left to Slurm (conf/load_slurm.c). */
+#define GP_MAX_GPUS_PER_NODE 32
 #define GP_MAX_LEVELS 8          /* fabric levels: 0 = node<->leaf links */
-#define GP_MAX_PARTITIONS 64     /* node partition membership is a uint64_t */
+/* Partitions the model holds: Slurm sets no limit (condo clusters publish
+ * one partition per owning group, hundreds of them); membership is a
+ * bitmap of nnodes x ceil(nparts / 64) words (gp_cluster.part_bits), so
+ * 4096 partitions on 16k nodes cost 8 MB.  Partitions beyond it are left
+ * to Slurm with a warning (conf/load_slurm.c). */
+#define GP_MAX_PARTITIONS 4096
 #define GP_PATH_MAX 1024
 
 /* ---- static facts ---------------------------------------------------- */
@@ -86,7 +96,12 @@ typedef struct gp_node {
 	int32_t cpus;           /* CPUs (or Sockets*CoresPerSocket*ThreadsPerCore) */
 	int64_t real_memory_mb; /* RealMemory */
 	char *features;         /* slurm.conf Features/Feature as written, malloc'd, may be NULL */
-	uint64_t partitions;    /* bit i set = member of partitions[i] */
+	/* slurm.conf Gres GPU entries with a type, as "TYPE:N[,TYPE:N...]" in
+	 * slurm.conf order (entries of one type summed), malloc'd; NULL when
+	 * untyped.  Several entries = a node of mixed GPU types: profile is
+	 * then the type with the most GPUs (the first of equals).  Partition
+	 * membership: gp__node_in_part(). */
+	char *gpu_types;
 	uint32_t order;         /* position in Slurm's node order (slurm.conf order) */
 } gp_node_t;
 
@@ -288,6 +303,9 @@ struct gp_cluster {
 	bool tree_from_blocks;           /* the switches are the aggregated block levels */
 	gp_rack_t *racks;            int32_t nracks;
 	gp_partition_t *parts;       int32_t nparts;
+	/* partition membership: bit q of part_bits[i * part_words + q / 64] =
+	 * node i is in parts[q] (gp__cluster_finish builds it) */
+	uint64_t *part_bits;         int32_t part_words;
 	gp_storage_t *storage;       int32_t nstorage;
 	gp_telemetry_t *telemetry;   int32_t ntelemetry;
 	gp_site_t site;
@@ -437,6 +455,11 @@ int gp__cluster_finish(gp_cluster_t *c, gp_error_t *err);
 int gp__cluster_load_json_buf(const char *name, const char *buf, size_t len,
                               gp_cluster_t **out, gp_state_t **state_out, gp_error_t *err);
 
+/* c->part_bits from the partitions' node lists (which must hold valid
+ * node indices; a node listed twice is folded); 0 or GP_ENOMEM.  Part of
+ * gp__cluster_finish(). */
+int gp__cluster_part_bits(gp_cluster_t *c, gp_error_t *err);
+
 /* Shared by the loaders (conf/finish.c):
  * a synthetic root "(top)" (disconnected) over the ntops switches without a
  * parent; 0 or GP_ENOMEM. */
@@ -449,6 +472,24 @@ int gp__switch_walk_tree(gp_cluster_t *c, gp_error_t *err);
 /* NVLink islands of a layout: connected components of links > 0 when it
  * has Links=, else one island (NVLink, NVSwitch node) or one per GPU. */
 void gp__layout_islands(gp_gres_layout_t *g, bool nvlink);
+
+/* Is node i a member of partition q (0 <= q < nparts)? */
+static inline bool gp__node_in_part(const gp_cluster_t *c, int32_t i, int32_t q)
+{
+	return (c->part_bits[(size_t)i * (size_t)c->part_words + (size_t)(q >> 6)] >> (q & 63)) & 1;
+}
+
+/* The mask of every GPU of a node with ngpus GPUs (0 for none). */
+static inline uint32_t gp__gpu_full_mask(int32_t ngpus)
+{
+	return ngpus >= 32 ? UINT32_MAX : ngpus <= 0 ? 0 : (UINT32_C(1) << ngpus) - 1;
+}
+
+/* GPUs of node i whose slurm.conf type is `type' (compared without
+ * regard to case, as Slurm compares GRES types); *all set when every GPU
+ * of the node is of that type.  A node with no type names in slurm.conf
+ * answers by its profile's name (gpuplace.conf DefaultProfile). */
+int32_t gp__node_type_gpus(const gp_cluster_t *c, int32_t i, const char *type, bool *all);
 
 /* Number of set bits in a GPU mask. */
 /* Set bits of a GPU mask.  Written out (SWAR, Hacker's Delight 5-2)

@@ -1876,23 +1876,25 @@ static bool job_asks_gpus(const job_desc_msg_t *j)
 }
 
 /*
- * Keep a request for GPUs of one type on the nodes that have that type:
- * every GPU node of another type joins r's excluded nodes.  The model has
- * one GPU type per node, its profile, named as gres.conf and slurm.conf
- * name the type (gpu:TYPE:N), compared without regard to case as Slurm
- * compares type names; a node whose type the model does not know is never
- * taken for a typed request (a node without a type in slurm.conf gets
- * gpuplace.conf's DefaultProfile, so a request naming that profile may
- * take it: name the type in slurm.conf).  0, or -1 with why when the
- * request cannot be placed exactly: no node has the type, fewer GPUs of
- * it than the job asks, or --nodelist names a node of another type.
+ * Keep a request for GPUs of one type on the nodes whose GPUs are all of
+ * that type: every other GPU node joins r's excluded nodes.  Types are
+ * slurm.conf's (gpu:TYPE:N), compared without regard to case as Slurm
+ * compares type names (gp__node_type_gpus; a node without a type in
+ * slurm.conf answers by gpuplace.conf's DefaultProfile, so a request
+ * naming that profile may take it: name the type in slurm.conf).  A node
+ * of mixed types is left out: the engine counts a node's GPUs, not its
+ * GPUs of one type, and could pin more than the node holds of it.  0, or
+ * -1 with why when the request cannot be placed exactly: no node has the
+ * type (or only nodes of mixed types), fewer GPUs of it than the job
+ * asks, or --nodelist names a node not wholly of that type.
  */
 static int restrict_to_type(gp_request_t *r, const gp_cluster_t *c, const char *type, char *why,
                             size_t len)
 {
 	uint8_t *out = calloc((size_t)c->nnodes + 1, 1);
-	int32_t i, k, n = 0, *ex;
-	int64_t gpus = 0;
+	int32_t i, k, n = 0, *ex, of;
+	int64_t gpus = 0, mixed = 0;
+	bool all;
 
 	if (!out) {
 		snprintf(why, len, "out of memory");
@@ -1903,14 +1905,20 @@ static int restrict_to_type(gp_request_t *r, const gp_cluster_t *c, const char *
 
 		if (nd->ngpus <= 0)
 			continue;
-		if (nd->profile >= 0 && nd->profile < c->nprofiles &&
-		    !strcasecmp(c->profiles[nd->profile].name, type))
+		of = gp__node_type_gpus(c, i, type, &all);
+		if (all) {
 			gpus += nd->ngpus;
-		else
+		} else {
+			mixed += of;
 			out[i] = 1;
+		}
 	}
 	if (gpus < r->gpus) {
-		if (gpus)
+		if (mixed)
+			snprintf(why, len, "the job asks for %d GPUs of type %.64s, nodes that hold "
+			         "only that type have %lld (%lld more on nodes of mixed types, left "
+			         "to Slurm)", (int)r->gpus, type, (long long)gpus, (long long)mixed);
+		else if (gpus)
 			snprintf(why, len, "the job asks for %d GPUs of type %.64s, the cluster has %lld",
 			         (int)r->gpus, type, (long long)gpus);
 		else

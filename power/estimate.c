@@ -151,8 +151,7 @@ int gp__power_estimate_all(const gp_cluster_t *c, const gp_state_t *s, double *r
 			n = &c->nodes[ni];
 			if (n->profile < 0 || n->profile >= c->nprofiles)
 				continue; /* unknown GPUs are counted at their assumed draw */
-			valid = n->ngpus >= GP_MAX_GPUS_PER_NODE ? (1u << GP_MAX_GPUS_PER_NODE) - 1
-			                                         : (1u << n->ngpus) - 1;
+			valid = gp__gpu_full_mask(n->ngpus);
 			rack_w[r] += gp__popcount(s->alloc_mask[ni] & ~named[ni] & valid) *
 			             (c->profiles[n->profile].tdp_w - c->profiles[n->profile].idle_w);
 		}

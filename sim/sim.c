@@ -3004,7 +3004,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 
 		S->gpu_full[i] = full_mask(n->ngpus);
 		S->eligible[i] = n->ngpus > 0 &&
-		                 (S->partition < 0 || (n->partitions >> S->partition) & 1) &&
+		                 (S->partition < 0 || gp__node_in_part(c, i, S->partition)) &&
 		                 !(S->cur->node_flags[i]);
 		if (S->eligible[i]) {
 			S->order[S->norder++] = i;

@@ -228,6 +228,7 @@ int gp__synth_build(const gp_synth_params_t *p, gp_cluster_t **out, gp_error_t *
 {
 	gp_cluster_t *c = NULL;
 	struct geo g;
+	char tbuf[GP_NAME_MAX + 16];
 	int32_t i, s;
 	int rc;
 
@@ -268,6 +269,10 @@ int gp__synth_build(const gp_synth_params_t *p, gp_cluster_t **out, gp_error_t *
 		node_name(&g, i, n->name, sizeof(n->name));
 		n->ngpus = g.gpus;
 		n->profile = 0;
+		/* as the slurm.conf it writes says: Gres=gpu:TYPE:N */
+		if (snprintf(tbuf, sizeof(tbuf), "%s:%d", c->profiles[0].name, (int)g.gpus) < 0 ||
+		    !(n->gpu_types = strdup(tbuf)))
+			goto nomem;
 		n->layout = 0;
 		n->rails = g.gpus;              /* one NIC per GPU: rail-optimized */
 		n->nic_gbps = SYNTH_LINK_GBPS;

@@ -59,7 +59,7 @@ site() {
 	has "$tmp/place" "^decision: (PIN|CONSTRAIN)" "$d: place decides"
 }
 
-echo "1..128"
+echo "1..179"
 #    dir                  nodes gpus sw blk parts job
 site kv-spaces                8   48  3  0  2 gpus=16
 has "$tmp/show" "^  gpu +6 nodes default" "kv-spaces: partition gpu from 'Key = Value'"
@@ -113,4 +113,35 @@ site gen-dotted-switches     32  256  7  0  1 gpus=64
 has "$tmp/show" "root ib.core.0" "gen-dotted-switches: dotted names kept"
 site gen-forest-6level      128  512 127 0  1 gpus=16
 has "$tmp/show" "7 levels, root \\(top\\)" "gen-forest-6level: two 6-level trees under a disconnected top"
+site many-gpus                7  112  0  0  3 gpus=40
+has "$tmp/show" "layout 0: 20 GPUs in 20 NVLink islands, 4 nodes" "many-gpus: 20 GPUs per node from File=/dev/nvidia[0-19]"
+has "$tmp/show" "layout 1: 16 GPUs in 16 NVLink islands, 2 nodes" "many-gpus: the 16-GPU nodes"
+has "$tmp/check" "slurm.conf:14: Gres: nodes 'w01' have 40 GPUs each, more than the 32" \
+	"many-gpus: a node past the model's limit is named, not fatal"
+has "$tmp/place" "^nodes: +t\\[01-02\\]" "many-gpus: 40 GPUs on two 20-GPU nodes"
+site many-partitions         78  312  0  0 73 gpus=4 --partition pi_grp070
+has "$tmp/show" "^  pi_grp070 +1 nodes" "many-partitions: the 71st partition is kept"
+has "$tmp/show" "^  gpu +78 nodes" "many-partitions: the last partition holds every node"
+has "$tmp/place" "^nodes: +g070\$" "many-partitions: a job in the 71st partition lands on its node"
+"$gp" place --conf-dir "$data/many-partitions" --job gpus=8 --partition pi_grp066 >"$tmp/p66" 2>&1
+has "$tmp/p66" "partition 'pi_grp066' has only 4 GPUs on 1 nodes" \
+	"many-partitions: a partition past the 64th has its own capacity"
+site mixed-types             10   68  0  0  2 gpus=16 --partition viz
+has "$tmp/show" "^  mixed +2 nodes of mixed GPU types, each a100:8,t4:2\$" \
+	"mixed-types: a node of two types counted per type"
+has "$tmp/show" "layout 0: 10 GPUs in 10 NVLink islands, 2 nodes" \
+	"mixed-types: no NVLink assumed between GPUs of two types"
+has "$tmp/check" "nodes 'm\\[1-2\\]' hold 2 GPU types \\(a100:8,t4:2\\)" "mixed-types: the mix is named once"
+has "$tmp/place" "^nodes: +m\\[1-2\\]" "mixed-types: the viz partition places on its nodes"
+"$gp" cluster export --conf-dir "$data/mixed-types" --json-out "$tmp/mixed.json" >/dev/null 2>&1
+"$gp" cluster check --json "$tmp/mixed.json" >"$tmp/mcheck" 2>&1
+has "$tmp/mcheck" "^OK: 10 nodes, 68 GPUs\$" "mixed-types: the JSON model loads with the same counts"
+has "$tmp/mixed.json" "\"gpu_types\": \"a100:8,t4:2\"" "mixed-types: the JSON model keeps the types"
+site mig                      8   66  0  0  2 gpus=16 --partition full
+has "$tmp/check" "no profile for a100_1g.5gb" "mig: a MIG slice is not the whole A100's profile"
+has "$tmp/check" "slurm.conf:18: Gres: nodes 'r1' have 56 GPUs each" "mig: 56 slices on a node named, not fatal"
+has "$tmp/show" "^  mixed +2 nodes of mixed GPU types, each 1g.5gb:2,2g.10gb:1,3g.20gb:1\$" \
+	"mig: slices of three profiles on one node counted per type"
+has "$tmp/show" "layout 0: 7 GPUs in 7 NVLink islands, 2 nodes" "mig: MultipleFiles lines, one GPU each"
+has "$tmp/place" "^nodes: +f\\[1-2\\]" "mig: whole-GPU jobs land on the unsplit nodes"
 exit $fail

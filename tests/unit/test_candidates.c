@@ -223,7 +223,7 @@ static const struct {
     {2, 3, 0, 0, NULL, NULL, NULL, 0, GP_EINVAL, "3 nodes cannot each get a GPU"},
     {12, 0, 0, 8, NULL, NULL, NULL, 0, GP_EINVAL, "not a multiple of 8"},
     {16, 0, 1, 8, NULL, NULL, NULL, 0, GP_EINVAL, "outside the 0-1 nodes"},
-    {8, 0, 0, 17, NULL, NULL, NULL, 0, GP_EINVAL, "17 GPUs per node"},
+    {8, 0, 0, 33, NULL, NULL, NULL, 0, GP_EINVAL, "33 GPUs per node"},
     {8, 0, 1, 0, "n[0-1]", NULL, NULL, 0, GP_EINVAL, "at most 1 are allowed"},
     {1, 0, 0, 0, "n[0-1]", NULL, NULL, 0, GP_EINVAL, "only 1 GPUs"},
     {8, 0, 0, 0, "n1", "n[0-2]", NULL, 0, GP_EINVAL, "'n1' is both in --nodelist and --exclude"},
@@ -302,7 +302,7 @@ static const char *violation(const gp_cluster_t *c, const gp_state_t *s, const g
 
 		if (i && cd->nodes[i - 1] >= v)
 			return "node list not ascending / duplicate";
-		if (part >= 0 && !(nd->partitions & (1ull << part)))
+		if (part >= 0 && !gp__node_in_part(c, v, part))
 			return "node outside the partition";
 		if (s->node_flags[v] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED))
 			return "down/drained/reserved node";
@@ -1000,7 +1000,7 @@ static int oracle_usable(const gp_cluster_t *c, const gp_state_t *s, const gp_re
 	uint32_t full = (1u << nd->ngpus) - 1;
 	int f = gp__popcount(full & ~s->alloc_mask[v]);
 
-	if (part >= 0 && !(nd->partitions & (1ull << part)))
+	if (part >= 0 && !gp__node_in_part(c, v, part))
 		return 0;
 	if (s->node_flags[v])
 		return 0;

@@ -303,8 +303,10 @@ static void test_rich(void **state)
 	assert_int_equal(c->parts[1].max_time_min, UINT32_MAX);
 	assert_false(c->parts[2].up);
 	assert_int_equal(c->parts[2].max_time_min, 30);
-	assert_true(c->nodes[cpu1].partitions == ((1u << 1) | (1u << 2)));
-	assert_true(c->nodes[dgx01].partitions == ((1u << 0) | (1u << 1)));
+	assert_true(!gp__node_in_part(c, cpu1, 0) && gp__node_in_part(c, cpu1, 1) &&
+	            gp__node_in_part(c, cpu1, 2));
+	assert_true(gp__node_in_part(c, dgx01, 0) && gp__node_in_part(c, dgx01, 1) &&
+	            !gp__node_in_part(c, dgx01, 2));
 	/* storage, telemetry, site */
 	assert_int_equal(c->nstorage, 2);
 	assert_null(c->storage[0].nodes);
@@ -430,6 +432,60 @@ static void test_warning_bound(void **state)
 	                           "switch 'a'; ignored under 'b'"));
 	assert_string_equal(gp_cluster_warning(c, n - 1),
 	                    "more than 1000 warnings: the rest are not recorded");
+	gp_cluster_destroy(c);
+}
+
+/* What Slurm accepts and the model holds only in part: a node of two GPU
+ * types (counted per type, typed matches by slurm.conf's names), a node
+ * with more GPUs than the model holds (warned, modelled without GPUs, its
+ * gres.conf line read past, the rest of the site intact), partitions past
+ * the 64th (members by the bitmap). */
+static void test_partial_parts(void **state)
+{
+	char slurm[8192];
+	size_t used;
+	conf_set_t set = { slurm, "", "NodeName=big Name=gpu Type=l4 File=/dev/nvidia[0-39]\n"
+	                   "NodeName=m1 Name=gpu Type=a100 File=/dev/nvidia[0-7]\n"
+	                   "NodeName=m1 Name=gpu Type=t4 File=/dev/nvidia[8-9]\n", "", KEEP };
+	gp_cluster_t *c;
+	int32_t m1, a1, big, q;
+	bool all;
+	int i;
+
+	used = (size_t)snprintf(slurm, sizeof(slurm),
+	                        "NodeName=m1 Gres=gpu:a100:8,gpu:t4:2,gpu:a100:0\n"
+	                        "NodeName=a1 Gres=gpu:A100:8\n"
+	                        "NodeName=big Gres=gpu:l4:40\n");
+	for (i = 0; i < 70; i++)
+		used += (size_t)snprintf(slurm + used, sizeof(slurm) - used,
+		                         "PartitionName=p%02d Nodes=%s\n", i, i % 2 ? "a1" : "m1,big");
+	c = load_set(&set);
+	m1 = gp__node_find(c, "m1");
+	a1 = gp__node_find(c, "a1");
+	big = gp__node_find(c, "big");
+	assert_int_equal(c->nodes[m1].ngpus, 10);
+	assert_string_equal(c->nodes[m1].gpu_types, "a100:8,t4:2");
+	assert_string_equal(c->profiles[c->nodes[m1].profile].name, "a100");
+	assert_int_equal(gp__node_type_gpus(c, m1, "T4", &all), 2);
+	assert_false(all);
+	assert_int_equal(gp__node_type_gpus(c, m1, "a100", &all), 8);
+	assert_false(all);
+	assert_int_equal(gp__node_type_gpus(c, a1, "a100", &all), 8);
+	assert_true(all);
+	assert_int_equal(gp__node_type_gpus(c, a1, "t4", &all), 0);
+	assert_false(all);
+	assert_true(has_warning(c, "slurm.conf:1: Gres: nodes 'm1' hold 2 GPU types (a100:8,t4:2)"));
+	assert_int_equal(c->nodes[big].ngpus, 0);
+	assert_null(c->nodes[big].gpu_types);
+	assert_true(has_warning(c, "slurm.conf:3: Gres: nodes 'big' have 40 GPUs each, more than "
+	                           "the 32 gpuplace models per node"));
+	assert_int_equal(gp_cluster_gpu_count(c), 18);
+	assert_int_equal(c->nparts, 70);
+	for (q = 0; q < 70; q++) {
+		assert_int_equal(gp__node_in_part(c, a1, q), q % 2 == 1);
+		assert_int_equal(gp__node_in_part(c, m1, q), q % 2 == 0);
+		assert_int_equal(gp__node_in_part(c, big, q), q % 2 == 0);
+	}
 	gp_cluster_destroy(c);
 }
 
@@ -791,8 +847,8 @@ static void test_nodeset(void **state)
 	assert_int_equal(c->parts[1].nnodes, 4); /* n3, n4 (slow), n1, then n2 */
 	assert_int_equal(c->parts[2].nnodes, 4);
 	assert_int_equal(c->parts[3].nnodes, 0);
-	assert_true(c->nodes[0].partitions & 1);
-	assert_false(c->nodes[3].partitions & 1);
+	assert_true(gp__node_in_part(c, 0, 0));
+	assert_false(gp__node_in_part(c, 3, 0));
 	want_warning(c, "slurm.conf:6: NodeSet: 'f' is already defined at ");
 	gp_cluster_destroy(c);
 }
@@ -1022,8 +1078,8 @@ static const err_case_t err_cases[] = {
 	  "gpuplace.conf:1: Scope: 'galaxy' is not node, rack or cluster" },
 	{ "bad gres count", { "NodeName=n[1-4] Gres=gpu:h100:x\n", KEEP, KEEP, KEEP, KEEP },
 	  "slurm.conf:1: Gres: 'x' is not a number" },
-	{ "too many GPUs", { "NodeName=n[1-4] Gres=gpu:h100:17\n", KEEP, KEEP, KEEP, KEEP },
-	  "slurm.conf:1: Gres: '17' is out of range [0, 16]" },
+	{ "too many GPUs", { "NodeName=n[1-4] Gres=gpu:h100:2000000\n", KEEP, KEEP, KEEP, KEEP },
+	  "slurm.conf:1: Gres: '2000000' is out of range" },
 	{ "bad MaxTime",
 	  { "NodeName=n[1-4] Gres=gpu:4\nPartitionName=p Nodes=n1 MaxTime=soon\n", KEEP, KEEP, KEEP,
 	    KEEP },
@@ -1370,6 +1426,7 @@ int main(void)
 		cmocka_unit_test(test_slurm_values),
 		cmocka_unit_test(test_gres_shared),
 		cmocka_unit_test(test_warning_bound),
+		cmocka_unit_test(test_partial_parts),
 		cmocka_unit_test(test_block_conf),
 		cmocka_unit_test(test_topology_yaml),
 		cmocka_unit_test(test_yaml_block_sizes),

@@ -543,7 +543,7 @@ static void test_jobspec_table(void **unused)
 		{ "gpus=60,tp=8", GP_EINVAL, "gpus" },
 		{ "gpus=16,nodes=3,gpus_per_node=8", GP_EINVAL, "gpus" },
 		{ "gpus=64,dp=8,tp=8,ep=3", GP_EINVAL, "ep" },
-		{ "gpus_per_node=17", GP_ERANGE, "gpus_per_node" },
+		{ "gpus_per_node=33", GP_ERANGE, "gpus_per_node" },
 	};
 	size_t i;
 
@@ -667,7 +667,7 @@ static void test_shape_errors(void **unused)
 	assert_int_equal(gp__cost_shape_build(&sh, &c, &err), GP_EINVAL);
 	assert_non_null(strstr(err.text, "nodes"));
 	gp__cost_shape_defaults(&sh);
-	sh.gpus_per_node = 17;
+	sh.gpus_per_node = 33;
 	assert_int_equal(gp__cost_shape_build(&sh, &c, &err), GP_EINVAL);
 	gp__cost_shape_defaults(&sh);
 	sh.oversub[1] = 0.5;

@@ -91,7 +91,7 @@ static void round_trip(const gp_cluster_t *c, const gp_state_t *s, gp_cluster_t 
 /* Same model facts and derived data, field by field. */
 static void assert_same_model(const gp_cluster_t *x, const gp_cluster_t *y)
 {
-	int32_t i;
+	int32_t i, j;
 
 	assert_string_equal(x->name, y->name);
 	assert_int_equal(x->nnodes, y->nnodes);
@@ -109,7 +109,8 @@ static void assert_same_model(const gp_cluster_t *x, const gp_cluster_t *y)
 		assert_int_equal(x->nodes[i].rack, y->nodes[i].rack);
 		assert_int_equal(x->nodes[i].leaf, y->nodes[i].leaf);
 		assert_int_equal(x->nodes[i].nvl_domain, y->nodes[i].nvl_domain);
-		assert_int_equal(x->nodes[i].partitions, y->nodes[i].partitions);
+		for (j = 0; j < x->nparts; j++)
+			assert_int_equal(gp__node_in_part(x, i, j), gp__node_in_part(y, i, j));
 		assert_int_equal(x->node_order[i], y->node_order[i]);
 		assert_int_equal(x->node_pos[i], y->node_pos[i]);
 		assert_int_equal(gp__node_find(y, x->nodes[i].name), i);
@@ -414,8 +415,8 @@ static void test_errors(void **unused)
 		  "t.json: model.nodes[0].layout: layout 0 has 4 GPUs, the node 8" },
 		{ "\"layout\": 0", "\"layout\": 1",
 		  "t.json: model.nodes[0].layout: 1 is out of range [0, 0]" },
-		{ "\"ngpus\": 8, \"profile\": \"h100\", \"layout\"", "\"ngpus\": 17, \"layout\"",
-		  "t.json: model.nodes[0].ngpus: 17 is out of range [0, 16]" },
+		{ "\"ngpus\": 8, \"profile\": \"h100\", \"layout\"", "\"ngpus\": 33, \"layout\"",
+		  "t.json: model.nodes[0].ngpus: 33 is out of range [0, 32]" },
 		{ "\"max_time_min\": 60", "\"max_time_min\": \"forever\"",
 		  "t.json: model.partitions[0].max_time_min: 'forever' is neither minutes nor" },
 		{ "\"flags\": [\"drain\"]", "\"flags\": [\"drained\"]",

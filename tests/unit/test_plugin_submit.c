@@ -104,7 +104,9 @@ static int load_site(const char *site)
 	struct gp_conf *c;
 	struct gp_snap *sn;
 
-	snprintf(dir, sizeof(dir), "%s/etc/%s", top ? top : ".", site);
+	/* a name is one of etc/'s sites, a path one under the source tree */
+	snprintf(dir, sizeof(dir), "%s/%s%s", top ? top : ".", strchr(site, '/') ? "" : "etc/",
+	         site);
 	setenv("GPUPLACE_CONF_DIR", dir, 1);
 	log_clear();
 	if (init() != SLURM_SUCCESS || !(c = conf_get()))
@@ -134,6 +136,11 @@ static int load_site(const char *site)
 static int setup_mixed(void **unused)
 {
 	return load_site("mixed-pcie");
+}
+
+static int setup_mixed_nodes(void **unused)
+{
+	return load_site("tests/data/sites/mixed-types");
 }
 
 static int setup_superpod(void **unused)
@@ -303,6 +310,54 @@ static void test_typed_requests(void **unused)
 			fail_msg("case %zu: tres_per_node %s lost the type", i, j->tres_per_node);
 		job_free(j);
 		decider_reset(); /* each case on an empty ledger */
+		decider_prepare();
+	}
+}
+
+/* tests/data/sites/mixed-types: m[1-2] hold 8 A100 and 2 T4 each, a[1-4]
+ * 8 A100, l[1-4] 4 L40S.  A typed request is pinned only to nodes whose
+ * GPUs are all of its type; one only nodes of mixed types hold passes
+ * unchanged with the reason. */
+static void test_typed_requests_mixed_nodes(void **unused)
+{
+	static const struct {
+		const char *per_job;
+		const char *pinned;     /* node-name prefix, NULL = passes unchanged */
+		const char *why;
+	} cases[] = {
+		{ "gres/gpu:a100:16", "a", NULL },
+		{ "gres/gpu:l40s:8", "l", NULL },
+		{ "gres/gpu:t4:2", NULL, "nodes that hold only that type have 0 (4 more on nodes of "
+		  "mixed types, left to Slurm)" },
+		{ "gres/gpu:a100:40", NULL, "nodes that hold only that type have 32 (16 more on "
+		  "nodes of mixed types" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		job_desc_msg_t *j = job_new(cases[i].per_job, NULL);
+		char *msg;
+
+		log_clear();
+		assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+		if (cases[i].pinned) {
+			if (!j->admin_comment || !strstr(j->admin_comment, "gpuplace: PIN ")) {
+				log_dump();
+				fail_msg("case %zu: not pinned: %s", i, j->admin_comment);
+			}
+			assert_nodes_named(j, cases[i].pinned);
+			assert_null(strstr(j->req_nodes, "m1"));
+			assert_null(strstr(j->req_nodes, "m2"));
+		} else {
+			assert_null(j->req_nodes);
+			if (!j->admin_comment || !strstr(j->admin_comment, cases[i].why)) {
+				log_dump();
+				fail_msg("case %zu: '%s' not in the comment '%s'", i, cases[i].why,
+				         j->admin_comment ? j->admin_comment : "(none)");
+			}
+		}
+		job_free(j);
+		decider_reset();
 		decider_prepare();
 	}
 }
@@ -544,6 +599,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null_env_element),
 		cmocka_unit_test_setup_teardown(test_typed_requests, setup_mixed, teardown_site),
+		cmocka_unit_test_setup_teardown(test_typed_requests_mixed_nodes, setup_mixed_nodes,
+		                                teardown_site),
 		cmocka_unit_test_setup_teardown(test_typed_requests_left_to_slurm, setup_mixed,
 		                                teardown_site),
 		cmocka_unit_test_setup_teardown(test_multi_entry_request, setup_superpod, teardown_site),

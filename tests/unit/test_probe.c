@@ -306,7 +306,7 @@ static void test_load_errors(void **unused)
 	} cases[] = {
 		{ "/nonexistent/topo.xml", "n1", GP_EIO, "/nonexistent/topo.xml" },
 		{ "make-xml.py", "n1", GP_EHWLOC, "hwloc" },
-		{ "too-many-gpus.xml", "n1", GP_ELIMIT, "more than 16 GPUs" },
+		{ "too-many-gpus.xml", "n1", GP_ELIMIT, "more than 32 GPUs" },
 		{ "switch-gpu-hca.xml",
 		  "a-node-name-that-is-much-longer-than-sixty-three-characters-allowed", GP_EINVAL,
 		  "longer than" },
@@ -414,6 +414,7 @@ static void test_json_roundtrip(void **unused)
 #define FRAG_HEAD "{\"gpuplace_probe\":1,\"node\":\"n1\","
 #define GPU0 "{\"bus_id\":\"0000:03:00.0\",\"type\":\"a100\",\"island\":0}"
 #define GPU1 "{\"bus_id\":\"0000:04:00.0\",\"type\":\"a100\",\"island\":0}"
+#define GPU8 GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0
 
 static void test_json_errors(void **unused)
 {
@@ -455,9 +456,8 @@ static void test_json_errors(void **unused)
 		{ FRAG_HEAD "\"gpus\":[{\"bus_id\":\"0000:03:00.0000000000\",\"type\":\"a100\","
 		  "\"island\":0}],\"nislands\":1,\"nics\":[]}", GP_ELIMIT, "longer than" },
 		{ FRAG_HEAD "\"gpus\":[" GPU0 "],\"nislands\":1}", GP_EJSON, "\"nics\" missing" },
-		{ FRAG_HEAD "\"gpus\":[" GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0
-		  "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 "," GPU0 ","
-		  GPU0 "," GPU0 "],\"nislands\":1,\"nics\":[]}", GP_ELIMIT, "more than 16" },
+		{ FRAG_HEAD "\"gpus\":[" GPU8 "," GPU8 "," GPU8 "," GPU8 "," GPU0
+		  "],\"nislands\":1,\"nics\":[]}", GP_ELIMIT, "more than 32" },
 	};
 	size_t i;
 

@@ -84,7 +84,7 @@ static void test_counts(void **unused)
 			assert_int_equal(n->leaf, i / p.nodes_per_leaf);
 			assert_int_equal(n->rack, i / npr);
 			assert_int_equal(n->rails, p.gpus_per_node);
-			assert_int_equal(n->partitions, 1);
+			assert_true(gp__node_in_part(c, (int32_t)i, 0));
 			assert_int_equal(n->nvl_domain, p.nvl_domain_nodes ? i / p.nvl_domain_nodes : -1);
 			assert_int_equal(gp__node_find(c, n->name), i);
 		}
@@ -169,7 +169,7 @@ static void test_power(void **unused)
 static void test_bad_params(void **unused)
 {
 	static const struct { const char *what; int field; double v; } cases[] = {
-		{ "nodes:", 0, 0 }, { "gpus-per-node:", 1, 17 }, { "gpus-per-node:", 1, 0 },
+		{ "nodes:", 0, 0 }, { "gpus-per-node:", 1, 33 }, { "gpus-per-node:", 1, 0 },
 		{ "nodes-per-leaf:", 2, 0 }, { "oversub:", 3, 0.5 }, { "rack-kw:", 4, -1 },
 		{ "gpu-type:", 5, 0 }, { "nvl-domain-nodes:", 6, -2 },
 	};

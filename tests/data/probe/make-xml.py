@@ -104,8 +104,8 @@ def bw2(i,j):
     p={frozenset((0,1)):60000, frozenset((2,3)):30000}
     return p.get(frozenset((i,j)),0)
 machine(2,2,True,"NVIDIA A100-SXM4-40GB",d+"/odd-bandwidth.xml",bw=bw2)
-# 17 GPUs: more than gpuplace handles per node
-machine(17,1,False,"NVIDIA A100-SXM4-40GB",d+"/too-many-gpus.xml",hca=False)
+# 33 GPUs: more than gpuplace handles per node
+machine(33,1,False,"NVIDIA A100-SXM4-40GB",d+"/too-many-gpus.xml",hca=False)
 # AMD GPUs seen through ROCm SMI only (no NVLink matrix), with a BMC VGA
 machine(2,1,False,"AMD Instinct MI250X",d+"/rsmi-amd.xml",kind='rsmi',bmc=True)
 # hwloc without GPU backends: NVIDIA 3D controllers by PCI class, a BMC VGA
