@@ -149,18 +149,38 @@ int32_t gp__node_find(const gp_cluster_t *c, const char *name)
 
 bool gp__block_pin_ok(const gp_cluster_t *c, const int32_t *nodes, int32_t n, int32_t segment)
 {
-	int32_t per, group = -1, i, b;
+	int32_t per, group = -1, i, j, b, cnt;
+	bool several;
 
 	if (!c || c->nblocks <= 0 || c->block_base <= 0 || n <= 0)
 		return true;
+	several = segment > 0 && segment < n;
 	per = ((segment > 0 ? segment : n) + c->block_base - 1) / c->block_base;
 	for (i = 0; i < n; i++) {
 		b = nodes[i] >= 0 && nodes[i] < c->nnodes ? c->nodes[nodes[i]].block : -1;
 		if (b < 0)
 			return false; /* "requires nodes which are not in blocks" */
+		if (several)
+			continue;
 		if (group < 0)
 			group = b / per;
 		else if (b / per != group)
+			return false;
+	}
+	if (!several)
+		return true;
+	/* several segments: each lies in one group, so every group holds
+	 * whole segments of the required nodes */
+	for (i = 0; i < n; i++) {
+		group = c->nodes[nodes[i]].block / per;
+		cnt = 0;
+		for (j = 0; j < n; j++)
+			if (c->nodes[nodes[j]].block / per == group) {
+				if (j < i)
+					break; /* this group was counted at j */
+				cnt++;
+			}
+		if (j == n && cnt % segment)
 			return false;
 	}
 	return true;

@@ -366,12 +366,15 @@ int gp__cluster_index(gp_cluster_t *c);
 
 /* Would Slurm's topology/block start a job on exactly nodes[0..n-1] as
  * its required nodes?  As eval_nodes_block.c (24.11 .. 25.11): with
- * segment (nodes per --segment, 0 = none; the caller has refused several
- * segments) or else the job's n nodes spanning ceil(that / base block)
- * base blocks, the base blocks are grouped by that many in file order and
- * every required node must lie in one group ("requires nodes that do not
- * have shared block"), so a job no larger than a base block lies in one.
- * True on a cluster without blocks. */
+ * segment (nodes per --segment, 0 = none) or else the job's n nodes
+ * spanning ceil(that / base block) base blocks, the base blocks are
+ * grouped by that many in file order and every required node must lie in
+ * one group ("requires nodes that do not have shared block"), so a job no
+ * larger than a base block lies in one.  With several segments (segment <
+ * n: Slurm 25.11 and later take required nodes then; the plugin refuses
+ * them before) each segment lies in one group: every group holds a whole
+ * number of segments of the required nodes.  True on a cluster without
+ * blocks. */
 bool gp__block_pin_ok(const gp_cluster_t *c, const int32_t *nodes, int32_t n, int32_t segment);
 
 /* ---- shared helpers (base layer) ------------------------------------- */

@@ -987,6 +987,14 @@ static void test_block_pin_ok(void **state)
 	/* one --segment of 2: the segment's size decides, as for 2 nodes */
 	assert_false(pin_ok_of(c, "n04,n05", 2));
 	assert_true(pin_ok_of(c, "n07,n08", 2));
+	/* several segments of 2: whole segments in each block, in any blocks */
+	assert_true(pin_ok_of(c, "n02,n03,n06,n07", 2));
+	assert_true(pin_ok_of(c, "n01,n02,n03,n04,n15,n16", 2));
+	assert_false(pin_ok_of(c, "n02,n03,n04,n07", 2));
+	assert_false(pin_ok_of(c, "n01,n05,n09,n13", 2));
+	/* segments of 6 nodes span two base blocks: groups b1+b2, b3+b4 */
+	assert_true(pin_ok_of(c, "n01,n02,n03,n05,n06,n07,n09,n10,n11,n13,n14,n15", 6));
+	assert_false(pin_ok_of(c, "n05,n06,n07,n08,n09,n10,n01,n02,n03,n13,n14,n15", 6));
 	gp_cluster_destroy(c);
 }
 
