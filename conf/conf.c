@@ -162,15 +162,20 @@ bool gp__conf_pool_exists(const gp__conf_paths_t *pool, const char *path)
 	return false;
 }
 
-/* Order of a line's keys for the duplicate check: case-insensitive name,
- * then position. */
-static const gp__conf_kv_t *sort_kv;
-static int kv_cmp(const void *a, const void *b)
+/* Order a line's keys for the duplicate check: ix[0..n-1] sorted by
+ * case-insensitive name, then position (insertion sort, stable: a line
+ * holds a few dozen keys; no file-scope comparison context, as the
+ * plugin's threads and the library's callers read files concurrently). */
+static void kv_sort(const gp__conf_kv_t *kv, int *ix, int n)
 {
-	int ia = *(const int *)a, ib = *(const int *)b;
-	int d = strcasecmp(sort_kv[ia].key, sort_kv[ib].key);
+	int i, j, v;
 
-	return d ? d : (ia > ib) - (ia < ib);
+	for (i = 1; i < n; i++) {
+		v = ix[i];
+		for (j = i; j > 0 && strcasecmp(kv[ix[j - 1]].key, kv[v].key) > 0; j--)
+			ix[j] = ix[j - 1];
+		ix[j] = v;
+	}
 }
 
 /*
@@ -194,8 +199,7 @@ static int dedup_keys(reader_t *r, gp__conf_line_t *line, gp_error_t *err)
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	for (i = 0; i < n; i++)
 		ix[i] = i;
-	sort_kv = r->kv;
-	qsort(ix, (size_t)n, sizeof(*ix), kv_cmp);
+	kv_sort(r->kv, ix, n);
 	/* groups of equal keys, each in line order */
 	for (g = 0; g < n; g = j) {
 		gp__conf_kv_t *first = &r->kv[ix[g]];
