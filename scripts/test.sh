@@ -209,7 +209,13 @@ distcheck() {
 		echo "tier check: ${dc:-0 1 0} $(($(date +%s) - ds)) distcheck" >"$work/distcheck.res"
 	else
 		echo "place distcheck: FAILED (its log: ${GP_KEEP_LOGS:-the tail above})" >"$work/distcheck.res"
-		tail -n 60 "$work/distcheck.log"
+		tail -n 30 "$work/distcheck.log"
+		# the failed tests' logs, left in the unpacked tarball's build
+		grep -a -E '^(FAIL|ERROR|XPASS): ' "$work/distcheck.log" | head -n 20
+		for t in $(grep -l -E '^:test-result: (FAIL|ERROR|XPASS)' gpuplace-*/_build/sub/tests/*/*.trs 2>/dev/null); do
+			echo "==== distcheck: ${t%.trs}.log"
+			tail -n 30 "${t%.trs}.log"
+		done
 	fi
 }
 
@@ -268,7 +274,7 @@ host_res=$work/host.res
 : >"$host_res"
 hs=$(date +%s)
 if sh scripts/build.sh && make -j"$(nproc)" check TESTS= >/dev/null 2>&1; then
-	ver=$(built_for)
+	host_ver=$(built_for)
 	# the CPU lane, in the background, as its own niced invocation
 	nice -n 10 ionice -c 3 sh scripts/test.sh --cpu-lane "$work" &
 	lane=$!
@@ -286,7 +292,7 @@ if sh scripts/build.sh && make -j"$(nproc)" check TESTS= >/dev/null 2>&1; then
 		grep -v '^tier \|^slowest ' "$work/host-$tier.out" 2>/dev/null || true
 		sed -n 's/^\(tier\|slowest\) \(.*\)/\1 \2 host/p' "$work/host-$tier.out" >>"$host_res" 2>/dev/null
 	done
-	echo "release $ver: host $(($(date +%s) - hs))" >>"$host_res"
+	echo "release $host_ver: host $(($(date +%s) - hs))" >>"$host_res"
 	if [ "${GP_SKIP_DISTCHECK:-0}" != 1 ]; then
 		cat "$work/distcheck.out" 2>/dev/null
 		cat "$work/distcheck.res" >>"$host_res" 2>/dev/null ||
