@@ -152,7 +152,7 @@ j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e10,step_s=1 -t 60 -o /dev/nul
 sleep 2
 cm=$(scontrol show job "$j" 2>/dev/null | grep -o 'AdminComment=.*')
 seg=$(scontrol show job "$j" 2>/dev/null | grep -o 'Segment=[^ ]*')
-check '[ -n "$j" ] && [ "$(squeue -h -j "$j" -o %T)" = PENDING ] && echo "$cm" | grep -q "^AdminComment=gpuplace: CONSTRAIN none: no block has room for the job now (the free sets span blocks, which Slurm refuses as required nodes)" && [ -z "$seg" ]' \
+check '[ -n "$j" ] && [ "$(squeue -h -j "$j" -o %T)" = PENDING ] && echo "$cm" | grep -q "^AdminComment=gpuplace: CONSTRAIN none: no block has room for the job now" && [ -z "$seg" ]' \
 	"a job that fits one block, much slower across the blocks, is left to topology/block: pending, not pinned across, no --segment ($(echo "$cm" | grep -o "CONSTRAIN [^;]*" | cut -c1-60))" \
 	"$(cat "$D/hold.err")" "$cm" "$seg" "$(scontrol show job "$j" 2>&1 | grep -E 'JobState|Features')"
 clear_jobs
