@@ -110,7 +110,7 @@ else
 	if [ "$vnum" -lt 2511 ]; then
 		want="AdminComment=gpuplace: .*best free set n\[2-3,6-7\] not pinned: this Slurm takes no required nodes with several --segment segments"
 	else
-		want="AdminComment=gpuplace: PIN n\[2-3,6-7\]; step"
+		want="AdminComment=gpuplace: PIN n\[2-3,6-7\]; exactly 4 nodes"
 	fi
 	check '[ -n "$j" ] && scontrol show job "$j" | grep -q "$want"' \
 		"gpuplace chose whole segments (n[2-3,6-7]) and $([ "$vnum" -lt 2511 ] && echo "left the pin to Slurm $ver" || echo "pinned them")" \
