@@ -80,6 +80,16 @@ SLURM_TESTS += tests/slurm/slurm_baseline.sh tests/slurm/slurm_plugin.sh tests/s
 TESTS += tests/unit/plugin_symbols.sh
 EXTRA_DIST += tests/unit/plugin_symbols.sh
 
+# The quick tier's tests that build against Slurm's headers or load the
+# plugin into a process: what `make check-slurm-unit` runs (in the roots of
+# other Slurm releases, beside check-slurm), building only their programs.
+SLURM_UNIT_TESTS += tests/unit/test_plugin tests/unit/test_live_state tests/unit/test_plugin_apply \
+	tests/unit/test_steer tests/unit/test_plugin_ledger tests/unit/test_plugin_submit \
+	tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh tests/unit/plugin_symbols.sh
+SLURM_UNIT_BINS += tests/unit/test_plugin$(EXEEXT) tests/unit/dlcheck$(EXEEXT) tests/unit/test_live_state$(EXEEXT) \
+	tests/unit/test_plugin_apply$(EXEEXT) tests/unit/test_steer$(EXEEXT) tests/unit/test_plugin_ledger$(EXEEXT) \
+	tests/unit/test_plugin_submit$(EXEEXT)
+
 # The plugin's Slurm-string readers, without Slurm (plugin/gres_parse.c).
 check_PROGRAMS += tests/unit/test_gres_parse
 tests_unit_test_gres_parse_SOURCES = tests/unit/test_gres_parse.c plugin/gres_parse.c plugin/gres_parse.h

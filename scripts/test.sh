@@ -4,14 +4,18 @@
 # tiers (Makefile.am) where each matters:
 #   host (Debian 12, Slurm 22.05)  check, check-slurm, check-fuzz, check-long
 #   make distcheck                 check (the quick tier) from the tarball
-#   a Debian 13 root (Slurm 24.11) check, check-slurm   } scripts/debian-root.sh,
-#   a Debian sid root (the newest  check, check-slurm   } each from a clean
+#   a Debian 13 root (Slurm 24.11) check-slurm-unit,    } scripts/debian-root.sh,
+#   a Debian sid root (the newest  check-slurm          } each from a clean
 #     Slurm Debian ships, 26.05)                         } copy of the sources
+# (check-slurm-unit: the quick tier's tests that build against Slurm's
+# headers or load the plugin; the rest of the quick tier does not depend on
+# the Slurm release and runs on the host and in distcheck)
 # in two lanes side by side (see "Two lanes" below): the real-daemon tiers
-# one place after another, two tests at a time, at normal priority; every
-# build and CPU-bound tier beside them at nice 10, so that they never
-# starve a daemon (run side by side at one priority, they overloaded the
-# 2-core machine: real-daemon tests timed out).
+# of the three releases side by side (they mostly wait on their daemons),
+# two tests at a time each, at normal priority; every build and CPU-bound
+# tier beside them at nice 10, so that they never starve a daemon (run side
+# by side at one priority, they overloaded the 2-core machine: real-daemon
+# tests timed out).
 # Prints one line per tier and place with its counts and time, one summary
 # line per Slurm release, one per tier over all places, then the overall
 # `N passed, N failed, N skipped` line last.  Exits non-zero when any test
@@ -22,7 +26,8 @@
 #       with `sh -c 'while :; do :; done'` (killed by its PID at the end),
 #       to show that the suite passes on a loaded machine
 #   scripts/test.sh --suite TIER...
-#       build here and run the tiers (check, slurm, fuzz, long) one after
+#       build here and run the tiers (check, slurm-unit, slurm, fuzz,
+#       long) one after
 #       the other: what runs inside a root.  Prints `tier TIER: P F S T`
 #       per tier (T seconds) and `suite slurm X.Y.Z: P F S` last
 #   scripts/test.sh --cpu-lane WORK
@@ -55,7 +60,7 @@ built_for() {
 tier_trs() {
 	for t in $(find tests -name '*.trs' -newer ".tier-start-$1"); do
 		case "$1:$t" in
-		slurm:tests/slurm/* | [!s]*:tests/[!s]*) echo "$t" ;;
+		slurm:tests/slurm/* | slurm-unit:tests/[!s]* | [!s]*:tests/[!s]*) echo "$t" ;;
 		esac
 	done
 }
@@ -85,6 +90,7 @@ run_tier() {
 	case $1 in
 	check) target=check log=test-suite.log ;;
 	slurm) target=check-slurm log=tests/slurm-suite.log ;;
+	slurm-unit) target=check-slurm-unit log=tests/slurm-unit-suite.log ;;
 	fuzz) target=check-fuzz log=tests/fuzz-suite.log ;;
 	long) target=check-long log=tests/long-suite.log ;;
 	*) echo "unknown tier $1" >&2; return 1 ;;
@@ -130,19 +136,20 @@ if [ "${1:-}" = --suite ]; then
 fi
 
 # Two lanes run side by side once the host is built:
-#   the daemon lane   the real-daemon tier (check-slurm) on the host, then
-#                     in the Debian 13 root, then in the sid root: these
-#                     tests mostly wait on their daemons
-#   the CPU lane      the roots' builds and quick tiers, the host's
-#                     quick, fuzz and long tiers, then distcheck, at nice
-#                     10 and in the idle I/O class: it never delays a
-#                     daemon
+#   the daemon lane   the real-daemon tier (check-slurm) on the host, in
+#                     the Debian 13 root and in the sid root, side by
+#                     side: these tests mostly wait on their daemons
+#   the CPU lane      the roots' builds and Slurm-dependent quick tests
+#                     (check-slurm-unit), the host's quick, fuzz and long
+#                     tiers, then distcheck, at nice 10 and in the idle
+#                     I/O class: it never delays a daemon
 # A root's real-daemon tier starts once the CPU lane has built it.  Each
 # Slurm release has its own ports (GP_PORT_OFFSET plus 0, 2000, 4000).
 roots="trixie:Debian_13_root sid:Debian_sid_root"
 
 # root_build SUITE NAME OFFSET: prepare the root, copy the sources, build
-# and run the quick tier inside; $work/SUITE.ready (or .failed) says so
+# and run the Slurm-dependent quick tests inside; $work/SUITE.ready (or
+# .failed) says so
 root_build() {
 	suite=$1 name=$2 d=$work/$1
 	mkdir -p "$d/src" "$d/tmp" "$d/shared"
@@ -161,7 +168,7 @@ root_build() {
 	fi
 	[ -d ../shared/data ] && cp -rL ../shared/data "$d/shared/data"
 	GP_PORT_OFFSET=$3 sh scripts/debian-root.sh "$suite" run "$d" \
-		sh -c 'cd /gpbuild/src && TMPDIR=/gpbuild/tmp sh scripts/test.sh --suite check' \
+		sh -c 'cd /gpbuild/src && TMPDIR=/gpbuild/tmp sh scripts/test.sh --suite slurm-unit' \
 		>"$d/check.log" 2>&1 || true
 	if grep -q '^suite slurm [0-9]' "$d/check.log"; then
 		: >"$d.ready"
@@ -248,10 +255,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-test.XXXXXX")
 # mktemp makes it 0700; the tests in a root run jobs as another user
 # (daemon), whose batch scripts live under it (/gpbuild inside the root)
 chmod 755 "$work"
-lane=
+lane= daemons=
 cleanup() {
 	[ -z "$busy" ] || kill "$busy" 2>/dev/null || true
 	[ -z "$lane" ] || kill "$lane" 2>/dev/null || true
+	[ -z "$daemons" ] || kill $daemons 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -278,14 +286,20 @@ if sh scripts/build.sh && make -j"$(nproc)" check TESTS= >/dev/null 2>&1; then
 	# the CPU lane, in the background, as its own niced invocation
 	nice -n 10 ionice -c 3 sh scripts/test.sh --cpu-lane "$work" &
 	lane=$!
-	# the daemon lane, here
-	run_tier slurm >"$work/host-slurm.out" 2>&1 || true
+	# the daemon lane: each release's real-daemon tier in the background,
+	# a root's once the CPU lane has built it
+	run_tier slurm >"$work/host-slurm.out" 2>&1 &
+	daemons=$!
 	i=0
 	for spec in $roots; do
 		i=$((i + 1))
 		suite=${spec%%:*} name=$(echo "${spec#*:}" | tr _ ' ')
-		skipped "$suite" || root_slurm "$suite" "$name" $((off + 2000 * i))
+		skipped "$suite" && continue
+		root_slurm "$suite" "$name" $((off + 2000 * i)) &
+		daemons="$daemons $!"
 	done
+	for p in $daemons; do wait "$p" || true; done
+	daemons=
 	wait "$lane" || true
 	lane=
 	for tier in check slurm fuzz long; do
