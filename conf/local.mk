@@ -4,7 +4,7 @@
 # configuration loaders (slurm.conf, topology.conf, gres.conf, gpuplace.conf)
 libgp_conf_la_SOURCES += \
 	conf/conf.c conf/conf.h conf/load.c conf/load_slurm.c \
-	conf/load_topology.c conf/load_yaml.c conf/load_gres.c conf/load_gpuplace.c
+	conf/load_topology.c conf/topo_build.c conf/load_yaml.c conf/load_gres.c conf/load_gpuplace.c
 
 check_PROGRAMS += tests/unit/test_conf
 tests_unit_test_conf_SOURCES = tests/unit/test_conf.c
