@@ -31,6 +31,10 @@ TESTS += tests/unit/test_api
 # and every function the header declares is exported.
 TESTS += tests/unit/exports.sh
 EXTRA_DIST += tests/unit/exports.sh
+# The layers of doc/ARCHITECTURE.md: no call or include upward, no cycle
+# between the libraries' files (nm over the built layers).
+TESTS += tests/unit/layering.sh
+EXTRA_DIST += tests/unit/layering.sh
 
 # steer (cost_model/steer_rules.c): what the plugin decides beyond one
 # submission that needs no Slurm type (its ledger's power, Slurm's wait-for-switch request, the steering
