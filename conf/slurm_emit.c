@@ -7,7 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "slurm_hostlist.h"
 
 #include "conf.h"
 #include "slurm_emit.h"
@@ -57,38 +56,6 @@ int gp__node_domain_features(const gp_cluster_t *c, int32_t n, char *buf, size_t
 	return GP_OK;
 }
 
-/* ---- compressed host lists ------------------------------------------- */
-
-/* Ranged form ("n[1-4]") of names[0..n-1] in that order, malloc'd. */
-static char *ranged(char *const *names, int32_t n)
-{
-	gp_hostlist_t hl = slurm_hostlist_create("");
-	char *out;
-	int32_t i;
-
-	if (!hl)
-		return NULL;
-	for (i = 0; i < n; i++)
-		slurm_hostlist_push_host(hl, names[i]);
-	out = gp_hostlist_ranged(hl);
-	slurm_hostlist_destroy(hl);
-	return out;
-}
-
-/* Ranged form of the nodes idx[0..n-1] of c. */
-static char *ranged_nodes(const gp_cluster_t *c, const int32_t *idx, int32_t n)
-{
-	char **names = malloc(((size_t)n + 1) * sizeof(*names)), *s;
-	int32_t i;
-
-	if (!names)
-		return NULL;
-	for (i = 0; i < n; i++)
-		names[i] = (char *)c->nodes[idx[i]].name;
-	s = ranged(names, n);
-	free(names);
-	return s;
-}
 
 /* ---- slurm.conf node lines ------------------------------------------- */
 
@@ -166,7 +133,7 @@ static int put_group(struct emit_ctx *ec, const gp__conf_line_t *line, struct st
 	size_t used = 0;
 	int i, k;
 
-	if (!(s = ranged(names->v + from, to - from)))
+	if (!(s = gp__hostlist_ranged_names(names->v + from, to - from)))
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	fprintf(ec->f, "NodeName=%s", s);
 	free(s);
@@ -179,7 +146,7 @@ static int put_group(struct emit_ctx *ec, const gp__conf_line_t *line, struct st
 			if (gp__conf_is(kv, parallel_keys[k]) && par[k].n > 1)
 				break;
 		if (k < NPARALLEL) {
-			if (!(s = ranged(par[k].v + from, to - from)))
+			if (!(s = gp__hostlist_ranged_names(par[k].v + from, to - from)))
 				return gp__errorf(err, GP_ENOMEM, "out of memory");
 			put_kv(ec->f, kv->key, s);
 			free(s);
@@ -286,7 +253,7 @@ static int put_model_line(const gp_cluster_t *c, int32_t from, int32_t to, const
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
 	for (i = from; i < to; i++)
 		names[i - from] = (char *)c->nodes[i].name;
-	list = ranged(names, to - from);
+	list = gp__hostlist_ranged_names(names, to - from);
 	free(names);
 	if (!list)
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
@@ -399,7 +366,7 @@ static int emit_tree(const gp_cluster_t *c, bool yaml, FILE *f, gp_error_t *err)
 					return gp__errorf(err, GP_ENOMEM, "out of memory");
 				for (k = 0; k < sw->nchildren; k++)
 					names[k] = (char *)c->switches[sw->children[k]].name;
-				list = ranged(names, sw->nchildren);
+				list = gp__hostlist_ranged_names(names, sw->nchildren);
 				free(names);
 				if (!list)
 					return gp__errorf(err, GP_ENOMEM, "out of memory");
@@ -410,7 +377,7 @@ static int emit_tree(const gp_cluster_t *c, bool yaml, FILE *f, gp_error_t *err)
 				free(list);
 			}
 			if (sw->nnodes > 0) {
-				if (!(list = ranged_nodes(c, sw->nodes, sw->nnodes)))
+				if (!(list = gp__nodes_ranged(c, sw->nodes, sw->nnodes)))
 					return gp__errorf(err, GP_ENOMEM, "out of memory");
 				if (yaml)
 					yaml_kv(f, "        ", "nodes", list);
@@ -525,7 +492,7 @@ static int emit_blocks(const gp_cluster_t *c, bool yaml, FILE *f, gp_error_t *er
 		fprintf(f, "    blocks:\n");
 	}
 	for (i = 0; i < n; i++) {
-		char *list = ranged_nodes(c, v[i].nodes, v[i].nnodes);
+		char *list = gp__nodes_ranged(c, v[i].nodes, v[i].nnodes);
 
 		if (!list) {
 			free(v);
@@ -656,7 +623,7 @@ int gp__emit_gres(const gp_cluster_t *c, FILE *f, gp_error_t *err)
 	fprintf(f, "# gres.conf of cluster %s (GPU device files assumed /dev/nvidiaN)\n", c->name);
 	for (j = 0; j < ng; j++) {
 		const gp_gres_layout_t *lay = g[j].layout >= 0 ? &c->layouts[g[j].layout] : NULL;
-		char *list = ranged_nodes(c, g[j].nodes, g[j].n), type[GP_NAME_MAX + 8] = "";
+		char *list = gp__nodes_ranged(c, g[j].nodes, g[j].n), type[GP_NAME_MAX + 8] = "";
 
 		if (!list) {
 			rc = gp__errorf(err, GP_ENOMEM, "out of memory");

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include <json-c/json.h>
-#include "slurm_hostlist.h"
 
 #include "decide.h"
 #include "power.h"
@@ -1918,17 +1917,7 @@ int gp__decide_rescore(gp_engine_t *e, const gp_state_t *s, const gp_job_profile
 
 char *gp__scored_nodelist(const gp_cluster_t *c, const gp_scored_t *sc)
 {
-	gp_hostlist_t hl = slurm_hostlist_create("");
-	char *out;
-	int32_t i;
-
-	if (!hl)
-		return NULL;
-	for (i = 0; i < sc->nnodes; i++)
-		slurm_hostlist_push_host(hl, c->nodes[sc->nodes[i]].name);
-	out = gp_hostlist_ranged(hl);
-	slurm_hostlist_destroy(hl);
-	return out;
+	return gp__nodes_ranged(c, sc->nodes, sc->nnodes);
 }
 
 static const char *domain_name(const gp_cluster_t *c, const gp_scored_t *sc)

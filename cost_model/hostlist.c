@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* hostlist.c - the one host-list expander (model.h): libslurm expands,
- * this checks every name the same way for every caller, and maps names to
- * node indices. */
+/* hostlist.c - the one host-list expander and compressor (model.h):
+ * libslurm expands, this checks every name the same way for every caller,
+ * and maps names to node indices; and node names back to a ranged list. */
 #include "config.h"
 
 #include <stdbool.h>
@@ -159,4 +159,33 @@ int gp__hostlist_nodes(const gp_cluster_t *c, const char *what, const char *list
 	*out = a.v;
 	*n = a.n;
 	return GP_OK;
+}
+
+char *gp__hostlist_ranged_names(char *const *names, int32_t n)
+{
+	gp_hostlist_t hl = slurm_hostlist_create("");
+	char *out;
+	int32_t i;
+
+	if (!hl)
+		return NULL;
+	for (i = 0; i < n; i++)
+		slurm_hostlist_push_host(hl, names[i]);
+	out = gp_hostlist_ranged(hl);
+	slurm_hostlist_destroy(hl);
+	return out;
+}
+
+char *gp__nodes_ranged(const gp_cluster_t *c, const int32_t *idx, int32_t n)
+{
+	char **names = malloc(((size_t)n + 1) * sizeof(*names)), *s;
+	int32_t i;
+
+	if (!names)
+		return NULL;
+	for (i = 0; i < n; i++)
+		names[i] = (char *)c->nodes[idx[i]].name;
+	s = gp__hostlist_ranged_names(names, n);
+	free(names);
+	return s;
 }

@@ -440,6 +440,12 @@ int gp__hostlist_each(const char *what, const char *list, int32_t max, gp__host_
 int gp__hostlist_nodes(const gp_cluster_t *c, const char *what, const char *list, int32_t max,
                        int32_t **out, int32_t *n, gp_error_t *err);
 
+/* The ranged form ("n[1-4],m7", libslurm's) of names[0..n-1] in that
+ * order, and of the nodes idx[0..n-1] of c: malloc'd, NULL when out of
+ * memory.  The one compressor (cost_model/hostlist.c). */
+char *gp__hostlist_ranged_names(char *const *names, int32_t n);
+char *gp__nodes_ranged(const gp_cluster_t *c, const int32_t *idx, int32_t n);
+
 /* Allocate an empty cluster (all counts 0, root -1, site defaults set). */
 gp_cluster_t *gp__cluster_new(void);
 
