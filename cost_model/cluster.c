@@ -147,43 +147,48 @@ int32_t gp__node_find(const gp_cluster_t *c, const char *name)
 	return gp__nametab_find(&c->node_index, name);
 }
 
+/* Groups of base blocks whose required-node counts gp__block_pin_ok
+ * keeps on the stack; a cluster with more takes them from the heap. */
+#define PIN_OK_STACK_GROUPS 256
+
 bool gp__block_pin_ok(const gp_cluster_t *c, const int32_t *nodes, int32_t n, int32_t segment)
 {
-	int32_t per, group = -1, i, j, b, cnt;
-	bool several;
+	int32_t stack_cnt[PIN_OK_STACK_GROUPS], *cnt = NULL;
+	int32_t per, ngroups = 0, group = -1, i, b;
+	bool several, ok = true;
 
 	if (!c || c->nblocks <= 0 || c->block_base <= 0 || n <= 0)
 		return true;
 	several = segment > 0 && segment < n;
 	per = ((segment > 0 ? segment : n) + c->block_base - 1) / c->block_base;
-	for (i = 0; i < n; i++) {
+	if (several) {
+		/* several segments: each lies in one group, so every group
+		 * holds whole segments of the required nodes; the nodes are
+		 * counted per group in one pass */
+		ngroups = (c->nblocks + per - 1) / per;
+		if (ngroups <= PIN_OK_STACK_GROUPS) {
+			cnt = stack_cnt;
+			memset(cnt, 0, (size_t)ngroups * sizeof(*cnt));
+		} else if (!(cnt = calloc((size_t)ngroups, sizeof(*cnt)))) {
+			return false; /* no memory: not known to be accepted */
+		}
+	}
+	for (i = 0; i < n && ok; i++) {
 		b = nodes[i] >= 0 && nodes[i] < c->nnodes ? c->nodes[nodes[i]].block : -1;
-		if (b < 0)
-			return false; /* "requires nodes which are not in blocks" */
-		if (several)
-			continue;
-		if (group < 0)
+		if (b < 0 || b >= c->nblocks)
+			ok = false; /* "requires nodes which are not in blocks" */
+		else if (several)
+			cnt[b / per]++;
+		else if (group < 0)
 			group = b / per;
 		else if (b / per != group)
-			return false;
+			ok = false;
 	}
-	if (!several)
-		return true;
-	/* several segments: each lies in one group, so every group holds
-	 * whole segments of the required nodes */
-	for (i = 0; i < n; i++) {
-		group = c->nodes[nodes[i]].block / per;
-		cnt = 0;
-		for (j = 0; j < n; j++)
-			if (c->nodes[nodes[j]].block / per == group) {
-				if (j < i)
-					break; /* this group was counted at j */
-				cnt++;
-			}
-		if (j == n && cnt % segment)
-			return false;
-	}
-	return true;
+	for (i = 0; several && ok && i < n; i++)
+		ok = cnt[c->nodes[nodes[i]].block / per] % segment == 0;
+	if (cnt != stack_cnt)
+		free(cnt);
+	return ok;
 }
 
 int gp_cluster_node_count(const gp_cluster_t *c)

@@ -1531,6 +1531,37 @@ static double busy_fraction(const gp_cluster_t *c, const gp_state_t *st)
 }
 
 /*
+ * PIN candidate i of d: moved to the front, with its completion if started
+ * now (run_s at its slowdown), the reason ("best free set" and where, its
+ * predicted step, leaves and racks, then note) and its checkpoint plan.
+ */
+static int pin_front(gp_engine_t *e, const gp_request_t *r, const gp_job_profile_t *job,
+                     const gp_ckpt_booking_t *bookings, int32_t nbookings, gp_decision_t *d,
+                     int32_t i, double run_s, double ideal, const char *where, const char *note)
+{
+	const gp_scored_t *sc;
+
+	to_front(d, i);
+	sc = &d->cands[0];
+	d->kind = GP_DECIDE_PIN;
+	d->now_finish_s = run_s * sc->cost.slowdown;
+	snprintf(d->reason, sizeof(d->reason),
+	         "best free set%s: predicted step %.3g s (ideal %.3g s, slowdown %.2f), "
+	         "%d leaf switch%s, %d rack%s%s",
+	         where, sc->cost.step_s, ideal, sc->cost.slowdown, sc->nleaves,
+	         sc->nleaves == 1 ? "" : "es", sc->nracks, sc->nracks == 1 ? "" : "s", note);
+	plan_checkpoint(e, job, r, bookings, nbookings, d);
+	return GP_OK;
+}
+
+/* Does request r fit one block of a topology/block site, with no required
+ * nodes (which Slurm places itself)?  Such a job runs in one block. */
+static bool fits_one_block(const gp_engine_t *e, const gp_request_t *r)
+{
+	return e->c->nblocks > 0 && r->gpus <= e->block_gpus && r->nrequired == 0;
+}
+
+/*
  * A job that fits one block of a topology/block site (gp__decide): the
  * best feasible free set inside one block, as Slurm takes it for required
  * nodes, is PINned; with none, the job is left to Slurm's topology/block
@@ -1538,30 +1569,17 @@ static double busy_fraction(const gp_cluster_t *c, const gp_state_t *st)
  * in the first block that can hold it.
  */
 static int block_job(gp_engine_t *e, const gp_request_t *r, gp_decision_t *d, int32_t best,
-                     double ideal, const gp_ckpt_booking_t *bookings, int32_t nbookings,
-                     const gp_job_profile_t *job)
+                     double run_s, double ideal, const gp_ckpt_booking_t *bookings,
+                     int32_t nbookings, const gp_job_profile_t *job)
 {
 	const gp_cluster_t *c = e->c;
-	int32_t i, one = -1;
+	int32_t i;
 
-	for (i = best < 0 ? d->ncands : best; i < d->ncands && one < 0; i++)
+	for (i = best < 0 ? d->ncands : best; i < d->ncands; i++)
 		if (d->cands[i].feasible && !d->cands[i].future &&
 		    gp__block_pin_ok(c, d->cands[i].nodes, d->cands[i].nnodes, r->segment_nodes))
-			one = i;
-	if (one >= 0) {
-		to_front(d, one);
-		d->kind = GP_DECIDE_PIN;
-		d->now_finish_s = (r->time_limit_min ? r->time_limit_min * 60.0 :
-		                                       GP_DECIDE_DEFAULT_RUN_S) *
-		                  d->cands[0].cost.slowdown;
-		snprintf(d->reason, sizeof(d->reason),
-		         "best free set inside one block: predicted step %.3g s (ideal %.3g s, "
-		         "slowdown %.2f), %d rack%s",
-		         d->cands[0].cost.step_s, ideal, d->cands[0].cost.slowdown, d->cands[0].nracks,
-		         d->cands[0].nracks == 1 ? "" : "s");
-		plan_checkpoint(e, job, r, bookings, nbookings, d);
-		return GP_OK;
-	}
+			return pin_front(e, r, job, bookings, nbookings, d, i, run_s, ideal,
+			                 " inside one block", "");
 	/* no set is booked for it (the plugin's ledger books cands[0]) */
 	drop_from(d, 0);
 	d->kind = GP_DECIDE_CONSTRAIN;
@@ -1571,6 +1589,9 @@ static int block_job(gp_engine_t *e, const gp_request_t *r, gp_decision_t *d, in
 	         "it in one block and starts it in the first block that frees",
 	         best >= 0 ? " (the free sets span blocks, which Slurm refuses as required nodes)" :
 	                     "");
+	/* Slurm chooses its nodes: no checkpoint plan (none without a node
+	 * set), but its size, so the job's comment says why there is none */
+	plan_checkpoint(e, job, r, bookings, nbookings, d);
 	return GP_OK;
 }
 
@@ -1700,14 +1721,14 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	 * done; so is it when nothing is free now (step 3 below would
 	 * narrow it to the blocks predicted from time limits, which are
 	 * longer than the runs; bench_placement, nvl72-gb200) */
-	if (best >= 0 && c->nblocks > 0 && r->gpus <= e->block_gpus && r->nrequired == 0)
-		return block_job(e, r, d, best, x.ideal, bookings, nbookings, &job);
+	if (best >= 0 && fits_one_block(e, r))
+		return block_job(e, r, d, best, run_s, x.ideal, bookings, nbookings, &job);
 
 	/* 2. wait or spread; a job that fits one block of a topology/block
 	 * site is not held: Slurm's block placement keeps it in one NVLink
-	 * domain anyway */
+	 * domain anyway (those without required nodes were decided above) */
 	if (best >= 0 && s && p->max_wait_s > 0 && s->njobs > 0 &&
-	    !(c->nblocks > 0 && r->gpus <= e->block_gpus) &&
+	    !(r->nrequired > 0 && c->nblocks > 0 && r->gpus <= e->block_gpus) &&
 	    d->cands[best].cost.slowdown > 1.0 + p->wait_gain) {
 		double now_finish = run_s * d->cands[best].cost.slowdown, best_finish = now_finish;
 		int32_t nbefore = d->ncands, chosen = -1;
@@ -1750,19 +1771,8 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		drop_from(d, nbefore);
 	}
 
-	if (best >= 0) {
-		to_front(d, best);
-		d->kind = GP_DECIDE_PIN;
-		d->now_finish_s = run_s * d->cands[0].cost.slowdown;
-		snprintf(d->reason, sizeof(d->reason),
-		         "best free set: predicted step %.3g s (ideal %.3g s, slowdown %.2f), "
-		         "%d leaf switch%s, %d rack%s%s",
-		         d->cands[0].cost.step_s, x.ideal, d->cands[0].cost.slowdown,
-		         d->cands[0].nleaves, d->cands[0].nleaves == 1 ? "" : "es", d->cands[0].nracks,
-		         d->cands[0].nracks == 1 ? "" : "s", note);
-		plan_checkpoint(e, &job, r, bookings, nbookings, d);
-		return GP_OK;
-	}
+	if (best >= 0)
+		return pin_front(e, r, &job, bookings, nbookings, d, best, run_s, x.ideal, "", note);
 
 	/* 3. nothing acceptable is free now: later (as running jobs end, with
 	 * the power they free), or never (not even on the idle cluster with
@@ -1826,8 +1836,8 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 				return GP_OK;
 			}
 		}
-		if (c->nblocks > 0 && r->gpus <= e->block_gpus && r->nrequired == 0)
-			return block_job(e, r, d, -1, x.ideal, bookings, nbookings, &job);
+		if (fits_one_block(e, r))
+			return block_job(e, r, d, -1, run_s, x.ideal, bookings, nbookings, &job);
 		/* the feasible later sets, best first, become the alternatives */
 		drop_before(d, nbefore);
 		chosen -= nbefore;

@@ -2400,6 +2400,9 @@ static void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t 
 		    "to %s %.0f s before it%s%s", d->ckpt.mttf_s, c->storage[d->ckpt.storage].name,
 		    d->ckpt.signal_lead_s, d->ckpt.buddy >= 0 ? ", buddy " : "",
 		    d->ckpt.buddy >= 0 ? c->nodes[d->ckpt.buddy].name : "");
+	else if (d->ckpt_bytes > 0 && !best)
+		ADD("; no checkpoint plan for %.3g GB: its nodes are left to Slurm's placement",
+		    d->ckpt_bytes / 1e9);
 	else if (d->ckpt_bytes > 0)
 		ADD("; no checkpoint plan: no storage target of gpuplace.conf could be planned for "
 		    "%.3g GB", d->ckpt_bytes / 1e9);

@@ -792,6 +792,7 @@ static void test_wait_counts_the_jobs_behind(void **state)
  */
 static void test_block_job_not_spread_over_blocks(void **unused)
 {
+	gp_job_profile_t job;
 	gp_cluster_t *c = NULL;
 	gp_engine_t *e = NULL;
 	gp_state_t *s = NULL;
@@ -823,6 +824,17 @@ static void test_block_job_not_spread_over_blocks(void **unused)
 	assert_string_equal(d.features, "");
 	assert_int_equal(d.ncands, 0);
 	assert_non_null(strstr(d.reason, "topology/block"));
+	gp__decision_clear(&d);
+	/* hints that size the checkpoint: no plan (Slurm chooses the nodes),
+	 * but its size, so the job's comment does not say the hints give none */
+	gp__job_profile_init(&job);
+	job.params = 1e9;
+	if (gp__decide(e, s, &r, &job, &p, NULL, 0, NULL, 0, &d, &err))
+		fail_msg("decide: %s", err.text);
+	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
+	assert_int_equal(d.ncands, 0);
+	assert_true(d.ckpt_bytes == 1e9 * GP_DECIDE_CKPT_BYTES_PER_PARAM);
+	assert_int_equal(d.ckpt.storage, -1);
 	gp__decision_clear(&d);
 	/* two nodes free in b3 as well: PINned there, inside one block */
 	s->alloc_mask[gp__node_find(c, "n09")] = 0;

@@ -249,6 +249,37 @@ static void test_apply_constrain(void **unused)
 	}
 }
 
+/* A job left to Slurm's placement (CONSTRAIN, no feature, no set: a job
+ * that fits one block with no block free) whose hints size its
+ * checkpoint: the comment says the nodes are Slurm's to choose, not that
+ * the hints give no size. */
+static void test_apply_left_to_slurm_ckpt(void **unused)
+{
+	job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+	gp_job_profile_t prof;
+	gp_decision_t d;
+	struct outcome o;
+
+	gp__job_profile_init(&prof);
+	prof.params = 7e9;
+	memset(&d, 0, sizeof(d));
+	memset(&o, 0, sizeof(o));
+	d.kind = GP_DECIDE_CONSTRAIN;
+	d.ckpt.storage = -1;
+	d.ckpt_bytes = 7e9 * 14;
+	snprintf(d.reason, sizeof(d.reason), "no block has room for the job now; left to Slurm");
+	o.kind = GP_DECIDE_CONSTRAIN;
+	o.features = "";
+	o.profile = &prof;
+	apply(j, cl, &d, &o);
+	assert_null(j->features);
+	assert_non_null(strstr(j->admin_comment, "gpuplace: CONSTRAIN none: no block has room"));
+	assert_non_null(strstr(j->admin_comment,
+	                       "no checkpoint plan for 98 GB: its nodes are left to Slurm's placement"));
+	assert_null(strstr(j->admin_comment, "neither ckpt_bytes nor params"));
+	job_free(j);
+}
+
 /* The checkpoint plan as the job sees it: a periodic plan gives its
  * interval and offset; a plan whose time limit comes before any period
  * pays (interval 0) says so, and gives no interval of 0 s to act on. */
@@ -357,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_pin_exact),
 		cmocka_unit_test(test_apply_pin),
 		cmocka_unit_test(test_apply_constrain),
+		cmocka_unit_test(test_apply_left_to_slurm_ckpt),
 		cmocka_unit_test(test_apply_ckpt),
 		cmocka_unit_test(test_job_need),
 	};
