@@ -121,8 +121,11 @@
  *     128 KiB chunks at 13.1 GB/s, 1 MiB at 87.6 GB/s per connection).
  *   efa: 20 us, the inter-node latency AWS's own NCCL tuner gives EFA,
  *     "2 nodes, 8B RDMA w/imm lat" (aws/aws-ofi-nccl src/tuner,
- *     TUNER_NET_LATENCY 20; its model adds TUNER_NET_COMP_OVERHEAD 3 us
- *     for Simple, which the Simple fill below covers).
+ *     TUNER_NET_LATENCY 20), plus for Simple the 3 us its model adds
+ *     for the completion (TUNER_NET_COMP_OVERHEAD, "~2 usec cost in the
+ *     device and ~1 usec cost to write that completion up to the host
+ *     stack"; src/tuner/nccl_ofi_model.c: net_lat + comp overhead when
+ *     proto is Simple).
  *   tcp, offload: 0, their NetStepUs comes from their own tables. */
 struct transport {
 	const char *name;
@@ -130,14 +133,16 @@ struct transport {
 	double step_us, eff, fill_us, fill_level_us;
 	double fill_bytes;      /* message size at half the fill (see FILL_BYTES) */
 	double floor_us;        /* the class's own step floor (above) */
+	double floor_simple_us; /* added to it for the Simple protocol (above) */
 };
 static const struct transport transports[GP_NET_NTRANSPORTS] = {
-	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 56.0, 134.0, FILL_BYTES, 0.0 },
-	[GP_NET_ROCE] = { "roce", true, 11.0, 48.0 / 50.0, 56.0, 134.0, FILL_BYTES, 11.0 },
-	[GP_NET_TCP] = { "tcp", false, 50.0, 2.0 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES, 0.0 },
-	[GP_NET_EFA] = { "efa", true, 25.0, 48.0 / 50.0, 296.0, 0.0, FILL_BYTES, 20.0 },
+	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 56.0, 134.0, FILL_BYTES, 0.0, 0.0 },
+	[GP_NET_ROCE] = { "roce", true, 11.0, 48.0 / 50.0, 56.0, 134.0, FILL_BYTES, 11.0, 0.0 },
+	[GP_NET_TCP] = { "tcp", false, 50.0, 2.0 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES, 0.0,
+	                 0.0 },
+	[GP_NET_EFA] = { "efa", true, 25.0, 48.0 / 50.0, 296.0, 0.0, FILL_BYTES, 20.0, 3.0 },
 	[GP_NET_OFFLOAD] = { "offload", false, 31.0, 2.83 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES,
-	                     0.0 },
+	                     0.0, 0.0 },
 };
 /* A node without NIC facts: NCCL's default NET bandwidth, 12 GB/s
  * (NVIDIA/nccl src/graph/topo.h, "NET default 12 (100 Gb)"). */
@@ -389,6 +394,7 @@ void gp__cost_net(const gp_cluster_t *c, gp_net_consts_t *out)
 	                     transports[t].fill_level_us;
 	out->fill_bytes = transports[t].fill_bytes;
 	out->floor_us = transports[t].floor_us;
+	out->floor_simple_us = transports[t].floor_simple_us;
 }
 
 static double pcie_gbps(const gp_gpu_profile_t *pr, int gen)
@@ -1162,7 +1168,9 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 		return -1;
 	/* an inter-node step: NCCL's NET latency of the protocol or the
 	 * transport's own step, whichever is longer, plus the links crossed */
-	step = net->step_us > net->floor_us ? net->step_us : net->floor_us;
+	step = net->floor_us + (simple ? net->floor_simple_us : 0);
+	if (net->step_us > step)
+		step = net->step_us;
 	an = (pr->net_ring > step ? pr->net_ring : step) + hop;
 	ant = (pr->net_tree > step ? pr->net_tree : step) + hop;
 	/* LL: the step waits for the slowest of the channels in use */
