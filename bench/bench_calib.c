@@ -18,7 +18,10 @@
  * starting values, none of the tables' defaults) on that class's "fit"
  * tables only, and the "score" tables, other sites and clouds, are
  * predicted with them; a class without fit tables takes the fit of the
- * nearest class (GPUDirect RDMA: ib; host-staged: tcp).  Printed: per
+ * nearest class (GPUDirect RDMA: ib; host-staged: tcp) and keeps only what
+ * belongs to the class itself, its published step floor (cost.c
+ * transports[]: RoCE nccl #2409, EFA aws-ofi-nccl's tuner), which the
+ * model applies above any fitted NetStepUs.  Printed: per
  * table, over all points, per size decade and per node count and
  * node-count decade.
  *
@@ -208,6 +211,7 @@ static int holdout(const char *csv, const char *dir, int verbose)
 			fprintf(stderr, "bench_calib: %s: no fit table of its class\n", h[i].table);
 			goto out;
 		}
+		/* the class's own floor comes with its transport (gp__cost_net) */
 		net = fitted[src];
 		net.transport = t->transport;
 		p = calloc((size_t)t->n, sizeof(*p));
@@ -245,6 +249,8 @@ static int holdout(const char *csv, const char *dir, int verbose)
 	stats(all, n_all, st);
 	printf("%-32s %5d %6s %7s %8.1f%% %8.1f%% %10.1f%%\n", "ALL held out", n_all, "", "",
 	       100 * st[0], 100 * st[1], 100 * st[2]);
+	printf("(fit: the class whose fitted constants predict the table; a table of another\n"
+	       "class keeps its own class's step floor)\n");
 	if (!(st[0] <= 0.10))
 		fail = 1;
 	printf("\n%-12s %5s %9s %9s %11s\n", "decade", "rows", "med|err|", "worst", "med signed");

@@ -110,18 +110,39 @@
  * README runs 150-250 us above its 100 us floor plus S / 2.0 GB/s from 256
  * KiB to 4 MiB. */
 #define TCP_FILL_US 200.0
+/* floor_us: the latency floor of one inter-node step that the transport
+ * class itself imposes, whatever a site fits for NetStepUs (the larger of
+ * the two applies): a property of the class, from its own published
+ * figures, never from the measured tables the model is scored on.
+ *   ib: 0, NCCL's NET latencies (tuning.cc) are the InfiniBand floor.
+ *   roce: 11 us, the fixed 10-12 us per-step cost measured inside NCCL's
+ *     data path on 2 x 8 H100 over 8 x 400G RoCE, independent of chunk
+ *     size and QP count (NVIDIA/nccl issue #2409, 2026-09-14 follow-up:
+ *     128 KiB chunks at 13.1 GB/s, 1 MiB at 87.6 GB/s per connection).
+ *   efa: 20 us, the inter-node latency AWS's own NCCL tuner gives EFA,
+ *     "2 nodes, 8B RDMA w/imm lat" (aws/aws-ofi-nccl src/tuner,
+ *     TUNER_NET_LATENCY 20), plus for Simple the 3 us its model adds
+ *     for the completion (TUNER_NET_COMP_OVERHEAD, "~2 usec cost in the
+ *     device and ~1 usec cost to write that completion up to the host
+ *     stack"; src/tuner/nccl_ofi_model.c: net_lat + comp overhead when
+ *     proto is Simple).
+ *   tcp, offload: 0, their NetStepUs comes from their own tables. */
 struct transport {
 	const char *name;
 	bool rdma;
 	double step_us, eff, fill_us, fill_level_us;
 	double fill_bytes;      /* message size at half the fill (see FILL_BYTES) */
+	double floor_us;        /* the class's own step floor (above) */
+	double floor_simple_us; /* added to it for the Simple protocol (above) */
 };
 static const struct transport transports[GP_NET_NTRANSPORTS] = {
-	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 56.0, 134.0, FILL_BYTES },
-	[GP_NET_ROCE] = { "roce", true, 11.0, 48.0 / 50.0, 56.0, 134.0, FILL_BYTES },
-	[GP_NET_TCP] = { "tcp", false, 50.0, 2.0 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES },
-	[GP_NET_EFA] = { "efa", true, 25.0, 48.0 / 50.0, 296.0, 0.0, FILL_BYTES },
-	[GP_NET_OFFLOAD] = { "offload", false, 31.0, 2.83 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES },
+	[GP_NET_IB] = { "ib", true, 0.0, 48.0 / 50.0, 56.0, 134.0, FILL_BYTES, 0.0, 0.0 },
+	[GP_NET_ROCE] = { "roce", true, 11.0, 48.0 / 50.0, 56.0, 134.0, FILL_BYTES, 11.0, 0.0 },
+	[GP_NET_TCP] = { "tcp", false, 50.0, 2.0 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES, 0.0,
+	                 0.0 },
+	[GP_NET_EFA] = { "efa", true, 25.0, 48.0 / 50.0, 296.0, 0.0, FILL_BYTES, 20.0, 3.0 },
+	[GP_NET_OFFLOAD] = { "offload", false, 31.0, 2.83 / 6.25, TCP_FILL_US, 0.0, SOCKET_FILL_BYTES,
+	                     0.0, 0.0 },
 };
 /* A node without NIC facts: NCCL's default NET bandwidth, 12 GB/s
  * (NVIDIA/nccl src/graph/topo.h, "NET default 12 (100 Gb)"). */
@@ -372,6 +393,8 @@ void gp__cost_net(const gp_cluster_t *c, gp_net_consts_t *out)
 	out->fill_level_us = l && l->fill_level_us > 0 ? l->fill_level_us :
 	                     transports[t].fill_level_us;
 	out->fill_bytes = transports[t].fill_bytes;
+	out->floor_us = transports[t].floor_us;
+	out->floor_simple_us = transports[t].floor_simple_us;
 }
 
 static double pcie_gbps(const gp_gpu_profile_t *pr, int gen)
@@ -1132,7 +1155,7 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0;
 	double ai_ring = gr->pcie ? pr->pci_ring : pr->nvl_ring;
 	double ai_tree = gr->pcie ? pr->pci_tree : pr->nvl_tree;
-	double an, ant, fill;
+	double an, ant, fill, step;
 	double bmin = gr->bmin * pr->bw, t0 = tau[0] / pr->bw, t1 = tau[1] / pr->bw;
 	double bw, lat;
 	bool simple = pr == &protos[0], ll = pr == &protos[2];
@@ -1145,8 +1168,11 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 		return -1;
 	/* an inter-node step: NCCL's NET latency of the protocol or the
 	 * transport's own step, whichever is longer, plus the links crossed */
-	an = (pr->net_ring > net->step_us ? pr->net_ring : net->step_us) + hop;
-	ant = (pr->net_tree > net->step_us ? pr->net_tree : net->step_us) + hop;
+	step = net->floor_us + (simple ? net->floor_simple_us : 0);
+	if (net->step_us > step)
+		step = net->step_us;
+	an = (pr->net_ring > step ? pr->net_ring : step) + hop;
+	ant = (pr->net_tree > step ? pr->net_tree : step) + hop;
 	/* LL: the step waits for the slowest of the channels in use */
 	if (N > 1 && ll) {
 		double w = channel_wait(channels_used(gr, (int)(pr - protos), a, S));
@@ -1229,7 +1255,7 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 			double net_t = t1 * (N > 2 ? (double)N / (N - 1) : 1.0);
 
 			lat = LAT_NVLS_US + 2.0 * lg_units *
-			      ((LAT_NVLSTREE_NET_US > net->step_us ? LAT_NVLSTREE_NET_US : net->step_us) +
+			      ((LAT_NVLSTREE_NET_US > step ? LAT_NVLSTREE_NET_US : step) +
 			       hop) + fill;
 			return K * lat * 1e-6 + (nv > net_t ? nv : net_t) / tf;
 		}

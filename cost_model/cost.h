@@ -287,6 +287,9 @@ typedef struct gp_net_consts {
 	double fill_us;         /* Simple-protocol pipeline fill between nodes, full depth */
 	double fill_level_us;   /* fill added per doubling of the node count */
 	double fill_bytes;      /* message size at half the fill (the transport's) */
+	double floor_us;        /* the transport class's own step floor (cost.c), not a
+	                         * gpuplace.conf key: set by gp__cost_net() */
+	double floor_simple_us; /* added to floor_us for the Simple protocol (likewise) */
 } gp_net_consts_t;
 
 void gp__cost_net(const gp_cluster_t *c, gp_net_consts_t *out);

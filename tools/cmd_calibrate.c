@@ -120,8 +120,8 @@ static int print_defaults(void)
 {
 	int t;
 
-	printf("%-8s %6s %10s %13s %10s %15s %11s\n", "#transport", "rdma", "NetStepUs",
-	       "NetEfficiency", "NetFillUs", "NetFillLevelUs", "fill_bytes");
+	printf("%-8s %6s %10s %13s %10s %15s %11s %11s\n", "#transport", "rdma", "NetStepUs",
+	       "NetEfficiency", "NetFillUs", "NetFillLevelUs", "fill_bytes", "step_floor");
 	for (t = 0; t < GP_NET_NTRANSPORTS; t++) {
 		gp_cluster_t c;
 		gp_net_consts_t n;
@@ -129,9 +129,9 @@ static int print_defaults(void)
 		memset(&c, 0, sizeof(c));
 		c.levels[0].transport = t;
 		gp__cost_net(&c, &n);
-		printf("%-10s %4s %10.3g %13.3g %10.3g %15.3g %11.0f\n", gp__transport_name(t),
-		       n.rdma ? "yes" : "no", n.step_us, n.eff, n.fill_us, n.fill_level_us,
-		       n.fill_bytes);
+		printf("%-10s %4s %10.3g %13.3g %10.3g %15.3g %11.0f %8.3g/%.3g\n",
+		       gp__transport_name(t), n.rdma ? "yes" : "no", n.step_us, n.eff, n.fill_us,
+		       n.fill_level_us, n.fill_bytes, n.floor_us, n.floor_us + n.floor_simple_us);
 	}
 	return ferror(stdout) ? 1 : 0;
 }

@@ -4,13 +4,15 @@
 # (tests/data/cost/measured): a row per table, the ALL row, the size decades
 # and the verdict line; then the held-out score of tests/data/cost/holdout.csv:
 # a row per score table, the fits, the node-count groups and its verdict.
-# Whether the targets are met is the benchmark's to print (README), not this
-# smoke test's.
+# Last, both targets are held: `bench_calib --check` exits 0 (in sample:
+# median |error| <= 10 %, every decade's median signed error within 5 %;
+# held out: median |error| <= 10 %, no size or node-count decade above
+# 20 %), so a model change that loses either fails here.
 b=${GP_TOP_BUILDDIR:-.}
 s=${GP_TOP_SRCDIR:-${srcdir:-.}}
 t=$(mktemp -d "${TMPDIR:-/tmp}/gp-bcal.XXXXXX")
 trap 'rm -rf "$t"' EXIT
-echo "1..4"
+echo "1..5"
 GP_SRCDIR="$s" "$b/bench/bench_calib" >"$t/out" 2>&1
 rc=$?
 n=$(ls "$s"/tests/data/cost/measured/*.txt | wc -l)
@@ -39,4 +41,11 @@ if [ "$nh" -ge 3 ] && [ "$hrows" = "$nh" ] && grep -q '^fit ib  *on [0-9]* table
 	echo "ok 4 - bench_calib: held out, $hrows score tables, fits, node counts and verdict"
 else
 	echo "not ok 4 - bench_calib held out ($hrows of $nh score tables)"; sed -n '/^held out/,$p' "$t/out" | sed 's/^/# /'
+fi
+GP_SRCDIR="$s" "$b/bench/bench_calib" --check >"$t/check" 2>&1
+rc=$?
+if [ "$rc" = 0 ]; then
+	echo "ok 5 - bench_calib --check: in-sample and held-out targets met ($(awk '$1 == "ALL" && $2 == "held" { print $5 }' "$t/check") held out)"
+else
+	echo "not ok 5 - bench_calib --check exit $rc"; grep -E '^(ALL|target|held-out target|1e|[0-9.]+ +[0-9])' "$t/check" | sed 's/^/# /'
 fi

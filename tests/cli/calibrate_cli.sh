@@ -46,8 +46,9 @@ fi
 n=$((n + 1))
 "$b/gpuplace" calibrate --defaults >"$t/out" 2>&1
 if [ "$(grep -c '^\(ib\|roce\|efa\|tcp\|offload\) ' "$t/out")" = 5 ] &&
-   grep -q '^tcp  *no  *50 ' "$t/out" && grep -q '^ib  *yes  *0  *0.96 ' "$t/out"; then
-	echo "ok $n - --defaults lists the five transports and their constants"
+   grep -q '^tcp  *no  *50 ' "$t/out" && grep -q '^ib  *yes  *0  *0.96 ' "$t/out" &&
+   grep -q '^efa  *yes .* 20/23 *$' "$t/out" && grep -q '^roce  *yes .* 11/11 *$' "$t/out"; then
+	echo "ok $n - --defaults lists the five transports and their constants, step floors (LL/Simple) included"
 else
 	echo "not ok $n - --defaults"; sed 's/^/# /' "$t/out"
 fi

@@ -251,6 +251,67 @@ static void test_spreading_never_faster(void **unused)
 	}
 }
 
+/* One collective on 2 x 8 H100 under one leaf with the given transport and
+ * site constants (eff, fill and fill per level the same for every
+ * transport, so only the class's own properties differ). */
+static double floor_case(int transport, double step_us, gp_algo_t algo, double bytes)
+{
+	gp_cost_shape_t sh;
+	gp_cluster_t *c;
+	gp_cost_scratch_t *s = NULL;
+	cf_placement_t p;
+	gp_coll_result_t r;
+	gp_error_t err = { "" };
+
+	gp__cost_shape_defaults(&sh);
+	sh.nodes = 2;
+	sh.transport = transport;
+	sh.net.step_us = step_us;
+	sh.net.eff = 0.96;
+	sh.net.fill_us = 56.0;
+	sh.net.fill_level_us = 134.0;
+	c = cf_cluster_shape(&sh);
+	assert_int_equal(gp__cost_scratch_new(c, 16, &s), GP_OK);
+	cf_place_range(&p, 0, 1, 2, 0xff);
+	if (gp__cost_collective(c, &p.pl, GP_COLL_ALLREDUCE, algo, bytes, s, &r, &err) != GP_OK)
+		fail_msg("%s: %s", gp__transport_name(transport), err.text);
+	gp__cost_scratch_destroy(s);
+	gp_cluster_destroy(c);
+	return r.time_s * 1e6;
+}
+
+/*
+ * The transport class's own step floor (cost.c transports[]): a site's
+ * NetStepUs below it (as fitted on another class, or on a table whose
+ * small sizes it lacks) is lifted to it; above it, the site's value
+ * holds.  Hand-worked equivalences, everything else equal:
+ *  - EFA, NetStepUs 1, 8 B (LL, tree): as InfiniBand (floor 0) with
+ *    NetStepUs 20, aws-ofi-nccl's EFA latency; 2 x (20 - 5.0) x the LL
+ *    channel wait (1: one channel at 8 B) above InfiniBand's own NET tree
+ *    LL latency of 5.0 us: 30 us more;
+ *  - RoCE, NetStepUs 1, 8 B: as InfiniBand with 11 us (nccl #2409),
+ *    2 x (11 - 5.0) = 12 us more than InfiniBand's floor;
+ *  - EFA with NetStepUs 30: as InfiniBand with 30 (the site's value wins).
+ */
+static void test_transport_floor(void **unused)
+{
+	double e1, i1, i20;
+
+	(void)unused;
+	e1 = floor_case(GP_NET_EFA, 1.0, GP_ALGO_TREE, 8);
+	i1 = floor_case(GP_NET_IB, 1.0, GP_ALGO_TREE, 8);
+	i20 = floor_case(GP_NET_IB, 20.0, GP_ALGO_TREE, 8);
+	print_message("# 8 B tree: efa (step 1) %.2f us, ib (step 1) %.2f us, ib (step 20) %.2f us\n",
+	              e1, i1, i20);
+	assert_true(fabs(i20 - i1 - 2 * 15.0) < 1e-9); /* one channel at 8 B: no wait */
+	assert_true(fabs(e1 - i20) < 1e-9);
+	assert_true(fabs(floor_case(GP_NET_ROCE, 1.0, GP_ALGO_TREE, 8) -
+	                 floor_case(GP_NET_IB, 11.0, GP_ALGO_TREE, 8)) < 1e-9);
+	assert_true(fabs(floor_case(GP_NET_ROCE, 1.0, GP_ALGO_TREE, 8) - i1 - 2 * 6.0) < 1e-9);
+	assert_true(fabs(floor_case(GP_NET_EFA, 30.0, GP_ALGO_TREE, 8) -
+	                 floor_case(GP_NET_IB, 30.0, GP_ALGO_TREE, 8)) < 1e-9);
+}
+
 static void test_tp_cross_node(void **unused)
 {
 	gp_cluster_t *c = cf_cluster("h100", 16, 8, 0, 0);
@@ -796,6 +857,7 @@ int main(void)
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_spreading_never_faster),
 		cmocka_unit_test(test_crossing_cost_per_level),
+		cmocka_unit_test(test_transport_floor),
 		cmocka_unit_test(test_tp_cross_node),
 		cmocka_unit_test(test_oversub_never_helps),
 		cmocka_unit_test(test_rail_alignment),
