@@ -126,7 +126,7 @@ if [ "${1:-}" = --suite ]; then
 	fi
 	for tier in "$@"; do
 		run_tier "$tier" | tee .tier-out
-		set -- $(sed -n 's/^tier [a-z]*: //p' .tier-out)
+		set -- $(sed -n 's/^tier [a-z-]*: //p' .tier-out)
 		sum_p=$((sum_p + $1)) sum_f=$((sum_f + $2)) sum_s=$((sum_s + $3))
 	done
 	rm -f .tier-out .tier-start-* .tier-*.out
@@ -324,9 +324,9 @@ cat "$host_res" "$work"/trixie.res "$work"/sid.res 2>/dev/null >"$work/all.res"
 status=0
 awk -v total=$(($(date +%s) - t0)) '
 	/^tier / {
-		name = $2; sub(/:$/, "", name); place = $0; sub(/^tier [a-z]*: [0-9]+ [0-9]+ [0-9]+ [0-9]+ /, "", place)
+		name = $2; sub(/:$/, "", name); place = $0; sub(/^tier [a-z-]*: [0-9]+ [0-9]+ [0-9]+ [0-9]+ /, "", place)
 		if (place == "host") place = "host"
-		printf "tier %-6s %-16s %5d passed, %d failed, %d skipped (%d s)\n", name, place, $3, $4, $5, $6
+		printf "tier %-10s %-16s %5d passed, %d failed, %d skipped (%d s)\n", name, place, $3, $4, $5, $6
 		P[name] += $3; F[name] += $4; S[name] += $5; T[name] += $6
 		rp[place] += $3; rf[place] += $4; rs[place] += $5
 		p += $3; f += $4; s += $5
