@@ -26,7 +26,7 @@ EXTRA_DIST += tests/fuzz/fuzz_conf.sh
 libgp_conf_la_SOURCES += conf/json.c conf/finish.c conf/summary.c conf/policy_load.c
 
 check_PROGRAMS += tests/unit/test_json
-tests_unit_test_json_SOURCES = tests/unit/test_json.c
+tests_unit_test_json_SOURCES = tests/unit/test_json.c tests/unit/test_slurp.h
 tests_unit_test_json_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_json_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_json

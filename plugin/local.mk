@@ -55,7 +55,7 @@ tests_unit_test_steer_SOURCES = tests/unit/test_steer.c plugin/steer.c plugin/st
 tests_unit_test_steer_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_steer_LDADD = $(TEST_LIBS)
 # The live-state reader on Slurm records parsed from captured scontrol output.
-tests_unit_test_live_state_SOURCES = tests/unit/test_live_state.c plugin/live_state.c plugin/live_state.h \
+tests_unit_test_live_state_SOURCES = tests/unit/test_live_state.c tests/unit/test_slurp.h plugin/live_state.c plugin/live_state.h \
 	plugin/gres_parse.c plugin/gres_parse.h
 tests_unit_test_live_state_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_live_state_LDADD = $(TEST_LIBS)

@@ -46,7 +46,7 @@ EXTRA_DIST += tests/cli/trace_cli.sh
 # sim/sim_out.c: the simulator's table, CSV/JSON files and gnuplot plots.
 libgp_sim_la_SOURCES += sim/sim_out.c sim/sim.h
 check_PROGRAMS += tests/unit/test_sim_out
-tests_unit_test_sim_out_SOURCES = tests/unit/test_sim_out.c
+tests_unit_test_sim_out_SOURCES = tests/unit/test_sim_out.c tests/unit/test_slurp.h
 tests_unit_test_sim_out_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_sim_out_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_sim_out
@@ -54,7 +54,7 @@ TESTS += tests/unit/test_sim_out
 # sim/synth.*: synthetic clusters, offline-only (libgp_sim, never the plugin).
 libgp_sim_la_SOURCES += sim/synth.c sim/synth.h
 check_PROGRAMS += tests/unit/test_synth
-tests_unit_test_synth_SOURCES = tests/unit/test_synth.c
+tests_unit_test_synth_SOURCES = tests/unit/test_synth.c tests/unit/test_slurp.h
 tests_unit_test_synth_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_synth_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_synth

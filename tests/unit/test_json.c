@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_slurp.h"
+
 #include <json-c/json.h>
 
 #include "model.h"
@@ -39,25 +41,6 @@ static int teardown_dir(void **unused)
 	return rmdir(tmpdir);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 static void path_of(char *out, size_t size, const char *name)
 {
@@ -80,8 +63,8 @@ static void round_trip(const gp_cluster_t *c, const gp_state_t *s, gp_cluster_t 
 		fail_msg("load: %s", err.text);
 	assert_non_null(*c2);
 	assert_int_equal(gp_cluster_save_json(*c2, s2 ? *s2 : NULL, b, &err), GP_OK);
-	ta = slurp(a, &la);
-	tb = slurp(b, &lb);
+	ta = gp_test_slurp(a, &la);
+	tb = gp_test_slurp(b, &lb);
 	assert_int_equal(la, lb);
 	assert_memory_equal(ta, tb, la);
 	free(ta);

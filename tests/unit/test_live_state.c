@@ -26,6 +26,8 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "test_slurp.h"
+
 #include <slurm/slurm.h>
 
 #include "live_state.h"
@@ -46,22 +48,9 @@ static char *slurp(const char *rel)
 {
 	const char *top = getenv("GP_TOP_SRCDIR");
 	char path[4096];
-	FILE *f;
-	char *buf;
-	long n;
 
 	snprintf(path, sizeof(path), "%s/tests/data/slurm/%s", top ? top : ".", rel);
-	f = fopen(path, "r");
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
+	return gp_test_slurp(path, NULL);
 }
 
 /* Value of " KEY=" in line (up to the next blank), malloc'd, or NULL. */

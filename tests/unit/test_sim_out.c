@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_slurp.h"
+
 #include <json-c/json.h>
 
 #include "sim.h"
@@ -200,26 +202,9 @@ static void rm_rf(const char *dir)
 static char *slurp(const char *dir, const char *name, size_t *len)
 {
 	char p[2048];
-	FILE *f;
-	char *buf;
-	long n;
 
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "rb");
-	if (!f)
-		fail_msg("%s: %s", p, strerror(errno));
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	if (len)
-		*len = (size_t)n;
-	return buf;
+	return gp_test_slurp(p, len);
 }
 
 /* Lines of text, each '\0'-terminated in place; returns the count. */

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_slurp.h"
+
 #include "model.h"
 #include "synth.h"
 
@@ -213,22 +215,6 @@ static void rm_conf_dir(const char *dir)
 	rmdir(dir);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
-}
 
 /* The conf directory synth writes loads into the model synth builds. */
 static void test_conf_equivalent(void **unused)
@@ -275,8 +261,8 @@ static void test_conf_equivalent(void **unused)
 		snprintf(b, sizeof(b), "%s/b.json", dir);
 		assert_int_equal(gp_cluster_save_json(c, NULL, a, &err), GP_OK);
 		assert_int_equal(gp_cluster_save_json(l, NULL, b, &err), GP_OK);
-		ta = slurp(a);
-		tb = slurp(b);
+		ta = gp_test_slurp(a, NULL);
+		tb = gp_test_slurp(b, NULL);
 		if (strcmp(ta, tb)) {
 			size_t i = 0;
 
