@@ -8,7 +8,7 @@
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config
 libjson-c-dev libyaml-dev libcurl4-openssl-dev libhwloc-dev hwloc libcmocka-dev
-libslurm-dev slurmctld slurmd slurm-client munge
+libslurm-dev slurmctld slurmd slurm-client munge slurmdbd mariadb-server-core mariadb-client-core
 valgrind gnuplot-nox procps iproute2 ca-certificates bc
 debootstrap clang libclang-rt-14-dev prometheus prometheus-pushgateway curl
 debhelper dpkg-dev fakeroot rpm"

@@ -403,9 +403,15 @@ int gp__sacct_import(const char *name, const char *buf, size_t len, FILE *out,
 		goto done;
 	}
 	if (!nrec) {
+		/* Slurm records a GRES in AllocTRES/ReqTRES only when
+		 * AccountingStorageTRES names it (slurm.conf(5); seen with
+		 * Slurm 22.05's slurmdbd in tests/slurm/slurm_sacct.sh): jobs
+		 * that all lack GPUs most likely come from such a cluster */
 		rc = gp__errorf(err, GP_EINVAL, "%s: no job with GPUs that ran (%d lines: %d steps, "
-		                "%d without GPUs, %d that never ran)",
-		                name, st->lines, st->steps, st->no_gpus, st->not_run);
+		                "%d without GPUs, %d that never ran)%s",
+		                name, st->lines, st->steps, st->no_gpus, st->not_run,
+		                st->no_gpus ? "; sacct shows GPUs only where slurm.conf's "
+		                "AccountingStorageTRES lists gres/gpu" : "");
 		goto done;
 	}
 	fputs("submit_time_s,duration_s,gpus,nodes,job_id,partition,state,nodelist,wait_s,"

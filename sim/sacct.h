@@ -11,7 +11,9 @@
  *   Submit      required; "YYYY-MM-DDTHH:MM:SS" (sacct's default
  *               SLURM_TIME_FORMAT, "standard")
  *   GPUs        AllocTRES, else ReqTRES: "gres/gpu=N", else the sum of the
- *               typed "gres/gpu:TYPE=N" (at least one of the two fields)
+ *               typed "gres/gpu:TYPE=N" (at least one of the two fields;
+ *               Slurm records gres/gpu there only when slurm.conf's
+ *               AccountingStorageTRES lists it)
  *   Elapsed     "[DD-]HH:MM:SS" (sacct(1): "[days-]hours:minutes:
  *               seconds[.microseconds]"); without it End - Start
  *   Start, End  as Submit; a job without both ran no time and is skipped

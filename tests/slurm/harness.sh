@@ -43,8 +43,9 @@
 #               so that tests run side by side (make -j): CTLPORT 16917
 #               baseline, 16937 version_mismatch, 16947 vs_stock, 16957
 #               plugin, 16967 smoke, 16977 steer, 16987 valgrind, 16997
-#               block; BASEPORT 17100, 17300, 18600, 17500, 18400, 18200,
-#               17800, 17900.  All lie in 16817 .. 18612: scripts/test.sh
+#               block, 16927 sacct (slurmdbd 16928, MariaDB 16929);
+#               BASEPORT 17100, 17300, 18600, 17500, 18400, 18200, 17800,
+#               17900, 17700.  All lie in 16817 .. 18612: scripts/test.sh
 #               gives each Slurm release an offset 2000 apart.
 #   TOPOLOGY    tree (default): topology/tree, the leaves under a spine and
 #               the NVLink domains in gpuplace.conf; block: topology/block
@@ -58,6 +59,13 @@
 #   MCS_PLUGIN, MCS_PARAMS  MCSPlugin= and MCSParameters= values (default:
 #               none)
 #   CTLDEBUG    SlurmctldDebug level (default: info)
+#   ACCT_PORT   accounting through the slurmdbd listening on 127.0.0.1 at
+#               this port (AccountingStorageType=accounting_storage/
+#               slurmdbd; the caller starts and stops slurmdbd and its
+#               database: tests/slurm/slurm_sacct.sh) (default: none,
+#               accounting_storage/none); GPUs as a TRES in the records
+#               (AccountingStorageTRES=gres/gpu: sacct's AllocTRES shows
+#               gres/gpu only then)
 #   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
 #                 in this file (default: no valgrind)
 #
@@ -207,7 +215,11 @@ PluginDir=$SYSPLUGDIR${PLUGIN_DIR:+:$PLUGIN_DIR}
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+AccountingStorageType=accounting_storage/$([ -n "${ACCT_PORT:-}" ] && echo slurmdbd || echo none)
+${ACCT_PORT:+AccountingStorageHost=127.0.0.1}
+${ACCT_PORT:+AccountingStoragePort=$ACCT_PORT}
+${ACCT_PORT:+AccountingStoragePass=$D/munge/munge.sock}
+${ACCT_PORT:+AccountingStorageTRES=gres/gpu}
 JobCompType=jobcomp/none
 SwitchType=switch/none
 MpiDefault=none
@@ -293,9 +305,13 @@ up() {
 	gen_conf
 	chmod 755 "$D/munge"
 	[ -s "$D/munge/munge.key" ] || { dd if=/dev/urandom of="$D/munge/munge.key" bs=1024 count=1 status=none; chmod 400 "$D/munge/munge.key"; }
-	munged --force --socket="$D/munge/munge.sock" --key-file="$D/munge/munge.key" \
-		--pid-file="$D/pids/munged.pid" --log-file="$D/log/munged.log" \
-		--seed-file="$D/munge/munged.seed"
+	# a munged of this directory may run already (the caller's slurmdbd
+	# needed it first: slurm_sacct.sh)
+	if ! { [ -f "$D/pids/munged.pid" ] && alive "$(cat "$D/pids/munged.pid")" && ours "$(cat "$D/pids/munged.pid")"; }; then
+		munged --force --socket="$D/munge/munge.sock" --key-file="$D/munge/munge.key" \
+			--pid-file="$D/pids/munged.pid" --log-file="$D/log/munged.log" \
+			--seed-file="$D/munge/munged.seed"
+	fi
 	local t i
 	if ! start_ctld -c "$(logsize)"; then
 		down || true

@@ -192,7 +192,8 @@ static void test_errors(void **unused)
 		{ "JobID|Submit|Start|End|Elapsed|AllocTRES\n"
 		  "1.batch|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T01:00:00|01:00:00|gres/gpu=1\n"
 		  "2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T01:00:00|01:00:00|cpu=4\n",
-		  "sacct.txt: no job with GPUs that ran (2 lines: 1 steps, 1 without GPUs, 0 that never ran)" },
+		  "sacct.txt: no job with GPUs that ran (2 lines: 1 steps, 1 without GPUs, 0 that never ran); "
+		  "sacct shows GPUs only where slurm.conf's AccountingStorageTRES lists gres/gpu" },
 	};
 
 	for (size_t i = 0; i < N(cases); i++) {
