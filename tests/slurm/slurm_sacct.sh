@@ -141,10 +141,11 @@ if [ $dbd_ok = 1 ] && timeout 20 sacctmgr -i add cluster gpharness >"$D/log/sacc
 	timeout 10 sacctmgr -n -P list cluster format=cluster | grep -qx gpharness; then
 	ok "slurmdbd $(slurmdbd -V | awk '{ print $2 }') up on 127.0.0.1:$ACCT_PORT, cluster gpharness added"
 elif grep -q '_check_mysql_concat_is_sane' "$D/log/slurmdbd.log" 2>/dev/null; then
-	# Debian 13's slurmdbd 24.11 with its MariaDB 11.8 client library stops
-	# at start-up on Slurm's own sanity query (`select @var :=
-	# concat('')`, client error 5027): the release's own packages cannot
-	# keep accounting, nothing gpuplace runs; the other checks need it
+	# Debian 13's slurmdbd 24.11 and sid's 26.05, each with the suite's
+	# MariaDB 11.8, stop at start-up on Slurm's own sanity query (`select
+	# @var := concat('')`, error 5027) here: those releases' own packages
+	# keep no accounting, before anything of gpuplace runs; the other
+	# checks need it
 	why="this release's slurmdbd ($(slurmdbd -V | awk '{ print $2 }')) stops on its MariaDB: $(grep -m1 -o 'fatal: _check_mysql_concat_is_sane.*' "$D/log/slurmdbd.log" | cut -c1-80)"
 	for i in $(seq $((n + 1)) $N_TESTS); do echo "ok $i # SKIP $why"; done
 	exit 0
