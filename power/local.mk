@@ -4,7 +4,8 @@ libgp_power_la_SOURCES += power/power.h power/estimate.c power/capspeed.c \
 	power/parse.c power/telemetry.c
 
 check_PROGRAMS += tests/unit/test_power
-tests_unit_test_power_SOURCES = tests/unit/test_power.c tests/unit/power_fixture.c tests/unit/power_fixture.h
+tests_unit_test_power_SOURCES = tests/unit/test_power.c tests/unit/power_fixture.c tests/unit/power_fixture.h \
+	tests/unit/test_slurp.h
 tests_unit_test_power_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_power_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_power_LDADD = $(TEST_CORE_LIBS)
@@ -31,6 +32,7 @@ tests_fuzz_fuzz_redfish_CFLAGS = $(TEST_CFLAGS)
 tests_fuzz_fuzz_redfish_LDADD = $(GP_LIBS)
 TESTS += tests/fuzz/fuzz_prom.sh tests/fuzz/fuzz_redfish.sh
 LONG_TESTS += tests/unit/valgrind_telemetry.sh
+LONG_BINS += tests/unit/test_telemetry$(EXEEXT) tests/unit/test_power$(EXEEXT)
 EXTRA_DIST += tests/fuzz/fuzz_prom.sh tests/fuzz/fuzz_redfish.sh tests/unit/valgrind_telemetry.sh
 
 # gpuplace power show|curve

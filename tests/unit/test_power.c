@@ -13,6 +13,7 @@
 
 #include "power.h"
 #include "power_fixture.h"
+#include "test_slurp.h"
 
 #define T0 1763700000.0
 
@@ -20,26 +21,10 @@ static char *data(const char *name, size_t *len)
 {
 	const char *top = getenv("GP_TOP_SRCDIR");
 	char path[1024];
-	FILE *f;
-	char *buf;
-	long n;
 
 	snprintf(path, sizeof(path), "%s/tests/data/telemetry/%s", top && *top ? top : GP_SRCDIR,
 	         name);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot read %s", path);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
+	return gp_test_slurp(path, len);
 }
 
 /* ---- estimate ------------------------------------------------------------ */
