@@ -4,7 +4,7 @@
 # codes, the "no GPU found" message, fragments merged into host lists.
 b=${GP_TOP_BUILDDIR:-.}
 s=${GP_TOP_SRCDIR:-.}
-hw=${GP_SHARED_DATA:-/work/shared/data}/hwloc
+hw=${GP_SHARED_DATA:-$s/../shared/data}/hwloc
 gp="$b/gpuplace"
 t=$(mktemp -d) || exit 1
 trap 'rm -rf "$t"' EXIT

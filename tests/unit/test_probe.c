@@ -26,7 +26,10 @@ static void paths_init(void)
 {
 	const char *s = getenv("GP_SHARED_DATA"), *t = getenv("GP_TOP_SRCDIR");
 
-	snprintf(shared, sizeof(shared), "%s/hwloc", s && *s ? s : "/work/shared/data");
+	if (s && *s)
+		snprintf(shared, sizeof(shared), "%s/hwloc", s);
+	else /* beside the source tree, as the Makefile sets it */
+		snprintf(shared, sizeof(shared), "%s/../shared/data/hwloc", t && *t ? t : ".");
 	snprintf(srcdata, sizeof(srcdata), "%s/tests/data/probe", t && *t ? t : ".");
 }
 

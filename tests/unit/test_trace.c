@@ -33,7 +33,10 @@ static int setup(void **unused)
 	const char *s = getenv("GP_SHARED_DATA"), *t = getenv("GP_TOP_SRCDIR");
 
 	snprintf(srcdata, sizeof(srcdata), "%s/tests/data/trace", t && *t ? t : ".");
-	snprintf(shared, sizeof(shared), "%s/traces", s && *s ? s : "/work/shared/data");
+	if (s && *s)
+		snprintf(shared, sizeof(shared), "%s/traces", s);
+	else /* beside the source tree, as the Makefile sets it */
+		snprintf(shared, sizeof(shared), "%s/../shared/data/traces", t && *t ? t : ".");
 	return 0;
 }
 
