@@ -69,6 +69,7 @@ TESTS += tests/unit/test_plugin tests/unit/test_live_state tests/unit/test_plugi
 	tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh
 # the plugin under valgrind inside test_plugin
 LONG_TESTS += tests/unit/valgrind_plugin.sh
+LONG_BINS += tests/unit/test_plugin$(EXEEXT)
 
 EXTRA_DIST += tests/slurm/harness.sh tests/slurm/lib.sh tests/slurm/slurmctld.supp tests/slurm/slurm_smoke.sh tests/slurm/slurm_baseline.sh tests/slurm/slurm_plugin.sh tests/slurm/slurm_valgrind.sh tests/slurm/slurm_vs_stock.sh tests/slurm/slurm_steer.sh bench/bench_submit.sh tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh \
 	tests/unit/valgrind_plugin.sh tests/slurm/slurm_version_mismatch.sh tests/slurm/slurm_sacct.sh

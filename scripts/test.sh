@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # README command (2): install what is missing, then build and run the test
 # tiers (Makefile.am) where each matters:
-#   host (Debian 12, Slurm 22.05)  check, check-slurm, check-fuzz, check-long
-#   make distcheck                 check (the quick tier) from the tarball
+#   host (Debian 12, Slurm 22.05)  check-slurm, check-fuzz, check-long, and
+#                                  check (the quick tier) in make distcheck,
+#                                  from the tarball: the quick tier runs once
 #   a Debian 13 root (Slurm 24.11) check-slurm-unit,    } scripts/debian-root.sh,
 #   a Debian sid root (the newest  check-slurm          } each from a clean
 #     Slurm Debian ships, 26.05)                         } copy of the sources
@@ -12,7 +13,8 @@
 # the Slurm release and runs on the host and in distcheck)
 # in two lanes side by side (see "Two lanes" below): the real-daemon tiers
 # of the three releases side by side (they mostly wait on their daemons),
-# two tests at a time each, at normal priority; every build and CPU-bound
+# GP_SLURM_JOBS (2) tests at a time each, the longest first (Makefile.am
+# GP_CHECK_SLURM), at normal priority; every build and CPU-bound
 # tier beside them at nice 10, so that they never starve a daemon (run side
 # by side at one priority, they overloaded the 2-core machine: real-daemon
 # tests timed out).
@@ -34,7 +36,8 @@
 #       the CPU lane of a run whose results go to WORK (the main run
 #       starts it)
 # Environment: GP_SKIP_ROOTS="trixie sid" leaves those releases out (and
-# says so), GP_SKIP_DISTCHECK=1 leaves distcheck out, GP_PORT_OFFSET.
+# says so), GP_SKIP_DISTCHECK=1 runs the quick tier in this tree instead of
+# in distcheck, GP_SLURM_JOBS, GP_PORT_OFFSET.
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -105,7 +108,7 @@ run_tier() {
 	# tier (SLURM_SMOKE_TESTS empty in the quick one): the quick tier runs
 	# in the CPU lane, niced, where a daemon would wait behind a build
 	case $1 in
-	slurm) make -j2 "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
+	slurm) make -j"${GP_SLURM_JOBS:-2}" "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
 	check) make -j"$(nproc)" "$target" SLURM_SMOKE_TESTS= >".tier-$1.out" 2>&1 || rc=1 ;;
 	*) make -j"$(nproc)" "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
 	esac
@@ -147,6 +150,13 @@ fi
 # Slurm release has its own ports (GP_PORT_OFFSET plus 0, 2000, 4000).
 roots="trixie:Debian_13_root sid:Debian_sid_root"
 
+# in_root SUITE OFFSET TIER: build inside the root of SUITE (its sources
+# in $work/SUITE/src) and run TIER there, on the ports of OFFSET
+in_root() {
+	GP_PORT_OFFSET=$2 sh scripts/debian-root.sh "$1" run "$work/$1" \
+		sh -c "cd /gpbuild/src && TMPDIR=/gpbuild/tmp ${GP_SLURM_JOBS:+GP_SLURM_JOBS=$GP_SLURM_JOBS }sh scripts/test.sh --suite $3"
+}
+
 # root_build SUITE NAME OFFSET: prepare the root, copy the sources, build
 # and run the Slurm-dependent quick tests inside; $work/SUITE.ready (or
 # .failed) says so
@@ -167,9 +177,7 @@ root_build() {
 		tar -xzf "$work"/gpuplace-*.tar.gz -C "$d/src" --strip-components=1
 	fi
 	[ -d ../shared/data ] && cp -rL ../shared/data "$d/shared/data"
-	GP_PORT_OFFSET=$3 sh scripts/debian-root.sh "$suite" run "$d" \
-		sh -c 'cd /gpbuild/src && TMPDIR=/gpbuild/tmp sh scripts/test.sh --suite slurm-unit' \
-		>"$d/check.log" 2>&1 || true
+	in_root "$suite" "$3" slurm-unit >"$d/check.log" 2>&1 || true
 	if grep -q '^suite slurm [0-9]' "$d/check.log"; then
 		: >"$d.ready"
 	else
@@ -185,9 +193,7 @@ root_slurm() {
 	while [ ! -f "$d.ready" ] && [ ! -f "$d.failed" ]; do sleep 2; done
 	[ -f "$d.ready" ] || return 0
 	s=$(date +%s)
-	GP_PORT_OFFSET=$3 sh scripts/debian-root.sh "$suite" run "$d" \
-		sh -c 'cd /gpbuild/src && TMPDIR=/gpbuild/tmp sh scripts/test.sh --suite slurm' \
-		>"$d/slurm.log" 2>&1 || true
+	in_root "$suite" "$3" slurm >"$d/slurm.log" 2>&1 || true
 	{
 		cat "$d/check.log" "$d/slurm.log" |
 			sed -n "s/^tier \\(.*\\)/tier \\1 $name/p; s/^slowest \\(.*\\)/slowest \\1 ($name)/p"
@@ -241,16 +247,25 @@ if [ "${1:-}" = --cpu-lane ]; then
 		fi
 		root_build "$suite" "$name" $((off + 2000 * i))
 	done
-	for tier in check fuzz long; do
+	for tier in fuzz long; do
 		run_tier "$tier" >"$work/host-$tier.out" 2>&1 || true
 	done
-	[ "${GP_SKIP_DISTCHECK:-0}" = 1 ] || distcheck >"$work/distcheck.out" 2>&1 || true
+	# the quick tier: in distcheck (from the tarball, on this host), or
+	# here without it
+	if [ "${GP_SKIP_DISTCHECK:-0}" = 1 ]; then
+		run_tier check >"$work/host-check.out" 2>&1 || true
+	else
+		distcheck >"$work/distcheck.out" 2>&1 || true
+	fi
 	exit 0
 fi
 
 busy=
 [ "${1:-}" = --busy-core ] && GP_BUSY_CORE=1
 sh scripts/deps.sh
+# the shared data beside the tree, by its absolute path: distcheck's tests
+# run from an unpacked tarball, where ../shared/data is not beside them
+[ -d ../shared/data ] && GP_SHARED_DATA=${GP_SHARED_DATA:-$(cd ../shared/data && pwd)} && export GP_SHARED_DATA
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-test.XXXXXX")
 # mktemp makes it 0700; the tests in a root run jobs as another user
 # (daemon), whose batch scripts live under it (/gpbuild inside the root)
@@ -281,7 +296,7 @@ fi
 host_res=$work/host.res
 : >"$host_res"
 hs=$(date +%s)
-if sh scripts/build.sh && make -j"$(nproc)" check TESTS= >/dev/null 2>&1; then
+if sh scripts/build.sh; then
 	host_ver=$(built_for)
 	# the CPU lane, in the background, as its own niced invocation
 	nice -n 10 ionice -c 3 sh scripts/test.sh --cpu-lane "$work" &

@@ -98,13 +98,14 @@ plugin_read # the plugin's first reading of the state
 # running (a wait for a job that will never run ends at once)
 running_on() {
 	local t nodes="" st
-	for t in $(seq 1 "${2:-60}"); do
+	# (polled every 0.5 s: each poll is a command and an RPC)
+	for t in $(seq 1 $(((${2:-60} + 1) / 2))); do
 		st=$(squeue -h -t all -j "$1" -o '%T %N' 2>/dev/null)
 		case "$st" in
 		RUNNING*) nodes=${st#RUNNING }; break ;;
 		COMPLETED*|COMPLETING*|FAILED*|CANCELLED*|TIMEOUT*|NODE_FAIL*|OUT_OF_MEMORY*|BOOT_FAIL*|DEADLINE*) break ;;
 		esac
-		sleep 0.25
+		sleep 0.5
 	done
 	echo "$nodes"
 }
