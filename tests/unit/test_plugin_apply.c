@@ -7,7 +7,18 @@
  * is told: the nodes, their number, the GPUs per node; a PIN Slurm cannot
  * be held to becomes a CONSTRAIN and says why.
  */
-#include "../plugin/job_submit_gpuplace.c"
+#include "config.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "job_submit_gpuplace.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -11,7 +11,18 @@
  * The cluster state is published as the plugin's thread publishes it
  * (snap_publish): outside slurmctld that thread reads none.
  */
-#include "../plugin/job_submit_gpuplace.c"
+#include "config.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "job_submit_gpuplace.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -18,6 +18,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "job_submit_gpuplace.h"
 
 /* the captured log: the lines of the current test, each with its level */
 #define LOG_MAX 400
@@ -29,8 +32,9 @@ static int ncaptured;
 
 static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* (the plugin's thread logs too) */
-static void capture(int level, const char *line)
+/* the plugin's sink (GP_LOG_SINK=capture, plugin/local.mk); the plugin's
+ * thread logs too */
+void capture(int level, const char *line)
 {
 	pthread_mutex_lock(&capture_lock);
 	if (ncaptured < LOG_MAX) {
@@ -39,9 +43,6 @@ static void capture(int level, const char *line)
 	}
 	pthread_mutex_unlock(&capture_lock);
 }
-
-#define GP_LOG_SINK capture
-#include "../plugin/job_submit_gpuplace.c"
 
 #include <cmocka.h>
 

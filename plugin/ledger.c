@@ -1,0 +1,771 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ledger.c - the decision side of job_submit/gpuplace: the placement
+ * engine built for each configuration, the ledger of decisions Slurm has
+ * not started yet, and the checkpoint plans made.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "job_submit_gpuplace.h"
+
+/* ---- the decision side (serialised: slurmctld calls job_submit with
+ * its job write lock held; decide_lock makes that explicit) ------------ */
+
+/* Serialises decisions and the ledger (slurmctld already calls job_submit
+ * with its job write lock held; this makes it explicit). */
+pthread_mutex_t decide_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Jobs submitted since this time are listed with each snapshot, so the
+ * ledger can tell which of its decisions Slurm has started (decide_lock). */
+int64_t ledger_oldest;
+/* the decision whose own ledger entry prepare_work leaves out (a steering
+ * re-decision of a pending job must not see its own set as taken), 0 =
+ * none (decide_lock) */
+uint64_t prepare_skip_ref;
+
+/*
+ * The ledger: GPUs the plugin expects to become busy that Slurm's counts do
+ * not show yet.  A PIN reserves its set and a CONSTRAIN the set the engine
+ * chose in its domain, until Slurm lists the job as started (its GPUs are
+ * then in gres_used) - however long it pends for resources, but not while
+ * it is held or waits for a dependency or its begin time.  A job that
+ * passed unchanged reserves where Slurm would most likely start it (lowest weight, then node
+ * order, with enough free GPUs) until Slurm lists every job of its uid
+ * and name submitted with it as started, at most GP_LEDGER_GRACE_S
+ * (pending that long, it waits for resources and holds none); while such a
+ * guess stands, no job is PINned (the guess may be wrong), only
+ * CONSTRAINed - unless the passed job's own --nodelist names exactly the
+ * nodes it takes.  An entry whose job Slurm has not listed GP_LEDGER_GRACE_S after
+ * the decision (a later plugin rejected it, or it was cancelled) is
+ * dropped.
+ *
+ * Bounded: at most GP_LEDGER_MAX entries.  A decision that cannot be
+ * booked (the ledger full, or memory short) is never a PIN: the job is
+ * CONSTRAINed to its set's domain instead (its comment says why), so no
+ * two jobs are ever pinned to the same GPUs; a passed job that cannot be
+ * booked blocks PINs like an unconfirmed guess until the next reading of
+ * the cluster; steering moves no job it cannot book.  The ledger filling
+ * up is logged once at info, and once more when it has room again.
+ *
+ * Indexed: what the entries hold is also kept per node (the OR of their
+ * GPU masks) and per rack (the watts their jobs will draw), so applying
+ * the ledger to a snapshot costs O(nodes and racks it touches), not
+ * O(entries x nodes); whether an entry stays is decided once per entry and
+ * snapshot, looking its job up in the snapshot's sorted index (snap_index),
+ * not once per submission with a scan of every recent job.
+ */
+
+struct gp_conf *dec_conf;      /* the configuration engine and ledger belong to */
+bool dec_one_weight;           /* every node of dec_conf has the same Weight */
+gp_engine_t *engine;
+gp_state_t *work;              /* snapshot + ledger, what a decision sees */
+static int32_t *slurm_order;          /* nodes by (Weight, slurm.conf order) */
+/* every node's GPUs as a mask (node_full), one array: the pass over every
+ * node in prepare_work touches no node record */
+uint32_t *dec_full;
+/* the snapshot's rack headroom less what the ledger's jobs will draw */
+static gp_rack_view_t *dec_racks;
+struct ledger_entry ledger[GP_LEDGER_MAX];
+int nledger;
+/* the ledger per node and per rack (see above): led_mask[i] = OR of the
+ * entries' masks on node i, led_nodes[0..nled_nodes-1] the nodes where it
+ * is not 0; led_draw[r] = watts of rack r, led_racks the racks where it is
+ * not 0 */
+static uint32_t *led_mask;
+static int32_t *led_nodes, nled_nodes;
+static double *led_draw;
+static int32_t *led_racks, nled_racks;
+/* the snapshot (gen) the ledger was last checked against, and how many of
+ * its first entries were */
+static uint64_t ledger_gen;
+static int ledger_nchecked;
+bool ledger_full_logged;
+/* passed GPU jobs Slurm has not shown started yet whose nodes are a
+ * guess (prepare_work) */
+int unconfirmed_passes;
+/* passed GPU jobs the full ledger could not book since this snapshot
+ * (gen): they count as unconfirmed guesses until the next one */
+int unbooked_passes;
+static uint64_t unbooked_gen;
+uint64_t ref_base, ref_seq;    /* decision references: init time, counter */
+/* checkpoint schedules this plugin planned, until the job's time limit
+ * (or a day when it has none): later plans stagger their windows; when
+ * GP_LEDGER_MAX are planned, later jobs' plans are not staggered against
+ * each other */
+static gp_ckpt_booking_t bookings[GP_LEDGER_MAX];
+static int64_t booking_until[GP_LEDGER_MAX];
+static int nbookings;
+static uint32_t booking_seq;
+
+void bookings_prune(int64_t now)
+{
+	int i, kept = 0;
+
+	for (i = 0; i < nbookings; i++)
+		if (booking_until[i] > now) {
+			bookings[kept] = bookings[i];
+			booking_until[kept++] = booking_until[i];
+		}
+	nbookings = kept;
+}
+
+/*
+ * The plans a new plan is staggered against: the GP_CKPT_STAGGER most
+ * recent.  The planner compares every candidate offset with every booked
+ * window (gp__ckpt_plan: O(bookings^2) per decision, about 0.1 s with 4,096
+ * bookings on one target), and a shared target keeps at most
+ * interval/write jobs apart anyway (8 for the 60 s write every 480 s of
+ * the synthetic sites), so the most recent plans - the jobs that start
+ * next - are the ones worth keeping apart; 64 keeps the planner's share of
+ * a decision in the tens of microseconds (bench/bench_job_submit).
+ */
+#define GP_CKPT_STAGGER 64
+
+const gp_ckpt_booking_t *recent_bookings(void)
+{
+	return nbookings > GP_CKPT_STAGGER ? bookings + (nbookings - GP_CKPT_STAGGER) : bookings;
+}
+
+int32_t nrecent_bookings(void)
+{
+	return nbookings > GP_CKPT_STAGGER ? GP_CKPT_STAGGER : nbookings;
+}
+
+void booking_add(const gp_decision_t *d, uint32_t time_limit_min, int64_t now)
+{
+	if (d->ckpt.storage < 0 || nbookings == GP_LEDGER_MAX)
+		return;
+	gp__ckpt_booking_of(&d->ckpt, ++booking_seq, &bookings[nbookings]);
+	booking_until[nbookings++] = now + (time_limit_min ? (int64_t)time_limit_min * 60 : 86400);
+}
+
+/* Add entry e to the per-node and per-rack sums. */
+static void ledger_index_add(const struct ledger_entry *e)
+{
+	int32_t i;
+
+	if (e->time && (!ledger_oldest || e->time < ledger_oldest))
+		ledger_oldest = e->time;
+	if (!e->ref && !e->certain)
+		unconfirmed_passes++;
+	if (!led_mask)
+		return;
+	for (i = 0; i < e->n; i++) {
+		if (!led_mask[e->nodes[i]] && e->mask[i])
+			led_nodes[nled_nodes++] = e->nodes[i];
+		led_mask[e->nodes[i]] |= e->mask[i];
+	}
+	nled_racks = gp_ledger_power_draw(dec_conf->cluster, led_draw, e->nodes, e->mask, e->n,
+	                                  e->cap_w, led_racks, nled_racks);
+}
+
+/* The sums again from the entries (after some left or changed). */
+void ledger_index_rebuild(void)
+{
+	int32_t i;
+	int k;
+
+	ledger_oldest = 0;
+	unconfirmed_passes = 0;
+	if (led_mask) {
+		for (i = 0; i < nled_nodes; i++)
+			led_mask[led_nodes[i]] = 0;
+		for (i = 0; i < nled_racks; i++)
+			led_draw[led_racks[i]] = 0;
+	}
+	nled_nodes = nled_racks = 0;
+	for (k = 0; k < nledger; k++)
+		ledger_index_add(&ledger[k]);
+}
+
+static void ledger_clear(void)
+{
+	int i;
+
+	for (i = 0; i < nledger; i++) {
+		free(ledger[i].nodes);
+		free(ledger[i].mask);
+	}
+	nledger = 0;
+	ledger_gen = 0;
+	ledger_nchecked = 0;
+	unbooked_passes = 0;
+	unbooked_gen = 0;
+	ledger_index_rebuild();
+}
+
+static const gp_cluster_t *order_cluster; /* for by_slurm_order (one builder at a time) */
+
+static int by_slurm_order(const void *a, const void *b)
+{
+	const gp_node_t *x = &order_cluster->nodes[*(const int32_t *)a];
+	const gp_node_t *y = &order_cluster->nodes[*(const int32_t *)b];
+
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* What the decisions need for one configuration, built off the
+ * submission path (decider_prepare) and installed whole. */
+struct decider {
+	struct gp_conf *conf;         /* a reference */
+	gp_engine_t *engine;
+	gp_state_t *work;
+	int32_t *slurm_order;
+	uint32_t *full;
+	gp_rack_view_t *racks;
+	uint32_t *led_mask;
+	int32_t *led_nodes, *led_racks;
+	double *led_draw;
+	bool one_weight;
+};
+
+static void decider_free(struct decider *d)
+{
+	gp__engine_destroy(d->engine);
+	gp_state_destroy(d->work);
+	free(d->slurm_order);
+	free(d->full);
+	free(d->racks);
+	free(d->led_mask);
+	free(d->led_nodes);
+	free(d->led_racks);
+	free(d->led_draw);
+	conf_put(d->conf);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Build the decider for c (the engine for a 65,536-node site takes about
+ * 0.1 s: never on the submission path); 0, or -1 with err. */
+static int decider_build(struct gp_conf *c, struct decider *d, gp_error_t *err)
+{
+	const gp_cluster_t *cl = c->cluster;
+	size_t nn = (size_t)cl->nnodes + 1, nr = (size_t)cl->nracks + 1;
+	int32_t i;
+
+	memset(d, 0, sizeof(*d));
+	memset(err, 0, sizeof(*err));
+	if (gp__engine_create(cl, &d->engine, err) != GP_OK ||
+	    gp_state_create(cl, &d->work) != GP_OK ||
+	    !(d->slurm_order = malloc(nn * sizeof(*d->slurm_order))) ||
+	    !(d->full = malloc(nn * sizeof(*d->full))) ||
+	    !(d->racks = calloc(nr, sizeof(*d->racks))) ||
+	    !(d->led_mask = calloc(nn, sizeof(*d->led_mask))) ||
+	    !(d->led_nodes = malloc(nn * sizeof(*d->led_nodes))) ||
+	    !(d->led_racks = malloc(nr * sizeof(*d->led_racks))) ||
+	    !(d->led_draw = calloc(nr, sizeof(*d->led_draw)))) {
+		if (!*err->text)
+			gp__errorf(err, GP_ENOMEM, "out of memory");
+		decider_free(d);
+		return -1;
+	}
+	d->one_weight = true;
+	for (i = 0; i < cl->nnodes; i++) {
+		int32_t g = cl->nodes[i].ngpus;
+
+		d->full[i] = g >= 32 ? ~0u : g <= 0 ? 0 : (1u << g) - 1;
+		d->slurm_order[i] = i;
+		if (cl->nodes[i].weight != cl->nodes[0].weight)
+			d->one_weight = false;
+	}
+	order_cluster = cl;
+	qsort(d->slurm_order, (size_t)cl->nnodes, sizeof(*d->slurm_order), by_slurm_order);
+	pthread_mutex_lock(&conf_lock);
+	c->refs++;
+	pthread_mutex_unlock(&conf_lock);
+	d->conf = c;
+	return 0;
+}
+
+/* Swap d in as the current decider (decide_lock held); the old one comes
+ * back in d, for the caller to free outside the lock.  The ledger and the
+ * checkpoint bookings belong to the old model and are emptied. */
+static void decider_swap(struct decider *d)
+{
+	struct decider old = { dec_conf, engine, work, slurm_order, dec_full, dec_racks,
+			       led_mask, led_nodes, led_racks, led_draw, dec_one_weight };
+
+	ledger_clear();
+	nbookings = 0; /* storage indices belong to the old model */
+	dec_conf = d->conf;
+	engine = d->engine;
+	work = d->work;
+	slurm_order = d->slurm_order;
+	dec_full = d->full;
+	dec_racks = d->racks;
+	led_mask = d->led_mask;
+	led_nodes = d->led_nodes;
+	led_racks = d->led_racks;
+	led_draw = d->led_draw;
+	dec_one_weight = d->one_weight;
+	nled_nodes = nled_racks = 0;
+	*d = old;
+}
+
+/* Release everything (fini, after the thread stopped). */
+void decider_reset(void)
+{
+	struct decider none;
+
+	memset(&none, 0, sizeof(none));
+	pthread_mutex_lock(&decide_lock);
+	decider_swap(&none);
+	pthread_mutex_unlock(&decide_lock);
+	decider_free(&none);
+}
+
+/* The configuration a decider failed for (a reference), so that the
+ * failure is logged once, not at every pass of the thread. */
+struct gp_conf *dec_failed;
+
+/*
+ * On the plugin's thread (and in init when it cannot start): when the
+ * current configuration has no decider, build one outside every lock and
+ * install it under decide_lock, as the snapshot is published.  Until then
+ * job_submit lets jobs pass unchanged (PASS_NO_ENGINE, logged once).
+ */
+void decider_prepare(void)
+{
+	struct gp_conf *c = conf_get();
+	struct decider d;
+	gp_error_t err;
+	bool have;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&decide_lock);
+	have = dec_conf == c;
+	pthread_mutex_unlock(&decide_lock);
+	if (have || c == dec_failed) {
+		conf_put(c);
+		return;
+	}
+	if (decider_build(c, &d, &err) != 0) {
+		slurm_error("gpuplace: cannot set up the placement engine: %s; jobs pass unchanged",
+		            err.text);
+		conf_put(dec_failed);
+		dec_failed = c; /* the reference conf_get() took */
+		return;
+	}
+	pthread_mutex_lock(&decide_lock);
+	decider_swap(&d);
+	pthread_mutex_unlock(&decide_lock);
+	decider_free(&d); /* the old one */
+	conf_put(dec_failed);
+	dec_failed = NULL;
+	conf_put(c);
+	pass_resolved(PASS_NO_ENGINE);
+}
+
+/* A decision's job in the snapshot's recent jobs (by the reference in its
+ * admin comment), the first one listed, or -1. */
+static int32_t ledger_match(const struct ledger_entry *e, const struct gp_snap *sn)
+{
+	const gp_live_view_t *v = &sn->view;
+	int32_t k;
+
+	if (sn->indexed) {
+		struct seen_key want = { e->ref, 0, 0, INT32_MIN };
+
+		k = seen_lower_bound(sn->by_ref, sn->nby_ref, &want);
+		return k < sn->nby_ref && sn->by_ref[k].a == e->ref ? sn->by_ref[k].k : -1;
+	}
+	for (k = 0; k < v->nseen; k++)
+		if (v->seen[k].ref == e->ref)
+			return k;
+	return -1;
+}
+
+/* A passed job carries no reference: the jobs of its uid and name
+ * submitted around its time stand for it (which of several identical jobs
+ * went where is not known).  Returns how many there are, *pending how many
+ * of them still pend. */
+static int32_t guess_group(const struct ledger_entry *e, const struct gp_snap *sn,
+                           int32_t *pending)
+{
+	const gp_live_view_t *v = &sn->view;
+	int32_t k, n = 0;
+
+	*pending = 0;
+	if (sn->indexed) {
+		struct seen_key want = { e->uid, e->name_hash, e->time - 1, INT32_MIN };
+
+		for (k = seen_lower_bound(sn->by_name, sn->nby_name, &want);
+		     k < sn->nby_name && sn->by_name[k].a == e->uid &&
+		     sn->by_name[k].b == e->name_hash && sn->by_name[k].t <= e->time + GP_LEDGER_GRACE_S;
+		     k++) {
+			n++;
+			if (!v->seen[sn->by_name[k].k].started)
+				(*pending)++;
+		}
+		return n;
+	}
+	for (k = 0; k < v->nseen; k++) {
+		const gp_live_seen_t *j = &v->seen[k];
+
+		if (!j->ref && j->uid == e->uid && j->name_hash == e->name_hash &&
+		    j->submit_time >= e->time - 1 && j->submit_time <= e->time + GP_LEDGER_GRACE_S) {
+			n++;
+			if (!j->started)
+				(*pending)++;
+		}
+	}
+	return n;
+}
+
+/* Does entry e leave the ledger in snapshot sn?  Depends on e and sn
+ * alone, so it is asked once per entry and snapshot. */
+static bool ledger_drops(const struct ledger_entry *e, const struct gp_snap *sn)
+{
+	const gp_live_view_t *v = &sn->view;
+	bool expired = v->jobs_time >= e->time + GP_LEDGER_GRACE_S;
+
+	if (e->ref) {
+		int32_t m = ledger_match(e, sn);
+
+		/* started: its GPUs are in Slurm's counts now; held (or
+		 * waiting for a dependency or begin time): it takes
+		 * nothing for now; pending: it waits for its set */
+		return m >= 0 ? v->seen[m].started || v->seen[m].held : expired;
+	} else {
+		int32_t pending, n = guess_group(e, sn, &pending);
+
+		return (n > 0 && pending == 0) || expired;
+	}
+}
+
+/* Entries Slurm has caught up with in snapshot sn leave the ledger: each
+ * entry is checked once per snapshot (the ones added since the last call
+ * with the same snapshot only), and the sums are rebuilt only when one
+ * left. */
+static void ledger_prune(const struct gp_snap *sn)
+{
+	int k, kept;
+
+	if (sn->gen != ledger_gen || ledger_nchecked > nledger) {
+		ledger_gen = sn->gen;
+		ledger_nchecked = 0;
+	}
+	kept = ledger_nchecked;
+	for (k = ledger_nchecked; k < nledger; k++) {
+		struct ledger_entry *e = &ledger[k];
+
+		if (ledger_drops(e, sn)) {
+			free(e->nodes);
+			free(e->mask);
+			continue;
+		}
+		ledger[kept++] = *e;
+	}
+	if (kept != nledger) {
+		nledger = kept;
+		ledger_index_rebuild();
+	}
+	ledger_nchecked = nledger;
+	if (ledger_full_logged && nledger < GP_LEDGER_MAX) {
+		slurm_info("gpuplace: the ledger has room again (%d of %d entries): jobs can be PINned",
+		           nledger, GP_LEDGER_MAX);
+		ledger_full_logged = false;
+	}
+}
+
+/*
+ * Can the CPUs or memory `need' asks for keep some node of snapshot sn
+ * from giving the job a free GPU (gp_live_usable_gpus)?  false only when
+ * no node with a GPU free can be short of them, by the snapshot's
+ * summary: then the pass over every node is skipped.  The ledger only
+ * takes GPUs, so nodes without a free GPU in the snapshot never matter.
+ */
+static bool need_limits(const struct gp_snap *sn, const gp_live_need_t *need)
+{
+	int32_t cpus = need->cpus_per_node > 0 ? need->cpus_per_node : 1;
+	int64_t mem = need->mem_per_node_mb > 0 ? need->mem_per_node_mb : 1;
+
+	if (sn->min_cpus_free == INT32_MAX)
+		return false; /* no node reported: none is limited */
+	if (need->idle_node && sn->some_allocated)
+		return true;
+	if (sn->min_cpus_free < cpus)
+		return true;
+	if (need->mem_per_node_mb < 0 ? sn->some_allocated || sn->some_mem_unknown
+	                              : sn->min_mem_free_mb < mem)
+		return true;
+	/* per GPU: enough for every GPU a node can have */
+	if (need->cpus_per_gpu > 0 &&
+	    sn->min_cpus_free / need->cpus_per_gpu < GP_MAX_GPUS_PER_NODE)
+		return true;
+	if (need->mem_per_gpu_mb > 0 &&
+	    sn->min_mem_free_mb / need->mem_per_gpu_mb < GP_MAX_GPUS_PER_NODE)
+		return true;
+	return false;
+}
+
+/*
+ * work := the snapshot plus the ledger, then the GPUs of nodes that lack
+ * the CPUs or memory `need' asks for count as busy (need NULL: only nodes
+ * with no CPU or no memory left at all).  Entries Slurm has caught up with
+ * leave the ledger.  O(nodes) copies and the need, O(nodes the ledger
+ * touches) for the ledger.
+ */
+void prepare_work(const struct gp_snap *sn, const gp_live_need_t *need)
+{
+	static const gp_live_need_t any = { 1, 1, 0, 0, 0 };
+	const gp_live_view_t *v = &sn->view;
+	const gp_state_t *st = v->state;
+	int32_t nn = dec_conf->cluster->nnodes, i;
+	int k;
+
+	memcpy(work->node_flags, st->node_flags, (size_t)nn * sizeof(*work->node_flags));
+	memcpy(work->alloc_mask, st->alloc_mask, (size_t)nn * sizeof(*work->alloc_mask));
+	work->time = st->time;
+	/* the running jobs are the snapshot's: borrowed for this decision */
+	work->jobs = st->jobs;
+	work->njobs = st->njobs;
+	ledger_prune(sn);
+	if (unbooked_gen && unbooked_gen != sn->gen) {
+		/* a reading since: the passed jobs show in Slurm's counts */
+		unbooked_passes = 0;
+		unbooked_gen = 0;
+	}
+	if (prepare_skip_ref) {
+		/* a steering re-decision: every entry but its job's own (the
+		 * plugin's thread, off the submission path) */
+		for (k = 0; k < nledger; k++)
+			if (ledger[k].ref != prepare_skip_ref)
+				for (i = 0; i < ledger[k].n; i++)
+					work->alloc_mask[ledger[k].nodes[i]] |= ledger[k].mask[i];
+	} else {
+		for (i = 0; i < nled_nodes; i++)
+			work->alloc_mask[led_nodes[i]] |= led_mask[led_nodes[i]];
+	}
+	if (!need)
+		need = &any;
+	if (!need_limits(sn, need))
+		return; /* every node with a GPU free gives the job all of them */
+	for (i = 0; i < nn; i++) {
+		uint32_t full = node_full(i), freem = full & ~work->alloc_mask[i];
+		int32_t nfree, use;
+		int g;
+
+		if (!freem)
+			continue; /* nothing to give, nothing to take away */
+		nfree = gp__popcount(freem);
+		use = gp_live_usable_gpus(&v->res[i], need, nfree);
+		/* the GPUs it cannot give this job count as busy, highest first */
+		for (g = 31; g >= 0 && nfree > use; g--)
+			if (freem & (1u << g)) {
+				work->alloc_mask[i] |= 1u << g;
+				nfree--;
+			}
+	}
+}
+
+/* dec_racks := the snapshot's racks less the power of the ledger's jobs,
+ * which Slurm's counts (and so the snapshot's estimate or measurement) do
+ * not hold yet: a burst of decisions cannot over-commit a rack.  After
+ * prepare_work (which leaves only such entries in the ledger). */
+const gp_rack_view_t *ledger_racks(const gp_rack_view_t *from)
+{
+	int k;
+
+	if (!from || !dec_racks)
+		return from;
+	memcpy(dec_racks, from, (size_t)dec_conf->cluster->nracks * sizeof(*dec_racks));
+	if (!prepare_skip_ref) {
+		gp_ledger_power_apply(dec_racks, led_draw, led_racks, nled_racks);
+		return dec_racks;
+	}
+	for (k = 0; k < nledger; k++)
+		if (ledger[k].ref != prepare_skip_ref)
+			gp_ledger_power_subtract(dec_conf->cluster, dec_racks, ledger[k].nodes,
+			                         ledger[k].mask, ledger[k].n, ledger[k].cap_w);
+	return dec_racks;
+}
+
+/* The ledger is full: said once at info until it has room again. */
+static void ledger_full_note(void)
+{
+	if (ledger_full_logged)
+		return;
+	ledger_full_logged = true;
+	slurm_info("gpuplace: the ledger holds %d decisions Slurm has not started yet, its "
+	           "bound: later jobs are CONSTRAINed to their domain instead of PINned, and "
+	           "passed jobs block PINs until the next reading, until Slurm starts some",
+	           GP_LEDGER_MAX);
+}
+
+/* Add an entry; false when the ledger is full or memory is short (the
+ * caller must then not PIN the job). */
+bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref,
+                uint32_t uid, uint64_t name_hash, bool until_started, double cap_w,
+                bool certain)
+{
+	struct ledger_entry *e;
+
+	if (n <= 0)
+		return false;
+	if (nledger == GP_LEDGER_MAX) {
+		ledger_full_note();
+		return false;
+	}
+	e = &ledger[nledger];
+	e->nodes = malloc((size_t)n * sizeof(*e->nodes));
+	e->mask = malloc((size_t)n * sizeof(*e->mask));
+	if (!e->nodes || !e->mask) {
+		free(e->nodes);
+		free(e->mask);
+		return false;
+	}
+	memcpy(e->nodes, nodes, (size_t)n * sizeof(*e->nodes));
+	memcpy(e->mask, mask, (size_t)n * sizeof(*e->mask));
+	e->n = n;
+	e->time = (int64_t)time(NULL);
+	e->ref = ref;
+	e->uid = uid;
+	e->name_hash = name_hash;
+	e->until_started = until_started;
+	e->cap_w = cap_w;
+	e->certain = certain;
+	nledger++;
+	ledger_index_add(e);
+	return true;
+}
+
+/*
+ * Where Slurm would most likely start a job that passed unchanged, for the
+ * ledger: nodes in Slurm's order (lowest Weight first, then slurm.conf
+ * order) that are up and have the GPUs free, `per_node' GPUs on each of
+ * `nodes' nodes, or the whole `gpus' on the first node that has them,
+ * among the job's --nodelist if it has one and never on its --exclude.  A
+ * guess (Slurm also weighs CPUs, topology and its own queue), which is why
+ * the entry leaves the ledger as soon as Slurm lists the job.  Not booked
+ * (the ledger full), it counts as an unconfirmed guess until the next
+ * snapshot (sn).
+ */
+static bool in_list(const int32_t *list, int32_t n, int32_t i)
+{
+	int32_t k;
+
+	for (k = 0; k < n; k++)
+		if (list[k] == i)
+			return true;
+	return false;
+}
+
+static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
+                             uint64_t name_hash, const struct gp_snap *sn)
+{
+	int32_t gpus = r->gpus, per_node = r->gpus_per_node;
+	const uint32_t bad = GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED;
+	int32_t nn = dec_conf->cluster->nnodes, k, got = 0, want, take;
+	int32_t idx[64];
+	uint32_t mask[64];
+	bool booked = true;
+
+	if (gpus <= 0)
+		return;
+	if (per_node <= 0) {
+		per_node = nodes > 1 ? (gpus + nodes - 1) / nodes : gpus;
+		want = nodes > 1 ? nodes : 1;
+	} else {
+		want = nodes > 0 ? nodes : 1;
+	}
+	if (want > 64)
+		return;
+	if (r->nrequired == want) {
+		/* -w naming exactly the nodes it takes: they are booked even
+		 * when this view (up to a refresh old) still shows them full,
+		 * since their old jobs may just have ended; free GPUs first,
+		 * then the lowest of the rest */
+		for (k = 0; k < r->nrequired; k++) {
+			int32_t i = r->required[k], g;
+			uint32_t freem = node_full(i) & ~work->alloc_mask[i], m = 0;
+
+			take = per_node;
+			for (g = 0; g < 32 && take > 0; g++)
+				if (freem & (1u << g)) {
+					m |= 1u << g;
+					take--;
+				}
+			for (g = 0; g < 32 && take > 0; g++)
+				if ((node_full(i) & (1u << g)) && !(m & (1u << g))) {
+					m |= 1u << g;
+					take--;
+				}
+			idx[got] = i;
+			mask[got++] = m;
+		}
+		booked = ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0, true);
+	} else {
+		for (k = 0; k < nn && got < want; k++) {
+			int32_t i = slurm_order[k], g;
+			uint32_t freem = node_full(i) & ~work->alloc_mask[i], m = 0;
+
+			if ((work->node_flags[i] & bad) || gp__popcount(freem) < per_node ||
+			    (r->nrequired && !in_list(r->required, r->nrequired, i)) ||
+			    in_list(r->excluded, r->nexcluded, i))
+				continue;
+			take = per_node;
+			for (g = 0; g < 32 && take > 0; g++)
+				if (freem & (1u << g)) {
+					m |= 1u << g;
+					take--;
+				}
+			idx[got] = i;
+			mask[got++] = m;
+		}
+		/* -w naming exactly the nodes it takes: only the GPU indices
+		 * are a guess, the nodes and counts are not */
+		if (got == want)
+			booked = ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0,
+			                    r->nrequired == got);
+	}
+	if (!booked) {
+		/* where it goes is unknown to the ledger: no PIN until the
+		 * next reading shows it */
+		unbooked_passes++;
+		unbooked_gen = sn->gen;
+	}
+}
+
+/* A job passing unchanged still takes GPUs: book where Slurm would most
+ * likely put it, so the next decisions do not count those GPUs free. */
+void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *r,
+               const char *type, uint32_t uid)
+{
+	char why[256];
+	gp_error_t err;
+	struct gp_snap *sn = snap_get();
+	gp_live_need_t need;
+	int32_t nodes = j->min_nodes == NO_VAL || j->min_nodes == 0 ? 0 : (int32_t)j->min_nodes;
+
+	if (!sn || sn->conf != c || (int64_t)time(NULL) - sn->view.state->time > GP_STATE_STALE_S) {
+		snap_put(sn);
+		return;
+	}
+	/* the node lists, unless build_request read them already */
+	if (node_lists(j, c->cluster, r, &err) ||
+	    (*type && restrict_to_type(r, c->cluster, type, why, sizeof(why)))) {
+		snap_put(sn);
+		return;
+	}
+	job_need(j, daemon_default_mem(), &need);
+	pthread_mutex_lock(&decide_lock);
+	if (dec_conf == c) {
+		prepare_work(sn, &need);
+		ledger_add_guess(r, nodes, uid, gp_live_name_hash(j->name), sn);
+		work->jobs = NULL; /* borrowed from the snapshot */
+		work->njobs = 0;
+	}
+	pthread_mutex_unlock(&decide_lock);
+	snap_put(sn);
+	refresh_soon();
+}
