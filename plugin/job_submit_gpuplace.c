@@ -89,11 +89,11 @@ extern int init(void)
 		            err.text);
 	}
 	stop_requested = false;
-	thread_owns_graveyard = true;
+	graveyard_owned_by_thread(true);
 	if (pthread_create(&reload_thread, NULL, reload_main, NULL) == 0) {
 		reload_running = true;
 	} else {
-		thread_owns_graveyard = false;
+		graveyard_owned_by_thread(false);
 		slurm_error("gpuplace: cannot start the reload thread: configuration changes need a restart");
 		decider_prepare(); /* no thread to build it: now, once */
 	}
@@ -102,9 +102,6 @@ extern int init(void)
 
 extern void fini(void)
 {
-	struct gp_snap *sn;
-	struct gp_conf *c;
-
 	if (reload_running) {
 		pthread_mutex_lock(&stop_lock);
 		stop_requested = true;
@@ -114,21 +111,12 @@ extern void fini(void)
 		reload_running = false;
 	}
 	summary_log();
-	pthread_mutex_lock(&conf_lock);
-	thread_owns_graveyard = false; /* from now on the last put frees */
-	pthread_mutex_unlock(&conf_lock);
+	graveyard_owned_by_thread(false); /* from now on the last put frees */
 	decider_reset();
 	conf_put(dec_failed);
 	dec_failed = NULL;
 	origs_clear();
-	pthread_mutex_lock(&conf_lock);
-	sn = snap_current;
-	snap_current = NULL;
-	c = conf_current;
-	conf_current = NULL;
-	pthread_mutex_unlock(&conf_lock);
-	snap_put(sn);
-	conf_put(c);
+	slots_clear();
 	graveyard_empty();
 	memset(pass_announced, 0, sizeof(pass_announced));
 }

@@ -137,9 +137,35 @@ int mistake_code(const gp_request_t *r, const gp_cluster_t *c, const char **name
 
 /* ---- the configuration and cluster-state slots (slots.c) ------------------- */
 
+/*
+ * One slot type for both (slots.c): the current object of a kind, replaced
+ * whole by the plugin's thread (slot_publish) and shared by reference count
+ * (slot_get, slot_put), freed by the slot's release function once its last
+ * reference is put.
+ */
+struct gp_ref {
+	unsigned refs;                /* under the slot's lock */
+	uint64_t gen;                 /* publication number, never 0 */
+};
+
+struct gp_slot {
+	pthread_mutex_t lock;
+	struct gp_ref *current;       /* the slot's own reference, or NULL */
+	uint64_t gen;                 /* publications so far */
+	void (*release)(struct gp_ref *r); /* the last reference went (no lock held) */
+};
+
+#define GP_SLOT_INIT(release) { PTHREAD_MUTEX_INITIALIZER, NULL, 0, release }
+
+struct gp_ref *slot_get(struct gp_slot *s);
+void slot_hold(struct gp_slot *s, struct gp_ref *r);
+void slot_put(struct gp_slot *s, struct gp_ref *r);
+void slot_publish(struct gp_slot *s, struct gp_ref *r);
+bool slot_empty(struct gp_slot *s);
+
 /* One loaded configuration; immutable, shared by reference count. */
 struct gp_conf {
-	unsigned refs;                /* under conf_lock */
+	struct gp_ref ref;            /* first: the slot's header */
 	gp_cluster_t *cluster;
 	gp_policy_t policy;
 	struct timespec mtime[GP_NWATCHED]; /* of the files it was loaded from (watched[]) */
@@ -150,14 +176,14 @@ struct gp_conf {
 /* The cluster's state as read from slurmctld, for the configuration whose
  * model its node indices refer to; immutable, shared by reference count. */
 struct gp_snap {
-	unsigned refs;                /* under conf_lock */
+	struct gp_ref ref;            /* first: the slot's header; ref.gen is the
+	                               * publication number the ledger checks */
 	struct gp_conf *conf;         /* a reference */
 	gp_live_view_t view;          /* the state, CPUs and memory left, recent jobs */
 	gp_rack_view_t *racks;        /* the racks' power headroom in this state */
 	gp_resv_view_t resv;          /* advance reservations (steer.h) */
 	bool resv_ok;                 /* resv was read with this state */
 	/* set by snap_publish, on the plugin's thread: */
-	uint64_t gen;                 /* publication number, never 0 */
 	struct seen_key *by_ref;      /* view.seen with a reference, by (ref, index) */
 	struct seen_key *by_name;     /* view.seen without one, by (uid, name hash,
 	                               * submit time, index) */
@@ -181,11 +207,9 @@ struct seen_key {
 	int32_t k;
 };
 
-extern pthread_mutex_t conf_lock;
-extern struct gp_conf *conf_current;
-extern bool thread_owns_graveyard;
-extern struct gp_snap *snap_current;
+extern struct gp_slot conf_slot, snap_slot;
 
+void graveyard_owned_by_thread(bool yes);
 void graveyard_empty(void);
 struct gp_conf *conf_get(void);
 void conf_put(struct gp_conf *c);
@@ -196,6 +220,7 @@ void snap_put(struct gp_snap *sn);
 void snap_publish(struct gp_snap *sn);
 int32_t seen_lower_bound(const struct seen_key *keys, int32_t n, const struct seen_key *want);
 bool have_snapshot(void);
+void slots_clear(void);
 
 /* ---- loading the configuration (conf_reload.c) ------------------------------ */
 

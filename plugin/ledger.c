@@ -278,9 +278,7 @@ static int decider_build(struct gp_conf *c, struct decider *d, gp_error_t *err)
 	}
 	order_cluster = cl;
 	qsort(d->slurm_order, (size_t)cl->nnodes, sizeof(*d->slurm_order), by_slurm_order);
-	pthread_mutex_lock(&conf_lock);
-	c->refs++;
-	pthread_mutex_unlock(&conf_lock);
+	slot_hold(&conf_slot, &c->ref);
 	d->conf = c;
 	return 0;
 }
@@ -450,8 +448,8 @@ static void ledger_prune(const struct gp_snap *sn)
 {
 	int k, kept;
 
-	if (sn->gen != ledger_gen || ledger_nchecked > nledger) {
-		ledger_gen = sn->gen;
+	if (sn->ref.gen != ledger_gen || ledger_nchecked > nledger) {
+		ledger_gen = sn->ref.gen;
 		ledger_nchecked = 0;
 	}
 	kept = ledger_nchecked;
@@ -530,7 +528,7 @@ void prepare_work(const struct gp_snap *sn, const gp_live_need_t *need)
 	work->jobs = st->jobs;
 	work->njobs = st->njobs;
 	ledger_prune(sn);
-	if (unbooked_gen && unbooked_gen != sn->gen) {
+	if (unbooked_gen && unbooked_gen != sn->ref.gen) {
 		/* a reading since: the passed jobs show in Slurm's counts */
 		unbooked_passes = 0;
 		unbooked_gen = 0;
@@ -732,7 +730,7 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 		/* where it goes is unknown to the ledger: no PIN until the
 		 * next reading shows it */
 		unbooked_passes++;
-		unbooked_gen = sn->gen;
+		unbooked_gen = sn->ref.gen;
 	}
 }
 

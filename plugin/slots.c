@@ -14,14 +14,90 @@
 
 #include "job_submit_gpuplace.h"
 
-pthread_mutex_t conf_lock = PTHREAD_MUTEX_INITIALIZER;
-struct gp_conf *conf_current;
+/* ---- one slot type ---------------------------------------------------------- */
+
+struct gp_ref *slot_get(struct gp_slot *s)
+{
+	struct gp_ref *r;
+
+	pthread_mutex_lock(&s->lock);
+	r = s->current;
+	if (r)
+		r->refs++;
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+void slot_hold(struct gp_slot *s, struct gp_ref *r)
+{
+	pthread_mutex_lock(&s->lock);
+	r->refs++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void slot_put(struct gp_slot *s, struct gp_ref *r)
+{
+	bool last;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&s->lock);
+	last = --r->refs == 0;
+	pthread_mutex_unlock(&s->lock);
+	if (last)
+		s->release(r);
+}
+
+void slot_publish(struct gp_slot *s, struct gp_ref *r)
+{
+	struct gp_ref *old;
+
+	r->refs = 1; /* the reference held by the slot */
+	pthread_mutex_lock(&s->lock);
+	r->gen = ++s->gen;
+	old = s->current;
+	s->current = r;
+	pthread_mutex_unlock(&s->lock);
+	slot_put(s, old);
+}
+
+bool slot_empty(struct gp_slot *s)
+{
+	bool empty;
+
+	pthread_mutex_lock(&s->lock);
+	empty = s->current == NULL;
+	pthread_mutex_unlock(&s->lock);
+	return empty;
+}
+
+/* The slot's reference on its current object, which leaves it (NULL when
+ * empty; the caller puts it). */
+static struct gp_ref *slot_take(struct gp_slot *s)
+{
+	struct gp_ref *r;
+
+	pthread_mutex_lock(&s->lock);
+	r = s->current;
+	s->current = NULL;
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+/* ---- the configuration ---------------------------------------------------- */
+
+static void conf_release(struct gp_ref *r);
+
+struct gp_slot conf_slot = GP_SLOT_INIT(conf_release);
 
 /* Configurations whose last reference was dropped, freed by the plugin's
  * thread: stopping a telemetry poller may wait for a source's time-out,
  * which the submission path must never do. */
-static struct gp_conf *graveyard;
-bool thread_owns_graveyard;
+static struct {
+	pthread_mutex_t lock;
+	struct gp_conf *dead;        /* linked by next_dead */
+	bool thread_owns;            /* the thread frees them (else the last put) */
+} graveyard = { PTHREAD_MUTEX_INITIALIZER, NULL, false };
 
 void conf_free(struct gp_conf *c)
 {
@@ -32,15 +108,38 @@ void conf_free(struct gp_conf *c)
 	free(c);
 }
 
+static void conf_release(struct gp_ref *r)
+{
+	struct gp_conf *c = (struct gp_conf *)r;
+	bool deferred = false;
+
+	pthread_mutex_lock(&graveyard.lock);
+	if (graveyard.thread_owns) {
+		c->next_dead = graveyard.dead;
+		graveyard.dead = c;
+		deferred = true;
+	}
+	pthread_mutex_unlock(&graveyard.lock);
+	if (!deferred)
+		conf_free(c);
+}
+
+void graveyard_owned_by_thread(bool yes)
+{
+	pthread_mutex_lock(&graveyard.lock);
+	graveyard.thread_owns = yes;
+	pthread_mutex_unlock(&graveyard.lock);
+}
+
 /* Free the graveyard (the plugin's thread, or fini after it stopped). */
 void graveyard_empty(void)
 {
 	struct gp_conf *c, *next;
 
-	pthread_mutex_lock(&conf_lock);
-	c = graveyard;
-	graveyard = NULL;
-	pthread_mutex_unlock(&conf_lock);
+	pthread_mutex_lock(&graveyard.lock);
+	c = graveyard.dead;
+	graveyard.dead = NULL;
+	pthread_mutex_unlock(&graveyard.lock);
 	for (; c; c = next) {
 		next = c->next_dead;
 		conf_free(c);
@@ -50,79 +149,45 @@ void graveyard_empty(void)
 /* A reference on the current configuration, or NULL (caller: conf_put). */
 struct gp_conf *conf_get(void)
 {
-	struct gp_conf *c;
-
-	pthread_mutex_lock(&conf_lock);
-	c = conf_current;
-	if (c)
-		c->refs++;
-	pthread_mutex_unlock(&conf_lock);
-	return c;
+	return (struct gp_conf *)slot_get(&conf_slot);
 }
 
 void conf_put(struct gp_conf *c)
 {
-	bool last, deferred = false;
-
-	if (!c)
-		return;
-	pthread_mutex_lock(&conf_lock);
-	last = --c->refs == 0;
-	if (last && thread_owns_graveyard) {
-		c->next_dead = graveyard;
-		graveyard = c;
-		deferred = true;
-	}
-	pthread_mutex_unlock(&conf_lock);
-	if (last && !deferred)
-		conf_free(c);
+	slot_put(&conf_slot, c ? &c->ref : NULL);
 }
 
 void conf_publish(struct gp_conf *c)
 {
-	struct gp_conf *old;
-
-	c->refs = 1; /* the reference held by conf_current */
-	pthread_mutex_lock(&conf_lock);
-	old = conf_current;
-	conf_current = c;
-	pthread_mutex_unlock(&conf_lock);
-	conf_put(old);
+	slot_publish(&conf_slot, &c->ref);
 }
 
-struct gp_snap *snap_current;
-static uint64_t snap_gen;             /* under conf_lock */
+/* ---- the cluster state ------------------------------------------------------ */
+
+static void snap_release(struct gp_ref *r)
+{
+	struct gp_snap *sn = (struct gp_snap *)r;
+
+	free(sn->by_ref);
+	free(sn->by_name);
+	gp_live_view_clear(&sn->view);
+	gp_resv_view_clear(&sn->resv);
+	free(sn->racks);
+	conf_put(sn->conf);
+	free(sn);
+}
+
+struct gp_slot snap_slot = GP_SLOT_INIT(snap_release);
 
 void snap_put(struct gp_snap *sn)
 {
-	bool last;
-
-	if (!sn)
-		return;
-	pthread_mutex_lock(&conf_lock);
-	last = --sn->refs == 0;
-	pthread_mutex_unlock(&conf_lock);
-	if (last) {
-		free(sn->by_ref);
-		free(sn->by_name);
-		gp_live_view_clear(&sn->view);
-		gp_resv_view_clear(&sn->resv);
-		free(sn->racks);
-		conf_put(sn->conf);
-		free(sn);
-	}
+	slot_put(&snap_slot, sn ? &sn->ref : NULL);
 }
 
+/* A reference on the current cluster state, or NULL (caller: snap_put). */
 struct gp_snap *snap_get(void)
 {
-	struct gp_snap *sn;
-
-	pthread_mutex_lock(&conf_lock);
-	sn = snap_current;
-	if (sn)
-		sn->refs++;
-	pthread_mutex_unlock(&conf_lock);
-	return sn;
+	return (struct gp_snap *)slot_get(&snap_slot);
 }
 
 static int seen_key_cmp(const void *x, const void *y)
@@ -224,25 +289,19 @@ int32_t seen_lower_bound(const struct seen_key *keys, int32_t n, const struct se
  * it off the submission path. */
 void snap_publish(struct gp_snap *sn)
 {
-	struct gp_snap *old;
-
-	sn->refs = 1;
 	snap_index(sn);
 	snap_res_summary(sn);
-	pthread_mutex_lock(&conf_lock);
-	sn->gen = ++snap_gen;
-	old = snap_current;
-	snap_current = sn;
-	pthread_mutex_unlock(&conf_lock);
-	snap_put(old);
+	slot_publish(&snap_slot, &sn->ref);
 }
 
 bool have_snapshot(void)
 {
-	bool have;
+	return !slot_empty(&snap_slot);
+}
 
-	pthread_mutex_lock(&conf_lock);
-	have = snap_current != NULL;
-	pthread_mutex_unlock(&conf_lock);
-	return have;
+/* Empty both slots, the state first (fini, and a test between sites). */
+void slots_clear(void)
+{
+	snap_put((struct gp_snap *)slot_take(&snap_slot));
+	conf_put((struct gp_conf *)slot_take(&conf_slot));
 }

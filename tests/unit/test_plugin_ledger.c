@@ -55,19 +55,9 @@ static struct gp_conf *site(int32_t nodes, double rack_kw)
 
 static void site_end(void)
 {
-	struct gp_snap *sn;
-	struct gp_conf *c;
-
 	decider_reset();
 	origs_clear();
-	pthread_mutex_lock(&conf_lock);
-	sn = snap_current;
-	snap_current = NULL;
-	c = conf_current;
-	conf_current = NULL;
-	pthread_mutex_unlock(&conf_lock);
-	snap_put(sn);
-	conf_put(c);
+	slots_clear();
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
