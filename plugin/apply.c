@@ -142,19 +142,19 @@ int pin_exact(const job_desc_msg_t *j, const gp_request_t *r, const gp_scored_t 
 		snprintf(why, len, "cluster state %lld s old", (long long)age);
 		return 0;
 	}
-	if (unconfirmed_passes + unbooked_passes) {
+	if (dec.ledger.unconfirmed + dec.ledger.unbooked) {
 		/* where Slurm put them is a guess until the next reading */
 		snprintf(why, len, "%d GPU job%s passed since the state was read",
-		         unconfirmed_passes + unbooked_passes,
-		         unconfirmed_passes + unbooked_passes == 1 ? "" : "s");
+		         dec.ledger.unconfirmed + dec.ledger.unbooked,
+		         dec.ledger.unconfirmed + dec.ledger.unbooked == 1 ? "" : "s");
 		return 0;
 	}
 	if (!gp_job_segment_pin_ok(j, n)) {
 		snprintf(why, len, "this Slurm takes no required nodes with several --segment segments");
 		return 0;
 	}
-	if (dec_conf &&
-	    !gp__block_pin_ok(dec_conf->cluster, best->nodes, n, (int32_t)gp_job_segment(j))) {
+	if (dec.cur.conf &&
+	    !gp__block_pin_ok(dec.cur.conf->cluster, best->nodes, n, (int32_t)gp_job_segment(j))) {
 		/* Slurm would refuse the job outright, not only wait */
 		snprintf(why, len, "topology/block takes no required nodes outside one block of "
 		         "the job's size");

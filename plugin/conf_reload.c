@@ -17,7 +17,13 @@
 
 #include "job_submit_gpuplace.h"
 
-char conf_dir[PATH_MAX];
+/* The directory of slurm.conf and gpuplace.conf (set_conf_dir, at init). */
+static char conf_dir[PATH_MAX];
+
+const char *conf_dir_path(void)
+{
+	return conf_dir;
+}
 
 static void poller_log(void *arg, int level, const char *msg)
 {

@@ -76,11 +76,11 @@ extern int init(void)
 	slurm_info("gpuplace: job_submit/gpuplace built for Slurm %d.%02d.%d; rebuild it for any other release",
 	           GP_SLURM_MAJOR, GP_SLURM_MINOR, GP_SLURM_MICRO);
 	set_conf_dir();
-	ref_base = (uint64_t)time(NULL) * 1000000ULL;
+	dec.ref_base = (uint64_t)time(NULL) * 1000000ULL;
 	c = conf_load(&err);
 	if (c) {
 		slurm_info("gpuplace: loaded %s: %d nodes, %ld GPUs, policy %s (built for Slurm 0x%06x)",
-		           conf_dir, gp_cluster_node_count(c->cluster), gp_cluster_gpu_count(c->cluster),
+		           conf_dir_path(), gp_cluster_node_count(c->cluster), gp_cluster_gpu_count(c->cluster),
 		           c->policy.name, (unsigned)GP_SLURM_VERSION_BUILT);
 		conf_publish(c);
 	} else {
@@ -88,12 +88,7 @@ extern int init(void)
 		slurm_error("gpuplace: %s; jobs pass unchanged until the configuration is fixed",
 		            err.text);
 	}
-	stop_requested = false;
-	graveyard_owned_by_thread(true);
-	if (pthread_create(&reload_thread, NULL, reload_main, NULL) == 0) {
-		reload_running = true;
-	} else {
-		graveyard_owned_by_thread(false);
+	if (!thread_start()) {
 		slurm_error("gpuplace: cannot start the reload thread: configuration changes need a restart");
 		decider_prepare(); /* no thread to build it: now, once */
 	}
@@ -102,29 +97,16 @@ extern int init(void)
 
 extern void fini(void)
 {
-	if (reload_running) {
-		pthread_mutex_lock(&stop_lock);
-		stop_requested = true;
-		pthread_cond_signal(&stop_cond);
-		pthread_mutex_unlock(&stop_lock);
-		pthread_join(reload_thread, NULL);
-		reload_running = false;
-	}
+	thread_stop(); /* from now on the last put of a configuration frees it */
 	summary_log();
-	graveyard_owned_by_thread(false); /* from now on the last put frees */
 	decider_reset();
-	conf_put(dec_failed);
-	dec_failed = NULL;
+	conf_put(dec.failed);
+	dec.failed = NULL;
 	origs_clear();
 	slots_clear();
 	graveyard_empty();
-	memset(pass_announced, 0, sizeof(pass_announced));
+	stats_forget_announced();
 }
-
-/* An engine failure is gpuplace's own: at error level, but at most once
- * per GP_SUMMARY_S (the rest at verbose, all counted in the summary), so a
- * burst of submissions that all meet it writes one error line. */
-static time_t engine_error_logged;
 
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
@@ -158,23 +140,19 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 			                                source, GP_HINTS_MAX - 1);
 		slurm_verbose("gpuplace: %s rejected: %s longer than %d characters", label, source,
 		              GP_HINTS_MAX - 1);
-		pthread_mutex_lock(&stats_lock);
-		stat_bad_hints++;
-		pthread_mutex_unlock(&stats_lock);
+		count_bad_hints();
 		return SLURM_ERROR;
 	}
 	if (found > 0 && gp__job_profile_parse(hints, &profile, &err) != GP_OK) {
 		if (err_msg)
 			*err_msg = slurm_xstrdup_printf("gpuplace: %s: %s", source, err.text);
 		slurm_verbose("gpuplace: %s rejected: %s: %s", label, source, err.text);
-		pthread_mutex_lock(&stats_lock);
-		stat_bad_hints++;
-		pthread_mutex_unlock(&stats_lock);
+		count_bad_hints();
 		return SLURM_ERROR;
 	}
 	c = conf_get();
 	if (!c) {
-		count_pass(PASS_NO_CONF, label, conf_dir);
+		count_pass(PASS_NO_CONF, label, conf_dir_path());
 		return SLURM_SUCCESS;
 	}
 	pass_resolved(PASS_NO_CONF);
@@ -198,9 +176,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 
 		slurm_verbose("gpuplace: %s passes unchanged: %s; Slurm's to judge (%s, %d: %s)", label,
 		              err.text, code_name, code, slurm_strerror(code));
-		pthread_mutex_lock(&stats_lock);
-		stat_pass[PASS_USER]++;
-		pthread_mutex_unlock(&stats_lock);
+		count_pass_quiet(PASS_USER);
 		goto out;
 	}
 	sn = snap_get();
@@ -219,10 +195,10 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	job_need(job_desc, daemon_default_mem(), &need);
 	memset(&d, 0, sizeof(d));
 	memset(&o, 0, sizeof(o));
-	pthread_mutex_lock(&decide_lock);
-	if (dec_conf != c) {
+	pthread_mutex_lock(&dec.lock);
+	if (dec.cur.conf != c) {
 		/* the plugin's thread builds it (decider_prepare): never here */
-		pthread_mutex_unlock(&decide_lock);
+		pthread_mutex_unlock(&dec.lock);
 		snap_put(sn);
 		count_pass(PASS_NO_ENGINE, label, NULL);
 		goto out;
@@ -232,10 +208,10 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	 * reservation stays inside it (time limit 0: no limit, every
 	 * reservation not yet over counts) */
 	if (gp_resv_apply(c->cluster, &sn->resv, job_desc->reservation, (int64_t)time(NULL),
-	                  (int64_t)r.time_limit_min * 60, work->node_flags, why, sizeof(why))) {
-		work->jobs = NULL; /* borrowed from the snapshot */
-		work->njobs = 0;
-		pthread_mutex_unlock(&decide_lock);
+	                  (int64_t)r.time_limit_min * 60, dec.cur.work->node_flags, why, sizeof(why))) {
+		dec.cur.work->jobs = NULL; /* borrowed from the snapshot */
+		dec.cur.work->njobs = 0;
+		pthread_mutex_unlock(&dec.lock);
 		snap_put(sn);
 		count_pass(PASS_REQUEST, label, why);
 		goto out;
@@ -246,20 +222,18 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		if (found > 0 && profile.gpus == 0)
 			profile.gpus = r.gpus;
 		bookings_prune((int64_t)time(NULL));
-		rc = gp__decide(engine, work, &r, found > 0 ? &profile : NULL, &c->policy, &pv,
+		rc = gp__decide(dec.cur.engine, dec.cur.work, &r, found > 0 ? &profile : NULL, &c->policy, &pv,
 		                sn->view.state->time, recent_bookings(), nrecent_bookings(), &d, &err);
 	}
-	work->jobs = NULL; /* borrowed from the snapshot */
-	work->njobs = 0;
+	dec.cur.work->jobs = NULL; /* borrowed from the snapshot */
+	dec.cur.work->njobs = 0;
 	if (rc == GP_EINVAL && found > 0) {
 		/* the hints contradict what the job asks for: the user can fix it */
-		pthread_mutex_unlock(&decide_lock);
+		pthread_mutex_unlock(&dec.lock);
 		if (err_msg)
 			*err_msg = slurm_xstrdup_printf("gpuplace: %s: %s", source, err.text);
 		slurm_verbose("gpuplace: %s rejected: %s: %s", label, source, err.text);
-		pthread_mutex_lock(&stats_lock);
-		stat_bad_hints++;
-		pthread_mutex_unlock(&stats_lock);
+		count_bad_hints();
 		rc = SLURM_ERROR;
 		snap_put(sn);
 		goto out;
@@ -267,13 +241,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	if (rc != GP_OK) {
 		bool loud;
 
-		pthread_mutex_unlock(&decide_lock);
-		pthread_mutex_lock(&stats_lock);
-		stat_pass[PASS_ENGINE]++;
-		loud = time(NULL) >= engine_error_logged + GP_SUMMARY_S;
-		if (loud)
-			engine_error_logged = time(NULL);
-		pthread_mutex_unlock(&stats_lock);
+		pthread_mutex_unlock(&dec.lock);
+		loud = count_engine_error();
 		gp_log(loud ? LOGL_ERROR : LOGL_VERBOSE,
 		       "gpuplace: %s: the engine failed: %s; the job passes unchanged%s", label, err.text,
 		       loud ? " (further engine failures this minute at verbose level)" : "");
@@ -288,7 +257,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	 * cons_tres force lower-weight nodes in and never meet the switch
 	 * count, notes/slurm-on-one-machine.md C2 - and no --switches of the
 	 * user's) */
-	if (d.kind == GP_DECIDE_CONSTRAIN && topology_is("tree") && dec_one_weight &&
+	if (d.kind == GP_DECIDE_CONSTRAIN && topology_is("tree") && dec.cur.one_weight &&
 	    (job_desc->req_switch == NO_VAL || job_desc->req_switch == 0) &&
 	    gp_switch_request(&d, &c->policy, &o.switches, &o.switch_wait)) {
 		/* Slurm waits no longer than its max_switch_wait whatever the
@@ -307,7 +276,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 			o.features = "";
 		}
 	}
-	o.ref = ref_base + ++ref_seq;
+	o.ref = dec.ref_base + ++dec.ref_seq;
 	o.profile = found > 0 ? &profile : NULL;
 	if (d.kind == GP_DECIDE_PIN && d.ncands > 0 &&
 	    !pin_exact(job_desc, &r, &d.cands[0], age, &o.tres_node, o.unpinned,
@@ -334,12 +303,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		          d.waited ? d.wait_s : 0.0, submit_uid, o.switches > 0);
 	if (o.kind != GP_DECIDE_REJECT)
 		booking_add(&d, r.time_limit_min, (int64_t)time(NULL));
-	pthread_mutex_unlock(&decide_lock);
-	pthread_mutex_lock(&stats_lock);
-	stat_kind[o.kind]++;
-	if (*o.unpinned)
-		stat_unpinned++;
-	pthread_mutex_unlock(&stats_lock);
+	pthread_mutex_unlock(&dec.lock);
+	count_decision(o.kind, *o.unpinned != '\0');
 	if (o.kind == GP_DECIDE_REJECT) {
 		if (err_msg)
 			*err_msg = slurm_xstrdup_printf("gpuplace: %s", d.reason);
@@ -377,7 +342,7 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 	/* job_ptr is slurmctld's private job_record_t: never dereferenced.
 	 * Someone else changed the job: what gpuplace kept of the user's
 	 * request may no longer be it, so the job is not steered again. */
-	uint32_t id = 0;
+	uint32_t id = 0, inflight;
 	long v;
 
 	if (!job_desc)
@@ -386,8 +351,9 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 		id = GP_JOB_DESC_ID(job_desc);
 	else if (job_desc->job_id_str && gp__parse_long(job_desc->job_id_str, 1, UINT32_MAX, &v) == 0)
 		id = (uint32_t)v; /* scontrol update names the job as a string */
-	slurm_debug("gpuplace: job %u modified%s", id, id && id == steer_inflight ? " by steering" : "");
-	if (id && id != steer_inflight && changes_request(job_desc))
+	inflight = steer_updating();
+	slurm_debug("gpuplace: job %u modified%s", id, id && id == inflight ? " by steering" : "");
+	if (id && id != inflight && changes_request(job_desc))
 		orig_forget_job(id);
 	return SLURM_SUCCESS;
 }

@@ -110,17 +110,15 @@ enum pass_reason {
 	PASS_NREASONS
 };
 
-extern pthread_mutex_t stats_lock;
-extern unsigned long stat_kind[3];            /* PIN, CONSTRAIN, REJECT */
-extern unsigned long stat_pass[PASS_NREASONS];
-extern unsigned long stat_bad_hints;
-extern unsigned long stat_unpinned;           /* PINs turned into CONSTRAIN */
-extern unsigned long stat_steered;            /* pending jobs moved (steer_pass) */
-extern bool pass_announced[PASS_NREASONS];
-
 void count_pass(enum pass_reason why, const char *label, const char *detail);
 void pass_resolved(enum pass_reason why);
 void summary_log(void);
+void count_bad_hints(void);
+void count_pass_quiet(enum pass_reason why);
+bool count_engine_error(void);
+void count_decision(gp_decision_kind_t kind, bool unpinned);
+void count_steered(void);
+void stats_forget_announced(void);
 
 /* ---- the job's request (job_request.c) ------------------------------------ */
 
@@ -224,8 +222,6 @@ void slots_clear(void);
 
 /* ---- loading the configuration (conf_reload.c) ------------------------------ */
 
-extern char conf_dir[PATH_MAX];
-
 struct gp_conf *conf_load(gp_error_t *err);
 void reload_if_changed(struct timespec failed[GP_NWATCHED]);
 bool in_slurmctld(void);
@@ -233,6 +229,7 @@ bool topology_is(const char *name);
 uint64_t daemon_default_mem(void);
 uint32_t daemon_max_switch_wait(void);
 void set_conf_dir(void);
+const char *conf_dir_path(void);
 
 /* ---- the decision side (ledger.c) ---------------------------------------- */
 
@@ -250,25 +247,85 @@ struct ledger_entry {
 	uint32_t *mask;
 };
 
-extern pthread_mutex_t decide_lock;
-extern int64_t ledger_oldest;
-extern uint64_t prepare_skip_ref;
-extern struct gp_conf *dec_conf;
-extern bool dec_one_weight;
-extern gp_engine_t *engine;
-extern gp_state_t *work;
-extern uint32_t *dec_full;
-extern struct ledger_entry ledger[GP_LEDGER_MAX];
-extern int nledger;
-extern int unconfirmed_passes;
-extern int unbooked_passes;
-extern uint64_t ref_base, ref_seq;
-extern bool ledger_full_logged;
-extern struct gp_conf *dec_failed;
+/* What the decisions need for one configuration, built off the
+ * submission path (decider_prepare) and installed whole. */
+struct decider {
+	struct gp_conf *conf;         /* a reference; the configuration engine and
+	                               * ledger belong to */
+	gp_engine_t *engine;
+	gp_state_t *work;             /* snapshot + ledger, what a decision sees */
+	int32_t *slurm_order;         /* nodes by (Weight, slurm.conf order) */
+	/* every node's GPUs as a mask (node_full), one array: the pass over
+	 * every node in prepare_work touches no node record */
+	uint32_t *full;
+	gp_rack_view_t *racks;        /* the snapshot's rack headroom less what the
+	                               * ledger's jobs will draw */
+	/* the ledger per node and per rack (ledger.c): led_mask[i] = OR of the
+	 * entries' masks on node i, led_nodes[0..ledger.nnodes-1] the nodes
+	 * where it is not 0; led_draw[r] = watts of rack r, led_racks the racks
+	 * where it is not 0 */
+	uint32_t *led_mask;
+	int32_t *led_nodes, *led_racks;
+	double *led_draw;
+	bool one_weight;              /* every node of conf has the same Weight */
+};
+
+/* The ledger of decisions Slurm has not started yet (ledger.c). */
+struct ledger {
+	struct ledger_entry e[GP_LEDGER_MAX];
+	int n;
+	int32_t nnodes, nracks;       /* in use of decider.led_nodes, led_racks */
+	/* the snapshot (gen) the ledger was last checked against, and how
+	 * many of its first entries were */
+	uint64_t gen;
+	int nchecked;
+	bool full_logged;
+	/* passed GPU jobs Slurm has not shown started yet whose nodes are a
+	 * guess (prepare_work) */
+	int unconfirmed;
+	/* passed GPU jobs the full ledger could not book since this snapshot
+	 * (unbooked_gen): they count as unconfirmed guesses until the next one */
+	int unbooked;
+	uint64_t unbooked_gen;
+	/* Jobs submitted since this time are listed with each snapshot, so the
+	 * ledger can tell which of its decisions Slurm has started. */
+	int64_t oldest;
+	/* the decision whose own entry prepare_work leaves out (a steering
+	 * re-decision of a pending job must not see its own set as taken), 0 =
+	 * none */
+	uint64_t skip_ref;
+};
+
+/* Checkpoint schedules this plugin planned, until the job's time limit (or
+ * a day when it has none): later plans stagger their windows; when
+ * GP_LEDGER_MAX are planned, later jobs' plans are not staggered against
+ * each other. */
+struct bookings {
+	gp_ckpt_booking_t b[GP_LEDGER_MAX];
+	int64_t until[GP_LEDGER_MAX];
+	int n;
+	uint32_t seq;
+};
+
+/* The decision side: everything in it under lock (serialised: slurmctld
+ * calls job_submit with its job write lock held; the lock makes that
+ * explicit and keeps the plugin's thread out). */
+struct decide_state {
+	pthread_mutex_t lock;
+	struct decider cur;           /* the installed decider; cur.conf NULL: none */
+	struct gp_conf *failed;       /* the configuration a decider failed for (a
+	                               * reference), so that the failure is logged
+	                               * once, not at every pass of the thread */
+	struct ledger ledger;
+	struct bookings bookings;
+	uint64_t ref_base, ref_seq;   /* decision references: init time, counter */
+};
+
+extern struct decide_state dec;
 
 static inline uint32_t node_full(int32_t i)
 {
-	return dec_full[i];
+	return dec.cur.full[i];
 }
 
 void bookings_prune(int64_t now);
@@ -310,24 +367,18 @@ void comment_pass(job_desc_msg_t *j, const char *why);
 
 /* ---- steering pending jobs (steer_pass.c) ---------------------------------- */
 
-extern volatile uint32_t steer_inflight;
-
 void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
                uint32_t uid, bool every_refresh);
 void orig_forget_job(uint32_t job_id);
+uint32_t steer_updating(void);
 void origs_clear(void);
 struct ledger_entry *ledger_find(uint64_t ref);
 void steer_pass(gp_live_t *lv);
 
 /* ---- the plugin's thread (state_thread.c) ---------------------------------- */
 
-extern pthread_t reload_thread;
-extern bool reload_running;
-extern pthread_mutex_t stop_lock;
-extern pthread_cond_t stop_cond;
-extern bool stop_requested;
-
 void refresh_soon(void);
-void *reload_main(void *arg);
+bool thread_start(void);
+void thread_stop(void);
 
 #endif /* GP_JOB_SUBMIT_GPUPLACE_H */

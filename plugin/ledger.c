@@ -16,19 +16,11 @@
 #include "job_submit_gpuplace.h"
 
 /* ---- the decision side (serialised: slurmctld calls job_submit with
- * its job write lock held; decide_lock makes that explicit) ------------ */
+ * its job write lock held; dec.lock makes that explicit) ------------ */
 
 /* Serialises decisions and the ledger (slurmctld already calls job_submit
  * with its job write lock held; this makes it explicit). */
-pthread_mutex_t decide_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Jobs submitted since this time are listed with each snapshot, so the
- * ledger can tell which of its decisions Slurm has started (decide_lock). */
-int64_t ledger_oldest;
-/* the decision whose own ledger entry prepare_work leaves out (a steering
- * re-decision of a pending job must not see its own set as taken), 0 =
- * none (decide_lock) */
-uint64_t prepare_skip_ref;
+struct decide_state dec = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /*
  * The ledger: GPUs the plugin expects to become busy that Slurm's counts do
@@ -62,58 +54,16 @@ uint64_t prepare_skip_ref;
  * not once per submission with a scan of every recent job.
  */
 
-struct gp_conf *dec_conf;      /* the configuration engine and ledger belong to */
-bool dec_one_weight;           /* every node of dec_conf has the same Weight */
-gp_engine_t *engine;
-gp_state_t *work;              /* snapshot + ledger, what a decision sees */
-static int32_t *slurm_order;          /* nodes by (Weight, slurm.conf order) */
-/* every node's GPUs as a mask (node_full), one array: the pass over every
- * node in prepare_work touches no node record */
-uint32_t *dec_full;
-/* the snapshot's rack headroom less what the ledger's jobs will draw */
-static gp_rack_view_t *dec_racks;
-struct ledger_entry ledger[GP_LEDGER_MAX];
-int nledger;
-/* the ledger per node and per rack (see above): led_mask[i] = OR of the
- * entries' masks on node i, led_nodes[0..nled_nodes-1] the nodes where it
- * is not 0; led_draw[r] = watts of rack r, led_racks the racks where it is
- * not 0 */
-static uint32_t *led_mask;
-static int32_t *led_nodes, nled_nodes;
-static double *led_draw;
-static int32_t *led_racks, nled_racks;
-/* the snapshot (gen) the ledger was last checked against, and how many of
- * its first entries were */
-static uint64_t ledger_gen;
-static int ledger_nchecked;
-bool ledger_full_logged;
-/* passed GPU jobs Slurm has not shown started yet whose nodes are a
- * guess (prepare_work) */
-int unconfirmed_passes;
-/* passed GPU jobs the full ledger could not book since this snapshot
- * (gen): they count as unconfirmed guesses until the next one */
-int unbooked_passes;
-static uint64_t unbooked_gen;
-uint64_t ref_base, ref_seq;    /* decision references: init time, counter */
-/* checkpoint schedules this plugin planned, until the job's time limit
- * (or a day when it has none): later plans stagger their windows; when
- * GP_LEDGER_MAX are planned, later jobs' plans are not staggered against
- * each other */
-static gp_ckpt_booking_t bookings[GP_LEDGER_MAX];
-static int64_t booking_until[GP_LEDGER_MAX];
-static int nbookings;
-static uint32_t booking_seq;
-
 void bookings_prune(int64_t now)
 {
 	int i, kept = 0;
 
-	for (i = 0; i < nbookings; i++)
-		if (booking_until[i] > now) {
-			bookings[kept] = bookings[i];
-			booking_until[kept++] = booking_until[i];
+	for (i = 0; i < dec.bookings.n; i++)
+		if (dec.bookings.until[i] > now) {
+			dec.bookings.b[kept] = dec.bookings.b[i];
+			dec.bookings.until[kept++] = dec.bookings.until[i];
 		}
-	nbookings = kept;
+	dec.bookings.n = kept;
 }
 
 /*
@@ -130,20 +80,23 @@ void bookings_prune(int64_t now)
 
 const gp_ckpt_booking_t *recent_bookings(void)
 {
-	return nbookings > GP_CKPT_STAGGER ? bookings + (nbookings - GP_CKPT_STAGGER) : bookings;
+	return dec.bookings.n > GP_CKPT_STAGGER
+	           ? dec.bookings.b + (dec.bookings.n - GP_CKPT_STAGGER)
+	           : dec.bookings.b;
 }
 
 int32_t nrecent_bookings(void)
 {
-	return nbookings > GP_CKPT_STAGGER ? GP_CKPT_STAGGER : nbookings;
+	return dec.bookings.n > GP_CKPT_STAGGER ? GP_CKPT_STAGGER : dec.bookings.n;
 }
 
 void booking_add(const gp_decision_t *d, uint32_t time_limit_min, int64_t now)
 {
-	if (d->ckpt.storage < 0 || nbookings == GP_LEDGER_MAX)
+	if (d->ckpt.storage < 0 || dec.bookings.n == GP_LEDGER_MAX)
 		return;
-	gp__ckpt_booking_of(&d->ckpt, ++booking_seq, &bookings[nbookings]);
-	booking_until[nbookings++] = now + (time_limit_min ? (int64_t)time_limit_min * 60 : 86400);
+	gp__ckpt_booking_of(&d->ckpt, ++dec.bookings.seq, &dec.bookings.b[dec.bookings.n]);
+	dec.bookings.until[dec.bookings.n++] =
+	    now + (time_limit_min ? (int64_t)time_limit_min * 60 : 86400);
 }
 
 /* Add entry e to the per-node and per-rack sums. */
@@ -151,19 +104,20 @@ static void ledger_index_add(const struct ledger_entry *e)
 {
 	int32_t i;
 
-	if (e->time && (!ledger_oldest || e->time < ledger_oldest))
-		ledger_oldest = e->time;
+	if (e->time && (!dec.ledger.oldest || e->time < dec.ledger.oldest))
+		dec.ledger.oldest = e->time;
 	if (!e->ref && !e->certain)
-		unconfirmed_passes++;
-	if (!led_mask)
+		dec.ledger.unconfirmed++;
+	if (!dec.cur.led_mask)
 		return;
 	for (i = 0; i < e->n; i++) {
-		if (!led_mask[e->nodes[i]] && e->mask[i])
-			led_nodes[nled_nodes++] = e->nodes[i];
-		led_mask[e->nodes[i]] |= e->mask[i];
+		if (!dec.cur.led_mask[e->nodes[i]] && e->mask[i])
+			dec.cur.led_nodes[dec.ledger.nnodes++] = e->nodes[i];
+		dec.cur.led_mask[e->nodes[i]] |= e->mask[i];
 	}
-	nled_racks = gp_ledger_power_draw(dec_conf->cluster, led_draw, e->nodes, e->mask, e->n,
-	                                  e->cap_w, led_racks, nled_racks);
+	dec.ledger.nracks =
+	    gp_ledger_power_draw(dec.cur.conf->cluster, dec.cur.led_draw, e->nodes, e->mask, e->n,
+	                         e->cap_w, dec.cur.led_racks, dec.ledger.nracks);
 }
 
 /* The sums again from the entries (after some left or changed). */
@@ -172,32 +126,32 @@ void ledger_index_rebuild(void)
 	int32_t i;
 	int k;
 
-	ledger_oldest = 0;
-	unconfirmed_passes = 0;
-	if (led_mask) {
-		for (i = 0; i < nled_nodes; i++)
-			led_mask[led_nodes[i]] = 0;
-		for (i = 0; i < nled_racks; i++)
-			led_draw[led_racks[i]] = 0;
+	dec.ledger.oldest = 0;
+	dec.ledger.unconfirmed = 0;
+	if (dec.cur.led_mask) {
+		for (i = 0; i < dec.ledger.nnodes; i++)
+			dec.cur.led_mask[dec.cur.led_nodes[i]] = 0;
+		for (i = 0; i < dec.ledger.nracks; i++)
+			dec.cur.led_draw[dec.cur.led_racks[i]] = 0;
 	}
-	nled_nodes = nled_racks = 0;
-	for (k = 0; k < nledger; k++)
-		ledger_index_add(&ledger[k]);
+	dec.ledger.nnodes = dec.ledger.nracks = 0;
+	for (k = 0; k < dec.ledger.n; k++)
+		ledger_index_add(&dec.ledger.e[k]);
 }
 
 static void ledger_clear(void)
 {
 	int i;
 
-	for (i = 0; i < nledger; i++) {
-		free(ledger[i].nodes);
-		free(ledger[i].mask);
+	for (i = 0; i < dec.ledger.n; i++) {
+		free(dec.ledger.e[i].nodes);
+		free(dec.ledger.e[i].mask);
 	}
-	nledger = 0;
-	ledger_gen = 0;
-	ledger_nchecked = 0;
-	unbooked_passes = 0;
-	unbooked_gen = 0;
+	dec.ledger.n = 0;
+	dec.ledger.gen = 0;
+	dec.ledger.nchecked = 0;
+	dec.ledger.unbooked = 0;
+	dec.ledger.unbooked_gen = 0;
 	ledger_index_rebuild();
 }
 
@@ -212,21 +166,6 @@ static int by_slurm_order(const void *a, const void *b)
 		return x->weight < y->weight ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
-
-/* What the decisions need for one configuration, built off the
- * submission path (decider_prepare) and installed whole. */
-struct decider {
-	struct gp_conf *conf;         /* a reference */
-	gp_engine_t *engine;
-	gp_state_t *work;
-	int32_t *slurm_order;
-	uint32_t *full;
-	gp_rack_view_t *racks;
-	uint32_t *led_mask;
-	int32_t *led_nodes, *led_racks;
-	double *led_draw;
-	bool one_weight;
-};
 
 static void decider_free(struct decider *d)
 {
@@ -283,28 +222,17 @@ static int decider_build(struct gp_conf *c, struct decider *d, gp_error_t *err)
 	return 0;
 }
 
-/* Swap d in as the current decider (decide_lock held); the old one comes
+/* Swap d in as the current decider (dec.lock held); the old one comes
  * back in d, for the caller to free outside the lock.  The ledger and the
  * checkpoint bookings belong to the old model and are emptied. */
 static void decider_swap(struct decider *d)
 {
-	struct decider old = { dec_conf, engine, work, slurm_order, dec_full, dec_racks,
-			       led_mask, led_nodes, led_racks, led_draw, dec_one_weight };
+	struct decider old = dec.cur;
 
 	ledger_clear();
-	nbookings = 0; /* storage indices belong to the old model */
-	dec_conf = d->conf;
-	engine = d->engine;
-	work = d->work;
-	slurm_order = d->slurm_order;
-	dec_full = d->full;
-	dec_racks = d->racks;
-	led_mask = d->led_mask;
-	led_nodes = d->led_nodes;
-	led_racks = d->led_racks;
-	led_draw = d->led_draw;
-	dec_one_weight = d->one_weight;
-	nled_nodes = nled_racks = 0;
+	dec.bookings.n = 0; /* storage indices belong to the old model */
+	dec.cur = *d;
+	dec.ledger.nnodes = dec.ledger.nracks = 0;
 	*d = old;
 }
 
@@ -314,20 +242,16 @@ void decider_reset(void)
 	struct decider none;
 
 	memset(&none, 0, sizeof(none));
-	pthread_mutex_lock(&decide_lock);
+	pthread_mutex_lock(&dec.lock);
 	decider_swap(&none);
-	pthread_mutex_unlock(&decide_lock);
+	pthread_mutex_unlock(&dec.lock);
 	decider_free(&none);
 }
-
-/* The configuration a decider failed for (a reference), so that the
- * failure is logged once, not at every pass of the thread. */
-struct gp_conf *dec_failed;
 
 /*
  * On the plugin's thread (and in init when it cannot start): when the
  * current configuration has no decider, build one outside every lock and
- * install it under decide_lock, as the snapshot is published.  Until then
+ * install it under dec.lock, as the snapshot is published.  Until then
  * job_submit lets jobs pass unchanged (PASS_NO_ENGINE, logged once).
  */
 void decider_prepare(void)
@@ -339,26 +263,26 @@ void decider_prepare(void)
 
 	if (!c)
 		return;
-	pthread_mutex_lock(&decide_lock);
-	have = dec_conf == c;
-	pthread_mutex_unlock(&decide_lock);
-	if (have || c == dec_failed) {
+	pthread_mutex_lock(&dec.lock);
+	have = dec.cur.conf == c;
+	pthread_mutex_unlock(&dec.lock);
+	if (have || c == dec.failed) {
 		conf_put(c);
 		return;
 	}
 	if (decider_build(c, &d, &err) != 0) {
 		slurm_error("gpuplace: cannot set up the placement engine: %s; jobs pass unchanged",
 		            err.text);
-		conf_put(dec_failed);
-		dec_failed = c; /* the reference conf_get() took */
+		conf_put(dec.failed);
+		dec.failed = c; /* the reference conf_get() took */
 		return;
 	}
-	pthread_mutex_lock(&decide_lock);
+	pthread_mutex_lock(&dec.lock);
 	decider_swap(&d);
-	pthread_mutex_unlock(&decide_lock);
+	pthread_mutex_unlock(&dec.lock);
 	decider_free(&d); /* the old one */
-	conf_put(dec_failed);
-	dec_failed = NULL;
+	conf_put(dec.failed);
+	dec.failed = NULL;
 	conf_put(c);
 	pass_resolved(PASS_NO_ENGINE);
 }
@@ -448,30 +372,31 @@ static void ledger_prune(const struct gp_snap *sn)
 {
 	int k, kept;
 
-	if (sn->ref.gen != ledger_gen || ledger_nchecked > nledger) {
-		ledger_gen = sn->ref.gen;
-		ledger_nchecked = 0;
+	if (sn->ref.gen != dec.ledger.gen || dec.ledger.nchecked > dec.ledger.n) {
+		dec.ledger.gen = sn->ref.gen;
+		dec.ledger.nchecked = 0;
 	}
-	kept = ledger_nchecked;
-	for (k = ledger_nchecked; k < nledger; k++) {
-		struct ledger_entry *e = &ledger[k];
+	kept = dec.ledger.nchecked;
+	for (k = dec.ledger.nchecked; k < dec.ledger.n; k++) {
+		struct ledger_entry *e = &dec.ledger.e[k];
 
 		if (ledger_drops(e, sn)) {
 			free(e->nodes);
 			free(e->mask);
 			continue;
 		}
-		ledger[kept++] = *e;
+		dec.ledger.e[kept++] = *e;
 	}
-	if (kept != nledger) {
-		nledger = kept;
+	if (kept != dec.ledger.n) {
+		dec.ledger.n = kept;
 		ledger_index_rebuild();
 	}
-	ledger_nchecked = nledger;
-	if (ledger_full_logged && nledger < GP_LEDGER_MAX) {
-		slurm_info("gpuplace: the ledger has room again (%d of %d entries): jobs can be PINned",
-		           nledger, GP_LEDGER_MAX);
-		ledger_full_logged = false;
+	dec.ledger.nchecked = dec.ledger.n;
+	if (dec.ledger.full_logged && dec.ledger.n < GP_LEDGER_MAX) {
+		slurm_info(
+		    "gpuplace: the ledger has room again (%d of %d entries): jobs can be PINned",
+		    dec.ledger.n, GP_LEDGER_MAX);
+		dec.ledger.full_logged = false;
 	}
 }
 
@@ -518,38 +443,42 @@ void prepare_work(const struct gp_snap *sn, const gp_live_need_t *need)
 	static const gp_live_need_t any = { 1, 1, 0, 0, 0 };
 	const gp_live_view_t *v = &sn->view;
 	const gp_state_t *st = v->state;
-	int32_t nn = dec_conf->cluster->nnodes, i;
+	int32_t nn = dec.cur.conf->cluster->nnodes, i;
 	int k;
 
-	memcpy(work->node_flags, st->node_flags, (size_t)nn * sizeof(*work->node_flags));
-	memcpy(work->alloc_mask, st->alloc_mask, (size_t)nn * sizeof(*work->alloc_mask));
-	work->time = st->time;
+	memcpy(dec.cur.work->node_flags, st->node_flags,
+	       (size_t)nn * sizeof(*dec.cur.work->node_flags));
+	memcpy(dec.cur.work->alloc_mask, st->alloc_mask,
+	       (size_t)nn * sizeof(*dec.cur.work->alloc_mask));
+	dec.cur.work->time = st->time;
 	/* the running jobs are the snapshot's: borrowed for this decision */
-	work->jobs = st->jobs;
-	work->njobs = st->njobs;
+	dec.cur.work->jobs = st->jobs;
+	dec.cur.work->njobs = st->njobs;
 	ledger_prune(sn);
-	if (unbooked_gen && unbooked_gen != sn->ref.gen) {
+	if (dec.ledger.unbooked_gen && dec.ledger.unbooked_gen != sn->ref.gen) {
 		/* a reading since: the passed jobs show in Slurm's counts */
-		unbooked_passes = 0;
-		unbooked_gen = 0;
+		dec.ledger.unbooked = 0;
+		dec.ledger.unbooked_gen = 0;
 	}
-	if (prepare_skip_ref) {
+	if (dec.ledger.skip_ref) {
 		/* a steering re-decision: every entry but its job's own (the
 		 * plugin's thread, off the submission path) */
-		for (k = 0; k < nledger; k++)
-			if (ledger[k].ref != prepare_skip_ref)
-				for (i = 0; i < ledger[k].n; i++)
-					work->alloc_mask[ledger[k].nodes[i]] |= ledger[k].mask[i];
+		for (k = 0; k < dec.ledger.n; k++)
+			if (dec.ledger.e[k].ref != dec.ledger.skip_ref)
+				for (i = 0; i < dec.ledger.e[k].n; i++)
+					dec.cur.work->alloc_mask[dec.ledger.e[k].nodes[i]] |=
+					    dec.ledger.e[k].mask[i];
 	} else {
-		for (i = 0; i < nled_nodes; i++)
-			work->alloc_mask[led_nodes[i]] |= led_mask[led_nodes[i]];
+		for (i = 0; i < dec.ledger.nnodes; i++)
+			dec.cur.work->alloc_mask[dec.cur.led_nodes[i]] |=
+			    dec.cur.led_mask[dec.cur.led_nodes[i]];
 	}
 	if (!need)
 		need = &any;
 	if (!need_limits(sn, need))
 		return; /* every node with a GPU free gives the job all of them */
 	for (i = 0; i < nn; i++) {
-		uint32_t full = node_full(i), freem = full & ~work->alloc_mask[i];
+		uint32_t full = node_full(i), freem = full & ~dec.cur.work->alloc_mask[i];
 		int32_t nfree, use;
 		int g;
 
@@ -560,13 +489,13 @@ void prepare_work(const struct gp_snap *sn, const gp_live_need_t *need)
 		/* the GPUs it cannot give this job count as busy, highest first */
 		for (g = 31; g >= 0 && nfree > use; g--)
 			if (freem & (1u << g)) {
-				work->alloc_mask[i] |= 1u << g;
+				dec.cur.work->alloc_mask[i] |= 1u << g;
 				nfree--;
 			}
 	}
 }
 
-/* dec_racks := the snapshot's racks less the power of the ledger's jobs,
+/* dec.cur.racks := the snapshot's racks less the power of the ledger's jobs,
  * which Slurm's counts (and so the snapshot's estimate or measurement) do
  * not hold yet: a burst of decisions cannot over-commit a rack.  After
  * prepare_work (which leaves only such entries in the ledger). */
@@ -574,26 +503,28 @@ const gp_rack_view_t *ledger_racks(const gp_rack_view_t *from)
 {
 	int k;
 
-	if (!from || !dec_racks)
+	if (!from || !dec.cur.racks)
 		return from;
-	memcpy(dec_racks, from, (size_t)dec_conf->cluster->nracks * sizeof(*dec_racks));
-	if (!prepare_skip_ref) {
-		gp_ledger_power_apply(dec_racks, led_draw, led_racks, nled_racks);
-		return dec_racks;
+	memcpy(dec.cur.racks, from, (size_t)dec.cur.conf->cluster->nracks * sizeof(*dec.cur.racks));
+	if (!dec.ledger.skip_ref) {
+		gp_ledger_power_apply(dec.cur.racks, dec.cur.led_draw, dec.cur.led_racks,
+		                      dec.ledger.nracks);
+		return dec.cur.racks;
 	}
-	for (k = 0; k < nledger; k++)
-		if (ledger[k].ref != prepare_skip_ref)
-			gp_ledger_power_subtract(dec_conf->cluster, dec_racks, ledger[k].nodes,
-			                         ledger[k].mask, ledger[k].n, ledger[k].cap_w);
-	return dec_racks;
+	for (k = 0; k < dec.ledger.n; k++)
+		if (dec.ledger.e[k].ref != dec.ledger.skip_ref)
+			gp_ledger_power_subtract(dec.cur.conf->cluster, dec.cur.racks,
+			                         dec.ledger.e[k].nodes, dec.ledger.e[k].mask,
+			                         dec.ledger.e[k].n, dec.ledger.e[k].cap_w);
+	return dec.cur.racks;
 }
 
 /* The ledger is full: said once at info until it has room again. */
 static void ledger_full_note(void)
 {
-	if (ledger_full_logged)
+	if (dec.ledger.full_logged)
 		return;
-	ledger_full_logged = true;
+	dec.ledger.full_logged = true;
 	slurm_info("gpuplace: the ledger holds %d decisions Slurm has not started yet, its "
 	           "bound: later jobs are CONSTRAINed to their domain instead of PINned, and "
 	           "passed jobs block PINs until the next reading, until Slurm starts some",
@@ -610,11 +541,11 @@ bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t 
 
 	if (n <= 0)
 		return false;
-	if (nledger == GP_LEDGER_MAX) {
+	if (dec.ledger.n == GP_LEDGER_MAX) {
 		ledger_full_note();
 		return false;
 	}
-	e = &ledger[nledger];
+	e = &dec.ledger.e[dec.ledger.n];
 	e->nodes = malloc((size_t)n * sizeof(*e->nodes));
 	e->mask = malloc((size_t)n * sizeof(*e->mask));
 	if (!e->nodes || !e->mask) {
@@ -632,7 +563,7 @@ bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t 
 	e->until_started = until_started;
 	e->cap_w = cap_w;
 	e->certain = certain;
-	nledger++;
+	dec.ledger.n++;
 	ledger_index_add(e);
 	return true;
 }
@@ -663,7 +594,7 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 {
 	int32_t gpus = r->gpus, per_node = r->gpus_per_node;
 	const uint32_t bad = GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED;
-	int32_t nn = dec_conf->cluster->nnodes, k, got = 0, want, take;
+	int32_t nn = dec.cur.conf->cluster->nnodes, k, got = 0, want, take;
 	int32_t idx[64];
 	uint32_t mask[64];
 	bool booked = true;
@@ -685,7 +616,7 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 		 * then the lowest of the rest */
 		for (k = 0; k < r->nrequired; k++) {
 			int32_t i = r->required[k], g;
-			uint32_t freem = node_full(i) & ~work->alloc_mask[i], m = 0;
+			uint32_t freem = node_full(i) & ~dec.cur.work->alloc_mask[i], m = 0;
 
 			take = per_node;
 			for (g = 0; g < 32 && take > 0; g++)
@@ -704,10 +635,10 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 		booked = ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0, true);
 	} else {
 		for (k = 0; k < nn && got < want; k++) {
-			int32_t i = slurm_order[k], g;
-			uint32_t freem = node_full(i) & ~work->alloc_mask[i], m = 0;
+			int32_t i = dec.cur.slurm_order[k], g;
+			uint32_t freem = node_full(i) & ~dec.cur.work->alloc_mask[i], m = 0;
 
-			if ((work->node_flags[i] & bad) || gp__popcount(freem) < per_node ||
+			if ((dec.cur.work->node_flags[i] & bad) || gp__popcount(freem) < per_node ||
 			    (r->nrequired && !in_list(r->required, r->nrequired, i)) ||
 			    in_list(r->excluded, r->nexcluded, i))
 				continue;
@@ -729,8 +660,8 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 	if (!booked) {
 		/* where it goes is unknown to the ledger: no PIN until the
 		 * next reading shows it */
-		unbooked_passes++;
-		unbooked_gen = sn->ref.gen;
+		dec.ledger.unbooked++;
+		dec.ledger.unbooked_gen = sn->ref.gen;
 	}
 }
 
@@ -756,14 +687,14 @@ void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *r,
 		return;
 	}
 	job_need(j, daemon_default_mem(), &need);
-	pthread_mutex_lock(&decide_lock);
-	if (dec_conf == c) {
+	pthread_mutex_lock(&dec.lock);
+	if (dec.cur.conf == c) {
 		prepare_work(sn, &need);
 		ledger_add_guess(r, nodes, uid, gp_live_name_hash(j->name), sn);
-		work->jobs = NULL; /* borrowed from the snapshot */
-		work->njobs = 0;
+		dec.cur.work->jobs = NULL; /* borrowed from the snapshot */
+		dec.cur.work->njobs = 0;
 	}
-	pthread_mutex_unlock(&decide_lock);
+	pthread_mutex_unlock(&dec.lock);
 	snap_put(sn);
 	refresh_soon();
 }

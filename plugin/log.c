@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "job_submit_gpuplace.h"
 
@@ -102,26 +103,34 @@ static const char *const pass_names[PASS_NREASONS] = {
 	"engine error", "request Slurm judges",
 };
 
-pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
-unsigned long stat_kind[3];            /* PIN, CONSTRAIN, REJECT */
-unsigned long stat_pass[PASS_NREASONS];
-unsigned long stat_bad_hints;
-unsigned long stat_unpinned;           /* PINs turned into CONSTRAIN */
-unsigned long stat_steered;            /* pending jobs moved (steer_pass) */
-/* a pass reason that concerns every job (no state, stale...) is logged at
- * info once until it no longer holds, not once per job */
-bool pass_announced[PASS_NREASONS];
+/* What happened since the last summary line, under lock. */
+static struct {
+	pthread_mutex_t lock;
+	unsigned long kind[3];        /* PIN, CONSTRAIN, REJECT */
+	unsigned long pass[PASS_NREASONS];
+	unsigned long bad_hints;
+	unsigned long unpinned;       /* PINs turned into CONSTRAIN */
+	unsigned long steered;        /* pending jobs moved (steer_pass) */
+	/* a pass reason that concerns every job (no state, stale...) is
+	 * logged at info once until it no longer holds, not once per job */
+	bool announced[PASS_NREASONS];
+	/* An engine failure is gpuplace's own: at error level, but at most
+	 * once per GP_SUMMARY_S (the rest at verbose, all counted in the
+	 * summary), so a burst of submissions that all meet it writes one
+	 * error line. */
+	time_t engine_error_logged;
+} stats = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 void count_pass(enum pass_reason why, const char *label, const char *detail)
 {
 	bool announce = false;
 
-	pthread_mutex_lock(&stats_lock);
-	stat_pass[why]++;
-	if (why >= PASS_NO_CONF && why <= PASS_NO_ENGINE && !pass_announced[why]) {
-		pass_announced[why] = announce = true;
+	pthread_mutex_lock(&stats.lock);
+	stats.pass[why]++;
+	if (why >= PASS_NO_CONF && why <= PASS_NO_ENGINE && !stats.announced[why]) {
+		stats.announced[why] = announce = true;
 	}
-	pthread_mutex_unlock(&stats_lock);
+	pthread_mutex_unlock(&stats.lock);
 	if (announce)
 		slurm_info("gpuplace: %s%s%s: jobs pass unchanged until it is resolved",
 		           pass_names[why], detail && *detail ? ": " : "", detail ? detail : "");
@@ -131,9 +140,9 @@ void count_pass(enum pass_reason why, const char *label, const char *detail)
 
 void pass_resolved(enum pass_reason why)
 {
-	pthread_mutex_lock(&stats_lock);
-	pass_announced[why] = false;
-	pthread_mutex_unlock(&stats_lock);
+	pthread_mutex_lock(&stats.lock);
+	stats.announced[why] = false;
+	pthread_mutex_unlock(&stats.lock);
 }
 
 /* One info line per GP_SUMMARY_S with what happened in it; nothing when no
@@ -145,17 +154,17 @@ void summary_log(void)
 	size_t used = 0;
 	int i;
 
-	pthread_mutex_lock(&stats_lock);
-	memcpy(kind, stat_kind, sizeof(kind));
-	memcpy(pass, stat_pass, sizeof(pass));
-	bad = stat_bad_hints;
-	unpinned = stat_unpinned;
-	steered = stat_steered;
-	stat_steered = 0;
-	memset(stat_kind, 0, sizeof(stat_kind));
-	memset(stat_pass, 0, sizeof(stat_pass));
-	stat_bad_hints = stat_unpinned = 0;
-	pthread_mutex_unlock(&stats_lock);
+	pthread_mutex_lock(&stats.lock);
+	memcpy(kind, stats.kind, sizeof(kind));
+	memcpy(pass, stats.pass, sizeof(pass));
+	bad = stats.bad_hints;
+	unpinned = stats.unpinned;
+	steered = stats.steered;
+	stats.steered = 0;
+	memset(stats.kind, 0, sizeof(stats.kind));
+	memset(stats.pass, 0, sizeof(stats.pass));
+	stats.bad_hints = stats.unpinned = 0;
+	pthread_mutex_unlock(&stats.lock);
 	total = kind[0] + kind[1] + kind[2] + bad + steered;
 	passes[0] = '\0';
 	for (i = 0; i < PASS_NREASONS; i++) {
@@ -175,4 +184,61 @@ void summary_log(void)
 	           "pending jobs steered: %lu",
 	           GP_SUMMARY_S, kind[GP_DECIDE_PIN], kind[GP_DECIDE_CONSTRAIN], unpinned,
 	           kind[GP_DECIDE_REJECT], bad, used ? passes : "none", steered);
+}
+
+/* A job rejected for its hints. */
+void count_bad_hints(void)
+{
+	pthread_mutex_lock(&stats.lock);
+	stats.bad_hints++;
+	pthread_mutex_unlock(&stats.lock);
+}
+
+/* A job that passed unchanged, counted only (its line is the caller's). */
+void count_pass_quiet(enum pass_reason why)
+{
+	pthread_mutex_lock(&stats.lock);
+	stats.pass[why]++;
+	pthread_mutex_unlock(&stats.lock);
+}
+
+/* An engine failure: counted; true when it is the first of GP_SUMMARY_S,
+ * which the caller logs at error level (the others at verbose). */
+bool count_engine_error(void)
+{
+	bool loud;
+
+	pthread_mutex_lock(&stats.lock);
+	stats.pass[PASS_ENGINE]++;
+	loud = time(NULL) >= stats.engine_error_logged + GP_SUMMARY_S;
+	if (loud)
+		stats.engine_error_logged = time(NULL);
+	pthread_mutex_unlock(&stats.lock);
+	return loud;
+}
+
+/* A decision of this kind; unpinned: a PIN turned into a CONSTRAIN. */
+void count_decision(gp_decision_kind_t kind, bool unpinned)
+{
+	pthread_mutex_lock(&stats.lock);
+	stats.kind[kind]++;
+	if (unpinned)
+		stats.unpinned++;
+	pthread_mutex_unlock(&stats.lock);
+}
+
+/* A pending job moved by steering. */
+void count_steered(void)
+{
+	pthread_mutex_lock(&stats.lock);
+	stats.steered++;
+	pthread_mutex_unlock(&stats.lock);
+}
+
+/* Every pass reason said again when it next holds (fini). */
+void stats_forget_announced(void)
+{
+	pthread_mutex_lock(&stats.lock);
+	memset(stats.announced, 0, sizeof(stats.announced));
+	pthread_mutex_unlock(&stats.lock);
 }

@@ -15,15 +15,17 @@
 
 /* ---- the state thread --------------------------------------------------- */
 
-pthread_t reload_thread;
-bool reload_running;
-pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
-pthread_cond_t stop_cond = PTHREAD_COND_INITIALIZER;
-bool stop_requested;
-
-/* the plugin's thread's cache of Slurm's reservation list */
-static gp_resv_cache_t resv_cache;
-static bool resv_failure_logged;
+/* The plugin's thread and how it is woken or stopped. */
+static struct {
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t lock;         /* stop and wake */
+	pthread_cond_t cond;
+	bool stop;                    /* fini asks it to end */
+	bool wake;                    /* a decision asks for a reading now */
+	gp_resv_cache_t resv_cache;   /* its cache of Slurm's reservation list */
+	bool resv_failure_logged;     /* said once until it can be read again */
+} thr = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
 static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_logged)
 {
@@ -40,9 +42,10 @@ static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_lo
 		conf_put(c);
 		return;
 	}
-	pthread_mutex_lock(&decide_lock);
-	since = ledger_oldest ? ledger_oldest - 2 : (int64_t)time(NULL) - 2 * GP_LEDGER_GRACE_S;
-	pthread_mutex_unlock(&decide_lock);
+	pthread_mutex_lock(&dec.lock);
+	since =
+	    dec.ledger.oldest ? dec.ledger.oldest - 2 : (int64_t)time(NULL) - 2 * GP_LEDGER_GRACE_S;
+	pthread_mutex_unlock(&dec.lock);
 	if (gp_live_refresh(lv, c->cluster, since, &sn->view, why, sizeof(why)) != 0) {
 		/* quiet while the controller is still starting */
 		if (!*failing_since)
@@ -69,10 +72,11 @@ static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_lo
 	 * reservation holds during its run, and a job in a reservation is
 	 * placed inside it; unread, such jobs pass (active reservations still
 	 * show in the nodes' state) */
-	sn->resv_ok = gp_resv_refresh(&resv_cache, c->cluster, &sn->resv, why, sizeof(why)) == 0;
-	if (!sn->resv_ok && !resv_failure_logged)
+	sn->resv_ok =
+	    gp_resv_refresh(&thr.resv_cache, c->cluster, &sn->resv, why, sizeof(why)) == 0;
+	if (!sn->resv_ok && !thr.resv_failure_logged)
 		slurm_error("gpuplace: %s; jobs in a reservation pass unchanged", why);
-	resv_failure_logged = !sn->resv_ok;
+	thr.resv_failure_logged = !sn->resv_ok;
 	sn->conf = c; /* the reference conf_get() took */
 	/* once per snapshot, off the submission path: measured draw from the
 	 * telemetry snapshot while fresh, else the estimate (power/power.h) */
@@ -94,19 +98,17 @@ static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_lo
 	pass_resolved(PASS_OLD_CONF);
 }
 
-static bool wake_requested;
-
 /* Ask the state thread for a reading now (after a decision, so the jobs it
  * let through show in Slurm's counts soon). */
 void refresh_soon(void)
 {
-	pthread_mutex_lock(&stop_lock);
-	wake_requested = true;
-	pthread_cond_signal(&stop_cond);
-	pthread_mutex_unlock(&stop_lock);
+	pthread_mutex_lock(&thr.lock);
+	thr.wake = true;
+	pthread_cond_signal(&thr.cond);
+	pthread_mutex_unlock(&thr.lock);
 }
 
-void *reload_main(void *arg)
+static void *reload_main(void *arg)
 {
 	struct timespec failed[GP_NWATCHED] = { { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 },
 						{ -1, 0 } };
@@ -117,12 +119,12 @@ void *reload_main(void *arg)
 	gp_live_t lv;
 
 	gp_live_init(&lv);
-	pthread_mutex_lock(&stop_lock);
-	while (!stop_requested) {
+	pthread_mutex_lock(&thr.lock);
+	while (!thr.stop) {
 		struct timespec until, gap = { 0, GP_REFRESH_GAP_MS * 1000000L };
 		bool woken;
 
-		pthread_mutex_unlock(&stop_lock);
+		pthread_mutex_unlock(&thr.lock);
 		graveyard_empty();
 		reload_if_changed(failed);
 		/* the engine for a new configuration, before its first state */
@@ -135,7 +137,7 @@ void *reload_main(void *arg)
 			summary_log();
 			next_summary = time(NULL) + GP_SUMMARY_S;
 		}
-		pthread_mutex_lock(&stop_lock);
+		pthread_mutex_lock(&thr.lock);
 		clock_gettime(CLOCK_REALTIME, &until);
 		if (live && !have_snapshot()) {
 			/* start-up: read the state as soon as slurmctld answers */
@@ -147,20 +149,49 @@ void *reload_main(void *arg)
 		} else {
 			until.tv_sec += GP_REFRESH_S;
 		}
-		while (!stop_requested && !wake_requested &&
-		       pthread_cond_timedwait(&stop_cond, &stop_lock, &until) == 0)
+		while (!thr.stop && !thr.wake &&
+		       pthread_cond_timedwait(&thr.cond, &thr.lock, &until) == 0)
 			;
-		woken = wake_requested;
-		wake_requested = false;
-		if (woken && !stop_requested) {
+		woken = thr.wake;
+		thr.wake = false;
+		if (woken && !thr.stop) {
 			/* a burst of decisions: at most one reading per gap */
-			pthread_mutex_unlock(&stop_lock);
+			pthread_mutex_unlock(&thr.lock);
 			nanosleep(&gap, NULL);
-			pthread_mutex_lock(&stop_lock);
+			pthread_mutex_lock(&thr.lock);
 		}
 	}
-	pthread_mutex_unlock(&stop_lock);
+	pthread_mutex_unlock(&thr.lock);
 	gp_live_fini(&lv);
-	gp_resv_cache_fini(&resv_cache);
+	gp_resv_cache_fini(&thr.resv_cache);
 	return NULL;
+}
+
+/* Start the thread; false when it cannot be (then the last put of a
+ * configuration frees it, and nothing reloads). */
+bool thread_start(void)
+{
+	thr.stop = false;
+	graveyard_owned_by_thread(true);
+	if (pthread_create(&thr.thread, NULL, reload_main, NULL) != 0) {
+		graveyard_owned_by_thread(false);
+		return false;
+	}
+	thr.running = true;
+	return true;
+}
+
+/* Stop the thread and wait for it (fini); from then on the last put of a
+ * configuration frees it. */
+void thread_stop(void)
+{
+	if (thr.running) {
+		pthread_mutex_lock(&thr.lock);
+		thr.stop = true;
+		pthread_cond_signal(&thr.cond);
+		pthread_mutex_unlock(&thr.lock);
+		pthread_join(thr.thread, NULL);
+		thr.running = false;
+	}
+	graveyard_owned_by_thread(false);
 }

@@ -16,10 +16,6 @@
 
 #include "job_submit_gpuplace.h"
 
-/* The job the steering pass is updating right now (its own RPC comes back
- * through job_modify), 0 = none. */
-volatile uint32_t steer_inflight;
-
 /* ---- steering pending jobs (steer.h) -------------------------------------- */
 
 /*
@@ -29,7 +25,7 @@ volatile uint32_t steer_inflight;
  * build_request(), job_need() and pin_exact() read, strings malloc'd here
  * (never handed to Slurm).  In memory only: after a slurmctld restart the
  * original of a pending job is unknown and the job is left alone.
- * Under decide_lock.
+ * Under dec.lock.
  */
 struct steer_orig {
 	uint64_t ref;
@@ -40,10 +36,23 @@ struct steer_orig {
 	job_desc_msg_t d;
 };
 
-/* pointers, so that dropping the oldest of a full table moves
- * GP_LEDGER_MAX pointers, not GP_LEDGER_MAX job descriptions */
-static struct steer_orig *origs[GP_LEDGER_MAX];
-static int norigs;
+/* What steering keeps between passes. */
+static struct {
+	/* the originals (dec.lock); pointers, so that dropping the oldest of
+	 * a full table moves GP_LEDGER_MAX pointers, not GP_LEDGER_MAX job
+	 * descriptions */
+	struct steer_orig *origs[GP_LEDGER_MAX];
+	int norigs;
+	/* the job the steering pass is updating right now (its own RPC comes
+	 * back through job_modify), 0 = none */
+	volatile uint32_t inflight;
+} steer;
+
+/* The job the steering pass is updating right now, 0 = none. */
+uint32_t steer_updating(void)
+{
+	return steer.inflight;
+}
 
 static char *dup_or_null(const char *s)
 {
@@ -70,7 +79,7 @@ static void orig_free(struct steer_orig *o)
 	free(o);
 }
 
-/* Called under decide_lock, before apply() changes the description. */
+/* Called under dec.lock, before apply() changes the description. */
 void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
                uint32_t uid, bool every_refresh)
 {
@@ -78,14 +87,15 @@ void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double 
 
 	if (!(o = calloc(1, sizeof(*o))))
 		return; /* memory short: this job is not steered */
-	if (norigs == GP_LEDGER_MAX) {
+	if (steer.norigs == GP_LEDGER_MAX) {
 		/* full: the oldest goes (its job is left alone from now on) */
-		orig_free(origs[0]);
-		memmove(&origs[0], &origs[1], (size_t)(GP_LEDGER_MAX - 1) * sizeof(origs[0]));
-		origs[GP_LEDGER_MAX - 1] = NULL;
-		norigs--;
+		orig_free(steer.origs[0]);
+		memmove(&steer.origs[0], &steer.origs[1],
+		        (size_t)(GP_LEDGER_MAX - 1) * sizeof(steer.origs[0]));
+		steer.origs[GP_LEDGER_MAX - 1] = NULL;
+		steer.norigs--;
 	}
-	origs[norigs] = o;
+	steer.origs[steer.norigs] = o;
 	o->ref = ref;
 	gp_steer_job_init(&o->st, false, (int64_t)time(NULL), wait_s, every_refresh);
 	o->uid = uid;
@@ -112,7 +122,7 @@ void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double 
 	o->d.exc_nodes = dup_or_null(j->exc_nodes);
 	o->d.features = dup_or_null(j->features);
 	o->d.name = dup_or_null(j->name);
-	norigs++;
+	steer.norigs++;
 }
 
 /* Forget every original (fini: the thread has stopped). */
@@ -120,36 +130,37 @@ void origs_clear(void)
 {
 	int k;
 
-	for (k = 0; k < norigs; k++) {
-		orig_free(origs[k]);
-		origs[k] = NULL;
+	for (k = 0; k < steer.norigs; k++) {
+		orig_free(steer.origs[k]);
+		steer.origs[k] = NULL;
 	}
-	norigs = 0;
+	steer.norigs = 0;
 }
 
 void orig_forget_job(uint32_t job_id)
 {
 	int k;
 
-	pthread_mutex_lock(&decide_lock);
-	for (k = 0; k < norigs; k++)
-		if (origs[k]->job_id == job_id) {
-			orig_free(origs[k]);
-			memmove(&origs[k], &origs[k + 1], (size_t)(norigs - k - 1) * sizeof(origs[0]));
-			origs[norigs - 1] = NULL;
-			norigs--;
+	pthread_mutex_lock(&dec.lock);
+	for (k = 0; k < steer.norigs; k++)
+		if (steer.origs[k]->job_id == job_id) {
+			orig_free(steer.origs[k]);
+			memmove(&steer.origs[k], &steer.origs[k + 1],
+			        (size_t)(steer.norigs - k - 1) * sizeof(steer.origs[0]));
+			steer.origs[steer.norigs - 1] = NULL;
+			steer.norigs--;
 			break;
 		}
-	pthread_mutex_unlock(&decide_lock);
+	pthread_mutex_unlock(&dec.lock);
 }
 
 static struct steer_orig *orig_find(uint64_t ref)
 {
 	int k;
 
-	for (k = 0; k < norigs; k++)
-		if (origs[k]->ref == ref)
-			return origs[k];
+	for (k = 0; k < steer.norigs; k++)
+		if (steer.origs[k]->ref == ref)
+			return steer.origs[k];
 	return NULL;
 }
 
@@ -182,25 +193,25 @@ static void origs_prune(const job_info_msg_t *jobs, int64_t now)
 		    (pend[np].ref = gp_comment_ref(jobs->job_array[i].admin_comment)))
 			pend[np++].job_id = jobs->job_array[i].job_id;
 	qsort(pend, (size_t)np, sizeof(*pend), by_ref);
-	pthread_mutex_lock(&decide_lock);
-	for (k = 0; k < norigs; k++) {
-		key.ref = origs[k]->ref;
+	pthread_mutex_lock(&dec.lock);
+	for (k = 0; k < steer.norigs; k++) {
+		key.ref = steer.origs[k]->ref;
 		hit = bsearch(&key, pend, (size_t)np, sizeof(*pend), by_ref);
 		if (hit)
-			origs[k]->job_id = hit->job_id;
-		if (origs[k]->st.decided + GP_LEDGER_GRACE_S < now && !hit) {
-			orig_free(origs[k]);
-			origs[k] = NULL;
+			steer.origs[k]->job_id = hit->job_id;
+		if (steer.origs[k]->st.decided + GP_LEDGER_GRACE_S < now && !hit) {
+			orig_free(steer.origs[k]);
+			steer.origs[k] = NULL;
 			continue;
 		}
 		if (kept != k) {
-			origs[kept] = origs[k];
-			origs[k] = NULL;
+			steer.origs[kept] = steer.origs[k];
+			steer.origs[k] = NULL;
 		}
 		kept++;
 	}
-	norigs = kept;
-	pthread_mutex_unlock(&decide_lock);
+	steer.norigs = kept;
+	pthread_mutex_unlock(&dec.lock);
 	free(pend);
 }
 
@@ -208,9 +219,9 @@ struct ledger_entry *ledger_find(uint64_t ref)
 {
 	int k;
 
-	for (k = 0; k < nledger; k++)
-		if (ledger[k].ref == ref)
-			return &ledger[k];
+	for (k = 0; k < dec.ledger.n; k++)
+		if (dec.ledger.e[k].ref == ref)
+			return &dec.ledger.e[k];
 	return NULL;
 }
 
@@ -235,7 +246,7 @@ static void plan_clear(struct steer_plan *p)
 
 /*
  * Re-decide pending job ji (candidate k) on the current snapshot; 1 with
- * *plan filled when it should be moved, else 0.  Under decide_lock, no
+ * *plan filled when it should be moved, else 0.  Under dec.lock, no
  * RPC.  Situations that move a job:
  *   PIN:       its pinned set is no longer free for it (taken by jobs
  *              gpuplace did not place, or by higher-priority ones), and a
@@ -250,7 +261,8 @@ static void plan_clear(struct steer_plan *p)
 /* Node nd cannot give a pinned job its `gpus' GPUs now (work as prepared). */
 static bool pinned_node_taken(int32_t nd, int32_t gpus)
 {
-	return gp_steer_node_taken(work->node_flags[nd], node_full(nd), work->alloc_mask[nd], gpus);
+	return gp_steer_node_taken(dec.cur.work->node_flags[nd], node_full(nd),
+	                           dec.cur.work->alloc_mask[nd], gpus);
 }
 
 static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_info_t *ji,
@@ -279,7 +291,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	/* moved lately, or CONSTRAINed and re-decided within the interval */
 	if (!gp_steer_due(&o->st, &c->policy, now))
 		return 0;
-	if (dec_conf != c)
+	if (dec.cur.conf != c)
 		return 0; /* built by this thread before the next pass */
 	if (o->hints && gp__job_profile_parse(o->hints, &profile, &err) == GP_OK)
 		found = 1;
@@ -288,10 +300,11 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	if (build_request(&o->d, c->cluster, &r, type, why, sizeof(why)) <= 0)
 		goto out;
 	job_need(&o->d, daemon_default_mem(), &need);
-	prepare_skip_ref = k->ref;
+	dec.ledger.skip_ref = k->ref;
 	prepare_work(sn, &need);
 	if (gp_resv_apply(c->cluster, &sn->resv, o->d.reservation, now,
-	                  (int64_t)r.time_limit_min * 60, work->node_flags, why, sizeof(why)))
+	                  (int64_t)r.time_limit_min * 60, dec.cur.work->node_flags, why,
+	                  sizeof(why)))
 		goto out;
 	if (k->pinned) {
 		/* is the pinned set still free for it?  The ledger says how many
@@ -325,8 +338,9 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		if (found && profile.gpus == 0)
 			profile.gpus = r.gpus;
 		bookings_prune(now);
-		rc = gp__decide(engine, work, &r, found ? &profile : NULL, &pol, &pv,
-		                sn->view.state->time, recent_bookings(), nrecent_bookings(), &d, &err);
+		rc = gp__decide(dec.cur.engine, dec.cur.work, &r, found ? &profile : NULL, &pol,
+		                &pv, sn->view.state->time, recent_bookings(), nrecent_bookings(),
+		                &d, &err);
 	}
 	if (rc != GP_OK || !gp_steer_moves(&d))
 		goto out;
@@ -402,10 +416,10 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	o->st.every_refresh = false; /* a PIN from now on */
 	moved = 1;
 out:
-	prepare_skip_ref = 0;
-	if (work) {
-		work->jobs = NULL; /* borrowed from the snapshot */
-		work->njobs = 0;
+	dec.ledger.skip_ref = 0;
+	if (dec.cur.work) {
+		dec.cur.work->jobs = NULL; /* borrowed from the snapshot */
+		dec.cur.work->njobs = 0;
 	}
 	slurm_xfree((void **)&tres_node);
 	free(list);
@@ -442,7 +456,7 @@ void steer_pass(gp_live_t *lv)
 	nc = gp_steer_pick(lv->jobs->job_array, lv->jobs->record_count, cand,
 	                   (int)lv->jobs->record_count);
 	/* bounded work: at most steer_max updates and 4x as many
-	 * re-decisions per pass, decide_lock taken per job, so a submission
+	 * re-decisions per pass, dec.lock taken per job, so a submission
 	 * waits for one re-decision at most */
 	for (k = 0; k < nc && gp_steer_budget(&c->policy, updates, evaluations); k++) {
 		struct steer_plan plan;
@@ -450,10 +464,10 @@ void steer_pass(gp_live_t *lv)
 		int moved, rc;
 
 		memset(&plan, 0, sizeof(plan));
-		pthread_mutex_lock(&decide_lock);
+		pthread_mutex_lock(&dec.lock);
 		moved = steer_decide(c, sn, &lv->jobs->job_array[cand[k].index], &cand[k], now, &plan,
 		                     &evaluations);
-		pthread_mutex_unlock(&decide_lock);
+		pthread_mutex_unlock(&dec.lock);
 		if (!moved)
 			continue;
 		/* the RPC, with no plugin lock held */
@@ -471,14 +485,12 @@ void steer_pass(gp_live_t *lv)
 			u.wait4switch = 0;
 		}
 		updates++;
-		steer_inflight = plan.job_id;
+		steer.inflight = plan.job_id;
 		rc = slurm_update_job(&u);
-		steer_inflight = 0;
+		steer.inflight = 0;
 		if (rc == SLURM_SUCCESS) {
 			slurm_verbose("gpuplace: job %u steered: %s", plan.job_id, plan.comment);
-			pthread_mutex_lock(&stats_lock);
-			stat_steered++;
-			pthread_mutex_unlock(&stats_lock);
+			count_steered();
 		} else {
 			/* most often: it started meanwhile, which Slurm refuses to move */
 			slurm_verbose("gpuplace: job %u not steered to %s: %s", plan.job_id,

@@ -162,7 +162,7 @@ static void test_pin_exact(void **unused)
 		r.gpus_per_node = cases[i].gpus_per_node;
 		j->num_tasks = cases[i].num_tasks;
 		scored(&sc, two, cases[i].masks, 2);
-		unconfirmed_passes = cases[i].passes;
+		dec.ledger.unconfirmed = cases[i].passes;
 		got = pin_exact(j, &r, &sc, cases[i].age, &tres, why, sizeof(why));
 		if (got != cases[i].want)
 			fail_msg("%s: pin_exact %d, expected %d (%s)", cases[i].name, got, cases[i].want, why);
@@ -179,7 +179,7 @@ static void test_pin_exact(void **unused)
 		gp__request_clear(&r);
 		job_free(j);
 	}
-	unconfirmed_passes = 0;
+	dec.ledger.unconfirmed = 0;
 }
 
 static void test_apply_pin(void **unused)

@@ -220,13 +220,13 @@ static void assert_nodes_named(const job_desc_msg_t *j, const char *prefix)
 
 	if (!j->req_nodes)
 		return;
-	if (gp__hostlist_nodes(dec_conf->cluster, "req_nodes", j->req_nodes,
-	                       dec_conf->cluster->nnodes, &idx, &n, &err) != GP_OK)
+	if (gp__hostlist_nodes(dec.cur.conf->cluster, "req_nodes", j->req_nodes,
+	                       dec.cur.conf->cluster->nnodes, &idx, &n, &err) != GP_OK)
 		fail_msg("req_nodes %s: %s", j->req_nodes, err.text);
 	for (i = 0; i < n; i++)
-		if (strncmp(dec_conf->cluster->nodes[idx[i]].name, prefix, strlen(prefix)))
+		if (strncmp(dec.cur.conf->cluster->nodes[idx[i]].name, prefix, strlen(prefix)))
 			fail_msg("pinned to %s: %s is not a %s node", j->req_nodes,
-			         dec_conf->cluster->nodes[idx[i]].name, prefix);
+			         dec.cur.conf->cluster->nodes[idx[i]].name, prefix);
 	free(idx);
 }
 
