@@ -162,8 +162,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		count_pass(*why ? PASS_REQUEST : PASS_FEW_GPUS, label, why);
 		if (*why)
 			comment_pass(job_desc, why);
-		if (r.gpus > 0)
-			book_pass(c, job_desc, &r, type, submit_uid);
+		if (r.gpus > 0 && book_pass(c, job_desc, &r, type, submit_uid))
+			refresh_soon();
 		goto out;
 	}
 	/* a request Slurm refuses or holds (a time limit over MaxTime, -w and

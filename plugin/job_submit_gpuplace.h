@@ -339,7 +339,7 @@ void prepare_work(const struct gp_snap *sn, const gp_live_need_t *need);
 const gp_rack_view_t *ledger_racks(const gp_rack_view_t *from);
 bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref, uint32_t uid,
                 uint64_t name_hash, bool until_started, double cap_w, bool certain);
-void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *r, const char *type,
+bool book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *r, const char *type,
                uint32_t uid);
 
 /* ---- applying a decision (apply.c) ---------------------------------------- */

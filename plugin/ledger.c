@@ -666,8 +666,11 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 }
 
 /* A job passing unchanged still takes GPUs: book where Slurm would most
- * likely put it, so the next decisions do not count those GPUs free. */
-void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *r,
+ * likely put it, so the next decisions do not count those GPUs free.
+ * true when the ledger was asked (the caller then asks the plugin's
+ * thread for a reading soon), false when there is no state to book on or
+ * the job's node lists cannot be read. */
+bool book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *r,
                const char *type, uint32_t uid)
 {
 	char why[256];
@@ -678,13 +681,13 @@ void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *r,
 
 	if (!sn || sn->conf != c || (int64_t)time(NULL) - sn->view.state->time > GP_STATE_STALE_S) {
 		snap_put(sn);
-		return;
+		return false;
 	}
 	/* the node lists, unless build_request read them already */
 	if (node_lists(j, c->cluster, r, &err) ||
 	    (*type && restrict_to_type(r, c->cluster, type, why, sizeof(why)))) {
 		snap_put(sn);
-		return;
+		return false;
 	}
 	job_need(j, daemon_default_mem(), &need);
 	pthread_mutex_lock(&dec.lock);
@@ -696,5 +699,5 @@ void book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *r,
 	}
 	pthread_mutex_unlock(&dec.lock);
 	snap_put(sn);
-	refresh_soon();
+	return true;
 }
