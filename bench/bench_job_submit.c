@@ -8,7 +8,7 @@
  * job (gp__decide on the state the plugin prepared, what bench_decide
  * times).
  *
- * The plugin is loaded as tests/unit/test_plugin_apply.c loads it (its source
+ * The plugin is loaded as tests/unit/test_plugin_apply.c loads it (its files
  * compiled in) and started with init() on a `gpuplace synth` site of
  * 16,384 or 65,536 nodes x 8 H100 written to a configuration directory
  * (GPUPLACE_CONF_DIR), so the configuration is read, and the engine built,

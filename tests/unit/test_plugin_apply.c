@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_plugin_apply.c - how job_submit/gpuplace writes a decision into a
- * job description, without a daemon: the plugin's source is compiled into
- * this program (its helpers are static) and linked with libslurm, whose
+ * job description, without a daemon: the plugin's files are compiled into
+ * this program (GP_PLUGIN_SOURCES, their shared helpers declared in
+ * plugin/job_submit_gpuplace.h) and linked with libslurm, whose
  * allocator slurmctld also uses.  What the comment says must be what Slurm
  * is told: the nodes, their number, the GPUs per node; a PIN Slurm cannot
  * be held to becomes a CONSTRAIN and says why.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_plugin_ledger.c - job_submit/gpuplace's ledger of decisions Slurm
- * has not started yet, through the plugin's real job_submit() (its source
+ * has not started yet, through the plugin's real job_submit() (its files
  * compiled in, as tests/unit/test_plugin_apply.c does, linked with libslurm's
  * allocator): the ledger is bounded and, at the bound, no two jobs are ever
  * pinned to the same GPUs; the indexed ledger (per-node masks, per-rack

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_plugin_submit.c - job_submit/gpuplace's real job_submit() on the
- * example sites, without a daemon: the plugin's source is compiled into
+ * example sites, without a daemon: the plugin's files are compiled into
  * this program (linked with libslurm, whose allocator slurmctld uses),
  * init() loads a site from etc/, and the cluster state the plugin's
  * thread would read from slurmctld is published as an idle cluster read
