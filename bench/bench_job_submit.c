@@ -8,7 +8,7 @@
  * job (gp__decide on the state the plugin prepared, what bench_decide
  * times).
  *
- * The plugin is loaded as tests/unit/test_plugin_apply.c loads it (its source
+ * The plugin is loaded as tests/unit/test_plugin_apply.c loads it (its files
  * compiled in) and started with init() on a `gpuplace synth` site of
  * 16,384 or 65,536 nodes x 8 H100 written to a configuration directory
  * (GPUPLACE_CONF_DIR), so the configuration is read, and the engine built,
@@ -41,7 +41,18 @@
  *
  * Usage: bench_job_submit [reps per row, default 200] [max nodes, default 65536]
  */
-#include "../plugin/job_submit_gpuplace.c"
+#include "config.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "job_submit_gpuplace.h"
 
 #include <unistd.h>
 
@@ -160,10 +171,10 @@ static int publish_snapshot(void)
 	s->time = now;
 	memcpy(sn->view.res, base_res, (size_t)nn * sizeof(*base_res));
 	/* as refresh_state, the thread asks for the jobs submitted since the
-	 * ledger's oldest entry (under decide_lock); this list has them all */
-	pthread_mutex_lock(&decide_lock);
-	since = ledger_oldest;
-	pthread_mutex_unlock(&decide_lock);
+	 * ledger's oldest entry (under dec.lock); this list has them all */
+	pthread_mutex_lock(&dec.lock);
+	since = dec.ledger.oldest;
+	pthread_mutex_unlock(&dec.lock);
 	(void)since;
 	pthread_mutex_lock(&seen_lock);
 	sn->view.seen = malloc(((size_t)nseen + 1) * sizeof(*sn->view.seen));
@@ -280,21 +291,21 @@ static double engine_only(const gp_job_profile_t *prof)
 	if (!sn || build_request(j, sn->conf->cluster, &r, type, why, sizeof(why)) != 1)
 		goto out;
 	job_need(j, 0, &need);
-	pthread_mutex_lock(&decide_lock);
-	if (dec_conf == sn->conf) {
+	pthread_mutex_lock(&dec.lock);
+	if (dec.cur.conf == sn->conf) {
 		gp_power_view_t pv;
 
 		prepare_work(sn, &need);
 		pv.racks = ledger_racks(sn->racks);
 		pv.cap_speed = gp__power_view_cap_speed;
 		t0 = gp_bench_now_us(CLOCK_THREAD_CPUTIME_ID);
-		if (gp__decide(engine, work, &r, prof, &sn->conf->policy, &pv, sn->view.state->time,
+		if (gp__decide(dec.cur.engine, dec.cur.work, &r, prof, &sn->conf->policy, &pv, sn->view.state->time,
 		               recent_bookings(), nrecent_bookings(), &d, &err) == GP_OK)
 			t = gp_bench_now_us(CLOCK_THREAD_CPUTIME_ID) - t0;
-		work->jobs = NULL;
-		work->njobs = 0;
+		dec.cur.work->jobs = NULL;
+		dec.cur.work->njobs = 0;
 	}
-	pthread_mutex_unlock(&decide_lock);
+	pthread_mutex_unlock(&dec.lock);
 out:
 	gp__decision_clear(&d);
 	gp__request_clear(&r);
@@ -334,9 +345,9 @@ static int run_site(int nodes, int reps, struct row rows[NBACKLOG], double *buil
 	for (i = 0; i < 6000 && !done; i++) {
 		struct timespec ts = { 0, 10000000L };
 
-		pthread_mutex_lock(&decide_lock);
-		done = dec_conf != NULL;
-		pthread_mutex_unlock(&decide_lock);
+		pthread_mutex_lock(&dec.lock);
+		done = dec.cur.conf != NULL;
+		pthread_mutex_unlock(&dec.lock);
 		if (!done)
 			nanosleep(&ts, NULL);
 	}

@@ -3,9 +3,15 @@
 # (their Slurm symbols come from the daemon that loads them).
 slurmplugindir = $(slurm_plugindir)
 slurmplugin_LTLIBRARIES = plugin/job_submit_gpuplace.la plugin/spank_gpuplace.la
-plugin_job_submit_gpuplace_la_SOURCES = plugin/job_submit_gpuplace.c plugin/slurm_alloc.h plugin/slurm_compat.h \
+# The entry file (Slurm's symbols) beside one file per concern, and the
+# Slurm-side readers; the plugin's tests and bench/bench_job_submit build
+# the same list.
+GP_PLUGIN_SOURCES = plugin/job_submit_gpuplace.c plugin/job_submit_gpuplace.h plugin/log.c \
+	plugin/job_request.c plugin/slots.c plugin/conf_reload.c plugin/ledger.c plugin/apply.c \
+	plugin/steer_pass.c plugin/state_thread.c plugin/slurm_alloc.h plugin/slurm_compat.h \
 	plugin/live_state.c plugin/live_state.h plugin/gres_parse.c plugin/gres_parse.h \
 	plugin/steer.c plugin/steer.h plugin/reservations.c
+plugin_job_submit_gpuplace_la_SOURCES = $(GP_PLUGIN_SOURCES)
 # Only what slurmctld runs: steer, engine, conf and power over base; no
 # simulator, no traces, no probe, no synth, no hwloc (tests/unit/plugin_symbols.sh).
 plugin_job_submit_gpuplace_la_LIBADD = libgp_steer.la $(GP_CORE_LA)
@@ -26,27 +32,23 @@ uninstall-hook:
 # libslurm, and an RTLD_NOW symbol check against libslurmfull.so.
 check_PROGRAMS += tests/unit/test_plugin tests/unit/dlcheck tests/unit/test_live_state tests/unit/test_plugin_apply \
 	tests/unit/test_steer tests/unit/test_plugin_ledger
-# How a decision is written into a job description (the plugin's source
-# compiled in: its helpers are static).
-tests_unit_test_plugin_apply_SOURCES = tests/unit/test_plugin_apply.c plugin/live_state.c plugin/live_state.h \
-	plugin/gres_parse.c plugin/gres_parse.h \
-	plugin/steer.c plugin/steer.h plugin/reservations.c
+# How a decision is written into a job description (the plugin's files
+# compiled in, their helpers declared in plugin/job_submit_gpuplace.h).
+tests_unit_test_plugin_apply_SOURCES = tests/unit/test_plugin_apply.c $(GP_PLUGIN_SOURCES)
 tests_unit_test_plugin_apply_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_plugin_apply_LDADD = $(TEST_LIBS) $(DL_LIBS)
 # The plugin's real job_submit() on the example sites, with an idle cluster
 # state published as its thread would, and its log lines captured.
 check_PROGRAMS += tests/unit/test_plugin_submit
-tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c plugin/live_state.c plugin/live_state.h \
-	plugin/gres_parse.c plugin/gres_parse.h \
-	plugin/steer.c plugin/steer.h plugin/reservations.c
+tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c $(GP_PLUGIN_SOURCES)
 tests_unit_test_plugin_submit_CFLAGS = $(TEST_CFLAGS)
+# its log lines go to the test's own sink (plugin/log.c)
+tests_unit_test_plugin_submit_CPPFLAGS = $(AM_CPPFLAGS) -DGP_LOG_SINK=capture
 tests_unit_test_plugin_submit_LDADD = $(TEST_LIBS) $(DL_LIBS)
 TESTS += tests/unit/test_plugin_submit
 # The plugin's ledger through job_submit(): bounded (no two PINs share GPUs
 # when it is full), and its index equal to a recomputation on random ledgers.
-tests_unit_test_plugin_ledger_SOURCES = tests/unit/test_plugin_ledger.c plugin/live_state.c plugin/live_state.h \
-	plugin/gres_parse.c plugin/gres_parse.h \
-	plugin/steer.c plugin/steer.h plugin/reservations.c
+tests_unit_test_plugin_ledger_SOURCES = tests/unit/test_plugin_ledger.c $(GP_PLUGIN_SOURCES)
 tests_unit_test_plugin_ledger_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_plugin_ledger_LDADD = $(TEST_LIBS) $(DL_LIBS)
 # The plugin's ledger power, reservations, steering picks and switch

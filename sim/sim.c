@@ -49,7 +49,7 @@ const char *gp__sim_size_class_name(int k)
 
 
 /* How often the plugin reads the cluster's state from slurmctld (plugin/
- * job_submit_gpuplace.c, GP_REFRESH_S) and how long one of its PINs stays
+ * job_submit_gpuplace.h, GP_REFRESH_S) and how long one of its PINs stays
  * in its ledger after a newer state (GP_LEDGER_GRACE_S): what a decision
  * at submission sees. */
 #define SIM_PLUGIN_REFRESH_S 2.0
@@ -58,7 +58,7 @@ const char *gp__sim_size_class_name(int k)
 /* Slurm's max_switch_wait (slurm.conf(5), SchedulerParameters: "Maximum
  * number of seconds that a job can delay execution waiting for the
  * specified desired switch count.  The default value is 300 seconds"): the
- * cap the plugin puts on a --switches wait (plugin/job_submit_gpuplace.c,
+ * cap the plugin puts on a --switches wait (plugin/conf_reload.c,
  * daemon_max_switch_wait).  A simulated site has no slurmctld whose
  * SchedulerParameters could change it. */
 #define SIM_SLURM_MAX_SWITCH_WAIT_S 300u
@@ -1586,7 +1586,7 @@ static int plugin_decide(struct sim *S, int32_t j)
 	if (d.kind == GP_DECIDE_PIN && d.ncands > 0 &&
 	    (S->passed_queued > 0 || S->passed_started > S->snap_time ||
 	     !gp__block_pin_ok(S->c, d.cands[0].nodes, d.cands[0].nnodes, 0))) {
-		/* as the plugin does (plugin/job_submit_gpuplace.c, pin_exact): a
+		/* as the plugin does (plugin/apply.c, pin_exact): a
 		 * PIN names nodes free in its view, but a GPU job it let through
 		 * and has not seen started may take them first, and a PINned job
 		 * then waits for exactly those nodes; so while one is unconfirmed

@@ -75,7 +75,7 @@
  *              power check (Slurm knows none).  REJECT at submission.
  *              One-GPU jobs pass unchanged (Slurm's own placement).
  *              Then, at each of the plugin's state refreshes, its
- *              steering pass (plugin/job_submit_gpuplace.c, steer_pass)
+ *              steering pass (plugin/steer_pass.c, steer_pass)
  *              with the same rules (cost_model/steer_rules.h) and the policy's
  *              gpuplace_steer_max / gpuplace_steer_interval: the pending
  *              jobs it placed, in Slurm's priority order (here: submission,

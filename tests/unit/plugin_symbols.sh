@@ -3,10 +3,12 @@
 # job_submit/gpuplace carries only what slurmctld runs: none of the symbols
 # of the offline layers (simulator, traces, synthetic clusters, hwloc probe:
 # libgp_sim and libgp_probe) is defined in it, no gp__sim_/gp__trace_/
-# gp__probe_/gp__synth_ name at all, and it does not link libhwloc.
+# gp__probe_/gp__synth_ name at all, and it does not link libhwloc; and it
+# exports Slurm's seven names only (its files share many non-static
+# helpers: none may reach slurmctld's symbol space).
 b=${GP_TOP_BUILDDIR:-.}
 so=$b/plugin/.libs/job_submit_gpuplace.so
-echo "1..5"
+echo "1..6"
 if [ ! -f "$so" ]; then
 	echo "Bail out! $so not built"
 	exit 1
@@ -49,5 +51,14 @@ if ldd "$so" 2>/dev/null | grep -qi hwloc; then
 	notok 5 "ldd: libhwloc is loaded with the plugin"
 else
 	ok 5 "ldd: libhwloc is not loaded with the plugin"
+fi
+# the dynamic symbols it defines, the loader's own left out
+nm -D --defined-only "$so" | awk 'NF == 3 { print $3 }' |
+	grep -v -E '^(_init|_fini|_edata|_end|__bss_start)$' | sort -u > "$tmp/exported"
+want="fini init job_modify job_submit plugin_name plugin_type plugin_version"
+if [ "$(echo $(cat "$tmp/exported"))" != "$want" ]; then
+	notok 6 "the plugin exports more or less than Slurm's names: $(echo $(cat "$tmp/exported") | head -c 400)"
+else
+	ok 6 "the plugin exports only $want"
 fi
 exit $fail

@@ -1,13 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_plugin_apply.c - how job_submit/gpuplace writes a decision into a
- * job description, without a daemon: the plugin's source is compiled into
- * this program (its helpers are static) and linked with libslurm, whose
+ * job description, without a daemon: the plugin's files are compiled into
+ * this program (GP_PLUGIN_SOURCES, their shared helpers declared in
+ * plugin/job_submit_gpuplace.h) and linked with libslurm, whose
  * allocator slurmctld also uses.  What the comment says must be what Slurm
  * is told: the nodes, their number, the GPUs per node; a PIN Slurm cannot
  * be held to becomes a CONSTRAIN and says why.
  */
-#include "../plugin/job_submit_gpuplace.c"
+#include "config.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "job_submit_gpuplace.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -151,7 +163,7 @@ static void test_pin_exact(void **unused)
 		r.gpus_per_node = cases[i].gpus_per_node;
 		j->num_tasks = cases[i].num_tasks;
 		scored(&sc, two, cases[i].masks, 2);
-		unconfirmed_passes = cases[i].passes;
+		dec.ledger.unconfirmed = cases[i].passes;
 		got = pin_exact(j, &r, &sc, cases[i].age, &tres, why, sizeof(why));
 		if (got != cases[i].want)
 			fail_msg("%s: pin_exact %d, expected %d (%s)", cases[i].name, got, cases[i].want, why);
@@ -168,7 +180,7 @@ static void test_pin_exact(void **unused)
 		gp__request_clear(&r);
 		job_free(j);
 	}
-	unconfirmed_passes = 0;
+	dec.ledger.unconfirmed = 0;
 }
 
 static void test_apply_pin(void **unused)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_plugin_ledger.c - job_submit/gpuplace's ledger of decisions Slurm
- * has not started yet, through the plugin's real job_submit() (its source
+ * has not started yet, through the plugin's real job_submit() (its files
  * compiled in, as tests/unit/test_plugin_apply.c does, linked with libslurm's
  * allocator): the ledger is bounded and, at the bound, no two jobs are ever
  * pinned to the same GPUs; the indexed ledger (per-node masks, per-rack
@@ -11,7 +11,18 @@
  * The cluster state is published as the plugin's thread publishes it
  * (snap_publish): outside slurmctld that thread reads none.
  */
-#include "../plugin/job_submit_gpuplace.c"
+#include "config.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "job_submit_gpuplace.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,25 +49,15 @@ static struct gp_conf *site(int32_t nodes, double rack_kw)
 	gp__policy_default(c->cluster, &c->policy);
 	conf_publish(c);
 	decider_prepare();
-	assert_true(dec_conf == c);
+	assert_true(dec.cur.conf == c);
 	return c;
 }
 
 static void site_end(void)
 {
-	struct gp_snap *sn;
-	struct gp_conf *c;
-
 	decider_reset();
 	origs_clear();
-	pthread_mutex_lock(&conf_lock);
-	sn = snap_current;
-	snap_current = NULL;
-	c = conf_current;
-	conf_current = NULL;
-	pthread_mutex_unlock(&conf_lock);
-	snap_put(sn);
-	conf_put(c);
+	slots_clear();
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -168,7 +169,7 @@ static void submit(struct told *t)
 	if (!strncmp(j->admin_comment, "gpuplace: PIN ", 14)) {
 		/* a 2-GPU job on one node: req_nodes is that node */
 		assert_non_null(j->req_nodes);
-		t->node = gp__node_find(dec_conf->cluster, j->req_nodes);
+		t->node = gp__node_find(dec.cur.conf->cluster, j->req_nodes);
 		assert_true(t->node >= 0);
 		assert_int_equal(j->min_nodes, 1);
 		assert_int_equal(j->max_nodes, 1);
@@ -218,18 +219,18 @@ static void test_ledger_bound(void **unused)
 		refused += t[k].ledger_full;
 	}
 	for (i = 0; i < nodes; i++)
-		if (used[i] > dec_conf->cluster->nodes[i].ngpus)
+		if (used[i] > dec.cur.conf->cluster->nodes[i].ngpus)
 			over++;
 	print_message("# %d jobs: %d PINs, %d not pinned because the ledger was full "
 	              "(%d entries), %d nodes over-committed\n",
-	              njobs, pins, refused, nledger, over);
+	              njobs, pins, refused, dec.ledger.n, over);
 	if (over)
 		fail_msg("%d nodes pinned beyond their free GPUs", over);
 	/* the scenario filled the ledger, and what happens at its bound */
 	assert_true(pins >= GP_LEDGER_MAX);
-	assert_int_equal(nledger, GP_LEDGER_MAX);
+	assert_int_equal(dec.ledger.n, GP_LEDGER_MAX);
 	assert_true(refused >= njobs - GP_LEDGER_MAX - 8);
-	assert_true(ledger_full_logged);
+	assert_true(dec.ledger.full_logged);
 
 	/* Slurm starts the first nstarted jobs: their GPUs are in its counts,
 	 * their entries leave the ledger, and new jobs are PINned again */
@@ -256,11 +257,11 @@ static void test_ledger_bound(void **unused)
 		}
 	}
 	assert_int_equal(pins, nafter);
-	assert_false(ledger_full_logged);
+	assert_false(dec.ledger.full_logged);
 	for (i = 0; i < nodes; i++)
-		if (used[i] > dec_conf->cluster->nodes[i].ngpus)
+		if (used[i] > dec.cur.conf->cluster->nodes[i].ngpus)
 			fail_msg("node %d: %d GPUs pinned of %d", i, used[i],
-			         dec_conf->cluster->nodes[i].ngpus);
+			         dec.cur.conf->cluster->nodes[i].ngpus);
 	site_end();
 	free(t);
 	free(used);
@@ -296,7 +297,7 @@ static void reference_view(const gp_live_view_t *v, const gp_rack_view_t *from,
                            int *unconfirmed, int64_t *oldest)
 {
 	static const gp_live_need_t any = { 1, 1, 0, 0, 0 };
-	const gp_cluster_t *c = dec_conf->cluster;
+	const gp_cluster_t *c = dec.cur.conf->cluster;
 	int k, kept = 0;
 	int32_t i, m;
 
@@ -359,7 +360,7 @@ static void reference_view(const gp_live_view_t *v, const gp_rack_view_t *from,
 /* A random entry, added to the plugin's ledger and to the reference. */
 static void add_random(uint64_t ref, uint32_t uid, uint64_t hash)
 {
-	const gp_cluster_t *c = dec_conf->cluster;
+	const gp_cluster_t *c = dec.cur.conf->cluster;
 	struct ref_entry *e = &refl[nrefl];
 	int32_t i;
 
@@ -376,7 +377,7 @@ static void add_random(uint64_t ref, uint32_t uid, uint64_t hash)
 	e->cap_w = rnd(3) == 0 ? 300.0 + rnd(400) : 0.0;
 	assert_true(ledger_add(e->nodes, e->mask, e->n, ref, uid, hash, ref != 0, e->cap_w,
 	                       e->certain));
-	e->time = ledger[nledger - 1].time;
+	e->time = dec.ledger.e[dec.ledger.n - 1].time;
 	nrefl++;
 }
 
@@ -400,8 +401,8 @@ static void test_ledger_index_matches(void **unused)
 
 	/* racks whose power binds (the synthetic default: cap = peak) */
 	site(256, 0.0);
-	alloc = calloc((size_t)dec_conf->cluster->nnodes, sizeof(*alloc));
-	racks = calloc((size_t)dec_conf->cluster->nracks + 1, sizeof(*racks));
+	alloc = calloc((size_t)dec.cur.conf->cluster->nnodes, sizeof(*alloc));
+	racks = calloc((size_t)dec.cur.conf->cluster->nracks + 1, sizeof(*racks));
 	refl = calloc(GP_LEDGER_MAX, sizeof(*refl));
 	seen = calloc(4096, sizeof(*seen));
 	assert_true(alloc && racks && refl && seen);
@@ -467,36 +468,36 @@ static void test_ledger_index_matches(void **unused)
 				need.idle_node = rnd(6) == 0;
 				np = &need;
 			}
-			pthread_mutex_lock(&decide_lock);
+			pthread_mutex_lock(&dec.lock);
 			prepare_work(sn, np);
 			mine = ledger_racks(sn->racks);
-			pthread_mutex_unlock(&decide_lock);
+			pthread_mutex_unlock(&dec.lock);
 			reference_view(&sn->view, sn->racks, np, alloc, racks, &unconfirmed, &oldest);
-			assert_int_equal(nledger, nrefl);
+			assert_int_equal(dec.ledger.n, nrefl);
 			for (k = 0; k < nrefl; k++)
-				if (ledger[k].ref != refl[k].ref || ledger[k].time != refl[k].time)
+				if (dec.ledger.e[k].ref != refl[k].ref || dec.ledger.e[k].time != refl[k].time)
 					fail_msg("round %d: entry %d differs", r, k);
-			for (i = 0; i < dec_conf->cluster->nnodes; i++)
-				if (work->alloc_mask[i] != alloc[i])
+			for (i = 0; i < dec.cur.conf->cluster->nnodes; i++)
+				if (dec.cur.work->alloc_mask[i] != alloc[i])
 					fail_msg("round %d call %d: node %d mask %#x, recomputed %#x", r, q, i,
-					         work->alloc_mask[i], alloc[i]);
-			for (i = 0; i < dec_conf->cluster->nracks; i++)
+					         dec.cur.work->alloc_mask[i], alloc[i]);
+			for (i = 0; i < dec.cur.conf->cluster->nracks; i++)
 				if (isfinite(racks[i].headroom_w) != isfinite(mine[i].headroom_w) ||
 				    (isfinite(racks[i].headroom_w) &&
 				     fabs(racks[i].headroom_w - mine[i].headroom_w) > 1e-6))
 					fail_msg("round %d: rack %d headroom %.9g W, recomputed %.9g W", r, i,
 					         mine[i].headroom_w, racks[i].headroom_w);
-			assert_int_equal(unconfirmed_passes, unconfirmed);
-			assert_int_equal(ledger_oldest, oldest);
-			work->jobs = NULL;
-			work->njobs = 0;
+			assert_int_equal(dec.ledger.unconfirmed, unconfirmed);
+			assert_int_equal(dec.ledger.oldest, oldest);
+			dec.cur.work->jobs = NULL;
+			dec.cur.work->njobs = 0;
 			compared++;
 		}
 		snap_put(sn);
 	}
 	random_res = false;
-	print_message("# %d views compared, %d entries at the end\n", compared, nledger);
-	assert_true(nledger > 0);
+	print_message("# %d views compared, %d entries at the end\n", compared, dec.ledger.n);
+	assert_true(dec.ledger.n > 0);
 	site_end();
 	free(alloc);
 	free(racks);
@@ -525,7 +526,7 @@ static void test_no_engine_passes(void **unused)
 	assert_int_equal(job_submit(j, 1000, &msg), SLURM_SUCCESS);
 	assert_null(j->admin_comment);
 	assert_null(j->req_nodes);
-	assert_null(engine);
+	assert_null(dec.cur.engine);
 	job_free(j);
 	/* once built, the same job is placed */
 	decider_prepare();
@@ -549,25 +550,25 @@ static void test_node_lists_read_once(void **unused)
 
 	site(64, 0.0);
 	/* read by build_request; a later call keeps what it read */
-	j->req_nodes = slurm_xstrdup_printf("%s,%s", dec_conf->cluster->nodes[0].name,
-	                                    dec_conf->cluster->nodes[1].name);
-	j->exc_nodes = slurm_xstrdup(dec_conf->cluster->nodes[2].name);
+	j->req_nodes = slurm_xstrdup_printf("%s,%s", dec.cur.conf->cluster->nodes[0].name,
+	                                    dec.cur.conf->cluster->nodes[1].name);
+	j->exc_nodes = slurm_xstrdup(dec.cur.conf->cluster->nodes[2].name);
 	gp__request_init(&r);
-	if (build_request(j, dec_conf->cluster, &r, type, why, sizeof(why)) != 1)
+	if (build_request(j, dec.cur.conf->cluster, &r, type, why, sizeof(why)) != 1)
 		fail_msg("%s", why);
 	assert_int_equal(r.nrequired, 2);
 	slurm_xfree((void **)&j->req_nodes);
 	j->req_nodes = slurm_xstrdup("nosuchnode");
-	assert_int_equal(node_lists(j, dec_conf->cluster, &r, &err), GP_OK);
+	assert_int_equal(node_lists(j, dec.cur.conf->cluster, &r, &err), GP_OK);
 	assert_int_equal(r.nrequired, 2);
 	gp__request_clear(&r);
 	/* a list that cannot be read is refused once, and not read again */
-	assert_int_equal(build_request(j, dec_conf->cluster, &r, type, why, sizeof(why)), 0);
+	assert_int_equal(build_request(j, dec.cur.conf->cluster, &r, type, why, sizeof(why)), 0);
 	assert_non_null(strstr(why, "nosuchnode"));
 	assert_int_equal(r.nrequired, -1);
 	slurm_xfree((void **)&j->req_nodes);
-	j->req_nodes = slurm_xstrdup(dec_conf->cluster->nodes[0].name);
-	assert_int_not_equal(node_lists(j, dec_conf->cluster, &r, &err), GP_OK);
+	j->req_nodes = slurm_xstrdup(dec.cur.conf->cluster->nodes[0].name);
+	assert_int_not_equal(node_lists(j, dec.cur.conf->cluster, &r, &err), GP_OK);
 	gp__request_clear(&r);
 	slurm_xfree((void **)&j->exc_nodes);
 	job_free(j);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_plugin_submit.c - job_submit/gpuplace's real job_submit() on the
- * example sites, without a daemon: the plugin's source is compiled into
+ * example sites, without a daemon: the plugin's files are compiled into
  * this program (linked with libslurm, whose allocator slurmctld uses),
  * init() loads a site from etc/, and the cluster state the plugin's
  * thread would read from slurmctld is published as an idle cluster read
@@ -18,6 +18,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "job_submit_gpuplace.h"
 
 /* the captured log: the lines of the current test, each with its level */
 #define LOG_MAX 400
@@ -29,8 +32,9 @@ static int ncaptured;
 
 static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* (the plugin's thread logs too) */
-static void capture(int level, const char *line)
+/* the plugin's sink (GP_LOG_SINK=capture, plugin/local.mk); the plugin's
+ * thread logs too */
+void capture(int level, const char *line)
 {
 	pthread_mutex_lock(&capture_lock);
 	if (ncaptured < LOG_MAX) {
@@ -39,9 +43,6 @@ static void capture(int level, const char *line)
 	}
 	pthread_mutex_unlock(&capture_lock);
 }
-
-#define GP_LOG_SINK capture
-#include "../plugin/job_submit_gpuplace.c"
 
 #include <cmocka.h>
 
@@ -219,13 +220,13 @@ static void assert_nodes_named(const job_desc_msg_t *j, const char *prefix)
 
 	if (!j->req_nodes)
 		return;
-	if (gp__hostlist_nodes(dec_conf->cluster, "req_nodes", j->req_nodes,
-	                       dec_conf->cluster->nnodes, &idx, &n, &err) != GP_OK)
+	if (gp__hostlist_nodes(dec.cur.conf->cluster, "req_nodes", j->req_nodes,
+	                       dec.cur.conf->cluster->nnodes, &idx, &n, &err) != GP_OK)
 		fail_msg("req_nodes %s: %s", j->req_nodes, err.text);
 	for (i = 0; i < n; i++)
-		if (strncmp(dec_conf->cluster->nodes[idx[i]].name, prefix, strlen(prefix)))
+		if (strncmp(dec.cur.conf->cluster->nodes[idx[i]].name, prefix, strlen(prefix)))
 			fail_msg("pinned to %s: %s is not a %s node", j->req_nodes,
-			         dec_conf->cluster->nodes[idx[i]].name, prefix);
+			         dec.cur.conf->cluster->nodes[idx[i]].name, prefix);
 	free(idx);
 }
 

@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * apply.c - how job_submit/gpuplace writes a decision into the job
+ * description: PIN or CONSTRAIN, the admin comment, the environment.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job_submit_gpuplace.h"
+
+/* ---- applying a decision ------------------------------------------------ */
+
+/* Add NAME=VALUE to a batch job's environment (Slurm-allocated, as
+ * job_submit/lua does it); srun and salloc have none. */
+static void env_set(job_desc_msg_t *j, const char *name, const char *value)
+{
+	size_t n = strlen(name);
+	uint32_t i;
+
+	if (!j->environment)
+		return;
+	for (i = 0; i < j->env_size; i++)
+		if (j->environment[i] && !strncmp(j->environment[i], name, n) &&
+		    j->environment[i][n] == '=') {
+			slurm_xfree((void **)&j->environment[i]);
+			j->environment[i] = slurm_xstrdup_printf("%s=%s", name, value);
+			return;
+		}
+	gp_xrealloc(j->environment, sizeof(char *) * (j->env_size + 2));
+	j->environment[j->env_size] = slurm_xstrdup_printf("%s=%s", name, value);
+	j->env_size++;
+}
+
+/*
+ * Add NAME=VALUE to the job's SPANK environment, which slurmd hands to
+ * Prolog and Epilog as SPANK_NAME (slurm.conf(5), "Prolog and Epilog
+ * Scripts"), for batch jobs, srun and salloc alike.  job_desc_msg_t has
+ * spank_job_env (char **) and spank_job_env_size (uint32_t) from 22.05
+ * through 24.11 (slurm.h); slurmctld copies the array into the job record
+ * and frees the description's with xfree, so every string and the array
+ * come from Slurm's allocator.  A job without SPANK variables has a NULL
+ * array: it is created here.
+ */
+static void spank_env_set(job_desc_msg_t *j, const char *name, const char *value)
+{
+	size_t n = strlen(name);
+	uint32_t i;
+
+	for (i = 0; j->spank_job_env && i < j->spank_job_env_size; i++)
+		if (j->spank_job_env[i] && !strncmp(j->spank_job_env[i], name, n) &&
+		    j->spank_job_env[i][n] == '=') {
+			slurm_xfree((void **)&j->spank_job_env[i]);
+			j->spank_job_env[i] = slurm_xstrdup_printf("%s=%s", name, value);
+			return;
+		}
+	if (!j->spank_job_env)
+		j->spank_job_env_size = 0;
+	gp_xrealloc(j->spank_job_env, sizeof(char *) * (j->spank_job_env_size + 2));
+	j->spank_job_env[j->spank_job_env_size] = slurm_xstrdup_printf("%s=%s", name, value);
+	j->spank_job_env_size++;
+}
+
+/* A number as "%.<digits>g" (digits 1..17). */
+static void env_num(job_desc_msg_t *j, const char *name, int digits, double v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*g", digits, v);
+	env_set(j, name, buf);
+}
+
+/* tres_per_node giving each node `per_node' GPUs: the job's per-job GPU
+ * entries ("gres:gpu[:type]:N", several of one type summed) as one entry of
+ * that type with N replaced (Slurm-allocated), or NULL when the request
+ * holds anything but GPUs of one type. */
+char *per_node_tres(const char *per_job, int32_t per_node)
+{
+	char type[GP_NAME_MAX];
+	const char *p;
+	long n;
+
+	if (gp_tres_gpu_request(per_job, &n, type, sizeof(type)) != 1)
+		return NULL;
+	for (p = per_job; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if ((strncmp(p, "gres:gpu", 8) && strncmp(p, "gres/gpu", 8)) ||
+		    (p[8] && p[8] != ':' && p[8] != '=' && p[8] != ','))
+			return NULL;
+	/* "gres:" (22.05) or "gres/" (newer) as the job wrote it */
+	return *type ? slurm_xstrdup_printf("%.8s:%s:%d", per_job, type, per_node)
+	             : slurm_xstrdup_printf("%.8s:%d", per_job, per_node);
+}
+
+/*
+ * The admin comment `old' (NULL = none) with gpuplace's part
+ * (gp_comment_section) set to `section': replaced where it stands, else
+ * appended after the text already there with a space between.  What
+ * job_submit/lua, another plugin or the admin wrote stays as it is.
+ * malloc'd (the caller frees it), NULL when memory is short.
+ */
+char *comment_with(const char *old, const char *section)
+{
+	size_t at, len, ol = old ? strlen(old) : 0, sl = strlen(section);
+	const char *sep = "";
+	char *out;
+
+	if (!gp_comment_section(old, &at, &len)) {
+		at = ol; /* appended */
+		len = 0;
+		if (ol && old[ol - 1] != ' ')
+			sep = " ";
+	}
+	if (!(out = malloc(ol - len + strlen(sep) + sl + 1)))
+		return NULL;
+	snprintf(out, ol - len + strlen(sep) + sl + 1, "%.*s%s%s%s", (int)at, old ? old : "", sep,
+	         section, old ? old + at + len : "");
+	return out;
+}
+
+/*
+ * Can Slurm be told to run the job on exactly best's nodes with best's GPU
+ * count on each?  req_nodes names the nodes, min_nodes = max_nodes = their
+ * number stops Slurm adding any, and GPUs per node (the job's own
+ * --gpus-per-node, or --gpus turned into the same count per node) stop it
+ * spreading the GPUs differently.  1 = yes, with *tres_node the new
+ * tres_per_node (NULL = keep the job's); 0 = no, why says why.
+ */
+int pin_exact(const job_desc_msg_t *j, const gp_request_t *r, const gp_scored_t *best,
+              int64_t age, char **tres_node, char *why, size_t len)
+{
+	int32_t n = best->nnodes, per = gp__popcount(best->gpu_mask[0]), i;
+	bool even = true;
+
+	*tres_node = NULL;
+	if (age > GP_PIN_FRESH_S) {
+		snprintf(why, len, "cluster state %lld s old", (long long)age);
+		return 0;
+	}
+	if (dec.ledger.unconfirmed + dec.ledger.unbooked) {
+		/* where Slurm put them is a guess until the next reading */
+		snprintf(why, len, "%d GPU job%s passed since the state was read",
+		         dec.ledger.unconfirmed + dec.ledger.unbooked,
+		         dec.ledger.unconfirmed + dec.ledger.unbooked == 1 ? "" : "s");
+		return 0;
+	}
+	if (!gp_job_segment_pin_ok(j, n)) {
+		snprintf(why, len, "this Slurm takes no required nodes with several --segment segments");
+		return 0;
+	}
+	if (dec.cur.conf &&
+	    !gp__block_pin_ok(dec.cur.conf->cluster, best->nodes, n, (int32_t)gp_job_segment(j))) {
+		/* Slurm would refuse the job outright, not only wait */
+		snprintf(why, len, "topology/block takes no required nodes outside one block of "
+		         "the job's size");
+		return 0;
+	}
+	for (i = 1; i < n; i++)
+		if (gp__popcount(best->gpu_mask[i]) != per)
+			even = false;
+	if (r->min_nodes > n || (r->max_nodes && r->max_nodes < n)) {
+		snprintf(why, len, "the job asks for %d-%d nodes", r->min_nodes, r->max_nodes);
+		return 0;
+	}
+	if (j->num_tasks != NO_VAL && j->num_tasks > 0 &&
+	    ((int32_t)j->num_tasks < n ||
+	     (j->ntasks_per_node != NO_VAL16 && j->ntasks_per_node > 0 &&
+	      (int64_t)j->ntasks_per_node * n < (int64_t)j->num_tasks))) {
+		snprintf(why, len, "%u tasks do not fit %d nodes", j->num_tasks, n);
+		return 0;
+	}
+	if (r->gpus_per_node > 0) {
+		if (!even || per != r->gpus_per_node) {
+			snprintf(why, len, "the set's GPUs per node differ from --gpus-per-node=%d",
+			         r->gpus_per_node);
+			return 0;
+		}
+		return 1;
+	}
+	if (n == 1)
+		return 1; /* one node holds all of the job's GPUs */
+	if (!even) {
+		snprintf(why, len, "uneven GPUs per node, which Slurm cannot be told");
+		return 0;
+	}
+	if (!(*tres_node = per_node_tres(j->tres_per_job, per))) {
+		snprintf(why, len, "the GPU request %.100s cannot be given per node",
+		         j->tres_per_job ? j->tres_per_job : "");
+		return 0;
+	}
+	return 1;
+}
+
+/* The constraint keeping a job in best's domain, "" when the set spans the
+ * whole cluster (no domain to keep it in). */
+void domain_of(const gp_cluster_t *c, const gp_scored_t *best, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (best->kind == GP_DOM_NVL && best->domain >= 0)
+		gp__domain_feature(GP_FEATURE_NVL, c->nvl[best->domain].name, buf, len);
+	else if (best->kind == GP_DOM_SWITCH && best->domain >= 0 &&
+	         c->switches[best->domain].parent >= 0)
+		gp__domain_feature(GP_FEATURE_SWITCH, c->switches[best->domain].name, buf, len);
+}
+
+#define ADD(...) do { if (n < (int)sizeof(comment)) \
+	n += snprintf(comment + n, sizeof(comment) - (size_t)n, __VA_ARGS__); } while (0)
+
+void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
+           struct outcome *o)
+{
+	const gp_scored_t *best = d->ncands ? &d->cands[0] : NULL;
+	const gp_job_profile_t *p = o->profile;
+	bool compute = p && (p->compute_s > 0 || p->flops > 0);
+	char comment[1536], *list = best ? gp__scored_nodelist(c, best) : NULL;
+	int n = 0;
+
+	if (o->kind == GP_DECIDE_PIN && best && list) {
+		slurm_xfree((void **)&j->req_nodes);
+		j->req_nodes = slurm_xstrdup(list);
+		j->min_nodes = j->max_nodes = (uint32_t)best->nnodes;
+		if (o->tres_node) {
+			slurm_xfree((void **)&j->tres_per_job);
+			slurm_xfree((void **)&j->tres_per_node);
+			j->tres_per_node = o->tres_node;
+			o->tres_node = NULL;
+		}
+		ADD("gpuplace: PIN %s; exactly %d node%s, %d GPUs%s", list, best->nnodes,
+		    best->nnodes == 1 ? "" : "s",
+		    best->nnodes == 1 ? best->ngpus : gp__popcount(best->gpu_mask[0]),
+		    best->nnodes == 1 ? "" : " each");
+	} else if (o->kind == GP_DECIDE_CONSTRAIN && o->switches) {
+		j->req_switch = o->switches;
+		j->wait4switch = o->switch_wait;
+		if (o->switch_pays > o->switch_wait)
+			ADD("gpuplace: CONSTRAIN --switches=%u@%u s: Slurm (topology/tree) waits up to %u s "
+			    "for %u leaf switch%s, then may spread the job; waiting would pay up to %u s, "
+			    "but Slurm's max_switch_wait is %u s",
+			    o->switches, o->switch_wait, o->switch_wait, o->switches,
+			    o->switches == 1 ? "" : "es", o->switch_pays, o->switch_wait);
+		else
+			ADD("gpuplace: CONSTRAIN --switches=%u@%u s: Slurm (topology/tree) waits up to %u s "
+			    "for %u leaf switch%s, then may spread the job, which no longer pays after that",
+			    o->switches, o->switch_wait, o->switch_wait, o->switches,
+			    o->switches == 1 ? "" : "es");
+	} else if (o->kind == GP_DECIDE_CONSTRAIN) {
+		char *old = j->features;
+		bool added = false;
+
+		/* narrow, never widen: AND the user's own constraint; a user's
+		 * own bracket group cannot take a second one, so it stays alone */
+		if (*o->features && (!old || !*old)) {
+			j->features = slurm_xstrdup(o->features);
+			slurm_xfree((void **)&old);
+			added = true;
+		} else if (*o->features && !strchr(old, '[')) {
+			j->features = slurm_xstrdup_printf("(%s)&%s", old, o->features);
+			slurm_xfree((void **)&old);
+			added = true;
+		}
+		if (added)
+			ADD("gpuplace: CONSTRAIN %s", o->features);
+		else if (*o->features)
+			ADD("gpuplace: CONSTRAIN not applied (%s): the job's own constraint has a "
+			    "matching-OR group", o->features);
+		else if (!best)
+			/* no set chosen: left to Slurm's placement, the reason
+			 * says why (a job that fits one block with no block free) */
+			ADD("gpuplace: CONSTRAIN none: %.600s", d->reason);
+		else
+			ADD("gpuplace: CONSTRAIN none: the chosen set spans the whole cluster");
+		/* waiting for a block: --segment=<nodes> would let Slurm take
+		 * whichever block frees first, but Slurm gives it no max-time
+		 * and takes no change of a pending job's segment (job_mgr.c
+		 * _update_job has no segment_size, 24.11 to 25.11): a job held
+		 * by it could never be released.  The block's feature can be:
+		 * steering PINs the job elsewhere once the predicted wait is
+		 * over (steer_rules.h) */
+		if (added && d->waited && topology_is("block"))
+			ADD(" (a block's feature, not --segment, which Slurm cannot lift from a pending "
+			    "job: gpuplace releases it after the predicted %.0f s)", d->wait_s);
+		if (*o->unpinned && list)
+			ADD("; best free set %s not pinned: %s", list, o->unpinned);
+	}
+	if (best) {
+		ADD("; step %.3g s, slowdown %.2f", best->cost.step_s, best->cost.slowdown);
+		if (compute)
+			ADD(", overhead %.1f %%", 100 * best->cost.overhead);
+		else if (p)
+			ADD(" (the hints give no compute time: the step is its communication alone)");
+		else
+			ADD(" (no hints: default profile assumed, data parallel with a %.3g GB gradient "
+			    "all-reduce per step and no compute time)",
+			    (c->site.default_grad_bytes > 0 ? c->site.default_grad_bytes : 1e9) / 1e9);
+	}
+	if (best && best->cap_w > 0)
+		/* read back by etc/prolog/gpuplace-powercap ("cap <W> W") */
+		ADD("; cap %.0f W (speed %.2f)", floor(best->cap_w), best->cap_speed);
+	if (d->waited)
+		ADD("; waits ~%.0f s: done in %.0f s instead of %.0f s", d->wait_s, d->wait_finish_s,
+		    d->now_finish_s);
+	if (d->ckpt.storage >= 0 && d->ckpt.interval_s > 0)
+		ADD("; checkpoint every %.0f s to %s at +%.0f s%s%s", d->ckpt.interval_s,
+		    c->storage[d->ckpt.storage].name, d->ckpt.offset_s,
+		    d->ckpt.buddy >= 0 ? ", buddy " : "",
+		    d->ckpt.buddy >= 0 ? c->nodes[d->ckpt.buddy].name : "");
+	else if (d->ckpt.storage >= 0)
+		/* a time limit short against the MTTF: no periodic checkpoint
+		 * pays (gp__ckpt_plan), one final write at the signal lead */
+		ADD("; no periodic checkpoint: the time limit comes first (job MTTF %.0f s); one "
+		    "to %s %.0f s before it%s%s", d->ckpt.mttf_s, c->storage[d->ckpt.storage].name,
+		    d->ckpt.signal_lead_s, d->ckpt.buddy >= 0 ? ", buddy " : "",
+		    d->ckpt.buddy >= 0 ? c->nodes[d->ckpt.buddy].name : "");
+	else if (d->ckpt_bytes > 0 && !best)
+		ADD("; no checkpoint plan for %.3g GB: its nodes are left to Slurm's placement",
+		    d->ckpt_bytes / 1e9);
+	else if (d->ckpt_bytes > 0)
+		ADD("; no checkpoint plan: no storage target of gpuplace.conf could be planned for "
+		    "%.3g GB", d->ckpt_bytes / 1e9);
+	else
+		ADD("; no checkpoint plan: %s", p ? "the hints give neither ckpt_bytes nor params"
+		                                  : "no hints give the checkpoint size");
+	if (j->reservation && *j->reservation)
+		ADD("; inside reservation %.200s", j->reservation);
+	ADD("; ref %llu", (unsigned long long)o->ref);
+	{
+		/* gpuplace's part only: what else the comment holds stays */
+		char *merged = comment_with(j->admin_comment, comment);
+
+		slurm_xfree((void **)&j->admin_comment);
+		j->admin_comment = slurm_xstrdup(merged ? merged : comment);
+		free(merged);
+	}
+
+	env_set(j, "GPUPLACE_DECISION", gp__decision_kind_name(o->kind));
+	if (best && best->cap_w > 0) {
+		char w[32];
+
+		/* whole watts, rounded down so the cap never exceeds the plan */
+		snprintf(w, sizeof(w), "%.0f", floor(best->cap_w));
+		spank_env_set(j, "GPUPLACE_POWER_CAP_W", w);
+		env_set(j, "GPUPLACE_POWER_CAP_W", w);
+	}
+	if (best) {
+		env_num(j, "GPUPLACE_PREDICTED_STEP_S", 6, best->cost.step_s);
+		if (compute)
+			env_num(j, "GPUPLACE_PREDICTED_OVERHEAD", 4, best->cost.overhead);
+		env_num(j, "GPUPLACE_SLOWDOWN", 4, best->cost.slowdown);
+	}
+	if (d->ckpt.storage >= 0) {
+		/* an interval and offset only for a periodic plan; the target
+		 * and buddy serve the final checkpoint too */
+		if (d->ckpt.interval_s > 0) {
+			env_num(j, "GPUPLACE_CKPT_INTERVAL", 10, round(d->ckpt.interval_s));
+			env_num(j, "GPUPLACE_CKPT_OFFSET", 10, round(d->ckpt.offset_s));
+		}
+		env_set(j, "GPUPLACE_CKPT_TARGET", c->storage[d->ckpt.storage].name);
+		if (d->ckpt.buddy >= 0)
+			env_set(j, "GPUPLACE_CKPT_BUDDY", c->nodes[d->ckpt.buddy].name);
+		/* one checkpoint before the time limit, unless the user asked
+		 * for a signal of their own */
+		if ((j->warn_signal == 0 || j->warn_signal == NO_VAL16) && d->ckpt.signal_lead_s > 0) {
+			j->warn_signal = SIGUSR1;
+			j->warn_time = (uint16_t)fmin(d->ckpt.signal_lead_s, 65535.0);
+			j->warn_flags = KILL_JOB_BATCH;
+		}
+	}
+	free(list);
+}
+
+#undef ADD
+
+/* A GPU request gpuplace leaves to Slurm because it cannot express it
+ * exactly (several GPU types, a type no node has, GPUs per task...): the
+ * reason goes into gpuplace's part of the admin comment as "gpuplace: PASS
+ * <why>; ref 0" (ref 0: no decision to match or steer), so the job record
+ * says why the job is Slurm's alone.  A ';' of the reason, which may quote
+ * the job's own strings, becomes ',' so that it cannot end the part. */
+void comment_pass(job_desc_msg_t *j, const char *why)
+{
+	char reason[512], section[640], *p, *merged;
+
+	snprintf(reason, sizeof(reason), "%s", why);
+	for (p = reason; *p; p++)
+		if (*p == ';' || (unsigned char)*p < 0x20)
+			*p = ',';
+	snprintf(section, sizeof(section), "gpuplace: PASS %s; ref 0", reason);
+	if (!(merged = comment_with(j->admin_comment, section)))
+		return;
+	slurm_xfree((void **)&j->admin_comment);
+	j->admin_comment = slurm_xstrdup(merged);
+	free(merged);
+}

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * conf_reload.c - loading job_submit/gpuplace's configuration, reloading it
+ * when a file changes, and what slurmctld's own configuration says.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "job_submit_gpuplace.h"
+
+/* The directory of slurm.conf and gpuplace.conf (set_conf_dir, at init). */
+static char conf_dir[PATH_MAX];
+
+const char *conf_dir_path(void)
+{
+	return conf_dir;
+}
+
+static void poller_log(void *arg, int level, const char *msg)
+{
+	if (level <= 0)
+		slurm_error("gpuplace: %s", msg);
+	else
+		slurm_info("gpuplace: %s", msg);
+}
+
+static struct timespec mtime_of(const char *dir, const char *name)
+{
+	struct timespec none = { 0, 0 };
+	char path[PATH_MAX + 64];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
+	    stat(path, &st) != 0)
+		return none;
+	return st.st_mtim;
+}
+
+static bool same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* The files whose change triggers a reload (an Include'd file does not:
+ * touch gpuplace.conf after editing one). */
+static const char *const watched[GP_NWATCHED] = { "slurm.conf", "gpuplace.conf", "topology.conf",
+						  "gres.conf", "topology.yaml" };
+
+static void watched_mtimes(struct timespec out[GP_NWATCHED])
+{
+	int i;
+
+	for (i = 0; i < GP_NWATCHED; i++)
+		out[i] = mtime_of(conf_dir, watched[i]);
+}
+
+/* Parse, validate, then commit: a new configuration or NULL with err. */
+struct gp_conf *conf_load(gp_error_t *err)
+{
+	struct gp_conf *c = calloc(1, sizeof(*c));
+	int rc;
+
+	if (!c) {
+		gp__errorf(err, GP_ENOMEM, "out of memory");
+		return NULL;
+	}
+	watched_mtimes(c->mtime);
+	rc = gp_cluster_load_conf_dir(conf_dir, &c->cluster, err);
+	if (rc == GP_OK)
+		rc = gp__policy_load(conf_dir, c->cluster, &c->policy, err);
+	if (rc == GP_OK && c->cluster->ntelemetry > 0) {
+		gp_poller_opts_t opts = { .log = poller_log };
+
+		rc = gp__poller_create(c->cluster, &opts, &c->poller, err);
+		if (rc == GP_OK && gp__poller_start(c->poller, err) != GP_OK) {
+			/* no live power: the estimate from the cluster state remains */
+			slurm_error("gpuplace: telemetry not started: %s", err->text);
+			gp__poller_destroy(c->poller);
+			c->poller = NULL;
+		}
+	}
+	if (rc != GP_OK) {
+		conf_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Reload when a watched file changed since the current configuration was
+ * loaded; a failed load is logged once per change (failed[] holds the
+ * times that failed) and the last good configuration stays. */
+void reload_if_changed(struct timespec failed[GP_NWATCHED])
+{
+	struct timespec now[GP_NWATCHED];
+	struct gp_conf *cur = conf_get(), *next;
+	bool changed = !cur, had = cur != NULL, seen = true;
+	gp_error_t err;
+	int i;
+
+	watched_mtimes(now);
+	for (i = 0; i < GP_NWATCHED; i++) {
+		if (cur && !same_time(cur->mtime[i], now[i]))
+			changed = true;
+		if (!same_time(failed[i], now[i]))
+			seen = false;
+	}
+	conf_put(cur);
+	if (!changed || seen)
+		return;
+	next = conf_load(&err);
+	if (!next) {
+		slurm_error("gpuplace: %s; %s", err.text,
+		            had ? "keeping the last good configuration" : "jobs pass unchanged");
+		memcpy(failed, now, sizeof(now));
+		return;
+	}
+	slurm_info("gpuplace: configuration reloaded from %s: %d nodes, %ld GPUs, policy %s",
+	           conf_dir, gp_cluster_node_count(next->cluster),
+	           gp_cluster_gpu_count(next->cluster), next->policy.name);
+	conf_publish(next);
+	for (i = 0; i < GP_NWATCHED; i++)
+		failed[i].tv_sec = -1;
+}
+
+/* Only inside slurmctld is there a controller to read state from (the
+ * daemon exports its globals to plugins); a test program loading the
+ * plugin gets hints checking and fail-open only. */
+bool in_slurmctld(void)
+{
+	return dlsym(RTLD_DEFAULT, "slurmctld_config") != NULL;
+}
+
+/* The path slurmctld was started with (-f FILE, else SLURM_CONF, else its
+ * built-in default), from the daemon's exported slurm_conf_t; NULL outside
+ * slurmctld or before it read its configuration. */
+static const char *daemon_conf_file(void)
+{
+	const slurm_conf_t *sc;
+
+	if (!in_slurmctld())
+		return NULL;
+	sc = dlsym(RTLD_DEFAULT, "slurm_conf");
+	return sc && sc->slurm_conf && *sc->slurm_conf ? sc->slurm_conf : NULL;
+}
+
+/* slurmctld runs topology/NAME ("tree"; "block", 23.11+), read from its
+ * exported slurm_conf_t; false outside slurmctld. */
+bool topology_is(const char *name)
+{
+	const slurm_conf_t *sc;
+
+	if (!in_slurmctld())
+		return false;
+	sc = dlsym(RTLD_DEFAULT, "slurm_conf");
+	return sc && sc->topology_plugin && strstr(sc->topology_plugin, name);
+}
+
+/* slurmctld's DefMemPerCPU (with MEM_PER_CPU set) or DefMemPerNode, 0 when
+ * none or outside slurmctld; read at every call, so a reconfigure counts. */
+uint64_t daemon_default_mem(void)
+{
+	static const slurm_conf_t *sc;
+	static bool looked;
+
+	if (!looked) {
+		sc = in_slurmctld() ? dlsym(RTLD_DEFAULT, "slurm_conf") : NULL;
+		looked = true;
+	}
+	return sc ? sc->def_mem_per_cpu : 0;
+}
+
+/* Longest wait for a switch count slurmctld grants (SchedulerParameters
+ * max_switch_wait=N; 300 s when not set, its documented default in
+ * slurm.conf(5), SchedulerParameters); read at every call, so a reconfigure
+ * counts.  300 outside slurmctld. */
+uint32_t daemon_max_switch_wait(void)
+{
+	static const slurm_conf_t *sc;
+	static bool looked;
+	const char *p;
+	char *end;
+	unsigned long v;
+
+	if (!looked) {
+		sc = in_slurmctld() ? dlsym(RTLD_DEFAULT, "slurm_conf") : NULL;
+		looked = true;
+	}
+	if (!sc || !sc->sched_params)
+		return 300;
+	for (p = sc->sched_params; (p = strstr(p, "max_switch_wait=")); p++)
+		if (p == sc->sched_params || p[-1] == ',') {
+			v = strtoul(p + 16, &end, 10);
+			if (end != p + 16 && (*end == ',' || !*end))
+				return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+		}
+	return 300;
+}
+
+void set_conf_dir(void)
+{
+	const char *env = getenv("GPUPLACE_CONF_DIR");
+	const char *slash;
+	size_t len;
+
+	if (env && *env) {
+		snprintf(conf_dir, sizeof(conf_dir), "%s", env);
+		return;
+	}
+	if (!(env = daemon_conf_file()))
+		env = getenv("SLURM_CONF");
+	if (!env || !*env)
+		env = GP_DEFAULT_SLURM_CONF;
+	slash = strrchr(env, '/');
+	len = slash ? (size_t)(slash - env) : 1;
+	if (!slash)
+		env = ".";
+	if (len == 0)
+		len = 1; /* "/slurm.conf" lives in "/" */
+	if (len >= sizeof(conf_dir))
+		len = sizeof(conf_dir) - 1;
+	memcpy(conf_dir, env, len);
+	conf_dir[len] = '\0';
+}

@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * steer_pass.c - job_submit/gpuplace's steering of the pending jobs it
+ * placed, on its own thread (steer.h, steer_rules.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "job_submit_gpuplace.h"
+
+/* ---- steering pending jobs (steer.h) -------------------------------------- */
+
+/*
+ * What the user asked, kept for each job gpuplace PINned or CONSTRAINed
+ * (by its decision reference) so that a re-decision starts from the
+ * user's own request, never from what gpuplace made of it: the fields
+ * build_request(), job_need() and pin_exact() read, strings malloc'd here
+ * (never handed to Slurm).  In memory only: after a slurmctld restart the
+ * original of a pending job is unknown and the job is left alone.
+ * Under dec.lock.
+ */
+struct steer_orig {
+	uint64_t ref;
+	uint32_t job_id;          /* once the steering pass has seen it, else 0 */
+	gp_steer_job_t st;        /* what the steering rules keep (steer_rules.h) */
+	uint32_t uid;
+	char *hints;              /* the hint string, NULL = none */
+	job_desc_msg_t d;
+};
+
+/* What steering keeps between passes. */
+static struct {
+	/* the originals (dec.lock); pointers, so that dropping the oldest of
+	 * a full table moves GP_LEDGER_MAX pointers, not GP_LEDGER_MAX job
+	 * descriptions */
+	struct steer_orig *origs[GP_LEDGER_MAX];
+	int norigs;
+	/* the job the steering pass is updating right now (its own RPC comes
+	 * back through job_modify), 0 = none */
+	volatile uint32_t inflight;
+} steer;
+
+/* The job the steering pass is updating right now, 0 = none. */
+uint32_t steer_updating(void)
+{
+	return steer.inflight;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void orig_free(struct steer_orig *o)
+{
+	if (!o)
+		return;
+	free(o->hints);
+	free(o->d.tres_per_job);
+	free(o->d.tres_per_node);
+	free(o->d.tres_per_socket);
+	free(o->d.tres_per_task);
+	free(o->d.cpus_per_tres);
+	free(o->d.mem_per_tres);
+	free(o->d.reservation);
+	free(o->d.partition);
+	free(o->d.req_nodes);
+	free(o->d.exc_nodes);
+	free(o->d.features);
+	free(o->d.name);
+	free(o);
+}
+
+/* Called under dec.lock, before apply() changes the description. */
+void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
+               uint32_t uid, bool every_refresh)
+{
+	struct steer_orig *o;
+
+	if (!(o = calloc(1, sizeof(*o))))
+		return; /* memory short: this job is not steered */
+	if (steer.norigs == GP_LEDGER_MAX) {
+		/* full: the oldest goes (its job is left alone from now on) */
+		orig_free(steer.origs[0]);
+		memmove(&steer.origs[0], &steer.origs[1],
+		        (size_t)(GP_LEDGER_MAX - 1) * sizeof(steer.origs[0]));
+		steer.origs[GP_LEDGER_MAX - 1] = NULL;
+		steer.norigs--;
+	}
+	steer.origs[steer.norigs] = o;
+	o->ref = ref;
+	gp_steer_job_init(&o->st, false, (int64_t)time(NULL), wait_s, every_refresh);
+	o->uid = uid;
+	o->hints = dup_or_null(hints);
+	o->d.min_nodes = j->min_nodes;
+	o->d.max_nodes = j->max_nodes;
+	o->d.shared = j->shared;
+	o->d.time_limit = j->time_limit;
+	o->d.num_tasks = j->num_tasks;
+	o->d.ntasks_per_node = j->ntasks_per_node;
+	o->d.cpus_per_task = j->cpus_per_task;
+	o->d.pn_min_cpus = j->pn_min_cpus;
+	o->d.pn_min_memory = j->pn_min_memory;
+	GP_JOB_DESC_ID(&o->d) = NO_VAL;
+	o->d.tres_per_job = dup_or_null(j->tres_per_job);
+	o->d.tres_per_node = dup_or_null(j->tres_per_node);
+	o->d.tres_per_socket = dup_or_null(j->tres_per_socket);
+	o->d.tres_per_task = dup_or_null(j->tres_per_task);
+	o->d.cpus_per_tres = dup_or_null(j->cpus_per_tres);
+	o->d.mem_per_tres = dup_or_null(j->mem_per_tres);
+	o->d.reservation = dup_or_null(j->reservation);
+	o->d.partition = dup_or_null(j->partition);
+	o->d.req_nodes = dup_or_null(j->req_nodes);
+	o->d.exc_nodes = dup_or_null(j->exc_nodes);
+	o->d.features = dup_or_null(j->features);
+	o->d.name = dup_or_null(j->name);
+	steer.norigs++;
+}
+
+/* Forget every original (fini: the thread has stopped). */
+void origs_clear(void)
+{
+	int k;
+
+	for (k = 0; k < steer.norigs; k++) {
+		orig_free(steer.origs[k]);
+		steer.origs[k] = NULL;
+	}
+	steer.norigs = 0;
+}
+
+void orig_forget_job(uint32_t job_id)
+{
+	int k;
+
+	pthread_mutex_lock(&dec.lock);
+	for (k = 0; k < steer.norigs; k++)
+		if (steer.origs[k]->job_id == job_id) {
+			orig_free(steer.origs[k]);
+			memmove(&steer.origs[k], &steer.origs[k + 1],
+			        (size_t)(steer.norigs - k - 1) * sizeof(steer.origs[0]));
+			steer.origs[steer.norigs - 1] = NULL;
+			steer.norigs--;
+			break;
+		}
+	pthread_mutex_unlock(&dec.lock);
+}
+
+static struct steer_orig *orig_find(uint64_t ref)
+{
+	int k;
+
+	for (k = 0; k < steer.norigs; k++)
+		if (steer.origs[k]->ref == ref)
+			return steer.origs[k];
+	return NULL;
+}
+
+struct ref_job {
+	uint64_t ref;
+	uint32_t job_id;
+};
+
+static int by_ref(const void *a, const void *b)
+{
+	uint64_t x = ((const struct ref_job *)a)->ref, y = ((const struct ref_job *)b)->ref;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Drop the originals of jobs no longer pending (started, ended, gone)
+ * once Slurm has had GP_LEDGER_GRACE_S to list them; learn the job ids of
+ * the others (job_modify forgets a job changed by someone else). */
+static void origs_prune(const job_info_msg_t *jobs, int64_t now)
+{
+	struct ref_job *pend = malloc(((size_t)jobs->record_count + 1) * sizeof(*pend)), key;
+	const struct ref_job *hit;
+	uint32_t i;
+	int k, kept = 0, np = 0;
+
+	if (!pend)
+		return;
+	for (i = 0; i < jobs->record_count; i++)
+		if ((jobs->job_array[i].job_state & JOB_STATE_BASE) == JOB_PENDING &&
+		    (pend[np].ref = gp_comment_ref(jobs->job_array[i].admin_comment)))
+			pend[np++].job_id = jobs->job_array[i].job_id;
+	qsort(pend, (size_t)np, sizeof(*pend), by_ref);
+	pthread_mutex_lock(&dec.lock);
+	for (k = 0; k < steer.norigs; k++) {
+		key.ref = steer.origs[k]->ref;
+		hit = bsearch(&key, pend, (size_t)np, sizeof(*pend), by_ref);
+		if (hit)
+			steer.origs[k]->job_id = hit->job_id;
+		if (steer.origs[k]->st.decided + GP_LEDGER_GRACE_S < now && !hit) {
+			orig_free(steer.origs[k]);
+			steer.origs[k] = NULL;
+			continue;
+		}
+		if (kept != k) {
+			steer.origs[kept] = steer.origs[k];
+			steer.origs[k] = NULL;
+		}
+		kept++;
+	}
+	steer.norigs = kept;
+	pthread_mutex_unlock(&dec.lock);
+	free(pend);
+}
+
+struct ledger_entry *ledger_find(uint64_t ref)
+{
+	int k;
+
+	for (k = 0; k < dec.ledger.n; k++)
+		if (dec.ledger.e[k].ref == ref)
+			return &dec.ledger.e[k];
+	return NULL;
+}
+
+/* An update the steering pass sends (malloc'd strings). */
+struct steer_plan {
+	uint32_t job_id;
+	char *req_nodes;
+	uint32_t nodes;
+	char *features;           /* the user's own constraint, "" = none */
+	char *comment;
+	bool drop_switch;         /* it waited through gpuplace's --switches */
+	char why[160];
+};
+
+static void plan_clear(struct steer_plan *p)
+{
+	free(p->req_nodes);
+	free(p->features);
+	free(p->comment);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * Re-decide pending job ji (candidate k) on the current snapshot; 1 with
+ * *plan filled when it should be moved, else 0.  Under dec.lock, no
+ * RPC.  Situations that move a job:
+ *   PIN:       its pinned set is no longer free for it (taken by jobs
+ *              gpuplace did not place, or by higher-priority ones), and a
+ *              set the policy accepts is free now: PINned there;
+ *   CONSTRAIN: a set the policy accepts is free now (its domains could not
+ *              start it, or it waited longer than its predicted wait, after
+ *              which waiting is no longer considered): PINned there.
+ * The re-decision starts from the user's original request (partition,
+ * reservation, --nodelist, --exclude, --constraint, node counts), so it
+ * never widens it.
+ */
+/* Node nd cannot give a pinned job its `gpus' GPUs now (work as prepared). */
+static bool pinned_node_taken(int32_t nd, int32_t gpus)
+{
+	return gp_steer_node_taken(dec.cur.work->node_flags[nd], node_full(nd),
+	                           dec.cur.work->alloc_mask[nd], gpus);
+}
+
+static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_info_t *ji,
+                        const gp_steer_cand_t *k, int64_t now, struct steer_plan *plan,
+                        int *evaluations)
+{
+	struct steer_orig *o = orig_find(k->ref);
+	struct ledger_entry *e;
+	gp_job_profile_t profile;
+	gp_live_need_t need;
+	gp_policy_t pol;
+	gp_request_t r;
+	gp_decision_t d;
+	gp_error_t err;
+	char why[512], *tres_node = NULL, *list = NULL, type[GP_NAME_MAX];
+	const char *tail, *sec;
+	size_t sec_at, sec_len;
+	int moved = 0, found = 0, rc;
+	int32_t i;
+	bool taken = false;
+
+	if (!o)
+		return 0; /* not known (slurmctld restarted, or the job was changed
+		           * by someone else) */
+	o->st.pinned = k->pinned;
+	/* moved lately, or CONSTRAINed and re-decided within the interval */
+	if (!gp_steer_due(&o->st, &c->policy, now))
+		return 0;
+	if (dec.cur.conf != c)
+		return 0; /* built by this thread before the next pass */
+	if (o->hints && gp__job_profile_parse(o->hints, &profile, &err) == GP_OK)
+		found = 1;
+	gp__request_init(&r);
+	memset(&d, 0, sizeof(d));
+	if (build_request(&o->d, c->cluster, &r, type, why, sizeof(why)) <= 0)
+		goto out;
+	job_need(&o->d, daemon_default_mem(), &need);
+	dec.ledger.skip_ref = k->ref;
+	prepare_work(sn, &need);
+	if (gp_resv_apply(c->cluster, &sn->resv, o->d.reservation, now,
+	                  (int64_t)r.time_limit_min * 60, dec.cur.work->node_flags, why,
+	                  sizeof(why)))
+		goto out;
+	if (k->pinned) {
+		/* is the pinned set still free for it?  The ledger says how many
+		 * GPUs on each node; a held job left the ledger, then its
+		 * record's nodes and GPUs per node say it */
+		int32_t *pn = NULL, npn = 0, per;
+
+		if ((e = ledger_find(k->ref))) {
+			for (i = 0; i < e->n; i++)
+				if (pinned_node_taken(e->nodes[i], gp__popcount(e->mask[i])))
+					taken = true;
+		} else if (ji->req_nodes && gp__hostlist_nodes(c->cluster, "ReqNodeList", ji->req_nodes,
+		                                                c->cluster->nnodes, &pn, &npn, &err) == GP_OK &&
+		           npn > 0) {
+			per = (int32_t)gp_tres_gpus(ji->tres_per_node);
+			if (per <= 0)
+				per = (r.gpus + npn - 1) / npn;
+			for (i = 0; i < npn; i++)
+				if (pinned_node_taken(pn[i], per))
+					taken = true;
+		}
+		free(pn);
+	}
+	/* pinned and not taken: Slurm starts it there as soon as it gets to it */
+	if (!gp_steer_redecide(&o->st, &c->policy, now, taken, &pol, plan->why, sizeof(plan->why)))
+		goto out;
+	(*evaluations)++;
+	{
+		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed };
+
+		if (found && profile.gpus == 0)
+			profile.gpus = r.gpus;
+		bookings_prune(now);
+		rc = gp__decide(dec.cur.engine, dec.cur.work, &r, found ? &profile : NULL, &pol,
+		                &pv, sn->view.state->time, recent_bookings(), nrecent_bookings(),
+		                &d, &err);
+	}
+	if (rc != GP_OK || !gp_steer_moves(&d))
+		goto out;
+	if (!pin_exact(&o->d, &r, &d.cands[0], now - sn->view.state->time, &tres_node, why,
+	               sizeof(why)))
+		goto out;
+	if (!(list = gp__scored_nodelist(c->cluster, &d.cands[0])))
+		goto out;
+	if (k->pinned && ji->req_nodes && !strcmp(ji->req_nodes, list))
+		goto out; /* the same set again */
+	/* the old comment's prediction, checkpoint plan, cap and reference
+	 * stay; what it said about the old set goes; text outside gpuplace's
+	 * part of the comment is not touched */
+	if (!gp_comment_section(ji->admin_comment, &sec_at, &sec_len))
+		goto out;
+	sec = ji->admin_comment + sec_at;
+	tail = strstr(sec, "; step ");
+	if (!tail || tail >= sec + sec_len)
+		tail = strstr(sec, "; ref ");
+	plan->job_id = ji->job_id;
+	plan->req_nodes = strdup(list);
+	plan->nodes = (uint32_t)d.cands[0].nnodes;
+	plan->features = strdup(o->d.features ? o->d.features : "");
+	/* a job that waited through gpuplace's --switches: the PIN is exact
+	 * now, and a spread set would otherwise be held by the switch count
+	 * until max-time */
+	plan->drop_switch = o->st.every_refresh;
+	{
+		char comment[1536];
+
+		snprintf(comment, sizeof(comment), "gpuplace: PIN %s; exactly %d node%s; steered while "
+		         "pending: %s%.*s", list, d.cands[0].nnodes, d.cands[0].nnodes == 1 ? "" : "s",
+		         plan->why, (int)(sec + sec_len - tail), tail);
+		plan->comment = comment_with(ji->admin_comment, comment);
+	}
+	if (!plan->req_nodes || !plan->features || !plan->comment) {
+		plan_clear(plan);
+		goto out;
+	}
+	/* the new set is this job's from now on: later decisions see it
+	 * taken; a move the ledger cannot book is not made */
+	if ((e = ledger_find(k->ref))) {
+		int32_t *nn = malloc((size_t)d.cands[0].nnodes * sizeof(*nn));
+		uint32_t *nm = malloc((size_t)d.cands[0].nnodes * sizeof(*nm));
+		bool booked = nn && nm;
+
+		if (booked) {
+			memcpy(nn, d.cands[0].nodes, (size_t)d.cands[0].nnodes * sizeof(*nn));
+			memcpy(nm, d.cands[0].gpu_mask, (size_t)d.cands[0].nnodes * sizeof(*nm));
+			free(e->nodes);
+			free(e->mask);
+			e->nodes = nn;
+			e->mask = nm;
+			e->n = d.cands[0].nnodes;
+			e->cap_w = d.cands[0].cap_w;
+			nn = NULL;
+			nm = NULL;
+			ledger_index_rebuild();
+		}
+		free(nn);
+		free(nm);
+		if (!booked) {
+			plan_clear(plan);
+			goto out;
+		}
+	} else if (!ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, k->ref,
+	                       o->uid, gp_live_name_hash(o->d.name), true, d.cands[0].cap_w,
+	                       false)) {
+		plan_clear(plan);
+		goto out;
+	}
+	gp_steer_moved(&o->st, now);
+	o->st.every_refresh = false; /* a PIN from now on */
+	moved = 1;
+out:
+	dec.ledger.skip_ref = 0;
+	if (dec.cur.work) {
+		dec.cur.work->jobs = NULL; /* borrowed from the snapshot */
+		dec.cur.work->njobs = 0;
+	}
+	slurm_xfree((void **)&tres_node);
+	free(list);
+	gp__decision_clear(&d);
+	gp__request_clear(&r);
+	return moved;
+}
+
+/*
+ * Once per state refresh, on the plugin's thread (never the submission
+ * path): the pending jobs gpuplace placed, in Slurm's priority order, are
+ * re-decided and at most policy.steer_max of them updated through Slurm's
+ * public API (slurm_update_job, an RPC to this slurmctld like the
+ * thread's readings).  No plugin lock is held across the RPC; Slurm
+ * itself refuses to change the nodes of a job that is no longer pending,
+ * so a job that starts meanwhile is never moved.
+ */
+void steer_pass(gp_live_t *lv)
+{
+	struct gp_snap *sn = snap_get();
+	struct gp_conf *c;
+	gp_steer_cand_t *cand = NULL;
+	int64_t now = (int64_t)time(NULL);
+	int nc, k, updates = 0, evaluations = 0;
+
+	if (!sn || !lv->jobs)
+		goto done;
+	c = sn->conf;
+	origs_prune(lv->jobs, now);
+	if (c->policy.steer_max <= 0 || now - sn->view.state->time > GP_PIN_FRESH_S)
+		goto done;
+	if (!(cand = malloc(((size_t)lv->jobs->record_count + 1) * sizeof(*cand))))
+		goto done;
+	nc = gp_steer_pick(lv->jobs->job_array, lv->jobs->record_count, cand,
+	                   (int)lv->jobs->record_count);
+	/* bounded work: at most steer_max updates and 4x as many
+	 * re-decisions per pass, dec.lock taken per job, so a submission
+	 * waits for one re-decision at most */
+	for (k = 0; k < nc && gp_steer_budget(&c->policy, updates, evaluations); k++) {
+		struct steer_plan plan;
+		job_desc_msg_t u;
+		int moved, rc;
+
+		memset(&plan, 0, sizeof(plan));
+		pthread_mutex_lock(&dec.lock);
+		moved = steer_decide(c, sn, &lv->jobs->job_array[cand[k].index], &cand[k], now, &plan,
+		                     &evaluations);
+		pthread_mutex_unlock(&dec.lock);
+		if (!moved)
+			continue;
+		/* the RPC, with no plugin lock held */
+		slurm_init_job_desc_msg(&u);
+		GP_JOB_DESC_ID(&u) = plan.job_id;
+		u.req_nodes = plan.req_nodes;
+		u.min_nodes = u.max_nodes = plan.nodes;
+		u.features = plan.features;
+		u.admin_comment = plan.comment;
+		if (plan.drop_switch) {
+			/* job_mgr.c _update_job takes both on a pending job;
+			 * 0 = no switch count (topology/tree evaluates
+			 * req_switch only when > 0) */
+			u.req_switch = 0;
+			u.wait4switch = 0;
+		}
+		updates++;
+		steer.inflight = plan.job_id;
+		rc = slurm_update_job(&u);
+		steer.inflight = 0;
+		if (rc == SLURM_SUCCESS) {
+			slurm_verbose("gpuplace: job %u steered: %s", plan.job_id, plan.comment);
+			count_steered();
+		} else {
+			/* most often: it started meanwhile, which Slurm refuses to move */
+			slurm_verbose("gpuplace: job %u not steered to %s: %s", plan.job_id,
+			              plan.req_nodes, slurm_strerror(errno));
+		}
+		plan_clear(&plan);
+	}
+done:
+	free(cand);
+	snap_put(sn);
+}
