@@ -85,7 +85,7 @@ int gp__conf_read(gp__conf_paths_t *paths, const char *dir, const char *name,
  * and the last value is used, as Slurm does (parse_config.c: "specified
  * more than once, latest value used"); gp__conf_read() makes it an error.
  * warn may be NULL only when no warning is wanted (the last value is used
- * silently then; slurm_emit.c, policy_load.c). */
+ * silently then; slurm_emit.c). */
 int gp__conf_read_slurm(gp__conf_paths_t *paths, const char *dir, const char *name,
                         bool optional, gp_cluster_t *warn, gp__conf_line_fn fn, void *arg,
                         gp_error_t *err);

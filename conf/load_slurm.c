@@ -480,6 +480,31 @@ static int nodeset_line(slurm_ctx_t *s, const gp__conf_line_t *l, gp_error_t *er
 	return GP_OK;
 }
 
+/* Keep the SchedulerParameters value of key i of line l, with where it was
+ * read, for the site's policy (gp__policy_site); -1 when out of memory. */
+static int keep_sched_params(gp_cluster_t *c, const gp__conf_line_t *l, int i)
+{
+	int32_t n = c->nsched_params;
+	char **v, **src;
+
+	if (!(v = realloc(c->sched_params, (size_t)(n + 1) * sizeof(*v))))
+		return -1;
+	c->sched_params = v;
+	if (!(src = realloc(c->sched_params_src, (size_t)(n + 1) * sizeof(*src))))
+		return -1;
+	c->sched_params_src = src;
+	v[n] = strdup(l->kv[i].val);
+	if (asprintf(&src[n], "%s:%d: SchedulerParameters", l->loc.path, l->loc.line) < 0)
+		src[n] = NULL;
+	if (!v[n] || !src[n]) {
+		free(v[n]);
+		free(src[n]);
+		return -1;
+	}
+	c->nsched_params = n + 1;
+	return 0;
+}
+
 static int slurm_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
 {
 	slurm_ctx_t *s = arg;
@@ -491,6 +516,9 @@ static int slurm_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
 		return part_line(s, l, err);
 	if (gp__conf_is(&l->kv[0], "NodeSet"))
 		return nodeset_line(s, l, err);
+	for (i = 0; i < l->n; i++)
+		if (gp__conf_is(&l->kv[i], "SchedulerParameters") && keep_sched_params(s->ld->c, l, i))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
 	for (i = 0; i < l->n; i++)
 		if (gp__conf_is(&l->kv[i], "ClusterName")) {
 			/* Slurm: "specified more than once, latest value used" */

@@ -24,7 +24,7 @@ TESTS += tests/fuzz/fuzz_conf.sh
 EXTRA_DIST += tests/fuzz/fuzz_conf.sh
 
 # JSON model format, summary, shared derivation.
-libgp_conf_la_SOURCES += conf/json.c conf/finish.c conf/summary.c conf/policy_load.c
+libgp_conf_la_SOURCES += conf/json.c conf/finish.c conf/summary.c
 
 check_PROGRAMS += tests/unit/test_json
 tests_unit_test_json_SOURCES = tests/unit/test_json.c tests/unit/test_slurp.h

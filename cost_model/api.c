@@ -105,11 +105,8 @@ int gp_place(const gp_cluster_t *c, const gp_state_t *s, const gp_place_request_
 		return GP_EINVAL;
 	if (job.gpus < 1)
 		return gp__errorf(err, GP_EINVAL, "job '%s': gpus=N is required", req->job);
-	if (c->conf_dir[0])
-		rc = gp__policy_load(c->conf_dir, c, &p, err);
-	else
-		rc = (gp__policy_default(c, &p), GP_OK);
-	if (rc != GP_OK)
+	/* the site's policy as the model was loaded (no file is read here) */
+	if ((rc = gp__policy_site(c, &p, err)) != GP_OK)
 		return rc;
 	if (req->policy && gp__policy_parse(req->policy, "policy", &p, err))
 		return GP_EINVAL;

@@ -66,6 +66,12 @@ void gp_cluster_destroy(gp_cluster_t *c)
 		free(c->telemetry[i].racks);
 		free(c->telemetry[i].nodes);
 	}
+	for (i = 0; i < c->nsched_params; i++) {
+		free(c->sched_params[i]);
+		free(c->sched_params_src[i]);
+	}
+	free(c->sched_params);
+	free(c->sched_params_src);
 	free(c->profiles);
 	free(c->layouts);
 	free(c->nodes);

@@ -310,6 +310,14 @@ struct gp_cluster {
 	gp_telemetry_t *telemetry;   int32_t ntelemetry;
 	gp_site_t site;
 
+	/* slurm.conf's SchedulerParameters values in file order (malloc'd),
+	 * each with where it was read ("path:line: SchedulerParameters"): the
+	 * site's policy is parsed from them (gp__policy_site), so that no
+	 * decision reads a file after the model is loaded */
+	char **sched_params;
+	char **sched_params_src;
+	int32_t nsched_params;
+
 	/* Loader warnings (e.g. a node listed under two switches), malloc'd
 	 * strings; read with gp_cluster_warning_count()/gp_cluster_warning(). */
 	char **warnings;

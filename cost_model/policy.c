@@ -202,3 +202,18 @@ int gp__policy_parse(const char *params, const char *source, gp_policy_t *p, gp_
 	*p = tmp;
 	return GP_OK;
 }
+
+int gp__policy_site(const gp_cluster_t *c, gp_policy_t *p, gp_error_t *err)
+{
+	gp_policy_t site;
+	int32_t i;
+
+	if (!c || !p)
+		return gp__errorf(err, GP_EINVAL, "policy: no model or policy");
+	gp__policy_default(c, &site);
+	for (i = 0; i < c->nsched_params; i++)
+		if (gp__policy_parse(c->sched_params[i], c->sched_params_src[i], &site, err))
+			return GP_ECONFIG;
+	*p = site;
+	return GP_OK;
+}

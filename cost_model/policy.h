@@ -64,13 +64,13 @@ void gp__policy_default(const gp_cluster_t *c, gp_policy_t *p);
 int gp__policy_parse(const char *params, const char *source, gp_policy_t *p, gp_error_t *err);
 
 /*
- * The site's policy: gp__policy_default(c) adjusted by every
- * SchedulerParameters line of dir/slurm.conf (read with the same reader as
- * the model, so Include works).  Errors name file, line and key; *p is set
- * only on success.  Defined in conf/policy_load.c (the conf layer reads
- * files; the engine never does).
+ * The site's policy of a loaded model: gp__policy_default(c) adjusted by
+ * the SchedulerParameters the loader kept (c->sched_params, in file order,
+ * Include and continued lines read as the model's reader reads them),
+ * reading no file.  Errors name file, line and key; *p is set only on
+ * success.
  */
-int gp__policy_load(const char *dir, const gp_cluster_t *c, gp_policy_t *p, gp_error_t *err);
+int gp__policy_site(const gp_cluster_t *c, gp_policy_t *p, gp_error_t *err);
 
 /* Names of the presets, NULL-terminated (for usage messages). */
 extern const char *const gp__policy_presets[];

@@ -76,7 +76,7 @@ struct gp_conf *conf_load(gp_error_t *err)
 	watched_mtimes(c->mtime);
 	rc = gp_cluster_load_conf_dir(conf_dir, &c->cluster, err);
 	if (rc == GP_OK)
-		rc = gp__policy_load(conf_dir, c->cluster, &c->policy, err);
+		rc = gp__policy_site(c->cluster, &c->policy, err);
 	if (rc == GP_OK && c->cluster->ntelemetry > 0) {
 		gp_poller_opts_t opts = { .log = poller_log };
 

@@ -2620,10 +2620,10 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 			return gp__errorf(err, GP_EINVAL,
 			                  "policy 'site' needs a cluster loaded from a conf dir "
 			                  "(its slurm.conf SchedulerParameters)");
-		return gp__policy_load(c->conf_dir, c, &out->policy, err);
+		return gp__policy_site(c, &out->policy, err);
 	}
 	if (gp__policy_preset(name, &out->policy, &perr) == GP_OK) {
-		/* as gp__policy_load: the larger of the preset's and the site's */
+		/* as gp__policy_site: the larger of the preset's and the site's */
 		if (c && c->site.power_margin > out->policy.power_margin)
 			out->policy.power_margin = c->site.power_margin;
 		return GP_OK;

@@ -98,7 +98,7 @@
  *              true state and starts the job on the best free set; a job
  *              waits for a better set once, then takes the best set free.
  *   site       the policy of the cluster's slurm.conf SchedulerParameters
- *              (gp__policy_load), when the model came from a conf dir
+ *              (gp__policy_site), when the model came from a conf dir
  *              (site-ideal too).
  * Baselines see GPUs only: they start jobs whatever the racks' power.
  *

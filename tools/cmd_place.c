@@ -123,7 +123,7 @@ static int load(const struct args *a, gp_cluster_t **c, gp_state_t **s, gp_polic
 
 	rc = gp__model_load(a->dir, a->json, a->state, c, s, &err);
 	if (rc == GP_OK)
-		rc = a->dir ? gp__policy_load(a->dir, *c, p, &err) : (gp__policy_default(*c, p), GP_OK);
+		rc = gp__policy_site(*c, p, &err); /* as the model was loaded */
 	if (rc == GP_OK && a->policy)
 		rc = gp__policy_parse(a->policy, "--policy", p, &err);
 	if (rc != GP_OK) {

@@ -249,9 +249,53 @@ static void test_threads(void **state)
 	assert_true(in_unit(w[0].nodes, 4, 1, 32));
 }
 
+/* The site's policy comes with the model: gp_place() reads no file.  A
+ * copy of the site is loaded with a SchedulerParameters line, then its
+ * files are removed; a place still works, and a bad policy value is still
+ * reported at its file and line. */
+static void run(const char *cmd)
+{
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_policy_with_model(void **unused)
+{
+	const char *top = getenv("GP_TOP_SRCDIR");
+	char dir[64] = "/tmp/gp-api-XXXXXX", cmd[8192];
+	gp_error_t err = { "" };
+	gp_cluster_t *c = NULL;
+	gp_place_request_t req = { .job = "gpus=16,tp=8" };
+	gp_place_result_t *r = NULL;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		assert_non_null(mkdtemp(dir));
+		snprintf(cmd, sizeof(cmd), "cp -r '%s/etc/superpod-h100/.' '%s/' && printf "
+		         "'SchedulerParameters=gpuplace_policy=pack,gpuplace_topk=%s\n' >> '%s/slurm.conf'",
+		         top ? top : ".", dir, pass ? "many" : "4", dir);
+		run(cmd);
+		if (gp_cluster_load_conf_dir(dir, &c, &err) != GP_OK)
+			fail_msg("load %s: %s", dir, err.text);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		run(cmd);
+		if (!pass) {
+			assert_int_equal(gp_place(c, NULL, &req, &r, &err), GP_OK);
+			assert_int_equal(gp_place_result_kind(r), GP_PLACE_PIN);
+			gp_place_result_destroy(r);
+		} else {
+			assert_int_equal(gp_place(c, NULL, &req, &r, &err), GP_ECONFIG);
+			if (!strstr(err.text, "slurm.conf:") || !strstr(err.text, "SchedulerParameters: gpuplace_topk: 'many'"))
+				fail_msg("error does not name file, line, key and value: %s", err.text);
+		}
+		gp_cluster_destroy(c);
+		snprintf(dir, sizeof(dir), "/tmp/gp-api-XXXXXX");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_policy_with_model),
 		cmocka_unit_test(test_pin),
 		cmocka_unit_test(test_request_options),
 		cmocka_unit_test(test_errors),

@@ -99,49 +99,62 @@ static void test_parse_errors_leave_policy(void **unused)
 	}
 }
 
-static char tmpdir[64];
-
-static void write_slurm_conf(const char *text)
+/* The example site etc/superpod-h100 copied with extra appended to its
+ * slurm.conf, loaded, and the copy removed: the policy is read at load. */
+static gp_cluster_t *load_site(const char *extra, int *line)
 {
-	char path[128];
+	const char *top = getenv("GP_TOP_SRCDIR");
+	char dir[64] = "/tmp/gp-policy-XXXXXX", cmd[8192], path[128];
+	gp_cluster_t *c = NULL;
+	gp_error_t err = { "" };
 	FILE *f;
+	int ch;
 
-	snprintf(path, sizeof(path), "%s/slurm.conf", tmpdir);
-	assert_non_null(f = fopen(path, "w"));
-	fputs(text, f);
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/etc/superpod-h100/.' '%s/'", top ? top : ".", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/slurm.conf", dir);
+	assert_non_null(f = fopen(path, "r+"));
+	*line = 1;
+	while ((ch = fgetc(f)) != EOF)
+		*line += ch == '\n';
+	fputs(extra, f);
 	fclose(f);
+	if (gp_cluster_load_conf_dir(dir, &c, &err) != GP_OK)
+		fail_msg("load %s: %s", dir, err.text);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	return c;
 }
 
-static void test_load_from_slurm_conf(void **unused)
+static void test_site_policy_from_slurm_conf(void **unused)
 {
-	gp_cluster_t *c = gp__cluster_new();
-	gp_policy_t p;
+	gp_cluster_t *c;
+	gp_policy_t p, def;
 	gp_error_t err;
-	char path[128];
+	char want[128];
+	int line;
 
-	assert_non_null(c);
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/gp-policy-XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
-	/* no SchedulerParameters: the default with the site's margin */
-	c->site.power_margin = 0.07;
-	write_slurm_conf("ClusterName=x\n");
-	assert_int_equal(gp__policy_load(tmpdir, c, &p, &err), GP_OK);
-	assert_string_equal(p.name, "balanced");
-	assert_true(p.power_margin == 0.07);
-	write_slurm_conf("ClusterName=x\nSchedulerParameters=bf_interval=30,\\\n"
-	                 "gpuplace_policy=pack,gpuplace_max_wait=120\n");
-	assert_int_equal(gp__policy_load(tmpdir, c, &p, &err), GP_OK);
+	/* no SchedulerParameters: the default, with the site's margin */
+	c = load_site("", &line);
+	gp__policy_default(c, &def);
+	assert_int_equal(gp__policy_site(c, &p, &err), GP_OK);
+	assert_memory_equal(&p, &def, sizeof(p));
+	gp_cluster_destroy(c);
+	/* a continued line: Slurm's keys ignored, gpuplace's taken */
+	c = load_site("SchedulerParameters=bf_interval=30,\\\n"
+	              "gpuplace_policy=pack,gpuplace_max_wait=120\n", &line);
+	assert_int_equal(gp__policy_site(c, &p, &err), GP_OK);
 	assert_string_equal(p.name, "pack");
 	assert_true(p.max_wait_s == 120);
+	gp_cluster_destroy(c);
 	/* a bad value names file, line and key, and *p is untouched */
-	write_slurm_conf("ClusterName=x\n\nSchedulerParameters=gpuplace_topk=many\n");
-	assert_int_equal(gp__policy_load(tmpdir, c, &p, &err), GP_ECONFIG);
-	assert_non_null(strstr(err.text, "slurm.conf:3: SchedulerParameters: gpuplace_topk: 'many'"));
+	c = load_site("\nSchedulerParameters=gpuplace_topk=many\n", &line);
+	assert_int_equal(gp__policy_site(c, &p, &err), GP_ECONFIG);
+	snprintf(want, sizeof(want), "slurm.conf:%d: SchedulerParameters: gpuplace_topk: 'many'", line + 1);
+	if (!strstr(err.text, want))
+		fail_msg("got '%s', want '%s'", err.text, want);
 	assert_string_equal(p.name, "pack");
-	snprintf(path, sizeof(path), "%s/slurm.conf", tmpdir);
-	unlink(path);
-	assert_int_not_equal(gp__policy_load(tmpdir, c, &p, &err), GP_OK);
-	rmdir(tmpdir);
 	gp_cluster_destroy(c);
 }
 
@@ -152,7 +165,7 @@ int main(void)
 		cmocka_unit_test(test_default_uses_site_margin),
 		cmocka_unit_test(test_parse_ok),
 		cmocka_unit_test(test_parse_errors_leave_policy),
-		cmocka_unit_test(test_load_from_slurm_conf),
+		cmocka_unit_test(test_site_policy_from_slurm_conf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
