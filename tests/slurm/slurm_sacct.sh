@@ -247,7 +247,8 @@ bad=$(awk -v t0="$first" '
 	END { for (j in want) if (!(j in seen)) print "job " j " missing" }' "$D/expect" "$D/trace.csv")
 check '[ -s "$D/trace.csv" ] && [ -z "$bad" ] && [ "$(wc -l <"$D/expect")" = 6 ]' \
 	"the trace matches sacct: 6 jobs, GPUs, nodes, submit, wait, elapsed, node lists" \
-	"$bad" "$(cat "$D/trace.csv")"
+	"$bad" "$(cat "$D/trace.csv")" "sacct --parsable2:" "$(cat "$D/sacct.txt")" \
+	"$(cat "$D/import.err")"
 
 # ---- replay on the harness's own configuration ---------------------------
 "$gp" simulate --conf-dir "$D/etc" --trace "$D/trace.csv" --policies first-fit,tree \
