@@ -213,17 +213,25 @@ static const float tree_corr[3][24] = {
  * (notes/calibration.md sec. 1.2); NCCL converts tree busbw to algbw with
  * ratio 0.5 (src/graph/tuning.cc). */
 #define TREE_BW_FRACTION 0.92
-/* Flow collisions of equal-cost multipath routing on switch uplinks, at
- * full load: Baidu's AIPod training fabric (8-rail A800, ECMP at leaf and
- * spine) measured about 70 Gb/s of a 100 Gb/s link under hash collisions
- * ("How to eliminate network hash collisions in large-model training",
- * Baidu Intelligent Cloud tech blog) [R]; Alibaba HPN (Qian et al.,
- * SIGCOMM'24) gained ~15 % LLM training throughput by removing hash
- * polarization of its tiers, and Meta found ECMP "rendered poor
- * performance for the training workload due to the low flow entropy"
- * (Gangidi et al., SIGCOMM'24).  The loss grows with the uplinks' load
- * (uplink_share()): 0.30 at full load.  A placement under one leaf crosses
- * no uplink and pays none of it. */
+/* Flow collisions of equal-cost multipath routing on switch uplinks.  A
+ * flow that crosses a switch level is hashed onto one of its uplinks (and
+ * the matching downlink on the way down), and two elephant flows on one
+ * link get half of it each, however many other uplinks stay idle; a ring
+ * or tree collective runs at the pace of its slowest flow.  So the loss
+ * is charged per crossing flow (to the bandwidth of every group whose
+ * edges cross the level, crossing_factors()), not to the job's
+ * aggregate share of the uplinks, which on a non-blocking fabric is never
+ * the limit of a ring that leaves its leaf by one edge.  At full load the
+ * crossing flows keep 0.70 of their rate: Baidu's AIPod training fabric
+ * (8-rail A800, ECMP at leaf and spine) measured "around 70 Gbps on a 100
+ * Gbps link" under hash collisions ("How to eliminate network hash
+ * collisions in large-model training", Baidu Intelligent Cloud tech
+ * blog, republished at besthub.dev); on Meta's RoCE training clusters, enhanced ECMP with QP scaling
+ * ran the AllReduce collective "up to 40%" faster than baseline ECMP
+ * (Gangidi et al., "RDMA over Ethernet for Distributed AI Training at Meta
+ * Scale", SIGCOMM 2024; Meta Engineering blog, 2024-08-05), i.e. 1 / 1.4 =
+ * 0.71 of the rate under collisions.  ECMP_LOSS = 1 - 0.70.  A placement
+ * under one leaf crosses no uplink and pays none of it. */
 #define ECMP_LOSS 0.30
 /* Share of the time a running job that crosses an uplink pushes its NICs'
  * rate through it: LLM training traffic comes as periodic bursts of the
@@ -232,10 +240,19 @@ static const float tree_corr[3][24] = {
  * a step; 0.5 is an assumption between them and a job that never stops
  * communicating. */
 #define CROSS_DUTY 0.5
-/* The uplinks' load the collisions are charged at when the state says
- * less (or nothing): the same half, so a job that crosses an uplink pays
- * 0.15 of its rate there, Alibaba HPN's ~15 % (above), and 0.30 when the
- * uplinks are full. */
+/* The uplinks' load a crossing flow meets when the live state shows no
+ * other job crossing them: the job's own flows and the traffic no job
+ * record shows (storage, other tenants' bursts), half of full load, so a
+ * crossing flow keeps 1 - 0.30 x 0.5 = 0.85 of its rate, Alibaba HPN's
+ * ~15 % (Qian et al., "Alibaba HPN: A Data Center Network for Large
+ * Language Model Training", SIGCOMM'24: the dual-plane design that removes
+ * the hash polarization of its tiers "enhanced LLM training throughput by
+ * ~15%" in production); Baidu's AIPod gained "roughly 10%" of training
+ * throughput by scheduling around and load-balancing away the same
+ * collisions ("Baidu HPN Network: Solving Hash Collision for 95% Physical
+ * Network Bandwidth Efficiency", Baidu Intelligent Cloud).  The rate the live state
+ * says other jobs push across the same uplinks (CROSS_DUTY x their NICs)
+ * adds its fraction of the uplinks' capacity to it, up to full load. */
 #define ECMP_LOAD_FLOOR 0.5
 /* Per-link latency when gpuplace.conf gives none: SimAI's ns-3 topology
  * default of 500 ns per NIC/switch link (aliyun/SimAI gen_Topo_Template.py). */
@@ -474,6 +491,9 @@ struct gp_cost_scratch {
 	double *sw_all, *sw_other;
 	bool has_other;
 	double *sw_load;    /* 2 per switch: ring, hierarchical pattern */
+	/* xf[L]: flow collisions' stretch of a group climbing to level L
+	 * (crossing_factors()), for this placement */
+	double xf[GP_MAX_LEVELS + 1];
 	int32_t *touched, ntouched;
 	int32_t *gtouched;
 	/* per group */
@@ -696,11 +716,13 @@ static double node_nic(const struct nfact *f)
  *   share = min(own, up x own / (own + other)),
  * so a job is not charged for idle nodes or for jobs that stay under their
  * leaf (the worst case rated compact sets' gain on a 2:1 fabric at several
- * times the measured one).  Either way the share is lowered by the flow
- * collisions of equal-cost routing, on every fabric, non-blocking too:
- *   x (1 - ECMP_LOSS x max(ECMP_LOAD_FLOOR, other / up)).
+ * times the measured one).  *loss: what equal-cost routing's flow
+ * collisions take from a flow crossing these uplinks, on every fabric,
+ * non-blocking too (crossing_factors()):
+ *   ECMP_LOSS x min(1, ECMP_LOAD_FLOOR + other / up).
  */
-static double uplink_share(const gp_cluster_t *c, const gp_cost_scratch_t *s, int32_t sw)
+static double uplink_share(const gp_cluster_t *c, const gp_cost_scratch_t *s, int32_t sw,
+                           double *loss)
 {
 	double own = s->sw_w[sw], eff_net = s->net.eff > 0 ? s->net.eff : 1.0;
 	double t = taper(c, c->switches[sw].level + 1), up = s->sw_all[sw] * eff_net / t;
@@ -712,7 +734,26 @@ static double uplink_share(const gp_cluster_t *c, const gp_cost_scratch_t *s, in
 		share = own + other > 0 ? fmin(own, up * own / (own + other)) : own;
 		load = fmin(1.0, other / up);
 	}
-	return share * (1.0 - ECMP_LOSS * fmax(ECMP_LOAD_FLOOR, load));
+	*loss = ECMP_LOSS * fmin(1.0, ECMP_LOAD_FLOOR + load);
+	return share;
+}
+
+/*
+ * The factor by which flow collisions stretch the network time of a group
+ * whose edges climb to switch level L (ECMP_LOSS): a crossing flow is
+ * hashed anew at every level it climbs through, so each level j < L
+ * crossed keeps 1 - loss_j of its rate, loss_j the largest over the
+ * placement's switches of that level (the group waits for its slowest
+ * flow):  prod_{j < L} 1 / (1 - loss_j).  1 under one leaf.  Set by
+ * prepare() into s->xf[0 .. GP_MAX_LEVELS].
+ */
+static void crossing_factors(gp_cost_scratch_t *s, const double *loss)
+{
+	int L;
+
+	s->xf[0] = 1.0;
+	for (L = 1; L <= GP_MAX_LEVELS; L++)
+		s->xf[L] = s->xf[L - 1] / (1.0 - loss[L - 1]);
 }
 
 void gp__cost_cross_set(const gp_cluster_t *c, const gp_state_t *st, gp_cost_scratch_t *s)
@@ -931,9 +972,22 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 			s->sw_w[sw] += s->p_cap[p];
 		}
 	}
-	for (p = 0; p < s->ntouched; p++) {
-		sw = s->touched[p];
-		s->sw_cap[sw] = uplink_share(c, s, sw);
+	{
+		double loss[GP_MAX_LEVELS], l;
+		int32_t lv;
+
+		for (lv = 0; lv < GP_MAX_LEVELS; lv++)
+			loss[lv] = 0;
+		for (p = 0; p < s->ntouched; p++) {
+			sw = s->touched[p];
+			s->sw_cap[sw] = uplink_share(c, s, sw, &l);
+			lv = c->switches[sw].level;
+			if (lv >= 0 && lv < GP_MAX_LEVELS && l > loss[lv])
+				loss[lv] = l;
+		}
+		/* a level without a switch of the placement (a group never
+		 * climbs through it) keeps no loss */
+		crossing_factors(s, loss);
 	}
 	*gpus_out = G;
 	return GP_OK;
@@ -1143,20 +1197,24 @@ static double tree_factor(int pi, double S)
 }
 
 /* Time of one group for one algorithm and protocol; < 0 if it does not
- * apply.  hop: path_lat_us() of the group's highest level, tf:
+ * apply.  hop: path_lat_us() of the group's highest level, xf: the flow
+ * collisions' stretch of its network time (crossing_factors()), tf:
  * tree_factor() of the protocol at S, lg_units: log2 of the group's units
  * (0 for one; the caller computes these once per group and per dimension,
  * not once per algorithm and protocol). */
 static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
                          const struct proto *pr, double S, double K, const double tau[2],
-                         const gp_net_consts_t *net, double hop, double tf, double lg_units)
+                         const gp_net_consts_t *net, double hop, double xf, double tf,
+                         double lg_units)
 {
 	int n = gr->n, N = gr->units, g = gr->gmax;
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0;
 	double ai_ring = gr->pcie ? pr->pci_ring : pr->nvl_ring;
 	double ai_tree = gr->pcie ? pr->pci_tree : pr->nvl_tree;
 	double an, ant, fill, step;
-	double bmin = gr->bmin * pr->bw, t0 = tau[0] / pr->bw, t1 = tau[1] / pr->bw;
+	/* the network terms, stretched by the collisions its crossing flows
+	 * meet (xf: crossing_factors() of the group's level) */
+	double bmin = gr->bmin * pr->bw, t0 = tau[0] * xf / pr->bw, t1 = tau[1] * xf / pr->bw;
 	double bw, lat;
 	bool simple = pr == &protos[0], ll = pr == &protos[2];
 	int gi = gr->gen >= 0 && gr->gen <= GEN_BLACKWELL ? gr->gen : 0;
@@ -1293,7 +1351,7 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 /* What limits a group under algorithm a: its network resource when the
  * network term is the larger, else the intra-unit path (NVLink or PCIe). */
 static int32_t group_limit(const struct grp *gr, gp_coll_t coll, gp_algo_t a, double S,
-                           const double tau[2], const int32_t bott[2])
+                           const double tau[2], double xf, const int32_t bott[2])
 {
 	int32_t intra = gr->pcie ? GP_LIMIT_PCIE : GP_LIMIT_NVLINK;
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, n = gr->n, g = gr->gmax;
@@ -1308,7 +1366,7 @@ static int32_t group_limit(const struct grp *gr, gp_coll_t coll, gp_algo_t a, do
 		in_t = S / (gr->bnvls * g / (g + 1.0)) + S / g / gr->bmin;
 	else
 		in_t = vf * (n - 1) / n * S / gr->bmin + gr->pxn_bytes / gr->bmin;
-	net_t = tau[k];
+	net_t = tau[k] * xf;
 	return net_t >= in_t && bott[k] != -2 ? bott[k] : intra;
 }
 
@@ -1753,7 +1811,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		const struct grp *gr = &s->grp[k];
 		static const gp_algo_t cand[] = { GP_ALGO_RING, GP_ALGO_TREE, GP_ALGO_NVLS,
 		                                  GP_ALGO_HIER, GP_ALGO_DIRECT };
-		double best = -1, t, hop, lg_units;
+		double best = -1, t, hop, xf, lg_units;
 		gp_algo_t ba = GP_ALGO_AUTO;
 		size_t j;
 		int bp = 0;
@@ -1777,6 +1835,8 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		if (gr->lca_level > res->max_level)
 			res->max_level = gr->lca_level;
 		hop = path_lat_us(c, gr->lca_level < 0 ? 0 : gr->lca_level);
+		xf = gr->lca_level <= 0 ? 1.0 :
+		     s->xf[gr->lca_level < GP_MAX_LEVELS ? gr->lca_level : GP_MAX_LEVELS];
 		/* log2 of the group's units, once per group instead of in each
 		 * of its algorithm x protocol times (same value, a libm call less) */
 		lg_units = gr->units > 1 ? log2((double)gr->units) : 0;
@@ -1787,7 +1847,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		 * are not needed */
 		if (res->algo != GP_ALGO_AUTO) {
 			t = group_time(gr, coll, res->algo, &protos[res_pi], S, K, tau, &s->net, hop,
-			               tfs[res_pi], lg_units);
+			               xf, tfs[res_pi], lg_units);
 			if (t >= 0 && t <= res->time_s)
 				continue;
 		}
@@ -1798,7 +1858,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 				continue;
 			for (pi = 0; pi < NPROTOS; pi++) {
 				t = group_time(gr, coll, cand[j], &protos[pi], S, K, tau, &s->net, hop,
-				               tfs[pi], lg_units);
+				               xf, tfs[pi], lg_units);
 				if (t >= 0 && (best < 0 || t < best)) {
 					best = t;
 					ba = cand[j];
@@ -1814,7 +1874,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 			res->time_s = best;
 			res->algo = ba;
 			res_pi = bp;
-			res->bottleneck = group_limit(gr, coll, ba, S, tau, bott);
+			res->bottleneck = group_limit(gr, coll, ba, S, tau, xf, bott);
 		}
 	}
 	return GP_OK;

@@ -769,8 +769,9 @@ static double ring_bw_part(const gp_cluster_t *c, const gp_placement_t *pl, gp_c
  *    fabric is not charged);
  *  - 2:1, live state with another job on the leaf's 3 other nodes and one
  *    node under another spine, crossing: other = 0.5 x 3 NICs, share =
- *    min(1, 2 x 1 / 2.5) = 0.8, load 1.5 / 2 = 0.75, eff 1 - 0.30 x 0.75
- *    = 0.775: 0.62.
+ *    min(1, 2 x 1 / 2.5) = 0.8, load 1.5 / 2 = 0.75 on top of the 0.5
+ *    floor, capped at full load: eff 1 - 0.30 x min(1, 1.25) = 0.70:
+ *    0.56.
  * And one spine level more adds latency only: for 8 bytes the ring's LL
  * pays 2 inter-node steps, each 2 x 0.5 us more per level (path_lat_us).
  */
@@ -838,7 +839,7 @@ static void test_crossing_cost_per_level(void **unused)
 			gp__cost_cross_set(c, st, s);
 			d = ring_bw_part(c, &two.pl, s);
 			print_message("# 2:1 with a crossing job beside it: %.1f us\n", d * 1e6);
-			assert_true(fabs(d / (RING_EDGE_BYTES / (NODE_NIC * 0.8 * 0.775)) - 1) < 1e-3);
+			assert_true(fabs(d / (RING_EDGE_BYTES / (NODE_NIC * 0.8 * 0.70)) - 1) < 1e-3);
 			/* under one leaf nothing is crossed: unchanged */
 			assert_true(fabs(ring_bw_part(c, &one.pl, s) - d1) < 1e-9);
 			gp__cost_cross_clear(s);
@@ -849,6 +850,165 @@ static void test_crossing_cost_per_level(void **unused)
 	}
 }
 
+/* A 4-node, 32-GPU data-parallel job on a non-blocking tree of 4-node
+ * leaves, 2 leaves per spine, a core above: 8 H100 per node with 8 NICs
+ * of 25 GB/s line rate (200 Gb/s HDR rails), so the network, not NVLink,
+ * bounds the all-reduce. */
+static gp_cluster_t *crossing_cluster(void)
+{
+	gp_cost_shape_t sh;
+
+	gp__cost_shape_defaults(&sh);
+	sh.nodes = 16;
+	sh.nodes_per_leaf = 4;
+	sh.leaves_per_spine = 2;
+	sh.nic_gbps = 25;
+	return cf_cluster_shape(&sh);
+}
+
+/* Step time of a dp=32 job with one 1e9-byte all-reduce per step, 0.1 s of
+ * compute, nothing overlapped, on nodes[0..3]. */
+static gp_cost_t crossing_step(const gp_cluster_t *c, gp_cost_scratch_t *s, const int32_t *nodes)
+{
+	gp_job_profile_t job;
+	cf_placement_t p;
+	gp_cost_t cost;
+	gp_error_t err = { "" };
+
+	gp__job_profile_init(&job);
+	job.gpus = 32;
+	job.deg[GP_DIM_DP] = 32;
+	job.bytes[GP_DIM_DP] = 1e9;
+	job.compute_s = 0.1;
+	cf_place(&p, nodes, 4, 0xff);
+	if (gp__cost_eval(c, &job, &p.pl, s, 0, &cost, &err) != GP_OK)
+		fail_msg("eval: %s", err.text);
+	return cost;
+}
+
+/*
+ * The step time of the same job under one leaf, over two leaves of one
+ * spine, and over two spine groups of a non-blocking tree (cost.c,
+ * ECMP_LOSS, crossing_factors(), path_lat_us()), worked by hand.
+ *
+ * Per node the NICs carry 8 x 25 GB/s x 0.96 (IB efficiency) = 192 GB/s.
+ * The model's fastest algorithm is NCCL's ring through the nodes with the
+ * hierarchical pattern (reduce-scatter on NVLink, all-reduce across the 4
+ * nodes over the rails): its network term is 2 (N-1)/N S / 192 GB/s =
+ * 1.5 x 1e9 / 192e9 = 7.8125 ms, above its NVLink term 2 x 31/32 x 1e9 /
+ * 370.8 GB/s = 5.23 ms, so the network bounds it in every case below.
+ *  - one leaf: nothing crosses an uplink.
+ *  - nodes 0, 1 under leaf 0 and 4, 5 under leaf 1 (one spine): each
+ *    leaf's uplinks carry one ring edge of 192 GB/s out of 2 nodes' 384
+ *    GB/s, so the job's aggregate share of them is never the limit (the
+ *    model before this rule charged nothing here), but the crossing flows
+ *    are hashed onto uplinks and meet collisions at the floor load: they
+ *    keep 1 - 0.30 x 0.5 = 0.85 of their rate, so the network term is
+ *    7.8125 / 0.85 = 9.1912 ms, +1.3787 ms; and each of the ring's
+ *    2 (N-1) = 6 inter-node steps climbs one level more, 2 x 0.5 us of
+ *    links (path_lat_us()) times the Simple protocol's 1.4 ring plateau:
+ *    +8.4 us.  Step +1.3871 ms.
+ *  - nodes 0, 1 under leaf 0 and 8, 9 under leaf 2 (another spine): the
+ *    flows climb through leaf and spine uplinks and are hashed at each:
+ *    7.8125 / 0.85^2 = 10.8131 ms, +3.0006 ms; latency 6 x 2 x 1.0 us x
+ *    1.4 = +16.8 us.  Step +3.0174 ms.
+ */
+static void test_crossing_step_time(void **unused)
+{
+	static const int32_t one[4] = { 0, 1, 2, 3 }, two[4] = { 0, 1, 4, 5 },
+	                     far[4] = { 0, 1, 8, 9 };
+	gp_cluster_t *c = crossing_cluster();
+	gp_cost_scratch_t *s = NULL;
+	gp_cost_t a, b, f;
+
+	(void)unused;
+	assert_int_equal(gp__cost_scratch_new(c, 32, &s), GP_OK);
+	a = crossing_step(c, s, one);
+	b = crossing_step(c, s, two);
+	f = crossing_step(c, s, far);
+	print_message("# step: one leaf %.4f ms, two leaves %.4f ms (+%.4f), two spine groups "
+	              "%.4f ms (+%.4f); algorithm %s %s %s\n", a.step_s * 1e3, b.step_s * 1e3,
+	              (b.step_s - a.step_s) * 1e3, f.step_s * 1e3, (f.step_s - a.step_s) * 1e3,
+	              gp__algo_name(a.group[GP_DIM_DP].algo), gp__algo_name(b.group[GP_DIM_DP].algo),
+	              gp__algo_name(f.group[GP_DIM_DP].algo));
+	assert_int_equal(a.group[GP_DIM_DP].algo, GP_ALGO_HIER);
+	assert_int_equal(b.group[GP_DIM_DP].algo, GP_ALGO_HIER);
+	assert_int_equal(f.group[GP_DIM_DP].algo, GP_ALGO_HIER);
+	assert_int_equal(a.n_leaves, 1);
+	assert_int_equal(b.n_leaves, 2);
+	assert_int_equal(f.n_leaves, 2);
+	assert_true(fabs((b.step_s - a.step_s) * 1e3 - 1.3871) < 5e-4);
+	assert_true(fabs((f.step_s - a.step_s) * 1e3 - 3.0174) < 5e-4);
+	gp__cost_scratch_destroy(s);
+	gp_cluster_destroy(c);
+}
+
+/*
+ * Contention from another job crossing the same uplinks, on the same
+ * non-blocking tree: the job on nodes 0, 1 and 4, 5 (two leaves, one
+ * spine) while a running job holds nodes 2, 3 (leaf 0) and 6, 7 (leaf 1),
+ * so its traffic crosses the same leaf uplinks.  gp__cost_cross_set()
+ * puts CROSS_DUTY 0.5 of its nodes' NIC rate on each leaf's uplinks: 0.5
+ * x 2 nodes of a 4-node leaf's capacity = 0.25 of it, on top of the 0.5
+ * floor: loss 0.30 x 0.75 = 0.225, network term 7.8125 / 0.775 = 10.0806
+ * ms against 9.1912 alone, +0.8894 ms.  Aggregate shares are not the
+ * limit (the job's 2 NICs' worth is below 4 x 2 / (2 + 1)).  Under one
+ * leaf (nodes 8-11, another leaf the other job does not touch) nothing
+ * changes; a running job that stays under its own leaf adds nothing.
+ */
+static void test_crossing_contention(void **unused)
+{
+	static const int32_t two[4] = { 0, 1, 4, 5 }, leaf2[4] = { 8, 9, 10, 11 };
+	int32_t nodes[4] = { 2, 3, 6, 7 }, inleaf[2] = { 12, 13 };
+	uint32_t masks[4] = { 0xff, 0xff, 0xff, 0xff };
+	gp_cluster_t *c = crossing_cluster();
+	gp_cost_scratch_t *s = NULL;
+	gp_state_t *st = NULL;
+	gp_cost_t alone, busy, l1, l2;
+	gp_job_alloc_t *ja;
+	int i, k;
+
+	(void)unused;
+	assert_int_equal(gp__cost_scratch_new(c, 32, &s), GP_OK);
+	assert_int_equal(gp_state_create(c, &st), GP_OK);
+	/* a job under one leaf only (nodes 12, 13): crosses nothing */
+	assert_non_null(st->jobs = calloc(2, sizeof(*st->jobs)));
+	for (k = 0; k < 2; k++) {
+		int32_t *src = k == 0 ? inleaf : nodes;
+		int n = k == 0 ? 2 : 4;
+
+		ja = &st->jobs[k];
+		ja->job_id = (uint32_t)(7 + k);
+		ja->nnodes = n;
+		ja->nodes = malloc((size_t)n * sizeof(*ja->nodes));
+		ja->gpu_mask = malloc((size_t)n * sizeof(*ja->gpu_mask));
+		assert_true(ja->nodes && ja->gpu_mask);
+		memcpy(ja->nodes, src, (size_t)n * sizeof(*ja->nodes));
+		memcpy(ja->gpu_mask, masks, (size_t)n * sizeof(*ja->gpu_mask));
+		for (i = 0; i < n; i++)
+			st->alloc_mask[src[i]] = 0xff;
+	}
+	st->njobs = 1;
+	gp__cost_cross_set(c, st, s);
+	alone = crossing_step(c, s, two);
+	l1 = crossing_step(c, s, leaf2);
+	st->njobs = 2;
+	gp__cost_cross_set(c, st, s);
+	busy = crossing_step(c, s, two);
+	l2 = crossing_step(c, s, leaf2);
+	print_message("# two leaves: %.4f ms alone, %.4f ms beside a crossing job (+%.4f)\n",
+	              alone.step_s * 1e3, busy.step_s * 1e3, (busy.step_s - alone.step_s) * 1e3);
+	assert_int_equal(busy.group[GP_DIM_DP].algo, GP_ALGO_HIER);
+	assert_true(fabs((busy.step_s - alone.step_s) * 1e3 - 0.8894) < 5e-4);
+	assert_true(l1.step_s == l2.step_s);
+	gp__cost_cross_clear(s);
+	/* without the state, as with only the job under one leaf */
+	assert_true(crossing_step(c, s, two).step_s == alone.step_s);
+	gp_state_destroy(st);
+	gp__cost_scratch_destroy(s);
+	gp_cluster_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -857,6 +1017,8 @@ int main(void)
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_spreading_never_faster),
 		cmocka_unit_test(test_crossing_cost_per_level),
+		cmocka_unit_test(test_crossing_step_time),
+		cmocka_unit_test(test_crossing_contention),
 		cmocka_unit_test(test_transport_floor),
 		cmocka_unit_test(test_tp_cross_node),
 		cmocka_unit_test(test_oversub_never_helps),
