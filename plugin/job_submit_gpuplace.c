@@ -1954,6 +1954,24 @@ static int restrict_to_type(gp_request_t *r, const gp_cluster_t *c, const char *
 	return 0;
 }
 
+/* GPUs of type `type' on nodes of mixed types in the partition r resolves
+ * to: the GPUs restrict_to_type() leaves out of a typed decision. */
+static int64_t mixed_type_gpus(const gp_cluster_t *c, const gp_request_t *r, const char *type)
+{
+	int32_t i, q = gp__request_partition(r, c), of;
+	int64_t n = 0;
+	bool all;
+
+	for (i = 0; i < c->nnodes; i++) {
+		if (c->nodes[i].ngpus <= 0 || (q >= 0 && !gp__node_in_part(c, i, q)))
+			continue;
+		of = gp__node_type_gpus(c, i, type, &all);
+		if (!all)
+			n += of;
+	}
+	return n;
+}
+
 /* The job's GPU count and type from one TRES field into *count and
  * type[GP_NAME_MAX]; 0, or -1 with why when gpuplace cannot express it. */
 static int tres_field(const char *what, const char *tres, long *count, char *type, char *why,
@@ -2713,6 +2731,22 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		       "gpuplace: %s: the engine failed: %s; the job passes unchanged%s", label, err.text,
 		       loud ? " (further engine failures this minute at verbose level)" : "");
 		rc = SLURM_SUCCESS;
+		snap_put(sn);
+		goto out;
+	}
+	if (d.kind != GP_DECIDE_PIN && *type && mixed_type_gpus(c->cluster, &r, type) > 0) {
+		/* the nodes of mixed types were left out of this decision (the
+		 * engine counts a node's GPUs, not its GPUs of one type): a
+		 * constraint or a wait on the others would hold the job off
+		 * nodes Slurm can start it on, a REJECT would not know them.
+		 * Only a free set of single-type nodes is gpuplace's to pin */
+		pthread_mutex_unlock(&decide_lock);
+		snprintf(why, sizeof(why), "no free set of nodes holding only GPUs of type %.64s "
+		         "(nodes of mixed types hold %lld more, which gpuplace does not count per "
+		         "type): left to Slurm", type, (long long)mixed_type_gpus(c->cluster, &r, type));
+		count_pass(PASS_REQUEST, label, why);
+		comment_pass(job_desc, why);
+		gp__decision_clear(&d);
 		snap_put(sn);
 		goto out;
 	}
