@@ -103,7 +103,7 @@ PER_LEAF=$((N / LEAVES))
 NVL_NODES=${NVL_NODES:-$PER_LEAF}
 RACK_NODES=${RACK_NODES:-$PER_LEAF}
 check_layout() {
-	local w
+	local w e n seen bad
 	case "$N$LEAVES$NVL_NODES$RACK_NODES$GPUS" in *[!0-9]*) log "N, LEAVES, NVL_NODES, RACK_NODES and GPUS must be whole numbers"; return 1 ;; esac
 	if [ "$LEAVES" -lt 1 ] || [ "$LEAVES" -gt 26 ] || [ $((N % LEAVES)) != 0 ] || [ "$PER_LEAF" -lt 2 ]; then
 		log "N=$N must be a multiple of LEAVES=$LEAVES (1..26) with at least 2 nodes per leaf"
@@ -129,9 +129,15 @@ check_layout() {
 		for w in "$@"; do
 			# a type once per node; at most 32 GPUs per node (the
 			# model's limit, cost_model/model.h GP_MAX_GPUS_PER_NODE)
-			if ! echo "$w" | grep -Eqx '[a-z][a-z0-9_]*:[1-9][0-9]?(,[a-z][a-z0-9_]*:[1-9][0-9]?)*' ||
-				[ "$(echo "$w" | tr ',' '\n' | cut -d: -f1 | sort | uniq -d)" != "" ] ||
-				[ "$(echo "$w" | tr ',' '\n' | awk -F: '{ n += $2 } END { print n }')" -gt 32 ]; then
+			bad=""
+			[[ $w =~ ^[a-z][a-z0-9_]*:[1-9][0-9]?(,[a-z][a-z0-9_]*:[1-9][0-9]?)*$ ]] || bad=1
+			n=0 seen=" "
+			for e in ${w//,/ }; do
+				case "$seen" in *" ${e%%:*} "*) bad=1 ;; esac
+				seen="$seen${e%%:*} "
+				[ -n "$bad" ] || n=$((n + ${e#*:}))
+			done
+			if [ -n "$bad" ] || [ "$n" -gt 32 ]; then
 				log "NODE_GPUS: '$w' is not TYPE:COUNT[,TYPE:COUNT...] with each type once and 1..32 GPUs"
 				return 1
 			fi
@@ -152,16 +158,28 @@ range() { if [ "$1" = "$2" ]; then echo "$1"; else echo "[$1-$2]"; fi; }
 # "first last" of each block of BLOCK consecutive nodes, one line each
 blocks() { local b=$1 i; for i in $(seq 1 "$b" "$N"); do echo "$i $((i + b - 1 > N ? N : i + b - 1))"; done; }
 # GPUs of node $1 by type: "a100:4" or "a100:4,l40s:2" (NODE_GPUS)
-gpus_of() {
-	if [ -n "${NODE_GPUS:-}" ]; then echo "$NODE_GPUS" | awk -v k="$1" '{ print $k }'
-	else echo "a100:$GPUS"; fi
+read -r -a NODE_GPUS_A <<<"${NODE_GPUS:-}"
+gpus_of() { if [ -n "${NODE_GPUS:-}" ]; then echo "${NODE_GPUS_A[$(($1 - 1))]}"; else echo "a100:$GPUS"; fi; }
+# the GPU types of NODE_GPUS (or a100), each once; in the shell itself (no
+# process per node: the harness runs on loaded machines)
+gpu_types() {
+	local w e seen=" "
+	for w in ${NODE_GPUS:-a100:$GPUS}; do
+		for e in ${w//,/ }; do
+			case "$seen" in *" ${e%%:*} "*) ;; *) seen="$seen${e%%:*} " && echo "${e%%:*}" ;; esac
+		done
+	done
 }
-# GPUs of node $1 of every type
-ngpus_of() { gpus_of "$1" | tr ',' '\n' | awk -F: '{ n += $2 } END { print n + 0 }'; }
-# the GPU types of NODE_GPUS (or a100), each once
-gpu_types() { local i; for i in $(seq 1 "$N"); do gpus_of "$i" | tr ',' '\n' | cut -d: -f1; done | awk '!seen[$0]++'; }
 # the most GPUs of any node (its fake devices are shared by all nodes)
-max_gpus() { local i; for i in $(seq 1 "$N"); do ngpus_of "$i"; done | sort -n | tail -n 1; }
+max_gpus() {
+	local w e n max=0
+	for w in ${NODE_GPUS:-a100:$GPUS}; do
+		n=0
+		for e in ${w//,/ }; do n=$((n + ${e#*:})); done
+		[ "$n" -gt "$max" ] && max=$n
+	done
+	echo "$max"
+}
 rack_kw() { # cap of rack number $1 (0-based)
 	if [ -n "${RACK_KW:-}" ]; then echo "$RACK_KW" | awk -v k=$(($1 + 1)) '{ print $k }'
 	elif [ "$1" = 0 ]; then echo "${RACKA_KW:-20}"
