@@ -2739,7 +2739,12 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		 * engine counts a node's GPUs, not its GPUs of one type): a
 		 * constraint or a wait on the others would hold the job off
 		 * nodes Slurm can start it on, a REJECT would not know them.
-		 * Only a free set of single-type nodes is gpuplace's to pin */
+		 * Only a free set of single-type nodes is gpuplace's to pin.
+		 * Where Slurm starts it is unknown to the ledger: no PIN
+		 * until the next reading shows it (as book_pass's guess that
+		 * finds no place) */
+		unbooked_passes++;
+		unbooked_gen = sn->gen;
 		pthread_mutex_unlock(&decide_lock);
 		snprintf(why, sizeof(why), "no free set of nodes holding only GPUs of type %.64s "
 		         "(nodes of mixed types hold %lld more, which gpuplace does not count per "

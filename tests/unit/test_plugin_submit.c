@@ -409,6 +409,17 @@ static void test_typed_request_mixed_nodes_free(void **unused)
 			         j->admin_comment ? j->admin_comment : "(none)");
 		}
 		job_free(j);
+		/* where Slurm starts it is unknown to the ledger: the next
+		 * job is not pinned before a reading shows it */
+		j = job_new("gres/gpu:l40s:8", NULL);
+		assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+		if (!j->admin_comment || !strstr(j->admin_comment, "not pinned: 1 GPU job passed "
+		                                                    "since the state was read")) {
+			log_dump();
+			fail_msg("case %zu: the next job: %s", i,
+			         j->admin_comment ? j->admin_comment : "(none)");
+		}
+		job_free(j);
 		decider_reset();
 		decider_prepare();
 	}
