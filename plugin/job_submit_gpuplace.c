@@ -2593,6 +2593,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	gp_error_t err;
 	int64_t age;
 	int found, rc = SLURM_SUCCESS, want;
+	int64_t mixed;
 	char feat[GP_NAME_MAX + 16];
 
 	if (!job_desc)
@@ -2734,7 +2735,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		snap_put(sn);
 		goto out;
 	}
-	if (d.kind != GP_DECIDE_PIN && *type && mixed_type_gpus(c->cluster, &r, type) > 0) {
+	if (d.kind != GP_DECIDE_PIN && *type && (mixed = mixed_type_gpus(c->cluster, &r, type)) > 0) {
 		/* the nodes of mixed types were left out of this decision (the
 		 * engine counts a node's GPUs, not its GPUs of one type): a
 		 * constraint or a wait on the others would hold the job off
@@ -2748,7 +2749,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		pthread_mutex_unlock(&decide_lock);
 		snprintf(why, sizeof(why), "no free set of nodes holding only GPUs of type %.64s "
 		         "(nodes of mixed types hold %lld more, which gpuplace does not count per "
-		         "type): left to Slurm", type, (long long)mixed_type_gpus(c->cluster, &r, type));
+		         "type): left to Slurm", type, (long long)mixed);
 		count_pass(PASS_REQUEST, label, why);
 		comment_pass(job_desc, why);
 		gp__decision_clear(&d);
