@@ -212,6 +212,24 @@ int restrict_to_type(gp_request_t *r, const gp_cluster_t *c, const char *type, c
 	return 0;
 }
 
+/* GPUs of type `type' on nodes of mixed types in the partition r resolves
+ * to: the GPUs restrict_to_type() leaves out of a typed decision. */
+int64_t mixed_type_gpus(const gp_cluster_t *c, const gp_request_t *r, const char *type)
+{
+	int32_t i, q = gp__request_partition(r, c), of;
+	int64_t n = 0;
+	bool all;
+
+	for (i = 0; i < c->nnodes; i++) {
+		if (c->nodes[i].ngpus <= 0 || (q >= 0 && !gp__node_in_part(c, i, q)))
+			continue;
+		of = gp__node_type_gpus(c, i, type, &all);
+		if (!all)
+			n += of;
+	}
+	return n;
+}
+
 /* The job's GPU count and type from one TRES field into *count and
  * type[GP_NAME_MAX]; 0, or -1 with why when gpuplace cannot express it. */
 static int tres_field(const char *what, const char *tres, long *count, char *type, char *why,

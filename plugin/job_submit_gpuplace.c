@@ -122,6 +122,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	gp_error_t err;
 	int64_t age;
 	int found, rc = SLURM_SUCCESS, want;
+	int64_t mixed;
 	char feat[GP_NAME_MAX + 16];
 
 	if (!job_desc)
@@ -247,6 +248,25 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		       "gpuplace: %s: the engine failed: %s; the job passes unchanged%s", label, err.text,
 		       loud ? " (further engine failures this minute at verbose level)" : "");
 		rc = SLURM_SUCCESS;
+		snap_put(sn);
+		goto out;
+	}
+	if (d.kind != GP_DECIDE_PIN && *type && (mixed = mixed_type_gpus(c->cluster, &r, type)) > 0) {
+		/* nodes of mixed types were left out of this decision (the
+		 * engine counts a node's GPUs, not its GPUs of one type): a
+		 * constraint or a wait would hold the job off nodes Slurm can
+		 * start it on; only a free set of single-type nodes is
+		 * gpuplace's to pin.  Where Slurm starts it is unknown to the
+		 * ledger: no PIN until the next reading shows it */
+		dec.ledger.unbooked++;
+		dec.ledger.unbooked_gen = sn->ref.gen;
+		pthread_mutex_unlock(&dec.lock);
+		snprintf(why, sizeof(why), "no free set of nodes holding only GPUs of type %.64s "
+		         "(nodes of mixed types hold %lld more, which gpuplace does not count per "
+		         "type): left to Slurm", type, (long long)mixed);
+		count_pass(PASS_REQUEST, label, why);
+		comment_pass(job_desc, why);
+		gp__decision_clear(&d);
 		snap_put(sn);
 		goto out;
 	}

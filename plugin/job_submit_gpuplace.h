@@ -125,6 +125,7 @@ void stats_forget_announced(void);
 int collect_hints(const job_desc_msg_t *job, char *buf, size_t len, const char **source);
 bool job_asks_gpus(const job_desc_msg_t *j);
 int node_lists(const job_desc_msg_t *j, const gp_cluster_t *c, gp_request_t *r, gp_error_t *err);
+int64_t mixed_type_gpus(const gp_cluster_t *c, const gp_request_t *r, const char *type);
 int restrict_to_type(gp_request_t *r, const gp_cluster_t *c, const char *type, char *why,
                      size_t len);
 int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_request_t *r, char *type,

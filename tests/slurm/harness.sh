@@ -28,6 +28,14 @@
 #               first rack, RACKB_KW for the second, 20 for any other)
 #   RACKA_KW, RACKB_KW  caps of the first two racks (default 20 each)
 #   GPUS        GPUs per node             (default 4)
+#   NODE_GPUS   each node's GPUs by type, one word per node (N words,
+#               n1 first): TYPE:COUNT, or TYPE:COUNT,TYPE:COUNT for a node
+#               of several types, e.g. "a100:4 a100:4 a100:4,l40s:2
+#               l40s:4 l40s:4 l40s:4" (default: a100:GPUS on every node).
+#               slurm.conf gets Gres=gpu:TYPE:COUNT[,...], gres.conf one
+#               line per type (Type=, its own fake device files after the
+#               types before it on the node), gpuplace.conf a GpuProfile
+#               for each type (types with figures here: a100, h100, l40s)
 #   JOB_SUBMIT  JobSubmitPlugins value    (default: none; "plugin on" uses
 #               it, or gpuplace)
 #   PLUGIN_SWITCH  how "plugin on|off" applies the change: reconfigure
@@ -43,9 +51,9 @@
 #               so that tests run side by side (make -j): CTLPORT 16917
 #               baseline, 16937 version_mismatch, 16947 vs_stock, 16957
 #               plugin, 16967 smoke, 16977 steer, 16987 valgrind, 16997
-#               block, 16927 sacct (slurmdbd 16928, MariaDB 16929);
-#               BASEPORT 17100, 17300, 18600, 17500, 18400, 18200, 17800,
-#               17900, 17700.  All lie in 16817 .. 18612: scripts/test.sh
+#               block, 16927 sacct (slurmdbd 16928, MariaDB 16929), 16887
+#               typed; BASEPORT 17100, 17300, 18600, 17500, 18400, 18200,
+#               17800, 17900, 17700, 18000.  All lie in 16817 .. 18612: scripts/test.sh
 #               gives each Slurm release an offset 2000 apart.
 #   TOPOLOGY    tree (default): topology/tree, the leaves under a spine and
 #               the NVLink domains in gpuplace.conf; block: topology/block
@@ -95,7 +103,7 @@ PER_LEAF=$((N / LEAVES))
 NVL_NODES=${NVL_NODES:-$PER_LEAF}
 RACK_NODES=${RACK_NODES:-$PER_LEAF}
 check_layout() {
-	local w
+	local w e n seen bad
 	case "$N$LEAVES$NVL_NODES$RACK_NODES$GPUS" in *[!0-9]*) log "N, LEAVES, NVL_NODES, RACK_NODES and GPUS must be whole numbers"; return 1 ;; esac
 	if [ "$LEAVES" -lt 1 ] || [ "$LEAVES" -gt 26 ] || [ $((N % LEAVES)) != 0 ] || [ "$PER_LEAF" -lt 2 ]; then
 		log "N=$N must be a multiple of LEAVES=$LEAVES (1..26) with at least 2 nodes per leaf"
@@ -115,6 +123,29 @@ check_layout() {
 		set -- $RACK_KW
 		if [ $# != "$(nracks)" ]; then log "RACK_KW=\"$RACK_KW\" must give one cap per rack ($(nracks))"; return 1; fi
 	fi
+	if [ -n "${NODE_GPUS:-}" ]; then
+		set -- $NODE_GPUS
+		if [ $# != "$N" ]; then log "NODE_GPUS=\"$NODE_GPUS\" must give one word per node ($N)"; return 1; fi
+		for w in "$@"; do
+			# a type once per node; at most 32 GPUs per node (the
+			# model's limit, cost_model/model.h GP_MAX_GPUS_PER_NODE)
+			bad=""
+			[[ $w =~ ^[a-z][a-z0-9_]*:[1-9][0-9]?(,[a-z][a-z0-9_]*:[1-9][0-9]?)*$ ]] || bad=1
+			n=0 seen=" "
+			for e in ${w//,/ }; do
+				case "$seen" in *" ${e%%:*} "*) bad=1 ;; esac
+				seen="$seen${e%%:*} "
+				[ -n "$bad" ] || n=$((n + ${e#*:}))
+			done
+			if [ -n "$bad" ] || [ "$n" -gt 32 ]; then
+				log "NODE_GPUS: '$w' is not TYPE:COUNT[,TYPE:COUNT...] with each type once and 1..32 GPUs"
+				return 1
+			fi
+		done
+	fi
+	for w in $(gpu_types); do
+		profile_of "$w" >/dev/null || { log "NODE_GPUS: no GpuProfile figures for type '$w' in the harness (profile_of)"; return 1; }
+	done
 }
 letter() { printf "\\$(printf '%03o' $((65 + $1)))"; }
 nracks() { echo $(((N + RACK_NODES - 1) / RACK_NODES)); }
@@ -126,6 +157,29 @@ weight_of() { [ -n "${WEIGHTS:-}" ] && echo "$WEIGHTS" | awk -v k=$((($1 - 1) / 
 range() { if [ "$1" = "$2" ]; then echo "$1"; else echo "[$1-$2]"; fi; }
 # "first last" of each block of BLOCK consecutive nodes, one line each
 blocks() { local b=$1 i; for i in $(seq 1 "$b" "$N"); do echo "$i $((i + b - 1 > N ? N : i + b - 1))"; done; }
+# GPUs of node $1 by type: "a100:4" or "a100:4,l40s:2" (NODE_GPUS)
+read -r -a NODE_GPUS_A <<<"${NODE_GPUS:-}"
+gpus_of() { if [ -n "${NODE_GPUS:-}" ]; then echo "${NODE_GPUS_A[$(($1 - 1))]}"; else echo "a100:$GPUS"; fi; }
+# the GPU types of NODE_GPUS (or a100), each once; in the shell itself (no
+# process per node: the harness runs on loaded machines)
+gpu_types() {
+	local w e seen=" "
+	for w in ${NODE_GPUS:-a100:$GPUS}; do
+		for e in ${w//,/ }; do
+			case "$seen" in *" ${e%%:*} "*) ;; *) seen="$seen${e%%:*} " && echo "${e%%:*}" ;; esac
+		done
+	done
+}
+# the most GPUs of any node (its fake devices are shared by all nodes)
+max_gpus() {
+	local w e n max=0
+	for w in ${NODE_GPUS:-a100:$GPUS}; do
+		n=0
+		for e in ${w//,/ }; do n=$((n + ${e#*:})); done
+		[ "$n" -gt "$max" ] && max=$n
+	done
+	echo "$max"
+}
 rack_kw() { # cap of rack number $1 (0-based)
 	if [ -n "${RACK_KW:-}" ]; then echo "$RACK_KW" | awk -v k=$(($1 + 1)) '{ print $k }'
 	elif [ "$1" = 0 ]; then echo "${RACKA_KW:-20}"
@@ -136,12 +190,13 @@ rack_kw() { # cap of rack number $1 (0-based)
 # NodeName lines: consecutive nodes with the same leaf, domain, rack and
 # weight share one line
 node_lines() {
-	local i first=1 key prev="" w f
+	local i first=1 key prev="" w f g
 	for i in $(seq 1 $((N + 1))); do
-		if [ "$i" -le "$N" ]; then key="$(leaf_of "$i") $(nvl_of "$i") $(rack_of "$i") $(weight_of "$i")"; else key=END; fi
+		if [ "$i" -le "$N" ]; then key="$(leaf_of "$i") $(nvl_of "$i") $(rack_of "$i") $(gpus_of "$i") $(weight_of "$i")"; else key=END; fi
 		if [ -n "$prev" ] && [ "$key" != "$prev" ]; then
 			set -- $prev
-			w=${4:+ Weight=$4}
+			w=${5:+ Weight=$5}
+			g=$(echo "$4" | sed 's/^/gpu:/; s/,/,gpu:/g')
 			if [ "${TOPOLOGY:-tree}" = block ]; then
 				# the features `gpuplace conf --what nodes` writes for
 				# this model: the two blocks' level-1 group and the
@@ -150,21 +205,37 @@ node_lines() {
 			else
 				f="gpsw_$1,gpnvl_$2,gprack_$3"
 			fi
-			echo "NodeName=n$(range $first $((i - 1))) NodeHostname=n$(range $first $((i - 1))) NodeAddr=127.0.1.$(range $first $((i - 1))) Port=$(range $((BASEPORT + first)) $((BASEPORT + i - 1))) Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:$GPUS Feature=$f$w State=UNKNOWN"
+			echo "NodeName=n$(range $first $((i - 1))) NodeHostname=n$(range $first $((i - 1))) NodeAddr=127.0.1.$(range $first $((i - 1))) Port=$(range $((BASEPORT + first)) $((BASEPORT + i - 1))) Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=$g Feature=$f$w State=UNKNOWN"
 			first=$i
 		fi
 		prev=$key
 	done
 }
 
+# The GpuProfile line of GPU type $1; 1 for a type without figures here.
+profile_of() {
+	case "$1" in
+	# A100 SXM: 312 dense bf16 TFLOP/s, 2039 GB/s HBM, 12 NVLinks x 25
+	# GB/s = 300 GB/s per direction, 400 W TDP (NVIDIA A100 datasheet;
+	# calibration.md 1.4, 4)
+	a100) echo "GpuProfile=a100 TFLOPS=312 HBMGBps=2039 NVLinkGBps=300 TDPWatts=400 IdleWatts=50" ;;
+	# H100 SXM5: 989 dense bf16 TFLOP/s, 3350 GB/s HBM3 (NVIDIA H100
+	# datasheet), 450 GB/s NVLink line rate per direction, 700 W TDP
+	# (etc/superpod-h100/gpuplace.conf gives the sources)
+	h100) echo "GpuProfile=h100 TFLOPS=989 HBMGBps=3350 NVLinkGBps=450 TDPWatts=700 IdleWatts=70" ;;
+	# L40S, PCIe only: 362 dense bf16 TFLOP/s, 864 GB/s GDDR6, no NVLink,
+	# 350 W TDP (NVIDIA L40S datasheet; etc/mixed-pcie/gpuplace.conf)
+	l40s) echo "GpuProfile=l40s TFLOPS=362 HBMGBps=864 NVLinkGBps=0 TDPWatts=350 IdleWatts=35" ;;
+	*) return 1 ;;
+	esac
+}
+
 gen_gpuplace_conf() {
-	local a b k=0
-	# gpuplace.conf: the facts Slurm has no word for.  A100 SXM figures:
-	# 312 dense bf16 TFLOP/s, 2039 GB/s HBM, 12 NVLinks x 25 GB/s = 300 GB/s
-	# per direction, 400 W TDP (NVIDIA A100 datasheet; calibration.md 1.4, 4).
+	local a b k=0 t
+	# gpuplace.conf: the facts Slurm has no word for
 	{
+		for t in $(gpu_types); do profile_of "$t"; done
 		cat <<CONF
-GpuProfile=a100 TFLOPS=312 HBMGBps=2039 NVLinkGBps=300 TDPWatts=400 IdleWatts=50
 FabricLevel=0 LinkGBps=25 LatencyUs=0.5
 FabricLevel=1 LinkGBps=25 Oversubscription=2 LatencyUs=0.5
 NodeName=n[1-$N] Rails=$GPUS NicGBps=25
@@ -188,11 +259,31 @@ CONF
 	mv -f "$D/etc/gpuplace.conf.new" "$D/etc/gpuplace.conf"
 }
 
+# gres.conf lines: consecutive nodes with the same GPUs share a line per
+# type, each type's devices numbered after the types before it on the
+# node (gres.conf(5): one line per type with its own File=)
+gres_lines() {
+	local i first=1 prev="" key spec t c at
+	for i in $(seq 1 $((N + 1))); do
+		if [ "$i" -le "$N" ]; then key=$(gpus_of "$i"); else key=END; fi
+		if [ -n "$prev" ] && [ "$key" != "$prev" ]; then
+			at=0
+			for spec in $(echo "$prev" | tr ',' ' '); do
+				t=${spec%%:*} c=${spec#*:}
+				echo "NodeName=n$(range $first $((i - 1))) Name=gpu Type=$t File=$D/dev/nvidia$(range $at $((at + c - 1)))"
+				at=$((at + c))
+			done
+			first=$i
+		fi
+		prev=$key
+	done
+}
+
 gen_conf() {
-	local i g last=$((GPUS - 1)) a b sw=""
+	local i g a b sw=""
 	check_layout
 	mkdir -p "$D"/{etc,state,log,pids,spool,dev,munge,out}
-	for g in $(seq 0 "$last"); do [ -e "$D/dev/nvidia$g" ] || mknod "$D/dev/nvidia$g" c 195 "$g"; done
+	for g in $(seq 0 $(($(max_gpus) - 1))); do [ -e "$D/dev/nvidia$g" ] || mknod "$D/dev/nvidia$g" c 195 "$g"; done
 	for i in $(seq 1 "$N"); do mkdir -p "$D/spool/n$i"; done
 	cat >"$D/etc/slurm.conf" <<CONF
 ClusterName=gpharness
@@ -248,7 +339,7 @@ CONF
 	for p in ${SPANK_PLUGINS:-}; do echo "required $p" >>"$D/etc/plugstack.conf"; done
 	{
 		echo "AutoDetect=off"
-		echo "NodeName=n[1-$N] Name=gpu Type=a100 File=$D/dev/nvidia[0-$last]"
+		gres_lines
 	} >"$D/etc/gres.conf"
 	# slurmd from 24.05 on initialises a cgroup plugin unless told not to,
 	# and dies when it finds no cgroup file system it can use (Debian 13's

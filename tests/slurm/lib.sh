@@ -66,15 +66,23 @@ fill_but_n4_n8() {
 }
 
 # Every GPU a running job holds, one "node:index" line per GPU, from
-# `scontrol show job -d` (Nodes=... GRES=gpu:...(IDX:0-1,3) lines): a GPU
-# listed twice is double-booked.
+# `scontrol show job -d` (Nodes=... GRES=gpu:...(IDX:0-1,3) lines; a node
+# of several GPU types has one entry per type, "gpu:a100:1(IDX:0),
+# gpu:l40s:1(IDX:4)", whose indices are the node's): a GPU listed twice is
+# double-booked.
 gpus_in_use() {
 	scontrol show job -d 2>/dev/null | awk '
 		/JobState=/ { run = ($0 ~ /JobState=RUNNING/) }
 		run && /^ +Nodes=.*GRES=.*IDX:/ {
 			match($0, /Nodes=[^ ]+/); nodes = substr($0, RSTART + 6, RLENGTH - 6)
-			match($0, /IDX:[^)]+/); idx = substr($0, RSTART + 4, RLENGTH - 4)
-			print nodes, idx
+			g = $0; idx = ""
+			while (match(g, /IDX:[^)]+/)) {
+				if (substr(g, RSTART + 4, RLENGTH - 4) != "N/A")
+					idx = idx (idx == "" ? "" : ",") substr(g, RSTART + 4, RLENGTH - 4)
+				g = substr(g, RSTART + RLENGTH)
+			}
+			if (idx != "")
+				print nodes, idx
 		}' | while read -r nodes idx; do
 		for h in $(scontrol show hostnames "$nodes"); do
 			echo "$idx" | tr ',' '\n' | while IFS=- read -r a b; do

@@ -363,6 +363,69 @@ static void test_typed_requests_mixed_nodes(void **unused)
 	}
 }
 
+/* Every GPU of the nodes whose names start with prefix allocated, in the
+ * published state (as a reading of Slurm's would show them). */
+static void make_busy(const char *prefix)
+{
+	struct gp_snap *sn = snap_get();
+	int32_t i;
+
+	assert_non_null(sn);
+	for (i = 0; i < sn->conf->cluster->nnodes; i++)
+		if (!strncmp(sn->conf->cluster->nodes[i].name, prefix, strlen(prefix)))
+			sn->view.state->alloc_mask[i] =
+				gp__gpu_full_mask(sn->conf->cluster->nodes[i].ngpus);
+	snap_put(sn);
+}
+
+/* tests/data/sites/mixed-types with a[1-4] full: the A100 that are free
+ * are m[1-2]'s, on nodes of mixed types, which a typed decision leaves
+ * out.  The job is neither constrained to the single-type nodes (it would
+ * wait for them while m1 can start it now) nor rejected: it passes
+ * unchanged with the reason, and Slurm starts it on m[1-2]. */
+static void test_typed_request_mixed_nodes_free(void **unused)
+{
+	static const char *const per_job[] = { "gres/gpu:a100:8", "gres:gpu:a100:16" };
+	size_t i;
+
+	make_busy("a");
+	for (i = 0; i < sizeof(per_job) / sizeof(per_job[0]); i++) {
+		job_desc_msg_t *j = job_new(per_job[i], NULL);
+		char *msg = NULL;
+
+		log_clear();
+		assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+		assert_null(msg);
+		assert_null(j->req_nodes);
+		assert_null(j->features);
+		assert_int_equal(j->min_nodes, NO_VAL);
+		assert_true(j->req_switch == NO_VAL || j->req_switch == 0);
+		if (!j->admin_comment ||
+		    strncmp(j->admin_comment, "gpuplace: PASS ", 15) ||
+		    !strstr(j->admin_comment, "no free set of nodes holding only GPUs of type a100 "
+		            "(nodes of mixed types hold 16 more") ||
+		    !log_find(LOGL_VERBOSE, "passes unchanged: request left to Slurm: no free set")) {
+			log_dump();
+			fail_msg("case %zu: not passed with the reason: %s", i,
+			         j->admin_comment ? j->admin_comment : "(none)");
+		}
+		job_free(j);
+		/* where Slurm starts it is unknown to the ledger: the next
+		 * job is not pinned before a reading shows it */
+		j = job_new("gres/gpu:l40s:8", NULL);
+		assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+		if (!j->admin_comment || !strstr(j->admin_comment, "not pinned: 1 GPU job passed "
+		                                                    "since the state was read")) {
+			log_dump();
+			fail_msg("case %zu: the next job: %s", i,
+			         j->admin_comment ? j->admin_comment : "(none)");
+		}
+		job_free(j);
+		decider_reset();
+		decider_prepare();
+	}
+}
+
 /* What gpuplace cannot place exactly passes unchanged, with the reason in
  * one verbose line and in the comment. */
 static void test_typed_requests_left_to_slurm(void **unused)
@@ -601,6 +664,8 @@ int main(void)
 		cmocka_unit_test(test_null_env_element),
 		cmocka_unit_test_setup_teardown(test_typed_requests, setup_mixed, teardown_site),
 		cmocka_unit_test_setup_teardown(test_typed_requests_mixed_nodes, setup_mixed_nodes,
+		                                teardown_site),
+		cmocka_unit_test_setup_teardown(test_typed_request_mixed_nodes_free, setup_mixed_nodes,
 		                                teardown_site),
 		cmocka_unit_test_setup_teardown(test_typed_requests_left_to_slurm, setup_mixed,
 		                                teardown_site),
