@@ -30,8 +30,12 @@ uninstall-hook:
 
 # Daemon-less tests: the plugin dlopen()ed into a program linked with
 # libslurm, and an RTLD_NOW symbol check against libslurmfull.so.
-check_PROGRAMS += tests/unit/test_plugin tests/unit/dlcheck tests/unit/test_live_state tests/unit/test_plugin_apply \
-	tests/unit/test_steer tests/unit/test_plugin_ledger
+# GP_PLUGIN_UNIT: the test programs that build against Slurm's headers or
+# load the plugin (registered once here, in TESTS and in the Slurm-dependent
+# quick tests below)
+GP_PLUGIN_UNIT = tests/unit/test_plugin tests/unit/test_live_state tests/unit/test_plugin_apply \
+	tests/unit/test_steer tests/unit/test_plugin_ledger tests/unit/test_plugin_submit
+check_PROGRAMS += $(GP_PLUGIN_UNIT) tests/unit/dlcheck
 # How a decision is written into a job description (the plugin's files
 # compiled in, their helpers declared in plugin/job_submit_gpuplace.h).
 tests_unit_test_plugin_apply_SOURCES = tests/unit/test_plugin_apply.c $(GP_PLUGIN_SOURCES)
@@ -39,13 +43,11 @@ tests_unit_test_plugin_apply_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_plugin_apply_LDADD = $(TEST_LIBS) $(DL_LIBS)
 # The plugin's real job_submit() on the example sites, with an idle cluster
 # state published as its thread would, and its log lines captured.
-check_PROGRAMS += tests/unit/test_plugin_submit
 tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c $(GP_PLUGIN_SOURCES)
 tests_unit_test_plugin_submit_CFLAGS = $(TEST_CFLAGS)
 # its log lines go to the test's own sink (plugin/log.c)
 tests_unit_test_plugin_submit_CPPFLAGS = $(AM_CPPFLAGS) -DGP_LOG_SINK=capture
 tests_unit_test_plugin_submit_LDADD = $(TEST_LIBS) $(DL_LIBS)
-TESTS += tests/unit/test_plugin_submit
 # The plugin's ledger through job_submit(): bounded (no two PINs share GPUs
 # when it is full), and its index equal to a recomputation on random ledgers.
 tests_unit_test_plugin_ledger_SOURCES = tests/unit/test_plugin_ledger.c $(GP_PLUGIN_SOURCES)
@@ -67,8 +69,7 @@ tests_unit_test_plugin_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 tests_unit_dlcheck_SOURCES = tests/unit/dlcheck.c
 tests_unit_dlcheck_LDADD = $(DL_LIBS)
-TESTS += tests/unit/test_plugin tests/unit/test_live_state tests/unit/test_plugin_apply tests/unit/test_steer tests/unit/test_plugin_ledger \
-	tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh
+TESTS += $(GP_PLUGIN_UNIT) tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh
 # the plugin under valgrind inside test_plugin
 LONG_TESTS += tests/unit/valgrind_plugin.sh
 LONG_BINS += tests/unit/test_plugin$(EXEEXT)
@@ -86,12 +87,8 @@ EXTRA_DIST += tests/unit/plugin_symbols.sh
 # The quick tier's tests that build against Slurm's headers or load the
 # plugin into a process: what `make check-slurm-unit` runs (in the roots of
 # other Slurm releases, beside check-slurm), building only their programs.
-SLURM_UNIT_TESTS += tests/unit/test_plugin tests/unit/test_live_state tests/unit/test_plugin_apply \
-	tests/unit/test_steer tests/unit/test_plugin_ledger tests/unit/test_plugin_submit \
-	tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh tests/unit/plugin_symbols.sh
-SLURM_UNIT_BINS += tests/unit/test_plugin$(EXEEXT) tests/unit/dlcheck$(EXEEXT) tests/unit/test_live_state$(EXEEXT) \
-	tests/unit/test_plugin_apply$(EXEEXT) tests/unit/test_steer$(EXEEXT) tests/unit/test_plugin_ledger$(EXEEXT) \
-	tests/unit/test_plugin_submit$(EXEEXT)
+SLURM_UNIT_TESTS += $(GP_PLUGIN_UNIT) tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh tests/unit/plugin_symbols.sh
+SLURM_UNIT_BINS += $(GP_PLUGIN_UNIT:=$(EXEEXT)) tests/unit/dlcheck$(EXEEXT)
 
 # The plugin's Slurm-string readers, without Slurm (plugin/gres_parse.c).
 check_PROGRAMS += tests/unit/test_gres_parse
