@@ -171,9 +171,19 @@ int gp_steer_redecide(gp_steer_job_t *j, const gp_policy_t *p, int64_t now, bool
 		return 1;
 	}
 	if (j->wait_s > 0 && now - j->decided > j->wait_s) {
-		out->max_wait_s = 0; /* waited as long as predicted: take what is free */
-		snprintf(why, len, "waited %lld s, longer than the predicted %.0f s",
-		         (long long)(now - j->decided), j->wait_s);
+		/* waited as long as predicted: it keeps what is left of the
+		 * policy's wait budget, and the engine's wait rule (completion
+		 * after waiting against starting now on the set free now, less
+		 * the delay to the jobs behind it) decides whether to wait on
+		 * or move.  The budget counts from its submission, so no job
+		 * waits for a better set longer than max_wait_s in all (a large
+		 * job is not held for ever); spent, it takes what is free */
+		double waited = (double)(now - j->decided);
+
+		out->max_wait_s = p->max_wait_s > waited ? p->max_wait_s - waited : 0;
+		snprintf(why, len, "waited %lld s, longer than the predicted %.0f s (%.0f s of its "
+		         "wait budget left)", (long long)(now - j->decided), j->wait_s,
+		         out->max_wait_s);
 	} else {
 		snprintf(why, len, "its domains could not start it and a set the policy accepts is "
 		         "free now");

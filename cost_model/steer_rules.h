@@ -132,8 +132,10 @@ bool gp_steer_node_taken(uint32_t flags, uint32_t full, uint32_t alloc, int32_t 
  * job, its set is no longer free for it (gp_steer_node_taken on one of its
  * nodes).  PINned and not taken: 0 (Slurm starts it there as soon as it
  * gets to it).  Otherwise 1 with *out = p, except that a CONSTRAINed job
- * that has waited longer than its predicted wait re-decides without
- * waiting (max_wait_s 0: it takes what is free); why (len bytes) says
+ * that has waited longer than its predicted wait re-decides with what is
+ * left of its wait budget (max_wait_s less the time since its decision,
+ * at least 0: spent, it takes what is free), so the engine's wait rule
+ * decides whether waiting on still pays; why (len bytes) says
  * which situation it is, for the job's comment.  A CONSTRAINed job's
  * checked time becomes now.
  */

@@ -26,6 +26,7 @@
 #include "policy.h"
 #include "request.h"
 #include "steer.h"
+#include "synth.h"
 
 struct fx {
 	gp_cluster_t *c;
@@ -394,10 +395,15 @@ static void steer_rules_table(void **state)
 	assert_non_null(strstr(why, "domains could not start it"));
 	assert_true(out.max_wait_s == p.max_wait_s);
 	assert_false(gp_steer_due(&j, &p, 159));
-	/* ... and past its predicted wait without waiting any more */
+	/* ... and past its predicted wait with what is left of its budget */
 	assert_int_equal(gp_steer_redecide(&j, &p, 701, false, &out, why, sizeof(why)), 1);
+	assert_true(out.max_wait_s == p.max_wait_s - 601);
+	assert_string_equal(why, "waited 601 s, longer than the predicted 600 s (1199 s of its wait "
+	                         "budget left)");
+	/* spent: it takes what is free */
+	assert_int_equal(gp_steer_redecide(&j, &p, 100 + (int64_t)p.max_wait_s + 1, false, &out,
+	                                   why, sizeof(why)), 1);
 	assert_true(out.max_wait_s == 0);
-	assert_string_equal(why, "waited 601 s, longer than the predicted 600 s");
 	/* waiting through --switches: every refresh */
 	gp_steer_job_init(&j, false, 100, 600.0, true);
 	assert_true(gp_steer_due(&j, &p, 102));
@@ -500,6 +506,100 @@ static void switch_request_from_the_wait_gain(void **state)
 	assert_int_equal(gp_switch_request(&d, &p, &count, &max_s), 0);
 }
 
+/*
+ * A held job re-decided past its predicted wait keeps what is left of its
+ * wait budget, and the engine's wait rule decides.  16 nodes x 8 H100 in
+ * 4 leaves of 4 (2 per spine group), uplinks 8:1 so that spreading costs
+ * step time (the state of test_decide.c, test_wait_for_compact_set): free
+ * now nodes 0, 1, 4 and 8, over three leaves; leaf 3 (nodes 12-15) frees
+ * at 1600.  A 32-GPU job held at submission with a predicted wait of
+ * 300 s is re-decided at 1000 (balanced: max_wait 1800 s).  Held since
+ * 400, 1200 s of its budget are left, the leaf frees in 600 s and the
+ * wait pays: it keeps waiting for it (not moved).  Held since -700, 100 s
+ * are left: it moves to the spread set free now.
+ */
+static void redecide_waits_within_its_budget(void **unused)
+{
+	const char *hints = "gpus=32,tp=8,dp=4,params=8e9,step_s=0.5";
+	gp_synth_params_t sp;
+	gp_cluster_t *c = NULL;
+	gp_engine_t *e = NULL;
+	gp_state_t *s = NULL;
+	gp_job_profile_t job;
+	gp_request_t r;
+	gp_policy_t p, pol;
+	gp_decision_t d;
+	gp_steer_job_t j;
+	gp_error_t err;
+	char why[160];
+	int32_t i, k, leaf;
+
+	(void)unused;
+	gp__synth_defaults(&sp);
+	sp.nodes = 16;
+	sp.nodes_per_leaf = 4;
+	sp.leaves_per_spine_group = 2;
+	sp.nodes_per_rack = 4;
+	sp.oversub = 8;
+	if (gp__synth_build(&sp, &c, &err))
+		fail_msg("synth: %s", err.text);
+	assert_int_equal(gp__engine_create(c, &e, &err), GP_OK);
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	for (i = 0; i < 12; i++)
+		if (i != 0 && i != 1 && i != 4 && i != 8)
+			s->alloc_mask[i] = 0xff;
+	assert_non_null(s->jobs = calloc(1, sizeof(*s->jobs)));
+	s->njobs = 1;
+	s->jobs[0].job_id = 1;
+	s->jobs[0].end_time = 1600;
+	s->jobs[0].nnodes = 4;
+	assert_non_null(s->jobs[0].nodes = calloc(4, sizeof(int32_t)));
+	assert_non_null(s->jobs[0].gpu_mask = calloc(4, sizeof(uint32_t)));
+	for (i = 0; i < 4; i++) {
+		s->jobs[0].nodes[i] = 12 + i;
+		s->jobs[0].gpu_mask[i] = 0xff;
+		s->alloc_mask[12 + i] = 0xff;
+	}
+	s->time = 1000;
+	assert_int_equal(gp__policy_preset("balanced", &p, &err), GP_OK);
+	assert_true(p.max_wait_s == 1800);
+	assert_int_equal(gp__job_profile_parse(hints, &job, &err), GP_OK);
+	gp__request_init(&r);
+	r.gpus = 32;
+	r.time_limit_min = 600;
+	memset(&d, 0, sizeof(d));
+
+	/* 1200 s left: waits for leaf 3 */
+	gp_steer_job_init(&j, false, 400, 300.0, false);
+	assert_int_equal(gp_steer_redecide(&j, &p, 1000, false, &pol, why, sizeof(why)), 1);
+	assert_true(pol.max_wait_s == 1200);
+	assert_int_equal(gp__decide(e, s, &r, &job, &pol, NULL, 1000, NULL, 0, &d, &err), GP_OK);
+	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
+	assert_true(d.waited);
+	assert_true(d.wait_s == 600);
+	assert_false(gp_steer_moves(&d));
+	for (k = 0; k < d.cands[0].nnodes; k++)
+		assert_int_equal(c->nodes[d.cands[0].nodes[k]].leaf, c->nodes[12].leaf);
+	gp__decision_clear(&d);
+
+	/* 100 s left: the leaf frees too late, it moves to the spread set */
+	gp_steer_job_init(&j, false, -700, 300.0, false);
+	assert_int_equal(gp_steer_redecide(&j, &p, 1000, false, &pol, why, sizeof(why)), 1);
+	assert_true(pol.max_wait_s == 100);
+	assert_int_equal(gp__decide(e, s, &r, &job, &pol, NULL, 1000, NULL, 0, &d, &err), GP_OK);
+	assert_true(gp_steer_moves(&d));
+	leaf = c->nodes[d.cands[0].nodes[0]].leaf;
+	for (k = 1; k < d.cands[0].nnodes && c->nodes[d.cands[0].nodes[k]].leaf == leaf; k++)
+		;
+	assert_true(k < d.cands[0].nnodes); /* over more than one leaf */
+	gp__decision_clear(&d);
+
+	gp__request_clear(&r);
+	gp_state_destroy(s);
+	gp__engine_destroy(e);
+	gp_cluster_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +611,7 @@ int main(void)
 		cmocka_unit_test(steer_rules_table),
 		cmocka_unit_test(steer_keys_parse),
 		cmocka_unit_test(switch_request_from_the_wait_gain),
+		cmocka_unit_test(redecide_waits_within_its_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
