@@ -32,9 +32,9 @@
 #       long) one after
 #       the other: what runs inside a root.  Prints `tier TIER: P F S T`
 #       per tier (T seconds) and `suite slurm X.Y.Z: P F S` last
-#   scripts/test.sh --cpu-lane WORK
-#       the CPU lane of a run whose results go to WORK (the main run
-#       starts it)
+#   scripts/test.sh --root-lane WORK | --cpu-lane WORK
+#       the root lane or the CPU lane of a run whose results go to WORK
+#       (the main run starts them)
 # Environment: GP_SKIP_ROOTS="trixie sid" leaves those releases out (and
 # says so), GP_SKIP_DISTCHECK=1 runs the quick tier in this tree instead of
 # in distcheck, GP_SLURM_JOBS, GP_PORT_OFFSET.
@@ -138,15 +138,20 @@ if [ "${1:-}" = --suite ]; then
 	exit
 fi
 
-# Two lanes run side by side once the host is built:
-#   the daemon lane   the real-daemon tier (check-slurm) on the host, in
-#                     the Debian 13 root and in the sid root, side by
-#                     side: these tests mostly wait on their daemons
-#   the CPU lane      the roots' builds and Slurm-dependent quick tests
-#                     (check-slurm-unit), the host's quick, fuzz and long
-#                     tiers, then distcheck, at nice 10 and in the idle
-#                     I/O class: it never delays a daemon
-# A root's real-daemon tier starts once the CPU lane has built it.  Each
+# Three lanes run side by side:
+#   the root lane     from the start, beside the host's build: the roots'
+#                     builds and Slurm-dependent quick tests
+#                     (check-slurm-unit), one root after the other, at
+#                     nice 10 and in the idle I/O class (the roots' builds
+#                     and real-daemon tiers are the longest chain of a run)
+#   the daemon lane   once the host is built: the real-daemon tier
+#                     (check-slurm) on the host, in the Debian 13 root and
+#                     in the sid root, side by side, at normal priority
+#   the CPU lane      once the host is built: the host's fuzz and long
+#                     tiers, then distcheck (the quick tier), at nice 15
+#                     and in the idle I/O class: it never delays a daemon
+#                     nor a root's build
+# A root's real-daemon tier starts once the root lane has built it.  Each
 # Slurm release has its own ports (GP_PORT_OFFSET plus 0, 2000, 4000).
 roots="trixie:Debian_13_root sid:Debian_sid_root"
 
@@ -233,8 +238,8 @@ distcheck() {
 }
 
 
-# --cpu-lane WORK: the CPU lane (run niced by the main invocation)
-if [ "${1:-}" = --cpu-lane ]; then
+# --root-lane WORK: the root lane (run niced by the main invocation)
+if [ "${1:-}" = --root-lane ]; then
 	work=$2 off=${GP_PORT_OFFSET:-0}
 	i=0
 	for spec in $roots; do
@@ -247,6 +252,11 @@ if [ "${1:-}" = --cpu-lane ]; then
 		fi
 		root_build "$suite" "$name" $((off + 2000 * i))
 	done
+	exit 0
+fi
+# --cpu-lane WORK: the CPU lane (run niced by the main invocation)
+if [ "${1:-}" = --cpu-lane ]; then
+	work=$2
 	for tier in fuzz long; do
 		run_tier "$tier" >"$work/host-$tier.out" 2>&1 || true
 	done
@@ -270,10 +280,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-test.XXXXXX")
 # mktemp makes it 0700; the tests in a root run jobs as another user
 # (daemon), whose batch scripts live under it (/gpbuild inside the root)
 chmod 755 "$work"
-lane= daemons=
+lane= rlane= daemons=
 cleanup() {
 	[ -z "$busy" ] || kill "$busy" 2>/dev/null || true
 	[ -z "$lane" ] || kill "$lane" 2>/dev/null || true
+	[ -z "$rlane" ] || kill "$rlane" 2>/dev/null || true
 	[ -z "$daemons" ] || kill $daemons 2>/dev/null || true
 	rm -rf "$work"
 }
@@ -292,17 +303,19 @@ if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	sh scripts/build.sh && make dist >/dev/null && cp gpuplace-*.tar.gz "$work/"
 fi
 
-# ---- the host build, then the two lanes ------------------------------------
+# ---- the root lane, the host build, then the other two lanes ----------------
+nice -n 10 ionice -c 3 sh scripts/test.sh --root-lane "$work" &
+rlane=$!
 host_res=$work/host.res
 : >"$host_res"
 hs=$(date +%s)
 if sh scripts/build.sh; then
 	host_ver=$(built_for)
 	# the CPU lane, in the background, as its own niced invocation
-	nice -n 10 ionice -c 3 sh scripts/test.sh --cpu-lane "$work" &
+	nice -n 15 ionice -c 3 sh scripts/test.sh --cpu-lane "$work" &
 	lane=$!
 	# the daemon lane: each release's real-daemon tier in the background,
-	# a root's once the CPU lane has built it
+	# a root's once the root lane has built it
 	run_tier slurm >"$work/host-slurm.out" 2>&1 &
 	daemons=$!
 	i=0
@@ -317,6 +330,8 @@ if sh scripts/build.sh; then
 	daemons=
 	wait "$lane" || true
 	lane=
+	wait "$rlane" || true
+	rlane=
 	for tier in check slurm fuzz long; do
 		# (the quick tier runs here only without distcheck)
 		[ -f "$work/host-$tier.out" ] || continue
