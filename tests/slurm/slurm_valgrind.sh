@@ -75,4 +75,7 @@ if [ -z "$bad" ] && [ "${summaries:-0}" -ge 1 ]; then
 else
 	echo "not ok 3 - valgrind reports errors or no summary"
 	grep -h -E 'ERROR SUMMARY|definitely lost|Invalid|uninitialised' "$D"/valgrind.*.log | head -n 20 | sed 's/^/# /'
+	# and where: each error's or lost block's stack
+	grep -h -A 24 -E 'are definitely lost|^==[0-9]+== (Invalid|Conditional|Use of uninit)' "$D"/valgrind.*.log |
+		head -n 60 | sed 's/^/# /'
 fi
