@@ -26,9 +26,11 @@
 # machine would load them.
 # Prints TAP; skips when not root, or dpkg-buildpackage, the build
 # dependencies, unshare/overlayfs or Slurm's daemons are missing.
-# GP_KEEP=1 keeps the work directory.
+# GP_KEEP=1 keeps the work directory; GP_DEB_BUILD_OPTIONS adds to
+# DEB_BUILD_OPTIONS (the test command builds with "noopt noautodbgsym": it
+# tests the packages' shape and paths, not the compiler's optimiser).
 set -u
-top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 N_TESTS=9
 
 if [ "${1:-}" != --inside ]; then
@@ -56,7 +58,7 @@ if [ "${1:-}" != --inside ]; then
 		(cd "$top" && tar --exclude='*.o' --exclude='*.lo' --exclude=.libs -cf - .) | tar -xf - -C "$D/src"
 	fi
 	# 1. the build
-	if (cd "$D/src" && DEB_BUILD_OPTIONS="nocheck parallel=2" nice dpkg-buildpackage -b -us -uc) \
+	if (cd "$D/src" && DEB_BUILD_OPTIONS="nocheck parallel=2${GP_DEB_BUILD_OPTIONS:+ $GP_DEB_BUILD_OPTIONS}" nice dpkg-buildpackage -b -us -uc) \
 		>"$D/build.log" 2>&1; then
 		echo "ok 1 - dpkg-buildpackage -b -us -uc builds $(ls "$D"/*.deb | wc -l) packages"
 	else
@@ -119,7 +121,7 @@ fi
 # 5-6. a real slurmctld with only Slurm's own PluginDir
 export D_H=$D/cluster
 export D=$D_H N=2 LEAVES=1 JOB_SUBMIT=gpuplace SYSPLUGDIR=$sysplug
-export CTLPORT=${CTLPORT:-$((16967 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18700 + ${GP_PORT_OFFSET:-0}))}
+export CTLPORT=${CTLPORT:-$((16907 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18700 + ${GP_PORT_OFFSET:-0}))}
 export SLURM_CONF=$D/etc/slurm.conf
 unset PLUGIN_DIR SPANK_PLUGINS
 H="bash $top/tests/slurm/harness.sh"
