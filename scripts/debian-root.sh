@@ -31,11 +31,13 @@ trixie) ROOT=${GP_DEBIAN_ROOT:-/var/cache/gpuplace/debian13} ;;
 esac
 shift
 # what the build and the whole test suite need inside (scripts/deps.sh has
-# the same list for the host)
+# the same list for the host; debhelper for the packages tier,
+# tests/cli/packages.sh)
 PKGS="build-essential autoconf automake libtool pkg-config
 libjson-c-dev libyaml-dev libcurl4-openssl-dev libhwloc-dev hwloc libcmocka-dev
 libslurm-dev slurmctld slurmd slurm-client munge slurmdbd mariadb-server-core mariadb-client-core
-valgrind gnuplot-nox procps iproute2 ca-certificates bc"
+valgrind gnuplot-nox procps iproute2 ca-certificates bc
+debhelper dpkg-dev"
 STAMP=$ROOT/.gpuplace-packages
 
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, unshare)"
@@ -59,6 +61,10 @@ inside() {
 		set -e
 		root=$1 bind=$2
 		shift 2
+		# the root a mount point of its own: inside, / is then a mount
+		# whose propagation a nested unshare can change (packages.sh
+		# mounts overlays in a namespace of its own)
+		mount --bind "$root" "$root"
 		mount -t proc proc "$root/proc"
 		mount --bind /dev "$root/dev"
 		if [ -n "$bind" ]; then
