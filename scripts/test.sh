@@ -2,12 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # README command (2): install what is missing, then build and run the test
 # tiers (Makefile.am) where each matters:
-#   host (Debian 12, Slurm 22.05)  check-slurm, check-fuzz, check-long, and
-#                                  check (the quick tier) in make distcheck,
-#                                  from the tarball: the quick tier runs once
+#   host (Debian 12, Slurm 22.05)  check-slurm, check-fuzz, check-long,
+#                                  check-packages, and check (the quick
+#                                  tier) in make distcheck, from the
+#                                  tarball: the quick tier runs once
 #   a Debian 13 root (Slurm 24.11) check-slurm-unit,    } scripts/debian-root.sh,
-#   a Debian sid root (the newest  check-slurm          } each from a clean
-#     Slurm Debian ships, 26.05)                         } copy of the sources
+#   a Debian sid root (the newest  check-slurm,         } each from a clean
+#     Slurm Debian ships, 26.05)   packages             } copy of the sources
+# (packages: tests/cli/packages.sh, the Debian packages built for that
+# release, installed, loaded by its slurmctld and removed; built with
+# DEB_BUILD_OPTIONS "noopt noautodbgsym" here, which halves their compile
+# time and changes nothing the test checks: names, paths, loading)
 # (check-slurm-unit: the quick tier's tests that build against Slurm's
 # headers or load the plugin; the rest of the quick tier does not depend on
 # the Slurm release and runs on the host and in distcheck)
@@ -49,6 +54,13 @@ suite_counts() {
 	[ -f "$1" ] || return 0
 	awk '/^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR): / { sub(/^# /, ""); sub(/:/, ""); v[$1] = $2 }
 		END { if ("TOTAL" in v) print v["PASS"], v["FAIL"] + v["XPASS"] + v["ERROR"], v["SKIP"] + v["XFAIL"] }' "$1"
+}
+
+# pass, fail, skip counts of a TAP stream (tests/cli/packages.sh prints
+# one); "0 1 0" when it has no result line
+tap_counts() {
+	awk '/^ok .*# SKIP/ { s++; next } /^ok / { p++; next } /^not ok / { f++ }
+		END { if (p + f + s == 0) f = 1; print p + 0, f + 0, s + 0 }' "$1" 2>/dev/null || echo "0 1 0"
 }
 
 # the Slurm release this tree was configured against, "22.05.8"
@@ -96,6 +108,7 @@ run_tier() {
 	slurm-unit) target=check-slurm-unit log=tests/slurm-unit-suite.log ;;
 	fuzz) target=check-fuzz log=tests/fuzz-suite.log ;;
 	long) target=check-long log=tests/long-suite.log ;;
+	packages) target=check-packages log= ;;
 	*) echo "unknown tier $1" >&2; return 1 ;;
 	esac
 	rm -f "$log"
@@ -109,11 +122,17 @@ run_tier() {
 	# in the CPU lane, niced, where a daemon would wait behind a build
 	case $1 in
 	slurm) make -j"${GP_SLURM_JOBS:-2}" "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
+	packages) GP_DEB_BUILD_OPTIONS="noopt noautodbgsym" make "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
 	check) make -j"$(nproc)" "$target" SLURM_SMOKE_TESTS= >".tier-$1.out" 2>&1 || rc=1 ;;
 	*) make -j"$(nproc)" "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
 	esac
 	[ $rc = 0 ] || grep -E -v '^(PASS|SKIP|XFAIL): |^  (CC|CCLD|GEN) ' ".tier-$1.out" | tail -n 40
-	c=$(suite_counts "$log")
+	if [ -n "$log" ]; then
+		c=$(suite_counts "$log")
+	else
+		c=$(tap_counts ".tier-$1.out")
+		grep -q '^not ok' ".tier-$1.out" && { rc=1; grep -A 12 '^not ok' ".tier-$1.out" | head -n 40; }
+	fi
 	[ -n "$c" ] || c="0 1 0"
 	[ $rc = 0 ] || show_failures "$1"
 	echo "slowest $1: $(slowest "$1")"
@@ -192,6 +211,26 @@ root_build() {
 	echo "$(($(date +%s) - $(cat "$d.t0")))" >"$d.tb"
 }
 
+# root_packages SUITE NAME OFFSET: the packages tier inside a built root,
+# from a copy of its sources of its own (the root's real-daemon tier runs
+# in the build tree meanwhile); $work/SUITE.pkg.res has its tier line
+root_packages() {
+	suite=$1 name=$2 d=$work/$1
+	[ -f "$d.ready" ] || return 0
+	mkdir -p "$d/pkgsrc"
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git ls-files -z | tar --null -T - -cf - 2>/dev/null | tar -xf - -C "$d/pkgsrc"
+	else
+		tar -xzf "$work"/gpuplace-*.tar.gz -C "$d/pkgsrc" --strip-components=1
+	fi
+	s=$(date +%s)
+	GP_PORT_OFFSET=$3 sh scripts/debian-root.sh "$suite" run "$d" \
+		sh -c 'cd /gpbuild/pkgsrc && TMPDIR=/gpbuild/tmp GP_DEB_BUILD_OPTIONS="noopt noautodbgsym" bash tests/cli/packages.sh' \
+		>"$d/packages.log" 2>&1 || true
+	echo "tier packages: $(tap_counts "$d/packages.log") $(($(date +%s) - s)) $name" >"$work/$suite.pkg.res"
+	rm -rf "$d/pkgsrc"
+}
+
 # root_slurm SUITE NAME OFFSET: once built, the real-daemon tier inside
 root_slurm() {
 	suite=$1 name=$2 d=$work/$1
@@ -261,12 +300,19 @@ if [ "${1:-}" = --root-lane ]; then
 		fi
 		root_build "$suite" "$name" $((off + 2000 * i))
 	done
+	# then each built root's packages, beside its real-daemon tier
+	i=0
+	for spec in $roots; do
+		i=$((i + 1))
+		suite=${spec%%:*} name=$(echo "${spec#*:}" | tr _ ' ')
+		skipped "$suite" || root_packages "$suite" "$name" $((off + 2000 * i))
+	done
 	exit 0
 fi
 # --cpu-lane WORK: the CPU lane (run niced by the main invocation)
 if [ "${1:-}" = --cpu-lane ]; then
 	work=$2
-	for tier in fuzz long; do
+	for tier in fuzz long packages; do
 		run_tier "$tier" >"$work/host-$tier.out" 2>&1 || true
 	done
 	# the quick tier: in distcheck (from the tarball, on this host), or
@@ -341,7 +387,7 @@ if sh scripts/build.sh; then
 	lane=
 	wait "$rlane" || true
 	rlane=
-	for tier in check slurm fuzz long; do
+	for tier in check slurm fuzz long packages; do
 		# (the quick tier runs here only without distcheck)
 		[ -f "$work/host-$tier.out" ] || continue
 		grep -v '^tier \|^slowest ' "$work/host-$tier.out" 2>/dev/null || true
@@ -356,12 +402,12 @@ if sh scripts/build.sh; then
 else
 	echo "place host: FAILED, not tested: the build failed (see above)" >>"$host_res"
 fi
-for f in "$work"/*/check.log "$work"/*/slurm.log; do
+for f in "$work"/*/check.log "$work"/*/slurm.log "$work"/*/packages.log; do
 	[ -f "$f" ] && grep -q -E '^(not ok|FAIL|ERROR|XPASS)' "$f" && { echo "==== $f"; grep -E -A20 '^(not ok|==== )' "$f" | tail -n 80; }
 done
 
 # ---- summary -------------------------------------------------------------
-cat "$host_res" "$work"/trixie.res "$work"/sid.res 2>/dev/null >"$work/all.res"
+cat "$host_res" "$work"/trixie.res "$work"/sid.res "$work"/*.pkg.res 2>/dev/null >"$work/all.res"
 status=0
 awk -v total=$(($(date +%s) - t0)) '
 	/^tier / {
