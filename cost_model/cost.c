@@ -15,8 +15,8 @@
  * bandwidth of its own nodes under that switch divided by the cumulative
  * oversubscription up to that level (every node of the subtree busy).  Pass
  * 2 gives each group latency + max(NVLink time, the most loaded resource's
- * time) for each algorithm that applies and keeps the fastest; the
- * dimension takes the slowest group.
+ * time) for each algorithm that applies and keeps the one NCCL's own
+ * tuning view picks (eval_dim()); the dimension takes the slowest group.
  *
  * Every constant cites its source; see notes/calibration.md for the
  * context of each number.
