@@ -144,7 +144,7 @@ typedef enum gp_coll {
 	GP_COLL_SENDRECV = 4,
 } gp_coll_t;
 
-/* Algorithms (GP_ALGO_AUTO = the fastest the model knows for the case). */
+/* Algorithms (GP_ALGO_AUTO = the one NCCL's own tuning view picks for the case). */
 typedef enum gp_algo {
 	GP_ALGO_AUTO = 0,
 	GP_ALGO_RING = 1,
