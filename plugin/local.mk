@@ -35,7 +35,7 @@ uninstall-hook:
 # quick tests below)
 GP_PLUGIN_UNIT = tests/unit/test_plugin tests/unit/test_live_state tests/unit/test_plugin_apply \
 	tests/unit/test_steer tests/unit/test_plugin_ledger tests/unit/test_plugin_submit \
-	tests/unit/test_outcome
+	tests/unit/test_outcome tests/unit/test_slots
 check_PROGRAMS += $(GP_PLUGIN_UNIT) tests/unit/dlcheck
 # How a decision is written into a job description (the plugin's files
 # compiled in, their helpers declared in plugin/job_submit_gpuplace.h).
@@ -49,6 +49,10 @@ tests_unit_test_outcome_SOURCES = tests/unit/test_outcome.c $(GP_PLUGIN_SOURCES)
 tests_unit_test_outcome_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_outcome_LDFLAGS = -export-dynamic
 tests_unit_test_outcome_LDADD = $(TEST_LIBS) $(DL_LIBS)
+# plugin/slots.c: references, replacement under readers, the graveyard.
+tests_unit_test_slots_SOURCES = tests/unit/test_slots.c $(GP_PLUGIN_SOURCES)
+tests_unit_test_slots_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_slots_LDADD = $(TEST_LIBS) $(DL_LIBS)
 # The plugin's real job_submit() on the example sites, with an idle cluster
 # state published as its thread would, and its log lines captured.
 tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c $(GP_PLUGIN_SOURCES)
