@@ -35,7 +35,8 @@ uninstall-hook:
 # quick tests below)
 GP_PLUGIN_UNIT = tests/unit/test_plugin tests/unit/test_live_state tests/unit/test_plugin_apply \
 	tests/unit/test_steer tests/unit/test_plugin_ledger tests/unit/test_plugin_submit \
-	tests/unit/test_outcome tests/unit/test_slots tests/unit/test_conf_reload
+	tests/unit/test_outcome tests/unit/test_slots tests/unit/test_conf_reload \
+	tests/unit/test_state_thread
 check_PROGRAMS += $(GP_PLUGIN_UNIT) tests/unit/dlcheck
 # How a decision is written into a job description (the plugin's files
 # compiled in, their helpers declared in plugin/job_submit_gpuplace.h).
@@ -59,6 +60,11 @@ tests_unit_test_conf_reload_SOURCES = tests/unit/test_conf_reload.c $(GP_PLUGIN_
 tests_unit_test_conf_reload_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_conf_reload_CPPFLAGS = $(AM_CPPFLAGS) -DGP_LOG_SINK=capture
 tests_unit_test_conf_reload_LDADD = $(TEST_LIBS) $(DL_LIBS)
+# plugin/state_thread.c: the thread stops within its bound with a
+# telemetry source that never answers.
+tests_unit_test_state_thread_SOURCES = tests/unit/test_state_thread.c $(GP_PLUGIN_SOURCES)
+tests_unit_test_state_thread_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_state_thread_LDADD = $(TEST_LIBS) $(DL_LIBS)
 # The plugin's real job_submit() on the example sites, with an idle cluster
 # state published as its thread would, and its log lines captured.
 tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c $(GP_PLUGIN_SOURCES)
