@@ -36,12 +36,14 @@ EXTRA_DIST += tests/unit/exports.sh
 TESTS += tests/unit/layering.sh
 EXTRA_DIST += tests/unit/layering.sh
 
-# steer (cost_model/steer_rules.c): what the plugin decides beyond one
-# submission that needs no Slurm type (its ledger's power, Slurm's wait-for-switch request, the steering
-# rules for pending jobs), shared by job_submit/gpuplace and the
+# steer (cost_model/steer_rules.c, outcome.c): what the plugin decides
+# beyond one submission that needs no Slurm type (its ledger's power,
+# Slurm's wait-for-switch request, the steering rules for pending jobs) and
+# what Slurm is told for a decision (outcome.c), shared by job_submit/gpuplace and the
 # simulator's plugin-faithful mode.  Its own layer over the engine: not in
 # libgpuplace (nothing of it is installed or exported).
-libgp_steer_la_SOURCES += cost_model/steer_rules.c cost_model/steer_rules.h
+libgp_steer_la_SOURCES += cost_model/steer_rules.c cost_model/steer_rules.h \
+	cost_model/outcome.c cost_model/outcome.h
 
 # the communication cost model
 

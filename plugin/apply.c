@@ -83,18 +83,30 @@ static void env_num(job_desc_msg_t *j, const char *name, int digits, double v)
 char *per_node_tres(const char *per_job, int32_t per_node)
 {
 	char type[GP_NAME_MAX];
+	long n;
+
+	if (!per_node_tres_ok(per_job) || gp_tres_gpu_request(per_job, &n, type, sizeof(type)) != 1)
+		return NULL;
+	/* "gres:" (22.05) or "gres/" (newer) as the job wrote it */
+	return *type ? slurm_xstrdup_printf("%.8s:%s:%d", per_job, type, per_node)
+	             : slurm_xstrdup_printf("%.8s:%d", per_job, per_node);
+}
+
+/* Can per_node_tres() give the per-job request per_job per node (GPUs of
+ * one type and nothing else)?  Whatever the count per node. */
+bool per_node_tres_ok(const char *per_job)
+{
+	char type[GP_NAME_MAX];
 	const char *p;
 	long n;
 
 	if (gp_tres_gpu_request(per_job, &n, type, sizeof(type)) != 1)
-		return NULL;
+		return false;
 	for (p = per_job; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
 		if ((strncmp(p, "gres:gpu", 8) && strncmp(p, "gres/gpu", 8)) ||
 		    (p[8] && p[8] != ':' && p[8] != '=' && p[8] != ','))
-			return NULL;
-	/* "gres:" (22.05) or "gres/" (newer) as the job wrote it */
-	return *type ? slurm_xstrdup_printf("%.8s:%s:%d", per_job, type, per_node)
-	             : slurm_xstrdup_printf("%.8s:%d", per_job, per_node);
+			return false;
+	return true;
 }
 
 /*
@@ -124,75 +136,66 @@ char *comment_with(const char *old, const char *section)
 }
 
 /*
+ * The facts of the job and of the plugin that the outcome of a decision
+ * depends on (outcome.h), for request r made from job j on a cluster
+ * state age seconds old: --segment, --ntasks, whether its GPU request can
+ * be given per node, what the ledger has not seen started.  The daemon's
+ * facts (topology plugin, max_switch_wait, Weight tiers) and the decision
+ * are the caller's to add.
+ */
+void outcome_facts(const job_desc_msg_t *j, const gp_request_t *r, int64_t age,
+                   gp_outcome_in_t *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->c = dec.cur.conf ? dec.cur.conf->cluster : NULL;
+	in->check_block = dec.cur.conf != NULL;
+	in->r = r;
+	in->user_switches = j->req_switch != NO_VAL && j->req_switch != 0;
+	in->state_age_s = age;
+	in->unconfirmed = dec.ledger.unconfirmed + dec.ledger.unbooked;
+	in->segment = gp_job_segment(j);
+	/* required nodes with several segments (gp_job_segment_pin_ok) */
+	in->segment_multi_ok = SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0);
+	if (j->num_tasks != NO_VAL && j->num_tasks > 0)
+		in->tasks = (int32_t)j->num_tasks;
+	if (j->ntasks_per_node != NO_VAL16 && j->ntasks_per_node > 0)
+		in->tasks_per_node = j->ntasks_per_node;
+	in->per_node_ok = per_node_tres_ok(j->tres_per_job);
+	in->gpu_request = j->tres_per_job;
+}
+
+/* The action act as apply() writes it: o's kind, constraint, switch
+ * request and, for a PIN whose GPUs go per node, the new tres_per_node
+ * (Slurm-allocated). */
+void outcome_take(const job_desc_msg_t *j, const gp_outcome_t *act, struct outcome *o)
+{
+	o->kind = act->kind;
+	o->features = act->features;
+	o->tres_node = act->action == GP_ACT_PIN && act->per_node > 0
+	             ? per_node_tres(j->tres_per_job, act->per_node) : NULL;
+	snprintf(o->unpinned, sizeof(o->unpinned), "%s", act->unpinned);
+	o->switches = act->switches;
+	o->switch_wait = act->switch_wait;
+	o->switch_pays = act->switch_pays;
+}
+
+/*
  * Can Slurm be told to run the job on exactly best's nodes with best's GPU
- * count on each?  req_nodes names the nodes, min_nodes = max_nodes = their
- * number stops Slurm adding any, and GPUs per node (the job's own
- * --gpus-per-node, or --gpus turned into the same count per node) stop it
- * spreading the GPUs differently.  1 = yes, with *tres_node the new
+ * count on each (gp_outcome_pin_exact)?  1 = yes, with *tres_node the new
  * tres_per_node (NULL = keep the job's); 0 = no, why says why.
  */
 int pin_exact(const job_desc_msg_t *j, const gp_request_t *r, const gp_scored_t *best,
               int64_t age, char **tres_node, char *why, size_t len)
 {
-	int32_t n = best->nnodes, per = gp__popcount(best->gpu_mask[0]), i;
-	bool even = true;
+	gp_outcome_in_t in;
+	int32_t per;
 
 	*tres_node = NULL;
-	if (age > GP_PIN_FRESH_S) {
-		snprintf(why, len, "cluster state %lld s old", (long long)age);
+	outcome_facts(j, r, age, &in);
+	if (!gp_outcome_pin_exact(&in, best, &per, why, len))
 		return 0;
-	}
-	if (dec.ledger.unconfirmed + dec.ledger.unbooked) {
-		/* where Slurm put them is a guess until the next reading */
-		snprintf(why, len, "%d GPU job%s passed since the state was read",
-		         dec.ledger.unconfirmed + dec.ledger.unbooked,
-		         dec.ledger.unconfirmed + dec.ledger.unbooked == 1 ? "" : "s");
-		return 0;
-	}
-	if (!gp_job_segment_pin_ok(j, n)) {
-		snprintf(why, len, "this Slurm takes no required nodes with several --segment segments");
-		return 0;
-	}
-	if (dec.cur.conf &&
-	    !gp__block_pin_ok(dec.cur.conf->cluster, best->nodes, n, (int32_t)gp_job_segment(j))) {
-		/* Slurm would refuse the job outright, not only wait */
-		snprintf(why, len, "topology/block takes no required nodes outside one block of "
-		         "the job's size");
-		return 0;
-	}
-	for (i = 1; i < n; i++)
-		if (gp__popcount(best->gpu_mask[i]) != per)
-			even = false;
-	if (r->min_nodes > n || (r->max_nodes && r->max_nodes < n)) {
-		snprintf(why, len, "the job asks for %d-%d nodes", r->min_nodes, r->max_nodes);
-		return 0;
-	}
-	if (j->num_tasks != NO_VAL && j->num_tasks > 0 &&
-	    ((int32_t)j->num_tasks < n ||
-	     (j->ntasks_per_node != NO_VAL16 && j->ntasks_per_node > 0 &&
-	      (int64_t)j->ntasks_per_node * n < (int64_t)j->num_tasks))) {
-		snprintf(why, len, "%u tasks do not fit %d nodes", j->num_tasks, n);
-		return 0;
-	}
-	if (r->gpus_per_node > 0) {
-		if (!even || per != r->gpus_per_node) {
-			snprintf(why, len, "the set's GPUs per node differ from --gpus-per-node=%d",
-			         r->gpus_per_node);
-			return 0;
-		}
-		return 1;
-	}
-	if (n == 1)
-		return 1; /* one node holds all of the job's GPUs */
-	if (!even) {
-		snprintf(why, len, "uneven GPUs per node, which Slurm cannot be told");
-		return 0;
-	}
-	if (!(*tres_node = per_node_tres(j->tres_per_job, per))) {
-		snprintf(why, len, "the GPU request %.100s cannot be given per node",
-		         j->tres_per_job ? j->tres_per_job : "");
-		return 0;
-	}
+	if (per > 0)
+		*tres_node = per_node_tres(j->tres_per_job, per);
 	return 1;
 }
 
@@ -200,12 +203,7 @@ int pin_exact(const job_desc_msg_t *j, const gp_request_t *r, const gp_scored_t 
  * whole cluster (no domain to keep it in). */
 void domain_of(const gp_cluster_t *c, const gp_scored_t *best, char *buf, size_t len)
 {
-	buf[0] = '\0';
-	if (best->kind == GP_DOM_NVL && best->domain >= 0)
-		gp__domain_feature(GP_FEATURE_NVL, c->nvl[best->domain].name, buf, len);
-	else if (best->kind == GP_DOM_SWITCH && best->domain >= 0 &&
-	         c->switches[best->domain].parent >= 0)
-		gp__domain_feature(GP_FEATURE_SWITCH, c->switches[best->domain].name, buf, len);
+	gp_outcome_domain(c, best, buf, len);
 }
 
 #define ADD(...) do { if (n < (int)sizeof(comment)) \

@@ -122,8 +122,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	gp_error_t err;
 	int64_t age;
 	int found, rc = SLURM_SUCCESS, want;
-	int64_t mixed;
-	char feat[GP_NAME_MAX + 16];
+	gp_outcome_in_t in;
+	gp_outcome_t act;
 
 	if (!job_desc)
 		return SLURM_SUCCESS;
@@ -251,73 +251,42 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		snap_put(sn);
 		goto out;
 	}
-	if (d.kind != GP_DECIDE_PIN && *type && (mixed = mixed_type_gpus(c->cluster, &r, type)) > 0) {
-		/* nodes of mixed types were left out of this decision (the
-		 * engine counts a node's GPUs, not its GPUs of one type): a
-		 * constraint or a wait would hold the job off nodes Slurm can
-		 * start it on; only a free set of single-type nodes is
-		 * gpuplace's to pin.  Where Slurm starts it is unknown to the
-		 * ledger: no PIN until the next reading shows it */
+	/* what Slurm is told: the rules the simulator follows too (outcome.h) */
+	outcome_facts(job_desc, &r, age, &in);
+	in.d = &d;
+	in.policy = &c->policy;
+	in.topology = topology_is("tree") ? GP_SLURM_TOPO_TREE
+	            : topology_is("block") ? GP_SLURM_TOPO_BLOCK : GP_SLURM_TOPO_FLAT;
+	in.one_weight = dec.cur.one_weight;
+	in.max_switch_wait = daemon_max_switch_wait();
+	in.gpu_type = type;
+	if (d.kind != GP_DECIDE_PIN && *type)
+		in.mixed_gpus = mixed_type_gpus(c->cluster, &r, type);
+	gp_outcome(&in, &act);
+	if (act.action == GP_ACT_PASS) {
+		/* Where Slurm starts it is unknown to the ledger: no PIN until
+		 * the next reading shows it */
 		dec.ledger.unbooked++;
 		dec.ledger.unbooked_gen = sn->ref.gen;
 		pthread_mutex_unlock(&dec.lock);
-		snprintf(why, sizeof(why), "no free set of nodes holding only GPUs of type %.64s "
-		         "(nodes of mixed types hold %lld more, which gpuplace does not count per "
-		         "type): left to Slurm", type, (long long)mixed);
-		count_pass(PASS_REQUEST, label, why);
-		comment_pass(job_desc, why);
+		count_pass(PASS_REQUEST, label, act.why);
+		comment_pass(job_desc, act.why);
 		gp__decision_clear(&d);
 		snap_put(sn);
 		goto out;
 	}
-	o.kind = d.kind;
-	o.features = d.features;
-	/* waiting for a compact set: Slurm's own wait-for-switch where it
-	 * applies (topology/tree, one Weight for all nodes - Weight tiers make
-	 * cons_tres force lower-weight nodes in and never meet the switch
-	 * count, notes/slurm-on-one-machine.md C2 - and no --switches of the
-	 * user's) */
-	if (d.kind == GP_DECIDE_CONSTRAIN && topology_is("tree") && dec.cur.one_weight &&
-	    (job_desc->req_switch == NO_VAL || job_desc->req_switch == 0) &&
-	    gp_switch_request(&d, &c->policy, &o.switches, &o.switch_wait)) {
-		/* Slurm waits no longer than its max_switch_wait whatever the
-		 * job asks: ask for that, and say so; when even the predicted
-		 * wait is longer, the switch request cannot hold the job and
-		 * the constraint stays */
-		uint32_t cap = daemon_max_switch_wait();
-
-		if (o.switch_wait > cap && (double)cap < ceil(d.wait_s)) {
-			o.switches = o.switch_wait = 0;
-		} else {
-			if (o.switch_wait > cap) {
-				o.switch_pays = o.switch_wait;
-				o.switch_wait = cap;
-			}
-			o.features = "";
-		}
-	}
 	o.ref = dec.ref_base + ++dec.ref_seq;
-	o.profile = found > 0 ? &profile : NULL;
-	if (d.kind == GP_DECIDE_PIN && d.ncands > 0 &&
-	    !pin_exact(job_desc, &r, &d.cands[0], age, &o.tres_node, o.unpinned,
-	               sizeof(o.unpinned))) {
-		/* Slurm cannot be held to this set: keep the job in its domain */
-		o.kind = GP_DECIDE_CONSTRAIN;
-		domain_of(c->cluster, &d.cands[0], feat, sizeof(feat));
-		o.features = feat;
-	}
-	if (o.kind != GP_DECIDE_REJECT && d.ncands > 0 && !d.cands[0].future &&
+	if (act.action != GP_ACT_REJECT && d.ncands > 0 && !d.cands[0].future &&
 	    !ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, o.ref, submit_uid,
 	                gp_live_name_hash(job_desc->name), true, d.cands[0].cap_w, false) &&
-	    o.kind == GP_DECIDE_PIN) {
-		/* not booked (the ledger full): the next decision would count
-		 * this set free and pin another job to it; only a domain */
-		o.kind = GP_DECIDE_CONSTRAIN;
-		domain_of(c->cluster, &d.cands[0], feat, sizeof(feat));
-		o.features = feat;
-		snprintf(o.unpinned, sizeof(o.unpinned), "the ledger of %d decisions Slurm has not "
-		         "started is full", GP_LEDGER_MAX);
+	    act.action == GP_ACT_PIN) {
+		in.ledger_full = true; /* not booked: the next decision would pin
+		                        * another job to this set */
+		in.ledger_max = GP_LEDGER_MAX;
+		gp_outcome(&in, &act);
 	}
+	outcome_take(job_desc, &act, &o);
+	o.profile = found > 0 ? &profile : NULL;
 	if (o.kind != GP_DECIDE_REJECT)
 		orig_save(job_desc, o.ref, found > 0 ? hints : NULL,
 		          d.waited ? d.wait_s : 0.0, submit_uid, o.switches > 0);

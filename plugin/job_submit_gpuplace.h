@@ -31,6 +31,7 @@
 #include "gres_parse.h"
 #include "live_state.h"
 #include "model.h"
+#include "outcome.h"
 #include "cost.h"
 #include "policy.h"
 #include "power.h"
@@ -72,13 +73,8 @@ void GP_LOG_SINK(int level, const char *line);
 #define GP_REFRESH_GAP_MS 250     /* shortest gap: a decision wakes the state
                                    * thread at once, a burst at most 4x a second */
 #define GP_STATE_STALE_S 30       /* older cluster state: jobs pass unchanged */
-/* A PIN names nodes that were free when the state was read; if they were
- * taken since, Slurm holds the job for them.  The state is read every
- * GP_REFRESH_S (2 s) and right after each decision, so on a controller that
- * keeps up it is at most ~2 s old; older than 5 s means the readings fall
- * behind (a busy controller), and then the job is CONSTRAINed to the set's
- * domain, where Slurm may take any free set, instead of PINned. */
-#define GP_PIN_FRESH_S 5
+/* A PIN needs a cluster state at most this old (outcome.h). */
+#define GP_PIN_FRESH_S GP_OUTCOME_PIN_FRESH_S
 #define GP_QUIET_S 30             /* failed readings this long before one log line
                                    * (slurmctld answers only once it is up) */
 #define GP_LEDGER_GRACE_S 10      /* a decision whose job Slurm has not listed
@@ -359,7 +355,11 @@ struct outcome {
 };
 
 char *per_node_tres(const char *per_job, int32_t per_node);
+bool per_node_tres_ok(const char *per_job);
 char *comment_with(const char *old, const char *section);
+void outcome_facts(const job_desc_msg_t *j, const gp_request_t *r, int64_t age,
+                   gp_outcome_in_t *in);
+void outcome_take(const job_desc_msg_t *j, const gp_outcome_t *act, struct outcome *o);
 int pin_exact(const job_desc_msg_t *j, const gp_request_t *r, const gp_scored_t *best, int64_t age,
               char **tres_node, char *why, size_t len);
 void domain_of(const gp_cluster_t *c, const gp_scored_t *best, char *buf, size_t len);

@@ -34,13 +34,37 @@ uninstall-hook:
 # load the plugin (registered once here, in TESTS and in the Slurm-dependent
 # quick tests below)
 GP_PLUGIN_UNIT = tests/unit/test_plugin tests/unit/test_live_state tests/unit/test_plugin_apply \
-	tests/unit/test_steer tests/unit/test_plugin_ledger tests/unit/test_plugin_submit
+	tests/unit/test_steer tests/unit/test_plugin_ledger tests/unit/test_plugin_submit \
+	tests/unit/test_outcome tests/unit/test_slots tests/unit/test_conf_reload \
+	tests/unit/test_state_thread
 check_PROGRAMS += $(GP_PLUGIN_UNIT) tests/unit/dlcheck
 # How a decision is written into a job description (the plugin's files
 # compiled in, their helpers declared in plugin/job_submit_gpuplace.h).
 tests_unit_test_plugin_apply_SOURCES = tests/unit/test_plugin_apply.c $(GP_PLUGIN_SOURCES)
 tests_unit_test_plugin_apply_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_plugin_apply_LDADD = $(TEST_LIBS) $(DL_LIBS)
+# The plugin's job_submit() and the simulator's plugin-faithful step give
+# the same action for the same decision (gp_outcome, cost_model/outcome.h);
+# exported symbols: the program stands in for slurmctld (slurmctld_config).
+tests_unit_test_outcome_SOURCES = tests/unit/test_outcome.c $(GP_PLUGIN_SOURCES)
+tests_unit_test_outcome_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_outcome_LDFLAGS = -export-dynamic
+tests_unit_test_outcome_LDADD = $(TEST_LIBS) $(DL_LIBS)
+# plugin/slots.c: references, replacement under readers, the graveyard.
+tests_unit_test_slots_SOURCES = tests/unit/test_slots.c $(GP_PLUGIN_SOURCES)
+tests_unit_test_slots_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_slots_LDADD = $(TEST_LIBS) $(DL_LIBS)
+# plugin/conf_reload.c: reload on a change, a bad edit keeps the last good
+# configuration with one log line (captured: GP_LOG_SINK).
+tests_unit_test_conf_reload_SOURCES = tests/unit/test_conf_reload.c $(GP_PLUGIN_SOURCES)
+tests_unit_test_conf_reload_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_conf_reload_CPPFLAGS = $(AM_CPPFLAGS) -DGP_LOG_SINK=capture
+tests_unit_test_conf_reload_LDADD = $(TEST_LIBS) $(DL_LIBS)
+# plugin/state_thread.c: the thread stops within its bound with a
+# telemetry source that never answers.
+tests_unit_test_state_thread_SOURCES = tests/unit/test_state_thread.c $(GP_PLUGIN_SOURCES)
+tests_unit_test_state_thread_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_state_thread_LDADD = $(TEST_LIBS) $(DL_LIBS)
 # The plugin's real job_submit() on the example sites, with an idle cluster
 # state published as its thread would, and its log lines captured.
 tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c $(GP_PLUGIN_SOURCES)

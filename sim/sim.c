@@ -19,6 +19,7 @@
 
 #include "cost.h"
 #include "decide.h"
+#include "outcome.h"
 #include "power.h"
 #include "sim.h"
 #include "steer_rules.h"
@@ -249,8 +250,6 @@ struct sim {
 	int32_t *steer_moved;     /* the jobs the last pass moved (steer_max) */
 	int32_t nsteer_moved;
 	int32_t resv_j;           /* the job holding the reservation (have_resv) */
-	bool switch_ok;           /* the plugin may ask for --switches: topology/tree
-	                           * and one Weight for every node */
 	struct heap_ent *sw_heap; /* --switches deadlines (switch_until, job) */
 	int32_t nsw_heap;
 	bool no_switch_hold;      /* never_fits: --switches waits do not count */
@@ -1009,26 +1008,33 @@ static void fill_view(const struct sim *S, const gp_policy_t *p, const double *r
  * GPUs per node, the partition and its time limit rounded up to minutes,
  * within the partition's MaxTime: never its run time), on state view: the
  * one call both the plugin-faithful and the upper-bound mode make. */
+static void sim_request(const struct sim *S, const struct sjob *J, const struct shape *sh,
+                        gp_request_t *r)
+{
+	double lim;
+
+	gp__request_init(r);
+	r->gpus = sh->gpus;
+	r->min_nodes = r->max_nodes = sh->nn;
+	r->gpus_per_node = sh->gpn;
+	r->partition = S->partition;
+	lim = ceil(J->limit / 60.0);
+	if (lim < 1)
+		lim = 1;
+	if (lim > S->part_max_min)
+		lim = S->part_max_min;
+	r->time_limit_min = (uint32_t)lim;
+}
+
 static int sim_decide(struct sim *S, const struct sjob *J, const struct shape *sh,
                       gp_state_t *view, const gp_policy_t *pol, gp_power_view_t *pv, double now,
                       gp_decision_t *d, gp_error_t *derr)
 {
 	gp_request_t r;
 	gp_job_profile_t job;
-	double lim;
 	int rc;
 
-	gp__request_init(&r);
-	r.gpus = sh->gpus;
-	r.min_nodes = r.max_nodes = sh->nn;
-	r.gpus_per_node = sh->gpn;
-	r.partition = S->partition;
-	lim = ceil(J->limit / 60.0);
-	if (lim < 1)
-		lim = 1;
-	if (lim > S->part_max_min)
-		lim = S->part_max_min;
-	r.time_limit_min = (uint32_t)lim;
+	sim_request(S, J, sh, &r);
 	shape_profile(S, sh, &job);
 	rc = gp__decide(S->engine, view, &r, &job, pol, S->c->nracks ? pv : NULL,
 	                to_i64(floor(now)), NULL, 0, d, derr);
@@ -1427,6 +1433,45 @@ static int never_fits(struct sim *S, struct sjob *J)
 
 /* ---- the plugin's decision at submission (plugin-faithful mode) ----------- */
 
+void gp__sim_outcome_facts(const gp_cluster_t *c, const gp_policy_t *p, const gp_request_t *r,
+                           const gp_decision_t *d, int32_t unconfirmed, gp_outcome_in_t *in)
+{
+	int32_t i;
+
+	memset(in, 0, sizeof(*in));
+	in->c = c;
+	in->d = d;
+	in->policy = p;
+	in->r = r;
+	/* the Slurm the model describes: topology/block where it has blocks,
+	 * else topology/tree where it has a switch tree (as slurm_emit writes
+	 * them) */
+	in->topology = c->nblocks > 0 ? GP_SLURM_TOPO_BLOCK
+	             : c->root >= 0 ? GP_SLURM_TOPO_TREE : GP_SLURM_TOPO_FLAT;
+	in->one_weight = true;
+	for (i = 1; i < c->nnodes; i++)
+		if (c->nodes[i].weight != c->nodes[0].weight)
+			in->one_weight = false;
+	in->max_switch_wait = SIM_SLURM_MAX_SWITCH_WAIT_S;
+	/* the plugin reads the state at every refresh and after each decision,
+	 * and the simulator decides on the state as it is: never stale */
+	in->state_age_s = 0;
+	in->unconfirmed = unconfirmed;
+	in->check_block = true;
+	/* a trace job asks sbatch for GPUs per node (sim_request): no
+	 * --switches, --segment, --ntasks, GPU type of its own */
+	in->per_node_ok = true;
+}
+
+/* GPU jobs the plugin let through that it has not seen started at its
+ * last refresh: where Slurm puts them is a guess (its ledger's
+ * unconfirmed entries). */
+static int32_t sim_unconfirmed(const struct sim *S)
+{
+	return (S->passed_queued > 0 ? S->passed_queued : 0) +
+	       (S->passed_started > S->snap_time ? 1 : 0);
+}
+
 /* The plugin's view: the GPUs in use at its last refresh plus its ledger
  * (but the entry of job skip, as its prepare_work leaves out the job being
  * re-decided; -1: none). */
@@ -1563,6 +1608,9 @@ static int plugin_decide(struct sim *S, int32_t j)
 	const gp_policy_t *pol = &S->p->policy;
 	gp_state_t view;
 	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
+	gp_outcome_in_t in;
+	gp_outcome_t act;
+	gp_request_t r;
 	gp_decision_t d;
 	gp_error_t derr;
 	int rc;
@@ -1583,65 +1631,35 @@ static int plugin_decide(struct sim *S, int32_t j)
 	}
 	if (rc)
 		return gp__errorf(S->err, rc, "job %u: %s", J->tj->id, derr.text);
-	if (d.kind == GP_DECIDE_PIN && d.ncands > 0 &&
-	    (S->passed_queued > 0 || S->passed_started > S->snap_time ||
-	     !gp__block_pin_ok(S->c, d.cands[0].nodes, d.cands[0].nnodes, 0))) {
-		/* as the plugin does (plugin/apply.c, pin_exact): a
-		 * PIN names nodes free in its view, but a GPU job it let through
-		 * and has not seen started may take them first, and a PINned job
-		 * then waits for exactly those nodes; so while one is unconfirmed
-		 * it CONSTRAINs the job to the chosen set's domain instead.  The
-		 * same when topology/block would refuse the set as required nodes
-		 * (gp__block_pin_ok) */
-		const gp_scored_t *sc = &d.cands[0];
-		char feat[GP_NAME_MAX + 16] = "";
-
-		J->decision = GP_SIM_DEC_CONSTRAIN;
-		gp_steer_job_init(&J->steer, false, to_i64(floor(S->now)), d.waited ? d.wait_s : 0.0,
-		                  false);
-		if (sc->kind == GP_DOM_NVL && sc->domain >= 0)
-			gp__domain_feature(GP_FEATURE_NVL, S->c->nvl[sc->domain].name, feat, sizeof(feat));
-		else if (sc->kind == GP_DOM_SWITCH && sc->domain >= 0 &&
-		         S->c->switches[sc->domain].parent >= 0)
-			gp__domain_feature(GP_FEATURE_SWITCH, S->c->switches[sc->domain].name, feat,
-			                   sizeof(feat));
-		rc = set_alternatives(S, J, feat);
-		S->constrained_queued++;
-	} else if (d.kind == GP_DECIDE_PIN && d.ncands > 0) {
-		const gp_scored_t *sc = &d.cands[0];
-
+	/* what the plugin tells Slurm: its own rules (outcome.h) on the
+	 * facts of the simulated Slurm */
+	sim_request(S, J, sh, &r);
+	gp__sim_outcome_facts(S->c, pol, &r, &d, sim_unconfirmed(S), &in);
+	gp_outcome(&in, &act);
+	if (act.action == GP_ACT_PIN) {
 		J->decision = GP_SIM_DEC_PIN;
 		gp_steer_job_init(&J->steer, true, to_i64(floor(S->now)), 0.0, false);
-		rc = set_pin(S, j, sc, S->now);
+		rc = set_pin(S, j, act.set, S->now);
 		S->pinned_queued++;
-	} else if (d.kind == GP_DECIDE_REJECT) {
+	} else if (act.action == GP_ACT_REJECT) {
 		J->decision = GP_SIM_DEC_REJECT;
-	} else {
-		uint32_t count = 0, wait = 0;
-		bool sw = false;
-
-		/* waiting for a compact set: Slurm's own wait-for-switch where the
-		 * plugin asks for it (topology/tree, one Weight for every node, no
-		 * --switches of the user's: trace jobs give none), with the same
-		 * rule and the same cap (plugin/job_submit_gpuplace.c, its
-		 * submission path); when even the predicted wait is longer than
-		 * the cap, the domain constraint stays */
-		if (S->switch_ok && gp_switch_request(&d, pol, &count, &wait)) {
-			uint32_t cap = SIM_SLURM_MAX_SWITCH_WAIT_S;
-
-			if (!(wait > cap && (double)cap < ceil(d.wait_s))) {
-				sw = true;
-				J->switches = count;
-				J->switch_until = J->tj->submit_s + (double)(wait > cap ? cap : wait);
-				heap_push(S->sw_heap, &S->nsw_heap, (struct heap_ent){ J->switch_until, j });
-			}
+	} else if (act.action == GP_ACT_CONSTRAIN) {
+		if (act.switches > 0) {
+			/* Slurm's own wait-for-switch: after max-time it may
+			 * spread the job */
+			J->switches = act.switches;
+			J->switch_until = J->tj->submit_s + (double)act.switch_wait;
+			heap_push(S->sw_heap, &S->nsw_heap, (struct heap_ent){ J->switch_until, j });
 		}
 		J->decision = GP_SIM_DEC_CONSTRAIN;
 		gp_steer_job_init(&J->steer, false, to_i64(floor(S->now)), d.waited ? d.wait_s : 0.0,
-		                  sw);
-		rc = set_alternatives(S, J, sw ? "" : d.features);
+		                  act.switches > 0);
+		rc = set_alternatives(S, J, act.features);
 		S->constrained_queued++;
 	}
+	/* GP_ACT_PASS needs a GPU type, which no trace job names: left to
+	 * Slurm's placement as it stands (GP_SIM_DEC_NONE) */
+	gp__request_clear(&r);
 	gp__decision_clear(&d);
 	return rc;
 }
@@ -1688,9 +1706,11 @@ static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
 	gp_decision_t d;
 	gp_error_t derr;
 	const gp_scored_t *sc;
+	gp_outcome_in_t in;
+	gp_request_t r;
 	char why[160];
 	bool taken = false;
-	int32_t i;
+	int32_t i, per;
 	int rc;
 
 	J->steer.pinned = J->decision == GP_SIM_DEC_PIN;
@@ -1702,10 +1722,13 @@ static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
 		return 0;
 	(*evaluations)++;
 	S->res->m.steer_evals++;
-	/* pin_exact: while a job it let through is unconfirmed (not seen
-	 * started), it may take the set first, so no PIN is made at all
-	 * (plugin_decide says why): the re-decision cannot move the job */
-	if (S->passed_queued > 0 || S->passed_started > S->snap_time)
+	/* while a job it let through is unconfirmed (not seen started), it
+	 * may take the set first, so no PIN is made at all (outcome.h): the
+	 * re-decision cannot move the job.  (sim_request allocates nothing:
+	 * r needs no clearing.) */
+	sim_request(S, J, sh, &r);
+	gp__sim_outcome_facts(S->c, &pol, &r, NULL, sim_unconfirmed(S), &in);
+	if (!gp_outcome_may_pin(&in, why, sizeof(why)))
 		return 0;
 	/* a PIN needs nn nodes with gpn GPUs free in its view: with fewer the
 	 * engine cannot move the job and is not asked (the answer, not the
@@ -1745,8 +1768,8 @@ static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
 			return 0;
 		}
 	}
-	if (!gp__block_pin_ok(S->c, sc->nodes, sc->nnodes, 0)) {
-		gp__decision_clear(&d); /* Slurm would refuse it: pin_exact */
+	if (!gp_outcome_pin_exact(&in, sc, &per, why, sizeof(why))) {
+		gp__decision_clear(&d); /* Slurm cannot be held to it (the plugin's pin_exact) */
 		return 0;
 	}
 	if (!J->steered)
@@ -3047,12 +3070,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	if (S->p->kind == GP_SIM_GPUPLACE && (rc = setup_plugin(S)))
 		return rc;
 	if (S->p->kind == GP_SIM_GPUPLACE) {
-		/* as the plugin's topology_tree() and dec_one_weight: the site's
-		 * Slurm runs topology/tree (the simulated one does when the model
-		 * has switches and no blocks) and every node has one Weight */
-		S->switch_ok = c->nblocks <= 0 && c->root >= 0;
-		for (i = 1; S->switch_ok && i < c->nnodes; i++)
-			S->switch_ok = c->nodes[i].weight == c->nodes[0].weight;
+		/* whether the plugin asks for --switches: gp__sim_outcome_facts */
 		if (!(S->sw_heap = malloc(((size_t)S->njobs + 1) * sizeof(*S->sw_heap))))
 			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 	}

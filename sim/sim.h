@@ -120,6 +120,7 @@
 #include <stdio.h>
 
 #include "model.h"
+#include "outcome.h"
 #include "policy.h"
 #include "trace.h"
 
@@ -237,6 +238,19 @@ int gp__sim_size_class(int32_t gpus);
 const char *gp__sim_size_class_name(int k);
 
 void gp__sim_opts_defaults(gp_sim_opts_t *o);
+
+/*
+ * The Slurm-side facts the plugin-faithful mode (GP_SIM_GPUPLACE) turns
+ * the engine's decision d for request r into an action with
+ * (gp_outcome(), outcome.h): the Slurm the model describes (topology/block
+ * where it has blocks, else topology/tree where it has switches; one
+ * Weight or not; Slurm's default max_switch_wait of 300 s), a state read
+ * at the decision, a trace job's options (GPUs per node, nothing else),
+ * and unconfirmed: the GPU jobs let through whose nodes are still a guess.
+ * d may be NULL (facts before a decision).
+ */
+void gp__sim_outcome_facts(const gp_cluster_t *c, const gp_policy_t *p, const gp_request_t *r,
+                           const gp_decision_t *d, int32_t unconfirmed, gp_outcome_in_t *in);
 
 /* What the plugin would have logged for a job at its submission. */
 typedef enum gp_sim_decision {

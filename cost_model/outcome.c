@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * outcome.c - see outcome.h.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "outcome.h"
+#include "steer_rules.h"
+
+bool gp_outcome_may_pin(const gp_outcome_in_t *in, char *why, size_t len)
+{
+	if (in->state_age_s > GP_OUTCOME_PIN_FRESH_S) {
+		snprintf(why, len, "cluster state %lld s old", (long long)in->state_age_s);
+		return false;
+	}
+	if (in->unconfirmed > 0) {
+		/* where Slurm put them is a guess until the next reading */
+		snprintf(why, len, "%d GPU job%s passed since the state was read", in->unconfirmed,
+		         in->unconfirmed == 1 ? "" : "s");
+		return false;
+	}
+	return true;
+}
+
+int gp_outcome_pin_exact(const gp_outcome_in_t *in, const gp_scored_t *set, int32_t *per_node,
+                         char *why, size_t len)
+{
+	const gp_request_t *r = in->r;
+	int32_t n = set->nnodes, per = gp__popcount(set->gpu_mask[0]), i;
+	bool even = true;
+
+	*per_node = 0;
+	if (!gp_outcome_may_pin(in, why, len))
+		return 0;
+	if (in->segment && n > (int32_t)in->segment && !in->segment_multi_ok) {
+		snprintf(why, len, "this Slurm takes no required nodes with several --segment segments");
+		return 0;
+	}
+	if (in->check_block && in->c &&
+	    !gp__block_pin_ok(in->c, set->nodes, n, (int32_t)in->segment)) {
+		/* Slurm would refuse the job outright, not only wait */
+		snprintf(why, len, "topology/block takes no required nodes outside one block of "
+		         "the job's size");
+		return 0;
+	}
+	for (i = 1; i < n; i++)
+		if (gp__popcount(set->gpu_mask[i]) != per)
+			even = false;
+	if (r && (r->min_nodes > n || (r->max_nodes && r->max_nodes < n))) {
+		snprintf(why, len, "the job asks for %d-%d nodes", r->min_nodes, r->max_nodes);
+		return 0;
+	}
+	if (in->tasks > 0 && (in->tasks < n || (in->tasks_per_node > 0 &&
+	                                        (int64_t)in->tasks_per_node * n < in->tasks))) {
+		snprintf(why, len, "%lld tasks do not fit %d nodes", (long long)in->tasks, n);
+		return 0;
+	}
+	if (r && r->gpus_per_node > 0) {
+		if (!even || per != r->gpus_per_node) {
+			snprintf(why, len, "the set's GPUs per node differ from --gpus-per-node=%d",
+			         r->gpus_per_node);
+			return 0;
+		}
+		return 1;
+	}
+	if (n == 1)
+		return 1; /* one node holds all of the job's GPUs */
+	if (!even) {
+		snprintf(why, len, "uneven GPUs per node, which Slurm cannot be told");
+		return 0;
+	}
+	if (!in->per_node_ok) {
+		snprintf(why, len, "the GPU request %.100s cannot be given per node",
+		         in->gpu_request ? in->gpu_request : "");
+		return 0;
+	}
+	*per_node = per;
+	return 1;
+}
+
+void gp_outcome_domain(const gp_cluster_t *c, const gp_scored_t *set, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (set->kind == GP_DOM_NVL && set->domain >= 0)
+		gp__domain_feature(GP_FEATURE_NVL, c->nvl[set->domain].name, buf, len);
+	else if (set->kind == GP_DOM_SWITCH && set->domain >= 0 &&
+	         c->switches[set->domain].parent >= 0)
+		gp__domain_feature(GP_FEATURE_SWITCH, c->switches[set->domain].name, buf, len);
+}
+
+/* The PIN of in->d cannot be made: keep the job in the set's domain. */
+static void unpin(const gp_outcome_in_t *in, gp_outcome_t *out)
+{
+	out->action = GP_ACT_CONSTRAIN;
+	out->kind = GP_DECIDE_CONSTRAIN;
+	out->per_node = 0;
+	gp_outcome_domain(in->c, &in->d->cands[0], out->features, sizeof(out->features));
+}
+
+void gp_outcome(const gp_outcome_in_t *in, gp_outcome_t *out)
+{
+	const gp_decision_t *d = in->d;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = d->kind;
+	out->set = d->ncands > 0 ? &d->cands[0] : NULL;
+	if (d->kind != GP_DECIDE_PIN && in->gpu_type && *in->gpu_type && in->mixed_gpus > 0) {
+		/* nodes of mixed types were left out of this decision (the
+		 * engine counts a node's GPUs, not its GPUs of one type): a
+		 * constraint or a wait would hold the job off nodes Slurm can
+		 * start it on; only a free set of single-type nodes is
+		 * gpuplace's to pin */
+		out->action = GP_ACT_PASS;
+		snprintf(out->why, sizeof(out->why), "no free set of nodes holding only GPUs of type "
+		         "%.64s (nodes of mixed types hold %lld more, which gpuplace does not count "
+		         "per type): left to Slurm", in->gpu_type, (long long)in->mixed_gpus);
+		return;
+	}
+	if (d->kind == GP_DECIDE_REJECT) {
+		out->action = GP_ACT_REJECT;
+		return;
+	}
+	if (d->kind == GP_DECIDE_PIN && out->set) {
+		out->action = GP_ACT_PIN;
+		if (!gp_outcome_pin_exact(in, out->set, &out->per_node, out->unpinned,
+		                          sizeof(out->unpinned)))
+			unpin(in, out); /* Slurm cannot be held to this set */
+		else if (in->ledger_full && !out->set->future) {
+			/* not booked: the next decision would count this set
+			 * free and pin another job to it; only a domain */
+			unpin(in, out);
+			snprintf(out->unpinned, sizeof(out->unpinned), "the ledger of %d decisions "
+			         "Slurm has not started is full", in->ledger_max);
+		}
+		return;
+	}
+	out->action = GP_ACT_CONSTRAIN;
+	out->kind = GP_DECIDE_CONSTRAIN;
+	out->holds = d->waited;
+	snprintf(out->features, sizeof(out->features), "%s", d->features);
+	/* waiting for a compact set: Slurm's own wait-for-switch where it
+	 * applies (topology/tree, one Weight for all nodes - Weight tiers make
+	 * cons_tres force lower-weight nodes in and never meet the switch
+	 * count, notes/slurm-on-one-machine.md C2 - and no --switches of the
+	 * user's) */
+	if (d->kind == GP_DECIDE_CONSTRAIN && in->topology == GP_SLURM_TOPO_TREE && in->one_weight &&
+	    !in->user_switches && gp_switch_request(d, in->policy, &out->switches, &out->switch_wait)) {
+		/* Slurm waits no longer than its max_switch_wait whatever the
+		 * job asks: ask for that, and say so; when even the predicted
+		 * wait is longer, the switch request cannot hold the job and
+		 * the constraint stays */
+		uint32_t cap = in->max_switch_wait;
+
+		if (out->switch_wait > cap && (double)cap < ceil(d->wait_s)) {
+			out->switches = out->switch_wait = 0;
+		} else {
+			if (out->switch_wait > cap) {
+				out->switch_pays = out->switch_wait;
+				out->switch_wait = cap;
+			}
+			out->features[0] = '\0';
+		}
+	}
+}
