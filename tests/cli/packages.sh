@@ -121,7 +121,7 @@ fi
 # 5-6. a real slurmctld with only Slurm's own PluginDir
 export D_H=$D/cluster
 export D=$D_H N=2 LEAVES=1 JOB_SUBMIT=gpuplace SYSPLUGDIR=$sysplug
-export CTLPORT=${CTLPORT:-$((16907 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18700 + ${GP_PORT_OFFSET:-0}))}
+export CTLPORT=${CTLPORT:-$((16877 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18700 + ${GP_PORT_OFFSET:-0}))}
 export SLURM_CONF=$D/etc/slurm.conf
 unset PLUGIN_DIR SPANK_PLUGINS
 H="bash $top/tests/slurm/harness.sh"

@@ -52,7 +52,7 @@
 #               baseline, 16937 version_mismatch, 16947 vs_stock, 16957
 #               plugin, 16967 smoke, 16977 steer, 16987 valgrind, 16997
 #               block, 16927 sacct (slurmdbd 16928, MariaDB 16929), 16887
-#               typed, 16907 packages (tests/cli/packages.sh); BASEPORT
+#               typed, 16877 packages (tests/cli/packages.sh); BASEPORT
 #               17100, 17300, 18600, 17500, 18400, 18200, 17800, 17900,
 #               17700, 18000, 18700.  All lie in 16817 .. 18712: scripts/test.sh
 #               gives each Slurm release an offset 2000 apart.
