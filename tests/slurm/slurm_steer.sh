@@ -302,7 +302,7 @@ for sample in 1 2 3 4 5 6; do
 done
 # (on a loaded machine slurmd may time out a launch and Slurm requeues the
 # job: it is late, not lost, so the wait is generous)
-for t in $(seq 1 600); do [ "$(squeue -h 2>/dev/null | wc -l)" = 0 ] && break; sleep 0.5; done
+for t in $(seq 1 300); do [ "$(squeue -h 2>/dev/null | wc -l)" = 0 ] && break; sleep 1; done
 left=$(squeue -h | wc -l)
 check '[ ! -s "$D/burst.err" ] && [ ! -s "$D/overlap.txt" ] && [ "$seen" -gt 0 ] && [ "$left" = 0 ]' \
 	"a burst of 200 submissions while steering: all accepted and run, none left, no GPU double-booked ($seen GPU allocations sampled, $steered steered-job sightings)" \

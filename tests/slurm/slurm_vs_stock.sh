@@ -318,17 +318,19 @@ seen=0 samples=0
 # (until the queue is empty, at most 300 s: on a loaded 2-core machine the
 # 500 one-second jobs took 100-140 s to run; a late job is not a lost one)
 t=0 until=$((SECONDS + 300))
+# (the queue polled every second and GPUs sampled every other poll: each
+# poll is a command and an RPC, and the samples ran beside the jobs)
 while [ $SECONDS -lt $until ]; do
 	t=$((t + 1))
 	left=$(squeue -h -t PD,R,CG -o %i 2>/dev/null | wc -l)
 	[ "$left" = 0 ] && break
-	if [ $((t % 4)) = 1 ]; then
+	if [ $((t % 2)) = 1 ]; then
 		gpus_in_use >"$D/inuse.txt"
 		seen=$((seen + $(wc -l <"$D/inuse.txt")))
 		samples=$((samples + 1))
 		sort "$D/inuse.txt" | uniq -d | sed 's/^/double-booked in a sample: /' >>"$D/overlap.txt"
 	fi
-	sleep 0.5
+	sleep 1
 done
 t_e=$(date +%s.%N)
 submitted=$(grep -c '^[0-9]' "$D/burst.ids" 2>/dev/null || echo 0)
