@@ -89,7 +89,15 @@ CTLPORT=${CTLPORT:-$((16817 + ${GP_PORT_OFFSET:-0}))}
 BASEPORT=${BASEPORT:-$((17000 + ${GP_PORT_OFFSET:-0}))}
 # the running Slurm release as a number, 22.05.8 -> 220508
 SLURM_REL=$(slurmctld -V 2>/dev/null | awk '{ split($2, v, "."); printf "%d%02d%02d", v[1], v[2], v[3] }')
-SYSPLUGDIR=${SYSPLUGDIR:-$(dirname "$(find /usr/lib /usr/lib64 /usr/local/lib -name 'job_submit_defaults.so' 2>/dev/null | head -n1)")}
+# Slurm's plugin directory (gen_conf), looked for only when a configuration
+# is written and at most three levels down (Debian: /usr/lib/ARCH/slurm-wlm,
+# RPM: /usr/lib64/slurm): a search of all of /usr/lib took 0.6 CPU-s, on
+# every run of the harness (a test runs it for plugin on|off and
+# gpuplace-conf too)
+sysplugdir() {
+	[ -n "${SYSPLUGDIR:-}" ] || SYSPLUGDIR=$(dirname "$(find /usr/lib /usr/lib64 /usr/local/lib -maxdepth 3 -name 'job_submit_defaults.so' 2>/dev/null | head -n1)")
+	echo "$SYSPLUGDIR"
+}
 export SLURM_CONF=$D/etc/slurm.conf
 
 log() { printf '# harness: %s\n' "$*" >&2; }
@@ -303,7 +311,7 @@ SlurmctldLogFile=$D/log/slurmctld.log
 SlurmdLogFile=$D/log/slurmd-%n.log
 SlurmctldDebug=${CTLDEBUG:-info}
 SlurmdDebug=info
-PluginDir=$SYSPLUGDIR${PLUGIN_DIR:+:$PLUGIN_DIR}
+PluginDir=$(sysplugdir)${PLUGIN_DIR:+:$PLUGIN_DIR}
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none

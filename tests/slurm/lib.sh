@@ -69,9 +69,36 @@ fill_but_n4_n8() {
 # `scontrol show job -d` (Nodes=... GRES=gpu:...(IDX:0-1,3) lines; a node
 # of several GPU types has one entry per type, "gpu:a100:1(IDX:0),
 # gpu:l40s:1(IDX:4)", whose indices are the node's): a GPU listed twice is
-# double-booked.
+# double-booked.  One scontrol call and one awk per sample, host lists and
+# index ranges expanded in awk (a command per running job made the
+# samples of a burst a large share of the real-daemon tier's CPU).
 gpus_in_use() {
 	scontrol show job -d 2>/dev/null | awk '
+		# the hosts of a Slurm host list ("n[1-2,4]", "n3", "a1,b[2-3]")
+		# in h[1..n]; the number of hosts returned
+		function hosts(list, h,   n, depth, i, c, tok, toks, nt, t, o, e, pre, body, post, rs, nr, r, ab, lo, hi, w, x) {
+			nt = 0; tok = ""; depth = 0
+			for (i = 1; i <= length(list); i++) {
+				c = substr(list, i, 1)
+				if (c == "[") depth++
+				else if (c == "]") depth--
+				if (c == "," && depth == 0) { toks[++nt] = tok; tok = "" } else tok = tok c
+			}
+			if (tok != "") toks[++nt] = tok
+			n = 0
+			for (t = 1; t <= nt; t++) {
+				o = index(toks[t], "["); e = index(toks[t], "]")
+				if (o == 0 || e < o) { h[++n] = toks[t]; continue }
+				pre = substr(toks[t], 1, o - 1); body = substr(toks[t], o + 1, e - o - 1); post = substr(toks[t], e + 1)
+				nr = split(body, rs, ",")
+				for (r = 1; r <= nr; r++) {
+					if (split(rs[r], ab, "-") == 2) { lo = ab[1]; hi = ab[2] } else { lo = rs[r]; hi = rs[r] }
+					w = length(lo)
+					for (x = lo + 0; x <= hi + 0; x++) h[++n] = pre sprintf("%0" w "d", x) post
+				}
+			}
+			return n
+		}
 		/JobState=/ { run = ($0 ~ /JobState=RUNNING/) }
 		run && /^ +Nodes=.*GRES=.*IDX:/ {
 			match($0, /Nodes=[^ ]+/); nodes = substr($0, RSTART + 6, RLENGTH - 6)
@@ -81,13 +108,15 @@ gpus_in_use() {
 					idx = idx (idx == "" ? "" : ",") substr(g, RSTART + 4, RLENGTH - 4)
 				g = substr(g, RSTART + RLENGTH)
 			}
-			if (idx != "")
-				print nodes, idx
-		}' | while read -r nodes idx; do
-		for h in $(scontrol show hostnames "$nodes"); do
-			echo "$idx" | tr ',' '\n' | while IFS=- read -r a b; do
-				for g in $(seq "$a" "${b:-$a}"); do echo "$h:$g"; done
-			done
-		done
-	done
+			if (idx == "")
+				next
+			split("", hs)
+			nh = hosts(nodes, hs)
+			ni = split(idx, is, ",")
+			for (k = 1; k <= nh; k++)
+				for (m = 1; m <= ni; m++) {
+					if (split(is[m], ab, "-") != 2) ab[2] = ab[1]
+					for (x = ab[1] + 0; x <= ab[2] + 0; x++) print hs[k] ":" x
+				}
+		}'
 }

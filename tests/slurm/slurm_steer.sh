@@ -74,9 +74,14 @@ case "\$*" in
 esac
 exit 0
 SMI
+# (every job of the test runs them, except the burst's 200 (8 below) while
+# $D/prolog.off exists: the script's path for a job without a cap, which
+# reads the job with scontrol, is run by every other job here, and the
+# burst's prologs and epilogs were about 60 CPU-s, half of the test's CPU)
 for m in prolog epilog; do
 	cat >"$D/bin/gpuplace-powercap-$m" <<WRAP
 #!/bin/sh
+[ -e $D/prolog.off ] && exit 0
 GPUPLACE_NVIDIA_SMI=$D/bin/nvidia-smi exec /bin/sh $top/etc/prolog/gpuplace-powercap $m 2>>$D/powercap.log
 WRAP
 done
@@ -286,8 +291,10 @@ check '[ -n "$cm" ] && echo "$sw" | grep -q "^Switches=1@" && [ "$secs" = 300 ] 
 clean
 
 # 8. a burst of 200 submissions while steering: all accepted, no GPU
-#    double-booked, none lost
+#    double-booked, none lost (the power-cap prolog and epilog skipped:
+#    $D/prolog.off, above)
 : >"$D/burst.err"
+: >"$D/prolog.off"
 for i in $(seq 1 200); do
 	sbatch -Q --gpus=2 -o /dev/null --wrap='sleep 2' || echo "submit $i failed" >>"$D/burst.err"
 done
@@ -302,8 +309,9 @@ for sample in 1 2 3 4 5 6; do
 done
 # (on a loaded machine slurmd may time out a launch and Slurm requeues the
 # job: it is late, not lost, so the wait is generous)
-for t in $(seq 1 600); do [ "$(squeue -h 2>/dev/null | wc -l)" = 0 ] && break; sleep 0.5; done
+for t in $(seq 1 300); do [ "$(squeue -h 2>/dev/null | wc -l)" = 0 ] && break; sleep 1; done
 left=$(squeue -h | wc -l)
+rm -f "$D/prolog.off"
 check '[ ! -s "$D/burst.err" ] && [ ! -s "$D/overlap.txt" ] && [ "$seen" -gt 0 ] && [ "$left" = 0 ]' \
 	"a burst of 200 submissions while steering: all accepted and run, none left, no GPU double-booked ($seen GPU allocations sampled, $steered steered-job sightings)" \
 	"$(cat "$D/burst.err" "$D/overlap.txt" 2>/dev/null | head -n 5)" "$left left"

@@ -71,11 +71,21 @@ declare -A FEAT
 while read -r h f; do FEAT[$h]=$f; done < <(sinfo -h -N -o '%N %f')
 
 hosts() { [ -n "$1" ] && scontrol show hostnames "$1" 2>/dev/null; }
-# distinct features with prefix $2 over the nodes of host list $1
+# distinct features with prefix $2 over the nodes of host list $1 (in the
+# shell: it runs a dozen times per judgement, and a pipeline per node made
+# it a share of the test's CPU)
 count() {
-	local h
-	for h in $(hosts "$1"); do echo "${FEAT[$h]}" | tr ',' '\n' | grep "^$2"; done | sort -u | wc -l
+	local h f seen=" "
+	for h in $(hosts "$1"); do
+		for f in ${FEAT[$h]//,/ }; do
+			case "$f" in "$2"*) case "$seen" in *" $f "*) ;; *) seen="$seen$f " ;; esac ;; esac
+		done
+	done
+	set -- $seen
+	echo $#
 }
+# has_feature NODE FEATURE: the node carries the feature
+has_feature() { case ",${FEAT[$1]}," in *",$2,"*) return 0 ;; esac; return 1; }
 # "L leaves, D domains, R racks" of a host list
 shape() {
 	local l d r
@@ -148,9 +158,10 @@ busy_gpus() {
 # host list of the nodes carrying any alternative of constraint $1
 with_features() {
 	local h alt
+	local alts=${1//[\[\]]/}
 	for h in "${!FEAT[@]}"; do
-		for alt in $(echo "$1" | tr -d '[]' | tr '|' ' '); do
-			echo ",${FEAT[$h]}," | grep -q ",$alt," && { echo "$h"; break; }
+		for alt in ${alts//|/ }; do
+			has_feature "$h" "$alt" && { echo "$h"; break; }
 		done
 	done | sort -V | paste -sd,
 }
@@ -160,10 +171,10 @@ cons_of() { echo "$1" | sed -n 's/.*gpuplace: CONSTRAIN \([^ ;]*\).*/\1/p'; }
 # 0 when every node of host list $1 carries one and the same alternative of
 # the matching-OR constraint $2 ("[a|b]" or a single feature)
 inside_alternative() {
-	local alt h all
-	for alt in $(echo "$2" | tr -d '[]' | tr '|' ' '); do
+	local alt h all alts=${2//[\[\]]/}
+	for alt in ${alts//|/ }; do
 		all=1
-		for h in $(hosts "$1"); do echo ",${FEAT[$h]}," | grep -q ",$alt," || all=0; done
+		for h in $(hosts "$1"); do has_feature "$h" "$alt" || all=0; done
 		[ $all = 1 ] && return 0
 	done
 	return 1
@@ -232,7 +243,7 @@ judge() {
 			[ "$(count "$nodes" $f)" -le "$(count "$stock" $f)" ] || cmp=0
 		done
 		if [ -n "$avoid" ]; then
-			for f in $(hosts "$nodes"); do echo ",${FEAT[$f]}," | grep -q ",$avoid," && cmp=0; done
+			for f in $(hosts "$nodes"); do has_feature "$f" "$avoid" && cmp=0; done
 		fi
 	else
 		cmp=0
@@ -318,17 +329,19 @@ seen=0 samples=0
 # (until the queue is empty, at most 300 s: on a loaded 2-core machine the
 # 500 one-second jobs took 100-140 s to run; a late job is not a lost one)
 t=0 until=$((SECONDS + 300))
+# (the queue polled every second and GPUs sampled every other poll: each
+# poll is a command and an RPC, and the samples ran beside the jobs)
 while [ $SECONDS -lt $until ]; do
 	t=$((t + 1))
 	left=$(squeue -h -t PD,R,CG -o %i 2>/dev/null | wc -l)
 	[ "$left" = 0 ] && break
-	if [ $((t % 4)) = 1 ]; then
+	if [ $((t % 2)) = 1 ]; then
 		gpus_in_use >"$D/inuse.txt"
 		seen=$((seen + $(wc -l <"$D/inuse.txt")))
 		samples=$((samples + 1))
 		sort "$D/inuse.txt" | uniq -d | sed 's/^/double-booked in a sample: /' >>"$D/overlap.txt"
 	fi
-	sleep 0.5
+	sleep 1
 done
 t_e=$(date +%s.%N)
 submitted=$(grep -c '^[0-9]' "$D/burst.ids" 2>/dev/null || echo 0)
