@@ -187,10 +187,13 @@ for g in 8 2 6; do submit $g; done
 waitall
 ids=$(awk '{ printf "%s%s", sep, $1; sep = "," }' "$D/want")
 
-# every job's record complete in the database (End known)
+# every job's record complete in the database: End known and the start's
+# fields in (Partition; on a loaded machine the database had a completed
+# job with its end but not yet its partition, time limit and whole node
+# list, and the comparison below failed on Slurm's half-written record)
 fields=JobID,Submit,Start,End,Elapsed,Timelimit,AllocTRES,ReqTRES,NodeList,Partition,State,AdminComment
-for t in $(seq 1 120); do
-	[ "$(sacct -n -X -P -j "$ids" -o End,State 2>/dev/null | grep -c '^[0-9].*|COMPLETED$')" = 6 ] && break
+for t in $(seq 1 240); do
+	[ "$(sacct -n -X -P -j "$ids" -o End,State,Partition 2>/dev/null | grep -c '^[0-9].*|COMPLETED|[^|]')" = 6 ] && break
 	sleep 0.25
 done
 sacct --parsable2 --allusers -j "$ids" -o "$fields" >"$D/sacct.txt" 2>"$D/sacct.err"
