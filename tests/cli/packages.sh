@@ -104,6 +104,11 @@ if DEBIAN_FRONTEND=noninteractive dpkg -i "$D"/*.deb >"$D/install.log" 2>&1; the
 else
 	echo "not ok 3 - dpkg -i failed"
 	tail -n 20 "$D/install.log" | sed 's/^/# /'
+	# each package's triggers file as built (once, under load, dpkg refused
+	# one: "triggers ci file contains unknown directive syntax")
+	for f in "$D"/*.deb; do
+		t=$(dpkg-deb -I "$f" triggers 2>/dev/null) && echo "# $(basename "$f") triggers: $(echo "$t" | od -c | head -n 4 | tr '\n' ' ')"
+	done
 fi
 
 # 4. where the files went
