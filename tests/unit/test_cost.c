@@ -888,6 +888,13 @@ static void test_crossing_cost_per_level(void **unused)
  * the links of every level crossed, 2 x 0.5 us per level (path_lat_us()):
  * +4 us over one leaf for 2 or 3 leaves of one spine, +8 us over two spine
  * groups.
+ * With the live state (gp__cost_cross_set()), non-blocking, one spine: a
+ * running job on whole nodes 2 (leaf 0) and 6 (leaf 1) crosses the same
+ * leaf uplinks for CROSS_DUTY 0.5 of the time: 0.5 x 384 GB/s on uplinks
+ * of 4 x 384 GB/s, load 0.125 on top of the 0.5 floor, loss 0.30 x 0.625
+ * = 0.1875, the largest of the level, so 2 and 3 leaves take 5,550 /
+ * 0.8125 = 6,831 us (the old model: 5,359 / 0.8125 = 6,596); 3 nodes
+ * under leaf 3, which it does not touch, keep 5,550 us.
  * The job as the simulator and the engine see one without hints (the
  * default profile: one 1 GB all-reduce per step, the algorithm NCCL's
  * view picks, the ring) is slowed the same way, but for its latency
@@ -944,6 +951,39 @@ static void test_crossing_leaves_by_hand(void **unused)
 			              r1.time_s * 1e6, r2.time_s * 1e6, r3.time_s * 1e6);
 			assert_true(fabs((r2.time_s - r1.time_s) * 1e6 - 4.0) < 1e-6);
 			assert_true(fabs((r3.time_s - r1.time_s) * 1e6 - (lps == 2 ? 8.0 : 4.0)) < 1e-6);
+			if (ov == 1 && lps == 4) {
+				static const int32_t l4[3] = { 12, 13, 14 };
+				int32_t busy[2] = { 2, 6 };
+				uint32_t bm[2] = { 0xff, 0xff };
+				gp_state_t *st = NULL;
+				gp_job_alloc_t *ja;
+				cf_placement_t p4;
+
+				assert_int_equal(gp_state_create(c, &st), GP_OK);
+				assert_non_null(st->jobs = calloc(1, sizeof(*st->jobs)));
+				ja = &st->jobs[0];
+				st->njobs = 1;
+				ja->job_id = 5;
+				ja->nnodes = 2;
+				ja->nodes = malloc(sizeof(busy));
+				ja->gpu_mask = malloc(sizeof(bm));
+				assert_true(ja->nodes && ja->gpu_mask);
+				memcpy(ja->nodes, busy, sizeof(busy));
+				memcpy(ja->gpu_mask, bm, sizeof(bm));
+				st->alloc_mask[2] = st->alloc_mask[6] = 0xff;
+				gp__cost_cross_set(c, st, s);
+				cf_place(&p4, l4, 3, 0xff);
+				b1 = ring_bw_part(c, &p4.pl, s);
+				b2 = ring_bw_part(c, &p2.pl, s);
+				b3 = ring_bw_part(c, &p3.pl, s);
+				print_message("# beside a crossing job: 1 leaf %.1f us, 2 leaves %.1f us, "
+				              "3 leaves %.1f us\n", b1 * 1e6, b2 * 1e6, b3 * 1e6);
+				assert_true(fabs(b1 / nvl - 1) < 1e-3);
+				assert_true(fabs(b2 / (nvl / 0.8125) - 1) < 1e-3);
+				assert_true(fabs(b3 / (nvl / 0.8125) - 1) < 1e-3);
+				gp__cost_cross_clear(s);
+				gp_state_destroy(st);
+			}
 			if (ov == 1 && lps == 4) {
 				gp_job_profile_t job;
 				gp_cost_t k1, k2, k3;
