@@ -221,7 +221,28 @@ static const float tree_corr[3][24] = {
  * is charged per crossing flow (to the bandwidth of every group whose
  * edges cross the level, crossing_factors()), not to the job's
  * aggregate share of the uplinks, which on a non-blocking fabric is never
- * the limit of a ring that leaves its leaf by one edge.  At full load the
+ * the limit of a ring that leaves its leaf by one edge.  And it is charged
+ * to the collective's whole bandwidth term, not only to its network part:
+ * the figures below are losses of a collective's or a job's rate, measured
+ * on 8-GPU NVLink servers whose NVLink and NIC rates are about equal (an
+ * H100's 370 GB/s against its node's 8 x 48 GB/s), where the network
+ * term of a ring or of the hierarchical pattern sits at or below the
+ * NVLink one on average; the expected time over the hash outcomes is not
+ * the time at the expected network rate: while a flow shares its link the
+ * pipelined collective waits for it, whatever slack the network has on
+ * average, so a model that stretched only the network part priced
+ * crossing a non-blocking spine at nothing (slowdown 1.001 for a
+ * 24-GPU all-reduce over 3 leaves, against 1.17 now; test_cost,
+ * test_crossing_leaves_by_hand).  Static routing does the same on
+ * InfiniBand: measured on the routing tables of production clusters with
+ * full bisection bandwidth, the effective bisection bandwidth (average
+ * per-flow rate over bisect patterns) was 55-60 % of the rated one
+ * (Hoefler, Schneider, Lumsdaine, "Multistage Switches are not
+ * Crossbars: Effects of Static Routing in High-Performance Networks",
+ * IEEE Cluster 2008), and as low as 38 % on a statically routed
+ * non-blocking 512-node Clos (Geoffray, Hoefler, "Adaptive Routing
+ * Strategies for Modern High Performance Networks", Hot Interconnects
+ * 2008): full load keeps at most the 0.70 below.  At full load the
  * crossing flows keep 0.70 of their rate: Baidu's AIPod training fabric
  * (8-rail A800, ECMP at leaf and spine) measured "around 70 Gbps on a 100
  * Gbps link" under hash collisions ("How to eliminate network hash
@@ -254,8 +275,16 @@ static const float tree_corr[3][24] = {
  * says other jobs push across the same uplinks (CROSS_DUTY x their NICs)
  * adds its fraction of the uplinks' capacity to it, up to full load. */
 #define ECMP_LOAD_FLOOR 0.5
-/* Per-link latency when gpuplace.conf gives none: SimAI's ns-3 topology
- * default of 500 ns per NIC/switch link (aliyun/SimAI gen_Topo_Template.py). */
+/* Per-link latency of a fabric level when gpuplace.conf gives none
+ * (LatencyUs=), charged twice (up and down) per level an inter-node step
+ * climbs (path_lat_us()): one switch traversal plus its cable.  An NDR
+ * InfiniBand switch (NVIDIA Quantum-2, QM9700) forwards cut-through in
+ * 130-330 ns port to port as listings of its specification give it (e.g.
+ * yobitel.com knowledge base "NVIDIA Quantum-2": ~330 ns; NVIDIA's own
+ * QM97xx manual states no figure), a 400G Ethernet switch in the same
+ * range or more; light in fibre takes 5 ns/m, over a leaf-spine run of
+ * 30-50 m (the QM97xx manual's multimode NDR optics reach 50 m) 0.15-0.25
+ * us: 0.5 us per link. */
 #define HOP_LAT_DEFAULT_US 0.5
 /* Model FLOP utilisation when only FLOPs are given: Llama 3 405B training
  * reached 38-43 % BF16 MFU (Dubey et al. 2024, Table 4). */
@@ -739,7 +768,7 @@ static double uplink_share(const gp_cluster_t *c, const gp_cost_scratch_t *s, in
 }
 
 /*
- * The factor by which flow collisions stretch the network time of a group
+ * The factor by which flow collisions stretch the bandwidth time of a group
  * whose edges climb to switch level L (ECMP_LOSS): a crossing flow is
  * hashed anew at every level it climbs through, so each level j < L
  * crossed keeps 1 - loss_j of its rate, loss_j the largest over the
@@ -1215,9 +1244,11 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 	double ai_ring = gr->pcie ? pr->pci_ring : pr->nvl_ring;
 	double ai_tree = gr->pcie ? pr->pci_tree : pr->nvl_tree;
 	double an, ant, fill, step;
-	/* the network terms, stretched by the collisions its crossing flows
-	 * meet (xf: crossing_factors() of the group's level) */
-	double bmin = gr->bmin * pr->bw, t0 = tau[0] * xf / pr->bw, t1 = tau[1] * xf / pr->bw;
+	/* the bandwidth terms; xf (crossing_factors() of the group's
+	 * level, 1 under one leaf) stretches the collective's whole
+	 * bandwidth term below, not only its network part (ECMP_LOSS says
+	 * why) */
+	double bmin = gr->bmin * pr->bw, t0 = tau[0] / pr->bw, t1 = tau[1] / pr->bw;
 	double bw, lat;
 	bool simple = pr == &protos[0], ll = pr == &protos[2];
 	int gi = gr->gen >= 0 && gr->gen <= GEN_BLACKWELL ? gr->gen : 0;
@@ -1255,7 +1286,7 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 		bw = gr->intra_bytes / bmin;
 		if (N > 1 && t0 > bw)
 			bw = t0;
-		return K * lat * 1e-6 + bw;
+		return K * lat * 1e-6 + bw * xf;
 	}
 	if (coll == GP_COLL_ALLTOALL) {
 		if (a != GP_ALGO_DIRECT)
@@ -1267,7 +1298,7 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 		bw = (N > 1 ? gr->intra_bytes : S * (n - 1) / n) / bmin;
 		if (N > 1 && t0 > bw)
 			bw = t0;
-		return K * lat * 1e-6 + bw;
+		return K * lat * 1e-6 + bw * xf;
 	}
 	switch (a) {
 	case GP_ALGO_RING: {
@@ -1280,6 +1311,7 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 		bw = vf * (n - 1) / n * S / bmin;
 		if (N > 1 && t0 > bw)
 			bw = t0;
+		bw *= xf;
 		if (ll && vf * (n - 1) / n * S / llmax > bw)
 			bw = vf * (n - 1) / n * S / llmax;
 		return K * lat * 1e-6 + bw * cf;
@@ -1298,6 +1330,7 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 			tbw *= 0.5 / TREE_LL_FRACTION;
 		if (N > 1 && t0 * n / ((n - 1) * TREE_BW_FRACTION) > tbw)
 			tbw = t0 * n / ((n - 1) * TREE_BW_FRACTION);
+		tbw *= xf;
 		if (ll && 2.0 * S / llmax > tbw)
 			tbw = 2.0 * S / llmax;
 		return K * lat * 1e-6 + tbw / tf * cf;
@@ -1320,7 +1353,7 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 			lat = LAT_NVLS_US + 2.0 * lg_units *
 			      ((LAT_NVLSTREE_NET_US > step ? LAT_NVLSTREE_NET_US : step) +
 			       hop) + fill;
-			return K * lat * 1e-6 + (nv > net_t ? nv : net_t) / tf;
+			return K * lat * 1e-6 + (nv > net_t ? nv : net_t) * xf / tf;
 		}
 		/* in-network reduction: algbw = B_nvls * n / (n + 1) */
 		return K * (pr->base_ring + LAT_NVLS_US) * 1e-6 +
@@ -1343,7 +1376,7 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 		if (simple)
 			lat *= RING_PLATEAU;
 		lat += pr->base_ring + fill;
-		bw = intra > t1 ? intra : t1;
+		bw = (intra > t1 ? intra : t1) * xf;
 		if (ll && vf * (n - 1) / n * S / llmax > bw)
 			bw = vf * (n - 1) / n * S / llmax;
 		return K * lat * 1e-6 + bw * cf;

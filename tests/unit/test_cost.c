@@ -740,6 +740,9 @@ static void test_shape_errors(void **unused)
 /* Bandwidth part of a forced-ring all-reduce on pl: T(2 GiB) - T(1 GiB). */
 #define RING_EDGE_BYTES (2.0 * 15.0 / 16.0 * 1073741824.0)
 #define NODE_NIC (8 * 50e9 * 0.96)
+/* an H100's NVLink as NCCL reaches it: 18 links x 20.6 GB/s (cost.c,
+ * ETA_NVL_HOPPER) */
+#define H100_NVL (18 * 20.6e9)
 static double ring_bw_part(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scratch_t *s)
 {
 	gp_coll_result_t r1, r2;
@@ -757,16 +760,21 @@ static double ring_bw_part(const gp_cluster_t *c, const gp_placement_t *pl, gp_c
  * demand (cost.c, uplink_share()).  Hand-worked on 4-node leaves of 8 GPUs
  * with 8 NDR rails each, a ring all-reduce of 16 ranks on two whole nodes;
  * its bandwidth part (T(2 GiB) - T(1 GiB), the latency cancels) is the
- * ring edge out of each leaf, 2 x 15/16 x 1 GiB, over the job's share of
- * the leaf's uplinks, a node's 8 x 50 GB/s x 0.96 (IB efficiency) times:
- *  - one leaf each, non-blocking, no state: 1 - 0.30 x 0.5 = 0.85 (ECMP
- *    collisions at the floor load): 6,168 us, where the same two nodes
- *    under one leaf cross no uplink (their bound is the NICs);
+ * slower of NVLink (2 x 15/16 x 1 GiB per rank over 18 x 20.6 GB/s =
+ * 370.8 GB/s, 5,430 us) and the ring edge out of each leaf, 2 x 15/16 x
+ * 1 GiB, over the job's share of the leaf's uplinks, a node's 8 x 50 GB/s
+ * x 0.96 (IB efficiency) = 384 GB/s, times; the whole term then stretched
+ * by the collisions of the crossing flows (cost.c crossing_factors(),
+ * 1 / (1 - loss)):
+ *  - one leaf each, non-blocking, no state: NVLink bounds (5,430 us, as
+ *    under one leaf, where the NICs' 5,243 us is not the limit either),
+ *    stretched by 1 / (1 - 0.30 x 0.5) = 1 / 0.85 (ECMP collisions at the
+ *    floor load): 6,388 us;
  *  - 2:1 uplinks, no state (every node under the leaf assumed busy
- *    across, as before): 0.5 x 0.85;
+ *    across, as before): the uplinks bound, 384 x 0.5 GB/s, / 0.85;
  *  - 2:1, live state with no job crossing: uplinks of 2 NICs' worth for
- *    the job's 1: min(1, 2 x 1 / 1) x 0.85, as non-blocking (the idle
- *    fabric is not charged);
+ *    the job's 1: min(1, 2 x 1 / 1), as non-blocking (the idle fabric is
+ *    not charged): NVLink bounds, / 0.85;
  *  - 2:1, live state with another job on the leaf's 3 other nodes and one
  *    node under another spine, crossing: other = 0.5 x 3 NICs, share =
  *    min(1, 2 x 1 / 2.5) = 0.8, load 1.5 / 2 = 0.75 on top of the 0.5
@@ -804,8 +812,9 @@ static void test_crossing_cost_per_level(void **unused)
 		print_message("# %d:1, no state: one leaf %.1f us, two leaves %.1f us (x %.4f)\n", ov,
 		              d1 * 1e6, d * 1e6, d / d1);
 		assert_true(d > d1);
-		assert_true(fabs(d / (RING_EDGE_BYTES / (NODE_NIC * (ov == 1 ? 0.85 : 0.425))) - 1) <
-		            1e-3);
+		assert_true(fabs(d1 / (RING_EDGE_BYTES / H100_NVL) - 1) < 1e-3);
+		assert_true(fabs(d / (ov == 1 ? RING_EDGE_BYTES / (H100_NVL * 0.85)
+		                              : RING_EDGE_BYTES / (NODE_NIC * 0.425)) - 1) < 1e-3);
 		/* one level more: latency only */
 		assert_int_equal(gp__cost_collective(c, &two.pl, GP_COLL_ALLREDUCE, GP_ALGO_RING, 8, s,
 		                                     &ra, &err), GP_OK);
@@ -822,7 +831,7 @@ static void test_crossing_cost_per_level(void **unused)
 			assert_int_equal(gp_state_create(c, &st), GP_OK);
 			gp__cost_cross_set(c, st, s);
 			d = ring_bw_part(c, &two.pl, s);
-			assert_true(fabs(d / (RING_EDGE_BYTES / (NODE_NIC * 0.85)) - 1) < 1e-3);
+			assert_true(fabs(d / (RING_EDGE_BYTES / (H100_NVL * 0.85)) - 1) < 1e-3);
 			/* another job over nodes 1-3 and 16 (another spine group) */
 			assert_non_null(st->jobs = calloc(1, sizeof(*st->jobs)));
 			ja = &st->jobs[0];
@@ -847,6 +856,153 @@ static void test_crossing_cost_per_level(void **unused)
 		}
 		gp__cost_scratch_destroy(s);
 		gp_cluster_destroy(c);
+	}
+}
+
+/*
+ * The price of crossing switch levels for a small job, worked by hand: a
+ * ring all-reduce over 3 whole nodes of 8 H100 (24 ranks), each node with
+ * 8 NDR rails (8 x 50 GB/s x 0.96 = 384 GB/s), on 4-node leaves, placed
+ * under 1, 2 and 3 leaves of one spine, on a non-blocking and on a 2:1
+ * oversubscribed fabric, no live state; and under 3 leaves of two spine
+ * groups (2 leaves per spine, a core above) on the non-blocking one.
+ * Bandwidth part (T(2 GiB) - T(1 GiB)), E = 2 x 23/24 x 1 GiB per ring
+ * edge and per rank:
+ *  - NVLink: E / 370.8 GB/s = 5,550 us; one ring edge leaves each node:
+ *    E / 384 GB/s = 5,359 us.  One leaf: no uplink crossed, NVLink
+ *    bounds: 5,550 us on either fabric.
+ *  - 2 leaves (nodes 0, 1 | 4) and 3 leaves (0 | 4 | 8), non-blocking:
+ *    one edge out of each leaf over the job's own NICs there (384 or 768
+ *    GB/s), never above NVLink; the crossing flows meet ECMP collisions
+ *    at the floor load, loss 0.30 x 0.5, and the collective's whole
+ *    bandwidth term stretches by 1 / 0.85: 6,530 us (+17.6 %).  The old
+ *    model stretched only the network part (5,359 / 0.85 = 6,305 us, and
+ *    with NCCL's hierarchical pattern on a non-blocking spine not even
+ *    that: the network hid under NVLink and crossing cost nothing).
+ *  - 2 and 3 leaves, 2:1: the leaf holding one node gives the job 384 /
+ *    2 = 192 GB/s of uplink: E / 192 GB/s = 10,719 us, / 0.85 =
+ *    12,610 us.
+ *  - 3 leaves over two spine groups: hashed at the leaf and at the spine
+ *    uplinks, 1 / 0.85^2: 5,550 / 0.7225 = 7,682 us.
+ * Latency (8 B, LL): the ring's 2 (N - 1) = 4 inter-node steps each climb
+ * the links of every level crossed, 2 x 0.5 us per level (path_lat_us()):
+ * +4 us over one leaf for 2 or 3 leaves of one spine, +8 us over two spine
+ * groups.
+ * With the live state (gp__cost_cross_set()), non-blocking, one spine: a
+ * running job on whole nodes 2 (leaf 0) and 6 (leaf 1) crosses the same
+ * leaf uplinks for CROSS_DUTY 0.5 of the time: 0.5 x 384 GB/s on uplinks
+ * of 4 x 384 GB/s, load 0.125 on top of the 0.5 floor, loss 0.30 x 0.625
+ * = 0.1875, the largest of the level, so 2 and 3 leaves take 5,550 /
+ * 0.8125 = 6,831 us (the old model: 5,359 / 0.8125 = 6,596); 3 nodes
+ * under leaf 3, which it does not touch, keep 5,550 us.
+ * The job as the simulator and the engine see one without hints (the
+ * default profile: one 1 GB all-reduce per step, the algorithm NCCL's
+ * view picks, the ring) is slowed the same way, but for its latency
+ * (about 6 % of its 5.5 ms step, not stretched): its step on 2 or 3
+ * leaves is between 1 + 0.1765 x 0.9 = 1.159 and 1 / 0.85 = 1.1765 times
+ * its step under one leaf; the old model gave 1.001 (its pick, the
+ * hierarchical pattern, had its network under NVLink).
+ */
+static void test_crossing_leaves_by_hand(void **unused)
+{
+	static const int32_t l1[3] = { 0, 1, 2 }, l2[3] = { 0, 1, 4 }, l3[3] = { 0, 4, 8 };
+	const double e = 2.0 * 23.0 / 24.0 * 1073741824.0, nvl = e / H100_NVL;
+	gp_cost_shape_t sh;
+	gp_cluster_t *c;
+	gp_cost_scratch_t *s = NULL;
+	cf_placement_t p1, p2, p3;
+	gp_coll_result_t r1, r2, r3;
+	gp_error_t err;
+	double b1, b2, b3, want;
+	int ov, lps;
+
+	(void)unused;
+	cf_place(&p1, l1, 3, 0xff);
+	cf_place(&p2, l2, 3, 0xff);
+	cf_place(&p3, l3, 3, 0xff);
+	for (lps = 4; lps >= 2; lps -= 2) {
+		for (ov = 1; ov <= (lps == 4 ? 2 : 1); ov++) {
+			gp__cost_shape_defaults(&sh);
+			sh.nodes = 16;
+			sh.nodes_per_leaf = 4;
+			sh.leaves_per_spine = lps;
+			sh.oversub[1] = ov;
+			c = cf_cluster_shape(&sh);
+			assert_int_equal(gp__cost_scratch_new(c, 24, &s), GP_OK);
+			b1 = ring_bw_part(c, &p1.pl, s);
+			b2 = ring_bw_part(c, &p2.pl, s);
+			b3 = ring_bw_part(c, &p3.pl, s);
+			print_message("# %d:1, %d leaves per spine: 1 leaf %.1f us, 2 leaves %.1f us, "
+			              "3 leaves %.1f us\n", ov, lps, b1 * 1e6, b2 * 1e6, b3 * 1e6);
+			assert_true(fabs(b1 / nvl - 1) < 1e-3);
+			want = ov == 1 ? nvl / 0.85 : e / (8 * 50e9 * 0.96 / 2) / 0.85;
+			assert_true(fabs(b2 / want - 1) < 1e-3);
+			if (lps == 2)
+				want = nvl / (0.85 * 0.85);
+			assert_true(fabs(b3 / want - 1) < 1e-3);
+			/* latency: the links of the levels crossed, per inter-node step */
+			assert_int_equal(gp__cost_collective(c, &p1.pl, GP_COLL_ALLREDUCE, GP_ALGO_RING,
+			                                     8, s, &r1, &err), GP_OK);
+			assert_int_equal(gp__cost_collective(c, &p2.pl, GP_COLL_ALLREDUCE, GP_ALGO_RING,
+			                                     8, s, &r2, &err), GP_OK);
+			assert_int_equal(gp__cost_collective(c, &p3.pl, GP_COLL_ALLREDUCE, GP_ALGO_RING,
+			                                     8, s, &r3, &err), GP_OK);
+			print_message("# 8 B: 1 leaf %.2f us, 2 leaves %.2f us, 3 leaves %.2f us\n",
+			              r1.time_s * 1e6, r2.time_s * 1e6, r3.time_s * 1e6);
+			assert_true(fabs((r2.time_s - r1.time_s) * 1e6 - 4.0) < 1e-6);
+			assert_true(fabs((r3.time_s - r1.time_s) * 1e6 - (lps == 2 ? 8.0 : 4.0)) < 1e-6);
+			if (ov == 1 && lps == 4) {
+				static const int32_t l4[3] = { 12, 13, 14 };
+				int32_t busy[2] = { 2, 6 };
+				uint32_t bm[2] = { 0xff, 0xff };
+				gp_state_t *st = NULL;
+				gp_job_alloc_t *ja;
+				cf_placement_t p4;
+
+				assert_int_equal(gp_state_create(c, &st), GP_OK);
+				assert_non_null(st->jobs = calloc(1, sizeof(*st->jobs)));
+				ja = &st->jobs[0];
+				st->njobs = 1;
+				ja->job_id = 5;
+				ja->nnodes = 2;
+				ja->nodes = malloc(sizeof(busy));
+				ja->gpu_mask = malloc(sizeof(bm));
+				assert_true(ja->nodes && ja->gpu_mask);
+				memcpy(ja->nodes, busy, sizeof(busy));
+				memcpy(ja->gpu_mask, bm, sizeof(bm));
+				st->alloc_mask[2] = st->alloc_mask[6] = 0xff;
+				gp__cost_cross_set(c, st, s);
+				cf_place(&p4, l4, 3, 0xff);
+				b1 = ring_bw_part(c, &p4.pl, s);
+				b2 = ring_bw_part(c, &p2.pl, s);
+				b3 = ring_bw_part(c, &p3.pl, s);
+				print_message("# beside a crossing job: 1 leaf %.1f us, 2 leaves %.1f us, "
+				              "3 leaves %.1f us\n", b1 * 1e6, b2 * 1e6, b3 * 1e6);
+				assert_true(fabs(b1 / nvl - 1) < 1e-3);
+				assert_true(fabs(b2 / (nvl / 0.8125) - 1) < 1e-3);
+				assert_true(fabs(b3 / (nvl / 0.8125) - 1) < 1e-3);
+				gp__cost_cross_clear(s);
+				gp_state_destroy(st);
+			}
+			if (ov == 1 && lps == 4) {
+				gp_job_profile_t job;
+				gp_cost_t k1, k2, k3;
+
+				gp__job_profile_default(c, 24, &job);
+				assert_int_equal(gp__cost_eval(c, &job, &p1.pl, s, 0, &k1, &err), GP_OK);
+				assert_int_equal(gp__cost_eval(c, &job, &p2.pl, s, 0, &k2, &err), GP_OK);
+				assert_int_equal(gp__cost_eval(c, &job, &p3.pl, s, 0, &k3, &err), GP_OK);
+				print_message("# default profile: step x %.4f on 2 leaves, x %.4f on 3\n",
+				              k2.step_s / k1.step_s, k3.step_s / k1.step_s);
+				assert_true(k2.step_s / k1.step_s > 1.159 &&
+				            k2.step_s / k1.step_s < 1.0 / 0.85);
+				assert_true(k3.step_s / k1.step_s > 1.159 &&
+				            k3.step_s / k1.step_s < 1.0 / 0.85);
+			}
+			gp__cost_scratch_destroy(s);
+			s = NULL;
+			gp_cluster_destroy(c);
+		}
 	}
 }
 
@@ -1017,6 +1173,7 @@ int main(void)
 		cmocka_unit_test(test_calibration),
 		cmocka_unit_test(test_spreading_never_faster),
 		cmocka_unit_test(test_crossing_cost_per_level),
+		cmocka_unit_test(test_crossing_leaves_by_hand),
 		cmocka_unit_test(test_crossing_step_time),
 		cmocka_unit_test(test_crossing_contention),
 		cmocka_unit_test(test_transport_floor),
