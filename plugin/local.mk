@@ -48,13 +48,13 @@ GP_PLUGIN_UNIT = tests/unit/test_plugin tests/unit/test_live_state tests/unit/te
 check_PROGRAMS += $(GP_PLUGIN_UNIT) tests/unit/dlcheck
 # How a decision is written into a job description (the plugin's code
 # linked in, its helpers declared in plugin/job_submit_gpuplace.h).
-tests_unit_test_plugin_apply_SOURCES = tests/unit/test_plugin_apply.c
+tests_unit_test_plugin_apply_SOURCES = tests/unit/test_plugin_apply.c tests/unit/plugin_job.c tests/unit/plugin_job.h
 tests_unit_test_plugin_apply_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_plugin_apply_LDADD = $(GP_PLUGIN_LA) $(TEST_LIBS) $(DL_LIBS)
 # The plugin's job_submit() and the simulator's plugin-faithful step give
 # the same action for the same decision (gp_outcome, cost_model/outcome.h);
 # exported symbols: the program stands in for slurmctld (slurmctld_config).
-tests_unit_test_outcome_SOURCES = tests/unit/test_outcome.c
+tests_unit_test_outcome_SOURCES = tests/unit/test_outcome.c tests/unit/plugin_job.c tests/unit/plugin_job.h
 tests_unit_test_outcome_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_outcome_LDFLAGS = -export-dynamic
 tests_unit_test_outcome_LDADD = $(GP_PLUGIN_LA) $(TEST_LIBS) $(DL_LIBS)
@@ -75,14 +75,14 @@ tests_unit_test_state_thread_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_state_thread_LDADD = $(GP_PLUGIN_LA) $(TEST_LIBS) $(DL_LIBS)
 # The plugin's real job_submit() on the example sites, with an idle cluster
 # state published as its thread would, and its log lines captured.
-tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c plugin/log.c
+tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c plugin/log.c tests/unit/plugin_job.c tests/unit/plugin_job.h
 tests_unit_test_plugin_submit_CFLAGS = $(TEST_CFLAGS)
 # its log lines go to the test's own sink (plugin/log.c)
 tests_unit_test_plugin_submit_CPPFLAGS = $(AM_CPPFLAGS) -DGP_LOG_SINK=capture
 tests_unit_test_plugin_submit_LDADD = plugin/libgp_jobsubmit.la $(TEST_LIBS) $(DL_LIBS)
 # The plugin's ledger through job_submit(): bounded (no two PINs share GPUs
 # when it is full), and its index equal to a recomputation on random ledgers.
-tests_unit_test_plugin_ledger_SOURCES = tests/unit/test_plugin_ledger.c
+tests_unit_test_plugin_ledger_SOURCES = tests/unit/test_plugin_ledger.c tests/unit/plugin_job.c tests/unit/plugin_job.h
 tests_unit_test_plugin_ledger_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_plugin_ledger_LDADD = $(GP_PLUGIN_LA) $(TEST_LIBS) $(DL_LIBS)
 # The plugin's ledger power, reservations, steering picks and switch
@@ -95,7 +95,8 @@ tests_unit_test_live_state_SOURCES = tests/unit/test_live_state.c tests/unit/tes
 	plugin/gres_parse.c plugin/gres_parse.h
 tests_unit_test_live_state_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_live_state_LDADD = $(TEST_LIBS)
-tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c tests/unit/http_server.c tests/unit/http_server.h
+tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c tests/unit/http_server.c tests/unit/http_server.h \
+	tests/unit/plugin_job.c tests/unit/plugin_job.h
 tests_unit_test_plugin_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_plugin_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
