@@ -58,6 +58,7 @@
 
 #include "bench_util.h"
 #include "synth.h"
+#include "../tests/unit/plugin_job.h"
 
 #define OCC 0.5
 #define NBACKLOG 3
@@ -216,45 +217,18 @@ static void *refresher(void *arg)
 	return NULL;
 }
 
-static char **xenv1(const char *var, uint32_t *n)
-{
-	char **env = slurm_xcalloc(2, sizeof(char *), true, false, __FILE__, __LINE__, __func__);
-
-	env[0] = slurm_xstrdup(var);
-	*n = 1;
-	return env;
-}
-
 static job_desc_msg_t *job_new(int gpus, const char *hints)
 {
-	job_desc_msg_t *j = slurm_xcalloc(1, sizeof(*j), true, false, __FILE__, __LINE__, __func__);
+	char per[32];
+	job_desc_msg_t *j;
 
-	slurm_init_job_desc_msg(j);
-	j->tres_per_job = slurm_xstrdup_printf("gres:gpu:%d", gpus);
+	snprintf(per, sizeof(per), "gres:gpu:%d", gpus);
+	j = gp_test_job_new(per, NULL);
 	j->name = slurm_xstrdup(gpus == TIMED_GPUS ? "timed" : "backlog");
 	j->user_id = 1000;
 	if (hints)
-		j->environment = xenv1(hints, &j->env_size);
+		j->environment = gp_test_xarray(&hints, 1, &j->env_size);
 	return j;
-}
-
-static void job_free(job_desc_msg_t *j)
-{
-	uint32_t i;
-
-	for (i = 0; j->environment && i < j->env_size; i++)
-		slurm_xfree((void **)&j->environment[i]);
-	slurm_xfree((void **)&j->environment);
-	for (i = 0; j->spank_job_env && i < j->spank_job_env_size; i++)
-		slurm_xfree((void **)&j->spank_job_env[i]);
-	slurm_xfree((void **)&j->spank_job_env);
-	slurm_xfree((void **)&j->tres_per_job);
-	slurm_xfree((void **)&j->tres_per_node);
-	slurm_xfree((void **)&j->req_nodes);
-	slurm_xfree((void **)&j->features);
-	slurm_xfree((void **)&j->admin_comment);
-	slurm_xfree((void **)&j->name);
-	slurm_xfree((void **)&j);
 }
 
 /* Submit one job; its decision reference (0 = none) and kind. */
@@ -269,7 +243,7 @@ static uint64_t submit(int gpus, const char *hints, int *kind)
 	*kind = !j->admin_comment ? 3 : strstr(j->admin_comment, "gpuplace: PIN") ? 0
 	        : strstr(j->admin_comment, "gpuplace: CONSTRAIN") ? 1 : 2;
 	slurm_xfree((void **)&msg);
-	job_free(j);
+	gp_test_job_free(j);
 	return ref;
 }
 
@@ -309,7 +283,7 @@ static double engine_only(const gp_job_profile_t *prof)
 out:
 	gp__decision_clear(&d);
 	gp__request_clear(&r);
-	job_free(j);
+	gp_test_job_free(j);
 	snap_put(sn);
 	return t;
 }

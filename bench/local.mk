@@ -21,13 +21,12 @@ bench_bench_calib_SOURCES = bench/bench_calib.c
 bench_bench_calib_LDADD = $(GP_LIBS)
 TESTS += tests/cli/bench_calib_smoke.sh
 EXTRA_DIST += tests/cli/bench_calib_smoke.sh
-# job_submit() itself, the plugin's files compiled in as tests/unit/test_plugin_apply
-# compiles them, beside the engine-only decision of the same job.
+# job_submit() itself, the plugin's code linked in as tests/unit/test_plugin_apply
+# links it, beside the engine-only decision of the same job.
 noinst_PROGRAMS += bench/bench_job_submit
 bench_bench_job_submit_SOURCES = bench/bench_job_submit.c bench/bench_util.c bench/bench_util.h \
-	$(GP_PLUGIN_SOURCES)
-bench_bench_job_submit_CFLAGS = $(AM_CFLAGS)
-bench_bench_job_submit_LDADD = $(GP_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
+	tests/unit/plugin_job.c tests/unit/plugin_job.h
+bench_bench_job_submit_LDADD = $(GP_PLUGIN_LA) $(GP_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 noinst_PROGRAMS += bench/bench_placement
 bench_bench_placement_SOURCES = bench/bench_placement.c
 bench_bench_placement_LDADD = $(GP_LIBS)

@@ -4,17 +4,25 @@
 slurmplugindir = $(slurm_plugindir)
 slurmplugin_LTLIBRARIES = plugin/job_submit_gpuplace.la plugin/spank_gpuplace.la
 # The entry file (Slurm's symbols) beside one file per concern, and the
-# Slurm-side readers; the plugin's tests and bench/bench_job_submit build
-# the same list.
-GP_PLUGIN_SOURCES = plugin/job_submit_gpuplace.c plugin/job_submit_gpuplace.h plugin/log.c \
+# Slurm-side readers, compiled once into a convenience library that the
+# plugin, its tests and bench/bench_job_submit all link (compiled into each
+# program, the same 14 files were built 9 times per build tree); the log
+# sink (plugin/log.c) apart, since two tests compile it with a sink of
+# their own (GP_LOG_SINK).
+noinst_LTLIBRARIES += plugin/libgp_jobsubmit.la plugin/libgp_jslog.la
+plugin_libgp_jobsubmit_la_SOURCES = plugin/job_submit_gpuplace.c plugin/job_submit_gpuplace.h \
 	plugin/job_request.c plugin/slots.c plugin/conf_reload.c plugin/ledger.c plugin/apply.c \
 	plugin/steer_pass.c plugin/state_thread.c plugin/slurm_alloc.h plugin/slurm_compat.h \
 	plugin/live_state.c plugin/live_state.h plugin/gres_parse.c plugin/gres_parse.h \
 	plugin/steer.c plugin/steer.h plugin/reservations.c
-plugin_job_submit_gpuplace_la_SOURCES = $(GP_PLUGIN_SOURCES)
+plugin_libgp_jslog_la_SOURCES = plugin/log.c
+# what a program that stands in for slurmctld links: the plugin's code
+# with Slurm's log functions as the sink
+GP_PLUGIN_LA = plugin/libgp_jobsubmit.la plugin/libgp_jslog.la
+plugin_job_submit_gpuplace_la_SOURCES =
 # Only what slurmctld runs: steer, engine, conf and power over base; no
 # simulator, no traces, no probe, no synth, no hwloc (tests/unit/plugin_symbols.sh).
-plugin_job_submit_gpuplace_la_LIBADD = libgp_steer.la $(GP_CORE_LA)
+plugin_job_submit_gpuplace_la_LIBADD = $(GP_PLUGIN_LA) libgp_steer.la $(GP_CORE_LA)
 plugin_job_submit_gpuplace_la_LDFLAGS = -module -avoid-version -shared \
 	-export-symbols-regex '^(plugin_name|plugin_type|plugin_version|init|fini|job_submit|job_modify)$$'
 plugin_spank_gpuplace_la_SOURCES = plugin/spank_gpuplace.c
@@ -38,45 +46,45 @@ GP_PLUGIN_UNIT = tests/unit/test_plugin tests/unit/test_live_state tests/unit/te
 	tests/unit/test_outcome tests/unit/test_slots tests/unit/test_conf_reload \
 	tests/unit/test_state_thread
 check_PROGRAMS += $(GP_PLUGIN_UNIT) tests/unit/dlcheck
-# How a decision is written into a job description (the plugin's files
-# compiled in, their helpers declared in plugin/job_submit_gpuplace.h).
-tests_unit_test_plugin_apply_SOURCES = tests/unit/test_plugin_apply.c $(GP_PLUGIN_SOURCES)
+# How a decision is written into a job description (the plugin's code
+# linked in, its helpers declared in plugin/job_submit_gpuplace.h).
+tests_unit_test_plugin_apply_SOURCES = tests/unit/test_plugin_apply.c tests/unit/plugin_job.c tests/unit/plugin_job.h
 tests_unit_test_plugin_apply_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_plugin_apply_LDADD = $(TEST_LIBS) $(DL_LIBS)
+tests_unit_test_plugin_apply_LDADD = $(GP_PLUGIN_LA) $(TEST_LIBS) $(DL_LIBS)
 # The plugin's job_submit() and the simulator's plugin-faithful step give
 # the same action for the same decision (gp_outcome, cost_model/outcome.h);
 # exported symbols: the program stands in for slurmctld (slurmctld_config).
-tests_unit_test_outcome_SOURCES = tests/unit/test_outcome.c $(GP_PLUGIN_SOURCES)
+tests_unit_test_outcome_SOURCES = tests/unit/test_outcome.c tests/unit/plugin_job.c tests/unit/plugin_job.h
 tests_unit_test_outcome_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_outcome_LDFLAGS = -export-dynamic
-tests_unit_test_outcome_LDADD = $(TEST_LIBS) $(DL_LIBS)
+tests_unit_test_outcome_LDADD = $(GP_PLUGIN_LA) $(TEST_LIBS) $(DL_LIBS)
 # plugin/slots.c: references, replacement under readers, the graveyard.
-tests_unit_test_slots_SOURCES = tests/unit/test_slots.c $(GP_PLUGIN_SOURCES)
+tests_unit_test_slots_SOURCES = tests/unit/test_slots.c
 tests_unit_test_slots_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_slots_LDADD = $(TEST_LIBS) $(DL_LIBS)
+tests_unit_test_slots_LDADD = $(GP_PLUGIN_LA) $(TEST_LIBS) $(DL_LIBS)
 # plugin/conf_reload.c: reload on a change, a bad edit keeps the last good
 # configuration with one log line (captured: GP_LOG_SINK).
-tests_unit_test_conf_reload_SOURCES = tests/unit/test_conf_reload.c $(GP_PLUGIN_SOURCES)
+tests_unit_test_conf_reload_SOURCES = tests/unit/test_conf_reload.c plugin/log.c
 tests_unit_test_conf_reload_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_conf_reload_CPPFLAGS = $(AM_CPPFLAGS) -DGP_LOG_SINK=capture
-tests_unit_test_conf_reload_LDADD = $(TEST_LIBS) $(DL_LIBS)
+tests_unit_test_conf_reload_LDADD = plugin/libgp_jobsubmit.la $(TEST_LIBS) $(DL_LIBS)
 # plugin/state_thread.c: the thread stops within its bound with a
 # telemetry source that never answers.
-tests_unit_test_state_thread_SOURCES = tests/unit/test_state_thread.c $(GP_PLUGIN_SOURCES)
+tests_unit_test_state_thread_SOURCES = tests/unit/test_state_thread.c
 tests_unit_test_state_thread_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_state_thread_LDADD = $(TEST_LIBS) $(DL_LIBS)
+tests_unit_test_state_thread_LDADD = $(GP_PLUGIN_LA) $(TEST_LIBS) $(DL_LIBS)
 # The plugin's real job_submit() on the example sites, with an idle cluster
 # state published as its thread would, and its log lines captured.
-tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c $(GP_PLUGIN_SOURCES)
+tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c plugin/log.c tests/unit/plugin_job.c tests/unit/plugin_job.h
 tests_unit_test_plugin_submit_CFLAGS = $(TEST_CFLAGS)
 # its log lines go to the test's own sink (plugin/log.c)
 tests_unit_test_plugin_submit_CPPFLAGS = $(AM_CPPFLAGS) -DGP_LOG_SINK=capture
-tests_unit_test_plugin_submit_LDADD = $(TEST_LIBS) $(DL_LIBS)
+tests_unit_test_plugin_submit_LDADD = plugin/libgp_jobsubmit.la $(TEST_LIBS) $(DL_LIBS)
 # The plugin's ledger through job_submit(): bounded (no two PINs share GPUs
 # when it is full), and its index equal to a recomputation on random ledgers.
-tests_unit_test_plugin_ledger_SOURCES = tests/unit/test_plugin_ledger.c $(GP_PLUGIN_SOURCES)
+tests_unit_test_plugin_ledger_SOURCES = tests/unit/test_plugin_ledger.c tests/unit/plugin_job.c tests/unit/plugin_job.h
 tests_unit_test_plugin_ledger_CFLAGS = $(TEST_CFLAGS)
-tests_unit_test_plugin_ledger_LDADD = $(TEST_LIBS) $(DL_LIBS)
+tests_unit_test_plugin_ledger_LDADD = $(GP_PLUGIN_LA) $(TEST_LIBS) $(DL_LIBS)
 # The plugin's ledger power, reservations, steering picks and switch
 # requests on the model alone.
 tests_unit_test_steer_SOURCES = tests/unit/test_steer.c plugin/steer.c plugin/steer.h plugin/gres_parse.c plugin/gres_parse.h
@@ -87,7 +95,8 @@ tests_unit_test_live_state_SOURCES = tests/unit/test_live_state.c tests/unit/tes
 	plugin/gres_parse.c plugin/gres_parse.h
 tests_unit_test_live_state_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_live_state_LDADD = $(TEST_LIBS)
-tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c tests/unit/http_server.c tests/unit/http_server.h
+tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c tests/unit/http_server.c tests/unit/http_server.h \
+	tests/unit/plugin_job.c tests/unit/plugin_job.h
 tests_unit_test_plugin_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_test_plugin_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_plugin_LDADD = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(CMOCKA_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)

@@ -10,9 +10,12 @@
 #   a Debian sid root (the newest  check-slurm,         } each from a clean
 #     Slurm Debian ships, 26.05)   packages             } copy of the sources
 # (packages: tests/cli/packages.sh, the Debian packages built for that
-# release, installed, loaded by its slurmctld and removed; built with
-# DEB_BUILD_OPTIONS "noopt noautodbgsym" here, which halves their compile
-# time and changes nothing the test checks: names, paths, loading)
+# release, installed, loaded by its slurmctld and removed.  In a root the
+# tree its tests run in is the one dpkg-buildpackage built (scripts/build.sh
+# --deb), so each release is built once; on the host, whose tree is a
+# developer's build, the packages are built apart with DEB_BUILD_OPTIONS
+# "noopt noautodbgsym", which halves their compile time and changes nothing
+# the test checks: names, paths, loading)
 # (check-slurm-unit: the quick tier's tests that build against Slurm's
 # headers or load the plugin; the rest of the quick tier does not depend on
 # the Slurm release and runs on the host and in distcheck)
@@ -142,7 +145,9 @@ run_tier() {
 if [ "${1:-}" = --suite ]; then
 	shift
 	sum_p=0 sum_f=0 sum_s=0
-	if ! sh scripts/build.sh; then
+	# (GP_SUITE_DEB=1: the tree built by dpkg-buildpackage, its packages
+	# beside it for the packages tier; a root's first suite)
+	if ! sh scripts/build.sh ${GP_SUITE_DEB:+--deb}; then
 		echo "suite slurm $(built_for 2>/dev/null || echo unknown): build failed"
 		exit 1
 	fi
@@ -174,16 +179,18 @@ fi
 # Slurm release has its own ports (GP_PORT_OFFSET plus 0, 2000, 4000).
 roots="trixie:Debian_13_root sid:Debian_sid_root"
 
-# in_root SUITE OFFSET TIER: build inside the root of SUITE (its sources
-# in $work/SUITE/src) and run TIER there, on the ports of OFFSET
+# in_root SUITE OFFSET TIER [ENV]: build inside the root of SUITE (its
+# sources in $work/SUITE/src) and run TIER there, on the ports of OFFSET,
+# with the environment assignments ENV
 in_root() {
 	GP_PORT_OFFSET=$2 sh scripts/debian-root.sh "$1" run "$work/$1" \
-		sh -c "cd /gpbuild/src && TMPDIR=/gpbuild/tmp ${GP_SLURM_JOBS:+GP_SLURM_JOBS=$GP_SLURM_JOBS }sh scripts/test.sh --suite $3"
+		sh -c "cd /gpbuild/src && TMPDIR=/gpbuild/tmp ${GP_SLURM_JOBS:+GP_SLURM_JOBS=$GP_SLURM_JOBS }${4:+$4 }sh scripts/test.sh --suite $3"
 }
 
 # root_build SUITE NAME OFFSET: prepare the root, copy the sources, build
-# and run the Slurm-dependent quick tests inside; $work/SUITE.ready (or
-# .failed) says so
+# them there with dpkg-buildpackage (the packages tier installs what it
+# built; one build per release instead of two) and run the Slurm-dependent
+# quick tests inside; $work/SUITE.ready (or .failed) says so
 root_build() {
 	suite=$1 name=$2 d=$work/$1
 	mkdir -p "$d/src" "$d/tmp" "$d/shared"
@@ -201,7 +208,7 @@ root_build() {
 		tar -xzf "$work"/gpuplace-*.tar.gz -C "$d/src" --strip-components=1
 	fi
 	[ -d ../shared/data ] && cp -rL ../shared/data "$d/shared/data"
-	in_root "$suite" "$3" slurm-unit >"$d/check.log" 2>&1 || true
+	in_root "$suite" "$3" slurm-unit GP_SUITE_DEB=1 >"$d/check.log" 2>&1 || true
 	if grep -q '^suite slurm [0-9]' "$d/check.log"; then
 		: >"$d.ready"
 	else
@@ -212,23 +219,16 @@ root_build() {
 }
 
 # root_packages SUITE NAME OFFSET: the packages tier inside a built root,
-# from a copy of its sources of its own (the root's real-daemon tier runs
-# in the build tree meanwhile); $work/SUITE.pkg.res has its tier line
+# on the packages its build made (root_build), beside its real-daemon tier;
+# $work/SUITE.pkg.res has its tier line
 root_packages() {
 	suite=$1 name=$2 d=$work/$1
 	[ -f "$d.ready" ] || return 0
-	mkdir -p "$d/pkgsrc"
-	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		git ls-files -z | tar --null -T - -cf - 2>/dev/null | tar -xf - -C "$d/pkgsrc"
-	else
-		tar -xzf "$work"/gpuplace-*.tar.gz -C "$d/pkgsrc" --strip-components=1
-	fi
 	s=$(date +%s)
 	GP_PORT_OFFSET=$3 sh scripts/debian-root.sh "$suite" run "$d" \
-		sh -c 'cd /gpbuild/pkgsrc && TMPDIR=/gpbuild/tmp GP_DEB_BUILD_OPTIONS="noopt noautodbgsym" bash tests/cli/packages.sh' \
+		sh -c 'cd /gpbuild/src && TMPDIR=/gpbuild/tmp GP_PKG_DEBS=/gpbuild bash tests/cli/packages.sh' \
 		>"$d/packages.log" 2>&1 || true
 	echo "tier packages: $(tap_counts "$d/packages.log") $(($(date +%s) - s)) $name" >"$work/$suite.pkg.res"
-	rm -rf "$d/pkgsrc"
 }
 
 # root_slurm SUITE NAME OFFSET: once built, the real-daemon tier inside

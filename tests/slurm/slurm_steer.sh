@@ -11,8 +11,8 @@
 #     elsewhere, a running job is never moved, a constrained job waits
 #     through Slurm's --switches=1@max-time and starts on the compact set
 #     when it frees, or is steered to a spread set (dropping the switch
-#     count) when it does not free in the predicted wait, a burst of 200
-#     submissions while steering loses nothing and double-books no GPU;
+#     count) when it does not free in the predicted wait, a burst of
+#     BURST (100) submissions while steering loses nothing and double-books no GPU;
 #   - a license the job waits for, --exclusive=user and =mcs respected;
 #   - a planned GPU power cap reaches the GPUs: Prolog/Epilog are
 #     etc/prolog/gpuplace-powercap with a recording stand-in for
@@ -28,8 +28,11 @@
 # loaded machine, where a PIN may become a CONSTRAIN because the state is
 # older than 5 s when the job comes.
 # Prints TAP; skips when not root or Slurm is missing.  GP_KEEP=1 keeps
-# the cluster directory (logs) after the run.
+# the cluster directory (logs) after the run; BURST (100) sets the burst's
+# size (2-GPU jobs of 2 s on 32 GPUs: every GPU is taken and freed
+# several times while steering passes run).
 set -u
+BURST=${BURST:-100}
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
@@ -74,7 +77,7 @@ case "\$*" in
 esac
 exit 0
 SMI
-# (every job of the test runs them, except the burst's 200 (8 below) while
+# (every job of the test runs them, except the burst's (8 below) while
 # $D/prolog.off exists: the script's path for a job without a cap, which
 # reads the job with scontrol, is run by every other job here, and the
 # burst's prologs and epilogs were about 60 CPU-s, half of the test's CPU)
@@ -290,12 +293,12 @@ check '[ -n "$cm" ] && echo "$sw" | grep -q "^Switches=1@" && [ "$secs" = 300 ] 
 	"the wait is Slurm's --switches, capped at its max_switch_wait: $sw, ${cm#AdminComment=} (Slurm: $slurm_s s)" "$(show "$j")"
 clean
 
-# 8. a burst of 200 submissions while steering: all accepted, no GPU
+# 8. a burst of BURST submissions while steering: all accepted, no GPU
 #    double-booked, none lost (the power-cap prolog and epilog skipped:
 #    $D/prolog.off, above)
 : >"$D/burst.err"
 : >"$D/prolog.off"
-for i in $(seq 1 200); do
+for i in $(seq 1 "$BURST"); do
 	sbatch -Q --gpus=2 -o /dev/null --wrap='sleep 2' || echo "submit $i failed" >>"$D/burst.err"
 done
 : >"$D/overlap.txt"
@@ -313,7 +316,7 @@ for t in $(seq 1 300); do [ "$(squeue -h 2>/dev/null | wc -l)" = 0 ] && break; s
 left=$(squeue -h | wc -l)
 rm -f "$D/prolog.off"
 check '[ ! -s "$D/burst.err" ] && [ ! -s "$D/overlap.txt" ] && [ "$seen" -gt 0 ] && [ "$left" = 0 ]' \
-	"a burst of 200 submissions while steering: all accepted and run, none left, no GPU double-booked ($seen GPU allocations sampled, $steered steered-job sightings)" \
+	"a burst of $BURST submissions while steering: all accepted and run, none left, no GPU double-booked ($seen GPU allocations sampled, $steered steered-job sightings)" \
 	"$(cat "$D/burst.err" "$D/overlap.txt" 2>/dev/null | head -n 5)" "$left left"
 clean
 

@@ -21,8 +21,8 @@
 # emptied by the previous blockers: the churn of a busy cluster); once
 # more at once after the plugin is enabled on a cluster in use (it may then
 # let the job through unchanged if it logs why, once).  Each TAP line
-# prints both placements.  Then a burst of 200 submissions with the plugin
-# on: none lost, no GPU given to two jobs at once.
+# prints both placements.  Then a burst of BURST (100) submissions with
+# the plugin on: none lost, no GPU given to two jobs at once.
 # Prints TAP; skips when not root, Slurm is missing or the plugin is not
 # built.  About 3 to 4 minutes on a 2-core machine.  Environment: CTLPORT,
 # BASEPORT (default 16947, 18600, each plus GP_PORT_OFFSET as in
@@ -32,7 +32,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-BURST=${BURST:-200}
+BURST=${BURST:-100}
 AGE=${AGE:-12}        # s the blockers run before the "aged" submission: longer
                       # than the plugin keeps a decision it cannot match (10 s)
 START_S=${START_S:-15} # s a job may take to start when its set is free

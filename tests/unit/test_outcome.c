@@ -32,6 +32,7 @@
 
 #include "job_submit_gpuplace.h"
 #include "sim.h"
+#include "plugin_job.h"
 
 #include <cmocka.h>
 
@@ -105,35 +106,17 @@ static const struct ocase cases[] = {
 
 static job_desc_msg_t *job_new(int32_t nodes, int32_t per_node, const char *req, const char *exc)
 {
-	job_desc_msg_t *j = slurm_xcalloc(1, sizeof(*j), true, false, __FILE__, __LINE__, __func__);
+	char per[32];
+	job_desc_msg_t *j;
 
-	slurm_init_job_desc_msg(j);
-	j->tres_per_node = slurm_xstrdup_printf("gres/gpu:%d", per_node);
+	snprintf(per, sizeof(per), "gres/gpu:%d", per_node);
+	j = gp_test_job_new(NULL, per);
 	j->min_nodes = j->max_nodes = (uint32_t)nodes;
 	if (req)
 		j->req_nodes = slurm_xstrdup(req);
 	if (exc)
 		j->exc_nodes = slurm_xstrdup(exc);
 	return j;
-}
-
-static void job_free(job_desc_msg_t *j)
-{
-	uint32_t i;
-
-	for (i = 0; j->environment && i < j->env_size; i++)
-		slurm_xfree((void **)&j->environment[i]);
-	slurm_xfree((void **)&j->environment);
-	for (i = 0; j->spank_job_env && i < j->spank_job_env_size; i++)
-		slurm_xfree((void **)&j->spank_job_env[i]);
-	slurm_xfree((void **)&j->spank_job_env);
-	slurm_xfree((void **)&j->tres_per_job);
-	slurm_xfree((void **)&j->tres_per_node);
-	slurm_xfree((void **)&j->req_nodes);
-	slurm_xfree((void **)&j->exc_nodes);
-	slurm_xfree((void **)&j->features);
-	slurm_xfree((void **)&j->admin_comment);
-	slurm_xfree((void **)&j);
 }
 
 /* The site loaded as init() loads it (without its thread), every node up,
@@ -335,7 +318,7 @@ static void test_same_action(void **unused)
 			job_desc_msg_t *one = job_new(1, 1, *k->passed[p] ? k->passed[p] : NULL, NULL);
 
 			assert_int_equal(job_submit(one, 1000, &msg), SLURM_SUCCESS);
-			job_free(one);
+			gp_test_job_free(one);
 			/* a pass on no -w of its own: its node is a guess */
 			unconfirmed += !*k->passed[p];
 		}
@@ -370,7 +353,7 @@ static void test_same_action(void **unused)
 			fail_msg("%s: pinned to %s, without the job's -w %s", k->name, pa.nodes, k->req);
 		if (k->exc && pa.kind == GP_ACT_PIN && list_has(c, pa.nodes, k->exc))
 			fail_msg("%s: pinned to %s, which the job excluded", k->name, pa.nodes);
-		job_free(j);
+		gp_test_job_free(j);
 		site_unload(); /* c's last references: the slot's and the snapshot's */
 	}
 }

@@ -27,6 +27,7 @@
 
 #include "http_server.h"
 #include "slurm_alloc.h"
+#include "plugin_job.h"
 
 
 static void *handle;
@@ -35,55 +36,15 @@ static void (*p_fini)(void);
 static int (*p_job_submit)(job_desc_msg_t *, uint32_t, char **);
 static int (*p_job_modify)(job_desc_msg_t *, void *, uint32_t, char **);
 
-static char **xenv(const char *const *vars, uint32_t *n)
-{
-	char **env;
-	uint32_t i;
-
-	for (*n = 0; vars && vars[*n]; (*n)++)
-		;
-	env = slurm_xcalloc(*n + 1, sizeof(char *), true, false, __FILE__, __LINE__, __func__);
-	for (i = 0; i < *n; i++)
-		env[i] = slurm_xstrdup(vars[i]);
-	return env;
-}
-
-static void xenv_free(char ***env, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; *env && i < n; i++)
-		slurm_xfree((void **)&(*env)[i]);
-	slurm_xfree((void **)env);
-}
-
-/* Free what slurmctld would free of the fields a job_submit plugin reads
- * or writes. */
-static void job_free(job_desc_msg_t *j)
-{
-	xenv_free(&j->environment, j->env_size);
-	xenv_free(&j->spank_job_env, j->spank_job_env_size);
-	slurm_xfree((void **)&j->tres_per_job);
-	slurm_xfree((void **)&j->tres_per_node);
-	slurm_xfree((void **)&j->req_nodes);
-	slurm_xfree((void **)&j->exc_nodes);
-	slurm_xfree((void **)&j->features);
-	slurm_xfree((void **)&j->admin_comment);
-	slurm_xfree((void **)&j->comment);
-	slurm_xfree((void **)&j);
-}
-
 /* A job description as slurmctld unpacks it. */
 static job_desc_msg_t *job_new(const char *const *environment, const char *const *spank_env)
 {
-	job_desc_msg_t *j = slurm_xcalloc(1, sizeof(*j), true, false, __FILE__, __LINE__, __func__);
+	job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
 
-	slurm_init_job_desc_msg(j);
 	if (environment)
-		j->environment = xenv(environment, &j->env_size);
+		j->environment = gp_test_xarray(environment, -1, &j->env_size);
 	if (spank_env)
-		j->spank_job_env = xenv(spank_env, &j->spank_job_env_size);
-	j->tres_per_job = slurm_xstrdup("gres:gpu:8");
+		j->spank_job_env = gp_test_xarray(spank_env, -1, &j->spank_job_env_size);
 	return j;
 }
 
@@ -96,7 +57,7 @@ static int submit(const char *const *environment, const char *const *spank_env, 
 
 	*msg = NULL;
 	rc = p_job_submit(j, 1000, msg);
-	job_free(j);
+	gp_test_job_free(j);
 	return rc;
 }
 
@@ -230,7 +191,7 @@ static void test_job_modify_passes(void **unused)
 
 	assert_int_equal(p_job_modify(j, NULL, 0, &msg), SLURM_SUCCESS);
 	assert_null(msg);
-	job_free(j);
+	gp_test_job_free(j);
 }
 
 /* A copy of etc/mixed-pcie whose gpuplace.conf adds a Prometheus source on

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "job_submit_gpuplace.h"
+#include "plugin_job.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,28 +45,6 @@ static int teardown(void **unused)
 {
 	gp_cluster_destroy(cl);
 	return 0;
-}
-
-static job_desc_msg_t *job_new(const char *per_job, const char *per_node)
-{
-	job_desc_msg_t *j = slurm_xcalloc(1, sizeof(*j), true, false, __FILE__, __LINE__, __func__);
-
-	slurm_init_job_desc_msg(j);
-	if (per_job)
-		j->tres_per_job = slurm_xstrdup(per_job);
-	if (per_node)
-		j->tres_per_node = slurm_xstrdup(per_node);
-	return j;
-}
-
-static void job_free(job_desc_msg_t *j)
-{
-	slurm_xfree((void **)&j->tres_per_job);
-	slurm_xfree((void **)&j->tres_per_node);
-	slurm_xfree((void **)&j->req_nodes);
-	slurm_xfree((void **)&j->features);
-	slurm_xfree((void **)&j->admin_comment);
-	slurm_xfree((void **)&j);
 }
 
 /* A candidate on the named nodes with these GPU masks. */
@@ -151,7 +130,7 @@ static void test_pin_exact(void **unused)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		job_desc_msg_t *j = job_new(cases[i].per_job, cases[i].per_node);
+		job_desc_msg_t *j = gp_test_job_new(cases[i].per_job, cases[i].per_node);
 		gp_request_t r;
 		gp_scored_t sc;
 		char why[160] = "", *tres = NULL;
@@ -178,14 +157,14 @@ static void test_pin_exact(void **unused)
 		free(sc.nodes);
 		free(sc.gpu_mask);
 		gp__request_clear(&r);
-		job_free(j);
+		gp_test_job_free(j);
 	}
 	dec.ledger.unconfirmed = 0;
 }
 
 static void test_apply_pin(void **unused)
 {
-	job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+	job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
 	gp_decision_t d;
 	struct outcome o;
 
@@ -210,7 +189,7 @@ static void test_apply_pin(void **unused)
 	assert_non_null(strstr(j->admin_comment, "no checkpoint plan: no hints give the checkpoint size"));
 	assert_non_null(strstr(j->admin_comment, "; ref 42"));
 	gp__decision_clear(&d);
-	job_free(j);
+	gp_test_job_free(j);
 }
 
 static void test_apply_constrain(void **unused)
@@ -230,7 +209,7 @@ static void test_apply_constrain(void **unused)
 	gp__job_profile_init(&prof);
 	prof.compute_s = 1.0;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+		job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
 		gp_decision_t d;
 		struct outcome o;
 		char feat[64];
@@ -257,7 +236,7 @@ static void test_apply_constrain(void **unused)
 		assert_non_null(strstr(j->admin_comment,
 		                       "no checkpoint plan: the hints give neither ckpt_bytes nor params"));
 		gp__decision_clear(&d);
-		job_free(j);
+		gp_test_job_free(j);
 	}
 }
 
@@ -267,7 +246,7 @@ static void test_apply_constrain(void **unused)
  * the hints give no size. */
 static void test_apply_left_to_slurm_ckpt(void **unused)
 {
-	job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+	job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
 	gp_job_profile_t prof;
 	gp_decision_t d;
 	struct outcome o;
@@ -289,7 +268,7 @@ static void test_apply_left_to_slurm_ckpt(void **unused)
 	assert_non_null(strstr(j->admin_comment,
 	                       "no checkpoint plan for 98 GB: its nodes are left to Slurm's placement"));
 	assert_null(strstr(j->admin_comment, "neither ckpt_bytes nor params"));
-	job_free(j);
+	gp_test_job_free(j);
 }
 
 /* The checkpoint plan as the job sees it: a periodic plan gives its
@@ -309,7 +288,7 @@ static void test_apply_ckpt(void **unused)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+		job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
 		gp_decision_t d;
 		struct outcome o;
 		bool interval = false, target = false;
@@ -348,13 +327,13 @@ static void test_apply_ckpt(void **unused)
 			slurm_xfree((void **)&j->environment[e]);
 		slurm_xfree((void **)&j->environment);
 		gp__decision_clear(&d);
-		job_free(j);
+		gp_test_job_free(j);
 	}
 }
 
 static void test_job_need(void **unused)
 {
-	job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+	job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
 	gp_live_need_t n;
 
 	job_need(j, 0, &n); /* nothing asked: one CPU, some memory */
@@ -390,7 +369,7 @@ static void test_job_need(void **unused)
 	assert_int_equal(n.mem_per_node_mb, -1);
 	slurm_xfree((void **)&j->cpus_per_tres);
 	slurm_xfree((void **)&j->mem_per_tres);
-	job_free(j);
+	gp_test_job_free(j);
 }
 
 int main(void)

@@ -30,6 +30,7 @@
 #include <cmocka.h>
 
 #include "synth.h"
+#include "plugin_job.h"
 
 /* A configuration made of a synthetic site (racks with ample power: the
  * ledger, not the racks, decides here), published and with its engine
@@ -119,31 +120,13 @@ static void publish(const uint32_t *busy, const gp_live_seen_t *seen, int32_t ns
 
 static job_desc_msg_t *job_new(int gpus)
 {
-	job_desc_msg_t *j = slurm_xcalloc(1, sizeof(*j), true, false, __FILE__, __LINE__, __func__);
+	char per[32];
+	job_desc_msg_t *j;
 
-	slurm_init_job_desc_msg(j);
-	j->tres_per_job = slurm_xstrdup_printf("gres:gpu:%d", gpus);
+	snprintf(per, sizeof(per), "gres:gpu:%d", gpus);
+	j = gp_test_job_new(per, NULL);
 	j->name = slurm_xstrdup("burst");
 	return j;
-}
-
-static void job_free(job_desc_msg_t *j)
-{
-	uint32_t i;
-
-	for (i = 0; j->environment && i < j->env_size; i++)
-		slurm_xfree((void **)&j->environment[i]);
-	slurm_xfree((void **)&j->environment);
-	for (i = 0; j->spank_job_env && i < j->spank_job_env_size; i++)
-		slurm_xfree((void **)&j->spank_job_env[i]);
-	slurm_xfree((void **)&j->spank_job_env);
-	slurm_xfree((void **)&j->tres_per_job);
-	slurm_xfree((void **)&j->tres_per_node);
-	slurm_xfree((void **)&j->req_nodes);
-	slurm_xfree((void **)&j->features);
-	slurm_xfree((void **)&j->admin_comment);
-	slurm_xfree((void **)&j->name);
-	slurm_xfree((void **)&j);
 }
 
 /* What Slurm is told for one job: PINned nodes (-1 = not a PIN) and its
@@ -176,7 +159,7 @@ static void submit(struct told *t)
 		t->gpus = 2;
 	}
 	slurm_xfree((void **)&msg);
-	job_free(j);
+	gp_test_job_free(j);
 }
 
 /*
@@ -527,13 +510,13 @@ static void test_no_engine_passes(void **unused)
 	assert_null(j->admin_comment);
 	assert_null(j->req_nodes);
 	assert_null(dec.cur.engine);
-	job_free(j);
+	gp_test_job_free(j);
 	/* once built, the same job is placed */
 	decider_prepare();
 	j = job_new(8);
 	assert_int_equal(job_submit(j, 1000, &msg), SLURM_SUCCESS);
 	assert_non_null(j->admin_comment);
-	job_free(j);
+	gp_test_job_free(j);
 	site_end();
 }
 
@@ -571,7 +554,7 @@ static void test_node_lists_read_once(void **unused)
 	assert_int_not_equal(node_lists(j, dec.cur.conf->cluster, &r, &err), GP_OK);
 	gp__request_clear(&r);
 	slurm_xfree((void **)&j->exc_nodes);
-	job_free(j);
+	gp_test_job_free(j);
 	site_end();
 }
 

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "job_submit_gpuplace.h"
+#include "plugin_job.h"
 
 /* the captured log: the lines of the current test, each with its level */
 #define LOG_MAX 400
@@ -158,54 +159,6 @@ static int teardown_site(void **unused)
 
 /* ---- job descriptions as slurmctld unpacks them ------------------------------ */
 
-static char **xarray(const char *const *vars, uint32_t n)
-{
-	char **a = slurm_xcalloc(n + 1, sizeof(char *), true, false, __FILE__, __LINE__, __func__);
-	uint32_t i;
-
-	/* a NULL entry stays NULL: libslurm unpacks a zero-length string so */
-	for (i = 0; i < n; i++)
-		a[i] = vars[i] ? slurm_xstrdup(vars[i]) : NULL;
-	return a;
-}
-
-static void xarray_free(char ***a, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; *a && i < n; i++)
-		slurm_xfree((void **)&(*a)[i]);
-	slurm_xfree((void **)a);
-}
-
-static job_desc_msg_t *job_new(const char *per_job, const char *per_node)
-{
-	job_desc_msg_t *j = slurm_xcalloc(1, sizeof(*j), true, false, __FILE__, __LINE__, __func__);
-
-	slurm_init_job_desc_msg(j);
-	if (per_job)
-		j->tres_per_job = slurm_xstrdup(per_job);
-	if (per_node)
-		j->tres_per_node = slurm_xstrdup(per_node);
-	return j;
-}
-
-static void job_free(job_desc_msg_t *j)
-{
-	xarray_free(&j->environment, j->env_size);
-	xarray_free(&j->spank_job_env, j->spank_job_env_size);
-	slurm_xfree((void **)&j->tres_per_job);
-	slurm_xfree((void **)&j->tres_per_node);
-	slurm_xfree((void **)&j->tres_per_task);
-	slurm_xfree((void **)&j->req_nodes);
-	slurm_xfree((void **)&j->exc_nodes);
-	slurm_xfree((void **)&j->features);
-	slurm_xfree((void **)&j->admin_comment);
-	slurm_xfree((void **)&j->comment);
-	slurm_xfree((void **)&j->name);
-	slurm_xfree((void **)&j);
-}
-
 static int submit(job_desc_msg_t *j, char **msg)
 {
 	*msg = NULL;
@@ -243,11 +196,9 @@ static void null_env_on(const char *site, const char *gpus)
 
 	if (load_site(site))
 		fail_msg("cannot load %s", site);
-	j = job_new(gpus, NULL);
-	j->environment = xarray(env, 5);
-	j->env_size = 5;
-	j->spank_job_env = xarray(spank, 3);
-	j->spank_job_env_size = 3;
+	j = gp_test_job_new(gpus, NULL);
+	j->environment = gp_test_xarray(env, 5, &j->env_size);
+	j->spank_job_env = gp_test_xarray(spank, 3, &j->spank_job_env_size);
 	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
 	assert_null(msg);
 	/* the job was decided on, and the decision written into its
@@ -260,7 +211,7 @@ static void null_env_on(const char *site, const char *gpus)
 	assert_true(decision);
 	/* the hint after the NULL element was read (tp=2 assumed) */
 	assert_null(strstr(j->admin_comment, "no hints"));
-	job_free(j);
+	gp_test_job_free(j);
 	fini();
 }
 
@@ -294,7 +245,7 @@ static void test_typed_requests(void **unused)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		job_desc_msg_t *j = job_new(cases[i].per_job, cases[i].per_node);
+		job_desc_msg_t *j = gp_test_job_new(cases[i].per_job, cases[i].per_node);
 		char *msg;
 
 		j->min_nodes = cases[i].nodes;
@@ -309,7 +260,7 @@ static void test_typed_requests(void **unused)
 		if (j->tres_per_node &&
 		    !has_nocase(j->tres_per_node, cases[i].prefix[0] == 'a' ? ":a100:" : ":l40s:"))
 			fail_msg("case %zu: tres_per_node %s lost the type", i, j->tres_per_node);
-		job_free(j);
+		gp_test_job_free(j);
 		decider_reset(); /* each case on an empty ledger */
 		decider_prepare();
 	}
@@ -336,7 +287,7 @@ static void test_typed_requests_mixed_nodes(void **unused)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		job_desc_msg_t *j = job_new(cases[i].per_job, NULL);
+		job_desc_msg_t *j = gp_test_job_new(cases[i].per_job, NULL);
 		char *msg;
 
 		log_clear();
@@ -357,7 +308,7 @@ static void test_typed_requests_mixed_nodes(void **unused)
 				         j->admin_comment ? j->admin_comment : "(none)");
 			}
 		}
-		job_free(j);
+		gp_test_job_free(j);
 		decider_reset();
 		decider_prepare();
 	}
@@ -390,7 +341,7 @@ static void test_typed_request_mixed_nodes_free(void **unused)
 
 	make_busy("a");
 	for (i = 0; i < sizeof(per_job) / sizeof(per_job[0]); i++) {
-		job_desc_msg_t *j = job_new(per_job[i], NULL);
+		job_desc_msg_t *j = gp_test_job_new(per_job[i], NULL);
 		char *msg = NULL;
 
 		log_clear();
@@ -409,10 +360,10 @@ static void test_typed_request_mixed_nodes_free(void **unused)
 			fail_msg("case %zu: not passed with the reason: %s", i,
 			         j->admin_comment ? j->admin_comment : "(none)");
 		}
-		job_free(j);
+		gp_test_job_free(j);
 		/* where Slurm starts it is unknown to the ledger: the next
 		 * job is not pinned before a reading shows it */
-		j = job_new("gres/gpu:l40s:8", NULL);
+		j = gp_test_job_new("gres/gpu:l40s:8", NULL);
 		assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
 		if (!j->admin_comment || !strstr(j->admin_comment, "not pinned: 1 GPU job passed "
 		                                                    "since the state was read")) {
@@ -420,7 +371,7 @@ static void test_typed_request_mixed_nodes_free(void **unused)
 			fail_msg("case %zu: the next job: %s", i,
 			         j->admin_comment ? j->admin_comment : "(none)");
 		}
-		job_free(j);
+		gp_test_job_free(j);
 		decider_reset();
 		decider_prepare();
 	}
@@ -444,7 +395,7 @@ static void test_typed_requests_left_to_slurm(void **unused)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		job_desc_msg_t *j = job_new(cases[i].per_job, cases[i].per_node);
+		job_desc_msg_t *j = gp_test_job_new(cases[i].per_job, cases[i].per_node);
 		char *msg;
 
 		if (cases[i].per_task) {
@@ -472,7 +423,7 @@ static void test_typed_requests_left_to_slurm(void **unused)
 			assert_non_null(strstr(line, "passes unchanged"));
 		}
 		assert_int_equal(log_count(LOGL_ERROR), 0);
-		job_free(j);
+		gp_test_job_free(j);
 	}
 }
 
@@ -485,7 +436,7 @@ static void test_multi_entry_request(void **unused)
 	size_t i;
 
 	for (i = 0; i < sizeof(per_job) / sizeof(per_job[0]); i++) {
-		job_desc_msg_t *j = job_new(per_job[i], NULL);
+		job_desc_msg_t *j = gp_test_job_new(per_job[i], NULL);
 		char *msg;
 
 		assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
@@ -500,7 +451,7 @@ static void test_multi_entry_request(void **unused)
 		assert_null(j->tres_per_job);
 		assert_string_equal(j->tres_per_node, i == 0 ? "gres:gpu:h100:8" : "gres/gpu:h100:8");
 		assert_nodes_named(j, "dgx");
-		job_free(j);
+		gp_test_job_free(j);
 		decider_reset();
 		decider_prepare();
 	}
@@ -510,7 +461,7 @@ static void test_multi_entry_request(void **unused)
 
 static void test_log_escapes_user_text(void **unused)
 {
-	job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+	job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
 	char *msg;
 	int i;
 
@@ -528,7 +479,7 @@ static void test_log_escapes_user_text(void **unused)
 	}
 	/* the name is there, escaped */
 	assert_non_null(log_find(LOGL_VERBOSE, "'train\\x0aslurmctld: error: forged\\x0d\\x1b[31m\\\\"));
-	job_free(j);
+	gp_test_job_free(j);
 }
 
 static void test_user_mistakes_at_verbose(void **unused)
@@ -551,7 +502,7 @@ static void test_user_mistakes_at_verbose(void **unused)
 		log_clear();
 		/* a burst of the same mistake */
 		for (k = 0; k < 20; k++) {
-			job_desc_msg_t *j = job_new(cases[i].per_job, cases[i].per_node);
+			job_desc_msg_t *j = gp_test_job_new(cases[i].per_job, cases[i].per_node);
 			char *msg;
 
 			j->min_nodes = cases[i].nodes;
@@ -563,7 +514,7 @@ static void test_user_mistakes_at_verbose(void **unused)
 			assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
 			assert_null(msg);
 			assert_null(j->admin_comment); /* unchanged: Slurm's to judge */
-			job_free(j);
+			gp_test_job_free(j);
 		}
 		if (log_count(LOGL_ERROR) || !log_find(LOGL_VERBOSE, cases[i].code) ||
 		    !log_find(LOGL_VERBOSE, "job from uid 1000")) {
@@ -579,14 +530,13 @@ static void test_user_mistakes_at_verbose(void **unused)
 static void test_hints_do_not_change_acceptance(void **unused)
 {
 	static const char *const hinted[] = { "SLURM_SPANK_GPUPLACE_HINTS=tp=8", NULL };
-	job_desc_msg_t *a = job_new("gres:gpu:8", NULL), *b = job_new("gres:gpu:8", NULL);
+	job_desc_msg_t *a = gp_test_job_new("gres:gpu:8", NULL), *b = gp_test_job_new("gres:gpu:8", NULL);
 	char *ma, *mb;
 	int ra, rb;
 
 	/* the same job with and without hints, a time limit over MaxTime */
 	a->time_limit = b->time_limit = 5000;
-	b->environment = xarray(hinted, 1);
-	b->env_size = 1;
+	b->environment = gp_test_xarray(hinted, 1, &b->env_size);
 	ra = submit(a, &ma);
 	rb = submit(b, &mb);
 	assert_int_equal(ra, SLURM_SUCCESS);
@@ -597,41 +547,39 @@ static void test_hints_do_not_change_acceptance(void **unused)
 	assert_null(b->req_nodes);
 	assert_int_equal(b->time_limit, 5000);
 	assert_null(log_find(-1, "--gpuplace options"));
-	job_free(a);
-	job_free(b);
+	gp_test_job_free(a);
+	gp_test_job_free(b);
 }
 
 static void test_stray_hint_without_gpus(void **unused)
 {
 	static const char *const stray[] = { "GPUPLACE_TP=abc", "GPUPLACE_HINTS=warp=9", NULL };
-	job_desc_msg_t *j = job_new(NULL, NULL);
+	job_desc_msg_t *j = gp_test_job_new(NULL, NULL);
 	char *msg;
 
-	j->environment = xarray(stray, 2);
-	j->env_size = 2;
+	j->environment = gp_test_xarray(stray, 2, &j->env_size);
 	log_clear();
 	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
 	assert_null(msg);
 	assert_non_null(log_find(LOGL_VERBOSE, "asks for no GPU"));
-	job_free(j);
+	gp_test_job_free(j);
 	/* the same variable on a GPU job is a hint, and a bad one: rejected
 	 * with a message naming it (doc/gpuplace.1, HINTS) */
-	j = job_new("gres:gpu:8", NULL);
-	j->environment = xarray(stray, 1);
-	j->env_size = 1;
+	j = gp_test_job_new("gres:gpu:8", NULL);
+	j->environment = gp_test_xarray(stray, 1, &j->env_size);
 	assert_int_not_equal(submit(j, &msg), SLURM_SUCCESS);
 	assert_non_null(msg);
 	assert_non_null(strstr(msg, "GPUPLACE_* variables"));
 	assert_non_null(strstr(msg, "tp"));
 	slurm_xfree((void **)&msg);
-	job_free(j);
+	gp_test_job_free(j);
 }
 
 /* ---- chaining: the admin comment's other text stays --------------------------------- */
 
 static void test_admin_comment_kept(void **unused)
 {
-	job_desc_msg_t *j = job_new("gres:gpu:8", NULL);
+	job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
 	char *msg, *again;
 	size_t at, len;
 
@@ -655,7 +603,7 @@ static void test_admin_comment_kept(void **unused)
 	again = comment_with("see gpuplace: docs", "gpuplace: PIN n2; ref 5");
 	assert_string_equal(again, "see gpuplace: docs gpuplace: PIN n2; ref 5");
 	free(again);
-	job_free(j);
+	gp_test_job_free(j);
 }
 
 int main(void)

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* plugin_job.c - job descriptions as slurmctld unpacks them (plugin_job.h) */
+#include "config.h"
+
+#include "plugin_job.h"
+#include "slurm_alloc.h"
+
+job_desc_msg_t *gp_test_job_new(const char *per_job, const char *per_node)
+{
+	job_desc_msg_t *j = slurm_xcalloc(1, sizeof(*j), true, false, __FILE__, __LINE__, __func__);
+
+	slurm_init_job_desc_msg(j);
+	if (per_job)
+		j->tres_per_job = slurm_xstrdup(per_job);
+	if (per_node)
+		j->tres_per_node = slurm_xstrdup(per_node);
+	return j;
+}
+
+char **gp_test_xarray(const char *const *vars, int n, uint32_t *count)
+{
+	char **a;
+	uint32_t i, len = 0;
+
+	if (n >= 0)
+		len = (uint32_t)n;
+	else
+		while (vars && vars[len])
+			len++;
+	a = slurm_xcalloc(len + 1, sizeof(char *), true, false, __FILE__, __LINE__, __func__);
+	for (i = 0; i < len; i++)
+		a[i] = vars[i] ? slurm_xstrdup(vars[i]) : NULL;
+	*count = len;
+	return a;
+}
+
+static void xarray_free(char ***a, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; *a && i < n; i++)
+		slurm_xfree((void **)&(*a)[i]);
+	slurm_xfree((void **)a);
+}
+
+void gp_test_job_free(job_desc_msg_t *j)
+{
+	if (!j)
+		return;
+	xarray_free(&j->environment, j->env_size);
+	xarray_free(&j->spank_job_env, j->spank_job_env_size);
+	slurm_xfree((void **)&j->tres_per_job);
+	slurm_xfree((void **)&j->tres_per_node);
+	slurm_xfree((void **)&j->tres_per_task);
+	slurm_xfree((void **)&j->req_nodes);
+	slurm_xfree((void **)&j->exc_nodes);
+	slurm_xfree((void **)&j->features);
+	slurm_xfree((void **)&j->admin_comment);
+	slurm_xfree((void **)&j->comment);
+	slurm_xfree((void **)&j->name);
+	slurm_xfree((void **)&j);
+}
