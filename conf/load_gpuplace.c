@@ -680,11 +680,21 @@ typedef struct gpp_mark {
 	gp__conf_loc_t level_loc[GP_MAX_LEVELS];
 } gpp_mark_t;
 
-/* Drop object i of a name table's array: its name stays known as NAME_OFF. */
-static void name_off(gp__nametab_t *tab, const char *name)
+/* The line's object (index first_new or later) is dropped: its name
+ * stays known as NAME_OFF.  A name of an earlier object (the line was a
+ * duplicate) keeps that object. */
+static void name_off(gp__nametab_t *tab, const char *name, int32_t first_new)
 {
-	if (gp__nametab_find(tab, name) >= 0)
+	if (gp__nametab_find(tab, name) >= first_new)
 		gp__nametab_set(tab, name, NAME_OFF);
+}
+
+/* The line repeats the name of an object read before it, which stays. */
+static bool is_dup(const gp__nametab_t *tab, const char *name, int32_t first_new)
+{
+	int32_t i = gp__nametab_find(tab, name);
+
+	return i >= 0 && i < first_new;
 }
 
 /* Undo what line l added before its problem, and say what is lost. */
@@ -696,6 +706,11 @@ static const char *gpp_drop(gpp_ctx_t *x, const gp__conf_line_t *l, const gpp_ma
 	const char *name = l->kv[0].val;
 	const char *nodes = "";
 	int32_t i, j;
+	bool dup = (gp__conf_is(&l->kv[0], "GpuProfile") && is_dup(&x->profiles, name, m->nprofiles)) ||
+	           (gp__conf_is(&l->kv[0], "Rack") && is_dup(&x->racks, name, m->nracks)) ||
+	           (gp__conf_is(&l->kv[0], "NVLinkDomain") && is_dup(&x->nvl, name, m->nnvl)) ||
+	           (gp__conf_is(&l->kv[0], "Storage") && is_dup(&x->storage, name, m->nstorage)) ||
+	           (gp__conf_is(&l->kv[0], "Telemetry") && is_dup(&x->telemetry, name, m->ntelemetry));
 
 	for (j = 1; j < l->n; j++)
 		if (gp__conf_is(&l->kv[j], "Nodes"))
@@ -705,7 +720,7 @@ static const char *gpp_drop(gpp_ctx_t *x, const gp__conf_line_t *l, const gpp_ma
 			c->nprofiles = m->nprofiles;
 			memset(&c->profiles[c->nprofiles], 0, sizeof(c->profiles[0]));
 		}
-		name_off(&x->profiles, name);
+		name_off(&x->profiles, name, m->nprofiles);
 		snprintf(buf, size, "GPU profile '%s' not used: its GPU type is modelled as if this "
 		         "line were not there", name);
 	} else if (gp__conf_is(&l->kv[0], "Rack")) {
@@ -719,7 +734,7 @@ static const char *gpp_drop(gpp_ctx_t *x, const gp__conf_line_t *l, const gpp_ma
 			memset(&c->racks[i], 0, sizeof(c->racks[i]));
 		}
 		c->nracks = m->nracks;
-		name_off(&x->racks, name);
+		name_off(&x->racks, name, m->nracks);
 		snprintf(buf, size, "rack '%s' not modelled: power not considered on its nodes (%s)",
 		         name, nodes);
 	} else if (gp__conf_is(&l->kv[0], "NVLinkDomain")) {
@@ -731,7 +746,7 @@ static const char *gpp_drop(gpp_ctx_t *x, const gp__conf_line_t *l, const gpp_ma
 			memset(&c->nvl[i], 0, sizeof(c->nvl[i]));
 		}
 		c->nnvl = m->nnvl;
-		name_off(&x->nvl, name);
+		name_off(&x->nvl, name, m->nnvl);
 		snprintf(buf, size, "NVLink domain '%s' not modelled: its nodes (%s) share no NVLink "
 		         "across nodes in the model", name, nodes);
 	} else if (gp__conf_is(&l->kv[0], "Storage")) {
@@ -740,7 +755,7 @@ static const char *gpp_drop(gpp_ctx_t *x, const gp__conf_line_t *l, const gpp_ma
 			memset(&c->storage[i], 0, sizeof(c->storage[i]));
 		}
 		c->nstorage = m->nstorage;
-		name_off(&x->storage, name);
+		name_off(&x->storage, name, m->nstorage);
 		snprintf(buf, size, "storage '%s' not modelled: no checkpoint is planned to it", name);
 	} else if (gp__conf_is(&l->kv[0], "Telemetry")) {
 		for (i = m->ntelemetry; i < c->ntelemetry; i++) {
@@ -751,7 +766,7 @@ static const char *gpp_drop(gpp_ctx_t *x, const gp__conf_line_t *l, const gpp_ma
 			memset(&ld->tel[i], 0, sizeof(ld->tel[i]));
 		}
 		c->ntelemetry = m->ntelemetry;
-		name_off(&x->telemetry, name);
+		name_off(&x->telemetry, name, m->ntelemetry);
 		snprintf(buf, size, "telemetry '%s' not used: the racks it measures keep the draw "
 		         "estimated from the cluster state", name);
 	} else if (gp__conf_is(&l->kv[0], "FabricLevel")) {
@@ -763,6 +778,8 @@ static const char *gpp_drop(gpp_ctx_t *x, const gp__conf_line_t *l, const gpp_ma
 		/* NodeName: every check comes before the first node is set */
 		snprintf(buf, size, "line ignored: its nodes keep their Rails and NicGBps");
 	}
+	if (dup)
+		snprintf(buf, size, "line ignored: the first '%s' is used", name);
 	return buf;
 }
 

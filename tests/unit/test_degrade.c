@@ -208,6 +208,10 @@ static const row_t rows[] = {
 	  { "gpuplace.conf:7: Scope: 'galaxy' is not node, rack or cluster",
 	    "storage 'nvme' not modelled: no checkpoint is planned to it" },
 	  { 1, 2, 2, 0, 1 } },
+	{ "a second rack of the same name", 0, NULL, "Rack=r1 Nodes=n[5-6] PowerCapKW=40\n",
+	  { "gpuplace.conf:10: Rack: duplicate name 'r1' (first at ",
+	    "line ignored: the first 'r1' is used" },
+	  { 1, 2, 2, 1, 1 } },
 	{ "telemetry time-out longer than its interval", 8,
 	  "Telemetry=pdu Type=redfish URL=http://127.0.0.1:1/x Racks=r1,r2 Interval=5 Timeout=10",
 	  NULL,
@@ -296,6 +300,15 @@ static void test_dropped_parts(void **state)
 	want_warning(c, w_nvl);
 	for (i = 0; i < 8; i++)
 		assert_int_equal(c->nodes[i].nvl_domain, i < 2 ? 0 : -1);
+	gp_cluster_destroy(c);
+
+	/* a duplicate rack line: the first rack and its telemetry stay */
+	write_gpuplace(0, NULL, "Rack=r1 Nodes=n[5-6] PowerCapKW=40\n");
+	c = load(NULL);
+	assert_int_equal(c->nracks, 2);
+	assert_int_equal(c->telemetry[0].nracks, 2);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(c->nodes[i].rack, i < 4 ? 0 : 1);
 	gp_cluster_destroy(c);
 
 	/* a node of two racks: the first rack keeps it, the second is gone */
