@@ -884,7 +884,7 @@ static int load_switches(struct jx *x, json_object *m)
 static int load_parts(struct jx *x, json_object *m)
 {
 	static const char *const keys[] = { "name", "nodes", "default", "up", "max_time_min",
-		NULL };
+		"slurm_only", NULL };
 	const char *ap = "model.partitions";
 	gp_cluster_t *c = x->c;
 	struct nidx h = { 0 };
@@ -928,6 +928,17 @@ static int load_parts(struct jx *x, json_object *m)
 			if ((rc = j_int(x, e, p, "max_time_min", false, 0, UINT32_MAX - 1, &t64)) < 0)
 				break;
 			t->max_time_min = (uint32_t)t64;
+		}
+		/* why its jobs are Slurm's alone (gpuplace-json(5)) */
+		{
+			char why[1024] = "";
+
+			if ((rc = j_string(x, e, p, "slurm_only", false, why, sizeof(why))) < 0)
+				break;
+			if (why[0] && !(t->slurm_only = strdup(why))) {
+				rc = gp__errorf(x->err, GP_ENOMEM, "out of memory");
+				break;
+			}
 		}
 	}
 	nidx_free(&h);
@@ -1821,6 +1832,8 @@ static json_object *save_model(struct jw *w, const gp_cluster_t *c)
 			jadd(w, o, "up", json_object_new_boolean(t->up));
 			jadd(w, o, "max_time_min", t->max_time_min == UINT32_MAX ?
 			     json_object_new_string("INFINITE") : json_object_new_int64(t->max_time_min));
+			if (t->slurm_only)
+				jadd(w, o, "slurm_only", json_object_new_string(t->slurm_only));
 		}
 	if ((a = jadd(w, m, "storage", json_object_new_array())))
 		for (i = 0; i < c->nstorage; i++) {

@@ -13,6 +13,8 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -433,11 +435,65 @@ static void load_free(gp__load_t *ld)
  * most likely kW written where W is meant. */
 #define NODE_BASE_W_MIN 50.0
 
+/* Take rack i out of the model (its nodes have no rack, so no power limit
+ * applies to them), keeping the other racks' order and every index into
+ * them. */
+static void rack_drop(gp__load_t *ld, int32_t i)
+{
+	gp_cluster_t *c = ld->c;
+	int32_t j, k, n;
+
+	for (j = 0; j < c->nnodes; j++) {
+		if (c->nodes[j].rack == i) {
+			c->nodes[j].rack = -1;
+			c->nodes[j].base_w = 0;
+		} else if (c->nodes[j].rack > i) {
+			c->nodes[j].rack--;
+		}
+	}
+	for (j = 0; j < c->ntelemetry; j++) {
+		gp_telemetry_t *t = &c->telemetry[j];
+
+		for (k = n = 0; k < t->nracks; k++)
+			if (t->racks[k] != i)
+				t->racks[n++] = t->racks[k] > i ? t->racks[k] - 1 : t->racks[k];
+		t->nracks = n;
+	}
+	free(c->racks[i].nodes);
+	memmove(&c->racks[i], &c->racks[i + 1], (size_t)(c->nracks - i - 1) * sizeof(*c->racks));
+	memmove(&ld->rack_loc[i], &ld->rack_loc[i + 1],
+	        (size_t)(c->nracks - i - 1) * sizeof(*ld->rack_loc));
+	c->nracks--;
+}
+
+/* A rack whose limit cannot be right: one warning, and the rack is left
+ * out of the model (its nodes are placed without power, the other racks
+ * keep theirs). */
+static int rack_off(gp__load_t *ld, int32_t i, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int rack_off(gp__load_t *ld, int32_t i, const char *key, const char *fmt, ...)
+{
+	const gp__conf_loc_t *loc = &ld->rack_loc[i];
+	char msg[768];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rc = gp__cluster_warnf(ld->c, "%s:%d: %s: %s; rack '%s' not modelled: power not "
+	                       "considered on its %d node%s", loc->path, loc->line, key, msg,
+	                       ld->c->racks[i].name, (int)ld->c->racks[i].nnodes,
+	                       ld->c->racks[i].nnodes == 1 ? "" : "s");
+	rack_drop(ld, i);
+	return rc;
+}
+
 static int plausibility(gp__load_t *ld, gp_error_t *err)
 {
 	gp_cluster_t *c = ld->c;
 	int32_t i, j;
-	int k;
+	int k, rc;
 
 	for (i = 0; i < c->nracks; i++) {
 		const gp_rack_t *r = &c->racks[i];
@@ -464,24 +520,31 @@ static int plausibility(gp__load_t *ld, gp_error_t *err)
 			const char *key = k ? "CoolingKW" : "PowerCapKW";
 			double kw = k ? r->cooling_kw : r->power_cap_kw;
 
+			rc = 1;
 			if (kw > RACK_KW_MAX)
-				return gp__conf_err(err, loc, key,
-				                    "%g kW for rack '%s' is above %g kW, more than any rack "
-				                    "draws (a GB200 NVL72 has 132 kW of power shelves): watts "
-				                    "written as kW?", kw, r->name, RACK_KW_MAX);
-			if (!(kw > 0.0))
-				return gp__conf_err(err, loc, key,
-				                    "%g kW for rack '%s': no rack runs on 0 kW of %s%s", kw,
-				                    r->name, k ? "cooling" : "power",
-				                    k ? " (leave CoolingKW out to mean the power cap)" : "");
+				rc = rack_off(ld, i, key,
+				              "%g kW for rack '%s' is above %g kW, more than any rack "
+				              "draws (a GB200 NVL72 has 132 kW of power shelves): watts "
+				              "written as kW?", kw, r->name, RACK_KW_MAX);
+			else if (!(kw > 0.0))
+				rc = rack_off(ld, i, key,
+				              "%g kW for rack '%s': no rack runs on 0 kW of %s%s", kw,
+				              r->name, k ? "cooling" : "power",
+				              k ? " (leave CoolingKW out to mean the power cap)" : "");
 			/* a limit below what the rack draws doing nothing can never be met */
-			if (kw * 1000.0 < idle_w)
-				return gp__conf_err(err, loc, key,
-				                    "%g kW for rack '%s' is below its idle draw of %.1f kW "
-				                    "(%d nodes at NodeBaseWatts=%g plus their GPUs' IdleWatts): "
-				                    "kW written as MW, or a wrong rack?",
-				                    kw, r->name, idle_w / 1000.0, (int)r->nnodes,
-				                    r->node_base_w);
+			else if (kw * 1000.0 < idle_w)
+				rc = rack_off(ld, i, key,
+				              "%g kW for rack '%s' is below its idle draw of %.1f kW "
+				              "(%d nodes at NodeBaseWatts=%g plus their GPUs' IdleWatts): "
+				              "kW written as MW, or a wrong rack?",
+				              kw, r->name, idle_w / 1000.0, (int)r->nnodes,
+				              r->node_base_w);
+			if (rc == 1)
+				continue;
+			if (rc)
+				return gp__errorf(err, GP_ENOMEM, "out of memory");
+			i--; /* rack i is gone: the next one is at i now */
+			break;
 		}
 	}
 	return GP_OK;

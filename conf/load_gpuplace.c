@@ -3,7 +3,16 @@
  * load_gpuplace.c - gpuplace.conf: what Slurm's files do not say (GPU
  * profiles, fabric bandwidths, NIC rails, NVLink domains, racks with power
  * caps, storage, telemetry sources, site settings).  Every key is listed
- * here; anything else is an error.
+ * here; anything else is a problem.
+ *
+ * A problem switches off the part it describes and nothing else: a line
+ * that describes one object (a GPU profile, a rack, an NVLink domain, a
+ * storage target, a telemetry source, a fabric level, per-node NIC facts)
+ * is dropped whole, a site key keeps its default, and each is a warning
+ * naming file:line:key:value and what the model loses, so that every
+ * problem of the file is reported in one pass (gpuplace.conf(5),
+ * "PROBLEMS").  Only what the reader cannot get past (a file it cannot
+ * read, a quote left open, an Include cycle) stops the load.
  */
 #include "config.h"
 
@@ -84,6 +93,11 @@ static int opt_double(const gp__conf_line_t *l, const okey_t *k, double min, dou
 	return gp__conf_double(&l->loc, k->name, k->val, min, max, out, err);
 }
 
+/* The name-table index of a name whose line was dropped (a rack without
+ * PowerCapKW, a line with a problem): known, so that a reference to it is
+ * not a second problem, but not modelled. */
+#define NAME_OFF (-2)
+
 /* Append one element to an object array and its name table; checks the
  * name and duplicates.  Returns the new index through *idx. */
 static int new_object(const gp__conf_line_t *l, const char *what, gp__nametab_t *tab,
@@ -99,7 +113,11 @@ static int new_object(const gp__conf_line_t *l, const char *what, gp__nametab_t 
 	if (strlen(name) >= GP_NAME_MAX)
 		return gp__conf_err(err, &l->loc, what, "name '%.40s...' is longer than %d characters",
 		                    name, GP_NAME_MAX - 1);
-	if ((rc = gp__nametab_add(tab, name, *n, &dup)))
+	if (gp__nametab_find(tab, name) == NAME_OFF) {
+		/* its earlier line was dropped: this one is the object */
+		dup = -1;
+		gp__nametab_set(tab, name, *n);
+	} else if ((rc = gp__nametab_add(tab, name, *n, &dup)))
 		return gp__errorf(err, rc, "out of memory");
 	if (dup >= 0)
 		return gp__conf_err(err, &l->loc, what, "duplicate name '%s' (first at %s:%d)", name,
@@ -270,6 +288,8 @@ typedef struct node_set {
 	const gp__conf_loc_t *loc;
 	long rails;             /* < 0: keep */
 	double nic;             /* < 0: keep */
+	int32_t unknown;        /* names not in slurm.conf (skipped) */
+	char first_unknown[GP_NAME_MAX];
 } node_set_t;
 
 static int set_node(void *arg, const char *name, gp_error_t *err)
@@ -277,8 +297,14 @@ static int set_node(void *arg, const char *name, gp_error_t *err)
 	node_set_t *s = arg;
 	int32_t i = gp__node_find(s->ld->c, name);
 
-	if (i < 0)
-		return gp__conf_err(err, s->loc, "NodeName", "unknown node '%s'", name);
+	(void)err;
+	if (i < 0) {
+		/* as gres.conf's lines for a node slurm.conf does not have:
+		 * that name is skipped, the line's other nodes get it */
+		if (s->unknown++ == 0)
+			snprintf(s->first_unknown, sizeof(s->first_unknown), "%s", name);
+		return GP_OK;
+	}
 	if (s->rails >= 0)
 		s->ld->c->nodes[i].rails = (int32_t)s->rails;
 	if (s->nic >= 0)
@@ -298,7 +324,15 @@ static int line_node(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 		return rc;
 	if ((rc = opt_double(l, &k[1], 1e-6, 1e6, &s.nic, err)))
 		return rc;
-	return gp__conf_hostlist(&l->loc, "NodeName", l->kv[0].val, set_node, &s, err);
+	if ((rc = gp__conf_hostlist(&l->loc, "NodeName", l->kv[0].val, set_node, &s, err)))
+		return rc;
+	if (s.unknown && gp__cluster_warnf(x->ld->c, "%s:%d: NodeName: %d node%s not in slurm.conf "
+	                                   "(first '%s') ignored; the line's other nodes "
+	                                   "get its values", l->loc.path, l->loc.line,
+	                                   (int)s.unknown, s.unknown == 1 ? "" : "s",
+	                                   s.first_unknown))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	return GP_OK;
 }
 
 static int line_nvl(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
@@ -338,7 +372,7 @@ static int line_nvl(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 }
 
 /* The name-table index of a rack read without PowerCapKW (not modelled). */
-#define RACK_OFF (-2)
+#define RACK_OFF NAME_OFF
 
 static int line_rack(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 {
@@ -527,66 +561,99 @@ static int line_telemetry(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *er
 	return GP_OK;
 }
 
-static int line_global(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
+/* One site key of a line; GP_ECONFIG leaves the site as it was. */
+static int one_global(gpp_ctx_t *x, const gp__conf_line_t *l, const gp__conf_kv_t *kv,
+                      gp_error_t *err)
 {
 	gp__load_t *ld = x->ld;
-	gp_site_t *s = &ld->c->site;
-	int i, rc = GP_OK;
+	gp_site_t *s = &ld->c->site, keep = *s;
+	size_t g;
+	int rc;
 
-	for (i = 0; i < l->n && !rc; i++) {
-		const gp__conf_kv_t *kv = &l->kv[i];
-		size_t g;
+	/* a second definition would silently replace the first: the first
+	 * stays, and the second is named with both lines (gpuplace.conf is
+	 * gpuplace's own file; for Slurm's files the reader does as Slurm
+	 * does) */
+	for (g = 0; g < sizeof(globals) / sizeof(globals[0]); g++)
+		if (gp__conf_is(kv, globals[g])) {
+			const gp__conf_loc_t *o = &x->global_loc[g];
 
-		/* a second definition would silently replace the first: an
-		 * error naming both lines (gpuplace.conf is gpuplace's own
-		 * file; for Slurm's files the reader does as Slurm does) */
-		for (g = 0; g < sizeof(globals) / sizeof(globals[0]); g++)
-			if (gp__conf_is(kv, globals[g])) {
-				const gp__conf_loc_t *o = &x->global_loc[g];
-
-				if (o->line)
-					return gp__conf_err(err, &l->loc, globals[g],
-					                    "already set at %s:%d; set it once", o->path,
-					                    o->line);
-				x->global_loc[g] = l->loc;
-			}
-		if (gp__conf_is(kv, "DefaultGradientBytes"))
-			rc = gp__conf_double(&l->loc, "DefaultGradientBytes", kv->val, 0, 1e15,
-			                     &s->default_grad_bytes, err);
-		else if (gp__conf_is(kv, "NodeFailureRate"))
-			rc = gp__conf_double(&l->loc, "NodeFailureRate", kv->val, 0, 1e6,
-			                     &s->node_failures_per_1k_days, err);
-		else if (gp__conf_is(kv, "RestartSeconds"))
-			rc = gp__conf_double(&l->loc, "RestartSeconds", kv->val, 0, 1e7, &s->restart_s,
-			                     err);
-		else if (gp__conf_is(kv, "PowerMargin"))
-			rc = gp__conf_double(&l->loc, "PowerMargin", kv->val, 0, 0.99, &s->power_margin,
-			                     err);
-		else if (gp__conf_is(kv, "TelemetryStale"))
-			rc = gp__conf_double(&l->loc, "TelemetryStale", kv->val, 1e-3, 1e9,
-			                     &s->telemetry_stale_s, err);
-		else if (gp__conf_is(kv, "BlockNVLinkDomains")) {
-			if (!strcasecmp(kv->val, "yes"))
-				ld->block_nvl = 1;
-			else if (!strcasecmp(kv->val, "no"))
-				ld->block_nvl = 0;
-			else
-				rc = gp__conf_err(err, &l->loc, "BlockNVLinkDomains", "'%s' is not yes or no",
-				                  kv->val);
+			if (o->line)
+				return gp__conf_err(err, &l->loc, globals[g],
+				                    "already set at %s:%d; set it once", o->path,
+				                    o->line);
+		}
+	if (gp__conf_is(kv, "DefaultGradientBytes"))
+		rc = gp__conf_double(&l->loc, "DefaultGradientBytes", kv->val, 0, 1e15,
+		                     &s->default_grad_bytes, err);
+	else if (gp__conf_is(kv, "NodeFailureRate"))
+		rc = gp__conf_double(&l->loc, "NodeFailureRate", kv->val, 0, 1e6,
+		                     &s->node_failures_per_1k_days, err);
+	else if (gp__conf_is(kv, "RestartSeconds"))
+		rc = gp__conf_double(&l->loc, "RestartSeconds", kv->val, 0, 1e7, &s->restart_s, err);
+	else if (gp__conf_is(kv, "PowerMargin"))
+		rc = gp__conf_double(&l->loc, "PowerMargin", kv->val, 0, 0.99, &s->power_margin, err);
+	else if (gp__conf_is(kv, "TelemetryStale"))
+		rc = gp__conf_double(&l->loc, "TelemetryStale", kv->val, 1e-3, 1e9,
+		                     &s->telemetry_stale_s, err);
+	else if (gp__conf_is(kv, "BlockNVLinkDomains")) {
+		rc = GP_OK;
+		if (!strcasecmp(kv->val, "yes"))
+			ld->block_nvl = 1;
+		else if (!strcasecmp(kv->val, "no"))
+			ld->block_nvl = 0;
+		else
+			rc = gp__conf_err(err, &l->loc, "BlockNVLinkDomains", "'%s' is not yes or no",
+			                  kv->val);
+		if (!rc)
 			ld->block_nvl_loc = l->loc;
-		} else if (gp__conf_is(kv, "DefaultGpuProfile")) {
-			rc = gp__conf_str(&l->loc, "DefaultGpuProfile", kv->val, ld->default_profile,
-			                  sizeof(ld->default_profile), false, err);
+	} else if (gp__conf_is(kv, "DefaultGpuProfile")) {
+		rc = gp__conf_str(&l->loc, "DefaultGpuProfile", kv->val, ld->default_profile,
+		                  sizeof(ld->default_profile), false, err);
+		if (rc)
+			ld->default_profile[0] = '\0';
+		else
 			ld->default_profile_loc = l->loc;
-		} else
-			rc = gp__conf_err(err, &l->loc, kv->key, "unknown key");
+	} else
+		rc = gp__conf_err(err, &l->loc, kv->key, "unknown key");
+	if (rc) {
+		*s = keep;
+		return rc;
 	}
-	return rc;
+	for (g = 0; g < sizeof(globals) / sizeof(globals[0]); g++)
+		if (gp__conf_is(kv, globals[g]))
+			x->global_loc[g] = l->loc;
+	return GP_OK;
 }
 
-static int gpp_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
+/* Site keys: each problem is a warning and that key keeps its default
+ * (or its first value), the line's other keys are read. */
+static int line_global(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 {
-	gpp_ctx_t *x = arg;
+	int i, rc;
+
+	for (i = 0; i < l->n; i++) {
+		const gp__conf_kv_t *kv = &l->kv[i];
+		const char *what = "ignored";
+		size_t g;
+
+		if ((rc = one_global(x, l, kv, err)) != GP_ECONFIG) {
+			if (rc)
+				return rc;
+			continue;
+		}
+		for (g = 0; g < sizeof(globals) / sizeof(globals[0]); g++)
+			if (gp__conf_is(kv, globals[g]))
+				what = x->global_loc[g].line ? "ignored: the first value is used"
+				       : "ignored: its default applies (gpuplace.conf(5))";
+		if (gp__cluster_warnf(x->ld->c, "%s; %s", err->text, what))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+	}
+	return GP_OK;
+}
+
+static int gpp_dispatch(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
+{
 	const gp__conf_kv_t *k0 = &l->kv[0];
 
 	if (gp__conf_is(k0, "GpuProfile"))
@@ -606,6 +673,140 @@ static int gpp_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
 	return line_global(x, l, err);
 }
 
+/* What the model holds before a line, to drop what the line added. */
+typedef struct gpp_mark {
+	int32_t nprofiles, nracks, nnvl, nstorage, ntelemetry;
+	gp_fabric_level_t levels[GP_MAX_LEVELS];
+	gp__conf_loc_t level_loc[GP_MAX_LEVELS];
+} gpp_mark_t;
+
+/* The line's object (index first_new or later) is dropped: its name
+ * stays known as NAME_OFF.  A name of an earlier object (the line was a
+ * duplicate) keeps that object. */
+static void name_off(gp__nametab_t *tab, const char *name, int32_t first_new)
+{
+	if (gp__nametab_find(tab, name) >= first_new)
+		gp__nametab_set(tab, name, NAME_OFF);
+}
+
+/* The line repeats the name of an object read before it, which stays. */
+static bool is_dup(const gp__nametab_t *tab, const char *name, int32_t first_new)
+{
+	int32_t i = gp__nametab_find(tab, name);
+
+	return i >= 0 && i < first_new;
+}
+
+/* Undo what line l added before its problem, and say what is lost. */
+static const char *gpp_drop(gpp_ctx_t *x, const gp__conf_line_t *l, const gpp_mark_t *m,
+                            char *buf, size_t size)
+{
+	gp__load_t *ld = x->ld;
+	gp_cluster_t *c = ld->c;
+	const char *name = l->kv[0].val;
+	const char *nodes = "";
+	int32_t i, j;
+	bool dup = (gp__conf_is(&l->kv[0], "GpuProfile") && is_dup(&x->profiles, name, m->nprofiles)) ||
+	           (gp__conf_is(&l->kv[0], "Rack") && is_dup(&x->racks, name, m->nracks)) ||
+	           (gp__conf_is(&l->kv[0], "NVLinkDomain") && is_dup(&x->nvl, name, m->nnvl)) ||
+	           (gp__conf_is(&l->kv[0], "Storage") && is_dup(&x->storage, name, m->nstorage)) ||
+	           (gp__conf_is(&l->kv[0], "Telemetry") && is_dup(&x->telemetry, name, m->ntelemetry));
+
+	for (j = 1; j < l->n; j++)
+		if (gp__conf_is(&l->kv[j], "Nodes"))
+			nodes = l->kv[j].val;
+	if (gp__conf_is(&l->kv[0], "GpuProfile")) {
+		if (c->nprofiles > m->nprofiles) {
+			c->nprofiles = m->nprofiles;
+			memset(&c->profiles[c->nprofiles], 0, sizeof(c->profiles[0]));
+		}
+		name_off(&x->profiles, name, m->nprofiles);
+		snprintf(buf, size, "GPU profile '%s' not used: its GPU type is modelled as if this "
+		         "line were not there", name);
+	} else if (gp__conf_is(&l->kv[0], "Rack")) {
+		for (i = m->nracks; i < c->nracks; i++) {
+			for (j = 0; j < c->nnodes; j++)
+				if (c->nodes[j].rack == i) {
+					c->nodes[j].rack = -1;
+					c->nodes[j].base_w = 0;
+				}
+			free(c->racks[i].nodes);
+			memset(&c->racks[i], 0, sizeof(c->racks[i]));
+		}
+		c->nracks = m->nracks;
+		name_off(&x->racks, name, m->nracks);
+		snprintf(buf, size, "rack '%s' not modelled: power not considered on its nodes (%s)",
+		         name, nodes);
+	} else if (gp__conf_is(&l->kv[0], "NVLinkDomain")) {
+		for (i = m->nnvl; i < c->nnvl; i++) {
+			for (j = 0; j < c->nnodes; j++)
+				if (c->nodes[j].nvl_domain == i)
+					c->nodes[j].nvl_domain = -1;
+			free(c->nvl[i].nodes);
+			memset(&c->nvl[i], 0, sizeof(c->nvl[i]));
+		}
+		c->nnvl = m->nnvl;
+		name_off(&x->nvl, name, m->nnvl);
+		snprintf(buf, size, "NVLink domain '%s' not modelled: its nodes (%s) share no NVLink "
+		         "across nodes in the model", name, nodes);
+	} else if (gp__conf_is(&l->kv[0], "Storage")) {
+		for (i = m->nstorage; i < c->nstorage; i++) {
+			free(c->storage[i].nodes);
+			memset(&c->storage[i], 0, sizeof(c->storage[i]));
+		}
+		c->nstorage = m->nstorage;
+		name_off(&x->storage, name, m->nstorage);
+		snprintf(buf, size, "storage '%s' not modelled: no checkpoint is planned to it", name);
+	} else if (gp__conf_is(&l->kv[0], "Telemetry")) {
+		for (i = m->ntelemetry; i < c->ntelemetry; i++) {
+			free(c->telemetry[i].nodes);
+			free(c->telemetry[i].racks);
+			free(ld->tel[i].racks);
+			memset(&c->telemetry[i], 0, sizeof(c->telemetry[i]));
+			memset(&ld->tel[i], 0, sizeof(ld->tel[i]));
+		}
+		c->ntelemetry = m->ntelemetry;
+		name_off(&x->telemetry, name, m->ntelemetry);
+		snprintf(buf, size, "telemetry '%s' not used: the racks it measures keep the draw "
+		         "estimated from the cluster state", name);
+	} else if (gp__conf_is(&l->kv[0], "FabricLevel")) {
+		memcpy(c->levels, m->levels, sizeof(m->levels));
+		memcpy(x->level_loc, m->level_loc, sizeof(m->level_loc));
+		snprintf(buf, size, "line ignored: the level keeps what it had (the defaults of "
+		         "gpuplace.conf(5) unless set on another line)");
+	} else {
+		/* NodeName: every check comes before the first node is set */
+		snprintf(buf, size, "line ignored: its nodes keep their Rails and NicGBps");
+	}
+	if (dup)
+		snprintf(buf, size, "line ignored: the first '%s' is used", name);
+	return buf;
+}
+
+/*
+ * One line of gpuplace.conf.  A problem on it (GP_ECONFIG) becomes one
+ * warning, "FILE:LINE: Key: message; what is lost", the line's object is
+ * taken out of the model and reading goes on, so that one pass names every
+ * problem of the file.  Out of memory stays an error.
+ */
+static int gpp_line(void *arg, const gp__conf_line_t *l, gp_error_t *err)
+{
+	gpp_ctx_t *x = arg;
+	gp_cluster_t *c = x->ld->c;
+	gpp_mark_t m = { .nprofiles = c->nprofiles, .nracks = c->nracks, .nnvl = c->nnvl,
+		         .nstorage = c->nstorage, .ntelemetry = c->ntelemetry };
+	char lost[512];
+	int rc;
+
+	memcpy(m.levels, c->levels, sizeof(m.levels));
+	memcpy(m.level_loc, x->level_loc, sizeof(m.level_loc));
+	if ((rc = gpp_dispatch(x, l, err)) != GP_ECONFIG)
+		return rc;
+	if (gp__cluster_warnf(c, "%s; %s", err->text, gpp_drop(x, l, &m, lost, sizeof(lost))))
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	return GP_OK;
+}
+
 typedef struct rack_acc {
 	gpp_ctx_t *x;
 	gp_telemetry_t *t;
@@ -620,8 +821,14 @@ static int add_rack(void *arg, const char *name, gp_error_t *err)
 
 	if (r == RACK_OFF)
 		return GP_OK; /* its power is not modelled (warned at its line) */
-	if (r < 0)
-		return gp__conf_err(err, a->loc, "Racks", "unknown rack '%s'", name);
+	if (r < 0) {
+		/* the source's other racks are still read */
+		if (gp__cluster_warnf(a->x->ld->c, "%s:%d: Racks: unknown rack '%s'; telemetry '%s' "
+		                      "is not read for it", a->loc->path, a->loc->line, name,
+		                      a->t->name))
+			return gp__errorf(err, GP_ENOMEM, "out of memory");
+		return GP_OK;
+	}
 	for (j = 0; j < t->nracks; j++)
 		if (t->racks[j] == r)
 			return GP_OK;
@@ -656,13 +863,22 @@ int gp__load_gpuplace(gp__load_t *ld, gp_error_t *err)
 		if (!ld->tel[i].racks)
 			continue;
 		rc = gp__conf_hostlist(a.loc, "Racks", ld->tel[i].racks, add_rack, &a, err);
+		if (rc == GP_ECONFIG &&
+		    (rc = gp__cluster_warnf(c, "%s; telemetry '%s' is not read for these racks",
+		                            err->text, c->telemetry[i].name)))
+			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		if (rc)
 			goto out;
 	}
 	if (ld->default_profile[0] && gp__nametab_find(&x.profiles, ld->default_profile) < 0) {
-		rc = gp__conf_err(err, &ld->default_profile_loc, "DefaultGpuProfile",
-		                  "unknown GPU profile '%s'", ld->default_profile);
-		goto out;
+		gp__conf_err(err, &ld->default_profile_loc, "DefaultGpuProfile",
+		             "unknown GPU profile '%s'", ld->default_profile);
+		ld->default_profile[0] = '\0';
+		if (gp__cluster_warnf(c, "%s; ignored: GPU types without a profile stay without one",
+		                      err->text)) {
+			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+			goto out;
+		}
 	}
 	rc = GP_OK;
 out:

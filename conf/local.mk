@@ -65,3 +65,11 @@ EXTRA_DIST += tests/slurm/slurm_block.sh
 # and partitions.
 TESTS += tests/cli/sites_corpus.sh
 EXTRA_DIST += tests/cli/sites_corpus.sh tests/data/sites
+
+# Per-part degradation: each kind of configuration problem switches off its
+# own part and leaves the rest of the model placing jobs (gp_place).
+check_PROGRAMS += tests/unit/test_degrade
+tests_unit_test_degrade_SOURCES = tests/unit/test_degrade.c cost_model/api.c
+tests_unit_test_degrade_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_degrade_LDADD = $(TEST_CORE_LIBS)
+TESTS += tests/unit/test_degrade

@@ -222,9 +222,11 @@ int gp_cluster_print_summary(const gp_cluster_t *c, FILE *f)
 		fprintf(f, "  %-12s %5d nodes%s%s", p->name, (int)p->nnodes,
 		        p->is_default ? " default" : "", p->up ? "" : " down");
 		if (p->max_time_min == UINT32_MAX)
-			fprintf(f, " max time INFINITE\n");
+			fprintf(f, " max time INFINITE");
 		else
-			fprintf(f, " max time %u min\n", (unsigned)p->max_time_min);
+			fprintf(f, " max time %u min", (unsigned)p->max_time_min);
+		/* its jobs are Slurm's: the part of the model they need is off */
+		fprintf(f, "%s\n", p->slurm_only ? ", placed by Slurm" : "");
 	}
 	fprintf(f, "Storage: %d\n", (int)c->nstorage);
 	for (i = 0; i < c->nstorage; i++) {

@@ -654,11 +654,21 @@ int gp__topo_partitions(gp__load_t *ld, gp_error_t *err)
 			                      "modelled topology are a group of their own, without "
 			                      "its switches", lp->loc.path, lp->loc.line,
 			                      c->parts[i].name, t->name, t->kind, ld->topo_path, t->line);
-		else if (!t->modelled)
-			e = gp__cluster_warnf(c, "%s:%d: Topology: partition '%s': topology '%s' is %s, "
-			                      "placed by Slurm without topology; gpuplace sees no switches "
-			                      "for it", lp->loc.path, lp->loc.line, c->parts[i].name,
-			                      t->name, t->kind);
+		else if (!t->modelled) {
+			/* Slurm places these jobs without switches, and so
+			 * must gpuplace: it leaves them to Slurm, saying why */
+			free(c->parts[i].slurm_only);
+			if (asprintf(&c->parts[i].slurm_only, "partition '%s': topology '%s' is %s, "
+			             "placed by Slurm", c->parts[i].name, t->name, t->kind) < 0) {
+				c->parts[i].slurm_only = NULL;
+				e = GP_ENOMEM;
+			} else {
+				e = gp__cluster_warnf(c, "%s:%d: Topology: partition '%s': topology '%s' "
+				                      "is %s, placed by Slurm without topology; gpuplace "
+				                      "passes its jobs unchanged", lp->loc.path,
+				                      lp->loc.line, c->parts[i].name, t->name, t->kind);
+			}
+		}
 		if (e)
 			return gp__errorf(err, GP_ENOMEM, "out of memory");
 	}

@@ -58,8 +58,10 @@ void gp_cluster_destroy(gp_cluster_t *c)
 		free(c->blocks[i].nodes);
 	for (i = 0; i < c->nracks; i++)
 		free(c->racks[i].nodes);
-	for (i = 0; i < c->nparts; i++)
+	for (i = 0; i < c->nparts; i++) {
 		free(c->parts[i].nodes);
+		free(c->parts[i].slurm_only);
+	}
 	for (i = 0; i < c->nstorage; i++)
 		free(c->storage[i].nodes);
 	for (i = 0; i < c->ntelemetry; i++) {

@@ -198,6 +198,12 @@ typedef struct gp_partition {
 	bool is_default;
 	bool up;
 	uint32_t max_time_min;  /* UINT32_MAX = INFINITE */
+	/* Why gpuplace leaves this partition's jobs to Slurm ("topology
+	 * 'eth' is flat, placed by Slurm"), malloc'd; NULL = gpuplace places
+	 * them.  Set by the loader when the part of the model they need is
+	 * switched off (conf/topo_build.c); the plugin passes such a job
+	 * unchanged with this reason. */
+	char *slurm_only;
 } gp_partition_t;
 
 /* Storage=NAME Scope=node|rack|cluster WriteGBps= [ReadGBps=] [Nodes=LIST]
@@ -280,6 +286,9 @@ int gp__nametab_init(gp__nametab_t *t, bool nocase);
 int gp__nametab_add(gp__nametab_t *t, const char *name, int32_t i, int32_t *dup);
 /* The index stored under name, -1 when absent (or t never initialised). */
 int32_t gp__nametab_find(const gp__nametab_t *t, const char *name);
+/* Store i under name, which must be in t already (a loader marks a name
+ * whose line it dropped); 0, or GP_ENOENT when name is not in t. */
+int gp__nametab_set(gp__nametab_t *t, const char *name, int32_t i);
 /* Free what t owns; t may be zeroed or freed already. */
 void gp__nametab_free(gp__nametab_t *t);
 

@@ -102,6 +102,24 @@ int32_t gp__nametab_find(const gp__nametab_t *t, const char *name)
 	return -1;
 }
 
+int gp__nametab_set(gp__nametab_t *t, const char *name, int32_t i)
+{
+	uint32_t mask, h;
+
+	if (!t->size)
+		return GP_ENOENT;
+	mask = t->size - 1;
+	h = str_hash(name, t->nocase) & mask;
+	while (t->names[h]) {
+		if (name_eq(t, t->names[h], name)) {
+			t->idx[h] = i;
+			return GP_OK;
+		}
+		h = (h + 1) & mask;
+	}
+	return GP_ENOENT;
+}
+
 void gp__nametab_free(gp__nametab_t *t)
 {
 	uint32_t k;

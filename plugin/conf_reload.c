@@ -95,6 +95,18 @@ struct gp_conf *conf_load(gp_error_t *err)
 	return c;
 }
 
+/* What a load switched off, each problem once per load (a configuration
+ * is loaded once per change of its files): the part it names (a rack, a
+ * profile, a node, a partition's topology) is left out of the model and
+ * the jobs that needed it are placed without it or passed to Slurm. */
+void conf_log_warnings(const struct gp_conf *c)
+{
+	int i, n = c && c->cluster ? gp_cluster_warning_count(c->cluster) : 0;
+
+	for (i = 0; i < n; i++)
+		slurm_info("gpuplace: %s", gp_cluster_warning(c->cluster, i));
+}
+
 /* Reload when a watched file changed since the current configuration was
  * loaded; a failed load is logged once per change (failed[] holds the
  * times that failed) and the last good configuration stays. */
@@ -126,6 +138,7 @@ void reload_if_changed(struct timespec failed[GP_NWATCHED])
 	slurm_info("gpuplace: configuration reloaded from %s: %d nodes, %ld GPUs, policy %s",
 	           conf_dir, gp_cluster_node_count(next->cluster),
 	           gp_cluster_gpu_count(next->cluster), next->policy.name);
+	conf_log_warnings(next);
 	conf_publish(next);
 	for (i = 0; i < GP_NWATCHED; i++)
 		failed[i].tv_sec = -1;

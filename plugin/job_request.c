@@ -258,6 +258,7 @@ int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_request_t *
 	long per_job, per_node, n;
 	uint32_t nodes = j->min_nodes == NO_VAL || j->min_nodes == 0 ? 0 : j->min_nodes;
 	int64_t total;
+	int32_t q;
 	gp_error_t err;
 
 	why[0] = '\0';
@@ -306,6 +307,13 @@ int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_request_t *
 	    node_lists(j, c, r, &err) ||
 	    (j->features && gp__request_set_constraint(r, j->features, &err))) {
 		snprintf(why, len, "%.400s", err.text);
+		return 0;
+	}
+	/* a partition whose part of the model is switched off (its
+	 * topology is one gpuplace does not model): Slurm's, with the reason
+	 * the load gave */
+	if ((q = gp__request_partition(r, c)) >= 0 && c->parts[q].slurm_only) {
+		snprintf(why, len, "%.400s", c->parts[q].slurm_only);
 		return 0;
 	}
 	if (*type && restrict_to_type(r, c, type, why, len))

@@ -82,6 +82,7 @@ extern int init(void)
 		slurm_info("gpuplace: loaded %s: %d nodes, %ld GPUs, policy %s (built for Slurm 0x%06x)",
 		           conf_dir_path(), gp_cluster_node_count(c->cluster), gp_cluster_gpu_count(c->cluster),
 		           c->policy.name, (unsigned)GP_SLURM_VERSION_BUILT);
+		conf_log_warnings(c);
 		conf_publish(c);
 	} else {
 		/* never stop slurmctld: run without a configuration, retry on change */

@@ -221,6 +221,7 @@ void slots_clear(void);
 
 struct gp_conf *conf_load(gp_error_t *err);
 void reload_if_changed(struct timespec failed[GP_NWATCHED]);
+void conf_log_warnings(const struct gp_conf *c);
 bool in_slurmctld(void);
 bool topology_is(const char *name);
 uint64_t daemon_default_mem(void);

@@ -131,6 +131,9 @@ static int show_json(const gp_cluster_t *c, const char *out)
 		json_object_object_add(p, "name", json_object_new_string(c->parts[i].name));
 		json_object_object_add(p, "nodes", json_object_new_int(c->parts[i].nnodes));
 		json_object_object_add(p, "default", json_object_new_boolean(c->parts[i].is_default));
+		if (c->parts[i].slurm_only)
+			json_object_object_add(p, "slurm_only",
+			                       json_object_new_string(c->parts[i].slurm_only));
 		json_object_array_add(parts, p);
 	}
 	for (i = 0; i < gp_cluster_warning_count(c); i++)

@@ -5,6 +5,9 @@ gpuplace_LDADD = $(GP_LIBS)
 gpuplace_SOURCES += tools/cmd_cluster.c tools/cmd_synth.c
 TESTS += tests/cli/test_cluster_cli.sh
 EXTRA_DIST += tests/cli/test_cluster_cli.sh
+# several per-part problems of one file reported in one run (gpuplace.conf(5))
+TESTS += tests/cli/cluster_problems.sh
+EXTRA_DIST += tests/cli/cluster_problems.sh
 # One spelling per concept across every sub-command's --help; the old
 # spellings as aliases with a warning; JSON from every show.
 TESTS += tests/cli/cli_conventions.sh

@@ -9,7 +9,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=21
+N_TESTS=22
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "integration tests need root"
@@ -203,16 +203,23 @@ for t in $(seq 1 120); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.5; do
 left=$(squeue -h | wc -l)
 check '[ "$left" = 0 ]' "the burst ran to completion ($left left)"
 
-# 8. fail-open: a broken gpuplace.conf is named in the log, the last good
+# 8. one bad part switches off that part only: the rack's line is named
+#    once at info with what is lost and the rest is reloaded; fail-open: a
+#    file the reader cannot get past is named in the log, the last good
 #    configuration stays, and jobs still run
 echo "Rack=broken Nodes=n1 PowerCapKW=lots" >>"$D/etc/gpuplace.conf"
 # the plugin's thread notices the change at its next pass: wait for what it
 # logs, not a fixed time; the job runs long enough to be seen running on a
 # loaded machine, where squeue answers slowly
-for t in $(seq 1 240); do grep -q "PowerCapKW: .lots.*keeping the last good" "$D/log/slurmctld.log" && break; sleep 0.25; done
+for t in $(seq 1 240); do grep -q "PowerCapKW: .lots. is not a number; rack .broken. not modelled" "$D/log/slurmctld.log" && break; sleep 0.25; done
+check 'grep -q "gpuplace: .*gpuplace.conf:[0-9]*: PowerCapKW: .lots. is not a number; rack .broken. not modelled: power not considered on its nodes (n1)" "$D/log/slurmctld.log"' \
+	"a bad rack line is logged with file, line, key and what is lost; the rest reloads" \
+	"$(grep gpuplace "$D/log/slurmctld.log" | tail -n 3)"
+echo 'DefaultGpuProfile="a100' >>"$D/etc/gpuplace.conf"
+for t in $(seq 1 240); do grep -q "unterminated quote.*keeping the last good" "$D/log/slurmctld.log" && break; sleep 0.25; done
 j=$(sbatch --parsable --gpus=4 -o /dev/null --wrap='sleep 30')
 nodes=$(running_on "$j" 240)
-check 'grep -q "gpuplace.conf:[0-9]*: PowerCapKW: .lots.*keeping the last good configuration" "$D/log/slurmctld.log" && [ -n "$nodes" ]' \
+check 'grep -q "gpuplace.conf:[0-9]*: DefaultGpuProfile: unterminated quote.*keeping the last good configuration" "$D/log/slurmctld.log" && [ -n "$nodes" ]' \
 	"a broken gpuplace.conf is logged with file, line and key; jobs still run ($nodes)" \
 	"$(grep gpuplace "$D/log/slurmctld.log" | tail -n 3)"
 

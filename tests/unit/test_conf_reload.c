@@ -6,9 +6,12 @@
  *   - nothing changed: the configuration stays the same object;
  *   - a watched file's modification time changes: a new configuration is
  *     published, and one line says so;
- *   - a bad edit: the last good configuration stays, one error line names
- *     the file, line and key, and the next passes (file unchanged) log
- *     nothing more;
+ *   - an edit with a problem in one part (a rack's cap not a number):
+ *     the new configuration is published without that rack, and the
+ *     problem is logged once at info, naming the line and what is lost;
+ *   - a bad edit the reader cannot get past: the last good configuration
+ *     stays, one error line names the file, line and key, and the next
+ *     passes (file unchanged) log nothing more;
  *   - the edit fixed: loaded again.
  */
 #include "config.h"
@@ -136,9 +139,33 @@ static void test_reload(void **unused)
 	conf_put(second);
 	assert_int_equal(count_lines(LOGL_INFO, "gpuplace: configuration reloaded from "), 1);
 
+	/* a problem in one part: that rack is off, the rest reloaded, the
+	 * problem said once however often the thread passes */
+	ncaptured = 0;
+	edit("gpuplace.conf", "Rack=rackC Nodes=n[1-2] PowerCapKW=lots\n", 15);
+	reload_if_changed(failed);
+	reload_if_changed(failed);
+	c = conf_get();
+	assert_ptr_not_equal(c, second);
+	assert_int_equal(c->cluster->nracks, 2);
+	assert_int_equal(c->cluster->nnodes, 8);
+	conf_put(c);
+	if (ncaptured != 2 || count_lines(LOGL_INFO, "gpuplace: configuration reloaded from ") != 1 ||
+	    count_lines(LOGL_INFO, "gpuplace: ") != 2 ||
+	    count_lines(LOGL_INFO, "gpuplace.conf:") != 1 ||
+	    count_lines(LOGL_INFO, "PowerCapKW: 'lots' is not a number; rack 'rackC' not modelled: "
+	                           "power not considered on its nodes (n[1-2])") != 1) {
+		for (i = 0; i < (size_t)ncaptured; i++)
+			print_message("#   [%d] %s\n", captured[i].level, captured[i].line);
+		fail_msg("%d lines for a per-part problem, expected the reload and one warning",
+		         ncaptured);
+	}
+	second = conf_get();
+	conf_put(second);
+
 	/* a bad one: the last good configuration stays, one line */
 	ncaptured = 0;
-	edit("gpuplace.conf", "NoSuchKey=1\n", 20);
+	edit("gpuplace.conf", "NoSuchKey=\"1\n", 20);
 	reload_if_changed(failed);
 	reload_if_changed(failed);
 	reload_if_changed(failed);

@@ -427,6 +427,59 @@ static void test_typed_requests_left_to_slurm(void **unused)
 	}
 }
 
+/* A partition whose topology gpuplace does not model (topology.yaml's
+ * flat 'plain' for partition eth): init() logged the load's warning once,
+ * that partition's jobs pass unchanged naming it, and the other
+ * partitions' jobs are still placed. */
+static void test_partition_left_to_slurm(void **unused)
+{
+	const char *why = "partition 'eth': topology 'plain' is flat, placed by Slurm";
+	job_desc_msg_t *j;
+	const char *line;
+	char *msg;
+
+	line = log_find(LOGL_INFO, "Topology: partition 'eth': topology 'plain' is flat");
+	if (!line) {
+		log_dump();
+		fail_msg("init() did not log the warning for partition eth");
+	}
+	/* eth's job: Slurm's, with the reason, in the log and the comment */
+	log_clear();
+	j = job_new("gres:gpu:8", NULL);
+	j->partition = slurm_xstrdup("eth");
+	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+	assert_null(msg);
+	assert_null(j->req_nodes);
+	assert_null(j->features);
+	line = log_find(LOGL_VERBOSE, why);
+	if (!line || !strstr(line, "passes unchanged") || !j->admin_comment ||
+	    strncmp(j->admin_comment, "gpuplace: PASS ", 15) || !strstr(j->admin_comment, why)) {
+		log_dump();
+		fail_msg("eth's job: '%s' not in a verbose line and the comment '%s'", why,
+		         j->admin_comment ? j->admin_comment : "(none)");
+	}
+	slurm_xfree((void **)&j->partition);
+	job_free(j);
+	/* the default partition's job: decided by gpuplace, on its nodes */
+	log_clear();
+	j = job_new("gres:gpu:8", NULL);
+	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+	assert_null(msg);
+	if (!j->admin_comment || strncmp(j->admin_comment, "gpuplace: ", 10) ||
+	    !strncmp(j->admin_comment, "gpuplace: PASS ", 15)) {
+		log_dump();
+		fail_msg("the ib job was not placed: %s", j->admin_comment ? j->admin_comment : "(none)");
+	}
+	assert_nodes_named(j, "ib");
+	assert_int_equal(log_count(LOGL_ERROR), 0);
+	job_free(j);
+}
+
+static int setup_multi_topo(void **unused)
+{
+	return load_site("tests/data/sites/topology-yaml-multi");
+}
+
 /* Homogeneous site: two entries of one type are one request of their sum,
  * never pinned to one node that holds half of it. */
 static void test_multi_entry_request(void **unused)
@@ -618,6 +671,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_typed_requests_left_to_slurm, setup_mixed,
 		                                teardown_site),
 		cmocka_unit_test_setup_teardown(test_multi_entry_request, setup_superpod, teardown_site),
+		cmocka_unit_test_setup_teardown(test_partition_left_to_slurm, setup_multi_topo,
+		                                teardown_site),
 		cmocka_unit_test_setup_teardown(test_log_escapes_user_text, setup_mixed, teardown_site),
 		cmocka_unit_test_setup_teardown(test_user_mistakes_at_verbose, setup_mixed, teardown_site),
 		cmocka_unit_test_setup_teardown(test_hints_do_not_change_acceptance, setup_mixed,
