@@ -445,7 +445,7 @@ static void test_partition_left_to_slurm(void **unused)
 	}
 	/* eth's job: Slurm's, with the reason, in the log and the comment */
 	log_clear();
-	j = job_new("gres:gpu:8", NULL);
+	j = gp_test_job_new("gres:gpu:8", NULL);
 	j->partition = slurm_xstrdup("eth");
 	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
 	assert_null(msg);
@@ -459,10 +459,10 @@ static void test_partition_left_to_slurm(void **unused)
 		         j->admin_comment ? j->admin_comment : "(none)");
 	}
 	slurm_xfree((void **)&j->partition);
-	job_free(j);
+	gp_test_job_free(j);
 	/* the default partition's job: decided by gpuplace, on its nodes */
 	log_clear();
-	j = job_new("gres:gpu:8", NULL);
+	j = gp_test_job_new("gres:gpu:8", NULL);
 	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
 	assert_null(msg);
 	if (!j->admin_comment || strncmp(j->admin_comment, "gpuplace: ", 10) ||
@@ -472,7 +472,7 @@ static void test_partition_left_to_slurm(void **unused)
 	}
 	assert_nodes_named(j, "ib");
 	assert_int_equal(log_count(LOGL_ERROR), 0);
-	job_free(j);
+	gp_test_job_free(j);
 }
 
 static int setup_multi_topo(void **unused)
