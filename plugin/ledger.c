@@ -278,6 +278,16 @@ void decider_prepare(void)
 		return;
 	}
 	pthread_mutex_lock(&dec.lock);
+	if (dec.cur.conf == c) {
+		/* another caller installed one for c while this one was
+		 * built: keep it, with the decisions already in its ledger
+		 * (swapping would empty the ledger, and a job passed or pinned
+		 * meanwhile would be forgotten) */
+		pthread_mutex_unlock(&dec.lock);
+		decider_free(&d);
+		conf_put(c);
+		return;
+	}
 	decider_swap(&d);
 	pthread_mutex_unlock(&dec.lock);
 	decider_free(&d); /* the old one */
