@@ -270,7 +270,9 @@ static void test_fini_with_hung_telemetry(void **unused)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	print_message("# fini returned after %.3f s (Timeout=60, server silent for 120 s)\n", dt);
-	assert_true(dt < 2.0);
+	/* far below the 60 s a stuck poll would hold it, with slack for
+	 * valgrind (tests/unit/valgrind_plugin.sh) on a loaded machine */
+	assert_true(dt < 8.0);
 	dlclose(handle);
 	handle = NULL;
 	ts_stop(hung_srv);
@@ -330,7 +332,7 @@ static void test_fini_with_fifo_telemetry(void **unused)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	print_message("# fini returned after %.3f s (Type=file source on a FIFO)\n", dt);
-	assert_true(dt < 2.0);
+	assert_true(dt < 8.0);
 	alarm(0);
 	dlclose(handle);
 	handle = NULL;

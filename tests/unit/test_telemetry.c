@@ -46,6 +46,13 @@ struct fx {
 	char tmp[256];
 };
 
+/* "Returned promptly": far below what a stuck source would take (a FIFO
+ * or a hung read never answers, the hung server answers after 120 s, the
+ * slow one after 20 s), with the slack valgrind needs on a machine with
+ * another process keeping a core busy (a 1.5 s bound failed there at
+ * 1.59 s, the poll having given up at its 0.5 s Timeout). */
+#define PROMPT_S 8.0
+
 static double fake_clock(void *arg)
 {
 	return ((struct fx *)arg)->now;
@@ -289,7 +296,7 @@ static void run_fcase(struct fx *f, const struct fcase *k)
 		/* the time-out bounds every poll: 0.3 s, with a slack that holds
 		 * under valgrind on a loaded machine (a poll that waited for the
 		 * slow answer would take its 20 s) */
-		assert_true((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9 < 8.0);
+		assert_true((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9 < PROMPT_S);
 		f->now += 10;
 	}
 	st = status(f, 0);
@@ -606,7 +613,7 @@ static void test_file_fifo(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	print_message("# poll of a FIFO returned after %.3f s\n", dt);
-	assert_true(dt < 2.0);
+	assert_true(dt < PROMPT_S);
 	assert_int_equal(status(f, 0).state, GP_SOURCE_FAILED);
 	assert_non_null(strstr(status(f, 0).message, path));
 	assert_non_null(strstr(status(f, 0).message, "not a regular file"));
@@ -630,7 +637,7 @@ static void test_file_fifo(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	print_message("# stop with a FIFO source returned after %.3f s\n", dt);
-	assert_true(dt < 2.0);
+	assert_true(dt < PROMPT_S);
 	alarm(0);
 	unlink(path);
 }
@@ -721,7 +728,7 @@ static void test_file_hung_mount(void **state)
 	assert_int_equal(gp__poller_poll_once(f->p), 0);
 	dt = since(&t0);
 	print_message("# poll with a stuck read returned after %.3f s (Timeout=0.5)\n", dt);
-	assert_true(dt >= 0.45 && dt < 1.5);
+	assert_true(dt >= 0.45 && dt < PROMPT_S);
 	assert_int_equal(status(f, 0).state, GP_SOURCE_FAILED);
 	assert_non_null(strstr(status(f, 0).message, path));
 	assert_non_null(strstr(status(f, 0).message, "no answer within Timeout=0.5 s"));
@@ -763,7 +770,7 @@ static void test_file_hung_mount(void **state)
 	f->p = NULL;
 	dt = since(&t0);
 	print_message("# stop + destroy with a stuck read returned after %.3f s\n", dt);
-	assert_true(dt < 1.0);
+	assert_true(dt < PROMPT_S);
 	hung_set(true);
 	hung_wait_done(3);
 	alarm(0);
@@ -997,10 +1004,11 @@ static void test_thread_stop_slow(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	gp__power_snapshot_put(gp__poller_snapshot_get(f->p));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	assert_true((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9 < 0.5);
+	/* (the poll in progress waits 5 s for its answer: half of that) */
+	assert_true((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9 < 2.5);
 	gp__poller_stop(f->p);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	assert_true((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9 < 1.5);
+	assert_true((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9 < 4.0);
 }
 
 /* A source that accepts the connection and never answers, with the
@@ -1046,7 +1054,7 @@ static void test_stop_hung_source(void **state)
 	gp__poller_stop(f->p);
 	dt = since(&t0);
 	print_message("# stop returned after %.3f s (Timeout=60, server silent for 120 s)\n", dt);
-	assert_true(dt < 2.0);
+	assert_true(dt < PROMPT_S);
 	/* a poll cut short by stop is not a failure to log */
 	assert_int_equal(f->nlog, 0);
 }
@@ -1063,7 +1071,7 @@ static void test_destroy_hung_source(void **state)
 	f->p = NULL;
 	dt = since(&t0);
 	print_message("# destroy returned after %.3f s (Timeout=60, server silent for 120 s)\n", dt);
-	assert_true(dt < 2.0);
+	assert_true(dt < PROMPT_S);
 }
 
 /* ---- gpuplace power show, in process -------------------------------------- */
