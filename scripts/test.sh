@@ -352,6 +352,15 @@ if [ "${GP_BUSY_CORE:-0}" = 1 ]; then
 fi
 t0=$(date +%s)
 off=${GP_PORT_OFFSET:-0}
+# /dev/null must be the null device, on the host and in the roots (which
+# bind the host's /dev): once, something replaced it with a regular file
+# during a run, and the packages built then carried what had been written
+# to it (dpkg: "triggers ... contains unknown directive '1+0'", dd's
+# output from a configure check).  Checked before and after the run.
+if [ ! -c /dev/null ]; then
+	echo "place host: FAILED, not tested: /dev/null is not a character device ($(ls -l /dev/null 2>&1)); restore it: rm /dev/null; mknod -m 666 /dev/null c 1 3"
+	exit 1
+fi
 
 # outside a git checkout the roots get the dist tarball
 if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -407,6 +416,8 @@ for f in "$work"/*/check.log "$work"/*/slurm.log "$work"/*/packages.log; do
 done
 
 # ---- summary -------------------------------------------------------------
+[ -c /dev/null ] ||
+	echo "place host: FAILED: /dev/null was replaced during the run ($(ls -l --time-style=full-iso /dev/null 2>&1)); every test that read or copied it is suspect" >>"$host_res"
 cat "$host_res" "$work"/trixie.res "$work"/sid.res "$work"/*.pkg.res 2>/dev/null >"$work/all.res"
 status=0
 awk -v total=$(($(date +%s) - t0)) '
