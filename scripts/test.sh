@@ -2,24 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # README command (2): install what is missing, then build and run the test
 # tiers (Makefile.am) where each matters:
-#   host (Debian 12, Slurm 22.05)  check-slurm, check-fuzz, check-long,
-#                                  check-packages, and check (the quick
-#                                  tier) in make distcheck, from the
-#                                  tarball: the quick tier runs once
-#   a Debian 13 root (Slurm 24.11) check-slurm-unit,    } scripts/debian-root.sh,
-#   a Debian sid root (the newest  check-slurm,         } each from a clean
-#     Slurm Debian ships, 26.05)   packages             } copy of the sources
-# (packages: tests/cli/packages.sh, the Debian packages built for that
-# release, installed, loaded by its slurmctld and removed.  In a root the
-# tree its tests run in is the one dpkg-buildpackage built (scripts/build.sh
-# --deb), so each release is built once; on the host, whose tree is a
-# developer's build, the packages are built apart with DEB_BUILD_OPTIONS
-# "noopt noautodbgsym", which halves their compile time and changes nothing
-# the test checks: names, paths, loading)
+#   host (Debian 12, Slurm 22.05)  check (the quick tier), check-slurm,
+#                                  check-fuzz, check-long, packages
+#   a Debian 13 root (Slurm 24.11) check-slurm-unit,    } scripts/debian-root.sh
+#   a Debian sid root (the newest  check-slurm,         }
+#     Slurm Debian ships, 26.05)   packages             }
+# Every release is built once, by dpkg-buildpackage (scripts/build.sh
+# --deb: Debian's flags and hardening, plus --enable-werror), in a copy of
+# the sources under the run's work directory, and its tests run in that
+# tree: on the host a copy of this tree's tracked files (a checkout is never
+# configured or built by the run); in each root the dist tarball `make
+# dist` made from the host's tree, so that what ships is what the roots
+# build and test (outside a git checkout, or when the host's build failed,
+# the same copy as the host's).
+# (packages: tests/cli/packages.sh, the Debian packages that build made,
+# installed, loaded by the release's slurmctld and removed)
 # (check-slurm-unit: the quick tier's tests that build against Slurm's
 # headers or load the plugin; the rest of the quick tier does not depend on
-# the Slurm release and runs on the host and in distcheck)
-# in two lanes side by side (see "Two lanes" below): the real-daemon tiers
+# the Slurm release and runs on the host)
+# in lanes side by side (see "Three lanes" below): the real-daemon tiers
 # of the three releases side by side (they mostly wait on their daemons),
 # GP_SLURM_JOBS (2) tests at a time each, the longest first (Makefile.am
 # GP_CHECK_SLURM), at normal priority; every build and CPU-bound
@@ -44,8 +45,7 @@
 #       the root lane or the CPU lane of a run whose results go to WORK
 #       (the main run starts them)
 # Environment: GP_SKIP_ROOTS="trixie sid" leaves those releases out (and
-# says so), GP_SKIP_DISTCHECK=1 runs the quick tier in this tree instead of
-# in distcheck, GP_SLURM_JOBS, GP_PORT_OFFSET.
+# says so), GP_SLURM_JOBS, GP_PORT_OFFSET.
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -125,7 +125,8 @@ run_tier() {
 	# in the CPU lane, niced, where a daemon would wait behind a build
 	case $1 in
 	slurm) make -j"${GP_SLURM_JOBS:-2}" "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
-	packages) GP_DEB_BUILD_OPTIONS="noopt noautodbgsym" make "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
+	# (the packages this tree's build made, beside it: scripts/build.sh --deb)
+	packages) GP_PKG_DEBS=$(cd .. && pwd) make "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
 	check) make -j"$(nproc)" "$target" SLURM_SMOKE_TESTS= >".tier-$1.out" 2>&1 || rc=1 ;;
 	*) make -j"$(nproc)" "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
 	esac
@@ -163,7 +164,8 @@ if [ "${1:-}" = --suite ]; then
 fi
 
 # Three lanes run side by side:
-#   the root lane     from the start, beside the host's build: the roots'
+#   the root lane     from the start: prepares the roots, then, once the
+#                     host's build has made the dist tarball, the roots'
 #                     builds and Slurm-dependent quick tests
 #                     (check-slurm-unit), one root after the other, at
 #                     nice 10 and in the idle I/O class (the roots' builds
@@ -171,13 +173,27 @@ fi
 #   the daemon lane   once the host is built: the real-daemon tier
 #                     (check-slurm) on the host, in the Debian 13 root and
 #                     in the sid root, side by side, at normal priority
-#   the CPU lane      once the host is built: the host's fuzz and long
-#                     tiers, then distcheck (the quick tier), at nice 15
-#                     and in the idle I/O class: it never delays a daemon
-#                     nor a root's build
+#   the CPU lane      once the host is built: the host's fuzz, long and
+#                     packages tiers, then the quick tier, at nice 15 and
+#                     in the idle I/O class: it never delays a daemon nor a
+#                     root's build
 # A root's real-daemon tier starts once the root lane has built it.  Each
 # Slurm release has its own ports (GP_PORT_OFFSET plus 0, 2000, 4000).
 roots="trixie:Debian_13_root sid:Debian_sid_root"
+
+# copy_sources DIR: the sources of this tree into DIR: the tracked files
+# of a git checkout as they are in the work tree; outside one (an unpacked
+# tarball), the tree as it is when it is not configured, else its dist
+# tarball
+copy_sources() {
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git ls-files -z | tar --null -T - -cf - 2>/dev/null | tar -xf - -C "$1"
+	elif [ ! -f Makefile ]; then
+		tar -cf - . | tar -xf - -C "$1"
+	else
+		make dist >/dev/null && tar -xzf gpuplace-*.tar.gz -C "$1" --strip-components=1
+	fi
+}
 
 # in_root SUITE OFFSET TIER [ENV]: build inside the root of SUITE (its
 # sources in $work/SUITE/src) and run TIER there, on the ports of OFFSET,
@@ -200,12 +216,13 @@ root_build() {
 		: >"$d.failed"
 		return 0
 	fi
-	# the tracked files of a git checkout (as they are in the work tree),
-	# else the dist tarball
-	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		git ls-files -z | tar --null -T - -cf - 2>/dev/null | tar -xf - -C "$d/src"
-	else
+	# the dist tarball the host's tree made, once the host has made it (or
+	# failed to: then the sources as the host took them)
+	while [ ! -f "$work/dist.done" ]; do sleep 2; done
+	if ls "$work"/gpuplace-*.tar.gz >/dev/null 2>&1; then
 		tar -xzf "$work"/gpuplace-*.tar.gz -C "$d/src" --strip-components=1
+	else
+		copy_sources "$d/src"
 	fi
 	[ -d ../shared/data ] && cp -rL ../shared/data "$d/shared/data"
 	in_root "$suite" "$3" slurm-unit GP_SUITE_DEB=1 >"$d/check.log" 2>&1 || true
@@ -264,28 +281,6 @@ skipped() {
 	return 1
 }
 
-# distcheck: the quick tier from the tarball
-distcheck() {
-	ds=$(date +%s)
-	# (its smoke test left out as in the quick tier above: the host's
-	# real-daemon tier runs it)
-	if make -j"$(nproc)" distcheck SLURM_SMOKE_TESTS= >"$work/distcheck.log" 2>&1; then
-		grep -a '^# \(TOTAL\|PASS\|SKIP\|XFAIL\|FAIL\|XPASS\|ERROR\):' "$work/distcheck.log" | tail -n 7 >"$work/dc.sum"
-		dc=$(suite_counts "$work/dc.sum")
-		echo "tier check: ${dc:-0 1 0} $(($(date +%s) - ds)) distcheck" >"$work/distcheck.res"
-	else
-		echo "place distcheck: FAILED (its log: ${GP_KEEP_LOGS:-the tail above})" >"$work/distcheck.res"
-		tail -n 30 "$work/distcheck.log"
-		# the failed tests' logs, left in the unpacked tarball's build
-		grep -a -E '^(FAIL|ERROR|XPASS): ' "$work/distcheck.log" | head -n 20
-		for t in $(grep -l -E '^:test-result: (FAIL|ERROR|XPASS)' gpuplace-*/_build/sub/tests/*/*.trs 2>/dev/null); do
-			echo "==== distcheck: ${t%.trs}.log"
-			tail -n 30 "${t%.trs}.log"
-		done
-	fi
-}
-
-
 # --root-lane WORK: the root lane (run niced by the main invocation)
 if [ "${1:-}" = --root-lane ]; then
 	work=$2 off=${GP_PORT_OFFSET:-0}
@@ -309,27 +304,21 @@ if [ "${1:-}" = --root-lane ]; then
 	done
 	exit 0
 fi
-# --cpu-lane WORK: the CPU lane (run niced by the main invocation)
+# --cpu-lane WORK: the CPU lane (run niced by the main invocation, in the
+# host's tree)
 if [ "${1:-}" = --cpu-lane ]; then
 	work=$2
-	for tier in fuzz long packages; do
+	for tier in fuzz long packages check; do
 		run_tier "$tier" >"$work/host-$tier.out" 2>&1 || true
 	done
-	# the quick tier: in distcheck (from the tarball, on this host), or
-	# here without it
-	if [ "${GP_SKIP_DISTCHECK:-0}" = 1 ]; then
-		run_tier check >"$work/host-check.out" 2>&1 || true
-	else
-		distcheck >"$work/distcheck.out" 2>&1 || true
-	fi
 	exit 0
 fi
 
 busy=
 [ "${1:-}" = --busy-core ] && GP_BUSY_CORE=1
 sh scripts/deps.sh
-# the shared data beside the tree, by its absolute path: distcheck's tests
-# run from an unpacked tarball, where ../shared/data is not beside them
+# the shared data beside the tree, by its absolute path: the tests run in a
+# copy of the sources, where ../shared/data is not beside them
 [ -d ../shared/data ] && GP_SHARED_DATA=${GP_SHARED_DATA:-$(cd ../shared/data && pwd)} && export GP_SHARED_DATA
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-test.XXXXXX")
 # mktemp makes it 0700; the tests in a root run jobs as another user
@@ -362,25 +351,28 @@ if [ ! -c /dev/null ]; then
 	exit 1
 fi
 
-# outside a git checkout the roots get the dist tarball
-if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	sh scripts/build.sh && make dist >/dev/null && cp gpuplace-*.tar.gz "$work/"
-fi
-
 # ---- the root lane, the host build, then the other two lanes ----------------
+# (the root lane prepares the roots, then waits for the host's tarball)
 nice -n 10 ionice -c 3 sh scripts/test.sh --root-lane "$work" &
 rlane=$!
 host_res=$work/host.res
 : >"$host_res"
 hs=$(date +%s)
-if sh scripts/build.sh; then
-	host_ver=$(built_for)
+hostd=$work/host
+mkdir -p "$hostd/src"
+copy_sources "$hostd/src"
+if (cd "$hostd/src" && sh scripts/build.sh --deb); then
+	# the tarball the roots build from
+	(cd "$hostd/src" && make dist >"$hostd/dist.log" 2>&1 && mv gpuplace-*.tar.gz "$work/") ||
+		echo "place host: FAILED: make dist ($(tail -n 1 "$hostd/dist.log"))" >>"$host_res"
+	: >"$work/dist.done"
+	host_ver=$(cd "$hostd/src" && built_for)
 	# the CPU lane, in the background, as its own niced invocation
-	nice -n 15 ionice -c 3 sh scripts/test.sh --cpu-lane "$work" &
+	nice -n 15 ionice -c 3 sh "$hostd/src/scripts/test.sh" --cpu-lane "$work" &
 	lane=$!
 	# the daemon lane: each release's real-daemon tier in the background,
 	# a root's once the root lane has built it
-	run_tier slurm >"$work/host-slurm.out" 2>&1 &
+	(cd "$hostd/src" && run_tier slurm) >"$work/host-slurm.out" 2>&1 &
 	daemons=$!
 	i=0
 	for spec in $roots; do
@@ -397,19 +389,17 @@ if sh scripts/build.sh; then
 	wait "$rlane" || true
 	rlane=
 	for tier in check slurm fuzz long packages; do
-		# (the quick tier runs here only without distcheck)
 		[ -f "$work/host-$tier.out" ] || continue
 		grep -v '^tier \|^slowest ' "$work/host-$tier.out" 2>/dev/null || true
 		sed -n 's/^\(tier\|slowest\) \(.*\)/\1 \2 host/p' "$work/host-$tier.out" >>"$host_res" 2>/dev/null
 	done
 	echo "release $host_ver: host $(($(date +%s) - hs))" >>"$host_res"
-	if [ "${GP_SKIP_DISTCHECK:-0}" != 1 ]; then
-		cat "$work/distcheck.out" 2>/dev/null
-		cat "$work/distcheck.res" >>"$host_res" 2>/dev/null ||
-			echo "place distcheck: FAILED, no result" >>"$host_res"
-	fi
 else
-	echo "place host: FAILED, not tested: the build failed (see above)" >>"$host_res"
+	: >"$work/dist.done"
+	tail -n 30 "$hostd/deb-build.log" 2>/dev/null
+	echo "place host: FAILED, not tested: the build failed (dpkg-buildpackage, see above)" >>"$host_res"
+	wait "$rlane" || true
+	rlane=
 fi
 for f in "$work"/*/check.log "$work"/*/slurm.log "$work"/*/packages.log; do
 	[ -f "$f" ] && grep -q -E '^(not ok|FAIL|ERROR|XPASS)' "$f" && { echo "==== $f"; grep -E -A20 '^(not ok|==== )' "$f" | tail -n 80; }
@@ -439,8 +429,7 @@ awk -v total=$(($(date +%s) - t0)) '
 			split(rel[i], a, " "); v = a[2]; sub(/:$/, "", v); where = rel[i]; sub(/^release [^ ]+ /, "", where)
 			secs = where; sub(/.* /, "", secs); sub(/ [0-9]+$/, "", where)
 			pl = (where == "host") ? "host" : where
-			q = pl; if (pl == "host") { pp = rp["host"] + rp["distcheck"]; ff = rf["host"] + rf["distcheck"]; ss = rs["host"] + rs["distcheck"] }
-			else { pp = rp[pl]; ff = rf[pl]; ss = rs[pl] }
+			pp = rp[pl]; ff = rf[pl]; ss = rs[pl]
 			printf "slurm %s: %d passed, %d failed, %d skipped (%s, %d s)\n", v, pp, ff, ss, pl, secs
 		}
 		for (i = 1; i <= no; i++) { n = order[i]
