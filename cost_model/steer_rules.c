@@ -202,7 +202,7 @@ static bool plan_ahead(const gp_steer_plan_t *a, const gp_steer_cand_t *k)
 	return a->job_id < k->job_id;
 }
 
-int32_t gp_steer_hold_planned(const gp_steer_cand_t *k, const gp_steer_plan_t *plans,
+int32_t gp_steer_hold_planned(const gp_steer_cand_t *k, int64_t end, const gp_steer_plan_t *plans,
                               int32_t nplans, uint32_t *node_flags, int32_t nnodes)
 {
 	int32_t a, i, marked = 0;
@@ -212,6 +212,8 @@ int32_t gp_steer_hold_planned(const gp_steer_cand_t *k, const gp_steer_plan_t *p
 	for (a = 0; a < nplans; a++) {
 		if (plans[a].job_id == k->job_id || !plan_ahead(&plans[a], k) || !plans[a].nodes)
 			continue;
+		if (end > 0 && plans[a].start_time > 0 && end <= plans[a].start_time)
+			continue; /* it ends before that plan starts: Slurm backfills it */
 		for (i = 0; i < plans[a].nnodes; i++) {
 			int32_t n = plans[a].nodes[i];
 

@@ -164,10 +164,13 @@ typedef struct gp_steer_plan {
  * GP_NODE_RESERVED in node_flags (nnodes entries), so the engine places
  * nothing there and a PINned job whose set holds one is taken
  * (gp_steer_node_taken).  A job steered onto them could not start there
- * before the job they are planned for, which Slurm starts first.  Returns
- * how many nodes it marked.
+ * before the job they are planned for, which Slurm starts first.  end:
+ * when k, started now, would reach its time limit (0 = unknown); a plan
+ * that starts at or after it does not hold its nodes, as Slurm's backfill
+ * starts a job on planned nodes that it ends before the planned start.
+ * Returns how many nodes it marked.
  */
-int32_t gp_steer_hold_planned(const gp_steer_cand_t *k, const gp_steer_plan_t *plans,
+int32_t gp_steer_hold_planned(const gp_steer_cand_t *k, int64_t end, const gp_steer_plan_t *plans,
                               int32_t nplans, uint32_t *node_flags, int32_t nnodes);
 
 /* The NVLink blocks (topology/block sites) or else the leaf switches

@@ -370,7 +370,8 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	/* the nodes Slurm's backfill planned for jobs ahead of it are not
 	 * free for it: a job moved there could not start before them
 	 * (steer_rules.h); a pinned set holding one is taken */
-	gp_steer_hold_planned(k, plans->p, plans->n, dec.cur.work->node_flags, c->cluster->nnodes);
+	gp_steer_hold_planned(k, r.time_limit_min > 0 ? now + (int64_t)r.time_limit_min * 60 : 0,
+	                      plans->p, plans->n, dec.cur.work->node_flags, c->cluster->nnodes);
 	for (i = 0; i < plans->n; i++)
 		if (plans->p[i].job_id == k->job_id)
 			own = &plans->p[i];

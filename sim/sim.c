@@ -1735,7 +1735,8 @@ static int steer_one(struct sim *S, const gp_steer_cand_t *k, int64_t now, int *
 			own = &plans[i];
 	if (nplans > (own ? 1 : 0)) {
 		memcpy(S->steer_flags, S->cur->node_flags, (size_t)S->c->nnodes * sizeof(*S->steer_flags));
-		if (gp_steer_hold_planned(k, plans, nplans, S->steer_flags, S->c->nnodes) > 0)
+		if (gp_steer_hold_planned(k, to_i64(ceil(S->now + J->limit)), plans, nplans,
+		                          S->steer_flags, S->c->nnodes) > 0)
 			flags = S->steer_flags;
 	}
 	if (J->steer.pinned)

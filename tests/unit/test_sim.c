@@ -779,7 +779,7 @@ static void test_plugin_faithful_steering(void **state)
 	/* free, but planned for B: taken for C */
 	assert_false(gp_steer_node_taken(s->node_flags[off->jobs[2].nodes[0]], (uint32_t)gpn8,
 	                                 s->alloc_mask[off->jobs[2].nodes[0]], 8));
-	assert_int_equal(gp_steer_hold_planned(&kc, &plan, 1, s->node_flags, c->nnodes), 6);
+	assert_int_equal(gp_steer_hold_planned(&kc, 2 + 5000, &plan, 1, s->node_flags, c->nnodes), 6);
 	assert_true(gp_steer_node_taken(s->node_flags[off->jobs[2].nodes[0]], (uint32_t)gpn8,
 	                                s->alloc_mask[off->jobs[2].nodes[0]], 8));
 	assert_int_equal(gp_steer_redecide(&st, &sp.policy, 2, true, &pol, why, sizeof(why)), 1);
@@ -895,8 +895,10 @@ static void test_steering_keeps_off_planned_nodes(void **state)
 	plan.nnodes = 6;
 	flags = calloc((size_t)c->nnodes, sizeof(*flags));
 	assert_non_null(flags);
-	assert_int_equal(gp_steer_hold_planned(&kb, &plan, 1, flags, c->nnodes), 0);
-	assert_int_equal(gp_steer_hold_planned(&kd, &plan, 1, flags, c->nnodes), 6);
+	assert_int_equal(gp_steer_hold_planned(&kb, 12 + 3000, &plan, 1, flags, c->nnodes), 0);
+	/* a job that ends by B's planned start could backfill there */
+	assert_int_equal(gp_steer_hold_planned(&kd, 12 + 988, &plan, 1, flags, c->nnodes), 0);
+	assert_int_equal(gp_steer_hold_planned(&kd, 12 + 5000, &plan, 1, flags, c->nnodes), 6);
 	for (k = 0; k < c->nnodes; k++)
 		assert_int_equal(!!(flags[k] & GP_NODE_RESERVED), k == planned[0] || k == planned[1] ||
 		                 k == planned[2] || k == planned[3] || k == planned[4] || k == planned[5]);

@@ -365,7 +365,7 @@ static void steer_holds_nodes_planned_ahead(void **state)
 	 * not: itself (12), same priority and time with a higher id (13);
 	 * nodes outside the model are skipped */
 	flags[1] = GP_NODE_DRAIN;
-	assert_int_equal(gp_steer_hold_planned(&k, plans, 4, flags, 8), 4);
+	assert_int_equal(gp_steer_hold_planned(&k, 0, plans, 4, flags, 8), 4);
 	assert_true(flags[0] == GP_NODE_RESERVED);
 	assert_true(flags[1] == (GP_NODE_DRAIN | GP_NODE_RESERVED));
 	assert_true(flags[2] == GP_NODE_RESERVED && flags[3] == GP_NODE_RESERVED);
@@ -373,12 +373,23 @@ static void steer_holds_nodes_planned_ahead(void **state)
 	/* the first job in the order: nothing held */
 	memset(flags, 0, sizeof(flags));
 	k = (gp_steer_cand_t){ .job_id = 10, .priority = 9, .submit_time = 50 };
-	assert_int_equal(gp_steer_hold_planned(&k, plans, 4, flags, 8), 0);
+	assert_int_equal(gp_steer_hold_planned(&k, 0, plans, 4, flags, 8), 0);
 	/* same priority and submission: the lower job id is ahead */
 	k = (gp_steer_cand_t){ .job_id = 14, .priority = 5, .submit_time = 20 };
-	assert_int_equal(gp_steer_hold_planned(&k, plans, 4, flags, 8), 6);
+	assert_int_equal(gp_steer_hold_planned(&k, 0, plans, 4, flags, 8), 6);
 	assert_true(flags[5] == GP_NODE_RESERVED && flags[4] == GP_NODE_RESERVED);
-	assert_int_equal(gp_steer_hold_planned(NULL, plans, 4, flags, 8), 0);
+	assert_int_equal(gp_steer_hold_planned(NULL, 0, plans, 4, flags, 8), 0);
+	/* with planned starts: a job that reaches its limit by a plan's start
+	 * is not held off that plan's nodes (Slurm backfills it there) */
+	memset(flags, 0, sizeof(flags));
+	plans[0].start_time = 1000;
+	plans[1].start_time = 2000;
+	assert_int_equal(gp_steer_hold_planned(&k, 1000, plans, 4, flags, 8), 2);
+	assert_true(flags[0] == 0 && flags[1] == 0 && flags[2] == 0 && flags[3] == 0);
+	assert_true(flags[4] == GP_NODE_RESERVED && flags[5] == GP_NODE_RESERVED);
+	memset(flags, 0, sizeof(flags));
+	assert_int_equal(gp_steer_hold_planned(&k, 1001, plans, 4, flags, 8), 4);
+	assert_true(flags[0] == GP_NODE_RESERVED && flags[2] == 0);
 }
 
 static void steer_rules_table(void **state)
