@@ -192,6 +192,82 @@ int gp_steer_redecide(gp_steer_job_t *j, const gp_policy_t *p, int64_t now, bool
 	return 1;
 }
 
+/* Is plan a ahead of candidate k in Slurm's priority order (by_priority)? */
+static bool plan_ahead(const gp_steer_plan_t *a, const gp_steer_cand_t *k)
+{
+	if (a->priority != k->priority)
+		return a->priority > k->priority;
+	if (a->submit_time != k->submit_time)
+		return a->submit_time < k->submit_time;
+	return a->job_id < k->job_id;
+}
+
+int32_t gp_steer_hold_planned(const gp_steer_cand_t *k, int64_t end, const gp_steer_plan_t *plans,
+                              int32_t nplans, uint32_t *node_flags, int32_t nnodes)
+{
+	int32_t a, i, marked = 0;
+
+	if (!k || !plans || !node_flags)
+		return 0;
+	for (a = 0; a < nplans; a++) {
+		if (plans[a].job_id == k->job_id || !plan_ahead(&plans[a], k) || !plans[a].nodes)
+			continue;
+		if (end > 0 && plans[a].start_time > 0 && end <= plans[a].start_time)
+			continue; /* it ends before that plan starts: Slurm backfills it */
+		for (i = 0; i < plans[a].nnodes; i++) {
+			int32_t n = plans[a].nodes[i];
+
+			if (n < 0 || n >= nnodes || (node_flags[n] & GP_NODE_RESERVED))
+				continue;
+			node_flags[n] |= GP_NODE_RESERVED;
+			marked++;
+		}
+	}
+	return marked;
+}
+
+int32_t gp_steer_domains(const gp_cluster_t *c, const int32_t *nodes, int32_t n)
+{
+	int32_t i, k, got = 0;
+
+	if (!c || !nodes)
+		return 0;
+	/* sets are a few nodes to a few hundred: a quadratic count of the
+	 * distinct domains allocates nothing */
+	for (i = 0; i < n; i++) {
+		int32_t d, nd = nodes[i];
+
+		if (nd < 0 || nd >= c->nnodes)
+			continue;
+		d = c->nblocks > 0 ? c->nodes[nd].block : c->nodes[nd].leaf;
+		if (d < 0)
+			continue;
+		for (k = 0; k < i; k++) {
+			int32_t m = nodes[k];
+
+			if (m >= 0 && m < c->nnodes &&
+			    (c->nblocks > 0 ? c->nodes[m].block : c->nodes[m].leaf) == d)
+				break;
+		}
+		got += k == i;
+	}
+	return got;
+}
+
+bool gp_steer_plan_keeps(const gp_cluster_t *c, const gp_policy_t *p,
+                         const gp_steer_plan_t *own, const gp_scored_t *sc, int64_t now)
+{
+	int32_t planned;
+
+	if (!c || !p || !own || !own->nodes || own->nnodes <= 0 || !sc)
+		return false;
+	if (own->start_time <= 0 || own->start_time > now + p->steer_interval_s)
+		return false; /* unknown, or starting now on sc may gain more than
+		               * one interval */
+	planned = gp_steer_domains(c, own->nodes, own->nnodes);
+	return planned > 0 && planned <= gp_steer_domains(c, sc->nodes, sc->nnodes);
+}
+
 bool gp_steer_moves(const gp_decision_t *d)
 {
 	return d && d->kind == GP_DECIDE_PIN && d->ncands > 0 && !d->cands[0].future;

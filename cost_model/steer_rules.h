@@ -142,6 +142,52 @@ bool gp_steer_node_taken(uint32_t flags, uint32_t full, uint32_t alloc, int32_t 
 int gp_steer_redecide(gp_steer_job_t *j, const gp_policy_t *p, int64_t now, bool taken,
                       gp_policy_t *out, char *why, size_t len);
 
+/*
+ * Nodes Slurm's backfill has planned for a pending job (its SchedNodeList,
+ * slurm_job_info_t.sched_nodes, set by the backfill scheduler for a job it
+ * plans to start later on them), with the job's place in Slurm's priority
+ * order.
+ */
+typedef struct gp_steer_plan {
+	uint32_t job_id;
+	uint32_t priority;
+	int64_t submit_time;
+	int64_t start_time;     /* the planned start (0 = unknown) */
+	const int32_t *nodes;   /* node indices of the model */
+	int32_t nnodes;
+} gp_steer_plan_t;
+
+/*
+ * Keep a re-decision of candidate k off the nodes planned for jobs ahead
+ * of it in Slurm's priority order (gp_steer_sort's order; its own plan and
+ * plans of jobs behind it do not count): each such node gets
+ * GP_NODE_RESERVED in node_flags (nnodes entries), so the engine places
+ * nothing there and a PINned job whose set holds one is taken
+ * (gp_steer_node_taken).  A job steered onto them could not start there
+ * before the job they are planned for, which Slurm starts first.  end:
+ * when k, started now, would reach its time limit (0 = unknown); a plan
+ * that starts at or after it does not hold its nodes, as Slurm's backfill
+ * starts a job on planned nodes that it ends before the planned start.
+ * Returns how many nodes it marked.
+ */
+int32_t gp_steer_hold_planned(const gp_steer_cand_t *k, int64_t end, const gp_steer_plan_t *plans,
+                              int32_t nplans, uint32_t *node_flags, int32_t nnodes);
+
+/* The NVLink blocks (topology/block sites) or else the leaf switches
+ * nodes[0..n-1] span (0 when they have neither). */
+int32_t gp_steer_domains(const gp_cluster_t *c, const int32_t *nodes, int32_t n);
+
+/*
+ * Should job k be left where Slurm has planned it (own: its own plan, NULL
+ * = none) rather than moved to set sc?  Yes when Slurm starts it there
+ * within one steering interval of now (its planned start, or it can start
+ * now) and the plan spans no more NVLink blocks or leaves than sc: the
+ * move gains no compactness and at most one interval of wait, and it
+ * drops the place Slurm's plan keeps for it.
+ */
+bool gp_steer_plan_keeps(const gp_cluster_t *c, const gp_policy_t *p,
+                         const gp_steer_plan_t *own, const gp_scored_t *sc, int64_t now);
+
 /* Does re-decision d move the job: a PIN on a set free now (not a future
  * one)?  Never wider than the request it was made from. */
 bool gp_steer_moves(const gp_decision_t *d);

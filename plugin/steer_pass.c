@@ -249,15 +249,75 @@ static void plan_clear(struct steer_plan *p)
  * *plan filled when it should be moved, else 0.  Under dec.lock, no
  * RPC.  Situations that move a job:
  *   PIN:       its pinned set is no longer free for it (taken by jobs
- *              gpuplace did not place, or by higher-priority ones), and a
+ *              gpuplace did not place, or by higher-priority ones, or
+ *              planned by Slurm's backfill for a job ahead of it), and a
  *              set the policy accepts is free now: PINned there;
  *   CONSTRAIN: a set the policy accepts is free now (its domains could not
  *              start it, or it waited longer than its predicted wait, after
  *              which waiting is no longer considered): PINned there.
+ * Never onto nodes Slurm's backfill planned for a job ahead of it (their
+ * SchedNodeList), and not away from its own plan when that starts within
+ * a steering interval and is as compact (steer_rules.h).
  * The re-decision starts from the user's original request (partition,
  * reservation, --nodelist, --exclude, --constraint, node counts), so it
  * never widens it.
  */
+/*
+ * Slurm's backfill plans: the pending jobs with a SchedNodeList
+ * (slurm_job_info_t.sched_nodes, which the backfill scheduler sets for a
+ * job it plans to start later, in 22.05 as in 24.11) as node indices of
+ * the model.  A list naming a node the model lacks is left out: the plan
+ * of a job on nodes gpuplace does not place changes nothing it chooses.
+ */
+struct steer_plans {
+	gp_steer_plan_t *p;
+	int32_t n;
+};
+
+static void plans_read(const gp_cluster_t *cl, const job_info_msg_t *jobs,
+                       struct steer_plans *pl)
+{
+	uint32_t i;
+
+	pl->p = NULL;
+	pl->n = 0;
+	if (!(pl->p = calloc((size_t)jobs->record_count + 1, sizeof(*pl->p))))
+		return; /* memory short: steering as before, without plans */
+	for (i = 0; i < jobs->record_count; i++) {
+		const slurm_job_info_t *j = &jobs->job_array[i];
+		gp_steer_plan_t *p = &pl->p[pl->n];
+		int32_t *nodes = NULL, n = 0;
+		gp_error_t err;
+
+		if ((j->job_state & JOB_STATE_BASE) != JOB_PENDING || !j->sched_nodes ||
+		    !j->sched_nodes[0])
+			continue;
+		if (gp__hostlist_nodes(cl, "SchedNodeList", j->sched_nodes, cl->nnodes, &nodes, &n,
+		                       &err) != GP_OK || n <= 0) {
+			free(nodes);
+			continue;
+		}
+		p->job_id = j->job_id;
+		p->priority = j->priority;
+		p->submit_time = (int64_t)j->submit_time;
+		p->start_time = (int64_t)j->start_time; /* expected, for a pending job */
+		p->nodes = nodes;
+		p->nnodes = n;
+		pl->n++;
+	}
+}
+
+static void plans_free(struct steer_plans *pl)
+{
+	int32_t k;
+
+	for (k = 0; pl->p && k < pl->n; k++)
+		free((void *)pl->p[k].nodes);
+	free(pl->p);
+	pl->p = NULL;
+	pl->n = 0;
+}
+
 /* Node nd cannot give a pinned job its `gpus' GPUs now (work as prepared). */
 static bool pinned_node_taken(int32_t nd, int32_t gpus)
 {
@@ -266,8 +326,8 @@ static bool pinned_node_taken(int32_t nd, int32_t gpus)
 }
 
 static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_info_t *ji,
-                        const gp_steer_cand_t *k, int64_t now, struct steer_plan *plan,
-                        int *evaluations)
+                        const gp_steer_cand_t *k, const struct steer_plans *plans, int64_t now,
+                        struct steer_plan *plan, int *evaluations)
 {
 	struct steer_orig *o = orig_find(k->ref);
 	struct ledger_entry *e;
@@ -283,6 +343,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	int moved = 0, found = 0, rc;
 	int32_t i;
 	bool taken = false;
+	const gp_steer_plan_t *own = NULL;
 
 	if (!o)
 		return 0; /* not known (slurmctld restarted, or the job was changed
@@ -306,6 +367,14 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	                  (int64_t)r.time_limit_min * 60, dec.cur.work->node_flags, why,
 	                  sizeof(why)))
 		goto out;
+	/* the nodes Slurm's backfill planned for jobs ahead of it are not
+	 * free for it: a job moved there could not start before them
+	 * (steer_rules.h); a pinned set holding one is taken */
+	gp_steer_hold_planned(k, r.time_limit_min > 0 ? now + (int64_t)r.time_limit_min * 60 : 0,
+	                      plans->p, plans->n, dec.cur.work->node_flags, c->cluster->nnodes);
+	for (i = 0; i < plans->n; i++)
+		if (plans->p[i].job_id == k->job_id)
+			own = &plans->p[i];
 	if (k->pinned) {
 		/* is the pinned set still free for it?  The ledger says how many
 		 * GPUs on each node; a held job left the ledger, then its
@@ -351,6 +420,8 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		goto out;
 	if (k->pinned && ji->req_nodes && !strcmp(ji->req_nodes, list))
 		goto out; /* the same set again */
+	if (gp_steer_plan_keeps(c->cluster, &pol, own, &d.cands[0], now))
+		goto out; /* Slurm starts it as compactly within an interval */
 	/* the old comment's prediction, checkpoint plan, cap and reference
 	 * stay; what it said about the old set goes; text outside gpuplace's
 	 * part of the comment is not touched */
@@ -442,6 +513,7 @@ void steer_pass(gp_live_t *lv)
 	struct gp_snap *sn = snap_get();
 	struct gp_conf *c;
 	gp_steer_cand_t *cand = NULL;
+	struct steer_plans plans = { NULL, 0 };
 	int64_t now = (int64_t)time(NULL);
 	int nc, k, updates = 0, evaluations = 0;
 
@@ -455,6 +527,8 @@ void steer_pass(gp_live_t *lv)
 		goto done;
 	nc = gp_steer_pick(lv->jobs->job_array, lv->jobs->record_count, cand,
 	                   (int)lv->jobs->record_count);
+	if (nc > 0)
+		plans_read(c->cluster, lv->jobs, &plans);
 	/* bounded work: at most steer_max updates and 4x as many
 	 * re-decisions per pass, dec.lock taken per job, so a submission
 	 * waits for one re-decision at most */
@@ -465,8 +539,8 @@ void steer_pass(gp_live_t *lv)
 
 		memset(&plan, 0, sizeof(plan));
 		pthread_mutex_lock(&dec.lock);
-		moved = steer_decide(c, sn, &lv->jobs->job_array[cand[k].index], &cand[k], now, &plan,
-		                     &evaluations);
+		moved = steer_decide(c, sn, &lv->jobs->job_array[cand[k].index], &cand[k], &plans, now,
+		                     &plan, &evaluations);
 		pthread_mutex_unlock(&dec.lock);
 		if (!moved)
 			continue;
@@ -499,6 +573,7 @@ void steer_pass(gp_live_t *lv)
 		plan_clear(&plan);
 	}
 done:
+	plans_free(&plans);
 	free(cand);
 	snap_put(sn);
 }

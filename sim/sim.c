@@ -250,6 +250,13 @@ struct sim {
 	int32_t *steer_moved;     /* the jobs the last pass moved (steer_max) */
 	int32_t nsteer_moved;
 	int32_t resv_j;           /* the job holding the reservation (have_resv) */
+	int32_t *resv_nodes;      /* the nodes its reservation plans for it, as
+	                           * Slurm's backfill sets a pending job's
+	                           * sched_nodes (none: no reservation, or one
+	                           * that is a lower bound of its start only) */
+	int32_t nresv_nodes;
+	uint32_t *steer_flags;    /* scratch: node flags with the nodes planned
+	                           * for jobs ahead of a re-decided job reserved */
 	struct heap_ent *sw_heap; /* --switches deadlines (switch_until, job) */
 	int32_t nsw_heap;
 	bool no_switch_hold;      /* never_fits: --switches waits do not count */
@@ -1668,7 +1675,7 @@ static int plugin_decide(struct sim *S, int32_t j)
 
 /* Is the set job j is PINned to no longer free for it in the plugin's view
  * at its refresh (the snapshot plus the other jobs' ledger entries)? */
-static bool steer_taken(const struct sim *S, int32_t j)
+static bool steer_taken(const struct sim *S, int32_t j, const uint32_t *flags)
 {
 	const struct sjob *J = &S->jobs[j];
 	int32_t i, k, m;
@@ -1687,17 +1694,20 @@ static bool steer_taken(const struct sim *S, int32_t j)
 				if (L->pin[m] == n)
 					alloc |= L->pin_mask[m];
 		}
-		if (gp_steer_node_taken(S->cur->node_flags[n], full_mask(S->c->nodes[n].ngpus), alloc,
+		if (gp_steer_node_taken(flags[n], full_mask(S->c->nodes[n].ngpus), alloc,
 		                        gp__popcount(J->pin_mask[i])))
 			return true;
 	}
 	return false;
 }
 
-/* The plugin's steer_decide for pending job j at its refresh now: 1 moved
- * (PINned to a set free in its view), 0 not, < 0 error. */
-static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
+/* The plugin's steer_decide for pending job j (candidate k) at its refresh
+ * now, with Slurm's plans (the reserved job's nodes): 1 moved (PINned to a
+ * set free in its view), 0 not, < 0 error. */
+static int steer_one(struct sim *S, const gp_steer_cand_t *k, int64_t now, int *evaluations,
+                     const gp_steer_plan_t *plans, int32_t nplans)
 {
+	int32_t j = (int32_t)k->index;
 	struct sjob *J = &S->jobs[j];
 	const struct shape *sh = &S->shapes[J->shape];
 	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
@@ -1710,14 +1720,27 @@ static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
 	gp_request_t r;
 	char why[160];
 	bool taken = false;
+	uint32_t *flags = S->cur->node_flags;
+	const gp_steer_plan_t *own = NULL;
 	int32_t i, per;
 	int rc;
 
 	J->steer.pinned = J->decision == GP_SIM_DEC_PIN;
 	if (!gp_steer_due(&J->steer, &S->p->policy, now))
 		return 0;
+	/* the nodes Slurm's backfill planned for jobs ahead of it are not
+	 * free for it (steer_rules.h), as the plugin reads them */
+	for (i = 0; i < nplans; i++)
+		if (plans[i].job_id == k->job_id)
+			own = &plans[i];
+	if (nplans > (own ? 1 : 0)) {
+		memcpy(S->steer_flags, S->cur->node_flags, (size_t)S->c->nnodes * sizeof(*S->steer_flags));
+		if (gp_steer_hold_planned(k, to_i64(ceil(S->now + J->limit)), plans, nplans,
+		                          S->steer_flags, S->c->nnodes) > 0)
+			flags = S->steer_flags;
+	}
 	if (J->steer.pinned)
-		taken = steer_taken(S, j);
+		taken = steer_taken(S, j, flags);
 	if (!gp_steer_redecide(&J->steer, &S->p->policy, now, taken, &pol, why, sizeof(why)))
 		return 0;
 	(*evaluations)++;
@@ -1750,6 +1773,7 @@ static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
 		return 0;
 	if ((rc = plugin_state(S, j, S->snap_time, &pol, &view)))
 		return rc;
+	view.node_flags = flags;
 	rc = sim_decide(S, J, sh, &view, &pol, &pv, S->snap_time, &d, &derr);
 	if (rc == GP_EINVAL)
 		return 0;
@@ -1767,6 +1791,10 @@ static int steer_one(struct sim *S, int32_t j, int64_t now, int *evaluations)
 			gp__decision_clear(&d); /* the same set again */
 			return 0;
 		}
+	}
+	if (gp_steer_plan_keeps(S->c, &pol, own, sc, now)) {
+		gp__decision_clear(&d); /* Slurm starts it as compactly soon */
+		return 0;
 	}
 	if (!gp_outcome_pin_exact(&in, sc, &per, why, sizeof(why))) {
 		gp__decision_clear(&d); /* Slurm cannot be held to it (the plugin's pin_exact) */
@@ -1817,7 +1845,8 @@ static int steer_pass(struct sim *S, int *moved)
 	int64_t now = to_i64(S->snap_time);
 	int nc = 0, k, evaluations = 0, rc;
 	double wake = INFINITY;
-	int32_t j;
+	int32_t j, nplans = 0;
+	gp_steer_plan_t plan = { 0 };
 
 	*moved = 0;
 	S->nsteer_moved = 0;
@@ -1837,8 +1866,21 @@ static int steer_pass(struct sim *S, int *moved)
 		                                         .pinned = J->decision == GP_SIM_DEC_PIN };
 	}
 	gp_steer_sort(S->steer_cand, nc);
+	/* Slurm's plan for the job holding the reservation, while it waits
+	 * (EASY backfill plans one job; Slurm's backfill plans many, each
+	 * with its sched_nodes) */
+	if (S->have_resv && S->nresv_nodes > 0 && S->resv_j >= 0 &&
+	    S->jobs[S->resv_j].st == JS_QUEUED) {
+		const struct sjob *R = &S->jobs[S->resv_j];
+
+		plan = (gp_steer_plan_t){ .job_id = R->tj->id, .priority = 1,
+		                          .submit_time = to_i64(floor(R->tj->submit_s)),
+		                          .start_time = to_i64(ceil(fmax(S->shadow, 1.0))),
+		                          .nodes = S->resv_nodes, .nnodes = S->nresv_nodes };
+		nplans = 1;
+	}
 	for (k = 0; k < nc && gp_steer_budget(pol, *moved, evaluations); k++) {
-		rc = steer_one(S, (int32_t)S->steer_cand[k].index, now, &evaluations);
+		rc = steer_one(S, &S->steer_cand[k], now, &evaluations, &plan, nplans);
 		if (rc < 0)
 			return rc;
 		*moved += rc;
@@ -2164,6 +2206,7 @@ static int reserve(struct sim *S, struct sjob *J)
 	                    SIM_MAX_RESV_TRIES;
 
 	S->have_resv = false;
+	S->nresv_nodes = 0;
 	memcpy(S->work, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->work));
 	memcpy(S->work_rack_w, S->rack_w, (size_t)c->nracks * sizeof(*S->work_rack_w));
 	/* running jobs by their planned end (start + time limit, as Slurm's
@@ -2232,6 +2275,7 @@ static int reserve(struct sim *S, struct sjob *J)
 		S->resv_alloc[nd] |= S->pl2.mask[k];
 		if (S->eligible[nd])
 			S->resv_free -= gp__popcount(newly);
+		S->resv_nodes[S->nresv_nodes++] = nd;
 	}
 	return GP_OK;
 }
@@ -2375,6 +2419,7 @@ static int schedule(struct sim *S, int32_t first_new, int32_t qlen_before, bool 
 	S->pass++;
 	S->res->m.passes++;
 	S->have_resv = false;
+	S->nresv_nodes = 0;
 	for (j = S->qhead; j >= 0; j = next) {
 		bool resv_before = S->have_resv;
 
@@ -2723,6 +2768,8 @@ static void sim_free(struct sim *S)
 	free(S->view);
 	free(S->view2);
 	free(S->resv_alloc);
+	free(S->resv_nodes);
+	free(S->steer_flags);
 	free(S->work);
 	free(S->work_rack_w);
 	free(S->resv_rack_w);
@@ -2989,6 +3036,8 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->view = calloc((size_t)nr + 1, sizeof(*S->view));
 	S->view2 = calloc((size_t)nr + 1, sizeof(*S->view2));
 	S->resv_alloc = calloc((size_t)c->nnodes + 1, sizeof(*S->resv_alloc));
+	S->resv_nodes = calloc((size_t)c->nnodes + 1, sizeof(*S->resv_nodes));
+	S->steer_flags = calloc((size_t)c->nnodes + 1, sizeof(*S->steer_flags));
 	S->work = calloc((size_t)c->nnodes + 1, sizeof(*S->work));
 	S->sw_cnt = calloc((size_t)nsw, sizeof(*S->sw_cnt));
 	S->bb_cnt = calloc((size_t)c->nblocks + 1, sizeof(*S->bb_cnt));
@@ -3006,7 +3055,8 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	    !S->ends || !S->lheap ||
 	    !S->rack_busy || !S->rack_w || !S->rack_limit || !S->rack_over || !S->work_rack_w ||
 	    !S->resv_rack_w || !S->bf_rack_w ||
-	    !S->view || !S->view2 || !S->resv_alloc || !S->work || !S->sw_cnt || !S->leaves ||
+	    !S->view || !S->view2 || !S->resv_alloc || !S->resv_nodes ||
+	    !S->steer_flags || !S->work || !S->sw_cnt || !S->leaves ||
 	    !S->pl.nodes || !S->pl.mask || !S->pl2.nodes || !S->pl2.mask || !S->leaf_seen ||
 	    !S->rack_seen || !S->bb_cnt || !S->ll_cnt || !S->ll_tmp || !S->bb_req)
 		return gp__errorf(S->err, GP_ENOMEM, "out of memory");

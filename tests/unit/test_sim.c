@@ -332,13 +332,24 @@ static void test_backfill_around_reservation(void **state)
 	for (i = 0; all_policies[i]; i++) {
 		gp_sim_result_t *r = run(c, t, all_policies[i], true);
 		bool baseline = i < 2;
+		int32_t k;
 
 		/* the baselines reserve the first six nodes, so C fits beside
-		 * them; the engine may reserve others, but C never delays B */
-		if (baseline || r->jobs[2].start_s < r->jobs[1].start_s) {
+		 * them; the engine may reserve others, but C never delays B.
+		 * The plugin decides C at submission without Slurm's plan and
+		 * may PIN it to a node planned for B; its steering reads the
+		 * plan (B's SchedNodeList) at the next refresh (4 s) and moves
+		 * C off it, so C does not wait for B to end */
+		if (r->jobs[2].steered) {
+			assert_false(baseline);
+			assert_true(r->jobs[2].start_s == 4);
+			for (k = 0; k < r->jobs[1].nnodes; k++)
+				assert_int_not_equal(r->jobs[2].nodes[0], r->jobs[1].nodes[k]);
+		} else if (baseline || r->jobs[2].start_s < r->jobs[1].start_s) {
 			assert_true(r->jobs[2].start_s == 2);
-			assert_true(r->jobs[2].backfilled);
 		}
+		if (baseline || r->jobs[2].start_s < r->jobs[1].start_s)
+			assert_true(r->jobs[2].backfilled);
 		assert_true(r->jobs[1].start_s == r->jobs[0].end_s);
 		gp__sim_result_destroy(r);
 	}
@@ -681,11 +692,14 @@ static gp_sim_result_t *run_steer(const gp_cluster_t *c, const gp_trace_t *t, co
  *   t=1  C (16 GPUs, 5000 s) is PINned to gpu0005-0006, free in the
  *        plugin's view, but cannot backfill: it would run past 1000 on
  *        GPUs reserved for B;
- *   t=1000  A ends, B starts on gpu0001-0006: C's pinned nodes are taken.
+ *   t=1000  A ends, B starts on gpu0001-0006.
  * Without steering C waits for exactly those nodes until B ends: start
- * 4000.  With it, the refresh at 1002 finds C's nodes taken, re-decides it
- * and PINs it to gpu0007-0008, free: start 1002.  The move is the one the
- * plugin's steer_decide makes on that state: the same rules
+ * 4000.  With it, the refresh at 2 finds C's nodes planned for B, ahead of
+ * it (B's SchedNodeList, as Slurm's backfill shows it): taken for C.  It
+ * re-decides C with B's planned nodes held and PINs it to gpu0007-0008,
+ * free: start 2 (before steering read Slurm's plan, C was moved only when
+ * B took its nodes, at 1002).  The move is the one the plugin's
+ * steer_decide makes on that state: the same rules
  * (cost_model/steer_rules.h) and the same engine call on the same view give the
  * same nodes.
  */
@@ -709,7 +723,10 @@ static void test_plugin_faithful_steering(void **state)
 	gp_error_t err;
 	char why[160];
 	double comm = 0;
-	int32_t k, gpn8 = 0xff;
+	int32_t k, gpn8 = 0xff, bnodes[6];
+	gp_steer_cand_t kc = { .job_id = 3, .priority = 1, .submit_time = 1, .pinned = true };
+	gp_steer_plan_t plan = { .job_id = 2, .priority = 1, .submit_time = 0, .start_time = 1000,
+	                         .nodes = bnodes, .nnodes = 6 };
 
 	(void)state;
 	t->jobs[2].comm_fraction = 0.2; /* C's profile, rebuilt below */
@@ -736,10 +753,10 @@ static void test_plugin_faithful_steering(void **state)
 	assert_int_equal(off->jobs[2].nodes[1], gp__node_find(c, "gpu0006"));
 	assert_int_equal(off->m.steered, 0);
 	assert_int_equal(off->m.steer_evals, 0);
-	/* with it: moved at the refresh after its nodes were taken */
+	/* with it: moved at the first refresh after its submission */
 	assert_int_equal(on->jobs[2].decision, GP_SIM_DEC_PIN); /* as logged at submission */
 	assert_true(on->jobs[2].steered);
-	assert_true(on->jobs[2].start_s == 1002);
+	assert_true(on->jobs[2].start_s == 2);
 	assert_int_equal(on->jobs[2].nnodes, 2);
 	assert_int_equal(on->jobs[2].nodes[0], gp__node_find(c, "gpu0007"));
 	assert_int_equal(on->jobs[2].nodes[1], gp__node_find(c, "gpu0008"));
@@ -747,18 +764,25 @@ static void test_plugin_faithful_steering(void **state)
 	assert_true(on->jobs[2].end_s < off->jobs[2].end_s);
 
 	/* the plugin's rules and engine call on the state of the refresh at
-	 * 1002: B on gpu0001-0006, C PINned at 1 to gpu0005-0006 */
+	 * 2: A on gpu0001-0004, B planned on gpu0001-0006, C PINned at 1 to
+	 * gpu0005-0006 */
 	assert_int_equal(gp__sim_policy_parse("performance", c, &sp, &err), GP_OK);
 	gp_steer_job_init(&st, true, 1, 0.0, false);
 	assert_true(gp_steer_budget(&sp.policy, 0, 0));
-	assert_true(gp_steer_due(&st, &sp.policy, 1002));
+	assert_true(gp_steer_due(&st, &sp.policy, 2));
 	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	for (k = 0; k < 4; k++)
+		s->alloc_mask[on->jobs[0].nodes[k]] = (uint32_t)gpn8;
 	for (k = 0; k < 6; k++)
-		s->alloc_mask[on->jobs[1].nodes[k]] = (uint32_t)gpn8;
-	s->time = 1002;
+		bnodes[k] = on->jobs[1].nodes[k];
+	s->time = 2;
+	/* free, but planned for B: taken for C */
+	assert_false(gp_steer_node_taken(s->node_flags[off->jobs[2].nodes[0]], (uint32_t)gpn8,
+	                                 s->alloc_mask[off->jobs[2].nodes[0]], 8));
+	assert_int_equal(gp_steer_hold_planned(&kc, 2 + 5000, &plan, 1, s->node_flags, c->nnodes), 6);
 	assert_true(gp_steer_node_taken(s->node_flags[off->jobs[2].nodes[0]], (uint32_t)gpn8,
 	                                s->alloc_mask[off->jobs[2].nodes[0]], 8));
-	assert_int_equal(gp_steer_redecide(&st, &sp.policy, 1002, true, &pol, why, sizeof(why)), 1);
+	assert_int_equal(gp_steer_redecide(&st, &sp.policy, 2, true, &pol, why, sizeof(why)), 1);
 	assert_string_equal(why, "its pinned nodes were taken");
 	/* C's profile as the simulator builds it (sim.c, shape_get): the
 	 * default data-parallel one, its compute time making communication
@@ -778,12 +802,24 @@ static void test_plugin_faithful_steering(void **state)
 		r.partition = 0;
 	r.time_limit_min = 84; /* 5000 s in minutes, rounded up */
 	assert_int_equal(gp__engine_create(c, &e, &err), GP_OK);
-	assert_int_equal(gp__decide(e, s, &r, &job, &pol, NULL, 1002, NULL, 0, &d, &err), GP_OK);
+	assert_int_equal(gp__decide(e, s, &r, &job, &pol, NULL, 2, NULL, 0, &d, &err), GP_OK);
 	assert_true(gp_steer_moves(&d));
 	assert_int_equal(d.cands[0].nnodes, on->jobs[2].nnodes);
 	assert_memory_equal(d.cands[0].nodes, on->jobs[2].nodes, 2 * sizeof(int32_t));
-	gp_steer_moved(&st, 1002);
-	assert_false(gp_steer_due(&st, &sp.policy, 1004)); /* not again within 30 s */
+	/* Slurm's plan for it, if it had one as compact that started soon,
+	 * would keep it (steer_rules.h, gp_steer_plan_keeps); B's plan is
+	 * not C's */
+	plan.job_id = 3;
+	plan.start_time = 2;
+	plan.nnodes = 2;
+	assert_true(gp_steer_plan_keeps(c, &pol, &plan, &d.cands[0], 2));
+	plan.start_time = 2 + pol.steer_interval_s + 1;
+	assert_false(gp_steer_plan_keeps(c, &pol, &plan, &d.cands[0], 2));
+	plan.start_time = 2;
+	plan.nnodes = 6; /* over both leaves: less compact than the move */
+	assert_false(gp_steer_plan_keeps(c, &pol, &plan, &d.cands[0], 2));
+	gp_steer_moved(&st, 2);
+	assert_false(gp_steer_due(&st, &sp.policy, 4)); /* not again within 30 s */
 	gp__decision_clear(&d);
 	gp__request_clear(&r);
 	gp__engine_destroy(e);
@@ -791,6 +827,83 @@ static void test_plugin_faithful_steering(void **state)
 	gp_state_destroy(s);
 	gp__sim_result_destroy(on);
 	gp__sim_result_destroy(off);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
+/*
+ * Steering keeps off the nodes Slurm's backfill planned for a job ahead
+ * (its SchedNodeList).  8 nodes x 8 GPUs (leaves gpu0001-0004 and
+ * gpu0005-0008), the performance preset:
+ *   t=0  A (32 GPUs, 1000 s) starts on gpu0001-0004; B (48 GPUs) cannot
+ *        fit: first in the queue, it holds the reservation for t=1000 on
+ *        gpu0001-0006; G (16 GPUs, 10 s) backfills on gpu0005-0006 (it
+ *        ends before 1000); E (1 GPU, 500 s, let through) backfills on
+ *        gpu0007;
+ *   t=3  D (16 GPUs, 5000 s): no two nodes free: CONSTRAINed to the
+ *        leaf gpu0005-0008;
+ *   t=10 G ends: gpu0005-0006 are free, but planned for B.
+ * The old steering re-pinned D there at the next refresh; D could not
+ * start on them (it runs past 1000 on GPUs reserved for B) and waited
+ * until B took them, then was steered again: start 1002.  Steering that
+ * keeps off B's planned nodes leaves D where it is, and Slurm starts it
+ * when E ends: 500, on gpu0007-0008.
+ */
+static void test_steering_keeps_off_planned_nodes(void **state)
+{
+	static const struct row rows[] = {
+		{ 0, 1000, 32, 0 }, { 0, 3000, 48, 0 }, { 0, 10, 16, 0 }, { 0, 500, 1, 0 },
+		{ 3, 5000, 16, 0 },
+	};
+	static const char *const bnodes[] = { "gpu0001", "gpu0002", "gpu0003", "gpu0004",
+	                                      "gpu0005", "gpu0006" };
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	gp_trace_t *t = trace_of(rows, 5);
+	gp_sim_result_t *on;
+	gp_steer_cand_t kb = { .job_id = 2, .priority = 1, .submit_time = 0 };
+	gp_steer_cand_t kd = { .job_id = 5, .priority = 1, .submit_time = 3 };
+	gp_steer_plan_t plan = { .job_id = 2, .priority = 1, .submit_time = 0, .start_time = 1000 };
+	int32_t planned[6], k;
+	uint32_t *flags;
+
+	(void)state;
+	on = run_steer(c, t, "performance", true);
+	assert_true(on->jobs[0].start_s == 0);
+	assert_true(on->jobs[1].start_s == 1000);
+	assert_int_equal(on->jobs[1].nnodes, 6);
+	for (k = 0; k < 6; k++) {
+		planned[k] = gp__node_find(c, bnodes[k]);
+		assert_int_equal(on->jobs[1].nodes[k], planned[k]);
+	}
+	assert_true(on->jobs[2].start_s == 0);
+	assert_int_equal(on->jobs[2].nodes[0], gp__node_find(c, "gpu0005"));
+	assert_true(on->jobs[3].start_s == 0);
+	assert_int_equal(on->jobs[3].nodes[0], gp__node_find(c, "gpu0007"));
+	/* D: not moved onto B's planned nodes; started where its decision
+	 * kept it, when E ended */
+	assert_int_equal(on->jobs[4].decision, GP_SIM_DEC_CONSTRAIN);
+	assert_false(on->jobs[4].steered);
+	assert_int_equal(on->m.steered, 0);
+	assert_true(on->jobs[4].start_s == 500);
+	assert_int_equal(on->jobs[4].nnodes, 2);
+	assert_int_equal(on->jobs[4].nodes[0], gp__node_find(c, "gpu0007"));
+	assert_int_equal(on->jobs[4].nodes[1], gp__node_find(c, "gpu0008"));
+
+	/* the shared rule on that plan: B's nodes are held for D, which is
+	 * behind B, and not for B itself */
+	plan.nodes = planned;
+	plan.nnodes = 6;
+	flags = calloc((size_t)c->nnodes, sizeof(*flags));
+	assert_non_null(flags);
+	assert_int_equal(gp_steer_hold_planned(&kb, 12 + 3000, &plan, 1, flags, c->nnodes), 0);
+	/* a job that ends by B's planned start could backfill there */
+	assert_int_equal(gp_steer_hold_planned(&kd, 12 + 988, &plan, 1, flags, c->nnodes), 0);
+	assert_int_equal(gp_steer_hold_planned(&kd, 12 + 5000, &plan, 1, flags, c->nnodes), 6);
+	for (k = 0; k < c->nnodes; k++)
+		assert_int_equal(!!(flags[k] & GP_NODE_RESERVED), k == planned[0] || k == planned[1] ||
+		                 k == planned[2] || k == planned[3] || k == planned[4] || k == planned[5]);
+	free(flags);
+	gp__sim_result_destroy(on);
 	trace_free(t);
 	gp_cluster_destroy(c);
 }
@@ -915,17 +1028,20 @@ static void test_plugin_faithful_switches(void **state)
 
 	/* case 2: it frees only after max-time, with steering and without.
 	 * Without, Slurm holds the job to one leaf until max-time (300 s
-	 * after its submission at 3 s); with, steering PINs it to the spread
-	 * set at the first refresh after its predicted wait (job 0's end at
-	 * 101 s, which job 1 takes) and drops the switch count as the
-	 * plugin's update does, so it starts then */
+	 * after its submission at 3 s); with, steering reads Slurm's plan:
+	 * job 1, ahead of it, holds the reservation of the leaf job 0 frees
+	 * at 101 s (its SchedNodeList), so waiting for that leaf cannot pay.
+	 * It PINs job 2 to the spread set at its first refresh after the
+	 * submission (4 s) and drops the switch count as the plugin's update
+	 * does, so it starts then (it once waited for that leaf until 101 s,
+	 * when job 1 took it) */
 	on = switch_run(c, t2, true);
 	off = switch_run(c, t2, false);
 	printf("# case 2: spread start %.0f s with steering, %.0f s without\n",
 	       on->jobs[2].start_s, off->jobs[2].start_s);
 	assert_true(off->jobs[2].start_s == 3 + 300);
 	/* the plugin refreshes every 2 s */
-	assert_true(on->jobs[2].start_s >= 101 && on->jobs[2].start_s <= 101 + 2);
+	assert_true(on->jobs[2].start_s == 4);
 	for (r = on; r; r = r == on ? off : NULL) {
 		assert_true(r->jobs[0].end_s == 101);
 		assert_int_equal(r->jobs[1].decision, GP_SIM_DEC_CONSTRAIN);
@@ -1567,6 +1683,7 @@ int main(void)
 		cmocka_unit_test(test_plugin_faithful),
 		cmocka_unit_test(test_plugin_faithful_ledger),
 		cmocka_unit_test(test_plugin_faithful_steering),
+		cmocka_unit_test(test_steering_keeps_off_planned_nodes),
 		cmocka_unit_test(test_plugin_faithful_switches),
 		cmocka_unit_test(test_block_pin_ok),
 		cmocka_unit_test(test_judge_table),

@@ -346,6 +346,52 @@ static void pick_pending_placed_jobs_by_priority(void **state)
 /* The steering rules both the plugin and the simulator apply
  * (cost_model/steer_rules.h): when a job is looked at, with which policy it is
  * re-decided, when a re-decision moves it, and the pass's budget. */
+/* Nodes planned for jobs ahead in Slurm's priority order are held for a
+ * re-decision; its own plan and plans of jobs behind it are not. */
+static void steer_holds_nodes_planned_ahead(void **state)
+{
+	int32_t n1[] = { 0, 1 }, n2[] = { 2, 3 }, n3[] = { 4, 9, -1 }, n4[] = { 5 };
+	gp_steer_plan_t plans[] = {
+		{ .job_id = 10, .priority = 9, .submit_time = 50, .nodes = n1, .nnodes = 2 },
+		{ .job_id = 11, .priority = 5, .submit_time = 10, .nodes = n2, .nnodes = 2 },
+		{ .job_id = 12, .priority = 5, .submit_time = 20, .nodes = n3, .nnodes = 3 },
+		{ .job_id = 13, .priority = 5, .submit_time = 20, .nodes = n4, .nnodes = 1 },
+	};
+	gp_steer_cand_t k = { .job_id = 12, .priority = 5, .submit_time = 20 };
+	uint32_t flags[8] = { 0 };
+
+	(void)state;
+	/* ahead: higher priority (10), same priority submitted earlier (11);
+	 * not: itself (12), same priority and time with a higher id (13);
+	 * nodes outside the model are skipped */
+	flags[1] = GP_NODE_DRAIN;
+	assert_int_equal(gp_steer_hold_planned(&k, 0, plans, 4, flags, 8), 4);
+	assert_true(flags[0] == GP_NODE_RESERVED);
+	assert_true(flags[1] == (GP_NODE_DRAIN | GP_NODE_RESERVED));
+	assert_true(flags[2] == GP_NODE_RESERVED && flags[3] == GP_NODE_RESERVED);
+	assert_true(flags[4] == 0 && flags[5] == 0 && flags[6] == 0 && flags[7] == 0);
+	/* the first job in the order: nothing held */
+	memset(flags, 0, sizeof(flags));
+	k = (gp_steer_cand_t){ .job_id = 10, .priority = 9, .submit_time = 50 };
+	assert_int_equal(gp_steer_hold_planned(&k, 0, plans, 4, flags, 8), 0);
+	/* same priority and submission: the lower job id is ahead */
+	k = (gp_steer_cand_t){ .job_id = 14, .priority = 5, .submit_time = 20 };
+	assert_int_equal(gp_steer_hold_planned(&k, 0, plans, 4, flags, 8), 6);
+	assert_true(flags[5] == GP_NODE_RESERVED && flags[4] == GP_NODE_RESERVED);
+	assert_int_equal(gp_steer_hold_planned(NULL, 0, plans, 4, flags, 8), 0);
+	/* with planned starts: a job that reaches its limit by a plan's start
+	 * is not held off that plan's nodes (Slurm backfills it there) */
+	memset(flags, 0, sizeof(flags));
+	plans[0].start_time = 1000;
+	plans[1].start_time = 2000;
+	assert_int_equal(gp_steer_hold_planned(&k, 1000, plans, 4, flags, 8), 2);
+	assert_true(flags[0] == 0 && flags[1] == 0 && flags[2] == 0 && flags[3] == 0);
+	assert_true(flags[4] == GP_NODE_RESERVED && flags[5] == GP_NODE_RESERVED);
+	memset(flags, 0, sizeof(flags));
+	assert_int_equal(gp_steer_hold_planned(&k, 1001, plans, 4, flags, 8), 4);
+	assert_true(flags[0] == GP_NODE_RESERVED && flags[2] == 0);
+}
+
 static void steer_rules_table(void **state)
 {
 	gp_policy_t p, out;
@@ -608,6 +654,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(resv_convert_and_apply, setup, teardown),
 		cmocka_unit_test(comment_ref_reads_only_a_reference),
 		cmocka_unit_test(pick_pending_placed_jobs_by_priority),
+		cmocka_unit_test(steer_holds_nodes_planned_ahead),
 		cmocka_unit_test(steer_rules_table),
 		cmocka_unit_test(steer_keys_parse),
 		cmocka_unit_test(switch_request_from_the_wait_gain),
