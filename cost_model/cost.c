@@ -178,6 +178,7 @@ static const struct transport transports[GP_NET_NTRANSPORTS] = {
  * device-to-host (its bandwidthTest on the same page): the link is shared,
  * not slow.  Other generations scale with pcie_gbps(). */
 #define HOST_STAGE_FRAC (8.0 / 12.8)
+#define STG_ALL 255
 /* NCCL latencies per protocol, microseconds, NVIDIA/nccl src/graph/tuning.cc:
  * base {LL, LL128, Simple}: Tree {6.8, 14.0, 8.4}, Ring {6.6, 14.0, 8.4};
  * per step NVLink Tree {0.6, 1.25, 4.0}, Ring {0.6, 1.9, 3.4}; PCI Tree
@@ -514,7 +515,9 @@ struct gp_cost_scratch {
 	double *p_load;     /* 2 per placement node: ring, hierarchical pattern */
 	double *h_load;     /* 2 per placement node: the same, through its host path */
 	double *h_cap;      /* per placement node: its host paths, bytes/s (host_into()) */
-	uint8_t *p_stg;     /* per placement node: its PCIe GPU-to-GPU traffic is host-staged */
+	uint8_t *p_stg;     /* per placement node: which of its PCIe GPU-to-GPU ring edges are
+	                     * host-staged: STG_ALL (no peer-to-peer), else the host
+	                     * domains its GPUs of the placement are in (host_into()) */
 	/* per unit: a node of the placement, or a cross-node NVLink domain
 	 * with the placement nodes in it.  A unit's id is the placement index
 	 * of its first node (u_dom: the unit is a domain), so these arrays are
@@ -1031,7 +1034,7 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 			 * the placement are in; GPU-to-GPU traffic over PCIe is
 			 * staged through them without peer-to-peer or across
 			 * domains (HOST_STAGE_FRAC) */
-			s->p_stg[p] = pf->no_p2p || (doms & (doms - 1));
+			s->p_stg[p] = pf->no_p2p ? STG_ALL : (uint8_t)gp__popcount(doms);
 			s->h_cap[p] = gp__popcount(doms) * pf->pcie * HOST_STAGE_FRAC * 1e9;
 		}
 		s->p_node[p] = node;
@@ -1159,8 +1162,10 @@ static inline void unit_into(const gp_cost_scratch_t *s, struct grp *gr, int32_t
  * hierarchical pattern.  A ring through k members of a node has k - 1
  * edges inside the node and one out of it when the group spans N > 1
  * units (k in a cycle on one node): the inside ones are staged when the
- * node's GPUs have no peer-to-peer or span host domains (s->p_stg), the
- * outgoing one when the transport has no GPUDirect RDMA.  A staged edge's
+ * node's GPUs have no peer-to-peer, else only those that cross from one
+ * host domain to the next (the ring, in GPU order, enters and leaves each
+ * of the d domains once: d edges in a cycle, d - 1 in a chain; s->p_stg),
+ * the outgoing one when the transport has no GPUDirect RDMA.  A staged edge's
  * bytes go up the path at the sender and down it at the receiver, and a
  * node receives as many edges as it sends, so each direction carries one
  * edge's bytes per staged edge.  On 4 GPUs of one node without
@@ -1170,7 +1175,8 @@ static inline void unit_into(const gp_cost_scratch_t *s, struct grp *gr, int32_t
 static inline void host_into(gp_cost_scratch_t *s, struct grp *gr, int32_t p, int32_t k,
                              int32_t N, bool pcie, double vr, double vh)
 {
-	int32_t in = pcie && s->p_stg[p] ? (N > 1 ? k - 1 : k > 1 ? k : 0) : 0;
+	int32_t d = s->p_stg[p] == STG_ALL ? k : s->p_stg[p] > 1 ? s->p_stg[p] : 0;
+	int32_t in = pcie && d ? (N > 1 ? (d < k ? d : k) - 1 : k > 1 ? (d < k ? d : k) : 0) : 0;
 	int32_t out = N > 1 && !s->net.rdma ? 1 : 0;
 
 	if (!in && !out)
