@@ -502,6 +502,7 @@ struct gp_cost_scratch {
 	int32_t max_gpus, nnodes, nswitches, nunits;
 	int32_t maxk;       /* the most GPUs of the placement on one node */
 	bool any_dom;       /* some node of the placement is in a cross-node NVLink domain */
+	bool any_host;      /* some traffic of the placement may be host-staged (host_into()) */
 	gp_net_consts_t net;   /* the cluster's transport, set by prepare() */
 	uint32_t stamp;
 	/* per rank */
@@ -977,6 +978,7 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 	s->maxk = 0;
 	s->any_dom = false;
 	gp__cost_net(c, &s->net);
+	s->any_host = !s->net.rdma;
 	for (p = 0; p < pl->n; p++) {
 		int32_t node = pl->nodes[p];
 		const struct nfact *n;
@@ -1035,6 +1037,8 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 			 * staged through them without peer-to-peer or across
 			 * domains (HOST_STAGE_FRAC) */
 			s->p_stg[p] = pf->no_p2p ? STG_ALL : (uint8_t)gp__popcount(doms);
+			if (s->p_stg[p] > 1)
+				s->any_host = true;
 			s->h_cap[p] = gp__popcount(doms) * pf->pcie * HOST_STAGE_FRAC * 1e9;
 		}
 		s->p_node[p] = node;
@@ -1175,10 +1179,13 @@ static inline void unit_into(const gp_cost_scratch_t *s, struct grp *gr, int32_t
 static inline void host_into(gp_cost_scratch_t *s, struct grp *gr, int32_t p, int32_t k,
                              int32_t N, bool pcie, double vr, double vh)
 {
-	int32_t d = s->p_stg[p] == STG_ALL ? k : s->p_stg[p] > 1 ? s->p_stg[p] : 0;
-	int32_t in = pcie && d ? (N > 1 ? (d < k ? d : k) - 1 : k > 1 ? (d < k ? d : k) : 0) : 0;
-	int32_t out = N > 1 && !s->net.rdma ? 1 : 0;
+	int32_t d, in, out;
 
+	if (!s->any_host) /* NVLink nodes over RDMA, most placements */
+		return;
+	d = s->p_stg[p] == STG_ALL ? k : s->p_stg[p] > 1 ? s->p_stg[p] : 0;
+	in = pcie && d ? (N > 1 ? (d < k ? d : k) - 1 : k > 1 ? (d < k ? d : k) : 0) : 0;
+	out = N > 1 && !s->net.rdma ? 1 : 0;
 	if (!in && !out)
 		return;
 	s->h_load[2 * p] += in * vr + out * vr;
@@ -1759,10 +1766,10 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 	res->algo = GP_ALGO_AUTO;
 	if (sz <= 1 || S <= 0 || G % sz)
 		return GP_OK;
-	for (i = 0; i < 2 * npl; i++) {
+	for (i = 0; i < 2 * npl; i++)
 		s->p_load[i] = 0;
+	for (i = 0; s->any_host && i < 2 * npl; i++)
 		s->h_load[i] = 0;
-	}
 	for (i = 0; i < s->ntouched; i++) {
 		s->sw_load[2 * s->touched[i]] = 0;
 		s->sw_load[2 * s->touched[i] + 1] = 0;
@@ -1969,7 +1976,7 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 				tau[k] = s->p_load[2 * i + k] / s->p_cap[i];
 				bott[k] = -1;
 			}
-	for (i = 0; i < npl; i++)
+	for (i = 0; s->any_host && i < npl; i++)
 		for (k = 0; k < 2; k++)
 			if (s->h_load[2 * i + k] > 0 && s->h_cap[i] > 0 &&
 			    s->h_load[2 * i + k] / s->h_cap[i] > tau[2 + k])
