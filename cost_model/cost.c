@@ -1037,7 +1037,8 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 			 * staged through them without peer-to-peer or across
 			 * domains (HOST_STAGE_FRAC) */
 			s->p_stg[p] = pf->no_p2p ? STG_ALL : (uint8_t)gp__popcount(doms);
-			if (s->p_stg[p] > 1)
+			/* only GPUs that reach each other over PCIe stage */
+			if (s->p_stg[p] > 1 && ((isl & (isl - 1)) || !(nvl0 || n->nvl >= 0)))
 				s->any_host = true;
 			s->h_cap[p] = gp__popcount(doms) * pf->pcie * HOST_STAGE_FRAC * 1e9;
 		}
