@@ -395,13 +395,14 @@ static int load_site(struct jx *x, json_object *m)
 static int load_profiles(struct jx *x, json_object *m)
 {
 	static const char *const keys[] = { "name", "tflops_bf16", "hbm_gbps", "nvlink_gbps",
-		"tdp_w", "idle_w", "min_cap_w", "pcie_gen", NULL };
+		"tdp_w", "idle_w", "min_cap_w", "pcie_gen", "pcie_p2p", NULL };
 	const char *ap = "model.profiles";
 	gp_cluster_t *c = x->c;
 	json_object *a, *e;
 	char p[JPATH];
 	size_t n, i;
 	int rc;
+	bool p2p;
 
 	if ((rc = j_section(x, m, "model", "profiles", false, &a, &n, (void **)&c->profiles,
 	                    sizeof(*c->profiles), &x->profiles)) < 0)
@@ -419,6 +420,10 @@ static int load_profiles(struct jx *x, json_object *m)
 		    (rc = j_double(x, e, p, "min_cap_w", false, 0, 1e6, &g->min_cap_w)) < 0 ||
 		    (rc = j_i32(x, e, p, "pcie_gen", false, 0, 6, &g->pcie_gen)) < 0)
 			return rc;
+		p2p = true;
+		if ((rc = j_bool(x, e, p, "pcie_p2p", false, &p2p)) < 0)
+			return rc;
+		g->no_pcie_p2p = !p2p;
 		c->nprofiles = (int32_t)i + 1;
 		if ((rc = add_name(x, &x->profiles, (int32_t)i, p, "profile")) < 0)
 			return rc;
@@ -1695,6 +1700,8 @@ static json_object *save_model(struct jw *w, const gp_cluster_t *c)
 			jadd(w, o, "min_cap_w", jnum(g->min_cap_w));
 			if (g->pcie_gen > 0)
 				jadd(w, o, "pcie_gen", json_object_new_int(g->pcie_gen));
+			if (g->no_pcie_p2p)
+				jadd(w, o, "pcie_p2p", json_object_new_boolean(0));
 		}
 	if ((a = jadd(w, m, "layouts", json_object_new_array())))
 		for (i = 0; i < c->nlayouts; i++) {

@@ -174,13 +174,14 @@ static int line_profile(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 {
 	gp_cluster_t *c = x->ld->c;
 	okey_t k[] = { { "TFLOPS", NULL }, { "HBMGBps", NULL }, { "NVLinkGBps", NULL }, { "TDPWatts", NULL },
-		       { "IdleWatts", NULL }, { "MinCapWatts", NULL }, { "PCIeGen", NULL } };
+		       { "IdleWatts", NULL }, { "MinCapWatts", NULL }, { "PCIeGen", NULL },
+		       { "PCIeP2P", NULL } };
 	gp_gpu_profile_t *p;
 	int32_t i;
 	int rc, j;
 	long gen;
 
-	if ((rc = match_keys(l, k, 7, err)))
+	if ((rc = match_keys(l, k, 8, err)))
 		return rc;
 	for (j = 0; j < 5; j++)
 		if ((rc = required(l, &k[j], "GpuProfile", err)))
@@ -200,6 +201,13 @@ static int line_profile(gpp_ctx_t *x, const gp__conf_line_t *l, gp_error_t *err)
 		if ((rc = gp__conf_long(&l->loc, "PCIeGen", k[6].val, 3, 6, &gen, err)))
 			return rc;
 		p->pcie_gen = (int32_t)gen;
+	}
+	if (k[7].val) {
+		if (!strcasecmp(k[7].val, "no"))
+			p->no_pcie_p2p = true;
+		else if (strcasecmp(k[7].val, "yes"))
+			return gp__conf_err(err, &l->loc, "PCIeP2P", "'%s' is not yes or no",
+			                    k[7].val);
 	}
 	if (p->idle_w > p->tdp_w)
 		return gp__conf_err(err, &l->loc, "IdleWatts", "'%s' is above TDPWatts '%s'",

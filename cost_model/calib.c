@@ -98,6 +98,10 @@ static int calib_key(gp_calib_table_t *t, struct rd *r, char *kv, gp_error_t *er
 		if (!gp__cost_gpu_builtin(v, NULL))
 			return bad(err, r, kv, v, "is not a built-in GPU");
 		snprintf(t->gpu, sizeof(t->gpu), "%s", v);
+	} else if (!strcmp(kv, "pcie_p2p")) {
+		if (strcmp(v, "yes") && strcmp(v, "no"))
+			return bad(err, r, kv, v, "is not yes or no");
+		t->no_pcie_p2p = !strcmp(v, "no");
 	} else if (!strcmp(kv, "cluster")) {
 		snprintf(t->cluster, sizeof(t->cluster), "%s", v);
 	} else {
@@ -314,6 +318,7 @@ int gp__calib_predict(const gp_calib_table_t *t, const gp_net_consts_t *net, dou
 		sh.net = *net;
 	if ((rc = gp__cost_shape_build(&sh, &c, err)) < 0)
 		return rc;
+	c->profiles[0].no_pcie_p2p = t->no_pcie_p2p;
 	nodes = calloc((size_t)t->nodes, sizeof(*nodes));
 	mask = calloc((size_t)t->nodes, sizeof(*mask));
 	rc = nodes && mask ? gp__cost_scratch_new(c, t->nodes * t->gpus_per_node, &s) : GP_ENOMEM;

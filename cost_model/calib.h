@@ -30,6 +30,8 @@ typedef struct gp_calib_table {
 	int32_t rails;              /* NICs per node (default one per GPU) */
 	int32_t transport;          /* gp_transport_t (default ib) */
 	double nic_gbps;            /* per NIC line rate, GB/s (default 50) */
+	bool no_pcie_p2p;           /* pcie_p2p=no: no PCIe peer-to-peer between the GPUs
+	                             * (GpuProfile PCIeP2P=no) */
 	int32_t n;                  /* rows */
 	double *bytes;              /* malloc'd, n entries */
 	double *time_us;            /* measured time, n entries (min of out-of-place, in-place) */

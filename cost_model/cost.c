@@ -155,6 +155,30 @@ static const struct transport transports[GP_NET_NTRANSPORTS] = {
 /* Other generations at the same 0.8 of the x16 rate: Gen3 16 GB/s, Gen6 128. */
 #define PCIE_GEN3_GBPS 12.8
 #define PCIE_GEN6_GBPS 102.4
+/* The host path a node's GPUs share (host_into()).  Traffic is staged
+ * through host memory when a GPU cannot write into its peer: GPU-to-GPU
+ * traffic over PCIe when the GPUs have no peer-to-peer (GpuProfile
+ * PCIeP2P=no) or sit in different host domains (their path crosses the
+ * CPUs' interconnect, nvidia-smi topo SYS), and every inter-node byte of a
+ * transport without GPUDirect RDMA (tcp, offload: NCCL's proxy moves each
+ * step through a host buffer the NIC reads).  A host domain is the GPUs of
+ * one gres.conf Cores= set, the cores of the GPU's NUMA node as the probe
+ * writes them from hwloc (probe/discover.h); a node without them is one
+ * domain.  The staged bytes of all the job's GPUs of one domain go up and
+ * down one PCIe link (the PCIe switch's uplink, or the root complex into
+ * host memory), which carries per direction HOST_STAGE_FRAC of the GPU's
+ * own PCIe rate (pcie_gbps()).  Measured: on 2 x RTX 2080 Ti under one PCIe
+ * Gen3 x16 switch (nvidia-smi topo PIX) without peer-to-peer (topo -p2p
+ * NS), nccl-tests all_reduce_perf reached 4.00 GB/s busbw from 64 MiB to 1
+ * GiB (Anthony-Hoo/Anthony-Hoo.github.io,
+ * posts/AutoDL_Multi-GPU_Interconnection_Test.md, 2025-06-05): each GPU
+ * sends and receives 2 (n-1)/n S = S at 4.0 GB/s, both through the shared
+ * uplink, 8.0 GB/s per direction, 8.0 / 12.8 = 0.625 of the Gen3 rate,
+ * while one GPU alone moved 12.2 GB/s host-to-device and 13.2
+ * device-to-host (its bandwidthTest on the same page): the link is shared,
+ * not slow.  Other generations scale with pcie_gbps(). */
+#define HOST_STAGE_FRAC (8.0 / 12.8)
+#define STG_ALL 255
 /* NCCL latencies per protocol, microseconds, NVIDIA/nccl src/graph/tuning.cc:
  * base {LL, LL128, Simple}: Tree {6.8, 14.0, 8.4}, Ring {6.6, 14.0, 8.4};
  * per step NVLink Tree {0.6, 1.25, 4.0}, Ring {0.6, 1.9, 3.4}; PCI Tree
@@ -469,13 +493,16 @@ struct grp {
 	int32_t pcie;       /* intra path is PCIe */
 	int32_t gen;        /* GPU generation (GEN_*) of the group's first node */
 	int32_t nrails;     /* most NICs one unit of the group uses (0 = inside one unit) */
-	int32_t spare;      /* keeps the struct free of padding (compared with memcmp) */
+	int32_t host;       /* some of its traffic is staged through a node's host path
+	                     * (host_into()); also keeps the struct free of padding
+	                     * (compared with memcmp) */
 };
 
 struct gp_cost_scratch {
 	int32_t max_gpus, nnodes, nswitches, nunits;
 	int32_t maxk;       /* the most GPUs of the placement on one node */
 	bool any_dom;       /* some node of the placement is in a cross-node NVLink domain */
+	bool any_host;      /* some traffic of the placement may be host-staged (host_into()) */
 	gp_net_consts_t net;   /* the cluster's transport, set by prepare() */
 	uint32_t stamp;
 	/* per rank */
@@ -487,6 +514,11 @@ struct gp_cost_scratch {
 	double *p_bw;       /* 4 per placement node: NVLink unit, NVLS, PCIe GB/s, GPU generation */
 	uint32_t *p_isl;    /* per placement node: islands its GPUs are in */
 	double *p_load;     /* 2 per placement node: ring, hierarchical pattern */
+	double *h_load;     /* 2 per placement node: the same, through its host path */
+	double *h_cap;      /* per placement node: its host paths, bytes/s (host_into()) */
+	uint8_t *p_stg;     /* per placement node: which of its PCIe GPU-to-GPU ring edges are
+	                     * host-staged: STG_ALL (no peer-to-peer), else the host
+	                     * domains its GPUs of the placement are in (host_into()) */
 	/* per unit: a node of the placement, or a cross-node NVLink domain
 	 * with the placement nodes in it.  A unit's id is the placement index
 	 * of its first node (u_dom: the unit is a domain), so these arrays are
@@ -506,7 +538,11 @@ struct gp_cost_scratch {
 	 * to derive per node (generation from the name, bandwidths) */
 	struct nfact { double nic_gbps; int32_t leaf, nvl, layout, profile, ngpus, rails; } *nf;
 	const gp_cluster_t *nf_c;
-	struct pfact { double nvl_gbps, eta, nvls, pcie; int gen; } *pf;
+	/* per layout of nf_c, GP_MAX_GPUS_PER_NODE each: the host domain of
+	 * each GPU (the index of its Cores= set among the layout's distinct
+	 * ones), for host_into() */
+	uint8_t *ldom;
+	struct pfact { double nvl_gbps, eta, nvls, pcie; int gen; bool no_p2p; } *pf;
 	int32_t pf_cap;
 	/* per switch */
 	uint32_t *sw_stamp, *sw_gstamp;
@@ -538,7 +574,8 @@ struct gp_cost_scratch {
 #define GPU_ARRAYS(X)                                                                              \
 	X(rank_p, 1) X(rank_gpu, 1) X(rank_isl, 1) X(rank_rail, 1) X(p_node, 1) X(p_unit, 1)      \
 	X(p_leaf, 1) X(p_cap, 1) X(p_bw, 4) X(p_isl, 1) X(p_load, 2) X(u_stamp, 1) X(u_isl, 1)     \
-	X(u_rails, 1) X(u_cnt, 1) X(u_p, 1) X(u_dom, 1) X(ulist, 1) X(grp, 1)
+	X(u_rails, 1) X(u_cnt, 1) X(u_p, 1) X(u_dom, 1) X(ulist, 1) X(grp, 1) X(h_load, 2)        \
+	X(h_cap, 1) X(p_stg, 1)
 
 static void free_gpu_arrays(gp_cost_scratch_t *s)
 {
@@ -569,6 +606,7 @@ void gp__cost_scratch_destroy(gp_cost_scratch_t *s)
 	free_gpu_arrays(s);
 	free(s->n_stamp);
 	free(s->nf);
+	free(s->ldom);
 	free(s->pf);
 	free(s->d_stamp);
 	free(s->d_unit);
@@ -853,6 +891,27 @@ static int facts(const gp_cluster_t *c, gp_cost_scratch_t *s)
 	int32_t i;
 
 	if (s->nf_c != c) {
+		uint8_t *ld = realloc(s->ldom, ((size_t)c->nlayouts + 1) * GP_MAX_GPUS_PER_NODE);
+		int32_t g, h;
+
+		if (!ld)
+			return GP_ENOMEM;
+		s->ldom = ld;
+		/* GPUs with the same Cores= are in one host domain; "" (not
+		 * given) is a domain of its own like any other set */
+		for (i = 0; i < c->nlayouts; i++) {
+			const gp_gres_layout_t *lo = &c->layouts[i];
+			uint8_t *d = &ld[(size_t)i * GP_MAX_GPUS_PER_NODE], nd = 0;
+
+			for (g = 0; g < GP_MAX_GPUS_PER_NODE; g++) {
+				d[g] = 0;
+				if (g >= lo->ngpus)
+					continue;
+				for (h = 0; h < g && strcmp(lo->cores[h], lo->cores[g]); h++)
+					;
+				d[g] = h < g ? d[h] : nd++;
+			}
+		}
 		for (i = 0; i < c->nnodes; i++) {
 			const gp_node_t *n = &c->nodes[i];
 			struct nfact *f = &s->nf[i];
@@ -892,6 +951,7 @@ static int facts(const gp_cluster_t *c, gp_cost_scratch_t *s)
 		f->eta = eta_nvl(f->gen);
 		f->nvls = nvls_eff(f->gen);
 		f->pcie = pcie_gbps(pr, f->gen);
+		f->no_p2p = pr && pr->no_pcie_p2p;
 	}
 	return GP_OK;
 }
@@ -918,6 +978,7 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 	s->maxk = 0;
 	s->any_dom = false;
 	gp__cost_net(c, &s->net);
+	s->any_host = !s->net.rdma;
 	for (p = 0; p < pl->n; p++) {
 		int32_t node = pl->nodes[p];
 		const struct nfact *n;
@@ -951,10 +1012,15 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 			const uint8_t *island = n->layout >= 0 ? c->layouts[n->layout].island : NULL;
 			bool nvl0 = pf->nvl_gbps > 0;
 
+			const uint8_t *dom = n->layout >= 0 ?
+			                     &s->ldom[(size_t)n->layout * GP_MAX_GPUS_PER_NODE] : NULL;
+			uint32_t doms = 0;
+
 			for (; m; m &= m - 1) {
 				int ri, rr;
 
 				g = __builtin_ctz(m);
+				doms |= 1u << (dom ? dom[g] & 31 : 0);
 				ri = (island ? island[g] : nvl0 ? 0 : g) & 31;
 				rr = nr >= ng ? g : g * nr / ng;
 				s->rank_p[G] = p;
@@ -966,6 +1032,15 @@ static int prepare(const gp_cluster_t *c, const gp_placement_t *pl, gp_cost_scra
 				G++;
 			}
 			s->p_isl[p] = isl;
+			/* the node's host paths: one per host domain its GPUs of
+			 * the placement are in; GPU-to-GPU traffic over PCIe is
+			 * staged through them without peer-to-peer or across
+			 * domains (HOST_STAGE_FRAC) */
+			s->p_stg[p] = pf->no_p2p ? STG_ALL : (uint8_t)gp__popcount(doms);
+			/* only GPUs that reach each other over PCIe stage */
+			if (s->p_stg[p] > 1 && ((isl & (isl - 1)) || !(nvl0 || n->nvl >= 0)))
+				s->any_host = true;
+			s->h_cap[p] = gp__popcount(doms) * pf->pcie * HOST_STAGE_FRAC * 1e9;
 		}
 		s->p_node[p] = node;
 		s->p_unit[p] = p;
@@ -1082,6 +1157,41 @@ static inline void unit_into(const gp_cost_scratch_t *s, struct grp *gr, int32_t
 		gr->gmax = cnt;
 	if (nr > gr->nrails)
 		gr->nrails = nr;
+}
+
+/*
+ * What a group's ring stages through the host path of node p (its
+ * HOST_STAGE_FRAC share, s->h_cap): k of the group's members on p, N
+ * units in the group, pcie: those members reach each other over PCIe;
+ * vr the bytes of one ring edge, vh of one inter-node edge of the
+ * hierarchical pattern.  A ring through k members of a node has k - 1
+ * edges inside the node and one out of it when the group spans N > 1
+ * units (k in a cycle on one node): the inside ones are staged when the
+ * node's GPUs have no peer-to-peer, else only those that cross from one
+ * host domain to the next (the ring, in GPU order, enters and leaves each
+ * of the d domains once: d edges in a cycle, d - 1 in a chain; s->p_stg),
+ * the outgoing one when the transport has no GPUDirect RDMA.  A staged edge's
+ * bytes go up the path at the sender and down it at the receiver, and a
+ * node receives as many edges as it sends, so each direction carries one
+ * edge's bytes per staged edge.  On 4 GPUs of one node without
+ * peer-to-peer that is 4 edges through one path; on 2 nodes x 2, 2 per
+ * node (1 inside, 1 out) over a host-staged transport; on 4 x 1, 1.
+ */
+static inline void host_into(gp_cost_scratch_t *s, struct grp *gr, int32_t p, int32_t k,
+                             int32_t N, bool pcie, double vr, double vh)
+{
+	int32_t d, in, out;
+
+	if (!s->any_host) /* NVLink nodes over RDMA, most placements */
+		return;
+	d = s->p_stg[p] == STG_ALL ? k : s->p_stg[p] > 1 ? s->p_stg[p] : 0;
+	in = pcie && d ? (N > 1 ? (d < k ? d : k) - 1 : k > 1 ? (d < k ? d : k) : 0) : 0;
+	out = N > 1 && !s->net.rdma ? 1 : 0;
+	if (!in && !out)
+		return;
+	s->h_load[2 * p] += in * vr + out * vr;
+	s->h_load[2 * p + 1] += in * vr + out * vh;
+	gr->host = 1;
 }
 
 /* Units of one group: fills s->ulist / u_* and the group's bandwidths. */
@@ -1235,7 +1345,7 @@ static double tree_factor(int pi, double S)
  * transport's step and floor, and no channel wait; the pipeline fill stays
  * (its constants were fitted with it in the choice). */
 static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
-                         const struct proto *pr, double S, double K, const double tau[2],
+                         const struct proto *pr, double S, double K, const double tau[4],
                          const gp_net_consts_t *net, double hop, double xf, double tf,
                          double lg_units, bool view)
 {
@@ -1249,6 +1359,9 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 	 * bandwidth term below, not only its network part (ECMP_LOSS says
 	 * why) */
 	double bmin = gr->bmin * pr->bw, t0 = tau[0] / pr->bw, t1 = tau[1] / pr->bw;
+	/* the host paths' time (host_into()), for a group that stages any
+	 * traffic through one: not stretched by the fabric's collisions */
+	double h0 = gr->host ? tau[2] / pr->bw : 0, h1 = gr->host ? tau[3] / pr->bw : 0;
 	double bw, lat;
 	bool simple = pr == &protos[0], ll = pr == &protos[2];
 	int gi = gr->gen >= 0 && gr->gen <= GEN_BLACKWELL ? gr->gen : 0;
@@ -1312,6 +1425,8 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 		if (N > 1 && t0 > bw)
 			bw = t0;
 		bw *= xf;
+		if (h0 > bw)
+			bw = h0;
 		if (ll && vf * (n - 1) / n * S / llmax > bw)
 			bw = vf * (n - 1) / n * S / llmax;
 		return K * lat * 1e-6 + bw * cf;
@@ -1331,6 +1446,9 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 		if (N > 1 && t0 * n / ((n - 1) * TREE_BW_FRACTION) > tbw)
 			tbw = t0 * n / ((n - 1) * TREE_BW_FRACTION);
 		tbw *= xf;
+		/* the ring's staged bytes per rank, 2 (n-1)/n S, as a tree's 2 S */
+		if (h0 * n / ((n - 1) * TREE_BW_FRACTION) > tbw)
+			tbw = h0 * n / ((n - 1) * TREE_BW_FRACTION);
 		if (ll && 2.0 * S / llmax > tbw)
 			tbw = 2.0 * S / llmax;
 		return K * lat * 1e-6 + tbw / tf * cf;
@@ -1353,7 +1471,8 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 			lat = LAT_NVLS_US + 2.0 * lg_units *
 			      ((LAT_NVLSTREE_NET_US > step ? LAT_NVLSTREE_NET_US : step) +
 			       hop) + fill;
-			return K * lat * 1e-6 + (nv > net_t ? nv : net_t) * xf / tf;
+			nv = (nv > net_t ? nv : net_t) * xf;
+			return K * lat * 1e-6 + (nv > h1 ? nv : h1) / tf;
 		}
 		/* in-network reduction: algbw = B_nvls * n / (n + 1) */
 		return K * (pr->base_ring + LAT_NVLS_US) * 1e-6 +
@@ -1377,6 +1496,8 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 			lat *= RING_PLATEAU;
 		lat += pr->base_ring + fill;
 		bw = (intra > t1 ? intra : t1) * xf;
+		if (h1 > bw)
+			bw = h1;
 		if (ll && vf * (n - 1) / n * S / llmax > bw)
 			bw = vf * (n - 1) / n * S / llmax;
 		return K * lat * 1e-6 + bw * cf;
@@ -1389,13 +1510,18 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 /* What limits a group under algorithm a: its network resource when the
  * network term is the larger, else the intra-unit path (NVLink or PCIe). */
 static int32_t group_limit(const struct grp *gr, gp_coll_t coll, gp_algo_t a, double S,
-                           const double tau[2], double xf, const int32_t bott[2])
+                           const double tau[4], double xf, const int32_t bott[2])
 {
 	int32_t intra = gr->pcie ? GP_LIMIT_PCIE : GP_LIMIT_NVLINK;
 	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, n = gr->n, g = gr->gmax;
 	double in_t, net_t;
 	int k = a == GP_ALGO_HIER || a == GP_ALGO_NVLS ? 1 : 0;
 
+	/* the host path when its time is the largest (group_time()) */
+	if (gr->host && tau[2 + k] > 0 && coll != GP_COLL_ALLTOALL && coll != GP_COLL_SENDRECV &&
+	    gr->bmin > 0 && tau[2 + k] >= vf * (n - 1) / n * S / gr->bmin &&
+	    (gr->units <= 1 || tau[2 + k] >= tau[k] * xf))
+		return GP_LIMIT_HOST;
 	if (gr->units <= 1 || gr->bmin <= 0)
 		return intra;
 	if (coll == GP_COLL_ALLTOALL || coll == GP_COLL_SENDRECV)
@@ -1532,6 +1658,7 @@ static int ring_single(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, i
 		if (n > 1) {
 			s->p_load[2 * p] += vr;
 			s->p_load[2 * p + 1] += vh;
+			host_into(s, gr, p, 1, n, false, vr, vh);
 			if (ring_edge(c, s, gr, s->p_leaf[p], s->p_leaf[pn], rail == rn ? 0 : 1.0, vr, vh,
 			              w))
 				return -2;
@@ -1595,12 +1722,15 @@ static int ring_runs(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t r, str
 	gr->bnvls = gr->pcie ? 0 : bnvls * 1e9;
 	if (nu > res->units)
 		res->units = nu;
+	vr = vf * (double)(n - 1) / n * L;
+	vh = vf * (double)(nu - 1) / nu * L;
+	for (i = 0; i < nu; i++)
+		host_into(s, gr, up[i], cnt[i], nu,
+		          !(s->p_bw[4 * up[i]] > 0 && !(isl[i] & (isl[i] - 1))), vr, vh);
 	if (nu == 1)
 		return 0;
 	if (rand_ != ror)
 		res->misaligned += w;
-	vr = vf * (double)(n - 1) / n * L;
-	vh = vf * (double)(nu - 1) / nu * L;
 	for (i = 0; i < nu; i++) {
 		s->p_load[2 * up[i]] += vr;
 		s->p_load[2 * up[i] + 1] += vh;
@@ -1627,7 +1757,9 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 {
 	int32_t r, i, ng = 0, ntot = 0, w = 1, k, bott[2] = { -2, -2 };
 	int32_t dist[DISTINCT_SLOTS], ndist = 0;
-	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, tau[2] = { 0, 0 }, tfs[NPROTOS];
+	/* tau: the most loaded network resource's time per byte of the ring
+	 * and of the hierarchical pattern, then the same of the host paths */
+	double vf = coll == GP_COLL_ALLREDUCE ? 2.0 : 1.0, tau[4] = { 0, 0, 0, 0 }, tfs[NPROTOS];
 
 	memset(res, 0, sizeof(*res));
 	res->bottleneck = GP_LIMIT_NVLINK;
@@ -1637,6 +1769,8 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 		return GP_OK;
 	for (i = 0; i < 2 * npl; i++)
 		s->p_load[i] = 0;
+	for (i = 0; s->any_host && i < 2 * npl; i++)
+		s->h_load[i] = 0;
 	for (i = 0; i < s->ntouched; i++) {
 		s->sw_load[2 * s->touched[i]] = 0;
 		s->sw_load[2 * s->touched[i] + 1] = 0;
@@ -1672,6 +1806,9 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 				} else {
 					gr->bmin = s->p_bw[4 * pf + 2] * 1e9;
 					gr->pcie = 1;
+					if (coll != GP_COLL_SENDRECV && coll != GP_COLL_ALLTOALL)
+						host_into(s, gr, pf, n, 1, true,
+						          vf * (double)(n - 1) / n * S, 0);
 				}
 				if (coll == GP_COLL_SENDRECV)
 					gr->intra_bytes = S;
@@ -1738,6 +1875,18 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 					gr->lca_level = lv;
 			}
 			continue;
+		}
+		if (coll != GP_COLL_ALLTOALL) {
+			double vr = vf * (double)(n - 1) / n * L, vh = vf * (double)(nu - 1) / nu * L;
+
+			for (i = 0; i < nu; i++) {
+				int32_t u = s->ulist[i], p = s->u_p[u];
+				uint32_t isl = s->u_isl[u];
+
+				if (!s->u_dom[u])
+					host_into(s, gr, p, s->u_cnt[u], nu,
+					          !(s->p_bw[4 * p] > 0 && !(isl & (isl - 1))), vr, vh);
+			}
 		}
 		if (nu == 1)
 			continue;
@@ -1828,6 +1977,11 @@ static int eval_dim(const gp_cluster_t *c, gp_cost_scratch_t *s, int32_t G, int3
 				tau[k] = s->p_load[2 * i + k] / s->p_cap[i];
 				bott[k] = -1;
 			}
+	for (i = 0; s->any_host && i < npl; i++)
+		for (k = 0; k < 2; k++)
+			if (s->h_load[2 * i + k] > 0 && s->h_cap[i] > 0 &&
+			    s->h_load[2 * i + k] / s->h_cap[i] > tau[2 + k])
+				tau[2 + k] = s->h_load[2 * i + k] / s->h_cap[i];
 	for (i = 0; i < s->ntouched; i++) {
 		int32_t sw = s->touched[i];
 
@@ -2297,6 +2451,7 @@ int gp__cost_collective(const gp_cluster_t *c, const gp_placement_t *pl, gp_coll
 const char *gp__cost_limit_name(const gp_cost_group_t *g, char *buf, size_t len)
 {
 	switch (g->bottleneck) {
+	case GP_LIMIT_HOST: snprintf(buf, len, "host"); break;
 	case GP_LIMIT_PCIE: snprintf(buf, len, "pcie"); break;
 	case GP_LIMIT_NVLINK: snprintf(buf, len, "nvlink"); break;
 	case GP_LIMIT_NIC: snprintf(buf, len, "nic"); break;

@@ -171,19 +171,21 @@ typedef struct gp_cost_group {
 	double exposed_s;        /* of which on the critical path */
 	double busbw_gbps;       /* achieved bus bandwidth (nccl-tests sense) */
 	gp_algo_t algo;          /* algorithm the model chose */
-	int32_t bottleneck;      /* GP_LIMIT_PCIE, GP_LIMIT_NVLINK, GP_LIMIT_NIC, or >= 0 the
+	int32_t bottleneck;      /* GP_LIMIT_HOST, GP_LIMIT_PCIE, GP_LIMIT_NVLINK, GP_LIMIT_NIC, or >= 0 the
 	                          * switch index whose uplinks limit */
 	int32_t bottleneck_level;/* fabric level of those uplinks (switch level + 1), else 0 */
 } gp_cost_group_t;
 
 /* Resources a group's time can be limited by (gp_cost_group_t.bottleneck). */
 enum {
+	GP_LIMIT_HOST = -4,      /* a node's host path (PCIe switch uplink, root complex, host
+	                          * memory) shared by its GPUs' host-staged traffic */
 	GP_LIMIT_PCIE = -3,      /* GPU-to-GPU over PCIe inside a node */
 	GP_LIMIT_NVLINK = -2,    /* NVLink (node island or cross-node domain) */
 	GP_LIMIT_NIC = -1,       /* a node's scale-out NICs */
 };
 
-/* "pcie", "nvlink", "nic", or "uplink-L<level>" into buf (at least 16 bytes). */
+/* "host", "pcie", "nvlink", "nic", or "uplink-L<level>" into buf (at least 16 bytes). */
 const char *gp__cost_limit_name(const gp_cost_group_t *g, char *buf, size_t len);
 
 /* Result of an evaluation.  Plain data, no pointers. */

@@ -44,7 +44,7 @@
 
 /* A GPU model, keyed by the gres type written in slurm.conf (gpu:TYPE:N).
  * gpuplace.conf: GpuProfile=NAME TFLOPS= HBMGBps= NVLinkGBps= TDPWatts=
- * IdleWatts= [MinCapWatts=] */
+ * IdleWatts= [MinCapWatts=] [PCIeGen=] [PCIeP2P=yes|no] */
 typedef struct gp_gpu_profile {
 	char name[GP_NAME_MAX];
 	double tflops_bf16;     /* dense bf16 TFLOP/s */
@@ -54,6 +54,11 @@ typedef struct gp_gpu_profile {
 	double idle_w;          /* idle power, W */
 	double min_cap_w;       /* lowest settable power cap, W (0 = tdp_w/2) */
 	int32_t pcie_gen;       /* PCIeGen= host link generation (3, 4, 5, 6); 0 = by GPU generation */
+	/* PCIeP2P=no: GPUs of this type cannot reach each other by PCIe
+	 * peer-to-peer (consumer boards, VMs whose hypervisor blocks it), so
+	 * their GPU-to-GPU traffic without NVLink is staged through host
+	 * memory and shares the node's host path (cost.c, HOST_STAGE_FRAC) */
+	bool no_pcie_p2p;
 } gp_gpu_profile_t;
 
 /* The GPU layout inside one node model, shared by all nodes that have the

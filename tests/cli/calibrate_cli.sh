@@ -13,7 +13,7 @@ s=${GP_TOP_SRCDIR:-${srcdir:-.}}
 d="$s/tests/data/cost/measured"
 t=$(mktemp -d "${TMPDIR:-/tmp}/gp-cal.XXXXXX")
 trap 'rm -rf "$t"' EXIT
-echo "1..12"
+echo "1..13"
 n=0
 check() { # name fitfile predictfile
 	n=$((n + 1))
@@ -42,6 +42,13 @@ if ! "$b/gpuplace" calibrate "$t/bad.txt" >"$t/out" 2>&1 && grep -q "bad.txt:1: 
 	echo "ok $n - an unknown key is an error naming file, line, key and value"
 else
 	echo "not ok $n - bad key"; sed 's/^/# /' "$t/out"
+fi
+n=$((n + 1))
+printf '# gpuplace-calib: nodes=1 gpus_per_node=2 gpu=t4 pcie_p2p=off\n  8 2 float sum -1 30.1 0.00 0.00 0\n' >"$t/bad.txt"
+if ! "$b/gpuplace" calibrate "$t/bad.txt" >"$t/out" 2>&1 && grep -q "bad.txt:1: pcie_p2p: 'off' is not yes or no" "$t/out"; then
+	echo "ok $n - pcie_p2p takes yes or no"
+else
+	echo "not ok $n - bad pcie_p2p"; sed 's/^/# /' "$t/out"
 fi
 n=$((n + 1))
 "$b/gpuplace" calibrate --defaults >"$t/out" 2>&1

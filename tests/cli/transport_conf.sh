@@ -9,7 +9,7 @@ s=${GP_TOP_SRCDIR:-${srcdir:-.}}
 bin="$b/gpuplace"
 t=$(mktemp -d "${TMPDIR:-/tmp}/gp-tr.XXXXXX")
 trap 'rm -rf "$t"' EXIT
-echo "1..6"
+echo "1..9"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for f in "$@"; do sed 's/^/# /' "$f"; done; }
@@ -54,7 +54,32 @@ else
 	nok "PCIeGen: '$t4' vs '$t5'" "$t/p4" "$t/p5"
 fi
 
-# 4-6. A bad value is named with file, line, key and value, and switches
+# 4. PCIeP2P=no: without peer-to-peer the 4 L40S of pcie1 stage every
+# ring edge through host memory, 2 edges through each of the host paths of
+# its two Cores= sets per direction instead of the 1 that crosses between
+# them (cost.c, HOST_STAGE_FRAC): the all-reduce takes twice as long,
+# busbw 2 x 0.625 x 25.6 GB/s / 4 = 8.0 GB/s, not 16.0.
+cp -r "$s/tests/data/conf/rich" "$t/np"
+sed -i 's/^\(GpuProfile=L40S .*\)$/\1 PCIeP2P=no/' "$t/np/gpuplace.conf"
+"$bin" model --conf-dir "$t/np" --nodelist pcie1 -b 1G -e 1G >"$t/pn" 2>&1
+tn=$(awk '$1 == 1073741824 { print $6 }' "$t/pn"); bn=$(awk '$1 == 1073741824 { print $8 }' "$t/pn")
+if awk -v a="$t4" -v b="$tn" -v w="$bn" 'BEGIN { exit !(a > 0 && b > 1.99 * a && b < 2.01 * a && w == 8.00) }'; then
+	ok "PCIeP2P=no stages the PCIe all-reduce through the host ($t4 -> $tn us, busbw $bn GB/s)"
+else
+	nok "PCIeP2P=no: '$t4' vs '$tn'" "$t/p4" "$t/pn"
+fi
+
+# 5. ... and survives the JSON export.
+"$bin" cluster export --conf-dir "$t/np" --json-out "$t/np.json" >"$t/exp" 2>&1
+"$bin" model --json "$t/np.json" --nodelist pcie1 -b 1G -e 1G >"$t/pj" 2>&1
+if grep -q '"pcie_p2p": *false' "$t/np.json" &&
+	[ "$(awk '$1 == 1073741824 { print $6 }' "$t/pj")" = "$tn" ]; then
+	ok "JSON export keeps PCIeP2P=no"
+else
+	nok "PCIeP2P JSON round trip" "$t/exp" "$t/pj"
+fi
+
+# 6-9. A bad value is named with file, line, key and value, and switches
 # off that line only (gpuplace.conf(5), PROBLEMS): cluster check warns,
 # says what is lost, and the site still loads (exit 0).
 bad() { # name sed-expression expected-text
@@ -73,3 +98,4 @@ bad "unknown transport" 's/^FabricLevel=0 LinkGBps=50$/FabricLevel=0 LinkGBps=50
 bad "transport on an upper level" 's/^FabricLevel=2 LinkGBps=100$/FabricLevel=2 LinkGBps=100 Transport=tcp/' \
 	"gpuplace.conf:9: Transport: 'tcp': only FabricLevel=0 .*; line ignored"
 bad "PCIeGen out of range" 's/^\(GpuProfile=L40S .*\)$/\1 PCIeGen=2/' "gpuplace.conf:6: PCIeGen: '2' is out of range \\[3, 6\\]; GPU profile 'L40S' not used"
+bad "PCIeP2P not yes or no" 's/^\(GpuProfile=L40S .*\)$/\1 PCIeP2P=off/' "gpuplace.conf:6: PCIeP2P: 'off' is not yes or no; GPU profile 'L40S' not used"

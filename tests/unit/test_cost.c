@@ -1006,6 +1006,156 @@ static void test_crossing_leaves_by_hand(void **unused)
 	}
 }
 
+/* A cluster of `nodes` 4-GPU T4 nodes (PCIe Gen3 x16, no NVLink) with one
+ * NIC of nic_gbps each over `transport`; p2p false: the GPUs have no PCIe
+ * peer-to-peer (GpuProfile PCIeP2P=no). */
+static gp_cluster_t *pcie_cluster(int nodes, int transport, double nic_gbps, bool p2p)
+{
+	gp_cost_shape_t sh;
+	gp_cluster_t *c;
+
+	gp__cost_shape_defaults(&sh);
+	snprintf(sh.gpu, sizeof(sh.gpu), "t4");
+	sh.nodes = nodes;
+	sh.gpus_per_node = 4;
+	sh.rails = 1;
+	sh.nic_gbps = nic_gbps;
+	sh.transport = transport;
+	c = cf_cluster_shape(&sh);
+	c->profiles[0].no_pcie_p2p = !p2p;
+	return c;
+}
+
+/* The ring all-reduce's bandwidth part (ring_bw_part()) of 4 GPUs as 1
+ * node x 4 (nodes 0), 2 x 2 (nodes 0, 1, GPUs 0-1) and 4 x 1 (nodes 0-3,
+ * GPU 0), with a scratch made for c as it is now. */
+static void pcie_spread(gp_cluster_t *c, double t[3])
+{
+	static const int32_t n1[1] = { 0 }, n2[2] = { 0, 1 }, n4[4] = { 0, 1, 2, 3 };
+	gp_cost_scratch_t *s = NULL;
+	cf_placement_t p;
+
+	assert_int_equal(gp__cost_scratch_new(c, 8, &s), GP_OK);
+	cf_place(&p, n1, 1, 0xf);
+	t[0] = ring_bw_part(c, &p.pl, s);
+	cf_place(&p, n2, 2, 0x3);
+	t[1] = ring_bw_part(c, &p.pl, s);
+	cf_place(&p, n4, 4, 0x1);
+	t[2] = ring_bw_part(c, &p.pl, s);
+	gp__cost_scratch_destroy(s);
+}
+
+/*
+ * Host sharing (cost.c, HOST_STAGE_FRAC, host_into()), worked by hand on
+ * 4-GPU T4 nodes.  Per extra GiB S of a 4-rank ring all-reduce every ring
+ * edge carries e = 2 x 3/4 x S = 1.5 S.  A T4's own PCIe Gen3 x16 link
+ * gives 12.8 GB/s (PCIE_GEN3_GBPS); the host path its node's GPUs share,
+ * when they stage through host memory, 12.8 x 0.625 = 8.0 GB/s per
+ * direction, carrying one edge's bytes per staged edge.
+ *  - No peer-to-peer, EFA without GPUDirect (offload: 6.25 GB/s x
+ *    2.83 / 6.25 = 2.83 GB/s per node), as on g4dn.12xlarge:
+ *    1 x 4: the 4 edges of the ring all go through the one host path:
+ *      4 e / 8.0 GB/s = 0.75 S/GB/s = 805.3 ms (the old model: the
+ *      GPU's own link, e / 12.8 GB/s = 125.8 ms);
+ *    2 x 2: the NIC bounds: one edge out of each node, e / 2.83 GB/s =
+ *      569.1 ms, above the host path's 2 edges (1 inside, 1 out, staged
+ *      over the transport): 2 e / 8.0 GB/s = 402.7 ms;
+ *    4 x 1: the NIC again, 569.1 ms (host path: 1 edge, 201.3 ms).
+ *    Spreading is faster; the old model had 1 x 4 4.5 times faster.
+ *  - No peer-to-peer, NDR-class RDMA NIC (50 GB/s x 0.96): the edge out
+ *    of a node is not staged:
+ *    1 x 4: 805.3 ms as above;
+ *    2 x 2: 1 staged edge per node, e / 8.0 GB/s = 201.3 ms (NIC
+ *      e / 48 GB/s = 33.6 ms);
+ *    4 x 1: nothing staged, the GPU's own link bounds, e / 12.8 GB/s =
+ *      125.8 ms.
+ *  - Peer-to-peer, GPUs 0-1 and 2-3 in two host domains (Cores= 0-11 and
+ *    12-23: two sockets), the RDMA NIC: 1 x 4 stages the 2 edges of its
+ *    ring that cross between the domains (1 -> 2, 3 -> 0), each through
+ *    the paths of both: 2 e / (2 x 8.0 GB/s) = 201.3 ms; in one domain
+ *    nothing is staged, 125.8 ms.
+ *  - 8 x H100 NVLink nodes, IB: 4 GPUs of one node reach each other over
+ *    NVLink (18 x 20.6 GB/s): e / 370.8 GB/s, with or without PCIeP2P=no:
+ *    the term does not apply.
+ */
+static void test_host_sharing_by_hand(void **unused)
+{
+	const double S = 1073741824.0, e = 1.5 * S, pcie = 12.8e9, host = 8.0e9;
+	const double nic_off = 6.25e9 * (2.83 / 6.25), nic_ib = 50e9 * 0.96;
+	gp_cluster_t *c;
+	gp_cost_scratch_t *s = NULL;
+	gp_coll_result_t r;
+	gp_error_t err;
+	cf_placement_t p;
+	double t[3], nv;
+	int k;
+
+	(void)unused;
+	c = pcie_cluster(4, GP_NET_OFFLOAD, 6.25, false);
+	pcie_spread(c, t);
+	print_message("# no P2P, offload: 1x4 %.1f ms, 2x2 %.1f ms, 4x1 %.1f ms\n", t[0] * 1e3,
+	              t[1] * 1e3, t[2] * 1e3);
+	assert_true(fabs(t[0] / (4 * e / host) - 1) < 1e-3);
+	assert_true(fabs(t[1] / (e / nic_off) - 1) < 1e-3);
+	assert_true(fabs(t[2] / (e / nic_off) - 1) < 1e-3);
+	assert_true(t[1] < t[0]);
+	/* the bottleneck named */
+	assert_int_equal(gp__cost_scratch_new(c, 8, &s), GP_OK);
+	cf_place_range(&p, 0, 1, 1, 0xf);
+	{
+		gp_job_profile_t job;
+		gp_cost_t k1;
+
+		gp__job_profile_default(c, 4, &job);
+		assert_int_equal(gp__cost_eval(c, &job, &p.pl, s, 0, &k1, &err), GP_OK);
+		assert_int_equal(k1.group[GP_DIM_DP].bottleneck, GP_LIMIT_HOST);
+	}
+	gp__cost_scratch_destroy(s);
+	s = NULL;
+	gp_cluster_destroy(c);
+
+	c = pcie_cluster(4, GP_NET_IB, 50.0, false);
+	pcie_spread(c, t);
+	print_message("# no P2P, RDMA: 1x4 %.1f ms, 2x2 %.1f ms, 4x1 %.1f ms\n", t[0] * 1e3,
+	              t[1] * 1e3, t[2] * 1e3);
+	assert_true(fabs(t[0] / (4 * e / host) - 1) < 1e-3);
+	assert_true(fabs(t[1] / (e / host) - 1) < 1e-3);
+	assert_true(fabs(t[2] / (e / pcie) - 1) < 1e-3);
+	assert_true(e / nic_ib < e / host);
+	/* peer-to-peer, one host domain: nothing staged on one node */
+	c->profiles[0].no_pcie_p2p = false;
+	pcie_spread(c, t);
+	assert_true(fabs(t[0] / (e / pcie) - 1) < 1e-3);
+	/* two host domains (two sockets' cores): staged through both */
+	for (k = 0; k < 4; k++)
+		snprintf(c->layouts[0].cores[k], sizeof(c->layouts[0].cores[k]), "%s",
+		         k < 2 ? "0-11" : "12-23");
+	pcie_spread(c, t);
+	print_message("# P2P, two host domains: 1x4 %.1f ms\n", t[0] * 1e3);
+	assert_true(fabs(t[0] / (2 * e / (2 * host)) - 1) < 1e-3);
+	gp_cluster_destroy(c);
+
+	/* NVLink: the term does not apply inside the island */
+	for (k = 0; k < 2; k++) {
+		gp_cost_shape_t sh;
+		static const int32_t n1[1] = { 0 };
+
+		gp__cost_shape_defaults(&sh);
+		sh.nodes = 4;
+		c = cf_cluster_shape(&sh);
+		c->profiles[0].no_pcie_p2p = k == 1;
+		assert_int_equal(gp__cost_scratch_new(c, 8, &s), GP_OK);
+		cf_place(&p, n1, 1, 0xf);
+		nv = ring_bw_part(c, &p.pl, s);
+		assert_true(fabs(nv / (e / H100_NVL) - 1) < 1e-3);
+		assert_int_equal(gp__cost_collective(c, &p.pl, GP_COLL_ALLREDUCE, GP_ALGO_AUTO, S, s,
+		                                     &r, &err), GP_OK);
+		gp__cost_scratch_destroy(s);
+		s = NULL;
+		gp_cluster_destroy(c);
+	}
+}
+
 /* A 4-node, 32-GPU data-parallel job on a non-blocking tree of 4-node
  * leaves, 2 leaves per spine, a core above: 8 H100 per node with 8 NICs
  * of 25 GB/s line rate (200 Gb/s HDR rails), so the network, not NVLink,
@@ -1174,6 +1324,7 @@ int main(void)
 		cmocka_unit_test(test_spreading_never_faster),
 		cmocka_unit_test(test_crossing_cost_per_level),
 		cmocka_unit_test(test_crossing_leaves_by_hand),
+		cmocka_unit_test(test_host_sharing_by_hand),
 		cmocka_unit_test(test_crossing_step_time),
 		cmocka_unit_test(test_crossing_contention),
 		cmocka_unit_test(test_transport_floor),
