@@ -345,6 +345,13 @@ if [ "${GP_BUSY_CORE:-0}" = 1 ]; then
 fi
 t0=$(date +%s)
 off=${GP_PORT_OFFSET:-0}
+# the daemons' ports (16817 .. 18712 plus the offset, plus 2000 per root:
+# tests/slurm/harness.sh) should lie below the kernel's ephemeral ports,
+# which outgoing connections take at random: a daemon whose port one holds
+# cannot bind it and its test finds no cluster
+eph=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+[ $((18712 + off + 4000)) -lt "${eph:-32768}" ] ||
+	echo "warning: GP_PORT_OFFSET=$off puts the test daemons' ports (up to $((18712 + off + 4000))) among the ephemeral ports (from $eph): a daemon may fail to bind"
 # /dev/null must be the null device, on the host and in the roots (which
 # bind the host's /dev): once, something replaced it with a regular file
 # during a run, and the packages built then carried what had been written

@@ -427,6 +427,11 @@ up() {
 	done
 	log "cluster not ready:"
 	timeout 5 sinfo -N >&2 || true
+	# what the nodes that never came up said (a port taken by another
+	# process shows here as a bind error)
+	for i in $(timeout 5 sinfo -h -N -t unknown,down,notresponding -o %N 2>/dev/null | sort -u); do
+		grep -E 'error|fatal' "$D/log/slurmd-$i.log" 2>/dev/null | tail -n 2 | sed "s/^/slurmd $i: /" >&2
+	done
 	return 1
 }
 
