@@ -157,6 +157,7 @@ typedef struct gp__load_topo {
 	const char *kind;       /* "tree", "block", "flat", "ring", "torus3d" (static) */
 	int line;
 	bool modelled;
+	bool cluster_default;   /* cluster_default: true */
 } gp__load_topo_t;
 
 typedef struct gp__load_telemetry {

@@ -327,6 +327,7 @@ static int load_doc(yctx_t *y, gp_error_t *err)
 		lt->kind = t[i].kind;
 		lt->line = t[i].loc.line;
 		lt->modelled = i == itree || i == iblock;
+		lt->cluster_default = t[i].cluster_default;
 	}
 	if (itree >= 0 && (rc = tree(y, t[itree].body, err)))
 		goto out;

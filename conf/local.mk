@@ -59,6 +59,12 @@ EXTRA_DIST += tests/cli/topology_cli.sh
 SLURM_TESTS += tests/slurm/slurm_block.sh
 EXTRA_DIST += tests/slurm/slurm_block.sh
 
+# job_submit/gpuplace on real daemons with NodeSet partitions (every
+# release) and two topology.yaml topologies bound to two partitions by
+# Topology= (Slurm 25.05+; skips with the reason on older releases).
+SLURM_TESTS += tests/slurm/slurm_sites.sh
+EXTRA_DIST += tests/slurm/slurm_sites.sh
+
 # tests/data/sites/: one configuration per documented Slurm feature and the
 # shapes cluster managers and fabric tools generate, through cluster check,
 # cluster show and place, with hand-counted nodes, GPUs, switches, blocks

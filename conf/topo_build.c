@@ -253,21 +253,53 @@ static int finish_tree(gp__load_t *ld, const gp__conf_loc_t *loc, const char *ke
 	return GP_OK;
 }
 
+/* A leaf of its own beside the tree, named name, holding the nodes under
+ * no switch whose block is `block' (-1: those in no block). */
+static int unswitched_group(gp__load_t *ld, const char *name, int32_t block, gp_error_t *err)
+{
+	gp_cluster_t *c = ld->c;
+	int32_t i, n = 0, idx;
+	gp__conf_loc_t loc;
+	gp_switch_t *w;
+	int rc;
+
+	for (i = 0; i < c->nnodes; i++)
+		n += c->nodes[i].leaf < 0 && c->nodes[i].block == block;
+	if (!n)
+		return GP_OK;
+	/* a copy: adding the switch moves ld->sw */
+	loc = ld->sw[0].loc;
+	if ((rc = gp__topo_add_switch(ld, &loc, k_switch(ld), name, &idx, err)))
+		return rc;
+	w = &c->switches[idx];
+	w->nodes = malloc((size_t)n * sizeof(*w->nodes));
+	if (!w->nodes)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	for (i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].leaf < 0 && c->nodes[i].block == block) {
+			c->nodes[i].leaf = idx;
+			w->nodes[w->nnodes++] = i;
+		}
+	return GP_OK;
+}
+
 /*
  * Nodes under no switch.  slurmctld warns ("switches lack access to N
  * nodes: LIST", topology/tree switch_record.c) and goes on; its tree
- * placement never reaches them.  Here they become one leaf of their own,
- * "(unswitched)", beside the tree under a disconnected top: gpuplace keeps
- * placing jobs inside them or inside the tree, never across.  One warning
- * for all of them, with the count and the first names.
+ * placement never reaches them.  Here they become leaves of their own
+ * beside the tree under a disconnected top: gpuplace keeps placing jobs
+ * inside one of them or inside the tree, never across.  Those in a block
+ * (topology.yaml's block topology beside its tree: the nodes of
+ * partitions bound to it) are a leaf per block, "(block NAME)", since
+ * Slurm's topology/block keeps a job that fits a block inside one; the
+ * rest are one leaf, "(unswitched)".  One warning for all of them, with
+ * the count and the first names.
  */
 static int unswitched(gp__load_t *ld, gp_error_t *err)
 {
 	gp_cluster_t *c = ld->c;
-	char names[200] = "";
-	int32_t i, n = 0, idx;
-	gp__conf_loc_t loc;
-	gp_switch_t *w;
+	char names[200] = "", name[GP_NAME_MAX + 16];
+	int32_t i, n = 0, inblk = 0;
 	int rc;
 
 	for (i = 0; i < c->nnodes; i++)
@@ -277,28 +309,27 @@ static int unswitched(gp__load_t *ld, gp_error_t *err)
 			if (n++ < 4)
 				snprintf(names + ul, sizeof(names) - ul, "%s%s (%s:%d)", ul ? ", " : "",
 				         c->nodes[i].name, ld->node_loc[i].path, ld->node_loc[i].line);
+			inblk += c->nodes[i].block >= 0;
 		}
 	if (!n)
 		return GP_OK;
 	if (gp__cluster_warnf(c, "%s: %d node%s under no switch (%s%s): Slurm's topology/tree has "
-	                      "no switch for them; modelled as a separate group \"(unswitched)\" "
-	                      "that no job spans with the tree", ld->topo_path, (int)n,
-	                      n == 1 ? " is" : "s are", names, n > 4 ? ", ..." : ""))
+	                      "no switch for them; modelled as %s that no job spans with the "
+	                      "tree", ld->topo_path, (int)n, n == 1 ? " is" : "s are", names,
+	                      n > 4 ? ", ..." : "",
+	                      inblk == n ? "a separate group per block, \"(block NAME)\","
+	                      : inblk ? "a separate group per block, \"(block NAME)\", and the "
+	                                "rest as \"(unswitched)\","
+	                              : "a separate group \"(unswitched)\""))
 		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	/* a copy: adding the switch moves ld->sw */
-	loc = ld->sw[0].loc;
-	if ((rc = gp__topo_add_switch(ld, &loc, k_switch(ld), "(unswitched)", &idx, err)))
-		return rc;
-	w = &c->switches[idx];
-	w->nodes = malloc((size_t)n * sizeof(*w->nodes));
-	if (!w->nodes)
-		return gp__errorf(err, GP_ENOMEM, "out of memory");
-	for (i = 0; i < c->nnodes; i++)
-		if (c->nodes[i].leaf < 0) {
-			c->nodes[i].leaf = idx;
-			w->nodes[w->nnodes++] = i;
-		}
-	return GP_OK;
+	for (i = 0; inblk && i < c->nblocks; i++) {
+		/* a name too long for a switch: the block's index */
+		if (snprintf(name, sizeof(name), "(block %s)", c->blocks[i].name) >= GP_NAME_MAX)
+			snprintf(name, sizeof(name), "(block %d)", (int)i + 1);
+		if ((rc = unswitched_group(ld, name, i, err)))
+			return rc;
+	}
+	return unswitched_group(ld, "(unswitched)", -1, err);
 }
 
 static int resolve_tree(topo_ctx_t *t, gp_error_t *err)
@@ -625,24 +656,34 @@ int gp__topo_resolve(gp__load_t *ld, gp_error_t *err)
  * PartitionName=... Topology=NAME (Slurm 25.05+, slurm.conf(5)): each
  * topology of topology.yaml covers its own nodes and its partitions.  The
  * model holds one tree and one block topology (load_yaml.c); a partition
- * bound to another is named once with what that means for it.
+ * bound to another is named once with what that means for it.  A
+ * partition placed by a topology other than the block one (its Topology=,
+ * or where it names none the first topology with cluster_default: true,
+ * topology.yaml(5)) is marked no_blocks: Slurm's block rules are not its.
  */
 int gp__topo_partitions(gp__load_t *ld, gp_error_t *err)
 {
+	const gp__load_topo_t *def = NULL;
 	gp_cluster_t *c = ld->c;
 	int32_t i;
 	int k;
 
+	for (k = ld->ntopos - 1; k >= 0; k--)
+		if (ld->topos[k].cluster_default)
+			def = &ld->topos[k];
 	for (i = 0; i < c->nparts; i++) {
 		const gp__load_part_t *lp = &ld->part[i];
 		const gp__load_topo_t *t = NULL;
 		int e = 0;
 
-		if (!lp->topology)
+		if (!lp->topology) {
+			c->parts[i].no_blocks = def && strcmp(def->kind, "block");
 			continue;
+		}
 		for (k = 0; k < ld->ntopos; k++)
 			if (!strcmp(ld->topos[k].name, lp->topology))
 				t = &ld->topos[k];
+		c->parts[i].no_blocks = t && strcmp(t->kind, "block");
 		if (!t)
 			e = gp__cluster_warnf(c, "%s:%d: Topology: partition '%s': topology '%s' is not in "
 			                      "%s; its jobs are placed as the rest of the model says",

@@ -1554,11 +1554,24 @@ static int pin_front(gp_engine_t *e, const gp_request_t *r, const gp_job_profile
 	return GP_OK;
 }
 
+/* Do Slurm's topology/block rules bind request r: the site has blocks and
+ * r's partition is not placed by another topology of topology.yaml (a
+ * tree partition beside a block one, gp_partition_t.no_blocks)? */
+static bool blocks_bind(const gp_cluster_t *c, const gp_request_t *r)
+{
+	int32_t q;
+
+	if (c->nblocks <= 0)
+		return false;
+	q = gp__request_partition(r, c);
+	return q < 0 || !c->parts[q].no_blocks;
+}
+
 /* Does request r fit one block of a topology/block site, with no required
  * nodes (which Slurm places itself)?  Such a job runs in one block. */
 static bool fits_one_block(const gp_engine_t *e, const gp_request_t *r)
 {
-	return e->c->nblocks > 0 && r->gpus <= e->block_gpus && r->nrequired == 0;
+	return blocks_bind(e->c, r) && r->gpus <= e->block_gpus && r->nrequired == 0;
 }
 
 /*
@@ -1728,7 +1741,7 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	 * site is not held: Slurm's block placement keeps it in one NVLink
 	 * domain anyway (those without required nodes were decided above) */
 	if (best >= 0 && s && p->max_wait_s > 0 && s->njobs > 0 &&
-	    !(r->nrequired > 0 && c->nblocks > 0 && r->gpus <= e->block_gpus) &&
+	    !(r->nrequired > 0 && blocks_bind(c, r) && r->gpus <= e->block_gpus) &&
 	    d->cands[best].cost.slowdown > 1.0 + p->wait_gain) {
 		double now_finish = run_s * d->cands[best].cost.slowdown, best_finish = now_finish;
 		int32_t nbefore = d->ncands, chosen = -1;

@@ -209,6 +209,11 @@ typedef struct gp_partition {
 	 * switched off (conf/topo_build.c); the plugin passes such a job
 	 * unchanged with this reason. */
 	char *slurm_only;
+	/* Its jobs are placed by a topology of topology.yaml other than the
+	 * block one (its Topology=, or the cluster default where it names
+	 * none; conf/topo_build.c): Slurm's topology/block rules (one block
+	 * per job, required nodes inside one block) do not bind them. */
+	bool no_blocks;
 } gp_partition_t;
 
 /* Storage=NAME Scope=node|rack|cluster WriteGBps= [ReadGBps=] [Nodes=LIST]

@@ -85,7 +85,10 @@ has "$tmp/check" "node 'n008' is already under switch 's0'" "topo-tree-warts: no
 site gres-links-order         4   24  0  0  1 gpus=2 --nodelist g1
 has "$tmp/show" "layout .*: 4 GPUs in 2 NVLink islands \\(gres.conf Links=\\), 2 nodes" \
 	"gres-links-order: Links rows in any order give two NVLink pairs"
-site topology-yaml-multi     20  112  5  2  5 gpus=8 --partition nvl
+# (7 switches: leaf1, leaf2, spine, a group per block of the block
+# topology's nodes, which are under no switch, "(unswitched)" for eth's
+# and the synthetic top)
+site topology-yaml-multi     20  112  7  2  5 gpus=8 --partition nvl
 has "$tmp/show" "2 cross-node NVLink domains over 8 nodes / 32 GPUs" \
 	"topology-yaml-multi: GB200 blocks are NVLink domains"
 has "$tmp/check" "partition 'eth': topology 'plain' is flat" "topology-yaml-multi: flat topology named"

@@ -52,15 +52,25 @@
 #               baseline, 16937 version_mismatch, 16947 vs_stock, 16957
 #               plugin, 16967 smoke, 16977 steer, 16987 valgrind, 16997
 #               block, 16927 sacct (slurmdbd 16928, MariaDB 16929), 16887
-#               typed, 16877 packages (tests/cli/packages.sh); BASEPORT
+#               typed, 16877 packages (tests/cli/packages.sh), 16897 sites
+#               (its second cluster, topology.yaml: 16898); BASEPORT
 #               17100, 17300, 18600, 17500, 18400, 18200, 17800, 17900,
-#               17700, 18000, 18700.  All lie in 16817 .. 18712: scripts/test.sh
+#               17700, 18000, 18700, 18100 (sites; its second cluster
+#               18150).  All lie in 16817 .. 18712: scripts/test.sh
 #               gives each Slurm release an offset 2000 apart.
 #   TOPOLOGY    tree (default): topology/tree, the leaves under a spine and
 #               the NVLink domains in gpuplace.conf; block: topology/block
 #               (Slurm 23.11+), each leaf's nodes one block (blkA, blkB, ...;
 #               BlockSizes=N/LEAVES,N), which gpuplace reads as the NVLink
 #               domains, as an NVL72 site configures it (LEAVES=2 only)
+#   TOPOLOGY=yaml  topology.yaml (Slurm 25.05+, topology.yaml(5)) with the
+#               text of TOPOLOGY_YAML instead of topology.conf, and no
+#               TopologyPlugin line (slurm.conf(5): ignored when
+#               topology.yaml exists); nodes, features and gpuplace.conf as
+#               for tree
+#   PARTITIONS  the partition section of slurm.conf, one line per line:
+#               NodeSet= and PartitionName= lines (default: one partition
+#               gpu, Nodes=ALL, Default=YES)
 #   TELEMETRY_URL a Prometheus URL gpuplace.conf polls for rack power
 #                 (default: none)
 #   PROLOG, EPILOG  Prolog= and Epilog= programs (default: none)
@@ -330,7 +340,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=1000
 GresTypes=gpu
-TopologyPlugin=topology/${TOPOLOGY:-tree}
+$([ "${TOPOLOGY:-tree}" = yaml ] || echo "TopologyPlugin=topology/${TOPOLOGY:-tree}")
 ReturnToService=2
 SlurmdParameters=config_overrides
 ${JOB_SUBMIT:+JobSubmitPlugins=$JOB_SUBMIT}
@@ -342,7 +352,7 @@ ${MCS_PARAMS:+MCSParameters=$MCS_PARAMS}
 ${EPILOG:+Epilog=$EPILOG}
 PlugStackConfig=$D/etc/plugstack.conf
 $(node_lines)
-PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+${PARTITIONS:-PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP}
 CONF
 	: >"$D/etc/plugstack.conf"
 	for p in ${SPANK_PLUGINS:-}; do echo "required $p" >>"$D/etc/plugstack.conf"; done
@@ -357,7 +367,10 @@ CONF
 	if [ "${SLURM_REL:-0}" -ge 240500 ]; then
 		echo "CgroupPlugin=disabled" >"$D/etc/cgroup.conf"
 	fi
-	if [ "${TOPOLOGY:-tree}" = block ]; then
+	rm -f "$D/etc/topology.conf" "$D/etc/topology.yaml"
+	if [ "${TOPOLOGY:-tree}" = yaml ]; then
+		printf '%s\n' "${TOPOLOGY_YAML:?TOPOLOGY=yaml needs TOPOLOGY_YAML}" >"$D/etc/topology.yaml"
+	elif [ "${TOPOLOGY:-tree}" = block ]; then
 		blocks "$PER_LEAF" | while read -r a b; do echo "BlockName=blk$(letter $(((a - 1) / PER_LEAF))) Nodes=n$(range "$a" "$b")"; done >"$D/etc/topology.conf"
 		echo "BlockSizes=$PER_LEAF,$N" >>"$D/etc/topology.conf"
 	else

@@ -853,6 +853,80 @@ static void test_block_job_not_spread_over_blocks(void **unused)
 	gp_cluster_destroy(c);
 }
 
+/* decide() a 2-node job of 4 GPUs per node in partition part; the
+ * decision in d. */
+static void decide_in(gp_engine_t *e, const gp_cluster_t *c, gp_state_t *s, const char *part,
+                      gp_decision_t *d)
+{
+	gp_policy_t p;
+	gp_request_t r;
+	gp_error_t err = { "" };
+
+	gp__policy_default(c, &p);
+	gp__request_init(&r);
+	r.gpus = 8;
+	r.min_nodes = r.max_nodes = 2;
+	r.gpus_per_node = 4;
+	if (gp__request_set_partition(&r, c, part, &err))
+		fail_msg("partition %s: %s", part, err.text);
+	memset(d, 0, sizeof(*d));
+	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, d, &err))
+		fail_msg("decide: %s", err.text);
+	gp__request_clear(&r);
+}
+
+/* The nodes of d's first set, "n3 n4". */
+static const char *set_names(const gp_cluster_t *c, const gp_decision_t *d, char *buf, size_t len)
+{
+	int32_t i;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; d->ncands > 0 && i < d->cands[0].nnodes && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "",
+		                         c->nodes[d->cands[0].nodes[i]].name);
+	return buf;
+}
+
+/*
+ * topology.yaml with a tree topology (n[1-4], partition tree) and a block
+ * topology (n[5-8] in blocks of 2 that are not NVLink domains, partition
+ * blk), as tests/slurm/slurm_sites.sh runs them in Slurm 25.05+
+ * (tests/data/conf/yaml-parts); n1 and n5 half busy.  A 2-node job of
+ * tree is PINned to its free leaf n[3-4]: the block rules are not its
+ * partition's (they left it to Slurm: its nodes are in no block).  One of
+ * blk is PINned to its free block n[7-8], not to a set across the blocks.
+ */
+static void test_yaml_tree_and_block_partitions(void **unused)
+{
+	gp_cluster_t *c = NULL;
+	gp_engine_t *e = NULL;
+	gp_state_t *s = NULL;
+	gp_decision_t d;
+	gp_error_t err = { "" };
+	char names[64];
+
+	(void)unused;
+	if (gp_cluster_load_conf_dir(DECIDE_DATA_DIR "/../conf/yaml-parts", &c, &err))
+		fail_msg("%s", err.text);
+	assert_int_equal(c->nblocks, 2);
+	assert_int_equal(gp__engine_create(c, &e, &err), 0);
+	assert_int_equal(gp_state_create(c, &s), 0);
+	s->alloc_mask[gp__node_find(c, "n1")] = 0x3;
+	s->alloc_mask[gp__node_find(c, "n5")] = 0x3;
+	decide_in(e, c, s, "tree", &d);
+	assert_int_equal(d.kind, GP_DECIDE_PIN);
+	assert_string_equal(set_names(c, &d, names, sizeof(names)), "n3 n4");
+	gp__decision_clear(&d);
+	decide_in(e, c, s, "blk", &d);
+	assert_int_equal(d.kind, GP_DECIDE_PIN);
+	assert_string_equal(set_names(c, &d, names, sizeof(names)), "n7 n8");
+	gp__decision_clear(&d);
+	gp_state_destroy(s);
+	gp__engine_destroy(e);
+	gp_cluster_destroy(c);
+}
+
 /*
  * The state of the placement issue, written by hand in
  * tests/data/json/issue31-racks21.json: two leaves of 8 H100 nodes, one
@@ -1171,6 +1245,7 @@ int main(void)
 		cmocka_unit_test(test_exhaustive_within_2_percent),
 		cmocka_unit_test(test_racks_far_below_caps_keep_one_leaf),
 		cmocka_unit_test(test_block_job_not_spread_over_blocks),
+		cmocka_unit_test(test_yaml_tree_and_block_partitions),
 		cmocka_unit_test_setup_teardown(test_full_cluster_lists_every_domain_predicted_first,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_counts_the_jobs_behind, setup, teardown),
