@@ -120,3 +120,14 @@ gpus_in_use() {
 				}
 		}'
 }
+
+# hostlist_nodes HOSTLIST: its nodes, one a line ("n[1-2,4]" -> n1 n2
+# n4; one bracket group at most), without asking slurmctld
+hostlist_nodes() {
+	local pre body part
+	case "$1" in
+	*\[*\]) pre=${1%%\[*} body=${1#*\[} body=${body%\]}
+		for part in $(echo "$body" | tr ',' ' '); do seq -f "$pre%g" "${part%-*}" "${part#*-}"; done ;;
+	?*) echo "$1" ;;
+	esac
+}

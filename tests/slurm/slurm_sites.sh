@@ -71,16 +71,6 @@ export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 
-# hosts HOSTLIST: its nodes, one a line ("n[1-2,4]" -> n1 n2 n4; one
-# bracket group at most), without asking slurmctld
-hosts() {
-	local pre body part
-	case "$1" in
-	*\[*\]) pre=${1%%\[*} body=${1#*\[} body=${body%\]}
-		for part in $(echo "$body" | tr ',' ' '); do seq -f "$pre%g" "${part%-*}" "${part#*-}"; done ;;
-	?*) echo "$1" ;;
-	esac
-}
 # run NAME ARGS...: submit a 5-minute job NAME with sbatch ARGS, wait until
 # it runs (30 s at most; at once when it ended or sbatch refused it), then
 # read its record: j (its id, "" when refused, the message in
@@ -107,7 +97,7 @@ run() {
 within() {
 	local h
 	[ -n "$nodes" ] || return 1
-	for h in $(hosts "$nodes"); do
+	for h in $(hostlist_nodes "$nodes"); do
 		case " $* " in *" $h "*) ;; *) return 1 ;; esac
 	done
 }

@@ -62,16 +62,6 @@ check 'grep -q "gpuplace: loaded" "$D/log/slurmctld.log" && echo "$sgres" | grep
 	"$sgres" "$(grep -E 'gpuplace: (loaded|.*error)' "$D/log/slurmctld.log" | head -n 3)"
 plugin_read # the plugin's first reading of the state
 
-# hosts HOSTLIST: its nodes, one a line ("n[1-2,4]" -> n1 n2 n4; the
-# names here have one bracket group at most), without asking slurmctld
-hosts() {
-	local pre body part
-	case "$1" in
-	*\[*\]) pre=${1%%\[*} body=${1#*\[} body=${body%\]}
-		for part in $(echo "$body" | tr ',' ' '); do seq -f "$pre%g" "${part%-*}" "${part#*-}"; done ;;
-	?*) echo "$1" ;;
-	esac
-}
 # run NAME ARGS...: submit a 5-minute job NAME with sbatch ARGS, wait until
 # it runs (30 s at most; on the end of a job that never ran at once), then
 # read its record once:
@@ -108,7 +98,7 @@ run() {
 			}
 			print n, out
 		}' | while read -r n e; do
-		for t in $(hosts "$n"); do echo "$t $(echo "$e" | tr ' ' '\n' | sort | paste -s -d, -)"; done
+		for t in $(hostlist_nodes "$n"); do echo "$t $(echo "$e" | tr ' ' '\n' | sort | paste -s -d, -)"; done
 	done | sort)
 	seen=$(cat "$D/$name.err"; echo "$rec" | grep -E 'JobState|AdminComment|ReqNodeList|NodeList|TresPer|GRES' | tr -s ' ')
 }
@@ -121,11 +111,11 @@ nodes_of() { echo "$sgres" | awk -v t="gpu:$1:" 'index($2, t) { print $1 }'; }
 within() {
 	local h
 	[ -n "$nodes" ] || return 1
-	for h in $(hosts "$nodes"); do
+	for h in $(hostlist_nodes "$nodes"); do
 		case " $* " in *" $h "*) ;; *) return 1 ;; esac
 	done
 }
-count() { hosts "$nodes" | wc -l; }
+count() { hostlist_nodes "$nodes" | wc -l; }
 # decided: gpuplace placed the job where it runs: PINned there, or, when
 # the state was too old to pin (a loaded machine), CONSTRAINed with those
 # nodes as its best free set
