@@ -266,6 +266,10 @@ struct sim {
 	uint32_t *allowed;        /* allowed[n] == allowed_gen: node in the alternative */
 	uint32_t allowed_gen;
 	bool restrict_nodes;      /* baselines keep to allowed nodes */
+	bool hres;                /* a -budget baseline's fit is under way */
+	double *hres_w;           /* its racks' draw, with what it has taken */
+	double *hres_cnt_w;       /* scratch of tree_fit's count under budgets */
+	double *idle_rack_w;      /* each rack's draw with every GPU idle */
 	const int32_t *alt_nodes; /* the allowed nodes, alt_n of them */
 	int32_t alt_n;
 
@@ -329,6 +333,8 @@ static uint32_t take_gpus(const struct sim *S, const uint32_t *alloc, int32_t n,
 		m |= b;
 		freem &= ~b;
 	}
+	if (S->hres && S->c->nodes[n].rack >= 0)
+		S->hres_w[S->c->nodes[n].rack] += gp__popcount(m) * S->gpu_delta_w[n];
 	return m;
 }
 
@@ -542,10 +548,20 @@ static int evaluate(struct sim *S, const struct shape *sh, struct placement *pl)
 
 /* ---- baselines -------------------------------------------------------------- */
 
+/* Room in node n's rack for gpn more GPUs at TDP, in a -budget baseline's
+ * fit (sim.h: Slurm's hierarchical resources); always, otherwise. */
+static bool hres_room(const struct sim *S, int32_t n, int32_t gpn)
+{
+	int32_t r = S->c->nodes[n].rack;
+
+	return !S->hres || r < 0 ||
+	       S->hres_w[r] + gpn * S->gpu_delta_w[n] <= S->rack_limit[r] * (1.0 + 1e-12);
+}
+
 static bool usable(const struct sim *S, const uint32_t *alloc, int32_t n, int32_t gpn)
 {
 	return S->eligible[n] && (!S->restrict_nodes || S->allowed[n] == S->allowed_gen) &&
-	       node_free(S, alloc, n) >= gpn;
+	       node_free(S, alloc, n) >= gpn && hres_room(S, n, gpn);
 }
 
 static int first_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
@@ -614,14 +630,24 @@ static int tree_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc
 	if (c->root < 0)
 		return first_fit(S, sh, alloc, pl);
 	memset(S->sw_cnt, 0, (size_t)c->nswitches * sizeof(*S->sw_cnt));
+	if (S->hres)
+		memcpy(S->hres_cnt_w, S->hres_w, (size_t)c->nracks * sizeof(*S->hres_cnt_w));
 	/* usable nodes per switch: every node, or only those of the domain
-	 * alternative the job is kept to */
+	 * alternative the job is kept to; under rack budgets, only as many
+	 * of a rack's nodes as its room holds (the fit takes no more) */
 	for (k = 0; k < (S->restrict_nodes ? S->alt_n : c->nnodes); k++) {
 		int32_t n = S->restrict_nodes ? S->alt_nodes[k] : k;
-		int32_t s = c->nodes[n].leaf;
+		int32_t s = c->nodes[n].leaf, r = c->nodes[n].rack;
 
 		if (s < 0 || !usable(S, alloc, n, sh->gpn))
 			continue;
+		if (S->hres && r >= 0) {
+			double need = sh->gpn * S->gpu_delta_w[n];
+
+			if (S->hres_cnt_w[r] + need > S->rack_limit[r] * (1.0 + 1e-12))
+				continue;
+			S->hres_cnt_w[r] += need;
+		}
 		for (; s >= 0; s = c->switches[s].parent)
 			S->sw_cnt[s]++;
 	}
@@ -1392,12 +1418,17 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 			rc = evaluate(S, sh, pl);
 	} else {
 		/* the baselines, and jobs the plugin passes (one GPU) */
+		if (S->p->rack_budget) {
+			S->hres = true;
+			memcpy(S->hres_w, rack_w, (size_t)S->c->nracks * sizeof(*S->hres_w));
+		}
 		rc = S->p->kind == GP_SIM_TREE || S->p->kind == GP_SIM_TREE_SWITCHES ?
 		     tree_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_BLOCK ? block_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_BLOCK_SEGMENT ? segment_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_GPUPLACE ? slurm_fit(S, sh, alloc, pl) :
 		     first_fit(S, sh, alloc, pl);
+		S->hres = false;
 		if (rc == PL_PLACED && S->p->kind == GP_SIM_TREE_SWITCHES &&
 		    !switch_holds(S, J, pl, now))
 			rc = PL_NOFIT; /* its --switches wait */
@@ -1430,7 +1461,9 @@ static int never_fits(struct sim *S, struct sjob *J)
 		return 0; /* decided at submission; not a per-shape fact */
 	memset(S->work, 0, (size_t)S->c->nnodes * sizeof(*S->work));
 	S->no_switch_hold = true; /* a --switches wait ends: not a fact of the shape */
-	rc = place(S, J, S->work, S->rack_w, S->now, NULL, &S->pl2);
+	/* on the idle cluster: every rack at its idle draw (the budget
+	 * baselines' racks; the other fits read no power) */
+	rc = place(S, J, S->work, S->idle_rack_w, S->now, NULL, &S->pl2);
 	S->no_switch_hold = false;
 	if (rc < 0)
 		return rc;
@@ -2639,6 +2672,25 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 	if (!name || !*name)
 		return gp__errorf(err, GP_EINVAL, "empty policy name");
 	snprintf(out->name, sizeof(out->name), "%s", name);
+	len = strlen(name);
+	if (len > 7 && !strcmp(name + len - 7, "-budget") && len - 7 < sizeof(base)) {
+		/* a Slurm baseline with the racks' power budgets (sim.h) */
+		int rc;
+
+		memcpy(base, name, len - 7);
+		base[len - 7] = '\0';
+		rc = gp__sim_policy_parse(base, c, out, err);
+		if (rc)
+			return rc;
+		if (out->kind == GP_SIM_GPUPLACE || out->kind == GP_SIM_GPUPLACE_IDEAL)
+			return gp__errorf(err, GP_EINVAL, "policy '%s': '-budget' is for Slurm's "
+			                  "baselines (first-fit, tree, tree-switches, block, "
+			                  "block-segment); gpuplace's presets keep to the racks' "
+			                  "power themselves", name);
+		snprintf(out->name, sizeof(out->name), "%s", name);
+		out->rack_budget = true;
+		return GP_OK;
+	}
 	if (!strcmp(name, "first-fit")) {
 		out->kind = GP_SIM_FIRST_FIT;
 		return GP_OK;
@@ -2698,7 +2750,7 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 	}
 	return gp__errorf(err, GP_ENOENT,
 	                  "unknown policy '%s': use first-fit, tree, tree-switches[@T], block, "
-	                  "block-segment, "
+	                  "block-segment (each also as NAME-budget), "
 	                  "balanced, pack, performance, "
 	                  "power-save or site (the last five also as NAME-ideal)", out->name);
 }
@@ -2762,6 +2814,9 @@ static void sim_free(struct sim *S)
 	free(S->rack_busy);
 	free(S->rack_w);
 	free(S->rack_limit);
+	free(S->hres_w);
+	free(S->hres_cnt_w);
+	free(S->idle_rack_w);
 	free(S->rack_over);
 	gp__engine_destroy(S->engine);
 	gp__cost_scratch_destroy(S->scratch);
@@ -3029,6 +3084,9 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->rack_busy = calloc((size_t)nr + 1, sizeof(*S->rack_busy));
 	S->rack_w = calloc((size_t)nr + 1, sizeof(*S->rack_w));
 	S->rack_limit = calloc((size_t)nr + 1, sizeof(*S->rack_limit));
+	S->hres_w = calloc((size_t)nr + 1, sizeof(*S->hres_w));
+	S->hres_cnt_w = calloc((size_t)nr + 1, sizeof(*S->hres_cnt_w));
+	S->idle_rack_w = calloc((size_t)nr + 1, sizeof(*S->idle_rack_w));
 	S->rack_over = calloc((size_t)nr + 1, sizeof(*S->rack_over));
 	S->work_rack_w = calloc((size_t)nr + 1, sizeof(*S->work_rack_w));
 	S->resv_rack_w = calloc((size_t)nr + 1, sizeof(*S->resv_rack_w));
@@ -3053,7 +3111,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->rack_seen = calloc((size_t)nr + 1, 1);
 	if (!S->jobs || !S->eligible || !S->order || !S->gpu_delta_w || !S->gpu_full || !S->heap ||
 	    !S->ends || !S->lheap ||
-	    !S->rack_busy || !S->rack_w || !S->rack_limit || !S->rack_over || !S->work_rack_w ||
+	    !S->rack_busy || !S->rack_w || !S->rack_limit || !S->hres_w || !S->hres_cnt_w || !S->idle_rack_w || !S->rack_over || !S->work_rack_w ||
 	    !S->resv_rack_w || !S->bf_rack_w ||
 	    !S->view || !S->view2 || !S->resv_alloc || !S->resv_nodes ||
 	    !S->steer_flags || !S->work || !S->sw_cnt || !S->leaves ||
@@ -3096,6 +3154,8 @@ static int setup(struct sim *S, const gp_state_t *s0)
 			S->leaves[S->nleaves++] = i;
 	if (nr > 0 && gp__power_estimate_all(c, NULL, S->rack_w) != GP_OK)
 		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	if (nr > 0)
+		memcpy(S->idle_rack_w, S->rack_w, (size_t)nr * sizeof(*S->idle_rack_w));
 	for (i = 0; i < nr; i++) {
 		double cap = c->racks[i].power_cap_kw * 1000.0;
 		double cool = c->racks[i].cooling_kw > 0.0 ? c->racks[i].cooling_kw * 1000.0 : cap;

@@ -100,7 +100,18 @@
  *   site       the policy of the cluster's slurm.conf SchedulerParameters
  *              (gp__policy_site), when the model came from a conf dir
  *              (site-ideal too).
- * Baselines see GPUs only: they start jobs whatever the racks' power.
+ * Baselines see GPUs only: they start jobs whatever the racks' power,
+ * except their "-budget" forms (first-fit-budget, tree-budget,
+ * tree-switches-budget, block-budget, block-segment-budget): stock Slurm
+ * 25.05 or later with each rack's power as a hierarchical resource
+ * (resources.yaml(5): a layer per rack, count = min(cap, cooling) less
+ * the rack's idle draw; MODE_3 "allocated on a per-node basis ... designed
+ * for consumable resources like power", Slurm 25.11) and every GPU job
+ * asking per node for its GPUs' TDP over idle (what a job_submit rule or
+ * the user adds).  Modelled in Slurm's favour: a node whose rack has not
+ * that room left is not usable, and the fit goes on to other nodes (the
+ * rooms of the nodes it has taken so far counted), so the baseline never
+ * starts a job over a rack's limit and gives up no placement it need not.
  *
  * Power: each rack's draw is the power model's estimate
  * (gp__power_estimate_all: node base, idle GPUs at idle watts, busy GPUs at
@@ -147,6 +158,8 @@ typedef struct gp_sim_policy {
 	gp_sim_kind_t kind;
 	gp_policy_t policy;     /* GP_SIM_GPUPLACE only */
 	double switch_wait_s;   /* GP_SIM_TREE_SWITCHES: T of --switches=N@T */
+	bool rack_budget;       /* a baseline with "-budget": Slurm with the racks'
+	                         * power as a hierarchical resource (below) */
 } gp_sim_policy_t;
 
 /* Resolve a policy name: first-fit, tree, tree-switches (stock Slurm with

@@ -480,6 +480,62 @@ static void test_power_caps(void **state)
 	gp_cluster_destroy(c0);
 }
 
+/* Stock Slurm with the racks' power as hierarchical resources (the
+ * "-budget" baselines): never a start over a rack's limit, the rest wait;
+ * a two-node job whose leaf has room for one node per rack takes one node
+ * in each of two racks.  The plain baselines on the same trace start every
+ * job at once, past the limits. */
+static void test_budget_baselines(void **state)
+{
+	/* racks of two nodes, a limit (with no margin: the violation limit)
+	 * halfway between one and two nodes flat out; leaves of four nodes */
+	gp_cluster_t *c0 = cluster(8, 4, 2, 0);
+	const gp_gpu_profile_t *g = &c0->profiles[c0->nodes[0].profile];
+	double idle2 = 2 * (c0->nodes[0].base_w + 8 * g->idle_w);
+	double one = idle2 + 8 * (g->tdp_w - g->idle_w), two = one + 8 * (g->tdp_w - g->idle_w);
+	gp_cluster_t *c = cluster(8, 4, 2, (one + two) / 2 / 1000.0);
+	static const struct row rows[] = {
+		{ 0, 1000, 16, 2 },  /* two nodes: one in each rack of leaf 0 */
+		{ 1, 1000, 8, 0 }, { 2, 1000, 8, 0 },  /* one per rack of leaf 1 */
+		{ 3, 1000, 8, 0 },   /* every rack has one busy node: waits */
+		{ 4, 1000, 8, 0 },
+	};
+	static const char *const budget[] = { "first-fit-budget", "tree-budget",
+	                                      "tree-switches-budget", NULL };
+	gp_trace_t *t = trace_of(rows, 5);
+	gp_sim_policy_t p;
+	gp_error_t err;
+	int i;
+
+	(void)state;
+	for (i = 0; budget[i]; i++) {
+		gp_sim_result_t *r = run(c, t, budget[i], true), *plain;
+		char base[32];
+
+		assert_int_equal(r->m.completed, 5);
+		assert_int_equal(r->m.violations, 0);
+		assert_true(r->m.peak_rack_frac <= 1.0 + 1e-9);
+		assert_int_equal(r->jobs[0].nracks, 2);
+		assert_true(r->jobs[0].start_s == 0);
+		assert_true(r->jobs[1].start_s == 1 && r->jobs[2].start_s == 2);
+		assert_true(r->jobs[3].start_s >= 1000 && r->jobs[4].start_s >= 1000);
+		snprintf(base, sizeof(base), "%.*s", (int)(strlen(budget[i]) - 7), budget[i]);
+		plain = run(c, t, base, true);
+		assert_true(plain->m.violations > 0);
+		assert_true(plain->jobs[3].start_s < 1000);
+		gp__sim_result_destroy(plain);
+		gp__sim_result_destroy(r);
+	}
+	/* the presets keep to power themselves: no -budget form */
+	assert_int_equal(gp__sim_policy_parse("balanced-budget", c, &p, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "-budget"));
+	assert_int_equal(gp__sim_policy_parse("tree-switches@60-budget", c, &p, &err), GP_OK);
+	assert_true(p.rack_budget && p.kind == GP_SIM_TREE_SWITCHES && p.switch_wait_s == 60);
+	trace_free(t);
+	gp_cluster_destroy(c);
+	gp_cluster_destroy(c0);
+}
+
 /* EASY with power: a job started around the reservation must leave the
  * reserved job the rack power it needs when its turn comes, so the
  * reserved job starts when it would have without the jobs behind it. */
@@ -1674,6 +1730,7 @@ int main(void)
 		cmocka_unit_test(test_first_fit_vs_tree),
 		cmocka_unit_test(test_tree_best_fit_node),
 		cmocka_unit_test(test_power_caps),
+		cmocka_unit_test(test_budget_baselines),
 		cmocka_unit_test(test_backfill_keeps_reserved_power),
 		cmocka_unit_test(test_slowdown_stretches_run_time),
 		cmocka_unit_test(test_initial_state_flags),
