@@ -1317,6 +1317,23 @@ static double channel_wait(int nc)
 	return 1.0 + CHANNEL_SPREAD * h;
 }
 
+/* A tree collective between N units (Tree, NVLSTree) completes when the
+ * slowest unit's contribution has climbed to the root and come back: every
+ * level's step waits for the later of its children, so with the same
+ * exponentially spread per-step delays as the channels above the expected
+ * wait grows as the largest of N delays, 1 + sigma (H(N) - 1), where NCCL's
+ * model charges log2(N) fixed steps.  NCCL's NET tree latencies reproduce
+ * the 2-node floors (the pair waits for one partner; 25.2 us on 2 x 8 H100,
+ * nccl-tests #309), so the factor is taken relative to 2 units:
+ * node_wait(N) = channel_wait(N) / channel_wait(2), 1.08 at 4 units, 1.16
+ * at 8, 1.25 at 16, 1.42 at 64; sigma is CHANNEL_SPREAD (the IB tables of
+ * nccl-tests #309 alone give 0.13).  A ring's steps wait for one
+ * predecessor each, which its linear step count already charges. */
+static double node_wait(int units)
+{
+	return units > 2 ? channel_wait(units) / channel_wait(2) : 1.0;
+}
+
 /* Tree correction of protocol index pi (0 Simple, 1 LL128, 2 LL) at S bytes. */
 static double tree_factor(int pi, double S)
 {
@@ -1387,6 +1404,9 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 		an *= w;
 		ant *= w;
 	}
+	/* a tree waits for the slowest of its units (node_wait()) */
+	if (N > 2 && !view)
+		ant *= node_wait(N);
 	/* pipeline fill between nodes of Simple and LL128 (see transports[]) */
 	fill = N > 1 && !ll ? (net->fill_us + (a == GP_ALGO_TREE || a == GP_ALGO_NVLS ?
 	                                       net->fill_level_us * lg_units : 0)) *
@@ -1470,7 +1490,7 @@ static double group_time(const struct grp *gr, gp_coll_t coll, gp_algo_t a,
 
 			lat = LAT_NVLS_US + 2.0 * lg_units *
 			      ((LAT_NVLSTREE_NET_US > step ? LAT_NVLSTREE_NET_US : step) +
-			       hop) + fill;
+			       hop) * (view ? 1.0 : node_wait(N)) + fill;
 			nv = (nv > net_t ? nv : net_t) * xf;
 			return K * lat * 1e-6 + (nv > h1 ? nv : h1) / tf;
 		}

@@ -15,6 +15,9 @@
 # (tests/data/conf/rich, in place of its FabricLevel=0 line): `cluster
 # check` accepts it and `place` predicts another step time for the same job
 # on the same nodes than with the site's own line.
+# Every transport class of a multi-node table in tests/data/cost/measured
+# (its "# gpuplace-calib:" line) must be one of the runs above, so a table of
+# a new class cannot be added without its cross-validation.
 # Last, a fit cannot stall: the p5 EFA run fitted as InfiniBand (the
 # default transport, whose NetStepUs starts at 1 us, below NCCL's own NET
 # latency, where the loss is flat) must leave that start and describe the
@@ -24,7 +27,7 @@ s=${GP_TOP_SRCDIR:-${srcdir:-.}}
 d="$s/tests/data/cost/measured"
 t=$(mktemp -d "${TMPDIR:-/tmp}/gp-xv.XXXXXX")
 trap 'rm -rf "$t"' EXIT
-echo "1..16"
+echo "1..17"
 n=0
 # the step time place predicts for a 2-node data-parallel job on dgx[04-05]
 step_ms() {
@@ -33,8 +36,9 @@ step_ms() {
 		awk '$1 == 1 && $2 == "dgx[04-05]" { print $8 }' "$t/place"
 }
 base=$(step_ms "$s/tests/data/conf/rich")
-for pair in ib:ib_ndr_h100_2n_a roce:roce_a100_2n_oci efa:efa_p5_h100_2n \
-            tcp:tcp_g4dn_2n_socket offload:offload_g4dn_2n_efa; do
+pairs="ib:ib_ndr_h100_2n_a roce:roce_a100_2n_oci efa:efa_p5_h100_2n
+       tcp:tcp_g4dn_2n_socket offload:offload_g4dn_2n_efa"
+for pair in $pairs; do
 	tr=${pair%%:*} f=$d/${pair#*:}.txt
 	awk '/^#/ { print; next } NF { if (++r % 2) print }' "$f" >"$t/odd.txt"
 	awk '/^#/ { print; next } NF { if (!(++r % 2)) print }' "$f" >"$t/even.txt"
@@ -66,6 +70,26 @@ for pair in ib:ib_ndr_h100_2n_a roce:roce_a100_2n_oci efa:efa_p5_h100_2n \
 		sed 's/^/# /' "$t/check" "$t/place" | head -n 20
 	fi
 done
+n=$((n + 1))
+classes=$(grep -h '^# gpuplace-calib:' "$d"/*.txt | awk '{
+	nodes = 0; tr = "ib"
+	for (i = 3; i <= NF; i++) {
+		if ($i ~ /^nodes=/) nodes = substr($i, 7) + 0
+		if ($i ~ /^transport=/) tr = substr($i, 11)
+	}
+	if (nodes > 1) print tr }' | sort -u | tr '\n' ' ' | sed 's/ $//')
+missing=
+for c in $classes; do
+	case " $(echo $pairs | sed 's/:[^ ]*//g') " in
+	*" $c "*) ;;
+	*) missing="$missing $c" ;;
+	esac
+done
+if [ -n "$classes" ] && [ -z "$missing" ]; then
+	echo "ok $n - every transport class with a multi-node table is cross-validated ($classes)"
+else
+	echo "not ok $n - transport classes with multi-node tables but no cross-validation:$missing (classes: '$classes')"
+fi
 n=$((n + 1))
 "$b/gpuplace" calibrate --transport ib "$d/efa_p5_h100_2n.txt" >"$t/out" 2>&1
 rc=$?

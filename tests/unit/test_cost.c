@@ -312,6 +312,61 @@ static void test_transport_floor(void **unused)
 	                 floor_case(GP_NET_IB, 30.0, GP_ALGO_TREE, 8)) < 1e-9);
 }
 
+/* 8 B all-reduce on `nodes` x 8 H100, one per node, tree, InfiniBand's
+ * default constants (NCCL's NET latencies); microseconds. */
+static double tree_floor(int32_t nodes)
+{
+	gp_cost_shape_t sh;
+	gp_cluster_t *c;
+	gp_cost_scratch_t *s = NULL;
+	cf_placement_t p;
+	gp_coll_result_t r;
+	gp_error_t err = { "" };
+
+	gp__cost_shape_defaults(&sh);
+	sh.nodes = nodes;
+	c = cf_cluster_shape(&sh);
+	assert_int_equal(gp__cost_scratch_new(c, nodes * 8, &s), GP_OK);
+	cf_place_range(&p, 0, 1, nodes, 0xff);
+	if (gp__cost_collective(c, &p.pl, GP_COLL_ALLREDUCE, GP_ALGO_TREE, 8, s, &r, &err) != GP_OK)
+		fail_msg("%d nodes: %s", (int)nodes, err.text);
+	gp__cost_scratch_destroy(s);
+	gp_cluster_destroy(c);
+	return r.time_s * 1e6;
+}
+
+/*
+ * A tree waits for the slowest of its nodes (cost.c node_wait()), by hand:
+ * LL tree latency 6.8 + 2 x (7 x 0.6 + log2(N) x 5.0 x w(N)) us (NCCL's
+ * base, NVLink and NET tree LL latencies), w(N) = (1 + 0.14 (H(N) - 1)) /
+ * (1 + 0.14 x 0.5), one channel at 8 B (no channel wait):
+ *   N = 2:  w = 1,                      25.200 us (NCCL's own)
+ *   N = 4:  w = 1.151667 / 1.07 = 1.076324,  6.8 + 2 (4.2 + 10.763) = 36.726
+ *   N = 16: H(16) - 1 = 2.380729, w = 1.333302 / 1.07 = 1.246077,
+ *           6.8 + 2 (4.2 + 24.922) = 65.043 us
+ * (NCCL's formula alone: 35.2 and 55.2 us; 16 x 8 H100 measured 62 us,
+ * NVIDIA/nccl #1469).  The bandwidth term of 8 B adds < 0.1 us.
+ */
+static void test_tree_node_wait(void **unused)
+{
+	static const struct {
+		int32_t nodes;
+		double want_us;
+	} cases[] = { { 2, 25.200 }, { 4, 36.726 }, { 16, 65.043 } };
+	size_t i;
+
+	(void)unused;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double got = tree_floor(cases[i].nodes);
+
+		print_message("# 8 B tree on %d x 8 H100: %.3f us (by hand %.3f)\n",
+		              (int)cases[i].nodes, got, cases[i].want_us);
+		if (!(got >= cases[i].want_us && got < cases[i].want_us + 0.1))
+			fail_msg("%d nodes: %.3f us, by hand %.3f us", (int)cases[i].nodes, got,
+			         cases[i].want_us);
+	}
+}
+
 static void test_tp_cross_node(void **unused)
 {
 	gp_cluster_t *c = cf_cluster("h100", 16, 8, 0, 0);
@@ -1328,6 +1383,7 @@ int main(void)
 		cmocka_unit_test(test_crossing_step_time),
 		cmocka_unit_test(test_crossing_contention),
 		cmocka_unit_test(test_transport_floor),
+		cmocka_unit_test(test_tree_node_wait),
 		cmocka_unit_test(test_tp_cross_node),
 		cmocka_unit_test(test_oversub_never_helps),
 		cmocka_unit_test(test_rail_alignment),
