@@ -889,7 +889,7 @@ static int load_switches(struct jx *x, json_object *m)
 static int load_parts(struct jx *x, json_object *m)
 {
 	static const char *const keys[] = { "name", "nodes", "default", "up", "max_time_min",
-		"slurm_only", NULL };
+		"slurm_only", "no_blocks", NULL };
 	const char *ap = "model.partitions";
 	gp_cluster_t *c = x->c;
 	struct nidx h = { 0 };
@@ -918,6 +918,7 @@ static int load_parts(struct jx *x, json_object *m)
 		                      &t->nnodes)) < 0 ||
 		    (rc = j_bool(x, e, p, "default", false, &t->is_default)) < 0 ||
 		    (rc = j_bool(x, e, p, "up", false, &t->up)) < 0 ||
+		    (rc = j_bool(x, e, p, "no_blocks", false, &t->no_blocks)) < 0 ||
 		    (rc = j_get(x, e, p, "max_time_min", false, &v)) < 0)
 			break;
 		if (v && json_object_is_type(v, json_type_string)) {
@@ -1841,6 +1842,10 @@ static json_object *save_model(struct jw *w, const gp_cluster_t *c)
 			     json_object_new_string("INFINITE") : json_object_new_int64(t->max_time_min));
 			if (t->slurm_only)
 				jadd(w, o, "slurm_only", json_object_new_string(t->slurm_only));
+			/* placed by another topology of topology.yaml than the
+			 * block one: written only then, as older models lack it */
+			if (t->no_blocks)
+				jadd(w, o, "no_blocks", json_object_new_boolean(true));
 		}
 	if ((a = jadd(w, m, "storage", json_object_new_array())))
 		for (i = 0; i < c->nstorage; i++) {

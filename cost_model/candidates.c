@@ -2565,9 +2565,11 @@ int gp__candidates_search(const gp_cluster_t *c, const gp_state_t *s, const gp_r
 	x.min_needed = r->min_nodes > r->nrequired ? r->min_nodes : r->nrequired;
 	if (x.min_needed < 1)
 		x.min_needed = 1;
-	/* --segment applies on a cluster with blocks (Slurm's topology/block)
-	 * and is left to Slurm when the job names its nodes */
-	if (r->segment_nodes > 0 && c->nblocks > 0 && r->nrequired == 0) {
+	/* --segment applies where Slurm's topology/block places the job's
+	 * partition (not to a tree partition of a two-topology
+	 * topology.yaml) and is left to Slurm when the job names its nodes */
+	if (r->segment_nodes > 0 && gp__part_blocks(c, gp__request_partition(r, c)) &&
+	    r->nrequired == 0) {
 		x.seg = r->segment_nodes;
 		x.seg_nodes = gp__request_nodes(r);
 		x.seg_gpus = r->gpus / x.seg_nodes;

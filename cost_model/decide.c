@@ -1386,7 +1386,7 @@ static bool slurm_bound(gp_engine_t *e, const gp_state_t *st, const gp_request_t
 	int32_t best = -1, nl = 0, ng = 0, top;
 	int64_t need, rem;
 
-	if (c->nswitches == 0 || c->nblocks > 0 || r->nrequired > 0 || r->constraint)
+	if (c->nswitches == 0 || gp__part_blocks(c, q) || r->nrequired > 0 || r->constraint)
 		return false;
 	if (r->gpus_per_node > 0)
 		gpn = r->gpus_per_node;
@@ -1559,12 +1559,7 @@ static int pin_front(gp_engine_t *e, const gp_request_t *r, const gp_job_profile
  * tree partition beside a block one, gp_partition_t.no_blocks)? */
 static bool blocks_bind(const gp_cluster_t *c, const gp_request_t *r)
 {
-	int32_t q;
-
-	if (c->nblocks <= 0)
-		return false;
-	q = gp__request_partition(r, c);
-	return q < 0 || !c->parts[q].no_blocks;
+	return gp__part_blocks(c, gp__request_partition(r, c));
 }
 
 /* Does request r fit one block of a topology/block site, with no required

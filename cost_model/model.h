@@ -515,6 +515,17 @@ static inline bool gp__node_in_part(const gp_cluster_t *c, int32_t i, int32_t q)
 	return (c->part_bits[(size_t)i * (size_t)c->part_words + (size_t)(q >> 6)] >> (q & 63)) & 1;
 }
 
+/* Do Slurm's topology/block rules (one block per job, required nodes in
+ * one block, --segment) bind the jobs of partition q (-1 = none given)?
+ * Where the cluster has blocks, yes unless q is placed by another
+ * topology of topology.yaml (gp_partition_t.no_blocks): Slurm 25.05+
+ * places each partition by its own topology (slurm.conf(5), "Topology"),
+ * so a tree partition beside a block one gets tree semantics. */
+static inline bool gp__part_blocks(const gp_cluster_t *c, int32_t q)
+{
+	return c->nblocks > 0 && (q < 0 || q >= c->nparts || !c->parts[q].no_blocks);
+}
+
 /* The mask of every GPU of a node with ngpus GPUs (0 for none). */
 static inline uint32_t gp__gpu_full_mask(int32_t ngpus)
 {

@@ -11,6 +11,26 @@
 #include "outcome.h"
 #include "steer_rules.h"
 
+gp_slurm_topo_t gp_outcome_topology(const gp_cluster_t *c, const gp_request_t *r,
+                                    gp_slurm_topo_t site)
+{
+	int32_t q, i;
+	bool multi = false;
+
+	if (!c || !r)
+		return site;
+	q = gp__request_partition(r, c);
+	if (q < 0 || q >= c->nparts)
+		return site;
+	for (i = 0; i < c->nparts && !multi; i++)
+		multi = c->parts[i].no_blocks;
+	if (!multi)
+		return site; /* one topology places every partition */
+	if (gp__part_blocks(c, q))
+		return GP_SLURM_TOPO_BLOCK;
+	return c->root >= 0 && !c->parts[q].slurm_only ? GP_SLURM_TOPO_TREE : GP_SLURM_TOPO_FLAT;
+}
+
 bool gp_outcome_may_pin(const gp_outcome_in_t *in, char *why, size_t len)
 {
 	if (in->state_age_s > GP_OUTCOME_PIN_FRESH_S) {
@@ -41,6 +61,7 @@ int gp_outcome_pin_exact(const gp_outcome_in_t *in, const gp_scored_t *set, int3
 		return 0;
 	}
 	if (in->check_block && in->c &&
+	    gp__part_blocks(in->c, r ? gp__request_partition(r, in->c) : -1) &&
 	    !gp__block_pin_ok(in->c, set->nodes, n, (int32_t)in->segment)) {
 		/* Slurm would refuse the job outright, not only wait */
 		snprintf(why, len, "topology/block takes no required nodes outside one block of "

@@ -29,6 +29,17 @@ typedef enum gp_slurm_topo {
 	GP_SLURM_TOPO_BLOCK,            /* topology/block (23.11+) */
 } gp_slurm_topo_t;
 
+/* The topology Slurm places request r's partition by, given site, the
+ * one slurmctld's TopologyPlugin names (or the model's own).  Where
+ * topology.yaml binds partitions to different topologies (Slurm 25.05+,
+ * slurm.conf(5) "Topology"; some partition of c is gp_partition_t
+ * no_blocks), a partition placed by the tree topology is topology/tree
+ * (--switches is honoured) and one held by the block topology's rules is
+ * topology/block, whatever TopologyPlugin says (slurm.conf(5): it is
+ * ignored when topology.yaml exists); elsewhere site. */
+gp_slurm_topo_t gp_outcome_topology(const gp_cluster_t *c, const gp_request_t *r,
+                                    gp_slurm_topo_t site);
+
 /* A decision and the Slurm-side facts it is turned into an action with. */
 typedef struct gp_outcome_in {
 	const gp_cluster_t *c;    /* the model the decision's indices refer to */

@@ -129,8 +129,8 @@ static int check_segment(const gp_request_t *r, const gp_cluster_t *c, gp_error_
 
 	if (r->segment_nodes < 0)
 		return gp__errorf(err, GP_EINVAL, "--segment=%d is negative", (int)r->segment_nodes);
-	if (r->segment_nodes == 0 || c->nblocks == 0)
-		return GP_OK; /* no topology/block: Slurm has no segments either */
+	if (r->segment_nodes == 0 || !gp__part_blocks(c, gp__request_partition(r, c)))
+		return GP_OK; /* not placed by topology/block: no segments either */
 	if (n <= 0)
 		return gp__errorf(err, GP_EINVAL, "--segment=%d needs a fixed node count "
 		                  "(--nodes=N or --gpus-per-node)", (int)r->segment_nodes);

@@ -226,6 +226,18 @@ int32_t gp_steer_hold_planned(const gp_steer_cand_t *k, int64_t end, const gp_st
 	return marked;
 }
 
+/* Node nd's domain for gp_steer_domains: its block where it is in one,
+ * else its leaf switch after the blocks (a node of the tree partition of a
+ * two-topology topology.yaml is in no block), -1 for neither. */
+static int32_t steer_domain(const gp_cluster_t *c, int32_t nd)
+{
+	const gp_node_t *x = &c->nodes[nd];
+
+	if (c->nblocks > 0 && x->block >= 0)
+		return x->block;
+	return x->leaf >= 0 ? (c->nblocks > 0 ? c->nblocks : 0) + x->leaf : -1;
+}
+
 int32_t gp_steer_domains(const gp_cluster_t *c, const int32_t *nodes, int32_t n)
 {
 	int32_t i, k, got = 0;
@@ -239,14 +251,12 @@ int32_t gp_steer_domains(const gp_cluster_t *c, const int32_t *nodes, int32_t n)
 
 		if (nd < 0 || nd >= c->nnodes)
 			continue;
-		d = c->nblocks > 0 ? c->nodes[nd].block : c->nodes[nd].leaf;
-		if (d < 0)
+		if ((d = steer_domain(c, nd)) < 0)
 			continue;
 		for (k = 0; k < i; k++) {
 			int32_t m = nodes[k];
 
-			if (m >= 0 && m < c->nnodes &&
-			    (c->nblocks > 0 ? c->nodes[m].block : c->nodes[m].leaf) == d)
+			if (m >= 0 && m < c->nnodes && steer_domain(c, m) == d)
 				break;
 		}
 		got += k == i;

@@ -174,7 +174,9 @@ int32_t gp_steer_hold_planned(const gp_steer_cand_t *k, int64_t end, const gp_st
                               int32_t nplans, uint32_t *node_flags, int32_t nnodes);
 
 /* The NVLink blocks (topology/block sites) or else the leaf switches
- * nodes[0..n-1] span (0 when they have neither). */
+ * nodes[0..n-1] span, node by node: a node in no block (the tree
+ * partition's of a two-topology topology.yaml) counts its leaf; 0 when
+ * they have neither. */
 int32_t gp_steer_domains(const gp_cluster_t *c, const int32_t *nodes, int32_t n);
 
 /*

@@ -256,8 +256,9 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	outcome_facts(job_desc, &r, age, &in);
 	in.d = &d;
 	in.policy = &c->policy;
-	in.topology = topology_is("tree") ? GP_SLURM_TOPO_TREE
-	            : topology_is("block") ? GP_SLURM_TOPO_BLOCK : GP_SLURM_TOPO_FLAT;
+	in.topology = gp_outcome_topology(c->cluster, &r, topology_is("tree") ? GP_SLURM_TOPO_TREE
+	                                  : topology_is("block") ? GP_SLURM_TOPO_BLOCK
+	                                  : GP_SLURM_TOPO_FLAT);
 	in.one_weight = dec.cur.one_weight;
 	in.max_switch_wait = daemon_max_switch_wait();
 	in.gpu_type = type;

@@ -1228,13 +1228,14 @@ static int pinned_fit(struct sim *S, const struct sjob *J, const struct shape *s
 	return pl->n == sh->nn ? PL_PLACED : PL_NOFIT;
 }
 
-/* The site's Slurm topology plugin (block when the model has topology/block
- * blocks, else tree when it has switches, else first-fit), within the
- * allowed nodes when restrict_nodes is set. */
+/* The Slurm topology that places the simulated partition (block when its
+ * jobs are bound by topology/block blocks, gp__sim_blocks; else tree when
+ * the model has switches, else first-fit), within the allowed nodes when
+ * restrict_nodes is set. */
 static int slurm_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
                      struct placement *pl)
 {
-	return S->c->nblocks > 0 ? block_fit(S, sh, alloc, pl) :
+	return gp__part_blocks(S->c, S->partition) ? block_fit(S, sh, alloc, pl) :
 	       S->c->root >= 0 ? tree_fit(S, sh, alloc, pl) : first_fit(S, sh, alloc, pl);
 }
 
@@ -1483,11 +1484,14 @@ void gp__sim_outcome_facts(const gp_cluster_t *c, const gp_policy_t *p, const gp
 	in->d = d;
 	in->policy = p;
 	in->r = r;
-	/* the Slurm the model describes: topology/block where it has blocks,
-	 * else topology/tree where it has a switch tree (as slurm_emit writes
+	/* the Slurm the model describes for the request's partition:
+	 * topology/block where blocks bind it (a tree partition of a
+	 * two-topology topology.yaml is placed by its tree), else
+	 * topology/tree where it has a switch tree (as slurm_emit writes
 	 * them) */
-	in->topology = c->nblocks > 0 ? GP_SLURM_TOPO_BLOCK
-	             : c->root >= 0 ? GP_SLURM_TOPO_TREE : GP_SLURM_TOPO_FLAT;
+	in->topology = gp_outcome_topology(c, r, c->nblocks > 0 ? GP_SLURM_TOPO_BLOCK
+	                                   : c->root >= 0 ? GP_SLURM_TOPO_TREE
+	                                   : GP_SLURM_TOPO_FLAT);
 	in->one_weight = true;
 	for (i = 1; i < c->nnodes; i++)
 		if (c->nodes[i].weight != c->nodes[0].weight)
@@ -2661,6 +2665,36 @@ void gp__sim_opts_defaults(gp_sim_opts_t *o)
 	o->limit_seed = 1;
 }
 
+int32_t gp__sim_partition(const gp_cluster_t *c)
+{
+	gp_request_t r;
+	int32_t q;
+
+	gp__request_init(&r);
+	q = gp__request_partition(&r, c);
+	return q < 0 && c->nparts > 0 ? 0 : q;
+}
+
+bool gp__sim_blocks(const gp_cluster_t *c)
+{
+	return gp__part_blocks(c, gp__sim_partition(c));
+}
+
+/* The error of a block policy on a cluster whose simulated partition is
+ * not placed by topology/block. */
+static int no_blocks_policy(const gp_cluster_t *c, const char *name, gp_error_t *err)
+{
+	int32_t q = c ? gp__sim_partition(c) : -1;
+
+	if (c && c->nblocks > 0 && q >= 0)
+		return gp__errorf(err, GP_EINVAL, "policy '%s': the simulated partition '%s' is "
+		                  "placed by another topology of topology.yaml than the block one "
+		                  "(its Topology=, or the cluster default), not by topology/block",
+		                  name, c->parts[q].name);
+	return gp__errorf(err, GP_EINVAL, "policy '%s' needs a cluster whose topology.conf or "
+	                  "topology.yaml has topology/block blocks", name);
+}
+
 int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_t *out,
                          gp_error_t *err)
 {
@@ -2705,24 +2739,23 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 		if (name[13] == '@' && gp__parse_double(name + 14, 0, 1e9, &T))
 			return gp__errorf(err, GP_EINVAL, "policy '%s': the wait after '@' must be "
 			                  "seconds from 0 to 1e9", name);
-		if (!c || c->root < 0 || c->nblocks > 0)
+		if (!c || c->root < 0 || gp__sim_blocks(c))
 			return gp__errorf(err, GP_EINVAL, "policy '%s' needs a cluster whose Slurm "
-			                  "runs topology/tree (switches, no blocks)", name);
+			                  "places the simulated partition by topology/tree (switches, "
+			                  "no blocks)", name);
 		out->kind = GP_SIM_TREE_SWITCHES;
 		out->switch_wait_s = T;
 		return GP_OK;
 	}
 	if (!strcmp(name, "block-segment")) {
-		if (!c || c->nblocks <= 0)
-			return gp__errorf(err, GP_EINVAL, "policy 'block-segment' needs a cluster whose "
-			                  "topology.conf or topology.yaml has topology/block blocks");
+		if (!c || !gp__sim_blocks(c))
+			return no_blocks_policy(c, name, err);
 		out->kind = GP_SIM_BLOCK_SEGMENT;
 		return GP_OK;
 	}
 	if (!strcmp(name, "block")) {
-		if (!c || c->nblocks <= 0)
-			return gp__errorf(err, GP_EINVAL, "policy 'block' needs a cluster whose "
-			                  "topology.conf or topology.yaml has topology/block blocks");
+		if (!c || !gp__sim_blocks(c))
+			return no_blocks_policy(c, name, err);
 		out->kind = GP_SIM_BLOCK;
 		return GP_OK;
 	}
@@ -3068,7 +3101,6 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	const gp_cluster_t *c = S->c;
 	int32_t i, nsw = c->nswitches > 0 ? c->nswitches : 1, nr = c->nracks;
 	double last_submit = 0, maxdur = 0;
-	gp_request_t r;
 	int rc;
 
 	S->njobs = S->t->njobs;
@@ -3125,10 +3157,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 		memcpy(S->cur->node_flags, s0->node_flags, (size_t)c->nnodes * sizeof(uint32_t));
 
 	/* the partition every trace job is submitted to */
-	gp__request_init(&r);
-	S->partition = gp__request_partition(&r, c);
-	if (S->partition < 0 && c->nparts > 0)
-		S->partition = 0;
+	S->partition = gp__sim_partition(c);
 	S->part_max_min = S->partition >= 0 ? c->parts[S->partition].max_time_min : UINT32_MAX;
 	for (i = 0; i < c->nnodes; i++) {
 		const gp_node_t *n = &c->nodes[i];

@@ -178,6 +178,15 @@ typedef struct gp_sim_policy {
 int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_t *out,
                          gp_error_t *err);
 
+/* The partition every trace job is submitted to: the default one, else
+ * the first (-1 when c has none). */
+int32_t gp__sim_partition(const gp_cluster_t *c);
+/* Does Slurm place that partition by topology/block (gp__part_blocks): the
+ * block and block-segment baselines need it, tree-switches needs it not;
+ * the tree partition of a two-topology topology.yaml is placed by its
+ * tree. */
+bool gp__sim_blocks(const gp_cluster_t *c);
+
 /* Names gp__sim_policy_parse accepts, NULL-terminated (site aside). */
 extern const char *const gp__sim_policy_names[];
 

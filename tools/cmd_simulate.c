@@ -361,7 +361,7 @@ int gp_cmd_simulate(int argc, char **argv)
 	}
 	a.o.judge = judge;
 	if (!a.policies)
-		a.policies = c->nblocks > 0 ? DEFAULT_POLICIES_BLOCK :
+		a.policies = gp__sim_blocks(c) ? DEFAULT_POLICIES_BLOCK :
 		             c->root >= 0 ? DEFAULT_POLICIES_TREE : DEFAULT_POLICIES;
 	if ((status = add_policies(a.policies, c, runs, &nruns)))
 		goto done;

@@ -855,8 +855,8 @@ static void test_block_job_not_spread_over_blocks(void **unused)
 
 /* decide() a 2-node job of 4 GPUs per node in partition part; the
  * decision in d. */
-static void decide_in(gp_engine_t *e, const gp_cluster_t *c, gp_state_t *s, const char *part,
-                      gp_decision_t *d)
+static void decide_seg(gp_engine_t *e, const gp_cluster_t *c, gp_state_t *s, const char *part,
+                       int32_t segment, gp_decision_t *d)
 {
 	gp_policy_t p;
 	gp_request_t r;
@@ -867,12 +867,20 @@ static void decide_in(gp_engine_t *e, const gp_cluster_t *c, gp_state_t *s, cons
 	r.gpus = 8;
 	r.min_nodes = r.max_nodes = 2;
 	r.gpus_per_node = 4;
+	r.segment_nodes = segment;
 	if (gp__request_set_partition(&r, c, part, &err))
 		fail_msg("partition %s: %s", part, err.text);
 	memset(d, 0, sizeof(*d));
 	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, d, &err))
 		fail_msg("decide: %s", err.text);
 	gp__request_clear(&r);
+}
+
+/* A 2-node job of 4 GPUs per node in partition part, without --segment. */
+static void decide_in(gp_engine_t *e, const gp_cluster_t *c, gp_state_t *s, const char *part,
+                      gp_decision_t *d)
+{
+	decide_seg(e, c, s, part, 0, d);
 }
 
 /* The nodes of d's first set, "n3 n4". */
@@ -921,6 +929,17 @@ static void test_yaml_tree_and_block_partitions(void **unused)
 	decide_in(e, c, s, "blk", &d);
 	assert_int_equal(d.kind, GP_DECIDE_PIN);
 	assert_string_equal(set_names(c, &d, names, sizeof(names)), "n7 n8");
+	gp__decision_clear(&d);
+	/* --segment is topology/block's (sbatch(1)): it keeps the blk job's
+	 * 2 nodes in one block, and does not bind the tree partition, whose
+	 * nodes are in no block; there the free leaf is still pinned */
+	decide_seg(e, c, s, "blk", 2, &d);
+	assert_int_equal(d.kind, GP_DECIDE_PIN);
+	assert_string_equal(set_names(c, &d, names, sizeof(names)), "n7 n8");
+	gp__decision_clear(&d);
+	decide_seg(e, c, s, "tree", 2, &d);
+	assert_int_equal(d.kind, GP_DECIDE_PIN);
+	assert_string_equal(set_names(c, &d, names, sizeof(names)), "n3 n4");
 	gp__decision_clear(&d);
 	gp_state_destroy(s);
 	gp__engine_destroy(e);

@@ -83,6 +83,10 @@ static void assert_same_model(const gp_cluster_t *x, const gp_cluster_t *y)
 	assert_int_equal(x->nracks, y->nracks);
 	assert_int_equal(x->nnvl, y->nnvl);
 	assert_int_equal(x->nparts, y->nparts);
+	assert_int_equal(x->nblocks, y->nblocks);
+	assert_int_equal(x->block_base, y->block_base);
+	for (i = 0; i < x->nparts; i++)
+		assert_int_equal(x->parts[i].no_blocks, y->parts[i].no_blocks);
 	assert_int_equal(x->nstorage, y->nstorage);
 	assert_int_equal(x->ntelemetry, y->ntelemetry);
 	assert_int_equal(x->root, y->root);
@@ -532,7 +536,7 @@ static void test_io_and_args(void **unused)
 static void test_conf_sites(void **unused)
 {
 	static const char *const dirs[] = { "etc/superpod-h100", "etc/nvl72-gb200",
-		"etc/mixed-pcie", "tests/data/conf/rich" };
+		"etc/mixed-pcie", "tests/data/conf/rich", "tests/data/conf/yaml-parts" };
 	const char *src = getenv("GP_TOP_SRCDIR");
 	size_t k;
 

@@ -73,33 +73,51 @@ struct ocase {
 	const char *req, *exc;    /* its -w and -x, NULL = none */
 	gp_action_t want;
 	bool want_switches, want_unpinned, want_hold;
+	const char *part;         /* its -p, NULL = the default partition */
 };
 
 static const struct ocase cases[] = {
 	{ "PIN on an idle tree", "tests/data/slurm/conf", "topology/tree", { { NULL, 0 } },
-	  { NULL }, 2, 4, NULL, NULL, GP_ACT_PIN, false, false, false },
+	  { NULL }, 2, 4, NULL, NULL, GP_ACT_PIN, false, false, false, NULL },
 	{ "PIN within the job's -w and -x", "tests/data/slurm/conf", "topology/tree",
-	  { { NULL, 0 } }, { NULL }, 2, 4, "n5", "n6", GP_ACT_PIN, false, false, false },
+	  { { NULL, 0 } }, { NULL }, 2, 4, "n5", "n6", GP_ACT_PIN, false, false, false, NULL },
 	{ "unconfirmed pass: CONSTRAIN to the domain", "tests/data/slurm/conf", "topology/tree",
-	  { { NULL, 0 } }, { "" }, 2, 4, NULL, NULL, GP_ACT_CONSTRAIN, false, true, false },
+	  { { NULL, 0 } }, { "" }, 2, 4, NULL, NULL, GP_ACT_CONSTRAIN, false, true, false, NULL },
 	{ "a pass on its own -w is certain: PIN", "tests/data/slurm/conf", "topology/tree",
-	  { { NULL, 0 } }, { "n1" }, 2, 4, NULL, NULL, GP_ACT_PIN, false, false, false },
+	  { { NULL, 0 } }, { "n1" }, 2, 4, NULL, NULL, GP_ACT_PIN, false, false, false, NULL },
 	{ "one GPU: PASS", "tests/data/slurm/conf", "topology/tree", { { NULL, 0 } }, { NULL },
-	  1, 1, NULL, NULL, GP_ACT_PASS, false, false, false },
+	  1, 1, NULL, NULL, GP_ACT_PASS, false, false, false, NULL },
 	{ "tree, compact set frees soon: hold by --switches", "tests/data/slurm/conf",
 	  "topology/tree",
 	  { { "n2", 120 }, { "n3", 120 }, { "n4", 120 }, { "n6", 120 }, { "n7", 120 },
 	    { "n8", 120 }, { NULL, 0 } },
-	  { NULL }, 2, 4, NULL, NULL, GP_ACT_CONSTRAIN, true, false, true },
+	  { NULL }, 2, 4, NULL, NULL, GP_ACT_CONSTRAIN, true, false, true, NULL },
 	{ "PIN on an idle block cluster", "tests/data/sim/block", "topology/block",
-	  { { NULL, 0 } }, { NULL }, 4, 4, NULL, NULL, GP_ACT_PIN, false, false, false },
+	  { { NULL, 0 } }, { NULL }, 4, 4, NULL, NULL, GP_ACT_PIN, false, false, false, NULL },
 	{ "block rule: free nodes only across blocks, left to Slurm", "tests/data/sim/block",
 	  "topology/block",
 	  { { "n01", 4000 }, { "n02", 4000 }, { "n05", 4000 }, { "n06", 4000 },
 	    { "n09", 4000 }, { "n10", 4000 }, { "n13", 4000 }, { "n14", 4000 } },
-	  { NULL }, 4, 4, NULL, NULL, GP_ACT_CONSTRAIN, false, false, false },
+	  { NULL }, 4, 4, NULL, NULL, GP_ACT_CONSTRAIN, false, false, false, NULL },
 	{ "block, unconfirmed pass", "tests/data/sim/block", "topology/block", { { NULL, 0 } },
-	  { "" }, 4, 4, NULL, NULL, GP_ACT_CONSTRAIN, false, true, false },
+	  { "" }, 4, 4, NULL, NULL, GP_ACT_CONSTRAIN, false, true, false, NULL },
+	/* topology.yaml with a tree (partition tree, n[1-4], leaves of 2) and
+	 * a block topology (partition blk, blocks n[5-6] and n[7-8]); no
+	 * TopologyPlugin, as slurm.conf(5) has it ignored then: each
+	 * partition is placed by its own topology, the tree one as
+	 * topology/tree */
+	{ "two topologies: PIN in the tree partition's free leaf", "tests/data/conf/yaml-parts",
+	  "topology/flat", { { "n1", 4000 }, { "n5", 4000 } }, { NULL }, 2, 4, NULL, NULL,
+	  GP_ACT_PIN, false, false, false, "tree" },
+	{ "two topologies: tree partition, compact set frees soon: hold by --switches",
+	  "tests/data/conf/yaml-parts", "topology/flat", { { "n2", 120 }, { "n3", 120 } },
+	  { NULL }, 2, 4, NULL, NULL, GP_ACT_CONSTRAIN, true, false, true, "tree" },
+	{ "two topologies: PIN in the block partition's free block", "tests/data/conf/yaml-parts",
+	  "topology/flat", { { "n1", 4000 }, { "n5", 4000 } }, { NULL }, 2, 4, NULL, NULL,
+	  GP_ACT_PIN, false, false, false, "blk" },
+	{ "two topologies: block rule in the block partition", "tests/data/conf/yaml-parts",
+	  "topology/flat", { { "n5", 4000 }, { "n7", 4000 } }, { NULL }, 2, 4, NULL, NULL,
+	  GP_ACT_CONSTRAIN, false, false, false, "blk" },
 };
 
 /* ---- the plugin's side ------------------------------------------------------ */
@@ -323,6 +341,8 @@ static void test_same_action(void **unused)
 			unconfirmed += !*k->passed[p];
 		}
 		j = job_new(k->nodes, k->per_node, k->req, k->exc);
+		if (k->part)
+			j->partition = slurm_xstrdup(k->part);
 		sim_action(c, j, unconfirmed, &sa);
 		rc = job_submit(j, 1000, &msg);
 		slurm_xfree((void **)&msg);

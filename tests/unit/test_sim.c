@@ -1267,6 +1267,59 @@ static void test_block_segment_baseline(void **state)
 	assert_int_equal((int)strlen(got), 7 * 3 + 6);
 }
 
+/*
+ * topology.yaml with a tree topology (partition tree, the default: n[1-4]
+ * under leafA = n[1-2] and leafB = n[3-4]) and a block one (partition
+ * blk: n[5-8]), tests/data/conf/yaml-parts.  Slurm places the simulated
+ * partition, tree, by its tree (slurm.conf(5) "Topology"): the block
+ * baselines do not apply to it and tree-switches does; a job the plugin
+ * passes (one GPU) is placed as topology/tree places it, not by the
+ * blocks, which hold none of its nodes; a 2-node job runs in one leaf.
+ */
+static void test_yaml_tree_partition(void **state)
+{
+	static const char *const policies[] = { "balanced", "tree", "tree-switches", NULL };
+	static const struct row rows[] = { { 0, 100, 1, 0 }, { 1, 100, 8, 2 } };
+	gp_cluster_t *c = NULL;
+	gp_sim_policy_t p;
+	gp_sim_opts_t o;
+	gp_error_t err = { "" };
+	gp_trace_t *t = trace_of(rows, 2);
+	int32_t i, j, k;
+
+	(void)state;
+	if (gp_cluster_load_conf_dir(GP_SRCDIR "/tests/data/conf/yaml-parts", &c, &err))
+		fail_msg("%s", err.text);
+	assert_int_equal(c->nblocks, 2);
+	assert_string_equal(c->parts[gp__sim_partition(c)].name, "tree");
+	assert_false(gp__sim_blocks(c));
+	assert_int_equal(gp__sim_policy_parse("block", c, &p, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "partition 'tree'"));
+	assert_int_equal(gp__sim_policy_parse("block-segment", c, &p, &err), GP_EINVAL);
+	for (i = 0; policies[i]; i++) {
+		gp_sim_result_t *r = NULL;
+
+		assert_int_equal(gp__sim_policy_parse(policies[i], c, &p, &err), GP_OK);
+		gp__sim_opts_defaults(&o);
+		o.check = true;
+		if (gp__sim_run(c, NULL, t, &p, &o, &r, &err))
+			fail_msg("%s: %s", policies[i], err.text);
+		for (j = 0; j < r->njobs; j++) {
+			const gp_sim_job_t *x = &r->jobs[j];
+
+			if (x->rejected || !x->nodes)
+				fail_msg("%s: job %d did not run", policies[i], (int)j + 1);
+			for (k = 0; k < x->nnodes; k++)
+				assert_true(gp__node_in_part(c, x->nodes[k], gp__sim_partition(c)));
+			if (x->nnodes == 2)
+				assert_int_equal(c->nodes[x->nodes[0]].leaf, c->nodes[x->nodes[1]].leaf);
+		}
+		gp__sim_result_destroy(r);
+	}
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
 /* ---- the judge ------------------------------------------------------------- */
 
 static char *write_tmp(const char *text)
@@ -1737,6 +1790,7 @@ int main(void)
 		cmocka_unit_test(test_policy_names),
 		cmocka_unit_test(test_block_baseline),
 		cmocka_unit_test(test_block_segment_baseline),
+		cmocka_unit_test(test_yaml_tree_partition),
 		cmocka_unit_test(test_plugin_faithful),
 		cmocka_unit_test(test_plugin_faithful_ledger),
 		cmocka_unit_test(test_plugin_faithful_steering),

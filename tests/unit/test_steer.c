@@ -646,6 +646,40 @@ static void redecide_waits_within_its_budget(void **unused)
 	gp_cluster_destroy(c);
 }
 
+/* The domains a set spans where topology.yaml has a tree topology
+ * (partition tree, n[1-4], leaves of 2) and a block one (blk: blocks
+ * n[5-6] and n[7-8]), tests/data/conf/yaml-parts: blocks for the block
+ * partition's nodes, leaves for the tree partition's, which are in no
+ * block (0 domains made a plan there never worth keeping). */
+static void steer_domains_per_topology(void **unused)
+{
+	static const struct { const char *nodes[3]; int32_t want; } rows[] = {
+		{ { "n3", "n4", NULL }, 1 }, { { "n1", "n3", NULL }, 2 },
+		{ { "n5", "n6", NULL }, 1 }, { { "n5", "n7", NULL }, 2 },
+	};
+	const char *top = getenv("GP_TOP_SRCDIR");
+	gp_cluster_t *c = NULL;
+	gp_error_t err;
+	char dir[4096];
+	size_t i;
+
+	(void)unused;
+	snprintf(dir, sizeof(dir), "%s/tests/data/conf/yaml-parts", top ? top : ".");
+	if (gp_cluster_load_conf_dir(dir, &c, &err) != GP_OK)
+		fail_msg("%s", err.text);
+	assert_int_equal(c->nblocks, 2);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int32_t nodes[2], n = 0;
+
+		for (n = 0; n < 2 && rows[i].nodes[n]; n++)
+			assert_true((nodes[n] = gp__node_find(c, rows[i].nodes[n])) >= 0);
+		if (gp_steer_domains(c, nodes, n) != rows[i].want)
+			fail_msg("%s,%s: %d domains, want %d", rows[i].nodes[0], rows[i].nodes[1],
+			         (int)gp_steer_domains(c, nodes, n), (int)rows[i].want);
+	}
+	gp_cluster_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -655,6 +689,7 @@ int main(void)
 		cmocka_unit_test(comment_ref_reads_only_a_reference),
 		cmocka_unit_test(pick_pending_placed_jobs_by_priority),
 		cmocka_unit_test(steer_holds_nodes_planned_ahead),
+		cmocka_unit_test(steer_domains_per_topology),
 		cmocka_unit_test(steer_rules_table),
 		cmocka_unit_test(steer_keys_parse),
 		cmocka_unit_test(switch_request_from_the_wait_gain),
