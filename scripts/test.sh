@@ -129,8 +129,8 @@ run_tier() {
 	packages) GP_PKG_DEBS=$(cd .. && pwd) make "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
 	check) make -j"$(nproc)" "$target" SLURM_SMOKE_TESTS= >".tier-$1.out" 2>&1 || rc=1 ;;
 	# the libFuzzer builds at -O0: the tier runs a fixed number of inputs
-	# per target, where the compile is most of its time (-O1: 129 CPU-s,
-	# -O0: 87, measured side by side; tests/fuzz/local.mk FUZZ_OPT)
+	# per target, where the compile is most of its time, and -O0 compiles
+	# faster than -O1 (tests/fuzz/local.mk FUZZ_OPT)
 	fuzz) make -j"$(nproc)" "$target" FUZZ_OPT=-O0 >".tier-$1.out" 2>&1 || rc=1 ;;
 	*) make -j"$(nproc)" "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
 	esac
@@ -177,8 +177,9 @@ fi
 #   the daemon lane   once the host is built: the real-daemon tier
 #                     (check-slurm) on the host, in the Debian 13 root and
 #                     in the sid root, side by side, at normal priority
-#   the CPU lane      once the host is built: the host's fuzz, long and
-#                     packages tiers, then the quick tier, at nice 15 and
+#   the CPU lane      once the host is built: the host's quick tier then
+#                     its long tier, beside its fuzz tier then its
+#                     packages tier (--cpu-lane), at nice 15 and
 #                     in the idle I/O class: it never delays a daemon nor a
 #                     root's build
 # A root's real-daemon tier starts once the root lane has built it.  Each
@@ -310,11 +311,21 @@ if [ "${1:-}" = --root-lane ]; then
 fi
 # --cpu-lane WORK: the CPU lane (run niced by the main invocation, in the
 # host's tree)
+# Two chains side by side, as neither builds what the other does: the
+# quick tier (it builds the test programs) then the long tier (it runs
+# programs the quick tier built); the fuzz tier (its own clang objects in
+# fuzz-work/, no test program) then the packages tier (the packages the
+# host's build made)
 if [ "${1:-}" = --cpu-lane ]; then
 	work=$2
-	for tier in fuzz long packages check; do
+	for tier in check long; do
+		run_tier "$tier" >"$work/host-$tier.out" 2>&1 || true
+	done &
+	quick=$!
+	for tier in fuzz packages; do
 		run_tier "$tier" >"$work/host-$tier.out" 2>&1 || true
 	done
+	wait "$quick" || true
 	exit 0
 fi
 
