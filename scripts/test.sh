@@ -72,14 +72,13 @@ built_for() {
 	printf '%d.%02d.%d\n' $((v >> 16)) $(((v >> 8) & 255)) $((v & 255))
 }
 
-# the .trs of the tests of tier $1 run since its marker .tier-start-$1:
-# the slurm tier's are in tests/slurm, the others' elsewhere, as tiers may
-# run side by side in one tree
+# the .trs of the tests of tier $1: those its make output names (tiers
+# run side by side in one tree: the CPU lane's quick and fuzz tiers)
 tier_trs() {
-	for t in $(find tests -name '*.trs' -newer ".tier-start-$1"); do
-		case "$1:$t" in
-		slurm:tests/slurm/* | slurm-unit:tests/[!s]* | [!s]*:tests/[!s]*) echo "$t" ;;
-		esac
+	sed -n 's/^\(PASS\|FAIL\|SKIP\|XFAIL\|XPASS\|ERROR\): \([^ ]*\).*/\2/p' ".tier-$1.out" 2>/dev/null |
+		sort -u | while read -r t; do
+		t=${t%.sh}.trs
+		[ -f "$t" ] && echo "$t"
 	done
 }
 
@@ -115,7 +114,6 @@ run_tier() {
 	*) echo "unknown tier $1" >&2; return 1 ;;
 	esac
 	rm -f "$log"
-	touch ".tier-start-$1"
 	s=$(date +%s)
 	rc=0
 	# the real-daemon tests mostly wait on the daemons: two at a time.  The
@@ -129,8 +127,8 @@ run_tier() {
 	packages) GP_PKG_DEBS=$(cd .. && pwd) make "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
 	check) make -j"$(nproc)" "$target" SLURM_SMOKE_TESTS= >".tier-$1.out" 2>&1 || rc=1 ;;
 	# the libFuzzer builds at -O0: the tier runs a fixed number of inputs
-	# per target, where the compile is most of its time (-O1: 129 CPU-s,
-	# -O0: 87, measured side by side; tests/fuzz/local.mk FUZZ_OPT)
+	# per target, where the compile is most of its time, and -O0 compiles
+	# faster than -O1 (tests/fuzz/local.mk FUZZ_OPT)
 	fuzz) make -j"$(nproc)" "$target" FUZZ_OPT=-O0 >".tier-$1.out" 2>&1 || rc=1 ;;
 	*) make -j"$(nproc)" "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
 	esac
@@ -161,7 +159,7 @@ if [ "${1:-}" = --suite ]; then
 		set -- $(sed -n 's/^tier [a-z-]*: //p' .tier-out)
 		sum_p=$((sum_p + $1)) sum_f=$((sum_f + $2)) sum_s=$((sum_s + $3))
 	done
-	rm -f .tier-out .tier-start-* .tier-*.out
+	rm -f .tier-out .tier-*.out
 	echo "suite slurm $(built_for): $sum_p $sum_f $sum_s"
 	[ "$sum_f" = 0 ]
 	exit
@@ -177,8 +175,9 @@ fi
 #   the daemon lane   once the host is built: the real-daemon tier
 #                     (check-slurm) on the host, in the Debian 13 root and
 #                     in the sid root, side by side, at normal priority
-#   the CPU lane      once the host is built: the host's fuzz, long and
-#                     packages tiers, then the quick tier, at nice 15 and
+#   the CPU lane      once the host is built: the host's quick tier then
+#                     its long tier, beside its fuzz tier then its
+#                     packages tier (--cpu-lane), at nice 15 and
 #                     in the idle I/O class: it never delays a daemon nor a
 #                     root's build
 # A root's real-daemon tier starts once the root lane has built it.  Each
@@ -310,11 +309,21 @@ if [ "${1:-}" = --root-lane ]; then
 fi
 # --cpu-lane WORK: the CPU lane (run niced by the main invocation, in the
 # host's tree)
+# Two chains side by side, as neither builds what the other does: the
+# quick tier (it builds the test programs) then the long tier (it runs
+# programs the quick tier built); the fuzz tier (its own clang objects in
+# fuzz-work/, no test program) then the packages tier (the packages the
+# host's build made)
 if [ "${1:-}" = --cpu-lane ]; then
 	work=$2
-	for tier in fuzz long packages check; do
+	for tier in check long; do
+		run_tier "$tier" >"$work/host-$tier.out" 2>&1 || true
+	done &
+	quick=$!
+	for tier in fuzz packages; do
 		run_tier "$tier" >"$work/host-$tier.out" 2>&1 || true
 	done
+	wait "$quick" || true
 	exit 0
 fi
 

@@ -11,7 +11,8 @@ CLANG = clang
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 # FUZZ_OPT: -O1 for campaigns of many inputs (run-all.sh -t); the test
 # command's check-fuzz, a fixed 2,000 inputs per target, passes -O0, which
-# compiles three times faster (scripts/test.sh)
+# compiles faster, the compile being most of that tier's time
+# (scripts/test.sh)
 FUZZ_OPT = -O1
 FUZZ_COMPILE = $(CLANG) $(DEFS) -I$(top_builddir) $(AM_CPPFLAGS) -g $(FUZZ_OPT) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_LIBS = $(SLURM_LDFLAGS) $(SLURM_LIBS) $(JSONC_LIBS) $(YAML_LIBS) $(CURL_LIBS) $(HWLOC_LIBS) \

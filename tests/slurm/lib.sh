@@ -131,3 +131,47 @@ hostlist_nodes() {
 	?*) echo "$1" ;;
 	esac
 }
+
+# run [-g] NAME ARGS...: submit a 5-minute job NAME with sbatch ARGS, wait
+# until it runs (30 s at most; at once when it ended or sbatch refused
+# it), then read its record once:
+#   j      its id ("" when sbatch refused it, the message in $D/NAME.err)
+#   nodes  its nodes as Slurm writes them ("" when it does not run)
+#   rec    `scontrol show job -d` of it
+#   gpus   with -g: the GPUs it holds, one "node type:count[,type:count]"
+#          line per node, types in name order (the record's "Nodes=n[1-2]
+#          ... GRES=gpu:a100:4(IDX:0-3)" lines, one entry per type on a
+#          node of two types)
+#   seen   the record's lines that say where and why, for diagnostics
+run() {
+	local name t st n e parse=
+	[ "$1" = -g ] && { parse=1; shift; }
+	name=$1
+	shift
+	j=$(sbatch --parsable -J "$name" -t 5 -o /dev/null "$@" --wrap='sleep 300' 2>"$D/$name.err")
+	nodes=""
+	for t in $(seq 1 120); do
+		[ -n "$j" ] || break
+		st=$(squeue -h -t all -j "$j" -o '%T %N' 2>/dev/null)
+		case "$st" in
+		RUNNING*) nodes=${st#RUNNING }; break ;;
+		COMPLETED*|COMPLETING*|FAILED*|CANCELLED*|TIMEOUT*|NODE_FAIL*|OUT_OF_MEMORY*|BOOT_FAIL*|DEADLINE*) break ;;
+		esac
+		sleep 0.25
+	done
+	rec=$([ -n "$j" ] && scontrol show job -d "$j" 2>/dev/null)
+	gpus=
+	[ -z "$parse" ] || gpus=$(echo "$rec" | awk '
+		/^ +Nodes=.*GRES=/ {
+			match($0, /Nodes=[^ ]+/); n = substr($0, RSTART + 6, RLENGTH - 6)
+			g = substr($0, index($0, "GRES=") + 5); out = ""
+			while (match(g, /gpu:[A-Za-z0-9_]+:[0-9]+/)) {
+				out = out (out == "" ? "" : " ") substr(g, RSTART + 4, RLENGTH - 4)
+				g = substr(g, RSTART + RLENGTH)
+			}
+			print n, out
+		}' | while read -r n e; do
+		for t in $(hostlist_nodes "$n"); do echo "$t $(echo "$e" | tr ' ' '\n' | sort | paste -s -d, -)"; done
+	done | sort)
+	seen=$(cat "$D/$name.err"; echo "$rec" | grep -E 'JobState|Partition|AdminComment|ReqNodeList|NodeList|Features|TresPer|GRES' | tr -s ' ')
+}

@@ -71,28 +71,7 @@ export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 
-# run NAME ARGS...: submit a 5-minute job NAME with sbatch ARGS, wait until
-# it runs (30 s at most; at once when it ended or sbatch refused it), then
-# read its record: j (its id, "" when refused, the message in
-# $D/NAME.err), nodes (where it runs, "" when it does not), rec (its
-# `scontrol show job`), seen (what says where and why, for diagnostics)
-run() {
-	local name=$1 t st
-	shift
-	j=$(sbatch --parsable -J "$name" -t 5 -o /dev/null "$@" --wrap='sleep 300' 2>"$D/$name.err")
-	nodes=""
-	for t in $(seq 1 120); do
-		[ -n "$j" ] || break
-		st=$(squeue -h -t all -j "$j" -o '%T %N' 2>/dev/null)
-		case "$st" in
-		RUNNING*) nodes=${st#RUNNING }; break ;;
-		COMPLETED*|COMPLETING*|FAILED*|CANCELLED*|TIMEOUT*|NODE_FAIL*|BOOT_FAIL*|DEADLINE*) break ;;
-		esac
-		sleep 0.25
-	done
-	rec=$([ -n "$j" ] && scontrol show job "$j" 2>/dev/null)
-	seen=$(cat "$D/$name.err"; echo "$rec" | grep -E 'JobState|Partition|AdminComment|ReqNodeList|NodeList|Features' | tr -s ' ')
-}
+# (run: tests/slurm/lib.sh)
 # within NODE...: the job runs, and only on nodes among NODE...
 within() {
 	local h

@@ -62,46 +62,7 @@ check 'grep -q "gpuplace: loaded" "$D/log/slurmctld.log" && echo "$sgres" | grep
 	"$sgres" "$(grep -E 'gpuplace: (loaded|.*error)' "$D/log/slurmctld.log" | head -n 3)"
 plugin_read # the plugin's first reading of the state
 
-# run NAME ARGS...: submit a 5-minute job NAME with sbatch ARGS, wait until
-# it runs (30 s at most; on the end of a job that never ran at once), then
-# read its record once:
-#   j      its id ("" when sbatch refused it, the message in $D/NAME.err)
-#   nodes  its nodes as Slurm writes them ("" when it does not run)
-#   rec    `scontrol show job -d` of it
-#   gpus   the GPUs it holds, one "node type:count[,type:count]" line per
-#          node, types in name order (the record's "Nodes=n[1-2] ...
-#          GRES=gpu:a100:4(IDX:0-3)" lines, one entry per type on a node
-#          of two types)
-#   seen   the record's lines that say where and why, for diagnostics
-run() {
-	local name=$1 t st n e
-	shift
-	j=$(sbatch --parsable -J "$name" -t 5 -o /dev/null "$@" --wrap='sleep 300' 2>"$D/$name.err")
-	nodes=""
-	for t in $(seq 1 120); do
-		[ -n "$j" ] || break
-		st=$(squeue -h -t all -j "$j" -o '%T %N' 2>/dev/null)
-		case "$st" in
-		RUNNING*) nodes=${st#RUNNING }; break ;;
-		COMPLETED*|COMPLETING*|FAILED*|CANCELLED*|TIMEOUT*|NODE_FAIL*|OUT_OF_MEMORY*|BOOT_FAIL*|DEADLINE*) break ;;
-		esac
-		sleep 0.25
-	done
-	rec=$([ -n "$j" ] && scontrol show job -d "$j" 2>/dev/null)
-	gpus=$(echo "$rec" | awk '
-		/^ +Nodes=.*GRES=/ {
-			match($0, /Nodes=[^ ]+/); n = substr($0, RSTART + 6, RLENGTH - 6)
-			g = substr($0, index($0, "GRES=") + 5); out = ""
-			while (match(g, /gpu:[A-Za-z0-9_]+:[0-9]+/)) {
-				out = out (out == "" ? "" : " ") substr(g, RSTART + 4, RLENGTH - 4)
-				g = substr(g, RSTART + RLENGTH)
-			}
-			print n, out
-		}' | while read -r n e; do
-		for t in $(hostlist_nodes "$n"); do echo "$t $(echo "$e" | tr ' ' '\n' | sort | paste -s -d, -)"; done
-	done | sort)
-	seen=$(cat "$D/$name.err"; echo "$rec" | grep -E 'JobState|AdminComment|ReqNodeList|NodeList|TresPer|GRES' | tr -s ' ')
-}
+# (run -g: tests/slurm/lib.sh)
 # gpus_are TYPE:COUNT: every node of the job holds exactly COUNT GPUs, all
 # of TYPE, and it has a node
 gpus_are() { [ -n "$gpus" ] && [ -z "$(echo "$gpus" | awk -v w="$1" '$2 != w')" ]; }
@@ -141,14 +102,14 @@ a100=$(nodes_of a100)
 
 # 2-3. --gres=gpu:l40s:4 on 2 nodes: two of the L40S-only nodes n[4-6]
 #      (the A100 nodes come first in the cluster and in the first leaf)
-run gres_l40s --gres=gpu:l40s:4 -N 2
+run -g gres_l40s --gres=gpu:l40s:4 -N 2
 check 'within n4 n5 n6 && gpus_are l40s:4 && [ "$(count)" = 2 ]' \
 	"--gres=gpu:l40s:4 -N2 runs on two L40S nodes with 4 L40S each (${nodes:-not running})" "$seen"
 check decided "gpuplace's decision for it names the nodes it runs on" "$seen"
 clean
 
 # 4-5. --gpus=a100:8 (a per-job count): the two A100-only nodes, 4 A100 each
-run gpus_a100 --gpus=a100:8
+run -g gpus_a100 --gpus=a100:8
 check 'within $a100 && gpus_are a100:4 && [ "$(count)" = 2 ]' \
 	"--gpus=a100:8 runs on two nodes holding A100 with 4 A100 each (${nodes:-not running})" "$seen"
 check decided "gpuplace's decision for it names the nodes it runs on" "$seen"
@@ -156,7 +117,7 @@ clean
 
 # 6-7. --gpus-per-node=l40s:2 on 3 nodes: 2 L40S on each of 3 nodes holding
 #      L40S (n3 holds 2 L40S too; Slurm's first fit would take n[3-5])
-run gpn_l40s --gpus-per-node=l40s:2 -N 3
+run -g gpn_l40s --gpus-per-node=l40s:2 -N 3
 check 'within $l40s && gpus_are l40s:2 && [ "$(count)" = 3 ]' \
 	"--gpus-per-node=l40s:2 -N3 runs on three nodes holding L40S with 2 L40S each (${nodes:-not running})" "$seen"
 check decided "gpuplace's decision for it names the nodes it runs on" "$seen"
@@ -166,7 +127,7 @@ clean
 #      the job passes unchanged, the reason in its comment and in the log;
 #      Slurm runs it on n3, the one node holding both
 from=$(stat -c %s "$D/log/slurmctld.log")
-run two_types --gres=gpu:a100:1,gpu:l40s:1
+run -g two_types --gres=gpu:a100:1,gpu:l40s:1
 check '[ "$nodes" = n3 ] && [ "$gpus" = "n3 a100:1,l40s:1" ]' \
 	"--gres=gpu:a100:1,gpu:l40s:1 runs on n3 with one GPU of each type (${nodes:-not running})" "$seen"
 check 'echo "$rec" | grep -Eq "AdminComment=gpuplace: PASS .*gpu:a100:1,gres.gpu:l40s:1 names more than one GPU type; ref 0"' \
@@ -178,14 +139,14 @@ clean
 
 # 11-12. an untyped request that only the node of two types can hold:
 #        --gres=gpu:6 -N1 takes n3's 4 A100 and 2 L40S
-run untyped6 --gres=gpu:6 -N 1
+run -g untyped6 --gres=gpu:6 -N 1
 check '[ "$nodes" = n3 ] && [ "$gpus" = "n3 a100:4,l40s:2" ]' \
 	"an untyped --gres=gpu:6 -N1 runs on n3 with its GPUs of both types (${nodes:-not running})" "$seen"
 check decided "gpuplace's decision for it names n3" "$seen"
 clean
 
 # 13-14. an untyped --gpus=8: placed by gpuplace, 8 GPUs in all
-run untyped8 --gpus=8
+run -g untyped8 --gpus=8
 total=$(echo "$gpus" | awk '{ n = split($2, e, ","); for (i = 1; i <= n; i++) { split(e[i], f, ":"); s += f[2] } } END { print s + 0 }')
 check '[ -n "$nodes" ] && [ "$total" = 8 ]' \
 	"an untyped --gpus=8 runs with 8 GPUs ($nodes: $(echo "$gpus" | paste -s -d' ' -))" "$seen"
@@ -197,11 +158,11 @@ clean
 #        not count a node's GPUs per type, neither constrains it to the
 #        busy single-type nodes nor makes it wait for them, but passes it
 #        to Slurm with the reason (or pins it to n3)
-run busy1 -w n1 --gres=gpu:a100:4
+run -g busy1 -w n1 --gres=gpu:a100:4
 b1=$nodes
-run busy2 -w n2 --gres=gpu:a100:4
+run -g busy2 -w n2 --gres=gpu:a100:4
 [ -n "$b1" ] && [ -n "$nodes" ] && plugin_read "[0-9]+ nodes, 2 running jobs"
-run a100_on_n3 --gres=gpu:a100:4 -N 1
+run -g a100_on_n3 --gres=gpu:a100:4 -N 1
 check '[ "$nodes" = n3 ] && [ "$gpus" = "n3 a100:4" ]' \
 	"with n1 and n2 busy, --gres=gpu:a100:4 -N1 runs on n3 with its 4 A100 (${nodes:-not running})" "$seen"
 used=$(gpus_in_use | sort)
@@ -213,7 +174,7 @@ clean
 
 # 18. more GPUs of a type than the single-type nodes hold: 4 A100 on each
 #     of 3 nodes needs n3 too; the job runs on n[1-3] with 4 A100 each
-run a100_x3 --gres=gpu:a100:4 -N 3
+run -g a100_x3 --gres=gpu:a100:4 -N 3
 check '[ "$nodes" = "n[1-3]" ] && gpus_are a100:4 && echo "$rec" | grep -Eq "AdminComment=gpuplace: (PIN n\[1-3\];|PASS .*a100)"' \
 	"--gres=gpu:a100:4 -N3 runs on n[1-3] with 4 A100 each (${nodes:-not running})" "$seen"
 
