@@ -37,20 +37,21 @@ else
 	echo "not ok $n - gpuplace.conf line"; tail -n 3 "$t/out" | sed 's/^/# /'
 fi
 n=$((n + 1))
-printf '# gpuplace-calib: nodes=2 gpus_per_node=8 speed=9\n  8 2 float sum -1 30.1 0.00 0.00 0\n' >"$t/bad.txt"
-if ! "$b/gpuplace" calibrate "$t/bad.txt" >"$t/out" 2>&1 && grep -q "bad.txt:1: speed: '9' is not a known key" "$t/out"; then
-	echo "ok $n - an unknown key is an error naming file, line, key and value"
-else
-	echo "not ok $n - bad key"; sed 's/^/# /' "$t/out"
-fi
-n=$((n + 1))
-printf '# gpuplace-calib: nodes=1 gpus_per_node=2 gpu=t4 pcie_p2p=off\n  8 2 float sum -1 30.1 0.00 0.00 0\n' >"$t/bad.txt"
-if ! "$b/gpuplace" calibrate "$t/bad.txt" >"$t/out" 2>&1 && grep -q "bad.txt:1: pcie_p2p: 'off' is not yes or no" "$t/out"; then
-	echo "ok $n - pcie_p2p takes yes or no"
-else
-	echo "not ok $n - bad pcie_p2p"; sed 's/^/# /' "$t/out"
-fi
-n=$((n + 1))
+# bad_header HEADER MESSAGE DESCRIPTION: a table whose gpuplace-calib line
+# is HEADER is refused with MESSAGE
+bad_header() {
+	printf '# gpuplace-calib: %s\n  8 2 float sum -1 30.1 0.00 0.00 0\n' "$1" >"$t/bad.txt"
+	if ! "$b/gpuplace" calibrate "$t/bad.txt" >"$t/out" 2>&1 && grep -q "$2" "$t/out"; then
+		echo "ok $n - $3"
+	else
+		echo "not ok $n - $3"; sed 's/^/# /' "$t/out"
+	fi
+	n=$((n + 1))
+}
+bad_header 'nodes=2 gpus_per_node=8 speed=9' "bad.txt:1: speed: '9' is not a known key" \
+	"an unknown key is an error naming file, line, key and value"
+bad_header 'nodes=1 gpus_per_node=2 gpu=t4 pcie_p2p=off' "bad.txt:1: pcie_p2p: 'off' is not yes or no" \
+	"pcie_p2p takes yes or no"
 "$b/gpuplace" calibrate --defaults >"$t/out" 2>&1
 if [ "$(grep -c '^\(ib\|roce\|efa\|tcp\|offload\) ' "$t/out")" = 5 ] &&
    grep -q '^tcp  *no  *50 ' "$t/out" && grep -q '^ib  *yes  *0  *0.96 ' "$t/out" &&

@@ -251,17 +251,32 @@ static void test_spreading_never_faster(void **unused)
 	}
 }
 
+/* An all-reduce of bytes on every GPU of the shape's sh->nodes nodes (8
+ * each, one after another under the shape's switches); microseconds. */
+static double allreduce_us(const gp_cost_shape_t *sh, gp_algo_t algo, double bytes)
+{
+	gp_cluster_t *c = cf_cluster_shape(sh);
+	gp_cost_scratch_t *s = NULL;
+	cf_placement_t p;
+	gp_coll_result_t r;
+	gp_error_t err = { "" };
+
+	assert_int_equal(gp__cost_scratch_new(c, sh->nodes * 8, &s), GP_OK);
+	cf_place_range(&p, 0, 1, sh->nodes, 0xff);
+	if (gp__cost_collective(c, &p.pl, GP_COLL_ALLREDUCE, algo, bytes, s, &r, &err) != GP_OK)
+		fail_msg("%d nodes, %s: %s", (int)sh->nodes, gp__transport_name(sh->transport),
+		         err.text);
+	gp__cost_scratch_destroy(s);
+	gp_cluster_destroy(c);
+	return r.time_s * 1e6;
+}
+
 /* One collective on 2 x 8 H100 under one leaf with the given transport and
  * site constants (eff, fill and fill per level the same for every
  * transport, so only the class's own properties differ). */
 static double floor_case(int transport, double step_us, gp_algo_t algo, double bytes)
 {
 	gp_cost_shape_t sh;
-	gp_cluster_t *c;
-	gp_cost_scratch_t *s = NULL;
-	cf_placement_t p;
-	gp_coll_result_t r;
-	gp_error_t err = { "" };
 
 	gp__cost_shape_defaults(&sh);
 	sh.nodes = 2;
@@ -270,14 +285,7 @@ static double floor_case(int transport, double step_us, gp_algo_t algo, double b
 	sh.net.eff = 0.96;
 	sh.net.fill_us = 56.0;
 	sh.net.fill_level_us = 134.0;
-	c = cf_cluster_shape(&sh);
-	assert_int_equal(gp__cost_scratch_new(c, 16, &s), GP_OK);
-	cf_place_range(&p, 0, 1, 2, 0xff);
-	if (gp__cost_collective(c, &p.pl, GP_COLL_ALLREDUCE, algo, bytes, s, &r, &err) != GP_OK)
-		fail_msg("%s: %s", gp__transport_name(transport), err.text);
-	gp__cost_scratch_destroy(s);
-	gp_cluster_destroy(c);
-	return r.time_s * 1e6;
+	return allreduce_us(&sh, algo, bytes);
 }
 
 /*
@@ -317,22 +325,10 @@ static void test_transport_floor(void **unused)
 static double tree_floor(int32_t nodes)
 {
 	gp_cost_shape_t sh;
-	gp_cluster_t *c;
-	gp_cost_scratch_t *s = NULL;
-	cf_placement_t p;
-	gp_coll_result_t r;
-	gp_error_t err = { "" };
 
 	gp__cost_shape_defaults(&sh);
 	sh.nodes = nodes;
-	c = cf_cluster_shape(&sh);
-	assert_int_equal(gp__cost_scratch_new(c, nodes * 8, &s), GP_OK);
-	cf_place_range(&p, 0, 1, nodes, 0xff);
-	if (gp__cost_collective(c, &p.pl, GP_COLL_ALLREDUCE, GP_ALGO_TREE, 8, s, &r, &err) != GP_OK)
-		fail_msg("%d nodes: %s", (int)nodes, err.text);
-	gp__cost_scratch_destroy(s);
-	gp_cluster_destroy(c);
-	return r.time_s * 1e6;
+	return allreduce_us(&sh, GP_ALGO_TREE, 8);
 }
 
 /*
