@@ -229,29 +229,34 @@ static void explain_steered(gp_sim_result_t *const *r, const char *const *pols, 
  * min(PowerCapKW, CoolingKW): then stock Slurm, which knows no power,
  * starts jobs over the rack's limit, and the site's Slurm with the racks'
  * power as hierarchical resources (the "-budget" baselines, sim.h) is the
- * Slurm that keeps the limits gpuplace keeps. */
+ * Slurm that keeps the limits gpuplace keeps.  The power model's idle
+ * estimate plus every GPU's TDP over idle, against the limit the
+ * simulator counts violations by (sim.c setup). */
 static bool racks_bind(const gp_cluster_t *c)
 {
+	double *w = calloc((size_t)c->nracks + 1, sizeof(*w));
+	bool bind = false;
 	int32_t r, i;
 
-	for (r = 0; r < c->nracks; r++) {
-		const gp_rack_t *rk = &c->racks[r];
-		double lim = fmin(rk->power_cap_kw > 0 ? rk->power_cap_kw : INFINITY,
-		                  rk->cooling_kw > 0 ? rk->cooling_kw : INFINITY) * 1000.0, w = 0;
-
-		if (!isfinite(lim))
-			continue;
-		for (i = 0; i < rk->nnodes; i++) {
-			const gp_node_t *n = &c->nodes[rk->nodes[i]];
-
-			w += rk->node_base_w;
-			if (n->profile >= 0)
-				w += n->ngpus * gp__power_gpu_watts(&c->profiles[n->profile], 1.0);
-		}
-		if (w > lim)
-			return true;
+	if (!w || gp__power_estimate_all(c, NULL, w) != GP_OK) {
+		free(w);
+		return false;
 	}
-	return false;
+	for (i = 0; i < c->nnodes; i++) {
+		const gp_node_t *n = &c->nodes[i];
+
+		if (n->rack >= 0 && n->profile >= 0)
+			w[n->rack] += n->ngpus * (gp__power_gpu_watts(&c->profiles[n->profile], 1.0) -
+			                          gp__power_gpu_watts(&c->profiles[n->profile], 0.0));
+	}
+	for (r = 0; r < c->nracks && !bind; r++) {
+		double cap = c->racks[r].power_cap_kw * 1000.0;
+		double cool = c->racks[r].cooling_kw > 0.0 ? c->racks[r].cooling_kw * 1000.0 : cap;
+
+		bind = w[r] > fmin(cap, cool);
+	}
+	free(w);
+	return bind;
 }
 
 struct tally {
