@@ -102,6 +102,12 @@ static int calib_key(gp_calib_table_t *t, struct rd *r, char *kv, gp_error_t *er
 		if (strcmp(v, "yes") && strcmp(v, "no"))
 			return bad(err, r, kv, v, "is not yes or no");
 		t->no_pcie_p2p = !strcmp(v, "no");
+	} else if (!strcmp(kv, "algo")) {
+		gp_algo_t a;
+
+		if (gp__algo_parse(v, &a) || a == GP_ALGO_DIRECT)
+			return bad(err, r, kv, v, "is not auto, ring, tree, nvls or hier");
+		t->algo = (int32_t)a;
 	} else if (!strcmp(kv, "cluster")) {
 		snprintf(t->cluster, sizeof(t->cluster), "%s", v);
 	} else {
@@ -334,7 +340,7 @@ int gp__calib_predict(const gp_calib_table_t *t, const gp_net_consts_t *net, dou
 	for (i = 0; i < t->n; i++) {
 		gp_coll_result_t res;
 
-		rc = gp__cost_collective(c, &pl, t->coll, GP_ALGO_AUTO, t->bytes[i], s, &res, err);
+		rc = gp__cost_collective(c, &pl, t->coll, (gp_algo_t)t->algo, t->bytes[i], s, &res, err);
 		if (rc < 0)
 			goto out;
 		pred_us[i] = res.time_s * 1e6;

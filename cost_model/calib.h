@@ -10,8 +10,10 @@
  * data row its size and time: the smaller of the out-of-place and in-place
  * times, which move the same bytes (a stall in one of them is noise).  A line "# gpuplace-calib:
  * key=value ..." adds what the output does not say (collective, nodes,
- * gpus_per_node, gpu, transport, nic_gbps, rails, cluster); values given
- * there win over the header.
+ * gpus_per_node, gpu, transport, nic_gbps, rails, pcie_p2p, algo, cluster);
+ * values given there win over the header.  algo=ring|tree|nvls|... is the
+ * algorithm the run forced (NCCL_ALGO): the table is predicted with that
+ * algorithm instead of the one the model would pick.
  *
  * Thread safety: reentrant; a table belongs to its caller.
  */
@@ -30,6 +32,7 @@ typedef struct gp_calib_table {
 	int32_t rails;              /* NICs per node (default one per GPU) */
 	int32_t transport;          /* gp_transport_t (default ib) */
 	double nic_gbps;            /* per NIC line rate, GB/s (default 50) */
+	int32_t algo;               /* gp_algo_t the run forced (NCCL_ALGO); GP_ALGO_AUTO = NCCL's choice */
 	bool no_pcie_p2p;           /* pcie_p2p=no: no PCIe peer-to-peer between the GPUs
 	                             * (GpuProfile PCIeP2P=no) */
 	int32_t n;                  /* rows */

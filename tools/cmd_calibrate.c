@@ -59,8 +59,10 @@ static int report(gp_calib_table_t *t, const gp_net_consts_t *net, double *med, 
 		free(a);
 		return -1;
 	}
-	printf("# %s: %s, %d nodes x %d GPUs, %s\n", t->path, gp__coll_name(t->coll),
-	       (int)t->nodes, (int)t->gpus_per_node, gp__transport_name(t->transport));
+	printf("# %s: %s, %d nodes x %d GPUs, %s%s%s\n", t->path, gp__coll_name(t->coll),
+	       (int)t->nodes, (int)t->gpus_per_node, gp__transport_name(t->transport),
+	       t->algo != GP_ALGO_AUTO ? ", algo=" : "",
+	       t->algo != GP_ALGO_AUTO ? gp__algo_name((gp_algo_t)t->algo) : "");
 	printf("# %14s %12s %12s %8s\n", "size(B)", "measured_us", "predicted_us", "error");
 	*worst = 0;
 	for (i = 0; i < t->n; i++) {

@@ -13,7 +13,7 @@ s=${GP_TOP_SRCDIR:-${srcdir:-.}}
 d="$s/tests/data/cost/measured"
 t=$(mktemp -d "${TMPDIR:-/tmp}/gp-cal.XXXXXX")
 trap 'rm -rf "$t"' EXIT
-echo "1..13"
+echo "1..15"
 n=0
 check() { # name fitfile predictfile
 	n=$((n + 1))
@@ -52,6 +52,23 @@ bad_header 'nodes=2 gpus_per_node=8 speed=9' "bad.txt:1: speed: '9' is not a kno
 	"an unknown key is an error naming file, line, key and value"
 bad_header 'nodes=1 gpus_per_node=2 gpu=t4 pcie_p2p=off' "bad.txt:1: pcie_p2p: 'off' is not yes or no" \
 	"pcie_p2p takes yes or no"
+bad_header 'nodes=2 gpus_per_node=8 algo=fast' "bad.txt:1: algo: 'fast' is not auto, ring, tree, nvls or hier" \
+	"algo takes an algorithm name"
+# algo=ring (a run with NCCL_ALGO=Ring): the same rows as #309's 8-node
+# table, predicted with the ring instead of the algorithm the model picks
+# there, and the header names it
+{ echo '# gpuplace-calib: algo=ring'; cat "$d/ib_ndr_h100_8n_b.txt"; } >"$t/ring.txt"
+"$b/gpuplace" calibrate "$d/ib_ndr_h100_8n_b.txt" --predict "$t/ring.txt" >"$t/out" 2>&1
+awk '/^# .*ib_ndr_h100_8n_b.txt: /{k=1; next} /^# .*ring.txt: /{k=2; next}
+     /^  +[0-9]+ +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%$/ { p[k, $1] = $3 }
+     END { for (key in p) { split(key, a, SUBSEP); if (a[1] == 1 && ((2, a[2]) in p) && p[2, a[2]] != p[key]) d++ }
+           exit !(d > 0) }' "$t/out"
+if [ $? = 0 ] && grep -q 'ring.txt: allreduce, 8 nodes x 8 GPUs, ib, algo=ring$' "$t/out"; then
+	echo "ok $n - algo=ring: predicted with the ring (other times than the model's own choice), named in the header"
+else
+	echo "not ok $n - algo=ring"; sed 's/^/# /' "$t/out" | head -40
+fi
+n=$((n + 1))
 "$b/gpuplace" calibrate --defaults >"$t/out" 2>&1
 if [ "$(grep -c '^\(ib\|roce\|efa\|tcp\|offload\) ' "$t/out")" = 5 ] &&
    grep -q '^tcp  *no  *50 ' "$t/out" && grep -q '^ib  *yes  *0  *0.96 ' "$t/out" &&
