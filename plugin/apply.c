@@ -394,3 +394,48 @@ void comment_pass(job_desc_msg_t *j, const char *why)
 	j->admin_comment = slurm_xstrdup(merged);
 	free(merged);
 }
+
+/* ---- Slurm's own budget (PowerHres) ----------------------------------------- */
+
+void hres_request(job_desc_msg_t *j, const gp_cluster_t *c, const gp_request_t *r,
+                  const char *type, const char *label)
+{
+	const char *name = c->site.power_hres, *why = "";
+	size_t len;
+	int64_t w;
+	char *buf;
+	int rc;
+
+	if (!*name || r->gpus <= 0 || !job_asks_gpus(j))
+		return;
+	if (!GP_SLURM_HRES_MODE3)
+		return; /* said once at load (conf_log_warnings) */
+	if (j->array_inx && !GP_SLURM_HRES_ARRAYS) {
+		slurm_verbose("gpuplace: %s: no %s request: job arrays asking for a MODE_3 resource "
+		              "crash slurmctld %d.%02d.%d (fixed in 25.11.7 and 26.05.2)",
+		              label, name, GP_SLURM_MAJOR, GP_SLURM_MINOR, GP_SLURM_MICRO);
+		return;
+	}
+	if (j->tres_per_socket || j->tres_per_task) {
+		slurm_verbose("gpuplace: %s: no %s request: GPUs per socket or per task leave its "
+		              "GPUs per node unknown", label, name);
+		return;
+	}
+	w = gp__hres_node_watts(c, r->gpus, r->gpus_per_node, type);
+	len = (j->licenses ? strlen(j->licenses) : 0) + strlen(name) + 32;
+	if (!(buf = malloc(len))) {
+		slurm_error("gpuplace: %s: no %s request: out of memory", label, name);
+		return;
+	}
+	rc = gp__hres_licenses(j->licenses, name, w, buf, len, &why);
+	if (rc == 1) {
+		slurm_xfree((void **)&j->licenses);
+		j->licenses = slurm_xstrdup(buf);
+		slurm_verbose("gpuplace: %s asks for %s:%lld per node (licenses %s)", label, name,
+		              (long long)w, buf);
+	} else {
+		slurm_verbose("gpuplace: %s: no %s request: %s", label, name,
+		              *why ? why : gp_strerror(rc));
+	}
+	free(buf);
+}

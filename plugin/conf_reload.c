@@ -105,6 +105,13 @@ void conf_log_warnings(const struct gp_conf *c)
 
 	for (i = 0; i < n; i++)
 		slurm_info("gpuplace: %s", gp_cluster_warning(c->cluster, i));
+	if (c && c->cluster && c->cluster->site.power_hres[0] && !GP_SLURM_HRES_MODE3)
+		slurm_error("gpuplace: %s/gpuplace.conf: PowerHres=%s: Slurm's hierarchical "
+		            "resources count per node (MODE_3) from 25.11 on, this "
+		            "job_submit/gpuplace is built for %d.%02d.%d: jobs get no %s request, "
+		            "racks keep gpuplace's own headroom only",
+		            conf_dir, c->cluster->site.power_hres, GP_SLURM_MAJOR, GP_SLURM_MINOR,
+		            GP_SLURM_MICRO, c->cluster->site.power_hres);
 }
 
 /* Reload when a watched file changed since the current configuration was

@@ -365,6 +365,15 @@ int pin_exact(const job_desc_msg_t *j, const gp_request_t *r, const gp_scored_t 
               char **tres_node, char *why, size_t len);
 void domain_of(const gp_cluster_t *c, const gp_scored_t *best, char *buf, size_t len);
 void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d, struct outcome *o);
+/* PowerHres (gpuplace.conf(5)): a GPU job's GPUs' watts over idle per node
+ * added to its licenses as NAME:WATTS (power.h gp__hres_*), so that Slurm
+ * 25.11+ starts it only where the racks' resources.yaml budget has room;
+ * the user's licenses kept; nothing added, with one verbose line, when the
+ * request cannot carry it (an OR list, the resource named already, GPUs
+ * per socket or task, an array job on a Slurm that crashes on it).  r is
+ * build_request's (its GPUs and GPUs per node), type its GPU type. */
+void hres_request(job_desc_msg_t *j, const gp_cluster_t *c, const gp_request_t *r,
+                  const char *type, const char *label);
 void comment_pass(job_desc_msg_t *j, const char *why);
 
 /* ---- steering pending jobs (steer_pass.c) ---------------------------------- */

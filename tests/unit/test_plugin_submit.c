@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "job_submit_gpuplace.h"
 #include "plugin_job.h"
@@ -106,9 +107,13 @@ static int load_site(const char *site)
 	struct gp_conf *c;
 	struct gp_snap *sn;
 
-	/* a name is one of etc/'s sites, a path one under the source tree */
-	snprintf(dir, sizeof(dir), "%s/%s%s", top ? top : ".", strchr(site, '/') ? "" : "etc/",
-	         site);
+	/* a name is one of etc/'s sites, a relative path one under the source
+	 * tree, an absolute path a directory the test made */
+	if (site[0] == '/')
+		snprintf(dir, sizeof(dir), "%s", site);
+	else
+		snprintf(dir, sizeof(dir), "%s/%s%s", top ? top : ".",
+		         strchr(site, '/') ? "" : "etc/", site);
 	setenv("GPUPLACE_CONF_DIR", dir, 1);
 	log_clear();
 	if (init() != SLURM_SUCCESS || !(c = conf_get()))
@@ -659,6 +664,136 @@ static void test_admin_comment_kept(void **unused)
 	gp_test_job_free(j);
 }
 
+/* ---- PowerHres: Slurm's own rack budget ------------------------------------- */
+
+/* etc/mixed-pcie with PowerHres=rackpower, in a directory of the test's */
+static char hres_dir[4000];
+
+static int copy_file(const char *from, const char *to, const char *extra)
+{
+	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
+	char buf[4096];
+	size_t n;
+	int rc = 0;
+
+	if (!in || !out)
+		rc = -1;
+	while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			rc = -1;
+	if (!rc && extra && fputs(extra, out) < 0)
+		rc = -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		rc = -1;
+	return rc;
+}
+
+static int setup_hres(void **unused)
+{
+	static const char *const files[] = { "slurm.conf", "gres.conf", "topology.conf",
+		                             "racks.conf", "gpuplace.conf" };
+	const char *top = getenv("GP_TOP_SRCDIR"), *tmp = getenv("TMPDIR");
+	char from[4200], to[4200];
+	size_t i;
+
+	snprintf(hres_dir, sizeof(hres_dir), "%s/gp-hres.XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(hres_dir))
+		return -1;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", top ? top : ".", files[i]);
+		snprintf(to, sizeof(to), "%s/%s", hres_dir, files[i]);
+		if (copy_file(from, to, i == 4 ? "\nPowerHres=rackpower\n" : NULL))
+			return -1;
+	}
+	return load_site(hres_dir);
+}
+
+static int teardown_hres(void **unused)
+{
+	static const char *const files[] = { "slurm.conf", "gres.conf", "topology.conf",
+		                             "racks.conf", "gpuplace.conf" };
+	char path[4200];
+	size_t i;
+
+	teardown_site(unused);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", hres_dir, files[i]);
+		unlink(path);
+	}
+	rmdir(hres_dir);
+	return 0;
+}
+
+/* Every GPU job asks per node for its GPUs' TDP over idle (mixed-pcie:
+ * A100 300 - 35 W, L40S 350 - 35 W; 4 GPUs a node), the user's
+ * licenses kept; requests that cannot carry it pass as written, with a
+ * line that says why.  Before Slurm 25.11 nothing is added and the load
+ * says so once. */
+static void test_hres_licenses(void **unused)
+{
+	static const struct {
+		const char *per_job, *per_node;
+		uint32_t nodes;
+		const char *user;       /* licenses the user gave */
+		const char *want;       /* licenses after job_submit (25.11+) */
+		const char *why;        /* the verbose line when nothing is added */
+	} cases[] = {
+		{ "gres/gpu:a100:4", NULL, NO_VAL, NULL, "rackpower:1060", NULL },
+		{ "gres/gpu:1", NULL, NO_VAL, NULL, "rackpower:315", NULL },
+		/* more per node than any node has: the most a node takes */
+		{ NULL, "gres/gpu:8", 2, NULL, "rackpower:1260", NULL },
+		{ NULL, "gres/gpu:l40s:2", 2, "matlab:2", "matlab:2,rackpower:630", NULL },
+		{ "gres/gpu:a100:2", NULL, NO_VAL, "a:1|b:1", "a:1|b:1", "an OR list" },
+		{ "gres/gpu:a100:2", NULL, NO_VAL, "rackpower:5", "rackpower:5", "the resource itself" },
+		{ NULL, NULL, NO_VAL, "matlab:1", "matlab:1", NULL },      /* no GPUs */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		job_desc_msg_t *j = gp_test_job_new(cases[i].per_job, cases[i].per_node);
+		const char *want = GP_SLURM_HRES_MODE3 ? cases[i].want : cases[i].user;
+		char *msg;
+
+		j->min_nodes = cases[i].nodes;
+		if (cases[i].user)
+			j->licenses = slurm_xstrdup(cases[i].user);
+		log_clear();
+		/* whatever gpuplace decides (case 2 is rejected: no node has
+		 * 8 GPUs), the request is there */
+		(void)submit(j, &msg);
+		slurm_xfree((void **)&msg);
+		if (want ? !j->licenses || strcmp(j->licenses, want) : j->licenses != NULL) {
+			log_dump();
+			fail_msg("case %zu: licenses '%s', want '%s'", i,
+			         j->licenses ? j->licenses : "(none)", want ? want : "(none)");
+		}
+		if (GP_SLURM_HRES_MODE3 && cases[i].why && !log_find(LOGL_VERBOSE, cases[i].why)) {
+			log_dump();
+			fail_msg("case %zu: no line saying '%s'", i, cases[i].why);
+		}
+		gp_test_job_free(j);
+		decider_reset();
+		decider_prepare();
+	}
+}
+
+/* The load names the key and what it does on this release. */
+static void test_hres_load(void **unused)
+{
+	fini();
+	log_clear();
+	assert_int_equal(load_site(hres_dir), 0);
+	if (GP_SLURM_HRES_MODE3) {
+		assert_null(log_find(LOGL_ERROR, "PowerHres"));
+	} else if (!log_find(LOGL_ERROR, "gpuplace.conf: PowerHres=rackpower: Slurm's "
+	                                 "hierarchical resources count per node (MODE_3) from 25.11")) {
+		log_dump();
+		fail_msg("no load line for PowerHres on Slurm %d.%02d", GP_SLURM_MAJOR, GP_SLURM_MINOR);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -679,6 +814,8 @@ int main(void)
 		                                teardown_site),
 		cmocka_unit_test_setup_teardown(test_stray_hint_without_gpus, setup_mixed, teardown_site),
 		cmocka_unit_test_setup_teardown(test_admin_comment_kept, setup_superpod, teardown_site),
+		cmocka_unit_test_setup_teardown(test_hres_licenses, setup_hres, teardown_hres),
+		cmocka_unit_test_setup_teardown(test_hres_load, setup_hres, teardown_hres),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
