@@ -77,4 +77,12 @@ int gp__emit_gres(const gp_cluster_t *c, FILE *f, gp_error_t *err);
  */
 int gp__emit_resources(const gp_cluster_t *c, const char *name, FILE *f, gp_error_t *err);
 
+/* Does resources.yaml at path define the hierarchical resource `name` in
+ * MODE_3 (gpuplace.conf PowerHres, power.h)?  0; GP_ENOENT (no such file),
+ * GP_ECONFIG (bad YAML, no such resource, another mode: err names the
+ * file, the line and what), GP_EIO, GP_ELIMIT, GP_ENOMEM.  Only what
+ * gpuplace relies on is checked: slurmctld reads the file itself.
+ * (conf/load_yaml.c) */
+int gp__hres_file_check(const char *path, const char *name, gp_error_t *err);
+
 #endif /* GP_SLURM_EMIT_H */

@@ -53,7 +53,7 @@ static bool same_time(struct timespec a, struct timespec b)
 /* The files whose change triggers a reload (an Include'd file does not:
  * touch gpuplace.conf after editing one). */
 static const char *const watched[GP_NWATCHED] = { "slurm.conf", "gpuplace.conf", "topology.conf",
-						  "gres.conf", "topology.yaml" };
+						  "gres.conf", "topology.yaml", "resources.yaml" };
 
 static void watched_mtimes(struct timespec out[GP_NWATCHED])
 {
@@ -77,6 +77,23 @@ struct gp_conf *conf_load(gp_error_t *err)
 	rc = gp_cluster_load_conf_dir(conf_dir, &c->cluster, err);
 	if (rc == GP_OK)
 		rc = gp__policy_site(c->cluster, &c->policy, err);
+	if (rc == GP_OK && c->cluster->site.power_hres[0] && GP_SLURM_HRES_MODE3) {
+		/* a job asking for a resource slurmctld does not have is
+		 * refused ("Invalid license specification"): without the
+		 * resource in resources.yaml, no request at all */
+		char path[GP_PATH_MAX + 32];
+		gp_error_t e;
+
+		snprintf(path, sizeof(path), "%s/resources.yaml", conf_dir);
+		if (gp__hres_file_check(path, c->cluster->site.power_hres, &e) != GP_OK) {
+			slurm_error("gpuplace: %s/gpuplace.conf: PowerHres=%s: %s: jobs get no %s "
+			            "request (write the file with `gpuplace conf --what resources`, "
+			            "then restart slurmctld)",
+			            conf_dir, c->cluster->site.power_hres, e.text,
+			            c->cluster->site.power_hres);
+			c->cluster->site.power_hres[0] = '\0';
+		}
+	}
 	if (rc == GP_OK && c->cluster->ntelemetry > 0) {
 		gp_poller_opts_t opts = { .log = poller_log };
 

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -100,6 +101,8 @@ static void log_dump(void)
 
 /* ---- the site and its state ------------------------------------------------ */
 
+static bool snap_hres = true;
+
 static int load_site(const char *site)
 {
 	const char *top = getenv("GP_TOP_SRCDIR");
@@ -132,6 +135,9 @@ static int load_site(const char *site)
 	gp__power_view_fill(c->cluster, sn->view.state, NULL, &c->policy,
 	                    (double)sn->view.state->time, sn->racks);
 	sn->resv_ok = true;
+	/* slurmctld has the rack budget's license (what the state thread
+	 * reads with hres_known), unless a test says it has not */
+	sn->hres = snap_hres;
 	sn->conf = c; /* the reference conf_get() took */
 	snap_publish(sn);
 	/* the engine the plugin's thread builds for a new configuration: built
@@ -690,6 +696,29 @@ static int copy_file(const char *from, const char *to, const char *extra)
 	return rc;
 }
 
+/* resources.yaml as a site writes it (resources.yaml(5)) */
+#define RESOURCES_OK                                                        \
+	"---\n- resource: rackpower\n  mode: MODE_3\n  layers:\n"        \
+	"    - nodes:\n        - \"a100n[01-08],l40s[01-04],cpu[01-02]\"\n" \
+	"      count: -1\n"                                                 \
+	"    - nodes:\n        - \"a100n[01-04]\"\n      count: 5000\n"     \
+	"    - nodes:\n        - \"a100n[05-08]\"\n      count: 5000\n"     \
+	"    - nodes:\n        - \"l40s[01-04],cpu[01-02]\"\n      count: 4000\n"
+
+static int write_resources(const char *text)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/resources.yaml", hres_dir);
+	if (!text)
+		return unlink(path) && errno != ENOENT ? -1 : 0;
+	if (!(f = fopen(path, "w")))
+		return -1;
+	fputs(text, f);
+	return fclose(f) ? -1 : 0;
+}
+
 static int setup_hres(void **unused)
 {
 	static const char *const files[] = { "slurm.conf", "gres.conf", "topology.conf",
@@ -707,6 +736,9 @@ static int setup_hres(void **unused)
 		if (copy_file(from, to, i == 4 ? "\nPowerHres=rackpower\n" : NULL))
 			return -1;
 	}
+	if (write_resources(RESOURCES_OK))
+		return -1;
+	snap_hres = true;
 	return load_site(hres_dir);
 }
 
@@ -718,6 +750,8 @@ static int teardown_hres(void **unused)
 	size_t i;
 
 	teardown_site(unused);
+	write_resources(NULL);
+	snap_hres = true;
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", hres_dir, files[i]);
 		unlink(path);
@@ -779,18 +813,64 @@ static void test_hres_licenses(void **unused)
 	}
 }
 
-/* The load names the key and what it does on this release. */
+/* One GPU job's licenses after job_submit (a static copy, "" for none). */
+static const char *licenses_of_one_gpu_job(void)
+{
+	static char out[256];
+	job_desc_msg_t *j = gp_test_job_new("gres/gpu:1", NULL);
+	char *msg;
+
+	(void)submit(j, &msg);
+	slurm_xfree((void **)&msg);
+	snprintf(out, sizeof(out), "%s", j->licenses ? j->licenses : "");
+	gp_test_job_free(j);
+	return out;
+}
+
+/* The load names the key and what it does on this release; without the
+ * resource in resources.yaml, or while slurmctld has not been seen to
+ * have it, no job asks for it (Slurm would refuse every GPU job). */
 static void test_hres_load(void **unused)
 {
-	fini();
-	log_clear();
-	assert_int_equal(load_site(hres_dir), 0);
-	if (GP_SLURM_HRES_MODE3) {
-		assert_null(log_find(LOGL_ERROR, "PowerHres"));
-	} else if (!log_find(LOGL_ERROR, "gpuplace.conf: PowerHres=rackpower: Slurm's "
-	                                 "hierarchical resources count per node (MODE_3) from 25.11")) {
-		log_dump();
-		fail_msg("no load line for PowerHres on Slurm %d.%02d", GP_SLURM_MAJOR, GP_SLURM_MINOR);
+	static const struct {
+		const char *yaml;       /* resources.yaml, NULL: none */
+		bool in_ctld;           /* slurmctld has the license */
+		const char *line;       /* what the load or the job's line says */
+		bool asks;
+	} cases[] = {
+		{ RESOURCES_OK, true, NULL, true },
+		{ NULL, true, "resources.yaml: no such file: jobs get no rackpower request", false },
+		{ "- resource: rackpower\n  mode: MODE_2\n  layers: []\n", true,
+		  "resources.yaml:1: mode: resource 'rackpower' is MODE_2, not MODE_3", false },
+		{ "- resource: other\n  mode: MODE_3\n", true, "no resource 'rackpower'", false },
+		{ "- resource: [\n", true, "resources.yaml:", false },
+		{ RESOURCES_OK, false, "slurmctld has not been seen to have it", false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *lic;
+
+		fini();
+		assert_int_equal(write_resources(cases[i].yaml), 0);
+		snap_hres = cases[i].in_ctld;
+		assert_int_equal(load_site(hres_dir), 0);
+		lic = licenses_of_one_gpu_job();
+		if (!GP_SLURM_HRES_MODE3) {
+			if (*lic || !log_find(LOGL_ERROR, "gpuplace.conf: PowerHres=rackpower: Slurm's "
+			                                  "hierarchical resources count per node (MODE_3) from 25.11")) {
+				log_dump();
+				fail_msg("case %zu: licenses '%s' or no load line on Slurm %d.%02d", i, lic,
+				         GP_SLURM_MAJOR, GP_SLURM_MINOR);
+			}
+			continue;
+		}
+		if (cases[i].asks != (*lic != '\0') ||
+		    (cases[i].line && !log_find(-1, cases[i].line))) {
+			log_dump();
+			fail_msg("case %zu: licenses '%s'%s", i, lic,
+			         cases[i].line ? ", or no line with the reason" : "");
+		}
 	}
 }
 
