@@ -81,7 +81,7 @@ struct gp_conf *conf_load(gp_error_t *err)
 		/* a job asking for a resource slurmctld does not have is
 		 * refused ("Invalid license specification"): without the
 		 * resource in resources.yaml, no request at all */
-		char path[GP_PATH_MAX + 32];
+		char path[sizeof(conf_dir) + 32];
 		gp_error_t e;
 
 		snprintf(path, sizeof(path), "%s/resources.yaml", conf_dir);

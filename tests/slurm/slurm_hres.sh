@@ -27,7 +27,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=9
+N_TESTS=10
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ -z "${GP_SANITIZERS:-}" ] || skip_all "built with sanitizers: slurmctld cannot load an ASan plugin (tests/unit/test_plugin runs it instrumented)"
@@ -67,6 +67,16 @@ lic=$(scontrol show license 2>&1)
 check 'echo "$yaml" | grep -q "^  mode: MODE_3" && echo "$yaml" | grep -A1 "\"n\[1-2\]\"" | grep -q "count: 1050" && echo "$yaml" | grep -A1 "\"n\[3-4\]\"" | grep -q "count: 17600" && echo "$lic" | grep -q rackpower' \
 	"gpuplace conf writes rackA's budget as 3,450 - 2,400 = 1,050 W and rackB's as 17,600 W, and Slurm $ver loads it" \
 	"$yaml" "$lic"
+
+# the plugin asks for the resource once its thread has seen slurmctld
+# have it (30 s at most)
+for t in $(seq 1 120); do
+	grep -q "gpuplace: PowerHres=rackpower: slurmctld has it" "$D/log/slurmctld.log" && break
+	sleep 0.25
+done
+check 'grep -q "gpuplace: PowerHres=rackpower: slurmctld has it" "$D/log/slurmctld.log"' \
+	"job_submit/gpuplace sees slurmctld's rackpower license and says so" \
+	"$(grep 'gpuplace:' "$D/log/slurmctld.log" | head -n 8)"
 
 # jobs kept to rackA, one GPU each, 350 W per node asked
 ids=()
