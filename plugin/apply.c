@@ -459,7 +459,13 @@ void hres_request(job_desc_msg_t *j, const struct gp_conf *conf, const gp_reques
 		              "GPUs per node unknown", label, name);
 		return;
 	}
-	w = gp__hres_node_watts(c, r->gpus, r->gpus_per_node, type);
+	if (type && *type) {
+		w = gp__hres_node_watts(c, r->gpus, r->gpus_per_node, type);
+	} else {
+		int32_t g = r->gpus_per_node > 0 ? r->gpus_per_node : r->gpus;
+
+		w = conf->hres_w[g < GP_MAX_GPUS_PER_NODE ? g : GP_MAX_GPUS_PER_NODE];
+	}
 	len = (j->licenses ? strlen(j->licenses) : 0) + strlen(name) + 32;
 	if (!(buf = malloc(len))) {
 		slurm_error("gpuplace: %s: no %s request: out of memory", label, name);

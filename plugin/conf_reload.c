@@ -67,7 +67,7 @@ static void watched_mtimes(struct timespec out[GP_NWATCHED])
 struct gp_conf *conf_load(gp_error_t *err)
 {
 	struct gp_conf *c = calloc(1, sizeof(*c));
-	int rc;
+	int rc, i;
 
 	if (!c) {
 		gp__errorf(err, GP_ENOMEM, "out of memory");
@@ -93,6 +93,8 @@ struct gp_conf *conf_load(gp_error_t *err)
 			            c->cluster->site.power_hres);
 			c->cluster->site.power_hres[0] = '\0';
 		}
+		for (i = 1; i <= GP_MAX_GPUS_PER_NODE; i++)
+			c->hres_w[i] = gp__hres_node_watts(c->cluster, i, i, NULL);
 	}
 	if (rc == GP_OK && c->cluster->ntelemetry > 0) {
 		gp_poller_opts_t opts = { .log = poller_log };

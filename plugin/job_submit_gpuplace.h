@@ -166,6 +166,10 @@ struct gp_conf {
 	gp_policy_t policy;
 	struct timespec mtime[GP_NWATCHED]; /* of the files it was loaded from (watched[]) */
 	gp_poller_t *poller;          /* telemetry sources of gpuplace.conf, or NULL */
+	/* PowerHres: an untyped request of g GPUs per node asks hres_w[min(g,
+	 * GP_MAX_GPUS_PER_NODE)] W per node (gp__hres_node_watts, computed once
+	 * per load so that a submission makes no pass over the nodes for it) */
+	int64_t hres_w[GP_MAX_GPUS_PER_NODE + 1];
 	struct gp_conf *next_dead;    /* graveyard link (conf_put) */
 };
 
