@@ -228,7 +228,6 @@ int gp__load_topology(gp__load_t *ld, gp_error_t *err);
 /* topology.yaml at path (already in ld->paths): fills ld->sw / ld->blk and
  * the block sizes as topology.conf's reader does (load_yaml.c). */
 int gp__load_topology_yaml(gp__load_t *ld, const char *path, gp_error_t *err);
-
 /* The topology builder (topo_build.c), shared by both readers: the empty
  * tree and node order; then, once a reader has added what it found, the
  * model's blocks and switch tree; and, after topology.yaml, what its
