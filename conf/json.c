@@ -24,6 +24,7 @@
 
 #include "cost.h"
 #include "model.h"
+#include "power.h"
 
 #define GP_JSON_SCHEMA 1
 #define GP_JSON_MAX_FILE (1L << 30)   /* refuse documents above 1 GiB */
@@ -369,7 +370,7 @@ static int add_name(struct jx *x, struct nidx *h, int32_t i, const char *p, cons
 static int load_site(struct jx *x, json_object *m)
 {
 	static const char *const keys[] = { "default_gradient_bytes", "node_failure_rate",
-		"power_margin", "telemetry_stale_s", "restart_s", NULL };
+		"power_margin", "telemetry_stale_s", "restart_s", "power_hres", NULL };
 	const char *path = "model.site";
 	gp_site_t *s = &x->c->site;
 	json_object *o;
@@ -387,8 +388,16 @@ static int load_site(struct jx *x, json_object *m)
 	    (rc = j_double(x, o, path, "power_margin", false, 0, 1, &s->power_margin)) < 0 ||
 	    (rc = j_double(x, o, path, "restart_s", false, 0, 1e7, &s->restart_s)) < 0 ||
 	    (rc = j_double(x, o, path, "telemetry_stale_s", false, 0, 1e9,
-	                   &s->telemetry_stale_s)) < 0)
+	                   &s->telemetry_stale_s)) < 0 ||
+	    (rc = j_string(x, o, path, "power_hres", false, s->power_hres,
+	                   sizeof(s->power_hres))) < 0)
 		return rc;
+	if (s->power_hres[0]) {
+		gp_error_t e;
+
+		if (gp__hres_name_check(s->power_hres, &e))
+			return jfail(x, "model.site.power_hres", "'%s': %s", s->power_hres, e.text);
+	}
 	return GP_OK;
 }
 
@@ -1685,6 +1694,8 @@ static json_object *save_model(struct jw *w, const gp_cluster_t *c)
 		jadd(w, o, "power_margin", jnum(c->site.power_margin));
 		jadd(w, o, "telemetry_stale_s", jnum(c->site.telemetry_stale_s));
 		jadd(w, o, "restart_s", jnum(c->site.restart_s));
+		if (c->site.power_hres[0])
+			jadd(w, o, "power_hres", json_object_new_string(c->site.power_hres));
 	}
 	if ((a = jadd(w, m, "profiles", json_object_new_array())))
 		for (i = 0; i < c->nprofiles; i++) {

@@ -22,6 +22,7 @@
 
 #include "conf.h"
 #include "cost.h"
+#include "power.h"
 
 typedef struct gpp_ctx {
 	gp__load_t *ld;
@@ -34,7 +35,7 @@ typedef struct gpp_ctx {
 /* The site-wide keys (line_global), each allowed once in the file. */
 static const char *const globals[] = { "DefaultGradientBytes", "NodeFailureRate",
 	                               "RestartSeconds", "PowerMargin", "TelemetryStale",
-	                               "BlockNVLinkDomains", "DefaultGpuProfile" };
+	                               "BlockNVLinkDomains", "DefaultGpuProfile", "PowerHres" };
 
 /* A key of an object line: its spelling and the value found (NULL if absent). */
 typedef struct okey {
@@ -615,6 +616,12 @@ static int one_global(gpp_ctx_t *x, const gp__conf_line_t *l, const gp__conf_kv_
 			                  kv->val);
 		if (!rc)
 			ld->block_nvl_loc = l->loc;
+	} else if (gp__conf_is(kv, "PowerHres")) {
+		rc = gp__hres_name_check(kv->val, err);
+		if (rc)
+			rc = gp__conf_err(err, &l->loc, "PowerHres", "'%.80s': %s", kv->val, err->text);
+		else
+			snprintf(s->power_hres, sizeof(s->power_hres), "%s", kv->val);
 	} else if (gp__conf_is(kv, "DefaultGpuProfile")) {
 		rc = gp__conf_str(&l->loc, "DefaultGpuProfile", kv->val, ld->default_profile,
 		                  sizeof(ld->default_profile), false, err);

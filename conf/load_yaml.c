@@ -32,6 +32,7 @@
 #include <yaml.h>
 
 #include "conf.h"
+#include "slurm_emit.h"
 
 typedef struct yctx {
 	gp__load_t *ld;
@@ -385,5 +386,70 @@ int gp__load_topology_yaml(gp__load_t *ld, const char *path, gp_error_t *err)
 	yaml_document_delete(&y.doc);
 	yaml_parser_delete(&parser);
 	free(buf);
+	return rc;
+}
+
+/* ---- resources.yaml: is the rack budget there? ----------------------------- */
+
+int gp__hres_file_check(const char *path, const char *name, gp_error_t *err)
+{
+	yctx_t y = { .path = path };
+	yaml_parser_t parser;
+	yaml_node_t *root;
+	gp__file_t f;
+	int rc, i, n;
+
+	/* Slurm's own limit on a configuration file is far above this */
+	if ((rc = gp__file_read(path, (size_t)16 << 20, GP_FILE_REGULAR, &f, err)))
+		return f.sys_errno == ENOENT ? gp__errorf(err, GP_ENOENT, "%s: no such file", path)
+		                             : rc;
+	if (!yaml_parser_initialize(&parser)) {
+		free(f.buf);
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)f.buf, f.len);
+	if (!yaml_parser_load(&parser, &y.doc)) {
+		gp__conf_loc_t l = { path, (int)parser.problem_mark.line + 1 };
+
+		rc = gp__conf_err(err, &l, "(yaml)", "%s", parser.problem ? parser.problem : "syntax error");
+		yaml_parser_delete(&parser);
+		free(f.buf);
+		return rc;
+	}
+	rc = GP_ECONFIG;
+	root = yaml_document_get_root_node(&y.doc);
+	n = root && root->type == YAML_SEQUENCE_NODE ?
+	    (int)(root->data.sequence.items.top - root->data.sequence.items.start) : 0;
+	gp__errorf(err, GP_ECONFIG, "%s: no resource '%s'", path, name);
+	for (i = 0; i < n; i++) {
+		yaml_node_t *m = node(&y, root->data.sequence.items.start[i]);
+		const char *res = NULL, *mode = NULL;
+		yaml_node_pair_t *p;
+
+		if (!m || m->type != YAML_MAPPING_NODE)
+			continue;
+		for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+			const char *k = scalar(node(&y, p->key)), *v = scalar(node(&y, p->value));
+
+			if (k && !strcmp(k, "resource"))
+				res = v;
+			else if (k && !strcmp(k, "mode"))
+				mode = v;
+		}
+		if (!res || strcmp(res, name))
+			continue;
+		if (mode && !strcmp(mode, "MODE_3")) {
+			rc = GP_OK;
+		} else {
+			gp__conf_loc_t l = loc_of(&y, m);
+
+			gp__conf_err(err, &l, "mode", "resource '%s' is %s, not MODE_3 (a count per "
+			             "node)", name, mode ? mode : "without a mode");
+		}
+		break;
+	}
+	yaml_document_delete(&y.doc);
+	yaml_parser_delete(&parser);
+	free(f.buf);
 	return rc;
 }

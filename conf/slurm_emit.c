@@ -9,6 +9,7 @@
 
 
 #include "conf.h"
+#include "power.h"
 #include "slurm_emit.h"
 
 #define FEATURES_MAX 4096
@@ -332,15 +333,22 @@ int gp__emit_slurm_nodes(const gp_cluster_t *c, const char *dir, FILE *f, gp_err
 /* ---- topology.conf / topology.yaml -------------------------------------- */
 
 /* key: "s" as a double-quoted YAML scalar (\ and " escaped). */
-static void yaml_kv(FILE *f, const char *indent, const char *key, const char *s)
+static void yaml_quoted(FILE *f, const char *s)
 {
-	fprintf(f, "%s%s: \"", indent, key);
+	fputc('"', f);
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fputc('\\', f);
 		fputc(*s, f);
 	}
-	fputs("\"\n", f);
+	fputc('"', f);
+}
+
+static void yaml_kv(FILE *f, const char *indent, const char *key, const char *s)
+{
+	fprintf(f, "%s%s: ", indent, key);
+	yaml_quoted(f, s);
+	fputc('\n', f);
 }
 
 /* The SwitchName lines (or, yaml, the switch entries) of the tree. */
@@ -653,5 +661,98 @@ out:
 	for (j = 0; j < ng; j++)
 		free(g[j].nodes);
 	free(g);
+	return rc;
+}
+
+/* ---- resources.yaml ------------------------------------------------------------ */
+
+/* One layer of the resource: its nodes and count (-1: Slurm's INFINITE),
+ * the comment saying where the count comes from. */
+static int emit_layer(const gp_cluster_t *c, const int32_t *nodes, int32_t n, int64_t count,
+                      const char *comment, FILE *f, gp_error_t *err)
+{
+	char *list = gp__nodes_ranged(c, nodes, n);
+
+	if (!list)
+		return gp__errorf(err, GP_ENOMEM, "out of memory");
+	fprintf(f, "    # %s\n", comment);
+	fprintf(f, "    - nodes:\n");
+	fputs("        - ", f);
+	yaml_quoted(f, list);
+	fputc('\n', f);
+	fprintf(f, "      count: %lld\n", (long long)count);
+	free(list);
+	return GP_OK;
+}
+
+int gp__emit_resources(const gp_cluster_t *c, const char *name, FILE *f, gp_error_t *err)
+{
+	int32_t *all = NULL, *loose = NULL, nall = 0, nloose = 0, i, leaves;
+	char why[256];
+	int rc = GP_OK;
+
+	if (!name || !*name)
+		return gp__errorf(err, GP_EINVAL,
+		                  "no resource name: set PowerHres=NAME in gpuplace.conf (or give --hres NAME)");
+	if ((rc = gp__hres_name_check(name, err)))
+		return gp__errorf(err, GP_EINVAL, "PowerHres '%s': %s", name, err->text);
+	if (c->nracks == 0)
+		return gp__errorf(err, GP_EINVAL,
+		                  "the model has no racks (gpuplace.conf Rack= lines): no power "
+		                  "budget to write");
+	all = malloc(((size_t)c->nnodes + 1) * sizeof(*all));
+	loose = malloc(((size_t)c->nnodes + 1) * sizeof(*loose));
+	if (!all || !loose) {
+		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < c->nnodes; i++) {
+		all[nall++] = i;
+		if (c->nodes[i].rack < 0)
+			loose[nloose++] = i;
+	}
+	for (i = 0, leaves = nloose > 0; i < c->nracks; i++)
+		leaves += c->racks[i].nnodes > 0;
+	fprintf(f, "# resources.yaml(5) for Slurm 25.11 or later: the racks' power as the\n"
+	           "# hierarchical resource '%s' (MODE_3, counts per node summed per layer),\n"
+	           "# written by `gpuplace conf --what resources` from gpuplace.conf.  A rack's\n"
+	           "# count is min(PowerCapKW, CoolingKW) less its idle draw, in watts;\n"
+	           "# job_submit/gpuplace asks per node for each GPU job's GPUs' TDP over idle\n"
+	           "# (-L %s:WATTS).  Install it beside slurm.conf and restart slurmctld.\n"
+	           "---\n"
+	           "- resource: %s\n"
+	           "  mode: MODE_3\n"
+	           "  layers:\n",
+	        name, name, name);
+	/* a rooted tree of uniform depth (Slurm's MODE_3 rule): every node
+	 * under one root, one leaf per rack (and one for nodes in no rack,
+	 * which a job asking for the resource could not use otherwise) */
+	if (leaves > 1 &&
+	    (rc = emit_layer(c, all, nall, -1, "root: every node; no limit above the racks'", f,
+	                     err)))
+		goto out;
+	for (i = 0; i < c->nracks; i++) {
+		const gp_rack_t *r = &c->racks[i];
+		double cool = r->cooling_kw > 0 ? r->cooling_kw : r->power_cap_kw;
+		int64_t count = gp__hres_rack_count(c, i);
+
+		if (count < 0) {
+			rc = gp__errorf(err, GP_EINTERNAL, "rack '%s': no count", r->name);
+			goto out;
+		}
+		if (r->nnodes == 0)
+			continue;
+		snprintf(why, sizeof(why), "rack %s: min(%.1f kW cap, %.1f kW cooling) - %.0f W idle%s",
+		         r->name, r->power_cap_kw, cool, gp__power_estimate_rack(c, NULL, i),
+		         count == 0 ? ": no room for any GPU job" : "");
+		if ((rc = emit_layer(c, r->nodes, r->nnodes, count, why, f, err)))
+			goto out;
+	}
+	if (nloose > 0 &&
+	    (rc = emit_layer(c, loose, nloose, -1, "nodes in no rack: no budget", f, err)))
+		goto out;
+out:
+	free(all);
+	free(loose);
 	return rc;
 }

@@ -66,4 +66,23 @@ int gp__emit_topology(const gp_cluster_t *c, gp_topo_format_t fmt, FILE *f, gp_e
  * where the layout has them, nodes of the same layout and type grouped. */
 int gp__emit_gres(const gp_cluster_t *c, FILE *f, gp_error_t *err);
 
+/*
+ * resources.yaml for Slurm 25.11+: the racks' power as the hierarchical
+ * resource `name` (MODE_3): a root layer of every node with count -1
+ * (INFINITE), under it one layer per rack with gp__hres_rack_count() and
+ * one of the nodes in no rack with -1 (a node in no layer cannot run a job
+ * that asks for the resource); a single layer when there is one leaf only
+ * (Slurm wants a rooted tree, and a root equal to its leaf is none).
+ * GP_EINVAL (no or a bad name, no racks: err says which), GP_ENOMEM.
+ */
+int gp__emit_resources(const gp_cluster_t *c, const char *name, FILE *f, gp_error_t *err);
+
+/* Does resources.yaml at path define the hierarchical resource `name` in
+ * MODE_3 (gpuplace.conf PowerHres, power.h)?  0; GP_ENOENT (no such file),
+ * GP_ECONFIG (bad YAML, no such resource, another mode: err names the
+ * file, the line and what), GP_EIO, GP_ELIMIT, GP_ENOMEM.  Only what
+ * gpuplace relies on is checked: slurmctld reads the file itself.
+ * (conf/load_yaml.c) */
+int gp__hres_file_check(const char *path, const char *name, gp_error_t *err);
+
 #endif /* GP_SLURM_EMIT_H */

@@ -276,6 +276,11 @@ typedef struct gp_site {
 	double telemetry_stale_s;       /* TelemetryStale: default staleness limit */
 	double restart_s;               /* RestartSeconds: restart time after a failure
 	                                 * before the checkpoint read, s */
+	/* PowerHres: the name of the Slurm hierarchical resource (resources.yaml,
+	 * MODE_3, Slurm 25.11+) that holds the racks' power budget; every GPU
+	 * job then asks per node for its GPUs' watts over idle (power/hres.c).
+	 * "" = none (the default). */
+	char power_hres[GP_NAME_MAX];
 } gp_site_t;
 
 /* Name -> index table (cost_model/names.c): FNV-1a, open addressing,

@@ -394,3 +394,92 @@ void comment_pass(job_desc_msg_t *j, const char *why)
 	j->admin_comment = slurm_xstrdup(merged);
 	free(merged);
 }
+
+/* ---- Slurm's own budget (PowerHres) ----------------------------------------- */
+
+bool hres_known(const char *name, char *err, size_t len)
+{
+	license_info_msg_t *m = NULL;
+	bool found = false;
+	uint32_t i;
+
+	if (slurm_load_licenses(0, &m, 0) != SLURM_SUCCESS || !m) {
+		snprintf(err, len, "cannot read slurmctld's licenses: %s",
+		         slurm_strerror(gp_slurm_errno()));
+		return false;
+	}
+	for (i = 0; i < m->num_lic && !found; i++) {
+		const char *n = m->lic_array[i].name;
+		size_t k = strlen(name);
+
+		/* a layer may be shown as NAME(nodes) */
+		found = n && !strncmp(n, name, k) && (n[k] == '\0' || n[k] == '(');
+	}
+	slurm_free_license_info_msg(m);
+	if (!found)
+		snprintf(err, len, "slurmctld has no license '%s' (resources.yaml not loaded: "
+		         "restart slurmctld after writing it)", name);
+	return found;
+}
+
+void hres_request(job_desc_msg_t *j, const struct gp_conf *conf, const gp_request_t *r,
+                  const char *type, const char *label)
+{
+	const gp_cluster_t *c = conf->cluster;
+	const char *name = c->site.power_hres, *why = "";
+	struct gp_snap *sn;
+	bool known;
+	size_t len;
+	int64_t w;
+	char *buf;
+	int rc;
+
+	if (!*name || r->gpus <= 0 || !job_asks_gpus(j))
+		return;
+	if (!GP_SLURM_HRES_MODE3)
+		return; /* said once at load (conf_log_warnings) */
+	/* a license slurmctld does not have makes it refuse the job: only
+	 * once the plugin's thread has seen it there (logged when not) */
+	sn = snap_get();
+	known = sn && sn->conf == conf && sn->hres;
+	snap_put(sn);
+	if (!known) {
+		slurm_verbose("gpuplace: %s: no %s request: slurmctld has not been seen to have it",
+		              label, name);
+		return;
+	}
+	if (j->array_inx && !GP_SLURM_HRES_ARRAYS) {
+		slurm_verbose("gpuplace: %s: no %s request: job arrays asking for a MODE_3 resource "
+		              "crash slurmctld %d.%02d.%d (fixed in 25.11.7 and 26.05.2)",
+		              label, name, GP_SLURM_MAJOR, GP_SLURM_MINOR, GP_SLURM_MICRO);
+		return;
+	}
+	if (j->tres_per_socket || j->tres_per_task) {
+		slurm_verbose("gpuplace: %s: no %s request: GPUs per socket or per task leave its "
+		              "GPUs per node unknown", label, name);
+		return;
+	}
+	if (type && *type) {
+		w = gp__hres_node_watts(c, r->gpus, r->gpus_per_node, type);
+	} else {
+		int32_t g = r->gpus_per_node > 0 ? r->gpus_per_node : r->gpus;
+
+		w = conf->hres_w[g < GP_MAX_GPUS_PER_NODE ? g : GP_MAX_GPUS_PER_NODE];
+	}
+	len = (j->licenses ? strlen(j->licenses) : 0) + strlen(name) + 32;
+	if (!(buf = malloc(len))) {
+		slurm_error("gpuplace: %s: no %s request: out of memory", label, name);
+		return;
+	}
+	rc = gp__hres_licenses(j->licenses, name, w, buf, len, &why);
+	if (rc == 1) {
+		slurm_xfree((void **)&j->licenses);
+		j->licenses = slurm_xstrdup(buf);
+		slurm_verbose("gpuplace: %s asks for %s:%lld per node (licenses %s)", label, name,
+		              (long long)w, buf);
+	} else {
+		slurm_verbose("gpuplace: %s: no %s request: %s", label, name,
+		              *why ? why : gp_strerror(rc));
+	}
+	free(buf);
+}

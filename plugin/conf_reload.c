@@ -53,7 +53,7 @@ static bool same_time(struct timespec a, struct timespec b)
 /* The files whose change triggers a reload (an Include'd file does not:
  * touch gpuplace.conf after editing one). */
 static const char *const watched[GP_NWATCHED] = { "slurm.conf", "gpuplace.conf", "topology.conf",
-						  "gres.conf", "topology.yaml" };
+						  "gres.conf", "topology.yaml", "resources.yaml" };
 
 static void watched_mtimes(struct timespec out[GP_NWATCHED])
 {
@@ -67,7 +67,7 @@ static void watched_mtimes(struct timespec out[GP_NWATCHED])
 struct gp_conf *conf_load(gp_error_t *err)
 {
 	struct gp_conf *c = calloc(1, sizeof(*c));
-	int rc;
+	int rc, i;
 
 	if (!c) {
 		gp__errorf(err, GP_ENOMEM, "out of memory");
@@ -77,6 +77,25 @@ struct gp_conf *conf_load(gp_error_t *err)
 	rc = gp_cluster_load_conf_dir(conf_dir, &c->cluster, err);
 	if (rc == GP_OK)
 		rc = gp__policy_site(c->cluster, &c->policy, err);
+	if (rc == GP_OK && c->cluster->site.power_hres[0] && GP_SLURM_HRES_MODE3) {
+		/* a job asking for a resource slurmctld does not have is
+		 * refused ("Invalid license specification"): without the
+		 * resource in resources.yaml, no request at all */
+		char path[sizeof(conf_dir) + 32];
+		gp_error_t e;
+
+		snprintf(path, sizeof(path), "%s/resources.yaml", conf_dir);
+		if (gp__hres_file_check(path, c->cluster->site.power_hres, &e) != GP_OK) {
+			slurm_error("gpuplace: %s/gpuplace.conf: PowerHres=%s: %s: jobs get no %s "
+			            "request (write the file with `gpuplace conf --what resources`, "
+			            "then restart slurmctld)",
+			            conf_dir, c->cluster->site.power_hres, e.text,
+			            c->cluster->site.power_hres);
+			c->cluster->site.power_hres[0] = '\0';
+		}
+		for (i = 1; i <= GP_MAX_GPUS_PER_NODE; i++)
+			c->hres_w[i] = gp__hres_node_watts(c->cluster, i, i, NULL);
+	}
 	if (rc == GP_OK && c->cluster->ntelemetry > 0) {
 		gp_poller_opts_t opts = { .log = poller_log };
 
@@ -105,6 +124,13 @@ void conf_log_warnings(const struct gp_conf *c)
 
 	for (i = 0; i < n; i++)
 		slurm_info("gpuplace: %s", gp_cluster_warning(c->cluster, i));
+	if (c && c->cluster && c->cluster->site.power_hres[0] && !GP_SLURM_HRES_MODE3)
+		slurm_error("gpuplace: %s/gpuplace.conf: PowerHres=%s: Slurm's hierarchical "
+		            "resources count per node (MODE_3) from 25.11 on, this "
+		            "job_submit/gpuplace is built for %d.%02d.%d: jobs get no %s request, "
+		            "racks keep gpuplace's own headroom only",
+		            conf_dir, c->cluster->site.power_hres, GP_SLURM_MAJOR, GP_SLURM_MINOR,
+		            GP_SLURM_MICRO, c->cluster->site.power_hres);
 }
 
 /* Reload when a watched file changed since the current configuration was

@@ -160,6 +160,10 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	pass_resolved(PASS_NO_CONF);
 	gp__request_init(&r);
 	want = build_request(job_desc, c->cluster, &r, type, why, sizeof(why));
+	/* Slurm's own rack budget, for every GPU job whatever gpuplace decides
+	 * below (a job it rejects is never scheduled, so the request does
+	 * no harm there either) */
+	hres_request(job_desc, c, &r, type, label);
 	if (want <= 0) {
 		count_pass(*why ? PASS_REQUEST : PASS_FEW_GPUS, label, why);
 		if (*why)

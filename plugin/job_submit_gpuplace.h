@@ -87,8 +87,9 @@ void GP_LOG_SINK(int level, const char *line);
  * "The ledger" below.  Indexed, its size costs a submission nothing. */
 #define GP_LEDGER_MAX 10000
 #define GP_HINTS_MAX 1024
-/* slurm.conf, gpuplace.conf, topology.conf, gres.conf, topology.yaml */
-#define GP_NWATCHED 5
+/* slurm.conf, gpuplace.conf, topology.conf, gres.conf, topology.yaml,
+ * resources.yaml */
+#define GP_NWATCHED 6
 
 /* Why a job passed unchanged (one summary counter each). */
 enum pass_reason {
@@ -165,6 +166,10 @@ struct gp_conf {
 	gp_policy_t policy;
 	struct timespec mtime[GP_NWATCHED]; /* of the files it was loaded from (watched[]) */
 	gp_poller_t *poller;          /* telemetry sources of gpuplace.conf, or NULL */
+	/* PowerHres: an untyped request of g GPUs per node asks hres_w[min(g,
+	 * GP_MAX_GPUS_PER_NODE)] W per node (gp__hres_node_watts, computed once
+	 * per load so that a submission makes no pass over the nodes for it) */
+	int64_t hres_w[GP_MAX_GPUS_PER_NODE + 1];
 	struct gp_conf *next_dead;    /* graveyard link (conf_put) */
 };
 
@@ -178,6 +183,8 @@ struct gp_snap {
 	gp_rack_view_t *racks;        /* the racks' power headroom in this state */
 	gp_resv_view_t resv;          /* advance reservations (steer.h) */
 	bool resv_ok;                 /* resv was read with this state */
+	bool hres;                    /* slurmctld has the license PowerHres names
+	                               * (read with this state; hres_request) */
 	/* set by snap_publish, on the plugin's thread: */
 	struct seen_key *by_ref;      /* view.seen with a reference, by (ref, index) */
 	struct seen_key *by_name;     /* view.seen without one, by (uid, name hash,
@@ -365,6 +372,20 @@ int pin_exact(const job_desc_msg_t *j, const gp_request_t *r, const gp_scored_t 
               char **tres_node, char *why, size_t len);
 void domain_of(const gp_cluster_t *c, const gp_scored_t *best, char *buf, size_t len);
 void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d, struct outcome *o);
+/* PowerHres (gpuplace.conf(5)): a GPU job's GPUs' watts over idle per node
+ * added to its licenses as NAME:WATTS (power.h gp__hres_*), so that Slurm
+ * 25.11+ starts it only where the racks' resources.yaml budget has room;
+ * the user's licenses kept; nothing added, with one verbose line, when the
+ * request cannot carry it (an OR list, the resource named already, GPUs
+ * per socket or task, an array job on a Slurm that crashes on it, no
+ * cluster state read yet or slurmctld without the resource).  r is
+ * build_request's (its GPUs and GPUs per node), type its GPU type. */
+void hres_request(job_desc_msg_t *j, const struct gp_conf *c, const gp_request_t *r,
+                  const char *type, const char *label);
+/* Does slurmctld have the license `name` (slurm_load_licenses: a
+ * hierarchical resource shows as a license of its name)?  Read by the
+ * plugin's thread with each state; false on an error (err says it). */
+bool hres_known(const char *name, char *err, size_t len);
 void comment_pass(job_desc_msg_t *j, const char *why);
 
 /* ---- steering pending jobs (steer_pass.c) ---------------------------------- */

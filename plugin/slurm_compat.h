@@ -139,6 +139,23 @@ static inline int gp_job_cpus_on_node(const slurm_job_info_t *ji, const char *ho
 #define GP_JOB_DESC_ID(j) ((j)->job_id)
 #endif
 
+/*
+ * Slurm's hierarchical resources (resources.yaml) in MODE_3, a count per
+ * node summed up the layers, the mode a rack power budget needs: from
+ * 25.11.0 (CHANGELOG/slurm-25.11.md, 25.11.0rc1: "Add a new mode of
+ * operation to HRes (MODE_3)"; 25.05 has MODE_1 and MODE_2, per job).
+ * Job arrays that request a MODE_3 resource crashed slurmctld until
+ * 25.11.7 and 26.05.2 ("Fix slurmctld crashing when using job arrays that
+ * request mode 3 HRES", both changelogs): before those, gpuplace adds no
+ * request to an array job.  (The plugin is built for one release,
+ * micro included: slurm_compat.h above.)
+ */
+#define GP_SLURM_HRES_MODE3 (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0))
+#define GP_SLURM_HRES_ARRAYS                                             \
+	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 2) ||          \
+	 (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 7) &&         \
+	  SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 0)))
+
 /* The release gpuplace was compiled against, as slurmctld prints versions
  * ("24.11.5"). */
 #define GP_SLURM_MAJOR SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER)

@@ -25,6 +25,7 @@ static struct {
 	bool wake;                    /* a decision asks for a reading now */
 	gp_resv_cache_t resv_cache;   /* its cache of Slurm's reservation list */
 	bool resv_failure_logged;     /* said once until it can be read again */
+	int hres_seen;                /* PowerHres in slurmctld: 1 seen, -1 not, 0 not asked */
 } thr = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
 static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_logged)
@@ -77,6 +78,18 @@ static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_lo
 	if (!sn->resv_ok && !thr.resv_failure_logged)
 		slurm_error("gpuplace: %s; jobs in a reservation pass unchanged", why);
 	thr.resv_failure_logged = !sn->resv_ok;
+	/* the rack budget's resource (PowerHres): asked for only while
+	 * slurmctld has it; a change is logged once */
+	if (c->cluster->site.power_hres[0] && GP_SLURM_HRES_MODE3) {
+		sn->hres = hres_known(c->cluster->site.power_hres, why, sizeof(why));
+		if (!sn->hres && thr.hres_seen != -1)
+			slurm_error("gpuplace: PowerHres=%s: %s; GPU jobs get no %s request",
+			            c->cluster->site.power_hres, why, c->cluster->site.power_hres);
+		else if (sn->hres && thr.hres_seen != 1)
+			slurm_info("gpuplace: PowerHres=%s: slurmctld has it; every GPU job asks for "
+			           "its watts per node", c->cluster->site.power_hres);
+		thr.hres_seen = sn->hres ? 1 : -1;
+	}
 	sn->conf = c; /* the reference conf_get() took */
 	/* once per snapshot, off the submission path: measured draw from the
 	 * telemetry snapshot while fresh, else the estimate (power/power.h) */
@@ -110,7 +123,7 @@ void refresh_soon(void)
 
 static void *reload_main(void *arg)
 {
-	struct timespec failed[GP_NWATCHED] = { { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 },
+	struct timespec failed[GP_NWATCHED] = { { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 },
 						{ -1, 0 } };
 	bool live = in_slurmctld();
 	time_t failing_since = 0;

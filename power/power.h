@@ -303,4 +303,49 @@ int gp__parse_power_file(const gp_cluster_t *c, const char *buf, size_t len,
  * half the rack's idle draw from its nodes' NodeBaseWatts and IdleWatts). */
 int gp__power_check_units(const gp_cluster_t *c, int32_t rack, double watts, gp_error_t *err);
 
+/* ---- Slurm's own budget: hierarchical resources (hres.c) --------------- */
+
+/*
+ * The racks' power as one Slurm hierarchical resource (resources.yaml(5),
+ * MODE_3, Slurm 25.11+; hres.c cites Slurm's sources).  Sites name it
+ * with gpuplace.conf PowerHres=; `gpuplace conf --what resources` writes
+ * the file, job_submit/gpuplace adds each GPU job's request.
+ */
+
+/* Is name usable as the resource's name (letters, digits, '_', '-', '.',
+ * starting with a letter, shorter than GP_NAME_MAX)?  0, or GP_EINVAL with
+ * the reason in err (no file or key: the caller adds them). */
+int gp__hres_name_check(const char *name, gp_error_t *err);
+
+/* The count of rack `rack`'s layer: min(PowerCapKW, CoolingKW) in W less
+ * the rack's idle draw (gp__power_estimate_rack on an idle cluster),
+ * rounded down, 0 when the idle draw reaches the limit.  No PowerMargin:
+ * the budget is the hard limit, the margin is gpuplace's own headroom.
+ * >= 0, or GP_EINVAL for a bad rack. */
+int64_t gp__hres_rack_count(const gp_cluster_t *c, int32_t rack);
+
+/* A GPU job's request per node, W: the most any node can take of its GPUs
+ * (gpus_per_node when > 0, else gpus, at most the node's GPUs of type, or
+ * of any type when type is NULL or "") times that node's TDP - idle per
+ * GPU, rounded up; 0 when no node has such GPUs or their type is unknown
+ * (no profile: the estimate counts them at GP_POWER_UNKNOWN_GPU_W idle or
+ * busy).  Over the nodes rather than on the nodes Slurm will pick, which
+ * the plugin does not know at submission: on a site with one GPU model and
+ * jobs of whole nodes or one node it is the simulator's gpn x (TDP - idle);
+ * otherwise it asks for more, never less. */
+int64_t gp__hres_node_watts(const gp_cluster_t *c, int32_t gpus, int32_t gpus_per_node,
+                            const char *type);
+
+/*
+ * The job's license string with "name:watts" added: user (job_desc->
+ * licenses, may be NULL or "") kept as written, ",name:watts" appended.
+ * Into buf (len bytes).  Returns 1 (buf holds the new string), 0 when
+ * nothing is to be added (buf "", *why says why: no watts, the user named
+ * the resource already, an OR list, characters Slurm refuses), GP_ELIMIT
+ * (does not fit buf), GP_EINVAL (no name or buffer).  *why is a static
+ * string, "" when 1.
+ */
+int gp__hres_licenses(const char *user, const char *name, int64_t watts, char *buf, size_t len,
+                      const char **why);
+
 #endif /* GP_POWER_H */

@@ -268,6 +268,7 @@ struct sim {
 	bool restrict_nodes;      /* baselines keep to allowed nodes */
 	bool hres;                /* a -budget baseline's fit is under way */
 	double *hres_w;           /* its racks' draw, with what it has taken */
+	const double *hres_from;  /* the racks' draw the fit started from */
 	double *hres_cnt_w;       /* scratch of tree_fit's count under budgets */
 	double *idle_rack_w;      /* each rack's draw with every GPU idle */
 	const int32_t *alt_nodes; /* the allowed nodes, alt_n of them */
@@ -1218,12 +1219,18 @@ static int pinned_fit(struct sim *S, const struct sjob *J, const struct shape *s
 	for (i = 0; i < J->npin; i++) {
 		int32_t n = J->pin[i];
 
-		if (!S->eligible[n] || node_free(S, alloc, n) < sh->gpn)
+		/* under the racks' budget (the site's PowerHres, sim.h) Slurm
+		 * starts it only where every node's rack has the room */
+		if (!S->eligible[n] || node_free(S, alloc, n) < sh->gpn || !hres_room(S, n, sh->gpn))
 			return PL_NOFIT;
 		pl->nodes[pl->n] = n;
-		pl->mask[pl->n++] = !(alloc[n] & J->pin_mask[i]) &&
-		                    gp__popcount(J->pin_mask[i]) == sh->gpn ?
-		                    J->pin_mask[i] : take_gpus(S, alloc, n, sh->gpn);
+		if (!(alloc[n] & J->pin_mask[i]) && gp__popcount(J->pin_mask[i]) == sh->gpn) {
+			pl->mask[pl->n++] = J->pin_mask[i];
+			if (S->hres && S->c->nodes[n].rack >= 0) /* as take_gpus books it */
+				S->hres_w[S->c->nodes[n].rack] += sh->gpn * S->gpu_delta_w[n];
+		} else {
+			pl->mask[pl->n++] = take_gpus(S, alloc, n, sh->gpn);
+		}
 	}
 	return pl->n == sh->nn ? PL_PLACED : PL_NOFIT;
 }
@@ -1263,6 +1270,8 @@ static int constrained_fit(struct sim *S, const struct sjob *J, const struct sha
 		S->alt_nodes = d->nodes;
 		S->alt_n = d->n;
 		S->restrict_nodes = true;
+		if (S->hres) /* what a failed alternative took is not taken */
+			memcpy(S->hres_w, S->hres_from, (size_t)S->c->nracks * sizeof(*S->hres_w));
 		rc = slurm_fit(S, sh, alloc, pl);
 		S->restrict_nodes = false;
 	}
@@ -1399,6 +1408,15 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 	S->res->m.decisions++;
 	pl->cap_speed = 1.0;
 	pl->cap_w = 0;
+	/* the racks' power as Slurm's hierarchical resource (sim.h): the
+	 * baselines' -budget forms, and gpuplace's presets where the site
+	 * names one (PowerHres) or the policy asks for it, for every job
+	 * Slurm starts (PINned, CONSTRAINed, passed) */
+	if (S->p->rack_budget && S->p->kind != GP_SIM_GPUPLACE_IDEAL) {
+		S->hres = true;
+		S->hres_from = rack_w;
+		memcpy(S->hres_w, rack_w, (size_t)S->c->nracks * sizeof(*S->hres_w));
+	}
 	if (S->p->kind == GP_SIM_GPUPLACE_IDEAL) {
 		rc = engine_place(S, J, sh, alloc, rack_w, now, pol, pl);
 	} else if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_PIN) {
@@ -1419,23 +1437,19 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 			rc = evaluate(S, sh, pl);
 	} else {
 		/* the baselines, and jobs the plugin passes (one GPU) */
-		if (S->p->rack_budget) {
-			S->hres = true;
-			memcpy(S->hres_w, rack_w, (size_t)S->c->nracks * sizeof(*S->hres_w));
-		}
 		rc = S->p->kind == GP_SIM_TREE || S->p->kind == GP_SIM_TREE_SWITCHES ?
 		     tree_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_BLOCK ? block_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_BLOCK_SEGMENT ? segment_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_GPUPLACE ? slurm_fit(S, sh, alloc, pl) :
 		     first_fit(S, sh, alloc, pl);
-		S->hres = false;
 		if (rc == PL_PLACED && S->p->kind == GP_SIM_TREE_SWITCHES &&
 		    !switch_holds(S, J, pl, now))
 			rc = PL_NOFIT; /* its --switches wait */
 		if (rc == PL_PLACED)
 			rc = evaluate(S, sh, pl);
 	}
+	S->hres = false;
 	if (rc == PL_PLACED && S->o.judge && (rc = judge(S, sh, pl)) != GP_OK)
 		return rc;
 	return rc;
@@ -2716,11 +2730,10 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 		rc = gp__sim_policy_parse(base, c, out, err);
 		if (rc)
 			return rc;
-		if (out->kind == GP_SIM_GPUPLACE || out->kind == GP_SIM_GPUPLACE_IDEAL)
+		if (out->kind == GP_SIM_GPUPLACE_IDEAL)
 			return gp__errorf(err, GP_EINVAL, "policy '%s': '-budget' is for Slurm's "
-			                  "baselines (first-fit, tree, tree-switches, block, "
-			                  "block-segment); gpuplace's presets keep to the racks' "
-			                  "power themselves", name);
+			                  "baselines and gpuplace's presets as the plugin decides; "
+			                  "the -ideal bound places on its own", name);
 		snprintf(out->name, sizeof(out->name), "%s", name);
 		out->rack_budget = true;
 		return GP_OK;
@@ -2773,19 +2786,24 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 			return gp__errorf(err, GP_EINVAL,
 			                  "policy 'site' needs a cluster loaded from a conf dir "
 			                  "(its slurm.conf SchedulerParameters)");
+		out->rack_budget = out->kind == GP_SIM_GPUPLACE && c->site.power_hres[0];
 		return gp__policy_site(c, &out->policy, err);
 	}
 	if (gp__policy_preset(name, &out->policy, &perr) == GP_OK) {
 		/* as gp__policy_site: the larger of the preset's and the site's */
 		if (c && c->site.power_margin > out->policy.power_margin)
 			out->policy.power_margin = c->site.power_margin;
+		/* a site whose racks' power is Slurm's hierarchical resource
+		 * (PowerHres): the plugin asks for it on every GPU job */
+		out->rack_budget = out->kind == GP_SIM_GPUPLACE && c && c->site.power_hres[0];
 		return GP_OK;
 	}
 	return gp__errorf(err, GP_ENOENT,
 	                  "unknown policy '%s': use first-fit, tree, tree-switches[@T], block, "
-	                  "block-segment (each also as NAME-budget), "
+	                  "block-segment, "
 	                  "balanced, pack, performance, "
-	                  "power-save or site (the last five also as NAME-ideal)", out->name);
+	                  "power-save or site (the last five also as NAME-ideal; all but "
+	                  "the -ideal ones also as NAME-budget)", out->name);
 }
 
 void gp__sim_result_destroy(gp_sim_result_t *r)

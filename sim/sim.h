@@ -72,7 +72,8 @@
  *              has blocks, else tree when it has switches, else
  *              first-fit), inside the first of the
  *              matching-OR alternatives that can hold it, in order; no
- *              power check (Slurm knows none).  REJECT at submission.
+ *              power check (Slurm knows none; but see the racks' budget
+ *              below).  REJECT at submission.
  *              One-GPU jobs pass unchanged (Slurm's own placement).
  *              Then, at each of the plugin's state refreshes, its
  *              steering pass (plugin/steer_pass.c, steer_pass)
@@ -103,7 +104,7 @@
  * Baselines see GPUs only: they start jobs whatever the racks' power,
  * except their "-budget" forms (first-fit-budget, tree-budget,
  * tree-switches-budget, block-budget, block-segment-budget): stock Slurm
- * 25.05 or later with each rack's power as a hierarchical resource
+ * 25.11 or later with each rack's power as a hierarchical resource
  * (resources.yaml(5): a layer per rack, count = min(cap, cooling) less
  * the rack's idle draw; MODE_3 "allocated on a per-node basis ... designed
  * for consumable resources like power", Slurm 25.11) and every GPU job
@@ -112,6 +113,12 @@
  * that room left is not usable, and the fit goes on to other nodes (the
  * rooms of the nodes it has taken so far counted), so the baseline never
  * starts a job over a rack's limit and gives up no placement it need not.
+ * The presets and site as the plugin decides (not -ideal) take the same
+ * budget when the model's gpuplace.conf names the resource (PowerHres,
+ * power.h gp__hres_*: the plugin then adds the request to every GPU job)
+ * or their name ends in "-budget": a PINned job starts only when every
+ * node's rack has the room, a CONSTRAINed or passed one is placed by
+ * Slurm's fit under the same rule.
  *
  * Power: each rack's draw is the power model's estimate
  * (gp__power_estimate_all: node base, idle GPUs at idle watts, busy GPUs at

@@ -13,8 +13,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: gpuplace conf (--conf-dir DIR | --json FILE) [--what nodes|topology|gres|all]\n"
-	        "                     [--topology-format auto|tree|block|yaml]\n"
+	        "usage: gpuplace conf (--conf-dir DIR | --json FILE)\n"
+	        "                     [--what nodes|topology|gres|resources|all]\n"
+	        "                     [--topology-format auto|tree|block|yaml] [--hres NAME]\n"
 	        "\n"
 	        "Write what Slurm needs from the cluster model:\n"
 	        "  nodes     the NodeName lines of slurm.conf with topology-domain features\n"
@@ -29,13 +30,18 @@ static void usage(FILE *f)
 	        "              yaml   topology.yaml (Slurm 25.05+): a block topology and the\n"
 	        "                     switch tree\n"
 	        "  gres      gres.conf with Cores= and Links=\n"
-	        "  all       the three, each under a comment naming its file (default)\n");
+	        "  resources resources.yaml (Slurm 25.11+): the racks' power as the hierarchical\n"
+	        "            resource gpuplace.conf's PowerHres= names (or --hres NAME), MODE_3,\n"
+	        "            one layer per rack of min(cap, cooling) less its idle draw, W\n"
+	        "  all       nodes, topology and gres, and resources when PowerHres= is set,\n"
+	        "            each under a comment naming its file (default)\n");
 }
 
 /* What the command line asks for. */
 struct args {
 	const char *dir, *json;
-	bool nodes, topology, gres, all; /* --what: each file asked for; all: "all" */
+	const char *hres;                /* --hres: the resource's name, else PowerHres */
+	bool nodes, topology, gres, resources, all; /* --what: each file asked for; all: "all" */
 	gp_topo_format_t fmt;            /* --topology-format */
 };
 
@@ -47,6 +53,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "json", required_argument, NULL, 'j' },
 		{ "what", required_argument, NULL, 'w' },
 		{ "topology-format", required_argument, NULL, 't' },
+		{ "hres", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -66,6 +73,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'j': a->json = optarg; break;
 		case 'w': what = optarg; break;
 		case 't': tfmt = optarg; break;
+		case 'r': a->hres = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "gpuplace conf: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -82,8 +90,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->nodes = a->all || !strcmp(what, "nodes");
 	a->topology = a->all || !strcmp(what, "topology");
 	a->gres = a->all || !strcmp(what, "gres");
-	if (!a->nodes && !a->topology && !a->gres) {
-		fprintf(stderr, "gpuplace conf: --what '%s': use nodes, topology, gres or all\n", what);
+	a->resources = !strcmp(what, "resources"); /* with all: when PowerHres= is set */
+	if (!a->nodes && !a->topology && !a->gres && !a->resources) {
+		fprintf(stderr,
+		        "gpuplace conf: --what '%s': use nodes, topology, gres, resources or all\n",
+		        what);
 		return 2;
 	}
 	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]) && strcmp(tfmt, fmts[i]); i++)
@@ -118,6 +129,11 @@ static int emit(const struct args *a, const gp_cluster_t *c, gp_error_t *err)
 		if (a->all)
 			printf("\n##### gres.conf #####\n");
 		rc = gp__emit_gres(c, stdout, err);
+	}
+	if (!rc && (a->resources || (a->all && (a->hres || c->site.power_hres[0])))) {
+		if (a->all)
+			printf("\n##### resources.yaml #####\n");
+		rc = gp__emit_resources(c, a->hres ? a->hres : c->site.power_hres, stdout, err);
 	}
 	return rc;
 }

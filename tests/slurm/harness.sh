@@ -52,10 +52,10 @@
 #               baseline, 16937 version_mismatch, 16947 vs_stock, 16957
 #               plugin, 16967 smoke, 16977 steer, 16987 valgrind, 16997
 #               block, 16927 sacct (slurmdbd 16928, MariaDB 16929), 16887
-#               typed, 16877 packages (tests/cli/packages.sh), 16897 sites
+#               typed, 16907 hres, 16877 packages (tests/cli/packages.sh), 16897 sites
 #               (its second cluster, topology.yaml: 16898); BASEPORT
 #               17100, 17300, 18600, 17500, 18400, 18200, 17800, 17900,
-#               17700, 18000, 18700, 18100 (sites; its second cluster
+#               17700, 18000, 18300, 18700, 18100 (sites; its second cluster
 #               18150).  All lie in 16817 .. 18712: scripts/test.sh
 #               gives each Slurm release an offset 2000 apart.
 #   TOPOLOGY    tree (default): topology/tree, the leaves under a spine and
@@ -85,6 +85,11 @@
 #               accounting_storage/none); GPUs as a TRES in the records
 #               (AccountingStorageTRES=gres/gpu: sacct's AllocTRES shows
 #               gres/gpu only then)
+#   GPUPLACE_EXTRA  lines appended to gpuplace.conf (default: none)
+#   RESOURCES_CMD  a command whose output becomes resources.yaml beside
+#               slurm.conf (Slurm 25.05+ hierarchical resources), run once
+#               the other files are written, e.g. `gpuplace conf --conf-dir
+#               $D/etc --what resources` (default: no resources.yaml)
 #   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
 #                 in this file (default: no valgrind)
 #
@@ -273,6 +278,7 @@ CONF
 		if [ -n "${TELEMETRY_URL:-}" ]; then
 			echo "Telemetry=prom Type=prometheus URL=$TELEMETRY_URL Query=\"sum by (rack) (node_power_watts)\" Interval=2 Timeout=1"
 		fi
+		if [ -n "${GPUPLACE_EXTRA:-}" ]; then printf '%s\n' "$GPUPLACE_EXTRA"; fi
 	} >"$D/etc/gpuplace.conf.new"
 	# one rename: the plugin never reads a half-written file
 	mv -f "$D/etc/gpuplace.conf.new" "$D/etc/gpuplace.conf"
@@ -379,6 +385,11 @@ CONF
 		echo "SwitchName=spine Switches=$sw" >>"$D/etc/topology.conf"
 	fi
 	gen_gpuplace_conf
+	rm -f "$D/etc/resources.yaml"
+	if [ -n "${RESOURCES_CMD:-}" ]; then
+		sh -c "$RESOURCES_CMD" >"$D/etc/resources.yaml" ||
+			{ log "RESOURCES_CMD failed: $RESOURCES_CMD"; return 1; }
+	fi
 }
 
 # Start slurmctld (clean start with "-c" as $1) and wait until it answers;

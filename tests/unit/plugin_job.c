@@ -58,5 +58,7 @@ void gp_test_job_free(job_desc_msg_t *j)
 	slurm_xfree((void **)&j->admin_comment);
 	slurm_xfree((void **)&j->comment);
 	slurm_xfree((void **)&j->name);
+	slurm_xfree((void **)&j->licenses);
+	slurm_xfree((void **)&j->array_inx);
 	slurm_xfree((void **)&j);
 }

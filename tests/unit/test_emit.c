@@ -332,6 +332,114 @@ static void test_block_text(void **unused)
 	gp_cluster_destroy(c);
 }
 
+/* resources.yaml of the oversubscribed A100 example: a root of every node
+ * with no limit, one layer per rack of min(cap, cooling) less the idle
+ * draw (24 kW - 4 x (3,300 W base + 8 x 50 W idle A100) = 9,200 W), the
+ * name given or gpuplace.conf's; no name or no racks is an error. */
+static void test_resources_yaml(void **unused)
+{
+	char src[4096], *buf = NULL;
+	size_t len = 0;
+	gp_cluster_t *c;
+	gp_error_t err;
+	FILE *f;
+
+	snprintf(src, sizeof(src), "%s/etc/a100-oversub", srcdir());
+	if (gp_cluster_load_conf_dir(src, &c, &err))
+		fail_msg("%s: %s", src, err.text);
+	assert_string_equal(c->site.power_hres, "");
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(gp__emit_resources(c, "", f, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "set PowerHres=NAME"));
+	assert_int_equal(gp__emit_resources(c, "rack power", f, &err), GP_EINVAL);
+	assert_int_equal(gp__emit_resources(c, "rackpower", f, &err), GP_OK);
+	fclose(f);
+	assert_non_null(strstr(buf, "\n---\n- resource: rackpower\n  mode: MODE_3\n  layers:\n"));
+	assert_non_null(strstr(buf, "    - nodes:\n        - \"dgx[001-080]\"\n      count: -1\n"));
+	assert_non_null(strstr(buf, "    - nodes:\n        - \"dgx[001-004]\"\n      count: 9200\n"));
+	assert_non_null(strstr(buf, "    - nodes:\n        - \"dgx[077-080]\"\n      count: 9200\n"));
+	assert_null(strstr(buf, "in no rack"));
+	free(buf);
+	buf = NULL;
+	/* one rack and a node in none: a root over both leaves, the loose
+	 * node's without a limit; one rack alone: a single layer */
+	c->nodes[79].rack = -1;
+	c->racks[19].nnodes = 3;
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(gp__emit_resources(c, "rackpower", f, &err), GP_OK);
+	fclose(f);
+	assert_non_null(strstr(buf, "# nodes in no rack: no budget\n    - nodes:\n        - \"dgx080\"\n      count: -1\n"));
+	free(buf);
+	buf = NULL;
+	c->nracks = 0;
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(gp__emit_resources(c, "rackpower", f, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "no racks"));
+	fclose(f);
+	free(buf);
+	c->nracks = 20;
+	gp_cluster_destroy(c);
+}
+
+/* What the plugin checks of resources.yaml before asking for the resource:
+ * the file, the resource by name, MODE_3; a file gpuplace wrote passes. */
+static void test_resources_yaml_check(void **unused)
+{
+	static const struct {
+		const char *text;       /* NULL: no file */
+		int rc;
+		const char *msg;        /* part of the error */
+	} cases[] = {
+		{ NULL, GP_ENOENT, "no such file" },
+		{ "- resource: rackpower\n  mode: MODE_3\n", GP_OK, NULL },
+		{ "---\n- resource: flat\n  mode: MODE_2\n- resource: rackpower\n  mode: MODE_3\n",
+		  GP_OK, NULL },
+		{ "- resource: rackpower\n  mode: MODE_1\n", GP_ECONFIG,
+		  "resources.yaml:1: mode: resource 'rackpower' is MODE_1, not MODE_3" },
+		{ "- resource: rackpower\n", GP_ECONFIG, "is without a mode, not MODE_3" },
+		{ "- resource: rackpowerx\n  mode: MODE_3\n", GP_ECONFIG, "no resource 'rackpower'" },
+		{ "resource: rackpower\n", GP_ECONFIG, "no resource 'rackpower'" },
+		{ "", GP_ECONFIG, "no resource 'rackpower'" },
+		{ "- resource: [rackpower\n", GP_ECONFIG, "resources.yaml:" },
+	};
+	char dir[] = "/tmp/gp-res.XXXXXX", path[64], src[4096], *buf = NULL;
+	size_t i, len = 0;
+	gp_cluster_t *c;
+	gp_error_t err;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/resources.yaml", dir);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+
+		unlink(path);
+		if (cases[i].text) {
+			assert_non_null(f = fopen(path, "w"));
+			fputs(cases[i].text, f);
+			assert_int_equal(fclose(f), 0);
+		}
+		rc = gp__hres_file_check(path, "rackpower", &err);
+		if (rc != cases[i].rc || (cases[i].msg && !strstr(err.text, cases[i].msg)))
+			fail_msg("case %zu: %d '%s'", i, rc, rc ? err.text : "");
+	}
+	/* what gpuplace conf writes */
+	snprintf(src, sizeof(src), "%s/etc/a100-oversub", srcdir());
+	if (gp_cluster_load_conf_dir(src, &c, &err))
+		fail_msg("%s: %s", src, err.text);
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(gp__emit_resources(c, "rackpower", f, &err), GP_OK);
+	fclose(f);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(buf, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(gp__hres_file_check(path, "rackpower", &err), GP_OK);
+	free(buf);
+	gp_cluster_destroy(c);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_feature_names(void **unused)
 {
 	char buf[32];
@@ -370,6 +478,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_feature_names),
+		cmocka_unit_test(test_resources_yaml),
+		cmocka_unit_test(test_resources_yaml_check),
 		cmocka_unit_test(test_domain_features_of_a_node),
 		cmocka_unit_test(test_roundtrip_superpod),
 		cmocka_unit_test(test_roundtrip_nvl72),

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "job_submit_gpuplace.h"
 #include "plugin_job.h"
@@ -99,6 +101,8 @@ static void log_dump(void)
 
 /* ---- the site and its state ------------------------------------------------ */
 
+static bool snap_hres = true;
+
 static int load_site(const char *site)
 {
 	const char *top = getenv("GP_TOP_SRCDIR");
@@ -106,9 +110,13 @@ static int load_site(const char *site)
 	struct gp_conf *c;
 	struct gp_snap *sn;
 
-	/* a name is one of etc/'s sites, a path one under the source tree */
-	snprintf(dir, sizeof(dir), "%s/%s%s", top ? top : ".", strchr(site, '/') ? "" : "etc/",
-	         site);
+	/* a name is one of etc/'s sites, a relative path one under the source
+	 * tree, an absolute path a directory the test made */
+	if (site[0] == '/')
+		snprintf(dir, sizeof(dir), "%s", site);
+	else
+		snprintf(dir, sizeof(dir), "%s/%s%s", top ? top : ".",
+		         strchr(site, '/') ? "" : "etc/", site);
 	setenv("GPUPLACE_CONF_DIR", dir, 1);
 	log_clear();
 	if (init() != SLURM_SUCCESS || !(c = conf_get()))
@@ -127,6 +135,9 @@ static int load_site(const char *site)
 	gp__power_view_fill(c->cluster, sn->view.state, NULL, &c->policy,
 	                    (double)sn->view.state->time, sn->racks);
 	sn->resv_ok = true;
+	/* slurmctld has the rack budget's license (what the state thread
+	 * reads with hres_known), unless a test says it has not */
+	sn->hres = snap_hres;
 	sn->conf = c; /* the reference conf_get() took */
 	snap_publish(sn);
 	/* the engine the plugin's thread builds for a new configuration: built
@@ -659,6 +670,210 @@ static void test_admin_comment_kept(void **unused)
 	gp_test_job_free(j);
 }
 
+/* ---- PowerHres: Slurm's own rack budget ------------------------------------- */
+
+/* etc/mixed-pcie with PowerHres=rackpower, in a directory of the test's */
+static char hres_dir[4000];
+
+static int copy_file(const char *from, const char *to, const char *extra)
+{
+	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
+	char buf[4096];
+	size_t n;
+	int rc = 0;
+
+	if (!in || !out)
+		rc = -1;
+	while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			rc = -1;
+	if (!rc && extra && fputs(extra, out) < 0)
+		rc = -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		rc = -1;
+	return rc;
+}
+
+/* resources.yaml as a site writes it (resources.yaml(5)) */
+#define RESOURCES_OK                                                        \
+	"---\n- resource: rackpower\n  mode: MODE_3\n  layers:\n"        \
+	"    - nodes:\n        - \"a100n[01-08],l40s[01-04],cpu[01-02]\"\n" \
+	"      count: -1\n"                                                 \
+	"    - nodes:\n        - \"a100n[01-04]\"\n      count: 5000\n"     \
+	"    - nodes:\n        - \"a100n[05-08]\"\n      count: 5000\n"     \
+	"    - nodes:\n        - \"l40s[01-04],cpu[01-02]\"\n      count: 4000\n"
+
+static int write_resources(const char *text)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/resources.yaml", hres_dir);
+	if (!text)
+		return unlink(path) && errno != ENOENT ? -1 : 0;
+	if (!(f = fopen(path, "w")))
+		return -1;
+	fputs(text, f);
+	return fclose(f) ? -1 : 0;
+}
+
+static int setup_hres(void **unused)
+{
+	static const char *const files[] = { "slurm.conf", "gres.conf", "topology.conf",
+		                             "racks.conf", "gpuplace.conf" };
+	const char *top = getenv("GP_TOP_SRCDIR"), *tmp = getenv("TMPDIR");
+	char from[4200], to[4200];
+	size_t i;
+
+	snprintf(hres_dir, sizeof(hres_dir), "%s/gp-hres.XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(hres_dir))
+		return -1;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", top ? top : ".", files[i]);
+		snprintf(to, sizeof(to), "%s/%s", hres_dir, files[i]);
+		if (copy_file(from, to, i == 4 ? "\nPowerHres=rackpower\n" : NULL))
+			return -1;
+	}
+	if (write_resources(RESOURCES_OK))
+		return -1;
+	snap_hres = true;
+	return load_site(hres_dir);
+}
+
+static int teardown_hres(void **unused)
+{
+	static const char *const files[] = { "slurm.conf", "gres.conf", "topology.conf",
+		                             "racks.conf", "gpuplace.conf" };
+	char path[4200];
+	size_t i;
+
+	teardown_site(unused);
+	write_resources(NULL);
+	snap_hres = true;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", hres_dir, files[i]);
+		unlink(path);
+	}
+	rmdir(hres_dir);
+	return 0;
+}
+
+/* Every GPU job asks per node for its GPUs' TDP over idle (mixed-pcie:
+ * A100 300 - 35 W, L40S 350 - 35 W; 4 GPUs a node), the user's
+ * licenses kept; requests that cannot carry it pass as written, with a
+ * line that says why.  Before Slurm 25.11 nothing is added and the load
+ * says so once. */
+static void test_hres_licenses(void **unused)
+{
+	static const struct {
+		const char *per_job, *per_node;
+		uint32_t nodes;
+		const char *user;       /* licenses the user gave */
+		const char *want;       /* licenses after job_submit (25.11+) */
+		const char *why;        /* the verbose line when nothing is added */
+	} cases[] = {
+		{ "gres/gpu:a100:4", NULL, NO_VAL, NULL, "rackpower:1060", NULL },
+		{ "gres/gpu:1", NULL, NO_VAL, NULL, "rackpower:315", NULL },
+		/* more per node than any node has: the most a node takes */
+		{ NULL, "gres/gpu:8", 2, NULL, "rackpower:1260", NULL },
+		{ NULL, "gres/gpu:l40s:2", 2, "matlab:2", "matlab:2,rackpower:630", NULL },
+		{ "gres/gpu:a100:2", NULL, NO_VAL, "a:1|b:1", "a:1|b:1", "an OR list" },
+		{ "gres/gpu:a100:2", NULL, NO_VAL, "rackpower:5", "rackpower:5", "the resource itself" },
+		{ NULL, NULL, NO_VAL, "matlab:1", "matlab:1", NULL },      /* no GPUs */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		job_desc_msg_t *j = gp_test_job_new(cases[i].per_job, cases[i].per_node);
+		const char *want = GP_SLURM_HRES_MODE3 ? cases[i].want : cases[i].user;
+		char *msg;
+
+		j->min_nodes = cases[i].nodes;
+		if (cases[i].user)
+			j->licenses = slurm_xstrdup(cases[i].user);
+		log_clear();
+		/* whatever gpuplace decides (case 2 is rejected: no node has
+		 * 8 GPUs), the request is there */
+		(void)submit(j, &msg);
+		slurm_xfree((void **)&msg);
+		if (want ? !j->licenses || strcmp(j->licenses, want) : j->licenses != NULL) {
+			log_dump();
+			fail_msg("case %zu: licenses '%s', want '%s'", i,
+			         j->licenses ? j->licenses : "(none)", want ? want : "(none)");
+		}
+		if (GP_SLURM_HRES_MODE3 && cases[i].why && !log_find(LOGL_VERBOSE, cases[i].why)) {
+			log_dump();
+			fail_msg("case %zu: no line saying '%s'", i, cases[i].why);
+		}
+		gp_test_job_free(j);
+		decider_reset();
+		decider_prepare();
+	}
+}
+
+/* One GPU job's licenses after job_submit (a static copy, "" for none). */
+static const char *licenses_of_one_gpu_job(void)
+{
+	static char out[256];
+	job_desc_msg_t *j = gp_test_job_new("gres/gpu:1", NULL);
+	char *msg;
+
+	(void)submit(j, &msg);
+	slurm_xfree((void **)&msg);
+	snprintf(out, sizeof(out), "%s", j->licenses ? j->licenses : "");
+	gp_test_job_free(j);
+	return out;
+}
+
+/* The load names the key and what it does on this release; without the
+ * resource in resources.yaml, or while slurmctld has not been seen to
+ * have it, no job asks for it (Slurm would refuse every GPU job). */
+static void test_hres_load(void **unused)
+{
+	static const struct {
+		const char *yaml;       /* resources.yaml, NULL: none */
+		bool in_ctld;           /* slurmctld has the license */
+		const char *line;       /* what the load or the job's line says */
+		bool asks;
+	} cases[] = {
+		{ RESOURCES_OK, true, NULL, true },
+		{ NULL, true, "resources.yaml: no such file: jobs get no rackpower request", false },
+		{ "- resource: rackpower\n  mode: MODE_2\n  layers: []\n", true,
+		  "resources.yaml:1: mode: resource 'rackpower' is MODE_2, not MODE_3", false },
+		{ "- resource: other\n  mode: MODE_3\n", true, "no resource 'rackpower'", false },
+		{ "- resource: [\n", true, "resources.yaml:", false },
+		{ RESOURCES_OK, false, "slurmctld has not been seen to have it", false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *lic;
+
+		fini();
+		assert_int_equal(write_resources(cases[i].yaml), 0);
+		snap_hres = cases[i].in_ctld;
+		assert_int_equal(load_site(hres_dir), 0);
+		lic = licenses_of_one_gpu_job();
+		if (!GP_SLURM_HRES_MODE3) {
+			if (*lic || !log_find(LOGL_ERROR, "gpuplace.conf: PowerHres=rackpower: Slurm's "
+			                                  "hierarchical resources count per node (MODE_3) from 25.11")) {
+				log_dump();
+				fail_msg("case %zu: licenses '%s' or no load line on Slurm %d.%02d", i, lic,
+				         GP_SLURM_MAJOR, GP_SLURM_MINOR);
+			}
+			continue;
+		}
+		if (cases[i].asks != (*lic != '\0') ||
+		    (cases[i].line && !log_find(-1, cases[i].line))) {
+			log_dump();
+			fail_msg("case %zu: licenses '%s'%s", i, lic,
+			         cases[i].line ? ", or no line with the reason" : "");
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -679,6 +894,8 @@ int main(void)
 		                                teardown_site),
 		cmocka_unit_test_setup_teardown(test_stray_hint_without_gpus, setup_mixed, teardown_site),
 		cmocka_unit_test_setup_teardown(test_admin_comment_kept, setup_superpod, teardown_site),
+		cmocka_unit_test_setup_teardown(test_hres_licenses, setup_hres, teardown_hres),
+		cmocka_unit_test_setup_teardown(test_hres_load, setup_hres, teardown_hres),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

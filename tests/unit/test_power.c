@@ -556,6 +556,124 @@ static void test_estimate_all_matches(void **unused)
 	gp_cluster_destroy(c);
 }
 
+/* ---- Slurm's own budget (hres.c) ------------------------------------------ */
+
+/* Each rack's count: min(cap, cooling) less its idle draw (the fixture's
+ * racks), never below 0; a rack whose idle draw reaches its limit has
+ * none. */
+static void test_hres_rack_count(void **unused)
+{
+	gp_cluster_t *c = pf_cluster(0);
+
+	assert_int_equal(gp__hres_rack_count(c, 0), 18000 - 2 * (int64_t)PF_IDLE_NODE_W);
+	assert_int_equal(gp__hres_rack_count(c, 1), 15000 - 2 * (int64_t)PF_IDLE_NODE_W);
+	assert_int_equal(gp__hres_rack_count(c, 2), 10000 - (int64_t)PF_IDLE_NODE_W);
+	c->racks[2].power_cap_kw = 1.0; /* below the idle 1,560 W */
+	assert_int_equal(gp__hres_rack_count(c, 2), 0);
+	c->racks[2].power_cap_kw = 10.0005; /* rounded down: 8440.5 W */
+	assert_int_equal(gp__hres_rack_count(c, 2), 8440);
+	assert_int_equal(gp__hres_rack_count(c, 3), GP_EINVAL);
+	assert_int_equal(gp__hres_rack_count(c, -1), GP_EINVAL);
+	gp_cluster_destroy(c);
+}
+
+/* A job's request per node: the most a node takes of its GPUs x 630 W
+ * (h100: 700 - 70); the unknown-type node n6 adds nothing. */
+static void test_hres_node_watts(void **unused)
+{
+	static const struct {
+		int32_t gpus, gpn;
+		const char *type;
+		int64_t want;
+	} cases[] = {
+		{ 1, 0, NULL, 630 },
+		{ 4, 0, "", 2520 },
+		{ 16, 0, NULL, 8 * 630 },   /* more than a node holds: a full node */
+		{ 16, 2, NULL, 2 * 630 },   /* --gpus-per-node=2 */
+		{ 8, 0, "h100", 8 * 630 },
+		{ 8, 0, "H100", 8 * 630 },  /* Slurm's types ignore case */
+		{ 8, 0, "a100", 0 },        /* no such GPUs */
+		{ 0, 0, NULL, 0 },
+	};
+	gp_cluster_t *c = pf_cluster(0);
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t w = gp__hres_node_watts(c, cases[i].gpus, cases[i].gpn, cases[i].type);
+
+		if (w != cases[i].want)
+			fail_msg("case %zu: %lld W, want %lld", i, (long long)w,
+			         (long long)cases[i].want);
+	}
+	/* a fraction of a watt is asked for in full */
+	c->profiles[0].idle_w = 69.5;
+	assert_int_equal(gp__hres_node_watts(c, 1, 0, NULL), 631);
+	gp_cluster_destroy(c);
+}
+
+static void test_hres_licenses(void **unused)
+{
+	static const struct {
+		const char *user;
+		int64_t watts;
+		int rc;
+		const char *want;       /* buf when rc 1 */
+		const char *why;        /* part of *why when rc 0 */
+	} cases[] = {
+		{ NULL, 630, 1, "rackpower:630", NULL },
+		{ "", 630, 1, "rackpower:630", NULL },
+		{ "matlab:2", 630, 1, "matlab:2,rackpower:630", NULL },
+		{ "matlab:2;fluent", 630, 1, "matlab:2;fluent,rackpower:630", NULL },
+		{ "fs@db:1", 1, 1, "fs@db:1,rackpower:1", NULL },
+		{ "rackpowerx:1", 5, 1, "rackpowerx:1,rackpower:5", NULL },   /* another name */
+		{ "xrackpower", 5, 1, "xrackpower,rackpower:5", NULL },
+		{ "a:1|b:1", 630, 0, NULL, "OR list" },
+		{ "rackpower:9", 630, 0, NULL, "the resource itself" },
+		{ "matlab,rackpower", 630, 0, NULL, "the resource itself" },
+		{ "rackpower=3", 630, 0, NULL, "the resource itself" },
+		{ "rackpower(n[1-2]):3", 630, 0, NULL, "the resource itself" },
+		{ "matlab: 2", 630, 0, NULL, "space" },
+		{ "matlab:2", 0, 0, NULL, "no GPU watts" },
+	};
+	char buf[64];
+	const char *why;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rc = gp__hres_licenses(cases[i].user, "rackpower", cases[i].watts, buf, sizeof(buf),
+		                       &why);
+		if (rc != cases[i].rc)
+			fail_msg("case %zu: rc %d, want %d (%s)", i, rc, cases[i].rc, why);
+		if (rc == 1 && strcmp(buf, cases[i].want))
+			fail_msg("case %zu: '%s', want '%s'", i, buf, cases[i].want);
+		if (rc == 0 && (buf[0] || !strstr(why, cases[i].why)))
+			fail_msg("case %zu: '%s' / why '%s'", i, buf, why);
+	}
+	/* too long for the buffer: nothing half-written */
+	rc = gp__hres_licenses("a-very-long-license-name-that-fills:1", "rackpower", 123456, buf,
+	                       40, &why);
+	assert_int_equal(rc, GP_ELIMIT);
+	assert_string_equal(buf, "");
+	assert_int_equal(gp__hres_licenses(NULL, "", 1, buf, sizeof(buf), &why), GP_EINVAL);
+}
+
+static void test_hres_name_check(void **unused)
+{
+	static const char *const good[] = { "rackpower", "rack_power", "p-1.w", "P" };
+	static const char *const bad[] = { "", "1power", "rack power", "rack:power", "a,b", "a|b",
+		                           "a(b)", "a=b", "a;b", "_x" };
+	gp_error_t err;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (gp__hres_name_check(good[i], &err))
+			fail_msg("'%s' refused: %s", good[i], err.text);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (gp__hres_name_check(bad[i], &err) != GP_EINVAL)
+			fail_msg("'%s' accepted", bad[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -571,6 +689,10 @@ int main(void)
 		cmocka_unit_test(test_parse_prometheus),
 		cmocka_unit_test(test_parse_redfish),
 		cmocka_unit_test(test_parse_file),
+		cmocka_unit_test(test_hres_rack_count),
+		cmocka_unit_test(test_hres_node_watts),
+		cmocka_unit_test(test_hres_licenses),
+		cmocka_unit_test(test_hres_name_check),
 	};
 
 	return cmocka_run_group_tests_name("power", tests, NULL, NULL);

@@ -526,14 +526,92 @@ static void test_budget_baselines(void **state)
 		gp__sim_result_destroy(plain);
 		gp__sim_result_destroy(r);
 	}
-	/* the presets keep to power themselves: no -budget form */
-	assert_int_equal(gp__sim_policy_parse("balanced-budget", c, &p, &err), GP_EINVAL);
-	assert_non_null(strstr(err.text, "-budget"));
+	/* the presets as the plugin decides take the budget too (the site's
+	 * PowerHres, or -budget); the -ideal bound places on its own */
+	assert_int_equal(gp__sim_policy_parse("balanced-budget", c, &p, &err), GP_OK);
+	assert_true(p.rack_budget && p.kind == GP_SIM_GPUPLACE);
+	assert_int_equal(gp__sim_policy_parse("balanced", c, &p, &err), GP_OK);
+	assert_false(p.rack_budget);
+	assert_int_equal(gp__sim_policy_parse("balanced-ideal-budget", c, &p, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "-ideal"));
 	assert_int_equal(gp__sim_policy_parse("tree-switches@60-budget", c, &p, &err), GP_OK);
 	assert_true(p.rack_budget && p.kind == GP_SIM_TREE_SWITCHES && p.switch_wait_s == 60);
 	trace_free(t);
 	gp_cluster_destroy(c);
 	gp_cluster_destroy(c0);
+}
+
+/*
+ * The oversubscribed A100 example (etc/a100-oversub: racks of 4 DGX A100 at
+ * 24 kW, 9.2 kW over idle for 64 GPUs of 350 W) with PowerHres set, on the
+ * first 400 jobs of the trace scripts/setup.sh makes (load 0.9, seed 1,
+ * the same size mix and longest run): every preset as the plugin decides
+ * starts no job over a rack's limit, one-GPU and CONSTRAINed jobs
+ * included, and completes every job; without the budget the same presets
+ * and Slurm's tree do take racks over.  Prints each policy's throughput
+ * against tree's, and the GPU-hours lost to placement and waited.
+ */
+static void test_presets_under_budget(void **state)
+{
+	static const char *const pols[] = { "tree", "tree-budget", "balanced", "pack",
+		                             "performance", "power-save", NULL };
+	gp_trace_synth_params_t sp;
+	gp_trace_t *t = NULL;
+	gp_cluster_t *c;
+	gp_error_t err;
+	double tree_tput = 0;
+	int i;
+
+	(void)state;
+	if (gp_cluster_load_conf_dir(GP_SRCDIR "/etc/a100-oversub", &c, &err))
+		fail_msg("a100-oversub: %s", err.text);
+	gp__trace_synth_defaults(&sp);
+	sp.jobs = 400;
+	sp.seed = 1;
+	sp.load = 0.9;
+	sp.cluster_gpus = 640;
+	sp.gpus_per_node = 8;
+	sp.dur_max_s = 28800;
+	if (gp__trace_parse_sizes("1:0.3,2:0.1,4:0.1,8:0.25,16:0.12,32:0.08,64:0.05", &sp, &err) ||
+	    gp__trace_synth(&sp, &t, &err))
+		fail_msg("trace: %s", err.text);
+	/* without the budget: the presets take racks over too (what the
+	 * budget is for) */
+	{
+		gp_sim_result_t *r = run(c, t, "balanced", false);
+
+		assert_true(r->m.violations > 0);
+		gp__sim_result_destroy(r);
+	}
+	snprintf(c->site.power_hres, sizeof(c->site.power_hres), "rackpower");
+	print_message("# policy        tput  vs tree  lost-plc GPU-h  lost-wait GPU-h  violations\n");
+	for (i = 0; pols[i]; i++) {
+		gp_sim_result_t *r = run(c, t, pols[i], false);
+		int32_t j, one = 0, constrained = 0;
+
+		if (i == 0) {
+			tree_tput = r->m.throughput;
+			assert_true(r->m.violations > 0); /* Slurm alone knows no power */
+		} else {
+			assert_int_equal(r->m.completed, 400);
+			assert_int_equal(r->m.violations, 0);
+			assert_true(r->m.violation_gpuh == 0);
+			assert_true(r->m.peak_rack_frac <= 1.0 + 1e-9);
+			for (j = 0; j < r->njobs; j++) {
+				one += r->jobs[j].gpus == 1;
+				constrained += r->jobs[j].decision == GP_SIM_DEC_CONSTRAIN;
+			}
+			/* the jobs the plugin does not PIN were there to keep under */
+			assert_true(one > 0);
+			assert_true(i == 1 || constrained > 0);
+		}
+		print_message("# %-12s %6.1f %7.3f %15.0f %16.0f %11d\n", pols[i], r->m.throughput,
+		              tree_tput > 0 ? r->m.throughput / tree_tput : 0, r->m.lost_place_gpuh,
+		              r->m.lost_wait_gpuh, (int)r->m.violations);
+		gp__sim_result_destroy(r);
+	}
+	gp__trace_destroy(t);
+	gp_cluster_destroy(c);
 }
 
 /* EASY with power: a job started around the reservation must leave the
@@ -1784,6 +1862,7 @@ int main(void)
 		cmocka_unit_test(test_tree_best_fit_node),
 		cmocka_unit_test(test_power_caps),
 		cmocka_unit_test(test_budget_baselines),
+		cmocka_unit_test(test_presets_under_budget),
 		cmocka_unit_test(test_backfill_keeps_reserved_power),
 		cmocka_unit_test(test_slowdown_stretches_run_time),
 		cmocka_unit_test(test_initial_state_flags),
