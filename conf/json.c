@@ -370,7 +370,7 @@ static int add_name(struct jx *x, struct nidx *h, int32_t i, const char *p, cons
 static int load_site(struct jx *x, json_object *m)
 {
 	static const char *const keys[] = { "default_gradient_bytes", "node_failure_rate",
-		"power_margin", "telemetry_stale_s", "restart_s", "power_hres", NULL };
+		"power_margin", "telemetry_stale_s", "restart_s", "power_hres", "power_licenses", NULL };
 	const char *path = "model.site";
 	gp_site_t *s = &x->c->site;
 	json_object *o;
@@ -390,13 +390,21 @@ static int load_site(struct jx *x, json_object *m)
 	    (rc = j_double(x, o, path, "telemetry_stale_s", false, 0, 1e9,
 	                   &s->telemetry_stale_s)) < 0 ||
 	    (rc = j_string(x, o, path, "power_hres", false, s->power_hres,
-	                   sizeof(s->power_hres))) < 0)
+	                   sizeof(s->power_hres))) < 0 ||
+	    (rc = j_string(x, o, path, "power_licenses", false, s->power_lic,
+	                   sizeof(s->power_lic))) < 0)
 		return rc;
 	if (s->power_hres[0]) {
 		gp_error_t e;
 
 		if (gp__hres_name_check(s->power_hres, &e))
 			return jfail(x, "model.site.power_hres", "'%s': %s", s->power_hres, e.text);
+	}
+	if (s->power_lic[0]) {
+		gp_error_t e;
+
+		if (gp__hres_name_check(s->power_lic, &e))
+			return jfail(x, "model.site.power_licenses", "'%s': %s", s->power_lic, e.text);
 	}
 	return GP_OK;
 }
@@ -1696,6 +1704,8 @@ static json_object *save_model(struct jw *w, const gp_cluster_t *c)
 		jadd(w, o, "restart_s", jnum(c->site.restart_s));
 		if (c->site.power_hres[0])
 			jadd(w, o, "power_hres", json_object_new_string(c->site.power_hres));
+		if (c->site.power_lic[0])
+			jadd(w, o, "power_licenses", json_object_new_string(c->site.power_lic));
 	}
 	if ((a = jadd(w, m, "profiles", json_object_new_array())))
 		for (i = 0; i < c->nprofiles; i++) {

@@ -29,13 +29,14 @@ typedef struct gpp_ctx {
 	gp__nametab_t profiles, nvl, racks, storage, telemetry;
 	gp__conf_loc_t level_loc[GP_MAX_LEVELS];
 	gp__conf_loc_t *profile_loc, *storage_loc, *telemetry_loc;
-	gp__conf_loc_t global_loc[8]; /* per key of globals[]: where it was set */
+	gp__conf_loc_t global_loc[16]; /* per key of globals[]: where it was set */
 } gpp_ctx_t;
 
 /* The site-wide keys (line_global), each allowed once in the file. */
 static const char *const globals[] = { "DefaultGradientBytes", "NodeFailureRate",
 	                               "RestartSeconds", "PowerMargin", "TelemetryStale",
-	                               "BlockNVLinkDomains", "DefaultGpuProfile", "PowerHres" };
+	                               "BlockNVLinkDomains", "DefaultGpuProfile", "PowerHres",
+	                               "PowerLicenses" };
 
 /* A key of an object line: its spelling and the value found (NULL if absent). */
 typedef struct okey {
@@ -622,6 +623,15 @@ static int one_global(gpp_ctx_t *x, const gp__conf_line_t *l, const gp__conf_kv_
 			rc = gp__conf_err(err, &l->loc, "PowerHres", "'%.80s': %s", kv->val, err->text);
 		else
 			snprintf(s->power_hres, sizeof(s->power_hres), "%s", kv->val);
+	} else if (gp__conf_is(kv, "PowerLicenses")) {
+		/* the prefix; each rack's name is checked with the racks
+		 * (gp__lic_name, when the model is complete) */
+		rc = gp__hres_name_check(kv->val, err);
+		if (rc)
+			rc = gp__conf_err(err, &l->loc, "PowerLicenses", "'%.80s': %s", kv->val,
+			                  err->text);
+		else
+			snprintf(s->power_lic, sizeof(s->power_lic), "%s", kv->val);
 	} else if (gp__conf_is(kv, "DefaultGpuProfile")) {
 		rc = gp__conf_str(&l->loc, "DefaultGpuProfile", kv->val, ld->default_profile,
 		                  sizeof(ld->default_profile), false, err);
@@ -884,6 +894,21 @@ int gp__load_gpuplace(gp__load_t *ld, gp_error_t *err)
 			rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		if (rc)
 			goto out;
+	}
+	/* PowerLicenses: every rack's license name must be one Slurm reads
+	 * as a name (named at the rack's line, PowerLicenses' line in the
+	 * text) */
+	for (i = 0; c->site.power_lic[0] && i < c->nracks; i++) {
+		char name[GP_NAME_MAX];
+		const gp__conf_loc_t *pl = &x.global_loc[8];
+		gp_error_t e;
+
+		if (gp__lic_name(c->site.power_lic, c->racks[i].name, name, sizeof(name), &e)) {
+			rc = gp__conf_err(err, &ld->rack_loc[i], "Rack", "'%s': %s (PowerLicenses=%s at "
+			                  "%s:%d)", c->racks[i].name, e.text, c->site.power_lic,
+			                  pl->path ? pl->path : "?", pl->line);
+			goto out;
+		}
 	}
 	if (ld->default_profile[0] && gp__nametab_find(&x.profiles, ld->default_profile) < 0) {
 		gp__conf_err(err, &ld->default_profile_loc, "DefaultGpuProfile",

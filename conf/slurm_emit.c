@@ -756,3 +756,54 @@ out:
 	free(loose);
 	return rc;
 }
+
+/* ---- slurm.conf Licenses= ----------------------------------------------------- */
+
+int gp__emit_licenses(const gp_cluster_t *c, const char *prefix, FILE *f, gp_error_t *err)
+{
+	char name[GP_NAME_MAX];
+	int32_t i, n = 0;
+	int rc;
+
+	if (!prefix || !*prefix)
+		return gp__errorf(err, GP_EINVAL, "no license prefix: set PowerLicenses=PREFIX in "
+		                  "gpuplace.conf (or give --licenses PREFIX)");
+	if ((rc = gp__hres_name_check(prefix, err)))
+		return gp__errorf(err, GP_EINVAL, "PowerLicenses '%s': %s", prefix, err->text);
+	if (c->nracks == 0)
+		return gp__errorf(err, GP_EINVAL,
+		                  "the model has no racks (gpuplace.conf Rack= lines): no power "
+		                  "budget to write");
+	/* every name first: nothing is written for a model one rack of
+	 * which cannot have a license */
+	for (i = 0; i < c->nracks; i++)
+		if ((rc = gp__lic_name(prefix, c->racks[i].name, name, sizeof(name), err)))
+			return rc;
+	fprintf(f, "# slurm.conf Licenses= for every Slurm release: the racks' power as cluster\n"
+	           "# licenses, one per rack named %s_RACK, written by `gpuplace conf --what\n"
+	           "# licenses` from gpuplace.conf.  A rack's count is min(PowerCapKW, CoolingKW)\n"
+	           "# less its idle draw, in watts; job_submit/gpuplace keeps each GPU job to\n"
+	           "# one rack and asks for its GPUs' TDP over idle times its nodes there\n"
+	           "# (-L %s_RACK:WATTS).  slurm.conf takes one Licenses= line: merge it with\n"
+	           "# the site's own licenses, then restart slurmctld.\n",
+	        prefix, prefix);
+	for (i = 0; i < c->nracks; i++) {
+		const gp_rack_t *r = &c->racks[i];
+		double cool = r->cooling_kw > 0 ? r->cooling_kw : r->power_cap_kw;
+		int64_t count = gp__hres_rack_count(c, i);
+
+		if (count < 0)
+			return gp__errorf(err, GP_EINTERNAL, "rack '%s': no count", r->name);
+		fprintf(f, "# %s_%s: rack %s: min(%.1f kW cap, %.1f kW cooling) - %.0f W idle%s\n",
+		        prefix, r->name, r->name, r->power_cap_kw, cool,
+		        gp__power_estimate_rack(c, NULL, i),
+		        count == 0 ? ": no room for any GPU job" : "");
+	}
+	fputs("Licenses=", f);
+	for (i = 0; i < c->nracks; i++) {
+		gp__lic_name(prefix, c->racks[i].name, name, sizeof(name), err);
+		fprintf(f, "%s%s:%lld", n++ ? "," : "", name, (long long)gp__hres_rack_count(c, i));
+	}
+	fputc('\n', f);
+	return GP_OK;
+}

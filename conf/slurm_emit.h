@@ -77,6 +77,14 @@ int gp__emit_gres(const gp_cluster_t *c, FILE *f, gp_error_t *err);
  */
 int gp__emit_resources(const gp_cluster_t *c, const char *name, FILE *f, gp_error_t *err);
 
+/*
+ * slurm.conf's Licenses= line for every Slurm release: one cluster license
+ * per rack, PREFIX_RACK (gp__lic_name) with gp__hres_rack_count(), under
+ * comments that say where each count comes from.  GP_EINVAL (no or a bad
+ * prefix, a rack name no license can carry, no racks: err says which).
+ */
+int gp__emit_licenses(const gp_cluster_t *c, const char *prefix, FILE *f, gp_error_t *err);
+
 /* Does resources.yaml at path define the hierarchical resource `name` in
  * MODE_3 (gpuplace.conf PowerHres, power.h)?  0; GP_ENOENT (no such file),
  * GP_ECONFIG (bad YAML, no such resource, another mode: err names the

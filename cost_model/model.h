@@ -281,6 +281,12 @@ typedef struct gp_site {
 	 * job then asks per node for its GPUs' watts over idle (power/hres.c).
 	 * "" = none (the default). */
 	char power_hres[GP_NAME_MAX];
+	/* PowerLicenses: the prefix of the cluster licenses (slurm.conf
+	 * Licenses=, every Slurm release) that hold the racks' power budget,
+	 * one named PREFIX_RACK per rack; every GPU job gpuplace does not pin
+	 * or constrain across racks is then kept to one rack and asks for its
+	 * GPUs' watts over idle there (power/lic.c).  "" = none (the default). */
+	char power_lic[GP_NAME_MAX];
 } gp_site_t;
 
 /* Name -> index table (cost_model/names.c): FNV-1a, open addressing,

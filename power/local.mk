@@ -1,6 +1,6 @@
 # power/: fragment of the top-level Makefile.am
 # Rack power/cooling headroom, power-cap speed model, live telemetry poller.
-libgp_power_la_SOURCES += power/power.h power/estimate.c power/capspeed.c power/hres.c \
+libgp_power_la_SOURCES += power/power.h power/estimate.c power/capspeed.c power/hres.c power/lic.c \
 	power/parse.c power/telemetry.c
 
 check_PROGRAMS += tests/unit/test_power

@@ -348,4 +348,52 @@ int64_t gp__hres_node_watts(const gp_cluster_t *c, int32_t gpus, int32_t gpus_pe
 int gp__hres_licenses(const char *user, const char *name, int64_t watts, char *buf, size_t len,
                       const char **why);
 
+/* ---- Slurm's own budget on every release: a license per rack (lic.c) ---- */
+
+/*
+ * The racks' power as Slurm cluster licenses (slurm.conf Licenses=, every
+ * release; lic.c cites Slurm's sources), one per rack named PREFIX_RACK
+ * with the rack's count of gp__hres_rack_count.  Sites name the prefix
+ * with gpuplace.conf PowerLicenses=; `gpuplace conf --what licenses`
+ * writes the line, job_submit/gpuplace keeps each GPU job to one rack and
+ * adds its watts there (a license's count is per job: watts per node x
+ * the job's nodes in the rack).
+ */
+
+/* The license of rack `rack` under `prefix`, "PREFIX_RACK", into buf (len
+ * bytes).  0, or GP_EINVAL with the reason in err: a prefix that is no
+ * resource name (gp__hres_name_check), a rack name with a character
+ * Slurm's license syntax reads otherwise, a name of GP_NAME_MAX or more. */
+int gp__lic_name(const char *prefix, const char *rack, char *buf, size_t len, gp_error_t *err);
+
+/* Watts `gpus` GPUs of node `node` add from idle to TDP, rounded up; 0 for
+ * a bad node, no GPUs or an unknown type. */
+int64_t gp__lic_gpu_watts(const gp_cluster_t *c, int32_t node, int32_t gpus);
+
+/* The rack a job is kept to: `picked` when it is a rack (>= 0) where the
+ * job fits (fits[picked]); else of the racks where it fits the one with
+ * the most room (room_w: headroom less what is booked, W; the first of
+ * equals); -1 when it fits none.  room_w and fits have nracks entries. */
+int32_t gp__lic_choose_rack(int32_t nracks, const double *room_w, const bool *fits,
+                            int32_t picked);
+
+/* Does the license list lic name `name` as a whole name (before its ':',
+ * '=' count or '(' layer)? */
+bool gp__licenses_name_in(const char *lic, const char *name);
+
+/*
+ * The job's license string with "names[i]:counts[i]" added for each of the
+ * n racks: the user's terms (user, may be NULL or "") kept as written but
+ * for those naming one of drop[0..ndrop-1] (rack licenses a previous
+ * request added, which this one replaces; drop may be NULL), then the new
+ * terms, ',' between.  Into buf (len bytes).  Returns 1 (buf holds it), 0
+ * when nothing is to be added (buf "", *why says why: a count <= 0, an OR
+ * list, the user naming one of the names, a space or control character,
+ * more than Slurm's 1024 characters), GP_ELIMIT (does not fit buf),
+ * GP_EINVAL (no names or buffer).  *why is a static string, "" when 1.
+ */
+int gp__lic_licenses(const char *user, const char *const *names, const int64_t *counts,
+                     int32_t n, const char *const *drop, int32_t ndrop, char *buf, size_t len,
+                     const char **why);
+
 #endif /* GP_POWER_H */

@@ -14,8 +14,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: gpuplace conf (--conf-dir DIR | --json FILE)\n"
-	        "                     [--what nodes|topology|gres|resources|all]\n"
+	        "                     [--what nodes|topology|gres|resources|licenses|all]\n"
 	        "                     [--topology-format auto|tree|block|yaml] [--hres NAME]\n"
+	        "                     [--licenses PREFIX]\n"
 	        "\n"
 	        "Write what Slurm needs from the cluster model:\n"
 	        "  nodes     the NodeName lines of slurm.conf with topology-domain features\n"
@@ -33,15 +34,21 @@ static void usage(FILE *f)
 	        "  resources resources.yaml (Slurm 25.11+): the racks' power as the hierarchical\n"
 	        "            resource gpuplace.conf's PowerHres= names (or --hres NAME), MODE_3,\n"
 	        "            one layer per rack of min(cap, cooling) less its idle draw, W\n"
-	        "  all       nodes, topology and gres, and resources when PowerHres= is set,\n"
-	        "            each under a comment naming its file (default)\n");
+	        "  licenses  slurm.conf's Licenses= line (every Slurm release): the racks' power\n"
+	        "            as one cluster license per rack, PREFIX_RACK, with gpuplace.conf's\n"
+	        "            PowerLicenses= prefix (or --licenses PREFIX), each of min(cap,\n"
+	        "            cooling) less its rack's idle draw, W\n"
+	        "  all       nodes, topology and gres, resources when PowerHres= is set and\n"
+	        "            licenses when PowerLicenses= is, each under a comment naming its\n"
+	        "            file (default)\n");
 }
 
 /* What the command line asks for. */
 struct args {
 	const char *dir, *json;
 	const char *hres;                /* --hres: the resource's name, else PowerHres */
-	bool nodes, topology, gres, resources, all; /* --what: each file asked for; all: "all" */
+	const char *lic;                 /* --licenses: the prefix, else PowerLicenses */
+	bool nodes, topology, gres, resources, licenses, all; /* --what: each asked for; all: "all" */
 	gp_topo_format_t fmt;            /* --topology-format */
 };
 
@@ -54,6 +61,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "what", required_argument, NULL, 'w' },
 		{ "topology-format", required_argument, NULL, 't' },
 		{ "hres", required_argument, NULL, 'r' },
+		{ "licenses", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -74,6 +82,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'w': what = optarg; break;
 		case 't': tfmt = optarg; break;
 		case 'r': a->hres = optarg; break;
+		case 'l': a->lic = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "gpuplace conf: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -91,9 +100,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->topology = a->all || !strcmp(what, "topology");
 	a->gres = a->all || !strcmp(what, "gres");
 	a->resources = !strcmp(what, "resources"); /* with all: when PowerHres= is set */
-	if (!a->nodes && !a->topology && !a->gres && !a->resources) {
+	a->licenses = !strcmp(what, "licenses"); /* with all: when PowerLicenses= is set */
+	if (!a->nodes && !a->topology && !a->gres && !a->resources && !a->licenses) {
 		fprintf(stderr,
-		        "gpuplace conf: --what '%s': use nodes, topology, gres, resources or all\n",
+		        "gpuplace conf: --what '%s': use nodes, topology, gres, resources, licenses "
+		        "or all\n",
 		        what);
 		return 2;
 	}
@@ -134,6 +145,11 @@ static int emit(const struct args *a, const gp_cluster_t *c, gp_error_t *err)
 		if (a->all)
 			printf("\n##### resources.yaml #####\n");
 		rc = gp__emit_resources(c, a->hres ? a->hres : c->site.power_hres, stdout, err);
+	}
+	if (!rc && (a->licenses || (a->all && (a->lic || c->site.power_lic[0])))) {
+		if (a->all)
+			printf("\n##### slurm.conf Licenses= #####\n");
+		rc = gp__emit_licenses(c, a->lic ? a->lic : c->site.power_lic, stdout, err);
 	}
 	return rc;
 }
