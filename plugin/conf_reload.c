@@ -96,6 +96,8 @@ struct gp_conf *conf_load(gp_error_t *err)
 		for (i = 1; i <= GP_MAX_GPUS_PER_NODE; i++)
 			c->hres_w[i] = gp__hres_node_watts(c->cluster, i, i, NULL);
 	}
+	if (rc == GP_OK && c->cluster->site.power_lic[0])
+		lic_conf_load(c);
 	if (rc == GP_OK && c->cluster->ntelemetry > 0) {
 		gp_poller_opts_t opts = { .log = poller_log };
 

@@ -125,6 +125,10 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	int found, rc = SLURM_SUCCESS, want;
 	gp_outcome_in_t in;
 	gp_outcome_t act;
+	char lic_feat[1040];
+	int lic_how = 0;
+	int32_t lic_rack = -1;
+	int64_t lic_count = 0;
 
 	if (!job_desc)
 		return SLURM_SUCCESS;
@@ -168,7 +172,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		count_pass(*why ? PASS_REQUEST : PASS_FEW_GPUS, label, why);
 		if (*why)
 			comment_pass(job_desc, why);
-		if (r.gpus > 0 && book_pass(c, job_desc, &r, type, submit_uid))
+		if (r.gpus > 0 && book_pass(c, job_desc, &r, type, submit_uid, label))
 			refresh_soon();
 		goto out;
 	}
@@ -270,11 +274,28 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		in.mixed_gpus = mixed_type_gpus(c->cluster, &r, type);
 	gp_outcome(&in, &act);
 	if (act.action == GP_ACT_PASS) {
+		int32_t rack = -1;
+		int64_t count = 0;
+
 		/* Where Slurm starts it is unknown to the ledger: no PIN until
 		 * the next reading shows it */
 		dec.ledger.unbooked++;
 		dec.ledger.unbooked_gen = sn->ref.gen;
+		/* PowerLicenses: kept to the rack of the decision's best set
+		 * when it lies in one, else the one with most room */
+		if (c->lic_name) {
+			int32_t i, picked = -2;
+
+			for (i = 0; d.ncands > 0 && i < d.cands[0].nnodes; i++) {
+				int32_t rk = c->cluster->nodes[d.cands[0].nodes[i]].rack;
+
+				picked = picked == -2 || picked == rk ? rk : -1;
+			}
+			rack = lic_pick(c, sn, job_desc, &r, type, picked, &count, label);
+		}
 		pthread_mutex_unlock(&dec.lock);
+		if (rack >= 0)
+			lic_keep(job_desc, c, rack, count, true, label);
 		count_pass(PASS_REQUEST, label, act.why);
 		comment_pass(job_desc, act.why);
 		gp__decision_clear(&d);
@@ -293,6 +314,9 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	}
 	outcome_take(job_desc, &act, &o);
 	o.profile = found > 0 ? &profile : NULL;
+	if (c->lic_name && o.kind == GP_DECIDE_CONSTRAIN)
+		lic_how = lic_constrain(c, sn, job_desc, &r, &d, &o, lic_feat, sizeof(lic_feat),
+		                        &lic_rack, &lic_count, label);
 	if (o.kind != GP_DECIDE_REJECT)
 		orig_save(job_desc, o.ref, found > 0 ? hints : NULL,
 		          d.waited ? d.wait_s : 0.0, submit_uid, o.switches > 0);
@@ -307,6 +331,12 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	} else {
 		apply(job_desc, c->cluster, &d, &o);
+		/* PowerLicenses: a PIN asks each rack it spans for its share, a
+		 * CONSTRAIN the rack of its best domain */
+		if (c->lic_name && o.kind == GP_DECIDE_PIN && d.ncands > 0)
+			lic_set(job_desc, c, &d.cands[0], sn, &r, label);
+		else if (lic_how > 0)
+			lic_keep(job_desc, c, lic_rack, lic_count, lic_how == 1, label);
 		slurm_verbose("gpuplace: %s, %d GPUs: %s (why: %s)", label, r.gpus,
 		              job_desc->admin_comment, d.reason);
 		rc = SLURM_SUCCESS;

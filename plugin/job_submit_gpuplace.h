@@ -14,6 +14,7 @@
  *   ledger.c               the decider, the ledger and checkpoint bookings
  *   apply.c                writing a decision into the job description
  *   steer_pass.c           steering pending jobs
+ *   lic_request.c          PowerLicenses: a rack license per GPU job
  *   state_thread.c         the plugin's thread
  */
 #ifndef GP_JOB_SUBMIT_GPUPLACE_H
@@ -170,6 +171,16 @@ struct gp_conf {
 	 * GP_MAX_GPUS_PER_NODE)] W per node (gp__hres_node_watts, computed once
 	 * per load so that a submission makes no pass over the nodes for it) */
 	int64_t hres_w[GP_MAX_GPUS_PER_NODE + 1];
+	/* PowerLicenses (lic_request.c), all NULL when off: each rack's
+	 * license name and count, its dearest GPU's watts over idle, and each
+	 * domain feature's rack (the alternatives of a CONSTRAIN) */
+	char (*lic_name)[GP_NAME_MAX];
+	int64_t *lic_count, *lic_gpu_w;
+	struct lic_dom {
+		char feat[GP_NAME_MAX + 16];
+		int32_t rack;
+	} *lic_dom;
+	int32_t nlic_dom;
 	struct gp_conf *next_dead;    /* graveyard link (conf_put) */
 };
 
@@ -185,6 +196,9 @@ struct gp_snap {
 	bool resv_ok;                 /* resv was read with this state */
 	bool hres;                    /* slurmctld has the license PowerHres names
 	                               * (read with this state; hres_request) */
+	bool lic;                     /* slurmctld has every rack's PowerLicenses
+	                               * license (read with this state) */
+	int64_t *lic_free;            /* per rack: its license's total less in use */
 	/* set by snap_publish, on the plugin's thread: */
 	struct seen_key *by_ref;      /* view.seen with a reference, by (ref, index) */
 	struct seen_key *by_name;     /* view.seen without one, by (uid, name hash,
@@ -344,8 +358,8 @@ void prepare_work(const struct gp_snap *sn, const gp_live_need_t *need);
 const gp_rack_view_t *ledger_racks(const gp_rack_view_t *from);
 bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref, uint32_t uid,
                 uint64_t name_hash, bool until_started, double cap_w, bool certain);
-bool book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *r, const char *type,
-               uint32_t uid);
+bool book_pass(struct gp_conf *c, job_desc_msg_t *j, gp_request_t *r, const char *type,
+               uint32_t uid, const char *label);
 
 /* ---- applying a decision (apply.c) ---------------------------------------- */
 
@@ -387,6 +401,60 @@ void hres_request(job_desc_msg_t *j, const struct gp_conf *c, const gp_request_t
  * plugin's thread with each state; false on an error (err says it). */
 bool hres_known(const char *name, char *err, size_t len);
 void comment_pass(job_desc_msg_t *j, const char *why);
+
+/* ---- PowerLicenses: a rack license per GPU job (lic_request.c) ---------------- */
+
+/* At load: c's lic_* tables when gpuplace.conf sets PowerLicenses (one
+ * error line and none when they cannot be made); lic_conf_free frees them. */
+void lic_conf_load(struct gp_conf *c);
+void lic_conf_free(struct gp_conf *c);
+/* On the plugin's thread: does slurmctld have every rack's license?  Its
+ * free count per rack into free_w (c->cluster->nracks entries); false
+ * with err saying why. */
+bool lic_read(const struct gp_conf *c, int64_t *free_w, char *err, size_t len);
+/*
+ * Under dec.lock, prepare_work done on sn: the rack a GPU job gpuplace
+ * does not pin is kept to, -1 for none (a verbose line says why): picked
+ * when the job fits there, else of the racks with its GPUs free (type,
+ * partition, node lists and constraint respected) the one with the most
+ * room (ledger headroom and license free count), else of those that could
+ * hold it at all.  *count: its licence count there, W (its GPUs x the
+ * rack's dearest GPU over idle, never above the rack's count).
+ */
+int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_desc_msg_t *j,
+                 const gp_request_t *r, const char *type, int32_t picked, int64_t *count,
+                 const char *label);
+/* Add the rack's license (count) to j's licenses, and with feature its
+ * gprack_ feature AND-ed to its constraint; false (nothing changed, a
+ * verbose line) when the licenses cannot carry it. */
+bool lic_keep(job_desc_msg_t *j, const struct gp_conf *c, int32_t rack, int64_t count,
+              bool feature, const char *label);
+/* A PINned set: each rack it spans, that rack's share (its nodes' GPUs'
+ * watts over idle); false when none added. */
+bool lic_set(job_desc_msg_t *j, const struct gp_conf *c, const gp_scored_t *set,
+             const struct gp_snap *sn, const gp_request_t *r, const char *label);
+/*
+ * A CONSTRAIN: when its best domain (d->cands[0]) lies in one rack, that
+ * rack and count (*rack, *count) and either 1 (add the rack's feature and
+ * license: no matching-OR group to narrow) or 2 (o->features now points
+ * at features, the group's alternatives inside that rack; add the
+ * license).  0 (*rack -1): no rack license, a verbose line says why.
+ */
+int lic_constrain(const struct gp_conf *c, const struct gp_snap *sn, const job_desc_msg_t *j,
+                  const gp_request_t *r, const gp_decision_t *d, struct outcome *o,
+                  char *features, size_t flen, int32_t *rack, int64_t *count, const char *label);
+/*
+ * On the plugin's thread, with the steering pass: each pending job kept
+ * to a rack (its constraint starting with that rack's gprack_ feature and
+ * its licenses naming the rack's) whose rack has no room for it now (its
+ * license's free count below its count, or too few nodes with its GPUs
+ * free) moves, features and licenses in one update, to the rack with the
+ * most room that has both; at most budget updates.  Jobs of several
+ * partitions, with --nodelist, or whose GPUs per node are unknown stay.
+ * Returns the number moved.  Takes dec.lock itself.
+ */
+int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t *jobs,
+              int budget);
 
 /* ---- steering pending jobs (steer_pass.c) ---------------------------------- */
 

@@ -600,7 +600,7 @@ static bool in_list(const int32_t *list, int32_t n, int32_t i)
 }
 
 static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
-                             uint64_t name_hash, const struct gp_snap *sn)
+                             uint64_t name_hash, const struct gp_snap *sn, int32_t rack)
 {
 	int32_t gpus = r->gpus, per_node = r->gpus_per_node;
 	const uint32_t bad = GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED;
@@ -649,6 +649,7 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 			uint32_t freem = node_full(i) & ~dec.cur.work->alloc_mask[i], m = 0;
 
 			if ((dec.cur.work->node_flags[i] & bad) || gp__popcount(freem) < per_node ||
+			    (rack >= 0 && dec.cur.conf->cluster->nodes[i].rack != rack) ||
 			    (r->nrequired && !in_list(r->required, r->nrequired, i)) ||
 			    in_list(r->excluded, r->nexcluded, i))
 				continue;
@@ -680,9 +681,11 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
  * true when the ledger was asked (the caller then asks the plugin's
  * thread for a reading soon), false when there is no state to book on or
  * the job's node lists cannot be read. */
-bool book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *r,
-               const char *type, uint32_t uid)
+bool book_pass(struct gp_conf *c, job_desc_msg_t *j, gp_request_t *r,
+               const char *type, uint32_t uid, const char *label)
 {
+	int32_t rack = -1;
+	int64_t count = 0;
 	char why[256];
 	gp_error_t err;
 	struct gp_snap *sn = snap_get();
@@ -703,11 +706,16 @@ bool book_pass(struct gp_conf *c, const job_desc_msg_t *j, gp_request_t *r,
 	pthread_mutex_lock(&dec.lock);
 	if (dec.cur.conf == c) {
 		prepare_work(sn, &need);
-		ledger_add_guess(r, nodes, uid, gp_live_name_hash(j->name), sn);
+		/* PowerLicenses: the rack it is kept to, where the guess books it */
+		if (c->lic_name)
+			rack = lic_pick(c, sn, j, r, type, -1, &count, label);
+		ledger_add_guess(r, nodes, uid, gp_live_name_hash(j->name), sn, rack);
 		dec.cur.work->jobs = NULL; /* borrowed from the snapshot */
 		dec.cur.work->njobs = 0;
 	}
 	pthread_mutex_unlock(&dec.lock);
 	snap_put(sn);
+	if (rack >= 0)
+		lic_keep(j, c, rack, count, true, label);
 	return true;
 }

@@ -14,7 +14,7 @@ plugin_libgp_jobsubmit_la_SOURCES = plugin/job_submit_gpuplace.c plugin/job_subm
 	plugin/job_request.c plugin/slots.c plugin/conf_reload.c plugin/ledger.c plugin/apply.c \
 	plugin/steer_pass.c plugin/state_thread.c plugin/slurm_alloc.h plugin/slurm_compat.h \
 	plugin/live_state.c plugin/live_state.h plugin/gres_parse.c plugin/gres_parse.h \
-	plugin/steer.c plugin/steer.h plugin/reservations.c
+	plugin/steer.c plugin/steer.h plugin/reservations.c plugin/lic_request.c
 plugin_libgp_jslog_la_SOURCES = plugin/log.c
 # what a program that stands in for slurmctld links: the plugin's code
 # with Slurm's log functions as the sink
@@ -109,11 +109,11 @@ LONG_BINS += tests/unit/test_plugin$(EXEEXT)
 
 EXTRA_DIST += tests/slurm/harness.sh tests/slurm/lib.sh tests/slurm/slurmctld.supp tests/slurm/slurm_smoke.sh tests/slurm/slurm_baseline.sh tests/slurm/slurm_plugin.sh tests/slurm/slurm_valgrind.sh tests/slurm/slurm_vs_stock.sh tests/slurm/slurm_steer.sh bench/bench_submit.sh tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh \
 	tests/unit/valgrind_plugin.sh tests/slurm/slurm_version_mismatch.sh tests/slurm/slurm_sacct.sh tests/slurm/slurm_typed.sh \
-	tests/slurm/slurm_hres.sh
+	tests/slurm/slurm_hres.sh tests/slurm/slurm_lic.sh
 # Real daemons: one smoke test in make check, the others in make check-slurm.
 SLURM_SMOKE_TESTS += tests/slurm/slurm_smoke.sh
 SLURM_TESTS += tests/slurm/slurm_baseline.sh tests/slurm/slurm_plugin.sh tests/slurm/slurm_valgrind.sh tests/slurm/slurm_vs_stock.sh tests/slurm/slurm_version_mismatch.sh \
-	tests/slurm/slurm_steer.sh tests/slurm/slurm_sacct.sh tests/slurm/slurm_typed.sh tests/slurm/slurm_hres.sh
+	tests/slurm/slurm_steer.sh tests/slurm/slurm_sacct.sh tests/slurm/slurm_typed.sh tests/slurm/slurm_hres.sh tests/slurm/slurm_lic.sh
 # The plugin carries no offline-only code and does not link hwloc.
 TESTS += tests/unit/plugin_symbols.sh
 EXTRA_DIST += tests/unit/plugin_symbols.sh

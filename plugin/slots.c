@@ -104,6 +104,7 @@ void conf_free(struct gp_conf *c)
 	if (!c)
 		return;
 	gp__poller_destroy(c->poller);
+	lic_conf_free(c);
 	gp_cluster_destroy(c->cluster);
 	free(c);
 }
@@ -173,6 +174,7 @@ static void snap_release(struct gp_ref *r)
 	gp_live_view_clear(&sn->view);
 	gp_resv_view_clear(&sn->resv);
 	free(sn->racks);
+	free(sn->lic_free);
 	conf_put(sn->conf);
 	free(sn);
 }

@@ -26,6 +26,7 @@ static struct {
 	gp_resv_cache_t resv_cache;   /* its cache of Slurm's reservation list */
 	bool resv_failure_logged;     /* said once until it can be read again */
 	int hres_seen;                /* PowerHres in slurmctld: 1 seen, -1 not, 0 not asked */
+	int lic_seen;                 /* PowerLicenses' licenses: likewise */
 } thr = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
 static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_logged)
@@ -89,6 +90,22 @@ static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_lo
 			slurm_info("gpuplace: PowerHres=%s: slurmctld has it; every GPU job asks for "
 			           "its watts per node", c->cluster->site.power_hres);
 		thr.hres_seen = sn->hres ? 1 : -1;
+	}
+	/* the racks' licenses (PowerLicenses): asked for only while
+	 * slurmctld has every one; a change is logged once */
+	if (c->lic_name) {
+		if ((sn->lic_free = calloc((size_t)c->cluster->nracks + 1, sizeof(*sn->lic_free))))
+			sn->lic = lic_read(c, sn->lic_free, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why), "out of memory");
+		if (!sn->lic && thr.lic_seen != -1)
+			slurm_error("gpuplace: PowerLicenses=%s: %s; GPU jobs get no rack license",
+			            c->cluster->site.power_lic, why);
+		else if (sn->lic && thr.lic_seen != 1)
+			slurm_info("gpuplace: PowerLicenses=%s: slurmctld has the %d racks' licenses; "
+			           "every GPU job is kept to a rack's budget",
+			           c->cluster->site.power_lic, (int)c->cluster->nracks);
+		thr.lic_seen = sn->lic ? 1 : -1;
 	}
 	sn->conf = c; /* the reference conf_get() took */
 	/* once per snapshot, off the submission path: measured draw from the

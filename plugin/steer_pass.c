@@ -232,6 +232,7 @@ struct steer_plan {
 	uint32_t nodes;
 	char *features;           /* the user's own constraint, "" = none */
 	char *comment;
+	char *licenses;           /* PowerLicenses: the new set's, NULL = unchanged */
 	bool drop_switch;         /* it waited through gpuplace's --switches */
 	char why[160];
 };
@@ -241,6 +242,7 @@ static void plan_clear(struct steer_plan *p)
 	free(p->req_nodes);
 	free(p->features);
 	free(p->comment);
+	free(p->licenses);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -323,6 +325,54 @@ static bool pinned_node_taken(int32_t nd, int32_t gpus)
 {
 	return gp_steer_node_taken(dec.cur.work->node_flags[nd], node_full(nd),
 	                           dec.cur.work->alloc_mask[nd], gpus);
+}
+
+/* The licenses of pending job ji PINned to set: the user's terms, every
+ * rack license before dropped, each rack of set with its share (malloc'd;
+ * NULL when they cannot say it). */
+static char *steer_licenses(const struct gp_conf *c, const slurm_job_info_t *ji,
+                            const gp_scored_t *set)
+{
+	const gp_cluster_t *cl = c->cluster;
+	const char **names = calloc((size_t)cl->nracks + 1, sizeof(*names));
+	const char **drop = calloc((size_t)cl->nracks + 1, sizeof(*drop));
+	int64_t *per = calloc((size_t)cl->nracks + 1, sizeof(*per));
+	int64_t *counts = calloc((size_t)cl->nracks + 1, sizeof(*counts));
+	size_t len = (ji->licenses ? strlen(ji->licenses) : 0) +
+	             ((size_t)cl->nracks + 1) * (GP_NAME_MAX + 24);
+	char *buf = malloc(len);
+	const char *why = "";
+	int32_t i, n = 0;
+	int rc = 0;
+
+	if (names && drop && per && counts && buf) {
+		for (i = 0; i < cl->nracks; i++)
+			drop[i] = c->lic_name[i];
+		for (i = 0; i < set->nnodes; i++)
+			if (cl->nodes[set->nodes[i]].rack >= 0)
+				per[cl->nodes[set->nodes[i]].rack] +=
+				    gp__lic_gpu_watts(cl, set->nodes[i], gp__popcount(set->gpu_mask[i]));
+		for (i = 0; i < cl->nracks; i++)
+			if (per[i] > 0 && per[i] <= c->lic_count[i]) {
+				names[n] = c->lic_name[i];
+				counts[n++] = per[i];
+			} else if (per[i] > 0) {
+				n = 0;
+				break;
+			}
+		if (n > 0)
+			rc = gp__lic_licenses(ji->licenses, names, counts, n, drop, cl->nracks, buf,
+			                      len, &why);
+	}
+	free(names);
+	free(drop);
+	free(per);
+	free(counts);
+	if (rc != 1) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_info_t *ji,
@@ -451,6 +501,13 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		plan_clear(plan);
 		goto out;
 	}
+	/* PowerLicenses: the racks of the new set, each its share, in place
+	 * of the licenses asked for before; a job whose licenses cannot say
+	 * so is not moved */
+	if (c->lic_name && sn->lic && !(plan->licenses = steer_licenses(c, ji, &d.cands[0]))) {
+		plan_clear(plan);
+		goto out;
+	}
 	/* the new set is this job's from now on: later decisions see it
 	 * taken; a move the ledger cannot book is not made */
 	if ((e = ledger_find(k->ref))) {
@@ -551,6 +608,8 @@ void steer_pass(gp_live_t *lv)
 		u.min_nodes = u.max_nodes = plan.nodes;
 		u.features = plan.features;
 		u.admin_comment = plan.comment;
+		if (plan.licenses)
+			u.licenses = plan.licenses;
 		if (plan.drop_switch) {
 			/* job_mgr.c _update_job takes both on a pending job;
 			 * 0 = no switch count (topology/tree evaluates
@@ -572,6 +631,10 @@ void steer_pass(gp_live_t *lv)
 		}
 		plan_clear(&plan);
 	}
+	/* PowerLicenses: jobs kept to a rack without room move to one with
+	 * room, within what is left of this pass's updates */
+	if (c->lic_name)
+		lic_steer(c, sn, lv->jobs, c->policy.steer_max - updates);
 done:
 	plans_free(&plans);
 	free(cand);

@@ -52,11 +52,11 @@
 #               baseline, 16937 version_mismatch, 16947 vs_stock, 16957
 #               plugin, 16967 smoke, 16977 steer, 16987 valgrind, 16997
 #               block, 16927 sacct (slurmdbd 16928, MariaDB 16929), 16887
-#               typed, 16907 hres, 16877 packages (tests/cli/packages.sh), 16897 sites
+#               typed, 16907 hres, 16867 lic, 16877 packages (tests/cli/packages.sh), 16897 sites
 #               (its second cluster, topology.yaml: 16898); BASEPORT
 #               17100, 17300, 18600, 17500, 18400, 18200, 17800, 17900,
-#               17700, 18000, 18300, 18700, 18100 (sites; its second cluster
-#               18150).  All lie in 16817 .. 18712: scripts/test.sh
+#               17700, 18000, 18300, 18700, 18500 (lic), 18100 (sites; its
+#               second cluster 18150).  All lie in 16817 .. 18712: scripts/test.sh
 #               gives each Slurm release an offset 2000 apart.
 #   TOPOLOGY    tree (default): topology/tree, the leaves under a spine and
 #               the NVLink domains in gpuplace.conf; block: topology/block
@@ -90,6 +90,10 @@
 #               slurm.conf (Slurm 25.05+ hierarchical resources), run once
 #               the other files are written, e.g. `gpuplace conf --conf-dir
 #               $D/etc --what resources` (default: no resources.yaml)
+#   LICENSES_CMD  a command whose output's Licenses= line is added to
+#               slurm.conf (after LICENSES', which it then replaces), run
+#               once gpuplace.conf is written, e.g. `gpuplace conf
+#               --conf-dir $D/etc --what licenses` (default: none)
 #   VALGRIND_LOG  run slurmctld in the foreground under valgrind, its report
 #                 in this file (default: no valgrind)
 #
@@ -385,6 +389,12 @@ CONF
 		echo "SwitchName=spine Switches=$sw" >>"$D/etc/topology.conf"
 	fi
 	gen_gpuplace_conf
+	if [ -n "${LICENSES_CMD:-}" ]; then
+		sh -c "$LICENSES_CMD" >"$D/etc/licenses.out" ||
+			{ log "LICENSES_CMD failed: $LICENSES_CMD"; return 1; }
+		grep '^Licenses=' "$D/etc/licenses.out" >>"$D/etc/slurm.conf" ||
+			{ log "LICENSES_CMD wrote no Licenses= line"; return 1; }
+	fi
 	rm -f "$D/etc/resources.yaml"
 	if [ -n "${RESOURCES_CMD:-}" ]; then
 		sh -c "$RESOURCES_CMD" >"$D/etc/resources.yaml" ||
