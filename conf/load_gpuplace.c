@@ -904,10 +904,15 @@ int gp__load_gpuplace(gp__load_t *ld, gp_error_t *err)
 		gp_error_t e;
 
 		if (gp__lic_name(c->site.power_lic, c->racks[i].name, name, sizeof(name), &e)) {
-			rc = gp__conf_err(err, &ld->rack_loc[i], "Rack", "'%s': %s (PowerLicenses=%s at "
-			                  "%s:%d)", c->racks[i].name, e.text, c->site.power_lic,
-			                  pl->path ? pl->path : "?", pl->line);
-			goto out;
+			/* the part it describes is disabled: no rack licenses */
+			gp__conf_err(err, &ld->rack_loc[i], "Rack", "'%s': %s (PowerLicenses=%s at %s:%d)",
+			             c->racks[i].name, e.text, c->site.power_lic,
+			             pl->path ? pl->path : "?", pl->line);
+			c->site.power_lic[0] = '\0';
+			if ((rc = gp__cluster_warnf(c, "%s; ignored: no rack licenses", err->text))) {
+				rc = gp__errorf(err, GP_ENOMEM, "out of memory");
+				goto out;
+			}
 		}
 	}
 	if (ld->default_profile[0] && gp__nametab_find(&x.profiles, ld->default_profile) < 0) {

@@ -768,8 +768,12 @@ int gp__emit_licenses(const gp_cluster_t *c, const char *prefix, FILE *f, gp_err
 	if (!prefix || !*prefix)
 		return gp__errorf(err, GP_EINVAL, "no license prefix: set PowerLicenses=PREFIX in "
 		                  "gpuplace.conf (or give --licenses PREFIX)");
-	if ((rc = gp__hres_name_check(prefix, err)))
-		return gp__errorf(err, GP_EINVAL, "PowerLicenses '%s': %s", prefix, err->text);
+	if ((rc = gp__hres_name_check(prefix, err))) {
+		char why[sizeof(err->text)];
+
+		snprintf(why, sizeof(why), "%s", err->text);
+		return gp__errorf(err, GP_EINVAL, "PowerLicenses '%s': %s", prefix, why);
+	}
 	if (c->nracks == 0)
 		return gp__errorf(err, GP_EINVAL,
 		                  "the model has no racks (gpuplace.conf Rack= lines): no power "

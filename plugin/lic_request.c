@@ -225,7 +225,10 @@ int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_de
 	int32_t *free_nodes = NULL, *free_gpus = NULL, *cap_nodes = NULL, *cap_gpus = NULL;
 	double *room = NULL;
 	bool *fits = NULL, *can = NULL;
+	gp_constraint_t *own = NULL;
+	const gp_constraint_t *kc = r->constraint;
 	int32_t rack = -1;
+	gp_error_t err;
 
 	*count = 0;
 	if (!lic_active(j, c, sn, r, label))
@@ -235,6 +238,16 @@ int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_de
 		              "parentheses or counts, which a rack's feature cannot be AND-ed to",
 		              label);
 		return -1;
+	}
+	/* the request of a job gpuplace passes early may not hold its
+	 * constraint: read here, so the rack has nodes it takes */
+	if (!kc && j->features && *j->features) {
+		if (gp__constraint_parse(j->features, &own, &err)) {
+			slurm_verbose("gpuplace: %s: no rack license: its constraint: %s", label,
+			              err.text);
+			return -1;
+		}
+		kc = own;
 	}
 	if (nodes <= 0 && r->min_nodes > 0 && r->min_nodes == r->max_nodes)
 		nodes = r->min_nodes;
@@ -269,9 +282,7 @@ int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_de
 		    (r->nrequired && !in_list(r->required, r->nrequired, i)) ||
 		    in_list(r->excluded, r->nexcluded, i))
 			continue;
-		if (r->constraint &&
-		    !gp__constraint_eval(r->constraint,
-		                         gp__constraint_node_mask(r->constraint, nd->features), 0))
+		if (kc && !gp__constraint_eval(kc, gp__constraint_node_mask(kc, nd->features), 0))
 			continue;
 		if (type && *type && (have = gp__node_type_gpus(cl, i, type, &all)) <= 0)
 			continue;
@@ -320,6 +331,7 @@ int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_de
 	else
 		*count = (int64_t)ceil((double)r->gpus * (double)c->lic_gpu_w[rack] - 1e-9);
 out:
+	gp__constraint_destroy(own);
 	free(free_nodes);
 	free(free_gpus);
 	free(cap_nodes);
@@ -340,10 +352,20 @@ static bool set_licenses(job_desc_msg_t *j, const struct gp_conf *c, const char 
 	char *buf = malloc(len);
 	int rc;
 
+	int32_t k;
+
 	if (!buf) {
 		slurm_verbose("gpuplace: %s: no rack license: out of memory", label);
 		return false;
 	}
+	/* a user who names any rack's license asks for the budget already */
+	for (k = 0; j->licenses && k < c->cluster->nracks; k++)
+		if (gp__licenses_name_in(j->licenses, c->lic_name[k])) {
+			slurm_verbose("gpuplace: %s: no rack license: it asks for a rack's power "
+			              "license itself (%s)", label, c->lic_name[k]);
+			free(buf);
+			return false;
+		}
 	rc = gp__lic_licenses(j->licenses, names, counts, n, NULL, 0, buf, len, &why);
 	if (rc == 1) {
 		slurm_xfree((void **)&j->licenses);
@@ -353,7 +375,6 @@ static bool set_licenses(job_desc_msg_t *j, const struct gp_conf *c, const char 
 		              *why ? why : gp_strerror(rc));
 	}
 	free(buf);
-	(void)c;
 	return rc == 1;
 }
 

@@ -381,6 +381,62 @@ static void test_resources_yaml(void **unused)
 	gp_cluster_destroy(c);
 }
 
+/* slurm.conf's Licenses= line of the same example: one license per rack,
+ * PREFIX_RACK, each with the hierarchical resource's count (9,200 W); no
+ * prefix, a bad one, a rack name no license can carry or no racks is an
+ * error, and nothing is written then. */
+static void test_licenses_line(void **unused)
+{
+	char src[4096], *buf = NULL;
+	size_t len = 0;
+	gp_cluster_t *c;
+	gp_error_t err;
+	FILE *f;
+	int32_t i;
+
+	snprintf(src, sizeof(src), "%s/etc/a100-oversub", srcdir());
+	if (gp_cluster_load_conf_dir(src, &c, &err))
+		fail_msg("%s: %s", src, err.text);
+	assert_string_equal(c->site.power_lic, "");
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(gp__emit_licenses(c, "", f, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "set PowerLicenses=PREFIX"));
+	assert_int_equal(gp__emit_licenses(c, "rack:pw", f, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "':' is not allowed"));
+	assert_int_equal(gp__emit_licenses(c, "rackpw", f, &err), GP_OK);
+	fclose(f);
+	assert_non_null(strstr(buf, "# rackpw_rack01: rack rack01: min(24.0 kW cap, 24.0 kW cooling) - "
+	                            "14800 W idle\n"));
+	assert_non_null(strstr(buf, "\nLicenses=rackpw_rack01:9200,rackpw_rack02:9200,"));
+	assert_non_null(strstr(buf, ",rackpw_rack20:9200\n"));
+	for (i = 0; i < c->nracks; i++) {
+		char name[GP_NAME_MAX + 16];
+
+		snprintf(name, sizeof(name), "rackpw_%s:", c->racks[i].name);
+		if (!strstr(buf, name))
+			fail_msg("no license for rack %s", c->racks[i].name);
+	}
+	free(buf);
+	buf = NULL;
+	/* a rack whose name Slurm's license syntax would split: nothing */
+	snprintf(c->racks[3].name, sizeof(c->racks[3].name), "rack,4");
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(gp__emit_licenses(c, "rackpw", f, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "rack 'rack,4': ','"));
+	fclose(f);
+	assert_int_equal(len, 0);
+	free(buf);
+	buf = NULL;
+	c->nracks = 0;
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(gp__emit_licenses(c, "rackpw", f, &err), GP_EINVAL);
+	assert_non_null(strstr(err.text, "no racks"));
+	fclose(f);
+	free(buf);
+	c->nracks = 20;
+	gp_cluster_destroy(c);
+}
+
 /* What the plugin checks of resources.yaml before asking for the resource:
  * the file, the resource by name, MODE_3; a file gpuplace wrote passes. */
 static void test_resources_yaml_check(void **unused)
@@ -480,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_feature_names),
 		cmocka_unit_test(test_resources_yaml),
 		cmocka_unit_test(test_resources_yaml_check),
+		cmocka_unit_test(test_licenses_line),
 		cmocka_unit_test(test_domain_features_of_a_node),
 		cmocka_unit_test(test_roundtrip_superpod),
 		cmocka_unit_test(test_roundtrip_nvl72),

@@ -102,6 +102,10 @@ static void log_dump(void)
 /* ---- the site and its state ------------------------------------------------ */
 
 static bool snap_hres = true;
+/* PowerLicenses: slurmctld has the racks' licenses, and which rack's has
+ * none free (-1: every one all free) */
+static bool snap_lic = true;
+static int snap_lic_full = -1;
 
 static int load_site(const char *site)
 {
@@ -138,6 +142,15 @@ static int load_site(const char *site)
 	/* slurmctld has the rack budget's license (what the state thread
 	 * reads with hres_known), unless a test says it has not */
 	sn->hres = snap_hres;
+	if (c->lic_name) {
+		int32_t k;
+
+		sn->lic = snap_lic;
+		if (!(sn->lic_free = calloc((size_t)c->cluster->nracks + 1, sizeof(*sn->lic_free))))
+			return -1;
+		for (k = 0; k < c->cluster->nracks; k++)
+			sn->lic_free[k] = k == snap_lic_full ? 0 : c->lic_count[k];
+	}
 	sn->conf = c; /* the reference conf_get() took */
 	snap_publish(sn);
 	/* the engine the plugin's thread builds for a new configuration: built
@@ -874,6 +887,162 @@ static void test_hres_load(void **unused)
 	}
 }
 
+/* ---- PowerLicenses: a license per rack ------------------------------------------ */
+
+/* etc/mixed-pcie with PowerLicenses=rackpw, in a directory of the test's:
+ * rack1 and rack2 (4 A100 nodes each, 300 - 35 W a GPU) count 9,000 -
+ * 3,760 W idle = 5,240 W and have 9,000 x 0.9 - 3,760 = 4,340 W of
+ * headroom; rack3 (4 L40S nodes, 350 - 35 W, and 2 CPU nodes) 12,000 -
+ * 5,360 = 6,640 W and 5,440 W */
+static char lic_dir[4000];
+
+static const char *const lic_files[] = { "slurm.conf", "gres.conf", "topology.conf", "racks.conf",
+	                                 "gpuplace.conf" };
+
+static int setup_lic(void **unused)
+{
+	const char *top = getenv("GP_TOP_SRCDIR"), *tmp = getenv("TMPDIR");
+	char from[4200], to[4200];
+	size_t i;
+
+	snprintf(lic_dir, sizeof(lic_dir), "%s/gp-lic.XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(lic_dir))
+		return -1;
+	for (i = 0; i < sizeof(lic_files) / sizeof(lic_files[0]); i++) {
+		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", top ? top : ".", lic_files[i]);
+		snprintf(to, sizeof(to), "%s/%s", lic_dir, lic_files[i]);
+		if (copy_file(from, to, i == 4 ? "\nPowerLicenses=rackpw\n" : NULL))
+			return -1;
+	}
+	snap_lic = true;
+	snap_lic_full = -1;
+	return load_site(lic_dir);
+}
+
+static int teardown_lic(void **unused)
+{
+	char path[4200];
+	size_t i;
+
+	teardown_site(unused);
+	snap_lic = true;
+	snap_lic_full = -1;
+	for (i = 0; i < sizeof(lic_files) / sizeof(lic_files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", lic_dir, lic_files[i]);
+		unlink(path);
+	}
+	rmdir(lic_dir);
+	return 0;
+}
+
+/* Each job's features and licenses after job_submit: a job gpuplace
+ * passes is kept to the rack with the most room that has its GPUs, a
+ * PIN asks its rack for its GPUs' share; the user's licenses and
+ * constraint kept; what cannot carry the terms passes with a line. */
+static void test_lic_requests(void **unused)
+{
+	static const struct {
+		const char *per_job, *per_node;
+		uint32_t nodes;
+		const char *features, *user; /* the user's constraint and licenses */
+		bool lic_in_ctld;
+		int full;                     /* the rack whose license has none free */
+		const char *want_feat, *want_lic; /* NULL: unchanged */
+		const char *why;              /* the verbose line when nothing is added */
+	} cases[] = {
+		/* untyped: rack3 has the most room (5,440 W) */
+		{ "gres/gpu:1", NULL, NO_VAL, NULL, NULL, true, -1, "gprack_rack3", "rackpw_rack3:315", NULL },
+		/* A100 only in rack1 and rack2, equal room: the first */
+		{ "gres/gpu:a100:1", NULL, NO_VAL, NULL, NULL, true, -1, "gprack_rack1", "rackpw_rack1:265",
+		  NULL },
+		{ "gres/gpu:1", NULL, NO_VAL, NULL, "matlab:2", true, -1, "gprack_rack3",
+		  "matlab:2,rackpw_rack3:315", NULL },
+		{ "gres/gpu:1", NULL, NO_VAL, "a100", NULL, true, -1, "gprack_rack1&a100",
+		  "rackpw_rack1:265", NULL },
+		/* rack3's license all in use: the rack with the most room now */
+		{ "gres/gpu:1", NULL, NO_VAL, NULL, NULL, true, 2, "gprack_rack1", "rackpw_rack1:265", NULL },
+		{ "gres/gpu:1", NULL, NO_VAL, "a100|l40s", NULL, true, -1, NULL, NULL, "has an OR" },
+		{ "gres/gpu:1", NULL, NO_VAL, NULL, "a:1|b:1", true, -1, NULL, NULL, "an OR list" },
+		{ "gres/gpu:1", NULL, NO_VAL, NULL, "rackpw_rack2:5", true, -1, NULL, NULL,
+		  "a rack's power license itself" },
+		{ "gres/gpu:1", NULL, NO_VAL, NULL, NULL, false, -1, NULL, NULL,
+		  "slurmctld has not been seen to have the rackpw_ licenses" },
+		/* a PIN: no feature, its node's rack for 4 x 265 W */
+		{ NULL, "gres/gpu:a100:4", 1, NULL, NULL, true, -1, NULL, "rackpw_rack1:1060", NULL },
+		{ NULL, NULL, NO_VAL, NULL, "matlab:1", true, -1, NULL, NULL, NULL }, /* no GPUs */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		job_desc_msg_t *j = gp_test_job_new(cases[i].per_job, cases[i].per_node);
+		const char *want_lic = cases[i].want_lic ? cases[i].want_lic : cases[i].user;
+		const char *want_feat = cases[i].want_feat ? cases[i].want_feat : cases[i].features;
+		char *msg;
+
+		fini();
+		snap_lic = cases[i].lic_in_ctld;
+		snap_lic_full = cases[i].full;
+		assert_int_equal(load_site(lic_dir), 0);
+		j->min_nodes = cases[i].nodes;
+		if (cases[i].per_node)
+			j->max_nodes = cases[i].nodes;
+		if (cases[i].user)
+			j->licenses = slurm_xstrdup(cases[i].user);
+		if (cases[i].features)
+			j->features = slurm_xstrdup(cases[i].features);
+		log_clear();
+		(void)submit(j, &msg);
+		slurm_xfree((void **)&msg);
+		if (want_lic ? !j->licenses || strcmp(j->licenses, want_lic) : j->licenses != NULL) {
+			log_dump();
+			fail_msg("case %zu: licenses '%s', want '%s'", i,
+			         j->licenses ? j->licenses : "(none)", want_lic ? want_lic : "(none)");
+		}
+		if (cases[i].per_node && cases[i].want_lic) {
+			/* the PIN: its nodes, no rack feature */
+			if (!j->req_nodes || (j->features && strstr(j->features, "gprack_")))
+				fail_msg("case %zu: a PIN with nodes '%s' and features '%s'", i,
+				         j->req_nodes ? j->req_nodes : "(none)",
+				         j->features ? j->features : "(none)");
+			assert_nodes_named(j, "a100n0");
+		} else if (want_feat ? !j->features || strcmp(j->features, want_feat)
+		                     : j->features != NULL) {
+			log_dump();
+			fail_msg("case %zu: features '%s', want '%s'", i,
+			         j->features ? j->features : "(none)", want_feat ? want_feat : "(none)");
+		}
+		if (cases[i].why && !log_find(LOGL_VERBOSE, cases[i].why)) {
+			log_dump();
+			fail_msg("case %zu: no line saying '%s'", i, cases[i].why);
+		}
+		gp_test_job_free(j);
+	}
+}
+
+/* A burst of one-GPU jobs: the ledger books each where it was kept, so
+ * they spread over the racks by room rather than all going to one. */
+static void test_lic_burst(void **unused)
+{
+	int per_rack[3] = { 0, 0, 0 }, i;
+
+	for (i = 0; i < 12; i++) {
+		job_desc_msg_t *j = gp_test_job_new("gres/gpu:1", NULL);
+		char *msg;
+
+		(void)submit(j, &msg);
+		slurm_xfree((void **)&msg);
+		if (!j->features || strncmp(j->features, "gprack_rack", 11) || j->features[11] < '1' ||
+		    j->features[11] > '3')
+			fail_msg("job %d: features '%s'", i, j->features ? j->features : "(none)");
+		per_rack[j->features[11] - '1']++;
+		gp_test_job_free(j);
+	}
+	/* 12 x 315 W would take rack3 (5,440 W of room) to 1,660 W, below
+	 * rack1's and rack2's 4,340: some go there, and rack3 has 16 GPUs */
+	if (per_rack[0] + per_rack[1] == 0 || per_rack[2] == 0)
+		fail_msg("kept to racks 1, 2, 3: %d, %d, %d", per_rack[0], per_rack[1], per_rack[2]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -896,6 +1065,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_admin_comment_kept, setup_superpod, teardown_site),
 		cmocka_unit_test_setup_teardown(test_hres_licenses, setup_hres, teardown_hres),
 		cmocka_unit_test_setup_teardown(test_hres_load, setup_hres, teardown_hres),
+		cmocka_unit_test_setup_teardown(test_lic_requests, setup_lic, teardown_lic),
+		cmocka_unit_test_setup_teardown(test_lic_burst, setup_lic, teardown_lic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

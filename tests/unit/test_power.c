@@ -674,6 +674,136 @@ static void test_hres_name_check(void **unused)
 			fail_msg("'%s' accepted", bad[i]);
 }
 
+/* ---- a license per rack (lic.c) ---------------------------------------------- */
+
+static void test_lic_name(void **unused)
+{
+	static const struct {
+		const char *prefix, *rack, *want; /* want NULL: refused */
+	} cases[] = {
+		{ "rackpw", "r01", "rackpw_r01" },
+		{ "p", "row-3.rack_7", "p_row-3.rack_7" },
+		{ "rackpw", "r,1", NULL },   /* Slurm's separators */
+		{ "rackpw", "r:1", NULL },
+		{ "rackpw", "r;1", NULL },
+		{ "rackpw", "r 1", NULL },
+		{ "rackpw", "r|1", NULL },
+		{ "rackpw", "r(1)", NULL },
+		{ "rackpw", "r=1", NULL },
+		{ "rackpw", "", NULL },
+		{ "1pw", "r1", NULL },       /* the prefix is a resource name */
+		{ "", "r1", NULL },
+		/* 63 characters at most */
+		{ "abcdefghijklmnopqrstuvwxyzabcdefghij", "abcdefghijklmnopqrstuvwxyz1", NULL },
+		{ "abcdefghijklmnopqrstuvwxyzabcdefghij", "abcdefghijklmnopqrstuvwxy",
+		  "abcdefghijklmnopqrstuvwxyzabcdefghij_abcdefghijklmnopqrstuvwxy" },
+	};
+	char buf[GP_NAME_MAX];
+	gp_error_t err;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rc = gp__lic_name(cases[i].prefix, cases[i].rack, buf, sizeof(buf), &err);
+		if (cases[i].want ? rc || strcmp(buf, cases[i].want) : rc != GP_EINVAL || buf[0])
+			fail_msg("case %zu: rc %d '%s' (%s)", i, rc, buf, rc ? err.text : "");
+	}
+}
+
+/* Which rack a job is kept to: the decision's rack where the job fits
+ * there; else the fitting rack with the most room, the first of equals;
+ * none when it fits nowhere. */
+static void test_lic_choose_rack(void **unused)
+{
+	const double room[4] = { 100, 900, 900, 5000 };
+	const bool fits[4] = { true, true, true, false }, none[4] = { false, false, false, false };
+
+	assert_int_equal(gp__lic_choose_rack(4, room, fits, -1), 1);
+	assert_int_equal(gp__lic_choose_rack(4, room, fits, 0), 0);  /* the decision's */
+	assert_int_equal(gp__lic_choose_rack(4, room, fits, 3), 1);  /* it does not fit there */
+	assert_int_equal(gp__lic_choose_rack(4, room, fits, 7), 1);  /* no such rack */
+	assert_int_equal(gp__lic_choose_rack(4, room, none, -1), -1);
+	assert_int_equal(gp__lic_choose_rack(0, room, fits, -1), -1);
+	assert_int_equal(gp__lic_choose_rack(4, NULL, fits, -1), -1);
+}
+
+static void test_lic_licenses(void **unused)
+{
+	static const char *const two[] = { "rackpw_r1", "rackpw_r2" };
+	static const char *const drop[] = { "rackpw_r1", "rackpw_r2", "rackpw_r3" };
+	static const int64_t counts[] = { 630, 1260 };
+	static const struct {
+		const char *user;
+		int32_t n, ndrop;
+		int rc;
+		const char *want, *why;
+	} cases[] = {
+		{ NULL, 1, 0, 1, "rackpw_r1:630", NULL },
+		{ "", 2, 0, 1, "rackpw_r1:630,rackpw_r2:1260", NULL },
+		{ "matlab:2;fluent", 1, 0, 1, "matlab:2,fluent,rackpw_r1:630", NULL },
+		{ "rackpw_r10:1", 1, 0, 1, "rackpw_r10:1,rackpw_r1:630", NULL }, /* another name */
+		{ "rackpw_r1:5", 1, 0, 0, NULL, "license itself" },
+		{ "x,rackpw_r2", 2, 0, 0, NULL, "license itself" },
+		/* moved by the steering pass: the old rack's term goes */
+		{ "matlab:2,rackpw_r3:630", 1, 3, 1, "matlab:2,rackpw_r1:630", NULL },
+		{ "rackpw_r2:1260", 1, 3, 1, "rackpw_r1:630", NULL },
+		{ "a:1|b:1", 1, 0, 0, NULL, "OR list" },
+		{ "a: 1", 1, 0, 0, NULL, "space" },
+	};
+	char buf[128], big[2048];
+	const char *why;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rc = gp__lic_licenses(cases[i].user, two, counts, cases[i].n, drop, cases[i].ndrop,
+		                      buf, sizeof(buf), &why);
+		if (rc != cases[i].rc)
+			fail_msg("case %zu: rc %d, want %d (%s)", i, rc, cases[i].rc, why);
+		if (rc == 1 && strcmp(buf, cases[i].want))
+			fail_msg("case %zu: '%s', want '%s'", i, buf, cases[i].want);
+		if (rc == 0 && (buf[0] || !strstr(why, cases[i].why)))
+			fail_msg("case %zu: '%s' / why '%s'", i, buf, why);
+	}
+	/* a count of 0: nothing to ask */
+	{
+		const int64_t zero = 0;
+
+		assert_int_equal(gp__lic_licenses(NULL, two, &zero, 1, NULL, 0, buf, sizeof(buf), &why), 0);
+		assert_non_null(strstr(why, "no GPU watts"));
+	}
+	/* more than Slurm's 1024 characters: nothing */
+	memset(big, 'a', 1020);
+	big[1020] = '\0';
+	assert_int_equal(gp__lic_licenses(big, two, counts, 1, NULL, 0, big + 1024, 1000, &why),
+	                 GP_ELIMIT);
+	{
+		char out[2048];
+
+		assert_int_equal(gp__lic_licenses(big, two, counts, 1, NULL, 0, out, sizeof(out), &why), 0);
+		assert_non_null(strstr(why, "1024"));
+	}
+	assert_int_equal(gp__lic_licenses(NULL, two, counts, 0, NULL, 0, buf, sizeof(buf), &why),
+	                 GP_EINVAL);
+}
+
+/* A GPU's watts over idle on a node: 630 W (h100: 700 - 70) a GPU, rounded
+ * up; none for an unknown type or a bad node. */
+static void test_lic_gpu_watts(void **unused)
+{
+	gp_cluster_t *c = pf_cluster(0);
+
+	assert_int_equal(gp__lic_gpu_watts(c, 0, 1), 630);
+	assert_int_equal(gp__lic_gpu_watts(c, 0, 3), 1890);
+	assert_int_equal(gp__lic_gpu_watts(c, 0, 0), 0);
+	assert_int_equal(gp__lic_gpu_watts(c, -1, 1), 0);
+	assert_int_equal(gp__lic_gpu_watts(c, c->nnodes, 1), 0);
+	assert_int_equal(gp__lic_gpu_watts(c, 5, 1), 0); /* n6: no profile */
+	c->profiles[0].idle_w = 69.5;
+	assert_int_equal(gp__lic_gpu_watts(c, 0, 1), 631);
+	gp_cluster_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -693,6 +823,10 @@ int main(void)
 		cmocka_unit_test(test_hres_node_watts),
 		cmocka_unit_test(test_hres_licenses),
 		cmocka_unit_test(test_hres_name_check),
+		cmocka_unit_test(test_lic_name),
+		cmocka_unit_test(test_lic_choose_rack),
+		cmocka_unit_test(test_lic_licenses),
+		cmocka_unit_test(test_lic_gpu_watts),
 	};
 
 	return cmocka_run_group_tests_name("power", tests, NULL, NULL);
