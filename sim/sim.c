@@ -2786,7 +2786,8 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 			return gp__errorf(err, GP_EINVAL,
 			                  "policy 'site' needs a cluster loaded from a conf dir "
 			                  "(its slurm.conf SchedulerParameters)");
-		out->rack_budget = out->kind == GP_SIM_GPUPLACE && c->site.power_hres[0];
+		out->rack_budget = out->kind == GP_SIM_GPUPLACE &&
+		                   (c->site.power_hres[0] || c->site.power_lic[0]);
 		return gp__policy_site(c, &out->policy, err);
 	}
 	if (gp__policy_preset(name, &out->policy, &perr) == GP_OK) {
@@ -2794,8 +2795,13 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 		if (c && c->site.power_margin > out->policy.power_margin)
 			out->policy.power_margin = c->site.power_margin;
 		/* a site whose racks' power is Slurm's hierarchical resource
-		 * (PowerHres): the plugin asks for it on every GPU job */
-		out->rack_budget = out->kind == GP_SIM_GPUPLACE && c && c->site.power_hres[0];
+		 * (PowerHres) or one license per rack (PowerLicenses): the
+		 * plugin asks for it on every GPU job.  The licenses are
+		 * modelled as the same budget (no start over a rack's count);
+		 * the plugin's keeping of a job to one rack and the steering
+		 * pass's moves between racks are not (gpuplace.conf(5)) */
+		out->rack_budget = out->kind == GP_SIM_GPUPLACE && c &&
+		                   (c->site.power_hres[0] || c->site.power_lic[0]);
 		return GP_OK;
 	}
 	return gp__errorf(err, GP_ENOENT,
