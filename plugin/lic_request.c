@@ -631,6 +631,7 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 	for (i = 0; i < jobs->record_count && moved < budget; i++) {
 		const slurm_job_info_t *ji = &jobs->job_array[i];
 		int32_t from, to, k, nodes, q = -1, n, *exc = NULL, nexc = 0, pick = -1;
+		gp_constraint_t *kc;
 		char type[GP_NAME_MAX], *feat = NULL, *lic = NULL;
 		const char *why = "";
 		int64_t cnt, want = 0;
@@ -670,6 +671,14 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 		if (ji->exc_nodes && *ji->exc_nodes &&
 		    gp__hostlist_nodes(cl, "ExcNodeList", ji->exc_nodes, cl->nnodes, &exc, &nexc, &err))
 			continue;
+		/* the user's own constraint after the rack's feature: the new
+		 * rack's nodes must meet it too */
+		kc = NULL;
+		if (ji->features[flen] == '&' &&
+		    gp__constraint_parse(ji->features + flen + 1, &kc, &err)) {
+			free(exc);
+			continue;
+		}
 		for (k = 0; k < cl->nracks; k++) {
 			int32_t m, ok = 0;
 
@@ -683,6 +692,8 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 
 				if (freeg[nd] < g || (q >= 0 && !gp__node_in_part(cl, nd, q)) ||
 				    in_list(exc, nexc, nd) ||
+				    (kc && !gp__constraint_eval(kc, gp__constraint_node_mask(
+				                                        kc, cl->nodes[nd].features), 0)) ||
 				    (*type && gp__node_type_gpus(cl, nd, type, &all) < g))
 					continue;
 				ok++;
@@ -690,6 +701,7 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 			fits[k] = ok >= nodes;
 		}
 		free(exc);
+		gp__constraint_destroy(kc);
 		for (k = 0; k < cl->nracks; k++)
 			room[k] = room[k] < (double)lfree[k] ? room[k] : (double)lfree[k];
 		to = gp__lic_choose_rack(cl->nracks, room, fits, -1);
