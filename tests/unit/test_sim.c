@@ -610,6 +610,16 @@ static void test_presets_under_budget(void **state)
 		              r->m.lost_wait_gpuh, (int)r->m.violations);
 		gp__sim_result_destroy(r);
 	}
+	/* PowerLicenses (a license per rack) is simulated as the same budget */
+	c->site.power_hres[0] = '\0';
+	snprintf(c->site.power_lic, sizeof(c->site.power_lic), "rackpw");
+	{
+		gp_sim_result_t *r = run(c, t, "balanced", false);
+
+		assert_int_equal(r->m.completed, 400);
+		assert_int_equal(r->m.violations, 0);
+		gp__sim_result_destroy(r);
+	}
 	gp__trace_destroy(t);
 	gp_cluster_destroy(c);
 }
