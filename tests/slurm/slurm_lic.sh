@@ -28,7 +28,7 @@ set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${GP_TOP_BUILDDIR:-$top}
 plugdir=$build/plugin/.libs
-N_TESTS=11
+N_TESTS=12
 echo "1..$N_TESTS"
 skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
 [ -z "${GP_SANITIZERS:-}" ] || skip_all "built with sanitizers: slurmctld cannot load an ASan plugin (tests/unit/test_plugin runs it instrumented)"
@@ -119,6 +119,18 @@ check '[ "$njobs" = 24 ] && [ ! -s "$D/sub.err" ]' "Slurm $ver takes all 24 jobs
 all_lic=$(squeue -h -n "$names" -o '%i' | while read -r j; do scontrol show job "$j" | grep -o 'Licenses=[^ ]*'; done | sort | uniq -c)
 check '! echo "$all_lic" | grep -q "Licenses=(null)" && echo "$all_lic" | grep -q "rackpw_rackA:350" && echo "$all_lic" | grep -q "rackpw_rackB:350" && echo "$all_lic" | grep -q "rackpw_rack.:700"' \
 	"every job asks for a rack's license: 350 W a one-GPU job, 700 W a two-GPU one" "$all_lic"
+# the two-GPU jobs gpuplace PINs or CONSTRAINs: a PIN asks its node's
+# rack, a CONSTRAIN is narrowed to the NVLink domain of one rack (nvlA is
+# rackA's nodes, nvlB rackB's) and asks that rack
+cjobs=$(for i in 1 2 3 4; do
+	printf ' %s \n' "$(scontrol show job "$(squeue -h -n "c$i" -o %i)" 2>/dev/null | grep -oE '(Features|Licenses|ReqNodeList)=[^ ]*' | tr '\n' ' ')"
+done)
+cbad=$(echo "$cjobs" | awk '{
+	ok = (/Features=\[gpnvl_nvlA\] / || / ReqNodeList=n[12] /) && /Licenses=rackpw_rackA:700 / ||
+	     (/Features=\[gpnvl_nvlB\] / || / ReqNodeList=n[34] /) && /Licenses=rackpw_rackB:700 /
+	if (!ok) print
+}')
+check '[ -z "$cbad" ]' "each two-GPU job is PINned or CONSTRAINed inside one rack and asks that rack for 700 W" "$cjobs"
 check '[ "$in_b" = 8 ]' "jobs rackA has no room for start in rackB: its 8 GPUs busy" \
 	"rackA $in_a, rackB $in_b GPUs" "$(squeue -h -o '%i %j %T %N %r')"
 pend=$(squeue -h -t PD -n "$names" -o '%i %j %r')
