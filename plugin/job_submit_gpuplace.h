@@ -450,7 +450,8 @@ int lic_constrain(const struct gp_conf *c, const struct gp_snap *sn, const job_d
  * license's free count below its count, or too few nodes with its GPUs
  * free) moves, features and licenses in one update, to the rack with the
  * most room that has both; at most budget updates.  Jobs of several
- * partitions, with --nodelist, or whose GPUs per node are unknown stay.
+ * partitions, in a reservation, with --nodelist, or whose GPUs per node
+ * are unknown stay.
  * Returns the number moved.  Takes dec.lock itself.
  */
 int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t *jobs,

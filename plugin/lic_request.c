@@ -239,6 +239,13 @@ int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_de
 		              label);
 		return -1;
 	}
+	if (j->reservation && *j->reservation) {
+		/* the reservation's nodes may lie in one rack only: the job
+		 * is not kept to another */
+		slurm_verbose("gpuplace: %s: no rack license: it runs in reservation %s", label,
+		              j->reservation);
+		return -1;
+	}
 	/* the request of a job gpuplace passes early may not hold its
 	 * constraint: read here, so the rack has nodes it takes */
 	if (!kc && j->features && *j->features) {
@@ -643,7 +650,7 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 		if ((ji->job_state & JOB_STATE_BASE) != JOB_PENDING ||
 		    (from = kept_rack(c, ji->features, &flen)) < 0 ||
 		    (cnt = lic_term(ji->licenses, c->lic_name[from])) <= 0 ||
-		    (ji->req_nodes && *ji->req_nodes))
+		    (ji->req_nodes && *ji->req_nodes) || (ji->resv_name && *ji->resv_name))
 			continue;
 		nodes = ji->num_nodes > 0 && ji->num_nodes != NO_VAL ? (int32_t)ji->num_nodes : 1;
 		if (gp_tres_gpu_request(ji->tres_per_node, &g, type, sizeof(type)) == 1 && g > 0) {

@@ -970,6 +970,8 @@ static void test_lic_requests(void **unused)
 		/* a PIN: no feature, its node's rack for 4 x 265 W */
 		{ NULL, "gres/gpu:a100:4", 1, NULL, NULL, true, -1, NULL, "rackpw_rack1:1060", NULL },
 		{ NULL, NULL, NO_VAL, NULL, "matlab:1", true, -1, NULL, NULL, NULL }, /* no GPUs */
+		/* in a reservation (its nodes may be one rack's): as it is */
+		{ "gres/gpu:1", NULL, NO_VAL, NULL, NULL, true, -1, NULL, NULL, "runs in reservation" },
 	};
 	size_t i;
 
@@ -990,6 +992,8 @@ static void test_lic_requests(void **unused)
 			j->licenses = slurm_xstrdup(cases[i].user);
 		if (cases[i].features)
 			j->features = slurm_xstrdup(cases[i].features);
+		if (cases[i].why && !strcmp(cases[i].why, "runs in reservation"))
+			j->reservation = slurm_xstrdup("maint");
 		log_clear();
 		(void)submit(j, &msg);
 		slurm_xfree((void **)&msg);
