@@ -181,6 +181,10 @@ struct gp_conf {
 		int32_t rack;
 	} *lic_dom;
 	int32_t nlic_dom;
+	/* per rack: NULL when Slurm's nodes carry its gprack_ feature (on
+	 * exactly its nodes), else every other node as a host list (malloc'd;
+	 * "" none), which a job kept to it excludes instead */
+	char **lic_excl;
 	struct gp_conf *next_dead;    /* graveyard link (conf_put) */
 };
 

@@ -24,6 +24,24 @@
 
 /* ---- at load ----------------------------------------------------------------- */
 
+/* Does the comma-separated feature list hold feat as a whole name? */
+static bool has_feature(const char *list, const char *feat)
+{
+	size_t n = strlen(feat);
+	const char *p = list;
+
+	while (p && *p) {
+		size_t k = strcspn(p, ",");
+
+		if (k == n && !strncmp(p, feat, n))
+			return true;
+		p += k;
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
 /* The rack all nodes of a domain lie in: acc = -2 (none yet), then the
  * rack, then -1 once two racks (or a node in none) are seen. */
 static void rack_acc(int32_t *acc, int32_t rack)
@@ -109,6 +127,48 @@ void lic_conf_load(struct gp_conf *c)
 	for (s = 0; s < cl->nracks; s++)
 		if (dom_add(c, GP_FEATURE_RACK, cl->racks[s].name, s))
 			goto name;
+	/* does Slurm know each rack's gprack_ feature on exactly its nodes
+	 * (slurm.conf as `gpuplace conf --what nodes` writes it)?  Where not,
+	 * a job is kept to the rack by excluding every other node */
+	c->lic_excl = calloc((size_t)cl->nracks + 1, sizeof(*c->lic_excl));
+	if (!c->lic_excl) {
+		slurm_error("gpuplace: PowerLicenses=%s: out of memory; GPU jobs get no rack "
+		            "license", cl->site.power_lic);
+		goto off;
+	}
+	for (s = 0; s < cl->nracks; s++) {
+		const struct lic_dom *d = NULL;
+		int32_t k, nout = 0, *out = NULL;
+		bool ok = true;
+
+		for (k = 0; k < c->nlic_dom; k++)
+			if (c->lic_dom[k].rack == s &&
+			    !strncmp(c->lic_dom[k].feat, GP_FEATURE_RACK, strlen(GP_FEATURE_RACK)))
+				d = &c->lic_dom[k];
+		for (i = 0; d && ok && i < cl->nnodes; i++)
+			ok = has_feature(cl->nodes[i].features, d->feat) == (cl->nodes[i].rack == s);
+		if (d && ok)
+			continue;
+		if (!(out = malloc(((size_t)cl->nnodes + 1) * sizeof(*out)))) {
+			slurm_error("gpuplace: PowerLicenses=%s: out of memory; GPU jobs get no rack "
+			            "license", cl->site.power_lic);
+			goto off;
+		}
+		for (i = 0; i < cl->nnodes; i++)
+			if (cl->nodes[i].rack != s)
+				out[nout++] = i;
+		c->lic_excl[s] = nout ? gp__nodes_ranged(cl, out, nout) : strdup("");
+		free(out);
+		if (!c->lic_excl[s]) {
+			slurm_error("gpuplace: PowerLicenses=%s: out of memory; GPU jobs get no rack "
+			            "license", cl->site.power_lic);
+			goto off;
+		}
+		slurm_info("gpuplace: PowerLicenses=%s: the nodes of rack %s lack its feature "
+		           "gprack_%s in slurm.conf (`gpuplace conf --what nodes` writes it): jobs "
+		           "kept to it exclude the other racks' nodes instead, and are not moved by "
+		           "steering", cl->site.power_lic, cl->racks[s].name, cl->racks[s].name);
+	}
 	free(sw);
 	free(nvl);
 	return;
@@ -123,6 +183,12 @@ off:
 
 void lic_conf_free(struct gp_conf *c)
 {
+	int32_t k;
+
+	for (k = 0; c->lic_excl && k < c->cluster->nracks; k++)
+		free(c->lic_excl[k]);
+	free(c->lic_excl);
+	c->lic_excl = NULL;
 	free(c->lic_name);
 	free(c->lic_count);
 	free(c->lic_gpu_w);
@@ -394,6 +460,27 @@ bool lic_keep(job_desc_msg_t *j, const struct gp_conf *c, int32_t rack, int64_t 
 
 	if (gp__domain_feature(GP_FEATURE_RACK, cl->racks[rack].name, feat, sizeof(feat)))
 		return false;
+	if (feature && c->lic_excl[rack]) {
+		/* Slurm does not know the rack's feature: every other node
+		 * excluded instead (the user's exclusions kept) */
+		char *ex = !*c->lic_excl[rack]    ? NULL
+		           : j->exc_nodes && *j->exc_nodes
+		               ? slurm_xstrdup_printf("%s,%s", j->exc_nodes, c->lic_excl[rack])
+		               : slurm_xstrdup(c->lic_excl[rack]);
+
+		if (!set_licenses(j, c, &name, &count, 1, label)) {
+			slurm_xfree((void **)&ex);
+			return false;
+		}
+		if (ex) {
+			slurm_xfree((void **)&j->exc_nodes);
+			j->exc_nodes = ex;
+		}
+		slurm_verbose("gpuplace: %s kept to rack %s: excluded %s, licenses %s", label,
+		              cl->racks[rack].name, j->exc_nodes ? j->exc_nodes : "(none)",
+		              j->licenses);
+		return true;
+	}
 	/* the feature first: a license without it could be taken in another
 	 * rack; lic_pick left out constraints it cannot be AND-ed to */
 	nf = !feature                    ? NULL

@@ -899,8 +899,44 @@ static char lic_dir[4000];
 static const char *const lic_files[] = { "slurm.conf", "gres.conf", "topology.conf", "racks.conf",
 	                                 "gpuplace.conf" };
 
-static int setup_lic(void **unused)
+/* Copy from to `to`, each of the n strings a[k] replaced by b[k]. */
+static int copy_replacing(const char *from, const char *to, const char *const *a,
+                          const char *const *b, int n)
 {
+	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
+	char line[4096];
+	int rc = in && out ? 0 : -1, k;
+
+	while (!rc && fgets(line, sizeof(line), in)) {
+		char *p = line;
+
+		while (*p) {
+			for (k = 0; k < n; k++)
+				if (!strncmp(p, a[k], strlen(a[k])))
+					break;
+			if (k < n) {
+				fputs(b[k], out);
+				p += strlen(a[k]);
+			} else {
+				fputc(*p++, out);
+			}
+		}
+	}
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		rc = -1;
+	return rc;
+}
+
+/* with_features: slurm.conf's nodes carry the gprack_ features `gpuplace
+ * conf --what nodes` writes; without, a job is kept to a rack by
+ * excluding the other racks' nodes */
+static int setup_lic_site(bool with_features)
+{
+	static const char *const a[] = { "rack1\n", "rack2\n", "rack3 " };
+	static const char *const b[] = { "rack1,gprack_rack1\n", "rack2,gprack_rack2\n",
+		                         "rack3,gprack_rack3 " };
 	const char *top = getenv("GP_TOP_SRCDIR"), *tmp = getenv("TMPDIR");
 	char from[4200], to[4200];
 	size_t i;
@@ -911,12 +947,23 @@ static int setup_lic(void **unused)
 	for (i = 0; i < sizeof(lic_files) / sizeof(lic_files[0]); i++) {
 		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", top ? top : ".", lic_files[i]);
 		snprintf(to, sizeof(to), "%s/%s", lic_dir, lic_files[i]);
-		if (copy_file(from, to, i == 4 ? "\nPowerLicenses=rackpw\n" : NULL))
+		if (i == 0 && with_features ? copy_replacing(from, to, a, b, 3)
+		                            : copy_file(from, to, i == 4 ? "\nPowerLicenses=rackpw\n" : NULL))
 			return -1;
 	}
 	snap_lic = true;
 	snap_lic_full = -1;
 	return load_site(lic_dir);
+}
+
+static int setup_lic(void **unused)
+{
+	return setup_lic_site(true);
+}
+
+static int setup_lic_nofeat(void **unused)
+{
+	return setup_lic_site(false);
 }
 
 static int teardown_lic(void **unused)
@@ -1023,6 +1070,28 @@ static void test_lic_requests(void **unused)
 	}
 }
 
+/* Slurm's nodes without the racks' features: a job is kept to a rack by
+ * excluding every other node (the user's exclusions kept), and the load
+ * says so once per rack. */
+static void test_lic_without_features(void **unused)
+{
+	job_desc_msg_t *j = gp_test_job_new("gres/gpu:1", NULL);
+	char *msg;
+
+	assert_non_null(log_find(LOGL_INFO, "the nodes of rack rack3 lack its feature gprack_rack3"));
+	j->exc_nodes = slurm_xstrdup("l40s04");
+	(void)submit(j, &msg);
+	slurm_xfree((void **)&msg);
+	if (!j->licenses || strcmp(j->licenses, "rackpw_rack3:315") || !j->exc_nodes ||
+	    strcmp(j->exc_nodes, "l40s04,a100n[01-08]") || j->features) {
+		log_dump();
+		fail_msg("licenses '%s', excluded '%s', features '%s'",
+		         j->licenses ? j->licenses : "(none)", j->exc_nodes ? j->exc_nodes : "(none)",
+		         j->features ? j->features : "(none)");
+	}
+	gp_test_job_free(j);
+}
+
 /* A burst of one-GPU jobs: the ledger books each where it was kept, so
  * they spread over the racks by room rather than all going to one. */
 static void test_lic_burst(void **unused)
@@ -1071,6 +1140,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hres_load, setup_hres, teardown_hres),
 		cmocka_unit_test_setup_teardown(test_lic_requests, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_burst, setup_lic, teardown_lic),
+		cmocka_unit_test_setup_teardown(test_lic_without_features, setup_lic_nofeat,
+		                                teardown_lic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
