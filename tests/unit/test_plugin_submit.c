@@ -1070,6 +1070,30 @@ static void test_lic_requests(void **unused)
 	}
 }
 
+/* A PIN over two racks: each rack's license with its nodes' share (5
+ * A100 nodes of 4 GPUs, 265 W each over idle: 20 x 265 = 5,300 W in all,
+ * at most 4 nodes, 4,240 W, in one rack). */
+static void test_lic_pin_two_racks(void **unused)
+{
+	job_desc_msg_t *j = gp_test_job_new(NULL, "gres/gpu:a100:4");
+	long a = 0, b = 0;
+	const char *p;
+	char *msg;
+
+	j->min_nodes = j->max_nodes = 5;
+	(void)submit(j, &msg);
+	slurm_xfree((void **)&msg);
+	if (!j->req_nodes || !j->licenses || !(p = strstr(j->licenses, "rackpw_rack1:")) ||
+	    (a = strtol(p + 13, NULL, 10)) <= 0 || !(p = strstr(j->licenses, "rackpw_rack2:")) ||
+	    (b = strtol(p + 13, NULL, 10)) <= 0 || a + b != 5300 || a > 4240 || b > 4240 ||
+	    strstr(j->licenses, "rack3")) {
+		log_dump();
+		fail_msg("nodes '%s', licenses '%s'", j->req_nodes ? j->req_nodes : "(none)",
+		         j->licenses ? j->licenses : "(none)");
+	}
+	gp_test_job_free(j);
+}
+
 /* Slurm's nodes without the racks' features: a job is kept to a rack by
  * excluding every other node (the user's exclusions kept), and the load
  * says so once per rack. */
@@ -1140,6 +1164,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hres_load, setup_hres, teardown_hres),
 		cmocka_unit_test_setup_teardown(test_lic_requests, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_burst, setup_lic, teardown_lic),
+		cmocka_unit_test_setup_teardown(test_lic_pin_two_racks, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_without_features, setup_lic_nofeat,
 		                                teardown_lic),
 	};
