@@ -287,7 +287,8 @@ int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_de
 	const gp_cluster_t *cl = c->cluster;
 	const uint32_t bad = GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED;
 	const gp_rack_view_t *rv = ledger_racks(sn->racks);
-	int32_t nodes = gp__request_nodes(r), per, q = r->partition, i, k;
+	int32_t nodes = gp__request_nodes(r), per, q, i, k;
+	bool *inpart = NULL;
 	int32_t *free_nodes = NULL, *free_gpus = NULL, *cap_nodes = NULL, *cap_gpus = NULL;
 	double *room = NULL;
 	bool *fits = NULL, *can = NULL;
@@ -329,8 +330,39 @@ int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_de
 	per = r->gpus_per_node > 0 ? r->gpus_per_node
 	      : nodes > 0          ? (r->gpus + nodes - 1) / nodes
 	                           : 0;
-	if (q < 0)
-		q = default_part(cl);
+	/* the job's partitions: the request of a job gpuplace passes early
+	 * may not hold them (one GPU, several partitions), so read here;
+	 * none given: the default */
+	inpart = calloc((size_t)cl->nparts + 1, sizeof(*inpart));
+	if (!inpart) {
+		slurm_verbose("gpuplace: %s: no rack license: out of memory", label);
+		goto out;
+	}
+	if (j->partition && *j->partition) {
+		const char *p = j->partition;
+
+		while (*p) {
+			size_t n = strcspn(p, ",");
+
+			for (q = 0; q < cl->nparts; q++)
+				if (strlen(cl->parts[q].name) == n && !strncmp(cl->parts[q].name, p, n))
+					break;
+			if (q == cl->nparts) {
+				slurm_verbose("gpuplace: %s: no rack license: partition '%.*s' is not in "
+				              "the model", label, (int)(n < 64 ? n : 64), p);
+				goto out;
+			}
+			inpart[q] = true;
+			p += n;
+			if (*p)
+				p++;
+		}
+	} else if ((q = default_part(cl)) >= 0) {
+		inpart[q] = true;
+	} else {
+		for (q = 0; q < cl->nparts; q++)
+			inpart[q] = true; /* no default marked: Slurm's own choice, unknown */
+	}
 	free_nodes = calloc((size_t)cl->nracks + 1, sizeof(*free_nodes));
 	free_gpus = calloc((size_t)cl->nracks + 1, sizeof(*free_gpus));
 	cap_nodes = calloc((size_t)cl->nracks + 1, sizeof(*cap_nodes));
@@ -351,7 +383,9 @@ int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_de
 		 * may come back before the job starts */
 		if (nd->rack < 0 || have <= 0)
 			continue;
-		if ((q >= 0 && !gp__node_in_part(cl, i, q)) ||
+		for (q = 0; q < cl->nparts && !(inpart[q] && gp__node_in_part(cl, i, q)); q++)
+			;
+		if ((cl->nparts > 0 && q == cl->nparts) ||
 		    (r->nrequired && !in_list(r->required, r->nrequired, i)) ||
 		    in_list(r->excluded, r->nexcluded, i))
 			continue;
@@ -404,6 +438,7 @@ int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_de
 	else
 		*count = (int64_t)ceil((double)r->gpus * (double)c->lic_gpu_w[rack] - 1e-9);
 out:
+	free(inpart);
 	gp__constraint_destroy(own);
 	free(free_nodes);
 	free(free_gpus);

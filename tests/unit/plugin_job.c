@@ -61,5 +61,6 @@ void gp_test_job_free(job_desc_msg_t *j)
 	slurm_xfree((void **)&j->licenses);
 	slurm_xfree((void **)&j->array_inx);
 	slurm_xfree((void **)&j->reservation);
+	slurm_xfree((void **)&j->partition);
 	slurm_xfree((void **)&j);
 }

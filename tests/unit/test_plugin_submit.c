@@ -1070,6 +1070,42 @@ static void test_lic_requests(void **unused)
 	}
 }
 
+/* The job's partitions bound its rack (the request of a one-GPU job holds
+ * none): partition a100 has no rack3 node, however much room rack3 has;
+ * of two partitions, the nodes of either. */
+static void test_lic_partitions(void **unused)
+{
+	static const struct {
+		const char *part, *want_feat, *want_lic;
+	} cases[] = {
+		{ "a100", "gprack_rack1", "rackpw_rack1:265" },
+		{ "a100,gpu", "gprack_rack3", "rackpw_rack3:315" },
+		{ "cpu", NULL, NULL }, /* no GPU there: no rack holds it */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		job_desc_msg_t *j = gp_test_job_new("gres/gpu:1", NULL);
+		char *msg;
+
+		j->partition = slurm_xstrdup(cases[i].part);
+		(void)submit(j, &msg);
+		slurm_xfree((void **)&msg);
+		if ((cases[i].want_feat ? !j->features || strcmp(j->features, cases[i].want_feat)
+		                        : j->features != NULL) ||
+		    (cases[i].want_lic ? !j->licenses || strcmp(j->licenses, cases[i].want_lic)
+		                       : j->licenses != NULL)) {
+			log_dump();
+			fail_msg("case %zu: features '%s', licenses '%s'", i,
+			         j->features ? j->features : "(none)",
+			         j->licenses ? j->licenses : "(none)");
+		}
+		gp_test_job_free(j);
+		decider_reset();
+		decider_prepare();
+	}
+}
+
 /* A PIN over two racks: each rack's license with its nodes' share (5
  * A100 nodes of 4 GPUs, 265 W each over idle: 20 x 265 = 5,300 W in all,
  * at most 4 nodes, 4,240 W, in one rack). */
@@ -1165,6 +1201,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lic_requests, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_burst, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_pin_two_racks, setup_lic, teardown_lic),
+		cmocka_unit_test_setup_teardown(test_lic_partitions, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_without_features, setup_lic_nofeat,
 		                                teardown_lic),
 	};
