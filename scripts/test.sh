@@ -12,9 +12,9 @@
 # the sources under the run's work directory, and its tests run in that
 # tree: on the host a copy of this tree's tracked files (a checkout is never
 # configured or built by the run); in each root the dist tarball `make
-# dist` made from another such copy beside the host's build, so that what
-# ships is what the roots build and test (when make dist failed, the same
-# copy as the host's).
+# dist` made in the host's tree once configured, before its build, so that
+# what ships is what the roots build and test (when make dist failed, the
+# same copy as the host's).
 # (packages: tests/cli/packages.sh, the Debian packages that build made,
 # installed, loaded by the release's slurmctld and removed)
 # (check-slurm-unit: the quick tier's tests that build against Slurm's
@@ -227,9 +227,9 @@ root_build() {
 		: >"$d.failed"
 		return 0
 	fi
-	# the dist tarball, once it is made (or has failed: then the sources
-	# as the host took them)
-	while [ ! -f "$work/dist.done" ]; do sleep 2; done
+	# the dist tarball, once the host's tree has made it (or the host's
+	# build has ended without it: then the sources as the host took them)
+	while ! ls "$work"/gpuplace-*.tar.gz >/dev/null 2>&1 && [ ! -f "$work/dist.done" ]; do sleep 2; done
 	if ls "$work"/gpuplace-*.tar.gz >/dev/null 2>&1; then
 		tar -xzf "$work"/gpuplace-*.tar.gz -C "$d/src" --strip-components=1
 	else
@@ -397,7 +397,7 @@ if [ ! -c /dev/null ]; then
 	exit 1
 fi
 
-# ---- the root lane, the tarball, the host build, then the other two lanes ----
+# ---- the root lane, the host build, then the other two lanes ----------------
 # (the root lane prepares the roots, then waits for the tarball)
 nice -n 10 ionice -c 3 sh scripts/test.sh --root-lane "$work" &
 rlane=$!
@@ -405,27 +405,17 @@ host_res=$work/host.res
 : >"$host_res"
 hs=$(date +%s)
 hostd=$work/host
-mkdir -p "$hostd/src" "$work/dist/src"
+mkdir -p "$hostd/src"
 copy_sources "$hostd/src"
-# the tarball the roots build from, beside the host's build: `make dist`
-# in another copy of the same sources, configured only (it builds
-# nothing), so that the roots' builds start within seconds rather than
-# after the host's, and the tarball has no file of a build in it (made in
-# the built tree, it carried debian/tmp and the host's packaged binaries);
-# $work/dist.done once it is there or has failed (then the roots take the
+# the tarball the roots build from: `make dist` in the host's tree once it
+# is configured, before it builds (GP_DEB_DIST_DIR, debian/rules), so that
+# the roots' builds start beside the host's; $work/dist.done once the
+# host's build has ended (then, without a tarball, the roots take the
 # sources as the host did)
-copy_sources "$work/dist/src"
-(
-	cd "$work/dist/src"
-	if { [ -x configure ] || autoreconf -fi; } && ./configure --quiet && make dist; then
-		mv gpuplace-*.tar.gz "$work/" || true
-	else
-		echo "place host: FAILED: make dist ($(tail -n 1 ../dist.log))" >>"$host_res"
-	fi
+if (cd "$hostd/src" && GP_DEB_DIST_DIR=$work sh scripts/build.sh --deb); then
+	ls "$work"/gpuplace-*.tar.gz >/dev/null 2>&1 ||
+		echo "place host: FAILED: make dist ($(grep -B 2 'debian/rules: make dist failed' "$hostd/deb-build.log" | head -n 1))" >>"$host_res"
 	: >"$work/dist.done"
-) >"$work/dist/dist.log" 2>&1 &
-distp=$!
-if (cd "$hostd/src" && sh scripts/build.sh --deb); then
 	host_ver=$(cd "$hostd/src" && built_for)
 	# the CPU lane, in the background, as its own niced invocation
 	nice -n 15 ionice -c 3 sh "$hostd/src/scripts/test.sh" --cpu-lane "$work" &
@@ -455,12 +445,12 @@ if (cd "$hostd/src" && sh scripts/build.sh --deb); then
 	done
 	echo "release $host_ver: host $(($(date +%s) - hs))" >>"$host_res"
 else
+	: >"$work/dist.done"
 	tail -n 30 "$hostd/deb-build.log" 2>/dev/null
 	echo "place host: FAILED, not tested: the build failed (dpkg-buildpackage, see above)" >>"$host_res"
 	wait "$rlane" || true
 	rlane=
 fi
-wait "$distp" || true
 for f in "$work"/*/check.log "$work"/*/slurm.log "$work"/*/packages.log; do
 	[ -f "$f" ] && grep -q -E '^(not ok|FAIL|ERROR|XPASS)' "$f" && { echo "==== $f"; grep -E -A20 '^(not ok|==== )' "$f" | tail -n 80; }
 done
