@@ -40,6 +40,12 @@ nobase_dist_sites_DATA = \
 # namespace), has a real slurmctld load the plugin from the package's
 # paths, and removes them; a few minutes.  Run with `make check-packages`.
 EXTRA_DIST += tests/cli/packages.sh debian
+# debian/ as the sources have it: what a package build of this tree leaves
+# there (debian/tmp, each package's tree, debhelper's files) stays out of
+# the tarball (made after a build, it carried the built binaries)
+dist-hook:
+	cd $(distdir)/debian && rm -f files *.substvars *.log debhelper-build-stamp autoreconf.before autoreconf.after && \
+		for d in */ .debhelper/; do case $$d in source/) ;; *) rm -rf "$$d" ;; esac; done
 check-packages:
 	@$(AM_TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/tests/cli/packages.sh
 .PHONY: check-packages

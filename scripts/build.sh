@@ -8,7 +8,9 @@
 #   configured and built, so that the tests run on the code that was
 #   packaged and the packages tier installs these (tests/cli/packages.sh,
 #   GP_PKG_DEBS).  For a fresh copy of the sources (the Debian roots of
-#   scripts/test.sh).
+#   scripts/test.sh).  With GP_DEB_DIST_DIR set, the dist tarball goes
+#   there as soon as the tree is configured, before the build
+#   (debian/rules).
 set -eu
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --deb ]; then

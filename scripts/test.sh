@@ -12,9 +12,9 @@
 # the sources under the run's work directory, and its tests run in that
 # tree: on the host a copy of this tree's tracked files (a checkout is never
 # configured or built by the run); in each root the dist tarball `make
-# dist` made from the host's tree, so that what ships is what the roots
-# build and test (outside a git checkout, or when the host's build failed,
-# the same copy as the host's).
+# dist` made in the host's tree once configured, before its build, so that
+# what ships is what the roots build and test (when make dist failed, the
+# same copy as the host's).
 # (packages: tests/cli/packages.sh, the Debian packages that build made,
 # installed, loaded by the release's slurmctld and removed)
 # (check-slurm-unit: the quick tier's tests that build against Slurm's
@@ -22,7 +22,7 @@
 # the Slurm release and runs on the host)
 # in lanes side by side (see "Three lanes" below): the real-daemon tiers
 # of the three releases side by side (they mostly wait on their daemons),
-# GP_SLURM_JOBS (2) tests at a time each, the longest first (Makefile.am
+# GP_SLURM_JOBS (3) tests at a time each, the longest first (Makefile.am
 # GP_CHECK_SLURM), at normal priority; every build and CPU-bound
 # tier beside them at nice 10, so that they never starve a daemon (run side
 # by side at one priority, they overloaded the 2-core machine: real-daemon
@@ -39,8 +39,9 @@
 #   scripts/test.sh --suite TIER...
 #       build here and run the tiers (check, slurm-unit, slurm, fuzz,
 #       long) one after
-#       the other: what runs inside a root.  Prints `tier TIER: P F S T`
-#       per tier (T seconds) and `suite slurm X.Y.Z: P F S` last
+#       the other: what runs inside a root (no TIER: the build alone).
+#       Prints `tier TIER: P F S T` per tier (T seconds) and `suite slurm
+#       X.Y.Z: P F S` last
 #   scripts/test.sh --root-lane WORK | --cpu-lane WORK
 #       the root lane or the CPU lane of a run whose results go to WORK
 #       (the main run starts them)
@@ -116,13 +117,15 @@ run_tier() {
 	rm -f "$log"
 	s=$(date +%s)
 	rc=0
-	# the real-daemon tests mostly wait on the daemons: two at a time.  The
+	# the real-daemon tests mostly wait on their daemons: three at a time,
+	# so that the two that take over two minutes each (slurm_vs_stock,
+	# slurm_steer) leave a slot to all the others.  The
 	# make output goes to .tier-NAME.out; failures are printed below
 	# the real-daemon smoke test of make check runs with the real-daemon
 	# tier (SLURM_SMOKE_TESTS empty in the quick one): the quick tier runs
 	# in the CPU lane, niced, where a daemon would wait behind a build
 	case $1 in
-	slurm) make -j"${GP_SLURM_JOBS:-2}" "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
+	slurm) make -j"${GP_SLURM_JOBS:-3}" "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
 	# (the packages this tree's build made, beside it: scripts/build.sh --deb)
 	packages) GP_PKG_DEBS=$(cd .. && pwd) make "$target" >".tier-$1.out" 2>&1 || rc=1 ;;
 	check) make -j"$(nproc)" "$target" SLURM_SMOKE_TESTS= >".tier-$1.out" 2>&1 || rc=1 ;;
@@ -154,24 +157,28 @@ if [ "${1:-}" = --suite ]; then
 		echo "suite slurm $(built_for 2>/dev/null || echo unknown): build failed"
 		exit 1
 	fi
-	for tier in "$@"; do
-		run_tier "$tier" | tee .tier-out
-		set -- $(sed -n 's/^tier [a-z-]*: //p' .tier-out)
+	# (each tier's files its own: a root's quick tests and its real-daemon
+	# tier run side by side in one tree, each a --suite of its own)
+	tiers=$*
+	for tier in $tiers; do
+		run_tier "$tier" | tee ".tier-$tier.res"
+		set -- $(sed -n 's/^tier [a-z-]*: //p' ".tier-$tier.res")
 		sum_p=$((sum_p + $1)) sum_f=$((sum_f + $2)) sum_s=$((sum_s + $3))
+		rm -f ".tier-$tier.res" ".tier-$tier.out"
 	done
-	rm -f .tier-out .tier-*.out
 	echo "suite slurm $(built_for): $sum_p $sum_f $sum_s"
 	[ "$sum_f" = 0 ]
 	exit
 fi
 
 # Three lanes run side by side:
-#   the root lane     from the start: prepares the roots, then, once the
-#                     host's build has made the dist tarball, the roots'
-#                     builds and Slurm-dependent quick tests
-#                     (check-slurm-unit), one root after the other, at
-#                     nice 10 and in the idle I/O class (the roots' builds
-#                     and real-daemon tiers are the longest chain of a run)
+#   the root lane     from the start, a chain per root, the roots side
+#                     by side: prepares the root, then, once the dist
+#                     tarball is made, its build, then
+#                     its Slurm-dependent quick tests (check-slurm-unit)
+#                     and packages beside its real-daemon tier, at nice
+#                     10 and in the idle I/O class (a root's build and
+#                     real-daemon tier are the longest chain of a run)
 #   the daemon lane   once the host is built: the real-daemon tier
 #                     (check-slurm) on the host, in the Debian 13 root and
 #                     in the sid root, side by side, at normal priority
@@ -206,10 +213,11 @@ in_root() {
 		sh -c "cd /gpbuild/src && TMPDIR=/gpbuild/tmp ${GP_SLURM_JOBS:+GP_SLURM_JOBS=$GP_SLURM_JOBS }${4:+$4 }sh scripts/test.sh --suite $3"
 }
 
-# root_build SUITE NAME OFFSET: prepare the root, copy the sources, build
-# them there with dpkg-buildpackage (the packages tier installs what it
-# built; one build per release instead of two) and run the Slurm-dependent
-# quick tests inside; $work/SUITE.ready (or .failed) says so
+# root_build SUITE NAME OFFSET: prepare the root, copy the sources and
+# build them there with dpkg-buildpackage (the packages tier installs what
+# it built; one build per release instead of two); $work/SUITE.ready (or
+# .failed) says so.  The root's real-daemon tier starts then: its quick
+# tests (root_unit) and packages (root_packages) run beside it
 root_build() {
 	suite=$1 name=$2 d=$work/$1
 	mkdir -p "$d/src" "$d/tmp" "$d/shared"
@@ -219,23 +227,34 @@ root_build() {
 		: >"$d.failed"
 		return 0
 	fi
-	# the dist tarball the host's tree made, once the host has made it (or
-	# failed to: then the sources as the host took them)
-	while [ ! -f "$work/dist.done" ]; do sleep 2; done
+	# the dist tarball, once the host's tree has made it (or the host's
+	# build has ended without it: then the sources as the host took them)
+	while ! ls "$work"/gpuplace-*.tar.gz >/dev/null 2>&1 && [ ! -f "$work/dist.done" ]; do sleep 2; done
 	if ls "$work"/gpuplace-*.tar.gz >/dev/null 2>&1; then
 		tar -xzf "$work"/gpuplace-*.tar.gz -C "$d/src" --strip-components=1
 	else
 		copy_sources "$d/src"
 	fi
 	[ -d ../shared/data ] && cp -rL ../shared/data "$d/shared/data"
-	in_root "$suite" "$3" slurm-unit GP_SUITE_DEB=1 >"$d/check.log" 2>&1 || true
-	if grep -q '^suite slurm [0-9]' "$d/check.log"; then
+	# (--suite without a tier: the build alone)
+	in_root "$suite" "$3" "" GP_SUITE_DEB=1 >"$d/build.log" 2>&1 || true
+	if grep -q '^suite slurm [0-9]' "$d/build.log"; then
 		: >"$d.ready"
 	else
-		echo "place $name: FAILED, not tested: $(grep '^suite slurm ' "$d/check.log" | tail -n 1 | sed 's/^suite slurm //')${name:+ (log: $d/check.log)}" >"$d.res"
+		echo "place $name: FAILED, not tested: $(grep '^suite slurm ' "$d/build.log" | tail -n 1 | sed 's/^suite slurm //')${name:+ (log: $d/build.log)}" >"$d.res"
 		: >"$d.failed"
 	fi
 	echo "$(($(date +%s) - $(cat "$d.t0")))" >"$d.tb"
+}
+
+# root_unit SUITE NAME OFFSET: the Slurm-dependent quick tests
+# (check-slurm-unit) inside a built root, beside its real-daemon tier (they
+# build their own programs only; `all` is built); $work/SUITE.unit says
+# they have ended
+root_unit() {
+	suite=$1 d=$work/$1
+	[ ! -f "$d.ready" ] || in_root "$suite" "$3" slurm-unit >"$d/check.log" 2>&1 || true
+	: >"$d.unit"
 }
 
 # root_packages SUITE NAME OFFSET: the packages tier inside a built root,
@@ -267,9 +286,13 @@ root_slurm() {
 	[ -f "$d.ready" ] || return 0
 	s=$(date +%s)
 	in_root "$suite" "$3" slurm >"$d/slurm.log" 2>&1 || true
+	# (its quick tests, which the root lane runs beside it)
+	while [ ! -f "$d.unit" ] && kill -0 "$rlane" 2>/dev/null; do sleep 2; done
 	{
-		cat "$d/check.log" "$d/slurm.log" |
+		cat "$d/check.log" "$d/slurm.log" 2>/dev/null |
 			sed -n "s/^tier \\(.*\\)/tier \\1 $name/p; s/^slowest \\(.*\\)/slowest \\1 ($name)/p"
+		grep -q '^tier slurm-unit: ' "$d/check.log" 2>/dev/null ||
+			echo "place $name: FAILED: its quick tests (check-slurm-unit) gave no result (log: $d/check.log)"
 		res=$(grep '^suite slurm ' "$d/slurm.log" | tail -n 1)
 		ver=${res#suite slurm }
 		case "$res" in
@@ -284,7 +307,11 @@ skipped() {
 	return 1
 }
 
-# --root-lane WORK: the root lane (run niced by the main invocation)
+# --root-lane WORK: the root lane (run niced by the main invocation): a
+# chain per root, side by side (a build does not keep both cores busy,
+# most of a first run's preparation waits on the network): prepare and
+# build, then its quick tests and its packages, beside its real-daemon
+# tier (root_slurm)
 if [ "${1:-}" = --root-lane ]; then
 	work=$2 off=${GP_PORT_OFFSET:-0}
 	i=0
@@ -296,15 +323,14 @@ if [ "${1:-}" = --root-lane ]; then
 			: >"$work/$suite.failed"
 			continue
 		fi
-		root_build "$suite" "$name" $((off + 2000 * i))
+		p=$((off + 2000 * i))
+		{
+			root_build "$suite" "$name" $p
+			root_unit "$suite" "$name" $p
+			root_packages "$suite" "$name" $p
+		} &
 	done
-	# then each built root's packages, beside its real-daemon tier
-	i=0
-	for spec in $roots; do
-		i=$((i + 1))
-		suite=${spec%%:*} name=$(echo "${spec#*:}" | tr _ ' ')
-		skipped "$suite" || root_packages "$suite" "$name" $((off + 2000 * i))
-	done
+	wait
 	exit 0
 fi
 # --cpu-lane WORK: the CPU lane (run niced by the main invocation, in the
@@ -372,7 +398,7 @@ if [ ! -c /dev/null ]; then
 fi
 
 # ---- the root lane, the host build, then the other two lanes ----------------
-# (the root lane prepares the roots, then waits for the host's tarball)
+# (the root lane prepares the roots, then waits for the tarball)
 nice -n 10 ionice -c 3 sh scripts/test.sh --root-lane "$work" &
 rlane=$!
 host_res=$work/host.res
@@ -381,10 +407,14 @@ hs=$(date +%s)
 hostd=$work/host
 mkdir -p "$hostd/src"
 copy_sources "$hostd/src"
-if (cd "$hostd/src" && sh scripts/build.sh --deb); then
-	# the tarball the roots build from
-	(cd "$hostd/src" && make dist >"$hostd/dist.log" 2>&1 && mv gpuplace-*.tar.gz "$work/") ||
-		echo "place host: FAILED: make dist ($(tail -n 1 "$hostd/dist.log"))" >>"$host_res"
+# the tarball the roots build from: `make dist` in the host's tree once it
+# is configured, before it builds (GP_DEB_DIST_DIR, debian/rules), so that
+# the roots' builds start beside the host's; $work/dist.done once the
+# host's build has ended (then, without a tarball, the roots take the
+# sources as the host did)
+if (cd "$hostd/src" && GP_DEB_DIST_DIR=$work sh scripts/build.sh --deb); then
+	ls "$work"/gpuplace-*.tar.gz >/dev/null 2>&1 ||
+		echo "place host: FAILED: make dist ($(grep -B 2 'debian/rules: make dist failed' "$hostd/deb-build.log" | head -n 1))" >>"$host_res"
 	: >"$work/dist.done"
 	host_ver=$(cd "$hostd/src" && built_for)
 	# the CPU lane, in the background, as its own niced invocation

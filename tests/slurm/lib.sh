@@ -132,6 +132,28 @@ hostlist_nodes() {
 	esac
 }
 
+# running_on JOB [SECONDS] [EVERY]: the job's nodes as Slurm writes them
+# ("n[3-4]") once it runs; "" when it does not within SECONDS (default
+# RUNNING_S, else 30), at once when it has ended without running or JOB is
+# empty (sbatch refused it).  Polled every EVERY seconds (default
+# RUNNING_EVERY, else 0.25; each poll is a command and an RPC, so a test
+# of many jobs on a busy cluster polls less often); the wait is a number of
+# polls, so on a loaded machine it lasts longer, never shorter.
+running_on() {
+	local t st nodes="" every=${3:-${RUNNING_EVERY:-0.25}}
+	if [ -n "$1" ]; then
+		for t in $(seq 1 "$(awk -v s="${2:-${RUNNING_S:-30}}" -v e="$every" 'BEGIN { printf "%d", s / e + 0.5 }')"); do
+			st=$(squeue -h -t all -j "$1" -o '%T %N' 2>/dev/null)
+			case "$st" in
+			RUNNING*) nodes=${st#RUNNING }; break ;;
+			COMPLETED*|COMPLETING*|FAILED*|CANCELLED*|TIMEOUT*|NODE_FAIL*|OUT_OF_MEMORY*|BOOT_FAIL*|DEADLINE*) break ;;
+			esac
+			sleep "$every"
+		done
+	fi
+	echo "$nodes"
+}
+
 # run [-g] NAME ARGS...: submit a 5-minute job NAME with sbatch ARGS, wait
 # until it runs (30 s at most; at once when it ended or sbatch refused
 # it), then read its record once:
@@ -144,21 +166,12 @@ hostlist_nodes() {
 #          node of two types)
 #   seen   the record's lines that say where and why, for diagnostics
 run() {
-	local name t st n e parse=
+	local name t n e parse=
 	[ "$1" = -g ] && { parse=1; shift; }
 	name=$1
 	shift
 	j=$(sbatch --parsable -J "$name" -t 5 -o /dev/null "$@" --wrap='sleep 300' 2>"$D/$name.err")
-	nodes=""
-	for t in $(seq 1 120); do
-		[ -n "$j" ] || break
-		st=$(squeue -h -t all -j "$j" -o '%T %N' 2>/dev/null)
-		case "$st" in
-		RUNNING*) nodes=${st#RUNNING }; break ;;
-		COMPLETED*|COMPLETING*|FAILED*|CANCELLED*|TIMEOUT*|NODE_FAIL*|OUT_OF_MEMORY*|BOOT_FAIL*|DEADLINE*) break ;;
-		esac
-		sleep 0.25
-	done
+	nodes=$(running_on "$j" 30 0.25)
 	rec=$([ -n "$j" ] && scontrol show job -d "$j" 2>/dev/null)
 	gpus=
 	[ -z "$parse" ] || gpus=$(echo "$rec" | awk '

@@ -61,15 +61,8 @@ check 'grep -q "gpuplace: loaded" "$D/log/slurmctld.log" && ! grep "gpuplace:.*t
 # wait until the plugin has read the cluster state once (it refreshes every 2 s)
 sleep 3
 
-running_on() {
-	local t nodes=""
-	for t in $(seq 1 40); do
-		nodes=$(squeue -h -j "$1" -t R -o %N 2>/dev/null)
-		[ -n "$nodes" ] && break
-		sleep 0.25
-	done
-	echo "$nodes"
-}
+# (running_on, lib.sh: a job's nodes once it runs, 10 s at most)
+RUNNING_S=10
 # "A2B2": how many of the job's nodes are in each block
 per_block() {
 	scontrol show hostnames "$1" | while read -r h; do i=${h#n}; [ "$i" -le 4 ] && echo A || echo B; done |

@@ -51,16 +51,9 @@ check 'grep -q "gpuplace: telemetry prom (http://127.0.0.1:9/api/v1/query)" "$D/
 	"telemetry down is logged once by name: $(grep -o 'gpuplace: telemetry prom.*' "$D/log/slurmctld.log" | head -n1 | cut -c1-110)" \
 	"$(grep gpuplace "$D/log/slurmctld.log" | head -n 5)"
 
-# job id -> its nodes once running (empty if not within ~10 s)
-running_on() { # job [quarter seconds to wait: 240, enough on a loaded machine]
-	local t nodes=""
-	for t in $(seq 1 "${2:-240}"); do
-		nodes=$(squeue -h -j "$1" -t R -o %N 2>/dev/null)
-		[ -n "$nodes" ] && break
-		sleep 0.25
-	done
-	echo "$nodes"
-}
+# (running_on, lib.sh: a job's nodes once it runs, 60 s at most, enough
+# on a loaded machine)
+RUNNING_S=60
 leaves_of() { scontrol show hostnames "$1" | while read -r h; do i=${h#n}; [ "$i" -le 4 ] && echo A || echo B; done | sort -u | tr -d '\n'; }
 
 # 1. power: rack A has no headroom, so a 4-GPU job goes to rack B although
@@ -222,7 +215,7 @@ check 'grep -q "gpuplace: .*gpuplace.conf:[0-9]*: PowerCapKW: .lots. is not a nu
 echo 'DefaultGpuProfile="a100' >>"$D/etc/gpuplace.conf"
 for t in $(seq 1 240); do grep -q "unterminated quote.*keeping the last good" "$D/log/slurmctld.log" && break; sleep 0.25; done
 j=$(sbatch --parsable --gpus=4 -o /dev/null --wrap='sleep 30')
-nodes=$(running_on "$j" 240)
+nodes=$(running_on "$j")
 check 'grep -q "gpuplace.conf:[0-9]*: DefaultGpuProfile: unterminated quote.*keeping the last good configuration" "$D/log/slurmctld.log" && [ -n "$nodes" ]' \
 	"a broken gpuplace.conf is logged with file, line and key; jobs still run ($nodes)" \
 	"$(grep gpuplace "$D/log/slurmctld.log" | tail -n 3)"

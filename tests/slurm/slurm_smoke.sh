@@ -40,16 +40,8 @@ if ! $H up 2>"$D.up.log"; then
 fi
 ok "slurmctld loaded job_submit/gpuplace: $(grep -o 'gpuplace: loaded.*' "$D/log/slurmctld.log" | head -n1)"
 
-# job id -> its nodes once running (empty if not within ~20 s)
-running_on() {
-	local t nodes=""
-	for t in $(seq 1 80); do
-		nodes=$(squeue -h -j "$1" -t R -o %N 2>/dev/null)
-		[ -n "$nodes" ] && break
-		sleep 0.25
-	done
-	echo "$nodes"
-}
+# (running_on, lib.sh: a job's nodes once it runs, 20 s at most)
+RUNNING_S=20
 
 # the fragmented cluster: n1, n2, n6 full, n3 and n5 half used; free are
 # n3 (2), n4 (4) in leaf A and n5 (2), n7 (4), n8 (4) in leaf B

@@ -101,22 +101,9 @@ if ! $H up 2>"$D.up.log"; then
 fi
 plugin_read # the plugin's first reading of the state
 
-# running_on JOB [quarter seconds to wait, default 60]: the job's nodes
-# once it runs; "" when it does not within the wait, or has ended without
-# running (a wait for a job that will never run ends at once)
-running_on() {
-	local t nodes="" st
-	# (polled every 0.5 s: each poll is a command and an RPC)
-	for t in $(seq 1 $(((${2:-60} + 1) / 2))); do
-		st=$(squeue -h -t all -j "$1" -o '%T %N' 2>/dev/null)
-		case "$st" in
-		RUNNING*) nodes=${st#RUNNING }; break ;;
-		COMPLETED*|COMPLETING*|FAILED*|CANCELLED*|TIMEOUT*|NODE_FAIL*|OUT_OF_MEMORY*|BOOT_FAIL*|DEADLINE*) break ;;
-		esac
-		sleep 0.5
-	done
-	echo "$nodes"
-}
+# (running_on, lib.sh: a job's nodes once it runs, 15 s at most unless
+# told, polled every 0.5 s: each poll is a command and an RPC)
+RUNNING_S=15 RUNNING_EVERY=0.5
 in_range() { # hostlist lo hi: every node's number in [lo, hi]
 	local h i
 	for h in $(scontrol show hostnames "$1"); do
@@ -169,7 +156,7 @@ sleep 3
 sw0=$(scontrol show job "$j" | grep -o 'Switches=[^ ]*')
 cm0=$(scontrol show job "$j" | grep -o "AdminComment=.*")
 for b in $(squeue -h -n ext1,ext2,ext3,ext5,ext6,ext7 -o %i); do scontrol update jobid="$b" TimeLimit=10; done
-nodes=$(running_on "$j" 600)
+nodes=$(running_on "$j" 150)
 took=$((SECONDS - t0))
 sw1=$(scontrol show job "$j" | grep -o 'Switches=[^ ]*')
 check 'echo "$sw0" | grep -q "^Switches=1@" && [ "$nodes" = "n[4,8]" ] && [ "$took" -lt 150 ] && ! echo "$sw1" | grep -q "^Switches=1@" && scontrol show job "$j" | grep -qF "AdminComment=gpuplace: PIN n[4,8]; exactly 2 nodes; steered while pending: "' \
@@ -188,7 +175,7 @@ clean
 scontrol create reservation reservationname=other users=daemon nodes='n[1-6]' starttime=now duration=60 >/dev/null
 plugin_read "[0-9]+ nodes, 0 running jobs, 1 reservations"
 j=$(sbatch --parsable --gpus=8 -o /dev/null --wrap='sleep 300')
-nodes=$(running_on "$j" 240)
+nodes=$(running_on "$j" 60)
 check '[ "$nodes" = "n[7-8]" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: " && ! scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN n\[[1-6]"' \
 	"n[1-6] reserved for another user: the 8-GPU job is not pinned into the reservation and runs on n[7-8] ($nodes)" "$(show "$j")"
 clean
@@ -216,7 +203,7 @@ scontrol delete reservation=later
 scontrol create reservation reservationname=mine users=root nodes='n[3-6]' starttime=now duration=60 >/dev/null
 plugin_read "[0-9]+ nodes, 0 running jobs, 1 reservations"
 j=$(sbatch --parsable --reservation=mine --gpus=8 -o /dev/null --wrap='sleep 300')
-nodes=$(running_on "$j" 240)
+nodes=$(running_on "$j" 60)
 check 'in_range "$nodes" 3 6 && scontrol show job "$j" | grep -Eq "AdminComment=gpuplace: (PIN|CONSTRAIN) .*inside reservation mine"' \
 	"a job with --reservation=mine is placed by gpuplace inside n[3-6]: $nodes" "$(show "$j")"
 # the same leaf is preferred: n[3-4] or n[5-6], not one of each
@@ -278,7 +265,7 @@ t0=$SECONDS
 # Slurm alone starts a job waiting for a switch count at sched/backfill's
 # next pass (bf_interval, 30 s by default); gpuplace's steering PINs it to
 # the compact set at its next refresh (2 s), so it starts within seconds
-nodes=$(running_on "$j" 60)
+nodes=$(running_on "$j" 15)
 took=$((SECONDS - t0))
 check '[ "${st%% *}" = PENDING ] && [ "$nodes" = "n[3-4]" ] && scontrol show job "$j" | grep -qF "AdminComment=gpuplace: PIN n[3-4]; exactly 2 nodes; steered while pending: "' \
 	"a constrained job waits rather than spread over n[4,8] ($st) and is steered to the compact n[3-4] when it frees ($nodes, ${took} s later)" "$(show "$j")"
@@ -330,7 +317,7 @@ sleep 3
 st=$(squeue -h -j "$j" -o '%T %r')
 lic=$(scontrol show job "$j" | grep -o 'Licenses=[^ ]*')
 scancel "$l"
-nodes=$(running_on "$j" 200)
+nodes=$(running_on "$j" 50)
 check '[ "$st" = "PENDING Licenses" ] && [ "$lic" = "Licenses=lic:1" ] && [ -n "$nodes" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: "' \
 	"a job waiting for its license keeps it ($st, $lic) and runs once it is free ($nodes)" "$(show "$j")"
 clean
@@ -343,8 +330,8 @@ clean
 if runuser -u daemon -- test -x "$D" 2>/dev/null; then
 	o=$(sbatch --parsable --uid=daemon -w n1 --gpus=1 -o /dev/null --wrap='sleep 300')
 	c=$(sbatch --parsable --uid=daemon -w n2 -n 1 -o /dev/null --wrap='sleep 300')
-	onodes=$(running_on "$o" 240)
-	cnodes=$(running_on "$c" 240)
+	onodes=$(running_on "$o" 60)
+	cnodes=$(running_on "$c" 60)
 	plugin_read "[0-9]+ nodes, 2 running jobs"
 	j=$(sbatch --parsable --exclusive=user --gpus=2 -o /dev/null --wrap='sleep 300')
 	nodes=$(running_on "$j")
@@ -388,9 +375,9 @@ check 'echo "$ac0" | grep -Eq "^lua: project=chain tier=2 gpuplace: (PIN|CONSTRA
 pin=$(scontrol show job "$j" | sed -n 's/.*ReqNodeList=\([^ ]*\).*/\1/p')
 first=$(scontrol show hostnames "$pin" | head -n 1)
 b=$(sbatch --parsable -w "${first:-n1}" --gpus=4 -o /dev/null --wrap='sleep 300')
-running_on "$b" 240 >/dev/null
+running_on "$b" 60 >/dev/null
 scontrol release "$j"
-nodes=$(running_on "$j" 240)
+nodes=$(running_on "$j" 60)
 ac1=$(scontrol show job "$j" | sed -n 's/^ *AdminComment=//p' | sed 's/ *$//')
 # (PINned at submission, it must have been steered; CONSTRAINed there, on
 # a loaded machine, Slurm may start it in its domain before any steering)

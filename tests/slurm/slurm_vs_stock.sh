@@ -94,18 +94,11 @@ shape() {
 }
 same_hosts() { [ -n "$1" ] && [ "$(hosts "$1" | sort)" = "$(hosts "$2" | sort)" ]; }
 
-# job id -> its nodes once running, or empty after $2 s (polls every
-# 0.5 s: each poll is a command and an RPC, and with three clusters on
-# the machine at once the polls were a large share of the suite's CPU)
-running_on() {
-	local t nodes=""
-	for t in $(seq 1 $((${2:-$START_S} * 2))); do
-		nodes=$(squeue -h -j "$1" -t R -o %N 2>/dev/null)
-		[ -n "$nodes" ] && break
-		sleep 0.5
-	done
-	echo "$nodes"
-}
+# (running_on, lib.sh: a job's nodes once it runs, START_S at most;
+# polled every 0.5 s: each poll is a command and an RPC, and with three
+# clusters on the machine at once the polls were a large share of the
+# suite's CPU)
+RUNNING_S=$START_S RUNNING_EVERY=0.5
 # wait until none of the given jobs (or no job at all) is pending, running
 # or completing
 wait_gone() {
