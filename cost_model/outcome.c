@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "outcome.h"
+#include "power.h"
 #include "steer_rules.h"
 
 gp_slurm_topo_t gp_outcome_topology(const gp_cluster_t *c, const gp_request_t *r,
@@ -46,16 +47,16 @@ bool gp_outcome_may_pin(const gp_outcome_in_t *in, char *why, size_t len)
 	return true;
 }
 
-int gp_outcome_pin_exact(const gp_outcome_in_t *in, const gp_scored_t *set, int32_t *per_node,
-                         char *why, size_t len)
+/* gp_outcome_pin_exact() less the facts of the plugin's state (its age,
+ * the passes it has not seen started): can Slurm be told set at all? */
+static int pin_shape(const gp_outcome_in_t *in, const gp_scored_t *set, int32_t *per_node,
+                     char *why, size_t len)
 {
 	const gp_request_t *r = in->r;
 	int32_t n = set->nnodes, per = gp__popcount(set->gpu_mask[0]), i;
 	bool even = true;
 
 	*per_node = 0;
-	if (!gp_outcome_may_pin(in, why, len))
-		return 0;
 	if (in->segment && n > (int32_t)in->segment && !in->segment_multi_ok) {
 		snprintf(why, len, "this Slurm takes no required nodes with several --segment segments");
 		return 0;
@@ -103,6 +104,15 @@ int gp_outcome_pin_exact(const gp_outcome_in_t *in, const gp_scored_t *set, int3
 	return 1;
 }
 
+int gp_outcome_pin_exact(const gp_outcome_in_t *in, const gp_scored_t *set, int32_t *per_node,
+                         char *why, size_t len)
+{
+	*per_node = 0;
+	if (!gp_outcome_may_pin(in, why, len))
+		return 0;
+	return pin_shape(in, set, per_node, why, len);
+}
+
 void gp_outcome_domain(const gp_cluster_t *c, const gp_scored_t *set, char *buf, size_t len)
 {
 	buf[0] = '\0';
@@ -122,7 +132,83 @@ static void unpin(const gp_outcome_in_t *in, gp_outcome_t *out)
 	gp_outcome_domain(in->c, &in->d->cands[0], out->features, sizeof(out->features));
 }
 
-void gp_outcome(const gp_outcome_in_t *in, gp_outcome_t *out)
+/*
+ * Can a job on set be kept to one rack's license (PowerLicenses): all its
+ * nodes in one rack, and its GPUs at that rack's dearest GPU's watts over
+ * idle within the rack's count (the terms plugin/lic_request.c asks
+ * for: lic_constrain, lic_conf_load)?  Also true when the job's GPUs draw
+ * nothing over idle by the model (no rack's license would count them).
+ * False with why saying why not.
+ */
+static bool one_rack_holds(const gp_cluster_t *c, const gp_request_t *r, const gp_scored_t *set,
+                           char *why, size_t len)
+{
+	int32_t rack = -2, i, gpus = r && r->gpus > 0 ? r->gpus : set->ngpus;
+	int64_t w = 0, need, count;
+
+	for (i = 0; i < set->nnodes; i++) {
+		int32_t n = set->nodes[i];
+		int32_t rk = n >= 0 && n < c->nnodes ? c->nodes[n].rack : -1;
+
+		rack = rack == -2 || rack == rk ? rk : -1;
+	}
+	if (rack < 0 || rack >= c->nracks) {
+		snprintf(why, len, "its set spans racks, which no one rack's license covers");
+		return false;
+	}
+	for (i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].rack == rack) {
+			int64_t g = gp__lic_gpu_watts(c, i, 1);
+
+			w = g > w ? g : w;
+		}
+	need = (int64_t)ceil((double)gpus * (double)w - 1e-9);
+	count = gp__hres_rack_count(c, rack);
+	if (need > count) {
+		if (snprintf(why, len, "its %d GPUs' %lld W pass rack %.64s's license count of "
+		             "%lld W", (int)gpus, (long long)need, c->racks[rack].name,
+		             (long long)count) >= (int)len)
+			why[len - 1] = '\0'; /* cut: a message */
+		return false;
+	}
+	return true;
+}
+
+/* PowerLicenses (in->one_rack): a CONSTRAIN that cannot be kept to one
+ * rack's license becomes a PIN of the decision's set, which asks each
+ * rack it spans for its share (plugin/lic_request.c lic_set), whatever
+ * the age of the plugin's state: a PIN on a set a passed job took waits
+ * until the steering pass moves it, where a CONSTRAIN without a license
+ * could start past a rack's count.  Left as it is when the set cannot be
+ * told to Slurm or cannot be booked (unpinned says why). */
+static void rack_pin(const gp_outcome_in_t *in, gp_outcome_t *out)
+{
+	const gp_scored_t *set = out->set;
+	char why[160], shape[120];
+	int32_t per;
+
+	if (!in->one_rack || !in->c || out->action != GP_ACT_CONSTRAIN || !set ||
+	    set->nnodes <= 0 || one_rack_holds(in->c, in->r, set, why, sizeof(why)))
+		return;
+	if (in->ledger_full && !set->future)
+		return; /* unpinned says so */
+	if (!pin_shape(in, set, &per, shape, sizeof(shape))) {
+		if (!*out->unpinned)
+			snprintf(out->unpinned, sizeof(out->unpinned), "%.70s, and %.80s", why, shape);
+		return;
+	}
+	out->action = GP_ACT_PIN;
+	out->kind = GP_DECIDE_PIN;
+	out->per_node = per;
+	out->features[0] = '\0';
+	out->switches = out->switch_wait = out->switch_pays = 0;
+	out->unpinned[0] = '\0';
+	out->holds = false; /* a CONSTRAIN's */
+	snprintf(out->why, sizeof(out->why), "pinned for the racks' licenses: %s", why);
+}
+
+/* The action for in->d before rack_pin. */
+static void outcome_plain(const gp_outcome_in_t *in, gp_outcome_t *out)
 {
 	const gp_decision_t *d = in->d;
 
@@ -186,4 +272,10 @@ void gp_outcome(const gp_outcome_in_t *in, gp_outcome_t *out)
 			out->features[0] = '\0';
 		}
 	}
+}
+
+void gp_outcome(const gp_outcome_in_t *in, gp_outcome_t *out)
+{
+	outcome_plain(in, out);
+	rack_pin(in, out);
 }

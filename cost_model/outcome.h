@@ -73,6 +73,10 @@ typedef struct gp_outcome_in {
 	bool ledger_full;         /* the PIN could not be booked: the ledger of
 	                           * ledger_max decisions is full */
 	int32_t ledger_max;
+	bool one_rack;            /* PowerLicenses (gpuplace.conf(5)): a job not
+	                           * PINned is kept to one rack's license, so a
+	                           * CONSTRAIN whose set spans racks or whose GPUs
+	                           * pass its rack's count is PINned instead */
 } gp_outcome_in_t;
 
 /* What Slurm is told. */
@@ -99,7 +103,8 @@ typedef struct gp_outcome {
 	                           * to Slurm's max_switch_wait */
 	bool holds;               /* CONSTRAIN waiting for a set not free now */
 	char unpinned[160];       /* why a PIN became CONSTRAIN, "" = it did not */
-	char why[512];            /* PASS: why the job is left to Slurm */
+	char why[512];            /* PASS: why the job is left to Slurm; a PIN
+	                           * made for one_rack: why ("" otherwise) */
 } gp_outcome_t;
 
 /*
@@ -121,7 +126,12 @@ bool gp_outcome_may_pin(const gp_outcome_in_t *in, char *why, size_t len);
  * whole cluster (no domain to keep it in). */
 void gp_outcome_domain(const gp_cluster_t *c, const gp_scored_t *set, char *buf, size_t len);
 
-/* The action for in->d with in's facts.  Pure: no allocation, no state. */
+/* The action for in->d with in's facts.  Pure: no allocation, no state.
+ * With in->one_rack, a CONSTRAIN that no one rack's license can hold (its
+ * set spans racks, or its GPUs at the rack's dearest GPU's watts over idle
+ * pass the rack's count, gp__hres_rack_count) is a PIN of the decision's
+ * set where Slurm can be told that set (gp_outcome_pin_exact() less the
+ * state's age and the unconfirmed passes) and the ledger is not full. */
 void gp_outcome(const gp_outcome_in_t *in, gp_outcome_t *out);
 
 /* A PIN names nodes that were free when the state was read; if they were

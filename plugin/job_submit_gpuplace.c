@@ -272,6 +272,9 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	in.gpu_type = type;
 	if (d.kind != GP_DECIDE_PIN && *type)
 		in.mixed_gpus = mixed_type_gpus(c->cluster, &r, type);
+	/* PowerLicenses: a job no one rack's license holds is PINned, so
+	 * that each rack it spans is asked for its share (lic_set) */
+	in.one_rack = lic_on(job_desc, c, sn, &r);
 	gp_outcome(&in, &act);
 	if (act.action == GP_ACT_PASS) {
 		int32_t rack = -1;
@@ -333,8 +336,11 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		apply(job_desc, c->cluster, &d, &o);
 		/* PowerLicenses: a PIN asks each rack it spans for its share, a
 		 * CONSTRAIN the rack of its best domain */
-		if (c->lic_name && o.kind == GP_DECIDE_PIN && d.ncands > 0)
+		if (c->lic_name && o.kind == GP_DECIDE_PIN && d.ncands > 0) {
+			if (act.action == GP_ACT_PIN && *act.why)
+				slurm_verbose("gpuplace: %s %s", label, act.why);
 			lic_set(job_desc, c, &d.cands[0], sn, &r, label);
+		}
 		else if (lic_how > 0)
 			lic_keep(job_desc, c, lic_rack, lic_count, lic_how == 1, label);
 		slurm_verbose("gpuplace: %s, %d GPUs: %s (why: %s)", label, r.gpus,

@@ -416,6 +416,10 @@ void lic_conf_free(struct gp_conf *c);
  * free count per rack into free_w (c->cluster->nracks entries); false
  * with err saying why. */
 bool lic_read(const struct gp_conf *c, int64_t *free_w, char *err, size_t len);
+/* Will job j carry its racks' licenses (PowerLicenses loaded, slurmctld
+ * seen to have them, its GPUs known per node)?  Quiet. */
+bool lic_on(const job_desc_msg_t *j, const struct gp_conf *c, const struct gp_snap *sn,
+            const gp_request_t *r);
 /*
  * Under dec.lock, prepare_work done on sn: the rack a GPU job gpuplace
  * does not pin is kept to, -1 for none (a verbose line says why): picked

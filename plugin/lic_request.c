@@ -240,12 +240,15 @@ bool lic_read(const struct gp_conf *c, int64_t *free_w, char *err, size_t len)
 
 /* ---- at submission ----------------------------------------------------------- */
 
-/* Can job j carry a rack license now?  Says why not (verbose) when not. */
+/* Can job j carry a rack license now?  Says why not (verbose) when not,
+ * unless label is NULL. */
 static bool lic_active(const job_desc_msg_t *j, const struct gp_conf *c, const struct gp_snap *sn,
                        const gp_request_t *r, const char *label)
 {
 	if (!c->lic_name || r->gpus <= 0 || !job_asks_gpus(j))
 		return false;
+	if (!label)
+		return sn && sn->conf == c && sn->lic && !j->tres_per_socket && !j->tres_per_task;
 	if (!sn || sn->conf != c || !sn->lic) {
 		slurm_verbose("gpuplace: %s: no rack license: slurmctld has not been seen to have "
 		              "the %s_ licenses", label, c->cluster->site.power_lic);
@@ -257,6 +260,12 @@ static bool lic_active(const job_desc_msg_t *j, const struct gp_conf *c, const s
 		return false;
 	}
 	return true;
+}
+
+bool lic_on(const job_desc_msg_t *j, const struct gp_conf *c, const struct gp_snap *sn,
+            const gp_request_t *r)
+{
+	return c && lic_active(j, c, sn, r, NULL);
 }
 
 /* The default partition's index, -1 when none is marked. */
@@ -601,8 +610,10 @@ int lic_constrain(const struct gp_conf *c, const struct gp_snap *sn, const job_d
 		return 0;
 	rk = d->ncands > 0 ? set_rack(cl, &d->cands[0]) : -1;
 	if (rk < 0) {
-		slurm_verbose("gpuplace: %s: CONSTRAINed across racks, no rack license: Slurm may "
-		              "start it in a rack without room", label);
+		/* gp_outcome PINs such a job where it can (outcome.h one_rack) */
+		slurm_verbose("gpuplace: %s: CONSTRAINed across racks, no rack license (its set "
+		              "could not be pinned%s%s): Slurm may start it in a rack without room",
+		              label, *o->unpinned ? ": " : "", o->unpinned);
 		return 0;
 	}
 	*count = (int64_t)ceil((double)r->gpus * (double)c->lic_gpu_w[rk] - 1e-9);
@@ -624,8 +635,26 @@ int lic_constrain(const struct gp_conf *c, const struct gp_snap *sn, const job_d
 		return 1;
 	}
 	*rack = rk;
-	/* "[a|b|c]": the alternatives inside the rack stay */
 	p = o->features;
+	if (!strpbrk(p, "[]|&()*,")) {
+		/* one domain's feature (a PIN made a CONSTRAIN of the set's
+		 * domain): kept, with the license, when that domain lies in
+		 * the rack */
+		int32_t k;
+
+		for (k = 0; k < c->nlic_dom && strcmp(c->lic_dom[k].feat, p); k++)
+			;
+		if (k < c->nlic_dom && c->lic_dom[k].rack == rk && strlen(p) < flen) {
+			snprintf(features, flen, "%s", p);
+			o->features = features;
+			return 2;
+		}
+		*rack = -1;
+		slurm_verbose("gpuplace: %s: no rack license: its domain %s does not lie in rack %s",
+		              label, p, cl->racks[rk].name);
+		return 0;
+	}
+	/* "[a|b|c]": the alternatives inside the rack stay */
 	if (*p != '[' || p[strlen(p) - 1] != ']') {
 		*rack = -1;
 		slurm_verbose("gpuplace: %s: no rack license: its constraint %s is not one "

@@ -1519,6 +1519,10 @@ void gp__sim_outcome_facts(const gp_cluster_t *c, const gp_policy_t *p, const gp
 	/* a trace job asks sbatch for GPUs per node (sim_request): no
 	 * --switches, --segment, --ntasks, GPU type of its own */
 	in->per_node_ok = true;
+	/* PowerLicenses: a CONSTRAIN no one rack's license holds is PINned
+	 * (the plugin sets it once slurmctld has the licenses, which the
+	 * simulated Slurm has) */
+	in->one_rack = c->site.power_lic[0] != '\0';
 }
 
 /* GPU jobs the plugin let through that it has not seen started at its
@@ -2797,9 +2801,11 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 		/* a site whose racks' power is Slurm's hierarchical resource
 		 * (PowerHres) or one license per rack (PowerLicenses): the
 		 * plugin asks for it on every GPU job.  The licenses are
-		 * modelled as the same budget (no start over a rack's count);
-		 * the plugin's keeping of a job to one rack and the steering
-		 * pass's moves between racks are not (gpuplace.conf(5)) */
+		 * modelled as the same budget (no start over a rack's count)
+		 * and the PIN of a job no one rack's license holds
+		 * (gp__sim_outcome_facts); the plugin's keeping of a job to one
+		 * rack and the steering pass's moves between racks are not
+		 * (gpuplace.conf(5)) */
 		out->rack_budget = out->kind == GP_SIM_GPUPLACE && c &&
 		                   (c->site.power_hres[0] || c->site.power_lic[0]);
 		return GP_OK;

@@ -83,6 +83,16 @@ static const struct ocase cases[] = {
 	  { { NULL, 0 } }, { NULL }, 2, 4, "n5", "n6", GP_ACT_PIN, false, false, false, NULL },
 	{ "unconfirmed pass: CONSTRAIN to the domain", "tests/data/slurm/conf", "topology/tree",
 	  { { NULL, 0 } }, { "" }, 2, 4, NULL, NULL, GP_ACT_CONSTRAIN, false, true, false, NULL },
+	/* PowerLicenses (rack1 and rack2: 4 A100 nodes each): the same
+	 * unconfirmed pass, and a 5-node set spans two racks, which no one
+	 * rack's license covers: PINned to it all the same */
+	{ "PowerLicenses, unconfirmed pass, a set across racks: PIN", "tests/data/conf/lic-racks",
+	  "topology/tree", { { NULL, 0 } }, { "" }, 5, 4, NULL, NULL, GP_ACT_PIN, false, false,
+	  false, "a100" },
+	/* ... and one in a rack: its license there, a CONSTRAIN */
+	{ "PowerLicenses, unconfirmed pass, a set in one rack: CONSTRAIN",
+	  "tests/data/conf/lic-racks", "topology/tree", { { NULL, 0 } }, { "" }, 2, 4, NULL, NULL,
+	  GP_ACT_CONSTRAIN, false, true, false, "a100" },
 	{ "a pass on its own -w is certain: PIN", "tests/data/slurm/conf", "topology/tree",
 	  { { NULL, 0 } }, { "n1" }, 2, 4, NULL, NULL, GP_ACT_PIN, false, false, false, NULL },
 	{ "one GPU: PASS", "tests/data/slurm/conf", "topology/tree", { { NULL, 0 } }, { NULL },
@@ -190,6 +200,14 @@ static struct gp_conf *site_load(const struct ocase *k)
 	gp__power_view_fill(c->cluster, sn->view.state, NULL, &c->policy,
 	                    (double)sn->view.state->time, sn->racks);
 	sn->resv_ok = true;
+	if (c->lic_name) {
+		/* PowerLicenses: slurmctld has every rack's license, all free */
+		sn->lic = true;
+		sn->lic_free = calloc((size_t)c->cluster->nracks + 1, sizeof(*sn->lic_free));
+		assert_non_null(sn->lic_free);
+		for (i = 0; i < c->cluster->nracks; i++)
+			sn->lic_free[i] = c->lic_count[i];
+	}
 	sn->conf = c; /* the reference conf_get() took */
 	snap_publish(sn);
 	decider_prepare();

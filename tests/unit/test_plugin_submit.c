@@ -1130,6 +1130,113 @@ static void test_lic_pin_two_racks(void **unused)
 	gp_test_job_free(j);
 }
 
+/* The two racks' licenses of j, each its share: 0 when both are there,
+ * their sum is want, neither passes its rack's count of 5,240 W and rack3
+ * is not named. */
+static int two_rack_shares(const job_desc_msg_t *j, long want)
+{
+	const char *p;
+	long a, b;
+
+	if (!j->licenses || !(p = strstr(j->licenses, "rackpw_rack1:")) ||
+	    (a = strtol(p + 13, NULL, 10)) <= 0 || !(p = strstr(j->licenses, "rackpw_rack2:")) ||
+	    (b = strtol(p + 13, NULL, 10)) <= 0 || strstr(j->licenses, "rack3"))
+		return -1;
+	return a + b == want && a <= 5240 && b <= 5240 ? 0 : -1;
+}
+
+/* A job that cannot be kept to one rack's license: after a one-GPU job
+ * passed (its nodes a guess until the next reading, so the engine's PIN
+ * of a free set becomes a CONSTRAIN of its domain), a job of 5 A100 nodes
+ * spans rack1 and rack2, and one of 20 A100 GPUs (5,300 W) passes either
+ * rack's count of 5,240 W.  Under PowerLicenses each is PINned to its
+ * set and asks each rack for its share, with a line saying why; without,
+ * each stays a CONSTRAIN without licenses, as before. */
+static void test_lic_cross_rack_pin(void **unused)
+{
+	static const struct {
+		const char *per_job, *per_node;
+		uint32_t nodes;
+	} cases[] = {
+		{ NULL, "gres/gpu:a100:4", 5 },       /* -N5 --gpus-per-node=a100:4 */
+		{ "gres/gpu:a100:20", NULL, NO_VAL }, /* --gpus=a100:20 */
+	};
+	size_t i;
+	int lic;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		for (lic = 1; lic >= 0; lic--) {
+			job_desc_msg_t *one = gp_test_job_new("gres/gpu:1", NULL);
+			job_desc_msg_t *j = gp_test_job_new(cases[i].per_job, cases[i].per_node);
+			char *msg;
+
+			fini();
+			assert_int_equal(load_site(lic ? lic_dir : "mixed-pcie"), 0);
+			(void)submit(one, &msg);
+			slurm_xfree((void **)&msg);
+			j->min_nodes = cases[i].nodes;
+			if (cases[i].per_node)
+				j->max_nodes = cases[i].nodes;
+			log_clear();
+			assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+			slurm_xfree((void **)&msg);
+			if (!j->admin_comment ||
+			    !strstr(j->admin_comment, lic ? "gpuplace: PIN " : "gpuplace: CONSTRAIN")) {
+				log_dump();
+				fail_msg("case %zu%s: %s", i, lic ? "" : " without PowerLicenses",
+				         j->admin_comment ? j->admin_comment : "(no comment)");
+			}
+			if (lic && (!j->req_nodes || two_rack_shares(j, 5300) ||
+			            (j->features && strstr(j->features, "gprack_")) ||
+			            !log_find(LOGL_VERBOSE, "pinned for the racks' licenses"))) {
+				log_dump();
+				fail_msg("case %zu: nodes '%s', licenses '%s', features '%s'", i,
+				         j->req_nodes ? j->req_nodes : "(none)",
+				         j->licenses ? j->licenses : "(none)",
+				         j->features ? j->features : "(none)");
+			}
+			if (!lic && (j->req_nodes || j->licenses)) {
+				log_dump();
+				fail_msg("case %zu without PowerLicenses: nodes '%s', licenses '%s'", i,
+				         j->req_nodes ? j->req_nodes : "(none)",
+				         j->licenses ? j->licenses : "(none)");
+			}
+			assert_nodes_named(j, "a100n");
+			gp_test_job_free(one);
+			gp_test_job_free(j);
+		}
+	fini();
+	assert_int_equal(load_site(lic_dir), 0);
+}
+
+/* The same pass, and a job of 2 A100 nodes: the engine's PIN becomes a
+ * CONSTRAIN of its leaf, which lies in one rack: kept there, that rack's
+ * license for its 8 x 265 W. */
+static void test_lic_unpinned_in_one_rack(void **unused)
+{
+	job_desc_msg_t *one = gp_test_job_new("gres/gpu:1", NULL);
+	job_desc_msg_t *j = gp_test_job_new(NULL, "gres/gpu:a100:4");
+	char *msg;
+
+	(void)submit(one, &msg);
+	slurm_xfree((void **)&msg);
+	j->min_nodes = j->max_nodes = 2;
+	log_clear();
+	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+	slurm_xfree((void **)&msg);
+	if (!j->admin_comment || !strstr(j->admin_comment, "gpuplace: CONSTRAIN gpsw_") ||
+	    !j->licenses || (strcmp(j->licenses, "rackpw_rack1:2120") &&
+	                     strcmp(j->licenses, "rackpw_rack2:2120")) ||
+	    !j->features || strncmp(j->features, "gpsw_", 5)) {
+		log_dump();
+		fail_msg("features '%s', licenses '%s', comment '%s'",
+		         j->features ? j->features : "(none)", j->licenses ? j->licenses : "(none)",
+		         j->admin_comment ? j->admin_comment : "(none)");
+	}
+	gp_test_job_free(one);
+	gp_test_job_free(j);
+}
+
 /* Slurm's nodes without the racks' features: a job is kept to a rack by
  * excluding every other node (the user's exclusions kept), and the load
  * says so once per rack. */
@@ -1201,6 +1308,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lic_requests, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_burst, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_pin_two_racks, setup_lic, teardown_lic),
+		cmocka_unit_test_setup_teardown(test_lic_cross_rack_pin, setup_lic, teardown_lic),
+		cmocka_unit_test_setup_teardown(test_lic_unpinned_in_one_rack, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_partitions, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_without_features, setup_lic_nofeat,
 		                                teardown_lic),
