@@ -122,14 +122,12 @@ int64_t gp__hres_node_watts(const gp_cluster_t *c, int32_t gpus, int32_t gpus_pe
 	return best > 2147483647.0 ? 2147483647 : (int64_t)best;
 }
 
-/* Does the license list `lic` name `name` (as a whole name, before its
- * ':'/'=' count or '(' layer)? */
-static bool names_it(const char *lic, const char *name)
+bool gp__licenses_name_in(const char *lic, const char *name)
 {
 	size_t n = strlen(name);
 	const char *p = lic;
 
-	while (*p) {
+	while (p && *p) {
 		const char *end = p + strcspn(p, ",;|");
 
 		if ((size_t)(end - p) >= n && !strncmp(p, name, n) &&
@@ -160,7 +158,7 @@ int gp__hres_licenses(const char *user, const char *name, int64_t watts, char *b
 			*why = "its licenses are an OR list ('|'), which takes no other term";
 			return 0;
 		}
-		if (names_it(user, name)) {
+		if (gp__licenses_name_in(user, name)) {
 			*why = "it asks for the resource itself";
 			return 0;
 		}

@@ -111,22 +111,6 @@ int32_t gp__lic_choose_rack(int32_t nracks, const double *room_w, const bool *fi
 	return best;
 }
 
-bool gp__licenses_name_in(const char *lic, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = lic;
-
-	while (p && *p) {
-		const char *end = p + strcspn(p, ",;|");
-
-		if ((size_t)(end - p) >= n && !strncmp(p, name, n) &&
-		    (p + n == end || p[n] == ':' || p[n] == '=' || p[n] == '('))
-			return true;
-		p = *end ? end + 1 : end;
-	}
-	return false;
-}
-
 /* The first of the n names lic names, or NULL. */
 static const char *names_any(const char *lic, const char *const *names, int32_t n)
 {
