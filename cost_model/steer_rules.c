@@ -163,6 +163,8 @@ bool gp_steer_node_taken(uint32_t flags, uint32_t full, uint32_t alloc, int32_t 
 int gp_steer_redecide(gp_steer_job_t *j, const gp_policy_t *p, int64_t now, bool taken,
                       gp_policy_t *out, char *why, size_t len)
 {
+	double waited;
+
 	*out = *p;
 	if (j->pinned) {
 		if (!taken)
@@ -170,24 +172,23 @@ int gp_steer_redecide(gp_steer_job_t *j, const gp_policy_t *p, int64_t now, bool
 		snprintf(why, len, "its pinned nodes were taken");
 		return 1;
 	}
-	if (j->wait_s > 0 && now - j->decided > j->wait_s) {
-		/* waited as long as predicted: it keeps what is left of the
-		 * policy's wait budget, and the engine's wait rule (completion
-		 * after waiting against starting now on the set free now, less
-		 * the delay to the jobs behind it) decides whether to wait on
-		 * or move.  The budget counts from its submission, so no job
-		 * waits for a better set longer than max_wait_s in all (a large
-		 * job is not held for ever); spent, it takes what is free */
-		double waited = (double)(now - j->decided);
-
-		out->max_wait_s = p->max_wait_s > waited ? p->max_wait_s - waited : 0;
+	/* the policy's wait budget counts from its decision, whatever it
+	 * waited for (a compact set predicted free, or any set when none
+	 * was free): what is left of it goes to the engine's wait rule
+	 * (completion after waiting against starting now on the set free
+	 * now, less the delay to the jobs behind it), so no job waits for a
+	 * better set longer than max_wait_s in all (a large job is not held
+	 * for ever, nor a job re-decided at every interval given a fresh
+	 * budget each time); spent, it takes what is free */
+	waited = (double)(now - j->decided);
+	out->max_wait_s = p->max_wait_s > waited ? p->max_wait_s - waited : 0;
+	if (j->wait_s > 0 && waited > j->wait_s)
 		snprintf(why, len, "waited %lld s, longer than the predicted %.0f s (%.0f s of its "
 		         "wait budget left)", (long long)(now - j->decided), j->wait_s,
 		         out->max_wait_s);
-	} else {
+	else
 		snprintf(why, len, "its domains could not start it and a set the policy accepts is "
-		         "free now");
-	}
+		         "free now (%.0f s of its wait budget left)", out->max_wait_s);
 	j->checked = now;
 	return 1;
 }

@@ -439,13 +439,22 @@ static void steer_rules_table(void **state)
 	assert_true(gp_steer_due(&j, &p, 130));
 	assert_int_equal(gp_steer_redecide(&j, &p, 130, false, &out, why, sizeof(why)), 1);
 	assert_non_null(strstr(why, "domains could not start it"));
-	assert_true(out.max_wait_s == p.max_wait_s);
+	/* the budget counts from its decision, within its predicted wait too */
+	assert_true(out.max_wait_s == p.max_wait_s - 30);
+	assert_non_null(strstr(why, "(1770 s of its wait budget left)"));
 	assert_false(gp_steer_due(&j, &p, 159));
 	/* ... and past its predicted wait with what is left of its budget */
 	assert_int_equal(gp_steer_redecide(&j, &p, 701, false, &out, why, sizeof(why)), 1);
 	assert_true(out.max_wait_s == p.max_wait_s - 601);
 	assert_string_equal(why, "waited 601 s, longer than the predicted 600 s (1199 s of its wait "
 	                         "budget left)");
+	/* waiting because nothing was free (no predicted wait): the same
+	 * budget from its decision, not a fresh one at every interval */
+	gp_steer_job_init(&j, false, 100, 0.0, false);
+	assert_int_equal(gp_steer_redecide(&j, &p, 600, false, &out, why, sizeof(why)), 1);
+	assert_true(out.max_wait_s == p.max_wait_s - 500);
+	assert_non_null(strstr(why, "(1300 s of its wait budget left)"));
+	gp_steer_job_init(&j, false, 100, 600.0, false);
 	/* spent: it takes what is free */
 	assert_int_equal(gp_steer_redecide(&j, &p, 100 + (int64_t)p.max_wait_s + 1, false, &out,
 	                                   why, sizeof(why)), 1);
