@@ -10,6 +10,25 @@ not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
 # diagnostic lines, each line of each argument behind "#"
 diag() { local l; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /'; done; }
+# fail_rest WHY: "not ok" for every test not yet reported (up to
+# N_TESTS), then exit: what follows needs what just failed
+fail_rest() { local i; for i in $(seq $((n + 1)) "$N_TESTS"); do echo "not ok $i - $1"; done; exit 0; }
+# cluster_up WHAT [PATTERN [FILE...]]: start the harness's cluster ($H up).
+# When it does not come up: "not ok" for WHAT, the harness's output, each
+# FILE and the last lines of slurmctld's log matching PATTERN (an extended
+# regular expression, default gpuplace|fatal|error) as diagnostics, then
+# fail_rest
+cluster_up() {
+	local what=$1 pat=${2:-gpuplace|fatal|error} f
+	shift
+	[ $# -gt 0 ] && shift
+	$H up 2>"$D.up.log" && return 0
+	not_ok "$what"
+	sed 's/^/# /' "$D.up.log"
+	for f in "$@"; do [ -r "$f" ] && sed 's/^/# /' "$f"; done
+	grep -E "$pat" "$D/log/slurmctld.log" 2>/dev/null | tail -n 10 | sed 's/^/# /'
+	fail_rest "no cluster"
+}
 # check COND TEXT [DIAG...]: COND is evaluated; DIAG lines on failure
 check() { if eval "$1"; then ok "$2"; else not_ok "$2"; shift 2; diag "$@"; fi; }
 # check_todo WHY COND TEXT [DIAG...]: a check that fails today for the

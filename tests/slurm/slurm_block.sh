@@ -45,13 +45,7 @@ export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 
-if ! $H up 2>"$D.up.log"; then
-	not_ok "topology/block cluster with job_submit/gpuplace did not come up (Slurm $ver)"
-	sed 's/^/# /' "$D.up.log"
-	grep -E 'gpuplace|fatal|error' "$D/log/slurmctld.log" 2>/dev/null | tail -n 10 | sed 's/^/# /'
-	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
-	exit 0
-fi
+cluster_up "topology/block cluster with job_submit/gpuplace did not come up (Slurm $ver)"
 # (the one topology.conf line expected: the notice that these blocks of
 # A100 nodes are not NVLink domains, which the plugin logs once per load)
 check 'grep -q "gpuplace: loaded" "$D/log/slurmctld.log" && ! grep "gpuplace:.*topology.conf:[0-9]*:" "$D/log/slurmctld.log" | grep -q -v "are not NVLink domains"' \

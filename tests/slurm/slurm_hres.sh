@@ -54,14 +54,7 @@ export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 
-if ! $H up 2>"$D.up.log"; then
-	not_ok "cluster with resources.yaml and job_submit/gpuplace did not come up (Slurm $ver)"
-	sed 's/^/# /' "$D.up.log"
-	cat "$D/etc/resources.yaml" 2>/dev/null | sed 's/^/# /'
-	grep -E 'gpuplace|fatal|error|HRes|MODE' "$D/log/slurmctld.log" 2>/dev/null | tail -n 10 | sed 's/^/# /'
-	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
-	exit 0
-fi
+cluster_up "cluster with resources.yaml and job_submit/gpuplace did not come up (Slurm $ver)" 'gpuplace|fatal|error|HRes|MODE' "$D/etc/resources.yaml"
 yaml=$(cat "$D/etc/resources.yaml")
 lic=$(scontrol show license 2>&1)
 check 'echo "$yaml" | grep -q "^  mode: MODE_3" && echo "$yaml" | grep -A1 "\"n\[1-2\]\"" | grep -q "count: 1050" && echo "$yaml" | grep -A1 "\"n\[3-4\]\"" | grep -q "count: 17600" && echo "$lic" | grep -q rackpower' \

@@ -52,14 +52,7 @@ export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 
-if ! $H up 2>"$D.up.log"; then
-	not_ok "cluster with rack licenses and job_submit/gpuplace did not come up (Slurm $ver)"
-	sed 's/^/# /' "$D.up.log"
-	cat "$D/etc/licenses.out" 2>/dev/null | sed 's/^/# /'
-	grep -E 'gpuplace|fatal|error|icense' "$D/log/slurmctld.log" 2>/dev/null | tail -n 10 | sed 's/^/# /'
-	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
-	exit 0
-fi
+cluster_up "cluster with rack licenses and job_submit/gpuplace did not come up (Slurm $ver)" 'gpuplace|fatal|error|icense' "$D/etc/licenses.out"
 line=$(grep '^Licenses=' "$D/etc/slurm.conf")
 lic=$(scontrol show license 2>&1)
 check '[ "$line" = "Licenses=rackpw_rackA:1050,rackpw_rackB:17600" ] && echo "$lic" | grep -q "rackpw_rackA" && echo "$lic" | grep -q "Total=1050"' \

@@ -32,13 +32,7 @@ export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 
-if ! $H up 2>"$D.up.log"; then
-	not_ok "cluster with job_submit/gpuplace did not come up"
-	sed 's/^/# /' "$D.up.log"
-	grep -E 'gpuplace|fatal' "$D/log/slurmctld.log" 2>/dev/null | sed 's/^/# /'
-	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
-	exit 0
-fi
+cluster_up "cluster with job_submit/gpuplace did not come up"
 t_up=$SECONDS
 ok "slurmctld loaded job_submit/gpuplace: $(grep -o 'gpuplace: loaded.*' "$D/log/slurmctld.log" | head -n1)"
 

@@ -63,8 +63,6 @@ cleanup() {
 	[ -n "${GP_KEEP:-}" ] || rm -rf "$D" "$D.up.log"
 }
 trap cleanup EXIT
-fail_rest() { for i in $(seq $((n + 1)) $N_TESTS); do echo "not ok $i - $1"; done; exit 0; }
-
 # ---- MariaDB: own datadir, loopback port, no host name lookups ----------
 mkdir -p "$D"/{db,etc,log,pids}
 if ! mariadb-install-db --no-defaults --user=root --datadir="$D/db/data" --auth-root-authentication-method=socket \

@@ -31,13 +31,7 @@ export CTLDEBUG=debug
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 
-if ! $H up 2>"$D.up.log"; then
-	not_ok "cluster with job_submit/gpuplace did not come up"
-	sed 's/^/# /' "$D.up.log"
-	grep -E 'gpuplace|fatal' "$D/log/slurmctld.log" 2>/dev/null | sed 's/^/# /'
-	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
-	exit 0
-fi
+cluster_up "cluster with job_submit/gpuplace did not come up"
 ok "slurmctld loaded job_submit/gpuplace: $(grep -o 'gpuplace: loaded.*' "$D/log/slurmctld.log" | head -n1)"
 
 # (running_on, lib.sh: a job's nodes once it runs, 20 s at most)

@@ -93,12 +93,7 @@ export PROLOG=$D/bin/gpuplace-powercap-prolog EPILOG=$D/bin/gpuplace-powercap-ep
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 
-if ! $H up 2>"$D.up.log"; then
-	not_ok "cluster with job_submit/gpuplace did not come up"
-	sed 's/^/# /' "$D.up.log"
-	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
-	exit 0
-fi
+cluster_up "cluster with job_submit/gpuplace did not come up"
 plugin_read # the plugin's first reading of the state
 
 # (running_on, lib.sh: a job's nodes once it runs, 15 s at most unless

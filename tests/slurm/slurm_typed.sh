@@ -48,13 +48,7 @@ export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 
-if ! $H up 2>"$D.up.log"; then
-	not_ok "cluster of two GPU types with job_submit/gpuplace did not come up (Slurm $ver)"
-	sed 's/^/# /' "$D.up.log"
-	grep -E 'gpuplace|fatal|error' "$D/log/slurmctld.log" 2>/dev/null | tail -n 10 | sed 's/^/# /'
-	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
-	exit 0
-fi
+cluster_up "cluster of two GPU types with job_submit/gpuplace did not come up (Slurm $ver)"
 # Slurm's own view of the nodes' GPUs, one "node gres" line each
 sgres=$(sinfo -h -N -o '%N %G' | sort -u)
 check 'grep -q "gpuplace: loaded" "$D/log/slurmctld.log" && echo "$sgres" | grep -qx "n3 gpu:a100:4,gpu:l40s:2" && echo "$sgres" | grep -qx "n5 gpu:l40s:4" && echo "$sgres" | grep -qx "n1 gpu:a100:4"' \

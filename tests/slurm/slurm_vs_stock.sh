@@ -57,12 +57,7 @@ H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 T0=$(date +%s)
 
-if ! $H up 2>"$D.up.log"; then
-	not_ok "cluster of 12 slurmd did not come up"
-	sed 's/^/# /' "$D.up.log"
-	for i in $(seq 2 $N_TESTS); do echo "not ok $i - no cluster"; done
-	exit 0
-fi
+cluster_up "cluster of 12 slurmd did not come up"
 ok "12 slurmd up: 3 leaves x 4 nodes x 4 GPUs, Weights $WEIGHTS, NVLink domains of $NVL_NODES nodes, racks of $RACK_NODES"
 
 # ---- the cluster as Slurm describes it ------------------------------------
