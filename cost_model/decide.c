@@ -1788,15 +1788,11 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		 * the completion it would gain outweighs the delay it passes
 		 * on (as above).  After that bound Slurm may spread it, as it
 		 * would have now (gp_switch_request: --switches with that
-		 * max-time; elsewhere steering releases it at wait_s).  Not
-		 * for a job that has already waited past a predicted wait
-		 * (policy wait_predicted_only, set by steering): its set did
-		 * not free when predicted, no evidence that it frees early */
+		 * max-time; elsewhere steering releases it at wait_s) */
 		chosen = -1;
 		chosen_wait = 0;
 		best_finish = INFINITY;
-		rc = p->wait_predicted_only ? GP_OK :
-		     search_future(&x, s, r, k, now, p->max_wait_s, run_s, INFINITY, d, &chosen,
+		rc = search_future(&x, s, r, k, now, p->max_wait_s, run_s, INFINITY, d, &chosen,
 		                   &chosen_wait, &best_finish);
 		if (rc) {
 			gp__errorf(err, rc, "%s", gp_strerror(rc));

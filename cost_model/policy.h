@@ -44,11 +44,6 @@ typedef struct gp_policy {
 	                         * than the site's Slurm topology plugin would give
 	                         * the job is taken only when its predicted step is
 	                         * faster by at least this fraction; < 0 = no rule */
-	/* not a key: set by steering (gp_steer_redecide) for a job that has
-	 * waited past its predicted wait, whose prediction proved too early;
-	 * it waits on only where the predicted wait pays, with no wait bounded
-	 * by what it can pay (decide.c) */
-	bool wait_predicted_only;
 } gp_policy_t;
 
 /* Fill p with the named preset ("balanced", "pack", "spread-power" ...).

@@ -182,14 +182,11 @@ int gp_steer_redecide(gp_steer_job_t *j, const gp_policy_t *p, int64_t now, bool
 	 * budget each time); spent, it takes what is free */
 	waited = (double)(now - j->decided);
 	out->max_wait_s = p->max_wait_s > waited ? p->max_wait_s - waited : 0;
-	if (j->wait_s > 0 && waited > j->wait_s) {
-		/* its set did not free when predicted: it waits on only where
-		 * a predicted wait pays (policy.h) */
-		out->wait_predicted_only = true;
+	if (j->wait_s > 0 && waited > j->wait_s)
 		snprintf(why, len, "waited %lld s, longer than the predicted %.0f s (%.0f s of its "
 		         "wait budget left)", (long long)(now - j->decided), j->wait_s,
 		         out->max_wait_s);
-	} else
+	else
 		snprintf(why, len, "its domains could not start it and a set the policy accepts is "
 		         "free now (%.0f s of its wait budget left)", out->max_wait_s);
 	j->checked = now;

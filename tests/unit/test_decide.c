@@ -836,13 +836,6 @@ static void test_wait_bounded_when_limits_predict_late(void **state)
 	assert_true(f->d.cands[0].future);
 	assert_true(one_leaf(f, &f->d.cands[0]));
 	assert_non_null(strstr(f->d.reason, "predicted in 1500 s"));
-	/* re-decided past a predicted wait that proved too early (steering's
-	 * wait_predicted_only): no bounded bet on the new prediction */
-	f->p.wait_predicted_only = true;
-	decide(f, hints, NULL, 1000);
-	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
-	assert_false(f->d.waited);
-	f->p.wait_predicted_only = false;
 	/* no compact set within max_wait: it starts now, spread */
 	f->p.max_wait_s = 1000;
 	decide(f, hints, NULL, 1000);
