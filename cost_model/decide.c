@@ -1777,53 +1777,6 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		}
 		/* keep only what was found now, the future sets were not chosen */
 		drop_from(d, nbefore);
-		/* the predicted wait comes from time limits, which most runs
-		 * end well before (run time / limit spreads evenly over (0, 1]
-		 * in the logs Mu'alem and Feitelson measured, IEEE TPDS 12(6),
-		 * 2001; gpuplace(1), SIMULATE), so a set in fewer leaves often
-		 * frees long before it is predicted.  When one is
-		 * predicted within max_wait at all, the job waits for it, but
-		 * only as long as waiting can still pay: its run then ends no
-		 * later than (1 - wait_gain) x the spread run started now, and
-		 * the completion it would gain outweighs the delay it passes
-		 * on (as above).  After that bound Slurm may spread it, as it
-		 * would have now (gp_switch_request: --switches with that
-		 * max-time; elsewhere steering releases it at wait_s) */
-		chosen = -1;
-		chosen_wait = 0;
-		best_finish = INFINITY;
-		rc = search_future(&x, s, r, k, now, p->max_wait_s, run_s, INFINITY, d, &chosen,
-		                   &chosen_wait, &best_finish);
-		if (rc) {
-			gp__errorf(err, rc, "%s", gp_strerror(rc));
-			goto error;
-		}
-		if (chosen >= 0 && d->cands[chosen].nleaves < d->cands[best].nleaves) {
-			double compact_run = run_s * d->cands[chosen].cost.slowdown;
-			double bound = fmin(fmin(now_finish * (1.0 - p->wait_gain) - compact_run,
-			                         (now_finish - compact_run) / (1.0 + busy_fraction(c, now_st))),
-			                    p->max_wait_s);
-
-			if (bound >= 1.0) {
-				d->waited = true;
-				d->wait_s = bound;
-				d->wait_finish_s = bound + compact_run;
-				to_front(d, chosen);
-				d->kind = GP_DECIDE_CONSTRAIN;
-				add_alternative(c, &d->cands[0], d->features, sizeof(d->features), &nalts);
-				finish_alternatives(d->features, sizeof(d->features), nalts);
-				snprintf(d->reason, sizeof(d->reason),
-				         "a set in %d leaf switch%s is predicted in %.0f s from the running "
-				         "jobs' time limits, which runs end before; the job waits for one at "
-				         "most %.0f s, as long as waiting pays (done by %.0f s instead of %.0f s "
-				         "when started now on a spread set, slowdown %.2f)",
-				         (int)d->cands[0].nleaves, d->cands[0].nleaves == 1 ? "" : "es",
-				         chosen_wait, bound, d->wait_finish_s, now_finish, now_finish / run_s);
-				plan_checkpoint(e, &job, r, bookings, nbookings, d);
-				return GP_OK;
-			}
-		}
-		drop_from(d, nbefore);
 	}
 
 	if (best >= 0)

@@ -740,9 +740,7 @@ static void test_random_never_violates(void **state)
  * wait gains R (s - 1) - 600 s of the job's completion and costs the jobs
  * behind 600 x 0.75 = 450 s per GPU.  With R chosen so the gain is about
  * 225 s (positive: the former rule, completion alone, waited) the job
- * does not wait the predicted 600 s, only as long as a wait can still pay
- * (R (s - 1) / 1.75, the bound of test_wait_bounded_when_limits_predict_late);
- * with R eight times longer it waits the 600 s, and says what it saves.
+ * starts now; with R eight times longer it waits, and says what it saves.
  */
 static void test_wait_counts_the_jobs_behind(void **state)
 {
@@ -772,13 +770,8 @@ static void test_wait_counts_the_jobs_behind(void **state)
 	f->p.wait_gain = 0.01;
 	f->r.time_limit_min = (uint32_t)(run / 60);
 	decide(f, hints, NULL, 1000);
-	/* it does not wait the predicted 600 s: only as long as a wait can
-	 * pay, R (s - 1) / (1 + 0.75) (test_wait_bounded_when_limits_predict_late) */
-	assert_int_equal(f->d.kind, GP_DECIDE_CONSTRAIN);
-	assert_true(f->d.waited);
-	assert_true(f->d.wait_s < 600);
-	assert_true(fabs(f->d.wait_s - run * (slow - 1) / 1.75) < 1.0);
-	assert_null(strstr(f->d.reason, "GPU-h the jobs behind it wait"));
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_false(f->d.waited);
 	/* a run long enough that the gain outweighs the delay behind */
 	f->r.time_limit_min = (uint32_t)(8 * run / 60);
 	decide(f, hints, NULL, 1000);
@@ -786,62 +779,6 @@ static void test_wait_counts_the_jobs_behind(void **state)
 	assert_true(f->d.waited);
 	assert_true(f->d.wait_s == 600);
 	assert_non_null(strstr(f->d.reason, "GPU-h the jobs behind it wait"));
-}
-
-/*
- * The predicted wait comes from time limits, which runs end well before:
- * a compact set predicted too late for the wait to pay by the prediction
- * is still waited for, but only as long as waiting can pay.  On the
- * state of test_wait_counts_the_jobs_behind with the leaf's job ending
- * in 1,500 s (its limit) and a run R with R (s - 1) = 700 s at the
- * spread slowdown s: waiting the predicted 1,500 s cannot pay (the old
- * rule starts it spread); the longest wait whose gain still outweighs
- * the delay it passes on is R (s - 1) / (1 + 0.75) = 400 s (hand-worked:
- * gain R (s - 1) - T against T x 0.75 behind), below R (s - 0.99 s) - R
- * and max_wait, so the job waits at most 400 s.  With max_wait below
- * the predicted 1,500 s no compact set is in sight and it starts now.
- */
-static void test_wait_bounded_when_limits_predict_late(void **state)
-{
-	struct fx *f = *state;
-	const char *hints = "gpus=32,tp=8,dp=4,params=8e9,step_s=0.5";
-	double slow, run, want;
-	int32_t i;
-
-	for (i = 0; i < 12; i++)
-		if (i != 0 && i != 1 && i != 4 && i != 8)
-			busy(f, i, 0xff);
-	running_job(f, 1, 12, 16, 1000 + 1500);
-	f->r.gpus = 32;
-	f->p.max_wait_s = 0;
-	f->r.time_limit_min = 600;
-	decide(f, hints, NULL, 1000);
-	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
-	slow = f->d.cands[0].cost.slowdown;
-	assert_true(slow > 1.05);
-	/* a whole number of minutes with R (s - 1) close to 700 s */
-	f->r.time_limit_min = (uint32_t)floor(700.0 / (slow - 1.0) / 60.0);
-	run = 60.0 * f->r.time_limit_min;
-	want = run * (slow - 1.0) / 1.75;
-	print_message("# spread slowdown %.3f, run %.0f s: wait at most %.0f s\n", slow, run, want);
-	assert_true(want > 300 && want < 500);
-	/* by the prediction alone it does not pay */
-	assert_false(1500 + run < run * slow * (1 - 0.01));
-	f->p.max_wait_s = 1800;
-	f->p.wait_gain = 0.01;
-	decide(f, hints, NULL, 1000);
-	assert_int_equal(f->d.kind, GP_DECIDE_CONSTRAIN);
-	assert_true(f->d.waited);
-	assert_true(fabs(f->d.wait_s - want) < 1.0);
-	assert_true(f->d.cands[0].future);
-	assert_true(one_leaf(f, &f->d.cands[0]));
-	assert_non_null(strstr(f->d.reason, "predicted in 1500 s"));
-	/* no compact set within max_wait: it starts now, spread */
-	f->p.max_wait_s = 1000;
-	decide(f, hints, NULL, 1000);
-	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
-	assert_false(f->d.waited);
-	assert_false(one_leaf(f, &f->d.cands[0]));
 }
 
 /* ---- power only where it binds ------------------------------------------ */
@@ -1331,7 +1268,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_cluster_lists_every_domain_predicted_first,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_counts_the_jobs_behind, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wait_bounded_when_limits_predict_late, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_below_knee_as_compact_as_without_power, setup,
 		                                teardown),
 	};
