@@ -181,9 +181,12 @@ struct gp_conf {
 		int32_t rack;
 	} *lic_dom;
 	int32_t nlic_dom;
-	/* per rack: NULL when Slurm's nodes carry its gprack_ feature (on
-	 * exactly its nodes), else every other node as a host list (malloc'd;
-	 * "" none), which a job kept to it excludes instead */
+	/* per rack: whether Slurm's nodes lack its gprack_ feature (not on
+	 * exactly its nodes), and then every other node as a host list, which
+	 * a job kept to it excludes instead: made on the first job that needs
+	 * it (lic_excl_lock; malloc'd, "" none), so a load makes no pass over
+	 * the nodes per rack */
+	bool *lic_nofeat;
 	char **lic_excl;
 	struct gp_conf *next_dead;    /* graveyard link (conf_put) */
 };

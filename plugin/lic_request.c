@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,24 +24,6 @@
 #include "job_submit_gpuplace.h"
 
 /* ---- at load ----------------------------------------------------------------- */
-
-/* Does the comma-separated feature list hold feat as a whole name? */
-static bool has_feature(const char *list, const char *feat)
-{
-	size_t n = strlen(feat);
-	const char *p = list;
-
-	while (p && *p) {
-		size_t k = strcspn(p, ",");
-
-		if (k == n && !strncmp(p, feat, n))
-			return true;
-		p += k;
-		if (*p)
-			p++;
-	}
-	return false;
-}
 
 /* The rack all nodes of a domain lie in: acc = -2 (none yet), then the
  * rack, then -1 once two racks (or a node in none) are seen. */
@@ -61,6 +44,110 @@ static int dom_add(struct gp_conf *c, const char *prefix, const char *name, int3
 	d->rack = rack;
 	c->nlic_dom++;
 	return 0;
+}
+
+/*
+ * c->lic_nofeat[s] for every rack s: true unless every node of s, and no
+ * other node, has s's gprack_ feature in the model's node features (as
+ * Slurm's slurm.conf gives them).  One pass over the nodes' feature
+ * lists, a name table for the racks' features; the racks that lack theirs
+ * are logged in one line.  0, or -1 out of memory.
+ */
+static int lic_features_check(struct gp_conf *c)
+{
+	const gp_cluster_t *cl = c->cluster;
+	gp__nametab_t feats;
+	int32_t *have = NULL, *size = NULL, i, s, nmiss = 0, first = -1, dup;
+	size_t plen = strlen(GP_FEATURE_RACK);
+	int rc = -1;
+
+	if (gp__nametab_init(&feats, false))
+		return -1;
+	have = calloc((size_t)cl->nracks + 1, sizeof(*have));
+	size = calloc((size_t)cl->nracks + 1, sizeof(*size));
+	if (!have || !size)
+		goto out;
+	for (s = 0; s < cl->nracks; s++) {
+		char feat[GP_NAME_MAX + 16];
+
+		if (gp__domain_feature(GP_FEATURE_RACK, cl->racks[s].name, feat, sizeof(feat)))
+			c->lic_nofeat[s] = true; /* no such feature: none can carry it */
+		else if (gp__nametab_add(&feats, feat, s, &dup))
+			goto out;
+	}
+	for (i = 0; i < cl->nnodes; i++) {
+		const char *p = cl->nodes[i].features;
+		int32_t own = cl->nodes[i].rack;
+
+		if (own >= 0)
+			size[own]++;
+		while (p && *p) {
+			size_t k = strcspn(p, ",");
+			char tok[GP_NAME_MAX + 16];
+
+			if (k > plen && k < sizeof(tok) && !strncmp(p, GP_FEATURE_RACK, plen)) {
+				memcpy(tok, p, k);
+				tok[k] = '\0';
+				if ((s = gp__nametab_find(&feats, tok)) >= 0) {
+					if (s == own)
+						have[s]++;
+					else
+						c->lic_nofeat[s] = true; /* on a node of another rack */
+				}
+			}
+			p += k;
+			if (*p)
+				p++;
+		}
+	}
+	for (s = 0; s < cl->nracks; s++) {
+		if (have[s] != size[s])
+			c->lic_nofeat[s] = true;
+		if (c->lic_nofeat[s] && !nmiss++)
+			first = s;
+	}
+	if (nmiss)
+		slurm_info("gpuplace: PowerLicenses=%s: the nodes of %d of %d racks lack their "
+		           "gprack_ feature in slurm.conf (the nodes of rack %s lack its feature "
+		           "gprack_%s; `gpuplace conf --what nodes` writes them): jobs kept to those "
+		           "racks exclude the other racks' nodes instead, and are not moved by "
+		           "steering", cl->site.power_lic, (int)nmiss, (int)cl->nracks,
+		           cl->racks[first].name, cl->racks[first].name);
+	rc = 0;
+out:
+	free(have);
+	free(size);
+	gp__nametab_free(&feats);
+	return rc;
+}
+
+static pthread_mutex_t lic_excl_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Every node but rack's, as a host list ("" none), made once per rack and
+ * configuration on the first job that needs it; NULL out of memory. */
+static const char *lic_excl_get(const struct gp_conf *c, int32_t rack)
+{
+	const gp_cluster_t *cl = c->cluster;
+	const char *ex;
+
+	pthread_mutex_lock(&lic_excl_lock);
+	if (!c->lic_excl[rack]) {
+		int32_t *out = malloc(((size_t)cl->nnodes + 1) * sizeof(*out)), nout = 0, i;
+
+		if (out) {
+			for (i = 0; i < cl->nnodes; i++)
+				if (cl->nodes[i].rack != rack)
+					out[nout++] = i;
+			/* the configuration's own cache: allocated by this file,
+			 * written only under lic_excl_lock */
+			((struct gp_conf *)c)->lic_excl[rack] =
+			        nout ? gp__nodes_ranged(cl, out, nout) : strdup("");
+			free(out);
+		}
+	}
+	ex = c->lic_excl[rack];
+	pthread_mutex_unlock(&lic_excl_lock);
+	return ex;
 }
 
 void lic_conf_load(struct gp_conf *c)
@@ -128,46 +215,15 @@ void lic_conf_load(struct gp_conf *c)
 		if (dom_add(c, GP_FEATURE_RACK, cl->racks[s].name, s))
 			goto name;
 	/* does Slurm know each rack's gprack_ feature on exactly its nodes
-	 * (slurm.conf as `gpuplace conf --what nodes` writes it)?  Where not,
-	 * a job is kept to the rack by excluding every other node */
+	 * (slurm.conf as `gpuplace conf --what nodes` writes it)?  One pass
+	 * over the nodes' features; where not, a job is kept to the rack by
+	 * excluding every other node (lic_excl_get) */
 	c->lic_excl = calloc((size_t)cl->nracks + 1, sizeof(*c->lic_excl));
-	if (!c->lic_excl) {
+	c->lic_nofeat = calloc((size_t)cl->nracks + 1, sizeof(*c->lic_nofeat));
+	if (!c->lic_excl || !c->lic_nofeat || lic_features_check(c)) {
 		slurm_error("gpuplace: PowerLicenses=%s: out of memory; GPU jobs get no rack "
 		            "license", cl->site.power_lic);
 		goto off;
-	}
-	for (s = 0; s < cl->nracks; s++) {
-		const struct lic_dom *d = NULL;
-		int32_t k, nout = 0, *out = NULL;
-		bool ok = true;
-
-		for (k = 0; k < c->nlic_dom; k++)
-			if (c->lic_dom[k].rack == s &&
-			    !strncmp(c->lic_dom[k].feat, GP_FEATURE_RACK, strlen(GP_FEATURE_RACK)))
-				d = &c->lic_dom[k];
-		for (i = 0; d && ok && i < cl->nnodes; i++)
-			ok = has_feature(cl->nodes[i].features, d->feat) == (cl->nodes[i].rack == s);
-		if (d && ok)
-			continue;
-		if (!(out = malloc(((size_t)cl->nnodes + 1) * sizeof(*out)))) {
-			slurm_error("gpuplace: PowerLicenses=%s: out of memory; GPU jobs get no rack "
-			            "license", cl->site.power_lic);
-			goto off;
-		}
-		for (i = 0; i < cl->nnodes; i++)
-			if (cl->nodes[i].rack != s)
-				out[nout++] = i;
-		c->lic_excl[s] = nout ? gp__nodes_ranged(cl, out, nout) : strdup("");
-		free(out);
-		if (!c->lic_excl[s]) {
-			slurm_error("gpuplace: PowerLicenses=%s: out of memory; GPU jobs get no rack "
-			            "license", cl->site.power_lic);
-			goto off;
-		}
-		slurm_info("gpuplace: PowerLicenses=%s: the nodes of rack %s lack its feature "
-		           "gprack_%s in slurm.conf (`gpuplace conf --what nodes` writes it): jobs "
-		           "kept to it exclude the other racks' nodes instead, and are not moved by "
-		           "steering", cl->site.power_lic, cl->racks[s].name, cl->racks[s].name);
 	}
 	free(sw);
 	free(nvl);
@@ -189,6 +245,8 @@ void lic_conf_free(struct gp_conf *c)
 		free(c->lic_excl[k]);
 	free(c->lic_excl);
 	c->lic_excl = NULL;
+	free(c->lic_nofeat);
+	c->lic_nofeat = NULL;
 	free(c->lic_name);
 	free(c->lic_count);
 	free(c->lic_gpu_w);
@@ -504,13 +562,19 @@ bool lic_keep(job_desc_msg_t *j, const struct gp_conf *c, int32_t rack, int64_t 
 
 	if (gp__domain_feature(GP_FEATURE_RACK, cl->racks[rack].name, feat, sizeof(feat)))
 		return false;
-	if (feature && c->lic_excl[rack]) {
+	if (feature && c->lic_nofeat[rack]) {
 		/* Slurm does not know the rack's feature: every other node
 		 * excluded instead (the user's exclusions kept) */
-		char *ex = !*c->lic_excl[rack]    ? NULL
-		           : j->exc_nodes && *j->exc_nodes
-		               ? slurm_xstrdup_printf("%s,%s", j->exc_nodes, c->lic_excl[rack])
-		               : slurm_xstrdup(c->lic_excl[rack]);
+		const char *all = lic_excl_get(c, rack);
+		char *ex;
+
+		if (!all) {
+			slurm_verbose("gpuplace: %s: no rack license: out of memory", label);
+			return false;
+		}
+		ex = !*all                         ? NULL
+		     : j->exc_nodes && *j->exc_nodes ? slurm_xstrdup_printf("%s,%s", j->exc_nodes, all)
+		                                     : slurm_xstrdup(all);
 
 		if (!set_licenses(j, c, &name, &count, 1, label)) {
 			slurm_xfree((void **)&ex);

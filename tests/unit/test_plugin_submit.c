@@ -932,11 +932,11 @@ static int copy_replacing(const char *from, const char *to, const char *const *a
 /* with_features: slurm.conf's nodes carry the gprack_ features `gpuplace
  * conf --what nodes` writes; without, a job is kept to a rack by
  * excluding the other racks' nodes */
-static int setup_lic_site(bool with_features)
+static int setup_lic_site(bool with_features, const char *const *b)
 {
 	static const char *const a[] = { "rack1\n", "rack2\n", "rack3 " };
-	static const char *const b[] = { "rack1,gprack_rack1\n", "rack2,gprack_rack2\n",
-		                         "rack3,gprack_rack3 " };
+	static const char *const all[] = { "rack1,gprack_rack1\n", "rack2,gprack_rack2\n",
+		                           "rack3,gprack_rack3 " };
 	const char *top = getenv("GP_TOP_SRCDIR"), *tmp = getenv("TMPDIR");
 	char from[4200], to[4200];
 	size_t i;
@@ -947,7 +947,7 @@ static int setup_lic_site(bool with_features)
 	for (i = 0; i < sizeof(lic_files) / sizeof(lic_files[0]); i++) {
 		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", top ? top : ".", lic_files[i]);
 		snprintf(to, sizeof(to), "%s/%s", lic_dir, lic_files[i]);
-		if (i == 0 && with_features ? copy_replacing(from, to, a, b, 3)
+		if (i == 0 && with_features ? copy_replacing(from, to, a, b ? b : all, 3)
 		                            : copy_file(from, to, i == 4 ? "\nPowerLicenses=rackpw\n" : NULL))
 			return -1;
 	}
@@ -958,12 +958,22 @@ static int setup_lic_site(bool with_features)
 
 static int setup_lic(void **unused)
 {
-	return setup_lic_site(true);
+	return setup_lic_site(true, NULL);
+}
+
+/* rack1's feature also on rack2's nodes, rack3's on none of its own */
+static int setup_lic_mixed(void **unused)
+{
+	static const char *const b[] = { "rack1,gprack_rack1\n", "rack2,gprack_rack2,gprack_rack1\n",
+		                         "rack3 " };
+
+	(void)unused;
+	return setup_lic_site(true, b);
 }
 
 static int setup_lic_nofeat(void **unused)
 {
-	return setup_lic_site(false);
+	return setup_lic_site(false, NULL);
 }
 
 static int teardown_lic(void **unused)
@@ -1239,13 +1249,15 @@ static void test_lic_unpinned_in_one_rack(void **unused)
 
 /* Slurm's nodes without the racks' features: a job is kept to a rack by
  * excluding every other node (the user's exclusions kept), and the load
- * says so once per rack. */
+ * says so in one line for all racks. */
 static void test_lic_without_features(void **unused)
 {
 	job_desc_msg_t *j = gp_test_job_new("gres/gpu:1", NULL);
 	char *msg;
 
-	assert_non_null(log_find(LOGL_INFO, "the nodes of rack rack3 lack its feature gprack_rack3"));
+	assert_non_null(log_find(LOGL_INFO, "the nodes of 3 of 3 racks lack their gprack_ feature "
+	                                    "in slurm.conf (the nodes of rack rack1 lack its "
+	                                    "feature gprack_rack1;"));
 	j->exc_nodes = slurm_xstrdup("l40s04");
 	(void)submit(j, &msg);
 	slurm_xfree((void **)&msg);
@@ -1257,6 +1269,19 @@ static void test_lic_without_features(void **unused)
 		         j->features ? j->features : "(none)");
 	}
 	gp_test_job_free(j);
+}
+
+/* Some racks' features right, some not: a feature on a node of another
+ * rack (rack1's on rack2's nodes) and a rack whose nodes lack it (rack3)
+ * both count; rack2's, on exactly its nodes, does not.  One line. */
+static void test_lic_some_features(void **unused)
+{
+	(void)unused;
+	if (!log_find(LOGL_INFO, "the nodes of 2 of 3 racks lack their gprack_ feature in "
+	                         "slurm.conf (the nodes of rack rack1 lack its feature gprack_rack1;")) {
+		log_dump();
+		fail_msg("no line for racks rack1 and rack3");
+	}
 }
 
 /* A burst of one-GPU jobs: the ledger books each where it was kept, so
@@ -1311,6 +1336,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lic_cross_rack_pin, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_unpinned_in_one_rack, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_partitions, setup_lic, teardown_lic),
+		cmocka_unit_test_setup_teardown(test_lic_some_features, setup_lic_mixed,
+		                                teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_without_features, setup_lic_nofeat,
 		                                teardown_lic),
 	};
