@@ -558,52 +558,41 @@ bool lic_keep(job_desc_msg_t *j, const struct gp_conf *c, int32_t rack, int64_t 
 {
 	const gp_cluster_t *cl = c->cluster;
 	const char *name = c->lic_name[rack];
-	char feat[GP_NAME_MAX + 16], *nf;
+	bool excl = feature && c->lic_nofeat[rack];
+	char feat[GP_NAME_MAX + 16], **field = excl ? &j->exc_nodes : &j->features, *nv = NULL;
 
 	if (gp__domain_feature(GP_FEATURE_RACK, cl->racks[rack].name, feat, sizeof(feat)))
 		return false;
-	if (feature && c->lic_nofeat[rack]) {
+	if (excl) {
 		/* Slurm does not know the rack's feature: every other node
 		 * excluded instead (the user's exclusions kept) */
 		const char *all = lic_excl_get(c, rack);
-		char *ex;
 
 		if (!all) {
 			slurm_verbose("gpuplace: %s: no rack license: out of memory", label);
 			return false;
 		}
-		ex = !*all                         ? NULL
-		     : j->exc_nodes && *j->exc_nodes ? slurm_xstrdup_printf("%s,%s", j->exc_nodes, all)
-		                                     : slurm_xstrdup(all);
-
-		if (!set_licenses(j, c, &name, &count, 1, label)) {
-			slurm_xfree((void **)&ex);
-			return false;
-		}
-		if (ex) {
-			slurm_xfree((void **)&j->exc_nodes);
-			j->exc_nodes = ex;
-		}
-		slurm_verbose("gpuplace: %s kept to rack %s: excluded %s, licenses %s", label,
-		              cl->racks[rack].name, j->exc_nodes ? j->exc_nodes : "(none)",
-		              j->licenses);
-		return true;
+		if (*all)
+			nv = *field && **field ? slurm_xstrdup_printf("%s,%s", *field, all)
+			                       : slurm_xstrdup(all);
+	} else if (feature) {
+		/* the feature first: a license without it could be taken in
+		 * another rack; lic_pick left out constraints it cannot be
+		 * AND-ed to */
+		nv = *field && **field ? slurm_xstrdup_printf("%s&%s", feat, *field)
+		                       : slurm_xstrdup(feat);
 	}
-	/* the feature first: a license without it could be taken in another
-	 * rack; lic_pick left out constraints it cannot be AND-ed to */
-	nf = !feature                    ? NULL
-	     : j->features && *j->features ? slurm_xstrdup_printf("%s&%s", feat, j->features)
-	                                   : slurm_xstrdup(feat);
 	if (!set_licenses(j, c, &name, &count, 1, label)) {
-		slurm_xfree((void **)&nf);
+		slurm_xfree((void **)&nv);
 		return false;
 	}
-	if (nf) {
-		slurm_xfree((void **)&j->features);
-		j->features = nf;
+	if (nv) {
+		slurm_xfree((void **)field);
+		*field = nv;
 	}
-	slurm_verbose("gpuplace: %s kept to rack %s: features %s, licenses %s", label,
-	              cl->racks[rack].name, j->features, j->licenses);
+	slurm_verbose("gpuplace: %s kept to rack %s: %s %s, licenses %s", label,
+	              cl->racks[rack].name, excl ? "excluded" : "features",
+	              *field ? *field : "(none)", j->licenses);
 	return true;
 }
 
