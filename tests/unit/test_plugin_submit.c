@@ -709,6 +709,78 @@ static int copy_file(const char *from, const char *to, const char *extra)
 	return rc;
 }
 
+/* Copy from to `to`, each of the n strings a[k] replaced by b[k]. */
+static int copy_replacing(const char *from, const char *to, const char *const *a,
+                          const char *const *b, int n)
+{
+	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
+	char line[4096];
+	int rc = in && out ? 0 : -1, k;
+
+	while (!rc && fgets(line, sizeof(line), in)) {
+		char *p = line;
+
+		while (*p) {
+			for (k = 0; k < n; k++)
+				if (!strncmp(p, a[k], strlen(a[k])))
+					break;
+			if (k < n) {
+				fputs(b[k], out);
+				p += strlen(a[k]);
+			} else {
+				fputc(*p++, out);
+			}
+		}
+	}
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		rc = -1;
+	return rc;
+}
+
+/* etc/mixed-pcie's files, as the PowerHres and PowerLicenses sites copy them */
+static const char *const site_files[] = { "slurm.conf", "gres.conf", "topology.conf", "racks.conf",
+	                                  "gpuplace.conf" };
+
+/*
+ * dir (len bytes) = a new $TMPDIR/gp-TAG.XXXXXX holding etc/mixed-pcie's
+ * files: slurm.conf with the n strings a[k] replaced by b[k] (n 0: as it
+ * is), gpuplace.conf with extra appended.  0 or -1.
+ */
+static int site_copy(char *dir, size_t len, const char *tag, const char *extra,
+                     const char *const *a, const char *const *b, int n)
+{
+	const char *top = getenv("GP_TOP_SRCDIR"), *tmp = getenv("TMPDIR");
+	char from[4200], to[4200];
+	size_t i;
+
+	snprintf(dir, len, "%s/gp-%s.XXXXXX", tmp ? tmp : "/tmp", tag);
+	if (!mkdtemp(dir))
+		return -1;
+	for (i = 0; i < sizeof(site_files) / sizeof(site_files[0]); i++) {
+		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", top ? top : ".", site_files[i]);
+		snprintf(to, sizeof(to), "%s/%s", dir, site_files[i]);
+		if (i == 0 && n > 0 ? copy_replacing(from, to, a, b, n)
+		                    : copy_file(from, to, i == 4 ? extra : NULL))
+			return -1;
+	}
+	return 0;
+}
+
+/* The files of site_copy() and its directory removed. */
+static void site_remove(const char *dir)
+{
+	char path[4200];
+	size_t i;
+
+	for (i = 0; i < sizeof(site_files) / sizeof(site_files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, site_files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 /* resources.yaml as a site writes it (resources.yaml(5)) */
 #define RESOURCES_OK                                                        \
 	"---\n- resource: rackpower\n  mode: MODE_3\n  layers:\n"        \
@@ -734,21 +806,9 @@ static int write_resources(const char *text)
 
 static int setup_hres(void **unused)
 {
-	static const char *const files[] = { "slurm.conf", "gres.conf", "topology.conf",
-		                             "racks.conf", "gpuplace.conf" };
-	const char *top = getenv("GP_TOP_SRCDIR"), *tmp = getenv("TMPDIR");
-	char from[4200], to[4200];
-	size_t i;
-
-	snprintf(hres_dir, sizeof(hres_dir), "%s/gp-hres.XXXXXX", tmp ? tmp : "/tmp");
-	if (!mkdtemp(hres_dir))
+	(void)unused;
+	if (site_copy(hres_dir, sizeof(hres_dir), "hres", "\nPowerHres=rackpower\n", NULL, NULL, 0))
 		return -1;
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", top ? top : ".", files[i]);
-		snprintf(to, sizeof(to), "%s/%s", hres_dir, files[i]);
-		if (copy_file(from, to, i == 4 ? "\nPowerHres=rackpower\n" : NULL))
-			return -1;
-	}
 	if (write_resources(RESOURCES_OK))
 		return -1;
 	snap_hres = true;
@@ -757,19 +817,10 @@ static int setup_hres(void **unused)
 
 static int teardown_hres(void **unused)
 {
-	static const char *const files[] = { "slurm.conf", "gres.conf", "topology.conf",
-		                             "racks.conf", "gpuplace.conf" };
-	char path[4200];
-	size_t i;
-
 	teardown_site(unused);
 	write_resources(NULL);
 	snap_hres = true;
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", hres_dir, files[i]);
-		unlink(path);
-	}
-	rmdir(hres_dir);
+	site_remove(hres_dir);
 	return 0;
 }
 
@@ -896,39 +947,6 @@ static void test_hres_load(void **unused)
  * 5,360 = 6,640 W and 5,440 W */
 static char lic_dir[4000];
 
-static const char *const lic_files[] = { "slurm.conf", "gres.conf", "topology.conf", "racks.conf",
-	                                 "gpuplace.conf" };
-
-/* Copy from to `to`, each of the n strings a[k] replaced by b[k]. */
-static int copy_replacing(const char *from, const char *to, const char *const *a,
-                          const char *const *b, int n)
-{
-	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
-	char line[4096];
-	int rc = in && out ? 0 : -1, k;
-
-	while (!rc && fgets(line, sizeof(line), in)) {
-		char *p = line;
-
-		while (*p) {
-			for (k = 0; k < n; k++)
-				if (!strncmp(p, a[k], strlen(a[k])))
-					break;
-			if (k < n) {
-				fputs(b[k], out);
-				p += strlen(a[k]);
-			} else {
-				fputc(*p++, out);
-			}
-		}
-	}
-	if (in)
-		fclose(in);
-	if (out && fclose(out))
-		rc = -1;
-	return rc;
-}
-
 /* with_features: slurm.conf's nodes carry the gprack_ features `gpuplace
  * conf --what nodes` writes; without, a job is kept to a rack by
  * excluding the other racks' nodes */
@@ -937,20 +955,10 @@ static int setup_lic_site(bool with_features, const char *const *b)
 	static const char *const a[] = { "rack1\n", "rack2\n", "rack3 " };
 	static const char *const all[] = { "rack1,gprack_rack1\n", "rack2,gprack_rack2\n",
 		                           "rack3,gprack_rack3 " };
-	const char *top = getenv("GP_TOP_SRCDIR"), *tmp = getenv("TMPDIR");
-	char from[4200], to[4200];
-	size_t i;
 
-	snprintf(lic_dir, sizeof(lic_dir), "%s/gp-lic.XXXXXX", tmp ? tmp : "/tmp");
-	if (!mkdtemp(lic_dir))
+	if (site_copy(lic_dir, sizeof(lic_dir), "lic", "\nPowerLicenses=rackpw\n", a, b ? b : all,
+	              with_features ? 3 : 0))
 		return -1;
-	for (i = 0; i < sizeof(lic_files) / sizeof(lic_files[0]); i++) {
-		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", top ? top : ".", lic_files[i]);
-		snprintf(to, sizeof(to), "%s/%s", lic_dir, lic_files[i]);
-		if (i == 0 && with_features ? copy_replacing(from, to, a, b ? b : all, 3)
-		                            : copy_file(from, to, i == 4 ? "\nPowerLicenses=rackpw\n" : NULL))
-			return -1;
-	}
 	snap_lic = true;
 	snap_lic_full = -1;
 	return load_site(lic_dir);
@@ -978,17 +986,10 @@ static int setup_lic_nofeat(void **unused)
 
 static int teardown_lic(void **unused)
 {
-	char path[4200];
-	size_t i;
-
 	teardown_site(unused);
 	snap_lic = true;
 	snap_lic_full = -1;
-	for (i = 0; i < sizeof(lic_files) / sizeof(lic_files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", lic_dir, lic_files[i]);
-		unlink(path);
-	}
-	rmdir(lic_dir);
+	site_remove(lic_dir);
 	return 0;
 }
 
