@@ -14,19 +14,8 @@
 # runs this again inside a Debian 13 root with Slurm 24.11).
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-build=${GP_TOP_BUILDDIR:-$top}
-plugdir=$build/plugin/.libs
 N_TESTS=9
-echo "1..$N_TESTS"
-skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
-[ -z "${GP_SANITIZERS:-}" ] || skip_all "built with sanitizers: slurmctld cannot load an ASan plugin (tests/unit/test_plugin runs it instrumented)"
-[ "$(id -u)" = 0 ] || skip_all "integration tests need root"
-for b in slurmctld slurmd munged sbatch squeue scontrol; do
-	command -v $b >/dev/null 2>&1 || skip_all "$b is not installed"
-done
-[ -f "$plugdir/job_submit_gpuplace.so" ] || skip_all "plugin not built in $plugdir"
-# "slurm 24.11.5" / "slurm-wlm 22.05.8"
-ver=$(slurmctld -V 2>/dev/null | awk '{print $2}')
+. "$top/tests/slurm/prelude.sh"
 major=${ver%%.*}
 minor=${ver#*.}
 minor=${minor%%.*}

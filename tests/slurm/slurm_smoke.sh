@@ -10,17 +10,8 @@
 # missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-build=${GP_TOP_BUILDDIR:-$top}
-plugdir=$build/plugin/.libs
 N_TESTS=4
-echo "1..$N_TESTS"
-skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
-[ "$(id -u)" = 0 ] || skip_all "integration tests need root"
-[ -z "${GP_SANITIZERS:-}" ] || skip_all "built with sanitizers: slurmctld cannot load an ASan plugin (tests/unit/test_plugin runs it instrumented)"
-for b in slurmctld slurmd munged sbatch squeue scontrol; do
-	command -v $b >/dev/null 2>&1 || skip_all "$b is not installed"
-done
-[ -f "$plugdir/job_submit_gpuplace.so" ] || skip_all "plugin not built in $plugdir"
+. "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-smoke.XXXXXX")
 export CTLPORT=${CTLPORT:-$((16967 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18400 + ${GP_PORT_OFFSET:-0}))}

@@ -30,8 +30,6 @@
 # (reconfigure or restart, see harness.sh), BURST, AGE, START_S (below).
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-build=${GP_TOP_BUILDDIR:-$top}
-plugdir=$build/plugin/.libs
 BURST=${BURST:-100}
 AGE=${AGE:-12}        # s the blockers run before the "aged" submission: longer
                       # than the plugin keeps a decision it cannot match (10 s)
@@ -39,14 +37,8 @@ START_S=${START_S:-15} # s a job may take to start when its set is free
                       # (stock Slurm here starts a batch job in ~3 s)
 SCENARIOS=4
 N_TESTS=$((1 + SCENARIOS * 7 + 4 + 3))
-echo "1..$N_TESTS"
-skip_all() { for i in $(seq 1 $N_TESTS); do echo "ok $i # SKIP $1"; done; exit 0; }
-[ -z "${GP_SANITIZERS:-}" ] || skip_all "built with sanitizers: slurmctld cannot load an ASan plugin (tests/unit/test_plugin runs it instrumented)"
-[ "$(id -u)" = 0 ] || skip_all "integration tests need root"
-for b in slurmctld slurmd munged sbatch squeue scontrol scancel; do
-	command -v $b >/dev/null 2>&1 || skip_all "$b is not installed"
-done
-[ -f "$plugdir/job_submit_gpuplace.so" ] || skip_all "plugin not built in $plugdir"
+EXTRA_PROGS="scancel"
+. "$top/tests/slurm/prelude.sh"
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-vs.XXXXXX")
 export CTLPORT=${CTLPORT:-$((16947 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18600 + ${GP_PORT_OFFSET:-0}))}
 export N=12 LEAVES=3 WEIGHTS="10 1 10" NVL_NODES=2 RACK_NODES=6 RACK_KW="40 40"
