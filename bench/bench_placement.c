@@ -50,7 +50,7 @@
  * this measures, it does not gate.
  *
  *   GP_SRCDIR=. ./bench/bench_placement [--only PATTERN] [--published-only] [-v]
- *                                       [jobs per trace] [default preset]
+ *                                       [--jobs FILE] [jobs per trace] [default preset]
  *
  * --only runs the scenarios whose "site/trace/scenario" name (e.g.
  * "a100-oversub/synthetic/moderate-0.7") contains PATTERN; the summary
@@ -58,7 +58,11 @@
  * (half the run time).  Both are for iterating on one scenario.  -v adds,
  * per policy, the multi-GPU jobs' waits by the plugin's decision at their
  * submission (pin, constrain, none), steered jobs, leaves spanned and
- * GPU-hours lost to placement.
+ * GPU-hours lost to placement.  --jobs FILE writes every job of every
+ * policy, scenario and judge run to FILE as CSV (header first): its
+ * submission, start, wait, run time, leaves, the plugin's decision and
+ * the judged slowdown, so that one policy's waits and spreads can be set
+ * beside another's job by job.
  */
 #include "config.h"
 
@@ -163,6 +167,29 @@ static bool le(double dflt, double best, double r, double nil)
  * submission (none for a Slurm baseline or a job the plugin passes),
  * with how many of those jobs were steered and the leaves they spanned. */
 static bool verbose;
+/* --jobs FILE: every job's row (jobs_rows), NULL = none */
+static FILE *jobs_out;
+
+/* --jobs: the jobs of every policy of one scenario and judge. */
+static void jobs_rows(gp_sim_result_t *const *r, const char *const *pols, int npol,
+                      const char *scen, const char *jname)
+{
+	static const char *const kinds[] = { "none", "pin", "constrain", "reject" };
+	int i;
+	int32_t q;
+
+	for (i = 0; jobs_out && i < npol; i++)
+		for (q = 0; q < r[i]->njobs; q++) {
+			const gp_sim_job_t *j = &r[i]->jobs[q];
+
+			fprintf(jobs_out, "%s,%s,%s,%lu,%ld,%.3f,%.3f,%.3f,%.0f,%ld,%s,%.4f,%d,%d\n", scen,
+			        jname, pols[i], (unsigned long)j->id, (long)j->gpus, j->submit_s,
+			        j->start_s, j->start_s >= 0 ? j->start_s - j->submit_s : -1.0,
+			        j->duration_s, (long)j->nleaves,
+			        kinds[j->decision <= GP_SIM_DEC_REJECT ? j->decision : 0], j->slowdown, j->steered,
+			        j->killed);
+		}
+}
 
 static void explain(const gp_sim_result_t *r)
 {
@@ -401,6 +428,12 @@ static int run_scenario(const gp_cluster_t *c, const char *site, const char *tna
 			goto out;
 		}
 	}
+	if (jobs_out) {
+		char scen[256];
+
+		snprintf(scen, sizeof(scen), "%s/%s/%s", site, tname, sname);
+		jobs_rows(r, pols, npol, scen, jname);
+	}
 	printf("\n## %s | %s | %s (offered load %.2f, %d jobs) | judge: %s\n", site, tname, sname,
 	       offered_load(t, gp_cluster_gpu_count(c)), t->njobs, jname);
 	printf("targets (the stock Slurm this site runs as configured):");
@@ -534,9 +567,19 @@ int main(int argc, char **argv)
 			published_only = true;
 		else if (!strcmp(argv[ai], "-v"))
 			verbose = true;
-		else if (argv[ai][0] == '-') {
+		else if (!strcmp(argv[ai], "--jobs") && ai + 1 < argc) {
+			if (jobs_out)
+				fclose(jobs_out);
+			if (!(jobs_out = fopen(argv[++ai], "w"))) {
+				perror(argv[ai]);
+				return 2;
+			}
+			fprintf(jobs_out, "scenario,judge,policy,job,gpus,submit_s,start_s,wait_s,"
+			                  "duration_s,leaves,decision,slowdown,steered,killed\n");
+		} else if (argv[ai][0] == '-') {
 			fprintf(stderr, "usage: bench_placement [--only SITE/TRACE/SCENARIO] "
-			                "[--published-only] [-v] [jobs per trace] [default preset]\n");
+			                "[--published-only] [-v] [--jobs FILE] [jobs per trace] "
+			                "[default preset]\n");
 			return 2;
 		} else if (npos++ == 0)
 			njobs = strtol(argv[ai], NULL, 10);
@@ -696,6 +739,10 @@ int main(int argc, char **argv)
 	printf("# %.1f s CPU\n", cpu_s() - t0);
 	rc = 0;
 out:
+	if (jobs_out && fclose(jobs_out)) {
+		perror("bench_placement: --jobs");
+		rc = 1;
+	}
 	gp__trace_destroy(philly);
 	gp__sim_judge_destroy(judge);
 	return rc;

@@ -1,7 +1,8 @@
 # bench/: fragment of the top-level Makefile.am
 # The benchmarks are built by `make bench` and by `make check` (whose smoke
-# tests run bench_sim and bench_calib), not by `make`: neither the packages
-# nor the test command's builds for the real-daemon tiers need them.
+# tests run bench_sim, bench_calib and bench_placement), not by `make`:
+# neither the packages nor the test command's builds for the real-daemon
+# tiers need them.
 GP_BENCH = bench/bench_load bench/bench_candidates bench/bench_cost bench/bench_decide \
 	bench/bench_sim bench/bench_calib bench/bench_job_submit bench/bench_placement
 check_PROGRAMS += $(GP_BENCH)
@@ -30,3 +31,5 @@ bench_bench_job_submit_SOURCES = bench/bench_job_submit.c bench/bench_util.c ben
 bench_bench_job_submit_LDADD = $(GP_PLUGIN_LA) $(GP_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 bench_bench_placement_SOURCES = bench/bench_placement.c
 bench_bench_placement_LDADD = $(GP_LIBS)
+TESTS += tests/cli/bench_placement_smoke.sh
+EXTRA_DIST += tests/cli/bench_placement_smoke.sh
