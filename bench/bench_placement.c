@@ -50,7 +50,17 @@
  * this measures, it does not gate.
  *
  *   GP_SRCDIR=. ./bench/bench_placement [--only PATTERN] [--published-only] [-v]
- *                                       [--jobs FILE] [jobs per trace] [default preset]
+ *                                       [--draws N] [--jobs FILE] [jobs per trace]
+ *                                       [default preset]
+ *
+ * --draws N runs every scenario N times, the time limits drawn with seeds
+ * 1 to N (trace.h: the same users' estimates, drawn again; seed 1 is the
+ * simulator's default and the run printed in full), and prints per
+ * scenario the default's ratios to each draw's best target as median
+ * [lowest to highest], the draws within target, and whether the medians
+ * are: a simulated schedule is chaotic (one job started a minute earlier
+ * changes every later start), so a verdict of one draw near 1.0 is not a
+ * measurement of the policy.
  *
  * --only runs the scenarios whose "site/trace/scenario" name (e.g.
  * "a100-oversub/synthetic/moderate-0.7") contains PATTERN; the summary
@@ -290,7 +300,15 @@ struct tally {
 	int scen, lost_ok, mean_ok, wtd_ok, dense, dense_ok, loses;
 	int one_ok, one_dense_ok;  /* all three within target of the best baseline */
 	int budget, budget_ok;     /* scenarios with -budget baselines; all three within */
+	/* --draws: scenarios whose median ratios are all within target, whose
+	 * every draw is, and the draws within target of all draws run */
+	int med_ok, med_dense_ok, every_ok, draws_ok, draws;
 };
+
+/* --draws N: every scenario is also run with the time limits drawn with
+ * seeds 2 .. N (seed 1, the simulator's default, is the run printed in
+ * full) */
+static int ndraws = 1;
 
 /* GPU-hours a policy's jobs waited: sum of GPUs x wait over started jobs. */
 static double gpuh_waited(const gp_sim_result_t *r)
@@ -400,14 +418,145 @@ static int print_losses(gp_sim_result_t *const *r, const char *const *pols, cons
 	return lost;
 }
 
+/* A ratio as a number: 0 when both are nothing (nothing to lose to),
+ * infinite when only the best is nothing. */
+static double ratio_num(double dflt, double best, double nil)
+{
+	if (best > nil)
+		return dflt / best;
+	return dflt <= nil ? 0.0 : INFINITY;
+}
+
+/* The default's (r[0]) ratios to the best target of one draw: lost
+ * GPU-hours, mean wait, GPU-hour-weighted wait (rat[3]); false when no
+ * target was run. */
+static bool draw_ratios(gp_sim_result_t *const *r, const bool *target, int npol, double *rat)
+{
+	int b = best_baseline(r, target, npol);
+	const gp_sim_metrics_t *d = &r[0]->m, *m;
+
+	if (b <= 0)
+		return false;
+	m = &r[b]->m;
+	rat[0] = ratio_num(d->lost_place_gpuh, m->lost_place_gpuh, NIL);
+	rat[1] = ratio_num(d->wait_mean_s / 3600, m->wait_mean_s / 3600, 1.0 / 3600);
+	rat[2] = ratio_num(d->wait_gpuh_mean_s / 3600, m->wait_gpuh_mean_s / 3600, 1.0 / 3600);
+	return true;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of v[0..n-1] (sorts v). */
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Run every policy of one scenario with the time limits drawn with seed;
+ * r[] filled (the caller destroys them), 0 or 1 with a message. */
+static int run_draw(const gp_cluster_t *c, const char *site, const char *tname,
+                    const gp_trace_t *t, const char *const *pols, int npol,
+                    const gp_sim_judge_t *judge, uint64_t seed, gp_sim_result_t **r)
+{
+	gp_error_t err = { "" };
+	int i;
+
+	for (i = 0; i < npol; i++) {
+		gp_sim_policy_t p;
+		gp_sim_opts_t o;
+
+		gp__sim_opts_defaults(&o);
+		o.judge = judge;
+		o.limit_seed = seed;
+		if (gp__sim_policy_parse(pols[i], c, &p, &err) ||
+		    gp__sim_run(c, NULL, t, &p, &o, &r[i], &err)) {
+			fprintf(stderr, "bench_placement: %s %s %s (time limits of seed %llu): %s\n",
+			        site, pols[i], tname, (unsigned long long)seed, err.text);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* --draws: the default against the best target of each of the ndraws
+ * draws of the time limits (rat1: the printed draw's, seed 1), printed as
+ * median [min - max] per metric with the draws within target, and
+ * tallied. */
+static int print_draws(const gp_cluster_t *c, const char *site, const char *tname, int dense,
+                       const gp_trace_t *t, const char *const *pols, const bool *target,
+                       int npol, const gp_sim_judge_t *judge, const double *rat1,
+                       struct tally *ty)
+{
+	static const char *const what[3] = { "lost-GPUh", "mean wait", "GPUh-weighted wait" };
+	double v[3][101], lim[3] = { dense ? 0.8 : 1.0, 1.0, 1.0 }, med[3];
+	int d, k, n = 0, within = 0, i;
+	bool med_ok = true;
+
+	for (d = 1; d <= ndraws; d++) {
+		gp_sim_result_t *r[MAX_POL] = { NULL };
+		double rat[3];
+		bool have, all = true;
+
+		if (d == 1) {
+			memcpy(rat, rat1, sizeof(rat));
+			have = !isnan(rat1[0]); /* NAN: no target was run */
+		} else {
+			if (run_draw(c, site, tname, t, pols, npol, judge, (uint64_t)d, r)) {
+				for (i = 0; i < npol; i++)
+					gp__sim_result_destroy(r[i]);
+				return 1;
+			}
+			have = draw_ratios(r, target, npol, rat);
+			for (i = 0; i < npol; i++)
+				gp__sim_result_destroy(r[i]);
+		}
+		if (!have)
+			continue;
+		for (k = 0; k < 3; k++) {
+			v[k][n] = rat[k];
+			all = all && rat[k] <= lim[k];
+		}
+		within += all;
+		n++;
+	}
+	if (!n)
+		return 0;
+	printf("over %d draws of the time limits (seeds 1 to %d), against each draw's best target:",
+	       n, ndraws);
+	for (k = 0; k < 3; k++) {
+		double lo, hi;
+
+		med[k] = median(v[k], n); /* sorted: v[k][0] and v[k][n - 1] are the ends */
+		lo = v[k][0];
+		hi = v[k][n - 1];
+		med_ok = med_ok && med[k] <= lim[k];
+		printf("%s %s median %.2f [%.2f to %.2f]", k ? "," : "", what[k], med[k], lo, hi);
+	}
+	printf("; all three within target in %d of %d draws; the medians within target: %s\n",
+	       within, n, med_ok ? "yes" : "NO");
+	if (judge) {
+		ty->med_ok += med_ok;
+		ty->med_dense_ok += dense && med_ok;
+		ty->every_ok += within == n;
+		ty->draws_ok += within;
+		ty->draws += n;
+	}
+	return 0;
+}
+
 static int run_scenario(const gp_cluster_t *c, const char *site, const char *tname,
                         const char *sname, int dense, const gp_trace_t *t,
                         const char *const *pols, const bool *target, int npol,
                         const gp_sim_judge_t *judge, const char *jname, struct tally *ty)
 {
 	gp_sim_result_t *r[MAX_POL] = { NULL };
-	gp_error_t err = { "" };
-	double best[3 + GP_SIM_NSIZE], v;
+	double best[3 + GP_SIM_NSIZE], v, rat1[3];
 	char a[8][32];
 	int i, k, rc = 1, losses, dbud = -1;
 	bool lost_ok, mean_ok, wtd_ok;
@@ -416,18 +565,11 @@ static int run_scenario(const gp_cluster_t *c, const char *site, const char *tna
 	for (i = 1; i < npol; i++)
 		if (!strncmp(pols[i], pols[0], dl) && !strcmp(pols[i] + dl, "-budget"))
 			dbud = i;
-	for (i = 0; i < npol; i++) {
-		gp_sim_policy_t p;
-		gp_sim_opts_t o;
-
-		gp__sim_opts_defaults(&o);
-		o.judge = judge;
-		if (gp__sim_policy_parse(pols[i], c, &p, &err) ||
-		    gp__sim_run(c, NULL, t, &p, &o, &r[i], &err)) {
-			fprintf(stderr, "bench_placement: %s %s %s: %s\n", site, pols[i], tname, err.text);
-			goto out;
-		}
-	}
+	/* seed 1: the simulator's default draw of the time limits */
+	if (run_draw(c, site, tname, t, pols, npol, judge, 1, r))
+		goto out;
+	if (!draw_ratios(r, target, npol, rat1))
+		rat1[0] = rat1[1] = rat1[2] = NAN;
 	if (jobs_out) {
 		char scen[256];
 
@@ -525,6 +667,9 @@ static int run_scenario(const gp_cluster_t *c, const char *site, const char *tna
 		losses = print_losses(r, pols, target, npol);
 		if (!losses)
 			printf("loses to no baseline on any metric\n");
+		if (ndraws > 1 && print_draws(c, site, tname, dense, t, pols, target, npol, judge,
+		                              rat1, ty))
+			goto out;
 		if (judge) {
 			ty->scen++;
 			ty->lost_ok += lost_ok;
@@ -567,7 +712,17 @@ int main(int argc, char **argv)
 			published_only = true;
 		else if (!strcmp(argv[ai], "-v"))
 			verbose = true;
-		else if (!strcmp(argv[ai], "--jobs") && ai + 1 < argc) {
+		else if (!strcmp(argv[ai], "--draws") && ai + 1 < argc) {
+			char *end;
+			long n = strtol(argv[++ai], &end, 10);
+
+			if (*end || n < 1 || n > 101) {
+				fprintf(stderr, "bench_placement: --draws %s: a number of draws from 1 "
+				                "to 101\n", argv[ai]);
+				return 2;
+			}
+			ndraws = (int)n;
+		} else if (!strcmp(argv[ai], "--jobs") && ai + 1 < argc) {
 			if (jobs_out)
 				fclose(jobs_out);
 			if (!(jobs_out = fopen(argv[++ai], "w"))) {
@@ -578,8 +733,8 @@ int main(int argc, char **argv)
 			                  "duration_s,leaves,decision,slowdown,steered,killed\n");
 		} else if (argv[ai][0] == '-') {
 			fprintf(stderr, "usage: bench_placement [--only SITE/TRACE/SCENARIO] "
-			                "[--published-only] [-v] [--jobs FILE] [jobs per trace] "
-			                "[default preset]\n");
+			                "[--published-only] [-v] [--draws N] [--jobs FILE] "
+			                "[jobs per trace] [default preset]\n");
 			return 2;
 		} else if (npos++ == 0)
 			njobs = strtol(argv[ai], NULL, 10);
@@ -736,6 +891,12 @@ int main(int argc, char **argv)
 		printf("# under the racks' budget (the default as %s, where racks bind), against the "
 		       "best stock Slurm that keeps the racks' limits (-budget): all three within "
 		       "target in %d of %d scenarios\n", dflt_budget, ty.budget_ok, ty.budget);
+	if (ndraws > 1)
+		printf("# over %d draws of the time limits, against each draw's best target: the "
+		       "median ratios all within target in %d of %d scenarios (dense: %d of %d); "
+		       "every draw within target in %d; %d of %d draws within target\n", ndraws,
+		       ty.med_ok, ty.scen, ty.med_dense_ok, ty.dense, ty.every_ok, ty.draws_ok,
+		       ty.draws);
 	printf("# %.1f s CPU\n", cpu_s() - t0);
 	rc = 0;
 out:

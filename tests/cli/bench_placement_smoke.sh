@@ -4,13 +4,15 @@
 # table it prints: a short run (300 jobs of the synthetic trace, the A100
 # site at twice its density, where jobs wait), every policy's rows, each
 # policy's mean wait from the file against the table's wait-h column, and
-# the plugin's decisions only in the gpuplace policies' rows.  The
-# verdicts are the benchmark's to judge, not this test's.
+# the plugin's decisions only in the gpuplace policies' rows; and
+# --draws: the printed draw's ratios among the draws' [lowest to highest],
+# each median between them.  The verdicts are the benchmark's to judge,
+# not this test's.
 b=${GP_TOP_BUILDDIR:-.}
 s=${GP_TOP_SRCDIR:-${srcdir:-.}}
 t=$(mktemp -d "${TMPDIR:-/tmp}/gp-bpl.XXXXXX")
 trap 'rm -rf "$t"' EXIT
-echo "1..3"
+echo "1..4"
 GP_SRCDIR="$s" GP_SHARED_DATA="$t/none" "$b/bench/bench_placement" --published-only \
 	--only a100-oversub/synthetic/dense --jobs "$t/jobs.csv" 300 >"$t/out" 2>&1
 rc=$?
@@ -61,4 +63,36 @@ if [ $? = 0 ]; then
 	echo "ok 3 - bench_placement --jobs: decisions only where gpuplace decides"
 else
 	echo "not ok 3 - bench_placement --jobs decisions"; echo "$bad" | head -n 10 | sed 's/^/# /'
+fi
+# --draws 3: draw 1 is the run printed in full, so its ratios to the best
+# target lie within each metric's [lowest to highest], around the median
+GP_SRCDIR="$s" GP_SHARED_DATA="$t/none" "$b/bench/bench_placement" --published-only \
+	--only a100-oversub/synthetic/dense --draws 3 300 >"$t/draws" 2>&1
+rc=$?
+"$b/bench/bench_placement" --draws 0 >/dev/null 2>&1
+rc0=$?
+bad=$(awk '
+	/^against the best target, / {
+		n = split($0, f, /(lost-GPUh|mean wait|GPUh-weighted wait) /)
+		for (k = 2; k <= n; k++) { split(f[k], g, " "); one[k - 1] = g[1] }
+	}
+	/^over 3 draws of the time limits/ {
+		seen = 1
+		n = split($0, f, / median /)
+		for (k = 2; k <= n; k++) {
+			split(f[k], g, /[][ ;,]+/)
+			med = g[1]; lo = g[2]; hi = g[4]
+			if (!(lo + 0 <= med + 0 && med + 0 <= hi + 0)) { print "metric " k - 1 ": " med " not in [" lo ", " hi "]"; e++ }
+			if (one[k - 1] != "0/0" && !(lo + 0 <= one[k - 1] + 0 && one[k - 1] + 0 <= hi + 0)) {
+				print "metric " k - 1 ": draw 1 at " one[k - 1] " outside [" lo ", " hi "]"; e++ }
+		}
+		if ($0 !~ /within target in [0-3] of 3 draws; the medians within target: (yes|NO)$/) {
+			print "no count of draws within target"; e++ }
+	}
+	END { if (!seen) { print "no line over 3 draws"; e++ } exit e > 0 }' "$t/draws")
+if [ $? = 0 ] && [ "$rc" = 0 ] && [ "$rc0" = 2 ]; then
+	echo "ok 4 - bench_placement --draws: the printed draw within every metric's range, the medians inside"
+else
+	echo "not ok 4 - bench_placement --draws (exit $rc, --draws 0: $rc0)"
+	echo "$bad" | head -n 10 | sed 's/^/# /'; grep -E '^(over|against the best)' "$t/draws" | sed 's/^/# /'
 fi
