@@ -70,9 +70,10 @@
  * submission (pin, constrain, none), steered jobs, leaves spanned and
  * GPU-hours lost to placement.  --jobs FILE writes every job of every
  * policy, scenario and judge run to FILE as CSV (header first): its
- * submission, start, wait, run time, leaves, the plugin's decision and
- * the judged slowdown, so that one policy's waits and spreads can be set
- * beside another's job by job.
+ * submission, start, wait, trace duration, leaves, the plugin's decision,
+ * the judged slowdown, whether it was steered and killed, so that one
+ * policy's waits and spreads can be set beside another's job by job (with
+ * --draws, those of the draw printed in full, seed 1).
  */
 #include "config.h"
 
