@@ -310,6 +310,9 @@ struct tally {
  * seeds 2 .. N (seed 1, the simulator's default, is the run printed in
  * full) */
 static int ndraws = 1;
+/* --bf-plans N: queued jobs each backfill pass plans a start for (sim.h
+ * bf_resv; 1, the default, is EASY backfill) */
+static int bf_plans = 1;
 
 /* GPU-hours a policy's jobs waited: sum of GPUs x wait over started jobs. */
 static double gpuh_waited(const gp_sim_result_t *r)
@@ -475,6 +478,7 @@ static int run_draw(const gp_cluster_t *c, const char *site, const char *tname,
 		gp__sim_opts_defaults(&o);
 		o.judge = judge;
 		o.limit_seed = seed;
+		o.bf_resv = bf_plans;
 		if (gp__sim_policy_parse(pols[i], c, &p, &err) ||
 		    gp__sim_run(c, NULL, t, &p, &o, &r[i], &err)) {
 			fprintf(stderr, "bench_placement: %s %s %s (time limits of seed %llu): %s\n",
@@ -723,6 +727,16 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			ndraws = (int)n;
+		} else if (!strcmp(argv[ai], "--bf-plans") && ai + 1 < argc) {
+			char *end;
+			long n = strtol(argv[++ai], &end, 10);
+
+			if (*end || n < 1 || n > GP_SIM_MAX_BF_RESV) {
+				fprintf(stderr, "bench_placement: --bf-plans %s: a number from 1 to %d\n",
+				        argv[ai], GP_SIM_MAX_BF_RESV);
+				return 2;
+			}
+			bf_plans = (int)n;
 		} else if (!strcmp(argv[ai], "--jobs") && ai + 1 < argc) {
 			if (jobs_out)
 				fclose(jobs_out);

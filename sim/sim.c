@@ -255,6 +255,22 @@ struct sim {
 	                           * sched_nodes (none: no reservation, or one
 	                           * that is a lower bound of its start only) */
 	int32_t nresv_nodes;
+	uint32_t *resv_mask;      /* the GPUs of each of those nodes */
+	double resv_end;          /* shadow + the reserved job's time limit */
+	/* the plans after the first (opts bf_resv > 1): a queued job that
+	 * cannot start now or around the plans before it gets the earliest
+	 * start at which it fits with them, and the jobs after it may not
+	 * delay it either */
+	struct xresv {
+		int32_t j, n, cap;
+		double shadow, end;
+		int32_t *nodes;
+		uint32_t *mask;
+	} *xr;
+	int32_t nxr;
+	uint32_t *bf_alloc;       /* scratch: GPUs a backfill candidate may not take */
+	gp_steer_plan_t *plans;   /* scratch: the plans steering reads (bf_resv) */
+	uint32_t *held;           /* scratch: GPUs planned for jobs, reserve_extra */
 	uint32_t *steer_flags;    /* scratch: node flags with the nodes planned
 	                           * for jobs ahead of a re-decided job reserved */
 	struct heap_ent *sw_heap; /* --switches deadlines (switch_until, job) */
@@ -1901,7 +1917,7 @@ static int steer_pass(struct sim *S, int *moved)
 	int nc = 0, k, evaluations = 0, rc;
 	double wake = INFINITY;
 	int32_t j, nplans = 0;
-	gp_steer_plan_t plan = { 0 };
+	gp_steer_plan_t *plan = S->plans;
 
 	*moved = 0;
 	S->nsteer_moved = 0;
@@ -1921,21 +1937,33 @@ static int steer_pass(struct sim *S, int *moved)
 		                                         .pinned = J->decision == GP_SIM_DEC_PIN };
 	}
 	gp_steer_sort(S->steer_cand, nc);
-	/* Slurm's plan for the job holding the reservation, while it waits
-	 * (EASY backfill plans one job; Slurm's backfill plans many, each
-	 * with its sched_nodes) */
+	/* Slurm's plans for the jobs that wait, each with its sched_nodes:
+	 * the job holding the reservation, and with opts bf_resv > 1 the
+	 * jobs planned after it (EASY backfill plans one job; Slurm's
+	 * backfill plans every job it tests) */
 	if (S->have_resv && S->nresv_nodes > 0 && S->resv_j >= 0 &&
 	    S->jobs[S->resv_j].st == JS_QUEUED) {
 		const struct sjob *R = &S->jobs[S->resv_j];
 
-		plan = (gp_steer_plan_t){ .job_id = R->tj->id, .priority = 1,
-		                          .submit_time = to_i64(floor(R->tj->submit_s)),
-		                          .start_time = to_i64(ceil(fmax(S->shadow, 1.0))),
-		                          .nodes = S->resv_nodes, .nnodes = S->nresv_nodes };
-		nplans = 1;
+		plan[nplans++] = (gp_steer_plan_t){ .job_id = R->tj->id, .priority = 1,
+		                                    .submit_time = to_i64(floor(R->tj->submit_s)),
+		                                    .start_time = to_i64(ceil(fmax(S->shadow, 1.0))),
+		                                    .nodes = S->resv_nodes,
+		                                    .nnodes = S->nresv_nodes };
+		for (k = 0; k < S->nxr; k++) {
+			const struct xresv *x = &S->xr[k];
+
+			R = &S->jobs[x->j];
+			if (R->st != JS_QUEUED)
+				continue;
+			plan[nplans++] = (gp_steer_plan_t){ .job_id = R->tj->id, .priority = 1,
+			                                    .submit_time = to_i64(floor(R->tj->submit_s)),
+			                                    .start_time = to_i64(ceil(fmax(x->shadow, 1.0))),
+			                                    .nodes = x->nodes, .nnodes = x->n };
+		}
 	}
 	for (k = 0; k < nc && gp_steer_budget(pol, *moved, evaluations); k++) {
-		rc = steer_one(S, &S->steer_cand[k], now, &evaluations, &plan, nplans);
+		rc = steer_one(S, &S->steer_cand[k], now, &evaluations, plan, nplans);
 		if (rc < 0)
 			return rc;
 		*moved += rc;
@@ -2323,6 +2351,7 @@ static int reserve(struct sim *S, struct sjob *J)
 	memcpy(S->resv_rack_w, S->work_rack_w, (size_t)c->nracks * sizeof(*S->resv_rack_w));
 	placement_watts(S, &S->pl2, placement_load(c, &S->pl2), S->resv_rack_w);
 	S->bf_dirty = true;
+	S->resv_end = S->shadow + J->limit;
 	for (k = 0; k < S->pl2.n; k++) {
 		int32_t nd = S->pl2.nodes[k];
 		uint32_t newly = S->pl2.mask[k] & ~S->resv_alloc[nd];
@@ -2330,9 +2359,143 @@ static int reserve(struct sim *S, struct sjob *J)
 		S->resv_alloc[nd] |= S->pl2.mask[k];
 		if (S->eligible[nd])
 			S->resv_free -= gp__popcount(newly);
+		S->resv_mask[S->nresv_nodes] = S->pl2.mask[k];
 		S->resv_nodes[S->nresv_nodes++] = nd;
 	}
 	return GP_OK;
+}
+
+/* The GPUs planned for jobs that still hold them after time t into
+ * S->held: the first reservation's and every later one's, each until its
+ * planned end (so a later plan never takes GPUs an earlier one holds,
+ * even before that one starts: a conservative reading of Slurm's
+ * node_space map, which lets a plan use them until the earlier start). */
+static void held_at(struct sim *S, double t)
+{
+	int32_t k, i;
+
+	memset(S->held, 0, (size_t)S->c->nnodes * sizeof(*S->held));
+	if (S->resv_end > t)
+		for (i = 0; i < S->nresv_nodes; i++)
+			S->held[S->resv_nodes[i]] |= S->resv_mask[i];
+	for (k = 0; k < S->nxr; k++)
+		if (S->xr[k].end > t)
+			for (i = 0; i < S->xr[k].n; i++)
+				S->held[S->xr[k].nodes[i]] |= S->xr[k].mask[i];
+}
+
+/* Plan a start for queued job j that could not start now, after the plans
+ * of this pass (opts bf_resv > 1): the first planned end of a running job
+ * (start + time limit, as reserve()) or of a plan at which it fits on the
+ * GPUs neither running nor planned for another job then.  None is made
+ * when the first reservation is only a lower bound (nodes unknown), when
+ * the attempts run out, or when it never fits; the racks' power is not
+ * planned for these (the first reservation's is). */
+static int reserve_extra(struct sim *S, int32_t j)
+{
+	const gp_cluster_t *c = S->c;
+	struct sjob *J = &S->jobs[j];
+	int32_t i, k, nev, tries = 0;
+	int32_t max_tries = S->p->kind != GP_SIM_GPUPLACE ? SIM_MAX_RESV_TRIES :
+	                    J->decision == GP_SIM_DEC_PIN ? INT32_MAX :
+	                    J->decision == GP_SIM_DEC_CONSTRAIN ? SIM_MAX_RESV_TRIES_CONSTRAINED :
+	                    SIM_MAX_RESV_TRIES;
+	double t = S->now;
+	struct xresv *x;
+	int rc;
+
+	if (S->nxr >= S->o.bf_resv - 1 || !S->have_resv || S->nresv_nodes == 0 ||
+	    J->st != JS_QUEUED || j == S->resv_j)
+		return GP_OK;
+	memcpy(S->work, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->work));
+	memcpy(S->work_rack_w, S->rack_w, (size_t)c->nracks * sizeof(*S->work_rack_w));
+	nev = S->nlheap;
+	memcpy(S->ends, S->lheap, (size_t)nev * sizeof(*S->ends));
+	for (;;) {
+		double next = INFINITY;
+
+		/* the next instant anything ends: a running job by its plan,
+		 * or a plan */
+		if (nev > 0)
+			next = S->ends[0].end;
+		if (S->resv_end > t && S->resv_end < next)
+			next = S->resv_end;
+		for (k = 0; k < S->nxr; k++)
+			if (S->xr[k].end > t && S->xr[k].end < next)
+				next = S->xr[k].end;
+		if (!isfinite(next))
+			return GP_OK; /* never fits beside the plans */
+		t = fmax(next, t); /* a running job past its planned end: now */
+		while (nev > 0 && S->ends[0].end <= t) {
+			struct heap_ent e = heap_pop(S->ends, &nev);
+			const struct sjob *R = &S->jobs[e.j];
+			const gp_job_alloc_t *a;
+
+			if (R->st != JS_RUNNING)
+				continue;
+			a = &S->cur->jobs[R->run];
+			for (k = 0; k < a->nnodes; k++) {
+				int32_t nd = a->nodes[k];
+
+				S->work[nd] &= ~a->gpu_mask[k];
+				if (c->nodes[nd].rack >= 0)
+					S->work_rack_w[c->nodes[nd].rack] -=
+						gp__popcount(a->gpu_mask[k]) * R->load * S->gpu_delta_w[nd];
+			}
+		}
+		if (++tries > max_tries)
+			return GP_OK;
+		held_at(S, t);
+		for (i = 0; i < c->nnodes; i++)
+			S->held[i] |= S->work[i];
+		rc = place(S, J, S->held, S->work_rack_w, t, &S->resv_policy, &S->pl2);
+		if (rc < 0)
+			return rc;
+		if (rc == PL_PLACED)
+			break;
+		if (rc == PL_NEVER)
+			return GP_OK;
+	}
+	x = &S->xr[S->nxr];
+	if (x->cap < S->pl2.n) {
+		int32_t *nn = realloc(x->nodes, (size_t)S->pl2.n * sizeof(*nn));
+		uint32_t *nm = nn ? realloc(x->mask, (size_t)S->pl2.n * sizeof(*nm)) : NULL;
+
+		if (nn)
+			x->nodes = nn;
+		if (!nm)
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		x->mask = nm;
+		x->cap = S->pl2.n;
+	}
+	x->j = j;
+	x->shadow = t;
+	x->end = t + J->limit;
+	x->n = S->pl2.n;
+	memcpy(x->nodes, S->pl2.nodes, (size_t)x->n * sizeof(*x->nodes));
+	memcpy(x->mask, S->pl2.mask, (size_t)x->n * sizeof(*x->mask));
+	S->nxr++;
+	return GP_OK;
+}
+
+/* The GPUs a backfill candidate ending at end may not take: base (the
+ * GPUs in use, or those and the first plan's) and the GPUs of every later
+ * plan that starts before end.  base itself when no later plan does. */
+static const uint32_t *bf_mask(struct sim *S, const uint32_t *base, double end)
+{
+	int32_t k, i;
+	bool any = false;
+
+	for (k = 0; k < S->nxr && !any; k++)
+		any = S->xr[k].shadow < end;
+	if (!any)
+		return base;
+	memcpy(S->bf_alloc, base, (size_t)S->c->nnodes * sizeof(*S->bf_alloc));
+	for (k = 0; k < S->nxr; k++)
+		if (S->xr[k].shadow < end)
+			for (i = 0; i < S->xr[k].n; i++)
+				S->bf_alloc[S->xr[k].nodes[i]] |= S->xr[k].mask[i];
+	return S->bf_alloc;
 }
 
 /* ---- scheduling pass -------------------------------------------------------- */
@@ -2401,7 +2564,12 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 	fp = fail_cache(S, J, sh);
 	if ((!fp || fp[0] != S->pass) && S->free_gpus >= sh->gpus &&
 	    (!backfill || !S->have_resv || S->now + J->limit <= S->shadow)) {
-		rc = place(S, J, S->cur->alloc_mask, S->rack_w, S->now, &S->p->policy, &S->pl);
+		/* the later plans (opts bf_resv) it would still run at */
+		const uint32_t *a = backfill && S->have_resv ?
+		                    bf_mask(S, S->cur->alloc_mask, S->now + J->limit) :
+		                    S->cur->alloc_mask;
+
+		rc = place(S, J, a, S->rack_w, S->now, &S->p->policy, &S->pl);
 		if (rc < 0)
 			return rc;
 		if (rc == PL_NEVER) {
@@ -2415,7 +2583,7 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 				return rc;
 			return 1;
 		}
-		if (rc == PL_NOFIT && fp)
+		if (rc == PL_NOFIT && fp && a == S->cur->alloc_mask)
 			fp[0] = S->pass;
 		if (!backfill || !S->have_resv)
 			return 0;
@@ -2430,17 +2598,21 @@ static int try_start_(struct sim *S, int32_t j, bool backfill)
 			S->bf_rack_w[r] = fmax(S->rack_w[r], S->resv_rack_w[r]);
 		S->bf_dirty = false;
 	}
-	rc = place(S, J, S->resv_alloc, S->bf_rack_w, S->now, &S->p->policy, &S->pl);
-	if (rc < 0)
-		return rc;
-	if (rc == PL_NEVER) {
-		reject_job(S, j);
-		return 0;
-	}
-	if (rc != PL_PLACED) {
-		if (rc == PL_NOFIT && fp)
-			fp[1] = S->pass;
-		return 0;
+	{
+		const uint32_t *a = bf_mask(S, S->resv_alloc, S->now + J->limit);
+
+		rc = place(S, J, a, S->bf_rack_w, S->now, &S->p->policy, &S->pl);
+		if (rc < 0)
+			return rc;
+		if (rc == PL_NEVER) {
+			reject_job(S, j);
+			return 0;
+		}
+		if (rc != PL_PLACED) {
+			if (rc == PL_NOFIT && fp && a == S->resv_alloc)
+				fp[1] = S->pass;
+			return 0;
+		}
 	}
 	placement_watts(S, &S->pl, placement_load(S->c, &S->pl), S->resv_rack_w);
 	S->bf_dirty = true;
@@ -2466,6 +2638,8 @@ static int schedule(struct sim *S, int32_t first_new, int32_t qlen_before, bool 
 			if (++tested > S->o.bf_max_job_test)
 				break;
 			rc = try_start(S, j, true);
+			if (rc == 0)
+				rc = reserve_extra(S, j);
 			if (rc < 0)
 				return rc;
 		}
@@ -2475,6 +2649,7 @@ static int schedule(struct sim *S, int32_t first_new, int32_t qlen_before, bool 
 	S->res->m.passes++;
 	S->have_resv = false;
 	S->nresv_nodes = 0;
+	S->nxr = 0;
 	for (j = S->qhead; j >= 0; j = next) {
 		bool resv_before = S->have_resv;
 
@@ -2482,6 +2657,8 @@ static int schedule(struct sim *S, int32_t first_new, int32_t qlen_before, bool 
 		if (resv_before && ++tested > S->o.bf_max_job_test)
 			break;
 		rc = try_start(S, j, resv_before);
+		if (rc == 0 && resv_before)
+			rc = reserve_extra(S, j);
 		if (rc < 0)
 			return rc;
 		if (rc == 0 && !resv_before && S->jobs[j].st == JS_QUEUED) {
@@ -2681,6 +2858,7 @@ void gp__sim_opts_defaults(gp_sim_opts_t *o)
 	o->samples = 500;
 	o->comm_fraction = 0; /* per job: the trace's, else sim_comm_fractions */
 	o->limit_seed = 1;
+	o->bf_resv = 1;
 }
 
 int32_t gp__sim_partition(const gp_cluster_t *c)
@@ -2887,6 +3065,16 @@ static void sim_free(struct sim *S)
 	free(S->view2);
 	free(S->resv_alloc);
 	free(S->resv_nodes);
+	free(S->resv_mask);
+	free(S->bf_alloc);
+	free(S->plans);
+	free(S->held);
+	if (S->xr)
+		for (i = 0; i < S->o.bf_resv - 1; i++) {
+			free(S->xr[i].nodes);
+			free(S->xr[i].mask);
+		}
+	free(S->xr);
 	free(S->steer_flags);
 	free(S->work);
 	free(S->work_rack_w);
@@ -3157,6 +3345,11 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->view2 = calloc((size_t)nr + 1, sizeof(*S->view2));
 	S->resv_alloc = calloc((size_t)c->nnodes + 1, sizeof(*S->resv_alloc));
 	S->resv_nodes = calloc((size_t)c->nnodes + 1, sizeof(*S->resv_nodes));
+	S->resv_mask = calloc((size_t)c->nnodes + 1, sizeof(*S->resv_mask));
+	S->xr = S->o.bf_resv > 1 ? calloc((size_t)S->o.bf_resv - 1, sizeof(*S->xr)) : NULL;
+	S->bf_alloc = calloc((size_t)c->nnodes + 1, sizeof(*S->bf_alloc));
+	S->plans = calloc((size_t)S->o.bf_resv, sizeof(*S->plans));
+	S->held = calloc((size_t)c->nnodes + 1, sizeof(*S->held));
 	S->steer_flags = calloc((size_t)c->nnodes + 1, sizeof(*S->steer_flags));
 	S->work = calloc((size_t)c->nnodes + 1, sizeof(*S->work));
 	S->sw_cnt = calloc((size_t)nsw, sizeof(*S->sw_cnt));
@@ -3175,7 +3368,8 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	    !S->ends || !S->lheap ||
 	    !S->rack_busy || !S->rack_w || !S->rack_limit || !S->hres_w || !S->hres_cnt_w || !S->idle_rack_w || !S->rack_over || !S->work_rack_w ||
 	    !S->resv_rack_w || !S->bf_rack_w ||
-	    !S->view || !S->view2 || !S->resv_alloc || !S->resv_nodes ||
+	    !S->view || !S->view2 || !S->resv_alloc || !S->resv_nodes || !S->resv_mask ||
+	    !S->bf_alloc || !S->held || !S->plans || (S->o.bf_resv > 1 && !S->xr) ||
 	    !S->steer_flags || !S->work || !S->sw_cnt || !S->leaves ||
 	    !S->pl.nodes || !S->pl.mask || !S->pl2.nodes || !S->pl2.mask || !S->leaf_seen ||
 	    !S->rack_seen || !S->bb_cnt || !S->ll_cnt || !S->ll_tmp || !S->bb_req)
@@ -3314,6 +3508,11 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 		gp__sim_opts_defaults(&S.o);
 	if (S.o.bf_max_job_test <= 0)
 		S.o.bf_max_job_test = 500;
+	if (S.o.bf_resv <= 0)
+		S.o.bf_resv = 1;
+	if (S.o.bf_resv > GP_SIM_MAX_BF_RESV)
+		return gp__errorf(err, GP_EINVAL, "backfill plans per pass: %d, not 1 to %d",
+		                  (int)S.o.bf_resv, GP_SIM_MAX_BF_RESV);
 	S.comm_fraction = S.o.comm_fraction;
 	if (S.comm_fraction != 0 && !(S.comm_fraction > 0 && S.comm_fraction < 1))
 		return gp__errorf(err, GP_EINVAL, "communication fraction %g: it must lie in (0, 1)",

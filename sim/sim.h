@@ -12,7 +12,10 @@
  * GPUs it would use then); later jobs may start now if they end before
  * that instant or keep off the reserved GPUs (when 64 placement attempts
  * find no such instant, only jobs that end before the last one tried may
- * pass).  Up to bf_max_job_test jobs
+ * pass).  With opts bf_resv > 1 the next jobs that cannot start get a
+ * planned start beside the plans before them, which later jobs may not
+ * delay either (nearer Slurm's backfill, which plans every job it tests).
+ * Up to bf_max_job_test jobs
  * after the reserved one are tried per pass (Slurm's bf_max_job_test).
  * Run-time estimates are time limits, as Slurm has them: every decision
  * the simulator asks of the engine (submission, the plugin's steering,
@@ -258,7 +261,14 @@ typedef struct gp_sim_opts {
 	                           * (borrowed, must outlive the run) */
 	uint64_t limit_seed;      /* seed of the time limits drawn for jobs whose
 	                           * trace gives none (trace.h), default 1 */
+	int32_t bf_resv;          /* queued jobs a backfill pass plans a start
+	                           * for, 1 to GP_SIM_MAX_BF_RESV (0: 1): 1, the
+	                           * default, is EASY backfill, the first job that cannot
+	                           * start; more is nearer Slurm's backfill, which
+	                           * plans every job it tests (gp__sim_run) */
 } gp_sim_opts_t;
+
+#define GP_SIM_MAX_BF_RESV 256
 
 /* Job size classes of the per-size waits, by GPUs: 1, 2-8, 9-32, 33-128,
  * >128 (gp__sim_size_class_name). */

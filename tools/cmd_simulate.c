@@ -35,13 +35,15 @@ static void usage(FILE *f)
 	        "usage: gpuplace simulate (--conf-dir DIR | --json FILE) --trace TRACE.csv\n"
 	        "                         [--policies LIST] [--out-dir DIR] [--no-plots]\n"
 	        "                         [--max-jobs N] [--state STATE.json] [--threads N]\n"
-	        "                         [--bf-max-job-test N] [--comm-fraction F]\n"
-	        "                         [--samples N] [--judge TABLE.csv] [--check]\n"
+	        "                         [--bf-max-job-test N] [--bf-plans N]\n"
+	        "                         [--comm-fraction F] [--samples N]\n"
+	        "                         [--judge TABLE.csv] [--check]\n"
 	        "\n"
 	        "Replay TRACE.csv (gpuplace trace; columns submit_time_s,duration_s,gpus[,nodes]\n"
-	        "[,time_limit_s]) on the cluster with FIFO + EASY backfill under each policy and\n"
-	        "compare.  Slurm and gpuplace see each job's time limit (the trace's, else one\n"
-	        "drawn from published user-estimate accuracy, gpuplace(1)), never its run time.\n"
+	        "[,time_limit_s]) on the cluster with FIFO + backfill (EASY, or --bf-plans jobs\n"
+	        "planned) under each policy and compare.  Slurm and gpuplace see each job's\n"
+	        "time limit (the trace's, else one drawn from published user-estimate\n"
+	        "accuracy, gpuplace(1)), never its run time.\n"
 	        "\n"
 	        "  --policies LIST       comma-separated: first-fit, tree, tree-switches[@T]\n"
 	        "                        (stock Slurm, every multi-node job with\n"
@@ -65,6 +67,10 @@ static void usage(FILE *f)
 	        "  --state STATE.json    initial node flags (down/drained nodes stay unused)\n"
 	        "  --threads N           policies simulated at once (default: CPUs online)\n"
 	        "  --bf-max-job-test N   jobs tried per backfill pass (default 500, Slurm's)\n"
+	        "  --bf-plans N          queued jobs each backfill pass plans a start for, which\n"
+	        "                        the jobs behind may not delay (default 1: EASY\n"
+	        "                        backfill; Slurm's backfill plans every job it tests;\n"
+	        "                        at most 256, each plan costs a search)\n"
 	        "  --comm-fraction F     exposed communication share of a job's step on its\n"
 	        "                        ideal placement when the trace gives none (default:\n"
 	        "                        0.05 to 0.40 by job, see gpuplace(1) SIMULATE)\n"
@@ -160,6 +166,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "state", required_argument, NULL, 's' },
 		{ "threads", required_argument, NULL, 'T' },
 		{ "bf-max-job-test", required_argument, NULL, 'b' },
+		{ "bf-plans", required_argument, NULL, 'B' },
 		{ "comm-fraction", required_argument, NULL, 'f' },
 		{ "samples", required_argument, NULL, 'S' },
 		{ "check", no_argument, NULL, 'k' },
@@ -200,6 +207,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 			if (gp__cli_long(ME, "--bf-max-job-test", optarg, 1, 1000000, &l))
 				return 2;
 			a->o.bf_max_job_test = (int32_t)l;
+			break;
+		case 'B':
+			if (gp__cli_long(ME, "--bf-plans", optarg, 1, GP_SIM_MAX_BF_RESV, &l))
+				return 2;
+			a->o.bf_resv = (int32_t)l;
 			break;
 		case 'S':
 			if (gp__cli_long(ME, "--samples", optarg, 2, 1000000, &l))

@@ -21,7 +21,7 @@ col() {
 	awk -F, -v p="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
 		$1 == p { print $k }' "$3/summary.csv"
 }
-echo "1..15"
+echo "1..16"
 
 ex="$s/etc/nvl72-gb200"
 "$g" trace synth --conf-dir "$ex" --jobs 1500 --load 0.9 --seed 3 --max 28800 \
@@ -121,6 +121,18 @@ if [ "$(rc)" = 0 ] && grep -q '^tree-switches  *300 ' "$t/out" && grep -q '^wait
 	[ "$(awk -F, 'NR == 1 { print $20, $21 }' "$t/w/jobs.csv")" = "limit_s killed" ]; then
 	ok "simulate: tree-switches beside tree; waits per size and GPU-hour-weighted; drawn time limits"
 else no "tree-switches / per-size waits"; fi
+
+# --bf-plans: backfill plans several queued jobs (conservation checked
+# after every event); out of range named
+run "$g" simulate --conf-dir "$s/etc/a100-oversub" --trace "$t/tree.csv" --out-dir "$t/bp" --no-plots \
+	--policies tree,balanced --bf-plans 8 --check
+r1=$(rc)
+run "$g" simulate --conf-dir "$s/etc/a100-oversub" --trace "$t/tree.csv" --out-dir "$t/bp2" --no-plots \
+	--policies tree --bf-plans 257
+if [ "$r1" = 0 ] && [ "$(wc -l <"$t/bp/summary.csv")" = 3 ] && [ "$(rc)" = 2 ] &&
+	grep -q -- "--bf-plans.*257" "$t/err"; then
+	ok "simulate --bf-plans 8 --check; --bf-plans 257 refused"
+else no "--bf-plans"; fi
 
 printf 'submit_time_s,duration_s,gpus\n0,10,8\n5,x,8\n' >"$t/bad.csv"
 run "$g" simulate --conf-dir "$ex" --trace "$t/bad.csv" --out-dir "$t/d"

@@ -357,6 +357,75 @@ static void test_backfill_around_reservation(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* Backfill that plans several queued jobs (opts bf_resv), as Slurm's
+ * backfill plans every job it tests (its node_space map): the second job
+ * that cannot start gets a planned start too, and a long job behind may
+ * not delay it.  8 nodes of 8 GPUs:
+ *   A (6 nodes) runs until 100;
+ *   B (7 nodes) waits: planned at 100 (A's end), until 200;
+ *   C (8 nodes) waits: with two plans, planned at 200 (B's end);
+ *   D (1 node, 500 s) fits now beside B's plan.  EASY plans B only, so D
+ *   starts at 3 and C waits for D (503); with two plans D would hold a
+ *   node at C's start, so D waits for C to end (300). */
+static void test_backfill_plans_several(void **state)
+{
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	static const struct row rows[] = {
+		{ 0, 100, 48, 0 }, { 1, 100, 56, 0 }, { 2, 100, 64, 0 }, { 3, 500, 8, 0 },
+	};
+	static const char *const base[] = { "first-fit", "tree", NULL };
+	gp_trace_t *t = trace_of(rows, 4);
+	gp_error_t err = { "" };
+	int i, k;
+
+	(void)state;
+	for (i = 0; base[i]; i++)
+		for (k = 0; k < 3; k++) {
+			static const int32_t plans[] = { 1, 2, 64 };
+			gp_sim_policy_t p;
+			gp_sim_opts_t o;
+			gp_sim_result_t *r = NULL;
+
+			assert_int_equal(gp__sim_policy_parse(base[i], c, &p, &err), GP_OK);
+			gp__sim_opts_defaults(&o);
+			assert_int_equal(o.bf_resv, 1); /* EASY by default */
+			o.check = true;
+			o.bf_resv = plans[k];
+			if (gp__sim_run(c, NULL, t, &p, &o, &r, &err))
+				fail_msg("%s, %d plans: %s", base[i], (int)plans[k], err.text);
+			assert_true(r->jobs[1].start_s == 100);
+			if (plans[k] == 1) {
+				assert_true(r->jobs[3].start_s == 3);
+				assert_true(r->jobs[3].backfilled);
+				assert_true(r->jobs[2].start_s == 503);
+			} else {
+				assert_true(r->jobs[2].start_s == 200);
+				assert_true(r->jobs[3].start_s == 300);
+			}
+			gp__sim_result_destroy(r);
+		}
+	/* 0 means the default; more than GP_SIM_MAX_BF_RESV is refused */
+	for (k = 0; k < 2; k++) {
+		gp_sim_policy_t p;
+		gp_sim_opts_t o;
+		gp_sim_result_t *r = NULL;
+
+		assert_int_equal(gp__sim_policy_parse("tree", c, &p, &err), GP_OK);
+		gp__sim_opts_defaults(&o);
+		o.bf_resv = k == 0 ? 0 : GP_SIM_MAX_BF_RESV + 1;
+		if (k == 0) {
+			assert_int_equal(gp__sim_run(c, NULL, t, &p, &o, &r, &err), GP_OK);
+			assert_true(r->jobs[3].start_s == 3);
+			gp__sim_result_destroy(r);
+		} else {
+			assert_int_equal(gp__sim_run(c, NULL, t, &p, &o, &r, &err), GP_EINVAL);
+			assert_non_null(strstr(err.text, "backfill plans"));
+		}
+	}
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
 /* first-fit takes nodes in order across leaves; tree and gpuplace keep a
  * multi-node job under one leaf. */
 static void test_first_fit_vs_tree(void **state)
@@ -1868,6 +1937,7 @@ int main(void)
 		cmocka_unit_test(test_conservation),
 		cmocka_unit_test(test_fifo_and_easy_backfill),
 		cmocka_unit_test(test_backfill_around_reservation),
+		cmocka_unit_test(test_backfill_plans_several),
 		cmocka_unit_test(test_first_fit_vs_tree),
 		cmocka_unit_test(test_tree_best_fit_node),
 		cmocka_unit_test(test_power_caps),
