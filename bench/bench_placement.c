@@ -50,8 +50,8 @@
  * this measures, it does not gate.
  *
  *   GP_SRCDIR=. ./bench/bench_placement [--only PATTERN] [--published-only] [-v]
- *                                       [--draws N] [--jobs FILE] [jobs per trace]
- *                                       [default preset]
+ *                                       [--draws N] [--bf-plans N] [--jobs FILE]
+ *                                       [jobs per trace] [default preset]
  *
  * --draws N runs every scenario N times, the time limits drawn with seeds
  * 1 to N (trace.h: the same users' estimates, drawn again; seed 1 is the
@@ -61,6 +61,10 @@
  * are: a simulated schedule is chaotic (one job started a minute earlier
  * changes every later start), so a verdict of one draw near 1.0 is not a
  * measurement of the policy.
+ *
+ * --bf-plans N: backfill plans a start for N queued jobs per pass (sim.h
+ * bf_resv; 1, EASY, by default), nearer Slurm's backfill, which plans
+ * every job it tests; several times the CPU.
  *
  * --only runs the scenarios whose "site/trace/scenario" name (e.g.
  * "a100-oversub/synthetic/moderate-0.7") contains PATTERN; the summary
@@ -748,8 +752,8 @@ int main(int argc, char **argv)
 			                  "duration_s,leaves,decision,slowdown,steered,killed\n");
 		} else if (argv[ai][0] == '-') {
 			fprintf(stderr, "usage: bench_placement [--only SITE/TRACE/SCENARIO] "
-			                "[--published-only] [-v] [--draws N] [--jobs FILE] "
-			                "[jobs per trace] [default preset]\n");
+			                "[--published-only] [-v] [--draws N] [--bf-plans N] "
+			                "[--jobs FILE] [jobs per trace] [default preset]\n");
 			return 2;
 		} else if (npos++ == 0)
 			njobs = strtol(argv[ai], NULL, 10);
