@@ -107,6 +107,8 @@ struct sjob {
 	uint32_t *pin_mask;
 	int32_t nalts;            /* CONSTRAIN: domain alternatives, in order */
 	int32_t *alts;            /* indices into sim->doms */
+	int32_t altset;           /* with several alternatives: the id of their set
+	                           * (altset_id), for the "cannot start" cache */
 	double cap_w, cap_speed;  /* the power cap of its PIN, if any */
 	uint32_t switches;        /* --switches=count@max-time the plugin set, 0 = none */
 	double switch_until;      /* eligible time + max-time: then Slurm may spread it */
@@ -269,6 +271,10 @@ struct sim {
 	} *xr;
 	int32_t nxr;
 	uint32_t *bf_alloc;       /* scratch: GPUs a backfill candidate may not take */
+	uint32_t *rmark;          /* reserve(): the nodes the reserved job may take */
+	uint32_t rmark_gen;
+	int32_t *alt_of;          /* reserve(): a marked node's alternative */
+	int32_t *alt_cnt;         /* reserve(): usable nodes per alternative */
 	gp_steer_plan_t *plans;   /* scratch: the plans steering reads (bf_resv) */
 	uint32_t *held;           /* scratch: GPUs planned for jobs, reserve_extra */
 	uint32_t *steer_flags;    /* scratch: node flags with the nodes planned
@@ -276,8 +282,15 @@ struct sim {
 	struct heap_ent *sw_heap; /* --switches deadlines (switch_until, job) */
 	int32_t nsw_heap;
 	bool no_switch_hold;      /* never_fits: --switches waits do not count */
-	int32_t *cfail_key;       /* per-pass "cannot start" cache of constrained
-	                           * jobs (SIM_CFAIL slots): key shape x domain */
+	int64_t *cfail_key;       /* per-pass "cannot start" cache of constrained
+	                           * jobs (SIM_CFAIL slots): key shape x domain,
+	                           * or shape x set of domains (altset_id) */
+	/* the distinct sets of domain alternatives, sorted, each once: set k
+	 * is as_data[as_off[k] .. as_off[k] + as_n[k]); as_hash: open
+	 * addressing on their contents, as_hcap slots, -1 free */
+	int32_t *as_data, *as_off, *as_n, *as_hash, *as_tmp;
+	int64_t as_len, as_cap;
+	int32_t nas, as_setcap, as_hcap;
 	uint32_t *cfail_pass;     /* 2 per slot, as struct shape's fail_pass */
 	uint32_t *allowed;        /* allowed[n] == allowed_gen: node in the alternative */
 	uint32_t allowed_gen;
@@ -1573,6 +1586,86 @@ static void plugin_view(struct sim *S, uint32_t *view, int32_t skip)
 
 /* Record the CONSTRAIN alternatives "[f1|f2]" / "f1" of features as
  * domain indices. */
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t altset_hash(const int32_t *v, int32_t n)
+{
+	uint32_t h = 2166136261u; /* FNV-1a over the indices */
+	int32_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (uint32_t)v[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* The id of J's set of alternatives (several), the same for every job
+ * kept to the same domains in any order: *id, or GP_ENOMEM. */
+static int altset_id(struct sim *S, const struct sjob *J, int32_t *id)
+{
+	int32_t *v = S->as_tmp, n = J->nalts, k;
+	uint32_t h;
+
+	memcpy(v, J->alts, (size_t)n * sizeof(*v));
+	qsort(v, (size_t)n, sizeof(*v), cmp_i32);
+	if (2 * (S->nas + 1) > S->as_hcap) {
+		/* grow the table (and the sets' index) to twice, rehash */
+		int32_t cap = S->as_hcap ? 2 * S->as_hcap : 64, i;
+		int32_t *nh = malloc((size_t)cap * sizeof(*nh));
+		int32_t *no = nh ? realloc(S->as_off, (size_t)cap * sizeof(*no)) : NULL;
+		int32_t *nn;
+
+		if (no)
+			S->as_off = no;
+		nn = no ? realloc(S->as_n, (size_t)cap * sizeof(*nn)) : NULL;
+		if (!nn) {
+			free(nh);
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		}
+		S->as_n = nn;
+		for (i = 0; i < cap; i++)
+			nh[i] = -1;
+		for (i = 0; i < S->nas; i++) {
+			uint32_t g = altset_hash(S->as_data + S->as_off[i], S->as_n[i]) % (uint32_t)cap;
+
+			while (nh[g] >= 0)
+				g = (g + 1) % (uint32_t)cap;
+			nh[g] = i;
+		}
+		free(S->as_hash);
+		S->as_hash = nh;
+		S->as_hcap = cap;
+	}
+	for (h = altset_hash(v, n) % (uint32_t)S->as_hcap; (k = S->as_hash[h]) >= 0;
+	     h = (h + 1) % (uint32_t)S->as_hcap)
+		if (S->as_n[k] == n && !memcmp(S->as_data + S->as_off[k], v, (size_t)n * sizeof(*v))) {
+			*id = k;
+			return GP_OK;
+		}
+	if (S->as_len + n > S->as_cap) {
+		int64_t cap = 2 * (S->as_cap + n);
+		int32_t *nd = realloc(S->as_data, (size_t)cap * sizeof(*nd));
+
+		if (!nd)
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		S->as_data = nd;
+		S->as_cap = cap;
+	}
+	memcpy(S->as_data + S->as_len, v, (size_t)n * sizeof(*v));
+	S->as_off[S->nas] = (int32_t)S->as_len;
+	S->as_n[S->nas] = n;
+	S->as_len += n;
+	S->as_hash[h] = S->nas;
+	*id = S->nas++;
+	return GP_OK;
+}
+
 static int set_alternatives(struct sim *S, struct sjob *J, const char *features)
 {
 	char buf[1024], *tok, *save = NULL;
@@ -1603,6 +1696,9 @@ static int set_alternatives(struct sim *S, struct sjob *J, const char *features)
 		if (J->nalts < S->ndoms)
 			J->alts[J->nalts++] = k;
 	}
+	J->altset = -1;
+	if (J->nalts > 1)
+		return altset_id(S, J, &J->altset);
 	return GP_OK;
 }
 
@@ -2273,6 +2369,42 @@ static void reject_job(struct sim *S, int32_t j)
 
 /* ---- the reservation (EASY backfill) ------------------------------------- */
 
+/* Stamp the nodes job J may be placed on (its PIN, or its domain
+ * alternatives) in S->rmark with a new generation; for alternatives, each
+ * node's alternative in S->alt_of and each alternative's nodes usable for
+ * J in alloc now in S->alt_cnt.  True when the alternatives are disjoint
+ * (alt_of and alt_cnt then hold). */
+static bool resv_mark_nodes(struct sim *S, const struct sjob *J, const uint32_t *alloc)
+{
+	const struct shape *sh = &S->shapes[J->shape];
+	int32_t a, i;
+	bool disjoint = true;
+
+	if (++S->rmark_gen == 0) {
+		memset(S->rmark, 0, (size_t)S->c->nnodes * sizeof(*S->rmark));
+		S->rmark_gen = 1;
+	}
+	if (J->decision == GP_SIM_DEC_PIN) {
+		for (i = 0; i < J->npin; i++)
+			S->rmark[J->pin[i]] = S->rmark_gen;
+		return false;
+	}
+	for (a = 0; a < J->nalts; a++) {
+		const struct dom *d = &S->doms[J->alts[a]];
+
+		S->alt_cnt[a] = 0;
+		for (i = 0; i < d->n; i++) {
+			int32_t n = d->nodes[i];
+
+			disjoint = disjoint && S->rmark[n] != S->rmark_gen;
+			S->rmark[n] = S->rmark_gen;
+			S->alt_of[n] = a;
+			S->alt_cnt[a] += usable(S, alloc, n, sh->gpn);
+		}
+	}
+	return disjoint;
+}
+
 /* Earliest predicted completion at which the policy can place J, and the
  * GPUs it would take then: sets have_resv, shadow, resv_alloc, resv_free. */
 static int reserve(struct sim *S, struct sjob *J)
@@ -2287,7 +2419,30 @@ static int reserve(struct sim *S, struct sjob *J)
 	                    J->decision == GP_SIM_DEC_PIN ? INT32_MAX :
 	                    J->decision == GP_SIM_DEC_CONSTRAIN ? SIM_MAX_RESV_TRIES_CONSTRAINED :
 	                    SIM_MAX_RESV_TRIES;
+	/* a job kept to its PINned nodes or to its domain alternatives, with
+	 * no --switches deadline and no rack budget, fits or not by the GPUs
+	 * of those nodes alone: an attempt after ends that freed none of them
+	 * fails as the last one did, and is not made (it still counts as
+	 * tried) */
+	bool local = S->p->kind == GP_SIM_GPUPLACE && !S->p->rack_budget && !J->switches &&
+	             ((J->decision == GP_SIM_DEC_CONSTRAIN && J->nalts > 0) ||
+	              J->decision == GP_SIM_DEC_PIN);
+	bool dirty = true;
+	/* a job kept to domain alternatives fits only where one of them has
+	 * as many usable nodes as it needs: with disjoint alternatives, each
+	 * one's count is kept up as ends free nodes, and no attempt is made
+	 * before one has enough (it still counts as tried) */
+	bool counted = false;
+	int32_t most = 0;
 
+	S->restrict_nodes = false;
+	if (S->p->kind == GP_SIM_GPUPLACE &&
+	    (local || (J->decision == GP_SIM_DEC_CONSTRAIN && J->nalts > 0))) {
+		counted = resv_mark_nodes(S, J, S->cur->alloc_mask) &&
+		          J->decision == GP_SIM_DEC_CONSTRAIN;
+		for (k = 0; counted && k < J->nalts; k++)
+			most = S->alt_cnt[k] > most ? S->alt_cnt[k] : most;
+	}
 	S->have_resv = false;
 	S->nresv_nodes = 0;
 	memcpy(S->work, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->work));
@@ -2313,6 +2468,8 @@ static int reserve(struct sim *S, struct sjob *J)
 
 			for (k = 0; k < a->nnodes; k++) {
 				int32_t nd = a->nodes[k];
+				bool in = S->rmark[nd] == S->rmark_gen,
+				     was = counted && in && usable(S, S->work, nd, sh->gpn);
 
 				S->work[nd] &= ~a->gpu_mask[k];
 				if (S->eligible[nd])
@@ -2320,6 +2477,10 @@ static int reserve(struct sim *S, struct sjob *J)
 				if (c->nodes[nd].rack >= 0)
 					S->work_rack_w[c->nodes[nd].rack] -=
 						gp__popcount(a->gpu_mask[k]) * R->load * S->gpu_delta_w[nd];
+				dirty = dirty || (local && in);
+				if (counted && in && !was && usable(S, S->work, nd, sh->gpn) &&
+				    ++S->alt_cnt[S->alt_of[nd]] > most)
+					most = S->alt_cnt[S->alt_of[nd]];
 			}
 		}
 		if (freeg < sh->gpus)
@@ -2335,6 +2496,8 @@ static int reserve(struct sim *S, struct sjob *J)
 			return GP_OK;
 		}
 		last_tried = t;
+		if ((local && !dirty) || (counted && most < sh->nn))
+			continue;
 		rc = place(S, J, S->work, S->work_rack_w, t, &S->resv_policy, &S->pl2);
 		if (rc < 0)
 			return rc;
@@ -2342,6 +2505,7 @@ static int reserve(struct sim *S, struct sjob *J)
 			S->shadow = t;
 			break;
 		}
+		dirty = false;
 	}
 	if (rc != PL_PLACED)
 		return GP_OK; /* no reservation: backfill is unconstrained */
@@ -2511,17 +2675,24 @@ static int try_start_(struct sim *S, int32_t j, bool backfill);
  * nodes of its own, a slot taken by another key). */
 static uint32_t *fail_cache(struct sim *S, const struct sjob *J, struct shape *sh)
 {
-	int32_t key, k;
+	int64_t key;
+	int32_t k;
 	uint32_t h;
+	/* within its --switches wait a job is stricter than its shape: its
+	 * switch count is part of the key (every job still waiting with that
+	 * count fails alike) */
+	uint32_t sw = J->switches && S->now < J->switch_until ? J->switches : 0;
 
-	if (J->switches && S->now < J->switch_until)
-		return NULL; /* its --switches wait: stricter than its shape's */
 	if (S->p->kind != GP_SIM_GPUPLACE || J->decision == GP_SIM_DEC_NONE)
-		return sh->fail_pass;
-	if (J->decision != GP_SIM_DEC_CONSTRAIN || J->nalts > 1 || !S->cfail_key)
+		return sw ? NULL : sh->fail_pass;
+	if (J->decision != GP_SIM_DEC_CONSTRAIN || !S->cfail_key || sw > 0xff)
 		return NULL;
-	key = J->shape * (S->ndoms + 1) + (J->nalts ? J->alts[0] : S->ndoms);
-	h = ((uint32_t)key * 2654435761u) % SIM_CFAIL;
+	/* one alternative: its domain; several: their set, after the domains
+	 * (no alternative fits whatever their order) */
+	key = ((int64_t)J->shape << 40) | ((int64_t)sw << 32) |
+	      (uint32_t)(J->nalts == 0 ? S->ndoms : J->nalts == 1 ? J->alts[0] :
+	                 S->ndoms + 1 + J->altset);
+	h = (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ULL) >> 40) % SIM_CFAIL;
 	for (k = 0; k < SIM_CFAIL_PROBES; k++, h = (h + 1) % SIM_CFAIL) {
 		if (S->cfail_key[h] == key)
 			return &S->cfail_pass[2 * h];
@@ -3042,6 +3213,11 @@ static void sim_free(struct sim *S)
 	free(S->view_jobs);
 	free(S->cfail_key);
 	free(S->cfail_pass);
+	free(S->as_data);
+	free(S->as_off);
+	free(S->as_n);
+	free(S->as_hash);
+	free(S->as_tmp);
 	free(S->jobs);
 	free(S->shapes);
 	free(S->eligible);
@@ -3067,6 +3243,9 @@ static void sim_free(struct sim *S)
 	free(S->resv_nodes);
 	free(S->resv_mask);
 	free(S->bf_alloc);
+	free(S->rmark);
+	free(S->alt_of);
+	free(S->alt_cnt);
 	free(S->plans);
 	free(S->held);
 	if (S->xr)
@@ -3260,15 +3439,18 @@ static int setup_plugin(struct sim *S)
 	int32_t i, k, n = c->nswitches + c->nnvl + c->nracks;
 
 	S->doms = calloc((size_t)n + 1, sizeof(*S->doms));
+	S->alt_cnt = calloc((size_t)n + 1, sizeof(*S->alt_cnt));
 	S->snap_alloc = calloc((size_t)c->nnodes + 1, sizeof(*S->snap_alloc));
 	S->allowed = calloc((size_t)c->nnodes + 1, sizeof(*S->allowed));
 	S->cfail_key = malloc(SIM_CFAIL * sizeof(*S->cfail_key));
 	S->cfail_pass = calloc(2 * SIM_CFAIL, sizeof(*S->cfail_pass));
+	S->as_tmp = malloc(((size_t)n + 1) * sizeof(*S->as_tmp));
 	S->steer_cand = malloc(((size_t)S->njobs + 1) * sizeof(*S->steer_cand));
 	S->steer_usable = calloc(34, sizeof(*S->steer_usable));
 	S->steer_moved = calloc((size_t)(S->p->policy.steer_max > 0 ? S->p->policy.steer_max : 1),
 	                        sizeof(*S->steer_moved));
 	if (!S->doms || !S->snap_alloc || !S->allowed || !S->cfail_key || !S->cfail_pass ||
+	    !S->as_tmp || !S->alt_cnt ||
 	    !S->steer_cand || !S->steer_usable || !S->steer_moved)
 		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 	for (i = 0; i < SIM_CFAIL; i++)
@@ -3348,6 +3530,8 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->resv_mask = calloc((size_t)c->nnodes + 1, sizeof(*S->resv_mask));
 	S->xr = S->o.bf_resv > 1 ? calloc((size_t)S->o.bf_resv - 1, sizeof(*S->xr)) : NULL;
 	S->bf_alloc = calloc((size_t)c->nnodes + 1, sizeof(*S->bf_alloc));
+	S->rmark = calloc((size_t)c->nnodes + 1, sizeof(*S->rmark));
+	S->alt_of = calloc((size_t)c->nnodes + 1, sizeof(*S->alt_of));
 	S->plans = calloc((size_t)S->o.bf_resv, sizeof(*S->plans));
 	S->held = calloc((size_t)c->nnodes + 1, sizeof(*S->held));
 	S->steer_flags = calloc((size_t)c->nnodes + 1, sizeof(*S->steer_flags));
@@ -3369,7 +3553,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	    !S->rack_busy || !S->rack_w || !S->rack_limit || !S->hres_w || !S->hres_cnt_w || !S->idle_rack_w || !S->rack_over || !S->work_rack_w ||
 	    !S->resv_rack_w || !S->bf_rack_w ||
 	    !S->view || !S->view2 || !S->resv_alloc || !S->resv_nodes || !S->resv_mask ||
-	    !S->bf_alloc || !S->held || !S->plans || (S->o.bf_resv > 1 && !S->xr) ||
+	    !S->bf_alloc || !S->held || !S->plans || !S->rmark || !S->alt_of || (S->o.bf_resv > 1 && !S->xr) ||
 	    !S->steer_flags || !S->work || !S->sw_cnt || !S->leaves ||
 	    !S->pl.nodes || !S->pl.mask || !S->pl2.nodes || !S->pl2.mask || !S->leaf_seen ||
 	    !S->rack_seen || !S->bb_cnt || !S->ll_cnt || !S->ll_tmp || !S->bb_req)
