@@ -1289,7 +1289,17 @@ static int constrained_fit(struct sim *S, const struct sjob *J, const struct sha
 		return slurm_fit(S, sh, alloc, pl);
 	for (a = 0; a < J->nalts && rc != PL_PLACED; a++) {
 		const struct dom *d = &S->doms[J->alts[a]];
+		int32_t cnt = 0;
 
+		if (S->hres) /* what a failed alternative took is not taken */
+			memcpy(S->hres_w, S->hres_from, (size_t)S->c->nracks * sizeof(*S->hres_w));
+		/* no fit takes more nodes than the alternative has usable (each
+		 * with its rack's room for it alone: an upper bound under the
+		 * racks' budget too), so one short of them is passed over */
+		for (i = 0; i < d->n && cnt < sh->nn; i++)
+			cnt += usable(S, alloc, d->nodes[i], sh->gpn);
+		if (cnt < sh->nn)
+			continue;
 		if (++S->allowed_gen == 0) {
 			memset(S->allowed, 0, (size_t)S->c->nnodes * sizeof(*S->allowed));
 			S->allowed_gen = 1;
@@ -1299,8 +1309,6 @@ static int constrained_fit(struct sim *S, const struct sjob *J, const struct sha
 		S->alt_nodes = d->nodes;
 		S->alt_n = d->n;
 		S->restrict_nodes = true;
-		if (S->hres) /* what a failed alternative took is not taken */
-			memcpy(S->hres_w, S->hres_from, (size_t)S->c->nracks * sizeof(*S->hres_w));
 		rc = slurm_fit(S, sh, alloc, pl);
 		S->restrict_nodes = false;
 	}
