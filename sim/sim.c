@@ -290,7 +290,7 @@ struct sim {
 	 * addressing on their contents, as_hcap slots, -1 free */
 	int32_t *as_data, *as_off, *as_n, *as_hash, *as_tmp;
 	int64_t as_len, as_cap;
-	int32_t nas, as_setcap, as_hcap;
+	int32_t nas, as_hcap;
 	uint32_t *cfail_pass;     /* 2 per slot, as struct shape's fail_pass */
 	uint32_t *allowed;        /* allowed[n] == allowed_gen: node in the alternative */
 	uint32_t allowed_gen;
