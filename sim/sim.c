@@ -191,9 +191,11 @@ struct sim {
 	struct heap_ent *heap;    /* running jobs by true end (events) */
 	int32_t nheap;
 	struct heap_ent *lheap;   /* running jobs by start + time limit, what
-	                           * Slurm plans with (entries of ended jobs are
-	                           * dropped lazily) */
-	int32_t nlheap;
+	                           * Slurm plans with: lheap[lhead .. nlheap)
+	                           * sorted by that end (entries of ended jobs
+	                           * are dropped lazily, from the front), so a
+	                           * reservation reads it in order, no copy */
+	int32_t nlheap, lhead;
 	int32_t qhead, qtail, qlen;
 	int64_t free_gpus;        /* free GPUs on eligible up nodes */
 	int64_t stranded;         /* free GPUs on partly used eligible nodes */
@@ -2168,6 +2170,35 @@ static void queue_remove(struct sim *S, int32_t j)
 	S->qlen--;
 }
 
+/* Insert e into lheap[lhead .. nlheap) after the entries that end no
+ * later (binary search, then a move of the later ones). */
+static void lsorted_insert(struct sim *S, struct heap_ent e)
+{
+	int32_t lo = S->lhead, hi = S->nlheap;
+
+	if (S->nlheap >= S->njobs + 1 && S->lhead > 0) {
+		/* full: the dropped front makes room (never with one start
+		 * per job, kept for safety) */
+		memmove(S->lheap, S->lheap + S->lhead,
+		        (size_t)(S->nlheap - S->lhead) * sizeof(*S->lheap));
+		S->nlheap -= S->lhead;
+		S->lhead = 0;
+		lo = 0;
+		hi = S->nlheap;
+	}
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+
+		if (S->lheap[mid].end <= e.end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(S->lheap + lo + 1, S->lheap + lo, (size_t)(S->nlheap - lo) * sizeof(*S->lheap));
+	S->lheap[lo] = e;
+	S->nlheap++;
+}
+
 static int start_job(struct sim *S, int32_t j, const struct placement *pl, double now,
                      bool backfilled)
 {
@@ -2289,7 +2320,7 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_PIN)
 		S->pinned_queued--;
 	heap_push(S->heap, &S->nheap, (struct heap_ent){ J->end, j });
-	heap_push(S->lheap, &S->nlheap, (struct heap_ent){ J->start + J->limit, j });
+	lsorted_insert(S, (struct heap_ent){ J->start + J->limit, j });
 	if (S->have_resv)
 		/* the GPUs are taken for the reservation's planning too */
 		for (i = 0; i < pl->n; i++) {
@@ -2456,17 +2487,16 @@ static int reserve(struct sim *S, struct sjob *J)
 	memcpy(S->work, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->work));
 	memcpy(S->work_rack_w, S->rack_w, (size_t)c->nracks * sizeof(*S->work_rack_w));
 	/* running jobs by their planned end (start + time limit, as Slurm's
-	 * backfill plans): a copy of that heap, popped in order (usually a few
-	 * pops find the reservation; no sort of every running job) */
+	 * backfill plans), read in order (usually a few find the
+	 * reservation) */
 	(void)n;
-	i = S->nlheap;
-	memcpy(S->ends, S->lheap, (size_t)i * sizeof(*S->ends));
-	while (i > 0) {
-		double t = S->ends[0].end;
+	i = S->lhead;
+	while (i < S->nlheap) {
+		double t = S->lheap[i].end;
 
 		/* release every job planned to end at t */
-		while (i > 0 && S->ends[0].end == t) {
-			struct heap_ent e = heap_pop(S->ends, &i);
+		while (i < S->nlheap && S->lheap[i].end == t) {
+			struct heap_ent e = S->lheap[i++];
 			const struct sjob *R = &S->jobs[e.j];
 			const gp_job_alloc_t *a;
 
@@ -2581,15 +2611,14 @@ static int reserve_extra(struct sim *S, int32_t j)
 		return GP_OK;
 	memcpy(S->work, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->work));
 	memcpy(S->work_rack_w, S->rack_w, (size_t)c->nracks * sizeof(*S->work_rack_w));
-	nev = S->nlheap;
-	memcpy(S->ends, S->lheap, (size_t)nev * sizeof(*S->ends));
+	nev = S->lhead;
 	for (;;) {
 		double next = INFINITY;
 
 		/* the next instant anything ends: a running job by its plan,
 		 * or a plan */
-		if (nev > 0)
-			next = S->ends[0].end;
+		if (nev < S->nlheap)
+			next = S->lheap[nev].end;
 		if (S->resv_end > t && S->resv_end < next)
 			next = S->resv_end;
 		for (k = 0; k < S->nxr; k++)
@@ -2598,8 +2627,8 @@ static int reserve_extra(struct sim *S, int32_t j)
 		if (!isfinite(next))
 			return GP_OK; /* never fits beside the plans */
 		t = fmax(next, t); /* a running job past its planned end: now */
-		while (nev > 0 && S->ends[0].end <= t) {
-			struct heap_ent e = heap_pop(S->ends, &nev);
+		while (nev < S->nlheap && S->lheap[nev].end <= t) {
+			struct heap_ent e = S->lheap[nev++];
 			const struct sjob *R = &S->jobs[e.j];
 			const gp_job_alloc_t *a;
 
@@ -3755,8 +3784,8 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			freed = true;
 		}
 		/* planned ends of jobs that have ended: drop them from the top */
-		while (S.nlheap > 0 && S.jobs[S.lheap[0].j].st != JS_RUNNING)
-			(void)heap_pop(S.lheap, &S.nlheap);
+		while (S.lhead < S.nlheap && S.jobs[S.lheap[S.lhead].j].st != JS_RUNNING)
+			S.lhead++;
 		/* a job's --switches wait is over: Slurm may now place it
 		 * anywhere, so the whole queue is tried again */
 		while (S.nsw_heap > 0 && S.sw_heap[0].end <= now) {
