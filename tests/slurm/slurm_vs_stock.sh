@@ -237,6 +237,13 @@ judge() {
 		check 'same_hosts "$nodes" "$pin"' \
 			"$label: runs exactly on its PIN ($pin: ran on ${nodes:-nothing yet})" \
 			"AdminComment=$ac" "$(scontrol show job "$j" | grep -E 'ReqNodeList|NumNodes')"
+	elif [ "$cons" = "none:" ]; then
+		# no domain to keep it in (its set spans the whole cluster, or no
+		# set, the reason after the colon): Slurm places it as it would
+		# without the plugin, and (a) held it to stock's compactness
+		check '[ -n "$nodes" ] && [ -n "$(echo "$ac" | sed -n "s/.*CONSTRAIN none: \([^;]*\).*/\1/p")" ]' \
+			"$label: left to Slurm, the reason in its comment (ran on ${nodes:-nothing yet})" \
+			"AdminComment=$ac" "$(scontrol show job "$j" | grep -E 'Features|NumNodes')"
 	elif [ -n "$cons" ]; then
 		check '[ -n "$nodes" ] && inside_alternative "$nodes" "$cons"' \
 			"$label: runs inside its constraint ($cons: ran on ${nodes:-nothing yet})" \
