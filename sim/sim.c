@@ -287,12 +287,11 @@ struct sim {
 	int64_t *cfail_key;       /* per-pass "cannot start" cache of constrained
 	                           * jobs (SIM_CFAIL slots): key shape x domain,
 	                           * or shape x set of domains (altset_id) */
-	/* the distinct sets of domain alternatives, sorted, each once: set k
-	 * is as_data[as_off[k] .. as_off[k] + as_n[k]); as_hash: open
-	 * addressing on their contents, as_hcap slots, -1 free */
-	int32_t *as_data, *as_off, *as_n, *as_hash, *as_tmp;
-	int64_t as_len, as_cap;
-	int32_t nas, as_hcap;
+	/* the distinct sets of domain alternatives, each once (altset_id):
+	 * their sorted indices as "3,7,12" -> id, and scratch to make one */
+	gp__nametab_t altsets;
+	int32_t nas, *as_tmp;
+	char *as_key;
 	uint32_t *cfail_pass;     /* 2 per slot, as struct shape's fail_pass */
 	uint32_t *allowed;        /* allowed[n] == allowed_gen: node in the alternative */
 	uint32_t allowed_gen;
@@ -1594,8 +1593,6 @@ static void plugin_view(struct sim *S, uint32_t *view, int32_t skip)
 	S->nledger = kept;
 }
 
-/* Record the CONSTRAIN alternatives "[f1|f2]" / "f1" of features as
- * domain indices. */
 static int cmp_i32(const void *a, const void *b)
 {
 	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
@@ -1603,79 +1600,25 @@ static int cmp_i32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint32_t altset_hash(const int32_t *v, int32_t n)
-{
-	uint32_t h = 2166136261u; /* FNV-1a over the indices */
-	int32_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= (uint32_t)v[i];
-		h *= 16777619u;
-	}
-	return h;
-}
-
 /* The id of J's set of alternatives (several), the same for every job
  * kept to the same domains in any order: *id, or GP_ENOMEM. */
 static int altset_id(struct sim *S, const struct sjob *J, int32_t *id)
 {
-	int32_t *v = S->as_tmp, n = J->nalts, k;
-	uint32_t h;
+	int32_t *v = S->as_tmp, n = J->nalts, k, dup;
+	size_t len = 0;
 
 	memcpy(v, J->alts, (size_t)n * sizeof(*v));
 	qsort(v, (size_t)n, sizeof(*v), cmp_i32);
-	if (2 * (S->nas + 1) > S->as_hcap) {
-		/* grow the table (and the sets' index) to twice, rehash */
-		int32_t cap = S->as_hcap ? 2 * S->as_hcap : 64, i;
-		int32_t *nh = malloc((size_t)cap * sizeof(*nh));
-		int32_t *no = nh ? realloc(S->as_off, (size_t)cap * sizeof(*no)) : NULL;
-		int32_t *nn;
-
-		if (no)
-			S->as_off = no;
-		nn = no ? realloc(S->as_n, (size_t)cap * sizeof(*nn)) : NULL;
-		if (!nn) {
-			free(nh);
-			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
-		}
-		S->as_n = nn;
-		for (i = 0; i < cap; i++)
-			nh[i] = -1;
-		for (i = 0; i < S->nas; i++) {
-			uint32_t g = altset_hash(S->as_data + S->as_off[i], S->as_n[i]) % (uint32_t)cap;
-
-			while (nh[g] >= 0)
-				g = (g + 1) % (uint32_t)cap;
-			nh[g] = i;
-		}
-		free(S->as_hash);
-		S->as_hash = nh;
-		S->as_hcap = cap;
-	}
-	for (h = altset_hash(v, n) % (uint32_t)S->as_hcap; (k = S->as_hash[h]) >= 0;
-	     h = (h + 1) % (uint32_t)S->as_hcap)
-		if (S->as_n[k] == n && !memcmp(S->as_data + S->as_off[k], v, (size_t)n * sizeof(*v))) {
-			*id = k;
-			return GP_OK;
-		}
-	if (S->as_len + n > S->as_cap) {
-		int64_t cap = 2 * (S->as_cap + n);
-		int32_t *nd = realloc(S->as_data, (size_t)cap * sizeof(*nd));
-
-		if (!nd)
-			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
-		S->as_data = nd;
-		S->as_cap = cap;
-	}
-	memcpy(S->as_data + S->as_len, v, (size_t)n * sizeof(*v));
-	S->as_off[S->nas] = (int32_t)S->as_len;
-	S->as_n[S->nas] = n;
-	S->as_len += n;
-	S->as_hash[h] = S->nas;
-	*id = S->nas++;
+	for (k = 0; k < n; k++)
+		len += (size_t)sprintf(S->as_key + len, "%s%d", k ? "," : "", (int)v[k]);
+	if (gp__nametab_add(&S->altsets, S->as_key, S->nas, &dup))
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	*id = dup >= 0 ? dup : S->nas++;
 	return GP_OK;
 }
 
+/* Record the CONSTRAIN alternatives "[f1|f2]" / "f1" of features as
+ * domain indices. */
 static int set_alternatives(struct sim *S, struct sjob *J, const char *features)
 {
 	char buf[1024], *tok, *save = NULL;
@@ -3250,11 +3193,9 @@ static void sim_free(struct sim *S)
 	free(S->view_jobs);
 	free(S->cfail_key);
 	free(S->cfail_pass);
-	free(S->as_data);
-	free(S->as_off);
-	free(S->as_n);
-	free(S->as_hash);
+	gp__nametab_free(&S->altsets);
 	free(S->as_tmp);
+	free(S->as_key);
 	free(S->jobs);
 	free(S->shapes);
 	free(S->eligible);
@@ -3482,12 +3423,14 @@ static int setup_plugin(struct sim *S)
 	S->cfail_key = malloc(SIM_CFAIL * sizeof(*S->cfail_key));
 	S->cfail_pass = calloc(2 * SIM_CFAIL, sizeof(*S->cfail_pass));
 	S->as_tmp = malloc(((size_t)n + 1) * sizeof(*S->as_tmp));
+	/* an index of at most 11 characters and its comma, per domain */
+	S->as_key = malloc(((size_t)n + 1) * 12 + 1);
 	S->steer_cand = malloc(((size_t)S->njobs + 1) * sizeof(*S->steer_cand));
 	S->steer_usable = calloc(34, sizeof(*S->steer_usable));
 	S->steer_moved = calloc((size_t)(S->p->policy.steer_max > 0 ? S->p->policy.steer_max : 1),
 	                        sizeof(*S->steer_moved));
 	if (!S->doms || !S->snap_alloc || !S->allowed || !S->cfail_key || !S->cfail_pass ||
-	    !S->as_tmp || !S->alt_cnt ||
+	    !S->as_tmp || !S->as_key || !S->alt_cnt || gp__nametab_init(&S->altsets, false) ||
 	    !S->steer_cand || !S->steer_usable || !S->steer_moved)
 		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
 	for (i = 0; i < SIM_CFAIL; i++)
