@@ -171,11 +171,20 @@ static const char *ratio(char *b, size_t n, double dflt, double best, double nil
 	return b;
 }
 
+/* A ratio as a number: 0 when both are nothing (nothing to lose to),
+ * infinite when only the best is nothing. */
+static double ratio_num(double dflt, double best, double nil)
+{
+	if (best > nil)
+		return dflt / best;
+	return dflt <= nil ? 0.0 : INFINITY;
+}
+
 static bool le(double dflt, double best, double r, double nil)
 {
 	if (!isfinite(dflt) || !isfinite(best))
 		return true; /* no job of that kind: nothing to lose */
-	return best > nil ? dflt <= r * best : dflt <= nil;
+	return ratio_num(dflt, best, nil) <= r;
 }
 
 /* -v: where a policy's wait comes from, by what the plugin decided at
@@ -424,15 +433,6 @@ static int print_losses(gp_sim_result_t *const *r, const char *const *pols, cons
 		}
 	}
 	return lost;
-}
-
-/* A ratio as a number: 0 when both are nothing (nothing to lose to),
- * infinite when only the best is nothing. */
-static double ratio_num(double dflt, double best, double nil)
-{
-	if (best > nil)
-		return dflt / best;
-	return dflt <= nil ? 0.0 : INFINITY;
 }
 
 /* The default's (r[0]) ratios to the best target of one draw: lost
@@ -696,6 +696,21 @@ out:
 	return rc;
 }
 
+/* *out = arg, a whole number from 1 to max; else -1 with a message. */
+static int count_arg(const char *opt, const char *arg, long max, int *out)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (end == arg || *end || n < 1 || n > max) {
+		fprintf(stderr, "bench_placement: %s %s: a whole number from 1 to %ld\n", opt, arg,
+		        max);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const sites[] = { "superpod-h100", "a100-oversub", "nvl72-gb200" };
@@ -722,25 +737,11 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[ai], "-v"))
 			verbose = true;
 		else if (!strcmp(argv[ai], "--draws") && ai + 1 < argc) {
-			char *end;
-			long n = strtol(argv[++ai], &end, 10);
-
-			if (*end || n < 1 || n > 101) {
-				fprintf(stderr, "bench_placement: --draws %s: a number of draws from 1 "
-				                "to 101\n", argv[ai]);
+			if (count_arg("--draws", argv[++ai], 101, &ndraws))
 				return 2;
-			}
-			ndraws = (int)n;
 		} else if (!strcmp(argv[ai], "--bf-plans") && ai + 1 < argc) {
-			char *end;
-			long n = strtol(argv[++ai], &end, 10);
-
-			if (*end || n < 1 || n > GP_SIM_MAX_BF_RESV) {
-				fprintf(stderr, "bench_placement: --bf-plans %s: a number from 1 to %d\n",
-				        argv[ai], GP_SIM_MAX_BF_RESV);
+			if (count_arg("--bf-plans", argv[++ai], GP_SIM_MAX_BF_RESV, &bf_plans))
 				return 2;
-			}
-			bf_plans = (int)n;
 		} else if (!strcmp(argv[ai], "--jobs") && ai + 1 < argc) {
 			if (jobs_out)
 				fclose(jobs_out);
