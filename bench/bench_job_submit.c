@@ -511,14 +511,8 @@ out_fini:
 	{
 		static const char *const files[] = { "slurm.conf", "gres.conf", "topology.conf",
 			"gpuplace.conf", "racks.conf", "topology.yaml" };
-		char path[4200];
-		size_t f;
 
-		for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
-			snprintf(path, sizeof(path), "%s/%s", dir, files[f]);
-			unlink(path);
-		}
-		rmdir(dir);
+		gp_test_dir_remove(dir, files, sizeof(files) / sizeof(files[0]));
 	}
 	return rc;
 }

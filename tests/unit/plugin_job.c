@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* plugin_job.c - job descriptions as slurmctld unpacks them (plugin_job.h) */
+/* plugin_job.c - job descriptions as slurmctld unpacks them, and the
+ * removal of a site directory (plugin_job.h) */
 #include "config.h"
+
+#include <stdio.h>
+#include <unistd.h>
 
 #include "plugin_job.h"
 #include "slurm_alloc.h"
@@ -63,4 +67,16 @@ void gp_test_job_free(job_desc_msg_t *j)
 	slurm_xfree((void **)&j->reservation);
 	slurm_xfree((void **)&j->partition);
 	slurm_xfree((void **)&j);
+}
+
+void gp_test_dir_remove(const char *dir, const char *const *files, size_t n)
+{
+	char path[4200];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
 }

@@ -11,6 +11,7 @@
 #ifndef GP_TEST_PLUGIN_JOB_H
 #define GP_TEST_PLUGIN_JOB_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "slurm_compat.h"
@@ -27,5 +28,9 @@ char **gp_test_xarray(const char *const *vars, int n, uint32_t *count);
 
 /* Free every field a job_submit plugin reads or writes, then J itself. */
 void gp_test_job_free(job_desc_msg_t *j);
+
+/* Remove the N files FILES of directory DIR (those absent skipped), then
+ * DIR: the site directories these programs write. */
+void gp_test_dir_remove(const char *dir, const char *const *files, size_t n);
 
 #endif

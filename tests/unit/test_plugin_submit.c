@@ -771,14 +771,7 @@ static int site_copy(char *dir, size_t len, const char *tag, const char *extra,
 /* The files of site_copy() and its directory removed. */
 static void site_remove(const char *dir)
 {
-	char path[4200];
-	size_t i;
-
-	for (i = 0; i < sizeof(site_files) / sizeof(site_files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, site_files[i]);
-		unlink(path);
-	}
-	rmdir(dir);
+	gp_test_dir_remove(dir, site_files, sizeof(site_files) / sizeof(site_files[0]));
 }
 
 /* resources.yaml as a site writes it (resources.yaml(5)) */
