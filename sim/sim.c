@@ -226,7 +226,6 @@ struct sim {
 	                           * around it */
 	double *bf_rack_w;        /* scratch: the larger of now and the shadow */
 	bool bf_dirty;            /* rack_w or resv_rack_w changed since bf_rack_w */
-	struct heap_ent *ends;    /* scratch: running jobs by end */
 
 	/* plugin-faithful mode */
 	struct dom *doms;
@@ -2114,21 +2113,12 @@ static void queue_remove(struct sim *S, int32_t j)
 }
 
 /* Insert e into lheap[lhead .. nlheap) after the entries that end no
- * later (binary search, then a move of the later ones). */
+ * later (binary search, then a move of the later ones).  A job starts
+ * once, so the njobs + 1 entries allocated always hold every insertion. */
 static void lsorted_insert(struct sim *S, struct heap_ent e)
 {
 	int32_t lo = S->lhead, hi = S->nlheap;
 
-	if (S->nlheap >= S->njobs + 1 && S->lhead > 0) {
-		/* full: the dropped front makes room (never with one start
-		 * per job, kept for safety) */
-		memmove(S->lheap, S->lheap + S->lhead,
-		        (size_t)(S->nlheap - S->lhead) * sizeof(*S->lheap));
-		S->nlheap -= S->lhead;
-		S->lhead = 0;
-		lo = 0;
-		hi = S->nlheap;
-	}
 	while (lo < hi) {
 		int32_t mid = lo + (hi - lo) / 2;
 
@@ -2351,6 +2341,16 @@ static void reject_job(struct sim *S, int32_t j)
 
 /* ---- the reservation (EASY backfill) ------------------------------------- */
 
+/* Placement attempts a reservation of J may make (SIM_MAX_RESV_TRIES*): a
+ * PINned job's are not limited, its attempt checks its own nodes only. */
+static int32_t resv_tries(const struct sim *S, const struct sjob *J)
+{
+	return S->p->kind != GP_SIM_GPUPLACE ? SIM_MAX_RESV_TRIES :
+	       J->decision == GP_SIM_DEC_PIN ? INT32_MAX :
+	       J->decision == GP_SIM_DEC_CONSTRAIN ? SIM_MAX_RESV_TRIES_CONSTRAINED :
+	       SIM_MAX_RESV_TRIES;
+}
+
 /* Stamp the nodes job J may be placed on (its PIN, or its domain
  * alternatives) in S->rmark with a new generation; for alternatives, each
  * node's alternative in S->alt_of and each alternative's nodes usable for
@@ -2397,10 +2397,7 @@ static int reserve(struct sim *S, struct sjob *J)
 	int64_t freeg = S->free_gpus;
 	int rc = PL_NOFIT;
 	double last_tried = S->now;
-	int32_t max_tries = S->p->kind != GP_SIM_GPUPLACE ? SIM_MAX_RESV_TRIES :
-	                    J->decision == GP_SIM_DEC_PIN ? INT32_MAX :
-	                    J->decision == GP_SIM_DEC_CONSTRAIN ? SIM_MAX_RESV_TRIES_CONSTRAINED :
-	                    SIM_MAX_RESV_TRIES;
+	int32_t max_tries = resv_tries(S, J);
 	/* a job kept to its PINned nodes or to its domain alternatives, with
 	 * no --switches deadline and no rack budget, fits or not by the GPUs
 	 * of those nodes alone: an attempt after ends that freed none of them
@@ -2541,10 +2538,7 @@ static int reserve_extra(struct sim *S, int32_t j)
 	const gp_cluster_t *c = S->c;
 	struct sjob *J = &S->jobs[j];
 	int32_t i, k, nev, tries = 0;
-	int32_t max_tries = S->p->kind != GP_SIM_GPUPLACE ? SIM_MAX_RESV_TRIES :
-	                    J->decision == GP_SIM_DEC_PIN ? INT32_MAX :
-	                    J->decision == GP_SIM_DEC_CONSTRAIN ? SIM_MAX_RESV_TRIES_CONSTRAINED :
-	                    SIM_MAX_RESV_TRIES;
+	int32_t max_tries = resv_tries(S, J);
 	double t = S->now;
 	struct xresv *x;
 	int rc;
@@ -3237,7 +3231,6 @@ static void sim_free(struct sim *S)
 	free(S->work_rack_w);
 	free(S->resv_rack_w);
 	free(S->bf_rack_w);
-	free(S->ends);
 	free(S->sw_cnt);
 	free(S->bb_cnt);
 	free(S->ll_cnt);
@@ -3492,7 +3485,6 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->run_j = NULL;
 	S->heap = malloc(((size_t)S->njobs + 1) * sizeof(*S->heap));
 	S->lheap = malloc(((size_t)S->njobs + 1) * sizeof(*S->lheap));
-	S->ends = malloc(((size_t)S->njobs + 1) * sizeof(*S->ends));
 	S->rack_busy = calloc((size_t)nr + 1, sizeof(*S->rack_busy));
 	S->rack_w = calloc((size_t)nr + 1, sizeof(*S->rack_w));
 	S->rack_limit = calloc((size_t)nr + 1, sizeof(*S->rack_limit));
@@ -3529,7 +3521,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->leaf_seen = calloc((size_t)nsw, 1);
 	S->rack_seen = calloc((size_t)nr + 1, 1);
 	if (!S->jobs || !S->eligible || !S->order || !S->gpu_delta_w || !S->gpu_full || !S->heap ||
-	    !S->ends || !S->lheap ||
+	    !S->lheap ||
 	    !S->rack_busy || !S->rack_w || !S->rack_limit || !S->hres_w || !S->hres_cnt_w || !S->idle_rack_w || !S->rack_over || !S->work_rack_w ||
 	    !S->resv_rack_w || !S->bf_rack_w ||
 	    !S->view || !S->view2 || !S->resv_alloc || !S->resv_nodes || !S->resv_mask ||
@@ -3726,7 +3718,7 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			S.res->m.events++;
 			freed = true;
 		}
-		/* planned ends of jobs that have ended: drop them from the top */
+		/* planned ends of jobs that have ended: drop them from the front */
 		while (S.lhead < S.nlheap && S.jobs[S.lheap[S.lhead].j].st != JS_RUNNING)
 			S.lhead++;
 		/* a job's --switches wait is over: Slurm may now place it
