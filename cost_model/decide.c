@@ -91,7 +91,6 @@ struct gp_engine {
 	int64_t *sw_units;
 	int32_t *sw_mark;
 	int64_t block_gpus;
-	int32_t *blk_units;         /* per base block, nodes usable (free_segment) */
 };
 
 int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
@@ -142,8 +141,7 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	e->rk_mark = calloc((size_t)c->nracks + 1, sizeof(*e->rk_mark));
 	e->sw_units = calloc((size_t)c->nswitches + 1, sizeof(*e->sw_units));
 	e->sw_mark = calloc((size_t)c->nswitches + 1, sizeof(*e->sw_mark));
-	e->blk_units = calloc((size_t)c->nblocks + 1, sizeof(*e->blk_units));
-	if (!e->sw_units || !e->sw_mark || !e->blk_units) {
+	if (!e->sw_units || !e->sw_mark) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto error;
 	}
@@ -229,7 +227,6 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->rk_mark);
 	free(e->sw_units);
 	free(e->sw_mark);
-	free(e->blk_units);
 	free(e);
 }
 
@@ -1367,30 +1364,6 @@ static void set_span(const gp_cluster_t *c, gp_engine_t *e, const gp_scored_t *s
 	*groups = ng;
 }
 
-/* What node i of state st can give request r of partition q (-1: any)
- * (slurm_bound, free_segment): with gpn > 0, 1 when it has gpn GPUs free,
- * else its free GPUs; 0 when it has no GPUs or is down, drained,
- * reserved, outside the partition, excluded, or in use and the job
- * exclusive. */
-static int64_t node_units(const gp_cluster_t *c, const gp_state_t *st, const gp_request_t *r,
-                          int32_t q, int32_t gpn, int32_t i)
-{
-	const gp_node_t *nd = &c->nodes[i];
-	int32_t fr, k;
-
-	if (nd->ngpus <= 0 || (st->node_flags[i] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)))
-		return 0;
-	if ((q >= 0 && !gp__node_in_part(c, i, q)) || (r->exclusive && st->alloc_mask[i]))
-		return 0;
-	fr = nd->ngpus - gp__popcount(st->alloc_mask[i] & gp__gpu_full_mask(nd->ngpus));
-	if ((gpn > 0 ? (fr >= gpn) : fr) <= 0)
-		return 0;
-	for (k = 0; k < r->nexcluded; k++)
-		if (r->excluded[k] == i)
-			return 0;
-	return gpn > 0 ? 1 : fr;
-}
-
 /*
  * How many leaf switches and spine groups Slurm's topology/tree would give
  * request r on state st (as sim/sim.c tree_fit and topology/tree's
@@ -1423,11 +1396,24 @@ static bool slurm_bound(gp_engine_t *e, const gp_state_t *st, const gp_request_t
 	memset(e->sw_units, 0, (size_t)c->nswitches * sizeof(*e->sw_units));
 	for (i = 0; i < c->nnodes; i++) {
 		const gp_node_t *nd = &c->nodes[i];
-		int32_t sw;
+		int32_t fr, sw;
 		int64_t u;
 
-		if (nd->leaf < 0 || nd->leaf >= c->nswitches ||
-		    (u = node_units(c, st, r, q, gpn, i)) <= 0)
+		if (nd->ngpus <= 0 || nd->leaf < 0 || nd->leaf >= c->nswitches)
+			continue;
+		if (st->node_flags[i] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED))
+			continue;
+		if (q >= 0 && !gp__node_in_part(c, i, q))
+			continue;
+		if (r->exclusive && st->alloc_mask[i])
+			continue;
+		fr = nd->ngpus - gp__popcount(st->alloc_mask[i] & gp__gpu_full_mask(nd->ngpus));
+		u = gpn > 0 ? (fr >= gpn) : fr;
+		if (u <= 0)
+			continue;
+		for (k = 0; k < r->nexcluded && r->excluded[k] != i; k++)
+			;
+		if (k < r->nexcluded)
 			continue;
 		for (sw = nd->leaf; sw >= 0; sw = c->switches[sw].parent)
 			e->sw_units[sw] += u;
@@ -1583,160 +1569,16 @@ static bool fits_one_block(const gp_engine_t *e, const gp_request_t *r)
 	return blocks_bind(e->c, r) && r->gpus <= e->block_gpus && r->nrequired == 0;
 }
 
-/* The node count of request r when a --segment of gpuplace's can be set
- * on it: Slurm refuses a segment that does not divide min_nodes, so the
- * request must fix it; 0 when not, when r gives its own --segment or the
- * cluster has no blocks. */
-static int32_t segment_nodes(const gp_cluster_t *c, const gp_request_t *r)
-{
-	int32_t nn = gp__request_nodes(r);
-
-	if (nn < 2 || r->min_nodes != nn || r->segment_nodes > 0 || c->nblocks <= 0 ||
-	    c->block_base <= 0)
-		return 0;
-	return nn;
-}
-
-/* The largest segment (a divisor of nn below it, at most a base block)
- * whose nn / segment segments e->blk_units[] (usable nodes per base block)
- * hold, each whole in one base block, as eval_nodes_block.c (24.11 ..
- * 25.11) places segments; 0 when none. */
-static int32_t pick_segment(const gp_engine_t *e, int32_t nn)
-{
-	const gp_cluster_t *c = e->c;
-	int32_t seg, b;
-
-	for (seg = nn - 1 < c->block_base ? nn - 1 : c->block_base; seg >= 1; seg--) {
-		int64_t got = 0;
-
-		if (nn % seg)
-			continue;
-		for (b = 0; b < c->nblocks && got < nn / seg; b++)
-			got += e->blk_units[b] / seg;
-		if (got >= nn / seg)
-			return seg;
-	}
-	return 0;
-}
-
-/* The segment for request r on the usable nodes of state st (st NULL: on
- * set sc's nodes alone), 0 when none (segment_nodes, pick_segment). */
-static int32_t set_segment(gp_engine_t *e, const gp_state_t *st, const gp_scored_t *sc,
-                           const gp_request_t *r)
-{
-	const gp_cluster_t *c = e->c;
-	int32_t nn = segment_nodes(c, r), q = gp__request_partition(r, c), gpn, b, k;
-
-	if (!nn)
-		return 0;
-	gpn = r->gpus_per_node > 0 ? r->gpus_per_node : (r->gpus + nn - 1) / nn;
-	memset(e->blk_units, 0, (size_t)c->nblocks * sizeof(*e->blk_units));
-	if (st) {
-		for (b = 0; b < c->nblocks; b++)
-			for (k = 0; k < c->blocks[b].nnodes; k++)
-				e->blk_units[b] +=
-				        (int32_t)node_units(c, st, r, q, gpn, c->blocks[b].nodes[k]);
-	} else {
-		for (k = 0; k < sc->nnodes; k++) {
-			b = c->nodes[sc->nodes[k]].block;
-			if (b >= 0 && b < c->nblocks)
-				e->blk_units[b]++;
-		}
-	}
-	return pick_segment(e, nn);
-}
-
-struct end_ent {
-	int64_t t;
-	int32_t j;
-};
-
-static int cmp_end(const void *a, const void *b)
-{
-	const struct end_ent *x = a, *y = b;
-
-	return x->t < y->t ? -1 : x->t > y->t ? 1 : x->j - y->j;
-}
-
-/*
- * Seconds from now until one base block of state s has the usable nodes
- * request r needs, as the running jobs end at their time limits (what
- * Slurm knows; jobs past it end now); INFINITY when no block ever does or
- * on no memory.  The wait topology/block gives the job, as Slurm's
- * backfill would predict it.
- */
-static double block_wait(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r, int64_t now)
-{
-	const gp_cluster_t *c = e->c;
-	int32_t nn = gp__request_nodes(r), q = gp__request_partition(r, c), gpn, b, k, i, n = 0;
-	struct end_ent *order;
-	double w = INFINITY;
-
-	if (nn < 1 || !s)
-		return INFINITY;
-	gpn = r->gpus_per_node > 0 ? r->gpus_per_node : (r->gpus + nn - 1) / nn;
-	state_copy(e->work, s, c->nnodes);
-	for (b = 0; b < c->nblocks; b++) {
-		e->blk_units[b] = 0;
-		for (k = 0; k < c->blocks[b].nnodes; k++)
-			e->blk_units[b] += (int32_t)node_units(c, e->work, r, q, gpn,
-			                                       c->blocks[b].nodes[k]);
-		if (e->blk_units[b] >= nn)
-			return 0;
-	}
-	if (!(order = malloc(((size_t)s->njobs + 1) * sizeof(*order))))
-		return INFINITY;
-	for (i = 0; i < s->njobs; i++)
-		if (s->jobs[i].nnodes > 0)
-			order[n++] = (struct end_ent){ s->jobs[i].end_time, i };
-	qsort(order, (size_t)n, sizeof(*order), cmp_end);
-	for (i = 0; i < n && !(w < INFINITY); i++) {
-		const gp_job_alloc_t *ja = &s->jobs[order[i].j];
-
-		for (k = 0; k < ja->nnodes; k++) {
-			int32_t v = ja->nodes[k];
-			int64_t before;
-
-			if (v < 0 || v >= c->nnodes || (b = c->nodes[v].block) < 0 || b >= c->nblocks)
-				continue;
-			before = node_units(c, e->work, r, q, gpn, v);
-			e->work->alloc_mask[v] &= ~ja->gpu_mask[k];
-			e->blk_units[b] += (int32_t)(node_units(c, e->work, r, q, gpn, v) - before);
-			if (e->blk_units[b] >= nn)
-				w = order[i].t > now ? (double)(order[i].t - now) : 0.0;
-		}
-	}
-	free(order);
-	return w;
-}
-
-/* Where a job that fits one block could go instead of waiting for one
- * (block_job): started in segments of seg nodes after wait seconds (0:
- * now), finishing at finish; seg 0 = no such set. */
-struct spread_opt {
-	int32_t seg;
-	double wait, finish;
-};
-
 /*
  * A job that fits one block of a topology/block site (gp__decide): the
  * best feasible free set inside one block, as Slurm takes it for required
- * nodes, is PINned.  With none, it waits for a block (CONSTRAIN with no
- * feature: Slurm's topology/block keeps it in one block and starts it in
- * the first block that can hold it), unless it can start sooner in whole
- * segments across blocks (sp: free now, or predicted, with its slowdown)
- * and waiting for a block does not pay: then --segment lets Slurm start
- * it so.  The wait pays by the rule of step 2 of gp__decide: the
- * completion it gains beats the start in segments by the policy's
- * wait_gain and outweighs the delay it passes on to the jobs behind.
- * The wait for a block is predicted from time limits (block_wait), as
- * Slurm's backfill predicts it.
+ * nodes, is PINned; with none, the job is left to Slurm's topology/block
+ * (CONSTRAIN with no feature), which keeps it in one block and starts it
+ * in the first block that can hold it.
  */
-static int block_job(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
-                     const gp_policy_t *p, int64_t now, gp_decision_t *d, int32_t best,
-                     const struct spread_opt *sp, double run_s, double ideal,
-                     const gp_ckpt_booking_t *bookings, int32_t nbookings,
-                     const gp_job_profile_t *job)
+static int block_job(gp_engine_t *e, const gp_request_t *r, gp_decision_t *d, int32_t best,
+                     double run_s, double ideal, const gp_ckpt_booking_t *bookings,
+                     int32_t nbookings, const gp_job_profile_t *job)
 {
 	const gp_cluster_t *c = e->c;
 	int32_t i;
@@ -1750,33 +1592,6 @@ static int block_job(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	drop_from(d, 0);
 	d->kind = GP_DECIDE_CONSTRAIN;
 	d->features[0] = '\0';
-	if (sp && sp->seg > 0 && s) {
-		double bw = block_wait(e, s, r, now), bfin = bw + run_s;
-		double behind = (bw - sp->wait) * busy_fraction(c, s);
-		int32_t nn = gp__request_nodes(r);
-
-		if (!(bfin < sp->finish * (1.0 - p->wait_gain) && sp->finish - bfin > behind)) {
-			d->segment = sp->seg;
-			d->now_finish_s = sp->finish;
-			d->wait_s = sp->wait;
-			if (isfinite(bw))
-				snprintf(d->reason, sizeof(d->reason),
-				         "no block has room for the job %s; its %d nodes start %s in %d "
-				         "segments of %d (--segment=%d), each in one block, finishing in "
-				         "%.0f s, where waiting %.0f s for a whole block would finish in "
-				         "%.0f s and delay the jobs behind it",
-				         sp->wait > 0 ? "soon" : "now", (int)nn,
-				         sp->wait > 0 ? "as running jobs end" : "now", (int)(nn / sp->seg),
-				         (int)sp->seg, (int)sp->seg, sp->finish, bw, bfin);
-			else
-				snprintf(d->reason, sizeof(d->reason),
-				         "no block is predicted to free room for the job; its %d nodes "
-				         "start %s in %d segments of %d (--segment=%d), each in one block",
-				         (int)nn, sp->wait > 0 ? "as running jobs end" : "now",
-				         (int)(nn / sp->seg), (int)sp->seg, (int)sp->seg);
-			return GP_OK;
-		}
-	}
 	snprintf(d->reason, sizeof(d->reason),
 	         "no block has room for the job now%s; left to Slurm's topology/block, which keeps "
 	         "it in one block and starts it in the first block that frees",
@@ -1914,13 +1729,8 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	 * done; so is it when nothing is free now (step 3 below would
 	 * narrow it to the blocks predicted from time limits, which are
 	 * longer than the runs; bench_placement, nvl72-gb200) */
-	if (best >= 0 && fits_one_block(e, r)) {
-		struct spread_opt sp = { set_segment(e, now_st, NULL, r), 0.0,
-		                         run_s * d->cands[best].cost.slowdown };
-
-		return block_job(e, s, r, p, now, d, best, &sp, run_s, x.ideal, bookings, nbookings,
-		                 &job);
-	}
+	if (best >= 0 && fits_one_block(e, r))
+		return block_job(e, r, d, best, run_s, x.ideal, bookings, nbookings, &job);
 
 	/* 2. wait or spread; a job that fits one block of a topology/block
 	 * site is not held: Slurm's block placement keeps it in one NVLink
@@ -2034,16 +1844,8 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 				return GP_OK;
 			}
 		}
-		if (fits_one_block(e, r)) {
-			/* the set predicted to free first, when it spans blocks */
-			struct spread_opt sp = { 0, chosen_wait, fin };
-
-			if (chosen >= 0 && d->cands[chosen].future && isfinite(fin) &&
-			    !gp__block_pin_ok(c, d->cands[chosen].nodes, d->cands[chosen].nnodes, 0))
-				sp.seg = set_segment(e, NULL, &d->cands[chosen], r);
-			return block_job(e, s, r, p, now, d, -1, &sp, run_s, x.ideal, bookings,
-			                 nbookings, &job);
-		}
+		if (fits_one_block(e, r))
+			return block_job(e, r, d, -1, run_s, x.ideal, bookings, nbookings, &job);
 		/* the feasible later sets, best first, become the alternatives */
 		drop_before(d, nbefore);
 		chosen -= nbefore;

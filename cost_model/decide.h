@@ -146,10 +146,6 @@ typedef struct gp_decision {
 	char features[1024];          /* CONSTRAIN: matching-OR alternatives
 	                               * "[f1|f2|...]", "" = no domain constraint */
 	bool waited;                  /* CONSTRAIN chosen because waiting is faster */
-	int32_t segment;              /* CONSTRAIN on topology/block: --segment
-	                               * nodes that let Slurm start the job in
-	                               * whole segments across blocks, 0 = none
-	                               * (gp__decide, block_job) */
 	double now_finish_s;          /* predicted completion if started now (0 = none) */
 	double wait_s;                /* predicted wait for the better set */
 	double wait_finish_s;         /* predicted completion after waiting */

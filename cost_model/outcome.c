@@ -249,11 +249,6 @@ static void outcome_plain(const gp_outcome_in_t *in, gp_outcome_t *out)
 	out->kind = GP_DECIDE_CONSTRAIN;
 	out->holds = d->waited;
 	snprintf(out->features, sizeof(out->features), "%s", d->features);
-	/* a job topology/block keeps in one block, started in whole
-	 * segments across blocks: only where Slurm places by blocks and the
-	 * job gave no --segment of its own */
-	if (d->segment > 0 && in->topology == GP_SLURM_TOPO_BLOCK && !in->segment)
-		out->segment = (uint32_t)d->segment;
 	/* waiting for a compact set: Slurm's own wait-for-switch where it
 	 * applies (topology/tree, one Weight for all nodes - Weight tiers make
 	 * cons_tres force lower-weight nodes in and never meet the switch

@@ -102,8 +102,6 @@ typedef struct gp_outcome {
 	uint32_t switch_pays;     /* > switch_wait: the wait that would pay, cut
 	                           * to Slurm's max_switch_wait */
 	bool holds;               /* CONSTRAIN waiting for a set not free now */
-	uint32_t segment;         /* CONSTRAIN on topology/block: --segment to
-	                           * set (gp_decision_t.segment), 0 = none */
 	char unpinned[160];       /* why a PIN became CONSTRAIN, "" = it did not */
 	char why[512];            /* PASS: why the job is left to Slurm; a PIN
 	                           * made for one_rack: why ("" otherwise) */

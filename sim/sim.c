@@ -111,7 +111,6 @@ struct sjob {
 	                           * (altset_id), for the "cannot start" cache */
 	double cap_w, cap_speed;  /* the power cap of its PIN, if any */
 	uint32_t switches;        /* --switches=count@max-time the plugin set, 0 = none */
-	int32_t segment;          /* --segment the plugin set, 0 = none */
 	double switch_until;      /* eligible time + max-time: then Slurm may spread it */
 	gp_steer_job_t steer;     /* what the plugin's steering keeps of it */
 	gp_sim_decision_t decision0; /* the decision at submission, once steered */
@@ -1276,9 +1275,6 @@ static int slurm_fit(struct sim *S, const struct shape *sh, const uint32_t *allo
 	       S->c->root >= 0 ? tree_fit(S, sh, alloc, pl) : first_fit(S, sh, alloc, pl);
 }
 
-static int segment_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
-                       int32_t given, struct placement *pl);
-
 /* Slurm's placement of a job the plugin CONSTRAINed: the alternatives of
  * the matching OR in order, the first that can hold the job now wins
  * (slurm-on-one-machine.md, B: "all nodes in ONE alternative ... the first
@@ -1289,8 +1285,6 @@ static int constrained_fit(struct sim *S, const struct sjob *J, const struct sha
 	int32_t a, i;
 	int rc = PL_NOFIT;
 
-	if (J->nalts == 0 && J->segment > 0 && gp__part_blocks(S->c, S->partition))
-		return segment_fit(S, sh, alloc, J->segment, pl);
 	if (J->nalts == 0)
 		return slurm_fit(S, sh, alloc, pl);
 	for (a = 0; a < J->nalts && rc != PL_PLACED; a++) {
@@ -1360,18 +1354,15 @@ static bool switch_holds(struct sim *S, const struct sjob *J, const struct place
  * one as its usable nodes allow, nodes in node order.  An approximation of
  * Slurm's segment search: it ignores Weight tiers. */
 static int segment_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
-                       int32_t given, struct placement *pl)
+                       struct placement *pl)
 {
 	const gp_cluster_t *c = S->c;
 	int32_t bsize = c->block_base > 0 ? c->block_base : 1, seg, need, b, k, i;
 
-	if (c->nblocks <= 0 || (given <= 0 && sh->nn <= bsize) || (given > 0 && sh->nn % given))
+	if (c->nblocks <= 0 || sh->nn <= bsize)
 		return block_fit(S, sh, alloc, pl);
-	if (given > 0)
-		seg = given;
-	else
-		for (seg = bsize; seg > 1 && sh->nn % seg; seg--)
-			;
+	for (seg = bsize; seg > 1 && sh->nn % seg; seg--)
+		;
 	need = sh->nn / seg;
 	/* usable nodes per base block */
 	for (b = 0; b < c->nblocks; b++) {
@@ -1486,7 +1477,7 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 		rc = S->p->kind == GP_SIM_TREE || S->p->kind == GP_SIM_TREE_SWITCHES ?
 		     tree_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_BLOCK ? block_fit(S, sh, alloc, pl) :
-		     S->p->kind == GP_SIM_BLOCK_SEGMENT ? segment_fit(S, sh, alloc, 0, pl) :
+		     S->p->kind == GP_SIM_BLOCK_SEGMENT ? segment_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_GPUPLACE ? slurm_fit(S, sh, alloc, pl) :
 		     first_fit(S, sh, alloc, pl);
 		if (rc == PL_PLACED && S->p->kind == GP_SIM_TREE_SWITCHES &&
@@ -1786,7 +1777,6 @@ static int plugin_decide(struct sim *S, int32_t j)
 			J->switch_until = J->tj->submit_s + (double)act.switch_wait;
 			heap_push(S->sw_heap, &S->nsw_heap, (struct heap_ent){ J->switch_until, j });
 		}
-		J->segment = (int32_t)act.segment;
 		J->decision = GP_SIM_DEC_CONSTRAIN;
 		gp_steer_job_init(&J->steer, false, to_i64(floor(S->now)), d.waited ? d.wait_s : 0.0,
 		                  act.switches > 0);
