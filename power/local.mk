@@ -22,6 +22,9 @@ TESTS += tests/unit/test_telemetry
 # gpuplace power show on a FIFO telemetry file (must not hang)
 TESTS += tests/cli/power_fifo_cli.sh
 EXTRA_DIST += tests/cli/power_fifo_cli.sh
+# gpuplace power show: GPUs the racks power at TDP, on the example sites
+TESTS += tests/cli/power_capacity.sh
+EXTRA_DIST += tests/cli/power_capacity.sh
 
 check_PROGRAMS += tests/fuzz/fuzz_prom tests/fuzz/fuzz_redfish
 tests_fuzz_fuzz_prom_SOURCES = tests/fuzz/fuzz_prom.c tests/fuzz/fuzz_driver.c

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,7 +24,9 @@ static void usage(FILE *f)
 	        "\n"
 	        "  show     poll every Telemetry= source once, then print per rack: power cap,\n"
 	        "           cooling, measured and estimated draw, headroom, the binding limit,\n"
-	        "           the source and the sample age\n"
+	        "           the source, the sample age and how many of its free GPUs the\n"
+	        "           headroom powers at TDP; then the share of all GPUs the racks\n"
+	        "           power at TDP with every rack idle\n"
 	        "  curve    print the relative speed of each GPU profile at power caps from\n"
 	        "           its lowest cap to its TDP\n"
 	        "\n"
@@ -53,8 +56,47 @@ static void kw(char *buf, size_t size, double w)
 		snprintf(buf, size, "%.2f", w / 1000.0);
 }
 
+/* Rack r's GPUs in state s: *all of them, *free not allocated on nodes
+ * that are up, and *w the most watts one of them adds over idle at TDP
+ * (the power model's figure, power.h; 0 when none has a known type). */
+static void rack_gpus(const gp_cluster_t *c, const gp_state_t *s, int32_t r, int64_t *all,
+                      int64_t *free_gpus, double *w)
+{
+	int32_t i;
+
+	*all = *free_gpus = 0;
+	*w = 0;
+	for (i = 0; i < c->nnodes; i++) {
+		const gp_node_t *nd = &c->nodes[i];
+
+		if (nd->rack != r || nd->ngpus <= 0)
+			continue;
+		*all += nd->ngpus;
+		if (!s || !(s->node_flags[i] & (GP_NODE_DOWN | GP_NODE_DRAIN)))
+			*free_gpus += nd->ngpus - (s ? gp__popcount(s->alloc_mask[i] &
+			                                          gp__gpu_full_mask(nd->ngpus))
+			                               : 0);
+		if ((double)gp__lic_gpu_watts(c, i, 1) > *w)
+			*w = (double)gp__lic_gpu_watts(c, i, 1);
+	}
+}
+
+/* Of n GPUs that each add w watts over idle at TDP, how many a headroom
+ * of head watts powers (all n when w is 0: no known draw). */
+static int64_t powered(int64_t n, double w, double head)
+{
+	double k;
+
+	if (!(w > 0))
+		return n;
+	k = floor(fmax(0.0, head) / w + 1e-9);
+	return k < (double)n ? (int64_t)k : n;
+}
+
 static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll, const char *json_out)
 {
+	gp_state_t *idle = NULL;
+	int64_t tot_free = 0, tot_now = 0, tot_all = 0, tot_idle = 0;
 	const gp_power_snapshot_t *snap = NULL;
 	gp_poller_t *p = NULL;
 	gp_error_t err = { "" };
@@ -92,17 +134,35 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll, const cha
 		/* the table goes to stderr when the JSON takes standard output */
 		out = strcmp(json_out, "-") ? stdout : stderr;
 	}
-	fprintf(out, "%-*s %8s %8s %11s %12s %11s %-8s %-16s %s\n", w, "RACK", "CAP_KW", "COOL_KW",
-	       "MEASURED_KW", "ESTIMATED_KW", "HEADROOM_KW", "BINDS", "SOURCE", "AGE");
+	/* every rack idle, by the estimate: what the racks can power at all */
+	if ((rc = gp_state_create(c, &idle)) < 0) {
+		fprintf(stderr, "gpuplace power: %s\n", gp_strerror(rc));
+		rc = 1;
+		goto done;
+	}
+	fprintf(out, "%-*s %8s %8s %11s %12s %11s %-8s %-16s %-8s %s\n", w, "RACK", "CAP_KW",
+	        "COOL_KW", "MEASURED_KW", "ESTIMATED_KW", "HEADROOM_KW", "BINDS", "SOURCE", "AGE",
+	        "GPUS_AT_TDP");
 	for (r = 0; r < c->nracks; r++) {
-		gp_power_headroom_t h;
-		char m[32], e[32], hr[32], age[48];
+		gp_power_headroom_t h, h0;
+		char m[32], e[32], hr[32], age[48], gpus[48];
+		int64_t all, fr, now_n, idle_n;
+		double gw;
 
-		if ((rc = gp__power_headroom(c, s, snap, r, 0, now, &h)) < 0) {
+		if ((rc = gp__power_headroom(c, s, snap, r, 0, now, &h)) < 0 ||
+		    (rc = gp__power_headroom(c, idle, NULL, r, 0, now, &h0)) < 0) {
 			fprintf(stderr, "gpuplace power: rack %s: %s\n", c->racks[r].name,
 			        gp_strerror(rc));
 			continue;
 		}
+		rack_gpus(c, s, r, &all, &fr, &gw);
+		now_n = powered(fr, gw, h.headroom_w);
+		idle_n = powered(all, gw, h0.headroom_w);
+		tot_free += fr;
+		tot_now += now_n;
+		tot_all += all;
+		tot_idle += idle_n;
+		snprintf(gpus, sizeof(gpus), "%lld/%lld", (long long)now_n, (long long)fr);
 		kw(m, sizeof(m), h.measured_w);
 		kw(e, sizeof(e), h.estimated_w);
 		snprintf(hr, sizeof(hr), "%.2f", h.headroom_w / 1000.0);
@@ -126,14 +186,28 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll, const cha
 			json_object_object_add(o, "source", json_object_new_string(h.source));
 			json_object_object_add(o, "age_s", h.age_s >= 0 ? json_object_new_double(h.age_s) : NULL);
 			json_object_object_add(o, "stale", json_object_new_boolean(h.stale));
+			json_object_object_add(o, "gpus_free", json_object_new_int64(fr));
+			json_object_object_add(o, "gpus_at_tdp", json_object_new_int64(now_n));
+			json_object_object_add(o, "gpus", json_object_new_int64(all));
+			json_object_object_add(o, "gpus_at_tdp_idle", json_object_new_int64(idle_n));
 			json_object_array_add(jr, o);
 		}
-		fprintf(out, "%-*s %8.2f %8.2f %11s %12s %11s %-8s %-16s %s\n", w, c->racks[r].name,
-		       h.cap_w / 1000.0, h.cooling_w / 1000.0, m, e, hr,
-		       h.binding == GP_LIMIT_COOLING ? "cooling" : "power", h.source, age);
+		fprintf(out, "%-*s %8.2f %8.2f %11s %12s %11s %-8s %-16s %-8s %s\n", w,
+		        c->racks[r].name, h.cap_w / 1000.0, h.cooling_w / 1000.0, m, e, hr,
+		        h.binding == GP_LIMIT_COOLING ? "cooling" : "power", h.source, age, gpus);
 	}
 	fprintf(out, "headroom = min(cap, cooling) x (1 - PowerMargin %.3g) - draw; draw is the fresh "
 	       "measurement, else max(estimate, last measurement)\n", c->site.power_margin);
+	/* GPUS_AT_TDP: how many of the rack's free GPUs its headroom powers,
+	 * each at its profile's TDP over idle (what the engine and PowerLicenses
+	 * count for a GPU job, power.h) */
+	if (c->nracks > 0 && tot_all > 0)
+		fprintf(out, "GPUS_AT_TDP = of the rack's free GPUs, how many its headroom powers at "
+		        "TDP: %lld of %lld free (%.1f %%); with every rack idle the racks power %lld "
+		        "of their %lld GPUs at TDP (%.1f %%)\n", (long long)tot_now,
+		        (long long)tot_free, tot_free ? 100.0 * (double)tot_now / (double)tot_free : 0.0,
+		        (long long)tot_idle, (long long)tot_all,
+		        100.0 * (double)tot_idle / (double)tot_all);
 	for (i = 0; snap && i < snap->nsources; i++) {
 		const gp_source_status_t *st = &snap->sources[i];
 
@@ -155,6 +229,7 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll, const cha
 		}
 	}
 done:
+	gp_state_destroy(idle);
 	json_object_put(jr);
 	gp__power_snapshot_put(snap);
 	gp__poller_destroy(p);

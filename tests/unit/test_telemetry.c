@@ -1167,8 +1167,9 @@ static void test_cli(void **state)
 	argv[0] = "power"; argv[1] = "show"; argv[2] = "--json"; argv[3] = model;
 	assert_int_equal(run_cli(f, 4, argv, out, sizeof(out), errs, sizeof(errs)), 0);
 	assert_string_equal(errs, "");
-	/* header, three racks, the headroom rule */
-	assert_int_equal(count_lines(out), 5);
+	/* header, three racks, the headroom rule, the GPUs the racks power */
+	assert_int_equal(count_lines(out), 6);
+	assert_non_null(strstr(out, "\nGPUS_AT_TDP = "));
 	r1 = strstr(out, "\nr1 ");
 	assert_non_null(r1);
 	snprintf(line, sizeof(line), "%.2f", 9876.5 / 1000);
