@@ -37,7 +37,9 @@
  * on the block site is printed beside them but is no target: it spreads
  * jobs over NVLink domains, which no site with those domains configures.
  *
- * Printed per scenario: GPU-hours lost to placement, mean wait, GPU-hour-
+ * Printed per scenario: on a site with racks, how many of its GPUs the
+ * racks power at TDP with every rack idle (gpuplace power show), beside
+ * the offered load; GPU-hours lost to placement, mean wait, GPU-hour-
  * weighted wait, mean wait per job size and cap violations, for every
  * policy, then the default preset's ratio to the best target of each
  * metric (the smallest value among the targets) and whether it is at
@@ -587,6 +589,17 @@ static int run_scenario(const gp_cluster_t *c, const char *site, const char *tna
 	}
 	printf("\n## %s | %s | %s (offered load %.2f, %d jobs) | judge: %s\n", site, tname, sname,
 	       offered_load(t, gp_cluster_gpu_count(c)), t->njobs, jname);
+	if (c->nracks > 0) {
+		/* where power binds whatever the placement: the share of the
+		 * GPUs the racks power at TDP (gpuplace power show) against the
+		 * offered load */
+		int64_t pw, all;
+
+		if (gp__power_idle_tdp_gpus(c, &pw, &all) == GP_OK && all > 0)
+			printf("racks: with every rack idle they power %lld of their %lld GPUs at TDP "
+			       "(%.1f %%)\n", (long long)pw, (long long)all,
+			       100.0 * (double)pw / (double)all);
+	}
 	printf("targets (the stock Slurm this site runs as configured):");
 	for (i = 1; i < npol; i++)
 		if (target[i])

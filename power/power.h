@@ -141,6 +141,26 @@ int gp__power_headroom_all(const gp_cluster_t *c, const gp_state_t *s,
                           const struct gp_power_snapshot *snap, double now,
                           gp_power_headroom_t *out);
 
+/*
+ * GPUs of rack `rack` at TDP: *all of them, *free_gpus those not allocated
+ * in s (NULL: every GPU free) on nodes neither down nor drained; returns
+ * how many of the free ones a headroom of headroom_w watts powers at TDP,
+ * each adding the rack's dearest GPU's TDP over idle (gp__lic_gpu_watts,
+ * what the engine and PowerLicenses count for a GPU job): all of them when
+ * no GPU of the rack has a known type.  `gpuplace power show`'s
+ * GPUS_AT_TDP.
+ */
+int64_t gp__power_rack_tdp_gpus(const gp_cluster_t *c, const gp_state_t *s, int32_t rack,
+                                double headroom_w, int64_t *all, int64_t *free_gpus);
+
+/*
+ * With every rack idle, by the estimate: how many of the racks' GPUs their
+ * headroom powers at TDP (gp__power_rack_tdp_gpus summed), and in *all the
+ * GPUs of nodes in racks.  The share of the site a job mix at full power
+ * can use before the racks bind.  0, or a gp_err.
+ */
+int gp__power_idle_tdp_gpus(const gp_cluster_t *c, int64_t *powered, int64_t *all);
+
 /* ---- power cap -> speed curve ------------------------------------------ */
 
 #define GP_CAP_CURVE_MAX 16

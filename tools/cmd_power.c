@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,46 +55,8 @@ static void kw(char *buf, size_t size, double w)
 		snprintf(buf, size, "%.2f", w / 1000.0);
 }
 
-/* Rack r's GPUs in state s: *all of them, *free not allocated on nodes
- * that are up, and *w the most watts one of them adds over idle at TDP
- * (the power model's figure, power.h; 0 when none has a known type). */
-static void rack_gpus(const gp_cluster_t *c, const gp_state_t *s, int32_t r, int64_t *all,
-                      int64_t *free_gpus, double *w)
-{
-	int32_t i;
-
-	*all = *free_gpus = 0;
-	*w = 0;
-	for (i = 0; i < c->nnodes; i++) {
-		const gp_node_t *nd = &c->nodes[i];
-
-		if (nd->rack != r || nd->ngpus <= 0)
-			continue;
-		*all += nd->ngpus;
-		if (!s || !(s->node_flags[i] & (GP_NODE_DOWN | GP_NODE_DRAIN)))
-			*free_gpus += nd->ngpus - (s ? gp__popcount(s->alloc_mask[i] &
-			                                          gp__gpu_full_mask(nd->ngpus))
-			                               : 0);
-		if ((double)gp__lic_gpu_watts(c, i, 1) > *w)
-			*w = (double)gp__lic_gpu_watts(c, i, 1);
-	}
-}
-
-/* Of n GPUs that each add w watts over idle at TDP, how many a headroom
- * of head watts powers (all n when w is 0: no known draw). */
-static int64_t powered(int64_t n, double w, double head)
-{
-	double k;
-
-	if (!(w > 0))
-		return n;
-	k = floor(fmax(0.0, head) / w + 1e-9);
-	return k < (double)n ? (int64_t)k : n;
-}
-
 static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll, const char *json_out)
 {
-	gp_state_t *idle = NULL;
 	int64_t tot_free = 0, tot_now = 0, tot_all = 0, tot_idle = 0;
 	const gp_power_snapshot_t *snap = NULL;
 	gp_poller_t *p = NULL;
@@ -134,12 +95,6 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll, const cha
 		/* the table goes to stderr when the JSON takes standard output */
 		out = strcmp(json_out, "-") ? stdout : stderr;
 	}
-	/* every rack idle, by the estimate: what the racks can power at all */
-	if ((rc = gp_state_create(c, &idle)) < 0) {
-		fprintf(stderr, "gpuplace power: %s\n", gp_strerror(rc));
-		rc = 1;
-		goto done;
-	}
 	fprintf(out, "%-*s %8s %8s %11s %12s %11s %-8s %-16s %-8s %s\n", w, "RACK", "CAP_KW",
 	        "COOL_KW", "MEASURED_KW", "ESTIMATED_KW", "HEADROOM_KW", "BINDS", "SOURCE", "AGE",
 	        "GPUS_AT_TDP");
@@ -147,17 +102,16 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll, const cha
 		gp_power_headroom_t h, h0;
 		char m[32], e[32], hr[32], age[48], gpus[48];
 		int64_t all, fr, now_n, idle_n;
-		double gw;
 
 		if ((rc = gp__power_headroom(c, s, snap, r, 0, now, &h)) < 0 ||
-		    (rc = gp__power_headroom(c, idle, NULL, r, 0, now, &h0)) < 0) {
+		    /* every rack idle, by the estimate: what it can power at all */
+		    (rc = gp__power_headroom(c, NULL, NULL, r, 0, now, &h0)) < 0) {
 			fprintf(stderr, "gpuplace power: rack %s: %s\n", c->racks[r].name,
 			        gp_strerror(rc));
 			continue;
 		}
-		rack_gpus(c, s, r, &all, &fr, &gw);
-		now_n = powered(fr, gw, h.headroom_w);
-		idle_n = powered(all, gw, h0.headroom_w);
+		now_n = gp__power_rack_tdp_gpus(c, s, r, h.headroom_w, &all, &fr);
+		idle_n = gp__power_rack_tdp_gpus(c, NULL, r, h0.headroom_w, NULL, NULL);
 		tot_free += fr;
 		tot_now += now_n;
 		tot_all += all;
@@ -229,7 +183,6 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll, const cha
 		}
 	}
 done:
-	gp_state_destroy(idle);
 	json_object_put(jr);
 	gp__power_snapshot_put(snap);
 	gp__poller_destroy(p);

@@ -202,6 +202,57 @@ static void test_headroom_state(void **unused)
 	gp_cluster_destroy(c);
 }
 
+/* GPUs a rack's headroom powers at TDP (gpuplace power show, GPUS_AT_TDP),
+ * worked out from the fixture's figures: 630 W over idle per GPU, an idle
+ * node 1,000 + 8 x 70 = 1,560 W. */
+static void test_tdp_gpus(void **unused)
+{
+	gp_cluster_t *c = pf_cluster(0);
+	gp_power_headroom_t h;
+	gp_state_t *s;
+	int64_t all, fr, p;
+
+	assert_int_equal(gp_state_create(c, &s), 0);
+	/* r3 (n5) held to 5 kW less 10 %: 4,500 - 1,560 = 2,940 W, 4.67 GPUs */
+	c->racks[2].power_cap_kw = 5;
+	c->site.power_margin = 0.1;
+	assert_int_equal(gp__power_headroom(c, s, NULL, 2, 0, T0, &h), 0);
+	assert_float_equal(h.headroom_w, 2940, 1e-6);
+	assert_int_equal(gp__power_rack_tdp_gpus(c, s, 2, h.headroom_w, &all, &fr), 4);
+	assert_int_equal(all, 8);
+	assert_int_equal(fr, 8);
+	/* r1: 18 kW cooling less 10 %, 16,200 - 3,120 = 13,080 W: more than
+	 * its 16 GPUs need (20.8) */
+	assert_int_equal(gp__power_headroom(c, s, NULL, 0, 0, T0, &h), 0);
+	assert_int_equal(gp__power_rack_tdp_gpus(c, s, 0, h.headroom_w, &all, &fr), 16);
+	/* 6 GPUs of n1 busy (no job: TDP): 13,080 - 6 x 630 = 9,300 W, 14.8
+	 * GPUs, of the 10 free: 10; n2 drained: 2 free, both powered */
+	pf_alloc(s, 0, 0, 6, -1);
+	assert_int_equal(gp__power_headroom(c, s, NULL, 0, 0, T0, &h), 0);
+	assert_float_equal(h.headroom_w, 9300, 1e-6);
+	assert_int_equal(gp__power_rack_tdp_gpus(c, s, 0, h.headroom_w, &all, &fr), 10);
+	assert_int_equal(fr, 10);
+	s->node_flags[1] |= GP_NODE_DRAIN;
+	assert_int_equal(gp__power_rack_tdp_gpus(c, s, 0, h.headroom_w, &all, &fr), 2);
+	assert_int_equal(all, 16);
+	assert_int_equal(fr, 2);
+	/* a headroom for 1.5 GPUs powers 1; none or less powers 0 */
+	assert_int_equal(gp__power_rack_tdp_gpus(c, NULL, 0, 945, NULL, NULL), 1);
+	assert_int_equal(gp__power_rack_tdp_gpus(c, NULL, 0, 0, NULL, NULL), 0);
+	assert_int_equal(gp__power_rack_tdp_gpus(c, NULL, 0, -50, NULL, NULL), 0);
+	/* every rack idle: r1 16, r2 16, r3 4 of the 40 racked GPUs (n6 is
+	 * in no rack) */
+	assert_int_equal(gp__power_idle_tdp_gpus(c, &p, &all), 0);
+	assert_int_equal(p, 36);
+	assert_int_equal(all, 40);
+	assert_int_equal(gp__power_idle_tdp_gpus(NULL, &p, &all), GP_EINVAL);
+	/* a rack of GPUs of no known type: all of its free GPUs */
+	c->nodes[4].profile = -1;
+	assert_int_equal(gp__power_rack_tdp_gpus(c, NULL, 2, 0, &all, &fr), 8);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
 /* ---- cap speed ------------------------------------------------------------ */
 
 static void test_cap_speed(void **unused)
@@ -827,6 +878,7 @@ int main(void)
 		cmocka_unit_test(test_lic_choose_rack),
 		cmocka_unit_test(test_lic_licenses),
 		cmocka_unit_test(test_lic_gpu_watts),
+		cmocka_unit_test(test_tdp_gpus),
 	};
 
 	return cmocka_run_group_tests_name("power", tests, NULL, NULL);
