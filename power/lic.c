@@ -197,3 +197,52 @@ too_long:
 	*why = "its licenses are too long";
 	return GP_ELIMIT;
 }
+
+int64_t gp__power_rack_tdp_gpus(const gp_cluster_t *c, const gp_state_t *s, int32_t rack,
+                                double headroom_w, int64_t *all, int64_t *free_gpus)
+{
+	int64_t n = 0, fr = 0, w = 0, k;
+	int32_t i;
+
+	for (i = 0; c && i < c->nnodes; i++) {
+		const gp_node_t *nd = &c->nodes[i];
+		int64_t g;
+
+		if (nd->rack != rack || nd->ngpus <= 0)
+			continue;
+		n += nd->ngpus;
+		if (!s || !(s->node_flags[i] & (GP_NODE_DOWN | GP_NODE_DRAIN)))
+			fr += nd->ngpus - (s ? gp__popcount(s->alloc_mask[i] &
+			                                    gp__gpu_full_mask(nd->ngpus)) : 0);
+		if ((g = gp__lic_gpu_watts(c, i, 1)) > w)
+			w = g;
+	}
+	if (all)
+		*all = n;
+	if (free_gpus)
+		*free_gpus = fr;
+	if (w <= 0)
+		return fr;
+	k = headroom_w > 0 ? (int64_t)floor(headroom_w / (double)w + 1e-9) : 0;
+	return k < fr ? k : fr;
+}
+
+int gp__power_idle_tdp_gpus(const gp_cluster_t *c, int64_t *powered, int64_t *all)
+{
+	gp_power_headroom_t h;
+	int64_t p = 0, n = 0, a;
+	int32_t r;
+	int rc;
+
+	if (!c || !powered || !all)
+		return GP_EINVAL;
+	for (r = 0; r < c->nracks; r++) {
+		if ((rc = gp__power_headroom(c, NULL, NULL, r, 0, 0, &h)) != GP_OK)
+			return rc;
+		p += gp__power_rack_tdp_gpus(c, NULL, r, h.headroom_w, &a, NULL);
+		n += a;
+	}
+	*powered = p;
+	*all = n;
+	return GP_OK;
+}
