@@ -1745,51 +1745,6 @@ static bool select_in(ctx_t *x, const domain_t *d)
  * (bench/bench_decide). */
 #define BALANCED_MAX_NODES 64
 
-/* The balanced alternative inside one domain (see balanced_list); none when
- * the request fixes GPUs per node or names nodes. */
-static bool select_balanced_in(ctx_t *x, const domain_t *d)
-{
-	gp_search_ws_t *ws = x->ws;
-	const gp_cluster_t *c = x->c;
-	int32_t R, first = 0;
-
-	/* ws->nsel: nodes of the best-fit set just made in this domain */
-	if (x->seg || x->r->gpus_per_node || x->r->nrequired || ws->nsel > BALANCED_MAX_NODES ||
-	    begin_selection(x, &R) < 0)
-		return false;
-	if (d->kind == GP_DOM_SWITCH) {
-		first = c->switches[d->idx].first;
-		R -= balanced_list(x, &first, c->switches[d->idx].count, true, R);
-	} else if (d->kind == GP_DOM_NVL) {
-		R -= balanced_list(x, c->nvl[d->idx].nodes, c->nvl[d->idx].nnodes, false, R);
-	} else {
-		R -= balanced_list(x, &first, ws->n, true, R);
-	}
-	return selection_ok(x, R);
-}
-
-/* The power-spread alternative inside one domain (see spread_list); only
- * with rack budgets, and for jobs of a few nodes like the balanced one. */
-static bool select_spread_in(ctx_t *x, const domain_t *d)
-{
-	gp_search_ws_t *ws = x->ws;
-	const gp_cluster_t *c = x->c;
-	int32_t R, first = 0;
-
-	if (!ws->budget || c->nracks == 0 || x->r->nrequired || ws->nsel > BALANCED_MAX_NODES ||
-	    begin_selection(x, &R) < 0)
-		return false;
-	if (d->kind == GP_DOM_SWITCH) {
-		first = c->switches[d->idx].first;
-		R -= spread_list(x, &first, c->switches[d->idx].count, true, R);
-	} else if (d->kind == GP_DOM_NVL) {
-		R -= spread_list(x, c->nvl[d->idx].nodes, c->nvl[d->idx].nnodes, false, R);
-	} else {
-		R -= spread_list(x, &first, ws->n, true, R);
-	}
-	return selection_ok(x, R);
-}
-
 typedef int32_t (*list_fn)(ctx_t *x, const int32_t *nodes, int32_t nn, bool by_pos, int32_t R);
 
 /* An alternative selection with fn inside one domain (jobs of up to
@@ -1811,6 +1766,26 @@ static bool select_with(ctx_t *x, const domain_t *d, list_fn fn)
 		R -= fn(x, &first, ws->n, true, R);
 	}
 	return selection_ok(x, R);
+}
+
+/* The balanced alternative inside one domain (see balanced_list); none when
+ * the request fixes GPUs per node or names nodes. */
+static bool select_balanced_in(ctx_t *x, const domain_t *d)
+{
+	/* ws->nsel (select_with): nodes of the best-fit set just made in this
+	 * domain */
+	if (x->seg || x->r->gpus_per_node)
+		return false;
+	return select_with(x, d, balanced_list);
+}
+
+/* The power-spread alternative inside one domain (see spread_list); only
+ * with rack budgets, and for jobs of a few nodes like the balanced one. */
+static bool select_spread_in(ctx_t *x, const domain_t *d)
+{
+	if (!x->ws->budget || x->c->nracks == 0)
+		return false;
+	return select_with(x, d, spread_list);
 }
 
 /* Largest domain (nodes) the power-spread, NVLink-domain and rail-aligned
