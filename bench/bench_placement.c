@@ -116,18 +116,6 @@ static double cpu_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Offered load of t on g GPUs: GPU-seconds over g x the submit span. */
-static double offered_load(const gp_trace_t *t, long g)
-{
-	double w = 0, span;
-	int32_t i;
-
-	for (i = 0; i < t->njobs; i++)
-		w += t->jobs[i].gpus * t->jobs[i].duration_s;
-	span = t->njobs > 1 ? t->jobs[t->njobs - 1].submit_s - t->jobs[0].submit_s : 0;
-	return span > 0 && g > 0 ? w / ((double)g * span) : 0;
-}
-
 /* A copy of t with submit times scaled by f from its first submit. */
 static gp_trace_t *scaled(const gp_trace_t *t, double f)
 {
@@ -588,7 +576,7 @@ static int run_scenario(const gp_cluster_t *c, const char *site, const char *tna
 		jobs_rows(r, pols, npol, scen, jname);
 	}
 	printf("\n## %s | %s | %s (offered load %.2f, %d jobs) | judge: %s\n", site, tname, sname,
-	       offered_load(t, gp_cluster_gpu_count(c)), t->njobs, jname);
+	       gp__trace_offered_load(t, gp_cluster_gpu_count(c)), t->njobs, jname);
 	if (c->nracks > 0) {
 		/* where power binds whatever the placement: the share of the
 		 * GPUs the racks power at TDP (gpuplace power show) against the
@@ -874,7 +862,7 @@ int main(int argc, char **argv)
 
 			if (!base)
 				continue;
-			l0 = offered_load(base, g);
+			l0 = gp__trace_offered_load(base, g);
 			for (sc = 0; sc < sizeof(scenarios) / sizeof(scenarios[0]); sc++) {
 				double f = scenarios[sc].kind == 0 ? 1.0 :
 				           scenarios[sc].kind == 1 ? (l0 > 0 ? l0 / 0.7 : 1.0) : 0.5;

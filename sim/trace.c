@@ -517,6 +517,19 @@ void gp__trace_destroy(gp_trace_t *t)
 	free(t);
 }
 
+double gp__trace_offered_load(const gp_trace_t *t, int64_t gpus)
+{
+	double w = 0, span;
+	int32_t i;
+
+	if (!t || t->njobs < 2 || gpus <= 0)
+		return 0;
+	for (i = 0; i < t->njobs; i++)
+		w += t->jobs[i].gpus * t->jobs[i].duration_s;
+	span = t->jobs[t->njobs - 1].submit_s - t->jobs[0].submit_s;
+	return span > 0 ? w / ((double)gpus * span) : 0;
+}
+
 void gp__trace_truncate(gp_trace_t *t, int32_t n)
 {
 	if (t && n > 0 && n < t->njobs) {

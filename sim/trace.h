@@ -71,6 +71,11 @@ int gp__trace_parse(const char *name, const char *buf, size_t len, gp_trace_t **
 
 void gp__trace_destroy(gp_trace_t *t);
 
+/* Offered load of t on gpus GPUs: the jobs' GPU-seconds (GPUs x run time)
+ * over gpus x the span of submit times; 0 with fewer than two jobs, a
+ * span of 0 or no GPUs. */
+double gp__trace_offered_load(const gp_trace_t *t, int64_t gpus);
+
 /* Keep only the first n jobs (by submit order); n <= 0 or >= njobs keeps all. */
 void gp__trace_truncate(gp_trace_t *t, int32_t n);
 

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "gpuplace.h"
 #include "model.h"
+#include "power.h"
 #include "sim.h"
 #include "trace.h"
 
@@ -323,6 +324,19 @@ static int report(const struct args *a, const gp_cluster_t *c, const gp_trace_t 
 		res[i] = runs[i].res;
 	printf("judge: %s\n", a->judge ? a->judge : "the engine's cost model (default; --judge "
 	       "FILE for an independent one)");
+	/* how busy the trace keeps the cluster, and where the racks' power
+	 * binds whatever the placement (gpuplace power show) */
+	printf("load: the trace offers %.2f of the cluster's %lld GPUs (GPU-seconds over GPUs "
+	       "x submit span)", gp__trace_offered_load(t, gp_cluster_gpu_count(c)),
+	       (long long)gp_cluster_gpu_count(c));
+	if (c->nracks > 0) {
+		int64_t pw, all;
+
+		if (gp__power_idle_tdp_gpus(c, &pw, &all) == GP_OK && all > 0)
+			printf("; with every rack idle the racks power %lld of their %lld GPUs at TDP "
+			       "(%.2f)", (long long)pw, (long long)all, (double)pw / (double)all);
+	}
+	printf("\n");
 	if (gp__sim_print_table(res, nruns, stdout)) {
 		fprintf(stderr, ME ": cannot write the table\n");
 		return 1;

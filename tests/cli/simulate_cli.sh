@@ -21,7 +21,7 @@ col() {
 	awk -F, -v p="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
 		$1 == p { print $k }' "$3/summary.csv"
 }
-echo "1..16"
+echo "1..17"
 
 ex="$s/etc/nvl72-gb200"
 "$g" trace synth --conf-dir "$ex" --jobs 1500 --load 0.9 --seed 3 --max 28800 \
@@ -178,3 +178,14 @@ if [ -n "$with" ] && [ "$with" = "$alone" ] &&
 	ok "simulate: backfilled jobs never delay the reserved job ($with)"
 else no "reservation: with the queue behind it: $with; alone: $alone"; fi
 
+
+# the load line: the trace's offered load and the GPUs the racks power at
+# TDP, worked out here from the files.  philly_like.csv: GPU-seconds
+# 8 x 2,240,194 + 3,256,045 + 2,643,038 + 16 x 3,219,826 + 4 x 60 + 2 x 1.5
+# = 75,338,094 over 640 GPUs x 301,000 s = 0.39; etc/a100-oversub's racks
+# power 22 of their 32 GPUs each (tests/cli/power_capacity.sh): 440 of 640.
+"$g" simulate --conf-dir "$s/etc/a100-oversub" --trace "$s/tests/data/trace/philly_like.csv" \
+	--out-dir "$t/l" --no-plots --policies tree,balanced >"$t/out" 2>"$t/err"
+if grep -q '^load: the trace offers 0.39 of the cluster.s 640 GPUs .*; with every rack idle the racks power 440 of their 640 GPUs at TDP (0.69)$' "$t/out"; then
+	ok "simulate: the load line, 0.39 offered against racks that power 440 of 640 GPUs"
+else no "simulate load line"; fi
