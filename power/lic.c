@@ -201,14 +201,17 @@ too_long:
 int64_t gp__power_rack_tdp_gpus(const gp_cluster_t *c, const gp_state_t *s, int32_t rack,
                                 double headroom_w, int64_t *all, int64_t *free_gpus)
 {
+	const gp_rack_t *rk = c && rack >= 0 && rack < c->nracks ? &c->racks[rack] : NULL;
 	int64_t n = 0, fr = 0, w = 0, k;
-	int32_t i;
+	int32_t j;
 
-	for (i = 0; c && i < c->nnodes; i++) {
-		const gp_node_t *nd = &c->nodes[i];
+	/* the rack's own node list: one pass over its nodes, not the cluster's */
+	for (j = 0; rk && j < rk->nnodes; j++) {
+		int32_t i = rk->nodes[j];
+		const gp_node_t *nd;
 		int64_t g;
 
-		if (nd->rack != rack || nd->ngpus <= 0)
+		if (i < 0 || i >= c->nnodes || (nd = &c->nodes[i])->rack != rack || nd->ngpus <= 0)
 			continue;
 		n += nd->ngpus;
 		if (!s || !(s->node_flags[i] & (GP_NODE_DOWN | GP_NODE_DRAIN)))
