@@ -2393,7 +2393,7 @@ static int reserve(struct sim *S, struct sjob *J)
 {
 	const gp_cluster_t *c = S->c;
 	const struct shape *sh = &S->shapes[J->shape];
-	int32_t i, k, n = S->cur->njobs, tries = 0;
+	int32_t i, k, tries = 0;
 	int64_t freeg = S->free_gpus;
 	int rc = PL_NOFIT;
 	double last_tried = S->now;
@@ -2429,7 +2429,6 @@ static int reserve(struct sim *S, struct sjob *J)
 	/* running jobs by their planned end (start + time limit, as Slurm's
 	 * backfill plans), read in order (usually a few find the
 	 * reservation) */
-	(void)n;
 	i = S->lhead;
 	while (i < S->nlheap) {
 		double t = S->lheap[i].end;
