@@ -178,7 +178,6 @@ if [ -n "$with" ] && [ "$with" = "$alone" ] &&
 	ok "simulate: backfilled jobs never delay the reserved job ($with)"
 else no "reservation: with the queue behind it: $with; alone: $alone"; fi
 
-
 # the load line: the trace's offered load and the GPUs the racks power at
 # TDP, worked out here from the files.  philly_like.csv: GPU-seconds
 # 8 x 2,240,194 + 3,256,045 + 2,643,038 + 16 x 3,219,826 + 4 x 60 + 2 x 1.5
