@@ -75,7 +75,8 @@ tests_unit_test_state_thread_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_state_thread_LDADD = $(GP_PLUGIN_LA) $(TEST_LIBS) $(DL_LIBS)
 # The plugin's real job_submit() on the example sites, with an idle cluster
 # state published as its thread would, and its log lines captured.
-tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c plugin/log.c tests/unit/plugin_job.c tests/unit/plugin_job.h
+tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c plugin/log.c tests/unit/plugin_job.c tests/unit/plugin_job.h \
+	tests/unit/plugin_site.c tests/unit/plugin_site.h
 tests_unit_test_plugin_submit_CFLAGS = $(TEST_CFLAGS)
 # its log lines go to the test's own sink (plugin/log.c)
 tests_unit_test_plugin_submit_CPPFLAGS = $(AM_CPPFLAGS) -DGP_LOG_SINK=capture

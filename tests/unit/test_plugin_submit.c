@@ -24,6 +24,7 @@
 
 #include "job_submit_gpuplace.h"
 #include "plugin_job.h"
+#include "plugin_site.h"
 
 /* the captured log: the lines of the current test, each with its level */
 #define LOG_MAX 400
@@ -111,8 +112,6 @@ static int load_site(const char *site)
 {
 	const char *top = getenv("GP_TOP_SRCDIR");
 	static char dir[4096];
-	struct gp_conf *c;
-	struct gp_snap *sn;
 
 	/* a name is one of etc/'s sites, a relative path one under the source
 	 * tree, an absolute path a directory the test made */
@@ -121,42 +120,8 @@ static int load_site(const char *site)
 	else
 		snprintf(dir, sizeof(dir), "%s/%s%s", top ? top : ".",
 		         strchr(site, '/') ? "" : "etc/", site);
-	setenv("GPUPLACE_CONF_DIR", dir, 1);
 	log_clear();
-	if (init() != SLURM_SUCCESS || !(c = conf_get()))
-		return -1;
-	/* what the state thread publishes inside slurmctld: here every node
-	 * up and idle, read now */
-	sn = calloc(1, sizeof(*sn));
-	if (!sn || gp_state_create(c->cluster, &sn->view.state) != GP_OK)
-		return -1;
-	sn->view.state->time = (int64_t)time(NULL);
-	sn->view.jobs_time = sn->view.state->time;
-	sn->view.res = calloc((size_t)c->cluster->nnodes + 1, sizeof(*sn->view.res));
-	sn->racks = calloc((size_t)c->cluster->nracks + 1, sizeof(*sn->racks));
-	if (!sn->view.res || !sn->racks)
-		return -1;
-	gp__power_view_fill(c->cluster, sn->view.state, NULL, &c->policy,
-	                    (double)sn->view.state->time, sn->racks);
-	sn->resv_ok = true;
-	/* slurmctld has the rack budget's license (what the state thread
-	 * reads with hres_known), unless a test says it has not */
-	sn->hres = snap_hres;
-	if (c->lic_name) {
-		int32_t k;
-
-		sn->lic = snap_lic;
-		if (!(sn->lic_free = calloc((size_t)c->cluster->nracks + 1, sizeof(*sn->lic_free))))
-			return -1;
-		for (k = 0; k < c->cluster->nracks; k++)
-			sn->lic_free[k] = k == snap_lic_full ? 0 : c->lic_count[k];
-	}
-	sn->conf = c; /* the reference conf_get() took */
-	snap_publish(sn);
-	/* the engine the plugin's thread builds for a new configuration: built
-	 * here too, so that the first submission finds it */
-	decider_prepare();
-	return 0;
+	return gp_test_site_load(dir, snap_hres, snap_lic, snap_lic_full);
 }
 
 static int setup_mixed(void **unused)
@@ -688,121 +653,13 @@ static void test_admin_comment_kept(void **unused)
 /* etc/mixed-pcie with PowerHres=rackpower, in a directory of the test's */
 static char hres_dir[4000];
 
-static int copy_file(const char *from, const char *to, const char *extra)
-{
-	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
-	char buf[4096];
-	size_t n;
-	int rc = 0;
-
-	if (!in || !out)
-		rc = -1;
-	while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
-			rc = -1;
-	if (!rc && extra && fputs(extra, out) < 0)
-		rc = -1;
-	if (in)
-		fclose(in);
-	if (out && fclose(out))
-		rc = -1;
-	return rc;
-}
-
-/* Copy from to `to`, each of the n strings a[k] replaced by b[k]. */
-static int copy_replacing(const char *from, const char *to, const char *const *a,
-                          const char *const *b, int n)
-{
-	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
-	char line[4096];
-	int rc = in && out ? 0 : -1, k;
-
-	while (!rc && fgets(line, sizeof(line), in)) {
-		char *p = line;
-
-		while (*p) {
-			for (k = 0; k < n; k++)
-				if (!strncmp(p, a[k], strlen(a[k])))
-					break;
-			if (k < n) {
-				fputs(b[k], out);
-				p += strlen(a[k]);
-			} else {
-				fputc(*p++, out);
-			}
-		}
-	}
-	if (in)
-		fclose(in);
-	if (out && fclose(out))
-		rc = -1;
-	return rc;
-}
-
-/* etc/mixed-pcie's files, as the PowerHres and PowerLicenses sites copy them */
-static const char *const site_files[] = { "slurm.conf", "gres.conf", "topology.conf", "racks.conf",
-	                                  "gpuplace.conf" };
-
-/*
- * dir (len bytes) = a new $TMPDIR/gp-TAG.XXXXXX holding etc/mixed-pcie's
- * files: slurm.conf with the n strings a[k] replaced by b[k] (n 0: as it
- * is), gpuplace.conf with extra appended.  0 or -1.
- */
-static int site_copy(char *dir, size_t len, const char *tag, const char *extra,
-                     const char *const *a, const char *const *b, int n)
-{
-	const char *top = getenv("GP_TOP_SRCDIR"), *tmp = getenv("TMPDIR");
-	char from[4200], to[4200];
-	size_t i;
-
-	snprintf(dir, len, "%s/gp-%s.XXXXXX", tmp ? tmp : "/tmp", tag);
-	if (!mkdtemp(dir))
-		return -1;
-	for (i = 0; i < sizeof(site_files) / sizeof(site_files[0]); i++) {
-		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", top ? top : ".", site_files[i]);
-		snprintf(to, sizeof(to), "%s/%s", dir, site_files[i]);
-		if (i == 0 && n > 0 ? copy_replacing(from, to, a, b, n)
-		                    : copy_file(from, to, i == 4 ? extra : NULL))
-			return -1;
-	}
-	return 0;
-}
-
-/* The files of site_copy() and its directory removed. */
-static void site_remove(const char *dir)
-{
-	gp_test_dir_remove(dir, site_files, sizeof(site_files) / sizeof(site_files[0]));
-}
-
-/* resources.yaml as a site writes it (resources.yaml(5)) */
-#define RESOURCES_OK                                                        \
-	"---\n- resource: rackpower\n  mode: MODE_3\n  layers:\n"        \
-	"    - nodes:\n        - \"a100n[01-08],l40s[01-04],cpu[01-02]\"\n" \
-	"      count: -1\n"                                                 \
-	"    - nodes:\n        - \"a100n[01-04]\"\n      count: 5000\n"     \
-	"    - nodes:\n        - \"a100n[05-08]\"\n      count: 5000\n"     \
-	"    - nodes:\n        - \"l40s[01-04],cpu[01-02]\"\n      count: 4000\n"
-
-static int write_resources(const char *text)
-{
-	char path[4200];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/resources.yaml", hres_dir);
-	if (!text)
-		return unlink(path) && errno != ENOENT ? -1 : 0;
-	if (!(f = fopen(path, "w")))
-		return -1;
-	fputs(text, f);
-	return fclose(f) ? -1 : 0;
-}
-
 static int setup_hres(void **unused)
 {
 	(void)unused;
-	if (site_copy(hres_dir, sizeof(hres_dir), "hres", "\nPowerHres=rackpower\n", NULL, NULL, 0))
+	if (gp_test_site_copy(hres_dir, sizeof(hres_dir), "hres", "\nPowerHres=rackpower\n", NULL, NULL,
+	                      0))
 		return -1;
-	if (write_resources(RESOURCES_OK))
+	if (gp_test_site_resources(hres_dir, GP_TEST_RESOURCES_OK))
 		return -1;
 	snap_hres = true;
 	return load_site(hres_dir);
@@ -811,9 +668,9 @@ static int setup_hres(void **unused)
 static int teardown_hres(void **unused)
 {
 	teardown_site(unused);
-	write_resources(NULL);
+	gp_test_site_resources(hres_dir, NULL);
 	snap_hres = true;
-	site_remove(hres_dir);
+	gp_test_site_remove(hres_dir);
 	return 0;
 }
 
@@ -895,13 +752,13 @@ static void test_hres_load(void **unused)
 		const char *line;       /* what the load or the job's line says */
 		bool asks;
 	} cases[] = {
-		{ RESOURCES_OK, true, NULL, true },
+		{ GP_TEST_RESOURCES_OK, true, NULL, true },
 		{ NULL, true, "resources.yaml: no such file: jobs get no rackpower request", false },
 		{ "- resource: rackpower\n  mode: MODE_2\n  layers: []\n", true,
 		  "resources.yaml:1: mode: resource 'rackpower' is MODE_2, not MODE_3", false },
 		{ "- resource: other\n  mode: MODE_3\n", true, "no resource 'rackpower'", false },
 		{ "- resource: [\n", true, "resources.yaml:", false },
-		{ RESOURCES_OK, false, "slurmctld has not been seen to have it", false },
+		{ GP_TEST_RESOURCES_OK, false, "slurmctld has not been seen to have it", false },
 	};
 	size_t i;
 
@@ -909,7 +766,7 @@ static void test_hres_load(void **unused)
 		const char *lic;
 
 		fini();
-		assert_int_equal(write_resources(cases[i].yaml), 0);
+		assert_int_equal(gp_test_site_resources(hres_dir, cases[i].yaml), 0);
 		snap_hres = cases[i].in_ctld;
 		assert_int_equal(load_site(hres_dir), 0);
 		lic = licenses_of_one_gpu_job();
@@ -949,8 +806,8 @@ static int setup_lic_site(bool with_features, const char *const *b)
 	static const char *const all[] = { "rack1,gprack_rack1\n", "rack2,gprack_rack2\n",
 		                           "rack3,gprack_rack3 " };
 
-	if (site_copy(lic_dir, sizeof(lic_dir), "lic", "\nPowerLicenses=rackpw\n", a, b ? b : all,
-	              with_features ? 3 : 0))
+	if (gp_test_site_copy(lic_dir, sizeof(lic_dir), "lic", "\nPowerLicenses=rackpw\n", a,
+	                      b ? b : all, with_features ? 3 : 0))
 		return -1;
 	snap_lic = true;
 	snap_lic_full = -1;
@@ -982,7 +839,7 @@ static int teardown_lic(void **unused)
 	teardown_site(unused);
 	snap_lic = true;
 	snap_lic_full = -1;
-	site_remove(lic_dir);
+	gp_test_site_remove(lic_dir);
 	return 0;
 }
 

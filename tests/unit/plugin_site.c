@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* plugin_site.c - sites for the programs that run the plugin's job_submit()
+ * without a daemon (plugin_site.h) */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "job_submit_gpuplace.h"
+#include "plugin_job.h"
+#include "plugin_site.h"
+
+/* etc/mixed-pcie's files, as gp_test_site_copy() copies them, and the
+ * budget it may write */
+static const char *const site_files[] = { "slurm.conf",    "gres.conf",     "topology.conf",
+	                                  "racks.conf",    "gpuplace.conf", "resources.yaml" };
+#define NCOPIED 5
+
+static int copy_file(const char *from, const char *to, const char *extra)
+{
+	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
+	char buf[4096];
+	size_t n;
+	int rc = 0;
+
+	if (!in || !out)
+		rc = -1;
+	while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			rc = -1;
+	if (!rc && extra && fputs(extra, out) < 0)
+		rc = -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		rc = -1;
+	return rc;
+}
+
+/* Copy from to `to`, each of the n strings a[k] replaced by b[k]. */
+static int copy_replacing(const char *from, const char *to, const char *const *a,
+                          const char *const *b, int n)
+{
+	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
+	char line[4096];
+	int rc = in && out ? 0 : -1, k;
+
+	while (!rc && fgets(line, sizeof(line), in)) {
+		char *p = line;
+
+		while (*p) {
+			for (k = 0; k < n; k++)
+				if (!strncmp(p, a[k], strlen(a[k])))
+					break;
+			if (k < n) {
+				fputs(b[k], out);
+				p += strlen(a[k]);
+			} else {
+				fputc(*p++, out);
+			}
+		}
+	}
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		rc = -1;
+	return rc;
+}
+
+int gp_test_site_copy(char *dir, size_t len, const char *tag, const char *extra,
+                      const char *const *a, const char *const *b, int n)
+{
+	const char *top = getenv("GP_TOP_SRCDIR"), *tmp = getenv("TMPDIR");
+	char from[4200], to[4200];
+	size_t i;
+
+	snprintf(dir, len, "%s/gp-%s.XXXXXX", tmp ? tmp : "/tmp", tag);
+	if (!mkdtemp(dir))
+		return -1;
+	for (i = 0; i < NCOPIED; i++) {
+		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", top ? top : ".", site_files[i]);
+		snprintf(to, sizeof(to), "%s/%s", dir, site_files[i]);
+		if (i == 0 && n > 0 ? copy_replacing(from, to, a, b, n)
+		                    : copy_file(from, to, i == 4 ? extra : NULL))
+			return -1;
+	}
+	return 0;
+}
+
+void gp_test_site_remove(const char *dir)
+{
+	gp_test_dir_remove(dir, site_files, sizeof(site_files) / sizeof(site_files[0]));
+}
+
+int gp_test_site_resources(const char *dir, const char *text)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/resources.yaml", dir);
+	if (!text)
+		return unlink(path) && errno != ENOENT ? -1 : 0;
+	if (!(f = fopen(path, "w")))
+		return -1;
+	fputs(text, f);
+	return fclose(f) ? -1 : 0;
+}
+
+int gp_test_site_load(const char *dir, bool hres, bool lic, int lic_full)
+{
+	struct gp_conf *c;
+	struct gp_snap *sn;
+
+	setenv("GPUPLACE_CONF_DIR", dir, 1);
+	if (init() != SLURM_SUCCESS || !(c = conf_get()))
+		return -1;
+	/* what the state thread publishes inside slurmctld: here every node
+	 * up and idle, read now */
+	sn = calloc(1, sizeof(*sn));
+	if (!sn || gp_state_create(c->cluster, &sn->view.state) != GP_OK)
+		return -1;
+	sn->view.state->time = (int64_t)time(NULL);
+	sn->view.jobs_time = sn->view.state->time;
+	sn->view.res = calloc((size_t)c->cluster->nnodes + 1, sizeof(*sn->view.res));
+	sn->racks = calloc((size_t)c->cluster->nracks + 1, sizeof(*sn->racks));
+	if (!sn->view.res || !sn->racks)
+		return -1;
+	gp__power_view_fill(c->cluster, sn->view.state, NULL, &c->policy,
+	                    (double)sn->view.state->time, sn->racks);
+	sn->resv_ok = true;
+	/* slurmctld has the rack budget's license (what the state thread
+	 * reads with hres_known), unless the caller says it has not */
+	sn->hres = hres;
+	if (c->lic_name) {
+		int32_t k;
+
+		sn->lic = lic;
+		if (!(sn->lic_free = calloc((size_t)c->cluster->nracks + 1, sizeof(*sn->lic_free))))
+			return -1;
+		for (k = 0; k < c->cluster->nracks; k++)
+			sn->lic_free[k] = k == lic_full ? 0 : c->lic_count[k];
+	}
+	sn->conf = c; /* the reference conf_get() took */
+	snap_publish(sn);
+	/* the engine the plugin's thread builds for a new configuration: built
+	 * here too, so that the first submission finds it */
+	decider_prepare();
+	return 0;
+}
