@@ -185,10 +185,16 @@ static void *reload_main(void *arg)
 		woken = thr.wake;
 		thr.wake = false;
 		if (woken && !thr.stop) {
-			/* a burst of decisions: at most one reading per gap */
-			pthread_mutex_unlock(&thr.lock);
-			nanosleep(&gap, NULL);
-			pthread_mutex_lock(&thr.lock);
+			/* a burst of decisions: at most one reading per gap; a
+			 * stop (fini) ends the gap, the decisions' wakes do not */
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += gap.tv_nsec;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			while (!thr.stop && pthread_cond_timedwait(&thr.cond, &thr.lock, &until) == 0)
+				;
 		}
 	}
 	pthread_mutex_unlock(&thr.lock);

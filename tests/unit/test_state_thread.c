@@ -151,10 +151,41 @@ static void test_stop_with_stuck_source(void **unused)
 	rmdir(dir);
 }
 
+/* A stop ends the gap the thread keeps after a burst of decisions
+ * (GP_REFRESH_GAP_MS): slurmctld's shutdown or reconfigure does not wait
+ * it out.  Woken as a decision wakes it, the thread is inside the gap
+ * when fini() is called 10 ms later; the gap alone would hold fini() for
+ * the 240 ms left of it. */
+static void test_stop_ends_gap(void **unused)
+{
+	const char *top = getenv("GP_TOP_SRCDIR");
+	char site[4200];
+	double t0, took;
+	int k;
+
+	snprintf(site, sizeof(site), "%s/etc/mixed-pcie", top ? top : ".");
+	setenv("GPUPLACE_CONF_DIR", site, 1);
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(init(), SLURM_SUCCESS);
+		usleep(100000); /* the thread's first pass is over: it waits */
+		refresh_soon();
+		usleep(10000);
+		t0 = now_s();
+		fini();
+		took = now_s() - t0;
+		print_message("# fini() inside the gap took %.1f ms (the gap: %d ms)\n", 1e3 * took,
+		              GP_REFRESH_GAP_MS);
+		if (took > 0.6 * GP_REFRESH_GAP_MS / 1e3)
+			fail_msg("fini() took %.1f ms inside the thread's %d ms gap", 1e3 * took,
+			         GP_REFRESH_GAP_MS);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stop_with_stuck_source),
+		cmocka_unit_test(test_stop_ends_gap),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
