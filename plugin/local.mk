@@ -137,3 +137,16 @@ tests_fuzz_fuzz_gres_CFLAGS = $(TEST_CFLAGS)
 tests_fuzz_fuzz_gres_LDADD = $(GP_LIBS)
 TESTS += tests/fuzz/fuzz_gres.sh
 EXTRA_DIST += tests/fuzz/fuzz_gres.sh
+# The plugin's whole submission path (job_submit(), job_modify()) on job
+# descriptions built from the input, on the example sites; in the other
+# Slurm releases' roots too (their job_desc_msg_t).
+check_PROGRAMS += tests/fuzz/fuzz_job_submit
+tests_fuzz_fuzz_job_submit_SOURCES = tests/fuzz/fuzz_job_submit.c tests/fuzz/fuzz_driver.c plugin/log.c \
+	tests/unit/plugin_job.c tests/unit/plugin_job.h tests/unit/plugin_site.c tests/unit/plugin_site.h
+tests_fuzz_fuzz_job_submit_CFLAGS = $(TEST_CFLAGS)
+tests_fuzz_fuzz_job_submit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/unit -DGP_LOG_SINK=fuzz_sink -DGP_SRCDIR='"$(abs_top_srcdir)"'
+tests_fuzz_fuzz_job_submit_LDADD = plugin/libgp_jobsubmit.la $(TEST_LIBS) $(DL_LIBS)
+TESTS += tests/fuzz/fuzz_job_submit.sh
+EXTRA_DIST += tests/fuzz/fuzz_job_submit.sh
+SLURM_UNIT_TESTS += tests/fuzz/fuzz_job_submit.sh
+SLURM_UNIT_BINS += tests/fuzz/fuzz_job_submit$(EXEEXT)

@@ -24,7 +24,7 @@ FUZZ_LIB_OBJ = $(FUZZ_LIB_SRC:%.c=fuzz-work/obj/%.o)
 # tracking for these objects)
 FUZZ_DEPS = $(top_builddir)/config.h $(wildcard $(srcdir)/*/*.h)
 FUZZ_NAMES = slurm_conf topology_conf gres_conf gpuplace_conf topology_yaml json probe_json probe_xml \
-	trace_csv prometheus redfish jobspec slurm_gres
+	trace_csv prometheus redfish jobspec slurm_gres job_submit
 FUZZ_BIN = $(FUZZ_NAMES:%=fuzz-work/bin/fuzz_%)
 
 fuzz-build: $(FUZZ_BIN)
@@ -62,6 +62,22 @@ fuzz-work/obj/t_jobspec.o: tests/fuzz/fuzz_jobspec.c $(FUZZ_DEPS)
 fuzz-work/obj/t_slurm_gres.o: tests/fuzz/fuzz_gres.c $(FUZZ_DEPS)
 	$(AM_V_CC)$(MKDIR_P) $(@D) && $(FUZZ_COMPILE) -c -o $@ $<
 fuzz-work/bin/fuzz_slurm_gres: fuzz-work/obj/plugin/gres_parse.o
+# job_submit: the plugin's submission path, its code and the test sites'
+# helpers compiled in, its log lines to the target's sink
+FUZZ_JS_SRC = $(filter-out plugin/log.c,$(filter %.c,$(plugin_libgp_jobsubmit_la_SOURCES))) \
+	tests/unit/plugin_job.c tests/unit/plugin_site.c
+FUZZ_JS_FLAGS = -I$(srcdir)/tests/unit -DGP_LOG_SINK=fuzz_sink -DGP_SRCDIR='"$(abs_top_srcdir)"'
+fuzz-work/obj/t_job_submit.o: tests/fuzz/fuzz_job_submit.c $(FUZZ_DEPS)
+	$(AM_V_CC)$(MKDIR_P) $(@D) && $(FUZZ_COMPILE) $(FUZZ_JS_FLAGS) -c -o $@ $<
+fuzz-work/obj/js_log.o: plugin/log.c $(FUZZ_DEPS)
+	$(AM_V_CC)$(MKDIR_P) $(@D) && $(FUZZ_COMPILE) $(FUZZ_JS_FLAGS) -c -o $@ $<
+fuzz-work/obj/tests/unit/%.o: tests/unit/%.c $(FUZZ_DEPS)
+	$(AM_V_CC)$(MKDIR_P) $(@D) && $(FUZZ_COMPILE) $(FUZZ_JS_FLAGS) -c -o $@ $<
+fuzz-work/bin/fuzz_job_submit: fuzz-work/obj/js_log.o $(FUZZ_JS_SRC:%.c=fuzz-work/obj/%.o)
+# objects made by pattern rules for a target named on the command line are
+# kept (make deletes such intermediates), so that the next build reuses them
+.SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_JS_SRC:%.c=fuzz-work/obj/%.o) fuzz-work/obj/js_log.o \
+	$(FUZZ_NAMES:%=fuzz-work/obj/t_%.o)
 
 # make check-fuzz: each target briefly under libFuzzer and the sanitizers
 FUZZ_TESTS += tests/fuzz/libfuzzer.sh

@@ -56,6 +56,10 @@ void gp_test_job_free(job_desc_msg_t *j)
 	slurm_xfree((void **)&j->tres_per_job);
 	slurm_xfree((void **)&j->tres_per_node);
 	slurm_xfree((void **)&j->tres_per_task);
+	slurm_xfree((void **)&j->tres_per_socket);
+	slurm_xfree((void **)&j->cpus_per_tres);
+	slurm_xfree((void **)&j->mem_per_tres);
+	slurm_xfree((void **)&j->job_id_str);
 	slurm_xfree((void **)&j->req_nodes);
 	slurm_xfree((void **)&j->exc_nodes);
 	slurm_xfree((void **)&j->features);

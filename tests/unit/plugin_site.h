@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* resources.yaml as a site writes it for etc/mixed-pcie's nodes
  * (resources.yaml(5)): the budget a PowerHres=rackpower copy reads */
@@ -41,5 +42,13 @@ int gp_test_site_resources(const char *dir, const char *text);
  * license, all free but rack lic_full's (-1: none full).  0, or -1 when
  * the site does not load. */
 int gp_test_site_load(const char *dir, bool hres, bool lic, int lic_full);
+
+/* Publish the loaded site's state again, as the plugin's thread would: hres,
+ * lic and lic_full as above; busy 0 every node up and idle, else the
+ * occupancy it seeds, the same for the same seed: busy's low byte of every
+ * 256 nodes run a job (of one to all of their GPUs, on one to four nodes,
+ * ending within a day or past its expected end), one in 64 is down or
+ * drained, and half the racks have a measured draw.  0 or -1. */
+int gp_test_site_publish(bool hres, bool lic, int lic_full, uint64_t busy);
 
 #endif
