@@ -84,3 +84,24 @@ void gp_test_dir_remove(const char *dir, const char *const *files, size_t n)
 	}
 	rmdir(dir);
 }
+
+int gp_test_copy_file(const char *from, const char *to, const char *extra)
+{
+	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
+	char buf[4096];
+	size_t n;
+	int rc = 0;
+
+	if (!in || !out)
+		rc = -1;
+	while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			rc = -1;
+	if (!rc && extra && fputs(extra, out) < 0)
+		rc = -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		rc = -1;
+	return rc;
+}

@@ -33,4 +33,7 @@ void gp_test_job_free(job_desc_msg_t *j);
  * DIR: the site directories these programs write. */
 void gp_test_dir_remove(const char *dir, const char *const *files, size_t n);
 
+/* Copy file from to `to`, then append extra (NULL: nothing).  0 or -1. */
+int gp_test_copy_file(const char *from, const char *to, const char *extra);
+
 #endif

@@ -21,27 +21,6 @@ static const char *const site_files[] = { "slurm.conf",    "gres.conf",     "top
 	                                  "racks.conf",    "gpuplace.conf", "resources.yaml" };
 #define NCOPIED 5
 
-static int copy_file(const char *from, const char *to, const char *extra)
-{
-	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
-	char buf[4096];
-	size_t n;
-	int rc = 0;
-
-	if (!in || !out)
-		rc = -1;
-	while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
-			rc = -1;
-	if (!rc && extra && fputs(extra, out) < 0)
-		rc = -1;
-	if (in)
-		fclose(in);
-	if (out && fclose(out))
-		rc = -1;
-	return rc;
-}
-
 /* Copy from to `to`, each of the n strings a[k] replaced by b[k]. */
 static int copy_replacing(const char *from, const char *to, const char *const *a,
                           const char *const *b, int n)
@@ -86,7 +65,7 @@ int gp_test_site_copy(char *dir, size_t len, const char *tag, const char *extra,
 		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", top ? top : ".", site_files[i]);
 		snprintf(to, sizeof(to), "%s/%s", dir, site_files[i]);
 		if (i == 0 && n > 0 ? copy_replacing(from, to, a, b, n)
-		                    : copy_file(from, to, i == 4 ? extra : NULL))
+		                    : gp_test_copy_file(from, to, i == 4 ? extra : NULL))
 			return -1;
 	}
 	return 0;

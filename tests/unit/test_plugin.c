@@ -201,27 +201,6 @@ static void test_job_modify_passes(void **unused)
 static ts_server_t *hung_srv;
 static char hung_dir[256];
 
-static int copy_file(const char *from, const char *to, const char *extra)
-{
-	char buf[8192];
-	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-	size_t n;
-	int rc = 0;
-
-	if (!in || !out)
-		rc = -1;
-	while (rc == 0 && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
-			rc = -1;
-	if (rc == 0 && extra && fputs(extra, out) < 0)
-		rc = -1;
-	if (in)
-		fclose(in);
-	if (out && fclose(out))
-		rc = -1;
-	return rc;
-}
-
 static int setup_hung_telemetry(void **state)
 {
 	static const char *const files[] = { "slurm.conf", "gres.conf", "topology.conf", "racks.conf",
@@ -243,7 +222,7 @@ static int setup_hung_telemetry(void **state)
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", s ? s : ".", files[i]);
 		snprintf(to, sizeof(to), "%s/%s", hung_dir, files[i]);
-		if (copy_file(from, to, i == 4 ? line : NULL))
+		if (gp_test_copy_file(from, to, i == 4 ? line : NULL))
 			return -1;
 	}
 	return load(hung_dir);
@@ -309,7 +288,7 @@ static int setup_fifo_telemetry(void **state)
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(from, sizeof(from), "%s/etc/mixed-pcie/%s", s ? s : ".", files[i]);
 		snprintf(to, sizeof(to), "%s/%s", fifo_dir, files[i]);
-		if (copy_file(from, to, i == 4 ? line : NULL))
+		if (gp_test_copy_file(from, to, i == 4 ? line : NULL))
 			return -1;
 	}
 	alarm(30);
