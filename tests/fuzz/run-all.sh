@@ -59,9 +59,11 @@ shared=${GP_SHARED_DATA:-$src/../shared/data}
 cc=${CLANG:-clang}
 
 # ---- can this clang build a libFuzzer program? ----------------------------
-probe_c=$work/obj/probe.c
+# (not obj/probe: with the default work directory, `make fuzz-build` puts
+# the objects of probe/ in obj/probe/)
+probe_c=$work/obj/clang-check.c
 printf '#include <stdint.h>\n#include <stddef.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$probe_c"
-if ! "$cc" -fsanitize=fuzzer,address,undefined "$probe_c" -o "$work/obj/probe" >/dev/null 2>&1; then
+if ! "$cc" -fsanitize=fuzzer,address,undefined "$probe_c" -o "$work/obj/clang-check" >/dev/null 2>&1; then
 	echo "SKIP: $cc cannot build with -fsanitize=fuzzer,address,undefined (Debian: apt-get install clang libclang-rt-14-dev)"
 	exit 77
 fi
