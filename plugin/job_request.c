@@ -349,17 +349,25 @@ void job_need(const job_desc_msg_t *j, uint64_t def_mem, gp_live_need_t *n)
 	n->cpus_per_node = cpt; /* at least one task per node */
 	if (j->pn_min_cpus != NO_VAL16 && j->pn_min_cpus > n->cpus_per_node)
 		n->cpus_per_node = j->pn_min_cpus;
+	/* tasks x CPUs per task: up to 65,534 x 65,535, past int32_t; a
+	 * product no node holds stays one (INT32_MAX) */
 	if (j->ntasks_per_node != NO_VAL16 && j->ntasks_per_node > 0 &&
-	    (int32_t)j->ntasks_per_node * cpt > n->cpus_per_node)
-		n->cpus_per_node = (int32_t)j->ntasks_per_node * cpt;
+	    (int64_t)j->ntasks_per_node * cpt > n->cpus_per_node)
+		n->cpus_per_node = (int64_t)j->ntasks_per_node * cpt > INT32_MAX
+		                   ? INT32_MAX : (int32_t)j->ntasks_per_node * cpt;
 	v = gp_tres_gpus(j->cpus_per_tres);
 	n->cpus_per_gpu = v > 0 ? (int32_t)v : 0;
 	v = gp_tres_gpus(j->mem_per_tres);
 	n->mem_per_gpu_mb = v > 0 ? v : 0;
 	n->mem_per_node_mb = 1;
 	if (mem != NO_VAL64 && (mem || j->pn_min_memory == 0)) {
-		if (mem & MEM_PER_CPU)
-			n->mem_per_node_mb = (int64_t)(mem & ~MEM_PER_CPU) * n->cpus_per_node;
+		uint64_t per_cpu = mem & ~MEM_PER_CPU;
+
+		if (mem & MEM_PER_CPU) /* per CPU x CPUs, at most INT64_MAX */
+			n->mem_per_node_mb =
+				per_cpu > (uint64_t)INT64_MAX / (uint64_t)n->cpus_per_node
+					? INT64_MAX
+					: (int64_t)per_cpu * n->cpus_per_node;
 		else if (mem == 0)
 			n->mem_per_node_mb = -1; /* --mem=0: the whole node's memory */
 		else

@@ -367,6 +367,23 @@ static void test_job_need(void **unused)
 	j->pn_min_memory = 0; /* the user's --mem=0 wins */
 	job_need(j, 4000, &n);
 	assert_int_equal(n.mem_per_node_mb, -1);
+	/* products past their types (fuzz_job_submit: signed overflow) stay
+	 * needs no node meets: the most CPUs and memory there are */
+	j->pn_min_cpus = NO_VAL16;
+	j->ntasks_per_node = 65008;
+	j->cpus_per_task = 65535;
+	j->pn_min_memory = (1ULL << 62) | MEM_PER_CPU;
+	job_need(j, 0, &n);
+	assert_int_equal(n.cpus_per_node, INT32_MAX);
+	assert_true(n.mem_per_node_mb == INT64_MAX);
+	j->ntasks_per_node = 256;
+	j->cpus_per_task = 64;
+	job_need(j, 0, &n);
+	assert_int_equal(n.cpus_per_node, 16384);
+	assert_true(n.mem_per_node_mb == INT64_MAX);
+	j->pn_min_memory = 1000 | MEM_PER_CPU;
+	job_need(j, 0, &n);
+	assert_true(n.mem_per_node_mb == 16384000);
 	slurm_xfree((void **)&j->cpus_per_tres);
 	slurm_xfree((void **)&j->mem_per_tres);
 	gp_test_job_free(j);
