@@ -180,6 +180,14 @@ static void applied_cap_load(const gp_cluster_t *c, const char *comment, gp_job_
 		ja->load = frac > 1e-6 ? frac : 1e-6;
 }
 
+/* sum + a x b MB, at most INT64_MAX (sum >= 0) */
+static int64_t mem_add(int64_t sum, uint64_t a, uint64_t b)
+{
+	uint64_t room = (uint64_t)(INT64_MAX - sum);
+
+	return b && a > room / b ? INT64_MAX : sum + (int64_t)(a * b);
+}
+
 static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t *ji,
                    int32_t *unreadable, int32_t *job_cpus, int64_t *job_mem)
 {
@@ -249,10 +257,13 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 
 				if (cpus > 0)
 					job_cpus[idx] += cpus;
+				/* where memory is no consumable resource Slurm
+				 * runs any request: sums kept to INT64_MAX */
 				if (mem != NO_VAL64 && !(mem & MEM_PER_CPU))
-					job_mem[idx] += (int64_t)mem;
+					job_mem[idx] = mem_add(job_mem[idx], mem, 1);
 				else if (mem != NO_VAL64 && cpus > 0)
-					job_mem[idx] += (int64_t)(mem & ~MEM_PER_CPU) * cpus;
+					job_mem[idx] = mem_add(job_mem[idx], mem & ~MEM_PER_CPU,
+					                       (uint64_t)cpus);
 			}
 			ja->nodes[ja->nnodes] = idx;
 			ja->gpu_mask[ja->nnodes] = m;

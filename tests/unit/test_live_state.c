@@ -484,6 +484,23 @@ static void test_cpus_and_memory(void **state)
 	f->cap.alloc[3].mem_mb = 0;
 	convert(f, 1, 0);
 	assert_int_equal(f->v.res[node(f, "n4")].mem_free_mb, 0);
+	/* jobs whose memory sums past int64_t (Slurm runs any request where
+	 * memory is no consumable resource): the node has none left, not a
+	 * sum wrapped to a negative one */
+	{
+		uint32_t k, on_n1 = 0;
+
+		f->cap.alloc[0].mem_mb = 0; /* the jobs' own figures decide */
+		for (k = 0; k < f->cap.njobs; k++)
+			if (f->cap.jobs[k].job_state == JOB_RUNNING && f->cap.jobs[k].nodes &&
+			    !strcmp(f->cap.jobs[k].nodes, "n1")) {
+				f->cap.jobs[k].pn_min_memory = 0x7000000000000000ULL;
+				on_n1++;
+			}
+		assert_true(on_n1 >= 2);
+		convert(f, 1, 0);
+		assert_int_equal(f->v.res[node(f, "n1")].mem_free_mb, 0);
+	}
 	/* without the allocation figures nothing is limited */
 	convert(f, 0, 0);
 	assert_false(f->v.res[node(f, "n3")].known);
