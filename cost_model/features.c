@@ -35,8 +35,11 @@ static bool is_special(char ch)
 
 static int perr(parser_t *p, const char *what)
 {
-	return gp__errorf(p->err, GP_EINVAL, "constraint '%s': %s at character %zu", p->s, what,
-	                  p->pos + 1);
+	/* the expression's first 80 characters: a longer one (a user's
+	 * --constraint may run to thousands) would leave no room for what is
+	 * wrong and where */
+	return gp__errorf(p->err, GP_EINVAL, "constraint '%.80s%s': %s at character %zu", p->s,
+	                  strlen(p->s) > 80 ? "..." : "", what, p->pos + 1);
 }
 
 static int new_term(parser_t *p, int kind)

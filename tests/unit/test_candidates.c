@@ -158,6 +158,23 @@ static void test_constraint_errors(void **state)
 		assert_int_equal(gp__constraint_parse(buf, &k, &err), GP_EINVAL);
 		assert_non_null(strstr(err.text, "more than 64 distinct"));
 	}
+	/* an expression of 4,000 characters: the message still says what is
+	 * wrong and where, the expression cut to its start */
+	{
+		char buf[4003];
+		gp_constraint_t *k;
+		gp_error_t err;
+
+		memset(buf, '(', 2000);
+		memset(buf + 2000, 'a', 2000);
+		buf[4000] = ')';
+		buf[4001] = ')';
+		buf[4002] = '\0';
+		assert_int_equal(gp__constraint_parse(buf, &k, &err), GP_EINVAL);
+		print_message("# %s\n", err.text);
+		assert_non_null(strstr(err.text, "...': "));
+		assert_non_null(strstr(err.text, "too many terms (at most 256) at character 257"));
+	}
 }
 
 /* ---- requests ------------------------------------------------------------ */
