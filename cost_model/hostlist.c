@@ -80,16 +80,17 @@ int gp__hostlist_each(const char *what, const char *list, int32_t max, gp__host_
 	if (!list || !*list)
 		return gp__errorf(err, GP_EINVAL, "%s: empty host list", what);
 	if (max < 0 || !gp__hostlist_within(list, (unsigned long long)max))
-		return gp__errorf(err, GP_ELIMIT, "%s: '%.60s' names more than %d hosts", what, list,
-		                  (int)max);
+		return gp__errorf(err, GP_ELIMIT, "%s: '%.80s%s' names more than %d hosts", what,
+		                  list, strlen(list) > 80 ? "..." : "", (int)max);
 	hl = slurm_hostlist_create(list);
 	if (!hl)
-		return gp__errorf(err, GP_EINVAL, "%s: '%s' is not a valid host list", what, list);
+		return gp__errorf(err, GP_EINVAL, "%s: '%.80s%s' is not a valid host list", what, list,
+		                  strlen(list) > 80 ? "..." : "");
 	count = slurm_hostlist_count(hl);
 	if (count > max) {
 		slurm_hostlist_destroy(hl);
-		return gp__errorf(err, GP_ELIMIT, "%s: '%s' names more than %d hosts", what, list,
-		                  (int)max);
+		return gp__errorf(err, GP_ELIMIT, "%s: '%.80s%s' names more than %d hosts", what,
+		                  list, strlen(list) > 80 ? "..." : "", (int)max);
 	}
 	while ((h = slurm_hostlist_shift(hl)) != NULL) {
 		if (strlen(h) >= GP_NAME_MAX)
@@ -97,7 +98,8 @@ int gp__hostlist_each(const char *what, const char *list, int32_t max, gp__host_
 			                what, h, GP_NAME_MAX - 1);
 		/* libslurm passes an unbalanced range through as a name */
 		else if (!*h || strpbrk(h, "[]\","))
-			rc = gp__errorf(err, GP_EINVAL, "%s: '%s' is not a valid host list", what, list);
+			rc = gp__errorf(err, GP_EINVAL, "%s: '%.80s%s' is not a valid host list", what,
+			                list, strlen(list) > 80 ? "..." : "");
 		else
 			rc = fn(arg, h, err);
 		free(h);

@@ -96,7 +96,8 @@ int gp__request_set_partition(gp_request_t *r, const gp_cluster_t *c, const char
 			r->partition = i;
 			return GP_OK;
 		}
-	return gp__errorf(err, GP_ENOENT, "partition '%s' does not exist", name);
+	return gp__errorf(err, GP_ENOENT, "partition '%.80s%s' does not exist", name,
+	                  strlen(name) > 80 ? "..." : "");
 }
 
 int32_t gp__request_partition(const gp_request_t *r, const gp_cluster_t *c)

@@ -163,6 +163,11 @@ static void test_hostlist(void **unused)
 		{ "", GP_EINVAL, "W: empty host list" },
 		{ "n[1-9]", GP_ELIMIT, "W: 'n[1-9]' names more than 8 hosts" },
 		{ "n1,n9", GP_ENOENT, "W: unknown node 'n9'" },
+		/* a long list is named by its first 80 characters, so that the
+		 * message still says what is wrong with it */
+		{ "n[1-2],n[1-2],n[1-2],n[1-2],n[1-2],n[1-2],n[1-2],n[1-2],n[1-2],n[1-2],n[1-2],n[1-2]",
+		  GP_ELIMIT, "W: 'n[1-2],n[1-2],n[1-2],n[1-2],n[1-2],n[1-2],n[1-2],n[1-2],"
+		  "n[1-2],n[1-2],n[1-2],n[1...' names more than 8 hosts" },
 	};
 	gp_cluster_t *c = names_cluster();
 	gp_error_t err;
