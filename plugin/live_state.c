@@ -347,11 +347,16 @@ int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_li
 		r->cpus_free = r->cpus_total - (int32_t)alloc[i].cpus;
 		if (r->cpus_free < 0)
 			r->cpus_free = 0;
-		r->mem_mb = (int64_t)ni->real_memory -
-		            (ni->mem_spec_limit < ni->real_memory ? (int64_t)ni->mem_spec_limit : 0);
-		r->mem_free_mb = r->mem_mb - (int64_t)alloc[i].mem_mb;
-		if (r->mem_free_mb < 0)
-			r->mem_free_mb = 0;
+		{
+			/* in uint64_t as Slurm keeps them; what is left kept
+			 * within int64_t, so no difference below overflows */
+			uint64_t usable = ni->real_memory -
+			                  (ni->mem_spec_limit < ni->real_memory ? ni->mem_spec_limit : 0);
+
+			r->mem_mb = usable > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)usable;
+			r->mem_free_mb = alloc[i].mem_mb >= (uint64_t)r->mem_mb
+			                 ? 0 : r->mem_mb - (int64_t)alloc[i].mem_mb;
+		}
 	}
 	for (i = 0; i < njobs; i++) {
 		const slurm_job_info_t *ji = &jobs[i];

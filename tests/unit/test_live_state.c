@@ -501,6 +501,22 @@ static void test_cpus_and_memory(void **state)
 		convert(f, 1, 0);
 		assert_int_equal(f->v.res[node(f, "n1")].mem_free_mb, 0);
 	}
+	/* RealMemory and AllocMem past int64_t (uint64_t in Slurm): the node's
+	 * memory is kept to INT64_MAX and what is left is none, not a
+	 * difference of two wrapped values */
+	{
+		uint32_t k;
+
+		for (k = 0; k < f->cap.nnodes; k++)
+			if (f->cap.nodes[k].name && !strcmp(f->cap.nodes[k].name, "n7")) {
+				f->cap.nodes[k].real_memory = UINT64_MAX;
+				f->cap.nodes[k].mem_spec_limit = 0;
+				f->cap.alloc[k].mem_mb = UINT64_MAX - 5;
+			}
+		convert(f, 1, 0);
+		assert_true(f->v.res[node(f, "n7")].mem_mb == INT64_MAX);
+		assert_true(f->v.res[node(f, "n7")].mem_free_mb == 0);
+	}
 	/* without the allocation figures nothing is limited */
 	convert(f, 0, 0);
 	assert_false(f->v.res[node(f, "n3")].known);
