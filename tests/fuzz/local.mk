@@ -24,7 +24,7 @@ FUZZ_LIB_OBJ = $(FUZZ_LIB_SRC:%.c=fuzz-work/obj/%.o)
 # tracking for these objects)
 FUZZ_DEPS = $(top_builddir)/config.h $(wildcard $(srcdir)/*/*.h)
 FUZZ_NAMES = slurm_conf topology_conf gres_conf gpuplace_conf topology_yaml json probe_json probe_xml \
-	trace_csv prometheus redfish jobspec slurm_gres job_submit
+	trace_csv prometheus redfish jobspec slurm_gres job_submit live
 FUZZ_BIN = $(FUZZ_NAMES:%=fuzz-work/bin/fuzz_%)
 
 fuzz-build: $(FUZZ_BIN)
@@ -74,6 +74,10 @@ fuzz-work/obj/js_log.o: plugin/log.c $(FUZZ_DEPS)
 fuzz-work/obj/tests/unit/%.o: tests/unit/%.c $(FUZZ_DEPS)
 	$(AM_V_CC)$(MKDIR_P) $(@D) && $(FUZZ_COMPILE) $(FUZZ_JS_FLAGS) -c -o $@ $<
 fuzz-work/bin/fuzz_job_submit: fuzz-work/obj/js_log.o $(FUZZ_JS_SRC:%.c=fuzz-work/obj/%.o)
+# live: the plugin's reading of Slurm's records, compiled in
+fuzz-work/obj/t_live.o: tests/fuzz/fuzz_live.c $(FUZZ_DEPS)
+	$(AM_V_CC)$(MKDIR_P) $(@D) && $(FUZZ_COMPILE) -DGP_SRCDIR='"$(abs_top_srcdir)"' -c -o $@ $<
+fuzz-work/bin/fuzz_live: fuzz-work/obj/plugin/live_state.o fuzz-work/obj/plugin/gres_parse.o
 # objects made by pattern rules for a target named on the command line are
 # kept (make deletes such intermediates), so that the next build reuses them
 .SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_JS_SRC:%.c=fuzz-work/obj/%.o) fuzz-work/obj/js_log.o \
