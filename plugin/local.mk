@@ -150,11 +150,12 @@ TESTS += tests/fuzz/fuzz_job_submit.sh
 EXTRA_DIST += tests/fuzz/fuzz_job_submit.sh
 SLURM_UNIT_TESTS += tests/fuzz/fuzz_job_submit.sh
 SLURM_UNIT_BINS += tests/fuzz/fuzz_job_submit$(EXEEXT)
-# What the plugin's thread makes of the node and job records it reads
-# (gp_live_convert), and a decision on it; in the other releases' roots too.
+# What the plugin's thread makes of the node, job and reservation records
+# it reads (gp_live_convert, gp_resv_convert, gp_steer_pick), and a decision
+# on it; in the other releases' roots too.
 check_PROGRAMS += tests/fuzz/fuzz_live
 tests_fuzz_fuzz_live_SOURCES = tests/fuzz/fuzz_live.c tests/fuzz/fuzz_driver.c plugin/live_state.c \
-	plugin/live_state.h plugin/gres_parse.c plugin/gres_parse.h
+	plugin/live_state.h plugin/gres_parse.c plugin/gres_parse.h plugin/steer.c plugin/steer.h
 tests_fuzz_fuzz_live_CFLAGS = $(TEST_CFLAGS)
 tests_fuzz_fuzz_live_CPPFLAGS = $(AM_CPPFLAGS) -DGP_SRCDIR='"$(abs_top_srcdir)"'
 tests_fuzz_fuzz_live_LDADD = $(GP_LIBS)

@@ -22,6 +22,13 @@
  *   job\tid=..\tstate=..\tnodes=..\tgres=..(one per node, repeated)
  *            \ttres=..\tadmin=..\tname=..\tuid=..\tsubmit=..\tend=..
  *            \tprio=..\tmem=..\treason=..   a job
+ *   resv\tname=..\tnodes=..\tstart=..\tend=..\tflags=..   a reservation
+ *   use=NAME[,NAME]  the reservations the decision's job asks for
+ *   run=S    its time limit, seconds (default 3600)
+ * The reservations are read as the thread reads Slurm's
+ * (gp_resv_convert) and applied to the decision's job (gp_resv_apply);
+ * the pending jobs the steering pass would look at are picked
+ * (gp_steer_pick).
  * Run by tests/fuzz/fuzz_live.sh with tests/fuzz/fuzz_driver.c over
  * tests/data/plugin/live/, or under libFuzzer (tests/fuzz/targets).
  */
@@ -37,6 +44,7 @@
 #include "live_state.h"
 #include "policy.h"
 #include "request.h"
+#include "steer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -67,6 +75,10 @@ static void load(int k)
 }
 
 struct input {
+	reserve_info_t resv[MAX_RECORDS];
+	uint32_t nresv;
+	const char *use;
+	int64_t run_s;
 	node_info_t nodes[MAX_RECORDS];
 	gp_live_alloc_t alloc[MAX_RECORDS];
 	slurm_job_info_t jobs[MAX_RECORDS];
@@ -132,11 +144,27 @@ static void job_field(struct input *in, slurm_job_info_t *ji, const char *key, c
 		ji->state_reason = (uint32_t)n;
 }
 
+static void resv_field(reserve_info_t *ri, const char *key, char *v)
+{
+	unsigned long long n = strtoull(v, NULL, 0);
+
+	if (!strcmp(key, "name"))
+		ri->name = v;
+	else if (!strcmp(key, "nodes"))
+		ri->node_list = v;
+	else if (!strcmp(key, "start"))
+		ri->start_time = (time_t)n;
+	else if (!strcmp(key, "end"))
+		ri->end_time = (time_t)n;
+	else if (!strcmp(key, "flags"))
+		ri->flags = (uint64_t)n;
+}
+
 /* One record: its kind, then tab-separated key=value fields. */
 static void record(struct input *in, char *line)
 {
 	char *f, *save = NULL;
-	bool node = false, job = false;
+	bool node = false, job = false, resv = false;
 
 	for (f = strtok_r(line, "\t", &save); f; f = strtok_r(NULL, "\t", &save)) {
 		char *eq = strchr(f, '=');
@@ -144,6 +172,9 @@ static void record(struct input *in, char *line)
 		if (!eq) {
 			node = !strcmp(f, "node") && in->nnodes < MAX_RECORDS;
 			job = !strcmp(f, "job") && in->njobs < MAX_RECORDS;
+			resv = !strcmp(f, "resv") && in->nresv < MAX_RECORDS;
+			if (resv)
+				in->nresv++;
 			if (node)
 				in->nnodes++;
 			if (job) {
@@ -158,6 +189,12 @@ static void record(struct input *in, char *line)
 			node_field(&in->nodes[in->nnodes - 1], &in->alloc[in->nnodes - 1], f, eq + 1);
 		else if (job)
 			job_field(in, &in->jobs[in->njobs - 1], f, eq + 1);
+		else if (resv)
+			resv_field(&in->resv[in->nresv - 1], f, eq + 1);
+		else if (!strcmp(f, "use"))
+			in->use = eq + 1;
+		else if (!strcmp(f, "run"))
+			in->run_s = (int64_t)(strtoull(eq + 1, NULL, 0) % (400LL * 86400));
 		else if (!strcmp(f, "site"))
 			in->site = (int)(strtoull(eq + 1, NULL, 0) % NSITES);
 		else if (!strcmp(f, "gpus"))
@@ -210,17 +247,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	in->gpus = 8;
+	in->run_s = 3600;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		record(in, line);
 	load(in->site);
 	c = clusters[in->site];
 	if (gp_live_convert(c, in->nodes, in->alloc, in->nnodes, in->jobs, in->njobs, now,
 	                    now - 600, &v, why, sizeof(why)) == 0) {
+		reserve_info_msg_t msg = { 0 };
+		gp_resv_view_t rv;
+		gp_steer_cand_t picked[MAX_RECORDS];
+		int npicked, k;
+
 		check(c, &v);
+		/* the reservations as the thread reads them, applied to the
+		 * decision's job as job_submit applies them */
+		msg.record_count = in->nresv;
+		msg.reservation_array = in->resv;
+		if (gp_resv_convert(c, &msg, &rv, why, sizeof(why)) == 0) {
+			gp_resv_apply(c, &rv, in->use, now, in->run_s, v.state->node_flags, why,
+			              sizeof(why));
+			gp_resv_view_clear(&rv);
+		}
+		/* the pending jobs steering would look at */
+		npicked = gp_steer_pick(in->jobs, in->njobs, picked, MAX_RECORDS);
+		if (npicked < 0 || npicked > (int)in->njobs)
+			abort();
+		for (k = 1; k < npicked; k++)
+			if (picked[k - 1].priority < picked[k].priority)
+				abort();
 		/* the next submission's decision on that state */
 		gp__policy_default(c, &p);
 		gp__request_init(&r);
 		r.gpus = in->gpus > 0 ? in->gpus : 1;
+		r.time_limit_min = (uint32_t)(in->run_s / 60);
 		racks = calloc((size_t)c->nracks + 1, sizeof(*racks));
 		if (racks) {
 			gp__power_view_fill(c, v.state, NULL, &p, (double)now, racks);

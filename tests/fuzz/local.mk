@@ -77,7 +77,8 @@ fuzz-work/bin/fuzz_job_submit: fuzz-work/obj/js_log.o $(FUZZ_JS_SRC:%.c=fuzz-wor
 # live: the plugin's reading of Slurm's records, compiled in
 fuzz-work/obj/t_live.o: tests/fuzz/fuzz_live.c $(FUZZ_DEPS)
 	$(AM_V_CC)$(MKDIR_P) $(@D) && $(FUZZ_COMPILE) -DGP_SRCDIR='"$(abs_top_srcdir)"' -c -o $@ $<
-fuzz-work/bin/fuzz_live: fuzz-work/obj/plugin/live_state.o fuzz-work/obj/plugin/gres_parse.o
+fuzz-work/bin/fuzz_live: fuzz-work/obj/plugin/live_state.o fuzz-work/obj/plugin/gres_parse.o \
+	fuzz-work/obj/plugin/steer.o
 # objects made by pattern rules for a target named on the command line are
 # kept (make deletes such intermediates), so that the next build reuses them
 .SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_JS_SRC:%.c=fuzz-work/obj/%.o) fuzz-work/obj/js_log.o \
