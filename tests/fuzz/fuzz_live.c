@@ -255,7 +255,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (gp_live_convert(c, in->nodes, in->alloc, in->nnodes, in->jobs, in->njobs, now,
 	                    now - 600, &v, why, sizeof(why)) == 0) {
 		reserve_info_msg_t msg = { 0 };
-		gp_resv_view_t rv;
+		gp_resv_view_t rv = { NULL, 0 }; /* convert clears it first */
 		gp_steer_cand_t picked[MAX_RECORDS];
 		int npicked, k;
 
