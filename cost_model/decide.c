@@ -1173,8 +1173,7 @@ static int quantiles(gp_engine_t *e, int64_t *times, int32_t n, int64_t tmin, in
  */
 static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const gp_request_t *r,
                          int k, int64_t now, double horizon, double run_s, double beat,
-                         double behind, gp_decision_t *d, int32_t *chosen, double *wait_out,
-                         double *finish)
+                         gp_decision_t *d, int32_t *chosen, double *wait_out, double *finish)
 {
 	gp_engine_t *e = x0->e;
 	const gp_cluster_t *c = e->c;
@@ -1186,9 +1185,6 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	int32_t nends = 0, pt, i, j, nrel;
 	gp_error_t serr;
 	int rc = GP_OK;
-	/* the point chosen: the least completion plus the delay its wait
-	 * passes on (behind per second waited; 0: completion alone) */
-	double cost = *finish;
 
 	/* the jobs ending by the horizon's end, as read_ends() listed them
 	 * for the policy's horizon, else listed here */
@@ -1221,7 +1217,7 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	/* the points come in time order and the loop below stops at the first
 	 * one that cannot finish in time even at the ideal speed: when that is
 	 * the first point, nothing is searched and the copies are not made */
-	if ((double)(pts[0] - now) * (1.0 + behind) + run_s >= fmin(beat, cost))
+	if ((double)(pts[0] - now) + run_s >= fmin(beat, *finish))
 		return GP_OK;
 	/* one copy of the state and of the power view, then each point
 	 * releases the jobs that end since the previous one; each point's
@@ -1248,7 +1244,7 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 
 		if (t == prev_t)
 			continue;
-		if ((double)(t - now) * (1.0 + behind) + run_s >= fmin(beat, cost))
+		if ((double)(t - now) + run_s >= fmin(beat, *finish))
 			break; /* even an ideal set then finishes later than needed or
 			        * than the best found so far */
 		/* free every job that has ended by t and not at an earlier
@@ -1313,8 +1309,7 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 			double wait = (double)(t - now);
 			double fin = wait + run_s * d->cands[f].cost.slowdown;
 
-			if (fin + wait * behind < cost) {
-				cost = fin + wait * behind;
+			if (fin < *finish) {
 				*finish = fin;
 				*chosen = f;
 				*wait_out = wait;
@@ -1748,7 +1743,7 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		double chosen_wait = 0, behind = 0;
 
 		rc = search_future(&x, s, r, k, now, p->max_wait_s, run_s,
-		                   now_finish * (1.0 - p->wait_gain), 0.0, d, &chosen, &chosen_wait,
+		                   now_finish * (1.0 - p->wait_gain), d, &chosen, &chosen_wait,
 		                   &best_finish);
 		if (rc) {
 			gp__errorf(err, rc, "%s", gp_strerror(rc));
@@ -1801,8 +1796,8 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		else if (!power_why(e, pv, r, now_why, sizeof(now_why)))
 			snprintf(now_why, sizeof(now_why), "%.180s", serr.text);
 		if (s && s->njobs > 0) {
-			rc = search_future(&x, s, r, k, now, INFINITY, run_s, INFINITY,
-			                   busy_fraction(c, now_st), d, &chosen, &chosen_wait, &fin);
+			rc = search_future(&x, s, r, k, now, INFINITY, run_s, INFINITY, d, &chosen,
+			                   &chosen_wait, &fin);
 			if (rc) {
 				gp__errorf(err, rc, "%s", gp_strerror(rc));
 				goto error;

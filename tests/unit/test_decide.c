@@ -781,66 +781,6 @@ static void test_wait_counts_the_jobs_behind(void **state)
 	assert_non_null(strstr(f->d.reason, "GPU-h the jobs behind it wait"));
 }
 
-/*
- * Nothing free now, the same rule for the set waited for: a spread set
- * frees at 600 s (two nodes in each leaf of spine group 1), a whole leaf
- * later.  The later leaf completes the job first, but its longer wait
- * delays the jobs behind (the cluster is full: one GPU-second behind per
- * GPU-second waited), so the job waits for the spread set; with a run
- * long enough that the leaf's faster steps outweigh that, for the leaf.
- */
-static void test_later_set_counts_the_jobs_behind(void **state)
-{
-	struct fx *f = *state;
-	const char *hints = "gpus=32,tp=8,dp=4,params=8e9,step_s=0.5";
-	double slow, run;
-	int64_t leaf_at;
-	int32_t i;
-
-	/* the spread set's slowdown, on the cluster with only it free */
-	for (i = 0; i < 16; i++)
-		if (i != 0 && i != 1 && i != 4 && i != 5)
-			busy(f, i, 0xff);
-	f->r.gpus = 32;
-	f->r.time_limit_min = 600;
-	f->p.max_wait_s = 0;
-	decide(f, hints, NULL, 0);
-	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
-	slow = f->d.cands[0].cost.slowdown;
-	assert_true(slow > 1.05);
-	gp_state_destroy(f->s);
-	assert_int_equal(gp_state_create(f->c, &f->s), GP_OK);
-	f->p.max_wait_s = 1800;
-	/* a ten-hour run; the leaf frees 0.75 of the time its faster steps save
-	 * after the spread set */
-	run = 60.0 * floor(36000.0 / 60.0);
-	leaf_at = 600 + (int64_t)(0.75 * run * (slow - 1.0));
-	running_job(f, 1, 0, 2, 600);
-	running_job(f, 2, 4, 6, 600);
-	running_job(f, 3, 8, 12, leaf_at);
-	running_job(f, 4, 2, 4, 100000);
-	running_job(f, 5, 6, 8, 100000);
-	running_job(f, 6, 12, 16, 100000);
-	f->r.time_limit_min = (uint32_t)(run / 60);
-	decide(f, hints, NULL, 0);
-	print_message("# slowdown %.3f, run %.0f s, leaf at %lld s: waits %.0f s for %d leaves (%s)\n",
-	              slow, run, (long long)leaf_at, f->d.wait_s, f->d.cands[0].nleaves,
-	              f->d.features);
-	assert_int_equal(f->d.kind, GP_DECIDE_CONSTRAIN);
-	/* the completion alone prefers the leaf */
-	assert_true((double)leaf_at + run < 600 + run * slow);
-	assert_true(f->d.wait_s == 600);
-	assert_int_equal(f->d.cands[0].nleaves, 2);
-	/* four times the run: the leaf's gain outweighs the delay behind */
-	f->r.time_limit_min = (uint32_t)(4 * run / 60);
-	decide(f, hints, NULL, 0);
-	print_message("# run %.0f s: waits %.0f s for %d leaf (%s)\n", 4 * run, f->d.wait_s,
-	              f->d.cands[0].nleaves, f->d.features);
-	assert_int_equal(f->d.kind, GP_DECIDE_CONSTRAIN);
-	assert_true(f->d.wait_s == (double)leaf_at);
-	assert_int_equal(f->d.cands[0].nleaves, 1);
-}
-
 /* ---- power only where it binds ------------------------------------------ */
 
 
@@ -1328,7 +1268,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_cluster_lists_every_domain_predicted_first,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_counts_the_jobs_behind, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_later_set_counts_the_jobs_behind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_below_knee_as_compact_as_without_power, setup,
 		                                teardown),
 	};
