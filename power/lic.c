@@ -230,19 +230,32 @@ int64_t gp__power_rack_tdp_gpus(const gp_cluster_t *c, const gp_state_t *s, int3
 	return k < fr ? k : fr;
 }
 
-int gp__power_idle_tdp_gpus(const gp_cluster_t *c, int64_t *powered, int64_t *all)
+int gp__power_rack_idle_tdp_gpus(const gp_cluster_t *c, int32_t rack, int64_t *powered,
+                                 int64_t *all)
 {
 	gp_power_headroom_t h;
-	int64_t p = 0, n = 0, a;
+	int rc;
+
+	if (!c || !powered)
+		return GP_EINVAL;
+	if ((rc = gp__power_headroom(c, NULL, NULL, rack, 0, 0, &h)) != GP_OK)
+		return rc;
+	*powered = gp__power_rack_tdp_gpus(c, NULL, rack, h.headroom_w, all, NULL);
+	return GP_OK;
+}
+
+int gp__power_idle_tdp_gpus(const gp_cluster_t *c, int64_t *powered, int64_t *all)
+{
+	int64_t p = 0, n = 0, pr, a;
 	int32_t r;
 	int rc;
 
 	if (!c || !powered || !all)
 		return GP_EINVAL;
 	for (r = 0; r < c->nracks; r++) {
-		if ((rc = gp__power_headroom(c, NULL, NULL, r, 0, 0, &h)) != GP_OK)
+		if ((rc = gp__power_rack_idle_tdp_gpus(c, r, &pr, &a)) != GP_OK)
 			return rc;
-		p += gp__power_rack_tdp_gpus(c, NULL, r, h.headroom_w, &a, NULL);
+		p += pr;
 		n += a;
 	}
 	*powered = p;

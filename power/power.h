@@ -154,6 +154,14 @@ int64_t gp__power_rack_tdp_gpus(const gp_cluster_t *c, const gp_state_t *s, int3
                                 double headroom_w, int64_t *all, int64_t *free_gpus);
 
 /*
+ * With every rack idle, by the estimate: how many of rack `rack`'s GPUs its
+ * headroom powers at TDP (gp__power_rack_tdp_gpus), and in *all (may be
+ * NULL) its GPUs.  0, or a gp_err.
+ */
+int gp__power_rack_idle_tdp_gpus(const gp_cluster_t *c, int32_t rack, int64_t *powered,
+                                 int64_t *all);
+
+/*
  * With every rack idle, by the estimate: how many of the racks' GPUs their
  * headroom powers at TDP (gp__power_rack_tdp_gpus summed), and in *all the
  * GPUs of nodes in racks.  The share of the site a job mix at full power

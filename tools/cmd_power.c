@@ -99,19 +99,18 @@ static int show(const gp_cluster_t *c, const gp_state_t *s, bool poll, const cha
 	        "COOL_KW", "MEASURED_KW", "ESTIMATED_KW", "HEADROOM_KW", "BINDS", "SOURCE", "AGE",
 	        "GPUS_AT_TDP");
 	for (r = 0; r < c->nracks; r++) {
-		gp_power_headroom_t h, h0;
+		gp_power_headroom_t h;
 		char m[32], e[32], hr[32], age[48], gpus[48];
 		int64_t all, fr, now_n, idle_n;
 
 		if ((rc = gp__power_headroom(c, s, snap, r, 0, now, &h)) < 0 ||
 		    /* every rack idle, by the estimate: what it can power at all */
-		    (rc = gp__power_headroom(c, NULL, NULL, r, 0, now, &h0)) < 0) {
+		    (rc = gp__power_rack_idle_tdp_gpus(c, r, &idle_n, NULL)) < 0) {
 			fprintf(stderr, "gpuplace power: rack %s: %s\n", c->racks[r].name,
 			        gp_strerror(rc));
 			continue;
 		}
 		now_n = gp__power_rack_tdp_gpus(c, s, r, h.headroom_w, &all, &fr);
-		idle_n = gp__power_rack_tdp_gpus(c, NULL, r, h0.headroom_w, NULL, NULL);
 		tot_free += fr;
 		tot_now += now_n;
 		tot_all += all;
