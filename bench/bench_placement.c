@@ -266,6 +266,43 @@ static void explain_steered(gp_sim_result_t *const *r, const char *const *pols, 
 		printf(" %s %.1f%s", pols[k], w[k], k + 1 < npol ? "," : "\n");
 }
 
+/* -v: where the default (r[a]: as it ships, or under the racks' budget)
+ * and baseline r[b] differ, by the job's size class and what the plugin
+ * decided for it under the default: the GPU-hours the same jobs waited and
+ * lost to placement under each (a job not started under both is left
+ * out). */
+static void explain_sizes(gp_sim_result_t *const *r, const char *const *pols, int a, int b)
+{
+	static const char *const kinds[] = { "none", "pin", "constrain", "reject" };
+	double w[GP_SIM_NSIZE][4][2] = { { { 0 } } }, l[GP_SIM_NSIZE][4][2] = { { { 0 } } };
+	int32_t n[GP_SIM_NSIZE][4] = { { 0 } }, i;
+	int k, q, p;
+
+	for (i = 0; i < r[a]->njobs && i < r[b]->njobs; i++) {
+		const gp_sim_job_t *j[2] = { &r[a]->jobs[i], &r[b]->jobs[i] };
+
+		if (j[0]->id != j[1]->id || j[0]->start_s < 0 || j[1]->start_s < 0 || j[0]->gpus <= 1)
+			continue;
+		k = gp__sim_size_class(j[0]->gpus);
+		q = (int)j[0]->decision & 3;
+		if (k < 0 || k >= GP_SIM_NSIZE)
+			continue;
+		n[k][q]++;
+		for (p = 0; p < 2; p++) {
+			w[k][q][p] += j[p]->gpus * (j[p]->start_s - j[p]->submit_s) / 3600;
+			l[k][q][p] += j[p]->gpus * j[p]->duration_s * (j[p]->slowdown - 1.0) / 3600;
+		}
+	}
+	printf("#   the same multi-GPU jobs under %s and %s, by size and the default's "
+	       "decision: GPU-h waited, GPU-h lost to placement\n", pols[a], pols[b]);
+	for (k = 0; k < GP_SIM_NSIZE; k++)
+		for (q = 0; q < 4; q++)
+			if (n[k][q])
+				printf("#     %-8s %-9s %5d jobs  waited %9.1f against %9.1f  lost %7.1f "
+				       "against %7.1f\n", gp__sim_size_class_name(k), kinds[q], (int)n[k][q],
+				       w[k][q][0], w[k][q][1], l[k][q][0], l[k][q][1]);
+}
+
 /* Whether some rack of c cannot run every GPU of its nodes at TDP within
  * min(PowerCapKW, CoolingKW): then stock Slurm, which knows no power,
  * starts jobs over the rack's limit, and the site's Slurm with the racks'
@@ -654,6 +691,8 @@ static int run_scenario(const gp_cluster_t *c, const char *site, const char *tna
 
 			one_ok = b > 0 && verdict_against(r, pols, 0, b, dense ? 0.8 : 1.0,
 			                                  "against the best target,");
+			if (verbose && b > 0)
+				explain_sizes(r, pols, 0, b);
 			/* the default under the same budget (DFLT-budget, the last
 			 * policy where racks bind: PowerHres or PowerLicenses) against
 			 * the Slurm baselines under it: both keep every rack's limit */
@@ -666,6 +705,8 @@ static int run_scenario(const gp_cluster_t *c, const char *site, const char *tna
 				b_ok = verdict_against(r, pols, dbud, b, dense ? 0.8 : 1.0,
 				                       "under the racks' budget, against the best Slurm "
 				                       "that keeps the racks' limits,");
+				if (verbose && b > 0)
+					explain_sizes(r, pols, dbud, b);
 			}
 			if (judge) {
 				ty->one_ok += one_ok;
