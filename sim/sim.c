@@ -50,11 +50,9 @@ const char *gp__sim_size_class_name(int k)
 
 
 /* How often the plugin reads the cluster's state from slurmctld (plugin/
- * job_submit_gpuplace.h, GP_REFRESH_S) and how long one of its PINs stays
- * in its ledger after a newer state (GP_LEDGER_GRACE_S): what a decision
- * at submission sees. */
+ * job_submit_gpuplace.h, GP_REFRESH_S): what a decision at submission
+ * sees. */
 #define SIM_PLUGIN_REFRESH_S 2.0
-#define SIM_PLUGIN_LEDGER_GRACE_S 10.0
 
 /* Slurm's max_switch_wait (slurm.conf(5), SchedulerParameters: "Maximum
  * number of seconds that a job can delay execution waiting for the
@@ -92,6 +90,7 @@ struct sjob {
 	int32_t prev, next;       /* queue links (-1 = none) */
 	int32_t run;              /* index into cur->jobs while running */
 	double start, end;
+	uint64_t start_seq;       /* S->nstarts when it started (0: not yet) */
 	double limit;             /* time limit Slurm and the engine see, s */
 	double slowdown, overhead, load;
 	double wait_until;        /* it chose to wait for a better set until then (-1: never) */
@@ -127,7 +126,6 @@ struct dom {
 
 /* A PIN in the plugin's ledger. */
 struct ledger {
-	double time;
 	int32_t j;                /* the job (its pin and pin_mask) */
 };
 
@@ -232,6 +230,10 @@ struct sim {
 	int32_t ndoms;
 	uint32_t *snap_alloc;     /* GPUs in use at the plugin's last refresh */
 	double snap_time;
+	uint64_t nstarts;         /* jobs started so far */
+	uint64_t snap_starts;     /* of which the last refresh read (the first
+	                           * snap_starts: a job started at the instant of
+	                           * the read, after it, is not among them) */
 	struct ledger *ledger;
 	int32_t nledger, ledger_cap;
 	gp_job_alloc_t *recent;   /* jobs ended since the plugin's last refresh:
@@ -242,7 +244,7 @@ struct sim {
 	int32_t passed_queued;    /* GPU jobs the plugin let through, not started */
 	int32_t constrained_queued; /* jobs it CONSTRAINed, not started */
 	int32_t pinned_queued;    /* jobs it PINned, not started */
-	double passed_started;    /* latest start of such a job */
+	uint64_t passed_started;  /* start_seq of the latest such job to start */
 	double steer_at;          /* the next refresh at which the plugin's
 	                           * steering pass may move a job (INFINITY: none) */
 	gp_steer_cand_t *steer_cand; /* scratch: the pass's candidates (njobs) */
@@ -1568,7 +1570,18 @@ void gp__sim_outcome_facts(const gp_cluster_t *c, const gp_policy_t *p, const gp
 static int32_t sim_unconfirmed(const struct sim *S)
 {
 	return (S->passed_queued > 0 ? S->passed_queued : 0) +
-	       (S->passed_started > S->snap_time ? 1 : 0);
+	       (S->passed_started > S->snap_starts ? 1 : 0);
+}
+
+/* Does ledger entry e still hold its set at the plugin's last refresh?  As
+ * plugin/ledger.c ledger_drops: while its job pends, however long, and
+ * until a refresh has seen it started (its GPUs are in the snapshot
+ * then); every simulated job is listed, so none expires unseen. */
+static bool ledger_holds(const struct sim *S, const struct ledger *e)
+{
+	const struct sjob *L = &S->jobs[e->j];
+
+	return L->st == JS_QUEUED || (L->st == JS_RUNNING && L->start_seq > S->snap_starts);
 }
 
 /* The plugin's view: the GPUs in use at its last refresh plus its ledger
@@ -1583,8 +1596,8 @@ static void plugin_view(struct sim *S, uint32_t *view, int32_t skip)
 		const struct ledger *e = &S->ledger[k];
 		const struct sjob *L = &S->jobs[e->j];
 
-		if (e->time + SIM_PLUGIN_LEDGER_GRACE_S < S->snap_time)
-			continue; /* dropped, as the plugin's prepare_work does */
+		if (!ledger_holds(S, e))
+			continue; /* dropped, as the plugin's ledger_prune does */
 		for (i = 0; e->j != skip && i < L->npin; i++)
 			view[L->pin[i]] |= L->pin_mask[i];
 		S->ledger[kept++] = *e;
@@ -1686,9 +1699,9 @@ static int plugin_state(struct sim *S, int32_t skip, double now, const gp_policy
 }
 
 /* Job j's PIN becomes set sc (its nodes and GPU masks, its cap), and the
- * ledger holds it: a new entry at now unless it has one (whose time
- * stays, as the plugin's ledger_find path keeps it). */
-static int set_pin(struct sim *S, int32_t j, const gp_scored_t *sc, double now)
+ * ledger holds it: a new entry unless it has one (a job steered to a new
+ * set keeps its entry, as the plugin's ledger_find path does). */
+static int set_pin(struct sim *S, int32_t j, const gp_scored_t *sc)
 {
 	struct sjob *J = &S->jobs[j];
 	int32_t i, k;
@@ -1722,7 +1735,7 @@ static int set_pin(struct sim *S, int32_t j, const gp_scored_t *sc, double now)
 		S->ledger = nl;
 		S->ledger_cap = cap;
 	}
-	S->ledger[S->nledger++] = (struct ledger){ now, j };
+	S->ledger[S->nledger++] = (struct ledger){ j };
 	return GP_OK;
 }
 
@@ -1765,7 +1778,7 @@ static int plugin_decide(struct sim *S, int32_t j)
 	if (act.action == GP_ACT_PIN) {
 		J->decision = GP_SIM_DEC_PIN;
 		gp_steer_job_init(&J->steer, true, to_i64(floor(S->now)), 0.0, false);
-		rc = set_pin(S, j, act.set, S->now);
+		rc = set_pin(S, j, act.set);
 		S->pinned_queued++;
 	} else if (act.action == GP_ACT_REJECT) {
 		J->decision = GP_SIM_DEC_REJECT;
@@ -1807,7 +1820,7 @@ static bool steer_taken(const struct sim *S, int32_t j, const uint32_t *flags)
 			const struct ledger *e = &S->ledger[k];
 			const struct sjob *L = &S->jobs[e->j];
 
-			if (e->j == j || e->time + SIM_PLUGIN_LEDGER_GRACE_S < S->snap_time)
+			if (e->j == j || !ledger_holds(S, e))
 				continue;
 			for (m = 0; m < L->npin; m++)
 				if (L->pin[m] == n)
@@ -1926,7 +1939,7 @@ static int steer_one(struct sim *S, const gp_steer_cand_t *k, int64_t now, int *
 		S->pinned_queued++;
 	}
 	J->decision = GP_SIM_DEC_PIN;
-	rc = set_pin(S, j, sc, S->now);
+	rc = set_pin(S, j, sc);
 	gp__decision_clear(&d);
 	if (rc)
 		return rc;
@@ -2244,9 +2257,10 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	J->run = S->cur->njobs;
 	S->run_j[S->cur->njobs++] = j;
 	J->st = JS_RUNNING;
+	J->start_seq = ++S->nstarts;
 	if (S->p->kind == GP_SIM_GPUPLACE && J->tj->gpus == 1) {
 		S->passed_queued--; /* a job the plugin let through started */
-		S->passed_started = now;
+		S->passed_started = J->start_seq;
 	}
 	if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_CONSTRAIN)
 		S->constrained_queued--;
@@ -3429,7 +3443,6 @@ static int setup_plugin(struct sim *S)
 		S->cfail_key[i] = -1;
 	memcpy(S->snap_alloc, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->snap_alloc));
 	S->snap_time = -INFINITY;
-	S->passed_started = -INFINITY;
 	for (i = 0; i < c->nswitches; i++) {
 		const gp_switch_t *sw = &c->switches[i];
 		struct dom *d = &S->doms[S->ndoms];
@@ -3704,6 +3717,7 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			/* a refresh of the plugin happened since the last event:
 			 * it read the state as it stood until now, and steered */
 			memcpy(S.snap_alloc, S.cur->alloc_mask, (size_t)c->nnodes * sizeof(*S.snap_alloc));
+			S.snap_starts = S.nstarts;
 			recent_clear(&S);
 			S.snap_time = floor(now / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S;
 			if ((rc = steer_pass(&S, &moved)))

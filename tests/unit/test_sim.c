@@ -916,6 +916,41 @@ static gp_sim_result_t *run_steer(const gp_cluster_t *c, const gp_trace_t *t, co
  * (cost_model/steer_rules.h) and the same engine call on the same view give the
  * same nodes.
  */
+/* The ledger holds a PIN while its job pends, however long (plugin/
+ * ledger.c ledger_drops), not only until the next refreshes.  8 nodes x 8
+ * GPUs, leaves gpu0001-0004 and gpu0005-0008, steering off:
+ *   t=0  A (32 GPUs, 1000 s) and E (16 GPUs, 5000 s) are PINned and start;
+ *        B (48 GPUs) cannot fit: CONSTRAINed, first in the queue, it holds
+ *        the backfill reservation for t=1000 on A's nodes and the two free;
+ *   t=1  C (16 GPUs, 5000 s) is PINned to those two, but cannot backfill:
+ *        it would run past 1000 on GPUs reserved for B; it pends;
+ *   t=30 D (16 GPUs) arrives, many refreshes later.  C's PIN still holds
+ *        its nodes in the plugin's view, so nothing is free for D: it is
+ *        not PINned to C's nodes (two jobs PINned to the same GPUs, one of
+ *        which waits for the other). */
+static void test_plugin_faithful_ledger_pending(void **state)
+{
+	static const struct row rows[] = {
+		{ 0, 1000, 32, 0 }, { 0, 5000, 16, 0 }, { 0, 3000, 48, 0 }, { 1, 5000, 16, 0 },
+		{ 30, 100, 16, 0 },
+	};
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	gp_trace_t *t = trace_of(rows, 5);
+	gp_sim_result_t *f = run_steer(c, t, "performance", false);
+	int32_t k, m;
+
+	(void)state;
+	assert_int_equal(f->jobs[3].decision, GP_SIM_DEC_PIN);
+	assert_true(f->jobs[3].start_s > 30); /* C pends past D's arrival */
+	for (k = 0; k < f->jobs[4].nnodes && f->jobs[4].decision == GP_SIM_DEC_PIN; k++)
+		for (m = 0; m < f->jobs[3].nnodes; m++)
+			assert_int_not_equal(f->jobs[4].nodes[k], f->jobs[3].nodes[m]);
+	assert_int_not_equal(f->jobs[4].decision, GP_SIM_DEC_PIN);
+	gp__sim_result_destroy(f);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
 static void test_plugin_faithful_steering(void **state)
 {
 	static const struct row rows[] = {
@@ -1952,6 +1987,7 @@ int main(void)
 		cmocka_unit_test(test_yaml_tree_partition),
 		cmocka_unit_test(test_plugin_faithful),
 		cmocka_unit_test(test_plugin_faithful_ledger),
+		cmocka_unit_test(test_plugin_faithful_ledger_pending),
 		cmocka_unit_test(test_plugin_faithful_steering),
 		cmocka_unit_test(test_steering_keeps_off_planned_nodes),
 		cmocka_unit_test(test_plugin_faithful_switches),
