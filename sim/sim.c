@@ -53,6 +53,10 @@ const char *gp__sim_size_class_name(int k)
  * job_submit_gpuplace.h, GP_REFRESH_S): what a decision at submission
  * sees. */
 #define SIM_PLUGIN_REFRESH_S 2.0
+/* How long the plugin's guess of where Slurm starts a job it passed holds
+ * in its ledger while the job pends (plugin/job_submit_gpuplace.h,
+ * GP_LEDGER_GRACE_S: pending that long, it waits and holds nothing). */
+#define SIM_PLUGIN_GUESS_S 10.0
 
 /* Slurm's max_switch_wait (slurm.conf(5), SchedulerParameters: "Maximum
  * number of seconds that a job can delay execution waiting for the
@@ -104,6 +108,11 @@ struct sjob {
 	int32_t npin;             /* PIN: nodes and the engine's GPU masks */
 	int32_t *pin;
 	uint32_t *pin_mask;
+	int32_t nbook;            /* CONSTRAIN: the set the engine chose free now,
+	                           * which the plugin's ledger holds for the job
+	                           * (plugin/job_submit_gpuplace.c), 0 = none */
+	int32_t *book;
+	uint32_t *book_mask;
 	int32_t nalts;            /* CONSTRAIN: domain alternatives, in order */
 	int32_t *alts;            /* indices into sim->doms */
 	int32_t altset;           /* with several alternatives: the id of their set
@@ -124,9 +133,12 @@ struct dom {
 	bool owned;
 };
 
-/* A PIN in the plugin's ledger. */
+/* An entry of the plugin's ledger (plugin/ledger.c). */
 struct ledger {
-	int32_t j;                /* the job (its pin and pin_mask) */
+	double time;              /* when it was made */
+	int32_t j;                /* the job (its pin, else its book) */
+	bool guess;               /* a job passed unchanged: where Slurm would most
+	                           * likely start it */
 };
 
 /* Jobs of the same request shape share the cost model's ideal step, the
@@ -241,10 +253,11 @@ struct sim {
 	int32_t nrecent, recent_cap;
 	gp_job_alloc_t *view_jobs; /* scratch: the job list of the plugin's view */
 	int32_t view_jobs_cap;
-	int32_t passed_queued;    /* GPU jobs the plugin let through, not started */
+	int32_t guesses;          /* guesses in the ledger at the last plugin_view */
+	int32_t unbooked;         /* jobs passed since the last refresh whose guess
+	                           * found no free GPU */
 	int32_t constrained_queued; /* jobs it CONSTRAINed, not started */
 	int32_t pinned_queued;    /* jobs it PINned, not started */
-	uint64_t passed_started;  /* start_seq of the latest such job to start */
 	double steer_at;          /* the next refresh at which the plugin's
 	                           * steering pass may move a job (INFINITY: none) */
 	gp_steer_cand_t *steer_cand; /* scratch: the pass's candidates (njobs) */
@@ -1564,13 +1577,12 @@ void gp__sim_outcome_facts(const gp_cluster_t *c, const gp_policy_t *p, const gp
 	in->one_rack = c->site.power_lic[0] != '\0';
 }
 
-/* GPU jobs the plugin let through that it has not seen started at its
- * last refresh: where Slurm puts them is a guess (its ledger's
- * unconfirmed entries). */
+/* GPU jobs the plugin let through whose place is still a guess: its
+ * ledger's guesses and those it could not book (plugin/apply.c,
+ * ledger.unconfirmed + ledger.unbooked), as of the last plugin_view. */
 static int32_t sim_unconfirmed(const struct sim *S)
 {
-	return (S->passed_queued > 0 ? S->passed_queued : 0) +
-	       (S->passed_started > S->snap_starts ? 1 : 0);
+	return S->guesses + S->unbooked;
 }
 
 /* Does ledger entry e still hold its set at the plugin's last refresh?  As
@@ -1581,7 +1593,9 @@ static bool ledger_holds(const struct sim *S, const struct ledger *e)
 {
 	const struct sjob *L = &S->jobs[e->j];
 
-	return L->st == JS_QUEUED || (L->st == JS_RUNNING && L->start_seq > S->snap_starts);
+	if (L->start_seq && L->start_seq <= S->snap_starts)
+		return false; /* a refresh saw it started */
+	return !e->guess || S->snap_time < e->time + SIM_PLUGIN_GUESS_S;
 }
 
 /* The plugin's view: the GPUs in use at its last refresh plus its ledger
@@ -1589,7 +1603,7 @@ static bool ledger_holds(const struct sim *S, const struct ledger *e)
  * re-decided; -1: none). */
 static void plugin_view(struct sim *S, uint32_t *view, int32_t skip)
 {
-	int32_t k, i, kept = 0;
+	int32_t k, i, kept = 0, guesses = 0;
 
 	memcpy(view, S->snap_alloc, (size_t)S->c->nnodes * sizeof(*view));
 	for (k = 0; k < S->nledger; k++) {
@@ -1598,11 +1612,15 @@ static void plugin_view(struct sim *S, uint32_t *view, int32_t skip)
 
 		if (!ledger_holds(S, e))
 			continue; /* dropped, as the plugin's ledger_prune does */
+		guesses += e->guess;
 		for (i = 0; e->j != skip && i < L->npin; i++)
 			view[L->pin[i]] |= L->pin_mask[i];
+		for (i = 0; e->j != skip && !L->npin && i < L->nbook; i++)
+			view[L->book[i]] |= L->book_mask[i];
 		S->ledger[kept++] = *e;
 	}
 	S->nledger = kept;
+	S->guesses = guesses;
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -1698,13 +1716,94 @@ static int plugin_state(struct sim *S, int32_t skip, double now, const gp_policy
 	return GP_OK;
 }
 
+/* The ledger holds job j's set (its pin, else its book): a new entry at
+ * now unless it has one (whose time stays); guess: the job passed
+ * unchanged. */
+static int ledger_add(struct sim *S, int32_t j, bool guess)
+{
+	int32_t k;
+
+	for (k = 0; k < S->nledger; k++)
+		if (S->ledger[k].j == j)
+			return GP_OK;
+	if (S->nledger == S->ledger_cap) {
+		int32_t cap = S->ledger_cap ? 2 * S->ledger_cap : 64;
+		struct ledger *nl = realloc(S->ledger, (size_t)cap * sizeof(*nl));
+
+		if (!nl)
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		S->ledger = nl;
+		S->ledger_cap = cap;
+	}
+	S->ledger[S->nledger++] = (struct ledger){ S->now, j, guess };
+	return GP_OK;
+}
+
+/* Job j's CONSTRAIN was decided on set sc, free now: the ledger holds it
+ * until Slurm starts the job somewhere in its domain, as the plugin books
+ * every decision's first set that is free now (job_submit_gpuplace.c). */
+static int set_book(struct sim *S, int32_t j, const gp_scored_t *sc)
+{
+	struct sjob *J = &S->jobs[j];
+	int32_t i;
+
+	free(J->book);
+	free(J->book_mask);
+	J->book = malloc((size_t)sc->nnodes * sizeof(*J->book));
+	J->book_mask = malloc((size_t)sc->nnodes * sizeof(*J->book_mask));
+	J->nbook = 0;
+	if (!J->book || !J->book_mask)
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	for (i = 0; i < sc->nnodes; i++) {
+		J->book[i] = sc->nodes[i];
+		J->book_mask[i] = sc->gpu_mask[i];
+	}
+	J->nbook = sc->nnodes;
+	return ledger_add(S, j, false);
+}
+
+/* Job j (one GPU) passed unchanged: the plugin books where Slurm would most
+ * likely start it, the lowest free GPU of the first node in Slurm's order
+ * (Weight, then slurm.conf order) with one free in its view, until a
+ * refresh lists it started or for SIM_PLUGIN_GUESS_S while it pends
+ * (plugin/ledger.c ledger_add_guess); with none free, the guess counts
+ * as unbooked until the next refresh. */
+static int book_guess(struct sim *S, int32_t j)
+{
+	struct sjob *J = &S->jobs[j];
+	int32_t k;
+
+	plugin_view(S, S->work, -1);
+	for (k = 0; k < S->norder; k++) {
+		int32_t i = S->order[k];
+		uint32_t freem = full_mask(S->c->nodes[i].ngpus) & ~S->work[i];
+
+		if ((S->cur->node_flags[i] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)) ||
+		    !freem)
+			continue;
+		free(J->book);
+		free(J->book_mask);
+		J->book = malloc(sizeof(*J->book));
+		J->book_mask = malloc(sizeof(*J->book_mask));
+		J->nbook = 0;
+		if (!J->book || !J->book_mask)
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		J->book[0] = i;
+		J->book_mask[0] = freem & (~freem + 1u);
+		J->nbook = 1;
+		return ledger_add(S, j, true);
+	}
+	S->unbooked++;
+	return GP_OK;
+}
+
 /* Job j's PIN becomes set sc (its nodes and GPU masks, its cap), and the
  * ledger holds it: a new entry unless it has one (a job steered to a new
  * set keeps its entry, as the plugin's ledger_find path does). */
 static int set_pin(struct sim *S, int32_t j, const gp_scored_t *sc)
 {
 	struct sjob *J = &S->jobs[j];
-	int32_t i, k;
+	int32_t i;
 
 	free(J->pin);
 	free(J->pin_mask);
@@ -1723,20 +1822,7 @@ static int set_pin(struct sim *S, int32_t j, const gp_scored_t *sc)
 		J->cap_w = sc->cap_w;
 		J->cap_speed = sc->cap_speed;
 	}
-	for (k = 0; k < S->nledger; k++)
-		if (S->ledger[k].j == j)
-			return GP_OK;
-	if (S->nledger == S->ledger_cap) {
-		int32_t cap = S->ledger_cap ? 2 * S->ledger_cap : 64;
-		struct ledger *nl = realloc(S->ledger, (size_t)cap * sizeof(*nl));
-
-		if (!nl)
-			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
-		S->ledger = nl;
-		S->ledger_cap = cap;
-	}
-	S->ledger[S->nledger++] = (struct ledger){ j };
-	return GP_OK;
+	return ledger_add(S, j, false);
 }
 
 /* The plugin's decision for job j at its submission. */
@@ -1755,10 +1841,9 @@ static int plugin_decide(struct sim *S, int32_t j)
 	int rc;
 
 	if (sh->gpus <= 1) {
-		/* not a distributed GPU job: passes unchanged */
-		if (sh->gpus == 1)
-			S->passed_queued++;
-		return GP_OK;
+		/* not a distributed GPU job: passes unchanged, and a GPU job
+		 * is booked where Slurm would most likely start it */
+		return sh->gpus == 1 ? book_guess(S, j) : GP_OK;
 	}
 	S->res->m.decisions++;
 	if ((rc = plugin_state(S, -1, S->now, pol, &view)))
@@ -1794,6 +1879,8 @@ static int plugin_decide(struct sim *S, int32_t j)
 		gp_steer_job_init(&J->steer, false, to_i64(floor(S->now)), d.waited ? d.wait_s : 0.0,
 		                  act.switches > 0);
 		rc = set_alternatives(S, J, act.features);
+		if (!rc && d.ncands > 0 && !d.cands[0].future)
+			rc = set_book(S, j, &d.cands[0]);
 		S->constrained_queued++;
 	}
 	/* GP_ACT_PASS needs a GPU type, which no trace job names: left to
@@ -1825,6 +1912,9 @@ static bool steer_taken(const struct sim *S, int32_t j, const uint32_t *flags)
 			for (m = 0; m < L->npin; m++)
 				if (L->pin[m] == n)
 					alloc |= L->pin_mask[m];
+			for (m = 0; !L->npin && m < L->nbook; m++)
+				if (L->book[m] == n)
+					alloc |= L->book_mask[m];
 		}
 		if (gp_steer_node_taken(flags[n], full_mask(S->c->nodes[n].ngpus), alloc,
 		                        gp__popcount(J->pin_mask[i])))
@@ -1900,8 +1990,8 @@ static int steer_one(struct sim *S, const gp_steer_cand_t *k, int64_t now, int *
 			S->steer_usable[g] += S->steer_usable[g + 1];
 		S->steer_usable_ok = true;
 	}
-	if (sh->gpn > 32 || S->steer_usable[sh->gpn] + (J->decision == GP_SIM_DEC_PIN ? J->npin : 0) <
-	                    sh->nn)
+	if (sh->gpn > 32 || S->steer_usable[sh->gpn] + (J->decision == GP_SIM_DEC_PIN ? J->npin :
+	                                                J->nbook) < sh->nn)
 		return 0;
 	if ((rc = plugin_state(S, j, S->snap_time, &pol, &view)))
 		return rc;
@@ -2258,10 +2348,6 @@ static int start_job(struct sim *S, int32_t j, const struct placement *pl, doubl
 	S->run_j[S->cur->njobs++] = j;
 	J->st = JS_RUNNING;
 	J->start_seq = ++S->nstarts;
-	if (S->p->kind == GP_SIM_GPUPLACE && J->tj->gpus == 1) {
-		S->passed_queued--; /* a job the plugin let through started */
-		S->passed_started = J->start_seq;
-	}
 	if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_CONSTRAIN)
 		S->constrained_queued--;
 	if (S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_PIN)
@@ -2342,8 +2428,6 @@ static void end_job(struct sim *S, int32_t j)
 
 static void reject_job(struct sim *S, int32_t j)
 {
-	if (S->p->kind == GP_SIM_GPUPLACE && S->jobs[j].tj->gpus == 1)
-		S->passed_queued--;
 	if (S->p->kind == GP_SIM_GPUPLACE && S->jobs[j].decision == GP_SIM_DEC_CONSTRAIN)
 		S->constrained_queued--;
 	if (S->p->kind == GP_SIM_GPUPLACE && S->jobs[j].decision == GP_SIM_DEC_PIN)
@@ -3182,6 +3266,8 @@ static void sim_free(struct sim *S)
 		free(S->jobs[i].node_gpus);
 		free(S->jobs[i].pin);
 		free(S->jobs[i].pin_mask);
+		free(S->jobs[i].book);
+		free(S->jobs[i].book_mask);
 		free(S->jobs[i].alts);
 	}
 	for (i = 0; S->doms && i < S->ndoms; i++)
@@ -3718,6 +3804,7 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			 * it read the state as it stood until now, and steered */
 			memcpy(S.snap_alloc, S.cur->alloc_mask, (size_t)c->nnodes * sizeof(*S.snap_alloc));
 			S.snap_starts = S.nstarts;
+			S.unbooked = 0;
 			recent_clear(&S);
 			S.snap_time = floor(now / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S;
 			if ((rc = steer_pass(&S, &moved)))

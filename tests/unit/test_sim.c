@@ -895,6 +895,65 @@ static gp_sim_result_t *run_steer(const gp_cluster_t *c, const gp_trace_t *t, co
 	return r;
 }
 
+/* The ledger holds a CONSTRAIN's set too (plugin/job_submit_gpuplace.c
+ * books every decision's first set that is free now), and its guess of
+ * where Slurm starts a job it passed.  8 nodes x 8 GPUs, leaves
+ * gpu0001-0004 and gpu0005-0008: P (1 GPU) passes at 0, booked on
+ * gpu0001, the first node in Slurm's order, where Slurm starts it; until a
+ * refresh lists it started that is a guess, so A (16 GPUs, at 0.5) is
+ * CONSTRAINed to the leaf of its set, gpu0001-0004 (which keeps the other
+ * leaf whole), not PINned, and Slurm starts it there at once.  B (16 GPUs)
+ * arrives at 1, before the next refresh: only the ledger tells the plugin
+ * that A holds two of the three whole nodes left on that leaf, so B's set
+ * is on the other leaf and it starts at once too (without A's entry it
+ * would wait for A there). */
+static void test_plugin_faithful_ledger_constrain(void **state)
+{
+	static const struct row rows[] = {
+		{ 0, 1000, 1, 0 }, { 0.5, 100, 16, 0 }, { 1, 100, 16, 0 },
+	};
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	gp_trace_t *t = trace_of(rows, 3);
+	gp_sim_result_t *f = run_steer(c, t, "performance", false);
+
+	(void)state;
+	assert_int_equal(f->jobs[1].decision, GP_SIM_DEC_CONSTRAIN);
+	assert_true(f->jobs[1].start_s == 0.5);
+	assert_true(f->jobs[2].start_s == 1);
+	assert_true(c->nodes[f->jobs[1].nodes[0]].leaf != c->nodes[f->jobs[2].nodes[0]].leaf);
+	gp__sim_result_destroy(f);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
+/* The plugin's guess of where Slurm starts a job it passed holds only
+ * GP_LEDGER_GRACE_S while the job pends (plugin/ledger.c ledger_drops):
+ * after that the job waits for resources and holds none, and no longer
+ * keeps the plugin from PINning.  8 nodes x 8 GPUs: X (48 GPUs) runs from
+ * 0 to 1000; T (64 GPUs, at 0) holds the backfill reservation for 1000 on
+ * every node; P (1 GPU, 5000 s, at 1) is booked on gpu0007 but cannot
+ * backfill (it would delay T) and pends; Q (16 GPUs, 100 s) arrives at 30,
+ * many refreshes later: PINned to the two free nodes, it backfills at
+ * once. */
+static void test_plugin_faithful_guess_expires(void **state)
+{
+	static const struct row rows[] = {
+		{ 0, 1000, 48, 0 }, { 0, 100, 64, 0 }, { 1, 5000, 1, 0 }, { 30, 100, 16, 0 },
+	};
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	gp_trace_t *t = trace_of(rows, 4);
+	gp_sim_result_t *f = run_steer(c, t, "performance", false);
+
+	(void)state;
+	assert_true(f->jobs[1].start_s == 1000);
+	assert_true(f->jobs[2].start_s >= 1000); /* P pends past Q's arrival */
+	assert_int_equal(f->jobs[3].decision, GP_SIM_DEC_PIN);
+	assert_true(f->jobs[3].start_s == 30);
+	gp__sim_result_destroy(f);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
 /*
  * The plugin's steering, hand-worked, on 8 nodes x 8 GPUs (leaves
  * gpu0001-0004 and gpu0005-0008), the performance preset (steer_max 8,
@@ -1988,6 +2047,8 @@ int main(void)
 		cmocka_unit_test(test_plugin_faithful),
 		cmocka_unit_test(test_plugin_faithful_ledger),
 		cmocka_unit_test(test_plugin_faithful_ledger_pending),
+		cmocka_unit_test(test_plugin_faithful_ledger_constrain),
+		cmocka_unit_test(test_plugin_faithful_guess_expires),
 		cmocka_unit_test(test_plugin_faithful_steering),
 		cmocka_unit_test(test_steering_keeps_off_planned_nodes),
 		cmocka_unit_test(test_plugin_faithful_switches),
