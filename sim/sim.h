@@ -66,8 +66,9 @@
  *              power-save): at each job's submission gp__decide() with
  *              that preset on the state the plugin would see (the cluster
  *              as read at its last refresh, every SIM_PLUGIN_REFRESH_S,
- *              plus its ledger of the PINs Slurm has not started), the racks' power headroom
- *              from the power model's estimate.  PIN: the job is held to
+ *              plus its ledger: decided sets Slurm has not started,
+ *              guesses for passed jobs), the racks' power headroom from
+ *              the power model's estimate.  PIN: the job is held to
  *              exactly those nodes (min = max nodes) and starts when they
  *              have its GPUs free, which may be later than the decision
  *              when the plugin's view was stale.  CONSTRAIN: Slurm places
