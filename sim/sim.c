@@ -1077,7 +1077,10 @@ static void fill_view(const struct sim *S, const gp_policy_t *p, const double *r
 		double cool = c->racks[r].cooling_kw > 0.0 ? c->racks[r].cooling_kw * 1000.0 : cap;
 		double limit = fmin(cap, cool) * (1.0 - p->power_margin);
 
-		view[r].headroom_w = fmax(0.0, limit - rack_w[r]);
+		/* the draw less the limit unfloored too: the score's power
+		 * term reads the rack's use from it (decide.c rack_use) */
+		view[r].raw_w = limit - rack_w[r];
+		view[r].headroom_w = fmax(0.0, view[r].raw_w);
 		view[r].cooling_binds = cool < cap;
 	}
 }
@@ -3081,11 +3084,13 @@ static int check(struct sim *S)
 		gp__power_view_fill(c, S->cur, NULL, &S->resv_policy, S->now, want);
 		fill_view(S, &S->resv_policy, S->rack_w, S->view);
 		for (r = 0; r < c->nracks; r++)
-			if (fabs(want[r].headroom_w - S->view[r].headroom_w) > 1e-6 * fmax(1.0, want[r].headroom_w))
+			if (fabs(want[r].headroom_w - S->view[r].headroom_w) > 1e-6 * fmax(1.0, want[r].headroom_w) ||
+			    fabs(want[r].raw_w - S->view[r].raw_w) > 1e-6 * fmax(1.0, fabs(want[r].raw_w)))
 				return gp__errorf(S->err, GP_EINTERNAL,
-				                  "t=%.0f: rack %s headroom %.3f W, engine's view %.3f W",
-				                  S->now, c->racks[r].name, S->view[r].headroom_w,
-				                  want[r].headroom_w);
+				                  "t=%.0f: rack %s headroom %.3f W (%.3f W unfloored), "
+				                  "engine's view %.3f W (%.3f W)", S->now, c->racks[r].name,
+				                  want[r].headroom_w, want[r].raw_w, S->view[r].headroom_w,
+				                  S->view[r].raw_w);
 	}
 	return GP_OK;
 }

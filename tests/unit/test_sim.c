@@ -805,6 +805,41 @@ static void test_slowdown_stretches_run_time(void **state)
 	gp_cluster_destroy(c);
 }
 
+/* The engine's power view in the simulator is the plugin's
+ * (gp__power_view_fill): a rack's draw comes from its unfloored headroom,
+ * so racks far below the knee add nothing to a set's score.  8 nodes x 8
+ * GPUs, leaves of 4 nodes, racks of 2, caps 1.25 x the racks' peak draw
+ * (cluster()): A (16 GPUs) at 0 on the idle cluster is placed as with
+ * the power term weighing nothing, in one rack (a view whose draw read as
+ * the whole limit put every rack past the knee, and the term spread A's
+ * watts over two racks). */
+static void test_power_view_below_knee(void **state)
+{
+	static const struct row rows[] = { { 0, 100, 16, 0 } };
+	gp_cluster_t *c = cluster(8, 4, 2, 0);
+	gp_trace_t *t = trace_of(rows, 1);
+	gp_sim_result_t *b = run(c, t, "balanced", true), *z;
+	gp_sim_policy_t p;
+	gp_sim_opts_t o;
+	gp_error_t err = { "" };
+
+	(void)state;
+	assert_int_equal(gp__sim_policy_parse("balanced", c, &p, &err), GP_OK);
+	p.policy.w_power = 0;
+	gp__sim_opts_defaults(&o);
+	o.check = true;
+	z = NULL;
+	assert_int_equal(gp__sim_run(c, NULL, t, &p, &o, &z, &err), GP_OK);
+	assert_int_equal(b->jobs[0].nnodes, 2);
+	assert_int_equal(b->jobs[0].nracks, 1);
+	assert_int_equal(b->jobs[0].nracks, z->jobs[0].nracks);
+	assert_memory_equal(b->jobs[0].nodes, z->jobs[0].nodes, 2 * sizeof(int32_t));
+	gp__sim_result_destroy(b);
+	gp__sim_result_destroy(z);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
 /* ---- plugin-faithful mode ---------------------------------------------------- */
 
 /* The plugin decides at submission with the state it read at its last
@@ -2044,6 +2079,7 @@ int main(void)
 		cmocka_unit_test(test_block_baseline),
 		cmocka_unit_test(test_block_segment_baseline),
 		cmocka_unit_test(test_yaml_tree_partition),
+		cmocka_unit_test(test_power_view_below_knee),
 		cmocka_unit_test(test_plugin_faithful),
 		cmocka_unit_test(test_plugin_faithful_ledger),
 		cmocka_unit_test(test_plugin_faithful_ledger_pending),
