@@ -43,6 +43,10 @@ struct gp_engine {
 	bool ideal_valid;
 	int32_t *budget;
 	gp_rack_view_t *fut, *idle;
+	/* the caller's power view with the draw of the jobs past their end
+	 * given back (gp__decide), and the view that points to it */
+	gp_rack_view_t *nowr;
+	gp_power_view_t nowpv;
 	/* racks whose future headroom changed since the budget was last set
 	 * (chg, marked where chg_mark == chg_gen), and whether e->budget holds
 	 * the TDP budgets of e->fut but for those racks (budget_fut) */
@@ -133,6 +137,7 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	e->budget = calloc((size_t)c->nracks + 1, sizeof(*e->budget));
 	e->head = calloc((size_t)c->nracks + 1, sizeof(*e->head));
 	e->fut = calloc((size_t)c->nracks + 1, sizeof(*e->fut));
+	e->nowr = calloc((size_t)c->nracks + 1, sizeof(*e->nowr));
 	e->idle = calloc((size_t)c->nracks + 1, sizeof(*e->idle));
 	e->npw = calloc((size_t)c->nnodes + 1, sizeof(*e->npw));
 	e->chg = calloc((size_t)c->nracks + 1, sizeof(*e->chg));
@@ -155,8 +160,8 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 			e->block_gpus = g;
 	}
 	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node || !e->rack_w || !e->rack_wcap ||
-	    !e->budget || !e->head || !e->fut || !e->idle || !e->npw || !e->chg || !e->chg_mark ||
-	    !e->rk_slot || !e->rk_mark) {
+	    !e->budget || !e->head || !e->fut || !e->nowr || !e->idle || !e->npw || !e->chg ||
+	    !e->chg_mark || !e->rk_slot || !e->rk_mark) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto error;
 	}
@@ -214,6 +219,7 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->budget);
 	free(e->head);
 	free(e->fut);
+	free(e->nowr);
 	free(e->idle);
 	free(e->ends);
 	free(e->times);
@@ -702,6 +708,27 @@ static void release_job(gp_engine_t *e, const gp_job_alloc_t *ja, bool power)
 			e->chg_mark[rk] = e->chg_gen;
 			e->chg[e->nchg++] = rk;
 		}
+	}
+}
+
+/* Give racks[] back the draw above idle of job ja (its load, as
+ * gp__power_view_fill estimates it): it has ended. */
+static void release_power(const gp_engine_t *e, const gp_job_alloc_t *ja, gp_rack_view_t *racks)
+{
+	double load = ja->load > 0 && ja->load <= 1 ? ja->load : 1.0;
+	int32_t i;
+
+	for (i = 0; i < ja->nnodes; i++) {
+		int32_t v = ja->nodes[i], rk;
+		double w;
+
+		if (v < 0 || v >= e->c->nnodes || (rk = e->npw[v].rack) < 0 ||
+		    !(racks[rk].headroom_w < INFINITY))
+			continue;
+		w = gp__popcount(ja->gpu_mask[i]) * load * e->npw[v].w;
+		racks[rk].headroom_w += w;
+		if (racks[rk].raw_w < INFINITY)
+			racks[rk].raw_w += w;
 	}
 }
 
@@ -1696,6 +1723,18 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 				if (e->ends[i] <= now)
 					release_job(e, &s->jobs[i], false);
 			now_st = e->work;
+			/* and their power with them: the view was filled from a
+			 * state that still lists them */
+			if (pv && pv->racks && c->nracks > 0) {
+				memcpy(e->nowr, pv->racks, (size_t)c->nracks * sizeof(*e->nowr));
+				for (i = 0; i < e->nends; i++)
+					if (e->ends[i] <= now)
+						release_power(e, &s->jobs[i], e->nowr);
+				e->nowpv.racks = e->nowr;
+				e->nowpv.cap_speed = pv->cap_speed;
+				pv = &e->nowpv;
+				x.pv = pv;
+			}
 		}
 	}
 	set_budget(e, pv ? pv->racks : NULL, false);

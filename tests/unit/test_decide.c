@@ -515,6 +515,17 @@ static void test_power_now_later_never(void **unused)
 	assert_true(d.cands[0].feasible && d.cands[0].future);
 	gp__decision_clear(&d);
 
+	/* past its end (700 s), the job has ended or is being ended: its GPUs
+	 * count as free, and so does the power they drew, which the view
+	 * read while it ran still holds */
+	assert_int_equal(gp__decide(e, s, &r, &job, &p, &pv, 700, NULL, 0, &d, &err), GP_OK);
+	if (d.kind != GP_DECIDE_PIN)
+		fail_msg("%s", d.reason);
+	assert_true(d.cands[0].feasible && !d.cands[0].future);
+	for (q = 0; q < c->nracks; q++)
+		assert_true(racks[q].headroom_w == 0); /* the caller's view is not changed */
+	gp__decision_clear(&d);
+
 	/* never: a margin that leaves no rack the power for one GPU */
 	p.power_margin = 0.9;
 	gp_state_destroy(s);
