@@ -53,6 +53,9 @@ const char *gp__sim_size_class_name(int k)
  * job_submit_gpuplace.h, GP_REFRESH_S): what a decision at submission
  * sees. */
 #define SIM_PLUGIN_REFRESH_S 2.0
+/* ... and how soon after a decision wakes it (GP_REFRESH_GAP_MS): a burst
+ * of decisions gets one reading per gap. */
+#define SIM_PLUGIN_REFRESH_GAP_S 0.25
 /* How long the plugin's guess of where Slurm starts a job it passed holds
  * in its ledger while the job pends (plugin/job_submit_gpuplace.h,
  * GP_LEDGER_GRACE_S: pending that long, it waits and holds nothing). */
@@ -113,6 +116,7 @@ struct sjob {
 	                           * (plugin/job_submit_gpuplace.c), 0 = none */
 	int32_t *book;
 	uint32_t *book_mask;
+	double book_cap_w;        /* the GPU power cap the booked set was scored at */
 	int32_t nalts;            /* CONSTRAIN: domain alternatives, in order */
 	int32_t *alts;            /* indices into sim->doms */
 	int32_t altset;           /* with several alternatives: the id of their set
@@ -241,7 +245,11 @@ struct sim {
 	struct dom *doms;
 	int32_t ndoms;
 	uint32_t *snap_alloc;     /* GPUs in use at the plugin's last refresh */
+	double *snap_rack_w;      /* the racks' estimated draw then */
 	double snap_time;
+	double next_refresh;      /* when the plugin reads the state next: 2 s
+	                           * after its last reading, or the gap after a
+	                           * decision that woke it */
 	uint64_t nstarts;         /* jobs started so far */
 	uint64_t snap_starts;     /* of which the last refresh read (the first
 	                           * snap_starts: a job started at the instant of
@@ -254,8 +262,6 @@ struct sim {
 	gp_job_alloc_t *view_jobs; /* scratch: the job list of the plugin's view */
 	int32_t view_jobs_cap;
 	int32_t guesses;          /* guesses in the ledger at the last plugin_view */
-	int32_t unbooked;         /* jobs passed since the last refresh whose guess
-	                           * found no free GPU */
 	int32_t constrained_queued; /* jobs it CONSTRAINed, not started */
 	int32_t pinned_queued;    /* jobs it PINned, not started */
 	double steer_at;          /* the next refresh at which the plugin's
@@ -1581,11 +1587,12 @@ void gp__sim_outcome_facts(const gp_cluster_t *c, const gp_policy_t *p, const gp
 }
 
 /* GPU jobs the plugin let through whose place is still a guess: its
- * ledger's guesses and those it could not book (plugin/apply.c,
- * ledger.unconfirmed + ledger.unbooked), as of the last plugin_view. */
+ * ledger's guesses (plugin/apply.c, ledger.unconfirmed; ledger.unbooked
+ * counts passes it could not book for a full ledger or short memory,
+ * which the simulated one never is), as of the last plugin_view. */
 static int32_t sim_unconfirmed(const struct sim *S)
 {
-	return S->guesses + S->unbooked;
+	return S->guesses;
 }
 
 /* Does ledger entry e still hold its set at the plugin's last refresh?  As
@@ -1695,11 +1702,16 @@ static int set_alternatives(struct sim *S, struct sjob *J, const char *features)
 static int plugin_state(struct sim *S, int32_t skip, double now, const gp_policy_t *pol,
                         gp_state_t *view)
 {
+	int32_t k;
+
 	*view = *S->cur;
 	plugin_view(S, S->work, skip);
 	view->alloc_mask = S->work;
-	if (S->nrecent > 0) {
-		int32_t n = S->cur->njobs + S->nrecent;
+	/* its job list is the last refresh's: the jobs running then, those
+	 * that ended since included, those started since not (the ledger
+	 * holds their GPUs) */
+	if (S->nrecent > 0 || S->nstarts > S->snap_starts) {
+		int32_t n = S->cur->njobs + S->nrecent, m = 0;
 
 		if (n > S->view_jobs_cap) {
 			gp_job_alloc_t *nj = realloc(S->view_jobs, (size_t)n * sizeof(*nj));
@@ -1709,13 +1721,31 @@ static int plugin_state(struct sim *S, int32_t skip, double now, const gp_policy
 			S->view_jobs = nj;
 			S->view_jobs_cap = n;
 		}
-		memcpy(S->view_jobs, S->cur->jobs, (size_t)S->cur->njobs * sizeof(*S->view_jobs));
-		memcpy(S->view_jobs + S->cur->njobs, S->recent, (size_t)S->nrecent * sizeof(*S->recent));
+		for (k = 0; k < S->cur->njobs; k++)
+			if (S->jobs[S->run_j[k]].start_seq <= S->snap_starts)
+				S->view_jobs[m++] = S->cur->jobs[k];
+		memcpy(S->view_jobs + m, S->recent, (size_t)S->nrecent * sizeof(*S->recent));
 		view->jobs = S->view_jobs;
-		view->njobs = n;
+		view->njobs = m + S->nrecent;
 	}
 	view->time = to_i64(floor(now));
-	fill_view(S, pol, S->rack_w, S->view);
+	/* the racks as its last refresh estimated them, less the power of
+	 * the ledger's jobs, which that estimate does not hold yet (its
+	 * headroom only, as plugin/ledger.c ledger_racks) */
+	fill_view(S, pol, S->snap_rack_w, S->view);
+	for (k = 0; k < S->nledger; k++) {
+		const struct ledger *e = &S->ledger[k];
+		const struct sjob *L = &S->jobs[e->j];
+
+		if (e->j == skip)
+			continue;
+		if (L->npin)
+			gp_ledger_power_subtract(S->c, S->view, L->pin, L->pin_mask, L->npin,
+			                         L->cap_w);
+		else
+			gp_ledger_power_subtract(S->c, S->view, L->book, L->book_mask, L->nbook,
+			                         L->book_cap_w);
+	}
 	return GP_OK;
 }
 
@@ -1762,6 +1792,7 @@ static int set_book(struct sim *S, int32_t j, const gp_scored_t *sc)
 		J->book_mask[i] = sc->gpu_mask[i];
 	}
 	J->nbook = sc->nnodes;
+	J->book_cap_w = sc->cap_w;
 	return ledger_add(S, j, false);
 }
 
@@ -1769,8 +1800,7 @@ static int set_book(struct sim *S, int32_t j, const gp_scored_t *sc)
  * likely start it, the lowest free GPU of the first node in Slurm's order
  * (Weight, then slurm.conf order) with one free in its view, until a
  * refresh lists it started or for SIM_PLUGIN_GUESS_S while it pends
- * (plugin/ledger.c ledger_add_guess); with none free, the guess counts
- * as unbooked until the next refresh. */
+ * (plugin/ledger.c ledger_add_guess); with none free, nothing. */
 static int book_guess(struct sim *S, int32_t j)
 {
 	struct sjob *J = &S->jobs[j];
@@ -1796,7 +1826,6 @@ static int book_guess(struct sim *S, int32_t j)
 		J->nbook = 1;
 		return ledger_add(S, j, true);
 	}
-	S->unbooked++;
 	return GP_OK;
 }
 
@@ -1828,6 +1857,13 @@ static int set_pin(struct sim *S, int32_t j, const gp_scored_t *sc)
 	return ledger_add(S, j, false);
 }
 
+/* A decision wakes the plugin's thread: it reads the state the gap after
+ * (plugin/state_thread.c), unless it reads it sooner anyway. */
+static void refresh_soon(struct sim *S)
+{
+	S->next_refresh = fmin(S->next_refresh, S->now + SIM_PLUGIN_REFRESH_GAP_S);
+}
+
 /* The plugin's decision for job j at its submission. */
 static int plugin_decide(struct sim *S, int32_t j)
 {
@@ -1846,7 +1882,10 @@ static int plugin_decide(struct sim *S, int32_t j)
 	if (sh->gpus <= 1) {
 		/* not a distributed GPU job: passes unchanged, and a GPU job
 		 * is booked where Slurm would most likely start it */
-		return sh->gpus == 1 ? book_guess(S, j) : GP_OK;
+		if (sh->gpus != 1)
+			return GP_OK;
+		refresh_soon(S);
+		return book_guess(S, j);
 	}
 	S->res->m.decisions++;
 	if ((rc = plugin_state(S, -1, S->now, pol, &view)))
@@ -1863,6 +1902,8 @@ static int plugin_decide(struct sim *S, int32_t j)
 	sim_request(S, J, sh, &r);
 	gp__sim_outcome_facts(S->c, pol, &r, &d, sim_unconfirmed(S), &in);
 	gp_outcome(&in, &act);
+	if (act.action == GP_ACT_PIN || act.action == GP_ACT_CONSTRAIN)
+		refresh_soon(S); /* job_submit_gpuplace.c: a decision wakes the thread */
 	if (act.action == GP_ACT_PIN) {
 		J->decision = GP_SIM_DEC_PIN;
 		gp_steer_job_init(&J->steer, true, to_i64(floor(S->now)), 0.0, false);
@@ -2048,13 +2089,18 @@ static int steer_one(struct sim *S, const gp_steer_cand_t *k, int64_t now, int *
 	return 1;
 }
 
-/* The first refresh at or after t (strictly after `after'). */
-static double refresh_at(double t, double after)
+/* The first refresh at or after t (strictly after `after') the plugin's
+ * thread makes unless a decision wakes it: S->next_refresh, then every
+ * SIM_PLUGIN_REFRESH_S. */
+static double refresh_at(const struct sim *S, double t, double after)
 {
-	double r = ceil(t / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S;
+	double from = fmax(t, nextafter(after, INFINITY)), r = S->next_refresh;
 
-	return r > after ? r : (floor(after / SIM_PLUGIN_REFRESH_S) + 1) * SIM_PLUGIN_REFRESH_S;
+	if (r < from)
+		r += ceil((from - r) / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S;
+	return r;
 }
+
 
 /*
  * The plugin's steering pass at its refresh (S->snap_time, the snapshot
@@ -2078,6 +2124,9 @@ static int steer_pass(struct sim *S, int *moved)
 	S->steer_usable_ok = false;
 	if (pol->steer_max <= 0 || S->pinned_queued + S->constrained_queued <= 0)
 		return GP_OK;
+	/* the ledger as this refresh leaves it (steer_pass.c prepare_work):
+	 * the guesses it has seen started no longer block a PIN */
+	plugin_view(S, S->work, -1);
 	for (j = S->qhead; j >= 0; j = S->jobs[j].next) {
 		const struct sjob *J = &S->jobs[j];
 
@@ -2136,7 +2185,7 @@ static int steer_pass(struct sim *S, int *moved)
 		}
 	}
 	if (wake < INFINITY)
-		S->steer_at = fmin(S->steer_at, refresh_at(wake, S->now));
+		S->steer_at = fmin(S->steer_at, refresh_at(S, wake, S->now));
 	return GP_OK;
 }
 
@@ -2411,8 +2460,10 @@ static void end_job(struct sim *S, int32_t j)
 			rack_add(S, c->nodes[n].rack, -gp__popcount(a->gpu_mask[i]),
 			         -gp__popcount(a->gpu_mask[i]) * J->load * S->gpu_delta_w[n]);
 	}
-	if (S->snap_alloc && (S->nrecent < S->recent_cap || recent_grow(S))) {
-		/* the plugin's view lists it until its next refresh */
+	if (S->snap_alloc && J->start_seq <= S->snap_starts &&
+	    (S->nrecent < S->recent_cap || recent_grow(S))) {
+		/* the plugin's view lists it until its next refresh (a job
+		 * started since that refresh it never listed) */
 		S->recent[S->nrecent++] = *a;
 	} else {
 		free(a->nodes);
@@ -3306,6 +3357,7 @@ static void sim_free(struct sim *S)
 	free(S->lheap);
 	free(S->rack_busy);
 	free(S->rack_w);
+	free(S->snap_rack_w);
 	free(S->rack_limit);
 	free(S->hres_w);
 	free(S->hres_cnt_w);
@@ -3534,6 +3586,7 @@ static int setup_plugin(struct sim *S)
 		S->cfail_key[i] = -1;
 	memcpy(S->snap_alloc, S->cur->alloc_mask, (size_t)c->nnodes * sizeof(*S->snap_alloc));
 	S->snap_time = -INFINITY;
+	S->next_refresh = 0;
 	for (i = 0; i < c->nswitches; i++) {
 		const gp_switch_t *sw = &c->switches[i];
 		struct dom *d = &S->doms[S->ndoms];
@@ -3590,6 +3643,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->lheap = malloc(((size_t)S->njobs + 1) * sizeof(*S->lheap));
 	S->rack_busy = calloc((size_t)nr + 1, sizeof(*S->rack_busy));
 	S->rack_w = calloc((size_t)nr + 1, sizeof(*S->rack_w));
+	S->snap_rack_w = calloc((size_t)nr + 1, sizeof(*S->snap_rack_w));
 	S->rack_limit = calloc((size_t)nr + 1, sizeof(*S->rack_limit));
 	S->hres_w = calloc((size_t)nr + 1, sizeof(*S->hres_w));
 	S->hres_cnt_w = calloc((size_t)nr + 1, sizeof(*S->hres_cnt_w));
@@ -3625,7 +3679,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->rack_seen = calloc((size_t)nr + 1, 1);
 	if (!S->jobs || !S->eligible || !S->order || !S->gpu_delta_w || !S->gpu_full || !S->heap ||
 	    !S->lheap ||
-	    !S->rack_busy || !S->rack_w || !S->rack_limit || !S->hres_w || !S->hres_cnt_w || !S->idle_rack_w || !S->rack_over || !S->work_rack_w ||
+	    !S->rack_busy || !S->rack_w || !S->snap_rack_w || !S->rack_limit || !S->hres_w || !S->hres_cnt_w || !S->idle_rack_w || !S->rack_over || !S->work_rack_w ||
 	    !S->resv_rack_w || !S->bf_rack_w ||
 	    !S->view || !S->view2 || !S->resv_alloc || !S->resv_nodes || !S->resv_mask ||
 	    !S->bf_alloc || !S->held || !S->plans || !S->rmark || !S->alt_of || (S->o.bf_resv > 1 && !S->xr) ||
@@ -3804,14 +3858,20 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 		S.now = now;
 		if (now >= S.steer_at)
 			S.steer_at = INFINITY;
-		if (S.snap_alloc && floor(now / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S > S.snap_time) {
-			/* a refresh of the plugin happened since the last event:
-			 * it read the state as it stood until now, and steered */
+		if (S.snap_alloc && now >= S.next_refresh) {
+			/* a refresh of the plugin happened since the last event
+			 * (the last of them, every SIM_PLUGIN_REFRESH_S after the
+			 * first): it read the state as it stood until now, and
+			 * steered */
+			double last = S.next_refresh + floor((now - S.next_refresh) /
+			                                     SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S;
+
 			memcpy(S.snap_alloc, S.cur->alloc_mask, (size_t)c->nnodes * sizeof(*S.snap_alloc));
 			S.snap_starts = S.nstarts;
-			S.unbooked = 0;
+			memcpy(S.snap_rack_w, S.rack_w, (size_t)c->nracks * sizeof(*S.snap_rack_w));
 			recent_clear(&S);
-			S.snap_time = floor(now / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S;
+			S.snap_time = last;
+			S.next_refresh = last + SIM_PLUGIN_REFRESH_S;
 			if ((rc = steer_pass(&S, &moved)))
 				goto error;
 		}
@@ -3895,7 +3955,7 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 		if ((freed || arrived || moved) && S.snap_alloc && S.p->policy.steer_max > 0 &&
 		    S.pinned_queued + S.constrained_queued > 0)
 			/* the state changed: the plugin's next refresh sees it */
-			S.steer_at = fmin(S.steer_at, refresh_at(now, now));
+			S.steer_at = fmin(S.steer_at, refresh_at(&S, now, now));
 		if (S.o.check && (rc = check(&S)))
 			goto error;
 		if (S.nheap == 0 && next_arrival >= S.njobs && S.qhead >= 0) {

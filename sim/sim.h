@@ -65,10 +65,11 @@
  *   PRESET     gpuplace as the plugin ships (balanced, pack, performance,
  *              power-save): at each job's submission gp__decide() with
  *              that preset on the state the plugin would see (the cluster
- *              as read at its last refresh, every SIM_PLUGIN_REFRESH_S,
- *              plus its ledger: decided sets Slurm has not started,
- *              guesses for passed jobs), the racks' power headroom from
- *              the power model's estimate.  PIN: the job is held to
+ *              as read at its last refresh, every SIM_PLUGIN_REFRESH_S
+ *              and the gap after a decision, plus its ledger: decided
+ *              sets Slurm has not started, guesses for passed jobs), the
+ *              racks' power headroom as that refresh estimated it less
+ *              the ledger's draw.  PIN: the job is held to
  *              exactly those nodes (min = max nodes) and starts when they
  *              have its GPUs free, which may be later than the decision
  *              when the plugin's view was stale.  CONSTRAIN: Slurm places

@@ -338,11 +338,12 @@ static void test_backfill_around_reservation(void **state)
 		 * them; the engine may reserve others, but C never delays B.
 		 * The plugin decides C at submission without Slurm's plan and
 		 * may PIN it to a node planned for B; its steering reads the
-		 * plan (B's SchedNodeList) at the next refresh (4 s) and moves
-		 * C off it, so C does not wait for B to end */
+		 * plan (B's SchedNodeList) at the refresh its decision asks
+		 * for (250 ms later, state_thread.c) and moves C off it, so C
+		 * does not wait for B to end */
 		if (r->jobs[2].steered) {
 			assert_false(baseline);
-			assert_true(r->jobs[2].start_s == 4);
+			assert_true(r->jobs[2].start_s == 2.25);
 			for (k = 0; k < r->jobs[1].nnodes; k++)
 				assert_int_not_equal(r->jobs[2].nodes[0], r->jobs[1].nodes[k]);
 		} else if (baseline || r->jobs[2].start_s < r->jobs[1].start_s) {
@@ -935,17 +936,18 @@ static gp_sim_result_t *run_steer(const gp_cluster_t *c, const gp_trace_t *t, co
  * where Slurm starts a job it passed.  8 nodes x 8 GPUs, leaves
  * gpu0001-0004 and gpu0005-0008: P (1 GPU) passes at 0, booked on
  * gpu0001, the first node in Slurm's order, where Slurm starts it; until a
- * refresh lists it started that is a guess, so A (16 GPUs, at 0.5) is
- * CONSTRAINed to the leaf of its set, gpu0001-0004 (which keeps the other
- * leaf whole), not PINned, and Slurm starts it there at once.  B (16 GPUs)
- * arrives at 1, before the next refresh: only the ledger tells the plugin
+ * refresh lists it started (at 0.25, the gap after the pass woke the
+ * plugin's thread) that is a guess, so A (16 GPUs, at 0.1) is CONSTRAINed
+ * to the leaf of its set, gpu0001-0004 (which keeps the other leaf
+ * whole), not PINned, and Slurm starts it there at once.  B (16 GPUs)
+ * arrives at 0.2, before that refresh: only the ledger tells the plugin
  * that A holds two of the three whole nodes left on that leaf, so B's set
  * is on the other leaf and it starts at once too (without A's entry it
  * would wait for A there). */
 static void test_plugin_faithful_ledger_constrain(void **state)
 {
 	static const struct row rows[] = {
-		{ 0, 1000, 1, 0 }, { 0.5, 100, 16, 0 }, { 1, 100, 16, 0 },
+		{ 0, 1000, 1, 0 }, { 0.1, 100, 16, 0 }, { 0.2, 100, 16, 0 },
 	};
 	gp_cluster_t *c = cluster(8, 4, 4, 0);
 	gp_trace_t *t = trace_of(rows, 3);
@@ -953,8 +955,8 @@ static void test_plugin_faithful_ledger_constrain(void **state)
 
 	(void)state;
 	assert_int_equal(f->jobs[1].decision, GP_SIM_DEC_CONSTRAIN);
-	assert_true(f->jobs[1].start_s == 0.5);
-	assert_true(f->jobs[2].start_s == 1);
+	assert_true(f->jobs[1].start_s == 0.1);
+	assert_true(f->jobs[2].start_s == 0.2);
 	assert_true(c->nodes[f->jobs[1].nodes[0]].leaf != c->nodes[f->jobs[2].nodes[0]].leaf);
 	gp__sim_result_destroy(f);
 	trace_free(t);
@@ -1001,11 +1003,12 @@ static void test_plugin_faithful_guess_expires(void **state)
  *        GPUs reserved for B;
  *   t=1000  A ends, B starts on gpu0001-0006.
  * Without steering C waits for exactly those nodes until B ends: start
- * 4000.  With it, the refresh at 2 finds C's nodes planned for B, ahead of
- * it (B's SchedNodeList, as Slurm's backfill shows it): taken for C.  It
+ * 4000.  With it, the refresh C's decision asks for (250 ms later,
+ * state_thread.c) finds C's nodes planned for B, ahead of it (B's
+ * SchedNodeList, as Slurm's backfill shows it): taken for C.  It
  * re-decides C with B's planned nodes held and PINs it to gpu0007-0008,
- * free: start 2 (before steering read Slurm's plan, C was moved only when
- * B took its nodes, at 1002).  The move is the one the plugin's
+ * free: start 1.25 (before steering read Slurm's plan, C was moved only
+ * when B took its nodes, at 1002).  The move is the one the plugin's
  * steer_decide makes on that state: the same rules
  * (cost_model/steer_rules.h) and the same engine call on the same view give the
  * same nodes.
@@ -1095,10 +1098,11 @@ static void test_plugin_faithful_steering(void **state)
 	assert_int_equal(off->jobs[2].nodes[1], gp__node_find(c, "gpu0006"));
 	assert_int_equal(off->m.steered, 0);
 	assert_int_equal(off->m.steer_evals, 0);
-	/* with it: moved at the first refresh after its submission */
+	/* with it: moved at the first refresh after its submission, which
+	 * its decision asked for (the gap after it, state_thread.c) */
 	assert_int_equal(on->jobs[2].decision, GP_SIM_DEC_PIN); /* as logged at submission */
 	assert_true(on->jobs[2].steered);
-	assert_true(on->jobs[2].start_s == 2);
+	assert_true(on->jobs[2].start_s == 1.25);
 	assert_int_equal(on->jobs[2].nnodes, 2);
 	assert_int_equal(on->jobs[2].nodes[0], gp__node_find(c, "gpu0007"));
 	assert_int_equal(on->jobs[2].nodes[1], gp__node_find(c, "gpu0008"));
@@ -1106,25 +1110,25 @@ static void test_plugin_faithful_steering(void **state)
 	assert_true(on->jobs[2].end_s < off->jobs[2].end_s);
 
 	/* the plugin's rules and engine call on the state of the refresh at
-	 * 2: A on gpu0001-0004, B planned on gpu0001-0006, C PINned at 1 to
-	 * gpu0005-0006 */
+	 * 1.25 (second 1): A on gpu0001-0004, B planned on gpu0001-0006, C
+	 * PINned at 1 to gpu0005-0006 */
 	assert_int_equal(gp__sim_policy_parse("performance", c, &sp, &err), GP_OK);
 	gp_steer_job_init(&st, true, 1, 0.0, false);
 	assert_true(gp_steer_budget(&sp.policy, 0, 0));
-	assert_true(gp_steer_due(&st, &sp.policy, 2));
+	assert_true(gp_steer_due(&st, &sp.policy, 1));
 	assert_int_equal(gp_state_create(c, &s), GP_OK);
 	for (k = 0; k < 4; k++)
 		s->alloc_mask[on->jobs[0].nodes[k]] = (uint32_t)gpn8;
 	for (k = 0; k < 6; k++)
 		bnodes[k] = on->jobs[1].nodes[k];
-	s->time = 2;
+	s->time = 1;
 	/* free, but planned for B: taken for C */
 	assert_false(gp_steer_node_taken(s->node_flags[off->jobs[2].nodes[0]], (uint32_t)gpn8,
 	                                 s->alloc_mask[off->jobs[2].nodes[0]], 8));
-	assert_int_equal(gp_steer_hold_planned(&kc, 2 + 5000, &plan, 1, s->node_flags, c->nnodes), 6);
+	assert_int_equal(gp_steer_hold_planned(&kc, 1 + 5000, &plan, 1, s->node_flags, c->nnodes), 6);
 	assert_true(gp_steer_node_taken(s->node_flags[off->jobs[2].nodes[0]], (uint32_t)gpn8,
 	                                s->alloc_mask[off->jobs[2].nodes[0]], 8));
-	assert_int_equal(gp_steer_redecide(&st, &sp.policy, 2, true, &pol, why, sizeof(why)), 1);
+	assert_int_equal(gp_steer_redecide(&st, &sp.policy, 1, true, &pol, why, sizeof(why)), 1);
 	assert_string_equal(why, "its pinned nodes were taken");
 	/* C's profile as the simulator builds it (sim.c, shape_get): the
 	 * default data-parallel one, its compute time making communication
@@ -1144,7 +1148,7 @@ static void test_plugin_faithful_steering(void **state)
 		r.partition = 0;
 	r.time_limit_min = 84; /* 5000 s in minutes, rounded up */
 	assert_int_equal(gp__engine_create(c, &e, &err), GP_OK);
-	assert_int_equal(gp__decide(e, s, &r, &job, &pol, NULL, 2, NULL, 0, &d, &err), GP_OK);
+	assert_int_equal(gp__decide(e, s, &r, &job, &pol, NULL, 1, NULL, 0, &d, &err), GP_OK);
 	assert_true(gp_steer_moves(&d));
 	assert_int_equal(d.cands[0].nnodes, on->jobs[2].nnodes);
 	assert_memory_equal(d.cands[0].nodes, on->jobs[2].nodes, 2 * sizeof(int32_t));
@@ -1152,16 +1156,16 @@ static void test_plugin_faithful_steering(void **state)
 	 * would keep it (steer_rules.h, gp_steer_plan_keeps); B's plan is
 	 * not C's */
 	plan.job_id = 3;
-	plan.start_time = 2;
+	plan.start_time = 1;
 	plan.nnodes = 2;
-	assert_true(gp_steer_plan_keeps(c, &pol, &plan, &d.cands[0], 2));
-	plan.start_time = 2 + pol.steer_interval_s + 1;
-	assert_false(gp_steer_plan_keeps(c, &pol, &plan, &d.cands[0], 2));
-	plan.start_time = 2;
+	assert_true(gp_steer_plan_keeps(c, &pol, &plan, &d.cands[0], 1));
+	plan.start_time = 1 + pol.steer_interval_s + 1;
+	assert_false(gp_steer_plan_keeps(c, &pol, &plan, &d.cands[0], 1));
+	plan.start_time = 1;
 	plan.nnodes = 6; /* over both leaves: less compact than the move */
-	assert_false(gp_steer_plan_keeps(c, &pol, &plan, &d.cands[0], 2));
-	gp_steer_moved(&st, 2);
-	assert_false(gp_steer_due(&st, &sp.policy, 4)); /* not again within 30 s */
+	assert_false(gp_steer_plan_keeps(c, &pol, &plan, &d.cands[0], 1));
+	gp_steer_moved(&st, 1);
+	assert_false(gp_steer_due(&st, &sp.policy, 3)); /* not again within 30 s */
 	gp__decision_clear(&d);
 	gp__request_clear(&r);
 	gp__engine_destroy(e);
@@ -1374,16 +1378,16 @@ static void test_plugin_faithful_switches(void **state)
 	 * job 1, ahead of it, holds the reservation of the leaf job 0 frees
 	 * at 101 s (its SchedNodeList), so waiting for that leaf cannot pay.
 	 * It PINs job 2 to the spread set at its first refresh after the
-	 * submission (4 s) and drops the switch count as the plugin's update
-	 * does, so it starts then (it once waited for that leaf until 101 s,
-	 * when job 1 took it) */
+	 * submission (3.25 s: its decision woke the plugin's thread, which
+	 * reads the state 250 ms later, state_thread.c) and drops the switch
+	 * count as the plugin's update does, so it starts then (it once
+	 * waited for that leaf until 101 s, when job 1 took it) */
 	on = switch_run(c, t2, true);
 	off = switch_run(c, t2, false);
 	printf("# case 2: spread start %.0f s with steering, %.0f s without\n",
 	       on->jobs[2].start_s, off->jobs[2].start_s);
 	assert_true(off->jobs[2].start_s == 3 + 300);
-	/* the plugin refreshes every 2 s */
-	assert_true(on->jobs[2].start_s == 4);
+	assert_true(on->jobs[2].start_s == 3.25);
 	for (r = on; r; r = r == on ? off : NULL) {
 		assert_true(r->jobs[0].end_s == 101);
 		assert_int_equal(r->jobs[1].decision, GP_SIM_DEC_CONSTRAIN);
