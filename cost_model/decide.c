@@ -35,6 +35,7 @@ struct gp_engine {
 	 * GPU budget handed to the search; the racks' headroom when running
 	 * jobs have ended (fut) and with every rack idle (idle) */
 	double *rack_w, *rack_wcap, *head;
+	int32_t *rack_free;        /* scratch: free GPUs per rack (block_power_binds) */
 	/* the last ideal step time and the profile it is for (the same job
 	 * submitted again, or array jobs, skip one evaluation) */
 	gp_job_profile_t ideal_job;
@@ -133,6 +134,7 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	e->cap_nodes = calloc((size_t)c->nparts + 1, sizeof(*e->cap_nodes));
 	e->cap_per_node = calloc((size_t)c->nparts + 1, sizeof(*e->cap_per_node));
 	e->rack_w = calloc((size_t)c->nracks + 1, sizeof(*e->rack_w));
+	e->rack_free = calloc((size_t)c->nracks + 1, sizeof(*e->rack_free));
 	e->rack_wcap = calloc((size_t)c->nracks + 1, sizeof(*e->rack_wcap));
 	e->budget = calloc((size_t)c->nracks + 1, sizeof(*e->budget));
 	e->head = calloc((size_t)c->nracks + 1, sizeof(*e->head));
@@ -159,7 +161,8 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 		if (g > e->block_gpus)
 			e->block_gpus = g;
 	}
-	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node || !e->rack_w || !e->rack_wcap ||
+	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node || !e->rack_w || !e->rack_free ||
+	    !e->rack_wcap ||
 	    !e->budget || !e->head || !e->fut || !e->nowr || !e->idle || !e->npw || !e->chg ||
 	    !e->chg_mark || !e->rk_slot || !e->rk_mark) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
@@ -215,6 +218,7 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->cap_nodes);
 	free(e->cap_per_node);
 	free(e->rack_w);
+	free(e->rack_free);
 	free(e->rack_wcap);
 	free(e->budget);
 	free(e->head);
@@ -1597,33 +1601,89 @@ static bool fits_one_block(const gp_engine_t *e, const gp_request_t *r)
 }
 
 /*
- * A job that fits one block of a topology/block site (gp__decide): the
- * best feasible free set inside one block, as Slurm takes it for required
- * nodes, is PINned; with none, the job is left to Slurm's topology/block
- * (CONSTRAIN with no feature), which keeps it in one block and starts it
- * in the first block that can hold it.
+ * Could Slurm start request r where a rack's power does not cover it: is
+ * there a rack of view pv whose headroom cannot power, at TDP, as many of
+ * the job's GPUs as the rack has free in state st?  Each rack on its own:
+ * a block of a topology/block site is a rack or lies in one.
+ */
+static bool block_power_binds(gp_engine_t *e, const gp_power_view_t *pv, const gp_state_t *st,
+                              const gp_request_t *r)
+{
+	const gp_cluster_t *c = e->c;
+	int32_t k, v;
+
+	if (!pv || !pv->racks || c->nracks == 0)
+		return false;
+	memset(e->rack_free, 0, (size_t)c->nracks * sizeof(*e->rack_free));
+	for (v = 0; v < c->nnodes; v++) {
+		const gp_node_t *nd = &c->nodes[v];
+
+		if (nd->rack < 0 || nd->rack >= c->nracks ||
+		    (st->node_flags[v] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)))
+			continue;
+		e->rack_free[nd->rack] += nd->ngpus - gp__popcount(st->alloc_mask[v] &
+		                                                   gp__gpu_full_mask(nd->ngpus));
+	}
+	for (k = 0; k < c->nracks; k++) {
+		int32_t g = e->rack_free[k] < r->gpus ? e->rack_free[k] : r->gpus;
+
+		/* e->rack_w: the most a GPU of the rack draws over idle */
+		if (isfinite(pv->racks[k].headroom_w) &&
+		    g * e->rack_w[k] > pv->racks[k].headroom_w + 1e-6)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A job that fits one block of a topology/block site (gp__decide).  Slurm's
+ * topology/block keeps it in one block, that block's NVLink domain, as
+ * compactly as a PIN would, and starts it in the first block that can hold
+ * it; a PIN only holds it to the nodes gpuplace chose (bench_placement,
+ * nvl72-gb200: PINned, such jobs waited up to twice as long as left to
+ * Slurm).  So it is left to Slurm (CONSTRAIN with no feature) unless power
+ * binds (pin_for_power: some rack's power does not cover the GPUs it has
+ * free, block_power_binds): then the best feasible free set inside one block, as Slurm takes
+ * it for required nodes, is PINned; with none, it is left to Slurm too.
  */
 static int block_job(gp_engine_t *e, const gp_request_t *r, gp_decision_t *d, int32_t best,
-                     double run_s, double ideal, const gp_ckpt_booking_t *bookings,
-                     int32_t nbookings, const gp_job_profile_t *job)
+                     bool pin_for_power, double run_s, double ideal,
+                     const gp_ckpt_booking_t *bookings, int32_t nbookings,
+                     const gp_job_profile_t *job)
 {
 	const gp_cluster_t *c = e->c;
 	int32_t i;
+	bool inside = false;
 
-	for (i = best < 0 ? d->ncands : best; i < d->ncands; i++)
+	for (i = best < 0 ? d->ncands : best; i < d->ncands && !inside; i++)
 		if (d->cands[i].feasible && !d->cands[i].future &&
-		    gp__block_pin_ok(c, d->cands[i].nodes, d->cands[i].nnodes, r->segment_nodes))
-			return pin_front(e, r, job, bookings, nbookings, d, i, run_s, ideal,
-			                 " inside one block", "");
+		    gp__block_pin_ok(c, d->cands[i].nodes, d->cands[i].nnodes, r->segment_nodes)) {
+			if (pin_for_power)
+				return pin_front(e, r, job, bookings, nbookings, d, i, run_s, ideal,
+				                 " inside one block", "");
+			inside = true;
+		}
 	/* no set is booked for it (the plugin's ledger books cands[0]) */
 	drop_from(d, 0);
 	d->kind = GP_DECIDE_CONSTRAIN;
 	d->features[0] = '\0';
-	snprintf(d->reason, sizeof(d->reason),
-	         "no block has room for the job now%s; left to Slurm's topology/block, which keeps "
-	         "it in one block and starts it in the first block that frees",
-	         best >= 0 ? " (the free sets span blocks, which Slurm refuses as required nodes)" :
-	                     "");
+	if (inside && r->segment_nodes > 0)
+		snprintf(d->reason, sizeof(d->reason),
+		         "left to Slurm's topology/block, which keeps each of the job's --segment "
+		         "segments in one block and starts it where blocks have room now; every "
+		         "rack's power covers the GPUs it has free, so gpuplace does not choose the "
+		         "nodes");
+	else if (inside)
+		snprintf(d->reason, sizeof(d->reason),
+		         "left to Slurm's topology/block, which keeps the job in one block, its "
+		         "NVLink domain, and starts it in a block that has room now; every rack's "
+		         "power covers the GPUs it has free, so gpuplace does not choose the nodes");
+	else
+		snprintf(d->reason, sizeof(d->reason),
+		         "no block has room for the job now%s; left to Slurm's topology/block, which "
+		         "keeps it in one block and starts it in the first block that frees",
+		         best >= 0 ? " (the free sets span blocks, which Slurm refuses as required "
+		                     "nodes)" : "");
 	/* Slurm chooses its nodes: no checkpoint plan (none without a node
 	 * set), but its size, so the job's comment says why there is none */
 	plan_checkpoint(e, job, r, bookings, nbookings, d);
@@ -1769,7 +1829,8 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	 * narrow it to the blocks predicted from time limits, which are
 	 * longer than the runs; bench_placement, nvl72-gb200) */
 	if (best >= 0 && fits_one_block(e, r))
-		return block_job(e, r, d, best, run_s, x.ideal, bookings, nbookings, &job);
+		return block_job(e, r, d, best, block_power_binds(e, pv, now_st, r), run_s,
+		                 x.ideal, bookings, nbookings, &job);
 
 	/* 2. wait or spread; a job that fits one block of a topology/block
 	 * site is not held: Slurm's block placement keeps it in one NVLink
@@ -1884,7 +1945,8 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 			}
 		}
 		if (fits_one_block(e, r))
-			return block_job(e, r, d, -1, run_s, x.ideal, bookings, nbookings, &job);
+			return block_job(e, r, d, -1, false, run_s, x.ideal, bookings, nbookings,
+			                 &job);
 		/* the feasible later sets, best first, become the alternatives */
 		drop_before(d, nbefore);
 		chosen -= nbefore;

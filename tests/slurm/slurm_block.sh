@@ -4,11 +4,12 @@
 # NVL72 site runs one (Slurm 23.11+): a real slurmctld with 8 slurmd and
 # fake GPUs (tests/slurm/harness.sh, TOPOLOGY=block), two blocks of 4 nodes
 # (blkA = n[1-4], blkB = n[5-8], BlockSizes=4,8) that gpuplace reads from
-# topology.conf as its NVLink domains.  An NVL72-style job (whole nodes,
-# --nodes --gpus-per-node) is pinned inside one block, and a job with
-# --segment (24.05+) keeps it and runs on whole segments; a set that
-# topology/block would refuse as required nodes (two nodes in two blocks)
-# is never pinned.
+# topology.conf as its NVLink domains.  With every rack's power covering
+# its free GPUs, a job that fits one block is left to Slurm's block
+# placement, which keeps it inside one block (an NVL72-style job, whole
+# nodes, --nodes --gpus-per-node), and a job with --segment (24.05+) keeps
+# it and runs on whole segments; a set that topology/block would refuse as
+# required nodes (two nodes in two blocks) is never pinned.
 # Prints TAP; skips, saying why, when not root, when Slurm is missing, or
 # when the installed Slurm has no topology/block (22.05: scripts/test.sh
 # runs this again inside a Debian 13 root with Slurm 24.11).
@@ -65,16 +66,15 @@ j=$(sbatch --parsable --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 30'
 nodes=$(running_on "$j")
 check '[ -n "$j" ] && [ "$nodes" = "n[3-4]" ]' "an NVL72-style job runs inside one block, its NVLink domain ($nodes)" \
 	"$(cat "$D/nvl.err")" "$(scontrol show job "$j" | grep -E 'AdminComment|ReqNodeList|NodeList|Reason')"
-check '[ -n "$j" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN n\[3-4\]"' \
-	"the decision names the block's nodes in scontrol show job" \
+check '[ -n "$j" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: CONSTRAIN none: left to Slurm.s topology/block, which keeps the job in one block"' \
+	"the decision, in scontrol show job, leaves it to Slurm's block placement (every rack's power covers its free GPUs)" \
 	"$(scontrol show job "$j" | grep AdminComment)"
 clear_jobs
 
 # 3-4. --segment=2 (Slurm 24.05+): n1 and n5 busy, so no block holds 4
 #      whole nodes; the job keeps its --segment and runs on one segment in
-#      each block.  Slurm before 25.11 refuses required nodes with several
-#      segments, so there gpuplace records its set without pinning it and
-#      Slurm's topology/block places the segments; from 25.11 it pins.
+#      each block, placed by Slurm's topology/block (no rack's power
+#      binds, so gpuplace does not choose the nodes).
 if [ "$vnum" -lt 2405 ]; then
 	skip "Slurm $ver has no --segment (24.05+)"
 	skip "Slurm $ver has no --segment (24.05+)"
@@ -85,13 +85,9 @@ else
 	check '[ -n "$j" ] && [ -n "$nodes" ] && [ "$(per_block "$nodes")" = A2B2 ]' \
 		"--segment=2: the job runs on whole 2-node segments, one in each block ($nodes)" \
 		"$(cat "$D/seg.err")" "$(scontrol show job "$j" 2>&1 | grep -E 'AdminComment|ReqNodeList|NodeList|Reason')"
-	if [ "$vnum" -lt 2511 ]; then
-		want="AdminComment=gpuplace: .*best free set n\[2-3,6-7\] not pinned: this Slurm takes no required nodes with several --segment segments"
-	else
-		want="AdminComment=gpuplace: PIN n\[2-3,6-7\]; exactly 4 nodes"
-	fi
+	want="AdminComment=gpuplace: CONSTRAIN none: left to Slurm.s topology/block, which keeps each of the job.s --segment segments in one block"
 	check '[ -n "$j" ] && scontrol show job "$j" | grep -q "$want"' \
-		"gpuplace chose whole segments (n[2-3,6-7]) and $([ "$vnum" -lt 2511 ] && echo "left the pin to Slurm $ver" || echo "pinned them")" \
+		"gpuplace left the segments to Slurm $ver's block placement" \
 		"$(scontrol show job "$j" | grep -E 'AdminComment|JobState')"
 	clear_jobs
 fi

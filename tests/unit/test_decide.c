@@ -849,15 +849,77 @@ static void test_block_job_not_spread_over_blocks(void **unused)
 	assert_true(d.ckpt_bytes == 1e9 * GP_DECIDE_CKPT_BYTES_PER_PARAM);
 	assert_int_equal(d.ckpt.storage, -1);
 	gp__decision_clear(&d);
-	/* two nodes free in b3 as well: PINned there, inside one block */
+	/* two nodes free in b3 as well: Slurm's topology/block starts it
+	 * there, inside one block, as a PIN would; no rack's power binds
+	 * (this cluster has none), so it is left to Slurm */
 	s->alloc_mask[gp__node_find(c, "n09")] = 0;
 	s->alloc_mask[gp__node_find(c, "n10")] = 0;
 	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
 		fail_msg("decide: %s", err.text);
-	assert_int_equal(d.kind, GP_DECIDE_PIN);
-	assert_int_equal(d.cands[0].nnodes, 2);
-	assert_true(gp__block_pin_ok(c, d.cands[0].nodes, 2, 0));
+	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
+	assert_string_equal(d.features, "");
+	assert_int_equal(d.ncands, 0);
+	if (!strstr(d.reason, "left to Slurm's topology/block") || strstr(d.reason, "no block has"))
+		fail_msg("%s", d.reason);
 	gp__decision_clear(&d);
+	gp__request_clear(&r);
+	gp_state_destroy(s);
+	gp__engine_destroy(e);
+	gp_cluster_destroy(c);
+}
+
+/* On a topology/block site a job that fits one block is PINned only where
+ * power binds: etc/nvl72-gb200 (each block an NVL72 rack), idle; with
+ * every rack's power covering its free GPUs the 8-GPU job is left to
+ * Slurm; with rack01 measured at its limit (no headroom, all its GPUs
+ * free), Slurm could start it there, so gpuplace PINs it inside another
+ * block. */
+static void test_block_job_pinned_where_power_binds(void **unused)
+{
+	gp_cluster_t *c = NULL;
+	gp_engine_t *e = NULL;
+	gp_state_t *s = NULL;
+	gp_policy_t p;
+	gp_request_t r;
+	gp_decision_t d;
+	gp_power_view_t pv;
+	gp_rack_view_t *racks;
+	gp_error_t err = { "" };
+	int32_t i;
+
+	(void)unused;
+	if (gp_cluster_load_conf_dir(DECIDE_DATA_DIR "/../../../etc/nvl72-gb200", &c, &err))
+		fail_msg("%s", err.text);
+	assert_true(c->nblocks > 0 && c->nracks > 0);
+	assert_int_equal(gp__engine_create(c, &e, &err), 0);
+	assert_int_equal(gp_state_create(c, &s), 0);
+	assert_non_null(racks = calloc((size_t)c->nracks, sizeof(*racks)));
+	gp__policy_default(c, &p);
+	gp__request_init(&r);
+	r.gpus = 8;
+	r.min_nodes = r.max_nodes = 2;
+	r.gpus_per_node = 4;
+	gp__power_view_fill(c, s, NULL, &p, 0, racks);
+	pv.racks = racks;
+	pv.cap_speed = gp__power_view_cap_speed;
+	memset(&d, 0, sizeof(d));
+	if (gp__decide(e, s, &r, NULL, &p, &pv, 0, NULL, 0, &d, &err))
+		fail_msg("decide: %s", err.text);
+	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
+	if (!strstr(d.reason, "left to Slurm's topology/block"))
+		fail_msg("%s", d.reason);
+	gp__decision_clear(&d);
+	racks[0].headroom_w = 0;
+	racks[0].raw_w = 0;
+	if (gp__decide(e, s, &r, NULL, &p, &pv, 0, NULL, 0, &d, &err))
+		fail_msg("decide: %s", err.text);
+	if (d.kind != GP_DECIDE_PIN)
+		fail_msg("%s", d.reason);
+	assert_true(gp__block_pin_ok(c, d.cands[0].nodes, d.cands[0].nnodes, 0));
+	for (i = 0; i < d.cands[0].nnodes; i++)
+		assert_int_not_equal(c->nodes[d.cands[0].nodes[i]].rack, 0);
+	gp__decision_clear(&d);
+	free(racks);
 	gp__request_clear(&r);
 	gp_state_destroy(s);
 	gp__engine_destroy(e);
@@ -937,16 +999,18 @@ static void test_yaml_tree_and_block_partitions(void **unused)
 	assert_int_equal(d.kind, GP_DECIDE_PIN);
 	assert_string_equal(set_names(c, &d, names, sizeof(names)), "n3 n4");
 	gp__decision_clear(&d);
+	/* the block partition's job fits a block that has room: left to
+	 * Slurm's topology/block (no rack's power binds) */
 	decide_in(e, c, s, "blk", &d);
-	assert_int_equal(d.kind, GP_DECIDE_PIN);
-	assert_string_equal(set_names(c, &d, names, sizeof(names)), "n7 n8");
+	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
+	assert_non_null(strstr(d.reason, "left to Slurm's topology/block"));
 	gp__decision_clear(&d);
 	/* --segment is topology/block's (sbatch(1)): it keeps the blk job's
 	 * 2 nodes in one block, and does not bind the tree partition, whose
 	 * nodes are in no block; there the free leaf is still pinned */
 	decide_seg(e, c, s, "blk", 2, &d);
-	assert_int_equal(d.kind, GP_DECIDE_PIN);
-	assert_string_equal(set_names(c, &d, names, sizeof(names)), "n7 n8");
+	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
+	assert_non_null(strstr(d.reason, "left to Slurm's topology/block"));
 	gp__decision_clear(&d);
 	decide_seg(e, c, s, "tree", 2, &d);
 	assert_int_equal(d.kind, GP_DECIDE_PIN);
@@ -1275,6 +1339,7 @@ int main(void)
 		cmocka_unit_test(test_exhaustive_within_2_percent),
 		cmocka_unit_test(test_racks_far_below_caps_keep_one_leaf),
 		cmocka_unit_test(test_block_job_not_spread_over_blocks),
+		cmocka_unit_test(test_block_job_pinned_where_power_binds),
 		cmocka_unit_test(test_yaml_tree_and_block_partitions),
 		cmocka_unit_test_setup_teardown(test_full_cluster_lists_every_domain_predicted_first,
 		                                setup, teardown),
