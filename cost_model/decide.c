@@ -1601,6 +1601,19 @@ static bool fits_one_block(const gp_engine_t *e, const gp_request_t *r)
 }
 
 /*
+ * Does request r fix its node count and GPUs per node (sbatch --nodes
+ * --gpus-per-node, as an NVL72 job asks)?  Such a job Slurm's
+ * topology/block places by itself; a job with a per-job GPU count (--gpus)
+ * it can leave pending on a cluster with a block free (Slurm 24.11 and
+ * 26.05, tests/slurm/slurm_block.sh 7), so gpuplace keeps choosing its
+ * nodes.
+ */
+static bool fixed_shape(const gp_request_t *r)
+{
+	return r->gpus_per_node > 0 && r->min_nodes > 0 && r->min_nodes == r->max_nodes;
+}
+
+/*
  * Could Slurm start request r where a rack's power does not cover it: is
  * there a rack of view pv whose headroom cannot power, at TDP, as many of
  * the job's GPUs as the rack has free in state st?  Each rack on its own:
@@ -1641,9 +1654,10 @@ static bool block_power_binds(gp_engine_t *e, const gp_power_view_t *pv, const g
  * compactly as a PIN would, and starts it in the first block that can hold
  * it; a PIN only holds it to the nodes gpuplace chose (bench_placement,
  * nvl72-gb200: PINned, such jobs waited up to twice as long as left to
- * Slurm).  So it is left to Slurm (CONSTRAIN with no feature) unless power
- * binds (pin_for_power: some rack's power does not cover the GPUs it has
- * free, block_power_binds): then the best feasible free set inside one block, as Slurm takes
+ * Slurm).  So a job of fixed shape is left to Slurm (CONSTRAIN with no
+ * feature) unless power binds (pin_for_power: some rack's power does not
+ * cover the GPUs it has free, block_power_binds; or the shape is not
+ * fixed, fixed_shape): then the best feasible free set inside one block, as Slurm takes
  * it for required nodes, is PINned; with none, it is left to Slurm too.
  */
 static int block_job(gp_engine_t *e, const gp_request_t *r, gp_decision_t *d, int32_t best,
@@ -1829,8 +1843,9 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	 * narrow it to the blocks predicted from time limits, which are
 	 * longer than the runs; bench_placement, nvl72-gb200) */
 	if (best >= 0 && fits_one_block(e, r))
-		return block_job(e, r, d, best, block_power_binds(e, pv, now_st, r), run_s,
-		                 x.ideal, bookings, nbookings, &job);
+		return block_job(e, r, d, best, !fixed_shape(r) ||
+		                 block_power_binds(e, pv, now_st, r), run_s, x.ideal, bookings,
+		                 nbookings, &job);
 
 	/* 2. wait or spread; a job that fits one block of a topology/block
 	 * site is not held: Slurm's block placement keeps it in one NVLink

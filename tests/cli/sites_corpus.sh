@@ -94,8 +94,7 @@ has "$tmp/show" "2 cross-node NVLink domains over 8 nodes / 32 GPUs" \
 has "$tmp/check" "partition 'eth': topology 'plain' is flat" "topology-yaml-multi: flat topology named"
 has "$tmp/check" "partition 'tree2': topology 'fabric2' \\(tree" "topology-yaml-multi: second tree named"
 has "$tmp/check" "partition 'typo': topology 'nosuch' is not in" "topology-yaml-multi: unknown topology named"
-has "$tmp/place" "^reason: +left to Slurm's topology/block" \
-	"topology-yaml-multi: the nvl partition's job, which fits a block, is left to its block placement"
+has "$tmp/place" "^nodes: +nvl(\\[0|0)" "topology-yaml-multi: the nvl partition places on its nodes"
 site autodetect-types         5   34  0  0  1 gpus=16 --nodelist h[1-2]
 has "$tmp/show" "^  h100 +16 GPUs on +2 nodes" "autodetect-types: nvidia_h100_80gb_hbm3 is the h100 profile"
 has "$tmp/show" "^  a100 +16 GPUs on +2 nodes" "autodetect-types: nvidia_a100-sxm4-80gb is the a100 profile"
