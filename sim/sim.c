@@ -71,14 +71,17 @@ const char *gp__sim_size_class_name(int k)
 
 /* Placement attempts for the reserved job per pass.  When they run out,
  * the reservation keeps what is known: the job cannot start before the
- * last instant tried, so only jobs that end by then may pass it. */
-#define SIM_MAX_RESV_TRIES 64
-/* The same for a job the plugin CONSTRAINed (a tree placement within its
- * alternatives costs a pass over the nodes, not an engine call); a PINned
- * job's attempt checks only its own nodes and is never limited, so its
- * reservation is the end of the jobs on those nodes, as Slurm's backfill
- * plans a job with required nodes. */
-#define SIM_MAX_RESV_TRIES_CONSTRAINED 1024
+ * last instant tried, so only jobs that end by then may pass it.  The same
+ * for every job Slurm places itself, under a baseline or within what the
+ * plugin asked (a placement costs a pass over the nodes, not an engine
+ * call), so the baselines' backfill plans as far as the plugin's jobs';
+ * a PINned job's attempt checks only its own nodes and is never limited,
+ * so its reservation is the end of the jobs on those nodes, as Slurm's
+ * backfill plans a job with required nodes. */
+#define SIM_MAX_RESV_TRIES 1024
+/* The upper-bound mode (NAME-ideal), where each attempt is an engine
+ * call. */
+#define SIM_MAX_RESV_TRIES_ENGINE 64
 /* Slots of the constrained jobs' "cannot start this pass" cache (jobs of
  * one shape kept to one domain behave alike), and probes per look-up. */
 #define SIM_CFAIL 4096
@@ -2497,9 +2500,8 @@ static void reject_job(struct sim *S, int32_t j)
  * PINned job's are not limited, its attempt checks its own nodes only. */
 static int32_t resv_tries(const struct sim *S, const struct sjob *J)
 {
-	return S->p->kind != GP_SIM_GPUPLACE ? SIM_MAX_RESV_TRIES :
-	       J->decision == GP_SIM_DEC_PIN ? INT32_MAX :
-	       J->decision == GP_SIM_DEC_CONSTRAIN ? SIM_MAX_RESV_TRIES_CONSTRAINED :
+	return S->p->kind == GP_SIM_GPUPLACE_IDEAL ? SIM_MAX_RESV_TRIES_ENGINE :
+	       S->p->kind == GP_SIM_GPUPLACE && J->decision == GP_SIM_DEC_PIN ? INT32_MAX :
 	       SIM_MAX_RESV_TRIES;
 }
 
