@@ -1775,28 +1775,35 @@ static int ledger_add(struct sim *S, int32_t j, bool guess)
 	return GP_OK;
 }
 
+/* *nodes, *masks, *n := a copy of the n_in nodes and GPU masks given (the
+ * old arrays freed); GP_ENOMEM (with *n 0) when memory is short. */
+static int copy_set(struct sim *S, const int32_t *nodes_in, const uint32_t *masks_in,
+                    int32_t n_in, int32_t **nodes, uint32_t **masks, int32_t *n)
+{
+	free(*nodes);
+	free(*masks);
+	*nodes = malloc((size_t)n_in * sizeof(**nodes));
+	*masks = malloc((size_t)n_in * sizeof(**masks));
+	*n = 0;
+	if (!*nodes || !*masks)
+		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+	memcpy(*nodes, nodes_in, (size_t)n_in * sizeof(**nodes));
+	memcpy(*masks, masks_in, (size_t)n_in * sizeof(**masks));
+	*n = n_in;
+	return GP_OK;
+}
+
 /* Job j's CONSTRAIN was decided on set sc, free now: the ledger holds it
  * until Slurm starts the job somewhere in its domain, as the plugin books
  * every decision's first set that is free now (job_submit_gpuplace.c). */
 static int set_book(struct sim *S, int32_t j, const gp_scored_t *sc)
 {
 	struct sjob *J = &S->jobs[j];
-	int32_t i;
+	int rc = copy_set(S, sc->nodes, sc->gpu_mask, sc->nnodes, &J->book, &J->book_mask,
+	                  &J->nbook);
 
-	free(J->book);
-	free(J->book_mask);
-	J->book = malloc((size_t)sc->nnodes * sizeof(*J->book));
-	J->book_mask = malloc((size_t)sc->nnodes * sizeof(*J->book_mask));
-	J->nbook = 0;
-	if (!J->book || !J->book_mask)
-		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
-	for (i = 0; i < sc->nnodes; i++) {
-		J->book[i] = sc->nodes[i];
-		J->book_mask[i] = sc->gpu_mask[i];
-	}
-	J->nbook = sc->nnodes;
 	J->book_cap_w = sc->cap_w;
-	return ledger_add(S, j, false);
+	return rc ? rc : ledger_add(S, j, false);
 }
 
 /* Job j (one GPU) passed unchanged: the plugin books where Slurm would most
@@ -1812,22 +1819,15 @@ static int book_guess(struct sim *S, int32_t j)
 	plugin_view(S, S->work, -1);
 	for (k = 0; k < S->norder; k++) {
 		int32_t i = S->order[k];
-		uint32_t freem = full_mask(S->c->nodes[i].ngpus) & ~S->work[i];
+		uint32_t freem = full_mask(S->c->nodes[i].ngpus) & ~S->work[i], m;
+		int rc;
 
 		if ((S->cur->node_flags[i] & (GP_NODE_DOWN | GP_NODE_DRAIN | GP_NODE_RESERVED)) ||
 		    !freem)
 			continue;
-		free(J->book);
-		free(J->book_mask);
-		J->book = malloc(sizeof(*J->book));
-		J->book_mask = malloc(sizeof(*J->book_mask));
-		J->nbook = 0;
-		if (!J->book || !J->book_mask)
-			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
-		J->book[0] = i;
-		J->book_mask[0] = freem & (~freem + 1u);
-		J->nbook = 1;
-		return ledger_add(S, j, true);
+		m = freem & (~freem + 1u); /* its lowest free GPU */
+		rc = copy_set(S, &i, &m, 1, &J->book, &J->book_mask, &J->nbook);
+		return rc ? rc : ledger_add(S, j, true);
 	}
 	return GP_OK;
 }
@@ -1838,20 +1838,11 @@ static int book_guess(struct sim *S, int32_t j)
 static int set_pin(struct sim *S, int32_t j, const gp_scored_t *sc)
 {
 	struct sjob *J = &S->jobs[j];
-	int32_t i;
+	int rc = copy_set(S, sc->nodes, sc->gpu_mask, sc->nnodes, &J->pin, &J->pin_mask,
+	                  &J->npin);
 
-	free(J->pin);
-	free(J->pin_mask);
-	J->pin = malloc((size_t)sc->nnodes * sizeof(*J->pin));
-	J->pin_mask = malloc((size_t)sc->nnodes * sizeof(*J->pin_mask));
-	J->npin = 0;
-	if (!J->pin || !J->pin_mask)
-		return gp__errorf(S->err, GP_ENOMEM, "out of memory");
-	for (i = 0; i < sc->nnodes; i++) {
-		J->pin[i] = sc->nodes[i];
-		J->pin_mask[i] = sc->gpu_mask[i];
-	}
-	J->npin = sc->nnodes;
+	if (rc)
+		return rc;
 	J->cap_w = J->cap_speed = 0;
 	if (sc->cap_w > 0 && sc->cap_speed > 0 && sc->cap_speed < 1.0) {
 		J->cap_w = sc->cap_w;
