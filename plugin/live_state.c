@@ -189,18 +189,27 @@ static int64_t mem_add(int64_t sum, uint64_t a, uint64_t b)
 }
 
 static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t *ji,
-                   int32_t *unreadable, int32_t *job_cpus, int64_t *job_mem)
+                   uint32_t max_nodes, int32_t *unreadable, int32_t *job_cpus, int64_t *job_mem)
 {
 	/* a job Slurm has just started may have no GPU indices in its record
 	 * yet, while its nodes' gres_used also lags: its GPUs then count as
 	 * the lowest free ones of each node (an even share of its total), so a
 	 * decision never takes them */
 	long share = 0;
-	gp_hostlist_t hl = slurm_hostlist_create(ji->nodes);
+	gp_hostlist_t hl;
 	gp_job_alloc_t *ja, *grown;
 	char *host;
 	int32_t i = 0, n;
 
+	/* a node list longer than slurmctld has nodes is no job's: it is
+	 * not expanded (a product of ranges can name billions of
+	 * hosts, an hour's work); its nodes' own records still give their
+	 * GPUs in use */
+	if (!gp__hostlist_within(ji->nodes, max_nodes)) {
+		(*unreadable)++;
+		return 0;
+	}
+	hl = slurm_hostlist_create(ji->nodes);
 	if (!hl)
 		return -1;
 	n = slurm_hostlist_count(hl);
@@ -366,7 +375,8 @@ int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_li
 			goto nomem;
 		if ((base != JOB_RUNNING && base != JOB_SUSPENDED) || !ji->nodes || !*ji->nodes)
 			continue;
-		if (add_job(out->state, c, ji, &out->unreadable, job_cpus, job_mem) != 0)
+		if (add_job(out->state, c, ji, nnodes > (uint32_t)c->nnodes ? nnodes :
+		            (uint32_t)c->nnodes, &out->unreadable, job_cpus, job_mem) != 0)
 			goto nomem;
 	}
 	/* the running jobs' CPUs (their job_resrcs, when Slurm sent them) and

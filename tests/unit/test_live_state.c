@@ -585,6 +585,32 @@ static void test_unreadable_strings(void **state)
 	assert_int_equal(f->v.state->alloc_mask[node(f, "n5")], 0x7);
 }
 
+/* A running job whose node list names more hosts than slurmctld has nodes
+ * (a product of ranges: n[0-99]x[0-99] is 10,000 names; the live fuzz
+ * target found one of 83 million, half a minute's work) is not expanded:
+ * it counts as unreadable and adds no job, and its nodes' own records
+ * still give their GPUs in use. */
+static void test_job_list_beyond_the_cluster(void **state)
+{
+	struct fx *f = *state;
+	uint32_t k;
+	int32_t before;
+
+	convert(f, 1, 0);
+	before = f->v.state->njobs;
+	for (k = 0; k < f->cap.njobs; k++)
+		if (f->cap.jobs[k].job_id == 6) { /* n[5-6] */
+			free(f->cap.jobs[k].nodes);
+			f->cap.jobs[k].nodes = strdup("n[0-99]x[0-99]");
+		}
+	convert(f, 1, 0);
+	assert_int_equal(f->v.unreadable, 1);
+	assert_int_equal(f->v.state->njobs, before - 1);
+	for (k = 0; k < (uint32_t)f->v.state->njobs; k++)
+		assert_int_not_equal(f->v.state->jobs[k].job_id, 6);
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n5")], 0x7);
+}
+
 static void test_unknown_node_ignored(void **state)
 {
 	struct fx *f = *state;
@@ -771,6 +797,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recent_jobs_listed, setup_busy, teardown),
 		cmocka_unit_test_setup_teardown(test_node_states, setup_states, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_strings, setup_busy, teardown),
+		cmocka_unit_test_setup_teardown(test_job_list_beyond_the_cluster, setup_busy, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_node_ignored, setup_busy, teardown),
 		cmocka_unit_test_setup_teardown(test_decision_refs, setup_plugin, teardown),
 		cmocka_unit_test_setup_teardown(test_applied_caps, setup_plugin, teardown),
