@@ -1653,7 +1653,7 @@ static bool block_power_binds(gp_engine_t *e, const gp_power_view_t *pv, const g
  * topology/block keeps it in one block, that block's NVLink domain, as
  * compactly as a PIN would, and starts it in the first block that can hold
  * it; a PIN only holds it to the nodes gpuplace chose (bench_placement,
- * nvl72-gb200: PINned, such jobs waited up to twice as long as left to
+ * nvl72-gb200: PINned, such jobs waited about twice as long as left to
  * Slurm).  So a job of fixed shape is left to Slurm (CONSTRAIN with no
  * feature) unless power binds (pin_for_power: some rack's power does not
  * cover the GPUs it has free, block_power_binds; or the shape is not
