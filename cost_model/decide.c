@@ -1657,8 +1657,9 @@ static bool block_power_binds(gp_engine_t *e, const gp_power_view_t *pv, const g
  * Slurm).  So a job of fixed shape is left to Slurm (CONSTRAIN with no
  * feature) unless power binds (pin_for_power: some rack's power does not
  * cover the GPUs it has free, block_power_binds; or the shape is not
- * fixed, fixed_shape): then the best feasible free set inside one block, as Slurm takes
- * it for required nodes, is PINned; with none, it is left to Slurm too.
+ * fixed, fixed_shape): then the best feasible free set inside one block,
+ * as Slurm takes it for required nodes, is PINned; with none, it is left
+ * to Slurm too.
  */
 static int block_job(gp_engine_t *e, const gp_request_t *r, gp_decision_t *d, int32_t best,
                      bool pin_for_power, double run_s, double ideal,

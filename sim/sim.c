@@ -1611,6 +1611,20 @@ static bool ledger_holds(const struct sim *S, const struct ledger *e)
 	return !e->guess || S->snap_time < e->time + SIM_PLUGIN_GUESS_S;
 }
 
+/* The set ledger entry e holds for its job: its PIN, else what the ledger
+ * booked for it (a CONSTRAIN's set, a passed job's guess), with the GPU
+ * power cap it was scored at. */
+static void ledger_set(const struct sim *S, const struct ledger *e, const int32_t **nodes,
+                       const uint32_t **masks, int32_t *n, double *cap_w)
+{
+	const struct sjob *L = &S->jobs[e->j];
+
+	*nodes = L->npin ? L->pin : L->book;
+	*masks = L->npin ? L->pin_mask : L->book_mask;
+	*n = L->npin ? L->npin : L->nbook;
+	*cap_w = L->npin ? L->cap_w : L->book_cap_w;
+}
+
 /* The plugin's view: the GPUs in use at its last refresh plus its ledger
  * (but the entry of job skip, as its prepare_work leaves out the job being
  * re-decided; -1: none). */
@@ -1621,15 +1635,17 @@ static void plugin_view(struct sim *S, uint32_t *view, int32_t skip)
 	memcpy(view, S->snap_alloc, (size_t)S->c->nnodes * sizeof(*view));
 	for (k = 0; k < S->nledger; k++) {
 		const struct ledger *e = &S->ledger[k];
-		const struct sjob *L = &S->jobs[e->j];
+		const int32_t *nodes;
+		const uint32_t *masks;
+		int32_t n;
+		double cap_w;
 
 		if (!ledger_holds(S, e))
 			continue; /* dropped, as the plugin's ledger_prune does */
 		guesses += e->guess;
-		for (i = 0; e->j != skip && i < L->npin; i++)
-			view[L->pin[i]] |= L->pin_mask[i];
-		for (i = 0; e->j != skip && !L->npin && i < L->nbook; i++)
-			view[L->book[i]] |= L->book_mask[i];
+		ledger_set(S, e, &nodes, &masks, &n, &cap_w);
+		for (i = 0; e->j != skip && i < n; i++)
+			view[nodes[i]] |= masks[i];
 		S->ledger[kept++] = *e;
 	}
 	S->nledger = kept;
@@ -1737,17 +1753,15 @@ static int plugin_state(struct sim *S, int32_t skip, double now, const gp_policy
 	 * headroom only, as plugin/ledger.c ledger_racks) */
 	fill_view(S, pol, S->snap_rack_w, S->view);
 	for (k = 0; k < S->nledger; k++) {
-		const struct ledger *e = &S->ledger[k];
-		const struct sjob *L = &S->jobs[e->j];
+		const int32_t *nodes;
+		const uint32_t *masks;
+		int32_t n;
+		double cap_w;
 
-		if (e->j == skip)
+		if (S->ledger[k].j == skip)
 			continue;
-		if (L->npin)
-			gp_ledger_power_subtract(S->c, S->view, L->pin, L->pin_mask, L->npin,
-			                         L->cap_w);
-		else
-			gp_ledger_power_subtract(S->c, S->view, L->book, L->book_mask, L->nbook,
-			                         L->book_cap_w);
+		ledger_set(S, &S->ledger[k], &nodes, &masks, &n, &cap_w);
+		gp_ledger_power_subtract(S->c, S->view, nodes, masks, n, cap_w);
 	}
 	return GP_OK;
 }
@@ -1943,16 +1957,17 @@ static bool steer_taken(const struct sim *S, int32_t j, const uint32_t *flags)
 
 		for (k = 0; k < S->nledger; k++) {
 			const struct ledger *e = &S->ledger[k];
-			const struct sjob *L = &S->jobs[e->j];
+			const int32_t *nodes;
+			const uint32_t *masks;
+			int32_t cnt;
+			double cap_w;
 
 			if (e->j == j || !ledger_holds(S, e))
 				continue;
-			for (m = 0; m < L->npin; m++)
-				if (L->pin[m] == n)
-					alloc |= L->pin_mask[m];
-			for (m = 0; !L->npin && m < L->nbook; m++)
-				if (L->book[m] == n)
-					alloc |= L->book_mask[m];
+			ledger_set(S, e, &nodes, &masks, &cnt, &cap_w);
+			for (m = 0; m < cnt; m++)
+				if (nodes[m] == n)
+					alloc |= masks[m];
 		}
 		if (gp_steer_node_taken(flags[n], full_mask(S->c->nodes[n].ngpus), alloc,
 		                        gp__popcount(J->pin_mask[i])))
@@ -2094,7 +2109,6 @@ static double refresh_at(const struct sim *S, double t, double after)
 		r += ceil((from - r) / SIM_PLUGIN_REFRESH_S) * SIM_PLUGIN_REFRESH_S;
 	return r;
 }
-
 
 /*
  * The plugin's steering pass at its refresh (S->snap_time, the snapshot
