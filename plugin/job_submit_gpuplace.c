@@ -227,6 +227,20 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		goto out;
 	}
 	{
+		/* nodes Slurm's backfill has planned for the jobs that wait are
+		 * not this job's: its priority is not known yet, so it comes
+		 * after every one of them, and a PIN there would wait until
+		 * they start and end (steer_rules.h; the steering pass keeps
+		 * moved jobs off them too).  A plan that starts after the job's
+		 * time limit would end holds nothing. */
+		int64_t now = (int64_t)time(NULL);
+		gp_steer_cand_t me = { .job_id = UINT32_MAX, .priority = 0, .submit_time = now };
+
+		gp_steer_hold_planned(&me, r.time_limit_min > 0 ? now + (int64_t)r.time_limit_min * 60 : 0,
+		                      sn->plans.p, sn->plans.n, dec.cur.work->node_flags,
+		                      c->cluster->nnodes);
+	}
+	{
 		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed };
 
 		if (found > 0 && profile.gpus == 0)

@@ -191,6 +191,13 @@ struct gp_conf {
 	struct gp_conf *next_dead;    /* graveyard link (conf_put) */
 };
 
+/* Slurm's backfill plans for the jobs that wait (steer_plans_read): each
+ * pending job with a SchedNodeList, its nodes as indices of the model. */
+struct steer_plans {
+	gp_steer_plan_t *p;
+	int32_t n;
+};
+
 /* The cluster's state as read from slurmctld, for the configuration whose
  * model its node indices refer to; immutable, shared by reference count. */
 struct gp_snap {
@@ -200,6 +207,7 @@ struct gp_snap {
 	gp_live_view_t view;          /* the state, CPUs and memory left, recent jobs */
 	gp_rack_view_t *racks;        /* the racks' power headroom in this state */
 	gp_resv_view_t resv;          /* advance reservations (steer.h) */
+	struct steer_plans plans;     /* Slurm's backfill plans, read with the jobs */
 	bool resv_ok;                 /* resv was read with this state */
 	bool hres;                    /* slurmctld has the license PowerHres names
 	                               * (read with this state; hres_request) */
@@ -477,6 +485,10 @@ uint32_t steer_updating(void);
 void origs_clear(void);
 struct ledger_entry *ledger_find(uint64_t ref);
 void steer_pass(gp_live_t *lv);
+/* Slurm's backfill plans in job list jobs (NULL: none), into *pl (empty
+ * when memory is short); steer_plans_free releases them. */
+void steer_plans_read(const gp_cluster_t *cl, const job_info_msg_t *jobs, struct steer_plans *pl);
+void steer_plans_free(struct steer_plans *pl);
 
 /* ---- the plugin's thread (state_thread.c) ---------------------------------- */
 

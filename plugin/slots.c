@@ -173,6 +173,7 @@ static void snap_release(struct gp_ref *r)
 	free(sn->by_name);
 	gp_live_view_clear(&sn->view);
 	gp_resv_view_clear(&sn->resv);
+	steer_plans_free(&sn->plans);
 	free(sn->racks);
 	free(sn->lic_free);
 	conf_put(sn->conf);

@@ -79,6 +79,10 @@ static void refresh_state(gp_live_t *lv, time_t *failing_since, bool *failure_lo
 	if (!sn->resv_ok && !thr.resv_failure_logged)
 		slurm_error("gpuplace: %s; jobs in a reservation pass unchanged", why);
 	thr.resv_failure_logged = !sn->resv_ok;
+	/* Slurm's backfill plans with the same job list: a new job is not
+	 * PINned onto nodes planned for the jobs that wait before it, nor a
+	 * pending one moved there (steer_rules.h) */
+	steer_plans_read(c->cluster, lv->jobs, &sn->plans);
 	/* the rack budget's resource (PowerHres): asked for only while
 	 * slurmctld has it; a change is logged once */
 	if (c->cluster->site.power_hres[0] && GP_SLURM_HRES_MODE3) {

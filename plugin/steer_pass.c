@@ -271,20 +271,14 @@ static void plan_clear(struct steer_plan *p)
  * the model.  A list naming a node the model lacks is left out: the plan
  * of a job on nodes gpuplace does not place changes nothing it chooses.
  */
-struct steer_plans {
-	gp_steer_plan_t *p;
-	int32_t n;
-};
-
-static void plans_read(const gp_cluster_t *cl, const job_info_msg_t *jobs,
-                       struct steer_plans *pl)
+void steer_plans_read(const gp_cluster_t *cl, const job_info_msg_t *jobs, struct steer_plans *pl)
 {
 	uint32_t i;
 
 	pl->p = NULL;
 	pl->n = 0;
-	if (!(pl->p = calloc((size_t)jobs->record_count + 1, sizeof(*pl->p))))
-		return; /* memory short: steering as before, without plans */
+	if (!jobs || !(pl->p = calloc((size_t)jobs->record_count + 1, sizeof(*pl->p))))
+		return; /* memory short: decisions as before, without plans */
 	for (i = 0; i < jobs->record_count; i++) {
 		const slurm_job_info_t *j = &jobs->job_array[i];
 		gp_steer_plan_t *p = &pl->p[pl->n];
@@ -309,7 +303,7 @@ static void plans_read(const gp_cluster_t *cl, const job_info_msg_t *jobs,
 	}
 }
 
-static void plans_free(struct steer_plans *pl)
+void steer_plans_free(struct steer_plans *pl)
 {
 	int32_t k;
 
@@ -570,7 +564,6 @@ void steer_pass(gp_live_t *lv)
 	struct gp_snap *sn = snap_get();
 	struct gp_conf *c;
 	gp_steer_cand_t *cand = NULL;
-	struct steer_plans plans = { NULL, 0 };
 	int64_t now = (int64_t)time(NULL);
 	int nc, k, updates = 0, evaluations = 0;
 
@@ -584,8 +577,6 @@ void steer_pass(gp_live_t *lv)
 		goto done;
 	nc = gp_steer_pick(lv->jobs->job_array, lv->jobs->record_count, cand,
 	                   (int)lv->jobs->record_count);
-	if (nc > 0)
-		plans_read(c->cluster, lv->jobs, &plans);
 	/* bounded work: at most steer_max updates and 4x as many
 	 * re-decisions per pass, dec.lock taken per job, so a submission
 	 * waits for one re-decision at most */
@@ -596,7 +587,7 @@ void steer_pass(gp_live_t *lv)
 
 		memset(&plan, 0, sizeof(plan));
 		pthread_mutex_lock(&dec.lock);
-		moved = steer_decide(c, sn, &lv->jobs->job_array[cand[k].index], &cand[k], &plans, now,
+		moved = steer_decide(c, sn, &lv->jobs->job_array[cand[k].index], &cand[k], &sn->plans, now,
 		                     &plan, &evaluations);
 		pthread_mutex_unlock(&dec.lock);
 		if (!moved)
@@ -636,7 +627,6 @@ void steer_pass(gp_live_t *lv)
 	if (c->lic_name)
 		lic_steer(c, sn, lv->jobs, c->policy.steer_max - updates);
 done:
-	plans_free(&plans);
 	free(cand);
 	snap_put(sn);
 }

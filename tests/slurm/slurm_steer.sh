@@ -14,6 +14,8 @@
 #     count) when it does not free in the predicted wait, a burst of
 #     BURST (100) submissions while steering loses nothing and double-books no GPU;
 #   - a license the job waits for, --exclusive=user and =mcs respected;
+#   - a new job is kept off the nodes Slurm's backfill planned for a job
+#     that waits before it;
 #   - a planned GPU power cap reaches the GPUs: Prolog/Epilog are
 #     etc/prolog/gpuplace-powercap with a recording stand-in for
 #     nvidia-smi, and the prolog must set the cap written in the job's
@@ -34,14 +36,16 @@
 set -u
 BURST=${BURST:-100}
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=21
+N_TESTS=22
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-steer.XXXXXX")
 chmod 755 "$D"
 export CTLPORT=${CTLPORT:-$((16977 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((18200 + ${GP_PORT_OFFSET:-0}))}
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpuplace.so
-export SCHED_PARAMS=gpuplace_allow_power_cap=yes LICENSES=lic:1
+# (bf_interval: Slurm's backfill plans a waiting job every 2 s, not 30,
+# so its SchedNodeList shows soon; slurm.conf(5))
+export SCHED_PARAMS=gpuplace_allow_power_cap=yes,bf_interval=2 LICENSES=lic:1
 # the plugin's readings of the cluster state are logged at debug
 export CTLDEBUG=debug
 # MCS labels by user, given only to jobs that ask (--exclusive=mcs), whose
@@ -373,7 +377,32 @@ check '[ -n "$nodes" ] && echo "$ac1" | grep -Eq "^lua: project=chain tier=2 gpu
 	"after steering ($pin -> $nodes) the lua text is still there and gpuplace's part was replaced in place: $ac1" "$(show "$j")"
 clean
 
-# 11. a power cap reaches the GPUs: both racks near their cap (6 kW: 4 nodes
+# 11. a new job is not PINned onto nodes Slurm's backfill has planned for
+#     a job that waits before it (its SchedNodeList, which the plugin reads
+#     with the job list): n[1-4] run 10-minute jobs; a 24-GPU job waits for
+#     them, planned on n[1-4] and two of n[5-8]; an 8-GPU 60-minute job
+#     submitted then could not start on those two before the planned
+#     start, so it is PINned to the other two at submission (not steered
+#     there later) and starts at once
+for i in 1 2 3 4; do sbatch -Q -w "n$i" --gpus=4 -t 10 -o /dev/null -J "pl$i" --wrap='sleep 300'; done
+for t in $(seq 1 80); do [ "$(squeue -h -t R -n pl1,pl2,pl3,pl4 | wc -l)" = 4 ] && break; sleep 0.25; done
+b=$(sbatch --parsable --gpus=24 -t 60 -o /dev/null --wrap='sleep 300')
+plan=
+for t in $(seq 1 120); do
+	plan=$(scontrol show job "$b" | sed -n 's/.*SchedNodeList=\([^ ]*\).*/\1/p')
+	[ -n "$plan" ] && [ "$plan" != "(null)" ] && break
+	plan=
+	sleep 0.25
+done
+plugin_read "[0-9]+ nodes, 4 running jobs"
+c=$(sbatch --parsable --gpus=8 -t 60 -o /dev/null --wrap='sleep 300')
+nodes=$(running_on "$c")
+check '[ -n "$plan" ] && [ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qxF -f <(scontrol show hostnames "$plan") && decided "$c" "$nodes" && ! scontrol show job "$c" | grep -q "steered while pending"' \
+	"a job submitted while Slurm plans $plan for a job ahead is PINned off those nodes at submission and starts at once on $nodes" \
+	"$(show "$c")" "$(show "$b")"
+clean
+
+# 12. a power cap reaches the GPUs: both racks near their cap (6 kW: 4 nodes
 #    x 1 kW + 16 idle GPUs x 50 W = 4.8 kW, less the 5 % margin leaves
 #    ~900 W each), so a 4-GPU job (4 x 350 W above idle) runs only
 #    capped; the prolog must set that cap on the job's GPUs
