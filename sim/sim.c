@@ -249,6 +249,12 @@ struct sim {
 	int32_t ndoms;
 	uint32_t *snap_alloc;     /* GPUs in use at the plugin's last refresh */
 	double *snap_rack_w;      /* the racks' estimated draw then */
+	/* Slurm's backfill plans then (sim_plans), node lists copied into
+	 * snap_plan_nodes: what a decision before the next refresh reads */
+	gp_steer_plan_t *snap_plans;
+	int32_t nsnap_plans;
+	int32_t *snap_plan_nodes;
+	size_t snap_plan_cap;
 	double snap_time;
 	double next_refresh;      /* when the plugin reads the state next: 2 s
 	                           * after its last reading, or the gap after a
@@ -1872,6 +1878,66 @@ static void refresh_soon(struct sim *S)
 	S->next_refresh = fmin(S->next_refresh, S->now + SIM_PLUGIN_REFRESH_GAP_S);
 }
 
+/* Slurm's plans for the jobs that wait, each with its sched_nodes: the job
+ * holding the reservation, and with opts bf_resv > 1 the jobs planned
+ * after it (EASY backfill plans one job; Slurm's backfill plans every job
+ * it tests).  Returns how many it wrote to plan[]. */
+static int32_t sim_plans(struct sim *S, gp_steer_plan_t *plan)
+{
+	int32_t nplans = 0, k;
+
+	if (S->have_resv && S->nresv_nodes > 0 && S->resv_j >= 0 &&
+	    S->jobs[S->resv_j].st == JS_QUEUED) {
+		const struct sjob *R = &S->jobs[S->resv_j];
+
+		plan[nplans++] = (gp_steer_plan_t){ .job_id = R->tj->id, .priority = 1,
+		                                    .submit_time = to_i64(floor(R->tj->submit_s)),
+		                                    .start_time = to_i64(ceil(fmax(S->shadow, 1.0))),
+		                                    .nodes = S->resv_nodes,
+		                                    .nnodes = S->nresv_nodes };
+		for (k = 0; k < S->nxr; k++) {
+			const struct xresv *x = &S->xr[k];
+
+			R = &S->jobs[x->j];
+			if (R->st != JS_QUEUED)
+				continue;
+			plan[nplans++] = (gp_steer_plan_t){ .job_id = R->tj->id, .priority = 1,
+			                                    .submit_time = to_i64(floor(R->tj->submit_s)),
+			                                    .start_time = to_i64(ceil(fmax(x->shadow, 1.0))),
+			                                    .nodes = x->nodes, .nnodes = x->n };
+		}
+	}
+	return nplans;
+}
+
+/* The plans as the plugin's refresh reads them (with the job list):
+ * copied, since Slurm's backfill replans after it. */
+static int snap_plans(struct sim *S)
+{
+	int32_t n = sim_plans(S, S->plans), k;
+	size_t need = 0, at = 0;
+
+	for (k = 0; k < n; k++)
+		need += (size_t)S->plans[k].nnodes;
+	if (need > S->snap_plan_cap) {
+		int32_t *grown = realloc(S->snap_plan_nodes, need * sizeof(*grown));
+
+		if (!grown)
+			return gp__errorf(S->err, GP_ENOMEM, "out of memory");
+		S->snap_plan_nodes = grown;
+		S->snap_plan_cap = need;
+	}
+	for (k = 0; k < n; k++) {
+		S->snap_plans[k] = S->plans[k];
+		memcpy(S->snap_plan_nodes + at, S->plans[k].nodes,
+		       (size_t)S->plans[k].nnodes * sizeof(int32_t));
+		S->snap_plans[k].nodes = S->snap_plan_nodes + at;
+		at += (size_t)S->plans[k].nnodes;
+	}
+	S->nsnap_plans = n;
+	return GP_OK;
+}
+
 /* The plugin's decision for job j at its submission. */
 static int plugin_decide(struct sim *S, int32_t j)
 {
@@ -1898,6 +1964,19 @@ static int plugin_decide(struct sim *S, int32_t j)
 	S->res->m.decisions++;
 	if ((rc = plugin_state(S, -1, S->now, pol, &view)))
 		return rc;
+	/* the nodes Slurm's backfill planned for the jobs that wait, as the
+	 * plugin's last refresh read them, are not free for a new job, which
+	 * comes after them all (job_submit_gpuplace.c, as the steering pass:
+	 * steer_rules.h); a PIN there would wait for them */
+	if (S->nsnap_plans > 0) {
+		gp_steer_cand_t kn = { .index = (uint32_t)j, .job_id = J->tj->id, .priority = 0,
+		                       .submit_time = to_i64(floor(J->tj->submit_s)) };
+
+		memcpy(S->steer_flags, view.node_flags, (size_t)S->c->nnodes * sizeof(*S->steer_flags));
+		if (gp_steer_hold_planned(&kn, to_i64(ceil(S->now + J->limit)), S->snap_plans,
+		                          S->nsnap_plans, S->steer_flags, S->c->nnodes) > 0)
+			view.node_flags = S->steer_flags;
+	}
 	rc = sim_decide(S, J, sh, &view, pol, &pv, S->now, &d, &derr);
 	if (rc == GP_EINVAL) {
 		J->decision = GP_SIM_DEC_REJECT;
@@ -2148,31 +2227,7 @@ static int steer_pass(struct sim *S, int *moved)
 		                                         .pinned = J->decision == GP_SIM_DEC_PIN };
 	}
 	gp_steer_sort(S->steer_cand, nc);
-	/* Slurm's plans for the jobs that wait, each with its sched_nodes:
-	 * the job holding the reservation, and with opts bf_resv > 1 the
-	 * jobs planned after it (EASY backfill plans one job; Slurm's
-	 * backfill plans every job it tests) */
-	if (S->have_resv && S->nresv_nodes > 0 && S->resv_j >= 0 &&
-	    S->jobs[S->resv_j].st == JS_QUEUED) {
-		const struct sjob *R = &S->jobs[S->resv_j];
-
-		plan[nplans++] = (gp_steer_plan_t){ .job_id = R->tj->id, .priority = 1,
-		                                    .submit_time = to_i64(floor(R->tj->submit_s)),
-		                                    .start_time = to_i64(ceil(fmax(S->shadow, 1.0))),
-		                                    .nodes = S->resv_nodes,
-		                                    .nnodes = S->nresv_nodes };
-		for (k = 0; k < S->nxr; k++) {
-			const struct xresv *x = &S->xr[k];
-
-			R = &S->jobs[x->j];
-			if (R->st != JS_QUEUED)
-				continue;
-			plan[nplans++] = (gp_steer_plan_t){ .job_id = R->tj->id, .priority = 1,
-			                                    .submit_time = to_i64(floor(R->tj->submit_s)),
-			                                    .start_time = to_i64(ceil(fmax(x->shadow, 1.0))),
-			                                    .nodes = x->nodes, .nnodes = x->n };
-		}
-	}
+	nplans = sim_plans(S, plan);
 	for (k = 0; k < nc && gp_steer_budget(pol, *moved, evaluations); k++) {
 		rc = steer_one(S, &S->steer_cand[k], now, &evaluations, plan, nplans);
 		if (rc < 0)
@@ -3365,6 +3420,8 @@ static void sim_free(struct sim *S)
 	free(S->rack_busy);
 	free(S->rack_w);
 	free(S->snap_rack_w);
+	free(S->snap_plans);
+	free(S->snap_plan_nodes);
 	free(S->rack_limit);
 	free(S->hres_w);
 	free(S->hres_cnt_w);
@@ -3651,6 +3708,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->rack_busy = calloc((size_t)nr + 1, sizeof(*S->rack_busy));
 	S->rack_w = calloc((size_t)nr + 1, sizeof(*S->rack_w));
 	S->snap_rack_w = calloc((size_t)nr + 1, sizeof(*S->snap_rack_w));
+	S->snap_plans = calloc((size_t)S->o.bf_resv + 1, sizeof(*S->snap_plans));
 	S->rack_limit = calloc((size_t)nr + 1, sizeof(*S->rack_limit));
 	S->hres_w = calloc((size_t)nr + 1, sizeof(*S->hres_w));
 	S->hres_cnt_w = calloc((size_t)nr + 1, sizeof(*S->hres_cnt_w));
@@ -3686,7 +3744,7 @@ static int setup(struct sim *S, const gp_state_t *s0)
 	S->rack_seen = calloc((size_t)nr + 1, 1);
 	if (!S->jobs || !S->eligible || !S->order || !S->gpu_delta_w || !S->gpu_full || !S->heap ||
 	    !S->lheap ||
-	    !S->rack_busy || !S->rack_w || !S->snap_rack_w || !S->rack_limit || !S->hres_w || !S->hres_cnt_w || !S->idle_rack_w || !S->rack_over || !S->work_rack_w ||
+	    !S->rack_busy || !S->rack_w || !S->snap_rack_w || !S->snap_plans || !S->rack_limit || !S->hres_w || !S->hres_cnt_w || !S->idle_rack_w || !S->rack_over || !S->work_rack_w ||
 	    !S->resv_rack_w || !S->bf_rack_w ||
 	    !S->view || !S->view2 || !S->resv_alloc || !S->resv_nodes || !S->resv_mask ||
 	    !S->bf_alloc || !S->held || !S->plans || !S->rmark || !S->alt_of || (S->o.bf_resv > 1 && !S->xr) ||
@@ -3876,6 +3934,8 @@ int gp__sim_run(const gp_cluster_t *c, const gp_state_t *s0, const gp_trace_t *t
 			memcpy(S.snap_alloc, S.cur->alloc_mask, (size_t)c->nnodes * sizeof(*S.snap_alloc));
 			S.snap_starts = S.nstarts;
 			memcpy(S.snap_rack_w, S.rack_w, (size_t)c->nracks * sizeof(*S.snap_rack_w));
+			if ((rc = snap_plans(&S)))
+				goto error;
 			recent_clear(&S);
 			S.snap_time = last;
 			S.next_refresh = last + SIM_PLUGIN_REFRESH_S;

@@ -996,19 +996,22 @@ static void test_plugin_faithful_guess_expires(void **state)
  * gpu0001-0004 and gpu0005-0008), the performance preset (steer_max 8,
  * steer_interval 30 s), refreshes every 2 s:
  *   t=0  A (32 GPUs, 1000 s) is PINned to gpu0001-0004 and starts;
- *        B (48 GPUs, 3000 s) cannot fit: CONSTRAINed, first in the queue,
- *        it holds the backfill reservation for t=1000 on gpu0001-0006;
- *   t=1  C (16 GPUs, 5000 s) is PINned to gpu0005-0006, free in the
- *        plugin's view, but cannot backfill: it would run past 1000 on
- *        GPUs reserved for B;
+ *   t=0.5  B (48 GPUs, 3000 s) cannot fit: CONSTRAINed, first in the
+ *        queue, it holds the backfill reservation for t=1000 on
+ *        gpu0001-0006;
+ *   t=0.6  C (16 GPUs, 5000 s) is decided on the state the plugin read
+ *        at 0.25, before B's plan (the refresh B's decision asks for comes
+ *        at 0.75): PINned to gpu0005-0006, free in the plugin's view, it
+ *        cannot backfill: it would run past 1000 on GPUs reserved for B;
  *   t=1000  A ends, B starts on gpu0001-0006.
  * Without steering C waits for exactly those nodes until B ends: start
- * 4000.  With it, the refresh C's decision asks for (250 ms later,
- * state_thread.c) finds C's nodes planned for B, ahead of it (B's
- * SchedNodeList, as Slurm's backfill shows it): taken for C.  It
- * re-decides C with B's planned nodes held and PINs it to gpu0007-0008,
- * free: start 1.25 (before steering read Slurm's plan, C was moved only
- * when B took its nodes, at 1002).  The move is the one the plugin's
+ * 4000.  With it, the refresh at 0.75 finds C's nodes planned for B,
+ * ahead of it (B's SchedNodeList, as Slurm's backfill shows it): taken
+ * for C.  It re-decides C with B's planned nodes held and PINs it to
+ * gpu0007-0008, free: start 0.75 (before steering read Slurm's plan, C
+ * was moved only when B took its nodes, at 1002; a job decided after
+ * that refresh is PINned off B's nodes at once,
+ * test_pin_keeps_off_planned_nodes).  The move is the one the plugin's
  * steer_decide makes on that state: the same rules
  * (cost_model/steer_rules.h) and the same engine call on the same view give the
  * same nodes.
@@ -1017,10 +1020,13 @@ static void test_plugin_faithful_guess_expires(void **state)
  * ledger.c ledger_drops), not only until the next refreshes.  8 nodes x 8
  * GPUs, leaves gpu0001-0004 and gpu0005-0008, steering off:
  *   t=0  A (32 GPUs, 1000 s) and E (16 GPUs, 5000 s) are PINned and start;
- *        B (48 GPUs) cannot fit: CONSTRAINed, first in the queue, it holds
- *        the backfill reservation for t=1000 on A's nodes and the two free;
- *   t=1  C (16 GPUs, 5000 s) is PINned to those two, but cannot backfill:
- *        it would run past 1000 on GPUs reserved for B; it pends;
+ *   t=0.5  B (48 GPUs) cannot fit: CONSTRAINed, first in the queue, it
+ *        holds the backfill reservation for t=1000 on A's nodes and the
+ *        two free;
+ *   t=0.6  C (16 GPUs, 5000 s), decided on the state the plugin read at
+ *        0.25, before B's plan, is PINned to those two, but cannot
+ *        backfill: it would run past 1000 on GPUs reserved for B; it
+ *        pends;
  *   t=30 D (16 GPUs) arrives, many refreshes later.  C's PIN still holds
  *        its nodes in the plugin's view, so nothing is free for D: it is
  *        not PINned to C's nodes (two jobs PINned to the same GPUs, one of
@@ -1028,7 +1034,7 @@ static void test_plugin_faithful_guess_expires(void **state)
 static void test_plugin_faithful_ledger_pending(void **state)
 {
 	static const struct row rows[] = {
-		{ 0, 1000, 32, 0 }, { 0, 5000, 16, 0 }, { 0, 3000, 48, 0 }, { 1, 5000, 16, 0 },
+		{ 0, 1000, 32, 0 }, { 0, 5000, 16, 0 }, { 0.5, 3000, 48, 0 }, { 0.6, 5000, 16, 0 },
 		{ 30, 100, 16, 0 },
 	};
 	gp_cluster_t *c = cluster(8, 4, 4, 0);
@@ -1051,7 +1057,7 @@ static void test_plugin_faithful_ledger_pending(void **state)
 static void test_plugin_faithful_steering(void **state)
 {
 	static const struct row rows[] = {
-		{ 0, 1000, 32, 0 }, { 0, 3000, 48, 0 }, { 1, 5000, 16, 0 },
+		{ 0, 1000, 32, 0 }, { 0.5, 3000, 48, 0 }, { 0.6, 5000, 16, 0 },
 	};
 	gp_cluster_t *c = cluster(8, 4, 4, 0);
 	gp_trace_t *t = trace_of(rows, 3);
@@ -1102,7 +1108,7 @@ static void test_plugin_faithful_steering(void **state)
 	 * its decision asked for (the gap after it, state_thread.c) */
 	assert_int_equal(on->jobs[2].decision, GP_SIM_DEC_PIN); /* as logged at submission */
 	assert_true(on->jobs[2].steered);
-	assert_true(on->jobs[2].start_s == 1.25);
+	assert_true(on->jobs[2].start_s == 0.75);
 	assert_int_equal(on->jobs[2].nnodes, 2);
 	assert_int_equal(on->jobs[2].nodes[0], gp__node_find(c, "gpu0007"));
 	assert_int_equal(on->jobs[2].nodes[1], gp__node_find(c, "gpu0008"));
@@ -1254,6 +1260,43 @@ static void test_steering_keeps_off_planned_nodes(void **state)
 	gp_cluster_destroy(c);
 }
 
+/*
+ * A new job is not PINned onto the nodes Slurm's backfill planned for the
+ * jobs that wait before it (their SchedNodeList; plugin/
+ * job_submit_gpuplace.c, as the steering pass).  8 nodes x 8 GPUs (leaves
+ * gpu0001-0004 and gpu0005-0008), the performance preset, steering off:
+ *   t=0  A (32 GPUs, 1000 s) starts on gpu0001-0004; B (48 GPUs, 3000 s)
+ *        cannot fit: first in the queue, it holds the reservation for
+ *        t=1000 on gpu0001-0006.
+ *   t=1  D (16 GPUs on 2 nodes, 5000 s): gpu0005-0008 are free; D runs
+ *        past 1000, so gpu0005-0006 are B's from then on.  PINned there,
+ *        D could not start before B ended (4000); on gpu0007-0008 it
+ *        starts at once.
+ */
+static void test_pin_keeps_off_planned_nodes(void **state)
+{
+	static const struct row rows[] = {
+		{ 0, 1000, 32, 0 }, { 0, 3000, 48, 0 }, { 1, 5000, 16, 2 },
+	};
+	gp_cluster_t *c = cluster(8, 4, 4, 0);
+	gp_trace_t *t = trace_of(rows, 3);
+	gp_sim_result_t *r;
+
+	(void)state;
+	r = run_steer(c, t, "performance", false);
+	assert_true(r->jobs[0].start_s == 0);
+	assert_true(r->jobs[1].start_s == 1000);
+	assert_int_equal(r->jobs[1].nnodes, 6);
+	assert_int_equal(r->jobs[2].decision, GP_SIM_DEC_PIN);
+	assert_true(r->jobs[2].start_s < 2);
+	assert_int_equal(r->jobs[2].nnodes, 2);
+	assert_int_equal(r->jobs[2].nodes[0], gp__node_find(c, "gpu0007"));
+	assert_int_equal(r->jobs[2].nodes[1], gp__node_find(c, "gpu0008"));
+	gp__sim_result_destroy(r);
+	trace_free(t);
+	gp_cluster_destroy(c);
+}
+
 /* A plugin-faithful run of the balanced preset (gpuplace_max_wait 1800 s,
  * gpuplace_wait_gain 0.05) on c with gpu0007-0008 and gpu0011-0012
  * drained; steering on or off. */
@@ -1311,8 +1354,9 @@ static void ran_on(const gp_cluster_t *c, const gp_sim_result_t *r, int32_t j,
  *        max_switch_wait of 300 s (the predicted 98 s is within it):
  *        --switches=1@300 and no feature constraint.
  *  Case 1: nothing else: L1 frees at 101 < 3 + 300, C starts there at 101.
- *  Case 2: D, the same as C, is submitted at 2.5 and gets --switches=1@300
- *        too.  At 101 D, first in the queue, takes L1 (until 3701).  C's
+ *  Case 2: D, the same as C, is submitted at 2.9 and gets --switches=1@300
+ *        too (C is decided at 3, before the refresh D's decision asks
+ *        for, at 3.15: the plugin's state does not show D yet).  At 101 D, first in the queue, takes L1 (until 3701).  C's
  *        compact set now frees only at 3701: Slurm holds it (L2 + L3 are
  *        two leaves) until its 300 s are over and places it anywhere at
  *        3 + 300 = 303, on gpu0005-0006 and gpu0009-0010.  With steering
@@ -1324,7 +1368,7 @@ static void test_plugin_faithful_switches(void **state)
 {
 	static const struct row one[] = { { 0, 101, 32, 4 }, { 3, 3600, 32, 4 } };
 	static const struct row two[] = {
-		{ 0, 101, 32, 4 }, { 2.5, 3600, 32, 4 }, { 3, 3600, 32, 4 },
+		{ 0, 101, 32, 4 }, { 2.9, 3600, 32, 4 }, { 3, 3600, 32, 4 },
 	};
 	static const char *const l1[] = { "gpu0001", "gpu0002", "gpu0003", "gpu0004" };
 	static const char *const spread[] = { "gpu0005", "gpu0006", "gpu0009", "gpu0010" };
@@ -1378,8 +1422,8 @@ static void test_plugin_faithful_switches(void **state)
 	 * job 1, ahead of it, holds the reservation of the leaf job 0 frees
 	 * at 101 s (its SchedNodeList), so waiting for that leaf cannot pay.
 	 * It PINs job 2 to the spread set at its first refresh after the
-	 * submission (3.25 s: its decision woke the plugin's thread, which
-	 * reads the state 250 ms later, state_thread.c) and drops the switch
+	 * submission (3.15 s: job 1's decision woke the plugin's thread,
+	 * which reads the state 250 ms later, state_thread.c) and drops the switch
 	 * count as the plugin's update does, so it starts then (it once
 	 * waited for that leaf until 101 s, when job 1 took it) */
 	on = switch_run(c, t2, true);
@@ -1387,7 +1431,7 @@ static void test_plugin_faithful_switches(void **state)
 	printf("# case 2: spread start %.0f s with steering, %.0f s without\n",
 	       on->jobs[2].start_s, off->jobs[2].start_s);
 	assert_true(off->jobs[2].start_s == 3 + 300);
-	assert_true(on->jobs[2].start_s == 3.25);
+	assert_true(on->jobs[2].start_s == 3.15);
 	for (r = on; r; r = r == on ? off : NULL) {
 		assert_true(r->jobs[0].end_s == 101);
 		assert_int_equal(r->jobs[1].decision, GP_SIM_DEC_CONSTRAIN);
@@ -2091,6 +2135,7 @@ int main(void)
 		cmocka_unit_test(test_plugin_faithful_guess_expires),
 		cmocka_unit_test(test_plugin_faithful_steering),
 		cmocka_unit_test(test_steering_keeps_off_planned_nodes),
+		cmocka_unit_test(test_pin_keeps_off_planned_nodes),
 		cmocka_unit_test(test_plugin_faithful_switches),
 		cmocka_unit_test(test_block_pin_ok),
 		cmocka_unit_test(test_judge_table),
