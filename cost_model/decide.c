@@ -85,6 +85,12 @@ struct gp_engine {
 	 * hundred racks that scan was a twelfth of each evaluation) */
 	int32_t *rk_slot;
 	uint32_t *rk_mark, rk_gen;
+	/* per rack: can its power bind at all?  Not when, with every GPU it
+	 * has at TDP, its estimated draw stays within its limit less the
+	 * policy's margin (set_binds): the score's power term counts only
+	 * racks that can bind.  For the margin binds_margin (NAN: not set). */
+	bool *rk_binds;
+	double binds_margin;
 	/* what the scoring callback computed, so keeping a candidate does not
 	 * evaluate it again: memo[seq] is valid when memo_gen[seq] == gen */
 	gp_scored_t memo[MEMO];
@@ -146,6 +152,8 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	e->chg_mark = calloc((size_t)c->nracks + 1, sizeof(*e->chg_mark));
 	e->rk_slot = calloc((size_t)c->nracks + 1, sizeof(*e->rk_slot));
 	e->rk_mark = calloc((size_t)c->nracks + 1, sizeof(*e->rk_mark));
+	e->rk_binds = calloc((size_t)c->nracks + 1, sizeof(*e->rk_binds));
+	e->binds_margin = NAN;
 	e->sw_units = calloc((size_t)c->nswitches + 1, sizeof(*e->sw_units));
 	e->sw_mark = calloc((size_t)c->nswitches + 1, sizeof(*e->sw_mark));
 	if (!e->sw_units || !e->sw_mark) {
@@ -164,7 +172,7 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node || !e->rack_w || !e->rack_free ||
 	    !e->rack_wcap ||
 	    !e->budget || !e->head || !e->fut || !e->nowr || !e->idle || !e->npw || !e->chg ||
-	    !e->chg_mark || !e->rk_slot || !e->rk_mark) {
+	    !e->chg_mark || !e->rk_slot || !e->rk_mark || !e->rk_binds) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto error;
 	}
@@ -235,6 +243,7 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->chg_mark);
 	free(e->rk_slot);
 	free(e->rk_mark);
+	free(e->rk_binds);
 	free(e->sw_units);
 	free(e->sw_mark);
 	free(e);
@@ -368,6 +377,37 @@ static double rack_use(const gp_cluster_t *c, const gp_policy_t *p, int32_t r,
 }
 
 /*
+ * Which racks can be short of power (e->rk_binds), for the policy's margin:
+ * a rack whose estimated draw with every GPU it has at TDP stays within
+ * min(PowerCapKW, CoolingKW) less the margin never is (gp__power_rack_tdp_gpus
+ * on its idle headroom powers all its GPUs).  A rack without an estimate
+ * or a limit counts as one that can.  Once per engine and margin: O(nodes).
+ */
+static void set_binds(gp_engine_t *e, double margin)
+{
+	const gp_cluster_t *c = e->c;
+	int32_t r;
+
+	if (e->binds_margin == margin)
+		return;
+	for (r = 0; r < c->nracks; r++) {
+		gp_power_headroom_t h;
+		int64_t all = 0, powered;
+		double raw;
+
+		if (gp__power_headroom(c, NULL, NULL, r, 0, 0, &h) != GP_OK ||
+		    !isfinite(fmin(h.cap_w, h.cooling_w))) {
+			e->rk_binds[r] = true;
+			continue;
+		}
+		raw = fmin(h.cap_w, h.cooling_w) * (1.0 - margin) - h.used_w;
+		powered = gp__power_rack_tdp_gpus(c, NULL, r, raw, &all, NULL);
+		e->rk_binds[r] = powered < all;
+	}
+	e->binds_margin = margin;
+}
+
+/*
  * The score's power term for a set whose most loaded rack reaches `use`
  * of its limit: 0 up to the policy's knee (policy.c says why 0.8), then
  * quadratic, ((use - knee) / (1 - knee))^2 / (1 - knee): 5 at the limit
@@ -398,7 +438,7 @@ static int evaluate(const struct eval_ctx *x, const int32_t *nodes, const uint32
 	struct { int32_t rack; double w; int32_t gpus; double idle, tdp, min_cap;
 	         const gp_gpu_profile_t *prof; } rk[MAX_RACKS_PER_SET];
 	int32_t nrk = 0, i, j;
-	double speed = 1.0;
+	double speed = 1.0, bind_use = 0.0;
 	gp_error_t err;
 	int rc;
 
@@ -458,7 +498,16 @@ static int evaluate(const struct eval_ctx *x, const int32_t *nodes, const uint32
 		if (!isfinite(rv->headroom_w) || rk[j].w <= 0)
 			continue;
 		share = rv->headroom_w > 0 ? rk[j].w / rv->headroom_w : INFINITY;
-		sc->rack_use = fmax(sc->rack_use, rack_use(c, x->p, rk[j].rack, rv, rk[j].w));
+		{
+			double u = rack_use(c, x->p, rk[j].rack, rv, rk[j].w);
+
+			sc->rack_use = fmax(sc->rack_use, u);
+			/* a rack that powers all its GPUs at TDP is never short:
+			 * no job is steered away from it for power (its use
+			 * still shows in rack_use) */
+			if (e->rk_binds[rk[j].rack] || share > 1.0)
+				bind_use = fmax(bind_use, u);
+		}
 		if (share <= 1.0) {
 			sc->power_use = fmax(sc->power_use, share);
 			continue;
@@ -502,7 +551,7 @@ static int evaluate(const struct eval_ctx *x, const int32_t *nodes, const uint32
 	}
 	sc->hops = sc->cost.hops;
 	sc->s_step = x->p->w_step * fmax(0.0, sc->cost.slowdown - 1.0);
-	sc->s_power = x->p->w_power * power_term(x->p, sc->rack_use);
+	sc->s_power = x->p->w_power * power_term(x->p, bind_use);
 	sc->score = sc->s_step + sc->s_power; /* + s_frag, added by the caller */
 	if (!sc->feasible)
 		sc->score = INFEASIBLE + sc->cost.slowdown;
@@ -1748,6 +1797,7 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	}
 	if ((rc = ensure_scratch(e, r->gpus, err)))
 		return rc;
+	set_binds(e, p->power_margin);
 	x.e = e;
 	x.job = &job;
 	x.p = p;
@@ -2026,6 +2076,7 @@ int gp__decide_rescore(gp_engine_t *e, const gp_state_t *s, const gp_job_profile
 	}
 	if ((rc = ensure_scratch(e, g, err)))
 		return rc;
+	set_binds(e, p->power_margin);
 	/* the running jobs' traffic on the uplinks, as gp__decide() sees it */
 	if (s)
 		gp__cost_cross_set(e->c, s, e->scratch);

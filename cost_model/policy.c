@@ -28,7 +28,9 @@
  * Power knee (every preset): 0.8 of min(cap, cooling).  A rack below it is
  * not short of power, so evening out racks there buys nothing and costs
  * network locality (issue: an 8-GPU job spread over two leaves for racks at
- * 21 %).  0.8 is the continuous-load rule electrical practice sizes rack
+ * 21 %); a rack whose limit powers all its GPUs at TDP is never short
+ * and weighs nothing at any use (decide.c, set_binds).  0.8 is the
+ * continuous-load rule electrical practice sizes rack
  * circuits by: a branch circuit carries at most 80 % of its rating
  * continuously (US National Electrical Code, NFPA 70, 210.19(A)(1) and
  * 210.20(A): conductors and breakers sized at 125 % of the continuous
