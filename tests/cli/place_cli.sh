@@ -11,7 +11,7 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 no() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$t/out" "$t/err" 2>/dev/null | head -n 20; }
 run() { "$@" >"$t/out" 2>"$t/err"; echo $? >"$t/rc"; }
-echo "1..19"
+echo "1..20"
 
 run "$g" place --conf-dir "$s/etc/superpod-h100" --job gpus=64,tp=8,pp=2,params=70e9,step_s=2
 # one scalable unit (su1, dgx001-032); the balanced policy spreads the job
@@ -95,10 +95,16 @@ else no "place --segment 36"; fi
 # issue 19: power never dropped, hints with default sizes, checkpoint plans
 # that honour the time limit and the site's restart time
 "$g" synth --nodes 64 --out-dir "$t/s64" >/dev/null 2>"$t/err"
-run "$g" place --conf-dir "$t/s64" --job gpus=32,tp=8,params=13e9,step_s=0.5
+# (the synthetic racks' cap is their nodes' peak: less the site's 5 %
+# margin it still powers all 32 GPUs of a rack at TDP; less 10 %, 28)
+run "$g" place --conf-dir "$t/s64" --job gpus=32,tp=8,params=13e9,step_s=0.5 --policy gpuplace_power_margin=0.1
 if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '1 leaf switch, [2-4] racks' "$t/out"; then
-	ok "synth 64, idle: a 32-GPU job too hot for one rack is pinned over two racks"
+	ok "synth 64, idle, margin 0.1: a 32-GPU job too hot for one rack is pinned over two racks or more"
 else no "power on the idle synthetic cluster"; fi
+run "$g" place --conf-dir "$t/s64" --job gpus=32,tp=8,params=13e9,step_s=0.5
+if [ "$(cat "$t/rc")" = 0 ] && grep -q '^decision: PIN' "$t/out" && grep -q '1 leaf switch, 1 rack$' "$t/out"; then
+	ok "synth 64, idle, the site's margin: a rack that powers all its GPUs takes the 32-GPU job whole"
+else no "a rack that never binds"; fi
 
 run "$g" place --conf-dir "$t/s64" --job gpus=8,tp=8,params=8e8,step_s=1
 if [ "$(cat "$t/rc")" = 0 ] && grep -q '^defaults: hidden=2048 .*layers=16 .*seq=2048, mbs=1' "$t/out"; then
