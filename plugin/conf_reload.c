@@ -219,14 +219,14 @@ uint64_t daemon_default_mem(void)
 	return sc ? sc->def_mem_per_cpu : 0;
 }
 
-/* Longest wait for a switch count slurmctld grants (SchedulerParameters
- * max_switch_wait=N; 300 s when not set, its documented default in
- * slurm.conf(5), SchedulerParameters); read at every call, so a reconfigure
- * counts.  300 outside slurmctld. */
-uint32_t daemon_max_switch_wait(void)
+/* SchedulerParameters key=N of slurmctld's configuration (key with its
+ * '='), dflt when not set or outside slurmctld; read at every call, so a
+ * reconfigure counts. */
+static uint32_t sched_param(const char *key, uint32_t dflt)
 {
 	static const slurm_conf_t *sc;
 	static bool looked;
+	size_t kl = strlen(key);
 	const char *p;
 	char *end;
 	unsigned long v;
@@ -236,14 +236,30 @@ uint32_t daemon_max_switch_wait(void)
 		looked = true;
 	}
 	if (!sc || !sc->sched_params)
-		return 300;
-	for (p = sc->sched_params; (p = strstr(p, "max_switch_wait=")); p++)
+		return dflt;
+	for (p = sc->sched_params; (p = strstr(p, key)); p++)
 		if (p == sc->sched_params || p[-1] == ',') {
-			v = strtoul(p + 16, &end, 10);
-			if (end != p + 16 && (*end == ',' || !*end))
+			v = strtoul(p + kl, &end, 10);
+			if (end != p + kl && (*end == ',' || !*end))
 				return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 		}
-	return 300;
+	return dflt;
+}
+
+/* Longest wait for a switch count slurmctld grants (SchedulerParameters
+ * max_switch_wait=N; 300 s when not set, its documented default in
+ * slurm.conf(5), SchedulerParameters).  300 outside slurmctld. */
+uint32_t daemon_max_switch_wait(void)
+{
+	return sched_param("max_switch_wait=", 300);
+}
+
+/* Seconds between Slurm's backfill passes (SchedulerParameters
+ * bf_interval=N; 30 s when not set, its documented default in
+ * slurm.conf(5), SchedulerParameters).  30 outside slurmctld. */
+uint32_t daemon_bf_interval(void)
+{
+	return sched_param("bf_interval=", 30);
 }
 
 void set_conf_dir(void)

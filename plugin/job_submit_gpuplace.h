@@ -262,6 +262,7 @@ bool in_slurmctld(void);
 bool topology_is(const char *name);
 uint64_t daemon_default_mem(void);
 uint32_t daemon_max_switch_wait(void);
+uint32_t daemon_bf_interval(void);
 void set_conf_dir(void);
 const char *conf_dir_path(void);
 

@@ -440,10 +440,21 @@ static void node_alloc(node_info_t *ni, gp_live_alloc_t *a)
 
 /* Fetch node and job information, reusing the cached copies when Slurm
  * says nothing changed.  0 or a Slurm errno. */
+static bool any_pending(const job_info_msg_t *jobs)
+{
+	uint32_t i;
+
+	for (i = 0; i < jobs->record_count; i++)
+		if ((jobs->job_array[i].job_state & JOB_STATE_BASE) == JOB_PENDING)
+			return true;
+	return false;
+}
+
 static int fetch(gp_live_t *lv)
 {
 	node_info_msg_t *n = NULL;
 	job_info_msg_t *j = NULL;
+	bool full;
 	int rc;
 
 	rc = slurm_load_node(lv->nodes ? lv->nodes->last_update : 0, &n, SHOW_ALL | SHOW_DETAIL);
@@ -455,13 +466,21 @@ static int fetch(gp_live_t *lv)
 		return gp_slurm_errno();
 	}
 	/* every refresh: jobs started or submitted since the last one must
-	 * count at once, and an unchanged job list costs a "no change" */
+	 * count at once, and an unchanged job list costs a "no change"; but
+	 * Slurm's backfill plans pending jobs (SchedNodeList) without marking
+	 * the list changed, so while one pends the whole list is read again
+	 * once per backfill interval */
 	lv->jobs_time = (int64_t)time(NULL);
-	rc = slurm_load_jobs(lv->jobs ? lv->jobs->last_update : 0, &j, SHOW_ALL | SHOW_DETAIL);
+	full = !lv->jobs || (lv->full_every_s > 0 &&
+	                     lv->jobs_time - lv->full_time >= lv->full_every_s &&
+	                     any_pending(lv->jobs));
+	rc = slurm_load_jobs(full ? 0 : lv->jobs->last_update, &j, SHOW_ALL | SHOW_DETAIL);
 	if (rc == SLURM_SUCCESS) {
 		if (lv->jobs)
 			slurm_free_job_info_msg(lv->jobs);
 		lv->jobs = j;
+		if (full)
+			lv->full_time = lv->jobs_time;
 	} else if (gp_slurm_errno() != SLURM_NO_CHANGE_IN_DATA) {
 		return gp_slurm_errno();
 	}

@@ -75,6 +75,13 @@ typedef struct gp_live {
 	node_info_msg_t *nodes;
 	job_info_msg_t *jobs;
 	int64_t jobs_time;      /* when job information was last asked for */
+	/* Slurm's backfill sets a pending job's SchedNodeList without marking
+	 * the job list changed (backfill.c: sched_nodes, no last_job_update),
+	 * so while jobs pend the whole list is asked for again every
+	 * full_every_s (the caller sets it: Slurm's bf_interval; 0 = never),
+	 * the last whole read at full_time */
+	int64_t full_every_s;
+	int64_t full_time;
 } gp_live_t;
 
 void gp_live_init(gp_live_t *lv);
@@ -83,7 +90,9 @@ void gp_live_fini(gp_live_t *lv);
 
 /*
  * Read node and job information from slurmctld (asked with the cached
- * update times, so an unchanged cluster costs Slurm a "no change" answer)
+ * update times, so an unchanged cluster costs Slurm a "no change" answer;
+ * the whole job list every full_every_s while the cached one has a
+ * pending job)
  * and convert it with gp_live_convert() into *out (cleared first; the
  * caller owns it afterwards).  0, or -1 with the reason in why.
  */

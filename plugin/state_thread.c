@@ -164,6 +164,8 @@ static void *reload_main(void *arg)
 		/* the engine for a new configuration, before its first state */
 		decider_prepare();
 		if (live) {
+			/* Slurm's plans change once per backfill pass */
+			lv.full_every_s = daemon_bf_interval();
 			refresh_state(&lv, &failing_since, &failure_logged);
 			steer_pass(&lv);
 		}

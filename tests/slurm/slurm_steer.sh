@@ -394,6 +394,10 @@ for t in $(seq 1 120); do
 	plan=
 	sleep 0.25
 done
+# two readings after the plan shows: the second reads the whole job list
+# (the plugin re-reads it once per bf_interval while jobs pend: Slurm
+# plans without marking the list changed)
+plugin_read "[0-9]+ nodes, 4 running jobs"
 plugin_read "[0-9]+ nodes, 4 running jobs"
 c=$(sbatch --parsable --gpus=8 -t 60 -o /dev/null --wrap='sleep 300')
 nodes=$(running_on "$c")
