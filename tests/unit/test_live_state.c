@@ -609,6 +609,19 @@ static void test_job_list_beyond_the_cluster(void **state)
 	for (k = 0; k < (uint32_t)f->v.state->njobs; k++)
 		assert_int_not_equal(f->v.state->jobs[k].job_id, 6);
 	assert_int_equal(f->v.state->alloc_mask[node(f, "n5")], 0x7);
+	/* a list whose ranges the quick count skips as junk and libslurm
+	 * reads (from the live fuzz target: 83 million hosts at full size) */
+	for (k = 0; k < f->cap.njobs; k++)
+		if (f->cap.jobs[k].job_id == 6) {
+			free(f->cap.jobs[k].nodes);
+			f->cap.jobs[k].nodes = strdup("n[0\x8d-99][0grff-99],Mh");
+		}
+	assert_true(gp__hostlist_within("n[0\x8d-99][0grff-99],Mh", 8));
+	convert(f, 1, 0);
+	assert_int_equal(f->v.unreadable, 1);
+	assert_int_equal(f->v.state->njobs, before - 1);
+	for (k = 0; k < (uint32_t)f->v.state->njobs; k++)
+		assert_int_not_equal(f->v.state->jobs[k].job_id, 6);
 }
 
 static void test_unknown_node_ignored(void **state)
