@@ -91,6 +91,11 @@ struct gp_engine {
 	 * racks that can bind.  For the margin binds_margin (NAN: not set). */
 	bool *rk_binds;
 	double binds_margin;
+	/* per rack, for set_binds (from the estimate with every GPU idle):
+	 * min(PowerCapKW, CoolingKW) in W (NAN: no estimate or no limit), the
+	 * idle draw, its GPUs and the most watts one of them adds at TDP */
+	double *rk_limit, *rk_used, *rk_w;
+	int64_t *rk_all;
 	/* what the scoring callback computed, so keeping a candidate does not
 	 * evaluate it again: memo[seq] is valid when memo_gen[seq] == gen */
 	gp_scored_t memo[MEMO];
@@ -153,6 +158,10 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	e->rk_slot = calloc((size_t)c->nracks + 1, sizeof(*e->rk_slot));
 	e->rk_mark = calloc((size_t)c->nracks + 1, sizeof(*e->rk_mark));
 	e->rk_binds = calloc((size_t)c->nracks + 1, sizeof(*e->rk_binds));
+	e->rk_limit = calloc((size_t)c->nracks + 1, sizeof(*e->rk_limit));
+	e->rk_used = calloc((size_t)c->nracks + 1, sizeof(*e->rk_used));
+	e->rk_w = calloc((size_t)c->nracks + 1, sizeof(*e->rk_w));
+	e->rk_all = calloc((size_t)c->nracks + 1, sizeof(*e->rk_all));
 	e->binds_margin = NAN;
 	e->sw_units = calloc((size_t)c->nswitches + 1, sizeof(*e->sw_units));
 	e->sw_mark = calloc((size_t)c->nswitches + 1, sizeof(*e->sw_mark));
@@ -172,9 +181,33 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	if (!e->cap_gpus || !e->cap_nodes || !e->cap_per_node || !e->rack_w || !e->rack_free ||
 	    !e->rack_wcap ||
 	    !e->budget || !e->head || !e->fut || !e->nowr || !e->idle || !e->npw || !e->chg ||
-	    !e->chg_mark || !e->rk_slot || !e->rk_mark || !e->rk_binds) {
+	    !e->chg_mark || !e->rk_slot || !e->rk_mark || !e->rk_binds || !e->rk_limit ||
+	    !e->rk_used || !e->rk_w || !e->rk_all) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto error;
+	}
+	/* what set_binds needs of each rack, once: O(nodes) */
+	for (i = 0; i < c->nracks; i++) {
+		const gp_rack_t *rk = &c->racks[i];
+		gp_power_headroom_t h;
+		int32_t j;
+
+		e->rk_limit[i] = NAN;
+		if (gp__power_headroom(c, NULL, NULL, i, 0, 0, &h) != GP_OK ||
+		    !isfinite(fmin(h.cap_w, h.cooling_w)))
+			continue;
+		e->rk_limit[i] = fmin(h.cap_w, h.cooling_w);
+		e->rk_used[i] = h.used_w;
+		for (j = 0; j < rk->nnodes; j++) {
+			int32_t v = rk->nodes[j];
+			int64_t g;
+
+			if (v < 0 || v >= c->nnodes || c->nodes[v].rack != i || c->nodes[v].ngpus <= 0)
+				continue;
+			e->rk_all[i] += c->nodes[v].ngpus;
+			if ((g = gp__lic_gpu_watts(c, v, 1)) > e->rk_w[i])
+				e->rk_w[i] = (double)g;
+		}
 	}
 	for (i = 0; i < c->nnodes; i++) {
 		const gp_node_t *nd = &c->nodes[i];
@@ -244,6 +277,10 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->rk_slot);
 	free(e->rk_mark);
 	free(e->rk_binds);
+	free(e->rk_limit);
+	free(e->rk_used);
+	free(e->rk_w);
+	free(e->rk_all);
 	free(e->sw_units);
 	free(e->sw_mark);
 	free(e);
@@ -379,30 +416,32 @@ static double rack_use(const gp_cluster_t *c, const gp_policy_t *p, int32_t r,
 /*
  * Which racks can be short of power (e->rk_binds), for the policy's margin:
  * a rack whose estimated draw with every GPU it has at TDP stays within
- * min(PowerCapKW, CoolingKW) less the margin never is (gp__power_rack_tdp_gpus
- * on its idle headroom powers all its GPUs).  A rack without an estimate
- * or a limit counts as one that can.  Once per engine and margin: O(nodes).
+ * min(PowerCapKW, CoolingKW) less the margin never is (as
+ * gp__power_rack_tdp_gpus counts the GPUs its idle headroom powers: all of
+ * them).  A rack without an estimate or a limit counts as one that can.
+ * O(racks) when the margin changes (the engine's per-rack figures are
+ * read once, gp__engine_create), else nothing.
  */
 static void set_binds(gp_engine_t *e, double margin)
 {
-	const gp_cluster_t *c = e->c;
 	int32_t r;
 
 	if (e->binds_margin == margin)
 		return;
-	for (r = 0; r < c->nracks; r++) {
-		gp_power_headroom_t h;
-		int64_t all = 0, powered;
-		double raw;
+	for (r = 0; r < e->c->nracks; r++) {
+		double raw, k;
 
-		if (gp__power_headroom(c, NULL, NULL, r, 0, 0, &h) != GP_OK ||
-		    !isfinite(fmin(h.cap_w, h.cooling_w))) {
+		if (isnan(e->rk_limit[r])) {
 			e->rk_binds[r] = true;
 			continue;
 		}
-		raw = fmin(h.cap_w, h.cooling_w) * (1.0 - margin) - h.used_w;
-		powered = gp__power_rack_tdp_gpus(c, NULL, r, raw, &all, NULL);
-		e->rk_binds[r] = powered < all;
+		if (e->rk_w[r] <= 0) {
+			e->rk_binds[r] = false; /* no GPU watts known: none to power */
+			continue;
+		}
+		raw = e->rk_limit[r] * (1.0 - margin) - e->rk_used[r];
+		k = raw > 0 ? floor(raw / e->rk_w[r] + 1e-9) : 0;
+		e->rk_binds[r] = k < (double)e->rk_all[r];
 	}
 	e->binds_margin = margin;
 }
