@@ -447,8 +447,7 @@ static void node_alloc(node_info_t *ni, gp_live_alloc_t *a)
 	a->mem_mb = mem;
 }
 
-/* Fetch node and job information, reusing the cached copies when Slurm
- * says nothing changed.  0 or a Slurm errno. */
+/* Does the job list hold a pending job? */
 static bool any_pending(const job_info_msg_t *jobs)
 {
 	uint32_t i;
@@ -459,6 +458,8 @@ static bool any_pending(const job_info_msg_t *jobs)
 	return false;
 }
 
+/* Fetch node and job information, reusing the cached copies when Slurm
+ * says nothing changed.  0 or a Slurm errno. */
 static int fetch(gp_live_t *lv)
 {
 	node_info_msg_t *n = NULL;
