@@ -429,7 +429,7 @@ static void set_binds(gp_engine_t *e, double margin)
 	if (e->binds_margin == margin)
 		return;
 	for (r = 0; r < e->c->nracks; r++) {
-		double raw, k;
+		double raw;
 
 		if (isnan(e->rk_limit[r])) {
 			e->rk_binds[r] = true;
@@ -440,8 +440,7 @@ static void set_binds(gp_engine_t *e, double margin)
 			continue;
 		}
 		raw = e->rk_limit[r] * (1.0 - margin) - e->rk_used[r];
-		k = raw > 0 ? floor(raw / e->rk_w[r] + 1e-9) : 0;
-		e->rk_binds[r] = k < (double)e->rk_all[r];
+		e->rk_binds[r] = gp__power_gpus_powered(raw, e->rk_w[r]) < e->rk_all[r];
 	}
 	e->binds_margin = margin;
 }

@@ -226,7 +226,7 @@ int64_t gp__power_rack_tdp_gpus(const gp_cluster_t *c, const gp_state_t *s, int3
 		*free_gpus = fr;
 	if (w <= 0)
 		return fr;
-	k = headroom_w > 0 ? (int64_t)floor(headroom_w / (double)w + 1e-9) : 0;
+	k = gp__power_gpus_powered(headroom_w, (double)w);
 	return k < fr ? k : fr;
 }
 

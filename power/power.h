@@ -17,6 +17,7 @@
 #ifndef GP_POWER_H
 #define GP_POWER_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -140,6 +141,16 @@ int gp__power_headroom(const gp_cluster_t *c, const gp_state_t *s,
 int gp__power_headroom_all(const gp_cluster_t *c, const gp_state_t *s,
                           const struct gp_power_snapshot *snap, double now,
                           gp_power_headroom_t *out);
+
+/*
+ * How many GPUs, each adding gpu_w watts at TDP (> 0), a headroom of
+ * headroom_w watts powers (a hair of rounding forgiven): the count behind
+ * gp__power_rack_tdp_gpus and the engine's racks that can bind.
+ */
+static inline int64_t gp__power_gpus_powered(double headroom_w, double gpu_w)
+{
+	return headroom_w > 0 ? (int64_t)floor(headroom_w / gpu_w + 1e-9) : 0;
+}
 
 /*
  * GPUs of rack `rack` at TDP: *all of them, *free_gpus those not allocated
