@@ -2203,8 +2203,7 @@ static int steer_pass(struct sim *S, int *moved)
 	int64_t now = to_i64(S->snap_time);
 	int nc = 0, k, evaluations = 0, rc;
 	double wake = INFINITY;
-	int32_t j, nplans = 0;
-	gp_steer_plan_t *plan = S->plans;
+	int32_t j;
 
 	*moved = 0;
 	S->nsteer_moved = 0;
@@ -2227,9 +2226,11 @@ static int steer_pass(struct sim *S, int *moved)
 		                                         .pinned = J->decision == GP_SIM_DEC_PIN };
 	}
 	gp_steer_sort(S->steer_cand, nc);
-	nplans = sim_plans(S, plan);
+	/* Slurm's plans as this refresh read them (snap_plans), as the
+	 * plugin's pass reads its snapshot's */
 	for (k = 0; k < nc && gp_steer_budget(pol, *moved, evaluations); k++) {
-		rc = steer_one(S, &S->steer_cand[k], now, &evaluations, plan, nplans);
+		rc = steer_one(S, &S->steer_cand[k], now, &evaluations, S->snap_plans,
+		               S->nsnap_plans);
 		if (rc < 0)
 			return rc;
 		*moved += rc;
