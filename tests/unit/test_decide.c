@@ -438,6 +438,25 @@ static void test_request_beyond_cluster_rejected_first(void **state)
 	assert_non_null(strstr(f->d.reason, "16 GPUs per node"));
 }
 
+/* The synthetic 64-node cluster (racks of 4 nodes whose cap is the nodes'
+ * peak), an empty state, an engine and a power view over a zeroed rack
+ * table (the caller fills it). */
+static void synth64(gp_cluster_t **c, gp_state_t **s, gp_engine_t **e, gp_rack_view_t **racks,
+                    gp_power_view_t *pv)
+{
+	gp_synth_params_t sp;
+	gp_error_t err;
+
+	gp__synth_defaults(&sp);
+	sp.nodes = 64;
+	assert_int_equal(gp__synth_build(&sp, c, &err), GP_OK);
+	assert_int_equal(gp_state_create(*c, s), GP_OK);
+	assert_int_equal(gp__engine_create(*c, e, &err), GP_OK);
+	assert_non_null(*racks = calloc((size_t)(*c)->nracks, sizeof(**racks)));
+	pv->racks = *racks;
+	pv->cap_speed = gp__power_view_cap_speed;
+}
+
 /* Power is a constraint that holds now, later or never, and is never
  * dropped.  On the synthetic 64-node cluster (racks of 4 nodes whose cap is
  * the nodes' peak) with a policy margin of 0.1 a rack powers 28 of its 32
@@ -445,7 +464,6 @@ static void test_request_beyond_cluster_rejected_first(void **state)
  * of one leaf are free on the idle cluster. */
 static void test_power_now_later_never(void **unused)
 {
-	gp_synth_params_t sp;
 	gp_cluster_t *c;
 	gp_state_t *s;
 	gp_engine_t *e;
@@ -459,15 +477,8 @@ static void test_power_now_later_never(void **unused)
 	int32_t i, q, per[64];
 
 	(void)unused;
-	gp__synth_defaults(&sp);
-	sp.nodes = 64;
-	assert_int_equal(gp__synth_build(&sp, &c, &err), GP_OK);
+	synth64(&c, &s, &e, &racks, &pv);
 	assert_true(c->site.power_margin > 0);
-	assert_int_equal(gp_state_create(c, &s), GP_OK);
-	assert_int_equal(gp__engine_create(c, &e, &err), GP_OK);
-	assert_non_null(racks = calloc((size_t)c->nracks, sizeof(*racks)));
-	pv.racks = racks;
-	pv.cap_speed = gp__power_view_cap_speed;
 	gp__policy_default(c, &p);
 	p.power_margin = 0.1;
 	gp__request_init(&r);
@@ -559,7 +570,6 @@ static void test_power_now_later_never(void **unused)
  * jobs for power that did not bind: bench_placement, superpod-h100). */
 static void test_power_term_only_where_it_binds(void **unused)
 {
-	gp_synth_params_t sp;
 	gp_cluster_t *c;
 	gp_state_t *s;
 	gp_engine_t *e;
@@ -573,13 +583,10 @@ static void test_power_term_only_where_it_binds(void **unused)
 	int k;
 
 	(void)unused;
-	gp__synth_defaults(&sp);
-	sp.nodes = 64;
-	assert_int_equal(gp__synth_build(&sp, &c, &err), GP_OK);
+	synth64(&c, &s, &e, &racks, &pv);
 	assert_true(c->site.power_margin == 0.05);
 	assert_int_equal(gp__power_rack_idle_tdp_gpus(c, 0, &powered, &all), GP_OK);
 	assert_true(powered == 32 && all == 32);
-	assert_int_equal(gp_state_create(c, &s), GP_OK);
 	s->alloc_mask[gp__node_find(c, "gpu0001")] = 0xff;
 	s->alloc_mask[gp__node_find(c, "gpu0002")] = 0xff;
 	s->alloc_mask[gp__node_find(c, "gpu0005")] = 0xff;
@@ -587,10 +594,6 @@ static void test_power_term_only_where_it_binds(void **unused)
 	                 c->nodes[gp__node_find(c, "gpu0001")].rack);
 	assert_int_not_equal(c->nodes[gp__node_find(c, "gpu0006")].rack,
 	                     c->nodes[gp__node_find(c, "gpu0001")].rack);
-	assert_int_equal(gp__engine_create(c, &e, &err), GP_OK);
-	assert_non_null(racks = calloc((size_t)c->nracks, sizeof(*racks)));
-	pv.racks = racks;
-	pv.cap_speed = gp__power_view_cap_speed;
 	gp__request_init(&r);
 	r.gpus = 8;
 	for (k = 0; k < 2; k++) {
