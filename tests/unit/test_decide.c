@@ -457,6 +457,17 @@ static void synth64(gp_cluster_t **c, gp_state_t **s, gp_engine_t **e, gp_rack_v
 	pv->cap_speed = gp__power_view_cap_speed;
 }
 
+/* What synth64 made, with the test's request. */
+static void synth64_free(gp_cluster_t *c, gp_state_t *s, gp_engine_t *e, gp_rack_view_t *racks,
+                         gp_request_t *r)
+{
+	free(racks);
+	gp__request_clear(r);
+	gp__engine_destroy(e);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
 /* Power is a constraint that holds now, later or never, and is never
  * dropped.  On the synthetic 64-node cluster (racks of 4 nodes whose cap is
  * the nodes' peak) with a policy margin of 0.1 a rack powers 28 of its 32
@@ -551,11 +562,7 @@ static void test_power_now_later_never(void **unused)
 	assert_non_null(strstr(d.reason, "never power"));
 	gp__decision_clear(&d);
 
-	free(racks);
-	gp__request_clear(&r);
-	gp__engine_destroy(e);
-	gp_state_destroy(s);
-	gp_cluster_destroy(c);
+	synth64_free(c, s, e, racks, &r);
 }
 
 /* The score's power term counts only racks that can be short of power.
@@ -612,11 +619,7 @@ static void test_power_term_only_where_it_binds(void **unused)
 		assert_true(d.cands[0].s_power == 0.0);
 		gp__decision_clear(&d);
 	}
-	free(racks);
-	gp__request_clear(&r);
-	gp__engine_destroy(e);
-	gp_state_destroy(s);
-	gp_cluster_destroy(c);
+	synth64_free(c, s, e, racks, &r);
 }
 
 /* A tp= hint with only params= (or nothing) gets TP traffic from the
