@@ -306,7 +306,7 @@ struct sim {
 	uint32_t rmark_gen;
 	int32_t *alt_of;          /* reserve(): a marked node's alternative */
 	int32_t *alt_cnt;         /* reserve(): usable nodes per alternative */
-	gp_steer_plan_t *plans;   /* scratch: the plans steering reads (bf_resv) */
+	gp_steer_plan_t *plans;   /* scratch: the plans a refresh copies (snap_plans; bf_resv) */
 	uint32_t *held;           /* scratch: GPUs planned for jobs, reserve_extra */
 	uint32_t *steer_flags;    /* scratch: node flags with the nodes planned
 	                           * for jobs ahead of a re-decided job reserved */
