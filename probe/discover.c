@@ -988,8 +988,12 @@ static int topo_open(const char *xml, size_t len, hwloc_topology_t *topo)
 }
 
 /* Seconds a trial load may take: hwloc reads the 2 MB whole-I/O XML of a
- * large node in well under a second, so this only ends a runaway parse. */
-#define TRIAL_SECONDS 30
+ * large node in well under a second, so this only ends a runaway parse.
+ * Kept under half the fuzz tier's per-input timeout (25 s,
+ * tests/fuzz/run-one.sh), so that an input hwloc parses slowly is refused
+ * here, checker and the load after it together, rather than reported as
+ * a fuzzer timeout with the parent waiting in read(). */
+#define TRIAL_SECONDS 10
 
 /* hwloc 2.9 itself crashes on some malformed XML it does not reject: a
  * root or NUMA node without complete_cpuset/complete_nodeset (lstopo
