@@ -4,18 +4,19 @@
 # NVL72 site runs one (Slurm 23.11+): a real slurmctld with 8 slurmd and
 # fake GPUs (tests/slurm/harness.sh, TOPOLOGY=block), two blocks of 4 nodes
 # (blkA = n[1-4], blkB = n[5-8], BlockSizes=4,8) that gpuplace reads from
-# topology.conf as its NVLink domains.  With every rack's power covering
-# its free GPUs, a job that fits one block is left to Slurm's block
-# placement, which keeps it inside one block (an NVL72-style job, whole
-# nodes, --nodes --gpus-per-node), and a job with --segment (24.05+) keeps
-# it and runs on whole segments; a set that topology/block would refuse as
-# required nodes (two nodes in two blocks) is never pinned.
+# topology.conf as its NVLink domains.  A job that fits one block is
+# PINned inside one block (a job of a few GPUs to a partly used node, whole
+# nodes kept for an NVL72-style job, --nodes --gpus-per-node); with every
+# rack's power covering its free GPUs a job with --segment (24.05+) is left
+# to Slurm's block placement and runs on whole segments; a set that
+# topology/block would refuse as required nodes (two nodes in two blocks)
+# is never pinned.
 # Prints TAP; skips, saying why, when not root, when Slurm is missing, or
 # when the installed Slurm has no topology/block (22.05: scripts/test.sh
 # runs this again inside a Debian 13 root with Slurm 24.11).
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=9
+N_TESTS=10
 . "$top/tests/slurm/prelude.sh"
 major=${ver%%.*}
 minor=${ver#*.}
@@ -59,19 +60,28 @@ clear_jobs() {
 	sleep 2
 }
 
-# 1-2. NVL72-style job: 2 whole nodes, inside one block.  blkA has n3 and n4
-#      free; blkB has n8 free and 2 GPUs on each of n5-n7
+# 1-3. blkA has n3 and n4 free; blkB has n8 free and 2 GPUs on each of
+#      n5-n7.  A 2-GPU job goes to a partly used node of blkB (Slurm's
+#      block placement alone would take the first free node of the block
+#      with the fewest usable nodes, n3: eval_nodes_block.c, the
+#      simulator's block_fit), which keeps n3 and n4 whole for the
+#      NVL72-style job after it: 2 whole nodes, inside one block
 fill n1:4 n2:4 n5:2 n6:2 n7:2
+j0=$(sbatch --parsable --nodes=1 --gpus-per-node=2 -o /dev/null --wrap='sleep 120' 2>"$D/small.err")
+nodes=$(running_on "$j0")
+check '[ -n "$j0" ] && case "$nodes" in n5|n6|n7) true ;; *) false ;; esac' \
+	"a 2-GPU job runs on a partly used node of a block ($nodes), no whole node broken" \
+	"$(cat "$D/small.err")" "$(scontrol show job "$j0" | grep -E 'AdminComment|ReqNodeList|NodeList|Reason')"
 j=$(sbatch --parsable --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 30' 2>"$D/nvl.err")
 nodes=$(running_on "$j")
 check '[ -n "$j" ] && [ "$nodes" = "n[3-4]" ]' "an NVL72-style job runs inside one block, its NVLink domain ($nodes)" \
 	"$(cat "$D/nvl.err")" "$(scontrol show job "$j" | grep -E 'AdminComment|ReqNodeList|NodeList|Reason')"
-check '[ -n "$j" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: CONSTRAIN none: left to Slurm.s topology/block, which keeps the job in one block"' \
-	"the decision, in scontrol show job, leaves it to Slurm's block placement (every rack's power covers its free GPUs)" \
+check '[ -n "$j" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN n\[3-4\]"' \
+	"the decision, in scontrol show job, pins it inside the block" \
 	"$(scontrol show job "$j" | grep AdminComment)"
 clear_jobs
 
-# 3-4. --segment=2 (Slurm 24.05+): n1 and n5 busy, so no block holds 4
+# 4-5. --segment=2 (Slurm 24.05+): n1 and n5 busy, so no block holds 4
 #      whole nodes; the job keeps its --segment and runs on one segment in
 #      each block, placed by Slurm's topology/block (no rack's power
 #      binds, so gpuplace does not choose the nodes).
@@ -91,7 +101,7 @@ else
 		"$(scontrol show job "$j" | grep -E 'AdminComment|JobState')"
 	clear_jobs
 fi
-# 5-6. a set Slurm's topology/block refuses is never pinned: n[1-3] and
+# 6-7. a set Slurm's topology/block refuses is never pinned: n[1-3] and
 #      n[5-7] full, n4 and n8 free (8 GPUs, one node in each block).  A
 #      2-node job must lie in one base block (eval_nodes_block.c groups the
 #      base blocks by ceil(nodes / 4)), so required nodes n[4,8] would make
@@ -114,12 +124,12 @@ for t in $(seq 1 60); do nodes=$(squeue -h -j "$j" -t R -o %N 2>/dev/null); [ -n
 check '[ "$nodes" = "n[3-4]" ]' "when n3 frees, it runs inside blkA: $nodes" \
 	"$(scontrol show job "$j" 2>&1 | grep -E 'AdminComment|JobState|NodeList')"
 clear_jobs
-# 7. a job that fits one block is never held by gpuplace on a block site,
+# 8. a job that fits one block is never held by gpuplace on a block site,
 #    however much slower the model finds it across the blocks: Slurm's
-#    topology/block keeps it in one block anyway (5-6 above), and a
+#    topology/block keeps it in one block anyway (6-7 above), and a
 #    --segment count (which Slurm cannot lift from a pending job) is never
 #    set.  n[1-3] and n[5-7] full for one more minute, n4 and n8 free; the
-#    job has ten times the gradient of 5-6: it pends, left to Slurm, with
+#    job has ten times the gradient of 6-7: it pends, left to Slurm, with
 #    the reason in its comment
 fill_but_n4_n8 hblk 1
 j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e10,step_s=1 -t 60 -o /dev/null --wrap='sleep 30' 2>"$D/hold.err")

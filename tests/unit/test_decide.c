@@ -928,18 +928,17 @@ static void test_block_job_not_spread_over_blocks(void **unused)
 	assert_true(d.ckpt_bytes == 1e9 * GP_DECIDE_CKPT_BYTES_PER_PARAM);
 	assert_int_equal(d.ckpt.storage, -1);
 	gp__decision_clear(&d);
-	/* two nodes free in b3 as well: Slurm's topology/block starts it
-	 * there, inside one block, as a PIN would; no rack's power binds
-	 * (this cluster has none), so it is left to Slurm */
+	/* two nodes free in b3 as well: PINned there, inside one block */
 	s->alloc_mask[gp__node_find(c, "n09")] = 0;
 	s->alloc_mask[gp__node_find(c, "n10")] = 0;
 	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
 		fail_msg("decide: %s", err.text);
-	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
-	assert_string_equal(d.features, "");
-	assert_int_equal(d.ncands, 0);
-	if (!strstr(d.reason, "left to Slurm's topology/block") || strstr(d.reason, "no block has"))
+	if (d.kind != GP_DECIDE_PIN)
 		fail_msg("%s", d.reason);
+	assert_int_equal(d.cands[0].nnodes, 2);
+	assert_int_equal(d.cands[0].nodes[0], gp__node_find(c, "n09"));
+	assert_int_equal(d.cands[0].nodes[1], gp__node_find(c, "n10"));
+	assert_non_null(strstr(d.reason, "inside one block"));
 	gp__decision_clear(&d);
 	gp__request_clear(&r);
 	gp_state_destroy(s);
@@ -947,12 +946,62 @@ static void test_block_job_not_spread_over_blocks(void **unused)
 	gp_cluster_destroy(c);
 }
 
-/* On a topology/block site a job that fits one block is PINned only where
- * power binds: etc/nvl72-gb200 (each block an NVL72 rack), idle; with
- * every rack's power covering its free GPUs the 8-GPU job is left to
- * Slurm; with rack01 measured at its limit (no headroom, all its GPUs
- * free), Slurm could start it there, so gpuplace PINs it inside another
- * block. */
+/*
+ * Why a job that fits one block is PINned rather than left to Slurm's
+ * topology/block: inside a block Slurm takes the first nodes in node order
+ * that have the GPUs free (eval_nodes_block.c), so a 2-GPU job on
+ * tests/data/sim/block with n01 idle and n02 half used would break the
+ * whole node n01.  The engine PINs it to n02 and keeps n01 whole for a job
+ * of whole nodes.  Every other node is busy.
+ */
+static void test_block_job_fills_partly_used_node(void **unused)
+{
+	gp_cluster_t *c = NULL;
+	gp_engine_t *e = NULL;
+	gp_state_t *s = NULL;
+	gp_policy_t p;
+	gp_request_t r;
+	gp_decision_t d;
+	gp_error_t err = { "" };
+	int32_t i;
+
+	(void)unused;
+	if (gp_cluster_load_conf_dir(DECIDE_DATA_DIR "/../sim/block", &c, &err))
+		fail_msg("%s", err.text);
+	assert_true(c->nblocks > 0);
+	assert_int_equal(gp__engine_create(c, &e, &err), 0);
+	assert_int_equal(gp_state_create(c, &s), 0);
+	gp__policy_default(c, &p);
+	gp__request_init(&r);
+	r.gpus = 2;
+	r.min_nodes = r.max_nodes = 1;
+	r.gpus_per_node = 2;
+	for (i = 0; i < c->nnodes; i++)
+		s->alloc_mask[i] = 0xf;
+	s->alloc_mask[gp__node_find(c, "n01")] = 0;
+	s->alloc_mask[gp__node_find(c, "n02")] = 0x3;
+	memset(&d, 0, sizeof(d));
+	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
+		fail_msg("decide: %s", err.text);
+	if (d.kind != GP_DECIDE_PIN)
+		fail_msg("%s", d.reason);
+	assert_int_equal(d.cands[0].nnodes, 1);
+	assert_int_equal(d.cands[0].nodes[0], gp__node_find(c, "n02"));
+	assert_int_equal(d.cands[0].gpu_mask[0], 0xc);
+	gp__decision_clear(&d);
+	gp__request_clear(&r);
+	gp_state_destroy(s);
+	gp__engine_destroy(e);
+	gp_cluster_destroy(c);
+}
+
+/* On a topology/block site a job that fits one block is PINned inside one
+ * block, and where power binds inside a block whose rack powers it:
+ * etc/nvl72-gb200 (each block an NVL72 rack), idle; with rack01 measured
+ * at its limit (no headroom, all its GPUs free), Slurm could start it
+ * there, so gpuplace PINs it inside another block.  A job with --segment
+ * is left to Slurm's block placement while every rack's power covers the
+ * GPUs it has free, and PINned where power binds. */
 static void test_block_job_pinned_where_power_binds(void **unused)
 {
 	gp_cluster_t *c = NULL;
@@ -984,6 +1033,14 @@ static void test_block_job_pinned_where_power_binds(void **unused)
 	memset(&d, 0, sizeof(d));
 	if (gp__decide(e, s, &r, NULL, &p, &pv, 0, NULL, 0, &d, &err))
 		fail_msg("decide: %s", err.text);
+	if (d.kind != GP_DECIDE_PIN || !strstr(d.reason, "inside one block"))
+		fail_msg("%s", d.reason);
+	assert_true(gp__block_pin_ok(c, d.cands[0].nodes, d.cands[0].nnodes, 0));
+	gp__decision_clear(&d);
+	/* with --segment: left to Slurm while no rack's power binds */
+	r.segment_nodes = 2;
+	if (gp__decide(e, s, &r, NULL, &p, &pv, 0, NULL, 0, &d, &err))
+		fail_msg("decide: %s", err.text);
 	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
 	if (!strstr(d.reason, "left to Slurm's topology/block"))
 		fail_msg("%s", d.reason);
@@ -994,7 +1051,7 @@ static void test_block_job_pinned_where_power_binds(void **unused)
 		fail_msg("decide: %s", err.text);
 	if (d.kind != GP_DECIDE_PIN)
 		fail_msg("%s", d.reason);
-	assert_true(gp__block_pin_ok(c, d.cands[0].nodes, d.cands[0].nnodes, 0));
+	assert_true(gp__block_pin_ok(c, d.cands[0].nodes, d.cands[0].nnodes, 2));
 	for (i = 0; i < d.cands[0].nnodes; i++)
 		assert_int_not_equal(c->nodes[d.cands[0].nodes[i]].rack, 0);
 	gp__decision_clear(&d);
@@ -1078,11 +1135,12 @@ static void test_yaml_tree_and_block_partitions(void **unused)
 	assert_int_equal(d.kind, GP_DECIDE_PIN);
 	assert_string_equal(set_names(c, &d, names, sizeof(names)), "n3 n4");
 	gp__decision_clear(&d);
-	/* the block partition's job fits a block that has room: left to
-	 * Slurm's topology/block (no rack's power binds) */
+	/* the block partition's job fits a block that has room: PINned
+	 * there, inside one block (n5 is partly used: the free block is
+	 * n[7-8]) */
 	decide_in(e, c, s, "blk", &d);
-	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
-	assert_non_null(strstr(d.reason, "left to Slurm's topology/block"));
+	assert_int_equal(d.kind, GP_DECIDE_PIN);
+	assert_string_equal(set_names(c, &d, names, sizeof(names)), "n7 n8");
 	gp__decision_clear(&d);
 	/* --segment is topology/block's (sbatch(1)): it keeps the blk job's
 	 * 2 nodes in one block, and does not bind the tree partition, whose
@@ -1419,6 +1477,7 @@ int main(void)
 		cmocka_unit_test(test_exhaustive_within_2_percent),
 		cmocka_unit_test(test_racks_far_below_caps_keep_one_leaf),
 		cmocka_unit_test(test_block_job_not_spread_over_blocks),
+		cmocka_unit_test(test_block_job_fills_partly_used_node),
 		cmocka_unit_test(test_block_job_pinned_where_power_binds),
 		cmocka_unit_test(test_yaml_tree_and_block_partitions),
 		cmocka_unit_test_setup_teardown(test_full_cluster_lists_every_domain_predicted_first,
