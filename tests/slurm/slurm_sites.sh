@@ -206,6 +206,6 @@ running 3
 run blk1 -p blk -N 2 --gpus-per-node=4
 check '[ "$nodes" = "n[7-8]" ]' \
 	"a 2-node job of partition blk (topology nvl) runs in its free block n[7-8] (${nodes:-not running})" "$seen"
-check 'echo "$rec" | grep -q "AdminComment=gpuplace: CONSTRAIN none: left to Slurm.s topology/block"' \
-	"gpuplace leaves it, nodes and GPUs per node given, to the block topology's placement" "$seen"
+check 'echo "$rec" | grep -q "AdminComment=gpuplace: PIN n\[7-8\]"' \
+	"gpuplace pins it inside the free block, by the block partition's rule" "$seen"
 no_error "topology.yaml"
