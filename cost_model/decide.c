@@ -1689,11 +1689,11 @@ static bool fits_one_block(const gp_engine_t *e, const gp_request_t *r)
 
 /*
  * Does request r fix its node count and GPUs per node (sbatch --nodes
- * --gpus-per-node, as an NVL72 job asks)?  Such a job Slurm's
- * topology/block places by itself; a job with a per-job GPU count (--gpus)
- * it can leave pending on a cluster with a block free (Slurm 24.11 and
- * 26.05, tests/slurm/slurm_block.sh 7), so gpuplace keeps choosing its
- * nodes.
+ * --gpus-per-node, as an NVL72 job asks)?  Such a job with --segment
+ * Slurm's topology/block places by itself (block_job); one with a per-job
+ * GPU count (--gpus) it can leave pending on a cluster with a block free
+ * (Slurm 24.11 and 26.05, tests/slurm/slurm_block.sh 8), so gpuplace keeps
+ * choosing its nodes.
  */
 static bool fixed_shape(const gp_request_t *r)
 {
