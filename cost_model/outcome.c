@@ -274,8 +274,73 @@ static void outcome_plain(const gp_outcome_in_t *in, gp_outcome_t *out)
 	}
 }
 
+/*
+ * A CONSTRAIN keeps only the domain features Slurm's nodes carry
+ * (in->feature_ok): out->features is one feature or a matching-OR group
+ * "[a|b|...]" of them (decide.c, finish_alternatives).  With none left the
+ * job goes to Slurm with no constraint of gpuplace's, as a pass would;
+ * out->nofeat names the first feature left out and what it means.
+ */
+static void known_features(const gp_outcome_in_t *in, gp_outcome_t *out)
+{
+	char kept[sizeof(out->features)], tok[sizeof(out->features)], first[GP_NAME_MAX + 16] = "";
+	const char *p = out->features;
+	size_t used = 0, k;
+	int nkept = 0, ndrop = 0, all = 0;
+
+	if (!in->feature_ok || out->action != GP_ACT_CONSTRAIN || !*out->features)
+		return;
+	if (*p == '[')
+		p++;
+	while (*p && *p != ']') {
+		k = strcspn(p, "|]");
+		if (k > 0 && k < sizeof(tok)) {
+			memcpy(tok, p, k);
+			tok[k] = '\0';
+			all++;
+			if (in->feature_ok(in->feature_ctx, tok)) {
+				/* a subset of out->features: it fits */
+				if (nkept)
+					kept[used++] = '|';
+				memcpy(kept + used, tok, k);
+				used += k;
+				nkept++;
+			} else if (!ndrop++) {
+				snprintf(first, sizeof(first), "%.*s", (int)sizeof(first) - 1, tok);
+			}
+		}
+		p += k;
+		if (*p == '|')
+			p++;
+	}
+	if (!ndrop)
+		return;
+	kept[used] = '\0';
+	if (nkept == 0) {
+		out->features[0] = '\0';
+		out->holds = false; /* nothing holds it: Slurm starts it anywhere */
+	} else if (nkept == 1) {
+		memcpy(out->features, kept, used + 1);
+	} else {
+		/* two fewer than the group it came from at most: it fits */
+		out->features[0] = '[';
+		memcpy(out->features + 1, kept, used);
+		out->features[used + 1] = ']';
+		out->features[used + 2] = '\0';
+	}
+	if (nkept == 0)
+		snprintf(out->nofeat, sizeof(out->nofeat), "domain feature %.64s%s not on its nodes in "
+		         "slurm.conf (`gpuplace conf --what nodes` writes them), so no constraint was "
+		         "added", first, all > 1 ? " and the others" : "");
+	else
+		snprintf(out->nofeat, sizeof(out->nofeat), "domain feature %.64s%s not on its nodes in "
+		         "slurm.conf (`gpuplace conf --what nodes` writes them), left out", first,
+		         ndrop > 1 ? " and others" : "");
+}
+
 void gp_outcome(const gp_outcome_in_t *in, gp_outcome_t *out)
 {
 	outcome_plain(in, out);
 	rack_pin(in, out);
+	known_features(in, out);
 }

@@ -77,6 +77,14 @@ typedef struct gp_outcome_in {
 	                           * PINned is kept to one rack's license, so a
 	                           * CONSTRAIN whose set spans racks or whose GPUs
 	                           * pass its rack's count is PINned instead */
+	/* Do Slurm's nodes carry domain feature (gpsw_..., gpnvl_...) on
+	 * exactly that domain's nodes?  slurmctld refuses a job whose
+	 * constraint names a feature no node has ("Invalid feature
+	 * specification"), so a CONSTRAIN keeps only the features this says
+	 * are there.  NULL: every domain's feature is there (a site set up by
+	 * `gpuplace conf --what nodes`, as the simulator models it). */
+	bool (*feature_ok)(const void *ctx, const char *feature);
+	const void *feature_ctx;
 } gp_outcome_in_t;
 
 /* What Slurm is told. */
@@ -103,6 +111,9 @@ typedef struct gp_outcome {
 	                           * to Slurm's max_switch_wait */
 	bool holds;               /* CONSTRAIN waiting for a set not free now */
 	char unpinned[160];       /* why a PIN became CONSTRAIN, "" = it did not */
+	char nofeat[200];         /* CONSTRAIN: the domain features left out
+	                           * because Slurm's nodes lack them (feature_ok)
+	                           * and what that means, "" = none */
 	char why[512];            /* PASS: why the job is left to Slurm; a PIN
 	                           * made for one_rack: why ("" otherwise) */
 } gp_outcome_t;

@@ -149,6 +149,9 @@ void outcome_facts(const job_desc_msg_t *j, const gp_request_t *r, int64_t age,
 	memset(in, 0, sizeof(*in));
 	in->c = dec.cur.conf ? dec.cur.conf->cluster : NULL;
 	in->check_block = dec.cur.conf != NULL;
+	/* only the domain features slurm.conf gives their nodes */
+	in->feature_ok = dec.cur.conf ? domfeat_ok : NULL;
+	in->feature_ctx = dec.cur.conf;
 	in->r = r;
 	in->user_switches = j->req_switch != NO_VAL && j->req_switch != 0;
 	in->state_age_s = age;
@@ -174,6 +177,7 @@ void outcome_take(const job_desc_msg_t *j, const gp_outcome_t *act, struct outco
 	o->tres_node = act->action == GP_ACT_PIN && act->per_node > 0
 	             ? per_node_tres(j->tres_per_job, act->per_node) : NULL;
 	snprintf(o->unpinned, sizeof(o->unpinned), "%s", act->unpinned);
+	snprintf(o->nofeat, sizeof(o->nofeat), "%s", act->nofeat);
 	o->switches = act->switches;
 	o->switch_wait = act->switch_wait;
 	o->switch_pays = act->switch_pays;
@@ -266,6 +270,11 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 		else if (*o->features)
 			ADD("gpuplace: CONSTRAIN not applied (%s): the job's own constraint has a "
 			    "matching-OR group", o->features);
+		else if (*o->nofeat)
+			/* slurmctld refuses a feature no node has: the job goes
+			 * to Slurm without gpuplace's constraint, and says why */
+			ADD("gpuplace: CONSTRAIN none; %s%s%.600s", o->nofeat, *o->unpinned ? "" : ": ",
+			    *o->unpinned ? "" : d->reason);
 		else if (!best)
 			/* no set chosen: left to Slurm's placement, the reason
 			 * says why (a job that fits one block with no block free) */
@@ -282,6 +291,8 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 		if (added && d->waited && topology_is("block"))
 			ADD(" (a block's feature, not --segment, which Slurm cannot lift from a pending "
 			    "job: gpuplace releases it after the predicted %.0f s)", d->wait_s);
+		if (*o->nofeat && *o->features)
+			ADD(" (%s)", o->nofeat);
 		if (*o->unpinned && list)
 			ADD("; best free set %s not pinned: %s", list, o->unpinned);
 	}

@@ -33,6 +33,138 @@ static void poller_log(void *arg, int level, const char *msg)
 		slurm_info("gpuplace: %s", msg);
 }
 
+/* Is node v under switch s (s or one of its ancestors is v's leaf)? */
+static bool under_switch(const gp_cluster_t *cl, int32_t v, int32_t s)
+{
+	int32_t w, hops = 0;
+
+	for (w = cl->nodes[v].leaf; w >= 0 && hops <= cl->nswitches; w = cl->switches[w].parent, hops++)
+		if (w == s)
+			return true;
+	return false;
+}
+
+/*
+ * c->domfeat: the features of the domains a CONSTRAIN names (every switch
+ * but the root, gpsw_NAME; every NVLink domain, gpnvl_NAME; as
+ * gp_outcome_domain and the engine's alternatives write them) that
+ * slurm.conf gives every node of that domain and no other.  One line
+ * when some domain's are missing: a job gpuplace would keep to such a
+ * domain goes to Slurm without that constraint (gp_outcome, feature_ok),
+ * where slurmctld would refuse the constraint ("Invalid feature
+ * specification").  Out of memory: the table stays empty and no domain
+ * feature is used.
+ */
+void domfeat_load(struct gp_conf *c)
+{
+	const gp_cluster_t *cl = c->cluster;
+	gp__nametab_t want;
+	int32_t nsw = cl->nswitches, nd = nsw + cl->nnvl, *have = NULL, *size = NULL;
+	int32_t i, id, dup, nmiss = 0, ndom = 0, first = -1;
+	bool *stray = NULL, *valid = NULL;
+	char feat[GP_NAME_MAX + 16];
+
+	memset(&c->domfeat, 0, sizeof(c->domfeat));
+	if (gp__nametab_init(&want, false) || gp__nametab_init(&c->domfeat, false))
+		goto out;
+	have = calloc((size_t)nd + 1, sizeof(*have));
+	size = calloc((size_t)nd + 1, sizeof(*size));
+	stray = calloc((size_t)nd + 1, sizeof(*stray));
+	valid = calloc((size_t)nd + 1, sizeof(*valid));
+	if (!have || !size || !stray || !valid)
+		goto out;
+	for (id = 0; id < nd; id++) {
+		int rc = id < nsw ? (cl->switches[id].parent < 0 || cl->switches[id].disconnected
+		                     ? -1
+		                     : gp__domain_feature(GP_FEATURE_SWITCH, cl->switches[id].name,
+		                                          feat, sizeof(feat)))
+		                  : gp__domain_feature(GP_FEATURE_NVL, cl->nvl[id - nsw].name, feat,
+		                                       sizeof(feat));
+
+		if (rc)
+			continue; /* never a constraint's */
+		valid[id] = true;
+		size[id] = id < nsw ? cl->switches[id].count : cl->nvl[id - nsw].nnodes;
+		if (gp__nametab_add(&want, feat, id, &dup))
+			goto out;
+	}
+	for (i = 0; i < cl->nnodes; i++) {
+		const char *p = cl->nodes[i].features;
+
+		while (p && *p) {
+			size_t n = strcspn(p, ",&");
+
+			if (n > 0 && n < sizeof(feat)) {
+				memcpy(feat, p, n);
+				feat[n] = '\0';
+				if ((id = gp__nametab_find(&want, feat)) >= 0) {
+					bool in = id < nsw ? under_switch(cl, i, id)
+					                   : cl->nodes[i].nvl_domain == id - nsw;
+
+					if (in)
+						have[id]++;
+					else
+						stray[id] = true;
+				}
+			}
+			p += n;
+			if (*p)
+				p++;
+		}
+	}
+	for (id = 0; id < nd; id++) {
+		if (!valid[id])
+			continue;
+		ndom++;
+		if (have[id] == size[id] && !stray[id] && size[id] > 0) {
+			if (id < nsw)
+				gp__domain_feature(GP_FEATURE_SWITCH, cl->switches[id].name, feat, sizeof(feat));
+			else
+				gp__domain_feature(GP_FEATURE_NVL, cl->nvl[id - nsw].name, feat, sizeof(feat));
+			if (gp__nametab_add(&c->domfeat, feat, id, &dup))
+				goto out;
+		} else if (!nmiss++) {
+			first = id;
+		}
+	}
+	if (nmiss) {
+		if (first < nsw)
+			gp__domain_feature(GP_FEATURE_SWITCH, cl->switches[first].name, feat, sizeof(feat));
+		else
+			gp__domain_feature(GP_FEATURE_NVL, cl->nvl[first - nsw].name, feat, sizeof(feat));
+		slurm_info("gpuplace: the nodes of %d of %d domains lack the domain features gpuplace "
+		           "constrains jobs with in slurm.conf (feature %s is not on exactly the nodes "
+		           "of %s; `gpuplace conf --what nodes` writes them): a job gpuplace would keep "
+		           "to such a domain goes to Slurm without that constraint", (int)nmiss,
+		           (int)ndom, feat,
+		           first < nsw ? cl->switches[first].name : cl->nvl[first - nsw].name);
+	}
+	gp__nametab_free(&want);
+	free(have);
+	free(size);
+	free(stray);
+	free(valid);
+	return;
+out:
+	slurm_error("gpuplace: out of memory reading the nodes' domain features: no job is "
+	            "constrained to a domain");
+	gp__nametab_free(&want);
+	gp__nametab_free(&c->domfeat);
+	memset(&c->domfeat, 0, sizeof(c->domfeat));
+	free(have);
+	free(size);
+	free(stray);
+	free(valid);
+}
+
+/* gp_outcome_in_t.feature_ok over c->domfeat (ctx: the struct gp_conf). */
+bool domfeat_ok(const void *ctx, const char *feature)
+{
+	const struct gp_conf *c = ctx;
+
+	return c && gp__nametab_find(&c->domfeat, feature) >= 0;
+}
+
 static struct timespec mtime_of(const char *dir, const char *name)
 {
 	struct timespec none = { 0, 0 };
@@ -96,6 +228,8 @@ struct gp_conf *conf_load(gp_error_t *err)
 		for (i = 1; i <= GP_MAX_GPUS_PER_NODE; i++)
 			c->hres_w[i] = gp__hres_node_watts(c->cluster, i, i, NULL);
 	}
+	if (rc == GP_OK)
+		domfeat_load(c);
 	if (rc == GP_OK && c->cluster->site.power_lic[0])
 		lic_conf_load(c);
 	if (rc == GP_OK && c->cluster->ntelemetry > 0) {

@@ -188,8 +188,15 @@ struct gp_conf {
 	 * the nodes per rack */
 	bool *lic_nofeat;
 	char **lic_excl;
+	/* the domain features (gpsw_, gpnvl_) slurm.conf gives exactly their
+	 * domain's nodes (domfeat_load): only those go into a CONSTRAIN, since
+	 * slurmctld refuses a job whose constraint names a feature no node has */
+	gp__nametab_t domfeat;
 	struct gp_conf *next_dead;    /* graveyard link (conf_put) */
 };
+
+void domfeat_load(struct gp_conf *c);
+bool domfeat_ok(const void *ctx, const char *feature);
 
 /* Slurm's backfill plans for the jobs that wait (steer_plans_read): each
  * pending job with a SchedNodeList, its nodes as indices of the model. */
@@ -385,6 +392,7 @@ struct outcome {
 	const char *features;         /* CONSTRAIN: the constraint to add, "" = none */
 	char *tres_node;              /* PIN: new tres_per_node (Slurm-allocated) or NULL */
 	char unpinned[160];           /* why a PIN became CONSTRAIN, "" = it did not */
+	char nofeat[200];             /* domain features left out (gp_outcome_t) */
 	uint32_t switches, switch_wait; /* CONSTRAIN by --switches=N@S, 0 = not */
 	uint32_t switch_pays;           /* > switch_wait: the wait that would pay,
 	                                 * cut to Slurm's max_switch_wait */

@@ -105,6 +105,7 @@ void conf_free(struct gp_conf *c)
 		return;
 	gp__poller_destroy(c->poller);
 	lic_conf_free(c);
+	gp__nametab_free(&c->domfeat);
 	gp_cluster_destroy(c->cluster);
 	free(c);
 }

@@ -56,7 +56,8 @@
 #               (its second cluster, topology.yaml: 16898); BASEPORT
 #               17100, 17300, 18600, 17500, 18400, 18200, 17800, 17900,
 #               17700, 18000, 18300, 18700, 18500 (lic), 18100 (sites; its
-#               second cluster 18150).  All lie in 16817 .. 18712: scripts/test.sh
+#               second cluster 18150); 16857 and 17200 nofeat.  All lie in
+#               16817 .. 18712: scripts/test.sh
 #               gives each Slurm release an offset 2000 apart.
 #   TOPOLOGY    tree (default): topology/tree, the leaves under a spine and
 #               the NVLink domains in gpuplace.conf; block: topology/block
@@ -85,6 +86,9 @@
 #               accounting_storage/none); GPUs as a TRES in the records
 #               (AccountingStorageTRES=gres/gpu: sacct's AllocTRES shows
 #               gres/gpu only then)
+#   DOMAIN_FEATURES  no: the nodes carry none of the features `gpuplace conf
+#               --what nodes` writes (gpsw_, gpnvl_, gprack_), only "site",
+#               as slurm.conf reads before gpuplace is set up (default: yes)
 #   GPUPLACE_EXTRA  lines appended to gpuplace.conf (default: none)
 #   RESOURCES_CMD  a command whose output becomes resources.yaml beside
 #               slurm.conf (Slurm 25.05+ hierarchical resources), run once
@@ -233,6 +237,7 @@ node_lines() {
 			else
 				f="gpsw_$1,gpnvl_$2,gprack_$3"
 			fi
+			[ "${DOMAIN_FEATURES:-yes}" = no ] && f=site
 			echo "NodeName=n$(range $first $((i - 1))) NodeHostname=n$(range $first $((i - 1))) NodeAddr=127.0.1.$(range $first $((i - 1))) Port=$(range $((BASEPORT + first)) $((BASEPORT + i - 1))) Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=$g Feature=$f$w State=UNKNOWN"
 			first=$i
 		fi

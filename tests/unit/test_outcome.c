@@ -398,10 +398,84 @@ static void test_same_action(void **unused)
 	}
 }
 
+/* ---- domain features Slurm's nodes lack ------------------------------------ */
+
+/* feature_ok of a site whose nodes carry gpsw_b only */
+static bool only_b(const void *ctx, const char *feature)
+{
+	(void)ctx;
+	return !strcmp(feature, "gpsw_b");
+}
+
+static bool none_there(const void *ctx, const char *feature)
+{
+	(void)ctx;
+	(void)feature;
+	return false;
+}
+
+/* A CONSTRAIN keeps only the domain features the site's nodes carry
+ * (slurmctld refuses a constraint naming a feature no node has): of a
+ * matching-OR group the ones there, one alone without brackets; with none,
+ * no constraint and no hold, and nofeat says which and why; without
+ * feature_ok (the simulator) the group stays. */
+static void test_domain_features_slurm_lacks(void **unused)
+{
+	gp_decision_t d;
+	gp_policy_t p;
+	gp_outcome_in_t in;
+	gp_outcome_t out;
+
+	(void)unused;
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(gp__policy_preset("balanced", &p, NULL), 0);
+	d.kind = GP_DECIDE_CONSTRAIN;
+	d.waited = true;
+	snprintf(d.features, sizeof(d.features), "[gpsw_a|gpsw_b|gpsw_c]");
+	memset(&in, 0, sizeof(in));
+	in.d = &d;
+	in.policy = &p;
+	in.topology = GP_SLURM_TOPO_FLAT;
+	gp_outcome(&in, &out);
+	assert_int_equal(out.action, GP_ACT_CONSTRAIN);
+	assert_string_equal(out.features, "[gpsw_a|gpsw_b|gpsw_c]");
+	assert_string_equal(out.nofeat, "");
+	assert_true(out.holds);
+
+	in.feature_ok = only_b;
+	gp_outcome(&in, &out);
+	assert_int_equal(out.action, GP_ACT_CONSTRAIN);
+	assert_string_equal(out.features, "gpsw_b");
+	assert_non_null(strstr(out.nofeat, "domain feature gpsw_a and others not on its nodes"));
+	assert_true(out.holds);
+
+	snprintf(d.features, sizeof(d.features), "[gpsw_b|gpsw_c|gpsw_b2]");
+	gp_outcome(&in, &out);
+	assert_string_equal(out.features, "gpsw_b");
+	assert_non_null(strstr(out.nofeat, "domain feature gpsw_c and others"));
+
+	in.feature_ok = none_there;
+	snprintf(d.features, sizeof(d.features), "gpnvl_x");
+	gp_outcome(&in, &out);
+	assert_int_equal(out.action, GP_ACT_CONSTRAIN);
+	assert_string_equal(out.features, "");
+	assert_false(out.holds);
+	assert_non_null(strstr(out.nofeat, "domain feature gpnvl_x not on its nodes in slurm.conf"));
+	assert_non_null(strstr(out.nofeat, "so no constraint was added"));
+
+	snprintf(d.features, sizeof(d.features), "[gpsw_a|gpsw_b]");
+	in.feature_ok = only_b;
+	d.kind = GP_DECIDE_REJECT;
+	gp_outcome(&in, &out);
+	assert_int_equal(out.action, GP_ACT_REJECT);
+	assert_string_equal(out.nofeat, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_action),
+		cmocka_unit_test(test_domain_features_slurm_lacks),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
