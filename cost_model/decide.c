@@ -1997,7 +1997,7 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		gp_power_view_t ipv;
 
 		if (d->ncands)
-			snprintf(now_why, sizeof(now_why), "%.180s", d->cands[0].why_not);
+			snprintf(now_why, sizeof(now_why), "%.250s", d->cands[0].why_not);
 		else if (!power_why(e, pv, r, now_why, sizeof(now_why)))
 			snprintf(now_why, sizeof(now_why), "%.180s", serr.text);
 		if (s && s->njobs > 0) {
