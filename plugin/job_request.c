@@ -292,6 +292,15 @@ int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_request_t *
 	r->gpus_per_node = (int32_t)per_node;
 	if (r->gpus <= 1)
 		return 0; /* not a distributed GPU job */
+	/* every task of a job array inherits the array's record, so one PIN
+	 * (or domain) would hold all of them to the same nodes, to run one
+	 * after another while other nodes stay free (tests/slurm/
+	 * slurm_array.sh); Slurm places each task as it starts */
+	if (j->array_inx && *j->array_inx) {
+		snprintf(why, len, "a job array is left to Slurm: its tasks would inherit one "
+		         "placement and run one after another on the same nodes");
+		return 0;
+	}
 	r->min_nodes = (int32_t)nodes;
 	r->max_nodes = j->max_nodes == NO_VAL || j->max_nodes == 0 ? 0 : (int32_t)j->max_nodes;
 	r->exclusive = wants_idle_nodes(j);

@@ -56,7 +56,7 @@
 #               (its second cluster, topology.yaml: 16898); BASEPORT
 #               17100, 17300, 18600, 17500, 18400, 18200, 17800, 17900,
 #               17700, 18000, 18300, 18700, 18500 (lic), 18100 (sites; its
-#               second cluster 18150); 16857 and 17200 nofeat.  All lie in
+#               second cluster 18150); 16857 and 17200 nofeat, 16847 and 17250 array.  All lie in
 #               16817 .. 18712: scripts/test.sh
 #               gives each Slurm release an offset 2000 apart.
 #   TOPOLOGY    tree (default): topology/tree, the leaves under a spine and

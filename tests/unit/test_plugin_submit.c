@@ -499,6 +499,38 @@ static void test_multi_entry_request(void **unused)
 	}
 }
 
+/* A job array passes unchanged, saying why: its tasks inherit the array's
+ * record, so one PIN would run them one after another on the same nodes.
+ * The same request without --array is PINned. */
+static void test_job_array_left_to_slurm(void **unused)
+{
+	job_desc_msg_t *j = gp_test_job_new("gres/gpu:h100:16", NULL);
+	char *msg;
+
+	(void)unused;
+	j->array_inx = slurm_xstrdup("0-3");
+	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+	assert_null(msg);
+	assert_null(j->req_nodes);
+	assert_null(j->features);
+	if (!j->admin_comment || strncmp(j->admin_comment, "gpuplace: PASS ", 15) ||
+	    !strstr(j->admin_comment, "a job array is left to Slurm")) {
+		log_dump();
+		fail_msg("the array: %s", j->admin_comment ? j->admin_comment : "(none)");
+	}
+	slurm_xfree((void **)&j->array_inx);
+	gp_test_job_free(j);
+	decider_reset();
+	decider_prepare();
+	j = gp_test_job_new("gres/gpu:h100:16", NULL);
+	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+	if (!j->admin_comment || !strstr(j->admin_comment, "gpuplace: PIN ")) {
+		log_dump();
+		fail_msg("not pinned: %s", j->admin_comment ? j->admin_comment : "(none)");
+	}
+	gp_test_job_free(j);
+}
+
 /* ---- 5. log lines ----------------------------------------------------------- */
 
 static void test_log_escapes_user_text(void **unused)
@@ -1172,6 +1204,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_typed_requests_left_to_slurm, setup_mixed,
 		                                teardown_site),
 		cmocka_unit_test_setup_teardown(test_multi_entry_request, setup_superpod, teardown_site),
+		cmocka_unit_test_setup_teardown(test_job_array_left_to_slurm, setup_superpod,
+		                                teardown_site),
 		cmocka_unit_test_setup_teardown(test_partition_left_to_slurm, setup_multi_topo,
 		                                teardown_site),
 		cmocka_unit_test_setup_teardown(test_log_escapes_user_text, setup_mixed, teardown_site),
