@@ -295,7 +295,7 @@ int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_request_t *
 	/* every task of a job array inherits the array's record, so one PIN
 	 * (or domain) would hold all of them to the same nodes, to run one
 	 * after another while other nodes stay free (tests/slurm/
-	 * slurm_array.sh); Slurm places each task as it starts */
+	 * slurm_shapes.sh); Slurm places each task as it starts */
 	if (j->array_inx && *j->array_inx) {
 		snprintf(why, len, "a job array is left to Slurm: its tasks would inherit one "
 		         "placement and run one after another on the same nodes");

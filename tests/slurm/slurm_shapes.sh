@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# slurm_array.sh - a job array under job_submit/gpuplace on real daemons
+# slurm_shapes.sh - a job array under job_submit/gpuplace on real daemons
 # (tests/slurm/harness.sh: 8 nodes of 4 GPUs, two leaves).  Every task of
 # an array inherits the array's record, so a placement written into it
 # would hold all tasks to the same nodes: four tasks of 2 whole nodes each
