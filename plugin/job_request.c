@@ -301,6 +301,14 @@ int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_request_t *
 		         "placement and run one after another on the same nodes");
 		return 0;
 	}
+	/* --contiguous: Slurm refuses required nodes that are not consecutive
+	 * in its node table at submission ("Node count specification
+	 * invalid"), and places contiguous nodes itself */
+	if (j->contiguous != NO_VAL16 && j->contiguous) {
+		snprintf(why, len, "--contiguous is left to Slurm, which places consecutive nodes "
+		         "itself");
+		return 0;
+	}
 	r->min_nodes = (int32_t)nodes;
 	r->max_nodes = j->max_nodes == NO_VAL || j->max_nodes == 0 ? 0 : (int32_t)j->max_nodes;
 	r->exclusive = wants_idle_nodes(j);

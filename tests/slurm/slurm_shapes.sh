@@ -1,19 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# slurm_shapes.sh - a job array under job_submit/gpuplace on real daemons
-# (tests/slurm/harness.sh: 8 nodes of 4 GPUs, two leaves).  Every task of
-# an array inherits the array's record, so a placement written into it
-# would hold all tasks to the same nodes: four tasks of 2 whole nodes each
-# ran two at a time on n[1-4] while n[5-8] stayed free.  gpuplace passes
-# the array unchanged, saying why, and Slurm starts the four tasks at once
-# on the eight nodes.
+# slurm_shapes.sh - job shapes job_submit/gpuplace leaves to Slurm, on real
+# daemons (tests/slurm/harness.sh: 8 nodes of 4 GPUs, two leaves):
+#  1. a job array: every task inherits the array's record, so a placement
+#     written into it would hold all tasks to the same nodes (four tasks
+#     of 2 whole nodes ran two at a time on n[1-4] while n[5-8] stayed
+#     free).  gpuplace passes the array unchanged, saying why, and Slurm
+#     starts the four tasks at once on the eight nodes;
+#  2. --contiguous: Slurm refuses required nodes that are not consecutive
+#     in its node table ("Node count specification invalid": sbatch
+#     failed when gpuplace pinned n[1,4]).  The job passes unchanged and
+#     runs on two consecutive nodes.
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=4
+N_TESTS=7
 . "$top/tests/slurm/prelude.sh"
 
-export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-array.XXXXXX")
+export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-shapes.XXXXXX")
 export CTLPORT=${CTLPORT:-$((16847 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((17250 + ${GP_PORT_OFFSET:-0}))}
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpuplace.so
 export RACKA_KW=40 RACKB_KW=40
@@ -40,6 +44,26 @@ check '[ -n "$j" ] && [ "$(echo "$running" | grep -c .)" = 4 ] && [ "$nodes" = 8
 cmt=$(scontrol show job "${j}_0" 2>/dev/null | grep -o 'AdminComment=.*')
 check 'echo "$cmt" | grep -q "^AdminComment=gpuplace: PASS a job array is left to Slurm"' \
 	"its comment says why gpuplace left it to Slurm: $(echo "$cmt" | cut -c1-100)" "$cmt"
+scancel -u root
+for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
+sleep 3
+
+# 2. n2 and n3 partly busy: the free pairs of whole nodes n[1,4] (not
+#    consecutive) and n[4-5] .. n[7-8]
+sbatch -Q -w n2 --gpus=1 -o /dev/null --wrap='sleep 120'
+sbatch -Q -w n3 --gpus=1 -o /dev/null --wrap='sleep 120'
+sleep 3
+j=$(sbatch --parsable --contiguous --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 60' 2>"$D/contig.err")
+nodes=$(running_on "$j")
+check '[ -n "$j" ] && [ -n "$nodes" ]' "a --contiguous job of 2 whole nodes is accepted and runs ($nodes)" \
+	"$(cat "$D/contig.err")"
+first=$(scontrol show hostnames "$nodes" | head -n1 | tr -d n)
+last=$(scontrol show hostnames "$nodes" | tail -n1 | tr -d n)
+check '[ -n "$first" ] && [ $((last - first)) = 1 ]' "on two consecutive nodes ($nodes)" \
+	"$(scontrol show job "$j" 2>&1 | grep -E 'NodeList|AdminComment')"
+cmt=$(scontrol show job "$j" 2>/dev/null | grep -o 'AdminComment=.*')
+check 'echo "$cmt" | grep -q "^AdminComment=gpuplace: PASS --contiguous is left to Slurm"' \
+	"its comment says why gpuplace left it to Slurm: $(echo "$cmt" | cut -c1-90)" "$cmt"
 scancel -u root
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \

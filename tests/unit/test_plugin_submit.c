@@ -501,7 +501,8 @@ static void test_multi_entry_request(void **unused)
 
 /* A job array passes unchanged, saying why: its tasks inherit the array's
  * record, so one PIN would run them one after another on the same nodes.
- * The same request without --array is PINned. */
+ * So does a --contiguous job, whose required nodes Slurm refuses unless
+ * consecutive.  The same request without either is PINned. */
 static void test_job_array_left_to_slurm(void **unused)
 {
 	job_desc_msg_t *j = gp_test_job_new("gres/gpu:h100:16", NULL);
@@ -519,6 +520,19 @@ static void test_job_array_left_to_slurm(void **unused)
 		fail_msg("the array: %s", j->admin_comment ? j->admin_comment : "(none)");
 	}
 	slurm_xfree((void **)&j->array_inx);
+	gp_test_job_free(j);
+	decider_reset();
+	decider_prepare();
+	/* --contiguous: Slurm refuses required nodes that are not consecutive */
+	j = gp_test_job_new("gres/gpu:h100:16", NULL);
+	j->contiguous = 1;
+	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+	assert_null(j->req_nodes);
+	if (!j->admin_comment || strncmp(j->admin_comment, "gpuplace: PASS ", 15) ||
+	    !strstr(j->admin_comment, "--contiguous is left to Slurm")) {
+		log_dump();
+		fail_msg("--contiguous: %s", j->admin_comment ? j->admin_comment : "(none)");
+	}
 	gp_test_job_free(j);
 	decider_reset();
 	decider_prepare();
