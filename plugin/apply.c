@@ -255,12 +255,15 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 		bool added = false;
 
 		/* narrow, never widen: AND the user's own constraint; a user's
-		 * own bracket group cannot take a second one, so it stays alone */
+		 * own bracket group cannot take a second one, so it stays
+		 * alone, and neither can node counts (feature*N), which
+		 * slurmctld refuses inside parentheses (job_scheduler.c
+		 * build_feature_list: "Invalid feature specification") */
 		if (*o->features && (!old || !*old)) {
 			j->features = slurm_xstrdup(o->features);
 			slurm_xfree((void **)&old);
 			added = true;
-		} else if (*o->features && !strchr(old, '[')) {
+		} else if (*o->features && !strchr(old, '[') && !strchr(old, '*')) {
 			j->features = slurm_xstrdup_printf("(%s)&%s", old, o->features);
 			slurm_xfree((void **)&old);
 			added = true;
@@ -268,8 +271,9 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 		if (added)
 			ADD("gpuplace: CONSTRAIN %s", o->features);
 		else if (*o->features)
-			ADD("gpuplace: CONSTRAIN not applied (%s): the job's own constraint has a "
-			    "matching-OR group", o->features);
+			ADD("gpuplace: CONSTRAIN not applied (%s): the job's own constraint has %s",
+			    o->features, strchr(old, '[') ? "a matching-OR group"
+			                                  : "node counts (feature*N)");
 		else if (*o->nofeat)
 			/* slurmctld refuses a feature no node has: the job goes
 			 * to Slurm without gpuplace's constraint, and says why */

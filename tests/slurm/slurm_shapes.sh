@@ -10,11 +10,16 @@
 #  2. --contiguous: Slurm refuses required nodes that are not consecutive
 #     in its node table ("Node count specification invalid": sbatch
 #     failed when gpuplace pinned n[1,4]).  The job passes unchanged and
-#     runs on two consecutive nodes.
+#     runs on two consecutive nodes;
+#  3. a constraint with a node count (--constraint=gpsw_leafB*2), right
+#     after a passed 1-GPU job (which keeps gpuplace from pinning):
+#     slurmctld refuses counts inside parentheses ("Invalid feature
+#     specification"), so gpuplace neither ANDs a domain to them nor
+#     places the job; it is accepted and runs on leafB.
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=7
+N_TESTS=9
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-shapes.XXXXXX")
@@ -64,6 +69,20 @@ check '[ -n "$first" ] && [ $((last - first)) = 1 ]' "on two consecutive nodes (
 cmt=$(scontrol show job "$j" 2>/dev/null | grep -o 'AdminComment=.*')
 check 'echo "$cmt" | grep -q "^AdminComment=gpuplace: PASS --contiguous is left to Slurm"' \
 	"its comment says why gpuplace left it to Slurm: $(echo "$cmt" | cut -c1-90)" "$cmt"
+scancel -u root
+for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
+sleep 3
+
+# 3. node counts in the user's constraint, right after a passed job
+sbatch -Q -J one --gpus=1 -o /dev/null --wrap='sleep 60'
+j=$(sbatch --parsable --constraint='gpsw_leafB*2' --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 60' 2>"$D/count.err")
+nodes=$(running_on "$j")
+cmt=$(scontrol show job "$j" 2>/dev/null | grep -o 'AdminComment=.*')
+check '[ -n "$j" ] && [ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | tr -d n | awk "\$1 >= 5" | wc -l)" = 2 ]' \
+	"a job whose constraint has a node count is accepted and runs on leafB ($nodes)" \
+	"$(cat "$D/count.err")" "$cmt"
+check 'echo "$cmt" | grep -q "^AdminComment=gpuplace: PASS constraint .gpsw_leafB\*2.: node counts"' \
+	"its comment: $(echo "$cmt" | cut -c1-120)" "$cmt"
 scancel -u root
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \

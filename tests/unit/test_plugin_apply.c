@@ -201,7 +201,11 @@ static void test_apply_constrain(void **unused)
 	} cases[] = {
 		{ NULL, "gpnvl_nvlB", "gpuplace: CONSTRAIN gpnvl_nvlB; best free set n[7-8] not pinned: why" },
 		{ "big", "(big)&gpnvl_nvlB", "gpuplace: CONSTRAIN gpnvl_nvlB;" },
-		{ "[a|b]", "[a|b]", "gpuplace: CONSTRAIN not applied (gpnvl_nvlB): the job's own constraint" },
+		{ "[a|b]", "[a|b]", "gpuplace: CONSTRAIN not applied (gpnvl_nvlB): the job's own constraint "
+		  "has a matching-OR group" },
+		/* slurmctld refuses "(big*2)&...": counts take no parentheses */
+		{ "big*2", "big*2", "gpuplace: CONSTRAIN not applied (gpnvl_nvlB): the job's own constraint "
+		  "has node counts (feature*N)" },
 	};
 	gp_job_profile_t prof;
 	size_t i;
