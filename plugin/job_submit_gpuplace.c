@@ -398,6 +398,21 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 		id = (uint32_t)v; /* scontrol update names the job as a string */
 	inflight = steer_updating();
 	slurm_debug("gpuplace: job %u modified%s", id, id && id == inflight ? " by steering" : "");
+	/* a new node count for a job gpuplace pinned: slurmctld checks it
+	 * against the node list gpuplace set ("Node count specification
+	 * invalid" for more nodes than the PIN has), so the update gets the
+	 * user's own list back (slurmctld applies a new req_nodes before the
+	 * node count: job_mgr.c _update_job) */
+	if (id && id != inflight && !job_desc->req_nodes &&
+	    (job_desc->min_nodes != NO_VAL || job_desc->max_nodes != NO_VAL)) {
+		char user[4096];
+
+		if (orig_user_nodes(id, user, sizeof(user))) {
+			job_desc->req_nodes = slurm_xstrdup(user);
+			slurm_info("gpuplace: job %u: a new node count; the node list is the user's "
+			           "again (%s)", id, *user ? user : "none");
+		}
+	}
 	if (id && id != inflight && changes_request(job_desc))
 		orig_forget_job(id);
 	return SLURM_SUCCESS;

@@ -154,6 +154,24 @@ void orig_forget_job(uint32_t job_id)
 	pthread_mutex_unlock(&dec.lock);
 }
 
+bool orig_user_nodes(uint32_t job_id, char *buf, size_t len)
+{
+	bool found = false;
+	int k;
+
+	pthread_mutex_lock(&dec.lock);
+	for (k = 0; k < steer.norigs && !found; k++)
+		if (steer.origs[k]->job_id == job_id) {
+			const char *u = steer.origs[k]->d.req_nodes;
+
+			found = !u || strlen(u) < len;
+			if (found)
+				snprintf(buf, len, "%s", u ? u : "");
+		}
+	pthread_mutex_unlock(&dec.lock);
+	return found;
+}
+
 static struct steer_orig *orig_find(uint64_t ref)
 {
 	int k;

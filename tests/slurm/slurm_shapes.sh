@@ -15,11 +15,15 @@
 #     after a passed 1-GPU job (which keeps gpuplace from pinning):
 #     slurmctld refuses counts inside parentheses ("Invalid feature
 #     specification"), so gpuplace neither ANDs a domain to them nor
-#     places the job; it is accepted and runs on leafB.
+#     places the job; it is accepted and runs on leafB;
+#  4. a pending job gpuplace pinned to 2 nodes, resized by `scontrol update
+#     NumNodes=1`: slurmctld keeps the node list gpuplace set, so the job
+#     would still run on both nodes.  The update gets the user's own list
+#     back (none), as on stock Slurm, and the job runs on one node.
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=9
+N_TESTS=12
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-shapes.XXXXXX")
@@ -83,6 +87,31 @@ check '[ -n "$j" ] && [ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" |
 	"$(cat "$D/count.err")" "$cmt"
 check 'echo "$cmt" | grep -q "^AdminComment=gpuplace: PASS constraint .gpsw_leafB\*2.: node counts"' \
 	"its comment: $(echo "$cmt" | cut -c1-120)" "$cmt"
+scancel -u root
+for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
+sleep 3
+
+# 4. resized while pending (held, so that it waits); the plugin learns the
+#    job's id from its next reading of the job list
+j=$(sbatch --parsable --hold --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 30')
+req=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
+check '[ -n "$j" ] && [ "$req" != "ReqNodeList=(null)" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN "' \
+	"a held 2-node job is PINned ($req)" "$(scontrol show job "$j" | grep -E 'ReqNodeList|AdminComment')"
+# (until the plugin has read the job list since the submission: the update
+# is repeated, each time the same for stock Slurm)
+for t in $(seq 1 30); do
+	scontrol update jobid="$j" NumNodes=1
+	req=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
+	[ "$req" = "ReqNodeList=(null)" ] && break
+	sleep 1
+done
+check '[ "$req" = "ReqNodeList=(null)" ] && grep -q "gpuplace: job $j: a new node count; the node list is the user.s again (none)" "$D/log/slurmctld.log"' \
+	"scontrol update NumNodes=1 gives the job the user's own node list back ($req)" \
+	"$(grep "gpuplace: job $j" "$D/log/slurmctld.log" | tail -n 3)"
+scontrol release "$j"
+nodes=$(running_on "$j")
+check '[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | wc -l)" = 1 ]' \
+	"released, it runs on one node ($nodes)" "$(scontrol show job "$j" | grep -E 'NodeList|NumNodes')"
 scancel -u root
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \
