@@ -371,15 +371,23 @@ out:
 	return rc;
 }
 
+/* Does an update change what decides where the job may run (its
+ * partition, exclusions, constraint, reservation, GPUs, node and task
+ * counts, sharing, memory, CPUs), which the node list gpuplace pinned may
+ * then contradict? */
+static bool changes_where(const job_desc_msg_t *j)
+{
+	return j->exc_nodes || j->features || j->partition || j->reservation ||
+	       j->tres_per_job || j->tres_per_node || j->tres_per_socket || j->tres_per_task ||
+	       j->min_nodes != NO_VAL || j->max_nodes != NO_VAL || j->num_tasks != NO_VAL ||
+	       j->shared != NO_VAL16 || j->pn_min_memory != NO_VAL64 || j->cpus_per_task != NO_VAL16;
+}
+
 /* Does an update touch what gpuplace keeps of the request (a hold or a
  * release, which change the priority only, does not)? */
 static bool changes_request(const job_desc_msg_t *j)
 {
-	return j->req_nodes || j->exc_nodes || j->features || j->partition || j->reservation ||
-	       j->tres_per_job || j->tres_per_node || j->tres_per_socket || j->tres_per_task ||
-	       j->min_nodes != NO_VAL || j->max_nodes != NO_VAL || j->num_tasks != NO_VAL ||
-	       j->shared != NO_VAL16 || j->time_limit != NO_VAL || j->pn_min_memory != NO_VAL64 ||
-	       j->cpus_per_task != NO_VAL16;
+	return j->req_nodes || j->time_limit != NO_VAL || changes_where(j);
 }
 
 extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid, char **err_msg)
@@ -398,18 +406,20 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 		id = (uint32_t)v; /* scontrol update names the job as a string */
 	inflight = steer_updating();
 	slurm_debug("gpuplace: job %u modified%s", id, id && id == inflight ? " by steering" : "");
-	/* a new node count for a job gpuplace pinned: slurmctld checks it
-	 * against the node list gpuplace set ("Node count specification
-	 * invalid" for more nodes than the PIN has), so the update gets the
-	 * user's own list back (slurmctld applies a new req_nodes before the
-	 * node count: job_mgr.c _update_job) */
-	if (id && id != inflight && !job_desc->req_nodes &&
-	    (job_desc->min_nodes != NO_VAL || job_desc->max_nodes != NO_VAL)) {
+	/* a new partition, exclusion, constraint, node count... for a job
+	 * gpuplace decided: slurmctld keeps the node list gpuplace pinned,
+	 * which the new request may contradict (a partition without those
+	 * nodes, an excluded one: the job pends as BadConstraints for good)
+	 * or override (a job resized to 1 node still runs on the 2 pinned),
+	 * so the update gets the user's own list back, as on stock Slurm
+	 * (slurmctld applies a new req_nodes before the other fields:
+	 * job_mgr.c _update_job) */
+	if (id && id != inflight && !job_desc->req_nodes && changes_where(job_desc)) {
 		char user[4096];
 
 		if (orig_user_nodes(id, user, sizeof(user))) {
 			job_desc->req_nodes = slurm_xstrdup(user);
-			slurm_info("gpuplace: job %u: a new node count; the node list is the user's "
+			slurm_info("gpuplace: job %u: its request changed; the node list is the user's "
 			           "again (%s)", id, *user ? user : "none");
 		}
 	}

@@ -19,17 +19,24 @@
 #  4. a pending job gpuplace pinned to 2 nodes, resized by `scontrol update
 #     NumNodes=1`: slurmctld keeps the node list gpuplace set, so the job
 #     would still run on both nodes.  The update gets the user's own list
-#     back (none), as on stock Slurm, and the job runs on one node.
+#     back (none), as on stock Slurm, and the job runs on one node;
+#  5. the same for a new partition (partition b, n[5-8]) and a new
+#     exclusion (-x n1) of a job pinned to n[1-2]: slurmctld kept the
+#     pinned list, which contradicts either, and the job pended as
+#     BadConstraints for good; it runs inside the new bounds, as on stock
+#     Slurm.
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=12
+N_TESTS=16
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-shapes.XXXXXX")
 export CTLPORT=${CTLPORT:-$((16847 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT:-$((17250 + ${GP_PORT_OFFSET:-0}))}
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir SPANK_PLUGINS=$plugdir/spank_gpuplace.so
 export RACKA_KW=40 RACKB_KW=40
+export PARTITIONS="PartitionName=gpu Nodes=ALL Default=YES State=UP
+PartitionName=b Nodes=n[5-8] State=UP"
 export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
@@ -105,7 +112,7 @@ for t in $(seq 1 30); do
 	[ "$req" = "ReqNodeList=(null)" ] && break
 	sleep 1
 done
-check '[ "$req" = "ReqNodeList=(null)" ] && grep -q "gpuplace: job $j: a new node count; the node list is the user.s again (none)" "$D/log/slurmctld.log"' \
+check '[ "$req" = "ReqNodeList=(null)" ] && grep -q "gpuplace: job $j: its request changed; the node list is the user.s again (none)" "$D/log/slurmctld.log"' \
 	"scontrol update NumNodes=1 gives the job the user's own node list back ($req)" \
 	"$(grep "gpuplace: job $j" "$D/log/slurmctld.log" | tail -n 3)"
 scontrol release "$j"
@@ -113,6 +120,35 @@ nodes=$(running_on "$j")
 check '[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | wc -l)" = 1 ]' \
 	"released, it runs on one node ($nodes)" "$(scontrol show job "$j" | grep -E 'NodeList|NumNodes')"
 scancel -u root
+for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
+sleep 3
+
+# 5. a new partition, a new exclusion
+for upd in "Partition=b" "ExcNodeList=n1"; do
+	j=$(sbatch --parsable --hold --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 30')
+	req0=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
+	for t in $(seq 1 30); do
+		scontrol update jobid="$j" $upd
+		req=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
+		[ "$req" = "ReqNodeList=(null)" ] && break
+		sleep 1
+	done
+	scontrol release "$j"
+	nodes=$(running_on "$j")
+	case "$upd" in
+	Partition=b) want='[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | tr -d n | awk "\$1 >= 5" | wc -l)" = 2 ]' ;;
+	*) want='[ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qx n1' ;;
+	esac
+	# (the idle cluster's first set: n[1-2], outside partition b, n1 excluded)
+	check '[ "$req0" = "ReqNodeList=n[1-2]" ] && [ "$req" = "ReqNodeList=(null)" ]' \
+		"scontrol update $upd gives the job pinned to n[1-2] the user's own node list back ($req0, then $req)" \
+		"$(scontrol show job "$j" | grep -E 'ReqNodeList|Partition|ExcNodeList|Reason')"
+	check "$want" "and it runs inside the new bounds ($nodes)" \
+		"$(scontrol show job "$j" | grep -E 'NodeList|Partition|Reason')"
+	scancel -u root
+	for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
+	sleep 2
+done
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \
 	"$(grep 'gpuplace' "$D/log/slurmctld.log" | grep -E 'error|fatal' | head -n 3)"
