@@ -41,6 +41,14 @@ export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 
+# cancel every job and wait until the queue is empty and the plugin has
+# read the state without them (it refreshes every 2 s)
+clear_jobs() {
+	scancel -u root
+	for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
+	sleep 3
+}
+
 cluster_up "cluster with job_submit/gpuplace did not come up"
 ok "slurmctld loaded job_submit/gpuplace: $(grep -o 'gpuplace: loaded.*' "$D/log/slurmctld.log" | head -n1 | cut -c1-80)"
 # wait until the plugin has read the cluster state once (it refreshes every 2 s)
@@ -60,9 +68,7 @@ check '[ -n "$j" ] && [ "$(echo "$running" | grep -c .)" = 4 ] && [ "$nodes" = 8
 cmt=$(scontrol show job "${j}_0" 2>/dev/null | grep -o 'AdminComment=.*')
 check 'echo "$cmt" | grep -q "^AdminComment=gpuplace: PASS a job array is left to Slurm"' \
 	"its comment says why gpuplace left it to Slurm: $(echo "$cmt" | cut -c1-100)" "$cmt"
-scancel -u root
-for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
-sleep 3
+clear_jobs
 
 # 2. n2 and n3 partly busy: the free pairs of whole nodes n[1,4] (not
 #    consecutive) and n[4-5] .. n[7-8]
@@ -80,9 +86,7 @@ check '[ -n "$first" ] && [ $((last - first)) = 1 ]' "on two consecutive nodes (
 cmt=$(scontrol show job "$j" 2>/dev/null | grep -o 'AdminComment=.*')
 check 'echo "$cmt" | grep -q "^AdminComment=gpuplace: PASS --contiguous is left to Slurm"' \
 	"its comment says why gpuplace left it to Slurm: $(echo "$cmt" | cut -c1-90)" "$cmt"
-scancel -u root
-for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
-sleep 3
+clear_jobs
 
 # 3. node counts in the user's constraint, right after a passed job
 sbatch -Q -J one --gpus=1 -o /dev/null --wrap='sleep 60'
@@ -94,9 +98,7 @@ check '[ -n "$j" ] && [ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" |
 	"$(cat "$D/count.err")" "$cmt"
 check 'echo "$cmt" | grep -q "^AdminComment=gpuplace: PASS constraint .gpsw_leafB\*2.: node counts"' \
 	"its comment: $(echo "$cmt" | cut -c1-120)" "$cmt"
-scancel -u root
-for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
-sleep 3
+clear_jobs
 
 # 4. resized while pending (held, so that it waits); the plugin learns the
 #    job's id from its next reading of the job list
@@ -119,9 +121,7 @@ scontrol release "$j"
 nodes=$(running_on "$j")
 check '[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | wc -l)" = 1 ]' \
 	"released, it runs on one node ($nodes)" "$(scontrol show job "$j" | grep -E 'NodeList|NumNodes')"
-scancel -u root
-for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
-sleep 3
+clear_jobs
 
 # 5. a new partition, a new exclusion
 for upd in "Partition=b" "ExcNodeList=n1"; do
@@ -145,9 +145,7 @@ for upd in "Partition=b" "ExcNodeList=n1"; do
 		"$(scontrol show job "$j" | grep -E 'ReqNodeList|Partition|ExcNodeList|Reason')"
 	check "$want" "and it runs inside the new bounds ($nodes)" \
 		"$(scontrol show job "$j" | grep -E 'NodeList|Partition|Reason')"
-	scancel -u root
-	for t in $(seq 1 40); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
-	sleep 2
+	clear_jobs
 done
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \
