@@ -408,20 +408,28 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 	slurm_debug("gpuplace: job %u modified%s", id, id && id == inflight ? " by steering" : "");
 	/* a new partition, exclusion, constraint, node count... for a job
 	 * gpuplace decided: slurmctld keeps the node list gpuplace pinned,
-	 * which the new request may contradict (a partition without those
-	 * nodes, an excluded one: the job pends as BadConstraints for good)
-	 * or override (a job resized to 1 node still runs on the 2 pinned),
-	 * so the update gets the user's own list back, as on stock Slurm
-	 * (slurmctld applies a new req_nodes before the other fields:
-	 * job_mgr.c _update_job) */
-	if (id && id != inflight && !job_desc->req_nodes && changes_where(job_desc)) {
-		char user[4096];
+	 * or the domain constraint (or rack exclusions) it added, which the
+	 * new request may contradict (a partition without those nodes, an
+	 * excluded one: the job pends as BadConstraints for good) or
+	 * override (a job resized to 1 node still runs on the 2 pinned).  So
+	 * each of those the update does not set itself goes back to what the
+	 * user submitted, as on stock Slurm (slurmctld applies them before
+	 * the node count: job_mgr.c _update_job); unchanged ones are no-ops */
+	if (id && id != inflight && changes_where(job_desc)) {
+		struct user_where *w = malloc(sizeof(*w));
 
-		if (orig_user_nodes(id, user, sizeof(user))) {
-			job_desc->req_nodes = slurm_xstrdup(user);
-			slurm_info("gpuplace: job %u: its request changed; the node list is the user's "
-			           "again (%s)", id, *user ? user : "none");
+		if (w && orig_user_request(id, w)) {
+			if (!job_desc->req_nodes)
+				job_desc->req_nodes = slurm_xstrdup(w->req_nodes);
+			if (!job_desc->exc_nodes)
+				job_desc->exc_nodes = slurm_xstrdup(w->exc_nodes);
+			if (!job_desc->features)
+				job_desc->features = slurm_xstrdup(w->features);
+			slurm_info("gpuplace: job %u: its request changed; its node list, exclusions "
+			           "and constraint are the user's again (node list %.200s)", id,
+			           *w->req_nodes ? w->req_nodes : "none");
 		}
+		free(w);
 	}
 	if (id && id != inflight && changes_request(job_desc))
 		orig_forget_job(id);

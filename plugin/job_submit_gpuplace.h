@@ -490,11 +490,15 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
                uint32_t uid, bool every_refresh);
 void orig_forget_job(uint32_t job_id);
-/* The node list the user gave job job_id at submission ("" none) into buf,
- * when gpuplace decided the job and still keeps its request (its id
- * learnt from a reading of the job list); false otherwise, or when it
- * does not fit len. */
-bool orig_user_nodes(uint32_t job_id, char *buf, size_t len);
+/* What the user gave job job_id at submission that bounds where it runs
+ * and that gpuplace may have changed ("" = none). */
+struct user_where {
+	char req_nodes[4096], exc_nodes[4096], features[4096];
+};
+/* Fill w for job job_id when gpuplace decided the job and still keeps its
+ * request (its id learnt from a reading of the job list); false
+ * otherwise, or when a field does not fit. */
+bool orig_user_request(uint32_t job_id, struct user_where *w);
 uint32_t steer_updating(void);
 void origs_clear(void);
 struct ledger_entry *ledger_find(uint64_t ref);

@@ -154,7 +154,18 @@ void orig_forget_job(uint32_t job_id)
 	pthread_mutex_unlock(&dec.lock);
 }
 
-bool orig_user_nodes(uint32_t job_id, char *buf, size_t len)
+/* Copy src ("" for NULL) into dst of len bytes; false when it does not fit. */
+static bool copy_fits(char *dst, size_t len, const char *src)
+{
+	if (!src)
+		src = "";
+	if (strlen(src) >= len)
+		return false;
+	memcpy(dst, src, strlen(src) + 1);
+	return true;
+}
+
+bool orig_user_request(uint32_t job_id, struct user_where *w)
 {
 	bool found = false;
 	int k;
@@ -162,11 +173,11 @@ bool orig_user_nodes(uint32_t job_id, char *buf, size_t len)
 	pthread_mutex_lock(&dec.lock);
 	for (k = 0; k < steer.norigs && !found; k++)
 		if (steer.origs[k]->job_id == job_id) {
-			const char *u = steer.origs[k]->d.req_nodes;
+			const job_desc_msg_t *d = &steer.origs[k]->d;
 
-			found = !u || strlen(u) < len;
-			if (found)
-				snprintf(buf, len, "%s", u ? u : "");
+			found = copy_fits(w->req_nodes, sizeof(w->req_nodes), d->req_nodes) &&
+			        copy_fits(w->exc_nodes, sizeof(w->exc_nodes), d->exc_nodes) &&
+			        copy_fits(w->features, sizeof(w->features), d->features);
 		}
 	pthread_mutex_unlock(&dec.lock);
 	return found;

@@ -24,11 +24,14 @@
 #     exclusion (-x n1) of a job pinned to n[1-2]: slurmctld kept the
 #     pinned list, which contradicts either, and the job pended as
 #     BadConstraints for good; it runs inside the new bounds, as on stock
-#     Slurm.
+#     Slurm;
+#  6. the same for a job gpuplace CONSTRAINed to a domain (right after a
+#     passed job: Features=gpnvl_nvlA, n[1-4]) moved to partition b: the
+#     constraint is the user's again (none), and the job runs in b.
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=16
+N_TESTS=19
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-shapes.XXXXXX")
@@ -114,7 +117,7 @@ for t in $(seq 1 30); do
 	[ "$req" = "ReqNodeList=(null)" ] && break
 	sleep 1
 done
-check '[ "$req" = "ReqNodeList=(null)" ] && grep -q "gpuplace: job $j: its request changed; the node list is the user.s again (none)" "$D/log/slurmctld.log"' \
+check '[ "$req" = "ReqNodeList=(null)" ] && grep -q "gpuplace: job $j: its request changed; its node list, exclusions and constraint are the user.s again (node list none)" "$D/log/slurmctld.log"' \
 	"scontrol update NumNodes=1 gives the job the user's own node list back ($req)" \
 	"$(grep "gpuplace: job $j" "$D/log/slurmctld.log" | tail -n 3)"
 scontrol release "$j"
@@ -147,6 +150,30 @@ for upd in "Partition=b" "ExcNodeList=n1"; do
 		"$(scontrol show job "$j" | grep -E 'NodeList|Partition|Reason')"
 	clear_jobs
 done
+# 6. a CONSTRAINed job moved to partition b
+sbatch -Q -J one --gpus=1 -o /dev/null --wrap='sleep 100'
+j=$(sbatch --parsable --hold -J two --nodes=2 --gpus-per-node=2 -o /dev/null --wrap='sleep 30')
+f0=$(scontrol show job "$j" | grep -o 'Features=[^ ]*')
+# (PINned instead when the plugin had read where the passed job runs: a
+# loaded machine; then the node list is what comes back)
+check 'scontrol show job "$j" | grep -Eq "AdminComment=gpuplace: (PIN|CONSTRAIN gp)"' \
+	"a held job right after a passed one is kept to a domain ($f0)" \
+	"$(scontrol show job "$j" | grep -E 'Features|ReqNodeList|AdminComment')"
+for t in $(seq 1 30); do
+	scontrol update jobid="$j" Partition=b
+	f=$(scontrol show job "$j" | grep -o 'Features=[^ ]*')
+	req=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
+	[ "$f" = "Features=(null)" ] && [ "$req" = "ReqNodeList=(null)" ] && break
+	sleep 1
+done
+check '[ "$f" = "Features=(null)" ] && [ "$req" = "ReqNodeList=(null)" ]' \
+	"scontrol update Partition=b gives it the user's own constraint and node list back ($f0, then $f $req)" \
+	"$(scontrol show job "$j" | grep -E 'Features|ReqNodeList|Partition|Reason')"
+scontrol release "$j"
+nodes=$(running_on "$j")
+check '[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | tr -d n | awk "\$1 >= 5" | wc -l)" = 2 ]' \
+	"and it runs in partition b ($nodes)" "$(scontrol show job "$j" | grep -E 'NodeList|Partition|Reason')"
+clear_jobs
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \
 	"$(grep 'gpuplace' "$D/log/slurmctld.log" | grep -E 'error|fatal' | head -n 3)"
