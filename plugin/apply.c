@@ -220,9 +220,18 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 	const gp_job_profile_t *p = o->profile;
 	bool compute = p && (p->compute_s > 0 || p->flops > 0);
 	char comment[1536], *list = best ? gp__scored_nodelist(c, best) : NULL;
+	char user_nodes[GP_USER_NODES_MAX + 1] = "";
+	bool user_long = false;
 	int n = 0;
 
 	if (o->kind == GP_DECIDE_PIN && best && list) {
+		/* the job's own -w, which the PIN replaces: said in the comment
+		 * (steer_release reads it back) */
+		if (j->req_nodes && *j->req_nodes) {
+			user_long = strlen(j->req_nodes) > GP_USER_NODES_MAX;
+			if (!user_long)
+				snprintf(user_nodes, sizeof(user_nodes), "%s", j->req_nodes);
+		}
 		slurm_xfree((void **)&j->req_nodes);
 		j->req_nodes = slurm_xstrdup(list);
 		j->min_nodes = j->max_nodes = (uint32_t)best->nnodes;
@@ -340,6 +349,10 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 		                                  : "no hints give the checkpoint size");
 	if (j->reservation && *j->reservation)
 		ADD("; inside reservation %.200s", j->reservation);
+	if (user_long)
+		ADD("%s", GP_USER_NODES_TOKEN);
+	else if (*user_nodes)
+		ADD("%s %s", GP_USER_NODES_TOKEN, user_nodes);
 	ADD("; ref %llu", (unsigned long long)o->ref);
 	{
 		/* gpuplace's part only: what else the comment holds stays */

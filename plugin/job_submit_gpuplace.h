@@ -490,6 +490,13 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
                uint32_t uid, bool every_refresh);
 void orig_forget_job(uint32_t job_id);
+/* A PIN's comment names the job's own --nodelist, which the PIN replaced,
+ * after this token (just the token when longer than GP_USER_NODES_MAX), so
+ * that steer_release can give it back once gpuplace no longer keeps the
+ * job's request (apply, steer_pass.c). */
+#define GP_USER_NODES_TOKEN "; within the job's own -w"
+#define GP_USER_NODES_MAX 200
+
 /* What the user gave job job_id at submission that bounds where it runs
  * and that gpuplace may have changed ("" = none). */
 struct user_where {

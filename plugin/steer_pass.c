@@ -580,6 +580,100 @@ out:
 }
 
 /*
+ * A pending job gpuplace PINned whose request it no longer keeps (no
+ * original: slurmctld restarted, or the job ran and was requeued after a
+ * node failed) and one of whose pinned nodes is down or drained in state
+ * st: slurmctld would hold it for that node for good ("ReqNodeNotAvail"),
+ * where stock Slurm starts it elsewhere.  Its node list goes back to the
+ * job's own (after GP_USER_NODES_TOKEN in its comment, none without the
+ * token; left alone when the token has no list, one too long to say),
+ * through the same RPC as steering; at most max jobs per pass.  Returns
+ * the updates made.
+ */
+static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const job_info_msg_t *jobs,
+                         int max)
+{
+	uint32_t i;
+	int done = 0;
+
+	for (i = 0; i < jobs->record_count && done < max; i++) {
+		const slurm_job_info_t *ji = &jobs->job_array[i];
+		char pin[4096], user[GP_USER_NODES_MAX + 1] = "", down[GP_NAME_MAX] = "", *name;
+		char section[600], *comment;
+		const char *sec, *tok;
+		size_t at, len, k;
+		hostlist_t hl;
+		uint64_t ref;
+		bool known;
+		job_desc_msg_t u;
+
+		if ((ji->job_state & JOB_STATE_BASE) != JOB_PENDING || !ji->req_nodes ||
+		    !*ji->req_nodes || !(ref = gp_comment_ref(ji->admin_comment)) ||
+		    !gp_comment_section(ji->admin_comment, &at, &len))
+			continue;
+		sec = ji->admin_comment + at;
+		if (len < 14 || strncmp(sec, "gpuplace: PIN ", 14))
+			continue;
+		k = strcspn(sec + 14, ";");
+		if (k >= sizeof(pin) || 14 + k > len)
+			continue;
+		memcpy(pin, sec + 14, k);
+		pin[k] = '\0';
+		if (strcmp(pin, ji->req_nodes))
+			continue; /* someone else set its nodes */
+		pthread_mutex_lock(&dec.lock);
+		known = orig_find(ref) != NULL;
+		pthread_mutex_unlock(&dec.lock);
+		if (known)
+			continue; /* steer_decide moves it */
+		if (!gp__hostlist_within(pin, (uint32_t)cl->nnodes) ||
+		    !(hl = slurm_hostlist_create(pin)))
+			continue;
+		while (!*down && (name = slurm_hostlist_shift(hl))) {
+			int32_t nd = gp__node_find(cl, name);
+
+			if (nd >= 0 && (st->node_flags[nd] & (GP_NODE_DOWN | GP_NODE_DRAIN)))
+				snprintf(down, sizeof(down), "%s", name);
+			free(name);
+		}
+		slurm_hostlist_destroy(hl);
+		if (!*down)
+			continue;
+		tok = strstr(sec, GP_USER_NODES_TOKEN);
+		if (tok && tok < sec + len) {
+			tok += strlen(GP_USER_NODES_TOKEN);
+			if (*tok != ' ')
+				continue; /* the job's own list was too long to say */
+			k = strcspn(tok + 1, ";");
+			if (k > GP_USER_NODES_MAX)
+				continue;
+			memcpy(user, tok + 1, k);
+			user[k] = '\0';
+		}
+		snprintf(section, sizeof(section),
+		         "gpuplace: PASS pinned node %s is down or drained and gpuplace no longer "
+		         "keeps the job's request (slurmctld restarted, or the job was requeued): its "
+		         "node list is the job's own again (%.250s); ref 0", down, *user ? user : "none");
+		if (!(comment = comment_with(ji->admin_comment, section)))
+			continue;
+		slurm_init_job_desc_msg(&u);
+		GP_JOB_DESC_ID(&u) = ji->job_id;
+		u.req_nodes = user;
+		u.admin_comment = comment;
+		steer.inflight = ji->job_id;
+		if (slurm_update_job(&u) == SLURM_SUCCESS)
+			slurm_info("gpuplace: job %u: %s", ji->job_id, section);
+		else
+			slurm_verbose("gpuplace: job %u not released from %s: %s", ji->job_id, pin,
+			              slurm_strerror(errno));
+		steer.inflight = 0;
+		free(comment);
+		done++;
+	}
+	return done;
+}
+
+/*
  * Once per state refresh, on the plugin's thread (never the submission
  * path): the pending jobs gpuplace placed, in Slurm's priority order, are
  * re-decided and at most policy.steer_max of them updated through Slurm's
@@ -651,6 +745,9 @@ void steer_pass(gp_live_t *lv)
 		}
 		plan_clear(&plan);
 	}
+	/* pinned jobs gpuplace no longer keeps, held for a node that is down */
+	updates += steer_release(c->cluster, sn->view.state, lv->jobs,
+	                         c->policy.steer_max - updates);
 	/* PowerLicenses: jobs kept to a rack without room move to one with
 	 * room, within what is left of this pass's updates */
 	if (c->lic_name)

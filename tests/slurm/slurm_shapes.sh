@@ -27,11 +27,17 @@
 #     Slurm;
 #  6. the same for a job gpuplace CONSTRAINed to a domain (right after a
 #     passed job: Features=gpnvl_nvlA, n[1-4]) moved to partition b: the
-#     constraint is the user's again (none), and the job runs in b.
+#     constraint is the user's again (none), and the job runs in b;
+#  7. a job pinned to n[1-2] whose request gpuplace no longer keeps
+#     (slurmctld restarted; a job requeued after its node failed is the
+#     same), with n1 drained: slurmctld held it for n1 for good
+#     ("ReqNodeNotAvail"), where stock Slurm starts it elsewhere.  The
+#     steering pass gives it back its own node list (none), and it runs
+#     on two other nodes.
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=19
+N_TESTS=22
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-shapes.XXXXXX")
@@ -173,6 +179,25 @@ scontrol release "$j"
 nodes=$(running_on "$j")
 check '[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | tr -d n | awk "\$1 >= 5" | wc -l)" = 2 ]' \
 	"and it runs in partition b ($nodes)" "$(scontrol show job "$j" | grep -E 'NodeList|Partition|Reason')"
+clear_jobs
+
+# 7. pinned, slurmctld restarted, a pinned node drained
+j=$(sbatch --parsable --hold --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 30')
+req0=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
+PLUGIN_SWITCH=restart $H plugin on
+scontrol update nodename=n1 state=drain reason=gpuplace-test
+scontrol release "$j"
+check '[ "$req0" = "ReqNodeList=n[1-2]" ] && timeout 10 scontrol ping | grep -q UP' \
+	"a held job pinned to n[1-2] ($req0), slurmctld restarted, n1 drained" \
+	"$(scontrol show job "$j" | grep -E 'ReqNodeList|AdminComment')"
+nodes=$(running_on "$j" 30)
+check '[ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qx n1' \
+	"the steering pass gives it back its own node list and it runs without n1 ($nodes)" \
+	"$(scontrol show job "$j" | grep -E 'ReqNodeList|Reason|AdminComment')"
+check 'scontrol show job "$j" | grep -q "AdminComment=gpuplace: PASS pinned node n1 is down or drained .*its node list is the job.s own again (none)"' \
+	"its comment says why: $(scontrol show job "$j" | grep -o 'AdminComment=.*' | cut -c1-100)" \
+	"$(scontrol show job "$j" | grep -o 'AdminComment=.*')"
+scontrol update nodename=n1 state=resume
 clear_jobs
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \

@@ -188,8 +188,45 @@ static void test_apply_pin(void **unused)
 	assert_null(strstr(j->admin_comment, "overhead"));
 	assert_non_null(strstr(j->admin_comment, "no checkpoint plan: no hints give the checkpoint size"));
 	assert_non_null(strstr(j->admin_comment, "; ref 42"));
+	/* no -w of the job's own: the comment names none */
+	assert_null(strstr(j->admin_comment, GP_USER_NODES_TOKEN));
 	gp__decision_clear(&d);
 	gp_test_job_free(j);
+}
+
+/* A PIN's comment names the job's own -w, which the PIN replaces, so that
+ * it can be given back (steer_release); only the token when the list is
+ * too long to say. */
+static void test_apply_pin_names_user_nodes(void **unused)
+{
+	char longlist[GP_USER_NODES_MAX + 40];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
+		gp_decision_t d;
+		struct outcome o;
+
+		one_set(&d, &o);
+		o.kind = GP_DECIDE_PIN;
+		o.features = "";
+		o.ref = 43;
+		if (k == 0) {
+			j->req_nodes = slurm_xstrdup("n7");
+		} else {
+			memset(longlist, 'x', sizeof(longlist) - 1);
+			longlist[sizeof(longlist) - 1] = '\0';
+			j->req_nodes = slurm_xstrdup(longlist);
+		}
+		apply(j, cl, &d, &o);
+		assert_string_equal(j->req_nodes, "n[7-8]");
+		if (k == 0)
+			assert_non_null(strstr(j->admin_comment, "; within the job's own -w n7; ref 43"));
+		else
+			assert_non_null(strstr(j->admin_comment, "; within the job's own -w; ref 43"));
+		gp__decision_clear(&d);
+		gp_test_job_free(j);
+	}
 }
 
 static void test_apply_constrain(void **unused)
@@ -399,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_per_node_tres),
 		cmocka_unit_test(test_pin_exact),
 		cmocka_unit_test(test_apply_pin),
+		cmocka_unit_test(test_apply_pin_names_user_nodes),
 		cmocka_unit_test(test_apply_constrain),
 		cmocka_unit_test(test_apply_left_to_slurm_ckpt),
 		cmocka_unit_test(test_apply_ckpt),
