@@ -602,7 +602,7 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const job
 		char section[600], *comment;
 		const char *sec, *tok;
 		size_t at, len, k;
-		hostlist_t hl;
+		gp_hostlist_t hl;
 		uint64_t ref;
 		bool known;
 		job_desc_msg_t u;
