@@ -503,8 +503,8 @@ struct user_where {
 	char req_nodes[4096], exc_nodes[4096], features[4096];
 };
 /* Fill w for job job_id when gpuplace decided the job and still keeps its
- * request (its id learnt from a reading of the job list); false
- * otherwise, or when a field does not fit. */
+ * request (its id learnt from a reading of the job list, which showed it
+ * pending); false otherwise, or when a field does not fit. */
 bool orig_user_request(uint32_t job_id, struct user_where *w);
 uint32_t steer_updating(void);
 void origs_clear(void);

@@ -30,6 +30,7 @@
 struct steer_orig {
 	uint64_t ref;
 	uint32_t job_id;          /* once the steering pass has seen it, else 0 */
+	bool pending;             /* pending at the last reading of the job list */
 	gp_steer_job_t st;        /* what the steering rules keep (steer_rules.h) */
 	uint32_t uid;
 	char *hints;              /* the hint string, NULL = none */
@@ -171,8 +172,10 @@ bool orig_user_request(uint32_t job_id, struct user_where *w)
 	int k;
 
 	pthread_mutex_lock(&dec.lock);
+	/* pending only: on a running job slurmctld takes a node list as a
+	 * resize to those nodes */
 	for (k = 0; k < steer.norigs && !found; k++)
-		if (steer.origs[k]->job_id == job_id) {
+		if (steer.origs[k]->job_id == job_id && steer.origs[k]->pending) {
 			const job_desc_msg_t *d = &steer.origs[k]->d;
 
 			found = copy_fits(w->req_nodes, sizeof(w->req_nodes), d->req_nodes) &&
@@ -228,6 +231,7 @@ static void origs_prune(const job_info_msg_t *jobs, int64_t now)
 		hit = bsearch(&key, pend, (size_t)np, sizeof(*pend), by_ref);
 		if (hit)
 			steer.origs[k]->job_id = hit->job_id;
+		steer.origs[k]->pending = hit != NULL;
 		if (steer.origs[k]->st.decided + GP_LEDGER_GRACE_S < now && !hit) {
 			orig_free(steer.origs[k]);
 			steer.origs[k] = NULL;
