@@ -33,15 +33,29 @@ static void poller_log(void *arg, int level, const char *msg)
 		slurm_info("gpuplace: %s", msg);
 }
 
-/* Is node v under switch s (s or one of its ancestors is v's leaf)? */
-static bool under_switch(const gp_cluster_t *cl, int32_t v, int32_t s)
+/* The feature of domain id of domfeat_load (a switch below nsw, else NVLink
+ * domain id - nsw) into buf, as a CONSTRAIN names it; non-zero when no
+ * CONSTRAIN names one (the root, a forest's disconnected top). */
+static int dom_feature(const gp_cluster_t *cl, int32_t id, char *buf, size_t len)
 {
-	int32_t w, hops = 0;
+	int32_t nsw = cl->nswitches;
 
-	for (w = cl->nodes[v].leaf; w >= 0 && hops <= cl->nswitches; w = cl->switches[w].parent, hops++)
-		if (w == s)
-			return true;
-	return false;
+	if (id < nsw)
+		return cl->switches[id].parent < 0 || cl->switches[id].disconnected
+		       ? -1 : gp__domain_feature(GP_FEATURE_SWITCH, cl->switches[id].name, buf, len);
+	return gp__domain_feature(GP_FEATURE_NVL, cl->nvl[id - nsw].name, buf, len);
+}
+
+/* Is node v in domain id of domfeat_load (a switch's subtree: a range of
+ * node_order, model.h)? */
+static bool in_domain(const gp_cluster_t *cl, int32_t v, int32_t id)
+{
+	const gp_switch_t *w;
+
+	if (id >= cl->nswitches)
+		return cl->nodes[v].nvl_domain == id - cl->nswitches;
+	w = &cl->switches[id];
+	return cl->node_pos[v] >= w->first && cl->node_pos[v] < w->first + w->count;
 }
 
 /*
@@ -74,14 +88,7 @@ void domfeat_load(struct gp_conf *c)
 	if (!have || !size || !stray || !valid)
 		goto out;
 	for (id = 0; id < nd; id++) {
-		int rc = id < nsw ? (cl->switches[id].parent < 0 || cl->switches[id].disconnected
-		                     ? -1
-		                     : gp__domain_feature(GP_FEATURE_SWITCH, cl->switches[id].name,
-		                                          feat, sizeof(feat)))
-		                  : gp__domain_feature(GP_FEATURE_NVL, cl->nvl[id - nsw].name, feat,
-		                                       sizeof(feat));
-
-		if (rc)
+		if (dom_feature(cl, id, feat, sizeof(feat)))
 			continue; /* never a constraint's */
 		valid[id] = true;
 		size[id] = id < nsw ? cl->switches[id].count : cl->nvl[id - nsw].nnodes;
@@ -98,10 +105,7 @@ void domfeat_load(struct gp_conf *c)
 				memcpy(feat, p, n);
 				feat[n] = '\0';
 				if ((id = gp__nametab_find(&want, feat)) >= 0) {
-					bool in = id < nsw ? under_switch(cl, i, id)
-					                   : cl->nodes[i].nvl_domain == id - nsw;
-
-					if (in)
+					if (in_domain(cl, i, id))
 						have[id]++;
 					else
 						stray[id] = true;
@@ -117,10 +121,7 @@ void domfeat_load(struct gp_conf *c)
 			continue;
 		ndom++;
 		if (have[id] == size[id] && !stray[id] && size[id] > 0) {
-			if (id < nsw)
-				gp__domain_feature(GP_FEATURE_SWITCH, cl->switches[id].name, feat, sizeof(feat));
-			else
-				gp__domain_feature(GP_FEATURE_NVL, cl->nvl[id - nsw].name, feat, sizeof(feat));
+			dom_feature(cl, id, feat, sizeof(feat));
 			if (gp__nametab_add(&c->domfeat, feat, id, &dup))
 				goto out;
 		} else if (!nmiss++) {
@@ -128,10 +129,7 @@ void domfeat_load(struct gp_conf *c)
 		}
 	}
 	if (nmiss) {
-		if (first < nsw)
-			gp__domain_feature(GP_FEATURE_SWITCH, cl->switches[first].name, feat, sizeof(feat));
-		else
-			gp__domain_feature(GP_FEATURE_NVL, cl->nvl[first - nsw].name, feat, sizeof(feat));
+		dom_feature(cl, first, feat, sizeof(feat));
 		slurm_info("gpuplace: the nodes of %d of %d domains lack the domain features gpuplace "
 		           "constrains jobs with in slurm.conf (feature %s is not on exactly the nodes "
 		           "of %s; `gpuplace conf --what nodes` writes them): a job gpuplace would keep "
