@@ -367,3 +367,147 @@ int gp__domain_feature(const char *prefix, const char *name, char *buf, size_t l
 	buf[n] = '\0';
 	return GP_OK;
 }
+
+/* ---- topology-domain features on the nodes -------------------------------- */
+
+int gp__domain_kind_of(const gp_cluster_t *c, int32_t id)
+{
+	return id < c->nswitches ? GP_DOMKIND_SWITCH
+	       : id < c->nswitches + c->nnvl ? GP_DOMKIND_NVL : GP_DOMKIND_RACK;
+}
+
+const char *gp__domain_name_of(const gp_cluster_t *c, int32_t id)
+{
+	int32_t nsw = c->nswitches, nnvl = c->nnvl;
+
+	return id < nsw ? c->switches[id].name
+	       : id < nsw + nnvl ? c->nvl[id - nsw].name : c->racks[id - nsw - nnvl].name;
+}
+
+int gp__domain_feature_of(const gp_cluster_t *c, int32_t id, char *buf, size_t len)
+{
+	int32_t nsw = c->nswitches;
+
+	switch (gp__domain_kind_of(c, id)) {
+	case GP_DOMKIND_SWITCH:
+		if (c->switches[id].parent < 0 || c->switches[id].disconnected)
+			return GP_ENOENT;
+		return gp__domain_feature(GP_FEATURE_SWITCH, c->switches[id].name, buf, len);
+	case GP_DOMKIND_NVL:
+		return gp__domain_feature(GP_FEATURE_NVL, c->nvl[id - nsw].name, buf, len);
+	default:
+		return gp__domain_feature(GP_FEATURE_RACK, gp__domain_name_of(c, id), buf, len);
+	}
+}
+
+/* Is node v in domain id (a switch's subtree is a range of node_order,
+ * model.h)? */
+static bool in_domain(const gp_cluster_t *c, int32_t v, int32_t id)
+{
+	const gp_switch_t *w;
+
+	switch (gp__domain_kind_of(c, id)) {
+	case GP_DOMKIND_SWITCH:
+		if (!c->node_pos) { /* not laid out yet: the switches above its leaf */
+			int32_t s;
+
+			for (s = c->nodes[v].leaf; s >= 0 && s != id; s = c->switches[s].parent)
+				;
+			return s == id;
+		}
+		w = &c->switches[id];
+		return c->node_pos[v] >= w->first && c->node_pos[v] < w->first + w->count;
+	case GP_DOMKIND_NVL:
+		return c->nodes[v].nvl_domain == id - c->nswitches;
+	default:
+		return c->nodes[v].rack == id - c->nswitches - c->nnvl;
+	}
+}
+
+void gp__domain_features_free(gp_domfeat_check_t *out)
+{
+	if (out) {
+		free(out->ok);
+		out->ok = NULL;
+	}
+}
+
+int gp__domain_features_check(const gp_cluster_t *c, gp_domfeat_check_t *out)
+{
+	gp__nametab_t want;
+	int32_t nd = c->nswitches + c->nnvl + c->nracks, *have = NULL, *size = NULL, i, id, k, dup;
+	bool *stray = NULL, *named = NULL;
+	char feat[GP_NAME_MAX + 16];
+	int rc = GP_ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	for (k = 0; k < GP_DOMKINDS; k++)
+		out->first_missing[k] = -1;
+	out->ndomains = nd;
+	if (gp__nametab_init(&want, false))
+		return GP_ENOMEM;
+	out->ok = calloc((size_t)nd + 1, sizeof(*out->ok));
+	have = calloc((size_t)nd + 1, sizeof(*have));
+	size = calloc((size_t)nd + 1, sizeof(*size));
+	stray = calloc((size_t)nd + 1, sizeof(*stray));
+	named = calloc((size_t)nd + 1, sizeof(*named));
+	if (!out->ok || !have || !size || !stray || !named)
+		goto out;
+	for (id = 0; id < nd; id++) {
+		if (gp__domain_feature_of(c, id, feat, sizeof(feat)))
+			continue; /* never a constraint's */
+		named[id] = true;
+		if (gp__nametab_add(&want, feat, id, &dup))
+			goto out;
+	}
+	/* one pass over the nodes: each node counts in the domains it is
+	 * in, and each of its features that names a domain is checked */
+	for (i = 0; i < c->nnodes; i++) {
+		const gp_node_t *n = &c->nodes[i];
+		const char *p = n->features;
+		int32_t s;
+
+		for (s = n->leaf; s >= 0; s = c->switches[s].parent)
+			size[s]++;
+		if (n->nvl_domain >= 0)
+			size[c->nswitches + n->nvl_domain]++;
+		if (n->rack >= 0)
+			size[c->nswitches + c->nnvl + n->rack]++;
+		while (p && *p) {
+			size_t len = strcspn(p, ",");
+
+			if (len > 0 && len < sizeof(feat)) {
+				memcpy(feat, p, len);
+				feat[len] = '\0';
+				if ((id = gp__nametab_find(&want, feat)) >= 0) {
+					if (in_domain(c, i, id))
+						have[id]++;
+					else
+						stray[id] = true;
+				}
+			}
+			p += len;
+			if (*p)
+				p++;
+		}
+	}
+	for (id = 0; id < nd; id++) {
+		k = gp__domain_kind_of(c, id);
+		if (!named[id])
+			continue;
+		out->named[k]++;
+		out->ok[id] = size[id] > 0 && have[id] == size[id] && !stray[id];
+		if (!out->ok[id] && !out->missing[k]++)
+			out->first_missing[k] = id;
+	}
+	rc = GP_OK;
+out:
+	if (rc)
+		gp__domain_features_free(out);
+	gp__nametab_free(&want);
+	free(have);
+	free(size);
+	free(stray);
+	free(named);
+	return rc;
+}

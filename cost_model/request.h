@@ -157,4 +157,38 @@ int32_t gp__request_partition(const gp_request_t *r, const gp_cluster_t *c);
  * Returns 0 or GP_ELIMIT when it does not fit. */
 int gp__domain_feature(const char *prefix, const char *name, char *buf, size_t len);
 
+/*
+ * Which topology domains' features the nodes carry as Slurm needs them.
+ * Domains are numbered: switches [0, nswitches), NVLink domains
+ * [nswitches, + nnvl), racks [nswitches + nnvl, + nracks).  A domain is
+ * named when a decision can name its feature (gp__domain_feature_of: every
+ * switch but the root and those of a forest's disconnected tops, every
+ * NVLink domain and rack); ok[id] when every node of named domain id, and
+ * no other node, lists that feature in its Features (as slurm.conf gives
+ * them; slurmctld refuses a constraint that names a feature no node has,
+ * and one on other nodes would let the job out of the domain).  Per kind
+ * (GP_DOMKIND_*): how many are named, how many of them are not ok, and the
+ * first that is not (-1 none).
+ */
+enum { GP_DOMKIND_SWITCH = 0, GP_DOMKIND_NVL = 1, GP_DOMKIND_RACK = 2, GP_DOMKINDS = 3 };
+
+typedef struct gp_domfeat_check {
+	int32_t ndomains;
+	bool *ok;                      /* ndomains entries, malloc'd */
+	int32_t named[GP_DOMKINDS];
+	int32_t missing[GP_DOMKINDS];
+	int32_t first_missing[GP_DOMKINDS];
+} gp_domfeat_check_t;
+
+/* Fill *out for c (free with gp__domain_features_free).  0 or GP_ENOMEM. */
+int gp__domain_features_check(const gp_cluster_t *c, gp_domfeat_check_t *out);
+void gp__domain_features_free(gp_domfeat_check_t *out);
+
+/* Domain id's kind (GP_DOMKIND_*), its name, and its feature into buf
+ * (len bytes; 0, or non-zero when it has none a decision names: the root,
+ * a disconnected top, or a name too long). */
+int gp__domain_kind_of(const gp_cluster_t *c, int32_t id);
+const char *gp__domain_name_of(const gp_cluster_t *c, int32_t id);
+int gp__domain_feature_of(const gp_cluster_t *c, int32_t id, char *buf, size_t len);
+
 #endif /* GP_REQUEST_H */

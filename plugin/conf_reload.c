@@ -33,126 +33,55 @@ static void poller_log(void *arg, int level, const char *msg)
 		slurm_info("gpuplace: %s", msg);
 }
 
-/* The feature of domain id of domfeat_load (a switch below nsw, else NVLink
- * domain id - nsw) into buf, as a CONSTRAIN names it; non-zero when no
- * CONSTRAIN names one (the root, a forest's disconnected top). */
-static int dom_feature(const gp_cluster_t *cl, int32_t id, char *buf, size_t len)
-{
-	int32_t nsw = cl->nswitches;
-
-	if (id < nsw)
-		return cl->switches[id].parent < 0 || cl->switches[id].disconnected
-		       ? -1 : gp__domain_feature(GP_FEATURE_SWITCH, cl->switches[id].name, buf, len);
-	return gp__domain_feature(GP_FEATURE_NVL, cl->nvl[id - nsw].name, buf, len);
-}
-
-/* Is node v in domain id of domfeat_load (a switch's subtree: a range of
- * node_order, model.h)? */
-static bool in_domain(const gp_cluster_t *cl, int32_t v, int32_t id)
-{
-	const gp_switch_t *w;
-
-	if (id >= cl->nswitches)
-		return cl->nodes[v].nvl_domain == id - cl->nswitches;
-	w = &cl->switches[id];
-	return cl->node_pos[v] >= w->first && cl->node_pos[v] < w->first + w->count;
-}
-
 /*
  * c->domfeat: the features of the domains a CONSTRAIN names (every switch
  * but the root, gpsw_NAME; every NVLink domain, gpnvl_NAME; as
  * gp_outcome_domain and the engine's alternatives write them) that
- * slurm.conf gives every node of that domain and no other.  One line
- * when some domain's are missing: a job gpuplace would keep to such a
- * domain goes to Slurm without that constraint (gp_outcome, feature_ok),
- * where slurmctld would refuse the constraint ("Invalid feature
- * specification").  Out of memory: the table stays empty and no domain
- * feature is used.
+ * slurm.conf gives every node of that domain and no other
+ * (gp__domain_features_check, which `gpuplace cluster check` reports
+ * too).  One line when some domain's are missing: a job gpuplace would
+ * keep to such a domain goes to Slurm without that constraint
+ * (gp_outcome, feature_ok), where slurmctld would refuse the constraint
+ * ("Invalid feature specification").  Out of memory: the table stays
+ * empty and no domain feature is used.
  */
 void domfeat_load(struct gp_conf *c)
 {
 	const gp_cluster_t *cl = c->cluster;
-	gp__nametab_t want;
-	int32_t nsw = cl->nswitches, nd = nsw + cl->nnvl, *have = NULL, *size = NULL;
-	int32_t i, id, dup, nmiss = 0, ndom = 0, first = -1;
-	bool *stray = NULL, *valid = NULL;
+	gp_domfeat_check_t chk;
+	int32_t id, dup, nd = cl->nswitches + cl->nnvl, first = -1, nmiss, ndom;
 	char feat[GP_NAME_MAX + 16];
 
 	memset(&c->domfeat, 0, sizeof(c->domfeat));
-	if (gp__nametab_init(&want, false) || gp__nametab_init(&c->domfeat, false))
-		goto out;
-	have = calloc((size_t)nd + 1, sizeof(*have));
-	size = calloc((size_t)nd + 1, sizeof(*size));
-	stray = calloc((size_t)nd + 1, sizeof(*stray));
-	valid = calloc((size_t)nd + 1, sizeof(*valid));
-	if (!have || !size || !stray || !valid)
-		goto out;
-	for (id = 0; id < nd; id++) {
-		if (dom_feature(cl, id, feat, sizeof(feat)))
-			continue; /* never a constraint's */
-		valid[id] = true;
-		size[id] = id < nsw ? cl->switches[id].count : cl->nvl[id - nsw].nnodes;
-		if (gp__nametab_add(&want, feat, id, &dup))
-			goto out;
-	}
-	for (i = 0; i < cl->nnodes; i++) {
-		const char *p = cl->nodes[i].features;
-
-		while (p && *p) {
-			size_t n = strcspn(p, ",&");
-
-			if (n > 0 && n < sizeof(feat)) {
-				memcpy(feat, p, n);
-				feat[n] = '\0';
-				if ((id = gp__nametab_find(&want, feat)) >= 0) {
-					if (in_domain(cl, i, id))
-						have[id]++;
-					else
-						stray[id] = true;
-				}
-			}
-			p += n;
-			if (*p)
-				p++;
-		}
-	}
-	for (id = 0; id < nd; id++) {
-		if (!valid[id])
-			continue;
-		ndom++;
-		if (have[id] == size[id] && !stray[id] && size[id] > 0) {
-			dom_feature(cl, id, feat, sizeof(feat));
-			if (gp__nametab_add(&c->domfeat, feat, id, &dup))
-				goto out;
-		} else if (!nmiss++) {
-			first = id;
-		}
-	}
+	if (gp__domain_features_check(cl, &chk))
+		goto oom;
+	if (gp__nametab_init(&c->domfeat, false))
+		goto oom_chk;
+	for (id = 0; id < nd; id++)
+		if (chk.ok[id] && !gp__domain_feature_of(cl, id, feat, sizeof(feat)) &&
+		    gp__nametab_add(&c->domfeat, feat, id, &dup))
+			goto oom_chk;
+	nmiss = chk.missing[GP_DOMKIND_SWITCH] + chk.missing[GP_DOMKIND_NVL];
+	ndom = chk.named[GP_DOMKIND_SWITCH] + chk.named[GP_DOMKIND_NVL];
+	first = chk.first_missing[GP_DOMKIND_SWITCH] >= 0 ? chk.first_missing[GP_DOMKIND_SWITCH]
+	                                                  : chk.first_missing[GP_DOMKIND_NVL];
 	if (nmiss) {
-		dom_feature(cl, first, feat, sizeof(feat));
+		gp__domain_feature_of(cl, first, feat, sizeof(feat));
 		slurm_info("gpuplace: the nodes of %d of %d domains lack the domain features gpuplace "
 		           "constrains jobs with in slurm.conf (feature %s is not on exactly the nodes "
 		           "of %s; `gpuplace conf --what nodes` writes them): a job gpuplace would keep "
 		           "to such a domain goes to Slurm without that constraint", (int)nmiss,
-		           (int)ndom, feat,
-		           first < nsw ? cl->switches[first].name : cl->nvl[first - nsw].name);
+		           (int)ndom, feat, gp__domain_name_of(cl, first));
 	}
-	gp__nametab_free(&want);
-	free(have);
-	free(size);
-	free(stray);
-	free(valid);
+	gp__domain_features_free(&chk);
 	return;
-out:
+oom_chk:
+	gp__domain_features_free(&chk);
+oom:
 	slurm_error("gpuplace: out of memory reading the nodes' domain features: no job is "
 	            "constrained to a domain");
-	gp__nametab_free(&want);
 	gp__nametab_free(&c->domfeat);
 	memset(&c->domfeat, 0, sizeof(c->domfeat));
-	free(have);
-	free(size);
-	free(stray);
-	free(valid);
 }
 
 /* gp_outcome_in_t.feature_ok over c->domfeat (ctx: the struct gp_conf). */

@@ -49,76 +49,29 @@ static int dom_add(struct gp_conf *c, const char *prefix, const char *name, int3
 /*
  * c->lic_nofeat[s] for every rack s: true unless every node of s, and no
  * other node, has s's gprack_ feature in the model's node features (as
- * Slurm's slurm.conf gives them).  One pass over the nodes' feature
- * lists, a name table for the racks' features; the racks that lack theirs
- * are logged in one line.  0, or -1 out of memory.
+ * Slurm's slurm.conf gives them; gp__domain_features_check).  The racks
+ * that lack theirs are logged in one line.  0, or -1 out of memory.
  */
 static int lic_features_check(struct gp_conf *c)
 {
 	const gp_cluster_t *cl = c->cluster;
-	gp__nametab_t feats;
-	int32_t *have = NULL, *size = NULL, i, s, nmiss = 0, first = -1, dup;
-	size_t plen = strlen(GP_FEATURE_RACK);
-	int rc = -1;
+	gp_domfeat_check_t chk;
+	int32_t s, base = cl->nswitches + cl->nnvl, first;
 
-	if (gp__nametab_init(&feats, false))
+	if (gp__domain_features_check(cl, &chk))
 		return -1;
-	have = calloc((size_t)cl->nracks + 1, sizeof(*have));
-	size = calloc((size_t)cl->nracks + 1, sizeof(*size));
-	if (!have || !size)
-		goto out;
-	for (s = 0; s < cl->nracks; s++) {
-		char feat[GP_NAME_MAX + 16];
-
-		if (gp__domain_feature(GP_FEATURE_RACK, cl->racks[s].name, feat, sizeof(feat)))
-			c->lic_nofeat[s] = true; /* no such feature: none can carry it */
-		else if (gp__nametab_add(&feats, feat, s, &dup))
-			goto out;
-	}
-	for (i = 0; i < cl->nnodes; i++) {
-		const char *p = cl->nodes[i].features;
-		int32_t own = cl->nodes[i].rack;
-
-		if (own >= 0)
-			size[own]++;
-		while (p && *p) {
-			size_t k = strcspn(p, ",");
-			char tok[GP_NAME_MAX + 16];
-
-			if (k > plen && k < sizeof(tok) && !strncmp(p, GP_FEATURE_RACK, plen)) {
-				memcpy(tok, p, k);
-				tok[k] = '\0';
-				if ((s = gp__nametab_find(&feats, tok)) >= 0) {
-					if (s == own)
-						have[s]++;
-					else
-						c->lic_nofeat[s] = true; /* on a node of another rack */
-				}
-			}
-			p += k;
-			if (*p)
-				p++;
-		}
-	}
-	for (s = 0; s < cl->nracks; s++) {
-		if (have[s] != size[s])
-			c->lic_nofeat[s] = true;
-		if (c->lic_nofeat[s] && !nmiss++)
-			first = s;
-	}
-	if (nmiss)
+	for (s = 0; s < cl->nracks; s++)
+		c->lic_nofeat[s] = !chk.ok[base + s];
+	first = chk.first_missing[GP_DOMKIND_RACK];
+	if (first >= 0)
 		slurm_info("gpuplace: PowerLicenses=%s: the nodes of %d of %d racks lack their "
 		           "gprack_ feature in slurm.conf (the nodes of rack %s lack its feature "
 		           "gprack_%s; `gpuplace conf --what nodes` writes them): jobs kept to those "
 		           "racks exclude the other racks' nodes instead, and are not moved by "
-		           "steering", cl->site.power_lic, (int)nmiss, (int)cl->nracks,
-		           cl->racks[first].name, cl->racks[first].name);
-	rc = 0;
-out:
-	free(have);
-	free(size);
-	gp__nametab_free(&feats);
-	return rc;
+		           "steering", cl->site.power_lic, (int)chk.missing[GP_DOMKIND_RACK],
+		           (int)cl->nracks, gp__domain_name_of(cl, first), gp__domain_name_of(cl, first));
+	gp__domain_features_free(&chk);
+	return 0;
 }
 
 static pthread_mutex_t lic_excl_lock = PTHREAD_MUTEX_INITIALIZER;

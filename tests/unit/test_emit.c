@@ -530,6 +530,96 @@ static void test_domain_features_of_a_node(void **unused)
 	gp_cluster_destroy(c);
 }
 
+/* The switch, NVLink domain or rack of c named name, as a domain id of
+ * gp__domain_features_check. */
+static int32_t domain_id(const gp_cluster_t *c, int kind, const char *name)
+{
+	int32_t id;
+
+	for (id = 0; id < c->nswitches + c->nnvl + c->nracks; id++)
+		if (gp__domain_kind_of(c, id) == kind && !strcmp(gp__domain_name_of(c, id), name))
+			return id;
+	fail_msg("no domain %s", name);
+	return -1;
+}
+
+static void set_features(gp_cluster_t *c, int32_t node, const char *f)
+{
+	free(c->nodes[node].features);
+	assert_non_null(c->nodes[node].features = strdup(f));
+}
+
+/* What `gpuplace cluster check` and the plugin's load read of slurm.conf's
+ * nodes: each topology domain's feature on exactly its nodes. */
+static void test_domain_features_check(void **unused)
+{
+	char src[4096];
+	gp_domfeat_check_t k;
+	gp_cluster_t *c;
+	gp_error_t err;
+	int32_t su1, su2, r1, id, n33;
+
+	snprintf(src, sizeof(src), "%s/etc/superpod-h100", srcdir());
+	if (gp_cluster_load_conf_dir(src, &c, &err))
+		fail_msg("%s", err.text);
+	/* the bundled example carries them all: 4 leaves (not the root
+	 * spine), 32 racks, no NVLink domain */
+	assert_int_equal(gp__domain_features_check(c, &k), GP_OK);
+	assert_int_equal(k.named[GP_DOMKIND_SWITCH], 4);
+	assert_int_equal(k.named[GP_DOMKIND_NVL], 0);
+	assert_int_equal(k.named[GP_DOMKIND_RACK], 32);
+	for (id = 0; id < GP_DOMKINDS; id++) {
+		assert_int_equal(k.missing[id], 0);
+		assert_int_equal(k.first_missing[id], -1);
+	}
+	gp__domain_features_free(&k);
+	su1 = domain_id(c, GP_DOMKIND_SWITCH, "su1");
+	su2 = domain_id(c, GP_DOMKIND_SWITCH, "su2");
+	r1 = domain_id(c, GP_DOMKIND_RACK, "rack01");
+	/* one node of su1 and rack01 without gpuplace's features: both
+	 * domains lack theirs, the others keep them */
+	set_features(c, gp__node_find(c, "dgx002"), "su1,rack01");
+	assert_int_equal(gp__domain_features_check(c, &k), GP_OK);
+	assert_false(k.ok[su1]);
+	assert_false(k.ok[r1]);
+	assert_true(k.ok[su2]);
+	assert_int_equal(k.missing[GP_DOMKIND_SWITCH], 1);
+	assert_int_equal(k.first_missing[GP_DOMKIND_SWITCH], su1);
+	assert_int_equal(k.missing[GP_DOMKIND_RACK], 1);
+	assert_int_equal(k.first_missing[GP_DOMKIND_RACK], r1);
+	gp__domain_features_free(&k);
+	/* restored, then su1's feature on a node of su2 as well: a job kept
+	 * by it could start outside su1 */
+	set_features(c, gp__node_find(c, "dgx002"), "su1,rack01,gpsw_su1,gprack_rack01");
+	n33 = gp__node_find(c, "dgx033");
+	set_features(c, n33, "su2,rack09,gpsw_su2,gprack_rack09,gpsw_su1");
+	assert_int_equal(gp__domain_features_check(c, &k), GP_OK);
+	assert_false(k.ok[su1]);
+	assert_true(k.ok[su2]);
+	assert_true(k.ok[r1]);
+	assert_int_equal(k.missing[GP_DOMKIND_SWITCH], 1);
+	assert_int_equal(k.missing[GP_DOMKIND_RACK], 0);
+	gp__domain_features_free(&k);
+	gp_cluster_destroy(c);
+
+	/* NVLink domains: the NVL72 example's 16, each on its 18 nodes */
+	snprintf(src, sizeof(src), "%s/etc/nvl72-gb200", srcdir());
+	if (gp_cluster_load_conf_dir(src, &c, &err))
+		fail_msg("%s", err.text);
+	assert_int_equal(gp__domain_features_check(c, &k), GP_OK);
+	assert_int_equal(k.named[GP_DOMKIND_NVL], 16);
+	assert_int_equal(k.missing[GP_DOMKIND_NVL], 0);
+	gp__domain_features_free(&k);
+	id = domain_id(c, GP_DOMKIND_NVL, "nvl02");
+	set_features(c, gp__node_find(c, "gb019"), "su1,nvl02,gpsw_nvl01-nvl08,gprack_rack02");
+	assert_int_equal(gp__domain_features_check(c, &k), GP_OK);
+	assert_false(k.ok[id]);
+	assert_int_equal(k.missing[GP_DOMKIND_NVL], 1);
+	assert_int_equal(k.first_missing[GP_DOMKIND_NVL], id);
+	gp__domain_features_free(&k);
+	gp_cluster_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_resources_yaml_check),
 		cmocka_unit_test(test_licenses_line),
 		cmocka_unit_test(test_domain_features_of_a_node),
+		cmocka_unit_test(test_domain_features_check),
 		cmocka_unit_test(test_roundtrip_superpod),
 		cmocka_unit_test(test_roundtrip_nvl72),
 		cmocka_unit_test(test_roundtrip_mixed),
