@@ -844,17 +844,18 @@ static void test_hres_load(void **unused)
 static char lic_dir[4000];
 
 /* with_features: slurm.conf's nodes carry the gpsw_ and gprack_ features
- * `gpuplace conf --what nodes` writes; without, a job is kept to a rack by
- * excluding the other racks' nodes, and no CONSTRAIN names a leaf */
+ * `gpuplace conf --what nodes` writes (as the example's do); without, a job
+ * is kept to a rack by excluding the other racks' nodes, and no CONSTRAIN
+ * names a leaf */
 static int setup_lic_site(bool with_features, const char *const *b)
 {
-	static const char *const a[] = { "rack1\n", "rack2\n", "rack3 " };
-	static const char *const all[] = { "rack1,gpsw_leaf1,gprack_rack1\n",
-		                           "rack2,gpsw_leaf2,gprack_rack2\n",
-		                           "rack3,gpsw_leaf3,gprack_rack3 " };
+	static const char *const a[] = { "rack1,gpsw_leaf1,gprack_rack1\n",
+		                         "rack2,gpsw_leaf2,gprack_rack2\n",
+		                         "rack3,gpsw_leaf3,gprack_rack3 " };
+	static const char *const none[] = { "rack1\n", "rack2\n", "rack3 " };
 
 	if (gp_test_site_copy(lic_dir, sizeof(lic_dir), "lic", "\nPowerLicenses=rackpw\n", a,
-	                      b ? b : all, with_features ? 3 : 0))
+	                      b ? b : with_features ? a : none, 3))
 		return -1;
 	snap_lic = true;
 	snap_lic_full = -1;
