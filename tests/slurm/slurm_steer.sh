@@ -179,9 +179,13 @@ for i in 1 2 3 4; do sbatch -Q -w n$i --gpus=4 -o /dev/null --wrap='sleep 300'; 
 for t in $(seq 1 240); do [ "$(squeue -h -t R | wc -l)" = 4 ] && break; sleep 0.25; done
 plugin_read "[0-9]+ nodes, 4 running jobs, 1 reservations"
 j=$(sbatch --parsable --gpus=8 -t 60 -o /dev/null --wrap='sleep 300')
-nodes=$(running_on "$j")
+# (60 s: decided on a reading where n7 or n8 still looked busy, the job
+# waits CONSTRAINed until the steering pass re-decides it, one steering
+# interval, 30 s, later; on failure the plugin's decision line says why)
+nodes=$(running_on "$j" 60)
 check '[ "$nodes" = "n[7-8]" ]' \
-	"a reservation starting during the job's run keeps it off n[5-6]: runs on $nodes" "$(show "$j")"
+	"a reservation starting during the job's run keeps it off n[5-6]: runs on $nodes" "$(show "$j")" \
+	"$(grep -F "gpuplace: job" "$D/log/slurmctld.log" | grep -F "(why: " | tail -n 2 | cut -c1-700)"
 # a 5-minute job ends before it: n[5-6] are fine (lower node order)
 k=$(sbatch --parsable --gpus=8 -t 5 -o /dev/null --wrap='sleep 300')
 nodes=$(running_on "$k")
