@@ -151,6 +151,16 @@ hostlist_nodes() {
 	esac
 }
 
+# in_range HOSTLIST LO HI: every node's number (nN) in [LO, HI], and some
+in_range() {
+	local h i
+	for h in $(scontrol show hostnames "$1"); do
+		i=${h#n}
+		[ "$i" -ge "$2" ] && [ "$i" -le "$3" ] || return 1
+	done
+	[ -n "$1" ]
+}
+
 # running_on JOB [SECONDS] [EVERY]: the job's nodes as Slurm writes them
 # ("n[3-4]") once it runs; "" when it does not within SECONDS (default
 # RUNNING_S, else 30), at once when it has ended without running or JOB is

@@ -94,14 +94,6 @@ plugin_read # the plugin's first reading of the state
 # (running_on, lib.sh: a job's nodes once it runs, 15 s at most unless
 # told, polled every 0.5 s: each poll is a command and an RPC)
 RUNNING_S=15 RUNNING_EVERY=0.5
-in_range() { # hostlist lo hi: every node's number in [lo, hi]
-	local h i
-	for h in $(scontrol show hostnames "$1"); do
-		i=${h#n}
-		[ "$i" -ge "$2" ] && [ "$i" -le "$3" ] || return 1
-	done
-	[ -n "$1" ]
-}
 show() { scontrol show job "$1" | grep -E 'JobState|AdminComment|ReqNodeList|NodeList|Reason' | tr -s ' ' | head -n 6; }
 # every job gone and every node done completing (sinfo's state idle, not
 # completing), then a reading of the plugin with no job running: the next
