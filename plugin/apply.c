@@ -405,9 +405,11 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
  * exactly (several GPU types, a type no node has, GPUs per task...): the
  * reason goes into gpuplace's part of the admin comment as "gpuplace: PASS
  * <why>; ref 0" (ref 0: no decision to match or steer), so the job record
- * says why the job is Slurm's alone.  A ';' of the reason, which may quote
+ * says why the job is Slurm's alone; a passed job kept to one rack
+ * (PowerLicenses) carries its reference instead, never steered but given
+ * its own constraint and licenses back by an update (job_modify).  A ';' of the reason, which may quote
  * the job's own strings, becomes ',' so that it cannot end the part. */
-void comment_pass(job_desc_msg_t *j, const char *why)
+void comment_pass(job_desc_msg_t *j, const char *why, uint64_t ref)
 {
 	char reason[512], section[640], *p, *merged;
 
@@ -415,7 +417,8 @@ void comment_pass(job_desc_msg_t *j, const char *why)
 	for (p = reason; *p; p++)
 		if (*p == ';' || (unsigned char)*p < 0x20)
 			*p = ',';
-	snprintf(section, sizeof(section), "gpuplace: PASS %s; ref 0", reason);
+	snprintf(section, sizeof(section), "gpuplace: PASS %s; ref %llu", reason,
+	         (unsigned long long)ref);
 	if (!(merged = comment_with(j->admin_comment, section)))
 		return;
 	slurm_xfree((void **)&j->admin_comment);

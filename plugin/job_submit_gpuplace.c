@@ -169,10 +169,17 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	 * no harm there either) */
 	hres_request(job_desc, c, &r, type, label);
 	if (want <= 0) {
+		uint64_t kept = 0;
+		bool booked;
+
 		count_pass(*why ? PASS_REQUEST : PASS_FEW_GPUS, label, why);
-		if (*why)
-			comment_pass(job_desc, why);
-		if (r.gpus > 0 && book_pass(c, job_desc, &r, type, submit_uid, label))
+		booked = r.gpus > 0 && book_pass(c, job_desc, &r, type, submit_uid, label, &kept);
+		/* a job kept to a rack carries its reference, so that an
+		 * update moving it gets its own constraint and licenses back */
+		if (*why || kept)
+			comment_pass(job_desc, *why ? why : "kept to one rack for its power license",
+			             kept);
+		if (booked)
 			refresh_soon();
 		goto out;
 	}
@@ -293,6 +300,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	if (act.action == GP_ACT_PASS) {
 		int32_t rack = -1;
 		int64_t count = 0;
+		uint64_t kept = 0;
 
 		/* Where Slurm starts it is unknown to the ledger: no PIN until
 		 * the next reading shows it */
@@ -309,12 +317,18 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 				picked = picked == -2 || picked == rk ? rk : -1;
 			}
 			rack = lic_pick(c, sn, job_desc, &r, type, picked, &count, label);
+			if (rack >= 0) {
+				kept = dec.ref_base + ++dec.ref_seq;
+				orig_save(job_desc, kept, NULL, 0.0, submit_uid, false, true);
+			}
 		}
 		pthread_mutex_unlock(&dec.lock);
-		if (rack >= 0)
-			lic_keep(job_desc, c, rack, count, true, label);
+		if (rack >= 0 && lic_keep(job_desc, c, rack, count, true, label))
+			orig_lic_added(kept);
+		else
+			kept = 0; /* nothing to give back: its comment names no reference */
 		count_pass(PASS_REQUEST, label, act.why);
-		comment_pass(job_desc, act.why);
+		comment_pass(job_desc, act.why, kept);
 		gp__decision_clear(&d);
 		snap_put(sn);
 		goto out;
@@ -336,7 +350,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		                        &lic_rack, &lic_count, label);
 	if (o.kind != GP_DECIDE_REJECT)
 		orig_save(job_desc, o.ref, found > 0 ? hints : NULL,
-		          d.waited ? d.wait_s : 0.0, submit_uid, o.switches > 0);
+		          d.waited ? d.wait_s : 0.0, submit_uid, o.switches > 0, false);
 	if (o.kind != GP_DECIDE_REJECT)
 		booking_add(&d, r.time_limit_min, (int64_t)time(NULL));
 	pthread_mutex_unlock(&dec.lock);
@@ -353,10 +367,11 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		if (c->lic_name && o.kind == GP_DECIDE_PIN && d.ncands > 0) {
 			if (act.action == GP_ACT_PIN && *act.why)
 				slurm_verbose("gpuplace: %s %s", label, act.why);
-			lic_set(job_desc, c, &d.cands[0], sn, &r, label);
+			if (lic_set(job_desc, c, &d.cands[0], sn, &r, label))
+				orig_lic_added(o.ref);
 		}
-		else if (lic_how > 0)
-			lic_keep(job_desc, c, lic_rack, lic_count, lic_how == 1, label);
+		else if (lic_how > 0 && lic_keep(job_desc, c, lic_rack, lic_count, lic_how == 1, label))
+			orig_lic_added(o.ref);
 		slurm_verbose("gpuplace: %s, %d GPUs: %s (why: %s)", label, r.gpus,
 		              job_desc->admin_comment, d.reason);
 		rc = SLURM_SUCCESS;
@@ -425,6 +440,10 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 				job_desc->exc_nodes = slurm_xstrdup(w->exc_nodes);
 			if (!job_desc->features)
 				job_desc->features = slurm_xstrdup(w->features);
+			/* and the rack licenses gpuplace added go ("" clears
+			 * them: job_mgr.c _update_job, license_validate) */
+			if (w->lic && !job_desc->licenses)
+				job_desc->licenses = slurm_xstrdup(w->licenses);
 			slurm_info("gpuplace: job %u: its request changed; its node list, exclusions "
 			           "and constraint are the user's again (node list %.200s)", id,
 			           *w->req_nodes ? w->req_nodes : "none");

@@ -381,8 +381,10 @@ void prepare_work(const struct gp_snap *sn, const gp_live_need_t *need);
 const gp_rack_view_t *ledger_racks(const gp_rack_view_t *from);
 bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref, uint32_t uid,
                 uint64_t name_hash, bool until_started, double cap_w, bool certain);
+/* *kept_ref: the reference of the job kept to one rack (PowerLicenses),
+ * 0 when it is not. */
 bool book_pass(struct gp_conf *c, job_desc_msg_t *j, gp_request_t *r, const char *type,
-               uint32_t uid, const char *label);
+               uint32_t uid, const char *label, uint64_t *kept_ref);
 
 /* ---- applying a decision (apply.c) ---------------------------------------- */
 
@@ -424,7 +426,9 @@ void hres_request(job_desc_msg_t *j, const struct gp_conf *c, const gp_request_t
  * hierarchical resource shows as a license of its name)?  Read by the
  * plugin's thread with each state; false on an error (err says it). */
 bool hres_known(const char *name, char *err, size_t len);
-void comment_pass(job_desc_msg_t *j, const char *why);
+/* The job's comment says it passes and why; ref: its decision reference
+ * (0 = none: nothing of it is kept). */
+void comment_pass(job_desc_msg_t *j, const char *why, uint64_t ref);
 
 /* ---- PowerLicenses: a rack license per GPU job (lic_request.c) ---------------- */
 
@@ -487,8 +491,14 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 
 /* ---- steering pending jobs (steer_pass.c) ---------------------------------- */
 
+/* Keep what the user asked of job j (decision reference ref), before
+ * gpuplace changes it; kept: a job passed unchanged but kept to one rack
+ * (PowerLicenses), whose request is only given back on an update. */
 void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
-               uint32_t uid, bool every_refresh);
+               uint32_t uid, bool every_refresh, bool kept);
+/* gpuplace added rack licenses to the job of ref (an update gives the
+ * user's back). */
+void orig_lic_added(uint64_t ref);
 void orig_forget_job(uint32_t job_id);
 /* A PIN's comment names the job's own --nodelist, which the PIN replaced,
  * after this token (just the token when longer than GP_USER_NODES_MAX), so
@@ -500,13 +510,17 @@ void orig_forget_job(uint32_t job_id);
 /* What the user gave job job_id at submission that bounds where it runs
  * and that gpuplace may have changed ("" = none). */
 struct user_where {
-	char req_nodes[4096], exc_nodes[4096], features[4096];
+	char req_nodes[4096], exc_nodes[4096], features[4096], licenses[1024];
+	bool lic;                 /* gpuplace added licenses: give the user's back */
 };
 /* Fill w for job job_id when gpuplace decided the job and still keeps its
  * request (its id learnt from a reading of the job list, which showed it
  * pending); false otherwise, or when a field does not fit. */
 bool orig_user_request(uint32_t job_id, struct user_where *w);
 uint32_t steer_updating(void);
+/* The plugin's own thread updates job_id now (0: done): job_modify leaves
+ * that update alone (lic_steer's rack moves, as the steering pass's). */
+void steer_set_updating(uint32_t job_id);
 void origs_clear(void);
 struct ledger_entry *ledger_find(uint64_t ref);
 void steer_pass(gp_live_t *lv);

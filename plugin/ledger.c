@@ -682,7 +682,7 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
  * thread for a reading soon), false when there is no state to book on or
  * the job's node lists cannot be read. */
 bool book_pass(struct gp_conf *c, job_desc_msg_t *j, gp_request_t *r,
-               const char *type, uint32_t uid, const char *label)
+               const char *type, uint32_t uid, const char *label, uint64_t *kept_ref)
 {
 	int32_t rack = -1;
 	int64_t count = 0;
@@ -691,7 +691,9 @@ bool book_pass(struct gp_conf *c, job_desc_msg_t *j, gp_request_t *r,
 	struct gp_snap *sn = snap_get();
 	gp_live_need_t need;
 	int32_t nodes = j->min_nodes == NO_VAL || j->min_nodes == 0 ? 0 : (int32_t)j->min_nodes;
+	uint64_t ref = 0;
 
+	*kept_ref = 0;
 	if (!sn || sn->conf != c || (int64_t)time(NULL) - sn->view.state->time > GP_STATE_STALE_S) {
 		snap_put(sn);
 		return false;
@@ -709,13 +711,21 @@ bool book_pass(struct gp_conf *c, job_desc_msg_t *j, gp_request_t *r,
 		/* PowerLicenses: the rack it is kept to, where the guess books it */
 		if (c->lic_name)
 			rack = lic_pick(c, sn, j, r, type, -1, &count, label);
+		if (rack >= 0) {
+			/* what the user asked, for an update that moves it
+			 * (job_modify) */
+			ref = dec.ref_base + ++dec.ref_seq;
+			orig_save(j, ref, NULL, 0.0, uid, false, true);
+		}
 		ledger_add_guess(r, nodes, uid, gp_live_name_hash(j->name), sn, rack);
 		dec.cur.work->jobs = NULL; /* borrowed from the snapshot */
 		dec.cur.work->njobs = 0;
 	}
 	pthread_mutex_unlock(&dec.lock);
 	snap_put(sn);
-	if (rack >= 0)
-		lic_keep(j, c, rack, count, true, label);
+	if (rack >= 0 && lic_keep(j, c, rack, count, true, label)) {
+		orig_lic_added(ref);
+		*kept_ref = ref;
+	}
 	return true;
 }

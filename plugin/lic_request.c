@@ -802,6 +802,7 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 		long g = 0;
 		size_t flen = 0, blen;
 		job_desc_msg_t u;
+		int rc;
 		gp_error_t err;
 
 		if ((ji->job_state & JOB_STATE_BASE) != JOB_PENDING ||
@@ -896,7 +897,11 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 		GP_JOB_DESC_ID(&u) = ji->job_id;
 		u.features = feat;
 		u.licenses = lic;
-		if (slurm_update_job(&u) == SLURM_SUCCESS) {
+		steer_set_updating(ji->job_id); /* its own move: job_modify keeps
+		                                 * what the user asked */
+		rc = slurm_update_job(&u);
+		steer_set_updating(0);
+		if (rc == SLURM_SUCCESS) {
 			slurm_verbose("gpuplace: job %u moved from rack %s (no room) to rack %s: "
 			              "features %s, licenses %s", ji->job_id, cl->racks[from].name,
 			              cl->racks[to].name, feat, lic);

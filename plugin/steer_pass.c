@@ -31,6 +31,10 @@ struct steer_orig {
 	uint64_t ref;
 	uint32_t job_id;          /* once the steering pass has seen it, else 0 */
 	bool pending;             /* pending at the last reading of the job list */
+	bool kept;                /* passed unchanged but kept to one rack
+	                           * (PowerLicenses): its request is given back
+	                           * on an update, it is never steered */
+	bool lic;                 /* gpuplace added rack licenses to the job */
 	gp_steer_job_t st;        /* what the steering rules keep (steer_rules.h) */
 	uint32_t uid;
 	char *hints;              /* the hint string, NULL = none */
@@ -39,11 +43,13 @@ struct steer_orig {
 
 /* What steering keeps between passes. */
 static struct {
-	/* the originals (dec.lock); pointers, so that dropping the oldest of
-	 * a full table moves GP_LEDGER_MAX pointers, not GP_LEDGER_MAX job
-	 * descriptions */
-	struct steer_orig *origs[GP_LEDGER_MAX];
-	int norigs;
+	/* the originals (dec.lock), oldest first: at most GP_LEDGER_MAX of
+	 * jobs gpuplace placed and as many of passed jobs it kept to a rack,
+	 * so a flood of one-GPU jobs never pushes out the placed ones;
+	 * pointers, so that dropping the oldest of a full table moves
+	 * pointers, not job descriptions */
+	struct steer_orig *origs[2 * GP_LEDGER_MAX];
+	int norigs, nkept;
 	/* the job the steering pass is updating right now (its own RPC comes
 	 * back through job_modify), 0 = none */
 	volatile uint32_t inflight;
@@ -53,6 +59,11 @@ static struct {
 uint32_t steer_updating(void)
 {
 	return steer.inflight;
+}
+
+void steer_set_updating(uint32_t job_id)
+{
+	steer.inflight = job_id;
 }
 
 static char *dup_or_null(const char *s)
@@ -76,28 +87,43 @@ static void orig_free(struct steer_orig *o)
 	free(o->d.req_nodes);
 	free(o->d.exc_nodes);
 	free(o->d.features);
+	free(o->d.licenses);
 	free(o->d.name);
 	free(o);
 }
 
-/* Called under dec.lock, before apply() changes the description. */
+/* Drop origs[k] (dec.lock). */
+static void orig_drop(int k)
+{
+	if (steer.origs[k]->kept)
+		steer.nkept--;
+	orig_free(steer.origs[k]);
+	memmove(&steer.origs[k], &steer.origs[k + 1],
+	        (size_t)(steer.norigs - k - 1) * sizeof(steer.origs[0]));
+	steer.origs[--steer.norigs] = NULL;
+}
+
+/* Called under dec.lock, before apply() or lic_keep() changes the
+ * description. */
 void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
-               uint32_t uid, bool every_refresh)
+               uint32_t uid, bool every_refresh, bool kept)
 {
 	struct steer_orig *o;
+	int k;
 
 	if (!(o = calloc(1, sizeof(*o))))
 		return; /* memory short: this job is not steered */
-	if (steer.norigs == GP_LEDGER_MAX) {
-		/* full: the oldest goes (its job is left alone from now on) */
-		orig_free(steer.origs[0]);
-		memmove(&steer.origs[0], &steer.origs[1],
-		        (size_t)(GP_LEDGER_MAX - 1) * sizeof(steer.origs[0]));
-		steer.origs[GP_LEDGER_MAX - 1] = NULL;
-		steer.norigs--;
+	if (kept ? steer.nkept == GP_LEDGER_MAX : steer.norigs - steer.nkept == GP_LEDGER_MAX) {
+		/* full: the oldest of its kind goes (its job is left alone
+		 * from now on) */
+		for (k = 0; k < steer.norigs && steer.origs[k]->kept != kept; k++)
+			;
+		orig_drop(k);
 	}
 	steer.origs[steer.norigs] = o;
 	o->ref = ref;
+	o->kept = kept;
+	steer.nkept += kept;
 	gp_steer_job_init(&o->st, false, (int64_t)time(NULL), wait_s, every_refresh);
 	o->uid = uid;
 	o->hints = dup_or_null(hints);
@@ -122,6 +148,7 @@ void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double 
 	o->d.req_nodes = dup_or_null(j->req_nodes);
 	o->d.exc_nodes = dup_or_null(j->exc_nodes);
 	o->d.features = dup_or_null(j->features);
+	o->d.licenses = dup_or_null(j->licenses);
 	o->d.name = dup_or_null(j->name);
 	steer.norigs++;
 }
@@ -136,6 +163,7 @@ void origs_clear(void)
 		steer.origs[k] = NULL;
 	}
 	steer.norigs = 0;
+	steer.nkept = 0;
 }
 
 void orig_forget_job(uint32_t job_id)
@@ -145,11 +173,7 @@ void orig_forget_job(uint32_t job_id)
 	pthread_mutex_lock(&dec.lock);
 	for (k = 0; k < steer.norigs; k++)
 		if (steer.origs[k]->job_id == job_id) {
-			orig_free(steer.origs[k]);
-			memmove(&steer.origs[k], &steer.origs[k + 1],
-			        (size_t)(steer.norigs - k - 1) * sizeof(steer.origs[0]));
-			steer.origs[steer.norigs - 1] = NULL;
-			steer.norigs--;
+			orig_drop(k);
 			break;
 		}
 	pthread_mutex_unlock(&dec.lock);
@@ -180,10 +204,25 @@ bool orig_user_request(uint32_t job_id, struct user_where *w)
 
 			found = copy_fits(w->req_nodes, sizeof(w->req_nodes), d->req_nodes) &&
 			        copy_fits(w->exc_nodes, sizeof(w->exc_nodes), d->exc_nodes) &&
-			        copy_fits(w->features, sizeof(w->features), d->features);
+			        copy_fits(w->features, sizeof(w->features), d->features) &&
+			        copy_fits(w->licenses, sizeof(w->licenses), d->licenses);
+			w->lic = steer.origs[k]->lic;
 		}
 	pthread_mutex_unlock(&dec.lock);
 	return found;
+}
+
+void orig_lic_added(uint64_t ref)
+{
+	int k;
+
+	pthread_mutex_lock(&dec.lock);
+	for (k = steer.norigs - 1; k >= 0; k--) /* the newest: just saved */
+		if (steer.origs[k]->ref == ref) {
+			steer.origs[k]->lic = true;
+			break;
+		}
+	pthread_mutex_unlock(&dec.lock);
 }
 
 static struct steer_orig *orig_find(uint64_t ref)
@@ -233,6 +272,7 @@ static void origs_prune(const job_info_msg_t *jobs, int64_t now)
 			steer.origs[k]->job_id = hit->job_id;
 		steer.origs[k]->pending = hit != NULL;
 		if (steer.origs[k]->st.decided + GP_LEDGER_GRACE_S < now && !hit) {
+			steer.nkept -= steer.origs[k]->kept;
 			orig_free(steer.origs[k]);
 			steer.origs[k] = NULL;
 			continue;
@@ -422,9 +462,9 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	bool taken = false;
 	const gp_steer_plan_t *own = NULL;
 
-	if (!o)
+	if (!o || o->kept)
 		return 0; /* not known (slurmctld restarted, or the job was changed
-		           * by someone else) */
+		           * by someone else), or passed and only kept to a rack */
 	o->st.pinned = k->pinned;
 	/* moved lately, or CONSTRAINed and re-decided within the interval */
 	if (!gp_steer_due(&o->st, &c->policy, now))

@@ -20,13 +20,18 @@
 #     there, still at most 3 GPUs;
 #   - when rackB's running jobs end, the steering pass moves jobs waiting
 #     on rackA's license to rackB (features and licenses in one update),
-#     where they start.
+#     where they start;
+#   - a pending job gpuplace kept to a rack, moved by `scontrol update` to
+#     a partition of the other rack's nodes, gets its own constraint and
+#     licenses back and runs there, as on stock Slurm (with the rack's
+#     feature and license left it pended as BadConstraints for good): a
+#     one-GPU job gpuplace passes and a two-GPU job it places.
 # Assertions check outcomes, each wait bounded and ended by the state it
 # waits for.  Skips, saying why, when not root or when Slurm is missing.
 # Prints TAP.  GP_KEEP=1 keeps the cluster.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=12
+N_TESTS=14
 EXTRA_PROGS="scancel"
 . "$top/tests/slurm/prelude.sh"
 
@@ -36,6 +41,9 @@ export CTLPORT=${CTLPORT:-$((16867 + ${GP_PORT_OFFSET:-0}))} BASEPORT=${BASEPORT
 export JOB_SUBMIT=gpuplace PLUGIN_DIR=$plugdir
 export N=4 LEAVES=2 RACK_NODES=2 GPUS=4 RACK_KW="3.45 20"
 export GPUPLACE_EXTRA="PowerLicenses=rackpw"
+# partition ra: rackA's nodes alone, for the update of the last checks
+export PARTITIONS="PartitionName=gpu Nodes=ALL Default=YES State=UP
+PartitionName=ra Nodes=n[1-2] State=UP"
 export LICENSES_CMD="$build/gpuplace conf --conf-dir $D/etc --what licenses"
 # the plugin's per-job lines (verbose): the rack and license it added
 export CTLDEBUG=verbose
@@ -174,4 +182,35 @@ check 'grep -q "gpuplace: .* kept to rack rack[AB]: features gprack_rack[AB], li
 	"slurmctld's log has the plugin's line for a job it kept to a rack" \
 	"$(grep 'gpuplace:' "$D/log/slurmctld.log" | grep -v 'cluster state' | tail -n 5)"
 scancel -n "$names" 2>/dev/null
+
+# an update moving a held job kept to a rack to partition ra (n[1-2],
+# rackA): a one-GPU job gpuplace passes, kept to the rack with the most
+# room (rackB, whose license has 17,600 W), and a two-GPU job it places
+# there; a reading of the job list (every 2 s) links each to what its
+# user asked before the update
+for t in $(seq 1 80); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
+rec() {
+	scontrol show job "$1" 2>/dev/null | grep -oE '(Partition|Features|Licenses|ReqNodeList)=[^ ]*' | tr '\n' ' '
+	scontrol show job "$1" 2>/dev/null | grep -o 'AdminComment=.*' | cut -c1-300
+}
+m1=$(sbatch -H --parsable -J mv1 --gres=gpu:1 -t 5 -o /dev/null --wrap='sleep 300')
+m2=$(sbatch -H --parsable -J mv2 -N1 --gres=gpu:2 -t 5 -o /dev/null --wrap='sleep 300')
+b1=$(rec "$m1")
+b2=$(rec "$m2")
+sleep 5
+for m in $m1 $m2; do
+	scontrol update jobid="$m" Partition=ra
+	scontrol release "$m"
+done
+r1=$(running_on "$m1" 30)
+r2=$(running_on "$m2" 30)
+a1=$(rec "$m1")
+a2=$(rec "$m2")
+check 'echo "$b1" | grep -q "Features=gprack_rackB" && echo "$b1" | grep -q "Licenses=rackpw_rackB:350" && echo "$b1" | grep -Eq "gpuplace: PASS .*; ref [1-9]" && in_range "$r1" 1 2 && ! echo "$a1" | grep -q "rackpw_\|gprack_"' \
+	"a passed one-GPU job kept to rackB and moved to partition ra gets its own constraint and licenses back and runs there ($r1)" \
+	"before: $b1" "after: $a1" "$(squeue -h -j "$m1" -o '%T %r')"
+check 'echo "$b2" | grep -q "Licenses=rackpw_rack[AB]:700" && in_range "$r2" 1 2 && ! echo "$a2" | grep -q "rackpw_"' \
+	"a two-GPU job gpuplace placed, moved to partition ra, gets its own licenses back and runs there ($r2)" \
+	"before: $b2" "after: $a2" "$(squeue -h -j "$m2" -o '%T %r')"
+scancel "$m1" "$m2" 2>/dev/null
 exit 0
