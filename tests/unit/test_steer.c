@@ -341,6 +341,12 @@ static void pick_pending_placed_jobs_by_priority(void **state)
 	n = gp_steer_pick(j, 8, out, 8);
 	assert_int_equal(n, 2);
 	assert_int_equal(out[0].job_id, 100);
+	/* a passed job kept to a rack carries a reference, for job_modify
+	 * alone: never steered */
+	j[5].admin_comment = "gpuplace: PASS kept to one rack for its power license; ref 14";
+	n = gp_steer_pick(j, 8, out, 8);
+	assert_int_equal(n, 2);
+	assert_true(out[0].job_id != 105 && out[1].job_id != 105);
 }
 
 /* The steering rules both the plugin and the simulator apply
