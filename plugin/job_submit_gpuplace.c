@@ -409,7 +409,9 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 {
 	/* job_ptr is slurmctld's private job_record_t: never dereferenced.
 	 * Someone else changed the job: what gpuplace kept of the user's
-	 * request may no longer be it, so the job is not steered again. */
+	 * request may no longer be it, so the job is not steered again; what
+	 * it kept of where the job may run stays, with the update's own
+	 * values, for a later update (orig_freeze). */
 	uint32_t id = 0, inflight;
 	long v;
 
@@ -451,6 +453,6 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 		free(w);
 	}
 	if (id && id != inflight && changes_request(job_desc))
-		orig_forget_job(id);
+		orig_freeze(id, job_desc);
 	return SLURM_SUCCESS;
 }

@@ -499,7 +499,11 @@ void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double 
 /* gpuplace added rack licenses to the job of ref (an update gives the
  * user's back). */
 void orig_lic_added(uint64_t ref);
-void orig_forget_job(uint32_t job_id);
+/* Job job_id was changed by someone else with update u (after job_modify
+ * gave back what it gives back): it is never steered again, and what u
+ * sets of where it may run (node list, exclusions, constraint, licenses)
+ * becomes the user's own for a later update. */
+void orig_freeze(uint32_t job_id, const job_desc_msg_t *u);
 /* A PIN's comment names the job's own --nodelist, which the PIN replaced,
  * after this token (just the token when longer than GP_USER_NODES_MAX), so
  * that steer_release can give it back once gpuplace no longer keeps the

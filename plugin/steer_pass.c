@@ -35,6 +35,9 @@ struct steer_orig {
 	                           * (PowerLicenses): its request is given back
 	                           * on an update, it is never steered */
 	bool lic;                 /* gpuplace added rack licenses to the job */
+	bool frozen;              /* changed by someone else: never steered
+	                           * again, kept to give back where it may run
+	                           * on a later update (orig_freeze) */
 	gp_steer_job_t st;        /* what the steering rules keep (steer_rules.h) */
 	uint32_t uid;
 	char *hints;              /* the hint string, NULL = none */
@@ -166,14 +169,31 @@ void origs_clear(void)
 	steer.nkept = 0;
 }
 
-void orig_forget_job(uint32_t job_id)
+/* *field becomes a copy of v when v is given (an update's field). */
+static void take_field(char **field, const char *v)
+{
+	char *c;
+
+	if (!v || !(c = strdup(v)))
+		return; /* not set, or memory short: the older value stays */
+	free(*field);
+	*field = c;
+}
+
+void orig_freeze(uint32_t job_id, const job_desc_msg_t *u)
 {
 	int k;
 
 	pthread_mutex_lock(&dec.lock);
 	for (k = 0; k < steer.norigs; k++)
 		if (steer.origs[k]->job_id == job_id) {
-			orig_drop(k);
+			struct steer_orig *o = steer.origs[k];
+
+			o->frozen = true;
+			take_field(&o->d.req_nodes, u->req_nodes);
+			take_field(&o->d.exc_nodes, u->exc_nodes);
+			take_field(&o->d.features, u->features);
+			take_field(&o->d.licenses, u->licenses);
 			break;
 		}
 	pthread_mutex_unlock(&dec.lock);
@@ -462,9 +482,9 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	bool taken = false;
 	const gp_steer_plan_t *own = NULL;
 
-	if (!o || o->kept)
-		return 0; /* not known (slurmctld restarted, or the job was changed
-		           * by someone else), or passed and only kept to a rack */
+	if (!o || o->kept || o->frozen)
+		return 0; /* not known (slurmctld restarted), changed by someone
+		           * else, or passed and only kept to a rack */
 	o->st.pinned = k->pinned;
 	/* moved lately, or CONSTRAINed and re-decided within the interval */
 	if (!gp_steer_due(&o->st, &c->policy, now))
@@ -666,7 +686,11 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const job
 		if (strcmp(pin, ji->req_nodes))
 			continue; /* someone else set its nodes */
 		pthread_mutex_lock(&dec.lock);
-		known = orig_find(ref) != NULL;
+		{
+			const struct steer_orig *o = orig_find(ref);
+
+			known = o && !o->frozen && !o->kept;
+		}
 		pthread_mutex_unlock(&dec.lock);
 		if (known)
 			continue; /* steer_decide moves it */

@@ -24,7 +24,9 @@
 #     exclusion (-x n1) of a job pinned to n[1-2]: slurmctld kept the
 #     pinned list, which contradicts either, and the job pended as
 #     BadConstraints for good; it runs inside the new bounds, as on stock
-#     Slurm;
+#     Slurm; and for a new partition after an update of the time limit
+#     alone (which stops the steering of the job, and once made the
+#     plugin forget the user's own list);
 #  6. the same for a job gpuplace CONSTRAINed to a domain (right after a
 #     passed job: Features=gpnvl_nvlA, n[1-4]) moved to partition b: the
 #     constraint is the user's again (none), and the job runs in b;
@@ -37,7 +39,7 @@
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=22
+N_TESTS=24
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-shapes.XXXXXX")
@@ -133,11 +135,18 @@ check '[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | wc -l)" = 1 ]'
 clear_jobs
 
 # 5. a new partition, a new exclusion
-for upd in "Partition=b" "ExcNodeList=n1"; do
+for upd in "Partition=b" "ExcNodeList=n1" "TimeLimit=20,Partition=b"; do
 	j=$(sbatch --parsable --hold --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 30')
 	req0=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
+	main=${upd#*,}
+	if [ "$main" != "$upd" ]; then
+		# first the time limit alone, once the plugin has read the job
+		# (a reading follows a decision within a quarter second)
+		sleep 2
+		scontrol update jobid="$j" "${upd%%,*}"
+	fi
 	for t in $(seq 1 30); do
-		scontrol update jobid="$j" $upd
+		scontrol update jobid="$j" $main
 		req=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
 		[ "$req" = "ReqNodeList=(null)" ] && break
 		sleep 1
@@ -145,7 +154,7 @@ for upd in "Partition=b" "ExcNodeList=n1"; do
 	scontrol release "$j"
 	nodes=$(running_on "$j")
 	case "$upd" in
-	Partition=b) want='[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | tr -d n | awk "\$1 >= 5" | wc -l)" = 2 ]' ;;
+	*Partition=b) want='[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | tr -d n | awk "\$1 >= 5" | wc -l)" = 2 ]' ;;
 	*) want='[ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qx n1' ;;
 	esac
 	# (the idle cluster's first set: n[1-2], outside partition b, n1 excluded)
