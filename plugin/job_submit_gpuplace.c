@@ -336,7 +336,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	o.ref = dec.ref_base + ++dec.ref_seq;
 	if (act.action != GP_ACT_REJECT && d.ncands > 0 && !d.cands[0].future &&
 	    !ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, o.ref, submit_uid,
-	                gp_live_name_hash(job_desc->name), true, d.cands[0].cap_w, false) &&
+	                gp_live_name_hash(job_desc->name), true, d.cands[0].cap_w, false, 0) &&
 	    act.action == GP_ACT_PIN) {
 		in.ledger_full = true; /* not booked: the next decision would pin
 		                        * another job to this set */
@@ -446,6 +446,13 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 			 * them: job_mgr.c _update_job, license_validate) */
 			if (w->lic && !job_desc->licenses)
 				job_desc->licenses = slurm_xstrdup(w->licenses);
+			/* and the --switches count gpuplace set to wait for one
+			 * leaf of the old bounds (0: none; job_mgr.c _update_job
+			 * takes both of a pending job) */
+			if (w->sw && job_desc->req_switch == NO_VAL) {
+				job_desc->req_switch = 0;
+				job_desc->wait4switch = 0;
+			}
 			slurm_info("gpuplace: job %u: its request changed; its node list, exclusions "
 			           "and constraint are the user's again (node list %.200s)", id,
 			           *w->req_nodes ? w->req_nodes : "none");

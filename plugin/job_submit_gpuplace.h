@@ -277,6 +277,10 @@ const char *conf_dir_path(void);
 
 struct ledger_entry {
 	int64_t time;                 /* when the decision was made */
+	int64_t submitted;            /* when its job was submitted (a steering
+	                               * move's is older than the move): the job
+	                               * list's jobs from then on are matched
+	                               * against the entry */
 	uint64_t ref;                 /* "ref N" in the admin comment, 0 = none */
 	uint32_t uid;
 	uint64_t name_hash;
@@ -379,8 +383,10 @@ void decider_reset(void);
 void decider_prepare(void);
 void prepare_work(const struct gp_snap *sn, const gp_live_need_t *need);
 const gp_rack_view_t *ledger_racks(const gp_rack_view_t *from);
+/* submitted: when the entry's job was submitted, 0 = now */
 bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref, uint32_t uid,
-                uint64_t name_hash, bool until_started, double cap_w, bool certain);
+                uint64_t name_hash, bool until_started, double cap_w, bool certain,
+                int64_t submitted);
 /* *kept_ref: the reference of the job kept to one rack (PowerLicenses),
  * 0 when it is not. */
 bool book_pass(struct gp_conf *c, job_desc_msg_t *j, gp_request_t *r, const char *type,
@@ -516,6 +522,7 @@ void orig_freeze(uint32_t job_id, const job_desc_msg_t *u);
 struct user_where {
 	char req_nodes[4096], exc_nodes[4096], features[4096], licenses[1024];
 	bool lic;                 /* gpuplace added licenses: give the user's back */
+	bool sw;                  /* gpuplace set --switches: none again */
 };
 /* Fill w for job job_id when gpuplace decided the job and still keeps its
  * request (its id learnt from a reading of the job list, which showed it

@@ -104,8 +104,10 @@ static void ledger_index_add(const struct ledger_entry *e)
 {
 	int32_t i;
 
-	if (e->time && (!dec.ledger.oldest || e->time < dec.ledger.oldest))
-		dec.ledger.oldest = e->time;
+	/* the job list is read for the jobs submitted since the oldest entry's
+	 * job, so that every entry's job is there to match it */
+	if (e->submitted && (!dec.ledger.oldest || e->submitted < dec.ledger.oldest))
+		dec.ledger.oldest = e->submitted;
 	if (!e->ref && !e->certain)
 		dec.ledger.unconfirmed++;
 	if (!dec.cur.led_mask)
@@ -545,7 +547,7 @@ static void ledger_full_note(void)
  * caller must then not PIN the job). */
 bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t ref,
                 uint32_t uid, uint64_t name_hash, bool until_started, double cap_w,
-                bool certain)
+                bool certain, int64_t submitted)
 {
 	struct ledger_entry *e;
 
@@ -567,6 +569,7 @@ bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t 
 	memcpy(e->mask, mask, (size_t)n * sizeof(*e->mask));
 	e->n = n;
 	e->time = (int64_t)time(NULL);
+	e->submitted = submitted > 0 && submitted < e->time ? submitted : e->time;
 	e->ref = ref;
 	e->uid = uid;
 	e->name_hash = name_hash;
@@ -642,7 +645,7 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 			idx[got] = i;
 			mask[got++] = m;
 		}
-		booked = ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0, true);
+		booked = ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0, true, 0);
 	} else {
 		for (k = 0; k < nn && got < want; k++) {
 			int32_t i = dec.cur.slurm_order[k], g;
@@ -666,7 +669,7 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 		 * are a guess, the nodes and counts are not */
 		if (got == want)
 			booked = ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0,
-			                    r->nrequired == got);
+			                    r->nrequired == got, 0);
 	}
 	if (!booked) {
 		/* where it goes is unknown to the ledger: no PIN until the

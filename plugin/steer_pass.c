@@ -35,6 +35,7 @@ struct steer_orig {
 	                           * (PowerLicenses): its request is given back
 	                           * on an update, it is never steered */
 	bool lic;                 /* gpuplace added rack licenses to the job */
+	bool sw;                  /* gpuplace set the job's --switches */
 	bool frozen;              /* changed by someone else: never steered
 	                           * again, kept to give back where it may run
 	                           * on a later update (orig_freeze) */
@@ -126,6 +127,7 @@ void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double 
 	steer.origs[steer.norigs] = o;
 	o->ref = ref;
 	o->kept = kept;
+	o->sw = every_refresh; /* waits through --switches gpuplace set */
 	steer.nkept += kept;
 	gp_steer_job_init(&o->st, false, (int64_t)time(NULL), wait_s, every_refresh);
 	o->uid = uid;
@@ -194,6 +196,8 @@ void orig_freeze(uint32_t job_id, const job_desc_msg_t *u)
 			take_field(&o->d.exc_nodes, u->exc_nodes);
 			take_field(&o->d.features, u->features);
 			take_field(&o->d.licenses, u->licenses);
+			if (u->req_switch != NO_VAL)
+				o->sw = false; /* the update's own, or none */
 			break;
 		}
 	pthread_mutex_unlock(&dec.lock);
@@ -227,6 +231,7 @@ bool orig_user_request(uint32_t job_id, struct user_where *w)
 			        copy_fits(w->features, sizeof(w->features), d->features) &&
 			        copy_fits(w->licenses, sizeof(w->licenses), d->licenses);
 			w->lic = steer.origs[k]->lic;
+			w->sw = steer.origs[k]->sw;
 		}
 	pthread_mutex_unlock(&dec.lock);
 	return found;
@@ -596,7 +601,12 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		goto out;
 	}
 	/* the new set is this job's from now on: later decisions see it
-	 * taken; a move the ledger cannot book is not made */
+	 * taken; a move the ledger cannot book is not made.  A new entry
+	 * carries the job's submission time, older than the move: the job
+	 * list is read from then on, so that the entry leaves once the job
+	 * is seen started, not only GP_LEDGER_GRACE_S after the move (which
+	 * left the nodes of a job that ran and ended within that time
+	 * looking taken) */
 	if ((e = ledger_find(k->ref))) {
 		int32_t *nn = malloc((size_t)d.cands[0].nnodes * sizeof(*nn));
 		uint32_t *nm = malloc((size_t)d.cands[0].nnodes * sizeof(*nm));
@@ -623,7 +633,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		}
 	} else if (!ledger_add(d.cands[0].nodes, d.cands[0].gpu_mask, d.cands[0].nnodes, k->ref,
 	                       o->uid, gp_live_name_hash(o->d.name), true, d.cands[0].cap_w,
-	                       false)) {
+	                       false, k->submit_time)) {
 		plan_clear(plan);
 		goto out;
 	}

@@ -36,7 +36,7 @@
 set -u
 BURST=${BURST:-100}
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=22
+N_TESTS=24
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-steer.XXXXXX")
@@ -264,6 +264,37 @@ hms=${sw#*@}
 slurm_s=$(echo "$hms" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
 check '[ -n "$cm" ] && echo "$sw" | grep -q "^Switches=1@" && [ "$secs" = 300 ] && [ "$slurm_s" = "$secs" ] && [ "$cap" = 1 ]' \
 	"the wait is Slurm's --switches, capped at its max_switch_wait: $sw, ${cm#AdminComment=} (Slurm: $slurm_s s)" "$(show "$j")"
+clean
+
+# 7b. the same job, held, then told to exclude n8: an update of where it
+#     may run gives back the user's own node list and constraint, and
+#     drops the --switches count gpuplace set, which would hold it for one
+#     leaf of its old bounds for up to max_switch_wait (300 s)
+#     First, the blockers: 7's job, steered to n[3-4], ran there and
+#     was cancelled within seconds; its booking must not outlive it (it
+#     was kept 10 s after the move, as its job, submitted earlier, was not
+#     looked for in the job list): the job asking for n3 is placed there
+fill_but_n4_n8 blk 5
+b3=$(squeue -h -n blk3 -o %i)
+check 'decided "$b3" n3' "right after a steered job ran on n[3-4] and ended, a job asking for n3 is placed there" \
+	"$(show "$b3")"
+j=$(sbatch --parsable --hold --gpus=8 --gpuplace=params=7e9,step_s=0.5 -t 120 -o /dev/null --wrap='sleep 300')
+sleep 2
+sw0=$(scontrol show job "$j" | grep -o 'Switches=[^ ]*')
+sw1=$sw0
+for t in $(seq 1 10); do
+	scontrol update jobid="$j" ExcNodeList=n8
+	sw1=$(scontrol show job "$j" | grep -o 'Switches=[^ ]*')
+	echo "$sw1" | grep -q "^Switches=1@" || break
+	sleep 1
+done
+if echo "$sw0" | grep -q "^Switches=1@"; then
+	check '! echo "$sw1" | grep -q "^Switches=1@"' \
+		"an update of where a job waiting through gpuplace's --switches may run drops the count ($sw0, then ${sw1:-none})" \
+		"$(show "$j")"
+else
+	skip "the held job was not decided to wait through --switches (a loaded machine): $(show "$j" | tr '\n' ' ')"
+fi
 clean
 
 # 8. a burst of BURST submissions while steering: all accepted, no GPU

@@ -359,7 +359,7 @@ static void add_random(uint64_t ref, uint32_t uid, uint64_t hash)
 	e->certain = !ref && rnd(4) == 0;
 	e->cap_w = rnd(3) == 0 ? 300.0 + rnd(400) : 0.0;
 	assert_true(ledger_add(e->nodes, e->mask, e->n, ref, uid, hash, ref != 0, e->cap_w,
-	                       e->certain));
+	                       e->certain, 0));
 	e->time = dec.ledger.e[dec.ledger.n - 1].time;
 	nrefl++;
 }
