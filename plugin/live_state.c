@@ -99,8 +99,12 @@ static uint64_t comment_ref(const char *comment)
 	const char *p;
 	uint64_t v = 0;
 
-	/* gpuplace's part ends with its reference; other text may surround it */
-	if (!gp_comment_section(comment, &at, &len))
+	/* gpuplace's part ends with its reference; other text may surround it.
+	 * A passed job's (one kept to a rack carries one, for job_modify) is
+	 * no decision the ledger booked: the ledger's guess for it finds it
+	 * by its user and name */
+	if (!gp_comment_section(comment, &at, &len) ||
+	    (len >= 15 && !strncmp(comment + at, "gpuplace: PASS ", 15)))
 		return 0;
 	p = strstr(comment + at, "; ref ");
 	for (p += 6; *p >= '0' && *p <= '9' && v < (1ULL << 60); p++)

@@ -31,7 +31,7 @@
 # Prints TAP.  GP_KEEP=1 keeps the cluster.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=14
+N_TESTS=15
 EXTRA_PROGS="scancel"
 . "$top/tests/slurm/prelude.sh"
 
@@ -213,4 +213,19 @@ check 'echo "$b2" | grep -q "Licenses=rackpw_rack[AB]:700" && in_range "$r2" 1 2
 	"a two-GPU job gpuplace placed, moved to partition ra, gets its own licenses back and runs there ($r2)" \
 	"before: $b2" "after: $a2" "$(squeue -h -j "$m2" -o '%T %r')"
 scancel "$m1" "$m2" 2>/dev/null
+
+# a passed one-GPU job kept to a rack blocks PINs only until a reading of
+# the job list shows where Slurm started it (its comment's reference is
+# job_modify's: the ledger still finds the job by its user and name, not
+# only 10 s after the decision)
+for t in $(seq 1 80); do [ "$(squeue -h | wc -l)" = 0 ] && break; sleep 0.25; done
+k1=$(sbatch --parsable -J one --gres=gpu:1 -t 5 -o /dev/null --wrap='sleep 300')
+r1=$(running_on "$k1" 30)
+sleep 3
+k2=$(sbatch --parsable -J two -N1 --gres=gpu:2 -t 5 -o /dev/null --wrap='sleep 300')
+c2=$(scontrol show job "$k2" 2>/dev/null | grep -o 'AdminComment=.*' | cut -c1-200)
+check '[ -n "$r1" ] && echo "$c2" | grep -q "^AdminComment=gpuplace: PIN "' \
+	"3 s after a passed one-GPU job kept to a rack started ($r1), the next job is PINned" \
+	"$c2" "$(scontrol show job "$k1" 2>/dev/null | grep -o 'AdminComment=.*' | cut -c1-200)"
+scancel "$k1" "$k2" 2>/dev/null
 exit 0

@@ -542,6 +542,31 @@ static void test_recent_jobs_listed(void **state)
 		assert_true(f->v.seen[k].ref == 0); /* not placed by gpuplace */
 	}
 	assert_int_equal(pending, 1);
+	/* a placed job's reference is listed; a passed job's (one kept to a
+	 * rack carries one, for job_modify) is not: the ledger's guess for a
+	 * passed job finds it by user and name */
+	{
+		char *c0 = f->cap.jobs[0].admin_comment, *c1 = f->cap.jobs[1].admin_comment;
+		int32_t both = 0;
+
+		f->cap.jobs[0].admin_comment =
+			(char *)"gpuplace: PASS kept to one rack for its power license; ref 77";
+		f->cap.jobs[1].admin_comment = (char *)"lua: x gpuplace: PIN n1; step 1 s; ref 78";
+		convert(f, 1, 0);
+		for (k = 0; k < f->v.nseen; k++) {
+			if (f->v.seen[k].job_id == f->cap.jobs[0].job_id) {
+				assert_true(f->v.seen[k].ref == 0);
+				both++;
+			}
+			if (f->v.seen[k].job_id == f->cap.jobs[1].job_id) {
+				assert_true(f->v.seen[k].ref == 78);
+				both++;
+			}
+		}
+		assert_int_equal(both, 2);
+		f->cap.jobs[0].admin_comment = c0;
+		f->cap.jobs[1].admin_comment = c1;
+	}
 	/* jobs submitted before `since' are not listed */
 	convert(f, 1, (int64_t)f->cap.jobs[0].submit_time + 100000);
 	assert_int_equal(f->v.nseen, 0);
