@@ -438,6 +438,79 @@ static void test_request_beyond_cluster_rejected_first(void **state)
 	assert_non_null(strstr(f->d.reason, "16 GPUs per node"));
 }
 
+/*
+ * The same for a set kept to a cross-node NVLink domain on a switch tree
+ * (the real daemons' harness: 2-node domains of 4-GPU nodes): nothing free
+ * now for 8 GPUs, the domain the time limits say frees first leads, and
+ * every other domain that can hold the job follows.  GPUs in use that no
+ * job owns (Slurm still completing a job, or recovering after a restart)
+ * have no end time: held to the predicted domain alone the job waited
+ * while another one stood free (tests/slurm/slurm_vs_stock.sh 31-33).
+ */
+static void test_nvl_domain_lists_every_domain_predicted_first(void **unused)
+{
+	gp_synth_params_t sp;
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_engine_t *e;
+	gp_policy_t p;
+	gp_request_t r;
+	gp_decision_t d;
+	gp_error_t err;
+	char feat[64];
+	int32_t i, v, nvl_of_6;
+
+	gp__synth_defaults(&sp);
+	sp.nodes = 12;
+	sp.gpus_per_node = 4;
+	sp.nodes_per_leaf = 4;
+	sp.nvl_domain_nodes = 2;
+	assert_int_equal(gp__synth_build(&sp, &c, &err), GP_OK);
+	assert_int_equal(c->nnvl, 6);
+	assert_int_equal(c->nblocks, 0); /* a switch tree: no topology/block */
+	assert_int_equal(gp_state_create(c, &s), GP_OK);
+	assert_int_equal(gp__engine_create(c, &e, &err), GP_OK);
+	/* every GPU in use: nodes 6-7 (one domain) by a job ending at 600 s,
+	 * the rest by GPUs no job owns */
+	s->jobs = calloc(1, sizeof(*s->jobs));
+	assert_non_null(s->jobs);
+	s->njobs = 1;
+	s->jobs[0].job_id = 1;
+	s->jobs[0].end_time = 600;
+	s->jobs[0].nnodes = 2;
+	assert_non_null(s->jobs[0].nodes = calloc(2, sizeof(*s->jobs[0].nodes)));
+	assert_non_null(s->jobs[0].gpu_mask = calloc(2, sizeof(*s->jobs[0].gpu_mask)));
+	for (i = 0; i < 2; i++) {
+		s->jobs[0].nodes[i] = 6 + i;
+		s->jobs[0].gpu_mask[i] = 0xf;
+	}
+	for (i = 0; i < c->nnodes; i++)
+		s->alloc_mask[i] = 0xf;
+	gp__policy_default(c, &p);
+	gp__request_init(&r);
+	r.gpus = 8;
+	r.time_limit_min = 60;
+	assert_int_equal(gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err), GP_OK);
+	print_message("# features: %s\n", d.features);
+	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
+	/* the predicted domain first, then every other one */
+	nvl_of_6 = c->nodes[6].nvl_domain;
+	assert_int_equal(gp__domain_feature("gpnvl_", c->nvl[nvl_of_6].name, feat, sizeof(feat)),
+	                 GP_OK);
+	assert_true(d.features[0] == '[');
+	assert_int_equal(strncmp(d.features + 1, feat, strlen(feat)), 0);
+	for (v = 0; v < c->nnvl; v++) {
+		assert_int_equal(gp__domain_feature("gpnvl_", c->nvl[v].name, feat, sizeof(feat)),
+		                 GP_OK);
+		assert_non_null(strstr(d.features, feat));
+	}
+	gp__decision_clear(&d);
+	gp__request_clear(&r);
+	gp__engine_destroy(e);
+	gp_state_destroy(s);
+	gp_cluster_destroy(c);
+}
+
 /* The synthetic 64-node cluster (racks of 4 nodes whose cap is the nodes'
  * peak), an empty state, an engine and a power view over a zeroed rack
  * table (the caller fills it). */
@@ -1480,6 +1553,7 @@ int main(void)
 		cmocka_unit_test(test_block_job_fills_partly_used_node),
 		cmocka_unit_test(test_block_job_pinned_where_power_binds),
 		cmocka_unit_test(test_yaml_tree_and_block_partitions),
+		cmocka_unit_test(test_nvl_domain_lists_every_domain_predicted_first),
 		cmocka_unit_test_setup_teardown(test_full_cluster_lists_every_domain_predicted_first,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_counts_the_jobs_behind, setup, teardown),
