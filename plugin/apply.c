@@ -407,8 +407,9 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
  * <why>; ref 0" (ref 0: no decision to match or steer), so the job record
  * says why the job is Slurm's alone; a passed job kept to one rack
  * (PowerLicenses) carries its reference instead, never steered but given
- * its own constraint and licenses back by an update (job_modify).  A ';' of the reason, which may quote
- * the job's own strings, becomes ',' so that it cannot end the part. */
+ * its own constraint and licenses back by an update (job_modify).  A ';'
+ * of the reason, which may quote the job's own strings, becomes ',' so
+ * that it cannot end the part. */
 void comment_pass(job_desc_msg_t *j, const char *why, uint64_t ref)
 {
 	char reason[512], section[640], *p, *merged;
@@ -417,7 +418,7 @@ void comment_pass(job_desc_msg_t *j, const char *why, uint64_t ref)
 	for (p = reason; *p; p++)
 		if (*p == ';' || (unsigned char)*p < 0x20)
 			*p = ',';
-	snprintf(section, sizeof(section), "gpuplace: PASS %s; ref %llu", reason,
+	snprintf(section, sizeof(section), GP_COMMENT_PASS "%s; ref %llu", reason,
 	         (unsigned long long)ref);
 	if (!(merged = comment_with(j->admin_comment, section)))
 		return;

@@ -249,7 +249,7 @@ int gp_tres_gpu_request(const char *tres, long *count, char *type, size_t typele
 bool gp_comment_section(const char *comment, size_t *start, size_t *len)
 {
 	static const char *const kinds[] = { "gpuplace: PIN ", "gpuplace: CONSTRAIN ",
-		                             "gpuplace: PASS " };
+		                             GP_COMMENT_PASS };
 	const char *p, *best = NULL, *end = NULL;
 	size_t k;
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "model.h"
 
@@ -48,5 +49,18 @@ int gp_tres_gpu_request(const char *tres, long *count, char *type, size_t typele
  * too).  comment is borrowed.
  */
 bool gp_comment_section(const char *comment, size_t *start, size_t *len);
+
+/* The start of the part of a job gpuplace passes unchanged (comment_pass
+ * writes it; steering never takes such a job, and its reference, which a
+ * passed job kept to a rack carries for job_modify, is no decision the
+ * ledger booked). */
+#define GP_COMMENT_PASS "gpuplace: PASS "
+
+/* Is the part sec (len bytes, from gp_comment_section) a passed job's? */
+static inline bool gp_comment_is_pass(const char *sec, size_t len)
+{
+	return len >= sizeof(GP_COMMENT_PASS) - 1 &&
+	       !strncmp(sec, GP_COMMENT_PASS, sizeof(GP_COMMENT_PASS) - 1);
+}
 
 #endif /* GP_GRES_PARSE_H */

@@ -104,7 +104,7 @@ static uint64_t comment_ref(const char *comment)
 	 * no decision the ledger booked: the ledger's guess for it finds it
 	 * by its user and name */
 	if (!gp_comment_section(comment, &at, &len) ||
-	    (len >= 15 && !strncmp(comment + at, "gpuplace: PASS ", 15)))
+	    gp_comment_is_pass(comment + at, len))
 		return 0;
 	p = strstr(comment + at, "; ref ");
 	for (p += 6; *p >= '0' && *p <= '9' && v < (1ULL << 60); p++)

@@ -192,7 +192,7 @@ int gp_steer_pick(const slurm_job_info_t *jobs, uint32_t n, gp_steer_cand_t *out
 		c += at;
 		/* a passed job's reference (one kept to a rack) is
 		 * job_modify's: it is never steered */
-		if (!(ref = gp_comment_ref(c)) || !strncmp(c, "gpuplace: PASS ", 15))
+		if (!(ref = gp_comment_ref(c)) || gp_comment_is_pass(c, len))
 			continue;
 		out[got].index = i;
 		out[got].job_id = j->job_id;

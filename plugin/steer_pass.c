@@ -729,7 +729,7 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const job
 			user[k] = '\0';
 		}
 		snprintf(section, sizeof(section),
-		         "gpuplace: PASS pinned node %s is down or drained and gpuplace no longer "
+		         GP_COMMENT_PASS "pinned node %s is down or drained and gpuplace no longer "
 		         "keeps the job's request (slurmctld restarted, or the job was requeued): its "
 		         "node list is the job's own again (%.250s); ref 0", down, *user ? user : "none");
 		if (!(comment = comment_with(ji->admin_comment, section)))
