@@ -192,8 +192,18 @@ static int64_t mem_add(int64_t sum, uint64_t a, uint64_t b)
 	return b && a > room / b ? INT64_MAX : sum + (int64_t)(a * b);
 }
 
+/* Add job ji to s; a running job's GPUs are added to owned (per node).  A
+ * completing job (ended, its epilog not yet done on every node; added
+ * after every running job) holds only those of its GPUs its nodes still
+ * show in use (node_busy, the nodes' own records: Slurm keeps its whole
+ * node list while nodes finish one by one) and no running job holds, adds
+ * no CPUs or memory to the cross-check, and ends now: the engine frees it
+ * at its first predicted point rather than never (a job then waited for
+ * one NVLink domain while another stood free, tests/slurm/slurm_vs_stock.sh
+ * 31-33 in the sid root, where slurmctld restarts on every reconfigure). */
 static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t *ji,
-                   uint32_t max_nodes, int32_t *unreadable, int32_t *job_cpus, int64_t *job_mem)
+                   uint32_t max_nodes, int32_t *unreadable, int32_t *job_cpus, int64_t *job_mem,
+                   uint32_t *owned, const uint32_t *node_busy, bool completing, int64_t now)
 {
 	/* a job Slurm has just started may have no GPU indices in its record
 	 * yet, while its nodes' gres_used also lags: its GPUs then count as
@@ -226,7 +236,7 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 		(*unreadable)++;
 		return 0;
 	}
-	if (n > 0)
+	if (n > 0 && !completing)
 		share = (tres_alloc_gpus(ji->tres_alloc_str) + n - 1) / n;
 	grown = realloc(s->jobs, ((size_t)s->njobs + 1) * sizeof(*s->jobs));
 	if (!grown || n <= 0) {
@@ -248,6 +258,8 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 	}
 	ja->job_id = ji->job_id;
 	ja->end_time = (int64_t)ji->end_time;
+	if (completing && (ja->end_time <= 0 || ja->end_time > now))
+		ja->end_time = now;
 	ja->load = 1.0;
 	while ((host = slurm_hostlist_shift(hl))) {
 		int32_t idx = gp__node_find(c, host);
@@ -258,9 +270,11 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 
 			if (ji->gres_detail_str && (uint32_t)i < ji->gres_detail_cnt) {
 				if (gp_live_gres_gpus(ji->gres_detail_str[i], &m, &unidx) != 0) {
-					/* unreadable: the node counts as fully busy */
+					/* unreadable: the node counts as fully busy
+					 * (a completing job's: as its record says) */
 					(*unreadable)++;
-					s->alloc_mask[idx] = full_mask(c->nodes[idx].ngpus);
+					if (!completing)
+						s->alloc_mask[idx] = full_mask(c->nodes[idx].ngpus);
 					m = 0;
 				}
 				/* a count without indices is already in the node's
@@ -273,7 +287,10 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 				m = s->alloc_mask[idx] & ~before;
 			}
 			m &= full_mask(c->nodes[idx].ngpus);
-			{
+			if (completing)
+				m &= node_busy[idx] & ~owned[idx];
+			else {
+				owned[idx] |= m;
 				int cpus = gp_job_cpus_on_node(ji, host);
 				uint64_t mem = ji->pn_min_memory;
 
@@ -332,7 +349,8 @@ int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_li
                     uint32_t nnodes, const slurm_job_info_t *jobs, uint32_t njobs, int64_t now,
                     int64_t since, gp_live_view_t *out, char *why, size_t len)
 {
-	uint32_t i;
+	uint32_t i, ncompleting = 0, *owned = NULL, *node_busy = NULL;
+	uint32_t max_nodes = nnodes > (uint32_t)c->nnodes ? nnodes : (uint32_t)c->nnodes;
 	int32_t cap = 0, *job_cpus = NULL, k;
 	int64_t *job_mem = NULL;
 
@@ -340,7 +358,9 @@ int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_li
 	if (gp_state_create(c, &out->state) != GP_OK ||
 	    !(out->res = calloc((size_t)c->nnodes + 1, sizeof(*out->res))) ||
 	    !(job_cpus = calloc((size_t)c->nnodes + 1, sizeof(*job_cpus))) ||
-	    !(job_mem = calloc((size_t)c->nnodes + 1, sizeof(*job_mem))))
+	    !(job_mem = calloc((size_t)c->nnodes + 1, sizeof(*job_mem))) ||
+	    !(owned = calloc((size_t)c->nnodes + 1, sizeof(*owned))) ||
+	    !(node_busy = calloc((size_t)c->nnodes + 1, sizeof(*node_busy))))
 		goto nomem;
 	out->state->time = now;
 	out->jobs_time = now;
@@ -380,16 +400,32 @@ int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_li
 			                 ? 0 : r->mem_mb - (int64_t)alloc[i].mem_mb;
 		}
 	}
+	memcpy(node_busy, out->state->alloc_mask, (size_t)c->nnodes * sizeof(*node_busy));
 	for (i = 0; i < njobs; i++) {
 		const slurm_job_info_t *ji = &jobs[i];
 		uint32_t base = ji->job_state & JOB_STATE_BASE;
 
 		if ((int64_t)ji->submit_time >= since && add_seen(out, ji, &cap) != 0)
 			goto nomem;
-		if ((base != JOB_RUNNING && base != JOB_SUSPENDED) || !ji->nodes || !*ji->nodes)
+		if (!ji->nodes || !*ji->nodes)
 			continue;
-		if (add_job(out->state, c, ji, nnodes > (uint32_t)c->nnodes ? nnodes :
-		            (uint32_t)c->nnodes, &out->unreadable, job_cpus, job_mem) != 0)
+		if (base != JOB_RUNNING && base != JOB_SUSPENDED) {
+			ncompleting += (ji->job_state & JOB_COMPLETING) != 0;
+			continue;
+		}
+		if (add_job(out->state, c, ji, max_nodes, &out->unreadable, job_cpus, job_mem,
+		            owned, node_busy, false, now) != 0)
+			goto nomem;
+	}
+	for (i = 0; i < njobs && ncompleting > 0; i++) {
+		const slurm_job_info_t *ji = &jobs[i];
+		uint32_t base = ji->job_state & JOB_STATE_BASE;
+
+		if (base == JOB_RUNNING || base == JOB_SUSPENDED || !(ji->job_state & JOB_COMPLETING) ||
+		    !ji->nodes || !*ji->nodes)
+			continue;
+		if (add_job(out->state, c, ji, max_nodes, &out->unreadable, job_cpus, job_mem,
+		            owned, node_busy, true, now) != 0)
 			goto nomem;
 	}
 	/* the running jobs' CPUs (their job_resrcs, when Slurm sent them) and
@@ -407,10 +443,14 @@ int gp_live_convert(const gp_cluster_t *c, const node_info_t *nodes, const gp_li
 	}
 	free(job_cpus);
 	free(job_mem);
+	free(owned);
+	free(node_busy);
 	return 0;
 nomem:
 	free(job_cpus);
 	free(job_mem);
+	free(owned);
+	free(node_busy);
 	gp_live_view_clear(out);
 	snprintf(why, len, "out of memory");
 	return -1;

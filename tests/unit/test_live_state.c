@@ -434,6 +434,87 @@ static void test_jobs_fill_gaps_of_gres_used(void **state)
 	assert_int_equal(f->v.state->alloc_mask[node(f, "n2")], 0xf);
 }
 
+/* A job that ended while its epilog still runs on some of its nodes holds
+ * the GPUs those nodes still show in use, and ends now (the engine frees it
+ * at its first predicted point); a GPU Slurm gave a new job on a node whose
+ * epilog is done stays the new job's, and a job that has completed holds
+ * nothing. */
+static const gp_job_alloc_t *job_of(const gp_state_t *s, uint32_t id)
+{
+	int32_t i;
+
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].job_id == id)
+			return &s->jobs[i];
+	return NULL;
+}
+
+static void set_str(char **p, const char *v)
+{
+	free(*p);
+	*p = strdup(v);
+	assert_non_null(*p);
+}
+
+static void test_completing_job_ends_now(void **state)
+{
+	struct fx *f = *state;
+	slurm_job_info_t *two = NULL, *blk1 = NULL;
+	const gp_job_alloc_t *ja;
+	uint32_t i;
+
+	for (i = 0; i < f->cap.njobs; i++) {
+		if (f->cap.jobs[i].job_id == 6)
+			two = &f->cap.jobs[i];
+		if (f->cap.jobs[i].job_id == 2)
+			blk1 = &f->cap.jobs[i];
+	}
+	assert_non_null(two);
+	assert_non_null(blk1);
+	assert_int_equal(two->gres_detail_cnt, 2);
+	/* job 6 (three GPUs on each of n[5-6]) ended at 990; n6's epilog is
+	 * done and Slurm has given n6's GPU 0 to job 2, moved there from n1 */
+	two->job_state = JOB_COMPLETE | JOB_COMPLETING;
+	two->end_time = 990;
+	set_str(&blk1->nodes, "n6");
+	set_str(&blk1->gres_detail_str[0], "gpu:a100:1(IDX:0)");
+	set_str(&f->cap.nodes[node(f, "n1")].gres_used, "gpu:a100:2(IDX:0-1)");
+	set_str(&f->cap.nodes[node(f, "n6")].gres_used, "gpu:a100:1(IDX:0)");
+	convert(f, 1, 0);
+	assert_int_equal(f->v.unreadable, 0);
+	assert_int_equal(f->v.state->njobs, 6);
+	ja = job_of(f->v.state, 6);
+	assert_non_null(ja);
+	assert_true(ja->end_time <= 1000);
+	assert_int_equal(ja->nnodes, 2);
+	assert_int_equal(ja->nodes[0], node(f, "n5"));
+	assert_int_equal(ja->gpu_mask[0], 0x7);
+	assert_int_equal(ja->gpu_mask[1], 0);
+	ja = job_of(f->v.state, 2);
+	assert_non_null(ja);
+	assert_int_equal(ja->nodes[0], node(f, "n6"));
+	assert_int_equal(ja->gpu_mask[0], 0x1);
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n5")], 0x7);
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n6")], 0x1);
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n1")], 0x3);
+
+	/* an end time still ahead (a clock step) or none: now */
+	two->end_time = 5000;
+	convert(f, 1, 0);
+	assert_int_equal(job_of(f->v.state, 6)->end_time, 1000);
+	two->end_time = 0;
+	convert(f, 1, 0);
+	assert_int_equal(job_of(f->v.state, 6)->end_time, 1000);
+
+	/* completed on every node: no job, and n5's GPUs as its record says */
+	two->job_state = JOB_COMPLETE;
+	set_str(&f->cap.nodes[node(f, "n5")].gres_used, "gpu:a100:0(IDX:N/A)");
+	convert(f, 1, 0);
+	assert_int_equal(f->v.state->njobs, 5);
+	assert_null(job_of(f->v.state, 6));
+	assert_int_equal(f->v.state->alloc_mask[node(f, "n5")], 0);
+}
+
 static void test_cpus_and_memory(void **state)
 {
 	static const gp_live_need_t any = { 1, 1, 0, 0, 0 };
@@ -831,6 +912,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_captured_records_parsed, setup_busy, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_gpus_seen, setup_busy, teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_fill_gaps_of_gres_used, setup_busy, teardown),
+		cmocka_unit_test_setup_teardown(test_completing_job_ends_now, setup_busy, teardown),
 		cmocka_unit_test_setup_teardown(test_cpus_and_memory, setup_busy, teardown),
 		cmocka_unit_test_setup_teardown(test_recent_jobs_listed, setup_busy, teardown),
 		cmocka_unit_test_setup_teardown(test_node_states, setup_states, teardown),
