@@ -351,6 +351,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	if (o.kind != GP_DECIDE_REJECT)
 		orig_save(job_desc, o.ref, found > 0 ? hints : NULL,
 		          d.waited ? d.wait_s : 0.0, submit_uid, o.switches > 0, false);
+	if (o.kind == GP_DECIDE_PIN && d.ncands > 0)
+		orig_pinned(o.ref, o.tres_node != NULL); /* what apply() sets below */
 	if (o.kind != GP_DECIDE_REJECT)
 		booking_add(&d, r.time_limit_min, (int64_t)time(NULL));
 	pthread_mutex_unlock(&dec.lock);
@@ -452,6 +454,24 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 			if (w->sw && job_desc->req_switch == NO_VAL) {
 				job_desc->req_switch = 0;
 				job_desc->wait4switch = 0;
+			}
+			/* and the node counts a PIN set (the user's, else
+			 * what slurmctld gives a job that names none:
+			 * job_mgr.c _job_create, min 1 and no max), unless
+			 * the update sets either */
+			if (w->counts && job_desc->min_nodes == NO_VAL &&
+			    job_desc->max_nodes == NO_VAL) {
+				job_desc->min_nodes = w->min_nodes != NO_VAL ? w->min_nodes : 1;
+				job_desc->max_nodes = w->max_nodes != NO_VAL ? w->max_nodes : 0;
+			}
+			/* and the GPU request a PIN gave per node: the user's
+			 * per job again ("" clears the per-node one:
+			 * job_mgr.c _update_job) */
+			if (w->gpus) {
+				if (!job_desc->tres_per_job)
+					job_desc->tres_per_job = slurm_xstrdup(w->tres_per_job);
+				if (!job_desc->tres_per_node)
+					job_desc->tres_per_node = slurm_xstrdup(w->tres_per_node);
 			}
 			slurm_info("gpuplace: job %u: its request changed; its node list, exclusions "
 			           "and constraint are the user's again (node list %.200s)", id,

@@ -505,6 +505,9 @@ void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double 
 /* gpuplace added rack licenses to the job of ref (an update gives the
  * user's back). */
 void orig_lic_added(uint64_t ref);
+/* The job of reference ref (its original just saved) was PINned: gpuplace
+ * set its node counts, and with gpus its GPUs per node.  Under dec.lock. */
+void orig_pinned(uint64_t ref, bool gpus);
 /* Job job_id was changed by someone else with update u (after job_modify
  * gave back what it gives back): it is never steered again, and what u
  * sets of where it may run (node list, exclusions, constraint, licenses)
@@ -523,6 +526,12 @@ struct user_where {
 	char req_nodes[4096], exc_nodes[4096], features[4096], licenses[1024];
 	bool lic;                 /* gpuplace added licenses: give the user's back */
 	bool sw;                  /* gpuplace set --switches: none again */
+	bool counts;              /* gpuplace set the node counts: the user's
+	                           * again (NO_VAL: Slurm's own defaults) */
+	uint32_t min_nodes, max_nodes;
+	bool gpus;                /* gpuplace gave the GPUs per node: the
+	                           * user's GPU request again */
+	char tres_per_job[1024], tres_per_node[1024];
 };
 /* Fill w for job job_id when gpuplace decided the job and still keeps its
  * request (its id learnt from a reading of the job list, which showed it

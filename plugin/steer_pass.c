@@ -36,6 +36,8 @@ struct steer_orig {
 	                           * on an update, it is never steered */
 	bool lic;                 /* gpuplace added rack licenses to the job */
 	bool sw;                  /* gpuplace set the job's --switches */
+	bool counts;              /* gpuplace set its node counts (a PIN) */
+	bool gpus;                /* gpuplace gave its GPUs per node (a PIN) */
 	bool frozen;              /* changed by someone else: never steered
 	                           * again, kept to give back where it may run
 	                           * on a later update (orig_freeze) */
@@ -198,6 +200,13 @@ void orig_freeze(uint32_t job_id, const job_desc_msg_t *u)
 			take_field(&o->d.licenses, u->licenses);
 			if (u->req_switch != NO_VAL)
 				o->sw = false; /* the update's own, or none */
+			/* node counts and GPUs the update sets (its own, or
+			 * the user's given back by job_modify) are no longer
+			 * gpuplace's to give back */
+			if (u->min_nodes != NO_VAL || u->max_nodes != NO_VAL)
+				o->counts = false;
+			if (u->tres_per_job || u->tres_per_node)
+				o->gpus = false;
 			break;
 		}
 	pthread_mutex_unlock(&dec.lock);
@@ -232,6 +241,13 @@ bool orig_user_request(uint32_t job_id, struct user_where *w)
 			        copy_fits(w->licenses, sizeof(w->licenses), d->licenses);
 			w->lic = steer.origs[k]->lic;
 			w->sw = steer.origs[k]->sw;
+			w->counts = steer.origs[k]->counts;
+			w->min_nodes = d->min_nodes;
+			w->max_nodes = d->max_nodes;
+			w->gpus = steer.origs[k]->gpus;
+			found = found &&
+			        copy_fits(w->tres_per_job, sizeof(w->tres_per_job), d->tres_per_job) &&
+			        copy_fits(w->tres_per_node, sizeof(w->tres_per_node), d->tres_per_node);
 		}
 	pthread_mutex_unlock(&dec.lock);
 	return found;
@@ -248,6 +264,18 @@ void orig_lic_added(uint64_t ref)
 			break;
 		}
 	pthread_mutex_unlock(&dec.lock);
+}
+
+void orig_pinned(uint64_t ref, bool gpus)
+{
+	int k;
+
+	for (k = steer.norigs - 1; k >= 0; k--) /* the newest: just saved */
+		if (steer.origs[k]->ref == ref) {
+			steer.origs[k]->counts = true;
+			steer.origs[k]->gpus |= gpus;
+			break;
+		}
 }
 
 static struct steer_orig *orig_find(uint64_t ref)
@@ -639,6 +667,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	}
 	gp_steer_moved(&o->st, now);
 	o->st.every_refresh = false; /* a PIN from now on */
+	o->counts = true;            /* of the new set's node count */
 	moved = 1;
 out:
 	dec.ledger.skip_ref = 0;

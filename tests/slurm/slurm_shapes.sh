@@ -35,11 +35,17 @@
 #     same), with n1 drained: slurmctld held it for n1 for good
 #     ("ReqNodeNotAvail"), where stock Slurm starts it elsewhere.  The
 #     steering pass gives it back its own node list (none), and it runs
-#     on two other nodes.
+#     on two other nodes;
+#  8. a job of --gpus=8 PINned to two nodes, its GPUs given per node,
+#     updated to 2 GPUs by `scontrol update TresPerJob`: slurmctld kept
+#     the per-node count and node counts gpuplace set, which contradict
+#     the new total.  The update gets the user's own request back (GPUs
+#     per job, no node count, no node list) and the job runs on one node
+#     with 2 GPUs.
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=24
+N_TESTS=27
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-shapes.XXXXXX")
@@ -207,6 +213,33 @@ check 'scontrol show job "$j" | grep -q "AdminComment=gpuplace: PASS pinned node
 	"its comment says why: $(scontrol show job "$j" | grep -o 'AdminComment=.*' | cut -c1-100)" \
 	"$(scontrol show job "$j" | grep -o 'AdminComment=.*')"
 scontrol update nodename=n1 state=resume
+clear_jobs
+
+# 8. a job of --gpus=8 (no node count) PINned to two nodes, its GPUs given
+#    per node (4 on each), asks for 2 GPUs by `scontrol update TresPerJob`
+j=$(sbatch --parsable --hold --gpus=8 -o /dev/null --wrap='sleep 30')
+tpn=$(scontrol show job "$j" | grep -o 'TresPerNode=[^ ]*')
+check '[ -n "$j" ] && echo "$tpn" | grep -Eq "^TresPerNode=gres[:/]gpu:4$" && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN "' \
+	"a held --gpus=8 job is PINned with its GPUs per node ($tpn)" \
+	"$(scontrol show job "$j" | grep -E 'Tres|ReqNodeList|AdminComment')"
+gpu=$(echo "$tpn" | sed 's/^TresPerNode=\(gres.gpu\):4$/\1/')
+for t in $(seq 1 30); do
+	out=$(scontrol update jobid="$j" TresPerJob="$gpu:2" 2>&1)
+	req=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
+	[ "$req" = "ReqNodeList=(null)" ] && break
+	sleep 1
+done
+shown=$(scontrol show job "$j" | grep -oE '(TresPerJob|TresPerNode)=[^ ]*' | tr '\n' ' ')
+# (Slurm 22.05 shows the cleared per-node request as an empty TresPerNode=)
+check '[ -z "$out" ] && [ "$req" = "ReqNodeList=(null)" ] && ! echo "$shown" | grep -q "TresPerNode=gres" && echo "$shown" | grep -Eq "TresPerJob=gres[:/]gpu:2"' \
+	"scontrol update TresPerJob=$gpu:2 is taken and gives back the user's request (${shown% }${out:+; $out})" \
+	"$(scontrol show job "$j" | grep -E 'Tres|ReqNodeList|NumNodes')" "$out"
+scontrol release "$j"
+nodes=$(running_on "$j")
+alloc=$(scontrol show job -d "$j" | grep -oE '(^| )GRES=gpu[^ ]*' | sed 's/^ //' | tr '\n' ' ')
+check '[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | wc -l)" = 1 ] && echo "$alloc" | grep -Eq "^GRES=gpu(:[^:]+)?:2\(IDX:[0-9]+-[0-9]+\) $"' \
+	"released, it runs with 2 GPUs on one node ($nodes, ${alloc% })" \
+	"$(scontrol show job -d "$j" | grep -E 'NodeList|NumNodes|TRES|GRES|Reason')"
 clear_jobs
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \
