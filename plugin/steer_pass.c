@@ -684,10 +684,14 @@ out:
 
 /*
  * A pending job gpuplace PINned whose request it no longer keeps (no
- * original: slurmctld restarted, or the job ran and was requeued after a
- * node failed) and one of whose pinned nodes is down or drained in state
- * st: slurmctld would hold it for that node for good ("ReqNodeNotAvail"),
- * where stock Slurm starts it elsewhere.  Its node list goes back to the
+ * original: slurmctld restarted, or the job ran and was requeued, after a
+ * node failed, by preemption or by scontrol requeue) and one of whose
+ * pinned nodes is down or drained in state st: slurmctld would hold it for
+ * that node for good ("ReqNodeNotAvail"), where stock Slurm starts it
+ * elsewhere; or, the job not held, one of whose pinned nodes has fewer
+ * GPUs free than it needs there: it would wait for the other jobs there to
+ * end (a preempted job for its preemptor), where stock Slurm starts it
+ * elsewhere.  Its node list goes back to the
  * job's own (after GP_USER_NODES_TOKEN in its comment, none without the
  * token; left alone when the token has no list, one too long to say),
  * through the same RPC as steering; at most max jobs per pass.  Returns
@@ -707,7 +711,13 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const job
 		size_t at, len, k;
 		gp_hostlist_t hl;
 		uint64_t ref;
-		bool known;
+		bool known, taken = false;
+		/* held (priority 0): its pinned nodes are looked at once it is
+		 * released, when they may be free again; requeued and still
+		 * completing: the GPUs in use there may be its own */
+		bool held = ji->priority == 0 || (ji->job_state & JOB_COMPLETING);
+		long per;
+		int n;
 		job_desc_msg_t u;
 
 		if ((ji->job_state & JOB_STATE_BASE) != JOB_PENDING || !ji->req_nodes ||
@@ -736,11 +746,22 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const job
 		if (!gp__hostlist_within(pin, (uint32_t)cl->nnodes) ||
 		    !(hl = slurm_hostlist_create(pin)))
 			continue;
+		/* the GPUs it needs on each pinned node: its per-node count, or
+		 * its total over the pinned nodes (0: unknown, not checked) */
+		per = gp_tres_gpus(ji->tres_per_node);
+		if (per <= 0 && (n = slurm_hostlist_count(hl)) > 0 &&
+		    (per = gp_tres_gpus(ji->tres_per_job)) > 0)
+			per = (per + n - 1) / n;
 		while (!*down && (name = slurm_hostlist_shift(hl))) {
 			int32_t nd = gp__node_find(cl, name);
 
 			if (nd >= 0 && (st->node_flags[nd] & (GP_NODE_DOWN | GP_NODE_DRAIN)))
 				snprintf(down, sizeof(down), "%s", name);
+			else if (nd >= 0 && per > 0 && !held &&
+			         cl->nodes[nd].ngpus - gp__popcount(st->alloc_mask[nd]) < per) {
+				snprintf(down, sizeof(down), "%s", name);
+				taken = true;
+			}
 			free(name);
 		}
 		slurm_hostlist_destroy(hl);
@@ -758,9 +779,10 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const job
 			user[k] = '\0';
 		}
 		snprintf(section, sizeof(section),
-		         GP_COMMENT_PASS "pinned node %s is down or drained and gpuplace no longer "
-		         "keeps the job's request (slurmctld restarted, or the job was requeued): its "
-		         "node list is the job's own again (%.250s); ref 0", down, *user ? user : "none");
+		         GP_COMMENT_PASS "pinned node %s is %s and gpuplace no longer keeps the job's "
+		         "request (slurmctld restarted, or the job was requeued): its node list is the "
+		         "job's own again (%.250s); ref 0", down,
+		         taken ? "in use by other jobs" : "down or drained", *user ? user : "none");
 		if (!(comment = comment_with(ji->admin_comment, section)))
 			continue;
 		slurm_init_job_desc_msg(&u);

@@ -41,11 +41,16 @@
 #     the per-node count and node counts gpuplace set, which contradict
 #     the new total.  The update gets the user's own request back (GPUs
 #     per job, no node count, no node list) and the job runs on one node
-#     with 2 GPUs.
+#     with 2 GPUs;
+#  9. a job pinned to n[1-2] that ran and was requeued (preemption, or
+#     scontrol requeue) while another job took n[1-2]: slurmctld held it
+#     for n[1-2] until that job ended, where stock Slurm starts it
+#     elsewhere.  gpuplace no longer keeps its request; the steering pass
+#     gives it back its own node list (none), and it runs elsewhere.
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=27
+N_TESTS=29
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-shapes.XXXXXX")
@@ -240,6 +245,27 @@ alloc=$(scontrol show job -d "$j" | grep -oE '(^| )GRES=gpu[^ ]*' | sed 's/^ //'
 check '[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | wc -l)" = 1 ] && echo "$alloc" | grep -Eq "^GRES=gpu(:[^:]+)?:2\(IDX:[0-9]+-[0-9]+\) $"' \
 	"released, it runs with 2 GPUs on one node ($nodes, ${alloc% })" \
 	"$(scontrol show job -d "$j" | grep -E 'NodeList|NumNodes|TRES|GRES|Reason')"
+clear_jobs
+
+# 9. a job pinned to n[1-2] that ran, requeued (and held), while another
+#    job takes n[1-2]; released, it may start (StartTime=now: past the
+#    requeue's delay)
+j=$(sbatch --parsable --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 300')
+nodes=$(running_on "$j")
+# (the plugin forgets its original once it has seen it run: GP_LEDGER_GRACE_S)
+sleep 12
+scontrol requeuehold "$j"
+b=$(sbatch --parsable -w "n[1-2]" --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 120')
+bnodes=$(running_on "$b")
+scontrol release "$j"
+scontrol update jobid="$j" StartTime=now
+again=$(running_on "$j" 40)
+check '[ "$nodes" = "n[1-2]" ] && [ "$bnodes" = "n[1-2]" ] && [ -n "$again" ] && ! scontrol show hostnames "$again" | grep -qx "n[12]"' \
+	"a job pinned to n[1-2] ($nodes), requeued while another job took n[1-2] ($bnodes), runs elsewhere (${again:-still pending})" \
+	"$(scontrol show job "$j" | grep -E 'JobState|ReqNodeList|AdminComment')"
+check 'scontrol show job "$j" | grep -q "AdminComment=gpuplace: PASS pinned node n[12] is in use by other jobs .*its node list is the job.s own again (none)"' \
+	"its comment says why: $(scontrol show job "$j" | grep -o 'AdminComment=.*' | cut -c1-100)" \
+	"$(scontrol show job "$j" | grep -o 'AdminComment=.*')"
 clear_jobs
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \
