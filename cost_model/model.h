@@ -83,6 +83,10 @@ enum {
 	GP_NODE_DOWN = 1u << 0,
 	GP_NODE_DRAIN = 1u << 1,
 	GP_NODE_RESERVED = 1u << 2,
+	/* with GP_NODE_DOWN: down for now only (not responding, its state not
+	 * yet known after slurmctld restarted, rebooting, powering down):
+	 * slurmctld waits for it, and marks it DOWN if it does not come back */
+	GP_NODE_NORESP = 1u << 3,
 };
 
 typedef struct gp_node {

@@ -80,11 +80,16 @@ static uint32_t take_lowest(uint32_t alloc, int32_t ngpus, int32_t n)
 static uint32_t node_flags_of(uint32_t st)
 {
 	uint32_t base = st & NODE_STATE_BASE, f = 0;
+	bool down = base == NODE_STATE_DOWN || base == NODE_STATE_FUTURE ||
+	            (st & NODE_STATE_INVALID_REG);
+	bool for_now = base == NODE_STATE_UNKNOWN ||
+	               (st & (NODE_STATE_NO_RESPOND | NODE_STATE_REBOOT_ISSUED |
+	                      NODE_STATE_POWERING_DOWN));
 
-	if (base == NODE_STATE_DOWN || base == NODE_STATE_UNKNOWN || base == NODE_STATE_FUTURE ||
-	    (st & (NODE_STATE_NO_RESPOND | NODE_STATE_INVALID_REG | NODE_STATE_REBOOT_ISSUED |
-	           NODE_STATE_POWERING_DOWN)))
+	if (down || for_now)
 		f |= GP_NODE_DOWN;
+	if (for_now && !down)
+		f |= GP_NODE_NORESP;
 	if (st & (NODE_STATE_DRAIN | NODE_STATE_FAIL))
 		f |= GP_NODE_DRAIN;
 	if (st & (NODE_STATE_MAINT | NODE_STATE_RES))

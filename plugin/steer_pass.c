@@ -688,7 +688,9 @@ out:
  * node failed, by preemption or by scontrol requeue) and one of whose
  * pinned nodes is down or drained in state st: slurmctld would hold it for
  * that node for good ("ReqNodeNotAvail"), where stock Slurm starts it
- * elsewhere; or, the job not held, one of whose pinned nodes has fewer
+ * elsewhere; or in a reservation of resv (NULL: not read) that the job
+ * cannot use during its run (held until the reservation ends: a
+ * maintenance); or, the job not held, one of whose pinned nodes has fewer
  * GPUs free than it needs there: it would wait for the other jobs there to
  * end (a preempted job for its preemptor), where stock Slurm starts it
  * elsewhere.  Its node list goes back to the
@@ -697,12 +699,14 @@ out:
  * through the same RPC as steering; at most max jobs per pass.  Returns
  * the updates made.
  */
-static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const job_info_msg_t *jobs,
-                         int max)
+static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const gp_resv_view_t *resv,
+                         const job_info_msg_t *jobs, int max, int64_t now)
 {
-	uint32_t i;
+	uint32_t i, *flags = malloc(((size_t)cl->nnodes + 1) * sizeof(*flags));
 	int done = 0;
 
+	if (!flags)
+		return 0;
 	for (i = 0; i < jobs->record_count && done < max; i++) {
 		const slurm_job_info_t *ji = &jobs->job_array[i];
 		char pin[4096], user[GP_USER_NODES_MAX + 1] = "", down[GP_NAME_MAX] = "", *name;
@@ -711,7 +715,8 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const job
 		size_t at, len, k;
 		gp_hostlist_t hl;
 		uint64_t ref;
-		bool known, taken = false;
+		bool known, orphan = false;
+		const char *why = "";
 		/* held (priority 0): its pinned nodes are looked at once it is
 		 * released, when they may be free again; requeued and still
 		 * completing: the GPUs in use there may be its own */
@@ -739,10 +744,22 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const job
 			const struct steer_orig *o = orig_find(ref);
 
 			known = o && !o->frozen && !o->kept;
+			orphan = !o;
 		}
 		pthread_mutex_unlock(&dec.lock);
 		if (known)
 			continue; /* steer_decide moves it */
+		/* the nodes' flags as far as this job goes: the reservations
+		 * overlapping its run that it cannot use (gp_resv_apply), when
+		 * they were read; one it names that gpuplace does not know:
+		 * down and drained nodes only */
+		memcpy(flags, st->node_flags, (size_t)cl->nnodes * sizeof(*flags));
+		if (resv && gp_resv_apply(cl, resv, ji->resv_name, now,
+		                          ji->time_limit == NO_VAL || ji->time_limit == INFINITE
+		                          ? 0 : (int64_t)ji->time_limit * 60,
+		                          flags, section, sizeof(section)))
+			for (k = 0; k < (size_t)cl->nnodes; k++)
+				flags[k] &= ~(uint32_t)GP_NODE_RESERVED;
 		if (!gp__hostlist_within(pin, (uint32_t)cl->nnodes) ||
 		    !(hl = slurm_hostlist_create(pin)))
 			continue;
@@ -755,12 +772,23 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const job
 		while (!*down && (name = slurm_hostlist_shift(hl))) {
 			int32_t nd = gp__node_find(cl, name);
 
-			if (nd >= 0 && (st->node_flags[nd] & (GP_NODE_DOWN | GP_NODE_DRAIN)))
+			/* (not a node down for now only: after slurmctld
+			 * restarts every node is, until its slurmd registers,
+			 * and slurmctld waits for it) */
+			if (nd >= 0 && ((flags[nd] & GP_NODE_DRAIN) ||
+			                (flags[nd] & (GP_NODE_DOWN | GP_NODE_NORESP)) == GP_NODE_DOWN)) {
 				snprintf(down, sizeof(down), "%s", name);
-			else if (nd >= 0 && per > 0 && !held &&
-			         cl->nodes[nd].ngpus - gp__popcount(st->alloc_mask[nd]) < per) {
+				why = "down or drained";
+			} else if (!orphan) {
+				/* changed by someone else (job_modify): left
+				 * alone but for a node down or drained */
+			} else if (nd >= 0 && (flags[nd] & GP_NODE_RESERVED)) {
 				snprintf(down, sizeof(down), "%s", name);
-				taken = true;
+				why = "in a reservation the job cannot use during its run";
+			} else if (nd >= 0 && per > 0 && !held && !(flags[nd] & GP_NODE_DOWN) &&
+			           cl->nodes[nd].ngpus - gp__popcount(st->alloc_mask[nd]) < per) {
+				snprintf(down, sizeof(down), "%s", name);
+				why = "in use by other jobs";
 			}
 			free(name);
 		}
@@ -781,8 +809,7 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const job
 		snprintf(section, sizeof(section),
 		         GP_COMMENT_PASS "pinned node %s is %s and gpuplace no longer keeps the job's "
 		         "request (slurmctld restarted, or the job was requeued): its node list is the "
-		         "job's own again (%.250s); ref 0", down,
-		         taken ? "in use by other jobs" : "down or drained", *user ? user : "none");
+		         "job's own again (%.250s); ref 0", down, why, *user ? user : "none");
 		if (!(comment = comment_with(ji->admin_comment, section)))
 			continue;
 		slurm_init_job_desc_msg(&u);
@@ -799,6 +826,7 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const job
 		free(comment);
 		done++;
 	}
+	free(flags);
 	return done;
 }
 
@@ -874,9 +902,10 @@ void steer_pass(gp_live_t *lv)
 		}
 		plan_clear(&plan);
 	}
-	/* pinned jobs gpuplace no longer keeps, held for a node that is down */
-	updates += steer_release(c->cluster, sn->view.state, lv->jobs,
-	                         c->policy.steer_max - updates);
+	/* pinned jobs gpuplace no longer keeps, held for a node that is down,
+	 * reserved or taken */
+	updates += steer_release(c->cluster, sn->view.state, sn->resv_ok ? &sn->resv : NULL,
+	                         lv->jobs, c->policy.steer_max - updates, now);
 	/* PowerLicenses: jobs kept to a rack without room move to one with
 	 * room, within what is left of this pass's updates */
 	if (c->lic_name)

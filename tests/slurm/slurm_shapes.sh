@@ -46,11 +46,18 @@
 #     scontrol requeue) while another job took n[1-2]: slurmctld held it
 #     for n[1-2] until that job ended, where stock Slurm starts it
 #     elsewhere.  gpuplace no longer keeps its request; the steering pass
-#     gives it back its own node list (none), and it runs elsewhere.
+#     gives it back its own node list (none), and it runs elsewhere;
+# 10. the same for a job pinned to n[1-2] (slurmctld restarted) with n1
+#     put in a maintenance reservation: slurmctld held it until the
+#     reservation ended;
+# 11. but a job pinned to n[1-2] keeps its node list across a restart of
+#     slurmctld alone: its nodes are "not responding" until their slurmd
+#     registers again (the steering pass took that for down, and gave
+#     every pinned job its own node list back on every restart).
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=29
+N_TESTS=32
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-shapes.XXXXXX")
@@ -266,6 +273,38 @@ check '[ "$nodes" = "n[1-2]" ] && [ "$bnodes" = "n[1-2]" ] && [ -n "$again" ] &&
 check 'scontrol show job "$j" | grep -q "AdminComment=gpuplace: PASS pinned node n[12] is in use by other jobs .*its node list is the job.s own again (none)"' \
 	"its comment says why: $(scontrol show job "$j" | grep -o 'AdminComment=.*' | cut -c1-100)" \
 	"$(scontrol show job "$j" | grep -o 'AdminComment=.*')"
+clear_jobs
+
+# 10. pinned, slurmctld restarted, a maintenance reservation on a pinned node
+j=$(sbatch --parsable --hold --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 30')
+req0=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
+PLUGIN_SWITCH=restart $H plugin on
+scontrol create reservation reservationname=gp_maint starttime=now duration=60 nodes=n1 \
+	users=root flags=maint >/dev/null
+scontrol release "$j"
+nodes=$(running_on "$j" 30)
+check '[ "$req0" = "ReqNodeList=n[1-2]" ] && [ -n "$nodes" ] && ! scontrol show hostnames "$nodes" | grep -qx n1' \
+	"a held job pinned to n[1-2] ($req0), slurmctld restarted, n1 reserved for maintenance: it runs without n1 (${nodes:-still pending})" \
+	"$(scontrol show job "$j" | grep -E 'ReqNodeList|Reason|AdminComment')" "$(scontrol show reservation gp_maint | head -n 3)"
+check 'scontrol show job "$j" | grep -q "AdminComment=gpuplace: PASS pinned node n1 is in a reservation the job cannot use during its run .*its node list is the job.s own again (none)"' \
+	"its comment says why: $(scontrol show job "$j" | grep -o 'AdminComment=.*' | cut -c1-100)" \
+	"$(scontrol show job "$j" | grep -o 'AdminComment=.*')"
+scontrol delete reservation gp_maint
+clear_jobs
+
+# 11. pinned, slurmctld restarted, nothing else: every node is "not
+#     responding" until its slurmd registers again, which slurmctld waits
+#     for; the job keeps its node list
+j=$(sbatch --parsable --hold --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 30')
+req0=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
+PLUGIN_SWITCH=restart $H plugin on
+sleep 6
+scontrol release "$j"
+nodes=$(running_on "$j" 30)
+check '[ "$req0" = "ReqNodeList=n[1-2]" ] && [ "$nodes" = "n[1-2]" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: PIN n\[1-2\]"' \
+	"a held job pinned to n[1-2], slurmctld restarted: it keeps its node list and runs there (${nodes:-still pending})" \
+	"$(scontrol show job "$j" | grep -E 'ReqNodeList|Reason|AdminComment')" \
+	"$(grep "gpuplace: job $j" "$D/log/slurmctld.log" | tail -n 2)"
 clear_jobs
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \

@@ -670,6 +670,20 @@ static void test_node_states(void **state)
 	assert_int_equal(s->node_flags[node(f, "n7")], 0);
 	assert_int_equal(s->alloc_mask[node(f, "n7")], 0x1);
 	assert_int_equal(s->node_flags[node(f, "n8")], GP_NODE_DRAIN);    /* IDLE+FAIL */
+
+	/* down for now only: not responding (every node right after
+	 * slurmctld restarts, until its slurmd registers), state unknown,
+	 * rebooting; DOWN itself, or not responding and DOWN, is down */
+	f->cap.nodes[node(f, "n6")].node_state = NODE_STATE_IDLE | NODE_STATE_NO_RESPOND;
+	f->cap.nodes[node(f, "n7")].node_state = NODE_STATE_UNKNOWN;
+	f->cap.nodes[node(f, "n4")].node_state = NODE_STATE_MIXED | NODE_STATE_REBOOT_ISSUED;
+	f->cap.nodes[node(f, "n2")].node_state = NODE_STATE_DOWN | NODE_STATE_NO_RESPOND;
+	convert(f, 1, 0);
+	s = f->v.state;
+	assert_int_equal(s->node_flags[node(f, "n6")], GP_NODE_DOWN | GP_NODE_NORESP);
+	assert_int_equal(s->node_flags[node(f, "n7")], GP_NODE_DOWN | GP_NODE_NORESP);
+	assert_int_equal(s->node_flags[node(f, "n4")], GP_NODE_DOWN | GP_NODE_NORESP);
+	assert_int_equal(s->node_flags[node(f, "n2")], GP_NODE_DOWN);
 }
 
 static void test_unreadable_strings(void **state)
