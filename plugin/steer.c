@@ -167,6 +167,37 @@ int gp_resv_apply(const gp_cluster_t *c, const gp_resv_view_t *v, const char *jo
 	return 0;
 }
 
+int gp_resv_node_blocked(const gp_resv_view_t *v, const char *job_resv, int64_t now,
+                         int64_t run_s, int32_t node)
+{
+	const char *p;
+	int32_t k;
+	int named = 0, found = 0;
+	bool inside = false;
+
+	if (!job_resv || !*job_resv) {
+		for (k = 0; v && k < v->n; k++) {
+			const gp_resv_t *r = &v->r[k];
+
+			if (r->end <= now || (run_s > 0 && r->start >= now + run_s))
+				continue; /* over, or starts after the job's run */
+			if (r->nodes[node])
+				return 1;
+		}
+		return 0;
+	}
+	for (p = job_resv; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		named++;
+	for (k = 0; v && k < v->n; k++)
+		if (list_has(job_resv, v->r[k].name)) {
+			found++;
+			inside |= v->r[k].nodes[node] != 0;
+		}
+	if (found < named)
+		return -1;
+	return !inside;
+}
+
 /* ---- steering pending jobs ------------------------------------------------- */
 
 int gp_steer_pick(const slurm_job_info_t *jobs, uint32_t n, gp_steer_cand_t *out, int max)

@@ -67,6 +67,15 @@ void gp_resv_view_clear(gp_resv_view_t *v);
 int gp_resv_apply(const gp_cluster_t *c, const gp_resv_view_t *v, const char *job_resv,
                   int64_t now, int64_t run_s, uint32_t *node_flags, char *why, size_t len);
 
+/*
+ * gp_resv_apply for one model node, from the reservations alone (node
+ * state flags aside): 1 when the job may not run on it for reservations,
+ * 0 when it may, -1 when the job names a reservation not in v.  O(the
+ * reservations) per node, for a question about a few nodes.
+ */
+int gp_resv_node_blocked(const gp_resv_view_t *v, const char *job_resv, int64_t now,
+                         int64_t run_s, int32_t node);
+
 /* ---- steering pending jobs ------------------------------------------------- */
 
 /*

@@ -702,11 +702,9 @@ out:
 static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const gp_resv_view_t *resv,
                          const job_info_msg_t *jobs, int max, int64_t now)
 {
-	uint32_t i, *flags = malloc(((size_t)cl->nnodes + 1) * sizeof(*flags));
+	uint32_t i;
 	int done = 0;
 
-	if (!flags)
-		return 0;
 	for (i = 0; i < jobs->record_count && done < max; i++) {
 		const slurm_job_info_t *ji = &jobs->job_array[i];
 		char pin[4096], user[GP_USER_NODES_MAX + 1] = "", down[GP_NAME_MAX] = "", *name;
@@ -749,17 +747,6 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const gp_
 		pthread_mutex_unlock(&dec.lock);
 		if (known)
 			continue; /* steer_decide moves it */
-		/* the nodes' flags as far as this job goes: the reservations
-		 * overlapping its run that it cannot use (gp_resv_apply), when
-		 * they were read; one it names that gpuplace does not know:
-		 * down and drained nodes only */
-		memcpy(flags, st->node_flags, (size_t)cl->nnodes * sizeof(*flags));
-		if (resv && gp_resv_apply(cl, resv, ji->resv_name, now,
-		                          ji->time_limit == NO_VAL || ji->time_limit == INFINITE
-		                          ? 0 : (int64_t)ji->time_limit * 60,
-		                          flags, section, sizeof(section)))
-			for (k = 0; k < (size_t)cl->nnodes; k++)
-				flags[k] &= ~(uint32_t)GP_NODE_RESERVED;
 		if (!gp__hostlist_within(pin, (uint32_t)cl->nnodes) ||
 		    !(hl = slurm_hostlist_create(pin)))
 			continue;
@@ -775,17 +762,26 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const gp_
 			/* (not a node down for now only: after slurmctld
 			 * restarts every node is, until its slurmd registers,
 			 * and slurmctld waits for it) */
-			if (nd >= 0 && ((flags[nd] & GP_NODE_DRAIN) ||
-			                (flags[nd] & (GP_NODE_DOWN | GP_NODE_NORESP)) == GP_NODE_DOWN)) {
+			uint32_t fl = nd >= 0 ? st->node_flags[nd] : 0;
+
+			if (nd >= 0 && ((fl & GP_NODE_DRAIN) ||
+			                (fl & (GP_NODE_DOWN | GP_NODE_NORESP)) == GP_NODE_DOWN)) {
 				snprintf(down, sizeof(down), "%s", name);
 				why = "down or drained";
 			} else if (!orphan) {
 				/* changed by someone else (job_modify): left
 				 * alone but for a node down or drained */
-			} else if (nd >= 0 && (flags[nd] & GP_NODE_RESERVED)) {
+			} else if (nd >= 0 && resv &&
+			           gp_resv_node_blocked(resv, ji->resv_name, now,
+			                                ji->time_limit == NO_VAL ||
+			                                ji->time_limit == INFINITE
+			                                ? 0 : (int64_t)ji->time_limit * 60, nd) == 1) {
+				/* a reservation that overlaps its run and that it
+				 * cannot use (read with this state; one it names
+				 * that gpuplace does not know: not judged) */
 				snprintf(down, sizeof(down), "%s", name);
 				why = "in a reservation the job cannot use during its run";
-			} else if (nd >= 0 && per > 0 && !held && !(flags[nd] & GP_NODE_DOWN) &&
+			} else if (nd >= 0 && per > 0 && !held && !(fl & GP_NODE_DOWN) &&
 			           cl->nodes[nd].ngpus - gp__popcount(st->alloc_mask[nd]) < per) {
 				snprintf(down, sizeof(down), "%s", name);
 				why = "in use by other jobs";
@@ -826,7 +822,6 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const gp_
 		free(comment);
 		done++;
 	}
-	free(flags);
 	return done;
 }
 

@@ -270,6 +270,37 @@ static void resv_convert_and_apply(void **state)
 	assert_int_equal(gp_resv_apply(f->c, &v, "other,nosuch", 1000, 60, flags, why, sizeof(why)),
 	                 -1);
 
+	/* one node at a time (the release of a pinned job without its
+	 * original, steer_pass.c): as the whole pass says, for every case */
+	{
+		static const struct {
+			const char *resv;
+			int64_t now, run;
+		} cases[] = {
+			{ NULL, 1000, 3600 }, { "", 1000, 3 * 3600 }, { NULL, 1000, 0 },
+			{ NULL, 1000 + 3600, 60 }, { "other", 1000, 3600 }, { "later", 1000, 60 },
+			{ "other,later", 1000, 60 }, { NULL, 1000 + 9000, 0 },
+		};
+		size_t q;
+		int32_t blocked = 0;
+
+		for (q = 0; q < sizeof(cases) / sizeof(cases[0]); q++) {
+			memset(flags, 0, sizeof(flags));
+			assert_int_equal(gp_resv_apply(f->c, &v, cases[q].resv, cases[q].now,
+			                               cases[q].run, flags, why, sizeof(why)), 0);
+			for (i = 0; i < 8; i++) {
+				int b = gp_resv_node_blocked(&v, cases[q].resv, cases[q].now,
+				                             cases[q].run, (int32_t)i);
+
+				assert_int_equal(b, (flags[i] & GP_NODE_RESERVED) != 0);
+				blocked += b;
+			}
+		}
+		assert_true(blocked > 8); /* the cases block some nodes */
+		assert_int_equal(gp_resv_node_blocked(&v, "nosuch", 1000, 60, 0), -1);
+		assert_int_equal(gp_resv_node_blocked(&v, "other,nosuch", 1000, 60, 0), -1);
+	}
+
 	/* ALL holds every node; a node list that is not a host list is an error */
 	ri[0].node_list = "ALL";
 	msg.record_count = 1;
