@@ -52,8 +52,8 @@
  * this measures, it does not gate.
  *
  *   GP_SRCDIR=. ./bench/bench_placement [--only PATTERN] [--published-only] [-v]
- *                                       [--draws N] [--bf-plans N] [--jobs FILE]
- *                                       [jobs per trace] [default preset]
+ *                                       [--draws N] [--bf-plans N] [--racks-unbound]
+ *                                       [--jobs FILE] [jobs per trace] [default preset]
  *
  * --draws N runs every scenario N times, the time limits drawn with seeds
  * 1 to N (trace.h: the same users' estimates, drawn again; seed 1 is the
@@ -67,6 +67,11 @@
  * --bf-plans N: backfill plans a start for N queued jobs per pass (sim.h
  * bf_resv; 1, EASY, by default), nearer Slurm's backfill, which plans
  * every job it tests; several times the CPU.
+ *
+ * --racks-unbound: a control, not the sites as they are: every rack's
+ * PowerCapKW and CoolingKW ten times the site's, so that no rack binds
+ * and every policy is placed as if power were not short (what the racks'
+ * power costs the default where they bind: the A100 example).
  *
  * --only runs the scenarios whose "site/trace/scenario" name (e.g.
  * "a100-oversub/synthetic/moderate-0.7") contains PATTERN; the summary
@@ -353,6 +358,8 @@ static int ndraws = 1;
 /* --bf-plans N: queued jobs each backfill pass plans a start for (sim.h
  * bf_resv; 1, the default, is EASY backfill) */
 static int bf_plans = 1;
+/* --racks-unbound: every rack's limits x10 (a control) */
+static bool racks_unbound;
 
 /* GPU-hours a policy's jobs waited: sum of GPUs x wait over started jobs. */
 static double gpuh_waited(const gp_sim_result_t *r)
@@ -784,6 +791,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[ai], "--bf-plans") && ai + 1 < argc) {
 			if (count_arg("--bf-plans", argv[++ai], GP_SIM_MAX_BF_RESV, &bf_plans))
 				return 2;
+		} else if (!strcmp(argv[ai], "--racks-unbound")) {
+			racks_unbound = true;
 		} else if (!strcmp(argv[ai], "--jobs") && ai + 1 < argc) {
 			if (jobs_out)
 				fclose(jobs_out);
@@ -796,7 +805,8 @@ int main(int argc, char **argv)
 		} else if (argv[ai][0] == '-') {
 			fprintf(stderr, "usage: bench_placement [--only SITE/TRACE/SCENARIO] "
 			                "[--published-only] [-v] [--draws N] [--bf-plans N] "
-			                "[--jobs FILE] [jobs per trace] [default preset]\n");
+			                "[--racks-unbound] [--jobs FILE] [jobs per trace] "
+			                "[default preset]\n");
 			return 2;
 		} else if (npos++ == 0)
 			njobs = strtol(argv[ai], NULL, 10);
@@ -832,6 +842,9 @@ int main(int argc, char **argv)
 	printf("# default preset '%s' vs stock Slurm, %ld jobs per trace, time limits drawn "
 	       "(the engine sees limits only)\n# judge tables: %s and the engine's model\n", dflt,
 	       njobs, jpath);
+	if (racks_unbound)
+		printf("# control (--racks-unbound), not the sites as they are: every rack's "
+		       "PowerCapKW and CoolingKW x10, no rack binds\n");
 
 	for (s = 0; s < sizeof(sites) / sizeof(sites[0]); s++) {
 		gp_cluster_t *c = NULL;
@@ -848,6 +861,10 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		g = gp_cluster_gpu_count(c);
+		for (k = 0; racks_unbound && k < c->nracks; k++) {
+			c->racks[k].power_cap_kw *= 10.0;
+			c->racks[k].cooling_kw *= 10.0;
+		}
 		/* the targets: what the site's Slurm runs as configured (a
 		 * topology with blocks: topology/block, with or without
 		 * --segment; a switch tree: topology/tree, with or without
