@@ -295,10 +295,10 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 			if (completing)
 				m &= node_busy[idx] & ~owned[idx];
 			else {
-				owned[idx] |= m;
 				int cpus = gp_job_cpus_on_node(ji, host);
 				uint64_t mem = ji->pn_min_memory;
 
+				owned[idx] |= m;
 				if (cpus > 0)
 					job_cpus[idx] += cpus;
 				/* where memory is no consumable resource Slurm

@@ -117,12 +117,30 @@ static bool list_has(const char *list, const char *name)
 	return false;
 }
 
+/* How many comma-separated names list has. */
+static int list_count(const char *list)
+{
+	const char *p;
+	int n = 0;
+
+	for (p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		n++;
+	return n;
+}
+
+/* Does reservation r hold its nodes during a run of run_s from now
+ * (run_s <= 0: no time limit, so until it ends)?  Not when it is over or
+ * starts after the run. */
+static bool resv_overlaps(const gp_resv_t *r, int64_t now, int64_t run_s)
+{
+	return r->end > now && (run_s <= 0 || r->start < now + run_s);
+}
+
 int gp_resv_apply(const gp_cluster_t *c, const gp_resv_view_t *v, const char *job_resv,
                   int64_t now, int64_t run_s, uint32_t *node_flags, char *why, size_t len)
 {
 	int32_t i, k, found = 0, named = 0;
 	uint8_t *inside;
-	const char *p;
 
 	if (!c || !node_flags)
 		return 0;
@@ -130,16 +148,15 @@ int gp_resv_apply(const gp_cluster_t *c, const gp_resv_view_t *v, const char *jo
 		for (k = 0; v && k < v->n; k++) {
 			const gp_resv_t *r = &v->r[k];
 
-			if (r->end <= now || (run_s > 0 && r->start >= now + run_s))
-				continue; /* over, or starts after the job's run */
+			if (!resv_overlaps(r, now, run_s))
+				continue;
 			for (i = 0; i < c->nnodes; i++)
 				if (r->nodes[i])
 					node_flags[i] |= GP_NODE_RESERVED;
 		}
 		return 0;
 	}
-	for (p = job_resv; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		named++;
+	named = list_count(job_resv);
 	if (!(inside = calloc((size_t)c->nnodes + 1, 1))) {
 		snprintf(why, len, "out of memory");
 		return -1;
@@ -170,24 +187,17 @@ int gp_resv_apply(const gp_cluster_t *c, const gp_resv_view_t *v, const char *jo
 int gp_resv_node_blocked(const gp_resv_view_t *v, const char *job_resv, int64_t now,
                          int64_t run_s, int32_t node)
 {
-	const char *p;
 	int32_t k;
-	int named = 0, found = 0;
+	int named, found = 0;
 	bool inside = false;
 
 	if (!job_resv || !*job_resv) {
-		for (k = 0; v && k < v->n; k++) {
-			const gp_resv_t *r = &v->r[k];
-
-			if (r->end <= now || (run_s > 0 && r->start >= now + run_s))
-				continue; /* over, or starts after the job's run */
-			if (r->nodes[node])
+		for (k = 0; v && k < v->n; k++)
+			if (v->r[k].nodes[node] && resv_overlaps(&v->r[k], now, run_s))
 				return 1;
-		}
 		return 0;
 	}
-	for (p = job_resv; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		named++;
+	named = list_count(job_resv);
 	for (k = 0; v && k < v->n; k++)
 		if (list_has(job_resv, v->r[k].name)) {
 			found++;

@@ -253,29 +253,35 @@ bool orig_user_request(uint32_t job_id, struct user_where *w)
 	return found;
 }
 
-void orig_lic_added(uint64_t ref)
+/* The original of ref, looked for from the newest (one just saved). */
+static struct steer_orig *orig_newest(uint64_t ref)
 {
 	int k;
 
+	for (k = steer.norigs - 1; k >= 0; k--)
+		if (steer.origs[k]->ref == ref)
+			return steer.origs[k];
+	return NULL;
+}
+
+void orig_lic_added(uint64_t ref)
+{
+	struct steer_orig *o;
+
 	pthread_mutex_lock(&dec.lock);
-	for (k = steer.norigs - 1; k >= 0; k--) /* the newest: just saved */
-		if (steer.origs[k]->ref == ref) {
-			steer.origs[k]->lic = true;
-			break;
-		}
+	if ((o = orig_newest(ref)))
+		o->lic = true;
 	pthread_mutex_unlock(&dec.lock);
 }
 
 void orig_pinned(uint64_t ref, bool gpus)
 {
-	int k;
+	struct steer_orig *o = orig_newest(ref);
 
-	for (k = steer.norigs - 1; k >= 0; k--) /* the newest: just saved */
-		if (steer.origs[k]->ref == ref) {
-			steer.origs[k]->counts = true;
-			steer.origs[k]->gpus |= gpus;
-			break;
-		}
+	if (o) {
+		o->counts = true;
+		o->gpus |= gpus;
+	}
 }
 
 static struct steer_orig *orig_find(uint64_t ref)
