@@ -14,7 +14,8 @@ plugin_libgp_jobsubmit_la_SOURCES = plugin/job_submit_gpuplace.c plugin/job_subm
 	plugin/job_request.c plugin/slots.c plugin/conf_reload.c plugin/ledger.c plugin/apply.c \
 	plugin/steer_pass.c plugin/state_thread.c plugin/slurm_alloc.h plugin/slurm_compat.h \
 	plugin/live_state.c plugin/live_state.h plugin/gres_parse.c plugin/gres_parse.h \
-	plugin/steer.c plugin/steer.h plugin/reservations.c plugin/lic_request.c
+	plugin/steer.c plugin/steer.h plugin/reservations.c plugin/lic_request.c \
+	plugin/orig_file.c plugin/orig_file.h
 plugin_libgp_jslog_la_SOURCES = plugin/log.c
 # what a program that stands in for slurmctld links: the plugin's code
 # with Slurm's log functions as the sink
@@ -132,8 +133,15 @@ tests_unit_test_gres_parse_SOURCES = tests/unit/test_gres_parse.c plugin/gres_pa
 tests_unit_test_gres_parse_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_gres_parse_LDADD = $(TEST_LIBS)
 TESTS += tests/unit/test_gres_parse
+# A line of the steering originals' file, without Slurm (plugin/orig_file.c).
+check_PROGRAMS += tests/unit/test_orig_file
+tests_unit_test_orig_file_SOURCES = tests/unit/test_orig_file.c plugin/orig_file.c plugin/orig_file.h
+tests_unit_test_orig_file_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_orig_file_LDADD = $(TEST_LIBS)
+TESTS += tests/unit/test_orig_file
 check_PROGRAMS += tests/fuzz/fuzz_gres
-tests_fuzz_fuzz_gres_SOURCES = tests/fuzz/fuzz_gres.c tests/fuzz/fuzz_driver.c plugin/gres_parse.c plugin/gres_parse.h
+tests_fuzz_fuzz_gres_SOURCES = tests/fuzz/fuzz_gres.c tests/fuzz/fuzz_driver.c plugin/gres_parse.c plugin/gres_parse.h \
+	plugin/orig_file.c plugin/orig_file.h
 tests_fuzz_fuzz_gres_CFLAGS = $(TEST_CFLAGS)
 tests_fuzz_fuzz_gres_LDADD = $(GP_LIBS)
 TESTS += tests/fuzz/fuzz_gres.sh

@@ -2,7 +2,9 @@
 /* fuzz_gres.c - fuzz target for the plugin's readers of Slurm strings
  * (plugin/gres_parse.c): a job's TRES GPU request and a node's or job's
  * GRES index list, as slurmctld hands them to the plugin; the summed GPU
- * request with its type, and gpuplace's part of an admin comment.  Run by
+ * request with its type, and gpuplace's part of an admin comment; and a
+ * line of the steering originals' file (plugin/orig_file.c), which read
+ * must write back as it reads again.  Run by
  * tests/fuzz/fuzz_gres.sh with tests/fuzz/fuzz_driver.c, or under libFuzzer. */
 #include "config.h"
 
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "gres_parse.h"
+#include "orig_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -44,6 +47,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (gp_comment_section(s, &at, &len) &&
 	    (at + len > size || len < 14 || s[at + len - 1] < '0' || s[at + len - 1] > '9'))
 		abort();
+	{
+		gp_orig_rec_t r, r2;
+		char err[256], *line, *again;
+
+		if (gp_orig_parse(s, &r, err, sizeof(err)) == 0) {
+			if (!(line = gp_orig_format(&r)))
+				abort();
+			if (gp_orig_parse(line, &r2, err, sizeof(err)) != 0 ||
+			    !(again = gp_orig_format(&r2)) || strcmp(line, again))
+				abort();
+			free(line);
+			free(again);
+			gp_orig_clear(&r2);
+		} else if (r.ref != 0 || !*err) {
+			abort(); /* refused: cleared, and said why */
+		}
+		gp_orig_clear(&r);
+	}
 	free(s);
 	return 0;
 }

@@ -61,7 +61,7 @@ fuzz-work/obj/t_jobspec.o: tests/fuzz/fuzz_jobspec.c $(FUZZ_DEPS)
 	$(AM_V_CC)$(MKDIR_P) $(@D) && $(FUZZ_COMPILE) -c -o $@ $<
 fuzz-work/obj/t_slurm_gres.o: tests/fuzz/fuzz_gres.c $(FUZZ_DEPS)
 	$(AM_V_CC)$(MKDIR_P) $(@D) && $(FUZZ_COMPILE) -c -o $@ $<
-fuzz-work/bin/fuzz_slurm_gres: fuzz-work/obj/plugin/gres_parse.o
+fuzz-work/bin/fuzz_slurm_gres: fuzz-work/obj/plugin/gres_parse.o fuzz-work/obj/plugin/orig_file.o
 # job_submit: the plugin's submission path, its code and the test sites'
 # helpers compiled in, its log lines to the target's sink
 FUZZ_JS_SRC = $(filter-out plugin/log.c,$(filter %.c,$(plugin_libgp_jobsubmit_la_SOURCES))) \
