@@ -254,6 +254,19 @@ static const char *daemon_conf_file(void)
 	return sc && sc->slurm_conf && *sc->slurm_conf ? sc->slurm_conf : NULL;
 }
 
+/* slurmctld's StateSaveLocation, from its exported slurm_conf_t; NULL
+ * outside slurmctld or when not set. */
+const char *daemon_state_save_location(void)
+{
+	const slurm_conf_t *sc;
+
+	if (!in_slurmctld())
+		return NULL;
+	sc = dlsym(RTLD_DEFAULT, "slurm_conf");
+	return sc && sc->state_save_location && *sc->state_save_location ?
+	       sc->state_save_location : NULL;
+}
+
 /* slurmctld runs topology/NAME ("tree"; "block", 23.11+), read from its
  * exported slurm_conf_t; false outside slurmctld. */
 bool topology_is(const char *name)

@@ -89,6 +89,7 @@ extern int init(void)
 		slurm_error("gpuplace: %s; jobs pass unchanged until the configuration is fixed",
 		            err.text);
 	}
+	origs_restore();
 	if (!thread_start()) {
 		slurm_error("gpuplace: cannot start the reload thread: configuration changes need a restart");
 		decider_prepare(); /* no thread to build it: now, once */

@@ -267,6 +267,7 @@ void reload_if_changed(struct timespec failed[GP_NWATCHED]);
 void conf_log_warnings(const struct gp_conf *c);
 bool in_slurmctld(void);
 bool topology_is(const char *name);
+const char *daemon_state_save_location(void);
 uint64_t daemon_default_mem(void);
 uint32_t daemon_max_switch_wait(void);
 uint32_t daemon_bf_interval(void);
@@ -542,6 +543,10 @@ uint32_t steer_updating(void);
  * that update alone (lic_steer's rack moves, as the steering pass's). */
 void steer_set_updating(uint32_t job_id);
 void origs_clear(void);
+/* StateSaveLocation/gpuplace_originals: written on the plugin's thread
+ * when an original changed, read back at init (steer_pass.c). */
+void origs_persist(void);
+void origs_restore(void);
 struct ledger_entry *ledger_find(uint64_t ref);
 void steer_pass(gp_live_t *lv);
 /* Slurm's backfill plans in job list jobs (NULL: none), into *pl (empty

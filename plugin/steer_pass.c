@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "job_submit_gpuplace.h"
+#include "orig_file.h"
 
 /* ---- steering pending jobs (steer.h) -------------------------------------- */
 
@@ -23,9 +26,12 @@
  * (by its decision reference) so that a re-decision starts from the
  * user's own request, never from what gpuplace made of it: the fields
  * build_request(), job_need() and pin_exact() read, strings malloc'd here
- * (never handed to Slurm).  In memory only: after a slurmctld restart the
- * original of a pending job is unknown and the job is left alone.
- * Under dec.lock.
+ * (never handed to Slurm).  Kept in memory, and in StateSaveLocation's
+ * gpuplace_originals after every change (origs_persist, on the plugin's
+ * thread), which init() reads back (origs_restore): since Slurm 23.11
+ * every `scontrol reconfigure` restarts slurmctld, and a job whose
+ * original was lost could be neither steered nor given its own request
+ * back on an update.  Under dec.lock.
  */
 struct steer_orig {
 	uint64_t ref;
@@ -59,6 +65,10 @@ static struct {
 	/* the job the steering pass is updating right now (its own RPC comes
 	 * back through job_modify), 0 = none */
 	volatile uint32_t inflight;
+	/* an original changed since the file was last written */
+	bool dirty;
+	/* the last write failed with this errno (logged once per errno) */
+	int write_errno;
 } steer;
 
 /* The job the steering pass is updating right now, 0 = none. */
@@ -158,6 +168,7 @@ void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double 
 	o->d.licenses = dup_or_null(j->licenses);
 	o->d.name = dup_or_null(j->name);
 	steer.norigs++;
+	steer.dirty = true;
 }
 
 /* Forget every original (fini: the thread has stopped). */
@@ -207,6 +218,7 @@ void orig_freeze(uint32_t job_id, const job_desc_msg_t *u)
 				o->counts = false;
 			if (u->tres_per_job || u->tres_per_node)
 				o->gpus = false;
+			steer.dirty = true;
 			break;
 		}
 	pthread_mutex_unlock(&dec.lock);
@@ -269,8 +281,10 @@ void orig_lic_added(uint64_t ref)
 	struct steer_orig *o;
 
 	pthread_mutex_lock(&dec.lock);
-	if ((o = orig_newest(ref)))
+	if ((o = orig_newest(ref))) {
 		o->lic = true;
+		steer.dirty = true;
+	}
 	pthread_mutex_unlock(&dec.lock);
 }
 
@@ -281,6 +295,7 @@ void orig_pinned(uint64_t ref, bool gpus)
 	if (o) {
 		o->counts = true;
 		o->gpus |= gpus;
+		steer.dirty = true;
 	}
 }
 
@@ -327,10 +342,13 @@ static void origs_prune(const job_info_msg_t *jobs, int64_t now)
 	for (k = 0; k < steer.norigs; k++) {
 		key.ref = steer.origs[k]->ref;
 		hit = bsearch(&key, pend, (size_t)np, sizeof(*pend), by_ref);
-		if (hit)
+		if (hit && steer.origs[k]->job_id != hit->job_id) {
 			steer.origs[k]->job_id = hit->job_id;
+			steer.dirty = true;
+		}
 		steer.origs[k]->pending = hit != NULL;
 		if (steer.origs[k]->st.decided + GP_LEDGER_GRACE_S < now && !hit) {
+			steer.dirty = true;
 			steer.nkept -= steer.origs[k]->kept;
 			orig_free(steer.origs[k]);
 			steer.origs[k] = NULL;
@@ -345,6 +363,274 @@ static void origs_prune(const job_info_msg_t *jobs, int64_t now)
 	steer.norigs = kept;
 	pthread_mutex_unlock(&dec.lock);
 	free(pend);
+}
+
+/* ---- the originals' file (orig_file.h) ------------------------------------- */
+
+#define ORIG_FILE "gpuplace_originals"
+
+/* The strings of o in gp_orig_rec_t's order (pointers into o). */
+static char **orig_strings(struct steer_orig *o, char **v)
+{
+	v[GP_ORIG_HINTS] = o->hints;
+	v[GP_ORIG_TRES_PER_JOB] = o->d.tres_per_job;
+	v[GP_ORIG_TRES_PER_NODE] = o->d.tres_per_node;
+	v[GP_ORIG_TRES_PER_SOCKET] = o->d.tres_per_socket;
+	v[GP_ORIG_TRES_PER_TASK] = o->d.tres_per_task;
+	v[GP_ORIG_CPUS_PER_TRES] = o->d.cpus_per_tres;
+	v[GP_ORIG_MEM_PER_TRES] = o->d.mem_per_tres;
+	v[GP_ORIG_RESERVATION] = o->d.reservation;
+	v[GP_ORIG_PARTITION] = o->d.partition;
+	v[GP_ORIG_REQ_NODES] = o->d.req_nodes;
+	v[GP_ORIG_EXC_NODES] = o->d.exc_nodes;
+	v[GP_ORIG_FEATURES] = o->d.features;
+	v[GP_ORIG_LICENSES] = o->d.licenses;
+	v[GP_ORIG_NAME] = o->d.name;
+	return v;
+}
+
+/* The line of o (malloc'd, with its newline), NULL when memory is short.
+ * Its strings are borrowed for gp_orig_format, never freed here. */
+static char *orig_line(struct steer_orig *o)
+{
+	gp_orig_rec_t r;
+	char *line, *nl;
+	size_t n;
+
+	memset(&r, 0, sizeof(r));
+	r.ref = o->ref;
+	r.job_id = o->job_id;
+	r.kept = o->kept;
+	r.lic = o->lic;
+	r.sw = o->sw;
+	r.counts = o->counts;
+	r.gpus = o->gpus;
+	r.frozen = o->frozen;
+	r.pinned = o->st.pinned;
+	r.every_refresh = o->st.every_refresh;
+	r.moved = o->st.moved;
+	r.decided = o->st.decided;
+	r.updated = o->st.updated;
+	r.checked = o->st.checked;
+	r.wait_s = o->st.wait_s;
+	r.uid = o->uid;
+	r.min_nodes = o->d.min_nodes;
+	r.max_nodes = o->d.max_nodes;
+	r.time_limit = o->d.time_limit;
+	r.num_tasks = o->d.num_tasks;
+	r.shared = o->d.shared;
+	r.ntasks_per_node = o->d.ntasks_per_node;
+	r.cpus_per_task = o->d.cpus_per_task;
+	r.pn_min_cpus = o->d.pn_min_cpus;
+	r.pn_min_memory = o->d.pn_min_memory;
+	orig_strings(o, r.str);
+	if (!(line = gp_orig_format(&r)))
+		return NULL;
+	n = strlen(line);
+	if (!(nl = realloc(line, n + 2))) {
+		free(line);
+		return NULL;
+	}
+	nl[n] = '\n';
+	nl[n + 1] = '\0';
+	return nl;
+}
+
+/* A new original from r, whose strings it takes (r's are NULL after). */
+static struct steer_orig *orig_from(gp_orig_rec_t *r)
+{
+	struct steer_orig *o = calloc(1, sizeof(*o));
+	int i;
+
+	if (!o)
+		return NULL;
+	o->ref = r->ref;
+	o->job_id = r->job_id;
+	o->kept = r->kept;
+	o->lic = r->lic;
+	o->sw = r->sw;
+	o->counts = r->counts;
+	o->gpus = r->gpus;
+	o->frozen = r->frozen;
+	gp_steer_job_init(&o->st, r->pinned, r->decided, r->wait_s, r->every_refresh);
+	o->st.moved = r->moved;
+	o->st.updated = r->updated;
+	o->st.checked = r->checked;
+	o->uid = r->uid;
+	o->d.min_nodes = r->min_nodes;
+	o->d.max_nodes = r->max_nodes;
+	o->d.time_limit = r->time_limit;
+	o->d.num_tasks = r->num_tasks;
+	o->d.shared = r->shared;
+	o->d.ntasks_per_node = r->ntasks_per_node;
+	o->d.cpus_per_task = r->cpus_per_task;
+	o->d.pn_min_cpus = r->pn_min_cpus;
+	o->d.pn_min_memory = r->pn_min_memory;
+	GP_JOB_DESC_ID(&o->d) = NO_VAL;
+	o->hints = r->str[GP_ORIG_HINTS];
+	o->d.tres_per_job = r->str[GP_ORIG_TRES_PER_JOB];
+	o->d.tres_per_node = r->str[GP_ORIG_TRES_PER_NODE];
+	o->d.tres_per_socket = r->str[GP_ORIG_TRES_PER_SOCKET];
+	o->d.tres_per_task = r->str[GP_ORIG_TRES_PER_TASK];
+	o->d.cpus_per_tres = r->str[GP_ORIG_CPUS_PER_TRES];
+	o->d.mem_per_tres = r->str[GP_ORIG_MEM_PER_TRES];
+	o->d.reservation = r->str[GP_ORIG_RESERVATION];
+	o->d.partition = r->str[GP_ORIG_PARTITION];
+	o->d.req_nodes = r->str[GP_ORIG_REQ_NODES];
+	o->d.exc_nodes = r->str[GP_ORIG_EXC_NODES];
+	o->d.features = r->str[GP_ORIG_FEATURES];
+	o->d.licenses = r->str[GP_ORIG_LICENSES];
+	o->d.name = r->str[GP_ORIG_NAME];
+	for (i = 0; i < GP_ORIG_NSTR; i++)
+		r->str[i] = NULL; /* o has them */
+	return o;
+}
+
+/* DIR/gpuplace_originals (and SUFFIX) into buf; false: no StateSaveLocation
+ * (outside slurmctld) or too long. */
+static bool orig_path(char *buf, size_t len, const char *suffix)
+{
+	const char *dir = daemon_state_save_location();
+	int n;
+
+	if (!dir)
+		return false;
+	n = snprintf(buf, len, "%s/%s%s", dir, ORIG_FILE, suffix);
+	return n > 0 && (size_t)n < len;
+}
+
+/*
+ * On the plugin's thread, after a reading: when an original changed,
+ * write them all to StateSaveLocation/gpuplace_originals (a new file
+ * renamed over the old, so a reader sees the old or the new one whole).
+ * The lines are made under dec.lock (in memory: a submission waits for
+ * no file), written without it.  A failed write is logged once per
+ * error and tried again after the next reading.
+ */
+void origs_persist(void)
+{
+	char path[4096], tmp[4096], **lines = NULL;
+	int k, n = 0, fd, err = 0;
+	FILE *f;
+
+	if (!orig_path(path, sizeof(path), "") || !orig_path(tmp, sizeof(tmp), ".new"))
+		return;
+	pthread_mutex_lock(&dec.lock);
+	if (!steer.dirty) {
+		pthread_mutex_unlock(&dec.lock);
+		return;
+	}
+	if (steer.norigs > 0 && !(lines = calloc((size_t)steer.norigs, sizeof(*lines)))) {
+		pthread_mutex_unlock(&dec.lock);
+		return; /* memory short: the next reading tries again */
+	}
+	for (k = 0; k < steer.norigs; k++)
+		if ((lines[n] = orig_line(steer.origs[k])))
+			n++;
+	steer.dirty = false;
+	pthread_mutex_unlock(&dec.lock);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+	} else {
+		fputs("# gpuplace: what users asked of the pending jobs gpuplace placed "
+		      "(job_submit/gpuplace writes and reads this file)\n", f);
+		for (k = 0; k < n; k++)
+			fputs(lines[k], f);
+		if (fflush(f) || fsync(fileno(f)))
+			err = errno;
+		if (fclose(f) && !err)
+			err = errno;
+		if (!err && rename(tmp, path))
+			err = errno;
+		if (err)
+			unlink(tmp);
+	}
+	for (k = 0; k < n; k++)
+		free(lines[k]);
+	free(lines);
+	if (err) {
+		pthread_mutex_lock(&dec.lock);
+		steer.dirty = true;
+		pthread_mutex_unlock(&dec.lock);
+		if (err != steer.write_errno)
+			slurm_error("gpuplace: cannot write %s: %s; the originals of pending jobs are "
+			            "kept in memory only until it can", path, strerror(err));
+	}
+	steer.write_errno = err;
+}
+
+/*
+ * At init(), before the thread starts: the originals the last slurmctld
+ * wrote (origs_persist).  A line that is not a record is logged with the
+ * file, its line number, key and value, and skipped; the others are kept
+ * (at most GP_LEDGER_MAX of each kind, the newest).  Originals of jobs
+ * that are no longer pending go at the thread's first reading
+ * (origs_prune).  No file (a first start, or outside slurmctld): none.
+ */
+void origs_restore(void)
+{
+	char path[4096], err[256], *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long lineno = 0;
+	uint64_t last = 0;
+	int restored = 0, bad = 0;
+	FILE *f;
+
+	if (!orig_path(path, sizeof(path), ""))
+		return;
+	if (!(f = fopen(path, "re"))) {
+		if (errno != ENOENT)
+			slurm_error("gpuplace: cannot read %s: %s; pending jobs placed before this "
+			            "start are not steered", path, strerror(errno));
+		return;
+	}
+	pthread_mutex_lock(&dec.lock);
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		gp_orig_rec_t r;
+		struct steer_orig *o;
+		int k;
+
+		lineno++;
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (!*line || *line == '#')
+			continue;
+		if (gp_orig_parse(line, &r, err, sizeof(err))) {
+			if (bad++ < 10)
+				slurm_error("gpuplace: %s:%ld: %s; line skipped", path, lineno, err);
+			continue;
+		}
+		if (r.ref == last) {
+			gp_orig_clear(&r);
+			continue; /* the line again: the first is kept */
+		}
+		last = r.ref;
+		if (!(o = orig_from(&r))) {
+			gp_orig_clear(&r);
+			break;
+		}
+		if (o->kept ? steer.nkept == GP_LEDGER_MAX :
+		              steer.norigs - steer.nkept == GP_LEDGER_MAX) {
+			for (k = 0; k < steer.norigs && steer.origs[k]->kept != o->kept; k++)
+				;
+			orig_drop(k);
+		}
+		steer.origs[steer.norigs++] = o;
+		steer.nkept += o->kept;
+		restored++;
+	}
+	pthread_mutex_unlock(&dec.lock);
+	free(line);
+	fclose(f);
+	if (bad > 10)
+		slurm_error("gpuplace: %s: %d more lines skipped", path, bad - 10);
+	slurm_info("gpuplace: restored the originals of %d jobs from %s%s", restored, path,
+	           bad ? " (some lines skipped, above)" : "");
 }
 
 struct ledger_entry *ledger_find(uint64_t ref)
@@ -674,6 +960,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	gp_steer_moved(&o->st, now);
 	o->st.every_refresh = false; /* a PIN from now on */
 	o->counts = true;            /* of the new set's node count */
+	steer.dirty = true;
 	moved = 1;
 out:
 	dec.ledger.skip_ref = 0;
@@ -914,4 +1201,5 @@ void steer_pass(gp_live_t *lv)
 done:
 	free(cand);
 	snap_put(sn);
+	origs_persist();
 }

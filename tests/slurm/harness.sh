@@ -41,6 +41,8 @@
 #   PLUGIN_SWITCH  how "plugin on|off" applies the change: reconfigure
 #               (default) or restart (slurmctld stopped by its PID and
 #               started again with its saved state)
+#   FORGET_ORIGINALS  with restart: remove the plugin's originals
+#               (StateSaveLocation/gpuplace_originals) before the start
 #   PLUGIN_DIR  extra PluginDir entry     (default: none)
 #   SCHED_PARAMS  extra SchedulerParameters (default: none)
 #   SPANK_PLUGINS SPANK plugin .so paths for plugstack.conf (default: none)
@@ -484,6 +486,9 @@ restart_ctld() {
 		for t in $(seq 1 ${VALGRIND_LOG:+4}80); do alive "$p" || break; sleep 0.25; done
 		if alive "$p"; then log "slurmctld $p did not stop"; return 1; fi
 	fi
+	# FORGET_ORIGINALS=1: start as a slurmctld whose plugin kept no
+	# originals (its file lost, or a plugin before they were kept)
+	[ -z "${FORGET_ORIGINALS:-}" ] || rm -f "$D/state/gpuplace_originals"
 	from=$(logsize)
 	start_ctld "" "$from" || return 1
 	# the nodes are UNKNOWN until their slurmd register again

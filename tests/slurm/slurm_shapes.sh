@@ -31,8 +31,8 @@
 #     passed job: Features=gpnvl_nvlA, n[1-4]) moved to partition b: the
 #     constraint is the user's again (none), and the job runs in b;
 #  7. a job pinned to n[1-2] whose request gpuplace no longer keeps
-#     (slurmctld restarted; a job requeued after its node failed is the
-#     same), with n1 drained: slurmctld held it for n1 for good
+#     (slurmctld restarted with the plugin's originals file lost; a job
+#     requeued after its node failed is the same), with n1 drained: slurmctld held it for n1 for good
 #     ("ReqNodeNotAvail"), where stock Slurm starts it elsewhere.  The
 #     steering pass gives it back its own node list (none), and it runs
 #     on two other nodes;
@@ -53,11 +53,15 @@
 # 11. but a job pinned to n[1-2] keeps its node list across a restart of
 #     slurmctld alone: its nodes are "not responding" until their slurmd
 #     registers again (the steering pass took that for down, and gave
-#     every pinned job its own node list back on every restart).
+#     every pinned job its own node list back on every restart);
+# 12. the job of 8 across a restart of slurmctld (as every `scontrol
+#     reconfigure` since 23.11): the plugin kept what users asked in
+#     memory only, so the same update kept gpuplace's node list and GPUs
+#     per node; it reads them back from StateSaveLocation now.
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=32
+N_TESTS=35
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-shapes.XXXXXX")
@@ -208,10 +212,11 @@ check '[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | tr -d n | awk 
 	"and it runs in partition b ($nodes)" "$(scontrol show job "$j" | grep -E 'NodeList|Partition|Reason')"
 clear_jobs
 
-# 7. pinned, slurmctld restarted, a pinned node drained
+# 7. pinned, slurmctld restarted without the plugin's originals (their
+#    file lost), a pinned node drained
 j=$(sbatch --parsable --hold --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 30')
 req0=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
-PLUGIN_SWITCH=restart $H plugin on
+FORGET_ORIGINALS=1 PLUGIN_SWITCH=restart $H plugin on
 scontrol update nodename=n1 state=drain reason=gpuplace-test
 scontrol release "$j"
 check '[ "$req0" = "ReqNodeList=n[1-2]" ] && timeout 10 scontrol ping | grep -q UP' \
@@ -275,10 +280,11 @@ check 'scontrol show job "$j" | grep -q "AdminComment=gpuplace: PASS pinned node
 	"$(scontrol show job "$j" | grep -o 'AdminComment=.*')"
 clear_jobs
 
-# 10. pinned, slurmctld restarted, a maintenance reservation on a pinned node
+# 10. pinned, slurmctld restarted without the plugin's originals, a
+#     maintenance reservation on a pinned node
 j=$(sbatch --parsable --hold --nodes=2 --gpus-per-node=4 -o /dev/null --wrap='sleep 30')
 req0=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
-PLUGIN_SWITCH=restart $H plugin on
+FORGET_ORIGINALS=1 PLUGIN_SWITCH=restart $H plugin on
 scontrol create reservation reservationname=gp_maint starttime=now duration=60 nodes=n1 \
 	users=root flags=maint >/dev/null
 scontrol release "$j"
@@ -305,6 +311,43 @@ check '[ "$req0" = "ReqNodeList=n[1-2]" ] && [ "$nodes" = "n[1-2]" ] && scontrol
 	"a held job pinned to n[1-2], slurmctld restarted: it keeps its node list and runs there (${nodes:-still pending})" \
 	"$(scontrol show job "$j" | grep -E 'ReqNodeList|Reason|AdminComment')" \
 	"$(grep "gpuplace: job $j" "$D/log/slurmctld.log" | tail -n 2)"
+clear_jobs
+
+# 12. the --gpus=8 job of 8, PINned with its GPUs per node, slurmctld
+#     restarted (as every `scontrol reconfigure` does since 23.11): the
+#     plugin reads back what the user asked, so the same update still
+#     gives back the user's request
+j=$(sbatch --parsable --hold --gpus=8 -o /dev/null --wrap='sleep 30')
+tpn=$(scontrol show job "$j" | grep -o 'TresPerNode=[^ ]*')
+# the plugin's thread writes the originals within a refresh (2 s) of the
+# decision; slurmctld calls no plugin's fini when it stops
+ref=$(scontrol show job "$j" | grep -o '; ref [0-9]*' | awk '{ print $3 }')
+for t in $(seq 1 40); do
+	grep -q "^gpuplace-orig ref=$ref " "$D/state/gpuplace_originals" 2>/dev/null && break
+	sleep 0.25
+done
+from=$(wc -c < "$D/log/slurmctld.log")
+PLUGIN_SWITCH=restart $H plugin on
+restored=$(tail -c +"$((from + 1))" "$D/log/slurmctld.log" | grep -o 'gpuplace: restored the originals of [0-9]* jobs from [^ ]*' | tail -n 1)
+check 'echo "$tpn" | grep -Eq "^TresPerNode=gres[:/]gpu:4$" && echo "$restored" | grep -q "of 1 jobs from $D/state/gpuplace_originals"' \
+	"a held --gpus=8 job PINned ($tpn), slurmctld restarted: ${restored:-no originals restored}" \
+	"$(tail -c +"$((from + 1))" "$D/log/slurmctld.log" | grep gpuplace | head -n 5)" "$(cat "$D/state/gpuplace_originals" 2>&1 | head -n 3)"
+gpu=$(echo "$tpn" | sed 's/^TresPerNode=\(gres.gpu\):4$/\1/')
+for t in $(seq 1 30); do
+	out=$(scontrol update jobid="$j" TresPerJob="$gpu:2" 2>&1)
+	req=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
+	[ "$req" = "ReqNodeList=(null)" ] && break
+	sleep 1
+done
+shown=$(scontrol show job "$j" | grep -oE '(TresPerJob|TresPerNode)=[^ ]*' | tr '\n' ' ')
+check '[ -z "$out" ] && [ "$req" = "ReqNodeList=(null)" ] && ! echo "$shown" | grep -q "TresPerNode=gres" && echo "$shown" | grep -Eq "TresPerJob=gres[:/]gpu:2"' \
+	"after the restart, scontrol update TresPerJob=$gpu:2 still gives back the user's request (${shown% }${out:+; $out})" \
+	"$(scontrol show job "$j" | grep -E 'Tres|ReqNodeList|NumNodes')" "$out"
+scontrol release "$j"
+nodes=$(running_on "$j")
+check '[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | wc -l)" = 1 ]' \
+	"released, it runs on one node ($nodes)" \
+	"$(scontrol show job -d "$j" | grep -E 'NodeList|NumNodes|Reason')"
 clear_jobs
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \
