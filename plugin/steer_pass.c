@@ -51,6 +51,8 @@ struct steer_orig {
 	uint32_t uid;
 	char *hints;              /* the hint string, NULL = none */
 	job_desc_msg_t d;
+	char *line;               /* its line of the file (orig_line), NULL
+	                           * until made or after a change */
 };
 
 /* What steering keeps between passes. */
@@ -92,6 +94,7 @@ static void orig_free(struct steer_orig *o)
 	if (!o)
 		return;
 	free(o->hints);
+	free(o->line);
 	free(o->d.tres_per_job);
 	free(o->d.tres_per_node);
 	free(o->d.tres_per_socket);
@@ -106,6 +109,14 @@ static void orig_free(struct steer_orig *o)
 	free(o->d.licenses);
 	free(o->d.name);
 	free(o);
+}
+
+/* o changed: its line is made again at the next write (dec.lock). */
+static void orig_changed(struct steer_orig *o)
+{
+	free(o->line);
+	o->line = NULL;
+	steer.dirty = true;
 }
 
 /* Drop origs[k] (dec.lock). */
@@ -218,7 +229,7 @@ void orig_freeze(uint32_t job_id, const job_desc_msg_t *u)
 				o->counts = false;
 			if (u->tres_per_job || u->tres_per_node)
 				o->gpus = false;
-			steer.dirty = true;
+			orig_changed(o);
 			break;
 		}
 	pthread_mutex_unlock(&dec.lock);
@@ -283,7 +294,7 @@ void orig_lic_added(uint64_t ref)
 	pthread_mutex_lock(&dec.lock);
 	if ((o = orig_newest(ref))) {
 		o->lic = true;
-		steer.dirty = true;
+		orig_changed(o);
 	}
 	pthread_mutex_unlock(&dec.lock);
 }
@@ -295,7 +306,7 @@ void orig_pinned(uint64_t ref, bool gpus)
 	if (o) {
 		o->counts = true;
 		o->gpus |= gpus;
-		steer.dirty = true;
+		orig_changed(o);
 	}
 }
 
@@ -344,7 +355,7 @@ static void origs_prune(const job_info_msg_t *jobs, int64_t now)
 		hit = bsearch(&key, pend, (size_t)np, sizeof(*pend), by_ref);
 		if (hit && steer.origs[k]->job_id != hit->job_id) {
 			steer.origs[k]->job_id = hit->job_id;
-			steer.dirty = true;
+			orig_changed(steer.origs[k]);
 		}
 		steer.origs[k]->pending = hit != NULL;
 		if (steer.origs[k]->st.decided + GP_LEDGER_GRACE_S < now && !hit) {
@@ -524,10 +535,17 @@ void origs_persist(void)
 		pthread_mutex_unlock(&dec.lock);
 		return; /* memory short: the next reading tries again */
 	}
-	for (k = 0; k < steer.norigs; k++)
-		if ((lines[n] = orig_line(steer.origs[k])))
+	/* a line is made once per change (formatting all 20,000 originals
+	 * takes tens of ms, a copy of their lines a few) */
+	for (k = 0; k < steer.norigs; k++) {
+		struct steer_orig *o = steer.origs[k];
+
+		if (!o->line)
+			o->line = orig_line(o);
+		if (o->line && (lines[n] = strdup(o->line)))
 			n++;
-	steer.dirty = false;
+	}
+	steer.dirty = n < steer.norigs; /* memory short: again next time */
 	pthread_mutex_unlock(&dec.lock);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -960,7 +978,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	gp_steer_moved(&o->st, now);
 	o->st.every_refresh = false; /* a PIN from now on */
 	o->counts = true;            /* of the new set's node count */
-	steer.dirty = true;
+	orig_changed(o);
 	moved = 1;
 out:
 	dec.ledger.skip_ref = 0;
