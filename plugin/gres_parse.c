@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -48,6 +49,16 @@ static int index_list(const char *s, const char *e, uint32_t *mask)
 		s = comma < e ? comma + 1 : e;
 	}
 	return 0;
+}
+
+/* *acc + v, held at INT32_MAX: a node's GRES string may list several
+ * items of counts up to 10^9 each (number_in), whose sum an int32_t cannot
+ * hold (fuzz_slurm_gres found the overflow). */
+static void add_held(int32_t *acc, long v)
+{
+	long sum = (long)*acc + v;
+
+	*acc = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
 }
 
 /* One GRES item [s, e): "gpu:a100:2(IDX:0-1)", "gpu:2", "gpu(S:0-1)",
@@ -98,9 +109,9 @@ static int gres_item(const char *s, const char *e, uint32_t *mask, int32_t *unin
 	}
 	*mask |= m;
 	if (!with_idx)
-		*unindexed += (int32_t)count;
+		add_held(unindexed, count);
 	else if (count > gp__popcount(m))
-		*unindexed += (int32_t)(count - gp__popcount(m)); /* "gpu:2(IDX:N/A)" */
+		add_held(unindexed, count - gp__popcount(m)); /* "gpu:2(IDX:N/A)" */
 	return 0;
 }
 

@@ -896,6 +896,9 @@ static void test_gres_strings(void **unused)
 		{ "gpu:a100:2(S:0-1)(IDX:2-3)", 0, 0xc, 0 },
 		{ "gpu:a100:2(IDX:N/A)", 0, 0, 2 },
 		{ "nic:4,gpumem:100", 0, 0, 0 },
+		/* counts summed without overflow, held at INT32_MAX */
+		{ "gpu:999999999,gpu:2", 0, 0, 1000000001 },
+		{ "gpu:910910000,gpu:910910000,gpu:910910000(IDX:N/A)", 0, 0, 2147483647 },
 		{ "gpu:a100:2(IDX:0-1", -1, 0, 0 },
 		{ "gpu:a100:x(IDX:0)", -1, 0, 0 },
 		{ "gpu:a100:2(IDX:40)", -1, 0, 0 },
