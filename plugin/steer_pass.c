@@ -380,43 +380,49 @@ static void origs_prune(const job_info_msg_t *jobs, int64_t now)
 
 #define ORIG_FILE "gpuplace_originals"
 
-/* The strings of o in gp_orig_rec_t's order (pointers into o). */
-static char **orig_strings(struct steer_orig *o, char **v)
+/* The fields an original and its line share: its flags, and the job
+ * description's numbers (X: the field's name in both). */
+#define ORIG_FLAGS(X) X(kept) X(lic) X(sw) X(counts) X(gpus) X(frozen)
+#define ORIG_NUMBERS(X) X(min_nodes) X(max_nodes) X(time_limit) X(num_tasks) X(shared) \
+	X(ntasks_per_node) X(cpus_per_task) X(pn_min_cpus) X(pn_min_memory)
+
+/* Where o keeps each string of gp_orig_rec_t's order. */
+static void orig_slots(struct steer_orig *o, char **slot[GP_ORIG_NSTR])
 {
-	v[GP_ORIG_HINTS] = o->hints;
-	v[GP_ORIG_TRES_PER_JOB] = o->d.tres_per_job;
-	v[GP_ORIG_TRES_PER_NODE] = o->d.tres_per_node;
-	v[GP_ORIG_TRES_PER_SOCKET] = o->d.tres_per_socket;
-	v[GP_ORIG_TRES_PER_TASK] = o->d.tres_per_task;
-	v[GP_ORIG_CPUS_PER_TRES] = o->d.cpus_per_tres;
-	v[GP_ORIG_MEM_PER_TRES] = o->d.mem_per_tres;
-	v[GP_ORIG_RESERVATION] = o->d.reservation;
-	v[GP_ORIG_PARTITION] = o->d.partition;
-	v[GP_ORIG_REQ_NODES] = o->d.req_nodes;
-	v[GP_ORIG_EXC_NODES] = o->d.exc_nodes;
-	v[GP_ORIG_FEATURES] = o->d.features;
-	v[GP_ORIG_LICENSES] = o->d.licenses;
-	v[GP_ORIG_NAME] = o->d.name;
-	return v;
+	slot[GP_ORIG_HINTS] = &o->hints;
+	slot[GP_ORIG_TRES_PER_JOB] = &o->d.tres_per_job;
+	slot[GP_ORIG_TRES_PER_NODE] = &o->d.tres_per_node;
+	slot[GP_ORIG_TRES_PER_SOCKET] = &o->d.tres_per_socket;
+	slot[GP_ORIG_TRES_PER_TASK] = &o->d.tres_per_task;
+	slot[GP_ORIG_CPUS_PER_TRES] = &o->d.cpus_per_tres;
+	slot[GP_ORIG_MEM_PER_TRES] = &o->d.mem_per_tres;
+	slot[GP_ORIG_RESERVATION] = &o->d.reservation;
+	slot[GP_ORIG_PARTITION] = &o->d.partition;
+	slot[GP_ORIG_REQ_NODES] = &o->d.req_nodes;
+	slot[GP_ORIG_EXC_NODES] = &o->d.exc_nodes;
+	slot[GP_ORIG_FEATURES] = &o->d.features;
+	slot[GP_ORIG_LICENSES] = &o->d.licenses;
+	slot[GP_ORIG_NAME] = &o->d.name;
 }
 
 /* The line of o (malloc'd, with its newline), NULL when memory is short.
  * Its strings are borrowed for gp_orig_format, never freed here. */
 static char *orig_line(struct steer_orig *o)
 {
+	char **slot[GP_ORIG_NSTR], *line, *nl;
 	gp_orig_rec_t r;
-	char *line, *nl;
 	size_t n;
+	int i;
 
 	memset(&r, 0, sizeof(r));
 	r.ref = o->ref;
 	r.job_id = o->job_id;
-	r.kept = o->kept;
-	r.lic = o->lic;
-	r.sw = o->sw;
-	r.counts = o->counts;
-	r.gpus = o->gpus;
-	r.frozen = o->frozen;
+#define TO_REC(f) r.f = o->f;
+	ORIG_FLAGS(TO_REC)
+#undef TO_REC
+#define TO_REC(f) r.f = o->d.f;
+	ORIG_NUMBERS(TO_REC)
+#undef TO_REC
 	r.pinned = o->st.pinned;
 	r.every_refresh = o->st.every_refresh;
 	r.moved = o->st.moved;
@@ -425,16 +431,9 @@ static char *orig_line(struct steer_orig *o)
 	r.checked = o->st.checked;
 	r.wait_s = o->st.wait_s;
 	r.uid = o->uid;
-	r.min_nodes = o->d.min_nodes;
-	r.max_nodes = o->d.max_nodes;
-	r.time_limit = o->d.time_limit;
-	r.num_tasks = o->d.num_tasks;
-	r.shared = o->d.shared;
-	r.ntasks_per_node = o->d.ntasks_per_node;
-	r.cpus_per_task = o->d.cpus_per_task;
-	r.pn_min_cpus = o->d.pn_min_cpus;
-	r.pn_min_memory = o->d.pn_min_memory;
-	orig_strings(o, r.str);
+	orig_slots(o, slot);
+	for (i = 0; i < GP_ORIG_NSTR; i++)
+		r.str[i] = *slot[i];
 	if (!(line = gp_orig_format(&r)))
 		return NULL;
 	n = strlen(line);
@@ -451,49 +450,30 @@ static char *orig_line(struct steer_orig *o)
 static struct steer_orig *orig_from(gp_orig_rec_t *r)
 {
 	struct steer_orig *o = calloc(1, sizeof(*o));
+	char **slot[GP_ORIG_NSTR];
 	int i;
 
 	if (!o)
 		return NULL;
 	o->ref = r->ref;
 	o->job_id = r->job_id;
-	o->kept = r->kept;
-	o->lic = r->lic;
-	o->sw = r->sw;
-	o->counts = r->counts;
-	o->gpus = r->gpus;
-	o->frozen = r->frozen;
+#define FROM_REC(f) o->f = r->f;
+	ORIG_FLAGS(FROM_REC)
+#undef FROM_REC
+#define FROM_REC(f) o->d.f = r->f;
+	ORIG_NUMBERS(FROM_REC)
+#undef FROM_REC
 	gp_steer_job_init(&o->st, r->pinned, r->decided, r->wait_s, r->every_refresh);
 	o->st.moved = r->moved;
 	o->st.updated = r->updated;
 	o->st.checked = r->checked;
 	o->uid = r->uid;
-	o->d.min_nodes = r->min_nodes;
-	o->d.max_nodes = r->max_nodes;
-	o->d.time_limit = r->time_limit;
-	o->d.num_tasks = r->num_tasks;
-	o->d.shared = r->shared;
-	o->d.ntasks_per_node = r->ntasks_per_node;
-	o->d.cpus_per_task = r->cpus_per_task;
-	o->d.pn_min_cpus = r->pn_min_cpus;
-	o->d.pn_min_memory = r->pn_min_memory;
 	GP_JOB_DESC_ID(&o->d) = NO_VAL;
-	o->hints = r->str[GP_ORIG_HINTS];
-	o->d.tres_per_job = r->str[GP_ORIG_TRES_PER_JOB];
-	o->d.tres_per_node = r->str[GP_ORIG_TRES_PER_NODE];
-	o->d.tres_per_socket = r->str[GP_ORIG_TRES_PER_SOCKET];
-	o->d.tres_per_task = r->str[GP_ORIG_TRES_PER_TASK];
-	o->d.cpus_per_tres = r->str[GP_ORIG_CPUS_PER_TRES];
-	o->d.mem_per_tres = r->str[GP_ORIG_MEM_PER_TRES];
-	o->d.reservation = r->str[GP_ORIG_RESERVATION];
-	o->d.partition = r->str[GP_ORIG_PARTITION];
-	o->d.req_nodes = r->str[GP_ORIG_REQ_NODES];
-	o->d.exc_nodes = r->str[GP_ORIG_EXC_NODES];
-	o->d.features = r->str[GP_ORIG_FEATURES];
-	o->d.licenses = r->str[GP_ORIG_LICENSES];
-	o->d.name = r->str[GP_ORIG_NAME];
-	for (i = 0; i < GP_ORIG_NSTR; i++)
-		r->str[i] = NULL; /* o has them */
+	orig_slots(o, slot);
+	for (i = 0; i < GP_ORIG_NSTR; i++) {
+		*slot[i] = r->str[i];
+		r->str[i] = NULL; /* o has it */
+	}
 	return o;
 }
 

@@ -72,6 +72,21 @@ export PARTITIONS="PartitionName=gpu Nodes=ALL Default=YES State=UP
 PartitionName=b Nodes=n[5-8] State=UP"
 export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
+
+# scontrol update job $1 to TresPerJob=$2, again until the update has
+# given back the user's request (no node list; job_modify learns the job's
+# id at the plugin's first reading of it): sets out (scontrol's answer),
+# req (ReqNodeList=...) and shown (its GPU requests)
+update_gpus() {
+	local t
+	for t in $(seq 1 30); do
+		out=$(scontrol update jobid="$1" TresPerJob="$2" 2>&1)
+		req=$(scontrol show job "$1" | grep -o 'ReqNodeList=[^ ]*')
+		[ "$req" = "ReqNodeList=(null)" ] && break
+		sleep 1
+	done
+	shown=$(scontrol show job "$1" | grep -oE '(TresPerJob|TresPerNode)=[^ ]*' | tr '\n' ' ')
+}
 . "$top/tests/slurm/lib.sh"
 
 # cancel every job and wait until the queue is empty and the plugin has
@@ -240,13 +255,7 @@ check '[ -n "$j" ] && echo "$tpn" | grep -Eq "^TresPerNode=gres[:/]gpu:4$" && sc
 	"a held --gpus=8 job is PINned with its GPUs per node ($tpn)" \
 	"$(scontrol show job "$j" | grep -E 'Tres|ReqNodeList|AdminComment')"
 gpu=$(echo "$tpn" | sed 's/^TresPerNode=\(gres.gpu\):4$/\1/')
-for t in $(seq 1 30); do
-	out=$(scontrol update jobid="$j" TresPerJob="$gpu:2" 2>&1)
-	req=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
-	[ "$req" = "ReqNodeList=(null)" ] && break
-	sleep 1
-done
-shown=$(scontrol show job "$j" | grep -oE '(TresPerJob|TresPerNode)=[^ ]*' | tr '\n' ' ')
+update_gpus "$j" "$gpu:2"
 # (Slurm 22.05 shows the cleared per-node request as an empty TresPerNode=)
 check '[ -z "$out" ] && [ "$req" = "ReqNodeList=(null)" ] && ! echo "$shown" | grep -q "TresPerNode=gres" && echo "$shown" | grep -Eq "TresPerJob=gres[:/]gpu:2"' \
 	"scontrol update TresPerJob=$gpu:2 is taken and gives back the user's request (${shown% }${out:+; $out})" \
@@ -333,13 +342,7 @@ check 'echo "$tpn" | grep -Eq "^TresPerNode=gres[:/]gpu:4$" && echo "$restored" 
 	"a held --gpus=8 job PINned ($tpn), slurmctld restarted: ${restored:-no originals restored}" \
 	"$(tail -c +"$((from + 1))" "$D/log/slurmctld.log" | grep gpuplace | head -n 5)" "$(cat "$D/state/gpuplace_originals" 2>&1 | head -n 3)"
 gpu=$(echo "$tpn" | sed 's/^TresPerNode=\(gres.gpu\):4$/\1/')
-for t in $(seq 1 30); do
-	out=$(scontrol update jobid="$j" TresPerJob="$gpu:2" 2>&1)
-	req=$(scontrol show job "$j" | grep -o 'ReqNodeList=[^ ]*')
-	[ "$req" = "ReqNodeList=(null)" ] && break
-	sleep 1
-done
-shown=$(scontrol show job "$j" | grep -oE '(TresPerJob|TresPerNode)=[^ ]*' | tr '\n' ' ')
+update_gpus "$j" "$gpu:2"
 check '[ -z "$out" ] && [ "$req" = "ReqNodeList=(null)" ] && ! echo "$shown" | grep -q "TresPerNode=gres" && echo "$shown" | grep -Eq "TresPerJob=gres[:/]gpu:2"' \
 	"after the restart, scontrol update TresPerJob=$gpu:2 still gives back the user's request (${shown% }${out:+; $out})" \
 	"$(scontrol show job "$j" | grep -E 'Tres|ReqNodeList|NumNodes')" "$out"
