@@ -45,8 +45,16 @@ uninstall-hook:
 GP_PLUGIN_UNIT = tests/unit/test_plugin tests/unit/test_live_state tests/unit/test_plugin_apply \
 	tests/unit/test_steer tests/unit/test_plugin_ledger tests/unit/test_plugin_submit \
 	tests/unit/test_outcome tests/unit/test_slots tests/unit/test_conf_reload \
-	tests/unit/test_state_thread
+	tests/unit/test_state_thread tests/unit/test_orig_persist
 check_PROGRAMS += $(GP_PLUGIN_UNIT) tests/unit/dlcheck
+# The originals file through the plugin's own restore and write, in a
+# program that looks like slurmctld to it (StateSaveLocation from
+# libslurm's slurm_conf), its log lines captured.
+tests_unit_test_orig_persist_SOURCES = tests/unit/test_orig_persist.c plugin/log.c
+tests_unit_test_orig_persist_CFLAGS = $(TEST_CFLAGS)
+tests_unit_test_orig_persist_CPPFLAGS = $(AM_CPPFLAGS) -DGP_LOG_SINK=capture
+tests_unit_test_orig_persist_LDFLAGS = -export-dynamic
+tests_unit_test_orig_persist_LDADD = plugin/libgp_jobsubmit.la $(TEST_LIBS) $(DL_LIBS)
 # How a decision is written into a job description (the plugin's code
 # linked in, its helpers declared in plugin/job_submit_gpuplace.h).
 tests_unit_test_plugin_apply_SOURCES = tests/unit/test_plugin_apply.c tests/unit/plugin_job.c tests/unit/plugin_job.h

@@ -193,6 +193,7 @@ void origs_clear(void)
 	}
 	steer.norigs = 0;
 	steer.nkept = 0;
+	steer.dirty = false;
 }
 
 /* *field becomes a copy of v when v is given (an update's field). */
@@ -576,7 +577,7 @@ void origs_restore(void)
 	ssize_t len;
 	long lineno = 0;
 	uint64_t last = 0;
-	int restored = 0, bad = 0;
+	int restored = 0, bad = 0, repeated = 0;
 	FILE *f;
 
 	if (!orig_path(path, sizeof(path), ""))
@@ -605,6 +606,7 @@ void origs_restore(void)
 		}
 		if (r.ref == last) {
 			gp_orig_clear(&r);
+			repeated++;
 			continue; /* the line again: the first is kept */
 		}
 		last = r.ref;
@@ -622,6 +624,9 @@ void origs_restore(void)
 		steer.nkept += o->kept;
 		restored++;
 	}
+	/* a file with lines skipped is written again without them */
+	if (bad || repeated)
+		steer.dirty = true;
 	pthread_mutex_unlock(&dec.lock);
 	free(line);
 	fclose(f);

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_orig_persist.c - the plugin's originals file (steer_pass.c,
+ * origs_restore / origs_persist) in StateSaveLocation: what init() reads
+ * back is written again as it was read, lines it cannot read are logged
+ * with file, line, key and value and left out, a directory it cannot
+ * write to is logged once.  The program looks like slurmctld to the
+ * plugin (slurmctld_config, libslurm's slurm_conf.state_save_location);
+ * its log lines are captured (GP_LOG_SINK=capture).
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "job_submit_gpuplace.h"
+
+#include <cmocka.h>
+
+int slurmctld_config;
+extern slurm_conf_t slurm_conf;
+
+#define LOG_MAX 100
+static struct {
+	int level;
+	char *line;
+} captured[LOG_MAX];
+static int ncaptured;
+static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void capture(int level, const char *line);
+void capture(int level, const char *line)
+{
+	pthread_mutex_lock(&capture_lock);
+	if (ncaptured < LOG_MAX) {
+		captured[ncaptured].level = level;
+		captured[ncaptured++].line = strdup(line);
+	}
+	pthread_mutex_unlock(&capture_lock);
+}
+
+static void log_clear(void)
+{
+	int i;
+
+	for (i = 0; i < ncaptured; i++)
+		free(captured[i].line);
+	ncaptured = 0;
+}
+
+/* How many captured lines contain want. */
+static int log_count(const char *want)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ncaptured; i++)
+		n += strstr(captured[i].line, want) != NULL;
+	return n;
+}
+
+static char dir[64];
+static char path[128];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/gp-orig-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/gpuplace_originals", dir);
+	slurm_conf.state_save_location = dir;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	origs_clear();
+	log_clear();
+	unlink(path);
+	rmdir(dir);
+	slurm_conf.state_save_location = NULL;
+	return 0;
+}
+
+static void put(const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The file's lines that are records ("gpuplace-orig ..."), joined. */
+static char *records(void)
+{
+	FILE *f = fopen(path, "r");
+	char *out = calloc(1, 1), line[4096];
+	size_t n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "gpuplace-orig ", 14))
+			continue;
+		out = realloc(out, n + strlen(line) + 1);
+		memcpy(out + n, line, strlen(line) + 1);
+		n += strlen(line);
+	}
+	fclose(f);
+	return out;
+}
+
+#define GOOD1 "gpuplace-orig ref=1764400000000001 job=17 kept=0 lic=1 sw=0 counts=1 gpus=1 " \
+	"frozen=0 pinned=1 every_refresh=0 moved=0 decided=1764400000 updated=0 " \
+	"checked=1764400000 wait=0 uid=1000 min_nodes=4294967294 max_nodes=4294967294 " \
+	"time_limit=60 num_tasks=4294967294 shared=65534 ntasks_per_node=65534 " \
+	"cpus_per_task=65534 pn_min_cpus=65534 pn_min_memory=18446744073709551614 " \
+	"hints=tp=8 tres_per_job=gres/gpu:8 partition=gpu features=[a|b] " \
+	"licenses= name=my%20job\n"
+#define GOOD2 "gpuplace-orig ref=1764400000000002 job=0 kept=1 lic=0 sw=1 counts=0 gpus=0 " \
+	"frozen=1 pinned=0 every_refresh=1 moved=1 decided=1764400001 updated=1764400031 " \
+	"checked=1764400002 wait=123.5 uid=0 min_nodes=2 max_nodes=0 time_limit=4294967294 " \
+	"num_tasks=16 shared=0 ntasks_per_node=8 cpus_per_task=1 pn_min_cpus=1 " \
+	"pn_min_memory=9223372036854776832 req_nodes=n[1-2] exc_nodes=n3\n"
+
+/* read back and written again as read; lines it cannot read left out,
+ * each logged with file, line number, key and value */
+static void test_restore_then_write(void **state)
+{
+	char *got, want[4096];
+
+	(void)state;
+	put("# a comment\n" GOOD1
+	    "gpuplace-orig ref=5 colour=blue\n"
+	    "\n"
+	    GOOD2
+	    GOOD2
+	    "gpuplace-orig ref=6 features=a%G1\n");
+	origs_restore();
+	assert_int_equal(log_count("restored the originals of 2 jobs from"), 1);
+	snprintf(want, sizeof(want), "%s:3: key 'colour' value 'blue': unknown key; line skipped",
+	         path);
+	assert_int_equal(log_count(want), 1);
+	snprintf(want, sizeof(want), "%s:7: key 'features' value 'a%%G1': a bad %%XX escape", path);
+	assert_int_equal(log_count(want), 1);
+	/* skipped lines: the file is due again, without them */
+	origs_persist();
+	got = records();
+	assert_string_equal(got, GOOD1 GOOD2);
+	free(got);
+	/* nothing changed since: not written again */
+	unlink(path);
+	origs_persist();
+	assert_int_not_equal(access(path, F_OK), 0);
+}
+
+/* an update's freeze is written, the rest as before */
+static void test_change_written(void **state)
+{
+	job_desc_msg_t u;
+	char *got;
+
+	(void)state;
+	put(GOOD1);
+	origs_restore();
+	slurm_init_job_desc_msg(&u);
+	u.features = (char *)"c";
+	orig_freeze(17, &u);
+	origs_persist();
+	got = records();
+	assert_non_null(strstr(got, " frozen=1 "));
+	assert_non_null(strstr(got, " features=c "));
+	assert_null(strstr(got, "[a|b]"));
+	free(got);
+}
+
+/* no file (a first start): nothing restored, nothing said */
+static void test_no_file(void **state)
+{
+	(void)state;
+	origs_restore();
+	assert_int_equal(ncaptured, 0);
+	origs_persist();
+	assert_int_not_equal(access(path, F_OK), 0); /* nothing to write */
+}
+
+/* a directory it cannot write to: logged once, tried again */
+static void test_unwritable(void **state)
+{
+	(void)state;
+	put(GOOD1 "gpuplace-orig ref=9 x=1\n"); /* a skipped line: due */
+	origs_restore();
+	log_clear();
+	slurm_conf.state_save_location = (char *)"/nonexistent/gpuplace";
+	origs_persist();
+	origs_persist();
+	assert_int_equal(log_count("cannot write /nonexistent/gpuplace/gpuplace_originals"), 1);
+	/* writable again: written */
+	slurm_conf.state_save_location = dir;
+	unlink(path);
+	origs_persist();
+	assert_int_equal(access(path, F_OK), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_restore_then_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_change_written, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
