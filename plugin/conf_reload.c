@@ -267,6 +267,28 @@ const char *daemon_state_save_location(void)
 	       sc->state_save_location : NULL;
 }
 
+/*
+ * Is this slurmctld the one in control?  A backup controller
+ * (SlurmctldHost listed second or later: slurmctld's exported backup_inx
+ * > 0) loads the plugins and starts the plugin's thread before it waits
+ * in standby (controller.c main: job_submit_g_init before the
+ * primary/backup loop), and Slurm's API would read and update the
+ * primary's jobs from it: it is in control only while the primary does
+ * not answer a ping (it takes control SlurmctldTimeout after that).
+ * True outside slurmctld and for the primary or only controller.
+ */
+bool daemon_in_control(void)
+{
+	const int *inx;
+
+	if (!in_slurmctld())
+		return true;
+	inx = dlsym(RTLD_DEFAULT, "backup_inx");
+	if (!inx || *inx <= 0)
+		return true;
+	return slurm_ping(0) != SLURM_SUCCESS;
+}
+
 /* slurmctld runs topology/NAME ("tree"; "block", 23.11+), read from its
  * exported slurm_conf_t; false outside slurmctld. */
 bool topology_is(const char *name)

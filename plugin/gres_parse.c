@@ -56,7 +56,7 @@ static int index_list(const char *s, const char *e, uint32_t *mask)
  * hold (fuzz_slurm_gres found the overflow). */
 static void add_held(int32_t *acc, long v)
 {
-	long sum = (long)*acc + v;
+	int64_t sum = (int64_t)*acc + v;
 
 	*acc = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
 }

@@ -268,6 +268,7 @@ void conf_log_warnings(const struct gp_conf *c);
 bool in_slurmctld(void);
 bool topology_is(const char *name);
 const char *daemon_state_save_location(void);
+bool daemon_in_control(void);
 uint64_t daemon_default_mem(void);
 uint32_t daemon_max_switch_wait(void);
 uint32_t daemon_bf_interval(void);

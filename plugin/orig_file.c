@@ -128,8 +128,10 @@ char *gp_orig_format(const gp_orig_rec_t *r)
 			               (long long)*(const int64_t *)(const void *)p);
 			break;
 		case K_D:
+			/* as the parser takes it: finite, not negative */
 			len = snprintf(w, sizeof(w), " %s=%.17g", k->name,
-			               isfinite(*(const double *)(const void *)p) ?
+			               isfinite(*(const double *)(const void *)p) &&
+			               *(const double *)(const void *)p > 0 ?
 			               *(const double *)(const void *)p : 0.0);
 			break;
 		case K_B:
@@ -290,15 +292,26 @@ int gp_orig_parse(const char *line, gp_orig_rec_t *r, char *err, size_t errlen)
 				break;
 			}
 			case K_I: {
-				long long l = strtoll(num, &e, 10);
+				long long l;
 
+				if ((num[0] < '0' || num[0] > '9') &&
+				    !(num[0] == '-' && num[1] >= '0' && num[1] <= '9'))
+					return fail(r, err, errlen, name, v, vlen, "not a whole number");
+				l = strtoll(num, &e, 10);
 				if (*e || errno || e == num)
 					return fail(r, err, errlen, name, v, vlen, "not a whole number");
 				*(int64_t *)(void *)((char *)r + k->off) = (int64_t)l;
 				break;
 			}
 			case K_D: {
-				double d = strtod(num, &e);
+				double d;
+
+				/* decimal only: strtod also takes hex, inf and nan */
+				if (num[0] < '0' || num[0] > '9' ||
+				    strspn(num, "0123456789.eE+-") != vlen)
+					return fail(r, err, errlen, name, v, vlen,
+					            "not a finite number >= 0");
+				d = strtod(num, &e);
 
 				if (*e || e == num || !isfinite(d) || d < 0)
 					return fail(r, err, errlen, name, v, vlen,
@@ -327,5 +340,10 @@ int gp_orig_parse(const char *line, gp_orig_rec_t *r, char *err, size_t errlen)
 	}
 	if (!seen[0] || r->ref == 0)
 		return fail(r, err, errlen, "ref", "", 0, "required, and not 0");
+	/* every number and flag is written: one missing is a cut or edited
+	 * line, whose 0 would stand for a value never given */
+	for (i = 0; i < NKEYS; i++)
+		if (keys[i].kind != K_S && !seen[i])
+			return fail(r, err, errlen, keys[i].name, "", 0, "missing");
 	return 0;
 }

@@ -53,8 +53,10 @@ char *gp_orig_format(const gp_orig_rec_t *r);
  * Read one line (no newline) into *r, which it clears first.  0: read;
  * -1: not a record, with err naming the key and its value (or what is
  * wrong with the line), r cleared.  Every key must appear at most once;
- * "ref" is required; a number out of its field's range, a string with a
- * bad escape or an unknown key is an error.
+ * every number and flag is required ("ref" not 0), strings are not; a
+ * number out of its field's range (decimal digits only, a minus sign
+ * where a field may be negative), a string with a bad escape or an
+ * unknown key is an error.
  */
 int gp_orig_parse(const char *line, gp_orig_rec_t *r, char *err, size_t errlen);
 

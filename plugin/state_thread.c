@@ -146,7 +146,7 @@ static void *reload_main(void *arg)
 {
 	struct timespec failed[GP_NWATCHED] = { { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 },
 						{ -1, 0 } };
-	bool live = in_slurmctld();
+	bool live = in_slurmctld(), standby = false;
 	time_t failing_since = 0;
 	bool failure_logged = false;
 	time_t next_summary = time(NULL) + GP_SUMMARY_S;
@@ -163,7 +163,22 @@ static void *reload_main(void *arg)
 		reload_if_changed(failed);
 		/* the engine for a new configuration, before its first state */
 		decider_prepare();
-		if (live) {
+		if (live && !daemon_in_control()) {
+			/* a backup controller in standby: the primary reads,
+			 * steers and keeps the originals */
+			if (!standby)
+				slurm_info("gpuplace: this slurmctld is a backup in standby: no "
+				           "state read and no job steered until it takes control");
+			standby = true;
+		} else if (live) {
+			if (standby) {
+				/* taken over: the originals as the primary last
+				 * wrote them */
+				slurm_info("gpuplace: this backup slurmctld has taken control");
+				origs_clear();
+				origs_restore();
+				standby = false;
+			}
 			/* Slurm's plans change once per backfill pass */
 			lv.full_every_s = daemon_bf_interval();
 			refresh_state(&lv, &failing_since, &failure_logged);

@@ -71,6 +71,9 @@ static struct {
 	bool dirty;
 	/* the last write failed with this errno (logged once per errno) */
 	int write_errno;
+	int64_t written;          /* the thread's last origs_persist call */
+	/* StateSaveLocation, as origs_restore found it ("": none) */
+	char dir[4000];
 } steer;
 
 /* The job the steering pass is updating right now, 0 = none. */
@@ -212,8 +215,10 @@ void orig_freeze(uint32_t job_id, const job_desc_msg_t *u)
 	int k;
 
 	pthread_mutex_lock(&dec.lock);
+	/* pending at the last reading: an original read back after a restart
+	 * is not known to be its job's until a reading confirms it */
 	for (k = 0; k < steer.norigs; k++)
-		if (steer.origs[k]->job_id == job_id) {
+		if (steer.origs[k]->job_id == job_id && steer.origs[k]->pending) {
 			struct steer_orig *o = steer.origs[k];
 
 			o->frozen = true;
@@ -380,12 +385,22 @@ static void origs_prune(const job_info_msg_t *jobs, int64_t now)
 /* ---- the originals' file (orig_file.h) ------------------------------------- */
 
 #define ORIG_FILE "gpuplace_originals"
+/* Seconds between two writes of the file at most: the plugin's refresh
+ * (GP_REFRESH_S), which a decision's wake-up would otherwise shorten. */
+#define GP_ORIG_WRITE_S GP_REFRESH_S
 
 /* The fields an original and its line share: its flags, and the job
  * description's numbers (X: the field's name in both). */
 #define ORIG_FLAGS(X) X(kept) X(lic) X(sw) X(counts) X(gpus) X(frozen)
 #define ORIG_NUMBERS(X) X(min_nodes) X(max_nodes) X(time_limit) X(num_tasks) X(shared) \
 	X(ntasks_per_node) X(cpus_per_task) X(pn_min_cpus) X(pn_min_memory)
+
+/* each number as wide in the line's record as in Slurm's job description
+ * (a narrower one would cut values on the way back) */
+#define SAME_WIDTH(f) _Static_assert(sizeof(((gp_orig_rec_t *)0)->f) == \
+                                     sizeof(((job_desc_msg_t *)0)->f), #f " width");
+ORIG_NUMBERS(SAME_WIDTH)
+#undef SAME_WIDTH
 
 /* Where o keeps each string of gp_orig_rec_t's order. */
 static void orig_slots(struct steer_orig *o, char **slot[GP_ORIG_NSTR])
@@ -478,16 +493,17 @@ static struct steer_orig *orig_from(gp_orig_rec_t *r)
 	return o;
 }
 
-/* DIR/gpuplace_originals (and SUFFIX) into buf; false: no StateSaveLocation
- * (outside slurmctld) or too long. */
+/* DIR/gpuplace_originals (and SUFFIX) into buf, DIR the StateSaveLocation
+ * origs_restore copied at init (slurmctld may free its own copy on a
+ * reconfigure while the thread writes); false: none (outside slurmctld,
+ * or a path too long, which origs_restore logged). */
 static bool orig_path(char *buf, size_t len, const char *suffix)
 {
-	const char *dir = daemon_state_save_location();
 	int n;
 
-	if (!dir)
+	if (!steer.dir[0])
 		return false;
-	n = snprintf(buf, len, "%s/%s%s", dir, ORIG_FILE, suffix);
+	n = snprintf(buf, len, "%s/%s%s", steer.dir, ORIG_FILE, suffix);
 	return n > 0 && (size_t)n < len;
 }
 
@@ -526,7 +542,16 @@ void origs_persist(void)
 		if (o->line && (lines[n] = strdup(o->line)))
 			n++;
 	}
-	steer.dirty = n < steer.norigs; /* memory short: again next time */
+	if (n < steer.norigs) {
+		/* memory short: no file missing originals replaces a whole
+		 * one; again next time */
+		pthread_mutex_unlock(&dec.lock);
+		for (k = 0; k < n; k++)
+			free(lines[k]);
+		free(lines);
+		return;
+	}
+	steer.dirty = false;
 	pthread_mutex_unlock(&dec.lock);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -537,16 +562,22 @@ void origs_persist(void)
 	} else {
 		fputs("# gpuplace: what users asked of the pending jobs gpuplace placed "
 		      "(job_submit/gpuplace writes and reads this file)\n", f);
+		errno = 0;
 		for (k = 0; k < n; k++)
 			fputs(lines[k], f);
-		if (fflush(f) || fsync(fileno(f)))
-			err = errno;
+		/* a failed write may leave nothing for fflush to report */
+		if (fflush(f) || ferror(f) || fsync(fileno(f)))
+			err = errno ? errno : EIO;
 		if (fclose(f) && !err)
 			err = errno;
 		if (!err && rename(tmp, path))
 			err = errno;
-		if (err)
+		if (err) {
 			unlink(tmp);
+		} else if ((fd = open(steer.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+			(void)fsync(fd); /* the rename, on disk */
+			close(fd);
+		}
 	}
 	for (k = 0; k < n; k++)
 		free(lines[k]);
@@ -558,6 +589,8 @@ void origs_persist(void)
 		if (err != steer.write_errno)
 			slurm_error("gpuplace: cannot write %s: %s; the originals of pending jobs are "
 			            "kept in memory only until it can", path, strerror(err));
+	} else if (steer.write_errno) {
+		slurm_info("gpuplace: wrote %s again", path);
 	}
 	steer.write_errno = err;
 }
@@ -576,10 +609,20 @@ void origs_restore(void)
 	size_t cap = 0;
 	ssize_t len;
 	long lineno = 0;
-	uint64_t last = 0;
+	uint64_t last = 0, maxref = 0;
 	int restored = 0, bad = 0, repeated = 0;
 	FILE *f;
 
+	const char *dir = daemon_state_save_location();
+
+	steer.dir[0] = '\0';
+	if (dir && strlen(dir) + sizeof("/" ORIG_FILE ".new") > sizeof(steer.dir)) {
+		slurm_error("gpuplace: StateSaveLocation %.200s... is too long; the originals "
+		            "of pending jobs are kept in memory only", dir);
+		return;
+	}
+	if (dir)
+		memcpy(steer.dir, dir, strlen(dir) + 1);
 	if (!orig_path(path, sizeof(path), ""))
 		return;
 	if (!(f = fopen(path, "re"))) {
@@ -595,8 +638,15 @@ void origs_restore(void)
 		int k;
 
 		lineno++;
-		if (len > 0 && line[len - 1] == '\n')
+		if (len > 0 && line[len - 1] == '\n') {
 			line[--len] = '\0';
+		} else if (*line && *line != '#') {
+			/* the file's last line, cut short (a full disk, a crash) */
+			if (bad++ < 10)
+				slurm_error("gpuplace: %s:%ld: the line ends without a newline (cut "
+				            "short); line skipped", path, lineno);
+			continue;
+		}
 		if (!*line || *line == '#')
 			continue;
 		if (gp_orig_parse(line, &r, err, sizeof(err))) {
@@ -620,10 +670,17 @@ void origs_restore(void)
 				;
 			orig_drop(k);
 		}
+		o->line = orig_line(o); /* made here, not under a later write */
 		steer.origs[steer.norigs++] = o;
 		steer.nkept += o->kept;
+		if (o->ref > maxref)
+			maxref = o->ref;
 		restored++;
 	}
+	/* new decisions' references above every restored one (a clock set
+	 * back, or a restart within the second of the last decision) */
+	if (maxref >= dec.ref_base)
+		dec.ref_base = maxref;
 	/* a file with lines skipped is written again without them */
 	if (bad || repeated)
 		steer.dirty = true;
@@ -1204,5 +1261,11 @@ void steer_pass(gp_live_t *lv)
 done:
 	free(cand);
 	snap_put(sn);
-	origs_persist();
+	/* at most one write per GP_ORIG_WRITE_S: a burst of submissions
+	 * wakes the thread several times a second, and the file holds up to
+	 * 2 x GP_LEDGER_MAX lines */
+	if (now - steer.written >= GP_ORIG_WRITE_S) {
+		steer.written = now;
+		origs_persist();
+	}
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -109,7 +110,8 @@ static void test_round_trip(void **state)
 	assert_non_null(strstr(line, " name=100%25%20my%20job%09%C3%A9t%C3%A9%0A=x"));
 	assert_null(strstr(line, "tres_per_node=")); /* none: left out */
 	assert_non_null(strstr(line, " licenses= name=")); /* "": an empty value */
-	assert_int_equal(gp_orig_parse(line, &b, err, sizeof(err)), 0);
+	if (gp_orig_parse(line, &b, err, sizeof(err)) != 0)
+		fail_msg("%s: %s", line, err);
 	assert_same(&a, &b);
 	again = gp_orig_format(&b);
 	assert_non_null(again);
@@ -118,10 +120,50 @@ static void test_round_trip(void **state)
 	free(again);
 	gp_orig_clear(&a);
 	gp_orig_clear(&b);
-	/* the smallest record: a reference */
-	assert_int_equal(gp_orig_parse("gpuplace-orig ref=7", &b, err, sizeof(err)), 0);
-	assert_true(b.ref == 7);
+	/* no strings at all, a negative time, a negative wait written as 0 */
+	memset(&a, 0, sizeof(a));
+	a.ref = 7;
+	a.decided = -1;
+	a.wait_s = -3.0;
+	line = gp_orig_format(&a);
+	assert_non_null(line);
+	assert_non_null(strstr(line, " decided=-1 "));
+	assert_non_null(strstr(line, " wait=0 "));
+	assert_int_equal(gp_orig_parse(line, &b, err, sizeof(err)), 0);
+	assert_true(b.ref == 7 && b.decided == -1 && b.wait_s == 0.0);
 	assert_null(b.str[GP_ORIG_FEATURES]);
+	gp_orig_clear(&b);
+	/* every number and flag is required: a line cut before one is not
+	 * read as 0 */
+	*strstr(line, " pn_min_memory=") = '\0';
+	assert_int_equal(gp_orig_parse(line, &b, err, sizeof(err)), -1);
+	assert_string_equal(err, "key 'pn_min_memory' value '': missing");
+	free(line);
+}
+
+/* every string of the record, each with its own value, back in its own
+ * field */
+static void test_every_string(void **state)
+{
+	gp_orig_rec_t a, b;
+	char err[256], *line;
+	int i;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.ref = 9;
+	for (i = 0; i < GP_ORIG_NSTR; i++) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "s%d x", i);
+		a.str[i] = strdup(v);
+	}
+	line = gp_orig_format(&a);
+	assert_non_null(line);
+	assert_int_equal(gp_orig_parse(line, &b, err, sizeof(err)), 0);
+	assert_same(&a, &b);
+	free(line);
+	gp_orig_clear(&a);
 	gp_orig_clear(&b);
 }
 
@@ -158,6 +200,12 @@ static void test_refused(void **state)
 		{ "gpuplace-orig ref=1 features=a%4", "key 'features' value 'a%4'" },
 		{ "gpuplace-orig ref=1 features=%", "key 'features' value '%'" },
 		{ "gpuplace-orig ref=1 features=a%00b", "key 'features' value 'a%00b'" },
+		{ "gpuplace-orig ref=1 job=+5", "key 'job' value '+5'" },
+		{ "gpuplace-orig ref=1 decided=+5", "key 'decided' value '+5'" },
+		{ "gpuplace-orig ref=1 decided=-", "key 'decided' value '-'" },
+		{ "gpuplace-orig ref=1 wait=0x10", "key 'wait' value '0x10'" },
+		{ "gpuplace-orig ref=1 wait=.5", "key 'wait' value '.5'" },
+		{ "gpuplace-orig ref=1 job=2", "key 'kept' value '': missing" },
 	};
 	size_t i;
 
@@ -196,6 +244,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_every_string),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_error_bounded),
 	};

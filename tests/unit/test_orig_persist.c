@@ -2,9 +2,11 @@
 /*
  * test_orig_persist.c - the plugin's originals file (steer_pass.c,
  * origs_restore / origs_persist) in StateSaveLocation: what init() reads
- * back is written again as it was read, lines it cannot read are logged
- * with file, line, key and value and left out, a directory it cannot
- * write to is logged once.  The program looks like slurmctld to the
+ * back is written again as it was read, lines it cannot read (a last
+ * line cut short too) are logged with file, line, key and value and left
+ * out, an update does not touch an original no reading has confirmed, new
+ * references come after the restored ones, a directory it cannot write
+ * to is logged once.  The program looks like slurmctld to the
  * plugin (slurmctld_config, libslurm's slurm_conf.state_save_location);
  * its log lines are captured (GP_LOG_SINK=capture).
  */
@@ -163,7 +165,9 @@ static void test_restore_then_write(void **state)
 	assert_int_not_equal(access(path, F_OK), 0);
 }
 
-/* an update's freeze is written, the rest as before */
+/* read back, an original is not its job's until a reading shows the job
+ * pending: an update then changes nothing of it (job_modify gives back
+ * nothing yet either); a new original is written beside it */
 static void test_change_written(void **state)
 {
 	job_desc_msg_t u;
@@ -175,12 +179,45 @@ static void test_change_written(void **state)
 	slurm_init_job_desc_msg(&u);
 	u.features = (char *)"c";
 	orig_freeze(17, &u);
+	unlink(path);
+	origs_persist();
+	assert_int_not_equal(access(path, F_OK), 0); /* nothing changed */
+	pthread_mutex_lock(&dec.lock);
+	orig_save(&u, dec.ref_base + 1, "tp=2", 0.0, 1001, false, false);
+	pthread_mutex_unlock(&dec.lock);
 	origs_persist();
 	got = records();
-	assert_non_null(strstr(got, " frozen=1 "));
-	assert_non_null(strstr(got, " features=c "));
-	assert_null(strstr(got, "[a|b]"));
+	assert_true(strncmp(got, GOOD1, strlen(GOOD1)) == 0);
+	assert_non_null(strstr(got + strlen(GOOD1), " hints=tp=2 "));
+	assert_non_null(strstr(got + strlen(GOOD1), " features=c\n"));
 	free(got);
+}
+
+/* a last line cut short is left out; new references come after the
+ * restored ones */
+static void test_cut_and_refs(void **state)
+{
+	char want[256];
+	size_t n = strlen(GOOD2);
+	char cut[2048];
+
+	(void)state;
+	memcpy(cut, GOOD2, n - 1); /* without its newline */
+	cut[n - 1] = '\0';
+	put(GOOD1);
+	{
+		FILE *f = fopen(path, "a");
+
+		assert_non_null(f);
+		fputs(cut, f);
+		fclose(f);
+	}
+	dec.ref_base = 5;
+	origs_restore();
+	assert_int_equal(log_count("restored the originals of 1 jobs"), 1);
+	snprintf(want, sizeof(want), "%s:2: the line ends without a newline", path);
+	assert_int_equal(log_count(want), 1);
+	assert_true(dec.ref_base >= 1764400000000001ULL);
 }
 
 /* no file (a first start): nothing restored, nothing said */
@@ -196,19 +233,26 @@ static void test_no_file(void **state)
 /* a directory it cannot write to: logged once, tried again */
 static void test_unwritable(void **state)
 {
+	job_desc_msg_t j;
+	char want[256];
+
 	(void)state;
-	put(GOOD1 "gpuplace-orig ref=9 x=1\n"); /* a skipped line: due */
-	origs_restore();
-	log_clear();
 	slurm_conf.state_save_location = (char *)"/nonexistent/gpuplace";
+	origs_restore(); /* no file there: nothing restored */
+	slurm_init_job_desc_msg(&j);
+	pthread_mutex_lock(&dec.lock);
+	orig_save(&j, 42, NULL, 0.0, 0, false, false);
+	pthread_mutex_unlock(&dec.lock);
 	origs_persist();
 	origs_persist();
 	assert_int_equal(log_count("cannot write /nonexistent/gpuplace/gpuplace_originals"), 1);
-	/* writable again: written */
+	/* writable again (the next start): written, and said so */
 	slurm_conf.state_save_location = dir;
-	unlink(path);
+	origs_restore();
 	origs_persist();
 	assert_int_equal(access(path, F_OK), 0);
+	snprintf(want, sizeof(want), "wrote %s again", path);
+	assert_int_equal(log_count(want), 1);
 }
 
 int main(void)
@@ -216,6 +260,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_restore_then_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_change_written, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cut_and_refs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
 	};
