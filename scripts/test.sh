@@ -452,7 +452,11 @@ else
 	rlane=
 fi
 for f in "$work"/*/check.log "$work"/*/slurm.log "$work"/*/packages.log; do
-	[ -f "$f" ] && grep -q -E '^(not ok|FAIL|ERROR|XPASS)' "$f" && { echo "==== $f"; grep -E -A20 '^(not ok|==== )' "$f" | tail -n 80; }
+	# from the first failed test's log on (its tail, as show_failures
+	# printed it there), at most 120 lines: a root's check.log holds no
+	# "not ok" of a test that died (ERROR), only its log's tail
+	[ -f "$f" ] && grep -q -E '^(not ok|FAIL|ERROR|XPASS)' "$f" &&
+		{ echo "==== $f"; awk '/^==== / { p = 1 } p || /^not ok/' "$f" | tail -n 120; }
 done
 
 # ---- summary -------------------------------------------------------------
