@@ -548,6 +548,9 @@ void origs_clear(void);
  * when an original changed, read back at init (steer_pass.c). */
 void origs_persist(void);
 void origs_restore(void);
+/* a backup controller took control: what it read at its start goes, the
+ * file is read again */
+void origs_takeover(void);
 struct ledger_entry *ledger_find(uint64_t ref);
 void steer_pass(gp_live_t *lv);
 /* Slurm's backfill plans in job list jobs (NULL: none), into *pl (empty

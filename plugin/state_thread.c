@@ -175,8 +175,7 @@ static void *reload_main(void *arg)
 				/* taken over: the originals as the primary last
 				 * wrote them */
 				slurm_info("gpuplace: this backup slurmctld has taken control");
-				origs_clear();
-				origs_restore();
+				origs_takeover();
 				standby = false;
 			}
 			/* Slurm's plans change once per backfill pass */

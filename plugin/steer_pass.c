@@ -53,6 +53,7 @@ struct steer_orig {
 	job_desc_msg_t d;
 	char *line;               /* its line of the file (orig_line), NULL
 	                           * until made or after a change */
+	bool from_file;           /* read back by origs_restore */
 };
 
 /* What steering keeps between passes. */
@@ -671,6 +672,7 @@ void origs_restore(void)
 			orig_drop(k);
 		}
 		o->line = orig_line(o); /* made here, not under a later write */
+		o->from_file = true;
 		steer.origs[steer.norigs++] = o;
 		steer.nkept += o->kept;
 		if (o->ref > maxref)
@@ -691,6 +693,24 @@ void origs_restore(void)
 		slurm_error("gpuplace: %s: %d more lines skipped", path, bad - 10);
 	slurm_info("gpuplace: restored the originals of %d jobs from %s%s", restored, path,
 	           bad ? " (some lines skipped, above)" : "");
+}
+
+/*
+ * A backup controller has taken control: the originals it read back at
+ * its own start are stale (the primary went on deciding and writing), so
+ * they go and the file is read again; originals of jobs submitted to
+ * this controller since it took control (before the thread saw it) stay.
+ */
+void origs_takeover(void)
+{
+	int k;
+
+	pthread_mutex_lock(&dec.lock);
+	for (k = steer.norigs - 1; k >= 0; k--)
+		if (steer.origs[k]->from_file)
+			orig_drop(k);
+	pthread_mutex_unlock(&dec.lock);
+	origs_restore();
 }
 
 struct ledger_entry *ledger_find(uint64_t ref)

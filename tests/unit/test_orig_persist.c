@@ -220,6 +220,32 @@ static void test_cut_and_refs(void **state)
 	assert_true(dec.ref_base >= 1764400000000001ULL);
 }
 
+/* a backup's takeover: what it read at its start goes, the file as the
+ * primary last wrote it comes back, and a job submitted to it meanwhile
+ * keeps its original */
+static void test_takeover(void **state)
+{
+	job_desc_msg_t u;
+	char *got;
+
+	(void)state;
+	put(GOOD1);
+	origs_restore();          /* the backup's start */
+	put(GOOD1 GOOD2);         /* the primary went on */
+	slurm_init_job_desc_msg(&u);
+	pthread_mutex_lock(&dec.lock);
+	orig_save(&u, 1764400000000100ULL, "tp=4", 0.0, 7, false, false);
+	pthread_mutex_unlock(&dec.lock);
+	origs_takeover();
+	origs_persist();
+	got = records();
+	/* the new one (oldest first: it was kept), then the file's two, once */
+	assert_non_null(strstr(got, " hints=tp=4\n"));
+	assert_non_null(strstr(got, GOOD1 GOOD2));
+	assert_null(strstr(strstr(got, GOOD1) + strlen(GOOD1), "ref=1764400000000001 "));
+	free(got);
+}
+
 /* no file (a first start): nothing restored, nothing said */
 static void test_no_file(void **state)
 {
@@ -261,6 +287,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restore_then_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_change_written, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cut_and_refs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_takeover, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
 	};
