@@ -50,7 +50,8 @@ check_PROGRAMS += $(GP_PLUGIN_UNIT) tests/unit/dlcheck
 # The originals file through the plugin's own restore and write, in a
 # program that looks like slurmctld to it (StateSaveLocation from
 # libslurm's slurm_conf), its log lines captured.
-tests_unit_test_orig_persist_SOURCES = tests/unit/test_orig_persist.c plugin/log.c
+tests_unit_test_orig_persist_SOURCES = tests/unit/test_orig_persist.c plugin/log.c tests/unit/log_capture.c \
+	tests/unit/log_capture.h
 tests_unit_test_orig_persist_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_orig_persist_CPPFLAGS = $(AM_CPPFLAGS) -DGP_LOG_SINK=capture
 tests_unit_test_orig_persist_LDFLAGS = -export-dynamic
@@ -85,6 +86,7 @@ tests_unit_test_state_thread_LDADD = $(GP_PLUGIN_LA) $(TEST_LIBS) $(DL_LIBS)
 # The plugin's real job_submit() on the example sites, with an idle cluster
 # state published as its thread would, and its log lines captured.
 tests_unit_test_plugin_submit_SOURCES = tests/unit/test_plugin_submit.c plugin/log.c tests/unit/plugin_job.c tests/unit/plugin_job.h \
+	tests/unit/log_capture.c tests/unit/log_capture.h \
 	tests/unit/plugin_site.c tests/unit/plugin_site.h
 tests_unit_test_plugin_submit_CFLAGS = $(TEST_CFLAGS)
 # its log lines go to the test's own sink (plugin/log.c)

@@ -8,7 +8,7 @@
  * references come after the restored ones, a directory it cannot write
  * to is logged once.  The program looks like slurmctld to the
  * plugin (slurmctld_config, libslurm's slurm_conf.state_save_location);
- * its log lines are captured (GP_LOG_SINK=capture).
+ * its log lines are captured (GP_LOG_SINK=capture, log_capture.c).
  */
 #include "config.h"
 
@@ -24,49 +24,12 @@
 #include <unistd.h>
 
 #include "job_submit_gpuplace.h"
+#include "log_capture.h"
 
 #include <cmocka.h>
 
 int slurmctld_config;
 extern slurm_conf_t slurm_conf;
-
-#define LOG_MAX 100
-static struct {
-	int level;
-	char *line;
-} captured[LOG_MAX];
-static int ncaptured;
-static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void capture(int level, const char *line);
-void capture(int level, const char *line)
-{
-	pthread_mutex_lock(&capture_lock);
-	if (ncaptured < LOG_MAX) {
-		captured[ncaptured].level = level;
-		captured[ncaptured++].line = strdup(line);
-	}
-	pthread_mutex_unlock(&capture_lock);
-}
-
-static void log_clear(void)
-{
-	int i;
-
-	for (i = 0; i < ncaptured; i++)
-		free(captured[i].line);
-	ncaptured = 0;
-}
-
-/* How many captured lines contain want. */
-static int log_count(const char *want)
-{
-	int i, n = 0;
-
-	for (i = 0; i < ncaptured; i++)
-		n += strstr(captured[i].line, want) != NULL;
-	return n;
-}
 
 static char dir[64];
 static char path[128];
@@ -148,12 +111,12 @@ static void test_restore_then_write(void **state)
 	    GOOD2
 	    "gpuplace-orig ref=6 features=a%G1\n");
 	origs_restore();
-	assert_int_equal(log_count("restored the originals of 2 jobs from"), 1);
+	assert_int_equal(log_matches("restored the originals of 2 jobs from"), 1);
 	snprintf(want, sizeof(want), "%s:3: key 'colour' value 'blue': unknown key; line skipped",
 	         path);
-	assert_int_equal(log_count(want), 1);
+	assert_int_equal(log_matches(want), 1);
 	snprintf(want, sizeof(want), "%s:7: key 'features' value 'a%%G1': a bad %%XX escape", path);
-	assert_int_equal(log_count(want), 1);
+	assert_int_equal(log_matches(want), 1);
 	/* skipped lines: the file is due again, without them */
 	origs_persist();
 	got = records();
@@ -214,9 +177,9 @@ static void test_cut_and_refs(void **state)
 	}
 	dec.ref_base = 5;
 	origs_restore();
-	assert_int_equal(log_count("restored the originals of 1 jobs"), 1);
+	assert_int_equal(log_matches("restored the originals of 1 jobs"), 1);
 	snprintf(want, sizeof(want), "%s:2: the line ends without a newline", path);
-	assert_int_equal(log_count(want), 1);
+	assert_int_equal(log_matches(want), 1);
 	assert_true(dec.ref_base >= 1764400000000001ULL);
 }
 
@@ -271,14 +234,14 @@ static void test_unwritable(void **state)
 	pthread_mutex_unlock(&dec.lock);
 	origs_persist();
 	origs_persist();
-	assert_int_equal(log_count("cannot write /nonexistent/gpuplace/gpuplace_originals"), 1);
+	assert_int_equal(log_matches("cannot write /nonexistent/gpuplace/gpuplace_originals"), 1);
 	/* writable again (the next start): written, and said so */
 	slurm_conf.state_save_location = dir;
 	origs_restore();
 	origs_persist();
 	assert_int_equal(access(path, F_OK), 0);
 	snprintf(want, sizeof(want), "wrote %s again", path);
-	assert_int_equal(log_count(want), 1);
+	assert_int_equal(log_matches(want), 1);
 }
 
 int main(void)

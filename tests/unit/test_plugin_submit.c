@@ -26,40 +26,9 @@
 #include "plugin_job.h"
 #include "plugin_site.h"
 
-/* the captured log: the lines of the current test, each with its level */
-#define LOG_MAX 400
-static struct {
-	int level;
-	char *line;
-} captured[LOG_MAX];
-static int ncaptured;
-
-static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* the plugin's sink (GP_LOG_SINK=capture, plugin/local.mk); the plugin's
- * thread logs too */
-void capture(int level, const char *line)
-{
-	pthread_mutex_lock(&capture_lock);
-	if (ncaptured < LOG_MAX) {
-		captured[ncaptured].level = level;
-		captured[ncaptured++].line = strdup(line);
-	}
-	pthread_mutex_unlock(&capture_lock);
-}
+#include "log_capture.h"
 
 #include <cmocka.h>
-
-static void log_clear(void)
-{
-	int i;
-
-	pthread_mutex_lock(&capture_lock);
-	for (i = 0; i < ncaptured; i++)
-		free(captured[i].line);
-	ncaptured = 0;
-	pthread_mutex_unlock(&capture_lock);
-}
 
 /* haystack holds needle, in any case */
 static bool has_nocase(const char *haystack, const char *needle)
@@ -72,33 +41,6 @@ static bool has_nocase(const char *haystack, const char *needle)
 	return false;
 }
 
-/* The first captured line containing want at `level' (-1: any), or NULL. */
-static const char *log_find(int level, const char *want)
-{
-	int i;
-
-	for (i = 0; i < ncaptured; i++)
-		if ((level < 0 || captured[i].level == level) && strstr(captured[i].line, want))
-			return captured[i].line;
-	return NULL;
-}
-
-static int log_count(int level)
-{
-	int i, n = 0;
-
-	for (i = 0; i < ncaptured; i++)
-		n += captured[i].level == level;
-	return n;
-}
-
-static void log_dump(void)
-{
-	int i;
-
-	for (i = 0; i < ncaptured; i++)
-		print_message("#   [%d] %s\n", captured[i].level, captured[i].line);
-}
 
 /* ---- the site and its state ------------------------------------------------ */
 
