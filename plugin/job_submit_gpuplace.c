@@ -53,6 +53,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -408,6 +409,20 @@ static bool changes_request(const job_desc_msg_t *j)
 	return j->req_nodes || j->time_limit != NO_VAL || changes_where(j);
 }
 
+/* Append the formatted text to buf (len bytes), cut at its end. */
+__attribute__((format(printf, 3, 4)))
+static void also_add(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t at = strlen(buf);
+	va_list ap;
+
+	if (at + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + at, len - at, fmt, ap);
+	va_end(ap);
+}
+
 extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid, char **err_msg)
 {
 	/* job_ptr is slurmctld's private job_record_t: never dereferenced.
@@ -439,6 +454,9 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 		struct user_where *w = malloc(sizeof(*w));
 
 		if (w && orig_user_request(id, w)) {
+			/* what else is given back, for the log line */
+			char also[600] = "";
+
 			if (!job_desc->req_nodes)
 				job_desc->req_nodes = slurm_xstrdup(w->req_nodes);
 			if (!job_desc->exc_nodes)
@@ -447,14 +465,18 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 				job_desc->features = slurm_xstrdup(w->features);
 			/* and the rack licenses gpuplace added go ("" clears
 			 * them: job_mgr.c _update_job, license_validate) */
-			if (w->lic && !job_desc->licenses)
+			if (w->lic && !job_desc->licenses) {
 				job_desc->licenses = slurm_xstrdup(w->licenses);
+				also_add(also, sizeof(also), "; its licenses (%.100s)",
+				         *w->licenses ? w->licenses : "none");
+			}
 			/* and the --switches count gpuplace set to wait for one
 			 * leaf of the old bounds (0: none; job_mgr.c _update_job
 			 * takes both of a pending job) */
 			if (w->sw && job_desc->req_switch == NO_VAL) {
 				job_desc->req_switch = 0;
 				job_desc->wait4switch = 0;
+				also_add(also, sizeof(also), "; its switch count (none)");
 			}
 			/* and the node counts a PIN set (the user's, else
 			 * what slurmctld gives a job that names none:
@@ -464,19 +486,31 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 			    job_desc->max_nodes == NO_VAL) {
 				job_desc->min_nodes = w->min_nodes != NO_VAL ? w->min_nodes : 1;
 				job_desc->max_nodes = w->max_nodes != NO_VAL ? w->max_nodes : 0;
+				if (job_desc->max_nodes)
+					also_add(also, sizeof(also), "; its node counts (%u-%u)",
+					         job_desc->min_nodes, job_desc->max_nodes);
+				else
+					also_add(also, sizeof(also), "; its node counts (%u or more)",
+					         job_desc->min_nodes);
 			}
 			/* and the GPU request a PIN gave per node: the user's
 			 * per job again ("" clears the per-node one:
 			 * job_mgr.c _update_job) */
 			if (w->gpus) {
-				if (!job_desc->tres_per_job)
+				if (!job_desc->tres_per_job) {
 					job_desc->tres_per_job = slurm_xstrdup(w->tres_per_job);
-				if (!job_desc->tres_per_node)
+					also_add(also, sizeof(also), "; its GPUs per job (%.100s)",
+					         *w->tres_per_job ? w->tres_per_job : "none");
+				}
+				if (!job_desc->tres_per_node) {
 					job_desc->tres_per_node = slurm_xstrdup(w->tres_per_node);
+					also_add(also, sizeof(also), "; its GPUs per node (%.100s)",
+					         *w->tres_per_node ? w->tres_per_node : "none");
+				}
 			}
 			slurm_info("gpuplace: job %u: its request changed; its node list, exclusions "
-			           "and constraint are the user's again (node list %.200s)", id,
-			           *w->req_nodes ? w->req_nodes : "none");
+			           "and constraint are the user's again (node list %.200s)%s", id,
+			           *w->req_nodes ? w->req_nodes : "none", also);
 		}
 		free(w);
 	}

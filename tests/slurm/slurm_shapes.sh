@@ -257,9 +257,10 @@ check '[ -n "$j" ] && echo "$tpn" | grep -Eq "^TresPerNode=gres[:/]gpu:4$" && sc
 gpu=$(echo "$tpn" | sed 's/^TresPerNode=\(gres.gpu\):4$/\1/')
 update_gpus "$j" "$gpu:2"
 # (Slurm 22.05 shows the cleared per-node request as an empty TresPerNode=)
-check '[ -z "$out" ] && [ "$req" = "ReqNodeList=(null)" ] && ! echo "$shown" | grep -q "TresPerNode=gres" && echo "$shown" | grep -Eq "TresPerJob=gres[:/]gpu:2"' \
+check '[ -z "$out" ] && [ "$req" = "ReqNodeList=(null)" ] && ! echo "$shown" | grep -q "TresPerNode=gres" && echo "$shown" | grep -Eq "TresPerJob=gres[:/]gpu:2" && grep -q "gpuplace: job $j: its request changed; .*(node list none); its node counts (1 or more); its GPUs per node (none)$" "$D/log/slurmctld.log"' \
 	"scontrol update TresPerJob=$gpu:2 is taken and gives back the user's request (${shown% }${out:+; $out})" \
-	"$(scontrol show job "$j" | grep -E 'Tres|ReqNodeList|NumNodes')" "$out"
+	"$(scontrol show job "$j" | grep -E 'Tres|ReqNodeList|NumNodes')" "$out" \
+	"$(grep "gpuplace: job $j: its request changed" "$D/log/slurmctld.log" | tail -n 1)"
 scontrol release "$j"
 nodes=$(running_on "$j")
 alloc=$(scontrol show job -d "$j" | grep -oE '(^| )GRES=gpu[^ ]*' | sed 's/^ //' | tr '\n' ' ')
@@ -343,9 +344,10 @@ check 'echo "$tpn" | grep -Eq "^TresPerNode=gres[:/]gpu:4$" && echo "$restored" 
 	"$(tail -c +"$((from + 1))" "$D/log/slurmctld.log" | grep gpuplace | head -n 5)" "$(cat "$D/state/gpuplace_originals" 2>&1 | head -n 3)"
 gpu=$(echo "$tpn" | sed 's/^TresPerNode=\(gres.gpu\):4$/\1/')
 update_gpus "$j" "$gpu:2"
-check '[ -z "$out" ] && [ "$req" = "ReqNodeList=(null)" ] && ! echo "$shown" | grep -q "TresPerNode=gres" && echo "$shown" | grep -Eq "TresPerJob=gres[:/]gpu:2"' \
+check '[ -z "$out" ] && [ "$req" = "ReqNodeList=(null)" ] && ! echo "$shown" | grep -q "TresPerNode=gres" && echo "$shown" | grep -Eq "TresPerJob=gres[:/]gpu:2" && grep -q "gpuplace: job $j: its request changed; .*(node list none); its node counts (1 or more); its GPUs per node (none)$" "$D/log/slurmctld.log"' \
 	"after the restart, scontrol update TresPerJob=$gpu:2 still gives back the user's request (${shown% }${out:+; $out})" \
-	"$(scontrol show job "$j" | grep -E 'Tres|ReqNodeList|NumNodes')" "$out"
+	"$(scontrol show job "$j" | grep -E 'Tres|ReqNodeList|NumNodes')" "$out" \
+	"$(grep "gpuplace: job $j: its request changed" "$D/log/slurmctld.log" | tail -n 1)"
 scontrol release "$j"
 nodes=$(running_on "$j")
 check '[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | wc -l)" = 1 ]' \
