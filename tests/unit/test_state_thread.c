@@ -166,8 +166,21 @@ static void test_stop_ends_gap(void **unused)
 	snprintf(site, sizeof(site), "%s/etc/mixed-pcie", top ? top : ".");
 	setenv("GPUPLACE_CONF_DIR", site, 1);
 	for (k = 0; k < 3; k++) {
+		int t;
+		bool built = false;
+
 		assert_int_equal(init(), SLURM_SUCCESS);
-		usleep(100000); /* the thread's first pass is over: it waits */
+		/* the thread's first pass is over (its engine installed, which
+		 * takes over 100 ms on a loaded machine), and it waits */
+		for (t = 0; t < 1000 && !built; t++) {
+			pthread_mutex_lock(&dec.lock);
+			built = dec.cur.conf != NULL;
+			pthread_mutex_unlock(&dec.lock);
+			if (!built)
+				usleep(10000);
+		}
+		assert_true(built);
+		usleep(50000);
 		refresh_soon();
 		usleep(10000);
 		t0 = now_s();
