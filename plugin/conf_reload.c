@@ -241,16 +241,28 @@ bool in_slurmctld(void)
 	return dlsym(RTLD_DEFAULT, "slurmctld_config") != NULL;
 }
 
+/* slurmctld's exported slurm_conf_t, NULL outside slurmctld; looked up
+ * once (its address never changes; its fields are read at every call, so
+ * a reconfigure counts). */
+static const slurm_conf_t *daemon_conf(void)
+{
+	static const slurm_conf_t *sc;
+	static bool looked;
+
+	if (!looked) {
+		sc = in_slurmctld() ? dlsym(RTLD_DEFAULT, "slurm_conf") : NULL;
+		looked = true;
+	}
+	return sc;
+}
+
 /* The path slurmctld was started with (-f FILE, else SLURM_CONF, else its
- * built-in default), from the daemon's exported slurm_conf_t; NULL outside
- * slurmctld or before it read its configuration. */
+ * built-in default); NULL outside slurmctld or before it read its
+ * configuration. */
 static const char *daemon_conf_file(void)
 {
-	const slurm_conf_t *sc;
+	const slurm_conf_t *sc = daemon_conf();
 
-	if (!in_slurmctld())
-		return NULL;
-	sc = dlsym(RTLD_DEFAULT, "slurm_conf");
 	return sc && sc->slurm_conf && *sc->slurm_conf ? sc->slurm_conf : NULL;
 }
 
@@ -258,11 +270,8 @@ static const char *daemon_conf_file(void)
  * outside slurmctld or when not set. */
 const char *daemon_state_save_location(void)
 {
-	const slurm_conf_t *sc;
+	const slurm_conf_t *sc = daemon_conf();
 
-	if (!in_slurmctld())
-		return NULL;
-	sc = dlsym(RTLD_DEFAULT, "slurm_conf");
 	return sc && sc->state_save_location && *sc->state_save_location ?
 	       sc->state_save_location : NULL;
 }
@@ -293,11 +302,8 @@ bool daemon_in_control(void)
  * exported slurm_conf_t; false outside slurmctld. */
 bool topology_is(const char *name)
 {
-	const slurm_conf_t *sc;
+	const slurm_conf_t *sc = daemon_conf();
 
-	if (!in_slurmctld())
-		return false;
-	sc = dlsym(RTLD_DEFAULT, "slurm_conf");
 	return sc && sc->topology_plugin && strstr(sc->topology_plugin, name);
 }
 
@@ -305,13 +311,8 @@ bool topology_is(const char *name)
  * none or outside slurmctld; read at every call, so a reconfigure counts. */
 uint64_t daemon_default_mem(void)
 {
-	static const slurm_conf_t *sc;
-	static bool looked;
+	const slurm_conf_t *sc = daemon_conf();
 
-	if (!looked) {
-		sc = in_slurmctld() ? dlsym(RTLD_DEFAULT, "slurm_conf") : NULL;
-		looked = true;
-	}
 	return sc ? sc->def_mem_per_cpu : 0;
 }
 
@@ -320,17 +321,12 @@ uint64_t daemon_default_mem(void)
  * reconfigure counts. */
 static uint32_t sched_param(const char *key, uint32_t dflt)
 {
-	static const slurm_conf_t *sc;
-	static bool looked;
+	const slurm_conf_t *sc = daemon_conf();
 	size_t kl = strlen(key);
 	const char *p;
 	char *end;
 	unsigned long v;
 
-	if (!looked) {
-		sc = in_slurmctld() ? dlsym(RTLD_DEFAULT, "slurm_conf") : NULL;
-		looked = true;
-	}
 	if (!sc || !sc->sched_params)
 		return dflt;
 	for (p = sc->sched_params; (p = strstr(p, key)); p++)

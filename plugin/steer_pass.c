@@ -93,25 +93,49 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+/* The fields an original and its line share: its flags, and the job
+ * description's numbers (X: the field's name in both); gp_orig_rec_t is
+ * orig_file.h's. */
+#define ORIG_FLAGS(X) X(kept) X(lic) X(sw) X(counts) X(gpus) X(frozen)
+#define ORIG_NUMBERS(X) X(min_nodes) X(max_nodes) X(time_limit) X(num_tasks) X(shared) \
+	X(ntasks_per_node) X(cpus_per_task) X(pn_min_cpus) X(pn_min_memory)
+/* the job description's strings it keeps, each with its place in the
+ * line's record (the hints, its other string, are the original's own) */
+#define ORIG_STRINGS(X) X(GP_ORIG_TRES_PER_JOB, tres_per_job) \
+	X(GP_ORIG_TRES_PER_NODE, tres_per_node) X(GP_ORIG_TRES_PER_SOCKET, tres_per_socket) \
+	X(GP_ORIG_TRES_PER_TASK, tres_per_task) \
+	X(GP_ORIG_CPUS_PER_TRES, cpus_per_tres) X(GP_ORIG_MEM_PER_TRES, mem_per_tres) \
+	X(GP_ORIG_RESERVATION, reservation) X(GP_ORIG_PARTITION, partition) \
+	X(GP_ORIG_REQ_NODES, req_nodes) X(GP_ORIG_EXC_NODES, exc_nodes) \
+	X(GP_ORIG_FEATURES, features) X(GP_ORIG_LICENSES, licenses) X(GP_ORIG_NAME, name)
+
+/* each number as wide in the line's record as in Slurm's job description
+ * (a narrower one would cut values on the way back) */
+#define SAME_WIDTH(f) _Static_assert(sizeof(((gp_orig_rec_t *)0)->f) == \
+                                     sizeof(((job_desc_msg_t *)0)->f), #f " width");
+ORIG_NUMBERS(SAME_WIDTH)
+#undef SAME_WIDTH
+
+/* Where o keeps each string of gp_orig_rec_t's order. */
+static void orig_slots(struct steer_orig *o, char **slot[GP_ORIG_NSTR])
+{
+	slot[GP_ORIG_HINTS] = &o->hints;
+#define SLOT(i, f) slot[i] = &o->d.f;
+	ORIG_STRINGS(SLOT)
+#undef SLOT
+}
+
 static void orig_free(struct steer_orig *o)
 {
+	char **slot[GP_ORIG_NSTR];
+	int i;
+
 	if (!o)
 		return;
-	free(o->hints);
+	orig_slots(o, slot);
+	for (i = 0; i < GP_ORIG_NSTR; i++)
+		free(*slot[i]);
 	free(o->line);
-	free(o->d.tres_per_job);
-	free(o->d.tres_per_node);
-	free(o->d.tres_per_socket);
-	free(o->d.tres_per_task);
-	free(o->d.cpus_per_tres);
-	free(o->d.mem_per_tres);
-	free(o->d.reservation);
-	free(o->d.partition);
-	free(o->d.req_nodes);
-	free(o->d.exc_nodes);
-	free(o->d.features);
-	free(o->d.licenses);
-	free(o->d.name);
 	free(o);
 }
 
@@ -134,23 +158,30 @@ static void orig_drop(int k)
 	steer.origs[--steer.norigs] = NULL;
 }
 
+/* Room for one more original of its kind (kept or placed): when the table
+ * holds GP_LEDGER_MAX of them, the oldest goes (its job is left alone from
+ * now on).  dec.lock. */
+static void orig_make_room(bool kept)
+{
+	int k;
+
+	if (kept ? steer.nkept < GP_LEDGER_MAX : steer.norigs - steer.nkept < GP_LEDGER_MAX)
+		return;
+	for (k = 0; k < steer.norigs && steer.origs[k]->kept != kept; k++)
+		;
+	orig_drop(k);
+}
+
 /* Called under dec.lock, before apply() or lic_keep() changes the
  * description. */
 void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double wait_s,
                uint32_t uid, bool every_refresh, bool kept)
 {
 	struct steer_orig *o;
-	int k;
 
 	if (!(o = calloc(1, sizeof(*o))))
 		return; /* memory short: this job is not steered */
-	if (kept ? steer.nkept == GP_LEDGER_MAX : steer.norigs - steer.nkept == GP_LEDGER_MAX) {
-		/* full: the oldest of its kind goes (its job is left alone
-		 * from now on) */
-		for (k = 0; k < steer.norigs && steer.origs[k]->kept != kept; k++)
-			;
-		orig_drop(k);
-	}
+	orig_make_room(kept);
 	steer.origs[steer.norigs] = o;
 	o->ref = ref;
 	o->kept = kept;
@@ -159,29 +190,13 @@ void orig_save(const job_desc_msg_t *j, uint64_t ref, const char *hints, double 
 	gp_steer_job_init(&o->st, false, (int64_t)time(NULL), wait_s, every_refresh);
 	o->uid = uid;
 	o->hints = dup_or_null(hints);
-	o->d.min_nodes = j->min_nodes;
-	o->d.max_nodes = j->max_nodes;
-	o->d.shared = j->shared;
-	o->d.time_limit = j->time_limit;
-	o->d.num_tasks = j->num_tasks;
-	o->d.ntasks_per_node = j->ntasks_per_node;
-	o->d.cpus_per_task = j->cpus_per_task;
-	o->d.pn_min_cpus = j->pn_min_cpus;
-	o->d.pn_min_memory = j->pn_min_memory;
+#define FROM_DESC(f) o->d.f = j->f;
+	ORIG_NUMBERS(FROM_DESC)
+#undef FROM_DESC
 	GP_JOB_DESC_ID(&o->d) = NO_VAL;
-	o->d.tres_per_job = dup_or_null(j->tres_per_job);
-	o->d.tres_per_node = dup_or_null(j->tres_per_node);
-	o->d.tres_per_socket = dup_or_null(j->tres_per_socket);
-	o->d.tres_per_task = dup_or_null(j->tres_per_task);
-	o->d.cpus_per_tres = dup_or_null(j->cpus_per_tres);
-	o->d.mem_per_tres = dup_or_null(j->mem_per_tres);
-	o->d.reservation = dup_or_null(j->reservation);
-	o->d.partition = dup_or_null(j->partition);
-	o->d.req_nodes = dup_or_null(j->req_nodes);
-	o->d.exc_nodes = dup_or_null(j->exc_nodes);
-	o->d.features = dup_or_null(j->features);
-	o->d.licenses = dup_or_null(j->licenses);
-	o->d.name = dup_or_null(j->name);
+#define FROM_DESC(i, f) o->d.f = dup_or_null(j->f);
+	ORIG_STRINGS(FROM_DESC)
+#undef FROM_DESC
 	steer.norigs++;
 	steer.dirty = true;
 }
@@ -390,38 +405,6 @@ static void origs_prune(const job_info_msg_t *jobs, int64_t now)
  * (GP_REFRESH_S), which a decision's wake-up would otherwise shorten. */
 #define GP_ORIG_WRITE_S GP_REFRESH_S
 
-/* The fields an original and its line share: its flags, and the job
- * description's numbers (X: the field's name in both). */
-#define ORIG_FLAGS(X) X(kept) X(lic) X(sw) X(counts) X(gpus) X(frozen)
-#define ORIG_NUMBERS(X) X(min_nodes) X(max_nodes) X(time_limit) X(num_tasks) X(shared) \
-	X(ntasks_per_node) X(cpus_per_task) X(pn_min_cpus) X(pn_min_memory)
-
-/* each number as wide in the line's record as in Slurm's job description
- * (a narrower one would cut values on the way back) */
-#define SAME_WIDTH(f) _Static_assert(sizeof(((gp_orig_rec_t *)0)->f) == \
-                                     sizeof(((job_desc_msg_t *)0)->f), #f " width");
-ORIG_NUMBERS(SAME_WIDTH)
-#undef SAME_WIDTH
-
-/* Where o keeps each string of gp_orig_rec_t's order. */
-static void orig_slots(struct steer_orig *o, char **slot[GP_ORIG_NSTR])
-{
-	slot[GP_ORIG_HINTS] = &o->hints;
-	slot[GP_ORIG_TRES_PER_JOB] = &o->d.tres_per_job;
-	slot[GP_ORIG_TRES_PER_NODE] = &o->d.tres_per_node;
-	slot[GP_ORIG_TRES_PER_SOCKET] = &o->d.tres_per_socket;
-	slot[GP_ORIG_TRES_PER_TASK] = &o->d.tres_per_task;
-	slot[GP_ORIG_CPUS_PER_TRES] = &o->d.cpus_per_tres;
-	slot[GP_ORIG_MEM_PER_TRES] = &o->d.mem_per_tres;
-	slot[GP_ORIG_RESERVATION] = &o->d.reservation;
-	slot[GP_ORIG_PARTITION] = &o->d.partition;
-	slot[GP_ORIG_REQ_NODES] = &o->d.req_nodes;
-	slot[GP_ORIG_EXC_NODES] = &o->d.exc_nodes;
-	slot[GP_ORIG_FEATURES] = &o->d.features;
-	slot[GP_ORIG_LICENSES] = &o->d.licenses;
-	slot[GP_ORIG_NAME] = &o->d.name;
-}
-
 /* The line of o (malloc'd, with its newline), NULL when memory is short.
  * Its strings are borrowed for gp_orig_format, never freed here. */
 static char *orig_line(struct steer_orig *o)
@@ -612,9 +595,8 @@ void origs_restore(void)
 	long lineno = 0;
 	uint64_t last = 0, maxref = 0;
 	int restored = 0, bad = 0, repeated = 0;
-	FILE *f;
-
 	const char *dir = daemon_state_save_location();
+	FILE *f;
 
 	steer.dir[0] = '\0';
 	if (dir && strlen(dir) + sizeof("/" ORIG_FILE ".new") > sizeof(steer.dir)) {
@@ -636,7 +618,6 @@ void origs_restore(void)
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		gp_orig_rec_t r;
 		struct steer_orig *o;
-		int k;
 
 		lineno++;
 		if (len > 0 && line[len - 1] == '\n') {
@@ -665,12 +646,7 @@ void origs_restore(void)
 			gp_orig_clear(&r);
 			break;
 		}
-		if (o->kept ? steer.nkept == GP_LEDGER_MAX :
-		              steer.norigs - steer.nkept == GP_LEDGER_MAX) {
-			for (k = 0; k < steer.norigs && steer.origs[k]->kept != o->kept; k++)
-				;
-			orig_drop(k);
-		}
+		orig_make_room(o->kept);
 		o->line = orig_line(o); /* made here, not under a later write */
 		o->from_file = true;
 		steer.origs[steer.norigs++] = o;
@@ -703,12 +679,21 @@ void origs_restore(void)
  */
 void origs_takeover(void)
 {
-	int k;
+	int k, kept = 0;
 
 	pthread_mutex_lock(&dec.lock);
-	for (k = steer.norigs - 1; k >= 0; k--)
-		if (steer.origs[k]->from_file)
-			orig_drop(k);
+	for (k = 0; k < steer.norigs; k++) {
+		struct steer_orig *o = steer.origs[k];
+
+		steer.origs[k] = NULL;
+		if (o->from_file) {
+			steer.nkept -= o->kept;
+			orig_free(o);
+		} else {
+			steer.origs[kept++] = o;
+		}
+	}
+	steer.norigs = kept;
 	pthread_mutex_unlock(&dec.lock);
 	origs_restore();
 }
