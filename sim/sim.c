@@ -2751,7 +2751,8 @@ static int reserve_extra(struct sim *S, int32_t j)
 {
 	const gp_cluster_t *c = S->c;
 	struct sjob *J = &S->jobs[j];
-	int32_t i, k, nev, tries = 0;
+	const struct shape *sh = &S->shapes[J->shape];
+	int32_t i, k, nev, room, tries = 0;
 	int32_t max_tries = resv_tries(S, J);
 	double t = S->now;
 	struct xresv *x;
@@ -2798,8 +2799,15 @@ static int reserve_extra(struct sim *S, int32_t j)
 		if (++tries > max_tries)
 			return GP_OK;
 		held_at(S, t);
-		for (i = 0; i < c->nnodes; i++)
+		/* the nodes with GPUs enough for J beside the plans: with fewer
+		 * than it needs no policy places it, and no attempt is made
+		 * (it still counts as tried, as reserve()'s) */
+		for (i = 0, room = 0; i < c->nnodes; i++) {
 			S->held[i] |= S->work[i];
+			room += S->eligible[i] && node_free(S, S->held, i) >= sh->gpn;
+		}
+		if (room < sh->nn)
+			continue;
 		rc = place(S, J, S->held, S->work_rack_w, t, &S->resv_policy, &S->pl2);
 		if (rc < 0)
 			return rc;
