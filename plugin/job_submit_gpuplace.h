@@ -548,6 +548,9 @@ void origs_clear(void);
  * when an original changed, read back at init (steer_pass.c). */
 void origs_persist(void);
 void origs_restore(void);
+/* the lines of originals saved or changed since, appended to the file's
+ * journal as soon as a decision wakes the thread (steer_pass.c) */
+void origs_journal(void);
 /* a backup controller took control: what it read at its start goes, the
  * file is read again */
 void origs_takeover(void);

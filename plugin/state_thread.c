@@ -178,6 +178,9 @@ static void *reload_main(void *arg)
 				origs_takeover();
 				standby = false;
 			}
+			/* what changed since the last wake (an update's
+			 * freeze, a job id learned), before the reading */
+			origs_journal();
 			/* Slurm's plans change once per backfill pass */
 			lv.full_every_s = daemon_bf_interval();
 			refresh_state(&lv, &failing_since, &failure_logged);
@@ -204,6 +207,15 @@ static void *reload_main(void *arg)
 			;
 		woken = thr.wake;
 		thr.wake = false;
+		if (woken && !thr.stop && live && !standby) {
+			/* what the decisions kept, on disk before the gap and
+			 * the reading: a slurmctld stopped right after a
+			 * submission (a reconfigure restarts it since 23.11)
+			 * reads it back */
+			pthread_mutex_unlock(&thr.lock);
+			origs_journal();
+			pthread_mutex_lock(&thr.lock);
+		}
 		if (woken && !thr.stop) {
 			/* a burst of decisions: at most one reading per gap; a
 			 * stop (fini) ends the gap, the decisions' wakes do not */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "job_submit_gpuplace.h"
 #include "orig_file.h"
@@ -53,6 +54,8 @@ struct steer_orig {
 	job_desc_msg_t d;
 	char *line;               /* its line of the file (orig_line), NULL
 	                           * until made or after a change */
+	bool journaled;           /* its line as it is now is in the journal
+	                           * or the file (origs_journal) */
 	bool from_file;           /* read back by origs_restore */
 };
 
@@ -73,6 +76,13 @@ static struct {
 	/* the last write failed with this errno (logged once per errno) */
 	int write_errno;
 	int64_t written;          /* the thread's last origs_persist call */
+	/* the journal's size as the thread last wrote or read it, and the
+	 * errno of its last failed append (logged once per errno) */
+	off_t journal_size;
+	int journal_errno;
+	/* the file's generation: one more at every write; the journal names
+	 * the file it follows (origs_journal) */
+	uint64_t generation;
 	/* StateSaveLocation, as origs_restore found it ("": none) */
 	char dir[4000];
 } steer;
@@ -144,6 +154,7 @@ static void orig_changed(struct steer_orig *o)
 {
 	free(o->line);
 	o->line = NULL;
+	o->journaled = false;
 	steer.dirty = true;
 }
 
@@ -546,6 +557,7 @@ void origs_persist(void)
 	} else {
 		fputs("# gpuplace: what users asked of the pending jobs gpuplace placed "
 		      "(job_submit/gpuplace writes and reads this file)\n", f);
+		fprintf(f, "# generation %llu\n", (unsigned long long)(steer.generation + 1));
 		errno = 0;
 		for (k = 0; k < n; k++)
 			fputs(lines[k], f);
@@ -558,9 +570,18 @@ void origs_persist(void)
 			err = errno;
 		if (err) {
 			unlink(tmp);
-		} else if ((fd = open(steer.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-			(void)fsync(fd); /* the rename, on disk */
-			close(fd);
+		} else {
+			/* the file holds every line of the journal, which names
+			 * the generation before (a journal left by a crash is
+			 * not read over this file) */
+			steer.generation++;
+			if (orig_path(tmp, sizeof(tmp), ".journal") &&
+			    (unlink(tmp) == 0 || errno == ENOENT))
+				steer.journal_size = 0;
+			if ((fd = open(steer.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+				(void)fsync(fd); /* the rename and the unlink, on disk */
+				close(fd);
+			}
 		}
 	}
 	for (k = 0; k < n; k++)
@@ -579,27 +600,232 @@ void origs_persist(void)
 	steer.write_errno = err;
 }
 
+/* The journal's most: past it, new lines wait for the next write of the
+ * file (a file that cannot be written for long would grow it without end;
+ * 2 x GP_LEDGER_MAX lines are under 40 MiB). */
+#define GP_ORIG_JOURNAL_MAX ((off_t)64 << 20)
+
 /*
- * At init(), before the thread starts: the originals the last slurmctld
- * wrote (origs_persist).  A line that is not a record is logged with the
- * file, its line number, key and value, and skipped; the others are kept
- * (at most GP_LEDGER_MAX of each kind, the newest).  Originals of jobs
- * that are no longer pending go at the thread's first reading
- * (origs_prune).  No file (a first start, or outside slurmctld): none.
+ * On the plugin's thread, as soon as a decision wakes it: the lines of the
+ * originals saved or changed since they were last written, appended to
+ * StateSaveLocation/gpuplace_originals.journal with one write, after a
+ * first line naming the file's generation it follows.  No fsync: what a
+ * slurmctld that stops, or is killed, has written stays (a crash of the
+ * machine loses the last seconds, as of Slurm's own state).  The next
+ * write of the file holds them all and removes the journal
+ * (origs_persist); init() reads the file, then the journal
+ * (origs_restore).  So a job decided just before slurmctld stops (an
+ * `scontrol reconfigure` right after a submission restarts it since
+ * 23.11) keeps its original, while the whole file is still written at
+ * most once per refresh.  Lines are made under dec.lock, written without
+ * it.
  */
-void origs_restore(void)
+void origs_journal(void)
 {
-	char path[4096], err[256], *line = NULL;
+	char path[4096], head[64], *buf = NULL, *grown;
+	size_t len = 0, cap = 0, done = 0;
+	struct stat sb;
+	bool sized = false;
+	int k, fd, err = 0;
+
+	if (!orig_path(path, sizeof(path), ".journal"))
+		return;
+	pthread_mutex_lock(&dec.lock);
+	for (k = 0; k < steer.norigs; k++) {
+		struct steer_orig *o = steer.origs[k];
+		size_t n;
+
+		if (o->journaled)
+			continue;
+		if (!o->line)
+			o->line = orig_line(o);
+		if (!o->line)
+			continue; /* memory short: the file will hold it */
+		n = strlen(o->line);
+		if (len + n > cap) {
+			if (!(grown = realloc(buf, 2 * (len + n))))
+				break; /* the rest next time, or in the file */
+			buf = grown;
+			cap = 2 * (len + n);
+		}
+		memcpy(buf + len, o->line, n);
+		len += n;
+		o->journaled = true;
+	}
+	pthread_mutex_unlock(&dec.lock);
+	if (!len) {
+		free(buf);
+		return;
+	}
+	if (steer.journal_size + (off_t)len > GP_ORIG_JOURNAL_MAX) {
+		err = EFBIG;
+	} else if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+		err = errno;
+	} else {
+		if (fstat(fd, &sb))
+			err = errno;
+		else
+			sized = true;
+		/* a new journal first names the file it follows */
+		if (!err && sb.st_size == 0) {
+			int hn = snprintf(head, sizeof(head), "# generation %llu\n",
+			                  (unsigned long long)steer.generation);
+
+			if (write(fd, head, (size_t)hn) != hn)
+				err = errno ? errno : EIO;
+		}
+		while (!err && done < len) {
+			ssize_t w = write(fd, buf + done, len - done);
+
+			if (w < 0 && errno != EINTR)
+				err = errno;
+			else if (w > 0)
+				done += (size_t)w;
+		}
+		/* a line cut short would join the next append's first */
+		if (err && sized && ftruncate(fd, sb.st_size))
+			err = errno;
+		if (!err)
+			steer.journal_size = sb.st_size + (off_t)len;
+		close(fd);
+	}
+	free(buf);
+	if (err) {
+		if (err != steer.journal_errno)
+			slurm_error("gpuplace: cannot append to %s: %s; the originals of jobs "
+			            "decided since %s was last written wait for its next write",
+			            path, err == EFBIG ? "it has grown too large" : strerror(err),
+			            ORIG_FILE);
+	} else if (steer.journal_errno) {
+		slurm_info("gpuplace: appended to %s again", path);
+	}
+	steer.journal_errno = err;
+}
+
+/* What restore_file read. */
+struct restore_count {
+	int restored;    /* originals */
+	int journal;     /* records of the journal read */
+	int bad, repeated;
+	uint64_t maxref;
+};
+
+/* The index of ref's original, -1 for none (dec.lock). */
+static int orig_index(uint64_t ref)
+{
+	int k;
+
+	for (k = 0; k < steer.norigs; k++)
+		if (steer.origs[k]->ref == ref)
+			return k;
+	return -1;
+}
+
+/*
+ * The records of f (path names it in the log): the file (journal false:
+ * its "# generation N" line into *gen; a record right after itself is
+ * skipped), or its journal (a record replaces the original of its
+ * reference, as it changed later; a journal that follows another
+ * generation than *gen is older than the file, which holds its lines: a
+ * crash came before its removal was on disk, and it is not read).  A line
+ * that is not a record is logged with the file, its line number, key and
+ * value, and skipped.  Under dec.lock.
+ */
+static void restore_file(FILE *f, const char *path, bool journal, uint64_t *gen,
+                         struct restore_count *n)
+{
+	char err[256], *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	long lineno = 0;
-	uint64_t last = 0, maxref = 0;
-	int restored = 0, bad = 0, repeated = 0;
+	uint64_t last = 0;
+	unsigned long long g;
+
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		gp_orig_rec_t r;
+		struct steer_orig *o;
+		int k;
+
+		lineno++;
+		if (len > 0 && line[len - 1] == '\n') {
+			line[--len] = '\0';
+		} else if (*line && *line != '#') {
+			/* the last line, cut short (a full disk, a crash) */
+			if (n->bad++ < 10)
+				slurm_error("gpuplace: %s:%ld: the line ends without a newline (cut "
+				            "short); line skipped", path, lineno);
+			continue;
+		}
+		if (sscanf(line, "# generation %llu", &g) == 1) {
+			if (!journal) {
+				*gen = g;
+			} else if (g != *gen) {
+				slurm_info("gpuplace: %s follows generation %llu of %s, which is at "
+				           "%llu and holds its lines: not read", path, g, ORIG_FILE,
+				           (unsigned long long)*gen);
+				break;
+			}
+			continue;
+		}
+		if (!*line || *line == '#')
+			continue;
+		if (gp_orig_parse(line, &r, err, sizeof(err))) {
+			if (n->bad++ < 10)
+				slurm_error("gpuplace: %s:%ld: %s; line skipped", path, lineno, err);
+			continue;
+		}
+		if (!journal && r.ref == last) {
+			gp_orig_clear(&r);
+			n->repeated++;
+			continue; /* the line again: the first is kept */
+		}
+		last = r.ref;
+		if (!(o = orig_from(&r))) {
+			gp_orig_clear(&r);
+			break;
+		}
+		o->line = orig_line(o); /* made here, not under a later write */
+		o->journaled = true;
+		o->from_file = true;
+		n->journal += journal;
+		if (journal && (k = orig_index(o->ref)) >= 0) {
+			steer.nkept += o->kept - steer.origs[k]->kept;
+			orig_free(steer.origs[k]);
+			steer.origs[k] = o;
+		} else {
+			orig_make_room(o->kept);
+			steer.origs[steer.norigs++] = o;
+			steer.nkept += o->kept;
+			n->restored++;
+		}
+		if (o->ref > n->maxref)
+			n->maxref = o->ref;
+	}
+	free(line);
+}
+
+/*
+ * At init(), before the thread starts: the originals the last slurmctld
+ * wrote: the file (origs_persist), then its journal (origs_journal), whose
+ * lines then go into the file at the thread's next write.  A line that is
+ * not a record is logged with the file, its line number, key and value,
+ * and skipped; the others are kept (at most GP_LEDGER_MAX of each kind,
+ * the newest).  Originals of jobs that are no longer pending go at the
+ * thread's first reading (origs_prune).  No file (a first start, or
+ * outside slurmctld): none.
+ */
+void origs_restore(void)
+{
+	char path[4096], jn[64] = "";
+	struct restore_count n = { 0 };
+	uint64_t gen = 0;
 	const char *dir = daemon_state_save_location();
+	bool any = false;
 	FILE *f;
 
 	steer.dir[0] = '\0';
-	if (dir && strlen(dir) + sizeof("/" ORIG_FILE ".new") > sizeof(steer.dir)) {
+	steer.journal_size = 0;
+	if (dir && strlen(dir) + sizeof("/" ORIG_FILE ".journal") > sizeof(steer.dir)) {
 		slurm_error("gpuplace: StateSaveLocation %.200s... is too long; the originals "
 		            "of pending jobs are kept in memory only", dir);
 		return;
@@ -608,67 +834,47 @@ void origs_restore(void)
 		memcpy(steer.dir, dir, strlen(dir) + 1);
 	if (!orig_path(path, sizeof(path), ""))
 		return;
-	if (!(f = fopen(path, "re"))) {
-		if (errno != ENOENT)
-			slurm_error("gpuplace: cannot read %s: %s; pending jobs placed before this "
-			            "start are not steered", path, strerror(errno));
-		return;
-	}
 	pthread_mutex_lock(&dec.lock);
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		gp_orig_rec_t r;
-		struct steer_orig *o;
+	if ((f = fopen(path, "re"))) {
+		restore_file(f, path, false, &gen, &n);
+		fclose(f);
+		any = true;
+	} else if (errno != ENOENT) {
+		slurm_error("gpuplace: cannot read %s: %s; pending jobs placed before this "
+		            "start are not steered", path, strerror(errno));
+	}
+	steer.generation = gen;
+	if (orig_path(path, sizeof(path), ".journal") && (f = fopen(path, "re"))) {
+		struct stat sb;
 
-		lineno++;
-		if (len > 0 && line[len - 1] == '\n') {
-			line[--len] = '\0';
-		} else if (*line && *line != '#') {
-			/* the file's last line, cut short (a full disk, a crash) */
-			if (bad++ < 10)
-				slurm_error("gpuplace: %s:%ld: the line ends without a newline (cut "
-				            "short); line skipped", path, lineno);
-			continue;
-		}
-		if (!*line || *line == '#')
-			continue;
-		if (gp_orig_parse(line, &r, err, sizeof(err))) {
-			if (bad++ < 10)
-				slurm_error("gpuplace: %s:%ld: %s; line skipped", path, lineno, err);
-			continue;
-		}
-		if (r.ref == last) {
-			gp_orig_clear(&r);
-			repeated++;
-			continue; /* the line again: the first is kept */
-		}
-		last = r.ref;
-		if (!(o = orig_from(&r))) {
-			gp_orig_clear(&r);
-			break;
-		}
-		orig_make_room(o->kept);
-		o->line = orig_line(o); /* made here, not under a later write */
-		o->from_file = true;
-		steer.origs[steer.norigs++] = o;
-		steer.nkept += o->kept;
-		if (o->ref > maxref)
-			maxref = o->ref;
-		restored++;
+		restore_file(f, path, true, &gen, &n);
+		if (!fstat(fileno(f), &sb))
+			steer.journal_size = sb.st_size;
+		fclose(f);
+		any = true;
+		/* its lines go into the file, which then replaces it */
+		steer.dirty = true;
+	} else if (errno != ENOENT) {
+		slurm_error("gpuplace: cannot read %s: %s; jobs decided just before the last "
+		            "stop may not be steered", path, strerror(errno));
 	}
 	/* new decisions' references above every restored one (a clock set
 	 * back, or a restart within the second of the last decision) */
-	if (maxref >= dec.ref_base)
-		dec.ref_base = maxref;
+	if (n.maxref >= dec.ref_base)
+		dec.ref_base = n.maxref;
 	/* a file with lines skipped is written again without them */
-	if (bad || repeated)
+	if (n.bad || n.repeated)
 		steer.dirty = true;
 	pthread_mutex_unlock(&dec.lock);
-	free(line);
-	fclose(f);
-	if (bad > 10)
-		slurm_error("gpuplace: %s: %d more lines skipped", path, bad - 10);
-	slurm_info("gpuplace: restored the originals of %d jobs from %s%s", restored, path,
-	           bad ? " (some lines skipped, above)" : "");
+	if (n.bad > 10)
+		slurm_error("gpuplace: %d more lines of the originals skipped", n.bad - 10);
+	if (!orig_path(path, sizeof(path), ""))
+		return;
+	if (n.journal > 0)
+		snprintf(jn, sizeof(jn), " and its journal (%d lines)", n.journal);
+	if (any)
+		slurm_info("gpuplace: restored the originals of %d jobs from %s%s%s", n.restored, path,
+		           jn, n.bad ? " (some lines skipped, above)" : "");
 }
 
 /*

@@ -57,11 +57,14 @@
 # 12. the job of 8 across a restart of slurmctld (as every `scontrol
 #     reconfigure` since 23.11): the plugin kept what users asked in
 #     memory only, so the same update kept gpuplace's node list and GPUs
-#     per node; it reads them back from StateSaveLocation now.
+#     per node; it reads them back from StateSaveLocation now;
+# 13. the same with slurmctld stopped right after the submission: the
+#     file is written at most once per refresh, after a reading; the
+#     original is in the file's journal at once.
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=35
+N_TESTS=37
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-shapes.XXXXXX")
@@ -353,6 +356,26 @@ nodes=$(running_on "$j")
 check '[ -n "$nodes" ] && [ "$(scontrol show hostnames "$nodes" | wc -l)" = 1 ]' \
 	"released, it runs on one node ($nodes)" \
 	"$(scontrol show job -d "$j" | grep -E 'NodeList|NumNodes|Reason')"
+clear_jobs
+
+# 13. the same job, slurmctld stopped right after the submission: the
+#     plugin's thread writes the whole file at most once per refresh
+#     (2 s), after the reading its wake-up starts, and a stopping
+#     slurmctld calls no plugin's fini; the decision's original goes to
+#     the file's journal as soon as the decision wakes the thread
+j=$(sbatch --parsable --hold --gpus=8 -o /dev/null --wrap='sleep 30')
+from=$(wc -c < "$D/log/slurmctld.log")
+PLUGIN_SWITCH=restart $H plugin on
+tpn=$(scontrol show job "$j" | grep -o 'TresPerNode=[^ ]*')
+restored=$(tail -c +"$((from + 1))" "$D/log/slurmctld.log" | grep -o 'gpuplace: restored the originals of [0-9]* jobs from [^(]*\( (1 lines)\)\?' | tail -n 1)
+check 'echo "$tpn" | grep -Eq "^TresPerNode=gres[:/]gpu:4$" && echo "$restored" | grep -q "jobs from $D/state/gpuplace_originals"' \
+	"a held --gpus=8 job PINned ($tpn), slurmctld stopped at once and started again: ${restored:-no originals restored}" \
+	"$(tail -c +"$((from + 1))" "$D/log/slurmctld.log" | grep gpuplace | head -n 5)" "$(ls -l "$D/state" | grep gpuplace)"
+gpu=$(echo "$tpn" | sed 's/^TresPerNode=\(gres.gpu\):4$/\1/')
+update_gpus "$j" "$gpu:2"
+check '[ -z "$out" ] && [ "$req" = "ReqNodeList=(null)" ] && ! echo "$shown" | grep -q "TresPerNode=gres" && echo "$shown" | grep -Eq "TresPerJob=gres[:/]gpu:2"' \
+	"then scontrol update TresPerJob=$gpu:2 gives back the user's request (${shown% }${out:+; $out})" \
+	"$(scontrol show job "$j" | grep -E 'Tres|ReqNodeList|NumNodes')" "$out"
 clear_jobs
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \

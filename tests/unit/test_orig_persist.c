@@ -6,7 +6,9 @@
  * line cut short too) are logged with file, line, key and value and left
  * out, an update does not touch an original no reading has confirmed, new
  * references come after the restored ones, a directory it cannot write
- * to is logged once.  The program looks like slurmctld to the
+ * to is logged once; a decision's original is in the file's journal at
+ * once, read back after the file (a record there replaces the file's; a
+ * journal older than the file is not read).  The program looks like slurmctld to the
  * plugin (slurmctld_config, libslurm's slurm_conf.state_save_location);
  * its log lines are captured (GP_LOG_SINK=capture, log_capture.c).
  */
@@ -33,6 +35,7 @@ extern slurm_conf_t slurm_conf;
 
 static char dir[64];
 static char path[128];
+static char jpath[160];
 
 static int setup(void **state)
 {
@@ -41,6 +44,7 @@ static int setup(void **state)
 	if (!mkdtemp(dir))
 		return -1;
 	snprintf(path, sizeof(path), "%s/gpuplace_originals", dir);
+	snprintf(jpath, sizeof(jpath), "%s/gpuplace_originals.journal", dir);
 	slurm_conf.state_save_location = dir;
 	return 0;
 }
@@ -51,18 +55,43 @@ static int teardown(void **state)
 	origs_clear();
 	log_clear();
 	unlink(path);
+	unlink(jpath);
 	rmdir(dir);
 	slurm_conf.state_save_location = NULL;
 	return 0;
 }
 
-static void put(const char *text)
+static void put_at(const char *file, const char *text)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = fopen(file, "w");
 
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
+}
+
+static void put(const char *text)
+{
+	put_at(path, text);
+}
+
+/* The whole of file, malloc'd ("" when it is not there). */
+static char *slurp(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	char *out = calloc(1, 1), buf[4096];
+	size_t n = 0, got;
+
+	if (!f)
+		return out;
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
+		out = realloc(out, n + got + 1);
+		memcpy(out + n, buf, got);
+		n += got;
+		out[n] = '\0';
+	}
+	fclose(f);
+	return out;
 }
 
 /* The file's lines that are records ("gpuplace-orig ..."), joined. */
@@ -244,6 +273,103 @@ static void test_unwritable(void **state)
 	assert_int_equal(log_matches(want), 1);
 }
 
+/* GOOD1 as an update froze it */
+#define GOOD1_FROZEN "gpuplace-orig ref=1764400000000001 job=17 kept=0 lic=1 sw=0 counts=1 " \
+	"gpus=1 frozen=1 pinned=1 every_refresh=0 moved=0 decided=1764400000 updated=0 " \
+	"checked=1764400000 wait=0 uid=1000 min_nodes=4294967294 max_nodes=4294967294 " \
+	"time_limit=60 num_tasks=4294967294 shared=65534 ntasks_per_node=65534 " \
+	"cpus_per_task=65534 pn_min_cpus=65534 pn_min_memory=18446744073709551614 " \
+	"hints=tp=8 tres_per_job=gres/gpu:8 partition=gpu features=[a|b] " \
+	"licenses= name=my%20job\n"
+
+/* a decision's original is in the journal at once, before any write of
+ * the file: a slurmctld stopped then reads it back; the next write of the
+ * file holds it and removes the journal, and the journal after it names
+ * the file's new generation */
+static void test_journal_read_back(void **state)
+{
+	job_desc_msg_t j;
+	char *got, want[512];
+
+	(void)state;
+	origs_restore(); /* a first start: no file, generation 0 */
+	slurm_init_job_desc_msg(&j);
+	j.features = (char *)"gpleaf_s1";
+	pthread_mutex_lock(&dec.lock);
+	orig_save(&j, 1764400000000009ULL, "tp=2", 0.0, 1001, false, false);
+	pthread_mutex_unlock(&dec.lock);
+	origs_journal();
+	assert_int_not_equal(access(path, F_OK), 0); /* no write of the file yet */
+	got = slurp(jpath);
+	assert_true(strncmp(got, "# generation 0\ngpuplace-orig ref=1764400000000009 ", 50) == 0);
+	assert_non_null(strstr(got, " features=gpleaf_s1\n"));
+	free(got);
+	origs_journal(); /* nothing new: nothing appended */
+	got = slurp(jpath);
+	assert_null(strstr(strstr(got, "ref=1764400000000009") + 1, "ref=1764400000000009"));
+	free(got);
+	/* slurmctld stops (no fini) and starts again */
+	origs_clear();
+	log_clear();
+	origs_restore();
+	snprintf(want, sizeof(want), "restored the originals of 1 jobs from %s and its journal "
+	         "(1 lines)", path);
+	assert_int_equal(log_matches(want), 1);
+	origs_persist();
+	got = records();
+	assert_non_null(strstr(got, "ref=1764400000000009 "));
+	assert_non_null(strstr(got, " features=gpleaf_s1\n"));
+	free(got);
+	assert_int_not_equal(access(jpath, F_OK), 0); /* the file holds its lines */
+	got = slurp(path);
+	assert_non_null(strstr(got, "\n# generation 1\n"));
+	free(got);
+	pthread_mutex_lock(&dec.lock);
+	orig_save(&j, 1764400000000010ULL, NULL, 0.0, 1001, false, false);
+	pthread_mutex_unlock(&dec.lock);
+	origs_journal();
+	got = slurp(jpath);
+	assert_true(strncmp(got, "# generation 1\ngpuplace-orig ref=1764400000000010 ", 50) == 0);
+	free(got);
+}
+
+/* a record of the journal replaces the file's of its reference (it
+ * changed later); a journal older than the file (left by a crash before
+ * its removal reached the disk) is not read; a cut last line is skipped */
+static void test_journal_replaces(void **state)
+{
+	char *got, want[2048];
+	char cut[2048];
+	size_t n = strlen(GOOD2);
+
+	(void)state;
+	put("# generation 3\n" GOOD1);
+	memcpy(cut, GOOD2, n - 1);
+	cut[n - 1] = '\0';
+	snprintf(want, sizeof(want), "# generation 3\n%s%s", GOOD1_FROZEN, cut);
+	put_at(jpath, want);
+	origs_restore();
+	snprintf(want, sizeof(want), "%s:3: the line ends without a newline", jpath);
+	assert_int_equal(log_matches(want), 1);
+	origs_persist();
+	got = records();
+	assert_string_equal(got, GOOD1_FROZEN);
+	free(got);
+	origs_clear();
+	log_clear();
+	put("# generation 4\n" GOOD1);
+	put_at(jpath, "# generation 3\n" GOOD2);
+	origs_restore();
+	snprintf(want, sizeof(want), "%s follows generation 3 of gpuplace_originals, which is at 4 "
+	         "and holds its lines: not read", jpath);
+	assert_int_equal(log_matches(want), 1);
+	origs_persist(); /* the old journal goes */
+	got = records();
+	assert_string_equal(got, GOOD1);
+	free(got);
+	assert_int_not_equal(access(jpath, F_OK), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +379,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_takeover, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_read_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_replaces, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
