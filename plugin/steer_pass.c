@@ -707,6 +707,7 @@ struct restore_count {
 	int restored;    /* originals */
 	int journal;     /* records of the journal read */
 	int bad, repeated;
+	bool stale;      /* the journal follows an older file */
 	uint64_t maxref;
 };
 
@@ -763,6 +764,7 @@ static void restore_file(FILE *f, const char *path, bool journal, uint64_t *gen,
 				slurm_info("gpuplace: %s follows generation %llu of %s, which is at "
 				           "%llu and holds its lines: not read", path, g, ORIG_FILE,
 				           (unsigned long long)*gen);
+				n->stale = true;
 				break;
 			}
 			continue;
@@ -851,6 +853,10 @@ void origs_restore(void)
 		if (!fstat(fileno(f), &sb))
 			steer.journal_size = sb.st_size;
 		fclose(f);
+		/* one older than the file goes now: new lines must not follow
+		 * its generation */
+		if (n.stale && unlink(path) == 0)
+			steer.journal_size = 0;
 		any = true;
 		/* its lines go into the file, which then replaces it */
 		steer.dirty = true;

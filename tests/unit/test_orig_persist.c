@@ -261,9 +261,17 @@ static void test_unwritable(void **state)
 	pthread_mutex_lock(&dec.lock);
 	orig_save(&j, 42, NULL, 0.0, 0, false, false);
 	pthread_mutex_unlock(&dec.lock);
+	origs_journal();
 	origs_persist();
 	origs_persist();
 	assert_int_equal(log_matches("cannot write /nonexistent/gpuplace/gpuplace_originals"), 1);
+	assert_int_equal(log_matches("cannot append to /nonexistent/gpuplace/gpuplace_originals"
+	                             ".journal: No such file or directory"), 1);
+	pthread_mutex_lock(&dec.lock);
+	orig_save(&j, 43, NULL, 0.0, 0, false, false);
+	pthread_mutex_unlock(&dec.lock);
+	origs_journal();
+	assert_int_equal(log_matches("cannot append to"), 1); /* once per error */
 	/* writable again (the next start): written, and said so */
 	slurm_conf.state_save_location = dir;
 	origs_restore();
@@ -363,7 +371,8 @@ static void test_journal_replaces(void **state)
 	snprintf(want, sizeof(want), "%s follows generation 3 of gpuplace_originals, which is at 4 "
 	         "and holds its lines: not read", jpath);
 	assert_int_equal(log_matches(want), 1);
-	origs_persist(); /* the old journal goes */
+	assert_int_not_equal(access(jpath, F_OK), 0); /* gone at once */
+	origs_persist();
 	got = records();
 	assert_string_equal(got, GOOD1);
 	free(got);
