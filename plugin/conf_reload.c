@@ -282,20 +282,26 @@ const char *daemon_state_save_location(void)
  * > 0) loads the plugins and starts the plugin's thread before it waits
  * in standby (controller.c main: job_submit_g_init before the
  * primary/backup loop), and Slurm's API would read and update the
- * primary's jobs from it: it is in control only while the primary does
- * not answer a ping (it takes control SlurmctldTimeout after that).
+ * primary's jobs from it.  It is in control once slurmctld runs it as the
+ * primary: slurmctld's exported control_time is set then ("Running as
+ * primary controller") and reset to 0 at every switch back to standby
+ * (controller.c main, 22.05 to 26.05).  Not when the primary stops
+ * answering: the backup takes control only SlurmctldTimeout later, and not
+ * at all if the primary answers again (tests/slurm/slurm_backup.sh).
  * True outside slurmctld and for the primary or only controller.
  */
 bool daemon_in_control(void)
 {
 	const int *inx;
+	const volatile time_t *since;
 
 	if (!in_slurmctld())
 		return true;
 	inx = dlsym(RTLD_DEFAULT, "backup_inx");
 	if (!inx || *inx <= 0)
 		return true;
-	return slurm_ping(0) != SLURM_SUCCESS;
+	since = dlsym(RTLD_DEFAULT, "control_time");
+	return since && *since != 0;
 }
 
 /* slurmctld runs topology/NAME ("tree"; "block", 23.11+), read from its

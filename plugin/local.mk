@@ -121,12 +121,13 @@ LONG_BINS += tests/unit/test_plugin$(EXEEXT)
 
 EXTRA_DIST += tests/slurm/harness.sh tests/slurm/lib.sh tests/slurm/prelude.sh tests/slurm/slurmctld.supp tests/slurm/slurm_smoke.sh tests/slurm/slurm_baseline.sh tests/slurm/slurm_plugin.sh tests/slurm/slurm_valgrind.sh tests/slurm/slurm_vs_stock.sh tests/slurm/slurm_steer.sh bench/bench_submit.sh tests/unit/plugin_dlcheck.sh tests/unit/spank_dlcheck.sh \
 	tests/unit/valgrind_plugin.sh tests/slurm/slurm_version_mismatch.sh tests/slurm/slurm_sacct.sh tests/slurm/slurm_typed.sh \
-	tests/slurm/slurm_hres.sh tests/slurm/slurm_lic.sh tests/slurm/slurm_nofeat.sh tests/slurm/slurm_shapes.sh
+	tests/slurm/slurm_hres.sh tests/slurm/slurm_lic.sh tests/slurm/slurm_nofeat.sh tests/slurm/slurm_shapes.sh \
+	tests/slurm/slurm_backup.sh
 # Real daemons: one smoke test in make check, the others in make check-slurm.
 SLURM_SMOKE_TESTS += tests/slurm/slurm_smoke.sh
 SLURM_TESTS += tests/slurm/slurm_baseline.sh tests/slurm/slurm_plugin.sh tests/slurm/slurm_valgrind.sh tests/slurm/slurm_vs_stock.sh tests/slurm/slurm_version_mismatch.sh \
 	tests/slurm/slurm_steer.sh tests/slurm/slurm_sacct.sh tests/slurm/slurm_typed.sh tests/slurm/slurm_hres.sh tests/slurm/slurm_lic.sh \
-	tests/slurm/slurm_nofeat.sh tests/slurm/slurm_shapes.sh
+	tests/slurm/slurm_nofeat.sh tests/slurm/slurm_shapes.sh tests/slurm/slurm_backup.sh
 # The plugin carries no offline-only code and does not link hwloc.
 TESTS += tests/unit/plugin_symbols.sh
 EXTRA_DIST += tests/unit/plugin_symbols.sh

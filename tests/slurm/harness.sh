@@ -43,6 +43,11 @@
 #               started again with its saved state)
 #   FORGET_ORIGINALS  with restart: remove the plugin's originals
 #               (StateSaveLocation/gpuplace_originals) before the start
+#   CTLD_ADDR   slurmctld's address in SlurmctldHost (default 127.0.0.1)
+#   BACKUP_CTLD a backup controller, NAME(ADDR): a second SlurmctldHost
+#               line (the test starts that slurmctld itself, under host
+#               name NAME: tests/slurm/slurm_backup.sh)
+#   CTLD_TIMEOUT  SlurmctldTimeout (default: Slurm's)
 #   PLUGIN_DIR  extra PluginDir entry     (default: none)
 #   SCHED_PARAMS  extra SchedulerParameters (default: none)
 #   SPANK_PLUGINS SPANK plugin .so paths for plugstack.conf (default: none)
@@ -58,7 +63,8 @@
 #               (its second cluster, topology.yaml: 16898); BASEPORT
 #               17100, 17300, 18600, 17500, 18400, 18200, 17800, 17900,
 #               17700, 18000, 18300, 18700, 18500 (lic), 18100 (sites; its
-#               second cluster 18150); 16857 and 17200 nofeat, 16847 and 17250 array.  All lie in
+#               second cluster 18150); 16857 and 17200 nofeat, 16847 and 17250 array, 16827 and 17400
+#               backup.  All lie in
 #               16817 .. 18712: scripts/test.sh
 #               gives each Slurm release an offset 2000 apart.
 #   TOPOLOGY    tree (default): topology/tree, the leaves under a spine and
@@ -323,7 +329,9 @@ gen_conf() {
 	for i in $(seq 1 "$N"); do mkdir -p "$D/spool/n$i"; done
 	cat >"$D/etc/slurm.conf" <<CONF
 ClusterName=gpharness
-SlurmctldHost=$(hostname -s)(127.0.0.1)
+SlurmctldHost=$(hostname -s)(${CTLD_ADDR:-127.0.0.1})
+${BACKUP_CTLD:+SlurmctldHost=$BACKUP_CTLD}
+${CTLD_TIMEOUT:+SlurmctldTimeout=$CTLD_TIMEOUT}
 SlurmctldPort=$CTLPORT
 SlurmUser=root
 SlurmdUser=root
