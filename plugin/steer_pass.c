@@ -818,12 +818,13 @@ static void restore_file(FILE *f, const char *path, bool journal, uint64_t *gen,
  */
 void origs_restore(void)
 {
-	char path[4096], jn[64] = "";
+	char path[4096], jpath[4096], jn[64] = "";
 	struct restore_count n = { 0 };
 	uint64_t gen = 0;
 	const char *dir = daemon_state_save_location();
 	bool any = false;
-	FILE *f;
+	FILE *f, *jf;
+	int jerr;
 
 	steer.dir[0] = '\0';
 	steer.journal_size = 0;
@@ -834,8 +835,16 @@ void origs_restore(void)
 	}
 	if (dir)
 		memcpy(steer.dir, dir, strlen(dir) + 1);
-	if (!orig_path(path, sizeof(path), ""))
+	if (!orig_path(path, sizeof(path), "") || !orig_path(jpath, sizeof(jpath), ".journal"))
 		return;
+	/* the journal opened before the file: a write of the file by the
+	 * slurmctld before this one (a reconfigure's old process ends after
+	 * the new one starts) then either came before both, or gave the file
+	 * a generation this journal does not follow (the file holds its
+	 * lines); opened the other way round, the journal could be gone and
+	 * the file read the old one */
+	jf = fopen(jpath, "re");
+	jerr = errno;
 	pthread_mutex_lock(&dec.lock);
 	if ((f = fopen(path, "re"))) {
 		restore_file(f, path, false, &gen, &n);
@@ -846,23 +855,25 @@ void origs_restore(void)
 		            "start are not steered", path, strerror(errno));
 	}
 	steer.generation = gen;
-	if (orig_path(path, sizeof(path), ".journal") && (f = fopen(path, "re"))) {
-		struct stat sb;
+	if (jf) {
+		struct stat sb, now;
 
-		restore_file(f, path, true, &gen, &n);
-		if (!fstat(fileno(f), &sb))
+		restore_file(jf, jpath, true, &gen, &n);
+		if (!fstat(fileno(jf), &sb)) {
 			steer.journal_size = sb.st_size;
-		fclose(f);
-		/* one older than the file goes now: new lines must not follow
-		 * its generation */
-		if (n.stale && unlink(path) == 0)
-			steer.journal_size = 0;
+			/* one older than the file goes now (new lines must not
+			 * follow its generation), unless another has replaced it */
+			if (n.stale && !stat(jpath, &now) && now.st_ino == sb.st_ino &&
+			    now.st_dev == sb.st_dev && unlink(jpath) == 0)
+				steer.journal_size = 0;
+		}
+		fclose(jf);
 		any = true;
 		/* its lines go into the file, which then replaces it */
 		steer.dirty = true;
-	} else if (errno != ENOENT) {
+	} else if (jerr != ENOENT) {
 		slurm_error("gpuplace: cannot read %s: %s; jobs decided just before the last "
-		            "stop may not be steered", path, strerror(errno));
+		            "stop may not be steered", jpath, strerror(jerr));
 	}
 	/* new decisions' references above every restored one (a clock set
 	 * back, or a restart within the second of the last decision) */
@@ -874,8 +885,6 @@ void origs_restore(void)
 	pthread_mutex_unlock(&dec.lock);
 	if (n.bad > 10)
 		slurm_error("gpuplace: %d more lines of the originals skipped", n.bad - 10);
-	if (!orig_path(path, sizeof(path), ""))
-		return;
 	if (n.journal > 0)
 		snprintf(jn, sizeof(jn), " and its journal (%d lines)", n.journal);
 	if (any)
