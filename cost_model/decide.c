@@ -449,7 +449,7 @@ static void set_binds(gp_engine_t *e, double margin)
  * The score's power term for a set whose most loaded rack reaches `use`
  * of its limit: 0 up to the policy's knee (policy.c says why 0.8), then
  * quadratic, ((use - knee) / (1 - knee))^2 / (1 - knee): 5 at the limit
- * with the 0.8 knee, i.e. w_power x 5 (0.5 for balanced, a 50 % slowdown)
+ * with the 0.8 knee, i.e. w_power x 5 (5 for power-save, balanced has none)
  * where the old linear term gave w_power x 1, and 0 where racks are not
  * short of power, so no job is spread over leaves or racks for power that
  * does not bind.

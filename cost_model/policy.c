@@ -13,7 +13,8 @@
  * Presets.  The weights are policy choices, not measured constants: they
  * say how many "units of relative slowdown" one broken free domain or one
  * full rack headroom is worth.
- *   balanced      step time first, then keep large domains whole, then power.
+ *   balanced      step time first, then keep large domains whole; rack power
+ *                 only as the hard limit (w_power 0, see below).
  *   pack          fragmentation weighs as much as a 100 % slowdown: fill
  *                 partly used domains before opening a whole one.
  *   performance   step time only; never waits for a better set.
@@ -37,6 +38,17 @@
  * load), and it leaves the headroom for the training load swings between
  * compute and communication phases (notes/calibration.md 4, arXiv
  * 2508.14318).
+ * No power term in balanced: the hard limit (a set a rack's headroom cannot
+ * power is infeasible) keeps every set the default picks within the caps;
+ * the term only moved jobs away from racks near their limit before any was
+ * short.  Measured where racks bind (etc/a100-oversub, its racks power
+ * 68.8 % of its GPUs at TDP; bench_placement --published-only --draws 7,
+ * published judge, medians of lost GPU-hours, mean and GPU-hour-weighted
+ * wait against the best target, w_power 0.1 then 0): recorded load 0.53,
+ * 0.79, 1.00 then 0.39, 0.74, 0.95; moderate load 1.07, 1.21, 1.59 then
+ * 0.73, 0.98, 1.24; twice the load 0.29, 0.91, 0.95 then 0.21, 0.96, 0.94;
+ * starts over the caps (the jobs the plugin does not pin) 1,314 then 1,250
+ * at moderate load.  Where no rack binds the term was 0 already.
  * Compactness against Slurm (balanced, pack, power-save): a set spanning
  * more leaf switches or spine groups than topology/tree or topology/block
  * would give the job is taken only when its predicted step is at least 5 %
@@ -44,7 +56,7 @@
  * ranks by predicted step alone (-1: no rule).
  */
 static const gp_policy_t presets[] = {
-	{ "balanced", 1.0, 0.25, 0.1, 0.05, 1.0, 1800, 0.05, false, 8, 8, 30, 0.8, 0.05 },
+	{ "balanced", 1.0, 0.25, 0.0, 0.05, 1.0, 1800, 0.05, false, 8, 8, 30, 0.8, 0.05 },
 	{ "pack", 1.0, 1.0, 0.05, 0.05, 1.0, 3600, 0.02, false, 8, 8, 30, 0.8, 0.05 },
 	{ "performance", 1.0, 0.0, 0.0, 0.05, 1.0, 0, 0.0, false, 8, 8, 30, 0.8, -1.0 },
 	{ "power-save", 1.0, 0.25, 1.0, 0.10, 1.0, 1800, 0.05, true, 8, 8, 30, 0.8, 0.05 },

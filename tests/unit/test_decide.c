@@ -676,15 +676,21 @@ static void test_power_term_only_where_it_binds(void **unused)
 	                     c->nodes[gp__node_find(c, "gpu0001")].rack);
 	gp__request_init(&r);
 	r.gpus = 8;
-	for (k = 0; k < 2; k++) {
+	/* k = 0, 1: a policy with a power term (gpuplace_w_power=0.1, as
+	 * balanced had), margins 0.05 and 0.1; k = 2: the default, which has
+	 * none (policy.c), at 0.1: the first free node of the tightest domain,
+	 * as without racks */
+	for (k = 0; k < 3; k++) {
 		gp__policy_default(c, &p);
+		if (k < 2)
+			p.w_power = 0.1;
 		p.power_margin = k ? 0.1 : 0.05;
 		gp__power_view_fill(c, s, NULL, &p, 0, racks);
 		assert_int_equal(gp__decide(e, s, &r, NULL, &p, &pv, 0, NULL, 0, &d, &err), GP_OK);
 		if (d.kind != GP_DECIDE_PIN)
 			fail_msg("%s", d.reason);
 		assert_int_equal(d.cands[0].nnodes, 1);
-		if (k)
+		if (k == 1)
 			assert_int_not_equal(c->nodes[d.cands[0].nodes[0]].rack,
 			                     c->nodes[gp__node_find(c, "gpu0001")].rack);
 		else
