@@ -1278,11 +1278,49 @@ out:
  * through the same RPC as steering; at most max jobs per pass.  Returns
  * the updates made.
  */
+/* An original as steer_release looks it up: its reference, and whether
+ * the steering pass moves its job (not frozen, not kept to a rack). */
+struct ref_kept {
+	uint64_t ref;
+	bool steered;
+};
+
+static int by_ref_kept(const void *a, const void *b)
+{
+	uint64_t x = ((const struct ref_kept *)a)->ref, y = ((const struct ref_kept *)b)->ref;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The originals' references and flags, sorted (malloc'd; NULL when memory
+ * is short: then each job is looked up under dec.lock).  One copy under
+ * dec.lock per pass: each lookup in the table itself reads up to 2 x
+ * GP_LEDGER_MAX originals, for every pending PINned job. */
+static struct ref_kept *refs_sorted(int *n)
+{
+	struct ref_kept *v;
+	int k;
+
+	pthread_mutex_lock(&dec.lock);
+	*n = steer.norigs;
+	if ((v = malloc(((size_t)steer.norigs + 1) * sizeof(*v))))
+		for (k = 0; k < steer.norigs; k++) {
+			v[k].ref = steer.origs[k]->ref;
+			v[k].steered = !steer.origs[k]->frozen && !steer.origs[k]->kept;
+		}
+	pthread_mutex_unlock(&dec.lock);
+	if (v)
+		qsort(v, (size_t)*n, sizeof(*v), by_ref_kept);
+	return v;
+}
+
 static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const gp_resv_view_t *resv,
                          const job_info_msg_t *jobs, int max, int64_t now)
 {
 	uint32_t i;
-	int done = 0;
+	int done = 0, nrefs = 0;
+	struct ref_kept *refs = NULL;
+	bool looked = false;
 
 	for (i = 0; i < jobs->record_count && done < max; i++) {
 		const slurm_job_info_t *ji = &jobs->job_array[i];
@@ -1316,14 +1354,27 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const gp_
 		pin[k] = '\0';
 		if (strcmp(pin, ji->req_nodes))
 			continue; /* someone else set its nodes */
-		pthread_mutex_lock(&dec.lock);
-		{
-			const struct steer_orig *o = orig_find(ref);
-
-			known = o && !o->frozen && !o->kept;
-			orphan = !o;
+		if (!looked) {
+			refs = refs_sorted(&nrefs);
+			looked = true;
 		}
-		pthread_mutex_unlock(&dec.lock);
+		if (refs) {
+			struct ref_kept key = { .ref = ref };
+			const struct ref_kept *o = bsearch(&key, refs, (size_t)nrefs, sizeof(*refs),
+			                                   by_ref_kept);
+
+			known = o && o->steered;
+			orphan = !o;
+		} else {
+			pthread_mutex_lock(&dec.lock);
+			{
+				const struct steer_orig *o = orig_find(ref);
+
+				known = o && !o->frozen && !o->kept;
+				orphan = !o;
+			}
+			pthread_mutex_unlock(&dec.lock);
+		}
 		if (known)
 			continue; /* steer_decide moves it */
 		if (!gp__hostlist_within(pin, (uint32_t)cl->nnodes) ||
@@ -1401,6 +1452,7 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const gp_
 		free(comment);
 		done++;
 	}
+	free(refs);
 	return done;
 }
 
