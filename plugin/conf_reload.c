@@ -288,10 +288,15 @@ const char *daemon_state_save_location(void)
  * (controller.c main, 22.05 to 26.05).  Not when the primary stops
  * answering: the backup takes control only SlurmctldTimeout later, and not
  * at all if the primary answers again (tests/slurm/slurm_backup.sh).
+ * A backup that had control keeps it through a failed reconfigure, which
+ * leaves control_time 0, while the primary does not answer.
  * True outside slurmctld and for the primary or only controller.
  */
 bool daemon_in_control(void)
 {
+	/* this process has run as the controller in control (the thread's
+	 * own: only it asks) */
+	static bool had, missing;
 	const int *inx;
 	const volatile time_t *since;
 
@@ -301,7 +306,26 @@ bool daemon_in_control(void)
 	if (!inx || *inx <= 0)
 		return true;
 	since = dlsym(RTLD_DEFAULT, "control_time");
-	return since && *since != 0;
+	if (!since) {
+		if (!missing)
+			slurm_error("gpuplace: slurmctld exports no control_time: this backup "
+			            "counts as in control whenever the primary does not answer a ping");
+		missing = true;
+		return slurm_ping(0) != SLURM_SUCCESS;
+	}
+	if (*since != 0) {
+		had = true;
+		return true;
+	}
+	/* 0 at every switch to standby, and (23.11 to 26.05) after a
+	 * reconfigure that failed, which sets it again only when not
+	 * reconfiguring: one that had control keeps it while the primary
+	 * does not answer; once the primary answers it stands by, and waits
+	 * for slurmctld again at the next takeover */
+	if (had && slurm_ping(0) != SLURM_SUCCESS)
+		return true;
+	had = false;
+	return false;
 }
 
 /* slurmctld runs topology/NAME ("tree"; "block", 23.11+), read from its

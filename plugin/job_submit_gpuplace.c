@@ -333,6 +333,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		comment_pass(job_desc, act.why, kept);
 		gp__decision_clear(&d);
 		snap_put(sn);
+		if (kept)
+			refresh_soon(); /* its original to the journal at once */
 		goto out;
 	}
 	o.ref = dec.ref_base + ++dec.ref_seq;
@@ -514,7 +516,9 @@ extern int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_u
 		}
 		free(w);
 	}
-	if (id && id != inflight && changes_request(job_desc))
+	if (id && id != inflight && changes_request(job_desc)) {
 		orig_freeze(id, job_desc);
+		refresh_soon(); /* the frozen original to the journal at once */
+	}
 	return SLURM_SUCCESS;
 }

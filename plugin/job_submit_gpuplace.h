@@ -551,6 +551,9 @@ void origs_restore(void);
 /* the lines of originals saved or changed since, appended to the file's
  * journal as soon as a decision wakes the thread (steer_pass.c) */
 void origs_journal(void);
+/* a controller going to standby: every original counts as read back, so
+ * the next takeover replaces them all with the file's */
+void origs_to_standby(void);
 /* a backup controller took control: what it read at its start goes, the
  * file is read again */
 void origs_takeover(void);

@@ -166,9 +166,13 @@ static void *reload_main(void *arg)
 		if (live && !daemon_in_control()) {
 			/* a backup controller in standby: the primary reads,
 			 * steers and keeps the originals */
-			if (!standby)
+			if (!standby) {
 				slurm_info("gpuplace: this slurmctld is a backup in standby: no "
 				           "state read and no job steered until it takes control");
+				/* what it kept goes at its next takeover: the primary
+				 * goes on from the file (origs_takeover) */
+				origs_to_standby();
+			}
 			standby = true;
 		} else if (live) {
 			if (standby) {
@@ -184,6 +188,8 @@ static void *reload_main(void *arg)
 			/* Slurm's plans change once per backfill pass */
 			lv.full_every_s = daemon_bf_interval();
 			refresh_state(&lv, &failing_since, &failure_logged);
+			/* and what the decisions during the reading kept */
+			origs_journal();
 			steer_pass(&lv);
 		}
 		if (time(NULL) >= next_summary) {
@@ -230,6 +236,9 @@ static void *reload_main(void *arg)
 		}
 	}
 	pthread_mutex_unlock(&thr.lock);
+	/* a stop with a decision's wake pending: its original still goes */
+	if (live && !standby)
+		origs_journal();
 	gp_live_fini(&lv);
 	gp_resv_cache_fini(&thr.resv_cache);
 	return NULL;

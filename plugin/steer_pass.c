@@ -620,17 +620,23 @@ void origs_persist(void)
  * most once per refresh.  Lines are made under dec.lock, written without
  * it.
  */
+static int orig_index(uint64_t ref);
+
 void origs_journal(void)
 {
 	char path[4096], head[64], *buf = NULL, *grown;
 	size_t len = 0, cap = 0, done = 0;
 	struct stat sb;
 	bool sized = false;
-	int k, fd, err = 0;
+	int k, fd, err = 0, nb = 0;
+	/* the originals of this append and their lines: journaled again
+	 * when it fails (memory short: left to the file) */
+	struct { uint64_t ref; const char *line; } *batch = NULL;
 
 	if (!orig_path(path, sizeof(path), ".journal"))
 		return;
 	pthread_mutex_lock(&dec.lock);
+	batch = malloc(((size_t)steer.norigs + 1) * sizeof(*batch));
 	for (k = 0; k < steer.norigs; k++) {
 		struct steer_orig *o = steer.origs[k];
 		size_t n;
@@ -651,21 +657,35 @@ void origs_journal(void)
 		memcpy(buf + len, o->line, n);
 		len += n;
 		o->journaled = true;
+		if (batch) {
+			batch[nb].ref = o->ref;
+			batch[nb++].line = o->line;
+		}
 	}
 	pthread_mutex_unlock(&dec.lock);
 	if (!len) {
 		free(buf);
+		free(batch);
 		return;
 	}
 	if (steer.journal_size + (off_t)len > GP_ORIG_JOURNAL_MAX) {
 		err = EFBIG;
-	} else if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+	} else if ((fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600)) < 0) {
 		err = errno;
 	} else {
 		if (fstat(fd, &sb))
 			err = errno;
 		else
 			sized = true;
+		/* after a line cut short (a slurmctld killed in a write):
+		 * on a line of its own, the cut one is skipped when read */
+		if (!err && sb.st_size > 0) {
+			char last;
+
+			if (pread(fd, &last, 1, sb.st_size - 1) == 1 && last != '\n' &&
+			    write(fd, "\n", 1) != 1)
+				err = errno ? errno : EIO;
+		}
 		/* a new journal first names the file it follows */
 		if (!err && sb.st_size == 0) {
 			int hn = snprintf(head, sizeof(head), "# generation %llu\n",
@@ -679,17 +699,32 @@ void origs_journal(void)
 
 			if (w < 0 && errno != EINTR)
 				err = errno;
+			else if (w == 0)
+				err = EIO;
 			else if (w > 0)
 				done += (size_t)w;
 		}
 		/* a line cut short would join the next append's first */
 		if (err && sized && ftruncate(fd, sb.st_size))
 			err = errno;
-		if (!err)
-			steer.journal_size = sb.st_size + (off_t)len;
+		if (!err && !fstat(fd, &sb))
+			steer.journal_size = sb.st_size;
 		close(fd);
 	}
 	free(buf);
+	if (err && batch) {
+		/* again at the next append, unless changed since (then it is
+		 * due anyway) or gone */
+		pthread_mutex_lock(&dec.lock);
+		for (k = 0; k < nb; k++) {
+			int i = orig_index(batch[k].ref);
+
+			if (i >= 0 && steer.origs[i]->line == batch[k].line)
+				steer.origs[i]->journaled = false;
+		}
+		pthread_mutex_unlock(&dec.lock);
+	}
+	free(batch);
 	if (err) {
 		if (err != steer.journal_errno)
 			slurm_error("gpuplace: cannot append to %s: %s; the originals of jobs "
@@ -727,7 +762,8 @@ static int orig_index(uint64_t ref)
  * its "# generation N" line into *gen; a record right after itself is
  * skipped), or its journal (a record replaces the original of its
  * reference, as it changed later; a journal that follows another
- * generation than *gen is older than the file, which holds its lines: a
+ * generation than *gen (NULL: the file was not read, no check) is older
+ * than the file, which holds its lines: a
  * crash came before its removal was on disk, and it is not read).  A line
  * that is not a record is logged with the file, its line number, key and
  * value, and skipped.  Under dec.lock.
@@ -760,7 +796,7 @@ static void restore_file(FILE *f, const char *path, bool journal, uint64_t *gen,
 		if (sscanf(line, "# generation %llu", &g) == 1) {
 			if (!journal) {
 				*gen = g;
-			} else if (g != *gen) {
+			} else if (gen && g != *gen) {
 				slurm_info("gpuplace: %s follows generation %llu of %s, which is at "
 				           "%llu and holds its lines: not read", path, g, ORIG_FILE,
 				           (unsigned long long)*gen);
@@ -822,7 +858,7 @@ void origs_restore(void)
 	struct restore_count n = { 0 };
 	uint64_t gen = 0;
 	const char *dir = daemon_state_save_location();
-	bool any = false;
+	bool any = false, unread = false;
 	FILE *f, *jf;
 	int jerr;
 
@@ -853,12 +889,15 @@ void origs_restore(void)
 	} else if (errno != ENOENT) {
 		slurm_error("gpuplace: cannot read %s: %s; pending jobs placed before this "
 		            "start are not steered", path, strerror(errno));
+		/* its generation unknown: the journal is read whole, and
+		 * nothing is written over the file before a change */
+		unread = true;
 	}
 	steer.generation = gen;
 	if (jf) {
 		struct stat sb, now;
 
-		restore_file(jf, jpath, true, &gen, &n);
+		restore_file(jf, jpath, true, unread ? NULL : &gen, &n);
 		if (!fstat(fileno(jf), &sb)) {
 			steer.journal_size = sb.st_size;
 			/* one older than the file goes now (new lines must not
@@ -870,7 +909,7 @@ void origs_restore(void)
 		fclose(jf);
 		any = true;
 		/* its lines go into the file, which then replaces it */
-		steer.dirty = true;
+		steer.dirty = !unread;
 	} else if (jerr != ENOENT) {
 		slurm_error("gpuplace: cannot read %s: %s; jobs decided just before the last "
 		            "stop may not be steered", jpath, strerror(jerr));
@@ -890,6 +929,16 @@ void origs_restore(void)
 	if (any)
 		slurm_info("gpuplace: restored the originals of %d jobs from %s%s%s", n.restored, path,
 		           jn, n.bad ? " (some lines skipped, above)" : "");
+}
+
+void origs_to_standby(void)
+{
+	int k;
+
+	pthread_mutex_lock(&dec.lock);
+	for (k = 0; k < steer.norigs; k++)
+		steer.origs[k]->from_file = true;
+	pthread_mutex_unlock(&dec.lock);
 }
 
 /*

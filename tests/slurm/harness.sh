@@ -42,7 +42,8 @@
 #               (default) or restart (slurmctld stopped by its PID and
 #               started again with its saved state)
 #   FORGET_ORIGINALS  with restart: remove the plugin's originals
-#               (StateSaveLocation/gpuplace_originals) before the start
+#               (StateSaveLocation/gpuplace_originals and its journal)
+#               before the start
 #   CTLD_ADDR   slurmctld's address in SlurmctldHost (default 127.0.0.1)
 #   BACKUP_CTLD a backup controller, NAME(ADDR): a second SlurmctldHost
 #               line (the test starts that slurmctld itself, under host
@@ -496,7 +497,7 @@ restart_ctld() {
 	fi
 	# FORGET_ORIGINALS=1: start as a slurmctld whose plugin kept no
 	# originals (its file lost, or a plugin before they were kept)
-	[ -z "${FORGET_ORIGINALS:-}" ] || rm -f "$D/state/gpuplace_originals"
+	[ -z "${FORGET_ORIGINALS:-}" ] || rm -f "$D/state/gpuplace_originals" "$D/state/gpuplace_originals.journal"
 	from=$(logsize)
 	start_ctld "" "$from" || return 1
 	# the nodes are UNKNOWN until their slurmd register again

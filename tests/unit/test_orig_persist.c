@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "job_submit_gpuplace.h"
 #include "log_capture.h"
@@ -379,6 +380,88 @@ static void test_journal_replaces(void **state)
 	assert_int_not_equal(access(jpath, F_OK), 0);
 }
 
+/* a journal whose last line was cut short (a slurmctld killed in a
+ * write): the next append starts a line of its own, and both starts
+ * after it read the new record */
+static void test_journal_after_cut(void **state)
+{
+	job_desc_msg_t j;
+	char *got, want[2048];
+	size_t n = strlen(GOOD2);
+
+	(void)state;
+	snprintf(want, sizeof(want), "# generation 0\n%.*s", (int)(n - 12), GOOD2);
+	put_at(jpath, want);
+	origs_restore();
+	slurm_init_job_desc_msg(&j);
+	pthread_mutex_lock(&dec.lock);
+	orig_save(&j, 1764400000000020ULL, "tp=4", 0.0, 5, false, false);
+	pthread_mutex_unlock(&dec.lock);
+	origs_journal();
+	origs_clear();
+	log_clear();
+	origs_restore();
+	snprintf(want, sizeof(want), "%s:2: the line ends without a newline", jpath);
+	assert_int_equal(log_matches(want), 0); /* it ends with one now */
+	snprintf(want, sizeof(want), "%s:2: ", jpath);
+	assert_int_equal(log_matches(want), 1); /* the cut record, skipped */
+	origs_persist();
+	got = records();
+	assert_non_null(strstr(got, "ref=1764400000000020 "));
+	free(got);
+}
+
+/* a file that cannot be read: its journal is read whole (whatever
+ * generation it names), kept, and nothing is written over the file
+ * before a change */
+static void test_journal_unread_file(void **state)
+{
+	char want[512];
+
+	(void)state;
+	assert_int_equal(symlink(path, path), 0); /* ELOOP */
+	put_at(jpath, "# generation 5\n" GOOD2);
+	origs_restore();
+	snprintf(want, sizeof(want), "cannot read %s: Too many levels of symbolic links", path);
+	assert_int_equal(log_matches(want), 1);
+	assert_int_equal(log_matches("and its journal (1 lines)"), 1);
+	assert_int_equal(access(jpath, F_OK), 0);
+	origs_persist(); /* nothing changed: the link stays */
+	{
+		struct stat sb;
+
+		assert_int_equal(lstat(path, &sb), 0);
+		assert_true(S_ISLNK(sb.st_mode));
+	}
+	unlink(path);
+}
+
+/* an append that failed (the journal's name taken by a directory) is
+ * made again once it can be */
+static void test_journal_retried(void **state)
+{
+	job_desc_msg_t j;
+	char *got, want[512];
+
+	(void)state;
+	origs_restore();
+	assert_int_equal(mkdir(jpath, 0700), 0);
+	slurm_init_job_desc_msg(&j);
+	pthread_mutex_lock(&dec.lock);
+	orig_save(&j, 1764400000000030ULL, NULL, 0.0, 5, false, false);
+	pthread_mutex_unlock(&dec.lock);
+	origs_journal();
+	snprintf(want, sizeof(want), "cannot append to %s: Is a directory", jpath);
+	assert_int_equal(log_matches(want), 1);
+	assert_int_equal(rmdir(jpath), 0);
+	origs_journal();
+	got = slurp(jpath);
+	assert_non_null(strstr(got, "ref=1764400000000030 "));
+	free(got);
+	snprintf(want, sizeof(want), "appended to %s again", jpath);
+	assert_int_equal(log_matches(want), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +473,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_read_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_replaces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_after_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_unread_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_retried, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
