@@ -163,6 +163,8 @@ static void test_stop_ends_gap(void **unused)
 	double t0, took;
 	int k;
 
+	double least = 1e9;
+
 	snprintf(site, sizeof(site), "%s/etc/mixed-pcie", top ? top : ".");
 	setenv("GPUPLACE_CONF_DIR", site, 1);
 	for (k = 0; k < 3; k++) {
@@ -188,10 +190,16 @@ static void test_stop_ends_gap(void **unused)
 		took = now_s() - t0;
 		print_message("# fini() inside the gap took %.1f ms (the gap: %d ms)\n", 1e3 * took,
 		              GP_REFRESH_GAP_MS);
-		if (took > 0.6 * GP_REFRESH_GAP_MS / 1e3)
-			fail_msg("fini() took %.1f ms inside the thread's %d ms gap", 1e3 * took,
-			         GP_REFRESH_GAP_MS);
+		least = took < least ? took : least;
 	}
+	/* a fini() that waits the gap out takes at least the 240 ms left of
+	 * it every time; one that does not, only what the machine's load
+	 * makes it wait to be scheduled, which on a loaded machine can
+	 * reach 150 ms once (a CI run in the Debian sid root: 158.8 ms, the
+	 * other two 0.1 ms) but not every time */
+	if (least > 0.6 * GP_REFRESH_GAP_MS / 1e3)
+		fail_msg("fini() took at least %.1f ms inside the thread's %d ms gap, all three "
+		         "times", 1e3 * least, GP_REFRESH_GAP_MS);
 }
 
 int main(void)
