@@ -343,24 +343,34 @@ void orig_pinned(uint64_t ref, bool gpus)
 	}
 }
 
-static struct steer_orig *orig_find(uint64_t ref)
+/* The index of ref's original, -1 for none (dec.lock). */
+static int orig_index(uint64_t ref)
 {
 	int k;
 
 	for (k = 0; k < steer.norigs; k++)
 		if (steer.origs[k]->ref == ref)
-			return steer.origs[k];
-	return NULL;
+			return k;
+	return -1;
+}
+
+static struct steer_orig *orig_find(uint64_t ref)
+{
+	int k = orig_index(ref);
+
+	return k >= 0 ? steer.origs[k] : NULL;
 }
 
 struct ref_job {
-	uint64_t ref;
+	uint64_t ref; /* first: by_ref reads it */
 	uint32_t job_id;
 };
 
+/* Order of structs whose first member is a uint64_t reference (ref_job,
+ * ref_kept): a pointer to a struct points to its first member too. */
 static int by_ref(const void *a, const void *b)
 {
-	uint64_t x = ((const struct ref_job *)a)->ref, y = ((const struct ref_job *)b)->ref;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -620,8 +630,6 @@ void origs_persist(void)
  * most once per refresh.  Lines are made under dec.lock, written without
  * it.
  */
-static int orig_index(uint64_t ref);
-
 void origs_journal(void)
 {
 	char path[4096], head[64], *buf = NULL, *grown;
@@ -745,17 +753,6 @@ struct restore_count {
 	bool stale;      /* the journal follows an older file */
 	uint64_t maxref;
 };
-
-/* The index of ref's original, -1 for none (dec.lock). */
-static int orig_index(uint64_t ref)
-{
-	int k;
-
-	for (k = 0; k < steer.norigs; k++)
-		if (steer.origs[k]->ref == ref)
-			return k;
-	return -1;
-}
 
 /*
  * The records of f (path names it in the log): the file (journal false:
@@ -1330,16 +1327,9 @@ out:
 /* An original as steer_release looks it up: its reference, and whether
  * the steering pass moves its job (not frozen, not kept to a rack). */
 struct ref_kept {
-	uint64_t ref;
+	uint64_t ref; /* first: by_ref reads it */
 	bool steered;
 };
-
-static int by_ref_kept(const void *a, const void *b)
-{
-	uint64_t x = ((const struct ref_kept *)a)->ref, y = ((const struct ref_kept *)b)->ref;
-
-	return x < y ? -1 : x > y;
-}
 
 /* The originals' references and flags, sorted (malloc'd; NULL when memory
  * is short: then each job is looked up under dec.lock).  One copy under
@@ -1359,7 +1349,7 @@ static struct ref_kept *refs_sorted(int *n)
 		}
 	pthread_mutex_unlock(&dec.lock);
 	if (v)
-		qsort(v, (size_t)*n, sizeof(*v), by_ref_kept);
+		qsort(v, (size_t)*n, sizeof(*v), by_ref);
 	return v;
 }
 
@@ -1410,7 +1400,7 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const gp_
 		if (refs) {
 			struct ref_kept key = { .ref = ref };
 			const struct ref_kept *o = bsearch(&key, refs, (size_t)nrefs, sizeof(*refs),
-			                                   by_ref_kept);
+			                                   by_ref);
 
 			known = o && o->steered;
 			orphan = !o;

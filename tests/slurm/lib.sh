@@ -40,6 +40,9 @@ check_todo() {
 	shift
 	if eval "$1"; then ok "$2 # TODO $why"; else not_ok "$2 # TODO $why"; shift 2; diag "$@"; fi
 }
+# alive PID: the process runs (not a zombie); as harness.sh's, for the
+# daemons a test starts itself
+alive() { [ -n "${1:-}" ] && [ -e "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 cleanup() { $H down >/dev/null 2>&1; [ -n "${GP_KEEP:-}" ] || rm -rf "$D" "$D.up.log"; }
 trap cleanup EXIT
 

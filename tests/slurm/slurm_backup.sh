@@ -40,7 +40,6 @@ H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 BLOG=$D/log/backup.log
 bpid=""
-alive() { [ -n "${1:-}" ] && [ -e "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 # the backup (by its PID), the veth pair, then the rest (lib.sh)
 stop_backup() {
 	local t

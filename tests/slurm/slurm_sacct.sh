@@ -41,7 +41,6 @@ export SLURM_CONF=$D/etc/slurm.conf
 H="bash $top/tests/slurm/harness.sh"
 . "$top/tests/slurm/lib.sh"
 
-alive() { [ -n "${1:-}" ] && [ -e "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 # stop_pid FILE COMM: TERM the PID recorded in FILE if it still runs COMM
 stop_pid() {
 	local p t
