@@ -382,6 +382,10 @@ struct eval_ctx {
 	const gp_policy_t *p;
 	const gp_power_view_t *pv;
 	double ideal;
+	/* search_future on a topology/block site: the sets Slurm takes as
+	 * required nodes only (gp__block_pin_ok with this --segment, 0 none;
+	 * segments also inside one leaf switch), -1 any set */
+	int32_t block_seg;
 };
 
 static double default_cap_speed(const gp_gpu_profile_t *prof, double cap_w)
@@ -1042,6 +1046,28 @@ static int32_t first_feasible(const gp_decision_t *d, int32_t from)
 	return -1;
 }
 
+/* The first feasible candidate from index from on that topology/block
+ * takes as required nodes with --segment seg (0 none: inside one block);
+ * with seg, one that it cuts over several blocks, all under one leaf
+ * switch (the job stays on one InfiniBand leaf, segment_job).  -1 none. */
+static int32_t first_block_feasible(const gp_cluster_t *c, const gp_decision_t *d, int32_t from,
+                                    int32_t seg)
+{
+	int32_t i;
+
+	for (i = from; i < d->ncands; i++) {
+		const gp_scored_t *sc = &d->cands[i];
+
+		if (!sc->feasible)
+			continue;
+		if (seg == 0 ? gp__block_pin_ok(c, sc->nodes, sc->nnodes, 0) :
+		    sc->nleaves <= 1 && gp__block_pin_ok(c, sc->nodes, sc->nnodes, seg) &&
+		    !gp__block_pin_ok(c, sc->nodes, sc->nnodes, 0))
+			return i;
+	}
+	return -1;
+}
+
 static int cmp_scored(const void *a, const void *b)
 {
 	const gp_scored_t *x = a, *y = b;
@@ -1445,7 +1471,8 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 		}
 		if (rc)
 			break;
-		f = first_feasible(d, from);
+		f = x.block_seg >= 0 ? first_block_feasible(e->c, d, from, x.block_seg)
+		                     : first_feasible(d, from);
 		if (f >= 0) {
 			double wait = (double)(t - now);
 			double fin = wait + run_s * d->cands[f].cost.slowdown;
@@ -1774,8 +1801,8 @@ static bool block_power_binds(gp_engine_t *e, const gp_power_view_t *pv, const g
  * its segments where blocks have room, unless power binds (pin_for_power:
  * some rack's power does not cover the GPUs it has free,
  * block_power_binds; or the shape is not fixed, fixed_shape).  With no
- * free set inside one block the job is left to Slurm too, which starts it
- * in the first block that frees.
+ * free set inside one block, and no segments that pay (segment_job), the
+ * job is left to Slurm too, which starts it in the first block that frees.
  */
 static int block_job(gp_engine_t *e, const gp_request_t *r, gp_decision_t *d, int32_t best,
                      bool pin_for_power, double run_s, double ideal,
@@ -1813,6 +1840,158 @@ static int block_job(gp_engine_t *e, const gp_request_t *r, gp_decision_t *d, in
 	/* Slurm chooses its nodes: no checkpoint plan (none without a node
 	 * set), but its size, so the job's comment says why there is none */
 	plan_checkpoint(e, job, r, bookings, nbookings, d);
+	return GP_OK;
+}
+
+/*
+ * The --segment gpuplace may give a job that fits one block of a
+ * topology/block site when no block has room for it: the largest divisor
+ * of its node count below that count (at most the base block), so that
+ * Slurm places it as two or more segments, each inside one block
+ * (eval_nodes_block.c: each segment goes to the block with the fewest
+ * free nodes that holds it).  0 for a job it is not given to: one node,
+ * a node count Slurm chooses (no --nodes with --gpus-per-node), required
+ * nodes, or a --segment of its own.
+ */
+static int32_t segment_for(const gp_cluster_t *c, const gp_request_t *r)
+{
+	int32_t nn = r->min_nodes, sg;
+
+	if (!fixed_shape(r) || nn < 2 || r->segment_nodes > 0 || r->nrequired > 0)
+		return 0;
+	for (sg = nn / 2; sg > 1 && nn % sg; sg--)
+		;
+	return sg <= c->block_base ? sg : 0;
+}
+
+/* Is there a feasible set from index from on that Slurm takes as required
+ * nodes inside one block (with the job's own --segment, if any)? */
+static bool set_inside_block(const gp_cluster_t *c, const gp_decision_t *d, int32_t from,
+                             int32_t segment)
+{
+	int32_t i;
+
+	for (i = from < 0 ? d->ncands : from; i < d->ncands; i++)
+		if (d->cands[i].feasible && !d->cands[i].future &&
+		    gp__block_pin_ok(c, d->cands[i].nodes, d->cands[i].nnodes, segment))
+			return true;
+	return false;
+}
+
+/*
+ * A job that fits one block of a topology/block site when no block has
+ * room for it now (gp__decide): Slurm's topology/block would hold it until
+ * one block frees.  Cut into segments (segment_for), each inside one
+ * block and all of them on one leaf switch (a domain constraint), it can
+ * start where several blocks of one leaf have room between them; it then
+ * crosses NVLink domains over that leaf, which the model prices.  Done
+ * (*done) when the model predicts that the job finishes sooner so, now or
+ * when the running jobs' time limits free a segmented set, than in one
+ * block when one is predicted to free: the job is CONSTRAINed to the leaf
+ * switches that can hold it, with --segment, and the reason states both
+ * completions.  Otherwise d is as it was and the job is left to Slurm's
+ * block placement (block_job).  bench_placement, nvl72-gb200, synthetic
+ * trace: with no block free, a job held for one block waits while first-
+ * fit starts it across blocks.
+ */
+static int segment_job(const struct eval_ctx *x, const gp_state_t *s, const gp_state_t *now_st,
+                       const gp_request_t *r, int k, int64_t now, double run_s,
+                       const gp_ckpt_booking_t *bookings, int32_t nbookings, gp_decision_t *d,
+                       bool *done, gp_error_t *err)
+{
+	gp_engine_t *e = x->e;
+	const gp_cluster_t *c = e->c;
+	int32_t sg = segment_for(c, r), nb = d->ncands, seg = -1, blk = -1;
+	double seg_wait = 0, seg_fin = INFINITY, blk_wait = 0, blk_fin = INFINITY;
+	struct eval_ctx xf = *x;
+	gp_request_t r2;
+	gp_error_t serr;
+	int nalts = 0, rc;
+
+	*done = false;
+	if (sg <= 0)
+		return GP_OK;
+	r2 = *r;
+	r2.segment_nodes = sg;
+	/* in segments, now (the budget of the racks' power now: a search of
+	 * the future before this one leaves its own) */
+	set_budget(e, x->pv ? x->pv->racks : NULL, false);
+	rc = search_and_keep(x, now_st, &r2, k, false, d, &serr);
+	if (rc && rc != GP_ENOFIT)
+		return gp__errorf(err, rc, "%s", rc == GP_EINVAL ? serr.text : gp_strerror(rc));
+	seg = first_block_feasible(c, d, nb, sg);
+	if (seg >= 0) {
+		seg_fin = run_s * d->cands[seg].cost.slowdown;
+	} else if (s && s->njobs > 0) {
+		/* or as running jobs end, by their time limits */
+		xf.block_seg = sg;
+		rc = search_future(&xf, s, &r2, k, now, INFINITY, run_s, INFINITY, d, &seg,
+		                   &seg_wait, &seg_fin);
+		if (rc)
+			return gp__errorf(err, rc, "%s", gp_strerror(rc));
+	}
+	if (seg < 0) {
+		drop_from(d, nb);
+		return GP_OK;
+	}
+	/* in one block, when one is predicted to free: only points at which
+	 * it could still finish first are searched */
+	if (s && s->njobs > 0) {
+		int32_t nseg = d->ncands;
+
+		xf.block_seg = 0;
+		rc = search_future(&xf, s, r, k, now, INFINITY, run_s, seg_fin, d, &blk, &blk_wait,
+		                   &blk_fin);
+		if (rc)
+			return gp__errorf(err, rc, "%s", gp_strerror(rc));
+		drop_from(d, nseg);
+	}
+	if (blk >= 0 && blk_fin <= seg_fin) {
+		drop_from(d, nb);
+		return GP_OK;
+	}
+	to_front(d, seg);
+	drop_from(d, 1);
+	d->kind = GP_DECIDE_CONSTRAIN;
+	d->segment_nodes = sg;
+	d->features[0] = '\0';
+	/* the set's leaf switch, then every other leaf that can hold the
+	 * job: Slurm takes the first that can start it */
+	{
+		gp_scored_t leaf = d->cands[0];
+
+		leaf.kind = GP_DOM_SWITCH;
+		leaf.domain = c->nodes[leaf.nodes[0]].leaf;
+		if (leaf.domain >= 0) {
+			add_alternative(c, &leaf, d->features, sizeof(d->features), &nalts);
+			if (nalts > 0)
+				add_level_alternatives(c, r, &leaf, d->features, sizeof(d->features),
+				                       &nalts);
+		}
+	}
+	finish_alternatives(d->features, sizeof(d->features), nalts);
+	d->waited = seg_wait > 0;
+	d->wait_s = seg_wait;
+	d->wait_finish_s = seg_fin;
+	d->now_finish_s = seg_wait > 0 ? 0 : seg_fin;
+	snprintf(d->reason, sizeof(d->reason),
+	         "no block has room for the job now; in %d segments of %d node%s, each inside "
+	         "one block and all on one leaf switch, it is predicted to %s and finish in "
+	         "%.0f s (slowdown %.2f over NVLink domains), %s: --segment=%d",
+	         (int)(r->min_nodes / sg), (int)sg, sg == 1 ? "" : "s",
+	         seg_wait > 0 ? "wait for its time-limit-predicted set" : "start now", seg_fin,
+	         d->cands[0].cost.slowdown,
+	         blk >= 0 ? "sooner than in one block" :
+	                    "and no block is predicted to free in time for it to finish sooner "
+	                    "in one (time limits)",
+	         (int)sg);
+	if (seg_wait > 0) {
+		size_t used = strlen(d->reason);
+
+		snprintf(d->reason + used, sizeof(d->reason) - used, " (wait %.0f s)", seg_wait);
+	}
+	plan_checkpoint(e, x->job, r, bookings, nbookings, d);
+	*done = true;
 	return GP_OK;
 }
 
@@ -1865,6 +2044,7 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	x.p = p;
 	x.pv = pv;
 	x.ideal = 0;
+	x.block_seg = -1;
 	/* the ideal is the job alone on an idle fabric; its candidates share
 	 * the uplinks with the running jobs that cross them */
 	gp__cost_cross_clear(e->scratch);
@@ -1947,14 +2127,25 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	if (best >= 0)
 		best = compact_rule(e, now_st, r, p, d, best, note, sizeof(note));
 	/* a job that fits one block of a topology/block site runs in one
-	 * block or not at all: Slurm refuses required nodes outside one
-	 * block (gp__block_pin_ok), and a domain constraint to the spread
-	 * set's switch only narrows the blocks Slurm may start it in.  With
-	 * no free set inside one block, Slurm's own block placement, which
-	 * starts it in the first block that frees, is the best that can be
-	 * done; so is it when nothing is free now (step 3 below would
-	 * narrow it to the blocks predicted from time limits, which are
-	 * longer than the runs; bench_placement, nvl72-gb200) */
+	 * block, or in segments (--segment) each inside one: Slurm refuses
+	 * required nodes outside one block (gp__block_pin_ok), and a domain
+	 * constraint to the spread set's switch only narrows the blocks
+	 * Slurm may start it in.  With no free set inside one block, the
+	 * job is cut into segments on one leaf where the model predicts it
+	 * finishes sooner so (segment_job), else left to Slurm's own block
+	 * placement, which starts it in the first block that frees; so is
+	 * it when nothing is free now (step 3 below would narrow it to the
+	 * blocks predicted from time limits, which are longer than the
+	 * runs; bench_placement, nvl72-gb200) */
+	if (best >= 0 && fits_one_block(e, r) && !set_inside_block(c, d, best, r->segment_nodes)) {
+		bool done;
+
+		if ((rc = segment_job(&x, s, now_st, r, k, now, run_s, bookings, nbookings, d, &done,
+		                      err)))
+			goto error;
+		if (done)
+			return GP_OK;
+	}
 	if (best >= 0 && fits_one_block(e, r))
 		return block_job(e, r, d, best, !fixed_shape(r) ||
 		                 block_power_binds(e, pv, now_st, r), run_s, x.ideal, bookings,
@@ -2072,9 +2263,20 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 				return GP_OK;
 			}
 		}
-		if (fits_one_block(e, r))
+		if (fits_one_block(e, r)) {
+			bool done = false;
+
+			/* a later set in segments (not after the idle cluster's
+			 * search, which changed the power view) */
+			if (x.pv == pv &&
+			    (rc = segment_job(&x, s, now_st, r, k, now, run_s, bookings, nbookings,
+			                      d, &done, err)))
+				goto error;
+			if (done)
+				return GP_OK;
 			return block_job(e, r, d, -1, false, run_s, x.ideal, bookings, nbookings,
 			                 &job);
+		}
 		/* the feasible later sets, best first, become the alternatives */
 		drop_before(d, nbefore);
 		chosen -= nbefore;
@@ -2159,6 +2361,7 @@ int gp__decide_rescore(gp_engine_t *e, const gp_state_t *s, const gp_job_profile
 	x.p = p;
 	x.pv = pv;
 	x.ideal = ideal;
+	x.block_seg = -1;
 	out->nnodes = n;
 	out->ngpus = g;
 	out->kind = GP_DOM_CLUSTER;

@@ -145,6 +145,8 @@ typedef struct gp_decision {
 	int32_t ncands;
 	char features[1024];          /* CONSTRAIN: matching-OR alternatives
 	                               * "[f1|f2|...]", "" = no domain constraint */
+	int32_t segment_nodes;        /* CONSTRAIN: the --segment gpuplace gives the
+	                               * job (topology/block), 0 = none */
 	bool waited;                  /* CONSTRAIN chosen because waiting is faster */
 	double now_finish_s;          /* predicted completion if started now (0 = none) */
 	double wait_s;                /* predicted wait for the better set */

@@ -249,6 +249,10 @@ static void outcome_plain(const gp_outcome_in_t *in, gp_outcome_t *out)
 	out->kind = GP_DECIDE_CONSTRAIN;
 	out->holds = d->waited;
 	snprintf(out->features, sizeof(out->features), "%s", d->features);
+	/* segments the engine cut a job into where no block had room: only
+	 * topology/block places them, and only a job without its own */
+	if (d->segment_nodes > 0 && in->topology == GP_SLURM_TOPO_BLOCK && in->segment == 0)
+		out->segment = (uint32_t)d->segment_nodes;
 	/* waiting for a compact set: Slurm's own wait-for-switch where it
 	 * applies (topology/tree, one Weight for all nodes - Weight tiers make
 	 * cons_tres force lower-weight nodes in and never meet the switch
@@ -343,4 +347,9 @@ void gp_outcome(const gp_outcome_in_t *in, gp_outcome_t *out)
 	outcome_plain(in, out);
 	rack_pin(in, out);
 	known_features(in, out);
+	/* segments only with the leaf constraint that keeps them on one
+	 * leaf switch (decide.c, segment_job): not when Slurm's nodes lack
+	 * every feature of it */
+	if (out->segment && !*out->features && *in->d->features)
+		out->segment = 0;
 }

@@ -109,6 +109,9 @@ typedef struct gp_outcome {
 	uint32_t switch_wait;
 	uint32_t switch_pays;     /* > switch_wait: the wait that would pay, cut
 	                           * to Slurm's max_switch_wait */
+	uint32_t segment;         /* CONSTRAIN: --segment=<nodes> to give the job
+	                           * (the decision's, topology/block only; the
+	                           * plugin sets it at submission), 0 = none */
 	bool holds;               /* CONSTRAIN waiting for a set not free now */
 	char unpinned[160];       /* why a PIN became CONSTRAIN, "" = it did not */
 	char nofeat[200];         /* CONSTRAIN: the domain features left out

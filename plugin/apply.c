@@ -181,6 +181,7 @@ void outcome_take(const job_desc_msg_t *j, const gp_outcome_t *act, struct outco
 	o->switches = act->switches;
 	o->switch_wait = act->switch_wait;
 	o->switch_pays = act->switch_pays;
+	o->segment = act->segment;
 }
 
 /*
@@ -261,7 +262,7 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 			    o->switches == 1 ? "" : "es");
 	} else if (o->kind == GP_DECIDE_CONSTRAIN) {
 		char *old = j->features;
-		bool added = false;
+		bool added = false, segmented;
 
 		/* narrow, never widen: AND the user's own constraint; a user's
 		 * own bracket group cannot take a second one, so it stays
@@ -277,8 +278,15 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 			slurm_xfree((void **)&old);
 			added = true;
 		}
+		/* cut into segments where no block had room (decide.c,
+		 * segment_job): only with the leaf constraint that keeps the
+		 * segments on one leaf switch */
+		segmented = o->segment && (added || !*o->features) &&
+		            gp_job_set_segment(j, o->segment);
 		if (added)
 			ADD("gpuplace: CONSTRAIN %s", o->features);
+		else if (segmented)
+			ADD("gpuplace: CONSTRAIN");
 		else if (*o->features)
 			ADD("gpuplace: CONSTRAIN not applied (%s): the job's own constraint has %s",
 			    o->features, strchr(old, '[') ? "a matching-OR group"
@@ -294,6 +302,10 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 			ADD("gpuplace: CONSTRAIN none: %.600s", d->reason);
 		else
 			ADD("gpuplace: CONSTRAIN none: the chosen set spans the whole cluster");
+		if (segmented)
+			ADD(" --segment=%u: Slurm's topology/block starts the job in segments of %u "
+			    "node%s, each inside one block", o->segment, o->segment,
+			    o->segment == 1 ? "" : "s");
 		/* waiting for a block: --segment=<nodes> would let Slurm take
 		 * whichever block frees first, but Slurm gives it no max-time
 		 * and takes no change of a pending job's segment (job_mgr.c
@@ -301,7 +313,7 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 		 * by it could never be released.  The block's feature can be:
 		 * steering PINs the job elsewhere once the predicted wait is
 		 * over (steer_rules.h) */
-		if (added && d->waited && topology_is("block"))
+		if (added && d->waited && !segmented && topology_is("block"))
 			ADD(" (a block's feature, not --segment, which Slurm cannot lift from a pending "
 			    "job: gpuplace releases it after the predicted %.0f s)", d->wait_s);
 		if (*o->nofeat && *o->features)

@@ -406,6 +406,7 @@ struct outcome {
 	uint32_t switches, switch_wait; /* CONSTRAIN by --switches=N@S, 0 = not */
 	uint32_t switch_pays;           /* > switch_wait: the wait that would pay,
 	                                 * cut to Slurm's max_switch_wait */
+	uint32_t segment;             /* CONSTRAIN: --segment to give the job, 0 = none */
 	uint64_t ref;
 	const gp_job_profile_t *profile; /* the hints, NULL = none */
 };

@@ -92,6 +92,23 @@ static inline uint32_t gp_job_segment(const job_desc_msg_t *j)
 #endif
 }
 
+/* Give a job --segment=seg nodes (job_desc_msg_t segment_size, 24.05 on;
+ * job_mgr.c copies it into the job's details at submission and no update
+ * changes it later).  False where this Slurm has no segments. */
+static inline bool gp_job_set_segment(job_desc_msg_t *j, uint32_t seg)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 5, 0)
+	if (seg == 0 || seg >= NO_VAL16)
+		return false;
+	j->segment_size = (uint16_t)seg;
+	return true;
+#else
+	(void)j;
+	(void)seg;
+	return false;
+#endif
+}
+
 /*
  * May gpuplace pin (req_nodes) a job of nodes nodes with this --segment?
  * topology/block of Slurm 24.05 .. 25.05 refuses required nodes when a job

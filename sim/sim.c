@@ -96,6 +96,7 @@ struct sjob {
 	const gp_trace_job_t *tj;
 	int32_t nn, gpn;          /* request: nn nodes x gpn GPUs */
 	int32_t shape;            /* index into sim->shapes */
+	int32_t segment;          /* --segment the plugin gave it (outcome.h), 0 none */
 	int32_t st;               /* JS_* */
 	int32_t prev, next;       /* queue links (-1 = none) */
 	int32_t run;              /* index into cur->jobs while running */
@@ -1114,6 +1115,7 @@ static void sim_request(const struct sim *S, const struct sjob *J, const struct 
 	r->min_nodes = r->max_nodes = sh->nn;
 	r->gpus_per_node = sh->gpn;
 	r->partition = S->partition;
+	r->segment_nodes = J->segment; /* the plugin's, as Slurm then reports it */
 	lim = ceil(J->limit / 60.0);
 	if (lim < 1)
 		lim = 1;
@@ -1308,6 +1310,18 @@ static int slurm_fit(struct sim *S, const struct shape *sh, const uint32_t *allo
 	       S->c->root >= 0 ? tree_fit(S, sh, alloc, pl) : first_fit(S, sh, alloc, pl);
 }
 
+static int segment_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
+                       struct placement *pl, int32_t xseg);
+
+/* Slurm's placement of job J by its own options: in the segments the
+ * plugin gave it (--segment, topology/block), else slurm_fit. */
+static int job_fit(struct sim *S, const struct sjob *J, const struct shape *sh,
+                   const uint32_t *alloc, struct placement *pl)
+{
+	return J->segment > 0 && gp__part_blocks(S->c, S->partition) ?
+	       segment_fit(S, sh, alloc, pl, J->segment) : slurm_fit(S, sh, alloc, pl);
+}
+
 /* Slurm's placement of a job the plugin CONSTRAINed: the alternatives of
  * the matching OR in order, the first that can hold the job now wins
  * (slurm-on-one-machine.md, B: "all nodes in ONE alternative ... the first
@@ -1319,7 +1333,7 @@ static int constrained_fit(struct sim *S, const struct sjob *J, const struct sha
 	int rc = PL_NOFIT;
 
 	if (J->nalts == 0)
-		return slurm_fit(S, sh, alloc, pl);
+		return job_fit(S, J, sh, alloc, pl);
 	for (a = 0; a < J->nalts && rc != PL_PLACED; a++) {
 		const struct dom *d = &S->doms[J->alts[a]];
 		int32_t cnt = 0;
@@ -1342,7 +1356,7 @@ static int constrained_fit(struct sim *S, const struct sjob *J, const struct sha
 		S->alt_nodes = d->nodes;
 		S->alt_n = d->n;
 		S->restrict_nodes = true;
-		rc = slurm_fit(S, sh, alloc, pl);
+		rc = job_fit(S, J, sh, alloc, pl);
 		S->restrict_nodes = false;
 	}
 	return rc;
@@ -1380,22 +1394,25 @@ static bool switch_holds(struct sim *S, const struct sjob *J, const struct place
 /* Slurm's topology/block for a job submitted with --segment=S (sim.h,
  * block-segment): a job of at most one base block is placed as block_fit
  * places it; a larger one is cut into nn / S segments of S nodes, S the
- * largest divisor of nn not above the base block size, and each segment
+ * largest divisor of nn not above the base block size (xseg, when not 0:
+ * a --segment the plugin gave the job, which cuts a job of any size), and each segment
  * goes whole into one base block (as eval_nodes_block places segments:
  * no aggregated block needed), the base blocks with the fewest usable
  * nodes that still hold a segment first (best fit), as many segments in
  * one as its usable nodes allow, nodes in node order.  An approximation of
  * Slurm's segment search: it ignores Weight tiers. */
 static int segment_fit(struct sim *S, const struct shape *sh, const uint32_t *alloc,
-                       struct placement *pl)
+                       struct placement *pl, int32_t xseg)
 {
 	const gp_cluster_t *c = S->c;
 	int32_t bsize = c->block_base > 0 ? c->block_base : 1, seg, need, b, k, i;
 
-	if (c->nblocks <= 0 || sh->nn <= bsize)
+	if (c->nblocks <= 0 || (xseg <= 0 && sh->nn <= bsize))
 		return block_fit(S, sh, alloc, pl);
 	for (seg = bsize; seg > 1 && sh->nn % seg; seg--)
 		;
+	if (xseg > 0)
+		seg = xseg;
 	need = sh->nn / seg;
 	/* usable nodes per base block */
 	for (b = 0; b < c->nblocks; b++) {
@@ -1510,7 +1527,7 @@ static int place(struct sim *S, struct sjob *J, const uint32_t *alloc, const dou
 		rc = S->p->kind == GP_SIM_TREE || S->p->kind == GP_SIM_TREE_SWITCHES ?
 		     tree_fit(S, sh, alloc, pl) :
 		     S->p->kind == GP_SIM_BLOCK ? block_fit(S, sh, alloc, pl) :
-		     S->p->kind == GP_SIM_BLOCK_SEGMENT ? segment_fit(S, sh, alloc, pl) :
+		     S->p->kind == GP_SIM_BLOCK_SEGMENT ? segment_fit(S, sh, alloc, pl, 0) :
 		     S->p->kind == GP_SIM_GPUPLACE ? slurm_fit(S, sh, alloc, pl) :
 		     first_fit(S, sh, alloc, pl);
 		if (rc == PL_PLACED && S->p->kind == GP_SIM_TREE_SWITCHES &&
@@ -1587,7 +1604,9 @@ void gp__sim_outcome_facts(const gp_cluster_t *c, const gp_policy_t *p, const gp
 	in->unconfirmed = unconfirmed;
 	in->check_block = true;
 	/* a trace job asks sbatch for GPUs per node (sim_request): no
-	 * --switches, --segment, --ntasks, GPU type of its own */
+	 * --switches, --segment, --ntasks, GPU type of its own; a --segment
+	 * the plugin gave it at submission Slurm reports as the job's */
+	in->segment = r->segment_nodes > 0 ? (uint32_t)r->segment_nodes : 0;
 	in->per_node_ok = true;
 	/* PowerLicenses: a CONSTRAIN no one rack's license holds is PINned
 	 * (the plugin sets it once slurmctld has the licenses, which the
@@ -2007,6 +2026,7 @@ static int plugin_decide(struct sim *S, int32_t j)
 			heap_push(S->sw_heap, &S->nsw_heap, (struct heap_ent){ J->switch_until, j });
 		}
 		J->decision = GP_SIM_DEC_CONSTRAIN;
+		J->segment = (int32_t)act.segment;
 		gp_steer_job_init(&J->steer, false, to_i64(floor(S->now)), d.waited ? d.wait_s : 0.0,
 		                  act.switches > 0);
 		rc = set_alternatives(S, J, act.features);
@@ -2881,8 +2901,8 @@ static uint32_t *fail_cache(struct sim *S, const struct sjob *J, struct shape *s
 
 	if (S->p->kind != GP_SIM_GPUPLACE || J->decision == GP_SIM_DEC_NONE)
 		return sw ? NULL : sh->fail_pass;
-	if (J->decision != GP_SIM_DEC_CONSTRAIN || !S->cfail_key || sw > 0xff)
-		return NULL;
+	if (J->decision != GP_SIM_DEC_CONSTRAIN || !S->cfail_key || sw > 0xff || J->segment > 0)
+		return NULL; /* (segments: fits unlike the shape's others) */
 	/* one alternative: its domain; several: their set, after the domains
 	 * (no alternative fits whatever their order) */
 	key = ((int64_t)J->shape << 40) | ((int64_t)sw << 32) |

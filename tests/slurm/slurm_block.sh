@@ -10,13 +10,14 @@
 # rack's power covering its free GPUs a job with --segment (24.05+) is left
 # to Slurm's block placement and runs on whole segments; a set that
 # topology/block would refuse as required nodes (two nodes in two blocks)
-# is never pinned.
+# is never pinned; an NVL72-style job that no block has room for, with no
+# block predicted to free in time, is cut into segments (--segment).
 # Prints TAP; skips, saying why, when not root, when Slurm is missing, or
 # when the installed Slurm has no topology/block (22.05: scripts/test.sh
 # runs this again inside a Debian 13 root with Slurm 24.11).
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=10
+N_TESTS=12
 . "$top/tests/slurm/prelude.sh"
 major=${ver%%.*}
 minor=${ver#*.}
@@ -126,11 +127,12 @@ check '[ "$nodes" = "n[3-4]" ]' "when n3 frees, it runs inside blkA: $nodes" \
 clear_jobs
 # 8. a job that fits one block is never held by gpuplace on a block site,
 #    however much slower the model finds it across the blocks: Slurm's
-#    topology/block keeps it in one block anyway (6-7 above), and a
-#    --segment count (which Slurm cannot lift from a pending job) is never
-#    set.  n[1-3] and n[5-7] full for one more minute, n4 and n8 free; the
-#    job has ten times the gradient of 6-7: it pends, left to Slurm, with
-#    the reason in its comment
+#    topology/block keeps it in one block anyway (6-7 above), and a job
+#    whose node count Slurm chooses (--gpus) is never given a --segment
+#    (9-10 below: one with --nodes and --gpus-per-node may be).  n[1-3] and
+#    n[5-7] full for one more minute, n4 and n8 free; the job has ten
+#    times the gradient of 6-7: it pends, left to Slurm, with the reason
+#    in its comment
 fill_but_n4_n8 hblk 1
 j=$(sbatch --parsable --gpus=8 --gpuplace=params=7e10,step_s=1 -t 60 -o /dev/null --wrap='sleep 30' 2>"$D/hold.err")
 sleep 2
@@ -140,6 +142,29 @@ check '[ -n "$j" ] && [ "$(squeue -h -j "$j" -o %T)" = PENDING ] && echo "$cm" |
 	"a job that fits one block, much slower across the blocks, is left to topology/block: pending, not pinned across, no --segment ($(echo "$cm" | grep -o "CONSTRAIN [^;]*" | cut -c1-60))" \
 	"$(cat "$D/hold.err")" "$cm" "$seg" "$(scontrol show job "$j" 2>&1 | grep -E 'JobState|Features')"
 clear_jobs
+# 9-10. n4 and n8 free, the six other nodes busy for ten more minutes, and
+#      an NVL72-style job (--nodes=2 --gpus-per-node=4, one hour): no block
+#      is predicted to free before it could finish on the two blocks' free
+#      nodes, and these blocks of A100 nodes are no NVLink domains
+#      (crossing them costs nothing more in gpuplace's model), so gpuplace
+#      cuts it into segments of one node (--segment=1, which the plugin
+#      sets at submission, Slurm 24.05+): Slurm's topology/block starts it
+#      at once, one segment in each block
+if [ "$vnum" -lt 2405 ]; then
+	skip "Slurm $ver has no --segment (24.05+)"
+	skip "Slurm $ver has no --segment (24.05+)"
+else
+	fill_but_n4_n8 sblk 10
+	j=$(sbatch --parsable --nodes=2 --gpus-per-node=4 -t 60 -o /dev/null --wrap='sleep 30' 2>"$D/segjob.err")
+	nodes=$(running_on "$j")
+	check '[ -n "$j" ] && [ -n "$nodes" ] && [ "$(per_block "$nodes")" = A1B1 ]' \
+		"no block has room and none frees in time: the job runs at once in one-node segments, one in each block ($nodes)" \
+		"$(cat "$D/segjob.err")" "$(scontrol show job "$j" 2>&1 | grep -E 'AdminComment|JobState|NodeList|Reason|Features')"
+	check '[ -n "$j" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: CONSTRAIN --segment=1: Slurm.s topology/block starts the job in segments of 1 node"' \
+		"the plugin gave it --segment=1 and its comment says so" \
+		"$(scontrol show job "$j" 2>&1 | grep -E 'AdminComment')"
+	clear_jobs
+fi
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \
 	"$(grep 'gpuplace' "$D/log/slurmctld.log" | grep -E 'error|fatal' | head -n 3)"

@@ -955,11 +955,15 @@ static void test_wait_counts_the_jobs_behind(void **state)
 
 /*
  * A topology/block site (tests/data/sim/block: base blocks b1-b4 of four
- * 4-GPU nodes): a 2-node job that fits one block, with one node free in
- * each of b1 and b2 only, is left to Slurm's block placement (CONSTRAIN,
- * no feature, no set booked): Slurm refuses required nodes across two
- * blocks, and a domain constraint to their switch would only narrow the
- * blocks it may start in.  With two nodes free in b3 it is PINned there.
+ * 4-GPU nodes, b1-b2 and b3-b4 each under one leaf switch): a 2-node job
+ * that fits one block, with one node free in each of b1 and b2 only, is
+ * never PINned across them (Slurm refuses required nodes outside one
+ * block).  With --nodes and --gpus-per-node, and no block predicted to
+ * free, it is cut into segments of one node on one leaf (CONSTRAIN,
+ * --segment=1, the leaves' features, b1-b2 first); with a per-job GPU
+ * count, whose nodes Slurm chooses, it is left to Slurm's block
+ * placement (CONSTRAIN, no feature, no set booked).  With two nodes free
+ * in b3 it is PINned there, inside one block.
  */
 static void test_block_job_not_spread_over_blocks(void **unused)
 {
@@ -991,7 +995,17 @@ static void test_block_job_not_spread_over_blocks(void **unused)
 	memset(&d, 0, sizeof(d));
 	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
 		fail_msg("decide: %s", err.text);
+	if (d.kind != GP_DECIDE_CONSTRAIN || d.segment_nodes != 1)
+		fail_msg("%s", d.reason);
+	assert_string_equal(d.features, "[gpsw_b1-b2|gpsw_b3-b4]");
+	assert_non_null(strstr(d.reason, "--segment=1"));
+	gp__decision_clear(&d);
+	/* GPUs per job: Slurm chooses the node count, so no segment */
+	r.gpus_per_node = 0;
+	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
+		fail_msg("decide: %s", err.text);
 	assert_int_equal(d.kind, GP_DECIDE_CONSTRAIN);
+	assert_int_equal(d.segment_nodes, 0);
 	assert_string_equal(d.features, "");
 	assert_int_equal(d.ncands, 0);
 	assert_non_null(strstr(d.reason, "topology/block"));
@@ -1007,6 +1021,7 @@ static void test_block_job_not_spread_over_blocks(void **unused)
 	assert_true(d.ckpt_bytes == 1e9 * GP_DECIDE_CKPT_BYTES_PER_PARAM);
 	assert_int_equal(d.ckpt.storage, -1);
 	gp__decision_clear(&d);
+	r.gpus_per_node = 4;
 	/* two nodes free in b3 as well: PINned there, inside one block */
 	s->alloc_mask[gp__node_find(c, "n09")] = 0;
 	s->alloc_mask[gp__node_find(c, "n10")] = 0;
@@ -1018,6 +1033,98 @@ static void test_block_job_not_spread_over_blocks(void **unused)
 	assert_int_equal(d.cands[0].nodes[0], gp__node_find(c, "n09"));
 	assert_int_equal(d.cands[0].nodes[1], gp__node_find(c, "n10"));
 	assert_non_null(strstr(d.reason, "inside one block"));
+	gp__decision_clear(&d);
+	gp__request_clear(&r);
+	gp_state_destroy(s);
+	gp__engine_destroy(e);
+	gp_cluster_destroy(c);
+}
+
+/*
+ * A job that fits one NVL72 block where no block has room (etc/nvl72-gb200:
+ * 18 nodes of 4 GPUs per block, 8 blocks per leaf switch): a 64-GPU job of
+ * 16 nodes with 8 nodes free in each of nvl01 and nvl02 only (one leaf)
+ * and no block predicted to free is cut into 2 segments of 8 nodes and
+ * kept to one leaf (CONSTRAIN, --segment=8, the leaves' features with
+ * nvl01-nvl08 first), and its reason states the predicted completion.
+ * When a whole block is predicted to free within a minute (a job on
+ * nvl03 ending at 60 s), waiting for it finishes sooner than running over
+ * two NVLink domains now: left to Slurm's block placement, no segment.
+ * When that block frees only after two hours, segments again.
+ */
+static void test_block_job_in_segments_when_no_block_frees(void **unused)
+{
+	gp_cluster_t *c = NULL;
+	gp_engine_t *e = NULL;
+	gp_state_t *s = NULL;
+	gp_policy_t p;
+	gp_request_t r;
+	gp_decision_t d;
+	gp_error_t err = { "" };
+	int32_t i, b3 = 0;
+	char name[16];
+
+	(void)unused;
+	if (gp_cluster_load_conf_dir(DECIDE_DATA_DIR "/../../../etc/nvl72-gb200", &c, &err))
+		fail_msg("%s", err.text);
+	assert_true(c->nblocks > 0);
+	assert_int_equal(gp__engine_create(c, &e, &err), 0);
+	assert_int_equal(gp_state_create(c, &s), 0);
+	gp__policy_default(c, &p);
+	gp__request_init(&r);
+	r.gpus = 64;
+	r.min_nodes = r.max_nodes = 16;
+	r.gpus_per_node = 4;
+	r.time_limit_min = 60;
+	for (i = 0; i < c->nnodes; i++)
+		s->alloc_mask[i] = 0xf;
+	for (i = 1; i <= 8; i++) {
+		snprintf(name, sizeof(name), "gb%03d", i);
+		s->alloc_mask[gp__node_find(c, name)] = 0;
+		snprintf(name, sizeof(name), "gb%03d", 18 + i);
+		s->alloc_mask[gp__node_find(c, name)] = 0;
+	}
+	memset(&d, 0, sizeof(d));
+	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
+		fail_msg("decide: %s", err.text);
+	if (d.kind != GP_DECIDE_CONSTRAIN || d.segment_nodes != 8)
+		fail_msg("%s", d.reason);
+	assert_int_equal(strncmp(d.features, "[gpsw_nvl01-nvl08|", 18), 0);
+	assert_non_null(strstr(d.reason, "--segment=8"));
+	assert_non_null(strstr(d.reason, "start now"));
+	assert_int_equal(d.cands[0].nnodes, 16);
+	assert_true(gp__block_pin_ok(c, d.cands[0].nodes, 16, 8));
+	assert_false(gp__block_pin_ok(c, d.cands[0].nodes, 16, 0));
+	assert_true(d.cands[0].cost.slowdown > 1.0);
+	gp__decision_clear(&d);
+	/* the whole of nvl03 (gb037-gb054) runs one job that ends at 60 s */
+	s->jobs = calloc(1, sizeof(*s->jobs));
+	assert_non_null(s->jobs);
+	s->njobs = 1;
+	s->jobs[0].job_id = 7;
+	s->jobs[0].end_time = 60;
+	s->jobs[0].nnodes = 18;
+	assert_non_null(s->jobs[0].nodes = calloc(18, sizeof(*s->jobs[0].nodes)));
+	assert_non_null(s->jobs[0].gpu_mask = calloc(18, sizeof(*s->jobs[0].gpu_mask)));
+	for (i = 0; i < 18; i++) {
+		snprintf(name, sizeof(name), "gb%03d", 37 + i);
+		s->jobs[0].nodes[i] = gp__node_find(c, name);
+		s->jobs[0].gpu_mask[i] = 0xf;
+		b3 += s->jobs[0].nodes[i] >= 0;
+	}
+	assert_int_equal(b3, 18);
+	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
+		fail_msg("decide: %s", err.text);
+	if (d.kind != GP_DECIDE_CONSTRAIN || d.segment_nodes != 0 ||
+	    !strstr(d.reason, "left to Slurm's topology/block"))
+		fail_msg("%s", d.reason);
+	gp__decision_clear(&d);
+	/* the block frees only after two hours: segments again */
+	s->jobs[0].end_time = 7200;
+	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
+		fail_msg("decide: %s", err.text);
+	if (d.kind != GP_DECIDE_CONSTRAIN || d.segment_nodes != 8)
+		fail_msg("%s", d.reason);
 	gp__decision_clear(&d);
 	gp__request_clear(&r);
 	gp_state_destroy(s);
@@ -1557,6 +1664,7 @@ int main(void)
 		cmocka_unit_test(test_racks_far_below_caps_keep_one_leaf),
 		cmocka_unit_test(test_block_job_not_spread_over_blocks),
 		cmocka_unit_test(test_block_job_fills_partly_used_node),
+		cmocka_unit_test(test_block_job_in_segments_when_no_block_frees),
 		cmocka_unit_test(test_block_job_pinned_where_power_binds),
 		cmocka_unit_test(test_yaml_tree_and_block_partitions),
 		cmocka_unit_test(test_nvl_domain_lists_every_domain_predicted_first),

@@ -471,11 +471,59 @@ static void test_domain_features_slurm_lacks(void **unused)
 	assert_string_equal(out.nofeat, "");
 }
 
+/* The --segment the engine cut a job into where no block had room goes to
+ * Slurm only under topology/block, only for a job without a --segment of
+ * its own, and only with the leaf constraint that keeps the segments on
+ * one leaf (not when the nodes lack every feature of it). */
+static void test_segment_only_under_block(void **unused)
+{
+	gp_decision_t d;
+	gp_policy_t p;
+	gp_outcome_in_t in;
+	gp_outcome_t out;
+
+	(void)unused;
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(gp__policy_preset("balanced", &p, NULL), 0);
+	d.kind = GP_DECIDE_CONSTRAIN;
+	d.segment_nodes = 8;
+	snprintf(d.features, sizeof(d.features), "[gpsw_a|gpsw_b]");
+	memset(&in, 0, sizeof(in));
+	in.d = &d;
+	in.policy = &p;
+	in.topology = GP_SLURM_TOPO_BLOCK;
+	gp_outcome(&in, &out);
+	assert_int_equal(out.action, GP_ACT_CONSTRAIN);
+	assert_string_equal(out.features, "[gpsw_a|gpsw_b]");
+	assert_int_equal(out.segment, 8);
+
+	in.topology = GP_SLURM_TOPO_TREE;
+	gp_outcome(&in, &out);
+	assert_int_equal(out.segment, 0);
+
+	in.topology = GP_SLURM_TOPO_BLOCK;
+	in.segment = 4; /* the job's own */
+	gp_outcome(&in, &out);
+	assert_int_equal(out.segment, 0);
+
+	in.segment = 0;
+	in.feature_ok = only_b;
+	gp_outcome(&in, &out);
+	assert_string_equal(out.features, "gpsw_b");
+	assert_int_equal(out.segment, 8);
+
+	in.feature_ok = none_there;
+	gp_outcome(&in, &out);
+	assert_string_equal(out.features, "");
+	assert_int_equal(out.segment, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_action),
 		cmocka_unit_test(test_domain_features_slurm_lacks),
+		cmocka_unit_test(test_segment_only_under_block),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
