@@ -2424,6 +2424,8 @@ int gp__decision_print_text(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 	}
 	if (*d->features)
 		fprintf(f, "constraint: %s\n", d->features);
+	if (d->segment_nodes > 0)
+		fprintf(f, "segment:  %d nodes (--segment, topology/block)\n", (int)d->segment_nodes);
 	if (d->now_finish_s > 0 && u >= 0)
 		fprintf(f, "completion if started now: not predicted (no profile for the GPUs of %s)\n",
 		        c->nodes[u].name);
@@ -2490,6 +2492,7 @@ int gp__decision_print_json(const gp_cluster_t *c, const gp_decision_t *d, FILE 
 	json_object_object_add(root, "decision", json_object_new_string(gp__decision_kind_name(d->kind)));
 	json_object_object_add(root, "reason", json_object_new_string(d->reason));
 	json_object_object_add(root, "constraint", json_object_new_string(d->features));
+	json_object_object_add(root, "segment_nodes", json_object_new_int(d->segment_nodes));
 	json_object_object_add(root, "defaults", json_object_new_string(d->defaults));
 	json_object_object_add(root, "ideal_step_s", json_object_new_double(d->ideal_step_s));
 	json_object_object_add(root, "now_finish_s", json_object_new_double(d->now_finish_s));
