@@ -225,6 +225,9 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 	bool user_long = false;
 	int n = 0;
 
+	/* a segment goes with a feature CONSTRAIN only (below) */
+	if (o->kind != GP_DECIDE_CONSTRAIN || o->switches)
+		o->segment = 0;
 	if (o->kind == GP_DECIDE_PIN && best && list) {
 		/* the job's own -w, which the PIN replaces: said in the comment
 		 * (steer_release reads it back) */
@@ -283,6 +286,8 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 		 * segments on one leaf switch */
 		segmented = o->segment && (added || !*o->features) &&
 		            gp_job_set_segment(j, o->segment);
+		if (!segmented)
+			o->segment = 0;
 		if (added)
 			ADD("gpuplace: CONSTRAIN %s", o->features);
 		else if (segmented)

@@ -368,6 +368,11 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 	} else {
 		apply(job_desc, c->cluster, &d, &o);
+		if (o.segment) {
+			pthread_mutex_lock(&dec.lock);
+			orig_segmented(o.ref);
+			pthread_mutex_unlock(&dec.lock);
+		}
 		/* PowerLicenses: a PIN asks each rack it spans for its share, a
 		 * CONSTRAIN the rack of its best domain */
 		if (c->lic_name && o.kind == GP_DECIDE_PIN && d.ncands > 0) {

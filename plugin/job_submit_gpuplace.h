@@ -406,7 +406,8 @@ struct outcome {
 	uint32_t switches, switch_wait; /* CONSTRAIN by --switches=N@S, 0 = not */
 	uint32_t switch_pays;           /* > switch_wait: the wait that would pay,
 	                                 * cut to Slurm's max_switch_wait */
-	uint32_t segment;             /* CONSTRAIN: --segment to give the job, 0 = none */
+	uint32_t segment;             /* CONSTRAIN: --segment to give the job, 0 = none;
+	                               * apply() leaves it set only when it gave it */
 	uint64_t ref;
 	const gp_job_profile_t *profile; /* the hints, NULL = none */
 };
@@ -511,6 +512,12 @@ void orig_lic_added(uint64_t ref);
 /* The job of reference ref (its original just saved) was PINned: gpuplace
  * set its node counts, and with gpus its GPUs per node.  Under dec.lock. */
 void orig_pinned(uint64_t ref, bool gpus);
+/* apply() gave the job of ref --segment (dec.lock): it is never steered,
+ * as a job someone else changed is not.  Its segments are Slurm's to
+ * place inside the leaf constraint; Slurm 24.05 to 25.05 refuses required
+ * nodes with several segments (gp_job_segment_pin_ok), and no update
+ * changes a pending job's segment, so a PIN could only strand it. */
+void orig_segmented(uint64_t ref);
 /* Job job_id was changed by someone else with update u (after job_modify
  * gave back what it gives back): it is never steered again, and what u
  * sets of where it may run (node list, exclusions, constraint, licenses)

@@ -45,9 +45,11 @@ struct steer_orig {
 	bool sw;                  /* gpuplace set the job's --switches */
 	bool counts;              /* gpuplace set its node counts (a PIN) */
 	bool gpus;                /* gpuplace gave its GPUs per node (a PIN) */
-	bool frozen;              /* changed by someone else: never steered
-	                           * again, kept to give back where it may run
-	                           * on a later update (orig_freeze) */
+	bool frozen;              /* never steered again: changed by someone
+	                           * else, kept to give back where it may run
+	                           * on a later update (orig_freeze); or cut
+	                           * into segments by gpuplace, which Slurm
+	                           * places (orig_segmented) */
 	gp_steer_job_t st;        /* what the steering rules keep (steer_rules.h) */
 	uint32_t uid;
 	char *hints;              /* the hint string, NULL = none */
@@ -339,6 +341,16 @@ void orig_pinned(uint64_t ref, bool gpus)
 	if (o) {
 		o->counts = true;
 		o->gpus |= gpus;
+		orig_changed(o);
+	}
+}
+
+void orig_segmented(uint64_t ref)
+{
+	struct steer_orig *o = orig_newest(ref);
+
+	if (o) {
+		o->frozen = true;
 		orig_changed(o);
 	}
 }

@@ -2100,7 +2100,9 @@ static int steer_one(struct sim *S, const gp_steer_cand_t *k, int64_t now, int *
 	int rc;
 
 	J->steer.pinned = J->decision == GP_SIM_DEC_PIN;
-	if (!gp_steer_due(&J->steer, &S->p->policy, now))
+	/* a job the plugin cut into segments is never steered (its original
+	 * is frozen: orig_segmented) */
+	if (J->segment > 0 || !gp_steer_due(&J->steer, &S->p->policy, now))
 		return 0;
 	/* the nodes Slurm's backfill planned for jobs ahead of it are not
 	 * free for it (steer_rules.h), as the plugin reads them */

@@ -17,7 +17,7 @@
 # runs this again inside a Debian 13 root with Slurm 24.11).
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=12
+N_TESTS=13
 . "$top/tests/slurm/prelude.sh"
 major=${ver%%.*}
 minor=${ver#*.}
@@ -142,7 +142,7 @@ check '[ -n "$j" ] && [ "$(squeue -h -j "$j" -o %T)" = PENDING ] && echo "$cm" |
 	"a job that fits one block, much slower across the blocks, is left to topology/block: pending, not pinned across, no --segment ($(echo "$cm" | grep -o "CONSTRAIN [^;]*" | cut -c1-60))" \
 	"$(cat "$D/hold.err")" "$cm" "$seg" "$(scontrol show job "$j" 2>&1 | grep -E 'JobState|Features')"
 clear_jobs
-# 9-10. n4 and n8 free, the six other nodes busy for ten more minutes, and
+# 9-11. n4 and n8 free, the six other nodes busy for ten more minutes, and
 #      an NVL72-style job (--nodes=2 --gpus-per-node=4, one hour): no block
 #      is predicted to free before it could finish on the two blocks' free
 #      nodes, and these blocks of A100 nodes are no NVLink domains
@@ -151,6 +151,7 @@ clear_jobs
 #      sets at submission, Slurm 24.05+): Slurm's topology/block starts it
 #      at once, one segment in each block
 if [ "$vnum" -lt 2405 ]; then
+	skip "Slurm $ver has no --segment (24.05+)"
 	skip "Slurm $ver has no --segment (24.05+)"
 	skip "Slurm $ver has no --segment (24.05+)"
 else
@@ -163,6 +164,23 @@ else
 	check '[ -n "$j" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: CONSTRAIN --segment=1: Slurm.s topology/block starts the job in segments of 1 node"' \
 		"the plugin gave it --segment=1 and its comment says so" \
 		"$(scontrol show job "$j" 2>&1 | grep -E 'AdminComment')"
+	# never steered: the original of such a job (a held one, so that it
+	# stays pending; written within a refresh) is frozen, as Slurm before
+	# 25.11 takes no required nodes with several segments
+	scancel "$j"
+	for t in $(seq 1 40); do [ "$(sinfo -h -N -n n4,n8 -t idle -o %N | sort -u | wc -l)" = 2 ] && break; sleep 0.25; done
+	sleep 3
+	j=$(sbatch --parsable --hold --nodes=2 --gpus-per-node=4 -t 60 -o /dev/null --wrap='sleep 30' 2>>"$D/segjob.err")
+	ref=$(scontrol show job "$j" | grep -o '; ref [0-9]*' | awk '{ print $3 }')
+	line=""
+	for t in $(seq 1 40); do
+		line=$(grep "^gpuplace-orig ref=$ref " "$D/state/gpuplace_originals" 2>/dev/null)
+		[ -n "$line" ] && break
+		sleep 0.25
+	done
+	check '[ -n "$ref" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: CONSTRAIN --segment=1" && echo "$line" | grep -q " frozen=1 "' \
+		"a held job given --segment keeps a frozen original: the steering pass never pins a job in segments" \
+		"ref ${ref:-none}: ${line:-no line}" "$(scontrol show job "$j" 2>&1 | grep AdminComment)" "$(cat "$D/state/gpuplace_originals" 2>&1 | head -n 3)"
 	clear_jobs
 fi
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
