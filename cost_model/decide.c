@@ -1909,7 +1909,10 @@ static int segment_job(const struct eval_ctx *x, const gp_state_t *s, const gp_s
 	int nalts = 0, rc;
 
 	*done = false;
-	if (sg <= 0)
+	/* PowerLicenses keep a job not PINned to one rack's license, and a
+	 * job in segments spans racks (a block is a rack or lies in one):
+	 * one rack's license could not cover it (lic_request.c) */
+	if (sg <= 0 || c->site.power_lic[0])
 		return GP_OK;
 	r2 = *r;
 	r2.segment_nodes = sg;

@@ -1050,7 +1050,9 @@ static void test_block_job_not_spread_over_blocks(void **unused)
  * When a whole block is predicted to free within a minute (a job on
  * nvl03 ending at 60 s), waiting for it finishes sooner than running over
  * two NVLink domains now: left to Slurm's block placement, no segment.
- * When that block frees only after two hours, segments again.
+ * When that block frees only after two hours, segments again.  Under
+ * PowerLicenses (each job not PINned kept to one rack's license) no
+ * segments: they would span racks.
  */
 static void test_block_job_in_segments_when_no_block_frees(void **unused)
 {
@@ -1097,6 +1099,16 @@ static void test_block_job_in_segments_when_no_block_frees(void **unused)
 	assert_false(gp__block_pin_ok(c, d.cands[0].nodes, 16, 0));
 	assert_true(d.cands[0].cost.slowdown > 1.0);
 	gp__decision_clear(&d);
+	/* under PowerLicenses a job not PINned keeps to one rack's license,
+	 * which segments over two racks would pass: left to Slurm */
+	snprintf(c->site.power_lic, sizeof(c->site.power_lic), "pw");
+	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
+		fail_msg("decide: %s", err.text);
+	if (d.kind != GP_DECIDE_CONSTRAIN || d.segment_nodes != 0 ||
+	    !strstr(d.reason, "left to Slurm's topology/block"))
+		fail_msg("%s", d.reason);
+	gp__decision_clear(&d);
+	c->site.power_lic[0] = '\0';
 	/* the whole of nvl03 (gb037-gb054) runs one job that ends at 60 s */
 	s->jobs = calloc(1, sizeof(*s->jobs));
 	assert_non_null(s->jobs);
