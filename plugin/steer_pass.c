@@ -758,6 +758,81 @@ void origs_journal(void)
 }
 
 /* What restore_file read. */
+/*
+ * Where each reference's original is in steer.origs while a journal is
+ * read back (restore_file): open addressing on the reference (never 0),
+ * so that a journal of n lines over m originals costs n + m, not n x m
+ * (a journal near GP_ORIG_JOURNAL_MAX over 2 x GP_LEDGER_MAX originals,
+ * under dec.lock at a start or takeover).  Made again whenever the table
+ * moves (orig_make_room drops its oldest).  No memory: cap 0, and
+ * orig_index's scan is used.
+ */
+struct ref_map {
+	uint64_t *ref;
+	int *at;
+	size_t cap;   /* a power of two, at least twice the entries; 0 = none */
+};
+
+static size_t ref_slot(const struct ref_map *m, uint64_t ref)
+{
+	size_t h = (size_t)((ref * 0x9e3779b97f4a7c15ULL) >> 17) & (m->cap - 1);
+
+	while (m->ref[h] && m->ref[h] != ref)
+		h = (h + 1) & (m->cap - 1);
+	return h;
+}
+
+/* m for steer.origs as it is, with room for `more` entries after it. */
+static void ref_map_make(struct ref_map *m, size_t more)
+{
+	size_t want = 16, i;
+
+	while (want < 2 * ((size_t)steer.norigs + more))
+		want *= 2;
+	if (want != m->cap) {
+		free(m->ref);
+		free(m->at);
+		m->ref = calloc(want, sizeof(*m->ref));
+		m->at = calloc(want, sizeof(*m->at));
+		m->cap = m->ref && m->at ? want : 0;
+		if (!m->cap) {
+			free(m->ref);
+			free(m->at);
+			m->ref = NULL;
+			m->at = NULL;
+			return;
+		}
+	} else {
+		memset(m->ref, 0, m->cap * sizeof(*m->ref));
+	}
+	for (i = 0; i < (size_t)steer.norigs; i++) {
+		size_t h = ref_slot(m, steer.origs[i]->ref);
+
+		if (!m->ref[h]) { /* the first of a reference, as orig_index */
+			m->ref[h] = steer.origs[i]->ref;
+			m->at[h] = (int)i;
+		}
+	}
+}
+
+/* The index of ref's original, -1 for none. */
+static int ref_map_find(const struct ref_map *m, uint64_t ref)
+{
+	size_t h;
+
+	if (!m->cap)
+		return orig_index(ref);
+	h = ref_slot(m, ref);
+	return m->ref[h] ? m->at[h] : -1;
+}
+
+static void ref_map_free(struct ref_map *m)
+{
+	free(m->ref);
+	free(m->at);
+	memset(m, 0, sizeof(*m));
+}
+
 struct restore_count {
 	int restored;    /* originals */
 	int journal;     /* records of the journal read */
@@ -786,6 +861,10 @@ static void restore_file(FILE *f, const char *path, bool journal, uint64_t *gen,
 	long lineno = 0;
 	uint64_t last = 0;
 	unsigned long long g;
+	struct ref_map map = { 0 };
+
+	if (journal)
+		ref_map_make(&map, 1024);
 
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		gp_orig_rec_t r;
@@ -835,19 +914,34 @@ static void restore_file(FILE *f, const char *path, bool journal, uint64_t *gen,
 		o->journaled = true;
 		o->from_file = true;
 		n->journal += journal;
-		if (journal && (k = orig_index(o->ref)) >= 0) {
+		if (journal && (k = ref_map_find(&map, o->ref)) >= 0) {
 			steer.nkept += o->kept - steer.origs[k]->kept;
 			orig_free(steer.origs[k]);
 			steer.origs[k] = o;
 		} else {
+			int before = steer.norigs;
+
 			orig_make_room(o->kept);
 			steer.origs[steer.norigs++] = o;
 			steer.nkept += o->kept;
 			n->restored++;
+			if (journal && map.cap) {
+				if (steer.norigs <= before ||
+				    2 * (size_t)steer.norigs > map.cap) {
+					/* the oldest went (indices moved), or full */
+					ref_map_make(&map, 1024);
+				} else {
+					size_t h = ref_slot(&map, o->ref);
+
+					map.ref[h] = o->ref;
+					map.at[h] = steer.norigs - 1;
+				}
+			}
 		}
 		if (o->ref > n->maxref)
 			n->maxref = o->ref;
 	}
+	ref_map_free(&map);
 	free(line);
 }
 

@@ -462,6 +462,90 @@ static void test_journal_retried(void **state)
 	assert_int_equal(log_matches(want), 1);
 }
 
+/* One record line: GOOD1's fields with this reference and uid. */
+static void rec_line(char *buf, size_t len, uint64_t ref, unsigned uid)
+{
+	snprintf(buf, len, "gpuplace-orig ref=%llu job=0 kept=0 lic=0 sw=0 counts=1 gpus=1 "
+	         "frozen=0 pinned=1 every_refresh=0 moved=0 decided=1764400000 updated=0 "
+	         "checked=1764400000 wait=0 uid=%u min_nodes=4294967294 max_nodes=4294967294 "
+	         "time_limit=60 num_tasks=4294967294 shared=65534 ntasks_per_node=65534 "
+	         "cpus_per_task=65534 pn_min_cpus=65534 pn_min_memory=18446744073709551614 "
+	         "tres_per_job=gres/gpu:8\n", (unsigned long long)ref, uid);
+}
+
+/* The uid of ref's record in the file's records text, -1 for none. */
+static long uid_of(const char *recs, uint64_t ref)
+{
+	char key[64];
+	const char *at, *u;
+
+	snprintf(key, sizeof(key), "gpuplace-orig ref=%llu ", (unsigned long long)ref);
+	if (!(at = strstr(recs, key)) || !(u = strstr(at, " uid=")))
+		return -1;
+	return strtol(u + 5, NULL, 10);
+}
+
+/* A long journal over a full table: 9,998 placed originals in the file,
+ * 30,000 journal records that change them (the last of each reference
+ * wins), then 4 new ones (the 2 oldest go: the table keeps
+ * GP_LEDGER_MAX of them), then changes of an original whose place the
+ * drops moved and of a new one: each lands on its own reference. */
+static void test_journal_many(void **state)
+{
+	enum { FILE_N = GP_LEDGER_MAX - 2, JOURNAL_N = 30000 };
+	const uint64_t base = 1764400000100000ULL;
+	static long last[FILE_N + 1];
+	char line[1024], *got;
+	FILE *f;
+	int i, n = 0;
+
+	(void)state;
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("# generation 5\n", f);
+	for (i = 1; i <= FILE_N; i++) {
+		rec_line(line, sizeof(line), base + (uint64_t)i, 0);
+		fputs(line, f);
+		last[i] = 0;
+	}
+	fclose(f);
+	f = fopen(jpath, "w");
+	assert_non_null(f);
+	fputs("# generation 5\n", f);
+	for (i = 0; i < JOURNAL_N; i++) {
+		int k = 1 + (int)(((long)i * 7919) % FILE_N);
+
+		rec_line(line, sizeof(line), base + (uint64_t)k, (unsigned)i + 1);
+		fputs(line, f);
+		last[k] = i + 1;
+	}
+	for (i = 1; i <= 4; i++) {
+		rec_line(line, sizeof(line), base + 20000 + (uint64_t)i, 500000 + (unsigned)i);
+		fputs(line, f);
+	}
+	rec_line(line, sizeof(line), base + 3, 777777);
+	fputs(line, f);
+	rec_line(line, sizeof(line), base + 20004, 888888);
+	fputs(line, f);
+	fclose(f);
+	origs_restore();
+	origs_persist();
+	got = records();
+	for (i = 0; got[i]; i++)
+		n += got[i] == '\n';
+	assert_int_equal(n, GP_LEDGER_MAX);
+	assert_int_equal(uid_of(got, base + 1), -1); /* the two oldest went */
+	assert_int_equal(uid_of(got, base + 2), -1);
+	assert_int_equal(uid_of(got, base + 3), 777777);
+	assert_true(strncmp(got, "gpuplace-orig ref=1764400000100003 ", 35) == 0);
+	for (i = 4; i <= FILE_N; i += 97)
+		assert_int_equal(uid_of(got, base + (uint64_t)i), last[i]);
+	assert_int_equal(uid_of(got, base + 20001), 500001);
+	assert_int_equal(uid_of(got, base + 20004), 888888);
+	assert_non_null(strstr(got, "gpuplace-orig ref=1764400000120004 "));
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -476,6 +560,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_journal_after_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_unread_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_retried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_many, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
