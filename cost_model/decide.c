@@ -1004,6 +1004,9 @@ static void set_budget_fut(gp_engine_t *e)
 			rack_budget(e, e->fut, false, e->chg[k]);
 		gp__search_ws_set_rack_budget(e->ws, e->budget, e->head);
 	}
+	/* the budgets are e->fut's now, not the view's a later search of
+	 * the future starts from (it would count them as that view's) */
+	e->budget_view = e->fut;
 	e->budget_fut = true;
 	chg_clear(e);
 }
@@ -1846,7 +1849,7 @@ static int block_job(gp_engine_t *e, const gp_request_t *r, gp_decision_t *d, in
 /*
  * The --segment gpuplace may give a job that fits one block of a
  * topology/block site when no block has room for it: the largest divisor
- * of its node count below that count (at most the base block), so that
+ * of its node count below that count and not above the base block, so that
  * Slurm places it as two or more segments, each inside one block
  * (eval_nodes_block.c: each segment goes to the block with the fewest
  * free nodes that holds it).  0 for a job it is not given to: one node,
@@ -1857,11 +1860,12 @@ static int32_t segment_for(const gp_cluster_t *c, const gp_request_t *r)
 {
 	int32_t nn = r->min_nodes, sg;
 
-	if (!fixed_shape(r) || nn < 2 || r->segment_nodes > 0 || r->nrequired > 0)
+	if (!fixed_shape(r) || nn < 2 || r->segment_nodes > 0 || r->nrequired > 0 ||
+	    c->block_base < 1)
 		return 0;
-	for (sg = nn / 2; sg > 1 && nn % sg; sg--)
+	for (sg = nn / 2 < c->block_base ? nn / 2 : c->block_base; sg > 1 && nn % sg; sg--)
 		;
-	return sg <= c->block_base ? sg : 0;
+	return sg;
 }
 
 /* Is there a feasible set from index from on that Slurm takes as required
@@ -1911,17 +1915,23 @@ static int segment_job(const struct eval_ctx *x, const gp_state_t *s, const gp_s
 	*done = false;
 	/* PowerLicenses keep a job not PINned to one rack's license, and a
 	 * job in segments spans racks (a block is a rack or lies in one):
-	 * one rack's license could not cover it (lic_request.c) */
-	if (sg <= 0 || c->site.power_lic[0])
+	 * one rack's license could not cover it (lic_request.c); and a Slurm
+	 * without --segment (before 24.05) cannot be told */
+	if (sg <= 0 || c->site.power_lic[0] || x->p->no_segments)
 		return GP_OK;
 	r2 = *r;
 	r2.segment_nodes = sg;
 	/* in segments, now (the budget of the racks' power now: a search of
-	 * the future before this one leaves its own) */
-	set_budget(e, x->pv ? x->pv->racks : NULL, false);
-	rc = search_and_keep(x, now_st, &r2, k, false, d, &serr);
-	if (rc && rc != GP_ENOFIT)
-		return gp__errorf(err, rc, "%s", rc == GP_EINVAL ? serr.text : gp_strerror(rc));
+	 * the future before this one leaves its own); not when nothing is
+	 * free now (now_st NULL: then no set in segments is free either, and
+	 * a search of the future may have written over the state now) */
+	if (now_st) {
+		set_budget(e, x->pv ? x->pv->racks : NULL, false);
+		rc = search_and_keep(x, now_st, &r2, k, false, d, &serr);
+		if (rc && rc != GP_ENOFIT)
+			return gp__errorf(err, rc, "%s",
+			                  rc == GP_EINVAL ? serr.text : gp_strerror(rc));
+	}
 	seg = first_block_feasible(c, d, nb, sg);
 	if (seg >= 0) {
 		seg_fin = run_s * d->cands[seg].cost.slowdown;
@@ -2270,9 +2280,9 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 			bool done = false;
 
 			/* a later set in segments (not after the idle cluster's
-			 * search, which changed the power view) */
+			 * search, which changed the power view); none free now */
 			if (x.pv == pv &&
-			    (rc = segment_job(&x, s, now_st, r, k, now, run_s, bookings, nbookings,
+			    (rc = segment_job(&x, s, NULL, r, k, now, run_s, bookings, nbookings,
 			                      d, &done, err)))
 				goto error;
 			if (done)

@@ -56,10 +56,10 @@
  * ranks by predicted step alone (-1: no rule).
  */
 static const gp_policy_t presets[] = {
-	{ "balanced", 1.0, 0.25, 0.0, 0.05, 1.0, 1800, 0.05, false, 8, 8, 30, 0.8, 0.05 },
-	{ "pack", 1.0, 1.0, 0.05, 0.05, 1.0, 3600, 0.02, false, 8, 8, 30, 0.8, 0.05 },
-	{ "performance", 1.0, 0.0, 0.0, 0.05, 1.0, 0, 0.0, false, 8, 8, 30, 0.8, -1.0 },
-	{ "power-save", 1.0, 0.25, 1.0, 0.10, 1.0, 1800, 0.05, true, 8, 8, 30, 0.8, 0.05 },
+	{ "balanced", 1.0, 0.25, 0.0, 0.05, 1.0, 1800, 0.05, false, 8, 8, 30, 0.8, 0.05, false },
+	{ "pack", 1.0, 1.0, 0.05, 0.05, 1.0, 3600, 0.02, false, 8, 8, 30, 0.8, 0.05, false },
+	{ "performance", 1.0, 0.0, 0.0, 0.05, 1.0, 0, 0.0, false, 8, 8, 30, 0.8, -1.0, false },
+	{ "power-save", 1.0, 0.25, 1.0, 0.10, 1.0, 1800, 0.05, true, 8, 8, 30, 0.8, 0.05, false },
 };
 
 const char *const gp__policy_presets[] = { "balanced", "pack", "performance", "power-save", NULL };

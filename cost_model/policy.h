@@ -44,6 +44,9 @@ typedef struct gp_policy {
 	                         * than the site's Slurm topology plugin would give
 	                         * the job is taken only when its predicted step is
 	                         * faster by at least this fraction; < 0 = no rule */
+	bool no_segments;       /* the Slurm decided for has no --segment (before
+	                         * 24.05): no job is cut into segments (set by the
+	                         * plugin, false in every preset) */
 } gp_policy_t;
 
 /* Fill p with the named preset ("balanced", "pack", "spread-power" ...).

@@ -136,6 +136,9 @@ struct gp_conf *conf_load(gp_error_t *err)
 	rc = gp_cluster_load_conf_dir(conf_dir, &c->cluster, err);
 	if (rc == GP_OK)
 		rc = gp__policy_site(c->cluster, &c->policy, err);
+	/* a Slurm before 24.05 has no --segment to give a job (slurm_compat.h
+	 * gp_job_set_segment): the engine then never cuts one into segments */
+	c->policy.no_segments = SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 5, 0);
 	if (rc == GP_OK && c->cluster->site.power_hres[0] && GP_SLURM_HRES_MODE3) {
 		/* a job asking for a resource slurmctld does not have is
 		 * refused ("Invalid license specification"): without the

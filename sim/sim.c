@@ -1433,6 +1433,7 @@ static int segment_fit(struct sim *S, const struct shape *sh, const uint32_t *al
 			return PL_NOFIT;
 		for (i = 0; i < seg; i++) {
 			const gp_block_t *bl = &c->blocks[best];
+			int32_t had = pl->n;
 
 			for (k = 0; k < bl->nnodes; k++) {
 				int32_t nd = bl->nodes[k], j;
@@ -1448,6 +1449,8 @@ static int segment_fit(struct sim *S, const struct shape *sh, const uint32_t *al
 				pl->mask[pl->n++] = take_gpus(S, alloc, nd, sh->gpn);
 				break;
 			}
+			if (pl->n == had)
+				return PL_NOFIT; /* a node the count had went (a rack's room) */
 		}
 		S->bb_cnt[best] -= seg;
 		need--;

@@ -1144,6 +1144,80 @@ static void test_block_job_in_segments_when_no_block_frees(void **unused)
 	gp_cluster_destroy(c);
 }
 
+/* One job of test_block_job_later_segments: nodes gbFROM..gbFROM+N-1
+ * (and N2 more from FROM2), every GPU, ending at end. */
+static void nvl_job(const gp_cluster_t *c, gp_job_alloc_t *j, uint32_t id, int from, int n,
+                    int from2, int n2, int64_t end)
+{
+	char name[16];
+	int i;
+
+	memset(j, 0, sizeof(*j));
+	j->job_id = id;
+	j->end_time = end;
+	j->nnodes = n + n2;
+	assert_non_null(j->nodes = calloc((size_t)(n + n2), sizeof(*j->nodes)));
+	assert_non_null(j->gpu_mask = calloc((size_t)(n + n2), sizeof(*j->gpu_mask)));
+	for (i = 0; i < n + n2; i++) {
+		snprintf(name, sizeof(name), "gb%03d", i < n ? from + i : from2 + i - n);
+		j->nodes[i] = gp__node_find(c, name);
+		assert_true(j->nodes[i] >= 0);
+		j->gpu_mask[i] = 0xf;
+	}
+}
+
+/*
+ * Nothing free now on etc/nvl72-gb200 (every GPU in use), one job on 8
+ * nodes of each of nvl01 and nvl02 ending at 600 s, and a 1-node job past
+ * its end (its GPUs count as free now): the 16-node job is predicted to
+ * start in segments when the first job ends (CONSTRAIN, --segment=8, a
+ * wait of 600 s, a future set), not "now" on the nodes that job still
+ * holds (the search of the future must not be read as the state now).
+ */
+static void test_block_job_later_segments(void **unused)
+{
+	gp_cluster_t *c = NULL;
+	gp_engine_t *e = NULL;
+	gp_state_t *s = NULL;
+	gp_policy_t p;
+	gp_request_t r;
+	gp_decision_t d;
+	gp_error_t err = { "" };
+	int32_t i;
+
+	(void)unused;
+	if (gp_cluster_load_conf_dir(DECIDE_DATA_DIR "/../../../etc/nvl72-gb200", &c, &err))
+		fail_msg("%s", err.text);
+	assert_int_equal(gp__engine_create(c, &e, &err), 0);
+	assert_int_equal(gp_state_create(c, &s), 0);
+	gp__policy_default(c, &p);
+	gp__request_init(&r);
+	r.gpus = 64;
+	r.min_nodes = r.max_nodes = 16;
+	r.gpus_per_node = 4;
+	r.time_limit_min = 60;
+	for (i = 0; i < c->nnodes; i++)
+		s->alloc_mask[i] = 0xf;
+	assert_non_null(s->jobs = calloc(2, sizeof(*s->jobs)));
+	s->njobs = 2;
+	nvl_job(c, &s->jobs[0], 1, 1, 8, 19, 8, 600);
+	nvl_job(c, &s->jobs[1], 2, 100, 1, 0, 0, -5);
+	memset(&d, 0, sizeof(d));
+	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
+		fail_msg("decide: %s", err.text);
+	if (d.kind != GP_DECIDE_CONSTRAIN || d.segment_nodes != 8 || !d.waited ||
+	    fabs(d.wait_s - 600) > 1 || d.ncands < 1 || !d.cands[0].future)
+		fail_msg("segment %d waited %d wait %.0f: %s", (int)d.segment_nodes, d.waited,
+		         d.wait_s, d.reason);
+	assert_null(strstr(d.reason, "start now"));
+	assert_int_equal(strncmp(d.features, "[gpsw_nvl01-nvl08|", 18), 0);
+	gp__decision_clear(&d);
+	gp__request_clear(&r);
+	gp_state_destroy(s);
+	gp__engine_destroy(e);
+	gp_cluster_destroy(c);
+}
+
 /*
  * Why a job that fits one block is PINned rather than left to Slurm's
  * topology/block: inside a block Slurm takes the first nodes in node order
@@ -1677,6 +1751,7 @@ int main(void)
 		cmocka_unit_test(test_block_job_not_spread_over_blocks),
 		cmocka_unit_test(test_block_job_fills_partly_used_node),
 		cmocka_unit_test(test_block_job_in_segments_when_no_block_frees),
+		cmocka_unit_test(test_block_job_later_segments),
 		cmocka_unit_test(test_block_job_pinned_where_power_binds),
 		cmocka_unit_test(test_yaml_tree_and_block_partitions),
 		cmocka_unit_test(test_nvl_domain_lists_every_domain_predicted_first),

@@ -312,6 +312,53 @@ static void test_apply_left_to_slurm_ckpt(void **unused)
 	gp_test_job_free(j);
 }
 
+/* A job the engine cut into segments (CONSTRAIN with leaf switches and a
+ * --segment): the leaves go into its constraint, the segment into its
+ * description where this Slurm has one (24.05+), and the comment says
+ * both; o.segment stays set only then (the plugin then freezes its
+ * original).  With a matching-OR constraint of the user's own, which
+ * takes no second group, neither goes in and o.segment is cleared. */
+static void test_apply_segments(void **unused)
+{
+	job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
+	gp_decision_t d;
+	struct outcome o;
+	bool has = SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 5, 0);
+
+	(void)unused;
+	memset(&d, 0, sizeof(d));
+	memset(&o, 0, sizeof(o));
+	d.kind = GP_DECIDE_CONSTRAIN;
+	d.ckpt.storage = -1;
+	d.segment_nodes = 2;
+	snprintf(d.reason, sizeof(d.reason), "no block has room for the job now; in 2 segments");
+	o.kind = GP_DECIDE_CONSTRAIN;
+	o.features = "[gpsw_a|gpsw_b]";
+	o.segment = 2;
+	apply(j, cl, &d, &o);
+	assert_string_equal(j->features, "[gpsw_a|gpsw_b]");
+	assert_int_equal(gp_job_segment(j), has ? 2 : 0);
+	assert_int_equal(o.segment, has ? 2 : 0);
+	if (has) {
+		if (!strstr(j->admin_comment, "gpuplace: CONSTRAIN [gpsw_a|gpsw_b] --segment=2: Slurm's "
+		                              "topology/block starts the job in segments of 2 nodes"))
+			fail_msg("%s", j->admin_comment);
+	} else {
+		assert_null(strstr(j->admin_comment, "--segment"));
+	}
+	gp_test_job_free(j);
+
+	j = gp_test_job_new("gres:gpu:8", NULL);
+	j->features = slurm_xstrdup("[x|y]");
+	o.segment = 2;
+	apply(j, cl, &d, &o);
+	assert_string_equal(j->features, "[x|y]");
+	assert_int_equal(gp_job_segment(j), 0);
+	assert_int_equal(o.segment, 0);
+	assert_null(strstr(j->admin_comment, "--segment"));
+	gp_test_job_free(j);
+}
+
 /* The checkpoint plan as the job sees it: a periodic plan gives its
  * interval and offset; a plan whose time limit comes before any period
  * pays (interval 0) says so, and gives no interval of 0 s to act on. */
@@ -439,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_apply_pin_names_user_nodes),
 		cmocka_unit_test(test_apply_constrain),
 		cmocka_unit_test(test_apply_left_to_slurm_ckpt),
+		cmocka_unit_test(test_apply_segments),
 		cmocka_unit_test(test_apply_ckpt),
 		cmocka_unit_test(test_job_need),
 	};
