@@ -59,12 +59,12 @@
 #               so that tests run side by side (make -j): CTLPORT 16917
 #               baseline, 16937 version_mismatch, 16947 vs_stock, 16957
 #               plugin, 16967 smoke, 16977 steer, 16987 valgrind, 16997
-#               block, 16927 sacct (slurmdbd 16928, MariaDB 16929), 16887
+#               block (its second cluster: 16998), 16927 sacct (slurmdbd 16928, MariaDB 16929), 16887
 #               typed, 16907 hres, 16867 lic, 16877 packages (tests/cli/packages.sh), 16897 sites
 #               (its second cluster, topology.yaml: 16898); BASEPORT
 #               17100, 17300, 18600, 17500, 18400, 18200, 17800, 17900,
 #               17700, 18000, 18300, 18700, 18500 (lic), 18100 (sites; its
-#               second cluster 18150); 16857 and 17200 nofeat, 16847 and 17250 array, 16827 and 17400
+#               second cluster 18150), 17950 (block's second cluster); 16857 and 17200 nofeat, 16847 and 17250 array, 16827 and 17400
 #               backup.  All lie in
 #               16817 .. 18712: scripts/test.sh
 #               gives each Slurm release an offset 2000 apart.
@@ -72,7 +72,11 @@
 #               the NVLink domains in gpuplace.conf; block: topology/block
 #               (Slurm 23.11+), each leaf's nodes one block (blkA, blkB, ...;
 #               BlockSizes=N/LEAVES,N), which gpuplace reads as the NVLink
-#               domains, as an NVL72 site configures it (LEAVES=2 only)
+#               domains, as an NVL72 site configures it (LEAVES=2 only);
+#               with NVL_NODES below N/LEAVES, blocks of NVL_NODES nodes,
+#               each leaf's blocks a group (BlockSizes=NVL_NODES,N/LEAVES,N:
+#               both powers of two apart), as NVL72 racks under the leaf
+#               switches of a scalable unit
 #   TOPOLOGY=yaml  topology.yaml (Slurm 25.05+, topology.yaml(5)) with the
 #               text of TOPOLOGY_YAML instead of topology.conf, and no
 #               TopologyPlugin line (slurm.conf(5): ignored when
@@ -231,7 +235,7 @@ rack_kw() { # cap of rack number $1 (0-based)
 # NodeName lines: consecutive nodes with the same leaf, domain, rack and
 # weight share one line
 node_lines() {
-	local i first=1 key prev="" w f g
+	local i first=1 key prev="" w f g bpl lf
 	for i in $(seq 1 $((N + 1))); do
 		if [ "$i" -le "$N" ]; then key="$(leaf_of "$i") $(nvl_of "$i") $(rack_of "$i") $(gpus_of "$i") $(weight_of "$i")"; else key=END; fi
 		if [ -n "$prev" ] && [ "$key" != "$prev" ]; then
@@ -240,9 +244,16 @@ node_lines() {
 			g=$(echo "$4" | sed 's/^/gpu:/; s/,/,gpu:/g')
 			if [ "${TOPOLOGY:-tree}" = block ]; then
 				# the features `gpuplace conf --what nodes` writes for
-				# this model: the two blocks' level-1 group and the
-				# block as the NVLink domain
-				f="gpsw_blkA-blkB,gpnvl_blk${1#leaf},gprack_$3"
+				# this model: the lowest group of blocks over the
+				# block (its leaf's blocks, or with one block per
+				# leaf both leaves' blocks) and the block as the
+				# NVLink domain
+				if [ "$NVL_NODES" -lt "$PER_LEAF" ]; then
+					bpl=$((PER_LEAF / NVL_NODES)) lf=$(((first - 1) / PER_LEAF))
+					f="gpsw_blk$(letter $((lf * bpl)))-blk$(letter $((lf * bpl + bpl - 1))),gpnvl_blk${2#nvl},gprack_$3"
+				else
+					f="gpsw_blkA-blkB,gpnvl_blk${1#leaf},gprack_$3"
+				fi
 			else
 				f="gpsw_$1,gpnvl_$2,gprack_$3"
 			fi
@@ -397,8 +408,14 @@ CONF
 	if [ "${TOPOLOGY:-tree}" = yaml ]; then
 		printf '%s\n' "${TOPOLOGY_YAML:?TOPOLOGY=yaml needs TOPOLOGY_YAML}" >"$D/etc/topology.yaml"
 	elif [ "${TOPOLOGY:-tree}" = block ]; then
-		blocks "$PER_LEAF" | while read -r a b; do echo "BlockName=blk$(letter $(((a - 1) / PER_LEAF))) Nodes=n$(range "$a" "$b")"; done >"$D/etc/topology.conf"
-		echo "BlockSizes=$PER_LEAF,$N" >>"$D/etc/topology.conf"
+		# blocks of NVL_NODES nodes (PER_LEAF by default: one block per
+		# leaf), grouped by leaf, then the whole cluster
+		blocks "$NVL_NODES" | while read -r a b; do echo "BlockName=blk$(letter $(((a - 1) / NVL_NODES))) Nodes=n$(range "$a" "$b")"; done >"$D/etc/topology.conf"
+		if [ "$NVL_NODES" -lt "$PER_LEAF" ]; then
+			echo "BlockSizes=$NVL_NODES,$PER_LEAF,$N" >>"$D/etc/topology.conf"
+		else
+			echo "BlockSizes=$PER_LEAF,$N" >>"$D/etc/topology.conf"
+		fi
 	else
 		blocks "$PER_LEAF" | while read -r a b; do echo "SwitchName=$(leaf_of "$a") Nodes=n$(range "$a" "$b")"; done >"$D/etc/topology.conf"
 		for i in $(seq 0 $((LEAVES - 1))); do sw="$sw${sw:+,}leaf$(letter "$i")"; done

@@ -11,13 +11,16 @@
 # to Slurm's block placement and runs on whole segments; a set that
 # topology/block would refuse as required nodes (two nodes in two blocks)
 # is never pinned; an NVL72-style job that no block has room for, with no
-# block predicted to free in time, is cut into segments (--segment).
+# block predicted to free in time, is cut into segments (--segment).  A
+# second cluster (NVL_NODES=2: blocks of two nodes, two to a leaf group,
+# its own ports CTLPORT + 1 and BASEPORT + 50) runs such a job inside one
+# leaf group by a matching-OR constraint with --segment.
 # Prints TAP; skips, saying why, when not root, when Slurm is missing, or
 # when the installed Slurm has no topology/block (22.05: scripts/test.sh
 # runs this again inside a Debian 13 root with Slurm 24.11).
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=13
+N_TESTS=15
 . "$top/tests/slurm/prelude.sh"
 major=${ver%%.*}
 minor=${ver#*.}
@@ -185,4 +188,44 @@ else
 fi
 check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
 	"no gpuplace error in slurmctld's log" \
+	"$(grep 'gpuplace' "$D/log/slurmctld.log" | grep -E 'error|fatal' | head -n 3)"
+
+# ---- 2. blocks of two nodes, two to a leaf switch ----------------------------
+# 14-15. blkA = n[1-2], blkB = n[3-4] under one leaf group (gpsw_blkA-blkB),
+#      blkC, blkD under the other (BlockSizes=2,4,8), as NVL72 racks under
+#      the leaf switches of a scalable unit.  n1, n4 and n5-n7 busy for ten
+#      minutes: n2 (blkA), n3 (blkB) and n8 (blkD) free, no block with two.
+#      An NVL72-style 2-node job is cut into one-node segments and kept to
+#      one leaf by a matching-OR constraint of the leaf groups: Slurm's
+#      topology/block starts it at once on n[2-3], one leaf, never n8 with
+#      either of them
+if [ "$vnum" -lt 2405 ]; then
+	skip "Slurm $ver has no --segment (24.05+)"
+	skip "Slurm $ver has no --segment (24.05+)"
+	exit 0
+fi
+$H down >/dev/null 2>&1
+[ -n "${GP_KEEP:-}" ] || rm -rf "$D" "$D.up.log"
+export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-block.XXXXXX")
+export SLURM_CONF=$D/etc/slurm.conf NVL_NODES=2
+export CTLPORT=$((CTLPORT + 1)) BASEPORT=$((BASEPORT + 50))
+if ! $H up 2>"$D.up.log"; then
+	not_ok "a cluster of blocks of two nodes came up"
+	sed 's/^/# /' "$D.up.log"
+	not_ok "no gpuplace error in slurmctld's log (second cluster)"
+	exit 0
+fi
+sleep 3
+fill n1:4 n4:4 n5:4 n6:4 n7:4
+for t in $(seq 1 40); do [ "$(squeue -h -t R | wc -l)" = 5 ] && break; sleep 0.25; done
+sleep 3
+j=$(sbatch --parsable --nodes=2 --gpus-per-node=4 -t 60 -o /dev/null --wrap='sleep 30' 2>"$D/leafseg.err")
+nodes=$(running_on "$j")
+check '[ -n "$j" ] && [ "$nodes" = "n[2-3]" ] && scontrol show job "$j" | grep -q "AdminComment=gpuplace: CONSTRAIN \[gpsw_blkA-blkB|gpsw_blkC-blkD\] --segment=1: "' \
+	"no block has two free nodes: the job runs at once in one-node segments inside one leaf group, its matching-OR constraint and --segment=1 (${nodes:-not running})" \
+	"$(cat "$D/leafseg.err")" "$(scontrol show job "$j" 2>&1 | grep -E 'AdminComment|JobState|NodeList|Reason|Features')" \
+	"$(grep -E '^(BlockName|BlockSizes)' "$D/etc/topology.conf")"
+clear_jobs
+check '! grep -q "gpuplace:.*\(error\|fatal\)" "$D/log/slurmctld.log"' \
+	"no gpuplace error in slurmctld's log (second cluster)" \
 	"$(grep 'gpuplace' "$D/log/slurmctld.log" | grep -E 'error|fatal' | head -n 3)"
