@@ -269,6 +269,18 @@ static const char *daemon_conf_file(void)
 	return sc && sc->slurm_conf && *sc->slurm_conf ? sc->slurm_conf : NULL;
 }
 
+/* Is this slurmctld a backup controller (SlurmctldHost listed second or
+ * later: its exported backup_inx > 0)?  False outside slurmctld. */
+bool daemon_is_backup(void)
+{
+	const int *inx;
+
+	if (!in_slurmctld())
+		return false;
+	inx = dlsym(RTLD_DEFAULT, "backup_inx");
+	return inx && *inx > 0;
+}
+
 /* slurmctld's StateSaveLocation, from its exported slurm_conf_t; NULL
  * outside slurmctld or when not set. */
 const char *daemon_state_save_location(void)
@@ -293,22 +305,32 @@ const char *daemon_state_save_location(void)
  * at all if the primary answers again (tests/slurm/slurm_backup.sh).
  * A backup that had control keeps it through a failed reconfigure, which
  * leaves control_time 0, while the primary does not answer.
- * True outside slurmctld and for the primary or only controller.
+ * The primary (or only controller) starts the plugins too before it asks
+ * a backup in control to give control back and reads its state (job_
+ * submit_g_init, then _shutdown_backup_controller and read_slurm_conf):
+ * it is in control once control_time is set, and from then on (a failed
+ * reconfigure leaves it 0 in the primary that goes on;
+ * tests/slurm/slurm_backup.sh 6).
+ * True outside slurmctld, and for a slurmctld that exports no
+ * control_time and is the primary.
  */
 bool daemon_in_control(void)
 {
 	/* this process has run as the controller in control (the thread's
 	 * own: only it asks) */
-	static bool had, missing;
+	static bool had, missing, primary_had;
 	const int *inx;
 	const volatile time_t *since;
 
 	if (!in_slurmctld())
 		return true;
 	inx = dlsym(RTLD_DEFAULT, "backup_inx");
-	if (!inx || *inx <= 0)
-		return true;
 	since = dlsym(RTLD_DEFAULT, "control_time");
+	if (!inx || *inx <= 0) {
+		if (since && *since != 0)
+			primary_had = true;
+		return !since || primary_had;
+	}
 	if (!since) {
 		if (!missing)
 			slurm_error("gpuplace: slurmctld exports no control_time: this backup "

@@ -269,6 +269,7 @@ bool in_slurmctld(void);
 bool topology_is(const char *name);
 const char *daemon_state_save_location(void);
 bool daemon_in_control(void);
+bool daemon_is_backup(void);
 uint64_t daemon_default_mem(void);
 uint32_t daemon_max_switch_wait(void);
 uint32_t daemon_bf_interval(void);

@@ -167,8 +167,14 @@ static void *reload_main(void *arg)
 			/* a backup controller in standby: the primary reads,
 			 * steers and keeps the originals */
 			if (!standby) {
-				slurm_info("gpuplace: this slurmctld is a backup in standby: no "
-				           "state read and no job steered until it takes control");
+				if (daemon_is_backup())
+					slurm_info("gpuplace: this slurmctld is a backup in standby: "
+					           "no state read and no job steered until it takes "
+					           "control");
+				else /* every start of a primary: verbose */
+					slurm_verbose("gpuplace: this slurmctld has not taken "
+					              "control yet: no state read and no job "
+					              "steered until it does");
 				/* what it kept goes at its next takeover: the primary
 				 * goes on from the file (origs_takeover) */
 				origs_to_standby();
@@ -178,7 +184,10 @@ static void *reload_main(void *arg)
 			if (standby) {
 				/* taken over: the originals as the primary last
 				 * wrote them */
-				slurm_info("gpuplace: this backup slurmctld has taken control");
+				if (daemon_is_backup())
+					slurm_info("gpuplace: this backup slurmctld has taken control");
+				else
+					slurm_verbose("gpuplace: this slurmctld has taken control");
 				origs_takeover();
 				standby = false;
 			}

@@ -13,7 +13,11 @@
 #     stops answering, and reads back the originals the primary wrote;
 #  4. and reads the cluster's state from then on;
 #  5. an update of the PINned job, sent to the backup, gives back the
-#     user's request (GPUs per job, no node list).
+#     user's request (GPUs per job, no node list);
+#  6. the primary started again while the backup is in control: its
+#     plugin (which slurmctld starts before it takes control back) reads
+#     no cluster state before slurmctld says it runs as the primary
+#     controller, and from then on it does.
 # The backup runs in a network and a UTS namespace of its own (unshare):
 # its own host name (gpbackup, its SlurmctldHost) and port space, joined
 # to this machine's by a veth pair whose ends hold the two controllers'
@@ -23,7 +27,7 @@
 # Prints TAP; skips when not root or Slurm, ip or unshare is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=5
+N_TESTS=6
 EXTRA_PROGS="ip unshare"
 . "$top/tests/slurm/prelude.sh"
 
@@ -144,3 +148,21 @@ check '[ -z "$out" ] && [ "$req" = "ReqNodeList=(null)" ] && ! echo "$shown" | g
 	"an update sent to the backup gives back the user's request (${shown% }${out:+; $out})" \
 	"$(timeout 20 scontrol show job "$j" | grep -E 'Tres|ReqNodeList|NumNodes')" "$out" \
 	"$(grep "gpuplace: job $j" "$BLOG" | tail -n 2)"
+
+# 6. the primary starts again (at debug, where the readings show) while
+# the backup is in control: slurmctld starts its plugins, then asks the
+# backup to give control back, then runs as the primary controller
+sed -i "s|^SlurmctldDebug=.*|SlurmctldDebug=debug|" "$SLURM_CONF"
+from=$(stat -c %s "$D/log/slurmctld.log" 2>/dev/null || echo 0)
+slurmctld -f "$SLURM_CONF"
+for t in $(seq 1 240); do
+	tail -c +$((from + 1)) "$D/log/slurmctld.log" | grep -A 1000 "Running as primary controller" |
+		grep -q "gpuplace: cluster state read" && break
+	sleep 0.25
+done
+new=$(tail -c +$((from + 1)) "$D/log/slurmctld.log")
+ctl=$(echo "$new" | grep -n "Running as primary controller" | head -n 1 | cut -d: -f1)
+rd=$(echo "$new" | grep -n "gpuplace: cluster state read" | head -n 1 | cut -d: -f1)
+check '[ -n "$ctl" ] && [ -n "$rd" ] && [ "$rd" -gt "$ctl" ]' \
+	"the primary started again while the backup is in control reads the cluster's state only once it runs as the primary controller (first reading at log line ${rd:-none}, control at ${ctl:-none})" \
+	"$(echo "$new" | grep -E "gpuplace|Running as primary|fatal|error" | head -n 8)"
