@@ -1040,111 +1040,18 @@ static void test_block_job_not_spread_over_blocks(void **unused)
 	gp_cluster_destroy(c);
 }
 
-/*
- * A job that fits one NVL72 block where no block has room (etc/nvl72-gb200:
- * 18 nodes of 4 GPUs per block, 8 blocks per leaf switch): a 64-GPU job of
- * 16 nodes with 8 nodes free in each of nvl01 and nvl02 only (one leaf)
- * and no block predicted to free is cut into 2 segments of 8 nodes and
- * kept to one leaf (CONSTRAIN, --segment=8, the leaves' features with
- * nvl01-nvl08 first), and its reason states the predicted completion.
- * When a whole block is predicted to free within a minute (a job on
- * nvl03 ending at 60 s), waiting for it finishes sooner than running over
- * two NVLink domains now: left to Slurm's block placement, no segment.
- * When that block frees only after two hours, segments again.  Under
- * PowerLicenses (each job not PINned kept to one rack's license) no
- * segments: they would span racks.
- */
-static void test_block_job_in_segments_when_no_block_frees(void **unused)
-{
-	gp_cluster_t *c = NULL;
-	gp_engine_t *e = NULL;
-	gp_state_t *s = NULL;
+/* The NVL72 segment tests' cluster: etc/nvl72-gb200, its engine, a state
+ * with every GPU in use, the default policy and an NVL72-style request of
+ * 16 nodes x 4 GPUs for an hour. */
+struct nvl72 {
+	gp_cluster_t *c;
+	gp_engine_t *e;
+	gp_state_t *s;
 	gp_policy_t p;
 	gp_request_t r;
-	gp_decision_t d;
-	gp_error_t err = { "" };
-	int32_t i, b3 = 0;
-	char name[16];
+};
 
-	(void)unused;
-	if (gp_cluster_load_conf_dir(DECIDE_DATA_DIR "/../../../etc/nvl72-gb200", &c, &err))
-		fail_msg("%s", err.text);
-	assert_true(c->nblocks > 0);
-	assert_int_equal(gp__engine_create(c, &e, &err), 0);
-	assert_int_equal(gp_state_create(c, &s), 0);
-	gp__policy_default(c, &p);
-	gp__request_init(&r);
-	r.gpus = 64;
-	r.min_nodes = r.max_nodes = 16;
-	r.gpus_per_node = 4;
-	r.time_limit_min = 60;
-	for (i = 0; i < c->nnodes; i++)
-		s->alloc_mask[i] = 0xf;
-	for (i = 1; i <= 8; i++) {
-		snprintf(name, sizeof(name), "gb%03d", i);
-		s->alloc_mask[gp__node_find(c, name)] = 0;
-		snprintf(name, sizeof(name), "gb%03d", 18 + i);
-		s->alloc_mask[gp__node_find(c, name)] = 0;
-	}
-	memset(&d, 0, sizeof(d));
-	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
-		fail_msg("decide: %s", err.text);
-	if (d.kind != GP_DECIDE_CONSTRAIN || d.segment_nodes != 8)
-		fail_msg("%s", d.reason);
-	assert_int_equal(strncmp(d.features, "[gpsw_nvl01-nvl08|", 18), 0);
-	assert_non_null(strstr(d.reason, "--segment=8"));
-	assert_non_null(strstr(d.reason, "start now"));
-	assert_int_equal(d.cands[0].nnodes, 16);
-	assert_true(gp__block_pin_ok(c, d.cands[0].nodes, 16, 8));
-	assert_false(gp__block_pin_ok(c, d.cands[0].nodes, 16, 0));
-	assert_true(d.cands[0].cost.slowdown > 1.0);
-	gp__decision_clear(&d);
-	/* under PowerLicenses a job not PINned keeps to one rack's license,
-	 * which segments over two racks would pass: left to Slurm */
-	snprintf(c->site.power_lic, sizeof(c->site.power_lic), "pw");
-	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
-		fail_msg("decide: %s", err.text);
-	if (d.kind != GP_DECIDE_CONSTRAIN || d.segment_nodes != 0 ||
-	    !strstr(d.reason, "left to Slurm's topology/block"))
-		fail_msg("%s", d.reason);
-	gp__decision_clear(&d);
-	c->site.power_lic[0] = '\0';
-	/* the whole of nvl03 (gb037-gb054) runs one job that ends at 60 s */
-	s->jobs = calloc(1, sizeof(*s->jobs));
-	assert_non_null(s->jobs);
-	s->njobs = 1;
-	s->jobs[0].job_id = 7;
-	s->jobs[0].end_time = 60;
-	s->jobs[0].nnodes = 18;
-	assert_non_null(s->jobs[0].nodes = calloc(18, sizeof(*s->jobs[0].nodes)));
-	assert_non_null(s->jobs[0].gpu_mask = calloc(18, sizeof(*s->jobs[0].gpu_mask)));
-	for (i = 0; i < 18; i++) {
-		snprintf(name, sizeof(name), "gb%03d", 37 + i);
-		s->jobs[0].nodes[i] = gp__node_find(c, name);
-		s->jobs[0].gpu_mask[i] = 0xf;
-		b3 += s->jobs[0].nodes[i] >= 0;
-	}
-	assert_int_equal(b3, 18);
-	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
-		fail_msg("decide: %s", err.text);
-	if (d.kind != GP_DECIDE_CONSTRAIN || d.segment_nodes != 0 ||
-	    !strstr(d.reason, "left to Slurm's topology/block"))
-		fail_msg("%s", d.reason);
-	gp__decision_clear(&d);
-	/* the block frees only after two hours: segments again */
-	s->jobs[0].end_time = 7200;
-	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
-		fail_msg("decide: %s", err.text);
-	if (d.kind != GP_DECIDE_CONSTRAIN || d.segment_nodes != 8)
-		fail_msg("%s", d.reason);
-	gp__decision_clear(&d);
-	gp__request_clear(&r);
-	gp_state_destroy(s);
-	gp__engine_destroy(e);
-	gp_cluster_destroy(c);
-}
-
-/* One job of test_block_job_later_segments: nodes gbFROM..gbFROM+N-1
+/* One job of the NVL72 segment tests: nodes gbFROM..gbFROM+N-1
  * (and N2 more from FROM2), every GPU, ending at end. */
 static void nvl_job(const gp_cluster_t *c, gp_job_alloc_t *j, uint32_t id, int from, int n,
                     int from2, int n2, int64_t end)
@@ -1166,6 +1073,110 @@ static void nvl_job(const gp_cluster_t *c, gp_job_alloc_t *j, uint32_t id, int f
 	}
 }
 
+static void nvl72_up(struct nvl72 *f)
+{
+	gp_error_t err = { "" };
+	int32_t i;
+
+	memset(f, 0, sizeof(*f));
+	if (gp_cluster_load_conf_dir(DECIDE_DATA_DIR "/../../../etc/nvl72-gb200", &f->c, &err))
+		fail_msg("%s", err.text);
+	assert_true(f->c->nblocks > 0);
+	assert_int_equal(gp__engine_create(f->c, &f->e, &err), 0);
+	assert_int_equal(gp_state_create(f->c, &f->s), 0);
+	gp__policy_default(f->c, &f->p);
+	gp__request_init(&f->r);
+	f->r.gpus = 64;
+	f->r.min_nodes = f->r.max_nodes = 16;
+	f->r.gpus_per_node = 4;
+	f->r.time_limit_min = 60;
+	for (i = 0; i < f->c->nnodes; i++)
+		f->s->alloc_mask[i] = 0xf;
+}
+
+/* Decide f's request on f's state: a CONSTRAIN with --segment want, or
+ * (want 0) one left to Slurm's block placement; its decision in *d. */
+static void nvl72_decide(struct nvl72 *f, gp_decision_t *d, int32_t want)
+{
+	gp_error_t err = { "" };
+
+	memset(d, 0, sizeof(*d));
+	if (gp__decide(f->e, f->s, &f->r, NULL, &f->p, NULL, 0, NULL, 0, d, &err))
+		fail_msg("decide: %s", err.text);
+	if (d->kind != GP_DECIDE_CONSTRAIN || d->segment_nodes != want ||
+	    (want == 0 && !strstr(d->reason, "left to Slurm's topology/block")))
+		fail_msg("segment %d, not %d: %s", (int)d->segment_nodes, (int)want, d->reason);
+}
+
+static void nvl72_down(struct nvl72 *f)
+{
+	gp__request_clear(&f->r);
+	gp_state_destroy(f->s);
+	gp__engine_destroy(f->e);
+	gp_cluster_destroy(f->c);
+}
+
+/*
+ * A job that fits one NVL72 block where no block has room (etc/nvl72-gb200:
+ * 18 nodes of 4 GPUs per block, 8 blocks per leaf switch): a 64-GPU job of
+ * 16 nodes with 8 nodes free in each of nvl01 and nvl02 only (one leaf)
+ * and no block predicted to free is cut into 2 segments of 8 nodes and
+ * kept to one leaf (CONSTRAIN, --segment=8, the leaves' features with
+ * nvl01-nvl08 first), and its reason states the predicted completion.
+ * When a whole block is predicted to free within a minute (a job on
+ * nvl03 ending at 60 s), waiting for it finishes sooner than running over
+ * two NVLink domains now: left to Slurm's block placement, no segment.
+ * When that block frees only after two hours, segments again.  Under
+ * PowerLicenses (each job not PINned kept to one rack's license) no
+ * segments: they would span racks.
+ */
+static void test_block_job_in_segments_when_no_block_frees(void **unused)
+{
+	struct nvl72 f;
+	gp_cluster_t *c;
+	gp_state_t *s;
+	gp_decision_t d;
+	int32_t i;
+	char name[16];
+
+	(void)unused;
+	nvl72_up(&f);
+	c = f.c;
+	s = f.s;
+	for (i = 1; i <= 8; i++) {
+		snprintf(name, sizeof(name), "gb%03d", i);
+		s->alloc_mask[gp__node_find(c, name)] = 0;
+		snprintf(name, sizeof(name), "gb%03d", 18 + i);
+		s->alloc_mask[gp__node_find(c, name)] = 0;
+	}
+	nvl72_decide(&f, &d, 8);
+	assert_int_equal(strncmp(d.features, "[gpsw_nvl01-nvl08|", 18), 0);
+	assert_non_null(strstr(d.reason, "--segment=8"));
+	assert_non_null(strstr(d.reason, "start now"));
+	assert_int_equal(d.cands[0].nnodes, 16);
+	assert_true(gp__block_pin_ok(c, d.cands[0].nodes, 16, 8));
+	assert_false(gp__block_pin_ok(c, d.cands[0].nodes, 16, 0));
+	assert_true(d.cands[0].cost.slowdown > 1.0);
+	gp__decision_clear(&d);
+	/* under PowerLicenses a job not PINned keeps to one rack's license,
+	 * which segments over two racks would pass: left to Slurm */
+	snprintf(c->site.power_lic, sizeof(c->site.power_lic), "pw");
+	nvl72_decide(&f, &d, 0);
+	gp__decision_clear(&d);
+	c->site.power_lic[0] = '\0';
+	/* the whole of nvl03 (gb037-gb054) runs one job that ends at 60 s */
+	assert_non_null(s->jobs = calloc(1, sizeof(*s->jobs)));
+	s->njobs = 1;
+	nvl_job(c, &s->jobs[0], 7, 37, 18, 0, 0, 60);
+	nvl72_decide(&f, &d, 0);
+	gp__decision_clear(&d);
+	/* the block frees only after two hours: segments again */
+	s->jobs[0].end_time = 7200;
+	nvl72_decide(&f, &d, 8);
+	gp__decision_clear(&d);
+	nvl72_down(&f);
+}
+
 /*
  * Nothing free now on etc/nvl72-gb200 (every GPU in use), one job on 8
  * nodes of each of nvl01 and nvl02 ending at 600 s, and a 1-node job past
@@ -1176,34 +1187,18 @@ static void nvl_job(const gp_cluster_t *c, gp_job_alloc_t *j, uint32_t id, int f
  */
 static void test_block_job_later_segments(void **unused)
 {
-	gp_cluster_t *c = NULL;
-	gp_engine_t *e = NULL;
-	gp_state_t *s = NULL;
-	gp_policy_t p;
-	gp_request_t r;
+	struct nvl72 f;
 	gp_decision_t d;
 	gp_error_t err = { "" };
-	int32_t i;
 
 	(void)unused;
-	if (gp_cluster_load_conf_dir(DECIDE_DATA_DIR "/../../../etc/nvl72-gb200", &c, &err))
-		fail_msg("%s", err.text);
-	assert_int_equal(gp__engine_create(c, &e, &err), 0);
-	assert_int_equal(gp_state_create(c, &s), 0);
-	gp__policy_default(c, &p);
-	gp__request_init(&r);
-	r.gpus = 64;
-	r.min_nodes = r.max_nodes = 16;
-	r.gpus_per_node = 4;
-	r.time_limit_min = 60;
-	for (i = 0; i < c->nnodes; i++)
-		s->alloc_mask[i] = 0xf;
-	assert_non_null(s->jobs = calloc(2, sizeof(*s->jobs)));
-	s->njobs = 2;
-	nvl_job(c, &s->jobs[0], 1, 1, 8, 19, 8, 600);
-	nvl_job(c, &s->jobs[1], 2, 100, 1, 0, 0, -5);
+	nvl72_up(&f);
+	assert_non_null(f.s->jobs = calloc(2, sizeof(*f.s->jobs)));
+	f.s->njobs = 2;
+	nvl_job(f.c, &f.s->jobs[0], 1, 1, 8, 19, 8, 600);
+	nvl_job(f.c, &f.s->jobs[1], 2, 100, 1, 0, 0, -5);
 	memset(&d, 0, sizeof(d));
-	if (gp__decide(e, s, &r, NULL, &p, NULL, 0, NULL, 0, &d, &err))
+	if (gp__decide(f.e, f.s, &f.r, NULL, &f.p, NULL, 0, NULL, 0, &d, &err))
 		fail_msg("decide: %s", err.text);
 	if (d.kind != GP_DECIDE_CONSTRAIN || d.segment_nodes != 8 || !d.waited ||
 	    fabs(d.wait_s - 600) > 1 || d.ncands < 1 || !d.cands[0].future)
@@ -1212,10 +1207,7 @@ static void test_block_job_later_segments(void **unused)
 	assert_null(strstr(d.reason, "start now"));
 	assert_int_equal(strncmp(d.features, "[gpsw_nvl01-nvl08|", 18), 0);
 	gp__decision_clear(&d);
-	gp__request_clear(&r);
-	gp_state_destroy(s);
-	gp__engine_destroy(e);
-	gp_cluster_destroy(c);
+	nvl72_down(&f);
 }
 
 /*
