@@ -85,6 +85,10 @@ static struct {
 	/* the file's generation: one more at every write; the journal names
 	 * the file it follows (origs_journal) */
 	uint64_t generation;
+	/* the generation the journal's last section names (journal_size > 0;
+	 * UINT64_MAX: not known): a journal the file's write could not
+	 * remove gets a new section before its next lines */
+	uint64_t journal_gen;
 	/* StateSaveLocation, as origs_restore found it ("": none) */
 	char dir[4000];
 } steer;
@@ -597,9 +601,14 @@ void origs_persist(void)
 			 * the generation before (a journal left by a crash is
 			 * not read over this file) */
 			steer.generation++;
-			if (orig_path(tmp, sizeof(tmp), ".journal") &&
-			    (unlink(tmp) == 0 || errno == ENOENT))
-				steer.journal_size = 0;
+			if (orig_path(tmp, sizeof(tmp), ".journal")) {
+				if (unlink(tmp) == 0 || errno == ENOENT)
+					steer.journal_size = 0;
+				else /* its next lines go in a section of their own */
+					slurm_error("gpuplace: cannot remove %s: %s; its next lines "
+					            "follow generation %llu of %s", tmp, strerror(errno),
+					            (unsigned long long)steer.generation, ORIG_FILE);
+			}
 			if ((fd = open(steer.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
 				(void)fsync(fd); /* the rename and the unlink, on disk */
 				close(fd);
@@ -706,8 +715,9 @@ void origs_journal(void)
 			    write(fd, "\n", 1) != 1)
 				err = errno ? errno : EIO;
 		}
-		/* a new journal first names the file it follows */
-		if (!err && sb.st_size == 0) {
+		/* a new journal first names the file it follows, and so does
+		 * a new section of one the file's last write could not remove */
+		if (!err && (sb.st_size == 0 || steer.journal_gen != steer.generation)) {
 			int hn = snprintf(head, sizeof(head), "# generation %llu\n",
 			                  (unsigned long long)steer.generation);
 
@@ -727,8 +737,10 @@ void origs_journal(void)
 		/* a line cut short would join the next append's first */
 		if (err && sized && ftruncate(fd, sb.st_size))
 			err = errno;
-		if (!err && !fstat(fd, &sb))
+		if (!err && !fstat(fd, &sb)) {
 			steer.journal_size = sb.st_size;
+			steer.journal_gen = steer.generation;
+		}
 		close(fd);
 	}
 	free(buf);
@@ -757,7 +769,6 @@ void origs_journal(void)
 	steer.journal_errno = err;
 }
 
-/* What restore_file read. */
 /*
  * Where each reference's original is in steer.origs while a journal is
  * read back (restore_file): open addressing on the reference (never 0),
@@ -833,11 +844,14 @@ static void ref_map_free(struct ref_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* What restore_file read. */
 struct restore_count {
 	int restored;    /* originals */
 	int journal;     /* records of the journal read */
 	int bad, repeated;
-	bool stale;      /* the journal follows an older file */
+	bool stale;      /* a section of the journal follows an older file */
+	bool live;       /* a section of it follows the file read */
+	uint64_t last_gen; /* the generation its last section names */
 	uint64_t maxref;
 };
 
@@ -862,6 +876,8 @@ static void restore_file(FILE *f, const char *path, bool journal, uint64_t *gen,
 	uint64_t last = 0;
 	unsigned long long g;
 	struct ref_map map = { 0 };
+	/* a section of the journal that follows an older file */
+	bool skip = false;
 
 	if (journal)
 		ref_map_make(&map, 1024);
@@ -884,16 +900,20 @@ static void restore_file(FILE *f, const char *path, bool journal, uint64_t *gen,
 		if (sscanf(line, "# generation %llu", &g) == 1) {
 			if (!journal) {
 				*gen = g;
-			} else if (gen && g != *gen) {
-				slurm_info("gpuplace: %s follows generation %llu of %s, which is at "
-				           "%llu and holds its lines: not read", path, g, ORIG_FILE,
-				           (unsigned long long)*gen);
-				n->stale = true;
-				break;
+				continue;
 			}
+			n->last_gen = g;
+			skip = gen && g != *gen;
+			if (skip)
+				slurm_info("gpuplace: %s%s follows generation %llu of %s, which is "
+				           "at %llu and holds its lines: not read", path,
+				           n->live || lineno > 1 ? " (a section of it)" : "", g,
+				           ORIG_FILE, (unsigned long long)*gen);
+			n->stale |= skip;
+			n->live |= !skip;
 			continue;
 		}
-		if (!*line || *line == '#')
+		if (!*line || *line == '#' || skip)
 			continue;
 		if (gp_orig_parse(line, &r, err, sizeof(err))) {
 			if (n->bad++ < 10)
@@ -967,6 +987,7 @@ void origs_restore(void)
 
 	steer.dir[0] = '\0';
 	steer.journal_size = 0;
+	steer.journal_gen = UINT64_MAX;
 	if (dir && strlen(dir) + sizeof("/" ORIG_FILE ".journal") > sizeof(steer.dir)) {
 		slurm_error("gpuplace: StateSaveLocation %.200s... is too long; the originals "
 		            "of pending jobs are kept in memory only", dir);
@@ -1003,9 +1024,14 @@ void origs_restore(void)
 		restore_file(jf, jpath, true, unread ? NULL : &gen, &n);
 		if (!fstat(fileno(jf), &sb)) {
 			steer.journal_size = sb.st_size;
-			/* one older than the file goes now (new lines must not
-			 * follow its generation), unless another has replaced it */
-			if (n.stale && !stat(jpath, &now) && now.st_ino == sb.st_ino &&
+			/* the file unread: its lines go on under the journal's
+			 * last section, as they were read */
+			steer.journal_gen = unread ? steer.generation :
+			                    n.stale || n.live ? n.last_gen : UINT64_MAX;
+			/* one wholly older than the file goes now, unless another
+			 * has replaced it (new lines follow the file's generation
+			 * in a section of their own anyway) */
+			if (n.stale && !n.live && !stat(jpath, &now) && now.st_ino == sb.st_ino &&
 			    now.st_dev == sb.st_dev && unlink(jpath) == 0)
 				steer.journal_size = 0;
 		}

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <errno.h>
 
 #include "job_submit_gpuplace.h"
 #include "log_capture.h"
@@ -37,6 +38,21 @@ extern slurm_conf_t slurm_conf;
 static char dir[64];
 static char path[128];
 static char jpath[160];
+
+/* unlink() as the plugin's code calls it (linked with --wrap=unlink):
+ * with fail_journal_unlink, the journal cannot be removed (as one whose
+ * file system or attributes refuse it while its directory takes a rename) */
+static bool fail_journal_unlink;
+int __real_unlink(const char *p);
+int __wrap_unlink(const char *p);
+int __wrap_unlink(const char *p)
+{
+	if (fail_journal_unlink && p && strstr(p, ".journal")) {
+		errno = EPERM;
+		return -1;
+	}
+	return __real_unlink(p);
+}
 
 static int setup(void **state)
 {
@@ -53,6 +69,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	fail_journal_unlink = false;
 	origs_clear();
 	log_clear();
 	unlink(path);
@@ -462,6 +479,73 @@ static void test_journal_retried(void **state)
 	assert_int_equal(log_matches(want), 1);
 }
 
+/* A journal with a section older than the file, then one that follows
+ * it (the file's last write could not remove the journal): the older
+ * section's lines are not read, the newer one's are, and the journal is
+ * not removed at the start (the next write of the file holds its lines
+ * and removes it). */
+static void test_journal_sections(void **state)
+{
+	char *got, want[4096];
+
+	(void)state;
+	put("# generation 4\n" GOOD1);
+	snprintf(want, sizeof(want), "# generation 3\n%s# generation 4\n%s", GOOD2, GOOD1_FROZEN);
+	put_at(jpath, want);
+	origs_restore();
+	snprintf(want, sizeof(want), "%s follows generation 3 of gpuplace_originals, which is at 4 "
+	         "and holds its lines: not read", jpath);
+	assert_int_equal(log_matches(want), 1);
+	assert_int_equal(access(jpath, F_OK), 0);
+	origs_persist();
+	got = records();
+	assert_string_equal(got, GOOD1_FROZEN);
+	free(got);
+	assert_int_not_equal(access(jpath, F_OK), 0);
+}
+
+/* The file's write cannot remove the journal: the decisions after it go
+ * into a section of the journal naming the file's new generation, and a
+ * start after that reads them (without the section they followed the
+ * older generation, and a start skipped them with the rest). */
+static void test_journal_not_removed(void **state)
+{
+	job_desc_msg_t j;
+	char *got, want[512];
+
+	(void)state;
+	origs_restore(); /* a first start: no file, generation 0 */
+	slurm_init_job_desc_msg(&j);
+	j.features = (char *)"gpleaf_s1";
+	pthread_mutex_lock(&dec.lock);
+	orig_save(&j, 1764400000000021ULL, NULL, 0.0, 1001, false, false);
+	pthread_mutex_unlock(&dec.lock);
+	origs_journal();
+	fail_journal_unlink = true;
+	origs_persist(); /* generation 1; the journal stays */
+	snprintf(want, sizeof(want), "cannot remove %s: %s; its next lines follow generation 1",
+	         jpath, strerror(EPERM));
+	assert_int_equal(log_matches(want), 1);
+	assert_int_equal(access(jpath, F_OK), 0);
+	pthread_mutex_lock(&dec.lock);
+	orig_save(&j, 1764400000000022ULL, NULL, 0.0, 1002, false, false);
+	pthread_mutex_unlock(&dec.lock);
+	origs_journal();
+	got = slurp(jpath);
+	assert_non_null(strstr(got, "\n# generation 1\ngpuplace-orig ref=1764400000000022 "));
+	free(got);
+	/* slurmctld stops before the next write, and starts again */
+	fail_journal_unlink = false;
+	origs_clear();
+	log_clear();
+	origs_restore();
+	origs_persist();
+	got = records();
+	assert_non_null(strstr(got, "ref=1764400000000021 "));
+	assert_non_null(strstr(got, "ref=1764400000000022 "));
+	free(got);
+}
+
 /* One record line: GOOD1's fields with this reference and uid. */
 static void rec_line(char *buf, size_t len, uint64_t ref, unsigned uid)
 {
@@ -561,6 +645,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_journal_unread_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_sections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_not_removed, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
