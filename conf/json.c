@@ -1143,7 +1143,8 @@ static int load_model(struct jx *x, json_object *m)
 
 /* ---- state -------------------------------------------------------------- */
 
-static const char *const flag_names[] = { "down", "drain", "reserved", NULL };
+/* GP_NODE_* by bit (model.h): "not_responding" is GP_NODE_NORESP */
+static const char *const flag_names[] = { "down", "drain", "reserved", "not_responding", NULL };
 
 /* A list of GPU indices of node nd into a mask (no duplicates, in range). */
 static int gpu_list(struct jx *x, json_object *o, const char *path, const char *key,
@@ -1232,7 +1233,8 @@ static int load_state_nodes(struct jx *x, json_object *st, gp_state_t *s)
 				if (!strcmp(flag_names[f], json_object_get_string(v)))
 					break;
 			if (!flag_names[f]) {
-				rc = jfail(x, ep, "'%s' is not one of down, drain, reserved",
+				rc = jfail(x, ep, "'%s' is not one of down, drain, reserved, "
+				           "not_responding",
 				           json_object_get_string(v));
 				goto out;
 			}

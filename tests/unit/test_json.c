@@ -227,6 +227,7 @@ static void test_round_trip_state(void **unused)
 	s->time = 1763700000;
 	s->node_flags[3] = GP_NODE_DRAIN;
 	s->node_flags[7] = GP_NODE_DOWN | GP_NODE_RESERVED;
+	s->node_flags[5] = GP_NODE_DOWN | GP_NODE_NORESP; /* down for now only */
 	s->alloc_mask[0] = 0xff;
 	s->alloc_mask[1] = 0x0f;
 	s->alloc_mask[9] = 0x81;
@@ -407,7 +408,8 @@ static void test_errors(void **unused)
 		{ "\"max_time_min\": 60", "\"max_time_min\": \"forever\"",
 		  "t.json: model.partitions[0].max_time_min: 'forever' is neither minutes nor" },
 		{ "\"flags\": [\"drain\"]", "\"flags\": [\"drained\"]",
-		  "t.json: state.nodes[0].flags[0]: 'drained' is not one of down, drain, reserved" },
+		  "t.json: state.nodes[0].flags[0]: 'drained' is not one of down, drain, reserved, "
+		  "not_responding" },
 		{ "\"racks\": [{\"name\": \"r1\", \"measured_w\"",
 		  "\"racks\": [{\"name\": \"r2\", \"measured_w\"",
 		  "t.json: state.racks[0].name: unknown rack 'r2'" },
