@@ -1788,6 +1788,21 @@ static bool block_power_binds(gp_engine_t *e, const gp_power_view_t *pv, const g
 	return false;
 }
 
+/* The first feasible set free now from index from on (from < 0: none)
+ * that Slurm takes as required nodes inside one block, with the job's own
+ * --segment if any; -1 for none. */
+static int32_t first_inside_block(const gp_cluster_t *c, const gp_decision_t *d, int32_t from,
+                                  int32_t segment)
+{
+	int32_t i;
+
+	for (i = from < 0 ? d->ncands : from; i < d->ncands; i++)
+		if (d->cands[i].feasible && !d->cands[i].future &&
+		    gp__block_pin_ok(c, d->cands[i].nodes, d->cands[i].nnodes, segment))
+			return i;
+	return -1;
+}
+
 /*
  * A job that fits one block of a topology/block site (gp__decide).  Slurm's
  * topology/block keeps it in one block, that block's NVLink domain, but
@@ -1812,18 +1827,12 @@ static int block_job(gp_engine_t *e, const gp_request_t *r, gp_decision_t *d, in
                      const gp_ckpt_booking_t *bookings, int32_t nbookings,
                      const gp_job_profile_t *job)
 {
-	const gp_cluster_t *c = e->c;
-	int32_t i;
-	bool inside = false;
+	int32_t i = first_inside_block(e->c, d, best, r->segment_nodes);
+	bool inside = i >= 0;
 
-	for (i = best < 0 ? d->ncands : best; i < d->ncands && !inside; i++)
-		if (d->cands[i].feasible && !d->cands[i].future &&
-		    gp__block_pin_ok(c, d->cands[i].nodes, d->cands[i].nnodes, r->segment_nodes)) {
-			if (pin_for_power || r->segment_nodes <= 0)
-				return pin_front(e, r, job, bookings, nbookings, d, i, run_s, ideal,
-				                 " inside one block", "");
-			inside = true;
-		}
+	if (inside && (pin_for_power || r->segment_nodes <= 0))
+		return pin_front(e, r, job, bookings, nbookings, d, i, run_s, ideal,
+		                 " inside one block", "");
 	/* no set is booked for it (the plugin's ledger books cands[0]) */
 	drop_from(d, 0);
 	d->kind = GP_DECIDE_CONSTRAIN;
@@ -1866,20 +1875,6 @@ static int32_t segment_for(const gp_cluster_t *c, const gp_request_t *r)
 	for (sg = nn / 2 < c->block_base ? nn / 2 : c->block_base; sg > 1 && nn % sg; sg--)
 		;
 	return sg;
-}
-
-/* Is there a feasible set from index from on that Slurm takes as required
- * nodes inside one block (with the job's own --segment, if any)? */
-static bool set_inside_block(const gp_cluster_t *c, const gp_decision_t *d, int32_t from,
-                             int32_t segment)
-{
-	int32_t i;
-
-	for (i = from < 0 ? d->ncands : from; i < d->ncands; i++)
-		if (d->cands[i].feasible && !d->cands[i].future &&
-		    gp__block_pin_ok(c, d->cands[i].nodes, d->cands[i].nnodes, segment))
-			return true;
-	return false;
 }
 
 /*
@@ -2150,7 +2145,7 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 	 * it when nothing is free now (step 3 below would narrow it to the
 	 * blocks predicted from time limits, which are longer than the
 	 * runs; bench_placement, nvl72-gb200) */
-	if (best >= 0 && fits_one_block(e, r) && !set_inside_block(c, d, best, r->segment_nodes)) {
+	if (best >= 0 && fits_one_block(e, r) && first_inside_block(c, d, best, r->segment_nodes) < 0) {
 		bool done;
 
 		if ((rc = segment_job(&x, s, now_st, r, k, now, run_s, bookings, nbookings, d, &done,
