@@ -631,6 +631,81 @@ void origs_persist(void)
 	steer.write_errno = err;
 }
 
+/*
+ * Where each reference's original is in steer.origs, for n lookups over
+ * m originals at once (a journal read back, restore_file; an append's
+ * originals marked again after it failed, origs_journal): open addressing
+ * on the reference (never 0), so that they cost n + m, not n x m (a
+ * journal near GP_ORIG_JOURNAL_MAX over 2 x GP_LEDGER_MAX originals,
+ * under dec.lock).  Made again whenever the table moves (orig_make_room
+ * drops its oldest).  No memory: cap 0, and orig_index's scan is used.
+ */
+struct ref_map {
+	uint64_t *ref;
+	int *at;
+	size_t cap;   /* a power of two, at least twice the entries; 0 = none */
+};
+
+static size_t ref_slot(const struct ref_map *m, uint64_t ref)
+{
+	size_t h = (size_t)((ref * 0x9e3779b97f4a7c15ULL) >> 17) & (m->cap - 1);
+
+	while (m->ref[h] && m->ref[h] != ref)
+		h = (h + 1) & (m->cap - 1);
+	return h;
+}
+
+/* m for steer.origs as it is, with room for `more` entries after it. */
+static void ref_map_make(struct ref_map *m, size_t more)
+{
+	size_t want = 16, i;
+
+	while (want < 2 * ((size_t)steer.norigs + more))
+		want *= 2;
+	if (want != m->cap) {
+		free(m->ref);
+		free(m->at);
+		m->ref = calloc(want, sizeof(*m->ref));
+		m->at = calloc(want, sizeof(*m->at));
+		m->cap = m->ref && m->at ? want : 0;
+		if (!m->cap) {
+			free(m->ref);
+			free(m->at);
+			m->ref = NULL;
+			m->at = NULL;
+			return;
+		}
+	} else {
+		memset(m->ref, 0, m->cap * sizeof(*m->ref));
+	}
+	for (i = 0; i < (size_t)steer.norigs; i++) {
+		size_t h = ref_slot(m, steer.origs[i]->ref);
+
+		if (!m->ref[h]) { /* the first of a reference, as orig_index */
+			m->ref[h] = steer.origs[i]->ref;
+			m->at[h] = (int)i;
+		}
+	}
+}
+
+/* The index of ref's original, -1 for none. */
+static int ref_map_find(const struct ref_map *m, uint64_t ref)
+{
+	size_t h;
+
+	if (!m->cap)
+		return orig_index(ref);
+	h = ref_slot(m, ref);
+	return m->ref[h] ? m->at[h] : -1;
+}
+
+static void ref_map_free(struct ref_map *m)
+{
+	free(m->ref);
+	free(m->at);
+	memset(m, 0, sizeof(*m));
+}
+
 /* The journal's most: past it, new lines wait for the next write of the
  * file (a file that cannot be written for long would grow it without end;
  * 2 x GP_LEDGER_MAX lines are under 40 MiB). */
@@ -747,14 +822,18 @@ void origs_journal(void)
 	if (err && batch) {
 		/* again at the next append, unless changed since (then it is
 		 * due anyway) or gone */
+		struct ref_map map = { 0 };
+
 		pthread_mutex_lock(&dec.lock);
+		ref_map_make(&map, 0);
 		for (k = 0; k < nb; k++) {
-			int i = orig_index(batch[k].ref);
+			int i = ref_map_find(&map, batch[k].ref);
 
 			if (i >= 0 && steer.origs[i]->line == batch[k].line)
 				steer.origs[i]->journaled = false;
 		}
 		pthread_mutex_unlock(&dec.lock);
+		ref_map_free(&map);
 	}
 	free(batch);
 	if (err) {
@@ -767,81 +846,6 @@ void origs_journal(void)
 		slurm_info("gpuplace: appended to %s again", path);
 	}
 	steer.journal_errno = err;
-}
-
-/*
- * Where each reference's original is in steer.origs while a journal is
- * read back (restore_file): open addressing on the reference (never 0),
- * so that a journal of n lines over m originals costs n + m, not n x m
- * (a journal near GP_ORIG_JOURNAL_MAX over 2 x GP_LEDGER_MAX originals,
- * under dec.lock at a start or takeover).  Made again whenever the table
- * moves (orig_make_room drops its oldest).  No memory: cap 0, and
- * orig_index's scan is used.
- */
-struct ref_map {
-	uint64_t *ref;
-	int *at;
-	size_t cap;   /* a power of two, at least twice the entries; 0 = none */
-};
-
-static size_t ref_slot(const struct ref_map *m, uint64_t ref)
-{
-	size_t h = (size_t)((ref * 0x9e3779b97f4a7c15ULL) >> 17) & (m->cap - 1);
-
-	while (m->ref[h] && m->ref[h] != ref)
-		h = (h + 1) & (m->cap - 1);
-	return h;
-}
-
-/* m for steer.origs as it is, with room for `more` entries after it. */
-static void ref_map_make(struct ref_map *m, size_t more)
-{
-	size_t want = 16, i;
-
-	while (want < 2 * ((size_t)steer.norigs + more))
-		want *= 2;
-	if (want != m->cap) {
-		free(m->ref);
-		free(m->at);
-		m->ref = calloc(want, sizeof(*m->ref));
-		m->at = calloc(want, sizeof(*m->at));
-		m->cap = m->ref && m->at ? want : 0;
-		if (!m->cap) {
-			free(m->ref);
-			free(m->at);
-			m->ref = NULL;
-			m->at = NULL;
-			return;
-		}
-	} else {
-		memset(m->ref, 0, m->cap * sizeof(*m->ref));
-	}
-	for (i = 0; i < (size_t)steer.norigs; i++) {
-		size_t h = ref_slot(m, steer.origs[i]->ref);
-
-		if (!m->ref[h]) { /* the first of a reference, as orig_index */
-			m->ref[h] = steer.origs[i]->ref;
-			m->at[h] = (int)i;
-		}
-	}
-}
-
-/* The index of ref's original, -1 for none. */
-static int ref_map_find(const struct ref_map *m, uint64_t ref)
-{
-	size_t h;
-
-	if (!m->cap)
-		return orig_index(ref);
-	h = ref_slot(m, ref);
-	return m->ref[h] ? m->at[h] : -1;
-}
-
-static void ref_map_free(struct ref_map *m)
-{
-	free(m->ref);
-	free(m->at);
-	memset(m, 0, sizeof(*m));
 }
 
 /* What restore_file read. */
