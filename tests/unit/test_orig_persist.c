@@ -131,6 +131,25 @@ static char *records(void)
 	return out;
 }
 
+/* The file's records are exactly want. */
+static void records_are(const char *want)
+{
+	char *got = records();
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* The journal was logged as following generation 3 of the file at 4. */
+static void logged_journal_older(void)
+{
+	char want[512];
+
+	snprintf(want, sizeof(want), "%s follows generation 3 of gpuplace_originals, which is at 4 "
+	         "and holds its lines: not read", jpath);
+	assert_int_equal(log_matches(want), 1);
+}
+
 #define GOOD1 "gpuplace-orig ref=1764400000000001 job=17 kept=0 lic=1 sw=0 counts=1 gpus=1 " \
 	"frozen=0 pinned=1 every_refresh=0 moved=0 decided=1764400000 updated=0 " \
 	"checked=1764400000 wait=0 uid=1000 min_nodes=4294967294 max_nodes=4294967294 " \
@@ -148,7 +167,7 @@ static char *records(void)
  * each logged with file, line number, key and value */
 static void test_restore_then_write(void **state)
 {
-	char *got, want[4096];
+	char want[4096];
 
 	(void)state;
 	put("# a comment\n" GOOD1
@@ -166,9 +185,7 @@ static void test_restore_then_write(void **state)
 	assert_int_equal(log_matches(want), 1);
 	/* skipped lines: the file is due again, without them */
 	origs_persist();
-	got = records();
-	assert_string_equal(got, GOOD1 GOOD2);
-	free(got);
+	records_are(GOOD1 GOOD2);
 	/* nothing changed since: not written again */
 	unlink(path);
 	origs_persist();
@@ -364,7 +381,7 @@ static void test_journal_read_back(void **state)
  * its removal reached the disk) is not read; a cut last line is skipped */
 static void test_journal_replaces(void **state)
 {
-	char *got, want[2048];
+	char want[2048];
 	char cut[2048];
 	size_t n = strlen(GOOD2);
 
@@ -378,22 +395,16 @@ static void test_journal_replaces(void **state)
 	snprintf(want, sizeof(want), "%s:3: the line ends without a newline", jpath);
 	assert_int_equal(log_matches(want), 1);
 	origs_persist();
-	got = records();
-	assert_string_equal(got, GOOD1_FROZEN);
-	free(got);
+	records_are(GOOD1_FROZEN);
 	origs_clear();
 	log_clear();
 	put("# generation 4\n" GOOD1);
 	put_at(jpath, "# generation 3\n" GOOD2);
 	origs_restore();
-	snprintf(want, sizeof(want), "%s follows generation 3 of gpuplace_originals, which is at 4 "
-	         "and holds its lines: not read", jpath);
-	assert_int_equal(log_matches(want), 1);
+	logged_journal_older();
 	assert_int_not_equal(access(jpath, F_OK), 0); /* gone at once */
 	origs_persist();
-	got = records();
-	assert_string_equal(got, GOOD1);
-	free(got);
+	records_are(GOOD1);
 	assert_int_not_equal(access(jpath, F_OK), 0);
 }
 
@@ -486,21 +497,17 @@ static void test_journal_retried(void **state)
  * and removes it). */
 static void test_journal_sections(void **state)
 {
-	char *got, want[4096];
+	char want[4096];
 
 	(void)state;
 	put("# generation 4\n" GOOD1);
 	snprintf(want, sizeof(want), "# generation 3\n%s# generation 4\n%s", GOOD2, GOOD1_FROZEN);
 	put_at(jpath, want);
 	origs_restore();
-	snprintf(want, sizeof(want), "%s follows generation 3 of gpuplace_originals, which is at 4 "
-	         "and holds its lines: not read", jpath);
-	assert_int_equal(log_matches(want), 1);
+	logged_journal_older();
 	assert_int_equal(access(jpath, F_OK), 0);
 	origs_persist();
-	got = records();
-	assert_string_equal(got, GOOD1_FROZEN);
-	free(got);
+	records_are(GOOD1_FROZEN);
 	assert_int_not_equal(access(jpath, F_OK), 0);
 }
 
