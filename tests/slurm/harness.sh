@@ -140,8 +140,11 @@ log() { printf '# harness: %s\n' "$*" >&2; }
 # alive PID: exists and is not a zombie (PID 1 may reap orphans late)
 alive() { [ -n "${1:-}" ] && [ -e "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 # ours PID: the PID from our pid file still runs one of our daemons (guards
-# against PID reuse; it is never used to find processes by name)
-ours() { case "$(cat "/proc/$1/comm" 2>/dev/null)" in slurmd|slurmctld|munged|memcheck-*) return 0 ;; esac; return 1; }
+# against PID reuse; it is never used to find processes by name).  Debian
+# 13 installs the daemons as slurmd-wlm and slurmctld-wlm behind
+# alternatives links, and slurmctld 24.11+ re-executes itself at a
+# reconfigure from readlink(/proc/self/exe): that process is slurmctld-wlm.
+ours() { case "$(cat "/proc/$1/comm" 2>/dev/null)" in slurmd|slurmctld|slurmd-wlm|slurmctld-wlm|munged|memcheck-*) return 0 ;; esac; return 1; }
 
 # ---- layout: leaves, NVLink domains and racks as blocks of nodes ----------
 PER_LEAF=$((N / LEAVES))
