@@ -563,8 +563,10 @@ void origs_journal(void);
 /* a controller going to standby: every original counts as read back, so
  * the next takeover replaces them all with the file's */
 void origs_to_standby(void);
-/* a backup controller took control: what it read at its start goes, the
- * file is read again */
+/* this slurmctld took control (a backup, or any at its first reading):
+ * what it read at its start goes, it names itself the originals' only
+ * writer (StateSaveLocation/gpuplace_originals.lock) and reads the file
+ * again under that lock */
 void origs_takeover(void);
 struct ledger_entry *ledger_find(uint64_t ref);
 void steer_pass(gp_live_t *lv);

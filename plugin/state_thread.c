@@ -146,7 +146,7 @@ static void *reload_main(void *arg)
 {
 	struct timespec failed[GP_NWATCHED] = { { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 }, { -1, 0 },
 						{ -1, 0 } };
-	bool live = in_slurmctld(), standby = false;
+	bool live = in_slurmctld(), standby = false, claimed = false;
 	time_t failing_since = 0;
 	bool failure_logged = false;
 	time_t next_summary = time(NULL) + GP_SUMMARY_S;
@@ -181,15 +181,17 @@ static void *reload_main(void *arg)
 			}
 			standby = true;
 		} else if (live) {
-			if (standby) {
-				/* taken over: the originals as the primary last
-				 * wrote them */
-				if (daemon_is_backup())
+			if (standby || !claimed) {
+				/* taken over: the originals as the slurmctld before
+				 * last wrote them, and this one their only writer
+				 * from now on (steer_pass.c, orig_lock) */
+				if (standby && daemon_is_backup())
 					slurm_info("gpuplace: this backup slurmctld has taken control");
-				else
+				else if (standby)
 					slurm_verbose("gpuplace: this slurmctld has taken control");
 				origs_takeover();
 				standby = false;
+				claimed = true;
 			}
 			/* what changed since the last wake (an update's
 			 * freeze, a job id learned), before the reading */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "job_submit_gpuplace.h"
@@ -91,6 +92,8 @@ static struct {
 	uint64_t journal_gen;
 	/* StateSaveLocation, as origs_restore found it ("": none) */
 	char dir[4000];
+	/* another slurmctld holds the file (orig_lock): said once */
+	bool superseded;
 } steer;
 
 /* The job the steering pass is updating right now, 0 = none. */
@@ -529,6 +532,121 @@ static bool orig_path(char *buf, size_t len, const char *suffix)
 }
 
 /*
+ * Which slurmctld writes the originals: StateSaveLocation/
+ * gpuplace_originals.lock names the one that last took control
+ * (origs_takeover), and every write of the file or its journal is made
+ * under an exclusive flock of it, by that slurmctld only.  A reconfigure
+ * since 24.11 execs a new slurmctld while the old one waits for it
+ * (controller.c _try_to_reconfig: the old process exits only once the
+ * new one has started), and the old one's thread may still write; a
+ * primary and its backup share the directory.  Without the lock, a
+ * write of the old process after the new one read the file could give
+ * the file a generation the new one's journal does not follow (its lines
+ * then skipped at the next start), or replace lines the new one wrote.
+ * With it, the new one takes the lock, names itself and reads the file
+ * under it: the old one's write came whole before that read, or finds
+ * the lock not its own and is not made.  A directory where the lock
+ * cannot be opened writes as before (the write fails there anyway, and
+ * says so); a lock file nobody has named an owner in (written by a
+ * release without it) is anyone's.
+ */
+#define GP_ORIG_LOCK_WAIT_MS 5000
+
+static const char *owner_token(void)
+{
+	static char tok[320];
+	char host[256] = "";
+	struct timespec t;
+
+	if (tok[0])
+		return tok;
+	(void)gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	clock_gettime(CLOCK_REALTIME, &t);
+	/* a pid is reused, not with the same start time on the same host */
+	snprintf(tok, sizeof(tok), "gpuplace-owner host=%.200s pid=%ld start=%lld.%09ld\n",
+	         host[0] ? host : "-", (long)getpid(), (long long)t.tv_sec, (long)t.tv_nsec);
+	return tok;
+}
+
+/* The lock, held (close the fd to release it); -1 when it cannot be
+ * opened (*ours true: the caller writes as without one) or stayed busy
+ * (*ours false).  claim: name this slurmctld its owner; else *ours says
+ * whether it is (or nobody is named). */
+static int orig_lock(bool claim, bool *ours, char *holder, size_t hlen)
+{
+	char path[4096], buf[320];
+	const char *tok = owner_token();
+	ssize_t n;
+	int fd, i;
+
+	*ours = true;
+	if (holder && hlen)
+		holder[0] = '\0';
+	if (!orig_path(path, sizeof(path), ".lock"))
+		return -1;
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0)
+		return -1;
+	/* a writer holds it for one write; a process slurmctld forked in
+	 * that write, which has not exec'd yet, holds it as long: waited for
+	 * GP_ORIG_LOCK_WAIT_MS at most, then a claim goes on without it and
+	 * a write waits for the next time.  A file system without flock
+	 * (ENOLCK) leaves the owner's name alone to decide. */
+	for (i = 0; flock(fd, LOCK_EX | LOCK_NB); i++) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		if (i * 10 < GP_ORIG_LOCK_WAIT_MS) {
+			usleep(10 * 1000);
+			continue;
+		}
+		if (!claim) {
+			*ours = false;
+			close(fd);
+			return -1;
+		}
+		slurm_error("gpuplace: %s stayed locked for %d ms; this slurmctld takes the "
+		            "originals over without it", path, GP_ORIG_LOCK_WAIT_MS);
+		break;
+	}
+	if (claim) {
+		if (ftruncate(fd, 0) || pwrite(fd, tok, strlen(tok), 0) != (ssize_t)strlen(tok))
+			slurm_error("gpuplace: cannot write %s: %s; a slurmctld before this one "
+			            "may still write the originals", path, strerror(errno));
+		return fd;
+	}
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	if (n > 0 && strcmp(buf, tok)) {
+		*ours = false;
+		if (holder && hlen)
+			snprintf(holder, hlen, "%.*s", (int)strcspn(buf, "\n"), buf);
+	}
+	return fd;
+}
+
+/* Under orig_lock: may this slurmctld write?  1 yes, 0 another has
+ * taken the originals over (said once), -1 the lock stayed busy (the
+ * next write tries again). */
+static int orig_mine(int *fd)
+{
+	char holder[320];
+	bool ours;
+
+	*fd = orig_lock(false, &ours, holder, sizeof(holder));
+	if (ours)
+		return 1;
+	if (*fd < 0)
+		return -1;
+	if (!steer.superseded)
+		slurm_info("gpuplace: another slurmctld has taken control of the originals "
+		           "(%s.lock: %s); this one writes them no more", ORIG_FILE, holder);
+	steer.superseded = true;
+	close(*fd);
+	*fd = -1;
+	return 0;
+}
+
+/*
  * On the plugin's thread, after a reading: when an original changed,
  * write them all to StateSaveLocation/gpuplace_originals (a new file
  * renamed over the old, so a reader sees the old or the new one whole).
@@ -539,7 +657,7 @@ static bool orig_path(char *buf, size_t len, const char *suffix)
 void origs_persist(void)
 {
 	char path[4096], tmp[4096], **lines = NULL;
-	int k, n = 0, fd, err = 0;
+	int k, n = 0, fd, err = 0, lk;
 	FILE *f;
 
 	if (!orig_path(path, sizeof(path), "") || !orig_path(tmp, sizeof(tmp), ".new"))
@@ -574,6 +692,16 @@ void origs_persist(void)
 	}
 	steer.dirty = false;
 	pthread_mutex_unlock(&dec.lock);
+	if (orig_mine(&lk) != 1) {
+		/* not this slurmctld's to write (now) */
+		for (k = 0; k < n; k++)
+			free(lines[k]);
+		free(lines);
+		pthread_mutex_lock(&dec.lock);
+		steer.dirty = true;
+		pthread_mutex_unlock(&dec.lock);
+		return;
+	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
@@ -615,6 +743,8 @@ void origs_persist(void)
 			}
 		}
 	}
+	if (lk >= 0)
+		close(lk); /* the lock, after the rename and the journal's removal */
 	for (k = 0; k < n; k++)
 		free(lines[k]);
 	free(lines);
@@ -732,7 +862,7 @@ void origs_journal(void)
 	size_t len = 0, cap = 0, done = 0;
 	struct stat sb;
 	bool sized = false;
-	int k, fd, err = 0, nb = 0;
+	int k, fd, err = 0, nb = 0, lk = -1, mine;
 	/* the originals of this append and their lines: journaled again
 	 * when it fails (memory short: left to the file) */
 	struct { uint64_t ref; const char *line; } *batch = NULL;
@@ -772,7 +902,11 @@ void origs_journal(void)
 		free(batch);
 		return;
 	}
-	if (steer.journal_size + (off_t)len > GP_ORIG_JOURNAL_MAX) {
+	if ((mine = orig_mine(&lk)) == 0) {
+		err = -1; /* another slurmctld's now: kept for none (said once) */
+	} else if (mine < 0) {
+		err = EBUSY; /* its lock stayed busy: again at the next append */
+	} else if (steer.journal_size + (off_t)len > GP_ORIG_JOURNAL_MAX) {
 		err = EFBIG;
 	} else if ((fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600)) < 0) {
 		err = errno;
@@ -818,8 +952,10 @@ void origs_journal(void)
 		}
 		close(fd);
 	}
+	if (lk >= 0)
+		close(lk);
 	free(buf);
-	if (err && batch) {
+	if (err > 0 && batch) {
 		/* again at the next append, unless changed since (then it is
 		 * due anyway) or gone */
 		struct ref_map map = { 0 };
@@ -836,6 +972,8 @@ void origs_journal(void)
 		ref_map_free(&map);
 	}
 	free(batch);
+	if (err < 0)
+		return;
 	if (err) {
 		if (err != steer.journal_errno)
 			slurm_error("gpuplace: cannot append to %s: %s; the originals of jobs "
@@ -1082,7 +1220,8 @@ void origs_to_standby(void)
  */
 void origs_takeover(void)
 {
-	int k, kept = 0;
+	int k, kept = 0, lk;
+	bool ours;
 
 	pthread_mutex_lock(&dec.lock);
 	for (k = 0; k < steer.norigs; k++) {
@@ -1098,7 +1237,13 @@ void origs_takeover(void)
 	}
 	steer.norigs = kept;
 	pthread_mutex_unlock(&dec.lock);
+	/* named the owner, then the file read, under the lock: a write of
+	 * the slurmctld before came whole before, and none comes after */
+	lk = orig_lock(true, &ours, NULL, 0);
+	steer.superseded = false;
 	origs_restore();
+	if (lk >= 0)
+		close(lk);
 }
 
 struct ledger_entry *ledger_find(uint64_t ref)

@@ -17,7 +17,10 @@
 #  6. the primary started again while the backup is in control: its
 #     plugin (which slurmctld starts before it takes control back) reads
 #     no cluster state before slurmctld says it runs as the primary
-#     controller, and from then on it does.
+#     controller, and from then on it does;
+#  7. the originals' only writer, named in gpuplace_originals.lock, is
+#     the backup once it took control, then the primary once it took
+#     control back.
 # The backup runs in a network and a UTS namespace of its own (unshare):
 # its own host name (gpbackup, its SlurmctldHost) and port space, joined
 # to this machine's by a veth pair whose ends hold the two controllers'
@@ -27,7 +30,7 @@
 # Prints TAP; skips when not root or Slurm, ip or unshare is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=6
+N_TESTS=7
 EXTRA_PROGS="ip unshare"
 . "$top/tests/slurm/prelude.sh"
 
@@ -114,7 +117,7 @@ check '[ -n "$ref" ] && echo "$tpn" | grep -Eq "^TresPerNode=gres[:/]gpu:4$" && 
 # 3. the primary stops; the backup takes control after SlurmctldTimeout
 from=$(stat -c %s "$BLOG")
 p=$(cat "$D/pids/slurmctld.pid" 2>/dev/null || true)
-[ -n "$p" ] && alive "$p" && [ "$(cat "/proc/$p/comm")" = slurmctld ] && kill -TERM "$p"
+[ -n "$p" ] && alive "$p" && case "$(cat "/proc/$p/comm")" in slurmctld|slurmctld-wlm) true ;; *) false ;; esac && kill -TERM "$p"
 for t in $(seq 1 240); do
 	tail -c +$((from + 1)) "$BLOG" | grep -q "gpuplace: restored the originals" && break
 	alive "$bpid" || break
@@ -131,6 +134,7 @@ for t in $(seq 1 80); do
 	tail -c +$((from + 1)) "$BLOG" | grep -q "gpuplace: cluster state read" && break
 	sleep 0.25
 done
+owner_b=$(cat "$D/state/gpuplace_originals.lock" 2>/dev/null)
 check 'tail -c +$((from + 1)) "$BLOG" | grep -A 1000 "has taken control" | grep -q "gpuplace: cluster state read"' \
 	"from then on it reads the cluster's state" \
 	"$(tail -c +$((from + 1)) "$BLOG" | grep -E "gpuplace" | tail -n 4)"
@@ -166,3 +170,16 @@ rd=$(echo "$new" | grep -n "gpuplace: cluster state read" | head -n 1 | cut -d: 
 check '[ -n "$ctl" ] && [ -n "$rd" ] && [ "$rd" -gt "$ctl" ]' \
 	"the primary started again while the backup is in control reads the cluster's state only once it runs as the primary controller (first reading at log line ${rd:-none}, control at ${ctl:-none})" \
 	"$(echo "$new" | grep -E "gpuplace|Running as primary|fatal|error" | head -n 8)"
+
+# 7. the originals' writer is named in StateSaveLocation/gpuplace_
+# originals.lock by the controller in control: the backup (host gpbackup)
+# once it took control, the primary once it took control back
+ppid=$(cat "$D/pids/slurmctld.pid" 2>/dev/null)
+for t in $(seq 1 40); do
+	grep -q "^gpuplace-owner host=$(hostname) pid=$ppid " "$D/state/gpuplace_originals.lock" 2>/dev/null && break
+	sleep 0.25
+done
+owner_p=$(cat "$D/state/gpuplace_originals.lock" 2>/dev/null)
+check 'echo "$owner_b" | grep -q "^gpuplace-owner host=gpbackup pid=[0-9]* start=" && echo "$owner_p" | grep -q "^gpuplace-owner host=$(hostname) pid=$ppid start="' \
+	"the originals' writer was the backup once it took control, then the primary ($ppid) once it took control back" \
+	"backup: $owner_b" "primary: $owner_p"

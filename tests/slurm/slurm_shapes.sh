@@ -57,14 +57,16 @@
 # 12. the job of 8 across a restart of slurmctld (as every `scontrol
 #     reconfigure` since 23.11): the plugin kept what users asked in
 #     memory only, so the same update kept gpuplace's node list and GPUs
-#     per node; it reads them back from StateSaveLocation now;
+#     per node; it reads them back from StateSaveLocation now; the
+#     slurmctld restarted, then the one a reconfigure starts, names
+#     itself the originals' only writer (gpuplace_originals.lock);
 # 13. the same with slurmctld stopped right after the submission: the
 #     file is written at most once per refresh, after a reading; the
 #     original is in the file's journal at once.
 # Prints TAP; skips when not root or Slurm is missing.
 set -u
 top=${GP_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-N_TESTS=37
+N_TESTS=38
 . "$top/tests/slurm/prelude.sh"
 
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-shapes.XXXXXX")
@@ -345,6 +347,29 @@ restored=$(tail -c +"$((from + 1))" "$D/log/slurmctld.log" | grep -o 'gpuplace: 
 check 'echo "$tpn" | grep -Eq "^TresPerNode=gres[:/]gpu:4$" && echo "$restored" | grep -q "of 1 jobs from $D/state/gpuplace_originals"' \
 	"a held --gpus=8 job PINned ($tpn), slurmctld restarted: ${restored:-no originals restored}" \
 	"$(tail -c +"$((from + 1))" "$D/log/slurmctld.log" | grep gpuplace | head -n 5)" "$(cat "$D/state/gpuplace_originals" 2>&1 | head -n 3)"
+# the slurmctld started names itself the originals' only writer
+# (gpuplace_originals.lock) at its first reading; so does a reconfigure's
+# (a new process since 23.11, the same one before), while the old one,
+# still running until the new one has started, writes them no more
+owner_is_running() {
+	local t ctl
+	for t in $(seq 1 60); do
+		ctl=$(cat "$D/pids/slurmctld.pid" 2>/dev/null)
+		grep -q "^gpuplace-owner host=.* pid=$ctl start=" "$D/state/gpuplace_originals.lock" 2>/dev/null && return 0
+		sleep 0.25
+	done
+	return 1
+}
+ctl0=$(cat "$D/pids/slurmctld.pid")
+owner0=$(owner_is_running && echo yes)
+timeout 30 scontrol reconfigure || true
+for t in $(seq 1 80); do
+	timeout 5 scontrol ping 2>/dev/null | grep -q UP && [ -s "$D/pids/slurmctld.pid" ] && break
+	sleep 0.25
+done
+check '[ "$owner0" = yes ] && owner_is_running && grep -q "^gpuplace-orig ref=$ref " "$D/state/gpuplace_originals"' \
+	"the restarted slurmctld ($ctl0), then the one after scontrol reconfigure ($(cat "$D/pids/slurmctld.pid")), named the originals' writer; the job's original kept" \
+	"$(cat "$D/state/gpuplace_originals.lock" 2>&1)" "$(grep -h 'gpuplace: .*\(taken control\|writes them no more\|restored the originals\)' "$D/log/slurmctld.log" | tail -n 4)"
 gpu=$(echo "$tpn" | sed 's/^TresPerNode=\(gres.gpu\):4$/\1/')
 update_gpus "$j" "$gpu:2"
 check '[ -z "$out" ] && [ "$req" = "ReqNodeList=(null)" ] && ! echo "$shown" | grep -q "TresPerNode=gres" && echo "$shown" | grep -Eq "TresPerJob=gres[:/]gpu:2" && grep -q "gpuplace: job $j: its request changed; .*(node list none); its node counts (1 or more); its GPUs per node (none)$" "$D/log/slurmctld.log"' \

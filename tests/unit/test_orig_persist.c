@@ -24,8 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <errno.h>
+#include <fcntl.h>
 
 #include "job_submit_gpuplace.h"
 #include "log_capture.h"
@@ -38,6 +41,7 @@ extern slurm_conf_t slurm_conf;
 static char dir[64];
 static char path[128];
 static char jpath[160];
+static char lpath[160];
 
 /* unlink() as the plugin's code calls it (linked with --wrap=unlink):
  * with fail_journal_unlink, the journal cannot be removed (as one whose
@@ -62,6 +66,7 @@ static int setup(void **state)
 		return -1;
 	snprintf(path, sizeof(path), "%s/gpuplace_originals", dir);
 	snprintf(jpath, sizeof(jpath), "%s/gpuplace_originals.journal", dir);
+	snprintf(lpath, sizeof(lpath), "%s/gpuplace_originals.lock", dir);
 	slurm_conf.state_save_location = dir;
 	return 0;
 }
@@ -74,6 +79,7 @@ static int teardown(void **state)
 	log_clear();
 	unlink(path);
 	unlink(jpath);
+	unlink(lpath);
 	rmdir(dir);
 	slurm_conf.state_save_location = NULL;
 	return 0;
@@ -637,6 +643,92 @@ static void test_journal_many(void **state)
 	free(got);
 }
 
+/* An original saved now (a decision), under reference ref. */
+static void save_one(uint64_t ref, const char *hints)
+{
+	job_desc_msg_t j;
+
+	slurm_init_job_desc_msg(&j);
+	pthread_mutex_lock(&dec.lock);
+	orig_save(&j, ref, hints, 0.0, 7, false, false);
+	pthread_mutex_unlock(&dec.lock);
+}
+
+/* Another slurmctld took control (a reconfigure's new process, or a
+ * backup): this one writes neither the journal nor the file from then
+ * on, and says so once; what it had written before stays. */
+static void test_superseded(void **state)
+{
+	char *before, *after;
+
+	(void)state;
+	origs_restore();  /* this one's start (init) */
+	origs_takeover(); /* and its control: it names itself in the lock */
+	before = slurp(lpath);
+	assert_non_null(strstr(before, "gpuplace-owner host="));
+	free(before);
+	save_one(1764400000000201ULL, "tp=2");
+	origs_journal();
+	before = slurp(jpath);
+	assert_non_null(strstr(before, " hints=tp=2\n"));
+	put_at(lpath, "gpuplace-owner host=other pid=1 start=1.000000001\n");
+	save_one(1764400000000202ULL, "tp=4");
+	origs_journal();
+	origs_persist();
+	origs_journal();
+	origs_persist();
+	after = slurp(jpath);
+	assert_string_equal(after, before);
+	assert_int_not_equal(access(path, F_OK), 0);
+	assert_int_equal(log_matches("another slurmctld has taken control of the originals "
+	                             "(gpuplace_originals.lock: gpuplace-owner host=other pid=1 "
+	                             "start=1.000000001); this one writes them no more"), 1);
+	free(before);
+	free(after);
+	/* taking control again makes it the writer */
+	origs_takeover();
+	origs_persist();
+	assert_non_null(strstr((after = records()), " hints=tp=4\n"));
+	free(after);
+}
+
+/* The slurmctld before (a reconfigure's old process) is writing the file
+ * when this one takes control: the takeover reads the file that write
+ * left, not the one before it (read without the lock: 1 job, not 2). */
+static void test_takeover_waits_for_write(void **state)
+{
+	int p[2], status, fd;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	put(GOOD1);
+	origs_restore(); /* this one's start */
+	assert_int_equal(pipe(p), 0);
+	if ((pid = fork()) == 0) {
+		char tmp[200];
+
+		fd = open(lpath, O_RDWR | O_CREAT, 0600);
+		if (fd < 0 || flock(fd, LOCK_EX))
+			_exit(1);
+		if (write(p[1], "1", 1) != 1)
+			_exit(1);
+		usleep(300 * 1000);
+		snprintf(tmp, sizeof(tmp), "%s.new", path);
+		put_at(tmp, GOOD1 GOOD2);
+		_exit(rename(tmp, path) ? 1 : 0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	log_clear();
+	origs_takeover();
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(log_matches("restored the originals of 2 jobs"), 1);
+	close(p[0]);
+	close(p[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -654,6 +746,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_journal_many, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_sections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_not_removed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_superseded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_takeover_waits_for_write, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
