@@ -8,6 +8,8 @@
 
 #include "cli.h"
 #include "gpuplace.h"
+#include "model.h"
+#include "request.h"
 
 int gp__model_load(const char *dir, const char *json, const char *state, gp_cluster_t **c,
                    gp_state_t **s, gp_error_t *err)
@@ -180,4 +182,54 @@ char **gp__cli_aliases(int *argc, char **argv)
 	out[n] = NULL;
 	*argc = n;
 	return out;
+}
+
+int gp__cli_domain_features(const char *me, const char *conf_dir, const char *json,
+                            const gp_cluster_t *c, const char *instead, FILE *f)
+{
+	gp_domfeat_check_t chk;
+	char feat[GP_NAME_MAX + 16], where[4200], fix[4200];
+	int32_t first, nmiss, named;
+	int k;
+
+	if (gp__domain_features_check(c, &chk)) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		return 1;
+	}
+	if (conf_dir) {
+		size_t dl = strlen(conf_dir);
+
+		while (dl > 1 && conf_dir[dl - 1] == '/')
+			dl--; /* DIR/ names the same directory */
+		snprintf(where, sizeof(where), "%.*s/slurm.conf", (int)dl, conf_dir);
+		snprintf(fix, sizeof(fix), "gpuplace conf --conf-dir %.*s --what nodes", (int)dl,
+		         conf_dir);
+	} else {
+		snprintf(where, sizeof(where), "%s: the nodes' features", json ? json : "-");
+		snprintf(fix, sizeof(fix), "gpuplace conf --json %s --what nodes", json ? json : "-");
+	}
+	nmiss = chk.missing[GP_DOMKIND_SWITCH] + chk.missing[GP_DOMKIND_NVL];
+	named = chk.named[GP_DOMKIND_SWITCH] + chk.named[GP_DOMKIND_NVL];
+	first = chk.first_missing[GP_DOMKIND_SWITCH] >= 0 ? chk.first_missing[GP_DOMKIND_SWITCH]
+	                                                  : chk.first_missing[GP_DOMKIND_NVL];
+	if (nmiss && !gp__domain_feature_of(c, first, feat, sizeof(feat)))
+		fprintf(f, "warning: %s: NodeName: the nodes of %d of %d topology domains lack the "
+		        "feature job_submit/gpuplace constrains jobs to that domain with (Features=%s "
+		        "is not on exactly the nodes of %s %s); a job it would keep to such a domain "
+		        "goes to Slurm without that constraint%s; `%s` writes the NodeName lines with "
+		        "them\n",
+		        where, (int)nmiss, (int)named, feat,
+		        gp__domain_kind_of(c, first) == GP_DOMKIND_NVL ? "NVLink domain" : "switch",
+		        gp__domain_name_of(c, first), instead ? instead : "", fix);
+	k = GP_DOMKIND_RACK;
+	first = chk.first_missing[k];
+	if (c->site.power_lic[0] && first >= 0 && !gp__domain_feature_of(c, first, feat, sizeof(feat)))
+		fprintf(f, "warning: %s: NodeName: PowerLicenses=%s, and the nodes of %d of %d racks "
+		        "lack their rack's feature (Features=%s is not on exactly the nodes of rack "
+		        "%s); a job kept to such a rack excludes every other node instead and is not "
+		        "moved by steering%s; `%s` writes the NodeName lines with them\n",
+		        where, c->site.power_lic, (int)chk.missing[k], (int)chk.named[k], feat,
+		        gp__domain_name_of(c, first), instead ? instead : "", fix);
+	gp__domain_features_free(&chk);
+	return 0;
 }

@@ -50,6 +50,19 @@ int gp__cli_double(const char *me, const char *opt, const char *s, double min, d
 int gp__cli_size(const char *me, const char *opt, const char *s, double *out);
 
 /*
+ * The topology-domain features the model's nodes lack (gp__domain_
+ * features_check, what job_submit/gpuplace finds at its load), on f: one
+ * warning for the switches and NVLink domains, one for the racks under
+ * PowerLicenses, each naming slurm.conf (conf_dir) or the JSON model, the
+ * first domain without its feature, what the plugin does then, instead
+ * (NULL: nothing; else appended to that sentence, "; ...") and the command
+ * that writes the NodeName lines.  Nothing when none lack them.  0, or 1
+ * out of memory (said on stderr after me).
+ */
+int gp__cli_domain_features(const char *me, const char *conf_dir, const char *json,
+                            const gp_cluster_t *c, const char *instead, FILE *f);
+
+/*
  * A getopt_long() error, with an optstring that starts with ':' so that a
  * missing argument returns ':': prints "ME: OPT needs an argument" or
  * "ME: unknown option 'OPT'" (arg = argv[optind - 1] of the array getopt

@@ -174,60 +174,6 @@ done:
 	return rc;
 }
 
-/*
- * check: the topology-domain features slurm.conf's nodes lack
- * (gp__domain_features_check, what job_submit/gpuplace finds at its load):
- * one warning for the switches and NVLink domains, one for the racks
- * under PowerLicenses.  0, or 1 out of memory.
- */
-static int check_domain_features(const struct args *a, const gp_cluster_t *c)
-{
-	gp_domfeat_check_t chk;
-	char feat[GP_NAME_MAX + 16], where[4200], fix[4200];
-	int32_t first, nmiss, named;
-	int k;
-
-	if (gp__domain_features_check(c, &chk)) {
-		fprintf(stderr, ME " check: out of memory\n");
-		return 1;
-	}
-	if (a->conf_dir) {
-		size_t dl = strlen(a->conf_dir);
-
-		while (dl > 1 && a->conf_dir[dl - 1] == '/')
-			dl--; /* DIR/ names the same directory */
-		snprintf(where, sizeof(where), "%.*s/slurm.conf", (int)dl, a->conf_dir);
-		snprintf(fix, sizeof(fix), "gpuplace conf --conf-dir %.*s --what nodes", (int)dl,
-		         a->conf_dir);
-	} else {
-		snprintf(where, sizeof(where), "%s: the nodes' features", a->json);
-		snprintf(fix, sizeof(fix), "gpuplace conf --json %s --what nodes", a->json);
-	}
-	nmiss = chk.missing[GP_DOMKIND_SWITCH] + chk.missing[GP_DOMKIND_NVL];
-	named = chk.named[GP_DOMKIND_SWITCH] + chk.named[GP_DOMKIND_NVL];
-	first = chk.first_missing[GP_DOMKIND_SWITCH] >= 0 ? chk.first_missing[GP_DOMKIND_SWITCH]
-	                                                  : chk.first_missing[GP_DOMKIND_NVL];
-	if (nmiss && !gp__domain_feature_of(c, first, feat, sizeof(feat)))
-		printf("warning: %s: NodeName: the nodes of %d of %d topology domains lack the feature "
-		       "job_submit/gpuplace constrains jobs to that domain with (Features=%s is not on "
-		       "exactly the nodes of %s %s); a job it would keep to such a domain goes to "
-		       "Slurm without that constraint; `%s` writes the NodeName lines with them\n",
-		       where, (int)nmiss, (int)named, feat,
-		       gp__domain_kind_of(c, first) == GP_DOMKIND_NVL ? "NVLink domain" : "switch",
-		       gp__domain_name_of(c, first), fix);
-	k = GP_DOMKIND_RACK;
-	first = chk.first_missing[k];
-	if (c->site.power_lic[0] && first >= 0 && !gp__domain_feature_of(c, first, feat, sizeof(feat)))
-		printf("warning: %s: NodeName: PowerLicenses=%s, and the nodes of %d of %d racks lack "
-		       "their rack's feature (Features=%s is not on exactly the nodes of rack %s); a "
-		       "job kept to such a rack excludes every other node instead and is not moved by "
-		       "steering; `%s` writes the NodeName lines with them\n",
-		       where, c->site.power_lic, (int)chk.missing[k], (int)chk.named[k], feat,
-		       gp__domain_name_of(c, first), fix);
-	gp__domain_features_free(&chk);
-	return 0;
-}
-
 /* show, check or export the loaded model; the exit status. */
 static int run(const struct args *a, const gp_cluster_t *c)
 {
@@ -239,7 +185,7 @@ static int run(const struct args *a, const gp_cluster_t *c)
 	if (!strcmp(a->action, "check")) {
 		for (i = 0; i < gp_cluster_warning_count(c); i++)
 			printf("warning: %s\n", gp_cluster_warning(c, i));
-		if (check_domain_features(a, c))
+		if (gp__cli_domain_features(ME " check", a->conf_dir, a->json, c, NULL, stdout))
 			return 1;
 		printf("OK: %d nodes, %ld GPUs\n", gp_cluster_node_count(c), gp_cluster_gpu_count(c));
 		return 0;

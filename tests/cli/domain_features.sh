@@ -9,7 +9,9 @@
 # the command that writes them; a feature on a node outside its domain is
 # caught too; under PowerLicenses so are the racks' gprack_ features; and
 # once slurm.conf's NodeName lines are replaced by what that command
-# writes, the check is clean.  The bundled examples check clean.
+# writes, the check is clean.  `gpuplace simulate` says the same, and
+# that it keeps such jobs to their domains as the plugin does once the
+# features are there.  The bundled examples check clean.
 top_build=${GP_TOP_BUILDDIR:-.}
 top_src=${GP_TOP_SRCDIR:-.}
 gp="$top_build/gpuplace"
@@ -35,7 +37,7 @@ hasnt() {
 		bad "$3: '$2' found"; sed 's/^/# /' "$1"; fi
 }
 
-echo "1..13"
+echo "1..15"
 d="$tmp/site"
 mkdir "$d"
 cp "$site/slurm.conf" "$site/topology.conf" "$site/gres.conf" "$site/gpuplace.conf" "$d/"
@@ -56,6 +58,16 @@ has "$tmp/out" "\`gpuplace conf --conf-dir $d --what nodes\` writes the NodeName
 	"and the command that writes them"
 hasnt "$tmp/out" "gprack_" "racks' features are not asked for without PowerLicenses"
 has "$tmp/out" "OK: 128 nodes, 1024 GPUs" "every node and GPU is modelled"
+# gpuplace simulate on that site says it too, and what it simulates
+sim() {
+	"$gp" simulate --conf-dir "$d" --trace "$tmp/trace.csv" --out-dir "$tmp/sim" --no-plots \
+		--policies balanced >"$tmp/out" 2>"$tmp/err" || { echo "# simulate failed:"; sed 's/^/# /' "$tmp/err"; }
+}
+"$gp" trace synth --conf-dir "$d" --jobs 40 --load 0.5 --seed 1 -o "$tmp/trace.csv" 2>"$tmp/err" ||
+	sed 's/^/# /' "$tmp/err"
+sim
+has "$tmp/out" "warning: $d/slurm.conf: NodeName: the nodes of 4 of 4 topology domains lack the feature job_submit/gpuplace constrains jobs to that domain with (Features=gpsw_su1 is not on exactly the nodes of switch su1); a job it would keep to such a domain goes to Slurm without that constraint (this simulation keeps such a job to its domain, as the plugin does once the nodes have the features); \`gpuplace conf --conf-dir $d --what nodes\` writes the NodeName lines with them" \
+	"simulate says so too, and that it keeps such jobs to their domains as the plugin will"
 
 # under PowerLicenses the racks' gprack_ features count too
 cp "$d/gpuplace.conf" "$tmp/gpuplace.conf.orig"
@@ -77,6 +89,8 @@ grep -v '^#' "$tmp/nodes" | cat "$tmp/rest" - >"$d/slurm.conf"
 "$gp" cluster check --conf-dir "$d" >"$tmp/out" 2>&1
 hasnt "$tmp/out" "warning:" "with those lines in slurm.conf the check is clean, racks included"
 has "$tmp/out" "OK: 128 nodes, 1024 GPUs" "and models the same site"
+sim
+hasnt "$tmp/out" "warning:" "and simulate says nothing of features"
 
 # a domain's feature on a node outside it would let a job out of the
 # domain: dgx033 (SU 2) given su1's feature
