@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "slurm_emit.h"
 #include "synth.h"
 
 /*
@@ -385,6 +386,20 @@ int gp__synth_build(const gp_synth_params_t *p, gp_cluster_t **out, gp_error_t *
 
 	if ((rc = gp__cluster_finish(c, err)) < 0)
 		goto error;
+	/* the topology-domain features job_submit/gpuplace constrains jobs
+	 * with, as `gpuplace conf --what nodes` writes them and the
+	 * slurm.conf synth writes gives them: a synthetic site is complete */
+	for (i = 0; i < g.nodes; i++) {
+		char feat[1024];
+
+		if (gp__node_domain_features(c, i, feat, sizeof(feat))) {
+			rc = gp__errorf(err, GP_ELIMIT, "domain features of '%s' are too long",
+			                c->nodes[i].name);
+			goto error;
+		}
+		if (feat[0] && !(c->nodes[i].features = strdup(feat)))
+			goto nomem;
+	}
 	*out = c;
 	return GP_OK;
 nomem:
@@ -416,20 +431,40 @@ static int close_conf(FILE *f, const char *path, gp_error_t *err)
 	return GP_OK;
 }
 
-static void write_slurm_conf(FILE *f, const struct geo *g, const gp_synth_params_t *p)
+/* slurm.conf; c: the model synth builds from the same parameters, whose
+ * nodes' features (the domain features) the NodeName lines give, one line
+ * per run of nodes with the same ones. */
+static void write_slurm_conf(FILE *f, const struct geo *g, const gp_synth_params_t *p,
+                             const gp_cluster_t *c)
 {
 	char nl[128];
+	int32_t a, b;
 
-	node_range(g, 0, g->nodes - 1, nl, sizeof(nl));
-	fprintf(f, "# slurm.conf for a synthetic %d-node cluster (gpuplace synth)\n",
+	fprintf(f, "# slurm.conf for a synthetic %d-node cluster (gpuplace synth), its\n"
+	        "# nodes with the topology-domain features job_submit/gpuplace keeps a job\n"
+	        "# inside one domain with (gpsw_ switch, gpnvl_ NVLink domain, gprack_ rack)\n",
 	        (int)g->nodes);
 	fprintf(f, "ClusterName=%s\n", p->name);
 	fprintf(f, "SlurmctldHost=localhost\nSelectType=select/cons_tres\n"
 	        "TopologyPlugin=topology/tree\nGresTypes=gpu\n\n");
 	fprintf(f, "NodeName=DEFAULT CPUs=%d RealMemory=%lld Gres=gpu:%s:%d State=UNKNOWN\n",
 	        (int)g->gpu->cpus, (long long)g->gpu->mem_mb, g->gpu->name, (int)g->gpus);
-	fprintf(f, "NodeName=%s\n\n", nl);
-	fprintf(f, "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n");
+	for (a = 0; a < g->nodes; a = b + 1) {
+		const char *fa = c->nodes[a].features;
+
+		for (b = a; b + 1 < g->nodes; b++) {
+			const char *fb = c->nodes[b + 1].features;
+
+			if (!fa != !fb || (fa && strcmp(fa, fb)))
+				break;
+		}
+		node_range(g, a, b, nl, sizeof(nl));
+		if (fa)
+			fprintf(f, "NodeName=%s Features=%s\n", nl, fa);
+		else
+			fprintf(f, "NodeName=%s\n", nl);
+	}
+	fprintf(f, "\nPartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n");
 }
 
 static void write_topology_conf(FILE *f, const struct geo *g)
@@ -527,6 +562,7 @@ static void write_gpuplace_conf(FILE *f, const struct geo *g, const gp_synth_par
 int gp__synth_write_conf(const gp_synth_params_t *p, const char *dir, gp_error_t *err)
 {
 	char path[GP_PATH_MAX + 32];
+	gp_cluster_t *c = NULL;
 	struct geo g;
 	FILE *f;
 	int rc;
@@ -538,10 +574,15 @@ int gp__synth_write_conf(const gp_synth_params_t *p, const char *dir, gp_error_t
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
 		return gp__errorf(err, GP_EIO, "%s: %s", dir, strerror(errno));
 	geo_init(&g, p);
+	if ((rc = gp__synth_build(p, &c, err)) < 0)
+		return rc;
 
-	if (!(f = open_conf(dir, "slurm.conf", path, sizeof(path), err)))
+	if (!(f = open_conf(dir, "slurm.conf", path, sizeof(path), err))) {
+		gp_cluster_destroy(c);
 		return GP_EIO;
-	write_slurm_conf(f, &g, p);
+	}
+	write_slurm_conf(f, &g, p, c);
+	gp_cluster_destroy(c);
 	if ((rc = close_conf(f, path, err)) < 0)
 		return rc;
 	if (!(f = open_conf(dir, "topology.conf", path, sizeof(path), err)))

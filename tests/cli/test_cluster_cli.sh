@@ -25,7 +25,7 @@ expect() {
 		bad "$what: exit $got, wanted $want"; sed 's/^/# /' "$tmp/err"; fi
 }
 
-echo "1..18"
+echo "1..19"
 expect 2 "cluster without action" "$gp" cluster
 expect 2 "cluster unknown action" "$gp" cluster frob --json x
 expect 2 "cluster show without source" "$gp" cluster show
@@ -42,6 +42,12 @@ expect 0 "synth JSON" "$gp" synth --nodes 70 --nodes-per-leaf 8 --leaves-per-spi
 "$gp" cluster check --conf-dir "$tmp/conf" >"$tmp/check" 2>&1
 if grep -qx "OK: 70 nodes, 560 GPUs" "$tmp/check"; then ok "check prints the counts"; else
 	bad "check output"; sed 's/^/# /' "$tmp/check"; fi
+# a complete site: its nodes carry the domain features the plugin keeps
+# jobs inside one switch or NVLink domain with, so the check is clean
+if ! grep -q "warning:" "$tmp/check" &&
+	grep -q '^NodeName=gpu\[0001-0006\] Features=gpsw_su001,gpsw_spine01,gpnvl_nvl001,gprack_r0001$' "$tmp/conf/slurm.conf"; then
+	ok "synth's slurm.conf gives its nodes the domain features: the check is clean"; else
+	bad "synth's domain features"; sed 's/^/# /' "$tmp/check"; grep '^NodeName' "$tmp/conf/slurm.conf" | head -n 3 | sed 's/^/# /'; fi
 "$gp" cluster export --conf-dir "$tmp/conf" --json-out "$tmp/conf.json" &&
 	"$gp" cluster export --json "$tmp/conf.json" >"$tmp/again.json"
 if cmp -s "$tmp/conf.json" "$tmp/again.json"; then ok "export, load, export: same bytes"; else
