@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -94,6 +95,11 @@ static struct {
 	char dir[4000];
 	/* another slurmctld holds the file (orig_lock): said once */
 	bool superseded;
+	/* origs_restore called by origs_takeover, under the lock this
+	 * slurmctld holds as the originals' owner */
+	bool owned_read;
+	/* a wait for the lock ran out: writes skip it until then */
+	double lock_busy_until;
 } steer;
 
 /* The job the steering pass is updating right now, 0 = none. */
@@ -233,6 +239,8 @@ void origs_clear(void)
 	steer.norigs = 0;
 	steer.nkept = 0;
 	steer.dirty = false;
+	steer.superseded = false;
+	steer.lock_busy_until = 0;
 }
 
 /* *field becomes a copy of v when v is given (an update's field). */
@@ -551,6 +559,9 @@ static bool orig_path(char *buf, size_t len, const char *suffix)
  * release without it) is anyone's.
  */
 #define GP_ORIG_LOCK_WAIT_MS 5000
+/* after a wait that ran out, writes try again this much later (a writer
+ * passes here up to four times per refresh) */
+#define GP_ORIG_LOCK_BACKOFF_S 30
 
 static const char *owner_token(void)
 {
@@ -569,37 +580,105 @@ static const char *owner_token(void)
 	return tok;
 }
 
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Has the owner named by line (an owner_token) ended?  Only known for
+ * one on this host: no process with its pid, or one that is not a
+ * slurmctld (a pid used again). */
+static bool owner_gone(const char *line)
+{
+	char host[256] = "", comm[64] = "", path[64];
+	const char *h, *pp;
+	long pid;
+	size_t hl;
+	FILE *f;
+
+	if (!(h = strstr(line, " host=")) || !(pp = strstr(line, " pid=")) || pp < h)
+		return false;
+	h += 6;
+	hl = (size_t)(pp - h);
+	(void)gethostname(host, sizeof(host) - 1);
+	if (hl != strlen(host) || strncmp(h, host, hl))
+		return false;
+	pid = strtol(pp + 5, NULL, 10);
+	if (pid <= 0 || pid == (long)getpid())
+		return false;
+	if (kill((pid_t)pid, 0) && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	if (!(f = fopen(path, "re")))
+		return false; /* no /proc: alive as far as known */
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strncmp(comm, "slurmctld", 9) != 0;
+}
+
+/* This slurmctld's name into the locked file fd: written first, then the
+ * file cut to it, so that no reader finds it empty. */
+static void name_owner(int fd, const char *path)
+{
+	const char *tok = owner_token();
+	size_t n = strlen(tok);
+
+	errno = 0;
+	if (pwrite(fd, tok, n, 0) != (ssize_t)n || ftruncate(fd, (off_t)n))
+		slurm_error("gpuplace: cannot write %s: %s; a slurmctld before this one may still "
+		            "write the originals", path, errno ? strerror(errno) : "short write");
+}
+
 /* The lock, held (close the fd to release it); -1 when it cannot be
  * opened (*ours true: the caller writes as without one) or stayed busy
  * (*ours false).  claim: name this slurmctld its owner; else *ours says
- * whether it is (or nobody is named). */
+ * whether it is (or nobody is named, or the one named on this host has
+ * ended: then this one is named again). */
 static int orig_lock(bool claim, bool *ours, char *holder, size_t hlen)
 {
+	static bool nolock_said;
 	char path[4096], buf[320];
 	const char *tok = owner_token();
+	double deadline;
 	ssize_t n;
-	int fd, i;
+	int fd;
 
 	*ours = true;
 	if (holder && hlen)
 		holder[0] = '\0';
 	if (!orig_path(path, sizeof(path), ".lock"))
 		return -1;
+	if (!claim && mono_s() < steer.lock_busy_until) {
+		*ours = false;
+		return -1;
+	}
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0)
 		return -1;
 	/* a writer holds it for one write; a process slurmctld forked in
 	 * that write, which has not exec'd yet, holds it as long: waited for
 	 * GP_ORIG_LOCK_WAIT_MS at most, then a claim goes on without it and
-	 * a write waits for the next time.  A file system without flock
+	 * writes wait GP_ORIG_LOCK_BACKOFF_S.  A file system without flock
 	 * (ENOLCK) leaves the owner's name alone to decide. */
-	for (i = 0; flock(fd, LOCK_EX | LOCK_NB); i++) {
-		if (errno != EWOULDBLOCK && errno != EINTR)
+	deadline = mono_s() + GP_ORIG_LOCK_WAIT_MS / 1000.0;
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			if (!nolock_said)
+				slurm_info("gpuplace: cannot lock %s: %s; the owner named in it "
+				           "alone decides which slurmctld writes the originals", path,
+				           strerror(errno));
+			nolock_said = true;
 			break;
-		if (i * 10 < GP_ORIG_LOCK_WAIT_MS) {
+		}
+		if (mono_s() < deadline) {
 			usleep(10 * 1000);
 			continue;
 		}
 		if (!claim) {
+			steer.lock_busy_until = mono_s() + GP_ORIG_LOCK_BACKOFF_S;
 			*ours = false;
 			close(fd);
 			return -1;
@@ -608,15 +687,23 @@ static int orig_lock(bool claim, bool *ours, char *holder, size_t hlen)
 		            "originals over without it", path, GP_ORIG_LOCK_WAIT_MS);
 		break;
 	}
+	steer.lock_busy_until = 0;
 	if (claim) {
-		if (ftruncate(fd, 0) || pwrite(fd, tok, strlen(tok), 0) != (ssize_t)strlen(tok))
-			slurm_error("gpuplace: cannot write %s: %s; a slurmctld before this one "
-			            "may still write the originals", path, strerror(errno));
+		name_owner(fd, path);
 		return fd;
 	}
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	buf[n > 0 ? n : 0] = '\0';
 	if (n > 0 && strcmp(buf, tok)) {
+		if (owner_gone(buf)) {
+			/* a reconfigure's new slurmctld that named itself and
+			 * failed: this one goes on writing */
+			slurm_info("gpuplace: the slurmctld named in %s has ended (%.*s); this one "
+			           "writes the originals again", path, (int)strcspn(buf, "\n"), buf);
+			name_owner(fd, path);
+			steer.superseded = false;
+			return fd;
+		}
 		*ours = false;
 		if (holder && hlen)
 			snprintf(holder, hlen, "%.*s", (int)strcspn(buf, "\n"), buf);
@@ -1173,8 +1260,8 @@ void origs_restore(void)
 			/* one wholly older than the file goes now, unless another
 			 * has replaced it (new lines follow the file's generation
 			 * in a section of their own anyway) */
-			if (n.stale && !n.live && !stat(jpath, &now) && now.st_ino == sb.st_ino &&
-			    now.st_dev == sb.st_dev && unlink(jpath) == 0)
+			if (steer.owned_read && n.stale && !n.live && !stat(jpath, &now) &&
+			    now.st_ino == sb.st_ino && now.st_dev == sb.st_dev && unlink(jpath) == 0)
 				steer.journal_size = 0;
 		}
 		fclose(jf);
@@ -1223,6 +1310,11 @@ void origs_takeover(void)
 	int k, kept = 0, lk;
 	bool ours;
 
+	/* named the owner, then the originals dropped and the file read,
+	 * under the lock: a write of the slurmctld before came whole before,
+	 * and none comes after */
+	lk = orig_lock(true, &ours, NULL, 0);
+	steer.superseded = false;
 	pthread_mutex_lock(&dec.lock);
 	for (k = 0; k < steer.norigs; k++) {
 		struct steer_orig *o = steer.origs[k];
@@ -1237,11 +1329,9 @@ void origs_takeover(void)
 	}
 	steer.norigs = kept;
 	pthread_mutex_unlock(&dec.lock);
-	/* named the owner, then the file read, under the lock: a write of
-	 * the slurmctld before came whole before, and none comes after */
-	lk = orig_lock(true, &ours, NULL, 0);
-	steer.superseded = false;
+	steer.owned_read = true;
 	origs_restore();
+	steer.owned_read = false;
 	if (lk >= 0)
 		close(lk);
 }

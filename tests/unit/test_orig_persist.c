@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -384,7 +385,8 @@ static void test_journal_read_back(void **state)
 
 /* a record of the journal replaces the file's of its reference (it
  * changed later); a journal older than the file (left by a crash before
- * its removal reached the disk) is not read; a cut last line is skipped */
+ * its removal reached the disk) is not read, and removed once this
+ * slurmctld has taken control; a cut last line is skipped */
 static void test_journal_replaces(void **state)
 {
 	char want[2048];
@@ -408,7 +410,11 @@ static void test_journal_replaces(void **state)
 	put_at(jpath, "# generation 3\n" GOOD2);
 	origs_restore();
 	logged_journal_older();
-	assert_int_not_equal(access(jpath, F_OK), 0); /* gone at once */
+	/* a start only reads it (another slurmctld may still own the
+	 * files); it goes once this one has taken control */
+	assert_int_equal(access(jpath, F_OK), 0);
+	origs_takeover();
+	assert_int_not_equal(access(jpath, F_OK), 0);
 	origs_persist();
 	records_are(GOOD1);
 	assert_int_not_equal(access(jpath, F_OK), 0);
@@ -729,6 +735,118 @@ static void test_takeover_waits_for_write(void **state)
 	close(p[1]);
 }
 
+/* Another process holds the lock for ms (and checks that the file was
+ * not written meanwhile: exit 1 if it was); its pid, once it holds it. */
+static pid_t hold_lock(int ms)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(p), 0);
+	if ((pid = fork()) == 0) {
+		char *before, *after;
+		int fd = open(lpath, O_RDWR | O_CREAT, 0600), same;
+
+		if (fd < 0 || flock(fd, LOCK_EX))
+			_exit(2);
+		before = slurp(path);
+		if (write(p[1], "1", 1) != 1)
+			_exit(2);
+		usleep((useconds_t)ms * 1000);
+		after = slurp(path);
+		same = !strcmp(before, after);
+		_exit(same ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	close(p[1]);
+	return pid;
+}
+
+static int exit_of(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* A write waits for the lock another process holds: the file is not
+ * touched before that process lets it go, and is written after. */
+static void test_write_waits_for_lock(void **state)
+{
+	char *got;
+	pid_t pid;
+
+	(void)state;
+	origs_restore();
+	origs_takeover();
+	save_one(1764400000000301ULL, "tp=3");
+	pid = hold_lock(300);
+	origs_persist();
+	assert_int_equal(exit_of(pid), 0);
+	assert_non_null(strstr((got = records()), " hints=tp=3\n"));
+	free(got);
+}
+
+/* The slurmctld named in the lock, on this host, has ended (a
+ * reconfigure's new process that failed): this one writes again, and
+ * names itself. */
+static void test_owner_ended(void **state)
+{
+	char host[256] = "", line[400], *got;
+	pid_t pid;
+
+	(void)state;
+	origs_restore();
+	origs_takeover();
+	if ((pid = fork()) == 0)
+		_exit(0);
+	assert_true(pid > 0);
+	assert_int_equal(exit_of(pid), 0);
+	gethostname(host, sizeof(host) - 1);
+	snprintf(line, sizeof(line), "gpuplace-owner host=%s pid=%ld start=1.000000001\n", host,
+	         (long)pid);
+	put_at(lpath, line);
+	save_one(1764400000000401ULL, "tp=5");
+	origs_persist();
+	assert_non_null(strstr((got = records()), " hints=tp=5\n"));
+	free(got);
+	assert_int_equal(log_matches("has ended"), 1);
+	assert_int_equal(log_matches("writes them no more"), 0);
+	got = slurp(lpath);
+	assert_null(strstr(got, line));
+	assert_non_null(strstr(got, "gpuplace-owner host="));
+	free(got);
+}
+
+/* A lock held past the wait: the write gives up after it, and the next
+ * ones do not wait again for a while (a stuck holder costs a refresh 5 s
+ * once, not at every write). */
+static void test_lock_busy(void **state)
+{
+	struct timespec a, b, c2;
+	pid_t pid;
+
+	(void)state;
+	origs_restore();
+	origs_takeover();
+	save_one(1764400000000501ULL, "tp=6");
+	pid = hold_lock(5600);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	origs_persist();
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	origs_journal();
+	clock_gettime(CLOCK_MONOTONIC, &c2);
+	assert_int_equal(exit_of(pid), 0); /* neither wrote while it held it */
+	assert_true(b.tv_sec - a.tv_sec >= 4);
+	assert_true(c2.tv_sec - b.tv_sec <= 1);
+	assert_int_not_equal(access(path, F_OK), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -748,6 +866,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_journal_not_removed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_superseded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_takeover_waits_for_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_waits_for_lock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_owner_ended, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_busy, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
