@@ -201,13 +201,37 @@ static void node_name(const struct geo *g, int32_t i, char *buf, size_t size)
 	snprintf(buf, size, "gpu%0*d", g->wnode, (int)(i + 1));
 }
 
-/* Hostlist expression for nodes [a, b] (0-based, inclusive). */
+/* Hosts in one range of a host list: Slurm's hostlist refuses more
+ * ("Too many hosts in range", MAX_RANGE in src/common/hostlist.c). */
+#define SYNTH_MAX_RANGE 65536
+/* The longest node_range: 1000000 nodes in ranges of SYNTH_MAX_RANGE. */
+#define SYNTH_RANGE_MAX 512
+
+/* Hostlist expression for nodes [a, b] (0-based, inclusive), in ranges
+ * of at most SYNTH_MAX_RANGE hosts. */
 static void node_range(const struct geo *g, int32_t a, int32_t b, char *buf, size_t size)
 {
-	if (a == b)
+	size_t used;
+	int32_t x;
+
+	if (a == b) {
 		node_name(g, a, buf, size);
-	else
-		snprintf(buf, size, "gpu[%0*d-%0*d]", g->wnode, (int)(a + 1), g->wnode, (int)(b + 1));
+		return;
+	}
+	used = (size_t)snprintf(buf, size, "gpu[");
+	for (x = a; x <= b && used < size; x += SYNTH_MAX_RANGE) {
+		int32_t y = b - x >= SYNTH_MAX_RANGE ? x + SYNTH_MAX_RANGE - 1 : b;
+
+		if (y == x)
+			used += (size_t)snprintf(buf + used, size - used, "%s%0*d", x > a ? "," : "",
+			                         g->wnode, (int)(x + 1));
+		else
+			used += (size_t)snprintf(buf + used, size - used, "%s%0*d-%0*d",
+			                         x > a ? "," : "", g->wnode, (int)(x + 1), g->wnode,
+			                         (int)(y + 1));
+	}
+	if (used < size)
+		snprintf(buf + used, size - used, "]");
 }
 
 static int32_t min32(int32_t a, int32_t b)
@@ -437,7 +461,7 @@ static int close_conf(FILE *f, const char *path, gp_error_t *err)
 static void write_slurm_conf(FILE *f, const struct geo *g, const gp_synth_params_t *p,
                              const gp_cluster_t *c)
 {
-	char nl[128];
+	char nl[SYNTH_RANGE_MAX];
 	int32_t a, b;
 
 	fprintf(f, "# slurm.conf for a synthetic %d-node cluster (gpuplace synth), its\n"
@@ -469,7 +493,7 @@ static void write_slurm_conf(FILE *f, const struct geo *g, const gp_synth_params
 
 static void write_topology_conf(FILE *f, const struct geo *g)
 {
-	char nl[128];
+	char nl[SYNTH_RANGE_MAX];
 	int32_t s;
 
 	fprintf(f, "# Rail-optimized leaf/spine fabric: one leaf switch per scalable unit\n"
@@ -517,7 +541,7 @@ static void write_gres_conf(FILE *f, const struct geo *g)
 static void write_gpuplace_conf(FILE *f, const struct geo *g, const gp_synth_params_t *p)
 {
 	const struct synth_gpu *u = g->gpu;
-	char nl[128], b1[32], b2[32];
+	char nl[SYNTH_RANGE_MAX], b1[32], b2[32];
 	int32_t s;
 	int l;
 

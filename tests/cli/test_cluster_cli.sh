@@ -25,7 +25,7 @@ expect() {
 		bad "$what: exit $got, wanted $want"; sed 's/^/# /' "$tmp/err"; fi
 }
 
-echo "1..19"
+echo "1..20"
 expect 2 "cluster without action" "$gp" cluster
 expect 2 "cluster unknown action" "$gp" cluster frob --json x
 expect 2 "cluster show without source" "$gp" cluster show
@@ -48,6 +48,17 @@ if ! grep -q "warning:" "$tmp/check" &&
 	grep -q '^NodeName=gpu\[0001-0006\] Features=gpsw_su001,gpsw_spine01,gpnvl_nvl001,gprack_r0001$' "$tmp/conf/slurm.conf"; then
 	ok "synth's slurm.conf gives its nodes the domain features: the check is clean"; else
 	bad "synth's domain features"; sed 's/^/# /' "$tmp/check"; grep '^NodeName' "$tmp/conf/slurm.conf" | head -n 3 | sed 's/^/# /'; fi
+# a leaf and the whole cluster past the 65,536 hosts Slurm's hostlist
+# takes in one range: written in ranges it takes, loaded as built
+"$gp" synth --nodes 70000 --nodes-per-leaf 70000 --out-dir "$tmp/big" >/dev/null 2>&1 &&
+	"$gp" synth --nodes 70000 --nodes-per-leaf 70000 --json-out "$tmp/big.json" >/dev/null 2>&1 &&
+	"$gp" cluster export --conf-dir "$tmp/big" --json-out "$tmp/bigc.json" 2>"$tmp/bigerr" &&
+	"$gp" cluster check --conf-dir "$tmp/big" >"$tmp/bigcheck" 2>&1
+if cmp -s "$tmp/big.json" "$tmp/bigc.json" && ! grep -q "warning:" "$tmp/bigcheck" &&
+	grep -q "^SwitchName=su001 Nodes=gpu\[00001-65536,65537-70000\] " "$tmp/big/topology.conf"; then
+	ok "70,000 nodes under one leaf: ranges of at most 65,536 hosts, loaded as built"; else
+	bad "synth past 65,536 hosts in a range"; cat "$tmp/bigerr" "$tmp/bigcheck" | head -n 5 | sed 's/^/# /'; fi
+rm -rf "$tmp/big" "$tmp/big.json" "$tmp/bigc.json"
 "$gp" cluster export --conf-dir "$tmp/conf" --json-out "$tmp/conf.json" &&
 	"$gp" cluster export --json "$tmp/conf.json" >"$tmp/again.json"
 if cmp -s "$tmp/conf.json" "$tmp/again.json"; then ok "export, load, export: same bytes"; else
