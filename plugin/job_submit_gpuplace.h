@@ -568,6 +568,10 @@ void origs_to_standby(void);
  * writer (StateSaveLocation/gpuplace_originals.lock) and reads the file
  * again under that lock */
 void origs_takeover(void);
+/* the slurmctld named as the originals' writer has ended (a reconfigure's
+ * new one that failed): this one takes them over again (origs_takeover)
+ * before it writes */
+bool origs_resume_due(void);
 struct ledger_entry *ledger_find(uint64_t ref);
 void steer_pass(gp_live_t *lv);
 /* Slurm's backfill plans in job list jobs (NULL: none), into *pl (empty

@@ -181,7 +181,7 @@ static void *reload_main(void *arg)
 			}
 			standby = true;
 		} else if (live) {
-			if (standby || !claimed) {
+			if (standby || !claimed || origs_resume_due()) {
 				/* taken over: the originals as the slurmctld before
 				 * last wrote them, and this one their only writer
 				 * from now on (steer_pass.c, orig_lock) */

@@ -100,6 +100,9 @@ static struct {
 	bool owned_read;
 	/* a wait for the lock ran out: writes skip it until then */
 	double lock_busy_until;
+	/* the slurmctld named in the lock has ended: this one takes the
+	 * originals over again before it writes (origs_resume_due) */
+	bool resume;
 } steer;
 
 /* The job the steering pass is updating right now, 0 = none. */
@@ -241,6 +244,12 @@ void origs_clear(void)
 	steer.dirty = false;
 	steer.superseded = false;
 	steer.lock_busy_until = 0;
+	steer.resume = false;
+}
+
+bool origs_resume_due(void)
+{
+	return steer.resume;
 }
 
 /* *field becomes a copy of v when v is given (an update's field). */
@@ -563,21 +572,82 @@ static bool orig_path(char *buf, size_t len, const char *suffix)
  * passes here up to four times per refresh) */
 #define GP_ORIG_LOCK_BACKOFF_S 30
 
+/* The start of process pid in clock ticks after boot (/proc/PID/stat,
+ * field 22, after the command's closing parenthesis); 0 when unknown. */
+static unsigned long long proc_start(long pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long v = 0;
+	size_t n;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (!(p = strrchr(buf, ')')))
+		return 0;
+	/* after ")": state is field 3; starttime is field 22 */
+	for (i = 3, p++; *p && i < 22; i++) {
+		while (*p == ' ')
+			p++;
+		while (*p && *p != ' ')
+			p++;
+	}
+	if (i == 22 && sscanf(p, " %llu", &v) != 1)
+		v = 0;
+	return v;
+}
+
+/* This host's name as a token writes it. */
+static void own_host(char *buf, size_t len)
+{
+	char host[256] = "";
+
+	(void)gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	snprintf(buf, len, "%.200s", host[0] ? host : "-");
+}
+
+/* This boot's id (/proc/sys/kernel/random/boot_id), "-" when unknown. */
+static void own_boot(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	snprintf(buf, len, "-");
+	if (f) {
+		if (!fgets(buf, (int)len, f) || !*buf)
+			snprintf(buf, len, "-");
+		buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+/* This slurmctld's name in the lock: host, pid, and the pid's start time
+ * and the boot, which tell it from a later process with the same pid. */
 static const char *owner_token(void)
 {
-	static char tok[320];
-	char host[256] = "";
-	struct timespec t;
+	static char tok[400];
+	char host[256], boot[64];
 
 	if (tok[0])
 		return tok;
-	(void)gethostname(host, sizeof(host) - 1);
-	host[sizeof(host) - 1] = '\0';
-	clock_gettime(CLOCK_REALTIME, &t);
-	/* a pid is reused, not with the same start time on the same host */
-	snprintf(tok, sizeof(tok), "gpuplace-owner host=%.200s pid=%ld start=%lld.%09ld\n",
-	         host[0] ? host : "-", (long)getpid(), (long long)t.tv_sec, (long)t.tv_nsec);
+	own_host(host, sizeof(host));
+	own_boot(boot, sizeof(boot));
+	snprintf(tok, sizeof(tok), "gpuplace-owner host=%s pid=%ld start=%llu boot=%.40s\n", host,
+	         (long)getpid(), proc_start((long)getpid()), boot);
 	return tok;
+}
+
+/* Do a and b have the same first line? */
+static bool same_line(const char *a, const char *b)
+{
+	size_t n = strcspn(a, "\n");
+
+	return n == strcspn(b, "\n") && !strncmp(a, b, n);
 }
 
 static double mono_s(void)
@@ -588,36 +658,52 @@ static double mono_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* Has the owner named by line (an owner_token) ended?  Only known for
- * one on this host: no process with its pid, or one that is not a
- * slurmctld (a pid used again). */
+/* The value of " key=" in line up to the next space or newline, into buf
+ * ("" when absent). */
+static void token_field(const char *line, const char *key, char *buf, size_t len)
+{
+	const char *p = strstr(line, key);
+	size_t n;
+
+	buf[0] = '\0';
+	if (!p)
+		return;
+	p += strlen(key);
+	n = strcspn(p, " \n");
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
+}
+
+/* Has the owner named by line (an owner_token) ended?  Known only for
+ * one on this host: named in an earlier boot, or no process with its pid,
+ * or one that started at another time (its pid used again).  Whatever is
+ * not known (another host, no /proc) counts as alive. */
 static bool owner_gone(const char *line)
 {
-	char host[256] = "", comm[64] = "", path[64];
-	const char *h, *pp;
+	char host[256], h[256], v[64], boot[64];
+	unsigned long long start, now;
+	bool known;
 	long pid;
-	size_t hl;
-	FILE *f;
 
-	if (!(h = strstr(line, " host=")) || !(pp = strstr(line, " pid=")) || pp < h)
+	own_host(host, sizeof(host));
+	token_field(line, " host=", h, sizeof(h));
+	if (strcmp(h, host))
 		return false;
-	h += 6;
-	hl = (size_t)(pp - h);
-	(void)gethostname(host, sizeof(host) - 1);
-	if (hl != strlen(host) || strncmp(h, host, hl))
-		return false;
-	pid = strtol(pp + 5, NULL, 10);
+	own_boot(boot, sizeof(boot));
+	token_field(line, " boot=", v, sizeof(v));
+	if (v[0] && strcmp(v, "-") && strcmp(boot, "-") && strcmp(v, boot))
+		return true;
+	/* a name without boot= counts its start in another unit */
+	known = v[0] != '\0';
+	token_field(line, " pid=", v, sizeof(v));
+	pid = strtol(v, NULL, 10);
 	if (pid <= 0 || pid == (long)getpid())
-		return false;
+		return false; /* this process (an image exec'd in place) */
 	if (kill((pid_t)pid, 0) && errno == ESRCH)
 		return true;
-	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-	if (!(f = fopen(path, "re")))
-		return false; /* no /proc: alive as far as known */
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return strncmp(comm, "slurmctld", 9) != 0;
+	token_field(line, " start=", v, sizeof(v));
+	start = known ? strtoull(v, NULL, 10) : 0;
+	now = proc_start(pid);
+	return start && now && start != now;
 }
 
 /* This slurmctld's name into the locked file fd: written first, then the
@@ -641,7 +727,7 @@ static void name_owner(int fd, const char *path)
 static int orig_lock(bool claim, bool *ours, char *holder, size_t hlen)
 {
 	static bool nolock_said;
-	char path[4096], buf[320];
+	char path[4096], buf[400];
 	const char *tok = owner_token();
 	double deadline;
 	ssize_t n;
@@ -694,15 +780,19 @@ static int orig_lock(bool claim, bool *ours, char *holder, size_t hlen)
 	}
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	buf[n > 0 ? n : 0] = '\0';
-	if (n > 0 && strcmp(buf, tok)) {
+	if (n > 0 && !same_line(buf, tok)) {
 		if (owner_gone(buf)) {
-			/* a reconfigure's new slurmctld that named itself and
-			 * failed: this one goes on writing */
-			slurm_info("gpuplace: the slurmctld named in %s has ended (%.*s); this one "
-			           "writes the originals again", path, (int)strcspn(buf, "\n"), buf);
-			name_owner(fd, path);
-			steer.superseded = false;
-			return fd;
+			/* a reconfigure's new slurmctld that took control and
+			 * failed: this one takes the originals over again, as at
+			 * a takeover (the file it wrote first read back) */
+			if (!steer.resume)
+				slurm_info("gpuplace: the slurmctld named in %s has ended (%.*s); this "
+				           "one takes the originals over again", path,
+				           (int)strcspn(buf, "\n"), buf);
+			steer.resume = true;
+			*ours = false;
+			close(fd);
+			return -1;
 		}
 		*ours = false;
 		if (holder && hlen)
@@ -713,15 +803,18 @@ static int orig_lock(bool claim, bool *ours, char *holder, size_t hlen)
 
 /* Under orig_lock: may this slurmctld write?  1 yes, 0 another has
  * taken the originals over (said once), -1 the lock stayed busy (the
- * next write tries again). */
+ * next write tries again), -2 the one named has ended and this one
+ * takes the originals over first (origs_resume_due). */
 static int orig_mine(int *fd)
 {
-	char holder[320];
+	char holder[400];
 	bool ours;
 
 	*fd = orig_lock(false, &ours, holder, sizeof(holder));
 	if (ours)
 		return 1;
+	if (steer.resume)
+		return -2; /* the owner named has ended: a takeover first */
 	if (*fd < 0)
 		return -1;
 	if (!steer.superseded)
@@ -991,6 +1084,8 @@ void origs_journal(void)
 	}
 	if ((mine = orig_mine(&lk)) == 0) {
 		err = -1; /* another slurmctld's now: kept for none (said once) */
+	} else if (mine == -2) {
+		err = -2; /* after this one has taken them over again */
 	} else if (mine < 0) {
 		err = EBUSY; /* its lock stayed busy: again at the next append */
 	} else if (steer.journal_size + (off_t)len > GP_ORIG_JOURNAL_MAX) {
@@ -1042,7 +1137,7 @@ void origs_journal(void)
 	if (lk >= 0)
 		close(lk);
 	free(buf);
-	if (err > 0 && batch) {
+	if ((err > 0 || err == -2) && batch) {
 		/* again at the next append, unless changed since (then it is
 		 * due anyway) or gone */
 		struct ref_map map = { 0 };
@@ -1315,6 +1410,7 @@ void origs_takeover(void)
 	 * and none comes after */
 	lk = orig_lock(true, &ours, NULL, 0);
 	steer.superseded = false;
+	steer.resume = false;
 	pthread_mutex_lock(&dec.lock);
 	for (k = 0; k < steer.norigs; k++) {
 		struct steer_orig *o = steer.origs[k];
