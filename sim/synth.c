@@ -207,31 +207,39 @@ static void node_name(const struct geo *g, int32_t i, char *buf, size_t size)
 /* The longest node_range: 1000000 nodes in ranges of SYNTH_MAX_RANGE. */
 #define SYNTH_RANGE_MAX 512
 
-/* Hostlist expression for nodes [a, b] (0-based, inclusive), in ranges
- * of at most SYNTH_MAX_RANGE hosts. */
-static void node_range(const struct geo *g, int32_t a, int32_t b, char *buf, size_t size)
+/* Hostlist expression for names PREFIX<a+1> to PREFIX<b+1> (a, b 0-based,
+ * inclusive; numbers width digits wide), in ranges of at most
+ * SYNTH_MAX_RANGE names. */
+static void name_range(const char *prefix, int width, int32_t a, int32_t b, char *buf,
+                       size_t size)
 {
 	size_t used;
 	int32_t x;
 
 	if (a == b) {
-		node_name(g, a, buf, size);
+		snprintf(buf, size, "%s%0*d", prefix, width, (int)(a + 1));
 		return;
 	}
-	used = (size_t)snprintf(buf, size, "gpu[");
+	used = (size_t)snprintf(buf, size, "%s[", prefix);
 	for (x = a; x <= b && used < size; x += SYNTH_MAX_RANGE) {
 		int32_t y = b - x >= SYNTH_MAX_RANGE ? x + SYNTH_MAX_RANGE - 1 : b;
 
 		if (y == x)
 			used += (size_t)snprintf(buf + used, size - used, "%s%0*d", x > a ? "," : "",
-			                         g->wnode, (int)(x + 1));
+			                         width, (int)(x + 1));
 		else
 			used += (size_t)snprintf(buf + used, size - used, "%s%0*d-%0*d",
-			                         x > a ? "," : "", g->wnode, (int)(x + 1), g->wnode,
+			                         x > a ? "," : "", width, (int)(x + 1), width,
 			                         (int)(y + 1));
 	}
 	if (used < size)
 		snprintf(buf + used, size - used, "]");
+}
+
+/* Hostlist expression for nodes [a, b] (0-based, inclusive). */
+static void node_range(const struct geo *g, int32_t a, int32_t b, char *buf, size_t size)
+{
+	name_range("gpu", g->wnode, a, b, buf, size);
 }
 
 static int32_t min32(int32_t a, int32_t b)
@@ -510,21 +518,13 @@ static void write_topology_conf(FILE *f, const struct geo *g)
 		for (s = 0; s < g->ngroups; s++) {
 			int32_t a = s * g->lpg, b = min32(a + g->lpg, g->nleaves) - 1;
 
-			if (a == b)
-				fprintf(f, "SwitchName=spine%0*d Switches=su%0*d LinkSpeed=%g\n",
-				        g->wgroup, (int)(s + 1), g->wleaf, (int)(a + 1), SYNTH_LINK_GBPS);
-			else
-				fprintf(f, "SwitchName=spine%0*d Switches=su[%0*d-%0*d] LinkSpeed=%g\n",
-				        g->wgroup, (int)(s + 1), g->wleaf, (int)(a + 1), g->wleaf,
-				        (int)(b + 1), SYNTH_LINK_GBPS);
+			name_range("su", g->wleaf, a, b, nl, sizeof(nl));
+			fprintf(f, "SwitchName=spine%0*d Switches=%s LinkSpeed=%g\n", g->wgroup,
+			        (int)(s + 1), nl, SYNTH_LINK_GBPS);
 		}
 	if (g->nlevels == 3) {
-		if (g->ngroups == 1)
-			fprintf(f, "SwitchName=core Switches=spine%0*d LinkSpeed=%g\n", g->wgroup, 1,
-			        SYNTH_LINK_GBPS);
-		else
-			fprintf(f, "SwitchName=core Switches=spine[%0*d-%0*d] LinkSpeed=%g\n",
-			        g->wgroup, 1, g->wgroup, (int)g->ngroups, SYNTH_LINK_GBPS);
+		name_range("spine", g->wgroup, 0, g->ngroups - 1, nl, sizeof(nl));
+		fprintf(f, "SwitchName=core Switches=%s LinkSpeed=%g\n", nl, SYNTH_LINK_GBPS);
 	}
 }
 

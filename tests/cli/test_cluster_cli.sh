@@ -25,7 +25,7 @@ expect() {
 		bad "$what: exit $got, wanted $want"; sed 's/^/# /' "$tmp/err"; fi
 }
 
-echo "1..20"
+echo "1..21"
 expect 2 "cluster without action" "$gp" cluster
 expect 2 "cluster unknown action" "$gp" cluster frob --json x
 expect 2 "cluster show without source" "$gp" cluster show
@@ -58,6 +58,17 @@ if cmp -s "$tmp/big.json" "$tmp/bigc.json" && ! grep -q "warning:" "$tmp/bigchec
 	grep -q "^SwitchName=su001 Nodes=gpu\[00001-65536,65537-70000\] " "$tmp/big/topology.conf"; then
 	ok "70,000 nodes under one leaf: ranges of at most 65,536 hosts, loaded as built"; else
 	bad "synth past 65,536 hosts in a range"; cat "$tmp/bigerr" "$tmp/bigcheck" | head -n 5 | sed 's/^/# /'; fi
+rm -rf "$tmp/big" "$tmp/big.json" "$tmp/bigc.json"
+# and 70,000 leaves under one spine group
+"$gp" synth --nodes 70000 --nodes-per-leaf 1 --leaves-per-spine-group 70000 --out-dir "$tmp/big" >/dev/null 2>&1 &&
+	"$gp" synth --nodes 70000 --nodes-per-leaf 1 --leaves-per-spine-group 70000 --json-out "$tmp/big.json" >/dev/null 2>&1 &&
+	"$gp" cluster export --conf-dir "$tmp/big" --json-out "$tmp/bigc.json" 2>"$tmp/bigerr" &&
+	"$gp" cluster check --conf-dir "$tmp/big" >"$tmp/bigcheck" 2>&1
+if cmp -s "$tmp/big.json" "$tmp/bigc.json" && ! grep -q "warning:" "$tmp/bigcheck" &&
+	grep -q "^SwitchName=spine01 Switches=su\[00001-65536,65537-70000\] " "$tmp/big/topology.conf"; then
+	ok "70,000 leaves under one spine group: ranges of at most 65,536 switches, loaded as built"; else
+	bad "synth past 65,536 switches in a range"; cat "$tmp/bigerr" "$tmp/bigcheck" | head -n 5 | sed 's/^/# /'
+	grep '^SwitchName=spine' "$tmp/big/topology.conf" | head -n 2 | cut -c1-120 | sed 's/^/# /'; fi
 rm -rf "$tmp/big" "$tmp/big.json" "$tmp/bigc.json"
 "$gp" cluster export --conf-dir "$tmp/conf" --json-out "$tmp/conf.json" &&
 	"$gp" cluster export --json "$tmp/conf.json" >"$tmp/again.json"
