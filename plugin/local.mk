@@ -54,8 +54,9 @@ tests_unit_test_orig_persist_SOURCES = tests/unit/test_orig_persist.c plugin/log
 	tests/unit/log_capture.h
 tests_unit_test_orig_persist_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_orig_persist_CPPFLAGS = $(AM_CPPFLAGS) -DGP_LOG_SINK=capture
-# (--wrap=unlink: the test makes the journal's removal fail)
-tests_unit_test_orig_persist_LDFLAGS = -export-dynamic -Wl,--wrap=unlink
+# (--wrap=unlink: the test makes the journal's removal fail; --wrap=fopen:
+# it counts files opened under the plugin's lock)
+tests_unit_test_orig_persist_LDFLAGS = -export-dynamic -Wl,--wrap=unlink -Wl,--wrap=fopen
 tests_unit_test_orig_persist_LDADD = plugin/libgp_jobsubmit.la $(TEST_LIBS) $(DL_LIBS)
 # How a decision is written into a job description (the plugin's code
 # linked in, its helpers declared in plugin/job_submit_gpuplace.h).

@@ -1289,6 +1289,58 @@ static void restore_file(FILE *f, const char *path, bool journal, uint64_t *gen,
 	free(line);
 }
 
+/* The rest of f, malloc'd and NUL-terminated, its length in *len; NULL
+ * with errno on a read error or when memory is short. */
+static char *slurp_stream(FILE *f, size_t *len)
+{
+	size_t cap = 65536, n = 0, got;
+	char *buf = malloc(cap), *grown;
+
+	*len = 0;
+	if (!buf) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (cap - n - 1 == 0) {
+			if (!(grown = realloc(buf, 2 * cap))) {
+				free(buf);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+	}
+	if (ferror(f)) {
+		int e = errno ? errno : EIO;
+
+		free(buf);
+		errno = e;
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* restore_file over the bytes buf[0, len) read from path; false with
+ * errno when they cannot be opened as a stream (memory short). */
+static bool restore_buf(char *buf, size_t len, const char *path, bool journal, uint64_t *gen,
+                        struct restore_count *n)
+{
+	FILE *m;
+
+	if (!len)
+		return true; /* an empty file: no line */
+	if (!(m = fmemopen(buf, len, "r")))
+		return false;
+	restore_file(m, path, journal, gen, n);
+	fclose(m);
+	return true;
+}
+
 /*
  * At init(), before the thread starts: the originals the last slurmctld
  * wrote: the file (origs_persist), then its journal (origs_journal), whose
@@ -1305,9 +1357,12 @@ void origs_restore(void)
 	struct restore_count n = { 0 };
 	uint64_t gen = 0;
 	const char *dir = daemon_state_save_location();
-	bool any = false, unread = false;
+	bool any = false, unread = false, jsized = false;
+	char *fbuf = NULL, *jbuf = NULL;
+	size_t flen = 0, jlen = 0;
+	struct stat sb;
 	FILE *f, *jf;
-	int jerr;
+	int jerr, ferr;
 
 	steer.dir[0] = '\0';
 	steer.journal_size = 0;
@@ -1329,24 +1384,47 @@ void origs_restore(void)
 	 * the file read the old one */
 	jf = fopen(jpath, "re");
 	jerr = errno;
-	pthread_mutex_lock(&dec.lock);
-	if ((f = fopen(path, "re"))) {
-		restore_file(f, path, false, &gen, &n);
+	f = fopen(path, "re");
+	ferr = errno;
+	/* both read whole before dec.lock, which submissions take: a slow
+	 * StateSaveLocation (NFS, shared with a backup) holds none of them;
+	 * only the parsing is done under it */
+	if (f) {
+		fbuf = slurp_stream(f, &flen);
+		ferr = errno;
 		fclose(f);
+	}
+	if (jf) {
+		jbuf = slurp_stream(jf, &jlen);
+		jerr = errno;
+		jsized = !fstat(fileno(jf), &sb);
+		fclose(jf);
+	}
+	pthread_mutex_lock(&dec.lock);
+	if (fbuf && !restore_buf(fbuf, flen, path, false, &gen, &n)) {
+		ferr = errno;
+		free(fbuf);
+		fbuf = NULL;
+	}
+	if (fbuf) {
 		any = true;
-	} else if (errno != ENOENT) {
+	} else if (f || ferr != ENOENT) {
 		slurm_error("gpuplace: cannot read %s: %s; pending jobs placed before this "
-		            "start are not steered", path, strerror(errno));
+		            "start are not steered", path, strerror(ferr));
 		/* its generation unknown: the journal is read whole, and
 		 * nothing is written over the file before a change */
 		unread = true;
 	}
 	steer.generation = gen;
-	if (jf) {
-		struct stat sb, now;
+	if (jbuf && !restore_buf(jbuf, jlen, jpath, true, unread ? NULL : &gen, &n)) {
+		jerr = errno;
+		free(jbuf);
+		jbuf = NULL;
+	}
+	if (jbuf) {
+		struct stat now;
 
-		restore_file(jf, jpath, true, unread ? NULL : &gen, &n);
-		if (!fstat(fileno(jf), &sb)) {
+		if (jsized) {
 			steer.journal_size = sb.st_size;
 			/* the file unread: its lines go on under the journal's
 			 * last section, as they were read */
@@ -1359,11 +1437,10 @@ void origs_restore(void)
 			    now.st_ino == sb.st_ino && now.st_dev == sb.st_dev && unlink(jpath) == 0)
 				steer.journal_size = 0;
 		}
-		fclose(jf);
 		any = true;
 		/* its lines go into the file, which then replaces it */
 		steer.dirty = !unread;
-	} else if (jerr != ENOENT) {
+	} else if (jf || jerr != ENOENT) {
 		slurm_error("gpuplace: cannot read %s: %s; jobs decided just before the last "
 		            "stop may not be steered", jpath, strerror(jerr));
 	}
@@ -1375,6 +1452,8 @@ void origs_restore(void)
 	if (n.bad || n.repeated)
 		steer.dirty = true;
 	pthread_mutex_unlock(&dec.lock);
+	free(fbuf);
+	free(jbuf);
 	if (n.bad > 10)
 		slurm_error("gpuplace: %d more lines of the originals skipped", n.bad - 10);
 	if (n.journal > 0)

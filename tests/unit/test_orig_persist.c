@@ -59,6 +59,20 @@ int __wrap_unlink(const char *p)
 	return __real_unlink(p);
 }
 
+/* fopen() as the plugin's code calls it (linked with --wrap=fopen): the
+ * files opened while dec.lock, which submissions take, is held */
+static int fopen_locked;
+FILE *__real_fopen(const char *p, const char *mode);
+FILE *__wrap_fopen(const char *p, const char *mode);
+FILE *__wrap_fopen(const char *p, const char *mode)
+{
+	if (pthread_mutex_trylock(&dec.lock) == 0)
+		pthread_mutex_unlock(&dec.lock);
+	else
+		fopen_locked++;
+	return __real_fopen(p, mode);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -905,6 +919,26 @@ static void test_lock_busy(void **state)
 	assert_true(second < 1.0);
 }
 
+/* A start and a takeover open and read the file and its journal before
+ * they take dec.lock, which submissions wait for (a StateSaveLocation on
+ * NFS holds none of them); what they read is what they restore. */
+static void test_read_unlocked(void **state)
+{
+	char want[4096];
+
+	(void)state;
+	put("# generation 3\n" GOOD1);
+	snprintf(want, sizeof(want), "# generation 3\n%s", GOOD2);
+	put_at(jpath, want);
+	fopen_locked = 0;
+	origs_restore();
+	origs_takeover();
+	assert_int_equal(fopen_locked, 0);
+	assert_int_equal(log_matches("restored the originals of 2 jobs"), 2);
+	origs_persist();
+	records_are(GOOD1 GOOD2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -927,6 +961,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_waits_for_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_owner_ended, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_unlocked, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
