@@ -572,6 +572,10 @@ void origs_takeover(void);
  * new one that failed): this one takes them over again (origs_takeover)
  * before it writes */
 bool origs_resume_due(void);
+/* The start of process pid in clock ticks after boot (/proc/PID/stat,
+ * field 22, after the command's closing parenthesis), as the owner's name
+ * in gpuplace_originals.lock gives it; 0 when unknown. */
+unsigned long long orig_proc_start(long pid);
 struct ledger_entry *ledger_find(uint64_t ref);
 void steer_pass(gp_live_t *lv);
 /* Slurm's backfill plans in job list jobs (NULL: none), into *pl (empty

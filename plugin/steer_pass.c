@@ -572,9 +572,7 @@ static bool orig_path(char *buf, size_t len, const char *suffix)
  * passes here up to four times per refresh) */
 #define GP_ORIG_LOCK_BACKOFF_S 30
 
-/* The start of process pid in clock ticks after boot (/proc/PID/stat,
- * field 22, after the command's closing parenthesis); 0 when unknown. */
-static unsigned long long proc_start(long pid)
+unsigned long long orig_proc_start(long pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long v = 0;
@@ -638,7 +636,7 @@ static const char *owner_token(void)
 	own_host(host, sizeof(host));
 	own_boot(boot, sizeof(boot));
 	snprintf(tok, sizeof(tok), "gpuplace-owner host=%s pid=%ld start=%llu boot=%.40s\n", host,
-	         (long)getpid(), proc_start((long)getpid()), boot);
+	         (long)getpid(), orig_proc_start((long)getpid()), boot);
 	return tok;
 }
 
@@ -702,7 +700,7 @@ static bool owner_gone(const char *line)
 		return true;
 	token_field(line, " start=", v, sizeof(v));
 	start = known ? strtoull(v, NULL, 10) : 0;
-	now = proc_start(pid);
+	now = orig_proc_start(pid);
 	return start && now && start != now;
 }
 
@@ -720,10 +718,11 @@ static void name_owner(int fd, const char *path)
 }
 
 /* The lock, held (close the fd to release it); -1 when it cannot be
- * opened (*ours true: the caller writes as without one) or stayed busy
- * (*ours false).  claim: name this slurmctld its owner; else *ours says
- * whether it is (or nobody is named, or the one named on this host has
- * ended: then this one is named again). */
+ * opened (*ours true: the caller writes as without one), stayed busy, or
+ * names a slurmctld of this host that has ended (*ours false; then
+ * steer.resume: this one takes the originals over first).  claim: name
+ * this slurmctld its owner; else *ours says whether it is (or nobody is
+ * named). */
 static int orig_lock(bool claim, bool *ours, char *holder, size_t hlen)
 {
 	static bool nolock_said;

@@ -806,31 +806,6 @@ static void test_write_waits_for_lock(void **state)
 	free(got);
 }
 
-/* The start of process pid in clock ticks after boot (/proc/PID/stat). */
-static unsigned long long start_of(long pid)
-{
-	char p[64], buf[1024], *q;
-	unsigned long long v = 0;
-	size_t n;
-	FILE *f;
-	int i;
-
-	snprintf(p, sizeof(p), "/proc/%ld/stat", pid);
-	assert_non_null(f = fopen(p, "r"));
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	assert_non_null(q = strrchr(buf, ')'));
-	for (i = 3, q++; i < 22; i++) {
-		while (*q == ' ')
-			q++;
-		while (*q && *q != ' ')
-			q++;
-	}
-	assert_int_equal(sscanf(q, " %llu", &v), 1);
-	return v;
-}
-
 /* The slurmctld named in the lock, on this host, has ended (a
  * reconfigure's new process that took control and failed): this one
  * writes nothing until it has taken the originals over again, reading
@@ -876,8 +851,9 @@ static void test_owner_ended(void **state)
 	assert_null(strstr(got, line));
 	free(got);
 	/* one named that runs, with the start it has: alive */
+	assert_true(orig_proc_start((long)getppid()) > 0);
 	snprintf(line, sizeof(line), "gpuplace-owner host=%s pid=%ld start=%llu boot=-\n", host,
-	         (long)getppid(), start_of((long)getppid()));
+	         (long)getppid(), orig_proc_start((long)getppid()));
 	put_at(lpath, line);
 	save_one(1764400000000403ULL, "tp=7");
 	origs_persist();
@@ -885,7 +861,7 @@ static void test_owner_ended(void **state)
 	assert_int_equal(log_matches("writes them no more"), 1);
 	/* the same pid, started at another time: its pid used again */
 	snprintf(line, sizeof(line), "gpuplace-owner host=%s pid=%ld start=%llu boot=-\n", host,
-	         (long)getppid(), start_of((long)getppid()) + 1);
+	         (long)getppid(), orig_proc_start((long)getppid()) + 1);
 	put_at(lpath, line);
 	origs_persist();
 	assert_true(origs_resume_due());
