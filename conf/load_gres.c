@@ -43,6 +43,9 @@ static int count_files(const gp__conf_loc_t *loc, const char *key, const char *v
 	/* a line may describe more GPUs than the model holds on a node that
 	 * slurm.conf gives as many (its GPUs are then Slurm's alone);
 	 * apply_node holds the count to the node's */
+	if (gp__hostlist_junk(val))
+		return gp__conf_err(err, loc, key, "'%.60s' is not a valid file list (a bracket holds "
+		                    "only numbers, ranges A-B and commas)", val);
 	if (!gp__hostlist_within(val, GRES_LINE_MAX))
 		return gp__conf_err(err, loc, key, "'%.60s' names more than %ld files", val,
 		                    GRES_LINE_MAX);

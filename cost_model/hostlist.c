@@ -12,20 +12,44 @@
 
 #include "model.h"
 
+/* The first character in a bracket of list that is not a digit, '-' or
+ * ',' (NULL: none).  libslurm reads such junk as part of a range and
+ * expands it: "n[0l-16]" names n00 to n16, and
+ * "g[00\x8d-9121][00gr\x8d-9121][00grff-9120]" 7.6e11 hosts, hours of
+ * expansion before anything can count them (found by the live fuzz
+ * target). */
+const char *gp__hostlist_junk(const char *list)
+{
+	const char *p;
+	bool in = false;
+
+	for (p = list; p && *p; p++) {
+		if (*p == '[')
+			in = true;
+		else if (*p == ']')
+			in = false;
+		else if (in && !(*p >= '0' && *p <= '9') && *p != '-' && *p != ',')
+			return p;
+	}
+	return NULL;
+}
+
 /* How many names a host list expands to, counted without expanding it:
  * libslurm builds every range before anything can check its size, so
  * "n[0-88000000000]" kept it busy for minutes (found by the gres_conf
  * fuzz target).  Counts names separated by top-level commas, each the
  * product of its bracket expressions ("r[1-2]n[01-04]" is 8), a bracket
  * the sum of its "A" and "A-B" items.  Returns false once the count passes
- * max; syntax it does not follow (anything but digits, '-' and ',' in a
- * bracket) is skipped over, its numbers still counted, and libslurm judges
- * the syntax. */
+ * max, and for a bracket holding anything but digits, '-' and ','
+ * (gp__hostlist_junk: libslurm would read it as ranges); an unclosed
+ * bracket is left to libslurm, which passes it through as one name. */
 bool gp__hostlist_within(const char *list, unsigned long long max)
 {
 	unsigned long long total = 0, name = 1;
 	const char *p;
 
+	if (gp__hostlist_junk(list))
+		return false;
 	for (p = list;; p++) {
 		if (*p == '[') {
 			unsigned long long sum = 0;
@@ -34,8 +58,8 @@ bool gp__hostlist_within(const char *list, unsigned long long max)
 				unsigned long long a = 0, b;
 				int digits = 0;
 
-				/* anything but a number is skipped, not trusted: libslurm
-				 * read "gb[0!0-8800000000000000000000]" as a range too */
+				/* ',', or a '-' without its end (junk was refused
+				 * above) */
 				if (*p < '0' || *p > '9') {
 					p++;
 					continue;
@@ -74,11 +98,17 @@ int gp__hostlist_each(const char *what, const char *list, int32_t max, gp__host_
                       void *arg, gp_error_t *err)
 {
 	gp_hostlist_t hl;
+	const char *junk;
 	char *h;
 	int count, rc = GP_OK;
 
 	if (!list || !*list)
 		return gp__errorf(err, GP_EINVAL, "%s: empty host list", what);
+	if ((junk = gp__hostlist_junk(list)) != NULL)
+		return gp__errorf(err, GP_EINVAL, "%s: '%.80s%s' is not a valid host list: '%c' "
+		                  "in a bracket (only numbers, ranges A-B and commas)", what, list,
+		                  strlen(list) > 80 ? "..." : "",
+		                  *junk >= ' ' && *junk < 127 ? *junk : '?');
 	if (max < 0 || !gp__hostlist_within(list, (unsigned long long)max))
 		return gp__errorf(err, GP_ELIMIT, "%s: '%.80s%s' names more than %d hosts", what,
 		                  list, strlen(list) > 80 ? "..." : "", (int)max);

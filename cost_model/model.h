@@ -458,8 +458,13 @@ typedef int (*gp__host_fn)(void *arg, const char *name, gp_error_t *err);
 
 /* Whether host list `list' names at most max hosts, counted without
  * expanding it (libslurm builds every range first: "n[0-88000000000]" kept
- * it busy for minutes); syntax it does not follow is left to libslurm. */
+ * it busy for minutes); false too for a bracket holding anything but
+ * digits, '-' and ',' (gp__hostlist_junk), which libslurm reads as ranges. */
 bool gp__hostlist_within(const char *list, unsigned long long max);
+
+/* The first character in a bracket of list that is not a digit, '-' or
+ * ',', NULL for none. */
+const char *gp__hostlist_junk(const char *list);
 
 /*
  * The one host-list expander (cost_model/hostlist.c), libslurm's

@@ -222,8 +222,9 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 
 	/* a node list longer than slurmctld has nodes is no job's: it is
 	 * not expanded (a product of ranges can name billions of
-	 * hosts, an hour's work); its nodes' own records still give their
-	 * GPUs in use */
+	 * hosts, an hour's work), nor one with junk in its ranges, which
+	 * libslurm expands as ranges too; its nodes' own records still
+	 * give their GPUs in use */
 	if (!gp__hostlist_within(ji->nodes, max_nodes)) {
 		(*unreadable)++;
 		return 0;
@@ -232,10 +233,7 @@ static int add_job(gp_state_t *s, const gp_cluster_t *c, const slurm_job_info_t 
 	if (!hl)
 		return -1;
 	n = slurm_hostlist_count(hl);
-	/* and as libslurm counts it: it reads ranges in brackets that
-	 * gp__hostlist_within skips as junk ("g[00\x8d-9121][00grff-9120]"
-	 * named 83 million hosts, half a minute of expansion, found by the
-	 * live fuzz target) */
+	/* and as libslurm counts it, should it read a list otherwise */
 	if (n < 0 || (uint32_t)n > max_nodes) {
 		slurm_hostlist_destroy(hl);
 		(*unreadable)++;

@@ -998,7 +998,18 @@ static const err_case_t err_cases[] = {
 	  "gres.conf:1: NodeName: 'n[000-8800000000000000000000]' names more than 1048576 hosts" },
 	{ "a too-large range behind a character ranges do not have",
 	  { KEEP, KEEP, "NodeName=gb[0!0-8800000000000000000000] Name=gpu Type=h100\n", KEEP, KEEP },
-	  "gres.conf:1: NodeName: 'gb[0!0-8800000000000000000000]' names more than 1048576 hosts" },
+	  "gres.conf:1: NodeName: 'gb[0!0-8800000000000000000000]' is not a valid host list: '!' "
+	  "in a bracket (only numbers, ranges A-B and commas)" },
+	/* libslurm reads junk in a range as part of it: n[1l-4] would be
+	 * n1 to n4, /dev/nvidia[0l-3] four files */
+	{ "a letter in a node range",
+	  { "\nNodeName=n[1l-4] Gres=gpu:4\n", KEEP, KEEP, KEEP, KEEP },
+	  "slurm.conf:2: NodeName: 'n[1l-4]' is not a valid host list: 'l' in a bracket (only "
+	  "numbers, ranges A-B and commas)" },
+	{ "a letter in a file range",
+	  { KEEP, KEEP, "NodeName=n[1-4] Name=gpu File=/dev/nvidia[0l-3]\n", KEEP, KEEP },
+	  "gres.conf:1: File: '/dev/nvidia[0l-3]' is not a valid file list (a bracket holds only "
+	  "numbers, ranges A-B and commas)" },
 	{ "host ranges whose product is too large",
 	  { "NodeName=r[1-2000]n[1-2000] Gres=gpu:4\n", KEEP, KEEP, KEEP, KEEP },
 	  "slurm.conf:1: NodeName: 'r[1-2000]n[1-2000]' names more than 1048576 hosts" },

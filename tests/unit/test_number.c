@@ -160,6 +160,13 @@ static void test_hostlist(void **unused)
 		{ "n[1-2", GP_EINVAL, "W: 'n[1-2' is not a valid host list" },
 		{ "n1]", GP_EINVAL, "W: 'n1]' is not a valid host list" },
 		{ "n\"1", GP_EINVAL, "W: 'n\"1' is not a valid host list" },
+		/* junk in a range, which libslurm reads as n0 to n3 */
+		{ "n[0l-3]", GP_EINVAL, "W: 'n[0l-3]' is not a valid host list: 'l' in a bracket "
+		  "(only numbers, ranges A-B and commas)" },
+		{ "n[1-2, 3]", GP_EINVAL, "W: 'n[1-2, 3]' is not a valid host list: ' ' in a "
+		  "bracket (only numbers, ranges A-B and commas)" },
+		{ "n[1\x8d-3]", GP_EINVAL, "W: 'n[1\x8d-3]' is not a valid host list: '?' in a "
+		  "bracket (only numbers, ranges A-B and commas)" },
 		{ "", GP_EINVAL, "W: empty host list" },
 		{ "n[1-9]", GP_ELIMIT, "W: 'n[1-9]' names more than 8 hosts" },
 		{ "n1,n9", GP_ENOENT, "W: unknown node 'n9'" },
