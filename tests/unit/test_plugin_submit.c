@@ -555,6 +555,46 @@ static void test_user_mistakes_at_verbose(void **unused)
 	}
 }
 
+/* Junk in a node list's ranges, which libslurm reads as ranges (h100n[01l-02]
+ * as two nodes; the second list as 7.6e11 hosts, hours of expansion): the
+ * job passes at once, unchanged but for the comment that says why. */
+static void test_junk_node_lists(void **unused)
+{
+	static const struct {
+		const char *req, *exc, *why;
+	} cases[] = {
+		{ "h100n[01l-02]", NULL, "gpuplace: PASS --nodelist: 'h100n[01l-02]' is not a valid "
+		  "host list: 'l' in a bracket" },
+		{ NULL, "g[00\x8d-9121][00gr\x8d-9121][00grff-9120],Mh", "gpuplace: PASS --exclude: "
+		  "'g[00\x8d-9121][00gr\x8d-9121][00grff-9120],Mh' is not a valid host list: '?' in "
+		  "a bracket" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		job_desc_msg_t *j = gp_test_job_new("gres:gpu:16", NULL);
+		struct timespec t0, t1;
+		char *msg;
+
+		if (cases[i].req)
+			j->req_nodes = slurm_xstrdup(cases[i].req);
+		if (cases[i].exc)
+			j->exc_nodes = slurm_xstrdup(cases[i].exc);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		assert_null(msg);
+		if (!j->admin_comment || strncmp(j->admin_comment, cases[i].why, strlen(cases[i].why)))
+			fail_msg("case %zu: comment %s", i, j->admin_comment ? j->admin_comment : "(none)");
+		assert_string_equal(j->req_nodes ? j->req_nodes : "", cases[i].req ? cases[i].req : "");
+		assert_string_equal(j->exc_nodes ? j->exc_nodes : "", cases[i].exc ? cases[i].exc : "");
+		assert_null(j->features);
+		assert_true((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec) <
+		            5.0);
+		gp_test_job_free(j);
+	}
+}
+
 /* ---- 7. hints never change whether Slurm accepts a job ---------------------------- */
 
 static void test_hints_do_not_change_acceptance(void **unused)
@@ -1167,6 +1207,8 @@ int main(void)
 		                                teardown_site),
 		cmocka_unit_test_setup_teardown(test_log_escapes_user_text, setup_mixed, teardown_site),
 		cmocka_unit_test_setup_teardown(test_user_mistakes_at_verbose, setup_mixed, teardown_site),
+		cmocka_unit_test_setup_teardown(test_junk_node_lists, setup_superpod,
+		                                teardown_site),
 		cmocka_unit_test_setup_teardown(test_hints_do_not_change_acceptance, setup_mixed,
 		                                teardown_site),
 		cmocka_unit_test_setup_teardown(test_stray_hint_without_gpus, setup_mixed, teardown_site),
