@@ -263,6 +263,10 @@ int build_request(const job_desc_msg_t *j, const gp_cluster_t *c, gp_request_t *
 
 	why[0] = '\0';
 	type[0] = '\0';
+	/* none until the request is read whole: a job that passes with a
+	 * count gpuplace could not read or express (several types, GPUs per
+	 * task) gets no rack license or booking for a guess of it */
+	r->gpus = 0;
 	if (tres_field("--gpus", j->tres_per_job, &per_job, type, why, len) ||
 	    tres_field("--gres/--gpus-per-node", j->tres_per_node, &per_node, node_type, why, len))
 		return 0;

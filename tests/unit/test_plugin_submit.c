@@ -724,6 +724,9 @@ static void test_hres_licenses(void **unused)
 		{ "gres/gpu:a100:2", NULL, NO_VAL, "a:1|b:1", "a:1|b:1", "an OR list" },
 		{ "gres/gpu:a100:2", NULL, NO_VAL, "rackpower:5", "rackpower:5", "the resource itself" },
 		{ NULL, NULL, NO_VAL, "matlab:1", "matlab:1", NULL },      /* no GPUs */
+		/* a count gpuplace cannot read or express: as written */
+		{ "gres/gpu:a100:2,gres/gpu:l40s:2", NULL, NO_VAL, NULL, NULL, NULL },
+		{ "gres/gpu:a100:2:x", NULL, NO_VAL, "matlab:1", "matlab:1", NULL },
 	};
 	size_t i;
 
@@ -910,6 +913,12 @@ static void test_lic_requests(void **unused)
 		{ NULL, NULL, NO_VAL, NULL, "matlab:1", true, -1, NULL, NULL, NULL }, /* no GPUs */
 		/* in a reservation (its nodes may be one rack's): as it is */
 		{ "gres/gpu:1", NULL, NO_VAL, NULL, NULL, true, -1, NULL, NULL, "runs in reservation" },
+		/* GPUs gpuplace cannot read or express pass unchanged: no rack
+		 * (rack1 has no L40S) and no license for a guess of the count */
+		{ "gres/gpu:a100:2,gres/gpu:l40s:2", NULL, NO_VAL, NULL, NULL, true, -1, NULL, NULL,
+		  "names more than one GPU type" },
+		{ "gres/gpu:a100:2:x", NULL, NO_VAL, NULL, NULL, true, -1, NULL, NULL,
+		  "cannot read the GPU request" },
 	};
 	size_t i;
 
