@@ -211,6 +211,52 @@ void domain_of(const gp_cluster_t *c, const gp_scored_t *best, char *buf, size_t
 	gp_outcome_domain(c, best, buf, len);
 }
 
+/*
+ * Into out (outlen bytes), the domain constraint f ("[a|b|...]", the
+ * alternatives best first, or one feature) cut to its first alternatives
+ * so that it takes at most room characters: slurmctld refuses a job whose
+ * constraint is longer than GP_SLURM_FEATURES_MAX (job_mgr.c
+ * _test_job_desc_fields, after the job_submit plugins), and a site of many
+ * leaves gives a group of up to 1,023 that the user's own constraint is
+ * AND-ed to.  0 when f fits whole, else the alternatives left out; -1 when
+ * not even the first fits.
+ */
+int fit_alternatives(const char *f, size_t room, char *out, size_t outlen)
+{
+	size_t len = strlen(f), used = 0, k;
+	const char *p;
+	int kept = 0, all = 0;
+
+	if (len <= room && len < outlen) {
+		memcpy(out, f, len + 1);
+		return 0;
+	}
+	if (*f != '[' || len < 2 || f[len - 1] != ']')
+		return -1;
+	for (p = f + 1; *p && *p != ']'; p += k + (p[k] == '|')) {
+		k = strcspn(p, "|]");
+		all++;
+		/* "[" + the kept ones + "|" + this one + "]" */
+		if (k > 0 && used + 1 + k + 1 <= room && used + 1 + k + 2 <= outlen) {
+			out[used++] = kept ? '|' : '[';
+			memcpy(out + used, p, k);
+			used += k;
+			kept++;
+		}
+	}
+	if (!kept)
+		return -1;
+	if (kept == 1) {
+		/* one alternative is one feature */
+		memmove(out, out + 1, used - 1);
+		out[used - 1] = '\0';
+	} else {
+		out[used++] = ']';
+		out[used] = '\0';
+	}
+	return all - kept;
+}
+
 #define ADD(...) do { if (n < (int)sizeof(comment)) \
 	n += snprintf(comment + n, sizeof(comment) - (size_t)n, __VA_ARGS__); } while (0)
 
@@ -265,7 +311,8 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 			    o->switches == 1 ? "" : "es");
 	} else if (o->kind == GP_DECIDE_CONSTRAIN) {
 		char *old = j->features;
-		bool added = false, segmented;
+		bool added = false, segmented, too_long = false;
+		int cut = 0;
 
 		/* narrow, never widen: AND the user's own constraint; a user's
 		 * own bracket group cannot take a second one, so it stays
@@ -273,13 +320,29 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 		 * slurmctld refuses inside parentheses (job_scheduler.c
 		 * build_feature_list: "Invalid feature specification") */
 		if (*o->features && (!old || !*old)) {
-			j->features = slurm_xstrdup(o->features);
-			slurm_xfree((void **)&old);
-			added = true;
+			if ((cut = fit_alternatives(o->features, GP_SLURM_FEATURES_MAX, o->fit,
+			                            sizeof(o->fit))) >= 0) {
+				o->features = o->fit;
+				j->features = slurm_xstrdup(o->features);
+				slurm_xfree((void **)&old);
+				added = true;
+			} else {
+				too_long = true;
+			}
 		} else if (*o->features && !strchr(old, '[') && !strchr(old, '*')) {
-			j->features = slurm_xstrdup_printf("(%s)&%s", old, o->features);
-			slurm_xfree((void **)&old);
-			added = true;
+			/* "(old)&" before the domain's */
+			size_t have = strlen(old) + 3;
+
+			if (have < GP_SLURM_FEATURES_MAX &&
+			    (cut = fit_alternatives(o->features, GP_SLURM_FEATURES_MAX - have, o->fit,
+			                            sizeof(o->fit))) >= 0) {
+				o->features = o->fit;
+				j->features = slurm_xstrdup_printf("(%s)&%s", old, o->features);
+				slurm_xfree((void **)&old);
+				added = true;
+			} else {
+				too_long = true;
+			}
 		}
 		/* cut into segments where no block had room (decide.c,
 		 * segment_job): only with the leaf constraint that keeps the
@@ -288,10 +351,18 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 		            gp_job_set_segment(j, o->segment);
 		if (!segmented)
 			o->segment = 0;
-		if (added)
+		if (added && cut > 0)
+			ADD("gpuplace: CONSTRAIN %s (%d more alternative%s left out: Slurm takes a "
+			    "constraint of at most %d characters)", o->features, cut, cut == 1 ? "" : "s",
+			    GP_SLURM_FEATURES_MAX);
+		else if (added)
 			ADD("gpuplace: CONSTRAIN %s", o->features);
 		else if (segmented)
 			ADD("gpuplace: CONSTRAIN");
+		else if (too_long)
+			ADD("gpuplace: CONSTRAIN not applied (%.200s%s): with the job's own constraint "
+			    "it would be longer than the %d characters Slurm takes", o->features,
+			    strlen(o->features) > 200 ? "..." : "", GP_SLURM_FEATURES_MAX);
 		else if (*o->features)
 			ADD("gpuplace: CONSTRAIN not applied (%s): the job's own constraint has %s",
 			    o->features, strchr(old, '[') ? "a matching-OR group"

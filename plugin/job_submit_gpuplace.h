@@ -397,10 +397,18 @@ bool book_pass(struct gp_conf *c, job_desc_msg_t *j, gp_request_t *r, const char
 
 /* ---- applying a decision (apply.c) ---------------------------------------- */
 
+/* slurmctld refuses a job whose constraint (or licenses) is longer than
+ * 1024 characters: job_mgr.c _test_job_desc_fields, _test_strlen(
+ * job_desc->features, "features", 1024), run after the job_submit
+ * plugins (22.05 to 25.11). */
+#define GP_SLURM_FEATURES_MAX 1024
+int fit_alternatives(const char *f, size_t room, char *out, size_t outlen);
+
 /* What was decided, as apply() writes it into the job. */
 struct outcome {
 	gp_decision_kind_t kind;      /* after exactness: a PIN may become CONSTRAIN */
 	const char *features;         /* CONSTRAIN: the constraint to add, "" = none */
+	char fit[1040];               /* features cut to Slurm's length (apply()) */
 	char *tres_node;              /* PIN: new tres_per_node (Slurm-allocated) or NULL */
 	char unpinned[160];           /* why a PIN became CONSTRAIN, "" = it did not */
 	char nofeat[200];             /* domain features left out (gp_outcome_t) */

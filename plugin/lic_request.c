@@ -532,6 +532,12 @@ bool lic_keep(job_desc_msg_t *j, const struct gp_conf *c, int32_t rack, int64_t 
 		/* the feature first: a license without it could be taken in
 		 * another rack; lic_pick left out constraints it cannot be
 		 * AND-ed to */
+		if (*field && strlen(feat) + 1 + strlen(*field) > GP_SLURM_FEATURES_MAX) {
+			slurm_verbose("gpuplace: %s: no rack license: with rack %s's feature its "
+			              "constraint would be longer than the %d characters Slurm takes",
+			              label, cl->racks[rack].name, GP_SLURM_FEATURES_MAX);
+			return false;
+		}
 		nv = *field && **field ? slurm_xstrdup_printf("%s&%s", feat, *field)
 		                       : slurm_xstrdup(feat);
 	}

@@ -238,7 +238,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct input in = { 0, 0, false, 1000, { NULL }, { NULL }, 0, 0 };
 	job_desc_msg_t *j;
 	char *msg = NULL;
-	bool had_nodes;
+	bool had_nodes, fits;
 	int rc;
 
 	if (!text)
@@ -263,9 +263,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	published = in.busy;
 	had_nodes = j->req_nodes != NULL;
+	fits = (!j->features || strlen(j->features) <= 1024) &&
+	       (!j->licenses || strlen(j->licenses) <= 1024);
 	rc = job_submit(j, in.uid, &msg);
 	/* an answer, and a message only with a refusal, as Slurm reads them */
 	if ((rc == SLURM_SUCCESS && msg) || (msg && strlen(msg) > 65536))
+		abort();
+	/* a constraint and licenses Slurm took stay within what it takes
+	 * (job_mgr.c _test_job_desc_fields: 1024 characters each) */
+	if (rc == SLURM_SUCCESS && fits &&
+	    ((j->features && strlen(j->features) > 1024) ||
+	     (j->licenses && strlen(j->licenses) > 1024)))
 		abort();
 	if (rc == SLURM_SUCCESS && !had_nodes && j->req_nodes)
 		check_pin(j);

@@ -281,6 +281,82 @@ static void test_apply_constrain(void **unused)
 	}
 }
 
+/* Slurm refuses a constraint over 1024 characters (job_mgr.c
+ * _test_job_desc_fields, after the job_submit plugins): a domain group
+ * keeps its first alternatives that fit beside the user's constraint, one
+ * left is one feature, none is not applied. */
+static void test_apply_constrain_long(void **unused)
+{
+	/* 99 alternatives of 9 characters: "[" + 99 x 9 + 98 "|" + "]" = 991 */
+	char group[1040], user[1040], want[1100];
+	size_t used = 0, k;
+	int i, cut;
+
+	group[used++] = '[';
+	for (i = 0; i < 99; i++)
+		used += (size_t)snprintf(group + used, sizeof(group) - used, "%sgpsw_l%03d",
+		                         i ? "|" : "", i);
+	group[used++] = ']';
+	group[used] = '\0';
+	assert_int_equal(strlen(group), 991);
+	/* the function alone: whole, cut, one left, none */
+	assert_int_equal(fit_alternatives(group, 1024, want, sizeof(want)), 0);
+	assert_string_equal(want, group);
+	assert_int_equal(fit_alternatives(group, 21, want, sizeof(want)), 97);
+	assert_string_equal(want, "[gpsw_l000|gpsw_l001]");
+	assert_int_equal(fit_alternatives(group, 20, want, sizeof(want)), 98);
+	assert_string_equal(want, "gpsw_l000");
+	assert_int_equal(fit_alternatives(group, 8, want, sizeof(want)), -1);
+	assert_int_equal(fit_alternatives("gpsw_l000", 8, want, sizeof(want)), -1);
+	for (k = 0; k < 3; k++) {
+		/* a user constraint of 40, 1000 and 1020 characters */
+		static const size_t ulen[] = { 40, 1000, 1020 };
+		job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
+		gp_decision_t d;
+		struct outcome o;
+
+		/* a1000&a100&a100... */
+		memset(user, 0, sizeof(user));
+		for (used = 0; used < ulen[k]; used += 5)
+			memcpy(user + used, used ? "&a100" : "a1000", 5);
+		user[ulen[k]] = '\0';
+		one_set(&d, &o);
+		j->features = slurm_xstrdup(user);
+		o.kind = GP_DECIDE_CONSTRAIN;
+		o.features = group;
+		apply(j, cl, &d, &o);
+		assert_true(strlen(j->features) <= 1024);
+		if (k == 0) {
+			/* "(user)&" is 43: 98 alternatives fit in 981, the
+			 * last one is left out */
+			cut = 1;
+			assert_int_equal(strncmp(j->features, "(a1000&a100", 11), 0);
+			assert_non_null(strstr(j->features, ")&[gpsw_l000|"));
+			assert_non_null(strstr(j->features, "|gpsw_l097]"));
+			assert_null(strstr(j->features, "gpsw_l098"));
+			assert_int_equal(strlen(j->features), 1024);
+			snprintf(want, sizeof(want), "gpuplace: CONSTRAIN [gpsw_l000|");
+			assert_int_equal(strncmp(j->admin_comment, want, strlen(want)), 0);
+			snprintf(want, sizeof(want), "|gpsw_l097] (%d more alternative left out: Slurm "
+			         "takes a constraint of at most 1024 characters)", cut);
+			assert_non_null(strstr(j->admin_comment, want));
+		} else if (k == 1) {
+			/* "(user)&" is 1003, and 21 for two alternatives */
+			snprintf(want, sizeof(want), "(%s)&[gpsw_l000|gpsw_l001]", user);
+			assert_string_equal(j->features, want);
+		} else {
+			/* 1023 + 9 does not fit: the user's alone */
+			assert_string_equal(j->features, user);
+			snprintf(want, sizeof(want), "gpuplace: CONSTRAIN not applied ([gpsw_l000|");
+			assert_int_equal(strncmp(j->admin_comment, want, strlen(want)), 0);
+			assert_non_null(strstr(j->admin_comment, "...): with the job's own constraint it "
+			                       "would be longer than the 1024 characters Slurm takes"));
+		}
+		gp__decision_clear(&d);
+		gp_test_job_free(j);
+	}
+}
+
 /* A job left to Slurm's placement (CONSTRAIN, no feature, no set: a job
  * that fits one block with no block free) whose hints size its
  * checkpoint: the comment says the nodes are Slurm's to choose, not that
@@ -485,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_apply_pin),
 		cmocka_unit_test(test_apply_pin_names_user_nodes),
 		cmocka_unit_test(test_apply_constrain),
+		cmocka_unit_test(test_apply_constrain_long),
 		cmocka_unit_test(test_apply_left_to_slurm_ckpt),
 		cmocka_unit_test(test_apply_segments),
 		cmocka_unit_test(test_apply_ckpt),

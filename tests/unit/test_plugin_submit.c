@@ -970,6 +970,51 @@ static void test_lic_requests(void **unused)
 	}
 }
 
+/* A rack's feature AND-ed to a constraint of 1,014 characters would make
+ * it longer than the 1024 Slurm takes (job_mgr.c _test_job_desc_fields,
+ * after the job_submit plugins, refuses the job): the job keeps its own
+ * constraint and gets no license, with a line that says why; one of 1,011
+ * still takes both. */
+static void test_lic_long_constraint(void **unused)
+{
+	static const size_t len[] = { 1014, 1011 };
+	char user[1100], want[1200];
+	size_t k, used;
+	int i;
+
+	for (k = 0; k < 2; k++) {
+		job_desc_msg_t *j = gp_test_job_new("gres/gpu:1", NULL);
+		char *msg;
+
+		/* a100&a100&...: 203 of them (1,014), or 200 and rack1&rack1
+		 * (1,011) */
+		for (used = 0, i = 0; i < (k ? 200 : 203); i++)
+			used += (size_t)snprintf(user + used, sizeof(user) - used, "%sa100", i ? "&" : "");
+		if (k)
+			used += (size_t)snprintf(user + used, sizeof(user) - used, "&rack1&rack1");
+		assert_int_equal(used, len[k]);
+		j->features = slurm_xstrdup(user);
+		log_clear();
+		(void)submit(j, &msg);
+		slurm_xfree((void **)&msg);
+		assert_true(strlen(j->features) <= 1024);
+		if (k == 0) {
+			assert_string_equal(j->features, user);
+			assert_null(j->licenses);
+			if (!log_find(LOGL_VERBOSE, "constraint would be longer than the 1024 characters "
+			              "Slurm takes")) {
+				log_dump();
+				fail_msg("no line saying why");
+			}
+		} else {
+			snprintf(want, sizeof(want), "gprack_rack1&%s", user);
+			assert_string_equal(j->features, want);
+			assert_string_equal(j->licenses, "rackpw_rack1:265");
+		}
+		gp_test_job_free(j);
+	}
+}
+
 /* The job's partitions bound its rack (the request of a one-GPU job holds
  * none): partition a100 has no rack3 node, however much room rack3 has;
  * of two partitions, the nodes of either. */
@@ -1226,6 +1271,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hres_load, setup_hres, teardown_hres),
 		cmocka_unit_test_setup_teardown(test_lic_requests, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_burst, setup_lic, teardown_lic),
+		cmocka_unit_test_setup_teardown(test_lic_long_constraint, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_pin_two_racks, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_cross_rack_pin, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_unpinned_in_one_rack, setup_lic, teardown_lic),
