@@ -257,8 +257,12 @@ int fit_alternatives(const char *f, size_t room, char *out, size_t outlen)
 	return all - kept;
 }
 
-#define ADD(...) do { if (n < (int)sizeof(comment)) \
-	n += snprintf(comment + n, sizeof(comment) - (size_t)n, __VA_ARGS__); } while (0)
+/* The comment's text before its tail (the job's own -w and the ref), which
+ * stays whole however long the text before it is (a PIN's node list, a
+ * reservation's name): the ref links the job to its decision (the ledger,
+ * steering, gp_comment_section). */
+#define ADD(...) do { if (n < lim) \
+	n += snprintf(comment + n, (size_t)(lim - n), __VA_ARGS__); } while (0)
 
 void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
            struct outcome *o)
@@ -267,21 +271,25 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 	const gp_job_profile_t *p = o->profile;
 	bool compute = p && (p->compute_s > 0 || p->flops > 0);
 	char comment[1536], *list = best ? gp__scored_nodelist(c, best) : NULL;
-	char user_nodes[GP_USER_NODES_MAX + 1] = "";
-	bool user_long = false;
-	int n = 0;
+	char tail[GP_USER_NODES_MAX + 96];
+	int n = 0, lim;
 
 	/* a segment goes with a feature CONSTRAIN only (below) */
 	if (o->kind != GP_DECIDE_CONSTRAIN || o->switches)
 		o->segment = 0;
+	/* the job's own -w, which a PIN replaces: said in the comment
+	 * (steer_release reads it back), just the token when long */
+	if (o->kind == GP_DECIDE_PIN && best && list && j->req_nodes && *j->req_nodes &&
+	    strlen(j->req_nodes) > GP_USER_NODES_MAX)
+		snprintf(tail, sizeof(tail), "%s; ref %llu", GP_USER_NODES_TOKEN,
+		         (unsigned long long)o->ref);
+	else if (o->kind == GP_DECIDE_PIN && best && list && j->req_nodes && *j->req_nodes)
+		snprintf(tail, sizeof(tail), "%s %s; ref %llu", GP_USER_NODES_TOKEN, j->req_nodes,
+		         (unsigned long long)o->ref);
+	else
+		snprintf(tail, sizeof(tail), "; ref %llu", (unsigned long long)o->ref);
+	lim = (int)(sizeof(comment) - strlen(tail));
 	if (o->kind == GP_DECIDE_PIN && best && list) {
-		/* the job's own -w, which the PIN replaces: said in the comment
-		 * (steer_release reads it back) */
-		if (j->req_nodes && *j->req_nodes) {
-			user_long = strlen(j->req_nodes) > GP_USER_NODES_MAX;
-			if (!user_long)
-				snprintf(user_nodes, sizeof(user_nodes), "%s", j->req_nodes);
-		}
 		slurm_xfree((void **)&j->req_nodes);
 		j->req_nodes = slurm_xstrdup(list);
 		j->min_nodes = j->max_nodes = (uint32_t)best->nnodes;
@@ -437,11 +445,12 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 		                                  : "no hints give the checkpoint size");
 	if (j->reservation && *j->reservation)
 		ADD("; inside reservation %.200s", j->reservation);
-	if (user_long)
-		ADD("%s", GP_USER_NODES_TOKEN);
-	else if (*user_nodes)
-		ADD("%s %s", GP_USER_NODES_TOKEN, user_nodes);
-	ADD("; ref %llu", (unsigned long long)o->ref);
+	/* the tail, whole: a text cut short ends in "..." before it */
+	if (n > lim - 1) {
+		n = lim - 1;
+		memcpy(comment + n - 3, "...", 3);
+	}
+	memcpy(comment + n, tail, strlen(tail) + 1);
 	{
 		/* gpuplace's part only: what else the comment holds stays */
 		char *merged = comment_with(j->admin_comment, comment);

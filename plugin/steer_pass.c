@@ -1779,11 +1779,25 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	 * until max-time */
 	plan->drop_switch = o->st.every_refresh;
 	{
+		/* the old tail (its ref last) whole, however long the new
+		 * node list: cut, the text before it ends in "..." */
 		char comment[1536];
+		size_t tl = tail ? (size_t)(sec + sec_len - tail) : 0;
+		int room = (int)sizeof(comment) - 1 - (int)tl, hn;
 
-		snprintf(comment, sizeof(comment), "gpuplace: PIN %s; exactly %d node%s; steered while "
-		         "pending: %s%.*s", list, d.cands[0].nnodes, d.cands[0].nnodes == 1 ? "" : "s",
-		         plan->why, (int)(sec + sec_len - tail), tail);
+		if (!tail || room < 64) {
+			plan_clear(plan);
+			goto out;
+		}
+		hn = snprintf(comment, (size_t)room + 1, "gpuplace: PIN %s; exactly %d node%s; "
+		              "steered while pending: %s", list, d.cands[0].nnodes,
+		              d.cands[0].nnodes == 1 ? "" : "s", plan->why);
+		if (hn > room) {
+			hn = room;
+			memcpy(comment + hn - 3, "...", 3);
+		}
+		memcpy(comment + hn, tail, tl);
+		comment[hn + (int)tl] = '\0';
 		plan->comment = comment_with(ji->admin_comment, comment);
 	}
 	if (!plan->req_nodes || !plan->features || !plan->comment) {

@@ -357,6 +357,45 @@ static void test_apply_constrain_long(void **unused)
 	}
 }
 
+/* However long the comment's text (a group of many leaves, a long reason
+ * not to pin, a long reservation name), it ends in the job's ref, which
+ * links the job to its decision: cut, the text ends in "..." before it. */
+static void test_apply_comment_keeps_ref(void **unused)
+{
+	char group[1040], resv[256];
+	size_t used = 0, start, len;
+	job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
+	gp_decision_t d;
+	struct outcome o;
+	int i;
+
+	group[used++] = '[';
+	for (i = 0; i < 99; i++)
+		used += (size_t)snprintf(group + used, sizeof(group) - used, "%sgpsw_l%03d",
+		                         i ? "|" : "", i);
+	group[used++] = ']';
+	group[used] = '\0';
+	memset(resv, 'r', 250);
+	resv[250] = '\0';
+	one_set(&d, &o);
+	o.kind = GP_DECIDE_CONSTRAIN;
+	o.features = group;
+	o.ref = 4242424242ULL;
+	memset(o.unpinned, 'u', sizeof(o.unpinned) - 1);
+	j->reservation = slurm_xstrdup(resv);
+	apply(j, cl, &d, &o);
+	assert_string_equal(j->features, group); /* 991 characters fit whole */
+	/* 1,535 characters: the text cut, the ref whole */
+	assert_int_equal(strlen(j->admin_comment), 1535);
+	assert_non_null(strstr(j->admin_comment, "...; ref 4242424242"));
+	assert_int_equal(gp_comment_ref(j->admin_comment), 4242424242ULL);
+	assert_true(gp_comment_section(j->admin_comment, &start, &len));
+	assert_int_equal(start, 0);
+	assert_int_equal(len, strlen(j->admin_comment));
+	gp__decision_clear(&d);
+	gp_test_job_free(j);
+}
+
 /* A job left to Slurm's placement (CONSTRAIN, no feature, no set: a job
  * that fits one block with no block free) whose hints size its
  * checkpoint: the comment says the nodes are Slurm's to choose, not that
@@ -562,6 +601,7 @@ int main(void)
 		cmocka_unit_test(test_apply_pin_names_user_nodes),
 		cmocka_unit_test(test_apply_constrain),
 		cmocka_unit_test(test_apply_constrain_long),
+		cmocka_unit_test(test_apply_comment_keeps_ref),
 		cmocka_unit_test(test_apply_left_to_slurm_ckpt),
 		cmocka_unit_test(test_apply_segments),
 		cmocka_unit_test(test_apply_ckpt),
