@@ -39,6 +39,23 @@ static int expand_hostlist(const gp_cluster_t *c, const char *what, const char *
 	return rc == GP_ELIMIT ? GP_ENOENT : rc;
 }
 
+uint8_t *gp__node_marks(int32_t nnodes, const int32_t *a, int32_t na, const int32_t *b,
+                        int32_t nb)
+{
+	uint8_t *m = calloc(nnodes > 0 ? (size_t)nnodes : 1, 1);
+	int32_t k;
+
+	if (!m)
+		return NULL;
+	for (k = 0; a && k < na; k++)
+		if (a[k] >= 0 && a[k] < nnodes)
+			m[a[k]] |= GP_MARK_A;
+	for (k = 0; b && k < nb; k++)
+		if (b[k] >= 0 && b[k] < nnodes)
+			m[b[k]] |= GP_MARK_B;
+	return m;
+}
+
 int gp__request_set_required(gp_request_t *r, const gp_cluster_t *c, const char *hostlist,
                              gp_error_t *err)
 {
@@ -199,12 +216,10 @@ int gp__request_check(const gp_request_t *r, const gp_cluster_t *c, gp_error_t *
 	if (r->nrequired && r->nexcluded) {
 		/* a map of the excluded nodes: linear in the lists, which may be
 		 * long (a typed GPU request excludes every node of other types) */
-		uint8_t *ex = calloc((size_t)c->nnodes, 1);
+		uint8_t *ex = gp__node_marks(c->nnodes, NULL, 0, r->excluded, r->nexcluded);
 
 		if (!ex)
 			return gp__errorf(err, GP_ENOMEM, "out of memory");
-		for (j = 0; j < r->nexcluded; j++)
-			ex[r->excluded[j]] = 1;
 		for (i = 0; i < r->nrequired && !ex[r->required[i]]; i++)
 			;
 		free(ex);

@@ -116,6 +116,17 @@ void gp__request_clear(gp_request_t *r);
  * (GP_ENOENT names the first unknown one); duplicates are folded.
  * Replaces any previous list.
  */
+/* Per node index below nnodes: GP_MARK_A where list a names it, GP_MARK_B
+ * where list b does (either list may be NULL or empty); indices outside
+ * [0, nnodes) are skipped.  calloc'd (free()), NULL when out of memory.
+ * Linear in the lists, so that "is node i in --nodelist / --exclude"
+ * costs O(1) where the lists name most of a large cluster (a typed GPU
+ * request excludes every node of other types). */
+#define GP_MARK_A 1
+#define GP_MARK_B 2
+uint8_t *gp__node_marks(int32_t nnodes, const int32_t *a, int32_t na, const int32_t *b,
+                        int32_t nb);
+
 int gp__request_set_required(gp_request_t *r, const gp_cluster_t *c, const char *hostlist,
                              gp_error_t *err);
 int gp__request_set_excluded(gp_request_t *r, const gp_cluster_t *c, const char *hostlist,

@@ -415,13 +415,21 @@ int mistake_code(const gp_request_t *r, const gp_cluster_t *c, const char **name
 		*name = "ESLURM_INVALID_GRES";
 		return ESLURM_INVALID_GRES;
 	}
-	for (i = 0; i < r->nrequired; i++)
-		for (k = 0; k < r->nexcluded; k++)
-			if (r->required[i] == r->excluded[k]) {
-				/* "Job's required and excluded node lists overlap" */
-				*name = "ESLURM_INVALID_NODE_NAME";
-				return ESLURM_INVALID_NODE_NAME;
-			}
+	if (r->nrequired > 0 && r->nexcluded > 0) {
+		/* linear in the lists, which may name most of the cluster */
+		uint8_t *m = gp__node_marks(c->nnodes, r->required, r->nrequired, r->excluded,
+		                            r->nexcluded);
+
+		for (i = 0; m && i < c->nnodes && m[i] != (GP_MARK_A | GP_MARK_B); i++)
+			;
+		k = m && i < c->nnodes;
+		free(m);
+		if (k) {
+			/* "Job's required and excluded node lists overlap" */
+			*name = "ESLURM_INVALID_NODE_NAME";
+			return ESLURM_INVALID_NODE_NAME;
+		}
+	}
 	if (p < 0 && c->nparts > 0) {
 		*name = "ESLURM_DEFAULT_PARTITION_NOT_SET";
 		return ESLURM_DEFAULT_PARTITION_NOT_SET;

@@ -592,16 +592,6 @@ bool ledger_add(const int32_t *nodes, const uint32_t *mask, int32_t n, uint64_t 
  * (the ledger full), it counts as an unconfirmed guess until the next
  * snapshot (sn).
  */
-static bool in_list(const int32_t *list, int32_t n, int32_t i)
-{
-	int32_t k;
-
-	for (k = 0; k < n; k++)
-		if (list[k] == i)
-			return true;
-	return false;
-}
-
 static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
                              uint64_t name_hash, const struct gp_snap *sn, int32_t rack)
 {
@@ -647,14 +637,24 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 		}
 		booked = ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0, true, 0);
 	} else {
+		/* the lists as a map: linear in them, not their product with
+		 * the nodes (a typed request excludes every node of other
+		 * types) */
+		uint8_t *lists = r->nrequired > 0 || r->nexcluded > 0
+		               ? gp__node_marks(nn, r->required, r->nrequired, r->excluded,
+		                                r->nexcluded)
+		               : NULL;
+
+		if (!lists && (r->nrequired > 0 || r->nexcluded > 0))
+			want = 0; /* out of memory: no guess */
 		for (k = 0; k < nn && got < want; k++) {
 			int32_t i = dec.cur.slurm_order[k], g;
 			uint32_t freem = node_full(i) & ~dec.cur.work->alloc_mask[i], m = 0;
 
 			if ((dec.cur.work->node_flags[i] & bad) || gp__popcount(freem) < per_node ||
 			    (rack >= 0 && dec.cur.conf->cluster->nodes[i].rack != rack) ||
-			    (r->nrequired && !in_list(r->required, r->nrequired, i)) ||
-			    in_list(r->excluded, r->nexcluded, i))
+			    (r->nrequired && !(lists[i] & GP_MARK_A)) ||
+			    (lists && (lists[i] & GP_MARK_B)))
 				continue;
 			take = per_node;
 			for (g = 0; g < 32 && take > 0; g++)
@@ -665,9 +665,10 @@ static void ledger_add_guess(const gp_request_t *r, int32_t nodes, uint32_t uid,
 			idx[got] = i;
 			mask[got++] = m;
 		}
+		free(lists);
 		/* -w naming exactly the nodes it takes: only the GPU indices
 		 * are a guess, the nodes and counts are not */
-		if (got == want)
+		if (got == want && want > 0)
 			booked = ledger_add(idx, mask, got, 0, uid, name_hash, false, 0.0,
 			                    r->nrequired == got, 0);
 	}

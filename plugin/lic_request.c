@@ -290,15 +290,6 @@ static int32_t default_part(const gp_cluster_t *cl)
 	return -1;
 }
 
-static bool in_list(const int32_t *v, int32_t n, int32_t x)
-{
-	int32_t k;
-
-	for (k = 0; k < n; k++)
-		if (v[k] == x)
-			return true;
-	return false;
-}
 
 int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_desc_msg_t *j,
                  const gp_request_t *r, const char *type, int32_t picked, int64_t *count,
@@ -312,6 +303,7 @@ int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_de
 	int32_t *free_nodes = NULL, *free_gpus = NULL, *cap_nodes = NULL, *cap_gpus = NULL;
 	double *room = NULL;
 	bool *fits = NULL, *can = NULL;
+	uint8_t *lists = NULL;
 	gp_constraint_t *own = NULL;
 	const gp_constraint_t *kc = r->constraint;
 	int32_t rack = -1;
@@ -390,7 +382,13 @@ int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_de
 	room = calloc((size_t)cl->nracks + 1, sizeof(*room));
 	fits = calloc((size_t)cl->nracks + 1, sizeof(*fits));
 	can = calloc((size_t)cl->nracks + 1, sizeof(*can));
-	if (!free_nodes || !free_gpus || !cap_nodes || !cap_gpus || !room || !fits || !can) {
+	/* the job's node lists as a map: linear in them, not their product
+	 * with the nodes */
+	if (r->nrequired > 0 || r->nexcluded > 0)
+		lists = gp__node_marks(cl->nnodes, r->required, r->nrequired, r->excluded,
+		                       r->nexcluded);
+	if (!free_nodes || !free_gpus || !cap_nodes || !cap_gpus || !room || !fits || !can ||
+	    (!lists && (r->nrequired > 0 || r->nexcluded > 0))) {
 		slurm_verbose("gpuplace: %s: no rack license: out of memory", label);
 		goto out;
 	}
@@ -406,8 +404,7 @@ int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_de
 		for (q = 0; q < cl->nparts && !(inpart[q] && gp__node_in_part(cl, i, q)); q++)
 			;
 		if ((cl->nparts > 0 && q == cl->nparts) ||
-		    (r->nrequired && !in_list(r->required, r->nrequired, i)) ||
-		    in_list(r->excluded, r->nexcluded, i))
+		    (r->nrequired && !(lists[i] & GP_MARK_A)) || (lists && (lists[i] & GP_MARK_B)))
 			continue;
 		if (kc && !gp__constraint_eval(kc, gp__constraint_node_mask(kc, nd->features), 0))
 			continue;
@@ -459,6 +456,7 @@ int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_de
 		*count = (int64_t)ceil((double)r->gpus * (double)c->lic_gpu_w[rack] - 1e-9);
 out:
 	free(inpart);
+	free(lists);
 	gp__constraint_destroy(own);
 	free(free_nodes);
 	free(free_gpus);
@@ -801,6 +799,7 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 	for (i = 0; i < jobs->record_count && moved < budget; i++) {
 		const slurm_job_info_t *ji = &jobs->job_array[i];
 		int32_t from, to, k, nodes, q = -1, n, *exc = NULL, nexc = 0, pick = -1;
+		uint8_t *excm = NULL;
 		gp_constraint_t *kc;
 		char type[GP_NAME_MAX], *feat = NULL, *lic = NULL;
 		const char *why = "";
@@ -842,12 +841,20 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 		if (ji->exc_nodes && *ji->exc_nodes &&
 		    gp__hostlist_nodes(cl, "ExcNodeList", ji->exc_nodes, cl->nnodes, &exc, &nexc, &err))
 			continue;
+		/* as a map: linear in the list, not its product with the nodes */
+		if (nexc > 0) {
+			excm = gp__node_marks(cl->nnodes, NULL, 0, exc, nexc);
+			free(exc);
+			exc = NULL;
+			if (!excm)
+				continue;
+		}
 		/* the user's own constraint after the rack's feature: the new
 		 * rack's nodes must meet it too */
 		kc = NULL;
 		if (ji->features[flen] == '&' &&
 		    gp__constraint_parse(ji->features + flen + 1, &kc, &err)) {
-			free(exc);
+			free(excm);
 			continue;
 		}
 		for (k = 0; k < cl->nracks; k++) {
@@ -862,7 +869,7 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 				bool all;
 
 				if (freeg[nd] < g || (q >= 0 && !gp__node_in_part(cl, nd, q)) ||
-				    in_list(exc, nexc, nd) ||
+				    (excm && excm[nd]) ||
 				    (kc && !gp__constraint_eval(kc, gp__constraint_node_mask(
 				                                        kc, cl->nodes[nd].features), 0)) ||
 				    (*type && gp__node_type_gpus(cl, nd, type, &all) < g))
@@ -871,7 +878,7 @@ int lic_steer(const struct gp_conf *c, struct gp_snap *sn, const job_info_msg_t 
 			}
 			fits[k] = ok >= nodes;
 		}
-		free(exc);
+		free(excm);
 		gp__constraint_destroy(kc);
 		for (k = 0; k < cl->nracks; k++)
 			room[k] = room[k] < (double)lfree[k] ? room[k] : (double)lfree[k];
