@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "slurm_hostlist.h"
 
 static void test_parse_long_table(void **unused)
 {
@@ -203,6 +204,100 @@ static void test_hostlist(void **unused)
 	gp_cluster_destroy(c);
 }
 
+struct names { char *buf; size_t used, cap; };
+
+static int collect(void *arg, const char *name, gp_error_t *err)
+{
+	struct names *a = arg;
+	size_t n = strlen(name);
+
+	(void)err;
+	if (a->used + n + 2 > a->cap) {
+		a->cap = 2 * (a->used + n + 2);
+		a->buf = realloc(a->buf, a->cap);
+		assert_non_null(a->buf);
+	}
+	memcpy(a->buf + a->used, name, n);
+	a->used += n;
+	a->buf[a->used++] = ' ';
+	a->buf[a->used] = '\0';
+	return 0;
+}
+
+/* gp__hostlist_each expands a list piece by piece (each item, a long
+ * bracket 64 ranges at a time): the names, in order, are libslurm's for
+ * the whole list. */
+static void test_hostlist_pieces(void **unused)
+{
+	static const char *const fixed[] = {
+		"n1 n2,n3\tn[4-5]", "r[01-03]n[1-2],x", "n[001-002]", "n[8-10]",
+		"n[1-2],n[1-2]",
+	};
+	char *list = malloc(1 << 20);
+	unsigned seed = 12345;
+	int t;
+
+	assert_non_null(list);
+	for (t = 0; t < 40; t++) {
+		struct names got = { NULL, 0, 0 }, want = { NULL, 0, 0 };
+		gp_error_t err;
+		gp_hostlist_t hl;
+		char *h;
+		size_t used = 0;
+		int k, nr;
+
+		if (t < (int)(sizeof(fixed) / sizeof(fixed[0]))) {
+			snprintf(list, 1 << 20, "%s", fixed[t]);
+		} else {
+			/* items: plain names, and brackets of up to 300 ranges
+			 * (single numbers and A-B, zero-padded or not) after a
+			 * prefix (22.05's libslurm takes no suffix) */
+			int items = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 4;
+
+			for (k = 0; k < items; k++) {
+				int i;
+
+				seed = seed * 1103515245u + 12345u;
+				if (k)
+					list[used++] = (seed >> 20) % 3 ? ',' : ' ';
+				if ((seed >> 8) % 4 == 0) {
+					used += (size_t)sprintf(list + used, "h%u", (seed >> 4) % 1000);
+					continue;
+				}
+				nr = 1 + (int)((seed >> 12) % 300);
+				used += (size_t)sprintf(list + used, "gpu%c[", 'a' + k);
+				for (i = 0; i < nr; i++) {
+					unsigned a = (unsigned)(i * 7 + (int)((seed >> 3) % 5));
+
+					seed = seed * 1103515245u + 12345u;
+					used += (size_t)sprintf(list + used, "%s%0*u", i ? "," : "",
+					                        (seed >> 9) % 2 ? 4 : 1, a);
+					if ((seed >> 14) % 3 == 0)
+						used += (size_t)sprintf(list + used, "-%u", a + 1 + (seed >> 17) % 4);
+				}
+				list[used++] = ']';
+			}
+			list[used] = '\0';
+		}
+		hl = slurm_hostlist_create(list);
+		if (!hl)
+			fail_msg("libslurm refuses '%.300s'", list);
+		while ((h = slurm_hostlist_shift(hl)) != NULL) {
+			collect(&want, h, &err);
+			free(h);
+		}
+		slurm_hostlist_destroy(hl);
+		if (gp__hostlist_each("W", list, 1 << 20, collect, &got, &err) != GP_OK)
+			fail_msg("'%.200s': %s", list, err.text);
+		if (!want.buf || !got.buf || strcmp(want.buf, got.buf))
+			fail_msg("'%.200s': %.200s against libslurm's %.200s", list,
+			         got.buf ? got.buf : "", want.buf ? want.buf : "");
+		free(got.buf);
+		free(want.buf);
+	}
+	free(list);
+}
+
 /* The name table: growth past its first size, case folding, duplicates. */
 static void test_nametab(void **unused)
 {
@@ -245,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_errorf),
 		cmocka_unit_test(test_double_str),
 		cmocka_unit_test(test_hostlist),
+		cmocka_unit_test(test_hostlist_pieces),
 		cmocka_unit_test(test_nametab),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
