@@ -28,6 +28,36 @@ static int append(char *buf, size_t len, size_t *used, const char *item)
 	return GP_OK;
 }
 
+/* Append the site's own features of a node, those of features ("a,b,...")
+ * that are not gpuplace's domain features: the domain features are written
+ * again from the model, so a node's old ones (a leaf it has left) go and
+ * none is written twice when slurm.conf has them already. */
+static int append_own(char *buf, size_t len, size_t *used, const char *features)
+{
+	static const char *const ours[] = { GP_FEATURE_SWITCH, GP_FEATURE_NVL, GP_FEATURE_RACK };
+	char tok[GP_NAME_MAX + 64];
+	const char *p = features;
+	size_t k, q;
+	int rc;
+
+	while (p && *p) {
+		k = strcspn(p, ",");
+		if (k > 0 && k < sizeof(tok)) {
+			memcpy(tok, p, k);
+			tok[k] = '\0';
+			for (q = 0; q < sizeof(ours) / sizeof(ours[0]) &&
+			            strncmp(tok, ours[q], strlen(ours[q])); q++)
+				;
+			if (q == sizeof(ours) / sizeof(ours[0]) && (rc = append(buf, len, used, tok)))
+				return rc;
+		} else if (k >= sizeof(tok)) {
+			return GP_ELIMIT;
+		}
+		p += k + (p[k] == ',');
+	}
+	return GP_OK;
+}
+
 int gp__node_domain_features(const gp_cluster_t *c, int32_t n, char *buf, size_t len)
 {
 	const gp_node_t *node = &c->nodes[n];
@@ -156,7 +186,7 @@ static int put_group(struct emit_ctx *ec, const gp__conf_line_t *line, struct st
 		}
 	}
 	features[0] = '\0';
-	if ((node->features && append(features, sizeof(features), &used, node->features)) ||
+	if ((node->features && append_own(features, sizeof(features), &used, node->features)) ||
 	    append(features, sizeof(features), &used, domain))
 		return gp__errorf(err, GP_ELIMIT, "%s: features of node %s are longer than %d characters",
 		                  line->loc.path, node->name, FEATURES_MAX - 1);
@@ -282,7 +312,7 @@ static int put_model_line(const gp_cluster_t *c, int32_t from, int32_t to, const
 	if (a->weight != 1)
 		fprintf(f, " Weight=%u", a->weight);
 	features[0] = '\0';
-	if ((a->features && append(features, sizeof(features), &used, a->features)) ||
+	if ((a->features && append_own(features, sizeof(features), &used, a->features)) ||
 	    append(features, sizeof(features), &used, domain))
 		return gp__errorf(err, GP_ELIMIT, "features of '%s' are too long", a->name);
 	if (*features)

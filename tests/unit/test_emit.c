@@ -171,6 +171,117 @@ static void roundtrip(const char *example)
 	rmdir(tmp);
 }
 
+/* The NodeName lines of c as gp__emit_slurm_nodes writes them from dir,
+ * the comment lines left out (they name dir). */
+static char *nodes_text(const gp_cluster_t *c, const char *dir)
+{
+	char *buf = NULL, *out, line[8192];
+	size_t len = 0, used = 0;
+	gp_error_t err;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (gp__emit_slurm_nodes(c, dir, f, &err))
+		fail_msg("%s: %s", dir, err.text);
+	fclose(f);
+	out = calloc(len + 1, 1);
+	assert_non_null(out);
+	f = fmemopen(buf, len, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (line[0] != '#') {
+			memcpy(out + used, line, strlen(line));
+			used += strlen(line);
+		}
+	fclose(f);
+	free(buf);
+	return out;
+}
+
+/* `gpuplace conf --what nodes` on a slurm.conf whose nodes carry gpuplace's
+ * domain features already (the examples' do) writes each once, from the
+ * model: a node's old ones (a leaf or rack it has left) go, the site's own
+ * stay; and run again on its own output it writes the same lines. */
+static void test_nodes_emit_idempotent(void **unused)
+{
+	char src[4096], tmp[] = "/tmp/gp-emit-XXXXXX", a[8192], b[8192], dom[1024], *t1, *t2;
+	char want[2048];
+	gp_cluster_t *c1, *c2;
+	struct dirent *de;
+	gp_error_t err;
+	FILE *f;
+	DIR *d;
+
+	snprintf(src, sizeof(src), "%s/etc/superpod-h100", srcdir());
+	if (gp_cluster_load_conf_dir(src, &c1, &err))
+		fail_msg("%s: %s", src, err.text);
+	assert_non_null(c1->nodes[0].features);
+	assert_non_null(strstr(c1->nodes[0].features, "gpsw_"));
+	/* the first node: a site feature, a leaf and a rack it has left, its
+	 * own domain features again, another site feature */
+	assert_int_equal(gp__node_domain_features(c1, 0, dom, sizeof(dom)), GP_OK);
+	free(c1->nodes[0].features);
+	snprintf(want, sizeof(want), "a100,gpsw_old,gprack_old,%s,ib", dom);
+	assert_non_null(c1->nodes[0].features = strdup(want));
+	t1 = nodes_text(c1, src);
+	snprintf(want, sizeof(want), "NodeName=%s ", c1->nodes[0].name);
+	{
+		const char *l = strstr(t1, want), *e;
+		char feats[2048];
+
+		if (!l) {
+			/* the first node opens a range */
+			snprintf(want, sizeof(want), "NodeName=%.*s[", 3, c1->nodes[0].name);
+			l = strstr(t1, want);
+		}
+		assert_non_null(l);
+		l = strstr(l, " Features=");
+		assert_non_null(l);
+		l += 10;
+		e = strchr(l, '\n');
+		snprintf(feats, sizeof(feats), "%.*s", (int)(e - l), l);
+		snprintf(want, sizeof(want), "a100,ib,%s", dom);
+		assert_string_equal(feats, want);
+	}
+	/* written into slurm.conf, loaded, and written again: the same */
+	free(c1->nodes[0].features);
+	assert_non_null(c1->nodes[0].features = strdup("a100,gpsw_old,ib"));
+	free(t1);
+	t1 = nodes_text(c1, src);
+	assert_non_null(mkdtemp(tmp));
+	assert_non_null(d = opendir(src));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(a, sizeof(a), "%s/%s", src, de->d_name);
+		snprintf(b, sizeof(b), "%s/%s", tmp, de->d_name);
+		copy_file(a, b, !strcmp(de->d_name, "slurm.conf"));
+	}
+	closedir(d);
+	snprintf(b, sizeof(b), "%s/slurm.conf", tmp);
+	assert_non_null(f = fopen(b, "a"));
+	fputs(t1, f);
+	fclose(f);
+	if (gp_cluster_load_conf_dir(tmp, &c2, &err))
+		fail_msg("%s: %s", tmp, err.text);
+	t2 = nodes_text(c2, tmp);
+	assert_string_equal(t2, t1);
+	assert_null(strstr(t2, "gpsw_old"));
+	free(t1);
+	free(t2);
+	gp_cluster_destroy(c1);
+	gp_cluster_destroy(c2);
+	assert_non_null(d = opendir(tmp));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(b, sizeof(b), "%s/%s", tmp, de->d_name);
+		unlink(b);
+	}
+	closedir(d);
+	rmdir(tmp);
+}
+
 static void test_roundtrip_superpod(void **unused) { roundtrip("superpod-h100"); }
 static void test_roundtrip_nvl72(void **unused) { roundtrip("nvl72-gb200"); }
 static void test_roundtrip_mixed(void **unused) { roundtrip("mixed-pcie"); }
@@ -628,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_resources_yaml_check),
 		cmocka_unit_test(test_licenses_line),
 		cmocka_unit_test(test_domain_features_of_a_node),
+		cmocka_unit_test(test_nodes_emit_idempotent),
 		cmocka_unit_test(test_domain_features_check),
 		cmocka_unit_test(test_roundtrip_superpod),
 		cmocka_unit_test(test_roundtrip_nvl72),
