@@ -347,10 +347,37 @@ static int lic_conf(const gp_synth_params_t *sp, const char *dir, bool features)
 		return -1;
 	}
 	out = NULL;
-	if (!features)
-		return 0;
 	snprintf(path, sizeof(path), "%s/slurm.conf", dir);
 	snprintf(tmp, sizeof(tmp), "%s/slurm.conf.new", dir);
+	if (!features) {
+		/* gpuplace synth gives the nodes their racks' features: a site
+		 * that has not added them has none (every other feature kept) */
+		if (!(in = fopen(path, "r")) || !(out = fopen(tmp, "w")))
+			goto out;
+		while (fgets(line, sizeof(line), in)) {
+			char *f = strncmp(line, "NodeName=", 9) ? NULL : strstr(line, "Features=");
+			char *g;
+
+			while (f && (g = strstr(f, "gprack_"))) {
+				size_t n = strcspn(g, ", \t\n");
+
+				/* the token and one comma beside it */
+				if (g[n] == ',')
+					n++;
+				else if (g[-1] == ',')
+					g--, n++;
+				memmove(g, g + n, strlen(g + n) + 1);
+			}
+			fputs(line, out);
+		}
+		if (fclose(out)) {
+			out = NULL;
+			goto out;
+		}
+		out = NULL;
+		rc = rename(tmp, path);
+		goto out;
+	}
 	if (gp__synth_build(sp, &m, &err) || !(in = fopen(path, "r")) || !(out = fopen(tmp, "w"))) {
 		fprintf(stderr, "bench_job_submit: the nodes' features: %s\n",
 		        m ? "cannot rewrite slurm.conf" : err.text);
