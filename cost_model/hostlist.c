@@ -129,8 +129,9 @@ static int expand_piece(const char *what, const char *list, const char *piece,
 
 /*
  * Every name of list, in order, to fn, libslurm expanding it piece by
- * piece: each item between top-level separators (',' and white space, as
- * libslurm splits them), and an item of one bracket in pieces of
+ * piece: each item between top-level separators (',', ' ' and '\t', as
+ * libslurm splits them; not '\n': "n1\nn[2-3]" is two names to it), and
+ * an item of one bracket in pieces of
  * HL_CHUNK of its ranges.  slurm_hostlist_shift() moves every remaining
  * range each time it empties one (src/common/hostlist.c hostlist_shift),
  * so a list of n scattered names, n ranges, took O(n^2): 5 ms for the
@@ -150,7 +151,7 @@ static int expand_pieces(const char *what, const char *list, gp__host_fn fn, voi
 		const char *item, *open, *close;
 		int depth = 0, brackets = 0, ranges = 1;
 
-		while (i < len && strchr(", \t\n", list[i]))
+		while (i < len && list[i] && strchr(", \t", list[i]))
 			i++;
 		item = list + i;
 		for (n = 0; i + n < len; n++) {
@@ -160,7 +161,7 @@ static int expand_pieces(const char *what, const char *list, gp__host_fn fn, voi
 				brackets++;
 			else if (ch == ']' && depth > 0)
 				depth--;
-			else if (depth == 0 && strchr(", \t\n", ch))
+			else if (depth == 0 && ch && strchr(", \t", ch))
 				break;
 			else if (depth > 0 && ch == ',')
 				ranges++;

@@ -230,7 +230,7 @@ static int collect(void *arg, const char *name, gp_error_t *err)
 static void test_hostlist_pieces(void **unused)
 {
 	static const char *const fixed[] = {
-		"n1 n2,n3\tn[4-5]", "r[01-03]n[1-2],x", "n[001-002]", "n[8-10]",
+		"n1 n2,n3\tn[4-5]", "r[01-03]n[1-2],x", "n[001-002]", "n[8-10]", "n1\nn[2-3],n4",
 		"n[1-2],n[1-2]",
 	};
 	char *list = malloc(1 << 20);
