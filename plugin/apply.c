@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -257,12 +258,55 @@ int fit_alternatives(const char *f, size_t room, char *out, size_t outlen)
 	return all - kept;
 }
 
-/* The comment's text before its tail (the job's own -w and the ref), which
- * stays whole however long the text before it is (a PIN's node list, a
- * reservation's name): the ref links the job to its decision (the ledger,
- * steering, gp_comment_section). */
-#define ADD(...) do { if (n < lim) \
-	n += snprintf(comment + n, (size_t)(lim - n), __VA_ARGS__); } while (0)
+/* A growing text: the comment is never cut, a PIN's node list included
+ * (steering reads "gpuplace: PIN <list>" back and compares it with the
+ * job's node list), and its ref stays last (the ledger, steering,
+ * gp_comment_section).  Slurm takes an admin comment of any length
+ * (job_mgr.c _test_job_desc_fields does not bound it, 22.05 to 25.11). */
+struct text {
+	char *p;
+	size_t n, cap;
+	bool oom;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *grown;
+	int n;
+
+	while (!t->oom) {
+		size_t room = t->cap - t->n;
+
+		if (t->p) {
+			va_start(ap, fmt);
+			n = vsnprintf(t->p + t->n, room, fmt, ap);
+			va_end(ap);
+			if (n < 0) {
+				t->oom = true; /* an encoding error: the text so far */
+				return;
+			}
+			if ((size_t)n < room) {
+				t->n += (size_t)n;
+				return;
+			}
+		} else {
+			n = 0;
+		}
+		room = 2 * (t->n + (size_t)n + 1) + 1024;
+		if (!(grown = realloc(t->p, room))) {
+			t->oom = true;
+			return;
+		}
+		if (!t->p)
+			grown[0] = '\0';
+		t->p = grown;
+		t->cap = room;
+	}
+}
+
+#define ADD(...) text_add(&cm, __VA_ARGS__)
 
 void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
            struct outcome *o)
@@ -270,9 +314,9 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 	const gp_scored_t *best = d->ncands ? &d->cands[0] : NULL;
 	const gp_job_profile_t *p = o->profile;
 	bool compute = p && (p->compute_s > 0 || p->flops > 0);
-	char comment[1536], *list = best ? gp__scored_nodelist(c, best) : NULL;
+	char *list = best ? gp__scored_nodelist(c, best) : NULL;
+	struct text cm = { NULL, 0, 0, false };
 	char tail[GP_USER_NODES_MAX + 96];
-	int n = 0, lim;
 
 	/* a segment goes with a feature CONSTRAIN only (below) */
 	if (o->kind != GP_DECIDE_CONSTRAIN || o->switches)
@@ -288,7 +332,6 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 		         (unsigned long long)o->ref);
 	else
 		snprintf(tail, sizeof(tail), "; ref %llu", (unsigned long long)o->ref);
-	lim = (int)(sizeof(comment) - strlen(tail));
 	if (o->kind == GP_DECIDE_PIN && best && list) {
 		slurm_xfree((void **)&j->req_nodes);
 		j->req_nodes = slurm_xstrdup(list);
@@ -359,6 +402,7 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 		            gp_job_set_segment(j, o->segment);
 		if (!segmented)
 			o->segment = 0;
+		o->applied = added;
 		if (added && cut > 0)
 			ADD("gpuplace: CONSTRAIN %s (%d more alternative%s left out: Slurm takes a "
 			    "constraint of at most %d characters)", o->features, cut, cut == 1 ? "" : "s",
@@ -445,20 +489,27 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 		                                  : "no hints give the checkpoint size");
 	if (j->reservation && *j->reservation)
 		ADD("; inside reservation %.200s", j->reservation);
-	/* the tail, whole: a text cut short ends in "..." before it */
-	if (n > lim - 1) {
-		n = lim - 1;
-		memcpy(comment + n - 3, "...", 3);
-	}
-	memcpy(comment + n, tail, strlen(tail) + 1);
-	{
+	ADD("%s", tail);
+	if (cm.p && !cm.oom) {
 		/* gpuplace's part only: what else the comment holds stays */
-		char *merged = comment_with(j->admin_comment, comment);
+		char *merged = comment_with(j->admin_comment, cm.p);
 
 		slurm_xfree((void **)&j->admin_comment);
-		j->admin_comment = slurm_xstrdup(merged ? merged : comment);
+		j->admin_comment = slurm_xstrdup(merged ? merged : cm.p);
+		free(merged);
+	} else {
+		/* out of memory: the decision and its ref, which the ledger
+		 * matches the job by */
+		char small[sizeof(tail) + 32], *merged;
+
+		snprintf(small, sizeof(small), "gpuplace: %s%s",
+		         gp__decision_kind_name(o->kind), tail);
+		merged = comment_with(j->admin_comment, small);
+		slurm_xfree((void **)&j->admin_comment);
+		j->admin_comment = slurm_xstrdup(merged ? merged : small);
 		free(merged);
 	}
+	free(cm.p);
 
 	env_set(j, "GPUPLACE_DECISION", gp__decision_kind_name(o->kind));
 	if (best && best->cap_w > 0) {

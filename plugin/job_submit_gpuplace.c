@@ -381,6 +381,13 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 			if (lic_set(job_desc, c, &d.cands[0], sn, &r, label))
 				orig_lic_added(o.ref);
 		}
+		else if (lic_how == 2 && !o.applied)
+			/* the license went with the domain's feature, which the
+			 * job's own constraint did not take (a matching-OR group,
+			 * node counts, Slurm's length): nothing keeps the job in
+			 * that rack */
+			slurm_verbose("gpuplace: %s: no rack license: its domain's constraint was not "
+			              "applied", label);
 		else if (lic_how > 0 && lic_keep(job_desc, c, lic_rack, lic_count, lic_how == 1, label))
 			orig_lic_added(o.ref);
 		slurm_verbose("gpuplace: %s, %d GPUs: %s (why: %s)", label, r.gpus,

@@ -409,6 +409,7 @@ struct outcome {
 	gp_decision_kind_t kind;      /* after exactness: a PIN may become CONSTRAIN */
 	const char *features;         /* CONSTRAIN: the constraint to add, "" = none */
 	char fit[1040];               /* features cut to Slurm's length (apply()) */
+	bool applied;                 /* apply() added the features to the job's */
 	char *tres_node;              /* PIN: new tres_per_node (Slurm-allocated) or NULL */
 	char unpinned[160];           /* why a PIN became CONSTRAIN, "" = it did not */
 	char nofeat[200];             /* domain features left out (gp_outcome_t) */

@@ -1779,26 +1779,23 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	 * until max-time */
 	plan->drop_switch = o->st.every_refresh;
 	{
-		/* the old tail (its ref last) whole, however long the new
-		 * node list: cut, the text before it ends in "..." */
-		char comment[1536];
-		size_t tl = tail ? (size_t)(sec + sec_len - tail) : 0;
-		int room = (int)sizeof(comment) - 1 - (int)tl, hn;
+		/* whole, however long the new node list (steer_release reads
+		 * "gpuplace: PIN <list>" back), the old tail and its ref last */
+		int tl = tail ? (int)(sec + sec_len - tail) : -1;
+		int hn = snprintf(NULL, 0, "gpuplace: PIN %s; exactly %d node%s; steered while "
+		                  "pending: %s%.*s", list, d.cands[0].nnodes,
+		                  d.cands[0].nnodes == 1 ? "" : "s", plan->why, tl, tail ? tail : "");
+		char *comment = tl >= 0 && hn > 0 ? malloc((size_t)hn + 1) : NULL;
 
-		if (!tail || room < 64) {
+		if (!comment) {
 			plan_clear(plan);
 			goto out;
 		}
-		hn = snprintf(comment, (size_t)room + 1, "gpuplace: PIN %s; exactly %d node%s; "
-		              "steered while pending: %s", list, d.cands[0].nnodes,
-		              d.cands[0].nnodes == 1 ? "" : "s", plan->why);
-		if (hn > room) {
-			hn = room;
-			memcpy(comment + hn - 3, "...", 3);
-		}
-		memcpy(comment + hn, tail, tl);
-		comment[hn + (int)tl] = '\0';
+		snprintf(comment, (size_t)hn + 1, "gpuplace: PIN %s; exactly %d node%s; steered while "
+		         "pending: %s%.*s", list, d.cands[0].nnodes, d.cands[0].nnodes == 1 ? "" : "s",
+		         plan->why, tl, tail);
 		plan->comment = comment_with(ji->admin_comment, comment);
+		free(comment);
 	}
 	if (!plan->req_nodes || !plan->features || !plan->comment) {
 		plan_clear(plan);
@@ -1922,7 +1919,8 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const gp_
 
 	for (i = 0; i < jobs->record_count && done < max; i++) {
 		const slurm_job_info_t *ji = &jobs->job_array[i];
-		char pin[4096], user[GP_USER_NODES_MAX + 1] = "", down[GP_NAME_MAX] = "", *name;
+		char user[GP_USER_NODES_MAX + 1] = "", down[GP_NAME_MAX] = "", *name;
+		const char *pin;
 		char section[600], *comment;
 		const char *sec, *tok;
 		size_t at, len, k;
@@ -1945,13 +1943,11 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const gp_
 		sec = ji->admin_comment + at;
 		if (len < 14 || strncmp(sec, "gpuplace: PIN ", 14))
 			continue;
+		/* the list the PIN named, of any length, is still the job's */
 		k = strcspn(sec + 14, ";");
-		if (k >= sizeof(pin) || 14 + k > len)
-			continue;
-		memcpy(pin, sec + 14, k);
-		pin[k] = '\0';
-		if (strcmp(pin, ji->req_nodes))
+		if (14 + k > len || strlen(ji->req_nodes) != k || strncmp(sec + 14, ji->req_nodes, k))
 			continue; /* someone else set its nodes */
+		pin = ji->req_nodes;
 		if (!looked) {
 			refs = refs_sorted(&nrefs);
 			looked = true;
@@ -2044,7 +2040,7 @@ static int steer_release(const gp_cluster_t *cl, const gp_state_t *st, const gp_
 		if (slurm_update_job(&u) == SLURM_SUCCESS)
 			slurm_info("gpuplace: job %u: %s", ji->job_id, section);
 		else
-			slurm_verbose("gpuplace: job %u not released from %s: %s", ji->job_id, pin,
+			slurm_verbose("gpuplace: job %u not released from %.200s: %s", ji->job_id, pin,
 			              slurm_strerror(errno));
 		steer.inflight = 0;
 		free(comment);

@@ -358,8 +358,9 @@ static void test_apply_constrain_long(void **unused)
 }
 
 /* However long the comment's text (a group of many leaves, a long reason
- * not to pin, a long reservation name), it ends in the job's ref, which
- * links the job to its decision: cut, the text ends in "..." before it. */
+ * not to pin, a long reservation name), it is written whole and ends in
+ * the job's ref, which links the job to its decision (it was cut at 1,536
+ * bytes, the ref with it). */
 static void test_apply_comment_keeps_ref(void **unused)
 {
 	char group[1040], resv[256];
@@ -385,9 +386,22 @@ static void test_apply_comment_keeps_ref(void **unused)
 	j->reservation = slurm_xstrdup(resv);
 	apply(j, cl, &d, &o);
 	assert_string_equal(j->features, group); /* 991 characters fit whole */
-	/* 1,535 characters: the text cut, the ref whole */
-	assert_int_equal(strlen(j->admin_comment), 1535);
-	assert_non_null(strstr(j->admin_comment, "...; ref 4242424242"));
+	/* whole: the group, the reason not to pin, the reservation's name
+	 * as the comment gives it (200 characters), then the ref */
+	assert_true(strlen(j->admin_comment) > 1536);
+	assert_int_equal(strncmp(j->admin_comment, "gpuplace: CONSTRAIN ", 20), 0);
+	assert_non_null(strstr(j->admin_comment, group));
+	memset(resv, 'u', sizeof(o.unpinned) - 1);
+	resv[sizeof(o.unpinned) - 1] = '\0';
+	assert_non_null(strstr(j->admin_comment, resv));
+	memset(resv, 'r', 200);
+	resv[200] = '\0';
+	assert_non_null(strstr(j->admin_comment, "; inside reservation "));
+	assert_non_null(strstr(j->admin_comment, resv));
+	assert_null(strstr(j->admin_comment, "..."));
+	used = strlen(j->admin_comment);
+	assert_int_equal(strcmp(j->admin_comment + used - strlen("; ref 4242424242"),
+	                        "; ref 4242424242"), 0);
 	assert_int_equal(gp_comment_ref(j->admin_comment), 4242424242ULL);
 	assert_true(gp_comment_section(j->admin_comment, &start, &len));
 	assert_int_equal(start, 0);

@@ -1182,6 +1182,39 @@ static void test_lic_unpinned_in_one_rack(void **unused)
 	gp_test_job_free(j);
 }
 
+/* The same job with a constraint of its own that its domain's feature
+ * cannot be AND-ed to within Slurm's 1024 characters (203 x a100, 1,014):
+ * the CONSTRAIN is not applied, and so no rack license either, which only
+ * the domain's feature would have kept the job to. */
+static void test_lic_unapplied_constraint(void **unused)
+{
+	job_desc_msg_t *one = gp_test_job_new("gres/gpu:1", NULL);
+	job_desc_msg_t *j = gp_test_job_new(NULL, "gres/gpu:a100:4");
+	char user[1100], *msg;
+	size_t used = 0;
+	int i;
+
+	for (i = 0; i < 203; i++)
+		used += (size_t)snprintf(user + used, sizeof(user) - used, "%sa100", i ? "&" : "");
+	assert_int_equal(used, 1014);
+	(void)submit(one, &msg);
+	slurm_xfree((void **)&msg);
+	j->min_nodes = j->max_nodes = 2;
+	j->features = slurm_xstrdup(user);
+	log_clear();
+	assert_int_equal(submit(j, &msg), SLURM_SUCCESS);
+	slurm_xfree((void **)&msg);
+	if (!j->admin_comment || !strstr(j->admin_comment, "gpuplace: CONSTRAIN not applied (gpsw_") ||
+	    j->licenses || !j->features || strcmp(j->features, user) ||
+	    !log_find(LOGL_VERBOSE, "no rack license: its domain's constraint was not applied")) {
+		log_dump();
+		fail_msg("licenses '%s', comment '%s'", j->licenses ? j->licenses : "(none)",
+		         j->admin_comment ? j->admin_comment : "(none)");
+	}
+	gp_test_job_free(one);
+	gp_test_job_free(j);
+}
+
 /* Slurm's nodes without the racks' features: a job is kept to a rack by
  * excluding every other node (the user's exclusions kept), and the load
  * says so in one line for all racks. */
@@ -1275,6 +1308,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lic_pin_two_racks, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_cross_rack_pin, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_unpinned_in_one_rack, setup_lic, teardown_lic),
+		cmocka_unit_test_setup_teardown(test_lic_unapplied_constraint, setup_lic,
+		                                teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_partitions, setup_lic, teardown_lic),
 		cmocka_unit_test_setup_teardown(test_lic_some_features, setup_lic_mixed,
 		                                teardown_lic),
