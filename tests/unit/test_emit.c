@@ -62,6 +62,24 @@ static void emit_to(const gp_cluster_t *c, const char *dir, const char *path, co
 	fclose(f);
 }
 
+/* Remove dir and the files in it: leave nothing behind. */
+static void remove_dir(const char *dir)
+{
+	char path[8192];
+	struct dirent *de;
+	DIR *d;
+
+	assert_non_null(d = opendir(dir));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
 static int emit_topology(const gp_cluster_t *c, const char *dir, FILE *f, gp_error_t *err)
 {
 	return gp__emit_topology(c, GP_TOPO_AUTO, f, err);
@@ -159,16 +177,7 @@ static void roundtrip(const char *example)
 	}
 	gp_cluster_destroy(c1);
 	gp_cluster_destroy(c2);
-	/* leave nothing behind */
-	assert_non_null(d = opendir(tmp));
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(b, sizeof(b), "%s/%s", tmp, de->d_name);
-		unlink(b);
-	}
-	closedir(d);
-	rmdir(tmp);
+	remove_dir(tmp);
 }
 
 /* The NodeName lines of c as gp__emit_slurm_nodes writes them from dir,
@@ -271,15 +280,7 @@ static void test_nodes_emit_idempotent(void **unused)
 	free(t2);
 	gp_cluster_destroy(c1);
 	gp_cluster_destroy(c2);
-	assert_non_null(d = opendir(tmp));
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(b, sizeof(b), "%s/%s", tmp, de->d_name);
-		unlink(b);
-	}
-	closedir(d);
-	rmdir(tmp);
+	remove_dir(tmp);
 }
 
 static void test_roundtrip_superpod(void **unused) { roundtrip("superpod-h100"); }
@@ -321,23 +322,6 @@ static void copy_for_topology(const char *src, char *tmp, bool no_tree)
 		fclose(out);
 	}
 	closedir(d);
-}
-
-static void remove_dir(const char *tmp)
-{
-	char b[8192];
-	struct dirent *de;
-	DIR *d;
-
-	assert_non_null(d = opendir(tmp));
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(b, sizeof(b), "%s/%s", tmp, de->d_name);
-		unlink(b);
-	}
-	closedir(d);
-	rmdir(tmp);
 }
 
 /* Same NVLink domains: names and node sets (by node name). */

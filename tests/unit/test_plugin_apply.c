@@ -281,23 +281,32 @@ static void test_apply_constrain(void **unused)
 	}
 }
 
+/* A matching-OR group of 99 leaves' features of 9 characters each,
+ * "[gpsw_l000|...|gpsw_l098]": 1 + 99 x 9 + 98 + 1 = 991 characters. */
+static size_t leaf_group(char *group, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	group[used++] = '[';
+	for (i = 0; i < 99; i++)
+		used += (size_t)snprintf(group + used, len - used, "%sgpsw_l%03d", i ? "|" : "", i);
+	group[used++] = ']';
+	group[used] = '\0';
+	return used;
+}
+
 /* Slurm refuses a constraint over 1024 characters (job_mgr.c
  * _test_job_desc_fields, after the job_submit plugins): a domain group
  * keeps its first alternatives that fit beside the user's constraint, one
  * left is one feature, none is not applied. */
 static void test_apply_constrain_long(void **unused)
 {
-	/* 99 alternatives of 9 characters: "[" + 99 x 9 + 98 "|" + "]" = 991 */
 	char group[1040], user[1040], want[1100];
-	size_t used = 0, k;
-	int i, cut;
+	size_t used, k;
+	int cut;
 
-	group[used++] = '[';
-	for (i = 0; i < 99; i++)
-		used += (size_t)snprintf(group + used, sizeof(group) - used, "%sgpsw_l%03d",
-		                         i ? "|" : "", i);
-	group[used++] = ']';
-	group[used] = '\0';
+	assert_int_equal(leaf_group(group, sizeof(group)), 991);
 	assert_int_equal(strlen(group), 991);
 	/* the function alone: whole, cut, one left, none */
 	assert_int_equal(fit_alternatives(group, 1024, want, sizeof(want)), 0);
@@ -364,18 +373,12 @@ static void test_apply_constrain_long(void **unused)
 static void test_apply_comment_keeps_ref(void **unused)
 {
 	char group[1040], resv[256];
-	size_t used = 0, start, len;
+	size_t used, start, len;
 	job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
 	gp_decision_t d;
 	struct outcome o;
-	int i;
 
-	group[used++] = '[';
-	for (i = 0; i < 99; i++)
-		used += (size_t)snprintf(group + used, sizeof(group) - used, "%sgpsw_l%03d",
-		                         i ? "|" : "", i);
-	group[used++] = ']';
-	group[used] = '\0';
+	used = leaf_group(group, sizeof(group));
 	memset(resv, 'r', 250);
 	resv[250] = '\0';
 	one_set(&d, &o);
