@@ -436,6 +436,7 @@ int gp__domain_features_check(const gp_cluster_t *c, gp_domfeat_check_t *out)
 {
 	gp__nametab_t want;
 	int32_t nd = c->nswitches + c->nnvl + c->nracks, *have = NULL, *size = NULL, i, id, k, dup;
+	int32_t *last = NULL;
 	bool *stray = NULL, *named = NULL;
 	char feat[GP_NAME_MAX + 16];
 	int rc = GP_ENOMEM;
@@ -451,8 +452,11 @@ int gp__domain_features_check(const gp_cluster_t *c, gp_domfeat_check_t *out)
 	size = calloc((size_t)nd + 1, sizeof(*size));
 	stray = calloc((size_t)nd + 1, sizeof(*stray));
 	named = calloc((size_t)nd + 1, sizeof(*named));
-	if (!out->ok || !have || !size || !stray || !named)
+	last = malloc(((size_t)nd + 1) * sizeof(*last));
+	if (!out->ok || !have || !size || !stray || !named || !last)
 		goto out;
+	for (id = 0; id <= nd; id++)
+		last[id] = -1;
 	for (id = 0; id < nd; id++) {
 		if (gp__domain_feature_of(c, id, feat, sizeof(feat)))
 			continue; /* never a constraint's */
@@ -479,7 +483,10 @@ int gp__domain_features_check(const gp_cluster_t *c, gp_domfeat_check_t *out)
 			if (len > 0 && len < sizeof(feat)) {
 				memcpy(feat, p, len);
 				feat[len] = '\0';
-				if ((id = gp__nametab_find(&want, feat)) >= 0) {
+				/* a feature a node names twice counts once (Slurm
+				 * takes "Features=a,b,a,b") */
+				if ((id = gp__nametab_find(&want, feat)) >= 0 && last[id] != i) {
+					last[id] = i;
 					if (in_domain(c, i, id))
 						have[id]++;
 					else
@@ -509,5 +516,6 @@ out:
 	free(size);
 	free(stray);
 	free(named);
+	free(last);
 	return rc;
 }

@@ -683,6 +683,17 @@ static void test_domain_features_check(void **unused)
 	assert_int_equal(k.missing[GP_DOMKIND_RACK], 1);
 	assert_int_equal(k.first_missing[GP_DOMKIND_RACK], r1);
 	gp__domain_features_free(&k);
+	/* each named twice (as `gpuplace conf --what nodes` wrote them on
+	 * nodes that had them, before b50982d; Slurm takes it): still its
+	 * domain's, once */
+	set_features(c, gp__node_find(c, "dgx002"),
+	             "su1,rack01,gpsw_su1,gprack_rack01,gpsw_su1,gprack_rack01");
+	assert_int_equal(gp__domain_features_check(c, &k), GP_OK);
+	assert_true(k.ok[su1]);
+	assert_true(k.ok[r1]);
+	assert_int_equal(k.missing[GP_DOMKIND_SWITCH], 0);
+	assert_int_equal(k.missing[GP_DOMKIND_RACK], 0);
+	gp__domain_features_free(&k);
 	/* restored, then su1's feature on a node of su2 as well: a job kept
 	 * by it could start outside su1 */
 	set_features(c, gp__node_find(c, "dgx002"), "su1,rack01,gpsw_su1,gprack_rack01");
