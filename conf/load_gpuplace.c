@@ -619,9 +619,13 @@ static int one_global(gpp_ctx_t *x, const gp__conf_line_t *l, const gp__conf_kv_
 			ld->block_nvl_loc = l->loc;
 	} else if (gp__conf_is(kv, "PowerHres")) {
 		rc = gp__hres_name_check(kv->val, err);
-		if (rc)
-			rc = gp__conf_err(err, &l->loc, "PowerHres", "'%.80s': %s", kv->val, err->text);
-		else
+		if (rc) {
+			/* the check's message, copied: err->text is written below */
+			char why[sizeof(err->text)];
+
+			snprintf(why, sizeof(why), "%s", err->text);
+			rc = gp__conf_err(err, &l->loc, "PowerHres", "'%.80s': %s", kv->val, why);
+		} else
 			snprintf(s->power_hres, sizeof(s->power_hres), "%s", kv->val);
 	} else if (gp__conf_is(kv, "PowerLicenses")) {
 		/* the prefix; each rack's name is checked with the racks

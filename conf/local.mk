@@ -13,7 +13,7 @@ tests_unit_test_conf_CFLAGS = $(TEST_CFLAGS)
 tests_unit_test_conf_LDADD = $(TEST_CORE_LIBS)
 TESTS += tests/unit/test_conf
 LONG_TESTS += tests/unit/test_conf_valgrind.sh
-LONG_BINS += tests/unit/test_conf$(EXEEXT)
+LONG_BINS += tests/unit/test_conf$(EXEEXT) tests/unit/test_emit$(EXEEXT)
 EXTRA_DIST += tests/unit/test_conf_valgrind.sh
 
 check_PROGRAMS += tests/fuzz/fuzz_conf

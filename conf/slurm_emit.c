@@ -724,8 +724,13 @@ int gp__emit_resources(const gp_cluster_t *c, const char *name, FILE *f, gp_erro
 	if (!name || !*name)
 		return gp__errorf(err, GP_EINVAL,
 		                  "no resource name: set PowerHres=NAME in gpuplace.conf (or give --hres NAME)");
-	if ((rc = gp__hres_name_check(name, err)))
-		return gp__errorf(err, GP_EINVAL, "PowerHres '%s': %s", name, err->text);
+	if ((rc = gp__hres_name_check(name, err))) {
+		/* the check's message, copied: err->text is written below */
+		char why_name[sizeof(err->text)];
+
+		snprintf(why_name, sizeof(why_name), "%s", err->text);
+		return gp__errorf(err, GP_EINVAL, "PowerHres '%s': %s", name, why_name);
+	}
 	if (c->nracks == 0)
 		return gp__errorf(err, GP_EINVAL,
 		                  "the model has no racks (gpuplace.conf Rack= lines): no power "
