@@ -110,12 +110,6 @@ void gp__request_init(gp_request_t *r);
 /* Free what r owns and re-initialise it.  r itself is the caller's. */
 void gp__request_clear(gp_request_t *r);
 
-/*
- * Set --nodelist / --exclude from a Slurm host list ("gpu[001-004],gpu9"),
- * expanded with slurm_hostlist_*.  Every name must be a node of c
- * (GP_ENOENT names the first unknown one); duplicates are folded.
- * Replaces any previous list.
- */
 /* Per node index below nnodes: GP_MARK_A where list a names it, GP_MARK_B
  * where list b does (either list may be NULL or empty); indices outside
  * [0, nnodes) are skipped.  calloc'd (free()), NULL when out of memory.
@@ -127,6 +121,12 @@ void gp__request_clear(gp_request_t *r);
 uint8_t *gp__node_marks(int32_t nnodes, const int32_t *a, int32_t na, const int32_t *b,
                         int32_t nb);
 
+/*
+ * Set --nodelist / --exclude from a Slurm host list ("gpu[001-004],gpu9"),
+ * expanded with slurm_hostlist_*.  Every name must be a node of c
+ * (GP_ENOENT names the first unknown one); duplicates are folded.
+ * Replaces any previous list.
+ */
 int gp__request_set_required(gp_request_t *r, const gp_cluster_t *c, const char *hostlist,
                              gp_error_t *err);
 int gp__request_set_excluded(gp_request_t *r, const gp_cluster_t *c, const char *hostlist,

@@ -290,7 +290,6 @@ static int32_t default_part(const gp_cluster_t *cl)
 	return -1;
 }
 
-
 int32_t lic_pick(const struct gp_conf *c, const struct gp_snap *sn, const job_desc_msg_t *j,
                  const gp_request_t *r, const char *type, int32_t picked, int64_t *count,
                  const char *label)

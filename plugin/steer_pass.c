@@ -1782,18 +1782,15 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		/* whole, however long the new node list (steer_release reads
 		 * "gpuplace: PIN <list>" back), the old tail and its ref last */
 		int tl = tail ? (int)(sec + sec_len - tail) : -1;
-		int hn = snprintf(NULL, 0, "gpuplace: PIN %s; exactly %d node%s; steered while "
-		                  "pending: %s%.*s", list, d.cands[0].nnodes,
-		                  d.cands[0].nnodes == 1 ? "" : "s", plan->why, tl, tail ? tail : "");
-		char *comment = tl >= 0 && hn > 0 ? malloc((size_t)hn + 1) : NULL;
+		char *comment = NULL;
 
-		if (!comment) {
+		if (tl < 0 ||
+		    asprintf(&comment, "gpuplace: PIN %s; exactly %d node%s; steered while pending: "
+		             "%s%.*s", list, d.cands[0].nnodes, d.cands[0].nnodes == 1 ? "" : "s",
+		             plan->why, tl, tail) < 0) {
 			plan_clear(plan);
 			goto out;
 		}
-		snprintf(comment, (size_t)hn + 1, "gpuplace: PIN %s; exactly %d node%s; steered while "
-		         "pending: %s%.*s", list, d.cands[0].nnodes, d.cands[0].nnodes == 1 ? "" : "s",
-		         plan->why, tl, tail);
 		plan->comment = comment_with(ji->admin_comment, comment);
 		free(comment);
 	}
