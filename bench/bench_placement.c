@@ -79,7 +79,8 @@
  * (half the run time).  Both are for iterating on one scenario.  -v adds,
  * per policy, the multi-GPU jobs' waits by the plugin's decision at their
  * submission (pin, constrain, none), steered jobs, leaves spanned and
- * GPU-hours lost to placement.  --jobs FILE writes every job of every
+ * GPU-hours lost to placement, and the room a large job finds
+ * (explain_room).  --jobs FILE writes every job of every
  * policy, scenario and judge run to FILE as CSV (header first): its
  * submission, start, wait, trace duration, leaves, the plugin's decision,
  * the judged slowdown, whether it was steered and killed, so that one
@@ -240,6 +241,63 @@ static void explain(const gp_sim_result_t *r)
 			       "waited, %4.2f leaves, %d steered, %.1f GPU-h lost\n", r->policy, kinds[k],
 			       (int)n[k], w[k] / n[k] / 3600, wg[k] / 3600, lv[k] / n[k], (int)st[k],
 			       lost[k]);
+}
+
+/*
+ * -v: the room a large job finds, per policy: over 500 instants evenly
+ * spaced between the first and the last submission, the mean of the most
+ * whole free nodes (up, no GPU allocated) under one leaf switch and of the
+ * whole free nodes in all, from the jobs' placements and run times.  A
+ * policy that spreads its jobs evenly over the leaves leaves as many whole
+ * nodes free as one that packs them, but fewer under any one leaf, where a
+ * job held for one leaf waits for them.
+ */
+#define ROOM_SAMPLES 500
+static void explain_room(const gp_cluster_t *c, const gp_sim_result_t *r)
+{
+	double t0 = INFINITY, t1 = -INFINITY, sum_leaf = 0, sum_all = 0;
+	int32_t *used = calloc((size_t)c->nnodes, sizeof(*used));
+	int32_t *room = calloc((size_t)c->nswitches + 1, sizeof(*room));
+	int32_t i, q, n, k;
+
+	if (!used || !room || r->njobs == 0 || c->nswitches == 0) {
+		free(used);
+		free(room);
+		return;
+	}
+	for (q = 0; q < r->njobs; q++) {
+		t0 = fmin(t0, r->jobs[q].submit_s);
+		t1 = fmax(t1, r->jobs[q].submit_s);
+	}
+	for (i = 0; i < ROOM_SAMPLES; i++) {
+		double t = t0 + (t1 - t0) * (i + 0.5) / ROOM_SAMPLES;
+		int32_t most = 0, all = 0;
+
+		memset(used, 0, (size_t)c->nnodes * sizeof(*used));
+		memset(room, 0, ((size_t)c->nswitches + 1) * sizeof(*room));
+		for (q = 0; q < r->njobs; q++) {
+			const gp_sim_job_t *j = &r->jobs[q];
+
+			if (j->start_s < 0 || j->start_s > t || j->end_s <= t || !j->nodes)
+				continue;
+			for (n = 0; n < j->nnodes; n++)
+				used[j->nodes[n]] += j->node_gpus[n];
+		}
+		for (n = 0; n < c->nnodes; n++) {
+			if (used[n] || c->nodes[n].ngpus <= 0)
+				continue;
+			all++;
+			if ((k = c->nodes[n].leaf) >= 0 && ++room[k] > most)
+				most = room[k];
+		}
+		sum_leaf += most;
+		sum_all += all;
+	}
+	printf("#   %-14s room: %.1f whole free nodes under the leaf with the most, %.1f in all "
+	       "(means over %d instants)\n", r->policy, sum_leaf / ROOM_SAMPLES,
+	       sum_all / ROOM_SAMPLES, ROOM_SAMPLES);
+	free(used);
+	free(room);
 }
 
 /* -v: the GPU-hours the default's steered jobs waited, and the same jobs'
@@ -660,8 +718,10 @@ static int run_scenario(const gp_cluster_t *c, const char *site, const char *tna
 				printf(" %8s", "-");
 		}
 		printf(" %6d %6d\n", (int)m->violations, (int)m->killed);
-		if (verbose)
+		if (verbose) {
 			explain(r[i]);
+			explain_room(c, r[i]);
+		}
 		if (i == 0 || !target[i])
 			continue; /* the default preset, or printed only */
 		for (k = 0; k < 3 + GP_SIM_NSIZE; k++)
