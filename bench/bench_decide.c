@@ -119,7 +119,7 @@ static int time_cell(gp_engine_t *e, gp_state_t **st, gp_rack_view_t **racks,
 	 * as the daemon; timed, that first decision of a row was its slowest
 	 * by far and, with 50 decisions a row, set the p99 */
 	for (i = 0; i < 2; i++) {
-		gp_power_view_t pv = { i ? racks0[0] : racks[0], gp__power_view_cap_speed };
+		gp_power_view_t pv = { i ? racks0[0] : racks[0], gp__power_view_cap_speed, false };
 		gp_decision_t d;
 
 		rc = gp__decide(e, st[0], &r, &job, i ? old : pol, &pv, 0, NULL, 0, &d, &err);
@@ -132,8 +132,8 @@ static int time_cell(gp_engine_t *e, gp_state_t **st, gp_rack_view_t **racks,
 	/* alternate the two paths so drifts of a shared machine hit both */
 	for (i = 0; i < reps; i++) {
 		const gp_state_t *s = st[i % NSTATES];
-		gp_power_view_t pv = { racks[i % NSTATES], gp__power_view_cap_speed };
-		gp_power_view_t pv0 = { racks0[i % NSTATES], gp__power_view_cap_speed };
+		gp_power_view_t pv = { racks[i % NSTATES], gp__power_view_cap_speed, false };
+		gp_power_view_t pv0 = { racks0[i % NSTATES], gp__power_view_cap_speed, false };
 		gp_decision_t d;
 		double t0 = gp_bench_now_us(CLOCK_THREAD_CPUTIME_ID);
 

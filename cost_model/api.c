@@ -87,7 +87,7 @@ int gp_place(const gp_cluster_t *c, const gp_state_t *s, const gp_place_request_
 	gp_place_result_t *res = NULL;
 	gp_engine_t *e = NULL;
 	gp_rack_view_t *racks = NULL;
-	gp_power_view_t pv = { NULL, NULL };
+	gp_power_view_t pv = { NULL, NULL, false };
 	gp_job_profile_t job;
 	gp_request_t r;
 	gp_policy_t p;
@@ -121,6 +121,9 @@ int gp_place(const gp_cluster_t *c, const gp_state_t *s, const gp_place_request_
 		gp__power_view_fill(c, s, NULL, &p, (double)now, racks);
 		pv.racks = racks;
 		pv.cap_speed = gp__power_view_cap_speed;
+		/* as the plugin: the racks' limits bind at any use where Slurm
+		 * holds every GPU job to them (PowerLicenses, PowerHres) */
+		pv.held = c->site.power_hres[0] || c->site.power_lic[0];
 	}
 	if ((rc = gp__engine_create(c, &e, err)) ||
 	    (rc = gp__decide(e, s, &r, &job, &p, &pv, now, NULL, 0, &d, err)))

@@ -82,6 +82,11 @@ typedef struct gp_power_view {
 	/* relative speed (0..1] of a GPU of profile p capped at cap_w;
 	 * NULL = speed proportional to cap_w / tdp_w (an assumption) */
 	double (*cap_speed)(const gp_gpu_profile_t *p, double cap_w);
+	/* Slurm holds every GPU job to the racks' budgets (PowerLicenses or
+	 * PowerHres in force): the racks' limits bind gpuplace's sets at any
+	 * use.  false: only while the racks together are below the policy's
+	 * knee (gp__decide, "racks past the knee") */
+	bool held;
 } gp_power_view_t;
 
 struct gp_power_snapshot;

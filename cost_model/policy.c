@@ -39,9 +39,12 @@
  * compute and communication phases (notes/calibration.md 4, arXiv
  * 2508.14318).
  * No power term in balanced: the hard limit (a set a rack's headroom cannot
- * power is infeasible) keeps every set the default picks within the caps;
- * the term only moved jobs away from racks near their limit before any was
- * short.  Measured where racks bind (etc/a100-oversub, its racks power
+ * power is infeasible) keeps every set the default picks within the caps
+ * where every job is held to them (PowerLicenses, PowerHres), and else
+ * while the racks together are below the knee (decide.c, gp__decide: past
+ * it, without either, the limits are left out of a policy that weighs no
+ * power); the term only moved jobs away from racks near their limit before
+ * any was short.  Measured where racks bind (etc/a100-oversub, its racks power
  * 68.8 % of its GPUs at TDP; bench_placement --published-only --draws 7,
  * published judge, medians of lost GPU-hours, mean and GPU-hour-weighted
  * wait against the best target, w_power 0.1 then 0): recorded load 0.53,

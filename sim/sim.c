@@ -1124,6 +1124,15 @@ static void sim_request(const struct sim *S, const struct sjob *J, const struct 
 	r->time_limit_min = (uint32_t)lim;
 }
 
+/* Is every GPU job held to the racks' budgets (gp_power_view_t.held)?  By
+ * Slurm where the site's racks are its licenses or hierarchical resource
+ * (rack_budget), and by the engine itself where it places every job (the
+ * NAME-ideal mode). */
+static bool sim_held(const struct sim *S)
+{
+	return S->p->rack_budget || S->p->kind == GP_SIM_GPUPLACE_IDEAL;
+}
+
 static int sim_decide(struct sim *S, const struct sjob *J, const struct shape *sh,
                       gp_state_t *view, const gp_policy_t *pol, gp_power_view_t *pv, double now,
                       gp_decision_t *d, gp_error_t *derr)
@@ -1145,7 +1154,7 @@ static int engine_place(struct sim *S, struct sjob *J, const struct shape *sh,
                         const gp_policy_t *pol, struct placement *pl)
 {
 	gp_state_t view = *S->cur;
-	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
+	gp_power_view_t pv = { S->view, gp__power_view_cap_speed, sim_held(S) };
 	gp_decision_t d;
 	gp_error_t derr;
 	gp_policy_t nowait;
@@ -1967,7 +1976,7 @@ static int plugin_decide(struct sim *S, int32_t j)
 	const struct shape *sh = &S->shapes[J->shape];
 	const gp_policy_t *pol = &S->p->policy;
 	gp_state_t view;
-	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
+	gp_power_view_t pv = { S->view, gp__power_view_cap_speed, sim_held(S) };
 	gp_outcome_in_t in;
 	gp_outcome_t act;
 	gp_request_t r;
@@ -2087,7 +2096,7 @@ static int steer_one(struct sim *S, const gp_steer_cand_t *k, int64_t now, int *
 	int32_t j = (int32_t)k->index;
 	struct sjob *J = &S->jobs[j];
 	const struct shape *sh = &S->shapes[J->shape];
-	gp_power_view_t pv = { S->view, gp__power_view_cap_speed };
+	gp_power_view_t pv = { S->view, gp__power_view_cap_speed, sim_held(S) };
 	gp_state_t view;
 	gp_policy_t pol;
 	gp_decision_t d;

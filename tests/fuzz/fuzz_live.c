@@ -231,7 +231,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct input *in = calloc(1, sizeof(*in));
 	gp_live_view_t v;
 	gp_rack_view_t *racks;
-	gp_power_view_t pv = { NULL, gp__power_view_cap_speed };
+	gp_power_view_t pv = { NULL, gp__power_view_cap_speed, false };
 	gp_decision_t d;
 	gp_request_t r;
 	gp_policy_t p;

@@ -262,7 +262,7 @@ static void test_rack_without_headroom_is_avoided(void **state)
 {
 	struct fx *f = *state;
 	gp_rack_view_t racks[4];
-	gp_power_view_t pv = { racks, NULL };
+	gp_power_view_t pv = { racks, NULL, false };
 	int32_t i, r;
 
 	for (r = 0; r < 4; r++)
@@ -319,7 +319,7 @@ static void test_power_starved_rack_is_skipped(void **state)
 {
 	struct fx *f = *state;
 	gp_rack_view_t racks[4];
-	gp_power_view_t pv = { racks, NULL };
+	gp_power_view_t pv = { racks, NULL, false };
 	int32_t r;
 
 	for (r = 0; r < 4; r++)
@@ -841,17 +841,42 @@ static void test_bad_profile_is_an_error(void **state)
 	assert_non_null(strstr(err.text, "hint gpus=8, but the job asks for 16 GPUs"));
 }
 
-/* Random instances: never past a rack's headroom, never outside the
- * user's constraint or onto an excluded node, never onto a busy GPU. */
+/* Racks' limits cut to `factor` of the synthetic ones, which power every
+ * GPU at TDP (never short: the engine's set_binds), and the engine made
+ * again for them. */
+static void tighten_racks(struct fx *f, double factor)
+{
+	gp_error_t err;
+	int32_t i;
+
+	for (i = 0; i < f->c->nracks; i++) {
+		f->c->racks[i].power_cap_kw *= factor;
+		f->c->racks[i].cooling_kw *= factor;
+	}
+	gp__engine_destroy(f->e);
+	f->e = NULL;
+	if (gp__engine_create(f->c, &f->e, &err))
+		fail_msg("engine: %s", err.text);
+}
+
+/* Random instances: never past a rack's headroom where Slurm holds every
+ * job to the racks' budgets (pv.held); else only with the decision saying
+ * the racks' limits were left out, the racks together past the knee; never
+ * outside the user's constraint or onto an excluded node, never onto a
+ * busy GPU. */
 static void test_random_never_violates(void **state)
 {
 	struct fx *f = *state;
 	gp_rack_view_t racks[4];
-	gp_power_view_t pv = { racks, NULL };
+	gp_power_view_t pv = { racks, NULL, false };
 	unsigned seed = 12345;
-	int iter, pins = 0;
+	int iter, pins = 0, over = 0, left_out = 0;
 
-	for (iter = 0; iter < 300; iter++) {
+	tighten_racks(f, 0.7);
+	for (iter = 0; iter < 600; iter++) {
+		bool said;
+
+		pv.held = iter < 300;
 		gp_error_t err;
 		int32_t i, r, excl = (int32_t)(rand_r(&seed) % 16);
 		char ex[16];
@@ -891,13 +916,25 @@ static void test_random_never_violates(void **state)
 			                             ((f->d.cands[0].cap_w > 0 ? f->d.cands[0].cap_w : pr->tdp_w) -
 			                              pr->idle_w);
 		}
+		said = strstr(f->d.reason, "the racks' limits left out") != NULL;
+		left_out += said;
+		assert_false(pv.held && said);
 		for (r = 0; r < 4; r++)
-			if (used[r] > racks[r].headroom_w + 1e-6)
-				fail_msg("iteration %d: rack %d gets %.0f W over %.0f W", iter, r, used[r],
-				         racks[r].headroom_w);
+			if (used[r] > racks[r].headroom_w + 1e-6) {
+				if (!said)
+					fail_msg("iteration %d: rack %d gets %.0f W over %.0f W", iter, r,
+					         used[r], racks[r].headroom_w);
+				over++;
+				break;
+			}
 	}
-	print_message("%d of 300 random decisions pinned a set; none broke a limit\n", pins);
-	assert_true(pins > 30);
+	print_message("%d of 600 random decisions pinned a set; %d left the racks' limits out "
+	              "(not held, past the knee), %d of them past a rack's headroom\n", pins,
+	              left_out, over);
+	assert_true(pins > 60);
+	/* the rule was met, and changed a placement */
+	assert_true(left_out > 0);
+	assert_true(over > 0);
 }
 
 /*
@@ -1441,7 +1478,7 @@ static void test_racks_far_below_caps_keep_one_leaf(void **unused)
 	gp_decision_t d;
 	gp_error_t err;
 	gp_rack_view_t racks[2];
-	gp_power_view_t pv = { racks, NULL };
+	gp_power_view_t pv = { racks, NULL, false };
 
 	(void)unused;
 	snprintf(path, sizeof(path), "%s/issue31-racks21.json", DECIDE_DATA_DIR);
@@ -1479,6 +1516,76 @@ static void test_racks_far_below_caps_keep_one_leaf(void **unused)
 }
 
 /*
+ * Racks past the knee (decide.c, gp__decide): leaf su001 has one node free
+ * (gpu0004), whose rack has no headroom; the other leaves are idle, their
+ * racks with room for the job.  Past the knee, with no license or
+ * hierarchical resource holding every job to the racks (held false), the
+ * 8-GPU job goes where Slurm's best fit would start it, the tight leaf's
+ * free node, and the decision says the racks' limits were left out; held,
+ * or below the knee, or under a policy that weighs power, it keeps off the
+ * rack without headroom.
+ */
+static void past_knee_views(struct fx *f, gp_rack_view_t *racks, double others)
+{
+	int32_t i;
+
+	for (i = 0; i < f->c->nracks; i++) {
+		double limit = f->c->racks[i].power_cap_kw * 1000.0 * (1.0 - f->p.power_margin);
+
+		/* rack 0 at its limit; the others with `others` of theirs left */
+		racks[i].raw_w = i == 0 ? 0.0 : others * limit;
+		racks[i].headroom_w = racks[i].raw_w;
+		racks[i].cooling_binds = false;
+	}
+}
+
+static void test_racks_past_the_knee(void **state)
+{
+	struct fx *f = *state;
+	gp_rack_view_t racks[4];
+	gp_power_view_t pv = { racks, NULL, false };
+	const gp_gpu_profile_t *g = &f->c->profiles[f->c->nodes[0].profile];
+	double job_w = 8 * (g->tdp_w - g->idle_w), limit;
+	int32_t i;
+
+	assert_int_equal(f->c->nracks, 4);
+	tighten_racks(f, 0.7);
+	assert_true(f->c->racks[0].power_cap_kw > 0);
+	limit = f->c->racks[1].power_cap_kw * 1000.0 * (1.0 - f->p.power_margin);
+	for (i = 0; i < 3; i++)
+		busy(f, i, 0xff);
+	f->r.gpus = 8;
+	/* past the knee: the other racks have room for the job and little more */
+	past_knee_views(f, racks, (job_w + 100.0) / limit);
+	decide(f, NULL, &pv, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_int_equal(f->d.cands[0].nnodes, 1);
+	assert_string_equal(f->c->nodes[f->d.cands[0].nodes[0]].name, "gpu0004");
+	assert_non_null(strstr(f->d.reason, "the racks' limits left out: together they draw"));
+	assert_non_null(strstr(f->d.reason, "past the policy's knee (80 %)"));
+	/* held: the limits bind at any use */
+	pv.held = true;
+	decide(f, NULL, &pv, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_int_not_equal(f->c->nodes[f->d.cands[0].nodes[0]].rack, 0);
+	assert_null(strstr(f->d.reason, "left out"));
+	/* a policy that weighs power keeps them too */
+	pv.held = false;
+	f->p.w_power = 1.0;
+	decide(f, NULL, &pv, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_int_not_equal(f->c->nodes[f->d.cands[0].nodes[0]].rack, 0);
+	f->p.w_power = 0.0;
+	/* below the knee (the other racks at half their limits): the job keeps
+	 * off the rack without headroom, as in tests/slurm/slurm_plugin.sh 1 */
+	past_knee_views(f, racks, 0.5);
+	decide(f, NULL, &pv, 0);
+	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
+	assert_int_not_equal(f->c->nodes[f->d.cands[0].nodes[0]].rack, 0);
+	assert_null(strstr(f->d.reason, "left out"));
+}
+
+/*
  * With every rack below the knee (job included), the decision is the one
  * the same policy makes with power out of the score (w_power = 0): as
  * compact, set for set, over many random states of the 16-node cluster.
@@ -1487,7 +1594,7 @@ static void test_below_knee_as_compact_as_without_power(void **state)
 {
 	struct fx *f = *state;
 	gp_rack_view_t racks[4];
-	gp_power_view_t pv = { racks, NULL };
+	gp_power_view_t pv = { racks, NULL, false };
 	unsigned seed = 4242;
 	int iter, compared = 0;
 
@@ -1740,6 +1847,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_random_never_violates, setup, teardown),
 		cmocka_unit_test(test_exhaustive_within_2_percent),
 		cmocka_unit_test(test_racks_far_below_caps_keep_one_leaf),
+		cmocka_unit_test_setup_teardown(test_racks_past_the_knee, setup, teardown),
 		cmocka_unit_test(test_block_job_not_spread_over_blocks),
 		cmocka_unit_test(test_block_job_fills_partly_used_node),
 		cmocka_unit_test(test_block_job_in_segments_when_no_block_frees),

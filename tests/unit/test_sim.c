@@ -501,6 +501,17 @@ static void test_tree_best_fit_node(void **state)
 
 /* Racks that cannot power two busy nodes: the baselines start jobs past
  * the limit, the engine's presets never do. */
+/* No start of r's a PIN decided took a rack over its limit. */
+static void no_pin_over(const gp_sim_result_t *r, const char *policy)
+{
+	int32_t j;
+
+	for (j = 0; j < r->njobs; j++)
+		if (r->jobs[j].violation && r->jobs[j].decision != GP_SIM_DEC_CONSTRAIN)
+			fail_msg("%s: job %u took a rack over its limit after a %d decision", policy,
+			         r->jobs[j].id, (int)r->jobs[j].decision);
+}
+
 static void test_power_caps(void **state)
 {
 	/* racks of two synthetic H100 nodes with a limit (after the site's
@@ -531,18 +542,35 @@ static void test_power_caps(void **state)
 			assert_int_equal(r->m.violations, 0);
 			assert_true(r->m.violation_gpuh == 0);
 			assert_true(r->m.peak_rack_frac <= 1.0 + 1e-9);
+		} else if (!strcmp(all_policies[i], "power-save")) {
+			/* a policy that weighs power: a PIN never takes a rack
+			 * over its limit; a job CONSTRAINed to domains while
+			 * racks lack power is placed by Slurm, which knows no
+			 * power */
+			assert_int_equal(r->m.completed, 6);
+			no_pin_over(r, all_policies[i]);
 		} else {
-			/* as the plugin ships: a PIN never takes a rack over its
-			 * limit; a job CONSTRAINed to domains while racks lack
-			 * power is placed by Slurm, which knows no power */
-			int32_t j;
+			/* one that does not, with no PowerLicenses or PowerHres:
+			 * the racks' limits bind its sets only while the racks
+			 * together are below the policy's knee (decide.c): never
+			 * more starts over them than Slurm's */
+			gp_sim_result_t *t0 = run(c, t, "tree", true);
 
 			assert_int_equal(r->m.completed, 6);
-			for (j = 0; j < r->njobs; j++)
-				if (r->jobs[j].violation && r->jobs[j].decision != GP_SIM_DEC_CONSTRAIN)
-					fail_msg("%s: job %u took a rack over its limit after a %d decision",
-					         all_policies[i], r->jobs[j].id, (int)r->jobs[j].decision);
+			assert_true(r->m.violations <= t0->m.violations);
+			gp__sim_result_destroy(t0);
 		}
+		gp__sim_result_destroy(r);
+	}
+	/* where Slurm holds every job to the racks' budgets (-budget, as the
+	 * presets run where gpuplace.conf sets PowerLicenses or PowerHres):
+	 * the limits bind the default's sets at any use, so no start of its
+	 * goes over one */
+	{
+		gp_sim_result_t *r = run(c, t, "balanced-budget", true);
+
+		assert_int_equal(r->m.completed, 6);
+		assert_int_equal(r->m.violations, 0);
 		gp__sim_result_destroy(r);
 	}
 	trace_free(t);

@@ -124,7 +124,7 @@ static double burst(struct fx *f, bool with_ledger, int jobs, int *placed)
 		gp_request_t rq;
 		gp_decision_t d;
 		gp_error_t err;
-		gp_power_view_t pv = { v, gp__power_view_cap_speed };
+		gp_power_view_t pv = { v, gp__power_view_cap_speed, false };
 		const gp_scored_t *b;
 		int32_t k;
 
