@@ -309,6 +309,7 @@ static double engine_only(const gp_job_profile_t *prof)
 		prepare_work(sn, &need);
 		pv.racks = ledger_racks(sn->racks);
 		pv.cap_speed = gp__power_view_cap_speed;
+		pv.held = sn->hres || sn->lic; /* as job_submit_gpuplace.c */
 		t0 = gp_bench_now_us(CLOCK_THREAD_CPUTIME_ID);
 		if (gp__decide(dec.cur.engine, dec.cur.work, &r, prof, &sn->conf->policy, &pv, sn->view.state->time,
 		               recent_bookings(), nrecent_bookings(), &d, &err) == GP_OK)

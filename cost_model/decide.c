@@ -1406,6 +1406,7 @@ static int search_future(const struct eval_ctx *x0, const gp_state_t *s, const g
 	if (power) {
 		fpv.racks = e->fut;
 		fpv.cap_speed = x0->pv->cap_speed;
+		fpv.held = x0->pv->held;
 		x.pv = &fpv;
 	}
 	for (pt = 1; pt <= FUTURE_POINTS; pt++) {
@@ -2107,6 +2108,7 @@ static int decide_in(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 						release_power(e, &s->jobs[i], e->nowr);
 				e->nowpv.racks = e->nowr;
 				e->nowpv.cap_speed = pv->cap_speed;
+				e->nowpv.held = pv->held;
 				pv = &e->nowpv;
 				x.pv = pv;
 			}
@@ -2236,6 +2238,7 @@ static int decide_in(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 				gp__power_view_fill(c, e->empty, NULL, p, (double)now, e->idle);
 				ipv.racks = e->idle;
 				ipv.cap_speed = pv->cap_speed;
+				ipv.held = pv->held;
 				x.pv = &ipv;
 				set_budget(e, e->idle, p->allow_power_cap);
 			} else {

@@ -528,6 +528,10 @@ static void synth64(gp_cluster_t **c, gp_state_t **s, gp_engine_t **e, gp_rack_v
 	assert_non_null(*racks = calloc((size_t)(*c)->nracks, sizeof(**racks)));
 	pv->racks = *racks;
 	pv->cap_speed = gp__power_view_cap_speed;
+	/* the limits bind at any use, as where PowerLicenses hold every job:
+	 * these tests are of the limits themselves (test_racks_past_the_knee
+	 * has the default's without) */
+	pv->held = true;
 }
 
 /* What synth64 made, with the test's request. */
@@ -1331,6 +1335,7 @@ static void test_block_job_pinned_where_power_binds(void **unused)
 	gp__power_view_fill(c, s, NULL, &p, 0, racks);
 	pv.racks = racks;
 	pv.cap_speed = gp__power_view_cap_speed;
+	pv.held = false; /* no license: as the example ships */
 	memset(&d, 0, sizeof(d));
 	if (gp__decide(e, s, &r, NULL, &p, &pv, 0, NULL, 0, &d, &err))
 		fail_msg("decide: %s", err.text);

@@ -200,6 +200,9 @@ static bool draw(struct inst *x, unsigned *seed)
 	gp__power_view_fill(x->c, x->s, NULL, &x->p, 0, x->racks);
 	x->pv.racks = x->racks;
 	x->pv.cap_speed = gp__power_view_cap_speed;
+	/* the limits bind at any use (held, as with PowerLicenses): the
+	 * exhaustive search keeps to them */
+	x->pv.held = true;
 	/* the eligible nodes: enough free GPUs */
 	for (i = 0; i < x->c->nnodes; i++) {
 		uint32_t full = (1u << x->c->nodes[i].ngpus) - 1;
