@@ -425,6 +425,8 @@ struct outcome {
 char *per_node_tres(const char *per_job, int32_t per_node);
 bool per_node_tres_ok(const char *per_job);
 char *comment_with(const char *old, const char *section);
+/* steer_pass.c: a steered job's comment, from its old one (NULL: none fits) */
+char *steer_comment(const char *old, const char *list, int32_t nnodes, const char *why);
 void outcome_facts(const job_desc_msg_t *j, const gp_request_t *r, int64_t age,
                    gp_outcome_in_t *in);
 void outcome_take(const job_desc_msg_t *j, const gp_outcome_t *act, struct outcome *o);

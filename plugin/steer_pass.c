@@ -1616,6 +1616,38 @@ static bool pinned_node_taken(int32_t nd, int32_t gpus)
 	                           dec.cur.work->alloc_mask[nd], gpus);
 }
 
+/*
+ * A steered job's new comment: gpuplace's part of old becomes "gpuplace:
+ * PIN <list>; exactly N nodes; steered while pending: <why>" followed by
+ * the old part's prediction, checkpoint plan, cap and reference (from its
+ * "; step ", else its "; ref "), whole however long the list
+ * (steer_release reads "gpuplace: PIN <list>" back); what it said about
+ * the old set goes, and text outside gpuplace's part is not touched.  NULL
+ * when old has no gpuplace part with a reference, or out of memory.
+ */
+char *steer_comment(const char *old, const char *list, int32_t nnodes, const char *why)
+{
+	const char *sec, *tail;
+	char *section = NULL, *out;
+	size_t at, len;
+
+	if (!old || !list || !why || !gp_comment_section(old, &at, &len))
+		return NULL;
+	sec = old + at;
+	tail = strstr(sec, "; step ");
+	if (!tail || tail >= sec + len)
+		tail = strstr(sec, "; ref ");
+	if (!tail || tail >= sec + len)
+		return NULL;
+	if (asprintf(&section, "gpuplace: PIN %s; exactly %d node%s; steered while pending: %s%.*s",
+	             list, (int)nnodes, nnodes == 1 ? "" : "s", why, (int)(sec + len - tail),
+	             tail) < 0)
+		return NULL;
+	out = comment_with(old, section);
+	free(section);
+	return out;
+}
+
 /* The licenses of pending job ji PINned to set: the user's terms, every
  * rack license before dropped, each rack of set with its share (malloc'd;
  * NULL when they cannot say it). */
@@ -1677,8 +1709,6 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	gp_decision_t d;
 	gp_error_t err;
 	char why[512], *tres_node = NULL, *list = NULL, type[GP_NAME_MAX];
-	const char *tail, *sec;
-	size_t sec_at, sec_len;
 	int moved = 0, found = 0, rc;
 	int32_t i;
 	bool taken = false;
@@ -1761,15 +1791,6 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		goto out; /* the same set again */
 	if (gp_steer_plan_keeps(c->cluster, &pol, own, &d.cands[0], now))
 		goto out; /* Slurm starts it as compactly within an interval */
-	/* the old comment's prediction, checkpoint plan, cap and reference
-	 * stay; what it said about the old set goes; text outside gpuplace's
-	 * part of the comment is not touched */
-	if (!gp_comment_section(ji->admin_comment, &sec_at, &sec_len))
-		goto out;
-	sec = ji->admin_comment + sec_at;
-	tail = strstr(sec, "; step ");
-	if (!tail || tail >= sec + sec_len)
-		tail = strstr(sec, "; ref ");
 	plan->job_id = ji->job_id;
 	plan->req_nodes = strdup(list);
 	plan->nodes = (uint32_t)d.cands[0].nnodes;
@@ -1778,22 +1799,7 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 	 * now, and a spread set would otherwise be held by the switch count
 	 * until max-time */
 	plan->drop_switch = o->st.every_refresh;
-	{
-		/* whole, however long the new node list (steer_release reads
-		 * "gpuplace: PIN <list>" back), the old tail and its ref last */
-		int tl = tail ? (int)(sec + sec_len - tail) : -1;
-		char *comment = NULL;
-
-		if (tl < 0 ||
-		    asprintf(&comment, "gpuplace: PIN %s; exactly %d node%s; steered while pending: "
-		             "%s%.*s", list, d.cands[0].nnodes, d.cands[0].nnodes == 1 ? "" : "s",
-		             plan->why, tl, tail) < 0) {
-			plan_clear(plan);
-			goto out;
-		}
-		plan->comment = comment_with(ji->admin_comment, comment);
-		free(comment);
-	}
+	plan->comment = steer_comment(ji->admin_comment, list, d.cands[0].nnodes, plan->why);
 	if (!plan->req_nodes || !plan->features || !plan->comment) {
 		plan_clear(plan);
 		goto out;

@@ -370,6 +370,52 @@ static void test_apply_constrain_long(void **unused)
  * not to pin, a long reservation name), it is written whole and ends in
  * the job's ref, which links the job to its decision (it was cut at 1,536
  * bytes, the ref with it). */
+/* The steering pass's comment rewrite (steer_pass.c, steer_comment). */
+static void test_steer_comment(void **unused)
+{
+	static const char old[] =
+		"user text gpuplace: PIN n[1-2]; exactly 2 nodes; best free set: predicted step "
+		"0.5 s (ideal 0.5 s, slowdown 1.00), 1 leaf switch, 1 rack; step 0.5 s; checkpoint "
+		"every 600 s to lustre at +0 s; ref 42 more user text";
+	char *c, *list;
+	size_t n = 3000, i, at, len;
+
+	(void)unused;
+	/* the old set's words go; the prediction, plan and reference stay;
+	 * the user's text on both sides is not touched */
+	c = steer_comment(old, "n[9-10]", 2, "its pinned nodes were taken");
+	assert_non_null(c);
+	assert_string_equal(c, "user text gpuplace: PIN n[9-10]; exactly 2 nodes; steered while "
+	                       "pending: its pinned nodes were taken; step 0.5 s; checkpoint every "
+	                       "600 s to lustre at +0 s; ref 42 more user text");
+	assert_int_equal(gp_comment_ref(c), 42);
+	free(c);
+	/* a CONSTRAIN without a prediction: from its reference */
+	c = steer_comment("gpuplace: CONSTRAIN gpsw_su1; no acceptable set is free now; ref 7",
+	                  "n5", 1, "a set the policy accepts is free now");
+	assert_non_null(c);
+	assert_string_equal(c, "gpuplace: PIN n5; exactly 1 node; steered while pending: a set the "
+	                       "policy accepts is free now; ref 7");
+	free(c);
+	/* a node list of thousands of names, whole, the reference last */
+	assert_non_null(list = malloc(n * 8 + 1));
+	for (i = 0, list[0] = '\0'; i < n; i++)
+		snprintf(list + strlen(list), 9, "%sn%05zu", i ? "," : "", 2 * i);
+	c = steer_comment(old, list, (int32_t)n, "why");
+	assert_non_null(c);
+	assert_non_null(strstr(c, list));
+	assert_int_equal(gp_comment_ref(c), 42);
+	assert_true(gp_comment_section(c, &at, &len));
+	assert_int_equal(at, strlen("user text "));
+	assert_int_equal(strcmp(c + at + len, " more user text"), 0);
+	free(c);
+	free(list);
+	/* no section of gpuplace's with a reference: nothing to rewrite */
+	assert_null(steer_comment("user text only", "n1", 1, "why"));
+	assert_null(steer_comment("gpuplace: PIN n1; exactly 1 node; no reference", "n1", 1, "why"));
+	assert_null(steer_comment(NULL, "n1", 1, "why"));
+}
+
 static void test_apply_comment_keeps_ref(void **unused)
 {
 	char group[1040], resv[256];
@@ -619,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_apply_constrain),
 		cmocka_unit_test(test_apply_constrain_long),
 		cmocka_unit_test(test_apply_comment_keeps_ref),
+		cmocka_unit_test(test_steer_comment),
 		cmocka_unit_test(test_apply_left_to_slurm_ckpt),
 		cmocka_unit_test(test_apply_segments),
 		cmocka_unit_test(test_apply_ckpt),
