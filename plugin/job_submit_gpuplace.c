@@ -250,7 +250,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		                      c->cluster->nnodes);
 	}
 	{
-		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed, sn->hres || sn->lic };
+		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed,
+		                       sn->hres || sn->lic };
 
 		if (found > 0 && profile.gpus == 0)
 			profile.gpus = r.gpus;

@@ -1771,7 +1771,8 @@ static int steer_decide(struct gp_conf *c, struct gp_snap *sn, const slurm_job_i
 		goto out;
 	(*evaluations)++;
 	{
-		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed, sn->hres || sn->lic };
+		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed,
+		                       sn->hres || sn->lic };
 
 		if (found && profile.gpus == 0)
 			profile.gpus = r.gpus;

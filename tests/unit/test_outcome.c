@@ -287,7 +287,8 @@ static void sim_action(struct gp_conf *c, job_desc_msg_t *j, int32_t unconfirmed
 	pthread_mutex_lock(&dec.lock);
 	prepare_work(sn, &need);
 	{
-		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed, sn->hres || sn->lic };
+		gp_power_view_t pv = { ledger_racks(sn->racks), gp__power_view_cap_speed,
+		                       sn->hres || sn->lic };
 
 		assert_int_equal(gp__decide(dec.cur.engine, dec.cur.work, &r, NULL, &c->policy, &pv,
 		                            sn->view.state->time, recent_bookings(),
