@@ -2419,12 +2419,14 @@ int gp__decide(gp_engine_t *e, const gp_state_t *s, const gp_request_t *r,
 		size_t n;
 
 		rc = decide_in(e, s, r, job_in, p, NULL, now, bookings, nbookings, d, err);
-		if (rc == GP_OK && d->kind != GP_DECIDE_REJECT &&
-		    (n = strlen(d->reason)) + 1 < sizeof(d->reason))
-			snprintf(d->reason + n, sizeof(d->reason) - n,
-			         "; the racks' limits left out: together they draw %.0f %% of them, "
-			         "past the policy's knee (%.0f %%), and Slurm holds no job to them "
-			         "(PowerLicenses or PowerHres would)", 100 * use, 100 * p->power_knee);
+		if (rc != GP_OK || d->kind == GP_DECIDE_REJECT)
+			return rc;
+		snprintf(d->power_note, sizeof(d->power_note),
+		         "the racks' limits left out: together they draw %.0f %% of them, past the "
+		         "policy's knee (%.0f %%), and Slurm holds no job to them (PowerLicenses or "
+		         "PowerHres would)", 100 * use, 100 * p->power_knee);
+		if ((n = strlen(d->reason)) + 1 < sizeof(d->reason))
+			snprintf(d->reason + n, sizeof(d->reason) - n, "; %s", d->power_note);
 		return rc;
 	}
 	return decide_in(e, s, r, job_in, p, pv, now, bookings, nbookings, d, err);

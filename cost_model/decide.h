@@ -142,6 +142,9 @@ typedef struct gp_scored {
 typedef struct gp_decision {
 	gp_decision_kind_t kind;
 	char reason[768];             /* for the user: why, and what to change */
+	/* the racks' limits left out of this decision (gp__decide, past the
+	 * knee) and why, also at the end of reason; "" when they were not */
+	char power_note[200];
 	char defaults[320];           /* sizes the job's hints left out and the
 	                               * documented defaults used for them
 	                               * (gp__job_profile_fill_defaults), "" none */

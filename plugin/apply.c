@@ -460,6 +460,8 @@ void apply(job_desc_msg_t *j, const gp_cluster_t *c, const gp_decision_t *d,
 			    "all-reduce per step and no compute time)",
 			    (c->site.default_grad_bytes > 0 ? c->site.default_grad_bytes : 1e9) / 1e9);
 	}
+	if (*d->power_note)
+		ADD("; %s", d->power_note);
 	if (best && best->cap_w > 0)
 		/* read back by etc/prolog/gpuplace-powercap ("cap <W> W") */
 		ADD("; cap %.0f W (speed %.2f)", floor(best->cap_w), best->cap_speed);

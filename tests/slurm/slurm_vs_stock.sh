@@ -14,7 +14,9 @@
 #   (b) the job runs on exactly the nodes its AdminComment PINs, or inside
 #       the features it was constrained to;
 #   (c) it does not wait while a set the policy accepts is free (it starts
-#       as stock Slurm's job did).
+#       as stock Slurm's job did);
+#   (d) where a scenario names words its comment must hold (WANT_COMMENT),
+#       the comment holds them.
 # The plugin-on job is submitted twice: once after the blockers have run
 # for a while (the plugin read them from Slurm), once right after they
 # start (the plugin's state is seconds old, and the same nodes were just
@@ -35,8 +37,9 @@ AGE=${AGE:-12}        # s the blockers run before the "aged" submission: longer
                       # than the plugin keeps a decision it cannot match (10 s)
 START_S=${START_S:-15} # s a job may take to start when its set is free
                       # (stock Slurm here starts a batch job in ~3 s)
-SCENARIOS=4
-N_TESTS=$((1 + SCENARIOS * 7 + 4 + 3))
+SCENARIOS=5
+# (the fifth's two judged submissions check the comment too: 2 lines)
+N_TESTS=$((1 + SCENARIOS * 7 + 2 + 4 + 3))
 EXTRA_PROGS="scancel"
 . "$top/tests/slurm/prelude.sh"
 export D=$(mktemp -d "${TMPDIR:-/tmp}/gpuplace-vs.XXXXXX")
@@ -263,6 +266,11 @@ judge() {
 	check '[ -n "$nodes" ] || [ -z "$stock" ]' \
 		"$label: starts without waiting (stock started at once; gpuplace: ${nodes:+started on }${nodes:-${st:-gone}})" \
 		"$why" "$(scontrol show job "$j" | grep -E 'ReqNodeList|Features|Reason')"
+	# (d) with WANT_COMMENT set: the comment says it (a fixed string)
+	if [ -n "${WANT_COMMENT:-}" ]; then
+		check 'echo "$ac" | grep -qF "$WANT_COMMENT"' \
+			"$label: the comment says \"$WANT_COMMENT\"" "AdminComment=$ac"
+	fi
 }
 
 # 1. the issue's fragmented leaves: an 8-GPU job; leaf C (n9, n10) holds it
@@ -281,6 +289,18 @@ scenario running "fragmented NVLink domains, --gpus=8 fits one domain" \
 scenario running "rack near its power cap, --gpus=8" \
 	"n1:2 n5:4 n6:4 n9:4 n10:4 n11:4 n12:4" "--gpus=8" \
 	'hosts "$stock" | grep -qE "^n([7-9]|1[0-2])$"' gprack_rackB "40 14"
+# 3b. racks past the knee: the blockers of 3, rack A capped at 15 kW.  It
+#    draws 6 x 1 kW + 24 x 50 W idle + 10 x 350 W = 10.7 kW, room for the
+#    job's 8 x 350 W under its 14.25 kW; rack B 12.8 kW as in 3.  Together
+#    23.5 kW of 29 kW, 81 %: past the policy's knee (80 %), with no
+#    PowerLicenses here, so the racks' limits are left out and the job is
+#    placed as compactly as stock Slurm's, on the rack it picks if need be,
+#    and its comment says why (cost_model/decide.c, gp__decide)
+WANT_COMMENT="; the racks' limits left out: together they draw 81 % of them, past the policy's knee (80 %)"
+scenario running "racks past the knee, --gpus=8" \
+	"n1:2 n5:4 n6:4 n9:4 n10:4 n11:4 n12:4" "--gpus=8" \
+	'hosts "$stock" | grep -qE "^n([7-9]|1[0-2])$"' "" "15 14"
+WANT_COMMENT=
 # 4. node weights that mislead stock Slurm: the low-weight leaf B offers two
 #    whole nodes in two NVLink domains and two racks, nvlA (n1-n2) is whole
 scenario running "weights mislead stock Slurm, -N2 --gpus-per-node=4" \

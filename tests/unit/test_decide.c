@@ -1568,12 +1568,16 @@ static void test_racks_past_the_knee(void **state)
 	assert_string_equal(f->c->nodes[f->d.cands[0].nodes[0]].name, "gpu0004");
 	assert_non_null(strstr(f->d.reason, "the racks' limits left out: together they draw"));
 	assert_non_null(strstr(f->d.reason, "past the policy's knee (80 %)"));
+	/* the same words for the job's comment (plugin/apply.c) */
+	assert_non_null(strstr(f->d.reason, f->d.power_note));
+	assert_int_equal(strncmp(f->d.power_note, "the racks' limits left out", 26), 0);
 	/* held: the limits bind at any use */
 	pv.held = true;
 	decide(f, NULL, &pv, 0);
 	assert_int_equal(f->d.kind, GP_DECIDE_PIN);
 	assert_int_not_equal(f->c->nodes[f->d.cands[0].nodes[0]].rack, 0);
 	assert_null(strstr(f->d.reason, "left out"));
+	assert_string_equal(f->d.power_note, "");
 	/* a policy that weighs power keeps them too */
 	pv.held = false;
 	f->p.w_power = 1.0;

@@ -540,6 +540,43 @@ static void test_apply_segments(void **unused)
 /* The checkpoint plan as the job sees it: a periodic plan gives its
  * interval and offset; a plan whose time limit comes before any period
  * pays (interval 0) says so, and gives no interval of 0 s to act on. */
+/* A decision that left the racks' limits out says so in the comment, after
+ * its prediction (decide.c, gp__decide); one that did not says nothing of
+ * them. */
+static void test_apply_power_note(void **unused)
+{
+	static const char note[] = "the racks' limits left out: together they draw 83 % of them, "
+	                           "past the policy's knee (80 %), and Slurm holds no job to them "
+	                           "(PowerLicenses or PowerHres would)";
+	int k;
+
+	(void)unused;
+	for (k = 0; k < 2; k++) {
+		job_desc_msg_t *j = gp_test_job_new("gres:gpu:8", NULL);
+		gp_decision_t d;
+		struct outcome o;
+		const char *at;
+
+		one_set(&d, &o);
+		o.kind = GP_DECIDE_PIN;
+		o.ref = 9;
+		if (k)
+			snprintf(d.power_note, sizeof(d.power_note), "%s", note);
+		apply(j, cl, &d, &o);
+		assert_non_null(j->admin_comment);
+		at = strstr(j->admin_comment, note);
+		if (!k) {
+			assert_null(strstr(j->admin_comment, "racks' limits"));
+		} else {
+			assert_non_null(at);
+			assert_true(at > strstr(j->admin_comment, "; step "));
+			assert_int_equal(gp_comment_ref(j->admin_comment), 9);
+		}
+		gp__decision_clear(&d);
+		gp_test_job_free(j);
+	}
+}
+
 static void test_apply_ckpt(void **unused)
 {
 	static const struct {
@@ -669,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_apply_left_to_slurm_ckpt),
 		cmocka_unit_test(test_apply_segments),
 		cmocka_unit_test(test_apply_ckpt),
+		cmocka_unit_test(test_apply_power_note),
 		cmocka_unit_test(test_job_need),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
