@@ -88,8 +88,11 @@ struct gp_engine {
 	/* per rack: can its power bind at all?  Not when, with every GPU it
 	 * has at TDP, its estimated draw stays within its limit less the
 	 * policy's margin (set_binds): the score's power term counts only
-	 * racks that can bind.  For the margin binds_margin (NAN: not set). */
+	 * racks that can bind.  rk_idle: the GPUs it powers at TDP with
+	 * every GPU idle, at most all it has.  For the margin binds_margin
+	 * (NAN: not set). */
 	bool *rk_binds;
+	int64_t *rk_idle;
 	double binds_margin;
 	/* per rack, for set_binds (from the estimate with every GPU idle):
 	 * min(PowerCapKW, CoolingKW) in W (NAN: no estimate or no limit), the
@@ -158,6 +161,7 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	e->rk_slot = calloc((size_t)c->nracks + 1, sizeof(*e->rk_slot));
 	e->rk_mark = calloc((size_t)c->nracks + 1, sizeof(*e->rk_mark));
 	e->rk_binds = calloc((size_t)c->nracks + 1, sizeof(*e->rk_binds));
+	e->rk_idle = calloc((size_t)c->nracks + 1, sizeof(*e->rk_idle));
 	e->rk_limit = calloc((size_t)c->nracks + 1, sizeof(*e->rk_limit));
 	e->rk_used = calloc((size_t)c->nracks + 1, sizeof(*e->rk_used));
 	e->rk_w = calloc((size_t)c->nracks + 1, sizeof(*e->rk_w));
@@ -182,7 +186,7 @@ int gp__engine_create(const gp_cluster_t *c, gp_engine_t **out, gp_error_t *err)
 	    !e->rack_wcap ||
 	    !e->budget || !e->head || !e->fut || !e->nowr || !e->idle || !e->npw || !e->chg ||
 	    !e->chg_mark || !e->rk_slot || !e->rk_mark || !e->rk_binds || !e->rk_limit ||
-	    !e->rk_used || !e->rk_w || !e->rk_all) {
+	    !e->rk_used || !e->rk_w || !e->rk_all || !e->rk_idle) {
 		rc = gp__errorf(err, GP_ENOMEM, "out of memory");
 		goto error;
 	}
@@ -277,6 +281,7 @@ void gp__engine_destroy(gp_engine_t *e)
 	free(e->rk_slot);
 	free(e->rk_mark);
 	free(e->rk_binds);
+	free(e->rk_idle);
 	free(e->rk_limit);
 	free(e->rk_used);
 	free(e->rk_w);
@@ -433,8 +438,9 @@ static void set_binds(gp_engine_t *e, double margin)
 	if (e->binds_margin == margin)
 		return;
 	for (r = 0; r < e->c->nracks; r++) {
-		double raw;
+		int64_t g;
 
+		e->rk_idle[r] = e->rk_all[r];
 		if (isnan(e->rk_limit[r])) {
 			e->rk_binds[r] = true;
 			continue;
@@ -443,8 +449,11 @@ static void set_binds(gp_engine_t *e, double margin)
 			e->rk_binds[r] = false; /* no GPU watts known: none to power */
 			continue;
 		}
-		raw = e->rk_limit[r] * (1.0 - margin) - e->rk_used[r];
-		e->rk_binds[r] = gp__power_gpus_powered(raw, e->rk_w[r]) < e->rk_all[r];
+		g = gp__power_gpus_powered(e->rk_limit[r] * (1.0 - margin) - e->rk_used[r],
+		                           e->rk_w[r]);
+		e->rk_binds[r] = g < e->rk_all[r];
+		if (e->rk_binds[r])
+			e->rk_idle[r] = g;
 	}
 	e->binds_margin = margin;
 }
@@ -2368,14 +2377,7 @@ static bool racks_past_knee(gp_engine_t *e, const gp_policy_t *p, const gp_power
 		draw += fmax(0.0, e->rk_limit[i] * (1.0 - p->power_margin) - rv->raw_w);
 		limit += e->rk_limit[i];
 		rack_gpus += e->rk_all[i];
-		if (e->rk_w[i] > 0) {
-			int64_t g = gp__power_gpus_powered(e->rk_limit[i] * (1.0 - p->power_margin) -
-			                                   e->rk_used[i], e->rk_w[i]);
-
-			idle_gpus += g < e->rk_all[i] ? g : e->rk_all[i];
-		} else {
-			idle_gpus += e->rk_all[i];
-		}
+		idle_gpus += e->rk_idle[i];
 	}
 	if (!(limit > 0) || !binds)
 		return false; /* no rack can be short: nothing to leave out */
