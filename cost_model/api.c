@@ -123,7 +123,7 @@ int gp_place(const gp_cluster_t *c, const gp_state_t *s, const gp_place_request_
 		pv.cap_speed = gp__power_view_cap_speed;
 		/* as the plugin: the racks' limits bind at any use where Slurm
 		 * holds every GPU job to them (PowerLicenses, PowerHres) */
-		pv.held = c->site.power_hres[0] || c->site.power_lic[0];
+		pv.held = gp__site_racks_held(c);
 	}
 	if ((rc = gp__engine_create(c, &e, err)) ||
 	    (rc = gp__decide(e, s, &r, &job, &p, &pv, now, NULL, 0, &d, err)))

@@ -546,6 +546,13 @@ static inline bool gp__part_blocks(const gp_cluster_t *c, int32_t q)
 	return c->nblocks > 0 && (q < 0 || q >= c->nparts || !c->parts[q].no_blocks);
 }
 
+/* Does the site hold every GPU job to its racks' power budget through
+ * Slurm (gpuplace.conf PowerHres or PowerLicenses)? */
+static inline bool gp__site_racks_held(const gp_cluster_t *c)
+{
+	return c->site.power_hres[0] || c->site.power_lic[0];
+}
+
 /* The mask of every GPU of a node with ngpus GPUs (0 for none). */
 static inline uint32_t gp__gpu_full_mask(int32_t ngpus)
 {

@@ -3371,8 +3371,7 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 			return gp__errorf(err, GP_EINVAL,
 			                  "policy 'site' needs a cluster loaded from a conf dir "
 			                  "(its slurm.conf SchedulerParameters)");
-		out->rack_budget = out->kind == GP_SIM_GPUPLACE &&
-		                   (c->site.power_hres[0] || c->site.power_lic[0]);
+		out->rack_budget = out->kind == GP_SIM_GPUPLACE && gp__site_racks_held(c);
 		return gp__policy_site(c, &out->policy, err);
 	}
 	if (gp__policy_preset(name, &out->policy, &perr) == GP_OK) {
@@ -3387,8 +3386,7 @@ int gp__sim_policy_parse(const char *name, const gp_cluster_t *c, gp_sim_policy_
 		 * (gp__sim_outcome_facts); the plugin's keeping of a job to one
 		 * rack and the steering pass's moves between racks are not
 		 * (gpuplace.conf(5)) */
-		out->rack_budget = out->kind == GP_SIM_GPUPLACE && c &&
-		                   (c->site.power_hres[0] || c->site.power_lic[0]);
+		out->rack_budget = out->kind == GP_SIM_GPUPLACE && c && gp__site_racks_held(c);
 		return GP_OK;
 	}
 	return gp__errorf(err, GP_ENOENT,

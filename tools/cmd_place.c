@@ -214,7 +214,7 @@ static int decide(const struct args *a, const gp_cluster_t *c, const gp_state_t 
 	gp_rack_view_t *racks = NULL;
 	/* as the plugin: the racks' limits bind at any use where Slurm holds
 	 * every GPU job to them (PowerLicenses, PowerHres) */
-	gp_power_view_t pv = { NULL, NULL, c->site.power_hres[0] || c->site.power_lic[0] };
+	gp_power_view_t pv = { NULL, NULL, gp__site_racks_held(c) };
 	gp_decision_t d;
 	gp_error_t err = { "" };
 	int rc, status = 1;
